@@ -1,0 +1,302 @@
+/* libember: the C core of Ember.
+ *
+ * Data model
+ * ----------
+ * An array (em_array) is a *view*: a dtype, a shape, byte strides and a data
+ * pointer into a refcounted *buffer* (em_buffer) that lives on one device.
+ * Views are plain structs the caller owns; each holds one reference to its
+ * buffer, dropped by em_array_release().  Slicing, transposing, broadcasting
+ * and reshape-where-possible make new views of the same buffer.
+ *
+ * Invariants
+ * ----------
+ * - Every function returns an em_status.  Results are written through the
+ *   out-pointer only on success; on failure the out-pointer is untouched and
+ *   em_last_error() holds a message for this thread.
+ * - Sizes are checked for overflow before memory is touched.
+ * - An em_array with buf == NULL is "unset"; em_array_release() accepts it.
+ * - Elementwise work is described by ops (ops.def) and run by the backend of
+ *   the device the buffers live on; the core never #ifdefs a backend.
+ */
+#ifndef EMBER_H
+#define EMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define EM_API __declspec(dllexport)
+#else
+#define EM_API __attribute__((visibility("default")))
+#endif
+
+#define EM_VERSION "0.1.0"
+#define EM_MAXDIMS 32
+
+/* ---- dtypes ------------------------------------------------------------ */
+
+typedef enum em_dtype {
+#define EM_DTYPE(E, name, ctype, kind, size, buf) EM_##E,
+#include "ember/dtypes.def"
+#undef EM_DTYPE
+    EM_NDTYPES
+} em_dtype;
+
+typedef struct em_dtype_info {
+    const char *name;      /* NumPy name: "float32" */
+    char kind;             /* 'b' 'i' 'u' 'f' 'c' */
+    uint8_t size;          /* bytes */
+    const char *bufformat; /* PEP 3118 format: "f" */
+} em_dtype_info;
+
+/* Dtype kind bits, used by the op table. */
+enum { EM_KB = 1, EM_KI = 2, EM_KU = 4, EM_KF = 8, EM_KC = 16 };
+
+EM_API const em_dtype_info *em_dtype_get(em_dtype dt);
+EM_API unsigned em_dtype_kindbit(em_dtype dt);
+/* NumPy 2 promotion of two dtypes (np.promote_types). */
+EM_API em_dtype em_promote(em_dtype a, em_dtype b);
+/* The smallest float (or the complex component float) that holds dt exactly
+ * per NumPy's ufunc rules: bool/int8/uint8 -> float16, int16/uint16 ->
+ * float32, wider ints -> float64, floats -> themselves, complex -> complex. */
+EM_API em_dtype em_float_for(em_dtype dt);
+/* The real component dtype of a complex dtype; dt itself otherwise. */
+EM_API em_dtype em_real_for(em_dtype dt);
+/* np.can_cast(from, to, casting) for casting = "safe" or "same_kind". */
+EM_API bool em_can_cast_safe(em_dtype from, em_dtype to);
+EM_API bool em_can_cast_same_kind(em_dtype from, em_dtype to);
+/* Look a dtype up by NumPy name ("float32"); returns EM_NDTYPES if unknown. */
+EM_API em_dtype em_dtype_from_name(const char *name);
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef enum em_status {
+#define EM_STATUS(E, text) EM_E##E,
+#include "ember/status.def"
+#undef EM_STATUS
+    EM_NSTATUS
+} em_status;
+#define EM_OK EM_EOK
+
+EM_API const char *em_status_name(em_status s);
+/* The message of the last failure on this thread ("" if none). */
+EM_API const char *em_last_error(void);
+/* Record a failure: sets the thread's message and returns s. */
+EM_API em_status em_error(em_status s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- devices ----------------------------------------------------------- */
+
+typedef enum em_device_kind { EM_CPU = 0, EM_CUDA = 1, EM_OPENCL = 2, EM_NKINDS } em_device_kind;
+
+typedef struct em_device {
+    em_device_kind kind;
+    int id;
+} em_device;
+
+typedef struct em_device_props {
+    char name[256];
+    int compute_capability[2]; /* 0,0 where it has no meaning */
+    int multiprocessor_count;  /* cores on the CPU */
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t shared_memory_per_block;
+    size_t total_memory;
+} em_device_props;
+
+EM_API em_status em_device_count(em_device_kind kind, int *count);
+EM_API em_status em_device_props_get(em_device dev, em_device_props *props);
+EM_API em_status em_device_mem_info(em_device dev, size_t *free_bytes, size_t *total_bytes);
+EM_API em_status em_device_synchronize(em_device dev);
+EM_API const char *em_device_kind_name(em_device_kind kind);
+/* Parse "cpu", "cuda", "cuda:1", "opencl:0"; checks the device exists. */
+EM_API em_status em_device_parse(const char *spec, em_device *out);
+
+/* ---- arrays ------------------------------------------------------------ */
+
+typedef struct em_buffer em_buffer;
+
+enum { EM_WRITEABLE = 1 };
+
+typedef struct em_array {
+    em_buffer *buf; /* one owned reference; NULL when unset */
+    char *data;     /* address of element (0, ..., 0) on the buffer's device */
+    em_dtype dtype;
+    int ndim;
+    uint32_t flags;
+    int64_t shape[EM_MAXDIMS];
+    int64_t strides[EM_MAXDIMS]; /* bytes, may be negative or zero */
+} em_array;
+
+/* New uninitialised array, C-contiguous. */
+EM_API em_status em_array_empty(em_array *out, em_dtype dt, int ndim, const int64_t *shape,
+                                em_device dev);
+/* Wrap memory owned by someone else; release(ctx) runs when the last view
+ * goes.  strides == NULL means C-contiguous. */
+EM_API em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim,
+                               const int64_t *shape, const int64_t *strides, em_device dev,
+                               void (*release)(void *ctx), void *ctx);
+/* Drop this view's reference and reset it to unset. */
+EM_API void em_array_release(em_array *a);
+/* dst = a new view identical to src (one more buffer reference). */
+EM_API void em_array_view(em_array *dst, const em_array *src);
+EM_API int64_t em_array_size(const em_array *a);
+EM_API int64_t em_array_nbytes(const em_array *a);
+EM_API em_device em_array_device(const em_array *a);
+EM_API bool em_array_is_c_contiguous(const em_array *a);
+EM_API bool em_array_is_f_contiguous(const em_array *a);
+/* Address range [lo, hi) the view can touch; lo == hi for empty arrays. */
+EM_API void em_array_extent(const em_array *a, char **lo, char **hi);
+/* Whether two views may touch the same bytes. */
+EM_API bool em_arrays_overlap(const em_array *a, const em_array *b);
+/* Base pointer of the whole buffer and its size (for interop). */
+EM_API void *em_buffer_ptr(const em_buffer *b);
+EM_API size_t em_buffer_size(const em_buffer *b);
+
+/* ---- shapes ------------------------------------------------------------ */
+
+/* n = prod(shape), with overflow and negative-size checks. */
+EM_API em_status em_shape_size(int ndim, const int64_t *shape, int64_t *n);
+/* Broadcast shapes together (NumPy rules). */
+EM_API em_status em_broadcast_shapes(int nshapes, const int *ndims, const int64_t *const *shapes,
+                                     int *out_ndim, int64_t *out_shape);
+/* Python slice semantics (PySlice_AdjustIndices): clamps start/stop for a
+ * dimension of length len and gives the element count.  step must be
+ * nonzero.  Absent bounds are given as PySlice_Unpack does: start 0 /
+ * INT64_MAX and stop INT64_MAX / INT64_MIN for positive / negative steps. */
+EM_API em_status em_slice_normalize(int64_t len, int64_t *start, int64_t *stop, int64_t step,
+                                    int64_t *count);
+
+/* ---- views (no copies) ------------------------------------------------- */
+
+typedef enum em_index_kind { EM_IX_INT, EM_IX_SLICE, EM_IX_NEWAXIS, EM_IX_ELLIPSIS } em_index_kind;
+typedef struct em_index_item {
+    em_index_kind kind;
+    int64_t start, stop, step; /* INT uses start; SLICE uses all three, raw
+                                  (as em_slice_normalize takes them) */
+} em_index_item;
+
+/* Basic indexing: ints, slices, newaxis and one ellipsis. */
+EM_API em_status em_view_index(const em_array *a, int nitems, const em_index_item *items,
+                               em_array *out);
+EM_API em_status em_view_transpose(const em_array *a, const int *perm, em_array *out);
+EM_API em_status em_view_broadcast_to(const em_array *a, int ndim, const int64_t *shape,
+                                      em_array *out);
+/* Reshape as a view if the strides allow it (C order); EM_EUNSUPPORTED if
+ * they don't (the caller then copies).  One -1 in shape is inferred. */
+EM_API em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape,
+                                 em_array *out);
+/* Reinterpret an array as another dtype of the same size (real/imag views use
+ * em_view_component). */
+EM_API em_status em_view_component(const em_array *a, int imag, em_array *out);
+
+/* ---- elementwise ops --------------------------------------------------- */
+
+typedef enum em_op {
+#define EM_OP(E, name, nin, res, kinds, spell) EM_OP_##E,
+#include "ember/ops.def"
+#undef EM_OP
+    EM_NOPS
+} em_op;
+
+typedef enum em_resolver {
+    EM_RES_SAME,
+    EM_RES_FLOAT,
+    EM_RES_CMP,
+    EM_RES_BOOL,
+    EM_RES_PRED,
+    EM_RES_REAL,
+    EM_RES_WHERE
+} em_resolver;
+
+typedef struct em_op_info {
+    const char *name;
+    int nin;
+    em_resolver resolver;
+    unsigned kinds;
+    const char *spelling;
+} em_op_info;
+
+EM_API const em_op_info *em_op_get(em_op op);
+/* Look an op up by NumPy name; EM_NOPS if unknown. */
+EM_API em_op em_op_from_name(const char *name);
+/* Given the (already promoted) input dtype, the loop dtype the inputs are cast
+ * to and the output dtype.  EM_ETYPE when no loop exists. */
+EM_API em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *out);
+
+/* out = op(in...), with broadcasting.  If out->buf is set it is written in
+ * place (shape must equal the broadcast shape; values are cast to its dtype);
+ * otherwise a new array of the resolved dtype is made on the inputs' device.
+ * loop == EM_NDTYPES promotes the inputs (NumPy rules) and resolves. */
+EM_API em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype loop,
+                          em_array *out);
+/* dst[...] = src, broadcasting src to dst's shape and casting its values. */
+EM_API em_status em_copy_into(em_array *dst, const em_array *src);
+/* New C-contiguous copy of a in dtype dt (dt == EM_NDTYPES keeps a's). */
+EM_API em_status em_astype(const em_array *a, em_dtype dt, em_array *out);
+/* Fill every element with one value given as a 0-d or 1-element host value of dtype vdt. */
+EM_API em_status em_fill(em_array *dst, em_dtype vdt, const void *value);
+/* Copy to another device (or the same one), result C-contiguous. */
+EM_API em_status em_to_device(const em_array *a, em_device dev, em_array *out);
+/* Bytes between a host pointer and a contiguous array of any device. */
+EM_API em_status em_array_read(const em_array *a, void *host, size_t nbytes);
+EM_API em_status em_array_write(em_array *a, const void *host, size_t nbytes);
+
+/* ---- reductions (reductions.def) --------------------------------------- */
+
+typedef enum em_reduce_op {
+#define EM_REDUCE(E, name) EM_RED_##E,
+#include "ember/reductions.def"
+#undef EM_REDUCE
+    EM_NREDUCE
+} em_reduce_op;
+
+/* Reduce over naxes axes (naxes < 0: all).  dt is the accumulate/output dtype
+ * (EM_NDTYPES: NumPy's default for the op).  If out->buf is set it receives
+ * the result (cast).  ddof is used by VAR/STD. */
+EM_API em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                           bool keepdims, em_dtype dt, double ddof, em_array *out);
+/* Inclusive scan (CUMSUM or CUMPROD) along axis; axis < 0 after normalising
+ * means flattened.  */
+EM_API em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt,
+                         em_array *out);
+
+/* ---- indexing (gather / scatter) --------------------------------------- */
+
+/* out = a.ravel()[idx] for an int64 index array of any shape (bounds-checked,
+ * negatives wrap). */
+EM_API em_status em_take_flat(const em_array *a, const em_array *idx, em_array *out);
+/* a.ravel()[idx] = values (values broadcast to idx's shape, cast). */
+EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values);
+/* Indices of nonzero elements: out is (nnz, ndim) int64. */
+EM_API em_status em_nonzero(const em_array *a, em_array *out);
+
+/* ---- random (Philox4x32-10, counter based) ----------------------------- */
+
+typedef enum em_random_kind { EM_RAND_UNIFORM, EM_RAND_NORMAL, EM_RAND_BITS } em_random_kind;
+/* Fill a (float32/float64 for UNIFORM/NORMAL in [0,1) / N(0,1); uint32/uint64
+ * for BITS) from the stream (key, counter).  The n-th element of a stream is
+ * the same on every device.  Returns the next counter in *next. */
+EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key,
+                                uint64_t counter, uint64_t *next);
+
+/* ---- runtime ----------------------------------------------------------- */
+
+EM_API void em_set_num_threads(int n);
+EM_API int em_get_num_threads(void);
+/* Host memory pool: bytes held by live arrays and bytes cached. */
+EM_API void em_host_pool_stats(size_t *used, size_t *cached);
+EM_API void em_host_pool_release(void);
+/* EMBER_DEBUG level (0..4). */
+EM_API int em_debug_level(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EMBER_H */

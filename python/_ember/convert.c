@@ -1,0 +1,303 @@
+/* Python objects <-> arrays: scalars, NumPy arrays (zero-copy on the CPU
+ * where the layout allows), nested sequences (through numpy.asarray, which
+ * also gives NumPy's error for ragged input), and creation functions. */
+#include "pyember.h"
+
+#include <complex.h>
+#include <string.h>
+
+int pyem_parse_device(PyObject *o, em_device *d) {
+    if (!o || o == Py_None) {
+        *d = pyem_current_device();
+        return 0;
+    }
+    PyObject *s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
+    if (!s) return -1;
+    const char *spec = PyUnicode_AsUTF8(s);
+    em_status st = spec ? em_device_parse(spec, d) : EM_EVALUE;
+    Py_DECREF(s);
+    if (!spec) return -1;
+    if (st != EM_OK) {
+        pyem_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- scalars ----------------------------------------------------------- */
+
+int pyem_scalar_dtype(PyObject *o, em_dtype *dt) {
+    if (PyBool_Check(o)) *dt = EM_BOOL;
+    else if (PyLong_Check(o)) *dt = EM_INT64;
+    else if (PyFloat_Check(o)) *dt = EM_FLOAT64;
+    else if (PyComplex_Check(o)) *dt = EM_COMPLEX128;
+    else return -1;
+    return 0;
+}
+
+static int pyem__store_int(PyObject *o, em_dtype dt, void *p) {
+    const em_dtype_info *info = em_dtype_get(dt);
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    unsigned long long u = (unsigned long long)v;
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow > 0 && info->kind == 'u' && info->size == 8) {
+        u = PyLong_AsUnsignedLongLong(o);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) goto range;
+        overflow = 0;
+    }
+    if (overflow) goto range;
+    if (info->kind == 'i') {
+        int bits = info->size * 8;
+        if (bits < 64 && (v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1)))) goto range;
+    } else if (u == (unsigned long long)v) {
+        if (v < 0 || (info->size < 8 && (unsigned long long)v >> (info->size * 8))) goto range;
+    }
+    switch (info->size) {
+    case 1: *(uint8_t *)p = (uint8_t)u; break;
+    case 2: *(uint16_t *)p = (uint16_t)u; break;
+    case 4: *(uint32_t *)p = (uint32_t)u; break;
+    default: *(uint64_t *)p = (uint64_t)u; break;
+    }
+    return 0;
+range:
+    PyErr_Clear();
+    PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %s", o, info->name);
+    return -1;
+}
+
+int pyem_scalar_store(PyObject *o, em_dtype dt, void *p) {
+    char k = em_dtype_get(dt)->kind;
+    if (k == 'b') {
+        int t = PyObject_IsTrue(o);
+        if (t < 0) return -1;
+        *(bool *)p = t;
+        return 0;
+    }
+    if ((k == 'i' || k == 'u') && PyLong_Check(o)) return pyem__store_int(o, dt, p);
+    if (k == 'c') {
+        Py_complex c = PyComplex_AsCComplex(o);
+        if (c.real == -1.0 && PyErr_Occurred()) return -1;
+        if (dt == EM_COMPLEX64) *(float _Complex *)p = (float)c.real + (float)c.imag * I;
+        else *(double _Complex *)p = c.real + c.imag * I;
+        return 0;
+    }
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) return -1;
+    double _Complex c = v;
+    em_array src, dst;
+    em_device cpu = {EM_CPU, 0};
+    /* Through the core's casts, so float -> int matches array casting. */
+    if (em_array_wrap(&src, &c, EM_FLOAT64, 0, NULL, NULL, cpu, NULL, NULL) != EM_OK ||
+        em_array_wrap(&dst, p, dt, 0, NULL, NULL, cpu, NULL, NULL) != EM_OK)
+        return pyem_raise(EM_ENOMEM), -1;
+    em_status s = em_copy_into(&dst, &src);
+    em_array_release(&src);
+    em_array_release(&dst);
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
+PyObject *pyem_scalar_load(em_dtype dt, const void *p) {
+    switch (dt) {
+    case EM_BOOL: return PyBool_FromLong(*(const bool *)p);
+    case EM_INT8: return PyLong_FromLong(*(const int8_t *)p);
+    case EM_INT16: return PyLong_FromLong(*(const int16_t *)p);
+    case EM_INT32: return PyLong_FromLong(*(const int32_t *)p);
+    case EM_INT64: return PyLong_FromLongLong(*(const int64_t *)p);
+    case EM_UINT8: return PyLong_FromUnsignedLong(*(const uint8_t *)p);
+    case EM_UINT16: return PyLong_FromUnsignedLong(*(const uint16_t *)p);
+    case EM_UINT32: return PyLong_FromUnsignedLong(*(const uint32_t *)p);
+    case EM_UINT64: return PyLong_FromUnsignedLongLong(*(const uint64_t *)p);
+    case EM_FLOAT16: return PyFloat_FromDouble((double)*(const _Float16 *)p);
+    case EM_FLOAT32: return PyFloat_FromDouble(*(const float *)p);
+    case EM_FLOAT64: return PyFloat_FromDouble(*(const double *)p);
+    case EM_COMPLEX64: {
+        float _Complex c = *(const float _Complex *)p;
+        return PyComplex_FromDoubles(crealf(c), cimagf(c));
+    }
+    case EM_COMPLEX128: {
+        double _Complex c = *(const double _Complex *)p;
+        return PyComplex_FromDoubles(creal(c), cimag(c));
+    }
+    default: return PyErr_Format(PyExc_TypeError, "bad dtype code %d", (int)dt);
+    }
+}
+
+/* ---- NumPy and other array-likes -------------------------------------- */
+
+static void pyem__decref_owner(void *ctx) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF((PyObject *)ctx);
+    PyGILState_Release(g);
+}
+
+/* A view of a host numpy array (kept alive by the view).  The array must
+ * be native-endian, aligned and of a supported dtype. */
+static int pyem__wrap_numpy(PyObject *arr, em_array *out) {
+    PyObject *dto = PyObject_GetAttrString(arr, "dtype");
+    if (!dto) return -1;
+    em_dtype dt;
+    int bad = pyem_dtype_from_obj(dto, &dt, 0);
+    Py_DECREF(dto);
+    if (bad < 0) return -1;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arr, &view, PyBUF_RECORDS_RO) < 0) return -1;
+    int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
+    for (int i = 0; i < view.ndim; i++) shape[i] = view.shape[i], strides[i] = view.strides[i];
+    em_device cpu = {EM_CPU, 0};
+    em_status s = em_array_wrap(out, view.buf, dt, view.ndim, shape, strides, cpu,
+                                pyem__decref_owner, Py_NewRef(arr));
+    if (s == EM_OK && view.readonly) out->flags &= ~(uint32_t)EM_WRITEABLE;
+    if (s != EM_OK) Py_DECREF(arr);
+    PyBuffer_Release(&view);
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
+/* numpy.asarray(o[, dtype]) made native-endian and aligned. */
+static PyObject *pyem__numpy_of(PyObject *o, em_dtype dtype) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np) return NULL;
+    PyObject *arr = dtype == EM_NDTYPES
+                        ? PyObject_CallMethod(np, "asarray", "O", o)
+                        : PyObject_CallMethod(np, "asarray", "OO", o, pyem_dtype_obj(dtype));
+    PyObject *d = arr ? PyObject_GetAttrString(arr, "dtype") : NULL;
+    PyObject *nd = d ? PyObject_CallMethod(d, "newbyteorder", "s", "=") : NULL;
+    PyObject *fixed = nd ? PyObject_CallMethod(np, "require", "OOs", arr, nd, "A") : NULL;
+    Py_XDECREF(arr);
+    Py_XDECREF(d);
+    Py_XDECREF(nd);
+    Py_DECREF(np);
+    return fixed;
+}
+
+int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array *out) {
+    em_array src = {0};
+    if (EmArray_Check(o)) {
+        em_array_view(&src, EMARR(o));
+    } else {
+        em_dtype sdt;
+        if (pyem_scalar_dtype(o, &sdt) == 0) {
+            em_dtype dt = dtype == EM_NDTYPES ? sdt : dtype;
+            em_device cpu = {EM_CPU, 0};
+            em_status s = em_array_empty(&src, dt, 0, NULL, cpu);
+            if (s != EM_OK) return pyem_raise(s), -1;
+            if (pyem_scalar_store(o, dt, src.data) < 0) {
+                em_array_release(&src);
+                return -1;
+            }
+            if (copy == 1) copy = -1; /* already a fresh array */
+        } else {
+            PyObject *arr = pyem__numpy_of(o, dtype);
+            if (!arr) return -1;
+            int bad = pyem__wrap_numpy(arr, &src);
+            Py_DECREF(arr);
+            if (bad < 0) return -1;
+        }
+    }
+    em_device sd = em_array_device(&src);
+    bool moves = sd.kind != dev.kind || sd.id != dev.id;
+    bool casts = dtype != EM_NDTYPES && dtype != src.dtype;
+    if (!moves && !casts && copy != 1) {
+        *out = src;
+        return 0;
+    }
+    if (copy == 0) {
+        em_array_release(&src);
+        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as requested");
+        return -1;
+    }
+    em_array tmp = {0}, res = {0};
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = casts ? em_astype(&src, dtype, &tmp) : (em_array_view(&tmp, &src), EM_OK);
+    if (s == EM_OK) s = em_to_device(&tmp, dev, &res);
+    Py_END_ALLOW_THREADS
+    em_array_release(&tmp);
+    em_array_release(&src);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    *out = res;
+    return 0;
+}
+
+/* ---- module functions ------------------------------------------------- */
+
+static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"obj", "dtype", "device", "copy", NULL};
+    PyObject *obj, *dto = Py_None, *devo = Py_None, *copyo = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOO", kwlist, &obj, &dto, &devo, &copyo))
+        return NULL;
+    em_dtype dt;
+    em_device dev;
+    if (pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
+    if (devo == Py_None && EmArray_Check(obj)) dev = em_array_device(EMARR(obj));
+    else if (pyem_parse_device(devo, &dev) < 0) return NULL;
+    int copy = copyo == Py_None ? -1 : PyObject_IsTrue(copyo);
+    em_array a;
+    if (pyem_as_array(obj, dt, dev, copy, &a) < 0) return NULL;
+    return pyem_wrap(&a);
+}
+
+static int pyem__shape_of(PyObject *o, int *nd, int64_t *shape) {
+    if (PyLong_Check(o) || PyIndex_Check(o)) {
+        shape[0] = PyLong_AsLongLong(o);
+        *nd = 1;
+        return shape[0] == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *fast = PySequence_Fast(o, "shape must be an int or a sequence of ints");
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > EM_MAXDIMS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, found %zd",
+                     EM_MAXDIMS, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *ix = PyNumber_Index(PySequence_Fast_GET_ITEM(fast, i));
+        shape[i] = ix ? PyLong_AsLongLong(ix) : -1;
+        Py_XDECREF(ix);
+        if (shape[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    *nd = (int)n;
+    return 0;
+}
+
+static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "device", NULL};
+    PyObject *shp, *val = NULL, *dto = Py_None, *devo = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOO", kwlist, &shp, &val, &dto, &devo))
+        return NULL;
+    int nd;
+    int64_t shape[EM_MAXDIMS];
+    em_dtype dt;
+    em_device dev;
+    if (pyem__shape_of(shp, &nd, shape) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
+        pyem_parse_device(devo, &dev) < 0)
+        return NULL;
+    em_array v = {0}, r;
+    if (val && val != Py_None) {
+        em_device cpu = {EM_CPU, 0};
+        if (pyem_as_array(val, EM_NDTYPES, cpu, -1, &v) < 0) return NULL;
+        if (dt == EM_NDTYPES) dt = v.dtype;
+    }
+    if (dt == EM_NDTYPES) dt = EM_FLOAT64;
+    em_status s = em_array_empty(&r, dt, nd, shape, dev);
+    if (s == EM_OK && v.buf) {
+        Py_BEGIN_ALLOW_THREADS s = em_copy_into(&r, &v);
+        Py_END_ALLOW_THREADS
+        if (s != EM_OK) em_array_release(&r);
+    }
+    em_array_release(&v);
+    return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
+}
+
+PyMethodDef pyem_convert_functions[] = {
+    {"asarray", (PyCFunction)(void (*)(void))f_asarray, METH_VARARGS | METH_KEYWORDS,
+     "asarray(obj, dtype=None, device=None, copy=None)"},
+    {"full", (PyCFunction)(void (*)(void))f_full, METH_VARARGS | METH_KEYWORDS,
+     "full(shape, fill_value=None, dtype=None, device=None); no fill value gives empty."},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,78 @@
+/* Internal header of the _ember extension: a thin CPython client of libember.
+ *
+ * The ndarray object embeds its em_array view (one buffer reference).  Each
+ * extension source file owns one area and exports a PyMethodDef table that
+ * module.c adds to the module; ndarray methods written in Python are added
+ * to the type by the ember package (ember/_methods.py).
+ */
+#ifndef PYEMBER_H
+#define PYEMBER_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ember/ember.h"
+
+typedef struct {
+    PyObject_HEAD
+    em_array a;
+    PyObject *weakreflist;
+} EmArrayObject;
+
+extern PyTypeObject *EmArray_Type;
+#define EmArray_Check(o) PyObject_TypeCheck((o), EmArray_Type)
+#define EMARR(o) (&((EmArrayObject *)(o))->a)
+
+/* Exceptions (module.c). */
+extern PyObject *Em_EmberError, *Em_CompileError, *Em_LaunchError, *Em_DeviceError,
+    *Em_OutOfMemoryError;
+
+/* Raise the Python exception for status s with the thread's message; returns NULL. */
+PyObject *pyem_raise(em_status s);
+/* Wrap a view into a new ndarray; steals the view's reference (a is reset). */
+PyObject *pyem_wrap(em_array *a);
+/* The numpy.dtype object of dt (borrowed). */
+PyObject *pyem_dtype_obj(em_dtype dt);
+/* Anything numpy.dtype() accepts (and None -> EM_NDTYPES when allow_none). */
+int pyem_dtype_from_obj(PyObject *o, em_dtype *dt, int allow_none);
+/* None -> the current device; "cpu", "cuda:1", or anything whose str() is one. */
+int pyem_parse_device(PyObject *o, em_device *d);
+/* The current default device (module.c keeps it; the ember package sets it). */
+em_device pyem_current_device(void);
+
+/* convert.c: any array-like (ndarray, numpy array, buffer, scalar, nested
+ * sequence) into a new view on device dev (copy when it must or when
+ * copy == 1; copy == 0 forbids copies; -1 copies only if needed).
+ * dtype EM_NDTYPES keeps the source's. */
+int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array *out);
+/* The default dtype NumPy gives a Python scalar (bool, int64, float64, complex128). */
+int pyem_scalar_dtype(PyObject *o, em_dtype *dt);
+/* Store a Python scalar as dtype dt into host memory at p (checks range for ints). */
+int pyem_scalar_store(PyObject *o, em_dtype dt, void *p);
+/* A 0-d host value of dtype dt as a Python scalar. */
+PyObject *pyem_scalar_load(em_dtype dt, const void *p);
+
+/* ufunc.c: the elementwise entry points used by the number protocol. */
+PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b);
+PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b);
+PyObject *pyem_unary(em_op op, PyObject *a);
+
+/* Method tables of each source file (NULL-terminated), added by module.c. */
+extern PyMethodDef pyem_ndarray_functions[];
+extern PyMethodDef pyem_convert_functions[];
+extern PyMethodDef pyem_ufunc_functions[];
+extern PyMethodDef pyem_reduce_functions[];
+extern PyMethodDef pyem_index_functions[];
+extern PyMethodDef pyem_random_functions[];
+extern PyMethodDef pyem_device_functions[];
+
+/* ndarray.c */
+int pyem_ndarray_init_type(PyObject *module);
+/* index.c: subscript protocol used by the ndarray type. */
+PyObject *pyem_getitem(PyObject *self, PyObject *key);
+int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);
+
+/* Release the GIL around work on more than this many elements. */
+#define PYEM_NOGIL_ELEMS 16384
+
+#endif

@@ -1,0 +1,43 @@
+"""Ember: GPU and CPU array computing for Python, with its core in C.
+
+``import ember as em`` gives a NumPy-compatible ``em.ndarray`` on the CPU
+(and, as the backends land, on CUDA and OpenCL devices).  Importing Ember
+does no device work: no GPU context is created until an array needs one.
+"""
+from . import _ember
+from ._ember import (
+    ndarray,
+    EmberError,
+    CompileError,
+    LaunchError,
+    DeviceError,
+    OutOfMemoryError,
+)
+
+__version__ = _ember.__version__
+__array_api_version__ = "2025.12"
+
+from ._dtypes import *  # noqa: E402,F401,F403
+from ._device import (  # noqa: E402,F401
+    Device,
+    devices,
+    get_device,
+    synchronize,
+    cuda,
+)
+from ._creation import *  # noqa: E402,F401,F403
+from ._ufuncs import *  # noqa: E402,F401,F403
+from ._reductions import *  # noqa: E402,F401,F403
+from ._manipulation import *  # noqa: E402,F401,F403
+from ._indexing import *  # noqa: E402,F401,F403
+from . import linalg, random  # noqa: E402,F401
+from .linalg import *  # noqa: E402,F401,F403  (matmul, dot, ... at top level too)
+from ._array_api import __array_namespace_info__  # noqa: E402,F401
+from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
+
+newaxis = None
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+euler_gamma = 0.5772156649015329

@@ -1,0 +1,1 @@
+"""em.random: a counter-based Philox4x32-10 generator."""

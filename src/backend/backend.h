@@ -1,0 +1,39 @@
+/* The backend vtable.  One const instance per device kind; the core reaches
+ * devices only through it, so a missing driver is a status, not a build
+ * failure.  A backend that cannot do something returns EM_EUNSUPPORTED.
+ */
+#ifndef EM_BACKEND_H
+#define EM_BACKEND_H
+
+#include "graph/node.h"
+
+typedef struct em_backend {
+    const char *name;
+    em_device_kind kind;
+    /* Devices present (0 if the driver is missing: never an error). */
+    int (*device_count)(void);
+    em_status (*props)(int id, em_device_props *props);
+    em_status (*mem_info)(int id, size_t *free_bytes, size_t *total_bytes);
+    em_status (*alloc)(int id, size_t nbytes, void **ptr);
+    void (*free)(int id, void *ptr, size_t nbytes);
+    /* Contiguous byte copies; host pointers are plain CPU memory. */
+    em_status (*to_host)(int id, void *dst, const void *src, size_t nbytes);
+    em_status (*from_host)(int id, void *dst, const void *src, size_t nbytes);
+    em_status (*copy)(int id, void *dst, const void *src, size_t nbytes);
+    /* Evaluate an elementwise tree into out (same device). */
+    em_status (*eval)(const em_node *root, em_array *out);
+    /* Reductions and scans; out is allocated by the caller. */
+    em_status (*reduce)(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                        em_dtype dt, double ddof, em_array *out);
+    em_status (*scan)(em_reduce_op op, const em_array *a, int axis, em_array *out);
+    em_status (*take)(const em_array *a, const em_array *idx, em_array *out);
+    em_status (*put)(em_array *a, const em_array *idx, const em_array *values);
+    em_status (*random)(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
+    em_status (*synchronize)(int id);
+} em_backend;
+
+const em_backend *em__backend(em_device_kind kind);
+
+extern const em_backend em_cpu_backend;
+
+#endif

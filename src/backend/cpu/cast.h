@@ -1,0 +1,19 @@
+/* Contiguous dtype conversion and strided gather/scatter for the CPU.
+ * Conversions follow NumPy's unsafe casting: complex -> real keeps the real
+ * part, anything -> bool tests for nonzero, float -> int truncates (and
+ * out-of-range values give the x86 "integer indefinite" value instead of
+ * undefined behaviour). */
+#ifndef EM_CPU_CAST_H
+#define EM_CPU_CAST_H
+
+#include "ember/ember.h"
+
+typedef void (*em_cast_fn)(int64_t n, const void *src, void *dst);
+/* em_cast_table[from][to]; the diagonal is a memcpy. */
+extern const em_cast_fn em_cast_table[EM_NDTYPES][EM_NDTYPES];
+
+/* n elements of size bytes from src (byte stride) into contiguous dst, and back. */
+void em_gather(int64_t n, int size, const char *src, int64_t stride, char *dst);
+void em_scatter(int64_t n, int size, const char *src, char *dst, int64_t stride);
+
+#endif

@@ -1,0 +1,131 @@
+#include "backend/cpu/threadpool.h"
+#include "core/core.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define EM_MAX_WORKERS 256
+
+static struct {
+    pthread_mutex_t lock; /* guards the fields below and the condvars */
+    pthread_cond_t start, done;
+    pthread_mutex_t busy; /* held by the thread that owns the running job */
+    int nthreads;         /* threads used per job, the caller included */
+    int spawned;          /* workers started so far */
+    uint64_t generation;
+    int pending;
+    int active; /* workers taking part in the current job, the caller included */
+    em_range_fn fn;
+    void *ctx;
+    int64_t n, chunk;
+} em__tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+            PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, NULL, NULL, 0, 0};
+
+static _Thread_local int em__in_worker;
+
+static void em__run_part(int part) {
+    int64_t b = (int64_t)part * em__tp.chunk, e = b + em__tp.chunk;
+    if (e > em__tp.n) e = em__tp.n;
+    if (b < e) em__tp.fn(em__tp.ctx, b, e, part);
+}
+
+static void *em__worker(void *arg) {
+    int part = (int)(intptr_t)arg;
+    em__in_worker = 1;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&em__tp.lock);
+    for (;;) {
+        while (em__tp.generation == seen) pthread_cond_wait(&em__tp.start, &em__tp.lock);
+        seen = em__tp.generation;
+        if (part >= em__tp.active) continue;
+        pthread_mutex_unlock(&em__tp.lock);
+        em__run_part(part);
+        pthread_mutex_lock(&em__tp.lock);
+        if (--em__tp.pending == 0) pthread_cond_signal(&em__tp.done);
+    }
+    return NULL;
+}
+
+static int em__default_threads(void) {
+    const char *v = getenv("EMBER_NUM_THREADS");
+    long n = v ? atol(v) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    return n > EM_MAX_WORKERS ? EM_MAX_WORKERS : (int)n;
+}
+
+void em_set_num_threads(int n) {
+    pthread_mutex_lock(&em__tp.busy);
+    pthread_mutex_lock(&em__tp.lock);
+    em__tp.nthreads = n < 1 ? 1 : n > EM_MAX_WORKERS ? EM_MAX_WORKERS : n;
+    pthread_mutex_unlock(&em__tp.lock);
+    pthread_mutex_unlock(&em__tp.busy);
+}
+
+int em_get_num_threads(void) {
+    pthread_mutex_lock(&em__tp.lock);
+    if (!em__tp.nthreads) em__tp.nthreads = em__default_threads();
+    int n = em__tp.nthreads;
+    pthread_mutex_unlock(&em__tp.lock);
+    return n;
+}
+
+int em_pool_workers(void) { return EM_MAX_WORKERS; }
+
+/* A forked child has none of the parent's workers: start afresh. */
+static void em__atfork_child(void) {
+    pthread_mutex_init(&em__tp.lock, NULL);
+    pthread_mutex_init(&em__tp.busy, NULL);
+    pthread_cond_init(&em__tp.start, NULL);
+    pthread_cond_init(&em__tp.done, NULL);
+    em__tp.spawned = 0;
+    em__tp.pending = 0;
+    em__in_worker = 0;
+}
+
+/* Start workers 1..nthreads-1 if not yet running; lock held. */
+static int em__ensure_workers(void) {
+    static int registered;
+    if (!registered) registered = !pthread_atfork(NULL, NULL, em__atfork_child);
+    for (; em__tp.spawned < em__tp.nthreads - 1; em__tp.spawned++) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&t, &attr, em__worker, (void *)(intptr_t)(em__tp.spawned + 1));
+        pthread_attr_destroy(&attr);
+        if (rc != 0) break;
+    }
+    return em__tp.spawned + 1;
+}
+
+void em_parallel_for(int64_t n, int64_t grain, em_range_fn fn, void *ctx) {
+    if (n <= 0) return;
+    int nt = em_get_num_threads();
+    if (grain < 1) grain = 1;
+    int64_t parts = (n + grain - 1) / grain;
+    if (nt <= 1 || parts <= 1 || em__in_worker || pthread_mutex_trylock(&em__tp.busy) != 0) {
+        fn(ctx, 0, n, 0);
+        return;
+    }
+    pthread_mutex_lock(&em__tp.lock);
+    int avail = em__ensure_workers();
+    int use = parts < avail ? (int)parts : avail;
+    em__tp.fn = fn;
+    em__tp.ctx = ctx;
+    em__tp.n = n;
+    em__tp.chunk = (n + use - 1) / use;
+    em__tp.pending = use - 1;
+    em__tp.active = use; /* workers beyond use sit this job out */
+    em__tp.generation++;
+    pthread_cond_broadcast(&em__tp.start);
+    pthread_mutex_unlock(&em__tp.lock);
+    em__in_worker = 1;
+    em__run_part(0);
+    em__in_worker = 0;
+    pthread_mutex_lock(&em__tp.lock);
+    while (em__tp.pending > 0) pthread_cond_wait(&em__tp.done, &em__tp.lock);
+    pthread_mutex_unlock(&em__tp.lock);
+    pthread_mutex_unlock(&em__tp.busy);
+}

@@ -1,0 +1,47 @@
+/* Internal declarations shared by the core, graph and backends.
+ *
+ * em_buffer: one allocation on one device, refcounted atomically so views
+ * may be created and dropped from any thread.  Memory comes either from the
+ * device's pool (pooled, returned to the backend on the last reference) or
+ * from an outside owner (release(ctx), if given, is called instead).
+ */
+#ifndef EM_CORE_H
+#define EM_CORE_H
+
+#include "ember/ember.h"
+#include <stdatomic.h>
+
+struct em_buffer {
+    atomic_long refcount;
+    em_device device;
+    void *ptr;
+    size_t nbytes;
+    bool pooled;                /* from the backend's allocator: freed there */
+    void (*release)(void *ctx); /* else this, if set, tells the outside owner */
+    void *ctx;
+};
+
+/* A new buffer of nbytes on dev, refcount 1. */
+em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out);
+em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*release)(void *),
+                          void *ctx, em_buffer **out);
+void em__buffer_incref(em_buffer *b);
+void em__buffer_decref(em_buffer *b);
+
+/* C-contiguous strides for shape and itemsize. */
+void em__contig_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *strides);
+/* a + b and a * b on sizes, failing with EM_EOVERFLOW. */
+em_status em__size_mul(int64_t a, int64_t b, int64_t *out);
+
+/* Dtype helpers for C code that switches on the table. */
+#define EM_DTYPE_SIZE(dt) (em_dtype_get(dt)->size)
+
+#define EM_CHECK(expr)                                                                             \
+    do {                                                                                           \
+        em_status em__s = (expr);                                                                  \
+        if (em__s != EM_OK) return em__s;                                                          \
+    } while (0)
+
+#define EM_UNUSED(x) ((void)(x))
+
+#endif

@@ -1,0 +1,79 @@
+/* Device lookup: names, counts and properties, through the backends. */
+#include "backend/backend.h"
+#include "core/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const em_backend *em__backend(em_device_kind kind) {
+    switch (kind) {
+    case EM_CPU: return &em_cpu_backend;
+    default: return NULL; /* CUDA and OpenCL backends plug in here. */
+    }
+}
+
+const char *em_device_kind_name(em_device_kind kind) {
+    static const char *const names[] = {"cpu", "cuda", "opencl"};
+    return (unsigned)kind < EM_NKINDS ? names[kind] : "unknown";
+}
+
+em_status em_device_count(em_device_kind kind, int *count) {
+    if ((unsigned)kind >= EM_NKINDS) return em_error(EM_EVALUE, "unknown device kind %d", kind);
+    const em_backend *be = em__backend(kind);
+    *count = be ? be->device_count() : 0;
+    return EM_OK;
+}
+
+static em_status em__backend_for(em_device dev, const em_backend **out) {
+    int n;
+    EM_CHECK(em_device_count(dev.kind, &n));
+    if (dev.id < 0 || dev.id >= n)
+        return em_error(EM_EDEVICE, "no device %s:%d (%d %s device%s available)",
+                        em_device_kind_name(dev.kind), dev.id, n, em_device_kind_name(dev.kind),
+                        n == 1 ? "" : "s");
+    *out = em__backend(dev.kind);
+    return EM_OK;
+}
+
+em_status em_device_props_get(em_device dev, em_device_props *props) {
+    const em_backend *be;
+    EM_CHECK(em__backend_for(dev, &be));
+    memset(props, 0, sizeof *props);
+    return be->props(dev.id, props);
+}
+
+em_status em_device_mem_info(em_device dev, size_t *free_bytes, size_t *total_bytes) {
+    const em_backend *be;
+    EM_CHECK(em__backend_for(dev, &be));
+    return be->mem_info(dev.id, free_bytes, total_bytes);
+}
+
+em_status em_device_synchronize(em_device dev) {
+    const em_backend *be;
+    EM_CHECK(em__backend_for(dev, &be));
+    return be->synchronize(dev.id);
+}
+
+em_status em_device_parse(const char *spec, em_device *out) {
+    em_device d = {EM_CPU, 0};
+    size_t klen = strcspn(spec, ":");
+    int k;
+    for (k = 0; k < EM_NKINDS; k++)
+        if (strlen(em_device_kind_name(k)) == klen && !strncmp(spec, em_device_kind_name(k), klen))
+            break;
+    if (k == EM_NKINDS)
+        return em_error(EM_EDEVICE, "unknown device '%s'; expected 'cpu', 'cuda[:N]' or 'opencl[:N]'",
+                        spec);
+    d.kind = (em_device_kind)k;
+    if (spec[klen] == ':') {
+        char *end;
+        long id = strtol(spec + klen + 1, &end, 10);
+        if (*end || end == spec + klen + 1 || id < 0 || id > 1 << 20)
+            return em_error(EM_EDEVICE, "bad device number in '%s'", spec);
+        d.id = (int)id;
+    }
+    const em_backend *be;
+    EM_CHECK(em__backend_for(d, &be));
+    *out = d;
+    return EM_OK;
+}

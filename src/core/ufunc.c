@@ -1,0 +1,242 @@
+/* Elementwise operations through the op table: resolve dtypes, broadcast,
+ * handle `out` and aliasing, then hand a node tree to the device's backend. */
+#include "backend/backend.h"
+#include "core/core.h"
+
+#include <string.h>
+
+static const em_op_info em__ops[EM_NOPS] = {
+#define EM_OP(E, name, nin, res, kinds, spell) {#name, nin, EM_RES_##res, kinds, spell},
+#include "ember/ops.def"
+#undef EM_OP
+};
+
+const em_op_info *em_op_get(em_op op) { return (unsigned)op < EM_NOPS ? &em__ops[op] : NULL; }
+
+em_op em_op_from_name(const char *name) {
+    for (int i = 0; i < EM_NOPS; i++)
+        if (strcmp(em__ops[i].name, name) == 0) return (em_op)i;
+    return EM_NOPS;
+}
+
+/* float16 has no loops: it computes in float32 and rounds on the way out. */
+static em_dtype em__widen16(em_dtype dt) { return dt == EM_FLOAT16 ? EM_FLOAT32 : dt; }
+
+em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *out) {
+    const em_op_info *info = em_op_get(op);
+    if (!info) return em_error(EM_EVALUE, "unknown op %d", (int)op);
+    em_dtype l = promoted, o = promoted;
+    switch (info->resolver) {
+    case EM_RES_FLOAT: l = o = em_float_for(promoted); break;
+    case EM_RES_CMP:
+    case EM_RES_PRED: o = EM_BOOL; break;
+    case EM_RES_BOOL: l = o = EM_BOOL; break;
+    case EM_RES_REAL: o = em_real_for(promoted); break;
+    default:
+        /* Ops without a bool loop compute bool in int8, as NumPy does. */
+        if (promoted == EM_BOOL && !(info->kinds & EM_KB) && (info->kinds & EM_KI))
+            l = o = EM_INT8;
+        break;
+    }
+    if (!(info->kinds & em_dtype_kindbit(l)) && info->resolver != EM_RES_BOOL)
+        return em_error(EM_ETYPE, "ufunc '%s' not supported for the input type %s", info->name,
+                        em_dtype_get(promoted)->name);
+    *loop = em__widen16(l);
+    *out = o;
+    return EM_OK;
+}
+
+static em_status em__same_device(int nin, const em_array *const *in, const em_array *out,
+                                 em_device *dev) {
+    em_device d = em_array_device(in[0]);
+    for (int i = 0; i <= nin; i++) {
+        const em_array *a = i < nin ? in[i] : out;
+        if (!a || !a->buf) continue;
+        em_device e = em_array_device(a);
+        if (e.kind != d.kind || e.id != d.id)
+            return em_error(EM_EDEVICE, "arrays are on different devices: %s:%d and %s:%d",
+                            em_device_kind_name(d.kind), d.id, em_device_kind_name(e.kind), e.id);
+    }
+    *dev = d;
+    return EM_OK;
+}
+
+static em_status em__promote_inputs(em_op op, int nin, const em_array *const *in, em_dtype *p) {
+    int first = op == EM_OP_WHERE ? 1 : 0;
+    em_dtype d = in[first]->dtype;
+    for (int i = first + 1; i < nin; i++) d = em_promote(d, in[i]->dtype);
+    *p = d;
+    return EM_OK;
+}
+
+/* Shape of the result: the inputs broadcast together (and with out, which
+ * must then equal it). */
+static em_status em__result_shape(int nin, const em_array *const *in, const em_array *out,
+                                  int *nd, int64_t *shape) {
+    int ndims[EM_NODE_MAXIN + 1];
+    const int64_t *shapes[EM_NODE_MAXIN + 1];
+    for (int i = 0; i < nin; i++) ndims[i] = in[i]->ndim, shapes[i] = in[i]->shape;
+    int n = nin;
+    if (out && out->buf) ndims[n] = out->ndim, shapes[n++] = out->shape;
+    EM_CHECK(em_broadcast_shapes(n, ndims, shapes, nd, shape));
+    if (out && out->buf &&
+        (*nd != out->ndim || memcmp(shape, out->shape, sizeof(int64_t) * (size_t)*nd)))
+        return em_error(EM_ESHAPE, "non-broadcastable output operand: the inputs broadcast to a "
+                                   "larger shape than out has");
+    return EM_OK;
+}
+
+static bool em__same_view(const em_array *a, const em_array *b) {
+    if (a->data != b->data || a->ndim != b->ndim || a->dtype != b->dtype) return false;
+    return !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
+           !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+static em_status em__eval(const em_node *root, em_array *out) {
+    return em__backend(em_array_device(out).kind)->eval(root, out);
+}
+
+em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promoted,
+                   em_array *out) {
+    const em_op_info *info = em_op_get(op);
+    if (!info) return em_error(EM_EVALUE, "unknown op %d", (int)op);
+    if (nin != info->nin)
+        return em_error(EM_EVALUE, "ufunc '%s' takes %d inputs, got %d", info->name, info->nin, nin);
+    em_device dev;
+    EM_CHECK(em__same_device(nin, in, out, &dev));
+    if (promoted == EM_NDTYPES) EM_CHECK(em__promote_inputs(op, nin, in, &promoted));
+    em_dtype loop, odt;
+    EM_CHECK(em_op_resolve(op, promoted, &loop, &odt));
+    int nd;
+    int64_t shape[EM_MAXDIMS];
+    EM_CHECK(em__result_shape(nin, in, out, &nd, shape));
+    bool given = out->buf != NULL;
+    if (given && !(out->flags & EM_WRITEABLE))
+        return em_error(EM_EVALUE, "output array is read-only");
+    if (given && !em_can_cast_same_kind(odt, out->dtype))
+        return em_error(EM_ETYPE,
+                        "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with "
+                        "casting rule 'same_kind'",
+                        info->name, em_dtype_get(odt)->name, em_dtype_get(out->dtype)->name);
+    em_array res = {0}, copies[EM_NODE_MAXIN] = {{0}};
+    em_node leaves[EM_NODE_MAXIN], root = {.op = op, .loop = loop, .dtype = odt, .nin = nin};
+    em_status s = EM_OK;
+    for (int i = 0; i < nin && s == EM_OK; i++) {
+        const em_array *a = in[i];
+        /* An input that overlaps out in another layout would be overwritten
+         * before it is read: read a copy instead. */
+        if (given && !em__same_view(a, out) && em_arrays_overlap(a, out)) {
+            s = em_astype(a, EM_NDTYPES, &copies[i]);
+            a = &copies[i];
+        }
+        em_node_leaf(&leaves[i], a);
+        root.in[i] = &leaves[i];
+    }
+    if (s == EM_OK && !given) s = em_array_empty(&res, odt, nd, shape, dev);
+    if (s == EM_OK) s = em__eval(&root, given ? out : &res);
+    for (int i = 0; i < nin; i++) em_array_release(&copies[i]);
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    if (!given) *out = res;
+    return EM_OK;
+}
+
+em_status em_copy_into(em_array *dst, const em_array *src) {
+    if (!(dst->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+    em_device ds = em_array_device(dst), ss = em_array_device(src);
+    em_array moved = {0};
+    if (ds.kind != ss.kind || ds.id != ss.id) {
+        EM_CHECK(em_to_device(src, ds, &moved));
+        src = &moved;
+    }
+    const em_array *in[1] = {src};
+    em_array tmp = {0};
+    em_status s = EM_OK;
+    if (em_arrays_overlap(src, dst) && !em__same_view(src, dst)) {
+        s = em_astype(src, EM_NDTYPES, &tmp);
+        in[0] = &tmp;
+    }
+    em_node leaf, root = {.op = EM_OP_COPY, .loop = in[0]->dtype, .dtype = in[0]->dtype, .nin = 1};
+    em_node_leaf(&leaf, in[0]);
+    root.in[0] = &leaf;
+    if (s == EM_OK) {
+        int nd;
+        int64_t shape[EM_MAXDIMS];
+        s = em__result_shape(1, in, dst, &nd, shape);
+    }
+    if (s == EM_OK) s = em__eval(&root, dst);
+    em_array_release(&tmp);
+    em_array_release(&moved);
+    return s;
+}
+
+em_status em_astype(const em_array *a, em_dtype dt, em_array *out) {
+    if (dt == EM_NDTYPES) dt = a->dtype;
+    em_array res;
+    EM_CHECK(em_array_empty(&res, dt, a->ndim, a->shape, em_array_device(a)));
+    em_status s = em_copy_into(&res, a);
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    *out = res;
+    return EM_OK;
+}
+
+em_status em_fill(em_array *dst, em_dtype vdt, const void *value) {
+    em_array v;
+    em_device cpu = {EM_CPU, 0};
+    EM_CHECK(em_array_wrap(&v, (void *)value, vdt, 0, NULL, NULL, cpu, NULL, NULL));
+    v.flags = 0;
+    em_status s = em_copy_into(dst, &v);
+    em_array_release(&v);
+    return s;
+}
+
+em_status em_to_device(const em_array *a, em_device dev, em_array *out) {
+    em_device src = em_array_device(a);
+    if (src.kind == dev.kind && src.id == dev.id) return em_astype(a, EM_NDTYPES, out);
+    em_array c = {0}, res = {0};
+    em_status s = EM_OK;
+    if (!em_array_is_c_contiguous(a)) s = em_astype(a, EM_NDTYPES, &c);
+    else em_array_view(&c, a);
+    if (s == EM_OK) s = em_array_empty(&res, a->dtype, a->ndim, a->shape, dev);
+    size_t n = (size_t)em_array_nbytes(a);
+    if (s == EM_OK && n) {
+        if (src.kind == EM_CPU) s = em__backend(dev.kind)->from_host(dev.id, res.data, c.data, n);
+        else if (dev.kind == EM_CPU) s = em__backend(src.kind)->to_host(src.id, res.data, c.data, n);
+        else {
+            /* Between two devices: through the host. */
+            em_array h = {0};
+            em_device cpu = {EM_CPU, 0};
+            s = em_to_device(&c, cpu, &h);
+            if (s == EM_OK) s = em__backend(dev.kind)->from_host(dev.id, res.data, h.data, n);
+            em_array_release(&h);
+        }
+    }
+    em_array_release(&c);
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    *out = res;
+    return EM_OK;
+}
+
+em_status em_array_read(const em_array *a, void *host, size_t nbytes) {
+    if (!em_array_is_c_contiguous(a) || (size_t)em_array_nbytes(a) != nbytes)
+        return em_error(EM_EVALUE, "em_array_read needs a C-contiguous array of exactly %zu bytes",
+                        nbytes);
+    em_device d = em_array_device(a);
+    return nbytes ? em__backend(d.kind)->to_host(d.id, host, a->data, nbytes) : EM_OK;
+}
+
+em_status em_array_write(em_array *a, const void *host, size_t nbytes) {
+    if (!em_array_is_c_contiguous(a) || (size_t)em_array_nbytes(a) != nbytes)
+        return em_error(EM_EVALUE, "em_array_write needs a C-contiguous array of exactly %zu bytes",
+                        nbytes);
+    em_device d = em_array_device(a);
+    return nbytes ? em__backend(d.kind)->from_host(d.id, a->data, host, nbytes) : EM_OK;
+}

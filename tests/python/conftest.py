@@ -1,0 +1,28 @@
+"""Shared fixtures: the device parameter (CPU always, CUDA when available)
+and NumPy-oracle helpers (see helpers.py)."""
+import os
+
+import numpy as np
+import pytest
+
+import ember as em
+
+
+def _devices():
+    devs = ["cpu"]
+    if em.cuda.is_available():
+        devs.append("cuda:0")
+    only = os.environ.get("EMBER_TEST_DEVICES")
+    return only.split(",") if only else devs
+
+
+@pytest.fixture(params=_devices())
+def device(request):
+    """Each test that takes `device` runs once per available device, with it current."""
+    with em.Device(request.param) as d:
+        yield d
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

@@ -1,0 +1,86 @@
+"""NumPy-oracle helpers for the tests.
+
+`random_array(rng, shape, dtype)` gives values suited to the dtype;
+`layouts(rng, shape, dtype)` yields (name, numpy array) for the edge layouts
+every op is checked on: contiguous, 0-d, empty, negative strides,
+non-contiguous (strided and transposed) and broadcast views;
+`to_em(a)` copies such a view to an ember array with the same layout;
+`assert_same(em_result, np_result)` checks dtype, shape and values."""
+import numpy as np
+
+import ember as em
+
+ALL_DTYPES = [np.dtype(n) for n in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128")]
+INT_DTYPES = [d for d in ALL_DTYPES if d.kind in "iu"]
+FLOAT_DTYPES = [d for d in ALL_DTYPES if d.kind == "f"]
+COMPLEX_DTYPES = [d for d in ALL_DTYPES if d.kind == "c"]
+NUMERIC_DTYPES = [d for d in ALL_DTYPES if d.kind != "b"]
+
+
+def random_array(rng, shape, dtype, low=None, high=None):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        lo = max(info.min, -100) if low is None else low
+        hi = min(info.max, 100) if high is None else high
+        return rng.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
+    lo = -10 if low is None else low
+    hi = 10 if high is None else high
+    x = rng.uniform(lo, hi, size=shape)
+    if dtype.kind == "c":
+        x = x + 1j * rng.uniform(lo, hi, size=shape)
+    return np.asarray(x).astype(dtype)
+
+
+def layouts(rng, shape, dtype, **kw):
+    """(name, numpy view) pairs covering the edge layouts for `shape`."""
+    base = random_array(rng, shape, dtype, **kw)
+    yield "contiguous", base
+    yield "0-d", random_array(rng, (), dtype, **kw)
+    yield "empty", random_array(rng, (0,) + tuple(shape[1:]), dtype, **kw)
+    big = random_array(rng, tuple(2 * s for s in shape), dtype, **kw)
+    yield "strided", big[tuple(slice(None, None, 2) for _ in shape)]
+    yield "negative-strides", big[tuple(slice(None, None, -2) for _ in shape)]
+    if len(shape) >= 2:
+        yield "transposed", random_array(rng, shape[::-1], dtype, **kw).T
+    yield "broadcast", np.broadcast_to(random_array(rng, (1,) + tuple(shape[1:]), dtype, **kw), shape)
+
+
+def to_em(a, device=None):
+    """An ember array with a's values *and* a's layout (a view of a copy)."""
+    a = np.asarray(a)
+    if a.size == 0 or a.ndim == 0:
+        return em.asarray(a.copy(), device=device)
+    # Rebuild the same strided view over an ember buffer.
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(a.shape, a.strides))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(a.shape, a.strides)) + a.itemsize
+    if any(s == 0 for s in a.strides) or any(s % a.itemsize for s in a.strides):
+        return em.asarray(np.ascontiguousarray(a), device=device)
+    flat = np.zeros((hi - lo) // a.itemsize, dtype=a.dtype)
+    view = np.lib.stride_tricks.as_strided(flat[-lo // a.itemsize:], a.shape, a.strides)
+    view[...] = a
+    base = em.asarray(flat, device=device)
+    return base._view_as(a.shape, a.strides, -lo)
+
+
+def to_np(x):
+    return x.get() if isinstance(x, em.ndarray) else np.asarray(x)
+
+
+def assert_same(got, want, rtol=None, atol=0, check_dtype=True):
+    """got (ember) equals want (numpy): dtype, shape, values (NaNs equal)."""
+    assert isinstance(got, em.ndarray), f"expected ember.ndarray, got {type(got)}"
+    g, w = to_np(got), np.asarray(want)
+    if check_dtype:
+        assert g.dtype == w.dtype, f"dtype {g.dtype} != numpy's {w.dtype}"
+    assert g.shape == w.shape, f"shape {g.shape} != numpy's {w.shape}"
+    if rtol is None:
+        rtol = {"e": 1e-3, "f": 1e-5, "F": 1e-5}.get(w.dtype.char, 1e-12 if w.dtype.kind in "fc" else 0)
+    if w.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, w)
