@@ -279,12 +279,36 @@ EM_API em_status em_nonzero(const em_array *a, em_array *out);
 
 /* ---- random (Philox4x32-10, counter based) ----------------------------- */
 
-typedef enum em_random_kind { EM_RAND_UNIFORM, EM_RAND_NORMAL, EM_RAND_BITS } em_random_kind;
+/* The stream (key, counter) is the sequence of Philox4x32-10 blocks
+ * philox(ctr = {lo32(counter + j), hi32(counter + j), 0, 0},
+ *        key = {lo32(key), hi32(key)}) for j = 0, 1, ...; each block is four
+ * 32-bit words w0..w3.  Element i of a fill takes its bits from block i/4
+ * (32-bit outputs: word i%4) or block i/2 (64-bit outputs: words 2(i%2),
+ * 2(i%2)+1 as lo | hi << 32), so every device produces the same stream.
+ * UNIFORM: float32 (w >> 8) * 2^-24, float64 (b64 >> 11) * 2^-53, in [0, 1).
+ * NORMAL: Box-Muller on consecutive pairs of those uniforms (u1, u2):
+ *   r = sqrt(-2 log(1 - u1)), z = (r cos 2 pi u2, r sin 2 pi u2).
+ * BITS: the raw words, uint32 or uint64.
+ * INTEGERS (em_random_integers): low + floor(b64 * range / 2^64), any
+ *   integer or bool dtype; the bias is at most range / 2^64 (< 1e-9 for any
+ *   range under 2^34), the price of a result that depends on the position only. */
+typedef enum em_random_kind {
+    EM_RAND_UNIFORM,
+    EM_RAND_NORMAL,
+    EM_RAND_BITS,
+    EM_RAND_INTEGERS
+} em_random_kind;
 /* Fill a (float32/float64 for UNIFORM/NORMAL in [0,1) / N(0,1); uint32/uint64
  * for BITS) from the stream (key, counter).  The n-th element of a stream is
  * the same on every device.  Returns the next counter in *next. */
 EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key,
                                 uint64_t counter, uint64_t *next);
+/* Fill an integer (or bool) array with low + [0, range) drawn as above.
+ * low is the value's 64-bit two's-complement pattern, read as signed or
+ * unsigned by a's dtype; range == 0 means 2^64.  Every value must fit a's
+ * dtype (EM_EVALUE otherwise). */
+EM_API em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, uint64_t key,
+                                    uint64_t counter, uint64_t *next);
 
 /* ---- runtime ----------------------------------------------------------- */
 

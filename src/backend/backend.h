@@ -7,6 +7,14 @@
 
 #include "graph/node.h"
 
+/* One random fill (see em_random_fill): for EM_RAND_INTEGERS also low and
+ * range.  The array the backend gets is C-contiguous and writeable. */
+typedef struct em_random_req {
+    em_random_kind kind;
+    uint64_t key, counter;
+    uint64_t low, range;
+} em_random_req;
+
 typedef struct em_backend {
     const char *name;
     em_device_kind kind;
@@ -28,7 +36,7 @@ typedef struct em_backend {
     em_status (*scan)(em_reduce_op op, const em_array *a, int axis, em_array *out);
     em_status (*take)(const em_array *a, const em_array *idx, em_array *out);
     em_status (*put)(em_array *a, const em_array *idx, const em_array *values);
-    em_status (*random)(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
+    em_status (*random)(em_array *a, const em_random_req *req);
     em_status (*synchronize)(int id);
 } em_backend;
 

@@ -1,9 +1,83 @@
-/* Counter-based random numbers: validation; the backend generates. */
+/* Counter-based random numbers: validation and the stream bookkeeping; the
+ * backend of the array's device generates (see ember.h for the stream). */
 #include "backend/backend.h"
 #include "core/core.h"
 
+/* Elements one Philox block (128 bits) yields for this kind and dtype. */
+static int64_t em__per_block(em_random_kind kind, em_dtype dt) {
+    return kind != EM_RAND_INTEGERS && EM_DTYPE_SIZE(dt) == 4 ? 4 : 2;
+}
+
+static em_status em__check_kind(em_random_kind kind, em_dtype dt) {
+    const char *name = em_dtype_get(dt)->name;
+    switch (kind) {
+    case EM_RAND_UNIFORM:
+    case EM_RAND_NORMAL:
+        if (dt == EM_FLOAT32 || dt == EM_FLOAT64) return EM_OK;
+        return em_error(EM_ETYPE, "random %s floats must be float32 or float64, not %s",
+                        kind == EM_RAND_UNIFORM ? "uniform" : "normal", name);
+    case EM_RAND_BITS:
+        if (dt == EM_UINT32 || dt == EM_UINT64) return EM_OK;
+        return em_error(EM_ETYPE, "random bits must be uint32 or uint64, not %s", name);
+    case EM_RAND_INTEGERS:
+        if (em_dtype_kindbit(dt) & (EM_KB | EM_KI | EM_KU)) return EM_OK;
+        return em_error(EM_ETYPE, "random integers need an integer or bool dtype, not %s", name);
+    default: return em_error(EM_EVALUE, "unknown random kind %d", (int)kind);
+    }
+}
+
+/* Whether low + [0, range) (range 0: 2^64) lies inside dt's values. */
+static em_status em__check_range(em_dtype dt, uint64_t low, uint64_t range) {
+    const em_dtype_info *info = em_dtype_get(dt);
+    int bits = info->kind == 'b' ? 1 : 8 * info->size;
+    __int128 lo = info->kind == 'i' ? (__int128)(int64_t)low : (__int128)low;
+    __int128 hi = lo + (range ? (__int128)range : (__int128)1 << 64) - 1;
+    __int128 min = info->kind == 'i' ? -((__int128)1 << (bits - 1)) : 0;
+    __int128 max = info->kind == 'i' ? ((__int128)1 << (bits - 1)) - 1 : ((__int128)1 << bits) - 1;
+    if (lo < min || hi > max)
+        return em_error(EM_EVALUE, "random integers in [low, low + range) do not fit %s",
+                        info->name);
+    return EM_OK;
+}
+
+/* Run req on a through its backend; a non-contiguous a is filled through a
+ * contiguous temporary, so the stream order is always C order. */
+static em_status em__random_run(em_array *a, const em_random_req *req, uint64_t *next) {
+    if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
+    if (!(a->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+    EM_CHECK(em__check_kind(req->kind, a->dtype));
+    const em_backend *be = em__backend(em_array_device(a).kind);
+    if (!be || !be->random)
+        return em_error(EM_EUNSUPPORTED, "random numbers are not supported on %s",
+                        em_device_kind_name(em_array_device(a).kind));
+    int64_t n = em_array_size(a), per = em__per_block(req->kind, a->dtype);
+    em_status s;
+    if (em_array_is_c_contiguous(a)) {
+        s = be->random(a, req);
+    } else {
+        em_array tmp = {0};
+        s = em_array_empty(&tmp, a->dtype, a->ndim, a->shape, em_array_device(a));
+        if (s == EM_OK) s = be->random(&tmp, req);
+        if (s == EM_OK) s = em_copy_into(a, &tmp);
+        em_array_release(&tmp);
+    }
+    if (s == EM_OK) *next = req->counter + (uint64_t)((n + per - 1) / per);
+    return s;
+}
+
 em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter,
                          uint64_t *next) {
-    EM_UNUSED(a), EM_UNUSED(kind), EM_UNUSED(key), EM_UNUSED(counter), EM_UNUSED(next);
-    return em_error(EM_EUNSUPPORTED, "random is not built yet");
+    if (kind == EM_RAND_INTEGERS)
+        return em_error(EM_EVALUE, "integers need low and range: use em_random_integers");
+    em_random_req req = {kind, key, counter, 0, 0};
+    return em__random_run(a, &req, next);
+}
+
+em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, uint64_t key,
+                             uint64_t counter, uint64_t *next) {
+    if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
+    EM_CHECK(em__check_kind(EM_RAND_INTEGERS, a->dtype));
+    EM_CHECK(em__check_range(a->dtype, low, range));
+    em_random_req req = {EM_RAND_INTEGERS, key, counter, low, range};
+    return em__random_run(a, &req, next);
 }

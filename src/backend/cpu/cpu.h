@@ -10,8 +10,7 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
 em_status em_cpu_scan(em_reduce_op op, const em_array *a, int axis, em_array *out); /* reduce.c */
 em_status em_cpu_take(const em_array *a, const em_array *idx, em_array *out);      /* index.c */
 em_status em_cpu_put(em_array *a, const em_array *idx, const em_array *values);    /* index.c */
-em_status em_cpu_random(em_array *a, em_random_kind kind, uint64_t key,
-                        uint64_t counter);                                   /* random.c */
+em_status em_cpu_random(em_array *a, const em_random_req *req);             /* random.c */
 /* The dtype a loop writes before any cast to the node's dtype. */
 em_dtype em__loop_out_dtype(em_op op, em_dtype loop);
 

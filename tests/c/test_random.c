@@ -1,0 +1,107 @@
+/* Philox4x32-10 against the Random123 known-answer vectors, and the stream
+ * layout of em_random_fill / em_random_integers (ember.h). */
+#include "backend/philox.h"
+#include "ctest.h"
+
+#include <math.h>
+
+static void kat(const uint32_t ctr[4], const uint32_t key[2], const uint32_t want[4]) {
+    uint32_t out[4];
+    em_philox4x32_10(ctr, key, out);
+    for (int i = 0; i < 4; i++) CHECK(out[i] == want[i]);
+}
+
+static void test_philox_known_answers(void) {
+    const uint32_t z[4] = {0, 0, 0, 0}, zk[2] = {0, 0};
+    const uint32_t w0[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+    kat(z, zk, w0);
+    const uint32_t f[4] = {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff};
+    const uint32_t fk[2] = {0xffffffff, 0xffffffff};
+    const uint32_t w1[4] = {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd};
+    kat(f, fk, w1);
+    const uint32_t p[4] = {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344};
+    const uint32_t pk[2] = {0xa4093822, 0x299f31d0};
+    const uint32_t w2[4] = {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1};
+    kat(p, pk, w2);
+}
+
+static em_array make(em_dtype dt, int64_t n) {
+    em_array a = {0};
+    em_device cpu = {EM_CPU, 0};
+    CHECK(em_array_empty(&a, dt, 1, &n, cpu) == EM_OK);
+    return a;
+}
+
+/* uint32 bits of stream (0, 0) start with the first known-answer block. */
+static void test_fill_bits_layout(void) {
+    em_array a = make(EM_UINT32, 10);
+    uint64_t next = 0;
+    CHECK(em_random_fill(&a, EM_RAND_BITS, 0, 0, &next) == EM_OK);
+    CHECK(next == 3); /* ceil(10 / 4) blocks */
+    const uint32_t *v = (const uint32_t *)a.data;
+    CHECK(v[0] == 0x6627e8d5 && v[1] == 0xe169c58d && v[2] == 0xbc57ac4c && v[3] == 0x9b00dbd8);
+    uint32_t w[4];
+    em_philox_block(0, 0, 2, w);
+    CHECK(v[8] == w[0] && v[9] == w[1]);
+    em_array b = make(EM_UINT64, 3);
+    CHECK(em_random_fill(&b, EM_RAND_BITS, 0, 0, &next) == EM_OK);
+    CHECK(next == 2);
+    CHECK(((const uint64_t *)b.data)[0] == (0xe169c58dull << 32 | 0x6627e8d5ull));
+    em_array_release(&a);
+    em_array_release(&b);
+}
+
+/* A fill that starts at counter c continues the stream where c left it. */
+static void test_counter_continues(void) {
+    em_array whole = make(EM_FLOAT64, 100), half = make(EM_FLOAT64, 50);
+    uint64_t next = 0;
+    CHECK(em_random_fill(&whole, EM_RAND_UNIFORM, 42, 7, &next) == EM_OK);
+    CHECK(next == 57);
+    CHECK(em_random_fill(&half, EM_RAND_UNIFORM, 42, 7 + 25, &next) == EM_OK);
+    const double *w = (const double *)whole.data, *h = (const double *)half.data;
+    int same = 1, inrange = 1;
+    for (int i = 0; i < 50; i++) same &= w[50 + i] == h[i];
+    for (int i = 0; i < 100; i++) inrange &= w[i] >= 0.0 && w[i] < 1.0;
+    CHECK(same && inrange);
+    em_array_release(&whole);
+    em_array_release(&half);
+}
+
+static void test_integers(void) {
+    em_array a = make(EM_INT8, 1000);
+    uint64_t next = 0;
+    CHECK(em_random_integers(&a, (uint64_t)-5, 11, 1, 0, &next) == EM_OK);
+    CHECK(next == 500);
+    int ok = 1, seen_lo = 0, seen_hi = 0;
+    for (int i = 0; i < 1000; i++) {
+        int8_t v = ((const int8_t *)a.data)[i];
+        ok &= v >= -5 && v <= 5;
+        seen_lo |= v == -5, seen_hi |= v == 5;
+    }
+    CHECK(ok && seen_lo && seen_hi);
+    CHECK(em_random_integers(&a, 0, 300, 1, 0, &next) == EM_EVALUE);
+    CHECK(em_random_integers(&a, (uint64_t)-129, 2, 1, 0, &next) == EM_EVALUE);
+    em_array_release(&a);
+}
+
+static void test_bad_arguments(void) {
+    em_array a = make(EM_INT32, 4);
+    uint64_t next = 99;
+    CHECK(em_random_fill(&a, EM_RAND_UNIFORM, 0, 0, &next) == EM_ETYPE);
+    CHECK(strstr(em_last_error(), "int32") != NULL);
+    CHECK(em_random_fill(&a, EM_RAND_INTEGERS, 0, 0, &next) == EM_EVALUE);
+    CHECK(em_random_fill(&a, (em_random_kind)42, 0, 0, &next) == EM_EVALUE);
+    CHECK(next == 99); /* untouched on failure */
+    em_array unset = {0};
+    CHECK(em_random_fill(&unset, EM_RAND_BITS, 0, 0, &next) == EM_EVALUE);
+    em_array_release(&a);
+}
+
+int main(void) {
+    RUN(test_philox_known_answers);
+    RUN(test_fill_bits_layout);
+    RUN(test_counter_continues);
+    RUN(test_integers);
+    RUN(test_bad_arguments);
+    return ctest_summary();
+}
