@@ -1,2 +1,231 @@
-"""em.linalg: products and norms (more decompositions come with their issue)."""
-__all__ = []
+"""em.linalg: products, norms and decompositions (NumPy's and the Array API's names).
+
+On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
+its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
+back the same way.  Device arrays are refused with a TypeError until the GPU
+backends bring their own kernels.  Dtype promotion, shape rules and error
+messages are therefore NumPy's; singular matrices raise
+``em.linalg.LinAlgError`` (NumPy's class).
+
+``__all__`` lists the names ``import ember`` also exports at top level
+(``em.matmul``, ``em.dot``, ...); the rest live in ``em.linalg`` only, as in
+NumPy.
+"""
+import numpy as _np
+
+from . import _ember
+
+__all__ = [
+    "matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "matrix_transpose",
+    "vecdot",
+]
+# em.linalg only (not at top level): norm, vector_norm, matrix_norm, solve,
+# inv, pinv, det, slogdet, svd, svdvals, qr, cholesky, eigh, eigvalsh, eig,
+# eigvals, lstsq, matrix_rank, matrix_power, trace, diagonal, cross,
+# multi_dot, LinAlgError.
+
+LinAlgError = _np.linalg.LinAlgError
+
+
+# ---- host hand-off --------------------------------------------------------
+
+def _device_of(arrays):
+    """(kind, id) of the ember arrays among the arguments (CPU if none)."""
+    for a in arrays:
+        if isinstance(a, _ember.ndarray):
+            return a._dev
+    return None
+
+
+def _host(name, a):
+    """A NumPy view of a (no copy for CPU ember arrays)."""
+    if isinstance(a, _ember.ndarray):
+        kind, id_ = a._dev
+        if kind != "cpu":
+            raise TypeError(f"em.linalg.{name} is not yet supported on device {kind}:{id_}; "
+                            "copy the arrays to the CPU with x.to_device('cpu')")
+        return _np.asarray(a)
+    return a
+
+
+def _wrap(r, dev):
+    """NumPy result(s) -> ember arrays on dev (zero copy on the CPU)."""
+    if isinstance(r, tuple):
+        return type(r)(*(_wrap(x, dev) for x in r)) if hasattr(r, "_fields") else \
+            tuple(_wrap(x, dev) for x in r)
+    if isinstance(r, (list,)):
+        return [_wrap(x, dev) for x in r]
+    device = None if dev is None else f"{dev[0]}:{dev[1]}"
+    return _ember.asarray(_np.asarray(r), None, device, None)
+
+
+def _call(name, fn, arrays, *args, **kw):
+    """fn(*host(arrays), *args, **kw) with the result wrapped back."""
+    dev = _device_of(arrays)
+    host = [_host(name, a) for a in arrays]
+    return _wrap(fn(*host, *args, **kw), dev)
+
+
+def _out_call(name, fn, arrays, out, **kw):
+    """As _call, writing into an ember out= through its buffer (no copy)."""
+    if out is None:
+        return _call(name, fn, arrays, **kw)
+    if not isinstance(out, _ember.ndarray):
+        raise TypeError(f"out must be an ember.ndarray, not {type(out).__name__}")
+    if not out._writeable:
+        raise ValueError("output array is read-only")
+    fn(*[_host(name, a) for a in arrays], out=_host(name, out), **kw)
+    return out
+
+
+# ---- products -------------------------------------------------------------
+
+def matmul(x1, x2, /, out=None):
+    """Matrix product with broadcasting over batch dimensions (``x1 @ x2``)."""
+    return _out_call("matmul", _np.matmul, (x1, x2), out)
+
+
+def dot(a, b, out=None):
+    """numpy.dot: sums over the last axis of a and the second-to-last of b."""
+    return _out_call("dot", _np.dot, (a, b), out)
+
+
+def vdot(a, b, /):
+    """Flattened dot product, conjugating a."""
+    return _call("vdot", _np.vdot, (a, b))
+
+
+def inner(a, b, /):
+    return _call("inner", _np.inner, (a, b))
+
+
+def outer(x1, x2, /):
+    """Outer product of two vectors (inputs are flattened, as in NumPy)."""
+    return _call("outer", _np.outer, (x1, x2))
+
+
+def tensordot(x1, x2, /, axes=2):
+    return _call("tensordot", _np.tensordot, (x1, x2), axes=axes)
+
+
+def einsum(subscripts, /, *operands, out=None, **kwargs):
+    """numpy.einsum (``optimize=`` and ``dtype=`` pass through)."""
+    if out is not None:
+        return _out_call("einsum", lambda *ops, out: _np.einsum(subscripts, *ops, out=out, **kwargs),
+                         operands, out)
+    return _call("einsum", lambda *ops: _np.einsum(subscripts, *ops, **kwargs), operands)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """sum(conj(x1) * x2) over axis, broadcasting the other dimensions."""
+    return _call("vecdot", _np.linalg.vecdot, (x1, x2), axis=axis)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes: a view, on any device."""
+    if not isinstance(x, _ember.ndarray):
+        x = _ember.asarray(x, None, None, None)
+    if x.ndim < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return x.transpose(perm)
+
+
+def multi_dot(arrays, *, out=None):
+    return _call("multi_dot", lambda *a: _np.linalg.multi_dot(a), tuple(arrays))
+
+
+def matrix_power(a, n, /):
+    return _call("matrix_power", _np.linalg.matrix_power, (a,), n)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    return _call("cross", _np.linalg.cross, (x1, x2), axis=axis)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """Sum of the diagonal of the last two axes (Array API semantics)."""
+    return _call("trace", _np.linalg.trace, (x,), offset=offset, dtype=dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    return _call("diagonal", _np.linalg.diagonal, (x,), offset=offset)
+
+
+# ---- norms ----------------------------------------------------------------
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm: vector norms (ord any number, inf, -inf) and matrix
+    norms (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
+    return _call("norm", _np.linalg.norm, (x,), ord=ord, axis=axis, keepdims=keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    return _call("vector_norm", _np.linalg.vector_norm, (x,), axis=axis, keepdims=keepdims,
+                 ord=ord)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return _call("matrix_norm", _np.linalg.matrix_norm, (x,), keepdims=keepdims, ord=ord)
+
+
+# ---- solvers and decompositions (LAPACK through NumPy) --------------------
+
+def _unary(name, **fixed):
+    fn = getattr(_np.linalg, name)
+
+    def f(x, /, **kw):
+        return _call(name, fn, (x,), **fixed, **kw)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"numpy.linalg.{name} on the CPU (batched over leading axes)."
+    return f
+
+
+inv = _unary("inv")
+det = _unary("det")
+slogdet = _unary("slogdet")
+svdvals = _unary("svdvals")
+eigvalsh = _unary("eigvalsh")
+eig = _unary("eig")
+eigvals = _unary("eigvals")
+
+
+def pinv(x, /, *, rtol=None, hermitian=False):
+    return _call("pinv", _np.linalg.pinv, (x,), rtol=rtol, hermitian=hermitian)
+
+
+def matrix_rank(x, /, *, rtol=None, hermitian=False):
+    return _call("matrix_rank", _np.linalg.matrix_rank, (x,), rtol=rtol, hermitian=hermitian)
+
+
+def solve(x1, x2, /):
+    """Solve x1 @ x = x2 (x2 a vector only when it is 1-d, as in NumPy 2)."""
+    return _call("solve", _np.linalg.solve, (x1, x2))
+
+
+def lstsq(a, b, rcond=None):
+    return _call("lstsq", _np.linalg.lstsq, (a, b), rcond=rcond)
+
+
+def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
+    """(U, S, Vh) as numpy.linalg.svd; S only when compute_uv=False."""
+    return _call("svd", _np.linalg.svd, (x,), full_matrices=full_matrices,
+                 compute_uv=compute_uv, hermitian=hermitian)
+
+
+def qr(x, /, mode="reduced"):
+    return _call("qr", _np.linalg.qr, (x,), mode=mode)
+
+
+def cholesky(x, /, *, upper=False):
+    """Lower (or, with upper=True, upper) Cholesky factor."""
+    return _call("cholesky", _np.linalg.cholesky, (x,), upper=upper)
+
+
+def eigh(x, /, UPLO="L"):
+    """(eigenvalues, eigenvectors) of Hermitian matrices."""
+    return _call("eigh", _np.linalg.eigh, (x,), UPLO=UPLO)
+
+
+_ember._set_hook("matmul", matmul)

@@ -1,0 +1,202 @@
+"""em.linalg against numpy.linalg: products over every dtype, batching and
+broadcasting, edge layouts, norms, decompositions, errors."""
+import numpy as np
+import pytest
+
+import ember as em
+from helpers import ALL_DTYPES, FLOAT_DTYPES, COMPLEX_DTYPES, assert_same, random_array, to_em
+
+# float16 matmul accumulates differently per BLAS path; compare loosely.
+TOL = {"e": 2e-2, "f": 1e-4, "F": 1e-4}
+
+
+def tol(dt):
+    return TOL.get(np.dtype(dt).char)
+
+
+def check(got, want):
+    want = np.asarray(want)
+    assert_same(got, want, rtol=tol(want.dtype), atol=1e-5 if want.dtype.kind in "fc" else 0)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_matmul_every_dtype(device, rng, dtype):
+    a, b = random_array(rng, (4, 5), dtype), random_array(rng, (5, 3), dtype)
+    ea, eb = em.asarray(a), em.asarray(b)
+    check(ea @ eb, a @ b)
+    check(em.matmul(ea, eb), np.matmul(a, b))
+    check(em.dot(ea, eb), np.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex64], ids=str)
+def test_mixed_dtype_promotion(device, rng, dtype):
+    a = random_array(rng, (3, 4), dtype)
+    b = random_array(rng, (4, 2), np.float64)
+    check(em.asarray(a) @ em.asarray(b), a @ b)
+    check(em.dot(em.asarray(a), 2.0), np.dot(a, 2.0))  # weak scalar keeps a's float kind
+
+
+@pytest.mark.parametrize("sa,sb", [
+    ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((5, 2, 3), (3, 4)),
+    ((5, 1, 2, 3), (4, 3, 2)), ((1, 2, 3), (6, 3, 1)), ((0, 2, 3), (3, 4)), ((2, 0), (0, 3)),
+])
+def test_matmul_shapes_and_broadcast(device, rng, sa, sb):
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    check(em.asarray(a) @ em.asarray(b), a @ b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int32], ids=str)
+def test_matmul_edge_layouts(device, rng, dtype):
+    b = random_array(rng, (4, 4), dtype)
+    for name, a in [("transposed", random_array(rng, (4, 4), dtype).T),
+                    ("strided", random_array(rng, (8, 8), dtype)[::2, ::2]),
+                    ("negative", random_array(rng, (4, 8), dtype)[::-1, ::-2]),
+                    ("broadcast", np.broadcast_to(random_array(rng, (1, 4), dtype), (4, 4)))]:
+        ea = to_em(a)
+        check(ea @ em.asarray(b), a @ b)
+        check(em.asarray(b) @ ea, b @ a)
+
+
+def test_matmul_out_and_inplace(device, rng):
+    a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    out = em.zeros((3, 3))
+    r = em.matmul(em.asarray(a), em.asarray(b), out=out)
+    assert r is out
+    check(out, a @ b)
+    x = em.asarray(a.copy())
+    x @= em.asarray(b)
+    check(x, a @ b)
+    with pytest.raises(ValueError, match="read-only"):
+        em.matmul(em.asarray(a), em.asarray(b), out=em.zeros(3)._broadcast_to((3, 3)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128,
+                                   np.int64], ids=str)
+def test_vector_products(device, rng, dtype):
+    x, y = random_array(rng, (6,), dtype), random_array(rng, (6,), dtype)
+    ex, ey = em.asarray(x), em.asarray(y)
+    check(em.vdot(ex, ey), np.vdot(x, y))
+    check(em.inner(ex, ey), np.inner(x, y))
+    check(em.outer(ex, ey), np.outer(x, y))
+    m, n = random_array(rng, (2, 3, 6), dtype), random_array(rng, (3, 6), dtype)
+    check(em.vecdot(em.asarray(m), em.asarray(n)), np.linalg.vecdot(m, n))
+    check(em.vecdot(em.asarray(m), em.asarray(m), axis=1), np.linalg.vecdot(m, m, axis=1))
+
+
+def test_tensordot_and_einsum(device, rng):
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((4, 3, 2))
+    ea, eb = em.asarray(a), em.asarray(b)
+    check(em.tensordot(ea, eb, axes=([0, 1], [1, 0])), np.tensordot(a, b, axes=([0, 1], [1, 0])))
+    check(em.tensordot(ea, ea, axes=3), np.tensordot(a, a, axes=3))
+    check(em.tensordot(ea[0], eb[0], axes=0), np.tensordot(a[0], b[0], axes=0))
+    check(em.einsum("ijk,jil->kl", ea, eb), np.einsum("ijk,jil->kl", a, b))
+    check(em.einsum("ii->i", em.asarray(a[0, :4, :4])), np.einsum("ii->i", a[0, :4, :4]))
+    out = em.zeros((5, 2))
+    assert em.einsum("ijk,jil->kl", ea, eb, out=out) is out
+    check(out, np.einsum("ijk,jil->kl", a, b))
+
+
+def test_matrix_transpose_is_a_view(device, rng):
+    a = rng.standard_normal((2, 3, 4))
+    t = em.matrix_transpose(em.asarray(a))
+    check(t, np.matrix_transpose(a))
+    x = em.asarray(a)
+    assert em.matrix_transpose(x)._ptr == x._ptr  # no copy
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
+        em.matrix_transpose(em.ones(3))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES[1:] + COMPLEX_DTYPES, ids=str)
+@pytest.mark.parametrize("ord", [None, 1, 2, np.inf, -np.inf, 0, 3])
+def test_vector_norm(device, rng, dtype, ord):
+    x = random_array(rng, (7,), dtype)
+    check(em.linalg.norm(em.asarray(x), ord), np.linalg.norm(x, ord))
+    check(em.linalg.vector_norm(em.asarray(x), ord=ord if ord is not None else 2),
+          np.linalg.vector_norm(x, ord=ord if ord is not None else 2))
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+def test_matrix_norm(device, rng, ord):
+    a = rng.standard_normal((3, 4, 5))
+    check(em.linalg.norm(em.asarray(a), ord, axis=(1, 2)), np.linalg.norm(a, ord, axis=(1, 2)))
+    check(em.linalg.norm(em.asarray(a), ord, axis=(1, 2), keepdims=True),
+          np.linalg.norm(a, ord, axis=(1, 2), keepdims=True))
+    check(em.linalg.matrix_norm(em.asarray(a), ord=ord or "fro"),
+          np.linalg.matrix_norm(a, ord=ord or "fro"))
+    check(em.linalg.norm(to_em(a[:, ::-1, ::2])), np.linalg.norm(a[:, ::-1, ::2]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=str)
+def test_solvers_and_decompositions(device, rng, dtype):
+    a = random_array(rng, (2, 4, 4), dtype) + 8 * np.eye(4, dtype=dtype)
+    spd = a @ np.conj(np.swapaxes(a, -1, -2))
+    b = random_array(rng, (2, 4, 3), dtype)
+    ea, es, eb = em.asarray(a), em.asarray(spd), em.asarray(b)
+    check(em.linalg.solve(ea, eb), np.linalg.solve(a, b))
+    check(em.linalg.inv(ea), np.linalg.inv(a))
+    check(em.linalg.det(ea), np.linalg.det(a))
+    check(em.linalg.cholesky(es), np.linalg.cholesky(spd))
+    check(em.linalg.cholesky(es, upper=True), np.linalg.cholesky(spd, upper=True))
+    w, v = em.linalg.eigh(es)
+    wn, _ = np.linalg.eigh(spd)
+    check(w, wn)
+    check(es @ v, v.get() * w.get()[..., None, :])  # A v = v diag(w)
+    u, s, vh = em.linalg.svd(ea, full_matrices=False)
+    check(s, np.linalg.svd(a, compute_uv=False))
+    check(u @ (s.get()[..., :, None] * vh.get()), a)
+    check(em.linalg.svd(ea, compute_uv=False), np.linalg.svd(a, compute_uv=False))
+    q, r = em.linalg.qr(ea)
+    check(q @ r, a)
+    assert isinstance(q, em.ndarray) and isinstance(r, em.ndarray)
+
+
+def test_more_array_api_functions(device, rng):
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    ea = em.asarray(a)
+    sign, logdet = em.linalg.slogdet(ea)
+    check(sign, np.linalg.slogdet(a).sign)
+    check(logdet, np.linalg.slogdet(a).logabsdet)
+    check(em.linalg.pinv(ea), np.linalg.pinv(a))
+    check(em.linalg.matrix_rank(ea), np.linalg.matrix_rank(a))
+    check(em.linalg.matrix_power(ea, 3), np.linalg.matrix_power(a, 3))
+    check(em.linalg.trace(ea, offset=1), np.linalg.trace(a, offset=1))
+    check(em.linalg.diagonal(ea), np.linalg.diagonal(a))
+    check(em.linalg.cross(ea, ea[::-1]), np.linalg.cross(a, a[::-1]))
+    check(em.linalg.svdvals(ea), np.linalg.svdvals(a))
+    check(em.linalg.eigvalsh(ea + ea.T), np.linalg.eigvalsh(a + a.T))
+    check(em.linalg.multi_dot([ea, ea, ea]), np.linalg.multi_dot([a, a, a]))
+
+
+def test_results_are_zero_copy_ember_arrays(device):
+    x = em.ones((3, 3))
+    r = em.linalg.inv(x + em.asarray(np.eye(3)))
+    assert isinstance(r, em.ndarray) and r.device == em.Device("cpu")
+    h = np.asarray(r)
+    assert h.ctypes.data == r._ptr  # the host view is r's own memory
+    ro = em.ones((2, 2))._broadcast_to((3, 2, 2))  # read-only inputs are fine
+    check(em.linalg.det(ro), np.zeros(3))
+
+
+def test_top_level_exports():
+    for name in ("matmul", "dot", "vdot", "tensordot", "einsum", "outer", "inner",
+                 "matrix_transpose", "vecdot"):
+        assert getattr(em, name) is getattr(em.linalg, name)
+    for name in ("norm", "solve", "inv", "det", "svd", "qr", "cholesky", "eigh"):
+        assert not hasattr(em, name) and callable(getattr(em.linalg, name))
+
+
+def test_errors(device):
+    a, b = em.ones((2, 3)), em.ones((4, 2))
+    with pytest.raises(ValueError, match="operand 1 has a mismatch in its core dimension 0.*size 4 is different from 3"):
+        a @ b
+    with pytest.raises(ValueError, match="matmul: Input operand 0 does not have enough dimensions"):
+        em.matmul(em.asarray(np.float64(1)), a)
+    with pytest.raises(ValueError, match="shapes \\(2,3\\) and \\(4,2\\) not aligned"):
+        em.dot(a, b)
+    with pytest.raises(em.linalg.LinAlgError, match="Singular matrix"):
+        em.linalg.inv(em.zeros((3, 3)))
+    with pytest.raises(em.linalg.LinAlgError, match="must be square"):
+        em.linalg.det(a)
+    with pytest.raises(TypeError, match="did not contain a loop with signature"):
+        a @ "x"
+    assert (a @ em.ones(3)).tolist() == [3.0, 3.0]  # still working
