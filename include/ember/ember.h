@@ -287,7 +287,8 @@ EM_API em_status em_nonzero(const em_array *a, em_array *out);
  * 2(i%2)+1 as lo | hi << 32), so every device produces the same stream.
  * UNIFORM: float32 (w >> 8) * 2^-24, float64 (b64 >> 11) * 2^-53, in [0, 1).
  * NORMAL: Box-Muller on consecutive pairs of those uniforms (u1, u2):
- *   r = sqrt(-2 log(1 - u1)), z = (r cos 2 pi u2, r sin 2 pi u2).
+ *   r = sqrt(-2 log(1 - u1)), z = (r cos 2 pi u2, r sin 2 pi u2); equal
+ *   across devices up to the rounding of each device's log/sin/cos.
  * BITS: the raw words, uint32 or uint64.
  * INTEGERS (em_random_integers): low + floor(b64 * range / 2^64), any
  *   integer or bool dtype; the bias is at most range / 2^64 (< 1e-9 for any

@@ -51,6 +51,33 @@ static void test_fill_bits_layout(void) {
     em_array_release(&b);
 }
 
+/* The CPU's SIMD lanes and thread split give the scalar definition, across
+ * a 32-bit carry in the counter and a partial last block. */
+static void test_fill_matches_scalar(void) {
+    const int64_t n = 100003;
+    const uint64_t key = 0x0123456789abcdefull, ctr = 0xfffffff0ull;
+    em_array a = make(EM_UINT32, n), d = make(EM_FLOAT64, n);
+    uint64_t next;
+    CHECK(em_random_fill(&a, EM_RAND_BITS, key, ctr, &next) == EM_OK);
+    CHECK(next == ctr + (uint64_t)(n + 3) / 4);
+    CHECK(em_random_fill(&d, EM_RAND_UNIFORM, key, ctr, &next) == EM_OK);
+    const uint32_t *v = (const uint32_t *)a.data;
+    const double *u = (const double *)d.data;
+    int bits_ok = 1, unif_ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t w[4];
+        em_philox_block(key, ctr, (uint64_t)(i / 4), w);
+        bits_ok &= v[i] == w[i % 4];
+        em_philox_block(key, ctr, (uint64_t)(i / 2), w);
+        uint64_t b = (uint64_t)w[2 * (i % 2)] | (uint64_t)w[2 * (i % 2) + 1] << 32;
+        unif_ok &= u[i] == (double)(b >> 11) * 0x1p-53;
+    }
+    CHECK(bits_ok);
+    CHECK(unif_ok);
+    em_array_release(&a);
+    em_array_release(&d);
+}
+
 /* A fill that starts at counter c continues the stream where c left it. */
 static void test_counter_continues(void) {
     em_array whole = make(EM_FLOAT64, 100), half = make(EM_FLOAT64, 50);
@@ -100,6 +127,7 @@ static void test_bad_arguments(void) {
 int main(void) {
     RUN(test_philox_known_answers);
     RUN(test_fill_bits_layout);
+    RUN(test_fill_matches_scalar);
     RUN(test_counter_continues);
     RUN(test_integers);
     RUN(test_bad_arguments);

@@ -14,122 +14,241 @@
 
 #define EM__TWO_PI 6.283185307179586476925286766559
 
+/* Blocks are made EM__LANES at a time, lane l holding block j + l, in
+ * structure-of-arrays form so each round is a few SIMD instructions (SSE2
+ * everywhere on x86-64, AVX2 where the CPU has it, scalar elsewhere).  The
+ * result is em_philox_block() per block (tests/c/test_random.c checks). */
+#define EM__LANES 8
+
+typedef struct {
+    uint32_t w[4][EM__LANES];
+} em__lanes;
+
+static void em__lanes_init(uint64_t first, em__lanes *x) {
+    for (int l = 0; l < EM__LANES; l++) {
+        uint64_t c = first + (uint64_t)l;
+        x->w[0][l] = (uint32_t)c, x->w[1][l] = (uint32_t)(c >> 32), x->w[2][l] = 0, x->w[3][l] = 0;
+    }
+}
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+
+/* hi and lo halves of the 32x32->64 products m * a, four lanes at once
+ * (SSE2 multiplies lanes 0 and 2; lanes 1 and 3 go through a shift). */
+static inline void em__mulhilo4(__m128i a, __m128i m, __m128i *hi, __m128i *lo) {
+    const __m128i low = _mm_set1_epi64x(0xffffffff);
+    __m128i even = _mm_mul_epu32(a, m), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), m);
+    *hi = _mm_or_si128(_mm_srli_epi64(even, 32), _mm_andnot_si128(low, odd));
+    *lo = _mm_or_si128(_mm_and_si128(even, low), _mm_slli_epi64(odd, 32));
+}
+
+static void em__philox_lanes_sse2(uint64_t key, uint64_t first, em__lanes *x) {
+    em__lanes_init(first, x);
+    const __m128i m0 = _mm_set1_epi32((int)EM_PHILOX_M0), m1 = _mm_set1_epi32((int)EM_PHILOX_M1);
+    for (int h = 0; h < EM__LANES; h += 4) {
+        __m128i c0 = _mm_loadu_si128((const __m128i *)&x->w[0][h]);
+        __m128i c1 = _mm_loadu_si128((const __m128i *)&x->w[1][h]);
+        __m128i c2 = _mm_setzero_si128(), c3 = _mm_setzero_si128();
+        uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+        for (int r = 0; r < 10; r++) {
+            __m128i hi0, lo0, hi1, lo1;
+            em__mulhilo4(c0, m0, &hi0, &lo0);
+            em__mulhilo4(c2, m1, &hi1, &lo1);
+            c0 = _mm_xor_si128(_mm_xor_si128(hi1, c1), _mm_set1_epi32((int)k0));
+            c2 = _mm_xor_si128(_mm_xor_si128(hi0, c3), _mm_set1_epi32((int)k1));
+            c1 = lo1, c3 = lo0;
+            k0 += EM_PHILOX_W0, k1 += EM_PHILOX_W1;
+        }
+        _mm_storeu_si128((__m128i *)&x->w[0][h], c0);
+        _mm_storeu_si128((__m128i *)&x->w[1][h], c1);
+        _mm_storeu_si128((__m128i *)&x->w[2][h], c2);
+        _mm_storeu_si128((__m128i *)&x->w[3][h], c3);
+    }
+}
+
+/* The same with AVX2's 8 lanes, chosen at run time where the CPU has it. */
+__attribute__((target("avx2"))) static inline void em__mulhilo8(__m256i a, __m256i m, __m256i *hi,
+                                                                __m256i *lo) {
+    const __m256i low = _mm256_set1_epi64x(0xffffffff);
+    __m256i even = _mm256_mul_epu32(a, m), odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
+    *hi = _mm256_or_si256(_mm256_srli_epi64(even, 32), _mm256_andnot_si256(low, odd));
+    *lo = _mm256_or_si256(_mm256_and_si256(even, low), _mm256_slli_epi64(odd, 32));
+}
+
+__attribute__((target("avx2"))) static void em__philox_lanes_avx2(uint64_t key, uint64_t first,
+                                                                  em__lanes *x) {
+    em__lanes_init(first, x);
+    const __m256i m0 = _mm256_set1_epi32((int)EM_PHILOX_M0);
+    const __m256i m1 = _mm256_set1_epi32((int)EM_PHILOX_M1);
+    __m256i c0 = _mm256_loadu_si256((const __m256i *)x->w[0]);
+    __m256i c1 = _mm256_loadu_si256((const __m256i *)x->w[1]);
+    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (int r = 0; r < 10; r++) {
+        __m256i hi0, lo0, hi1, lo1;
+        em__mulhilo8(c0, m0, &hi0, &lo0);
+        em__mulhilo8(c2, m1, &hi1, &lo1);
+        c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
+        c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
+        c1 = lo1, c3 = lo0;
+        k0 += EM_PHILOX_W0, k1 += EM_PHILOX_W1;
+    }
+    _mm256_storeu_si256((__m256i *)x->w[0], c0);
+    _mm256_storeu_si256((__m256i *)x->w[1], c1);
+    _mm256_storeu_si256((__m256i *)x->w[2], c2);
+    _mm256_storeu_si256((__m256i *)x->w[3], c3);
+}
+
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, em__lanes *x);
+
+static em__philox_fn em__philox_pick(void) {
+    return __builtin_cpu_supports("avx2") ? em__philox_lanes_avx2 : em__philox_lanes_sse2;
+}
+#else
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, em__lanes *x);
+
+static void em__philox_lanes(uint64_t key, uint64_t first, em__lanes *x) {
+    em__lanes_init(first, x);
+    for (int l = 0; l < EM__LANES; l++) {
+        uint32_t ctr[4] = {x->w[0][l], x->w[1][l], 0, 0}, k[2] = {(uint32_t)key,
+                                                               (uint32_t)(key >> 32)}, out[4];
+        em_philox4x32_10(ctr, k, out);
+        for (int i = 0; i < 4; i++) x->w[i][l] = out[i];
+    }
+}
+
+static em__philox_fn em__philox_pick(void) { return em__philox_lanes; }
+#endif
+
 typedef struct em__rand_ctx em__rand_ctx;
-/* Fill the elements of one block j into v (at most 4), as the kind defines. */
-typedef void (*em__rand_gen)(const em__rand_ctx *c, uint64_t j, void *v);
+/* Convert the words of EM__LANES blocks into their elements (lane order). */
+typedef void (*em__rand_conv)(const em__rand_ctx *c, const em__lanes *x, void *out);
 
 struct em__rand_ctx {
     char *data;
     int64_t n;     /* elements */
     int per_block; /* elements per Philox block */
     int itemsize;
-    em__rand_gen gen;
+    em__rand_conv conv;
+    em__philox_fn philox;
     const em_random_req *req;
 };
 
-static inline uint64_t em__b64(const uint32_t w[4], int k) {
-    return (uint64_t)w[2 * k] | (uint64_t)w[2 * k + 1] << 32;
+/* 64 bits k (0 or 1) of lane l: words 2k (low) and 2k+1 (high). */
+static inline uint64_t em__b64(const em__lanes *x, int l, int k) {
+    return (uint64_t)x->w[2 * k][l] | (uint64_t)x->w[2 * k + 1][l] << 32;
 }
 
-static inline double em__u53(uint64_t b) { return (double)(b >> 11) * 0x1p-53; }
-static inline float em__u24(uint32_t w) { return (float)(w >> 8) * 0x1p-24f; }
+/* Through int64_t: the value fits in 53 bits, and the signed conversion is
+ * one instruction where the unsigned one is not. */
+static inline double em__u53(uint64_t b) { return (double)(int64_t)(b >> 11) * 0x1p-53; }
+static inline float em__u24(uint32_t w) { return (float)(int32_t)(w >> 8) * 0x1p-24f; }
 
-static void em__gen_bits32(const em__rand_ctx *c, uint64_t j, void *v) {
-    em_philox_block(c->req->key, c->req->counter, j, v);
+static void em__conv_bits32(const em__rand_ctx *c, const em__lanes *x, void *v) {
+    uint32_t *o = v;
+    for (int l = 0; l < EM__LANES; l++)
+        for (int k = 0; k < 4; k++) o[4 * l + k] = x->w[k][l];
 }
 
-static void em__gen_bits64(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
+static void em__conv_bits64(const em__rand_ctx *c, const em__lanes *x, void *v) {
     uint64_t *o = v;
-    o[0] = em__b64(w, 0), o[1] = em__b64(w, 1);
+    for (int l = 0; l < EM__LANES; l++) o[2 * l] = em__b64(x, l, 0), o[2 * l + 1] = em__b64(x, l, 1);
 }
 
-static void em__gen_unif32(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
+static void em__conv_unif32(const em__rand_ctx *c, const em__lanes *x, void *v) {
     float *o = v;
-    for (int k = 0; k < 4; k++) o[k] = em__u24(w[k]);
+    for (int l = 0; l < EM__LANES; l++)
+        for (int k = 0; k < 4; k++) o[4 * l + k] = em__u24(x->w[k][l]);
 }
 
-static void em__gen_unif64(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
+static void em__conv_unif64(const em__rand_ctx *c, const em__lanes *x, void *v) {
     double *o = v;
-    o[0] = em__u53(em__b64(w, 0)), o[1] = em__u53(em__b64(w, 1));
+    for (int l = 0; l < EM__LANES; l++)
+        o[2 * l] = em__u53(em__b64(x, l, 0)), o[2 * l + 1] = em__u53(em__b64(x, l, 1));
 }
 
-/* Box-Muller: 1 - u1 is in (0, 1], so the log is finite. */
-static inline void em__box_muller(double u1, double u2, double *z0, double *z1) {
-    double r = sqrt(-2.0 * log(1.0 - u1)), t = EM__TWO_PI * u2;
-    *z0 = r * cos(t);
-    *z1 = r * sin(t);
-}
-
-static void em__gen_norm32(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
+/* Box-Muller: 1 - u1 is in (0, 1], so the log is finite.  float32 uses the
+ * float functions (a few ulps, like the GPU's fast paths would be). */
+static void em__conv_norm32(const em__rand_ctx *c, const em__lanes *x, void *v) {
     float *o = v;
-    for (int k = 0; k < 4; k += 2) {
-        double z0, z1;
-        em__box_muller(em__u24(w[k]), em__u24(w[k + 1]), &z0, &z1);
-        o[k] = (float)z0, o[k + 1] = (float)z1;
+    for (int l = 0; l < EM__LANES; l++)
+        for (int k = 0; k < 4; k += 2) {
+            float r = sqrtf(-2.0f * logf(1.0f - em__u24(x->w[k][l])));
+            float t = (float)EM__TWO_PI * em__u24(x->w[k + 1][l]);
+            o[4 * l + k] = r * cosf(t), o[4 * l + k + 1] = r * sinf(t);
+        }
+}
+
+static void em__conv_norm64(const em__rand_ctx *c, const em__lanes *x, void *v) {
+    double *o = v;
+    for (int l = 0; l < EM__LANES; l++) {
+        double r = sqrt(-2.0 * log(1.0 - em__u53(em__b64(x, l, 0))));
+        double t = EM__TWO_PI * em__u53(em__b64(x, l, 1));
+        o[2 * l] = r * cos(t), o[2 * l + 1] = r * sin(t);
     }
 }
 
-static void em__gen_norm64(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
-    double *o = v, z0, z1;
-    em__box_muller(em__u53(em__b64(w, 0)), em__u53(em__b64(w, 1)), &z0, &z1);
-    o[0] = z0, o[1] = z1;
-}
-
 /* low + floor(b * range / 2^64) (range 0: 2^64), wrapping in 64 bits; the
- * caller checked that every result fits the dtype, so truncating is exact. */
+ * core checked that every result fits the dtype, so truncating is exact. */
 static inline uint64_t em__scale(uint64_t b, uint64_t low, uint64_t range) {
     if (!range) return low + b;
     return low + (uint64_t)(((unsigned __int128)b * range) >> 64);
 }
 
-static void em__gen_int(const em__rand_ctx *c, uint64_t j, void *v) {
-    uint32_t w[4];
-    em_philox_block(c->req->key, c->req->counter, j, w);
-    uint64_t r[2];
-    for (int k = 0; k < 2; k++) r[k] = em__scale(em__b64(w, k), c->req->low, c->req->range);
-    for (int k = 0; k < 2; k++) switch (c->itemsize) {
-        case 1: ((uint8_t *)v)[k] = (uint8_t)r[k]; break;
-        case 2: ((uint16_t *)v)[k] = (uint16_t)r[k]; break;
-        case 4: ((uint32_t *)v)[k] = (uint32_t)r[k]; break;
-        default: ((uint64_t *)v)[k] = r[k]; break;
-        }
-}
+#define EM__CONV_INT(bits)                                                                         \
+    static void em__conv_int##bits(const em__rand_ctx *c, const em__lanes *x, void *v) {           \
+        uint##bits##_t *o = v;                                                                     \
+        uint64_t low = c->req->low, range = c->req->range;                                         \
+        for (int l = 0; l < EM__LANES; l++)                                                        \
+            for (int k = 0; k < 2; k++)                                                            \
+                o[2 * l + k] = (uint##bits##_t)em__scale(em__b64(x, l, k), low, range);           \
+    }
+EM__CONV_INT(8)
+EM__CONV_INT(16)
+EM__CONV_INT(32)
+EM__CONV_INT(64)
+#undef EM__CONV_INT
 
-/* Blocks [b, e): full blocks straight into place, a partial last block
- * through a scratch buffer. */
+/* Blocks [b, e), EM__LANES at a time: whole groups straight into place, a
+ * group cut short by e or by the array's end through a scratch buffer. */
 static void em__rand_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
     const em__rand_ctx *c = ctx;
-    int64_t bytes = (int64_t)c->per_block * c->itemsize;
-    for (int64_t j = b; j < e; j++) {
-        char *dst = c->data + j * bytes;
-        int64_t left = c->n - j * c->per_block;
-        if (left >= c->per_block) {
-            c->gen(c, (uint64_t)j, dst);
+    int64_t group = (int64_t)EM__LANES * c->per_block; /* elements per group */
+    for (int64_t j = b; j < e; j += EM__LANES) {
+        em__lanes x;
+        c->philox(c->req->key, c->req->counter + (uint64_t)j, &x);
+        int64_t first = j * c->per_block;
+        int64_t want = (e - j < EM__LANES ? e - j : EM__LANES) * c->per_block;
+        if (want > c->n - first) want = c->n - first;
+        char *dst = c->data + first * c->itemsize;
+        if (want == group) {
+            c->conv(c, &x, dst);
         } else {
-            uint64_t tmp[4];
-            c->gen(c, (uint64_t)j, tmp);
-            memcpy(dst, tmp, (size_t)(left * c->itemsize));
+            uint64_t tmp[4 * EM__LANES];
+            c->conv(c, &x, tmp);
+            memcpy(dst, tmp, (size_t)(want * c->itemsize));
         }
     }
 }
 
-static em__rand_gen em__pick(em_random_kind kind, int itemsize) {
+/* Groups [b, e) of EM__LANES blocks, clipped to the array's blocks. */
+static void em__rand_groups(void *ctx, int64_t b, int64_t e, int worker) {
+    const em__rand_ctx *c = ctx;
+    int64_t blocks = (c->n + c->per_block - 1) / c->per_block;
+    int64_t last = e * EM__LANES < blocks ? e * EM__LANES : blocks;
+    em__rand_range(ctx, b * EM__LANES, last, worker);
+}
+
+static em__rand_conv em__pick(em_random_kind kind, int itemsize) {
     switch (kind) {
-    case EM_RAND_UNIFORM: return itemsize == 4 ? em__gen_unif32 : em__gen_unif64;
-    case EM_RAND_NORMAL: return itemsize == 4 ? em__gen_norm32 : em__gen_norm64;
-    case EM_RAND_BITS: return itemsize == 4 ? em__gen_bits32 : em__gen_bits64;
-    default: return em__gen_int;
+    case EM_RAND_UNIFORM: return itemsize == 4 ? em__conv_unif32 : em__conv_unif64;
+    case EM_RAND_NORMAL: return itemsize == 4 ? em__conv_norm32 : em__conv_norm64;
+    case EM_RAND_BITS: return itemsize == 4 ? em__conv_bits32 : em__conv_bits64;
+    default:
+        return itemsize == 1 ? em__conv_int8 : itemsize == 2 ? em__conv_int16
+             : itemsize == 4 ? em__conv_int32 : em__conv_int64;
     }
 }
 
@@ -138,8 +257,11 @@ em_status em_cpu_random(em_array *a, const em_random_req *req) {
     em__rand_ctx c = {.data = a->data, .n = em_array_size(a), .req = req};
     c.itemsize = EM_DTYPE_SIZE(a->dtype);
     c.per_block = req->kind != EM_RAND_INTEGERS && c.itemsize == 4 ? 4 : 2;
-    c.gen = em__pick(req->kind, c.itemsize);
+    c.conv = em__pick(req->kind, c.itemsize);
+    c.philox = em__philox_pick();
     int64_t blocks = (c.n + c.per_block - 1) / c.per_block;
-    em_parallel_for(blocks, 2048, em__rand_range, &c);
+    /* Split at multiples of EM__LANES blocks, in jobs of >= 4096 blocks. */
+    int64_t groups = (blocks + EM__LANES - 1) / EM__LANES;
+    em_parallel_for(groups, 512, em__rand_groups, &c);
     return EM_OK;
 }
