@@ -26,8 +26,8 @@ static int pyem__rand_shape(PyObject *t, int *nd, int64_t *shape) {
     }
     Py_ssize_t n = PyTuple_GET_SIZE(t);
     if (n > EM_MAXDIMS) {
-        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, found %zd",
-                     EM_MAXDIMS, n);
+        PyErr_Format(PyExc_ValueError,
+                     "maximum supported dimension for an ndarray is %d, found %zd", EM_MAXDIMS, n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -55,7 +55,8 @@ static em_status pyem__rand_run(em_array *a, em_random_kind kind, unsigned long 
  *   -> (array, next_counter).  low and range are taken modulo 2^64 (range
  *   2^64 is given as 0; low as its two's-complement pattern). */
 static PyObject *f_random_fill(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"kind", "shape", "dtype", "key", "counter", "device", "low", "range", NULL};
+    static char *kwlist[] = {"kind",   "shape", "dtype", "key", "counter",
+                             "device", "low",   "range", NULL};
     const char *kname;
     PyObject *shp, *dto, *keyo, *ctro, *devo = Py_None, *lowo = NULL, *rngo = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOOO|OOO", kwlist, &kname, &shp, &dto, &keyo,

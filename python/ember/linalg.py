@@ -110,10 +110,9 @@ def tensordot(x1, x2, /, axes=2):
 
 def einsum(subscripts, /, *operands, out=None, **kwargs):
     """numpy.einsum (``optimize=`` and ``dtype=`` pass through)."""
-    if out is not None:
-        return _out_call("einsum", lambda *ops, out: _np.einsum(subscripts, *ops, out=out, **kwargs),
-                         operands, out)
-    return _call("einsum", lambda *ops: _np.einsum(subscripts, *ops, **kwargs), operands)
+    def run(*ops, **dest):
+        return _np.einsum(subscripts, *ops, **dest, **kwargs)
+    return _out_call("einsum", run, operands, out)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
@@ -229,3 +228,17 @@ def eigh(x, /, UPLO="L"):
 
 
 _ember._set_hook("matmul", matmul)
+
+
+def _method_dot(self, b, out=None):
+    return dot(self, b, out)
+
+
+def _method_mT(self):
+    return matrix_transpose(self)
+
+
+from ._methods import attach as _attach  # noqa: E402
+
+_attach("dot", _method_dot)
+_attach("mT", _method_mT, prop=True)

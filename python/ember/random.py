@@ -109,7 +109,9 @@ class Generator:
     """NumPy's ``Generator`` interface over a :class:`Philox` stream."""
 
     def __init__(self, bit_generator=None):
-        self.bit_generator = bit_generator if isinstance(bit_generator, Philox) else Philox(bit_generator)
+        if not isinstance(bit_generator, Philox):
+            bit_generator = Philox(bit_generator)
+        self.bit_generator = bit_generator
 
     def __repr__(self):
         return f"Generator({self.bit_generator!r})"
@@ -141,7 +143,8 @@ class Generator:
         base = self.bit_generator._fill(kind, _shape_of(size), _np.float64, device)
         out = base * mult + shift
         if out.shape != base.shape:
-            raise ValueError(f"parameters of shape {out.shape} do not broadcast to size {base.shape}")
+            raise ValueError(
+                f"parameters of shape {out.shape} do not broadcast to size {base.shape}")
         return out.astype(_np.float64, copy=False)
 
     def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):

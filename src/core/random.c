@@ -44,7 +44,8 @@ static em_status em__check_range(em_dtype dt, uint64_t low, uint64_t range) {
  * contiguous temporary, so the stream order is always C order. */
 static em_status em__random_run(em_array *a, const em_random_req *req, uint64_t *next) {
     if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
-    if (!(a->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+    if (!(a->flags & EM_WRITEABLE))
+        return em_error(EM_EVALUE, "assignment destination is read-only");
     EM_CHECK(em__check_kind(req->kind, a->dtype));
     const em_backend *be = em__backend(em_array_device(a).kind);
     if (!be || !be->random)

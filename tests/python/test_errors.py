@@ -68,7 +68,8 @@ def test_reshape_mismatch(device):
 
 
 def test_out_of_memory_is_a_memory_error(device):
-    with pytest.raises(em.OutOfMemoryError, match="out of memory allocating 1125899906842624 bytes"):
+    with pytest.raises(em.OutOfMemoryError,
+                       match="out of memory allocating 1125899906842624 bytes"):
         em.empty(2**50, dtype=np.uint8)
     assert issubclass(em.OutOfMemoryError, MemoryError)
     assert issubclass(em.OutOfMemoryError, em.EmberError)
@@ -92,7 +93,8 @@ def test_bad_index(device, key, exc, msg):
 
 
 def test_out_shape_mismatch(device):
-    with pytest.raises(ValueError, match="could not be broadcast together: dimension 0 has sizes 3 and 4"):
+    with pytest.raises(ValueError,
+                       match="could not be broadcast together: dimension 0 has sizes 3 and 4"):
         em.add(em.ones(3), em.ones(3), out=em.zeros(4))
     with pytest.raises(TypeError, match="out must be an ember.ndarray, not numpy.ndarray"):
         em.add(em.ones(3), em.ones(3), out=np.zeros(3))
@@ -158,7 +160,8 @@ def test_scalar_conversion_mistakes(device):
     x = em.ones(3)
     with pytest.raises(ValueError, match="can only convert an array of size 1 to a Python scalar"):
         x.item()
-    with pytest.raises(ValueError, match="truth value of an array with more than one element is ambiguous"):
+    with pytest.raises(ValueError,
+                       match="truth value of an array with more than one element is ambiguous"):
         bool(x)
     with pytest.raises(TypeError, match="only size-1 arrays can be converted to Python float"):
         float(x)

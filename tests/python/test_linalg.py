@@ -177,6 +177,15 @@ def test_results_are_zero_copy_ember_arrays(device):
     check(em.linalg.det(ro), np.zeros(3))
 
 
+def test_methods(device, rng):
+    a = rng.standard_normal((2, 3, 4))
+    x = em.asarray(a)
+    check(x.mT, np.matrix_transpose(a))
+    check(x[0].dot(x[1].T), a[0].dot(a[1].T))
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
+        em.ones(3).mT
+
+
 def test_top_level_exports():
     for name in ("matmul", "dot", "vdot", "tensordot", "einsum", "outer", "inner",
                  "matrix_transpose", "vecdot"):
@@ -187,7 +196,8 @@ def test_top_level_exports():
 
 def test_errors(device):
     a, b = em.ones((2, 3)), em.ones((4, 2))
-    with pytest.raises(ValueError, match="operand 1 has a mismatch in its core dimension 0.*size 4 is different from 3"):
+    with pytest.raises(ValueError, match="operand 1 has a mismatch in its core dimension 0"
+                                         ".*size 4 is different from 3"):
         a @ b
     with pytest.raises(ValueError, match="matmul: Input operand 0 does not have enough dimensions"):
         em.matmul(em.asarray(np.float64(1)), a)

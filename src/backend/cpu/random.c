@@ -153,7 +153,8 @@ static void em__conv_bits32(const em__rand_ctx *c, const em__lanes *x, void *v) 
 
 static void em__conv_bits64(const em__rand_ctx *c, const em__lanes *x, void *v) {
     uint64_t *o = v;
-    for (int l = 0; l < EM__LANES; l++) o[2 * l] = em__b64(x, l, 0), o[2 * l + 1] = em__b64(x, l, 1);
+    for (int l = 0; l < EM__LANES; l++)
+        o[2 * l] = em__b64(x, l, 0), o[2 * l + 1] = em__b64(x, l, 1);
 }
 
 static void em__conv_unif32(const em__rand_ctx *c, const em__lanes *x, void *v) {
