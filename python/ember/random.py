@@ -45,20 +45,26 @@ def _shape_of(size):
     """size=None -> (); an int -> (n,); a sequence of ints -> a tuple."""
     if size is None:
         return ()
-    if isinstance(size, (int, _np.integer)) and not isinstance(size, bool):
-        size = (size,)
-    try:
-        shape = tuple(_operator.index(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be None, an int or a tuple of ints, not {size!r}") from None
+    if type(size) is int:  # the common case, kept cheap
+        shape = (size,)
+    elif isinstance(size, _np.integer):
+        shape = (int(size),)
+    else:
+        try:
+            shape = tuple(_operator.index(s) for s in size)
+        except TypeError:
+            raise TypeError(f"size must be None, an int or a tuple of ints, not {size!r}") from None
     if any(s < 0 for s in shape):
         raise ValueError(f"negative dimensions are not allowed (size={shape})")
     return shape
 
 
+_FLOATS = {_np.dtype("float32"), _np.dtype("float64")}
+
+
 def _float_dtype(dtype, what):
     dt = _np.dtype(dtype)
-    if dt not in (_np.dtype("float32"), _np.dtype("float64")):
+    if dt not in _FLOATS:
         raise TypeError(f"Unsupported dtype {dt!r} for {what} (use float32 or float64)")
     return dt
 

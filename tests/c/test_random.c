@@ -111,6 +111,30 @@ static void test_integers(void) {
     em_array_release(&a);
 }
 
+/* A strided view is filled in its own C order, as a contiguous one would be;
+ * a read-only view is refused. */
+static void test_fill_views(void) {
+    em_array base = {0}, t = {0}, c = make(EM_UINT32, 12);
+    em_device cpu = {EM_CPU, 0};
+    int64_t shape[2] = {3, 4};
+    CHECK(em_array_empty(&base, EM_UINT32, 2, shape, cpu) == EM_OK);
+    CHECK(em_view_transpose(&base, NULL, &t) == EM_OK); /* shape (4, 3), F order */
+    uint64_t next;
+    CHECK(em_random_fill(&t, EM_RAND_BITS, 5, 9, &next) == EM_OK && next == 12);
+    CHECK(em_random_fill(&c, EM_RAND_BITS, 5, 9, &next) == EM_OK);
+    const uint32_t *b = (const uint32_t *)base.data, *w = (const uint32_t *)c.data;
+    int same = 1;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++) same &= b[j * 4 + i] == w[i * 3 + j]; /* t[i, j] */
+    CHECK(same);
+    t.flags &= ~(uint32_t)EM_WRITEABLE;
+    CHECK(em_random_fill(&t, EM_RAND_BITS, 5, 9, &next) == EM_EVALUE);
+    CHECK(strstr(em_last_error(), "read-only") != NULL);
+    em_array_release(&t);
+    em_array_release(&base);
+    em_array_release(&c);
+}
+
 static void test_bad_arguments(void) {
     em_array a = make(EM_INT32, 4);
     uint64_t next = 99;
@@ -130,6 +154,7 @@ int main(void) {
     RUN(test_fill_matches_scalar);
     RUN(test_counter_continues);
     RUN(test_integers);
+    RUN(test_fill_views);
     RUN(test_bad_arguments);
     return ctest_summary();
 }

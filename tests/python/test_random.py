@@ -69,8 +69,12 @@ def test_uniform_statistics(device, dtype):
     assert abs(h.mean() - 0.5) < 3e-3
     assert abs(h.var() - 1 / 12) < 2e-3
     # 24 / 53 bits: float32 values are multiples of 2**-24.
-    if dtype == np.float32:
-        np.testing.assert_array_equal(h * 2**24, np.floor(h * 2**24))
+    bits = 24 if dtype == np.float32 else 53
+    scaled = h.astype(np.float64) * 2.0**bits
+    np.testing.assert_array_equal(scaled, np.floor(scaled))  # multiples of 2**-bits
+    assert abs((scaled % 2).mean() - 0.5) < 3e-3  # ... and the lowest bit is used
+    hist = np.bincount((h * 16).astype(np.int64), minlength=16)
+    assert np.abs(hist - 10**6 / 16).max() < 6 * np.sqrt(10**6 / 16)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -80,6 +84,9 @@ def test_normal_statistics(device, dtype):
     assert abs(h.mean()) < 5e-3
     assert abs(h.std() - 1) < 5e-3
     assert abs((np.abs(h) < 1).mean() - 0.6826894921) < 3e-3
+    assert abs((np.abs(h) > 3).mean() - 0.0026997961) < 4e-4  # the tails are there
+    f = h.ravel().astype(np.float64)
+    assert abs(np.mean(f[::2] * f[1::2])) < 5e-3  # Box-Muller pairs are uncorrelated
     assert np.isfinite(h).all()
 
 
