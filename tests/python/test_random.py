@@ -1,6 +1,7 @@
 """em.random: Philox streams, reproducibility, distributions, errors."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import ember as em
 from ember import _ember
@@ -204,3 +205,25 @@ def test_bad_arguments_raise_and_process_recovers():
         g.random(3, device="cuda:7")
     assert g.bit_generator.counter == 0  # failed draws consume nothing
     assert g.random(4).shape == (4,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), n1=st.integers(0, 50), n2=st.integers(0, 50),
+       kind=st.sampled_from(["random", "standard_normal", "integers"]),
+       dtype=st.sampled_from([np.float32, np.float64]))
+def test_draws_split_the_stream(seed, n1, n2, kind, dtype):
+    """Two draws equal one long draw, the second starting at the next unused
+    Philox block (4 values a block for 32-bit floats, 2 otherwise)."""
+    def draw(g, n):
+        if kind == "integers":
+            return g.integers(-1000, 1000, n).get()
+        return getattr(g, kind)(n, dtype=dtype).get()
+
+    per = 4 if kind != "integers" and dtype == np.float32 else 2
+    g = em.random.default_rng(seed)
+    a, b = draw(g, n1), draw(g, n2)
+    blocks1 = -(-n1 // per)
+    assert g.bit_generator.counter == blocks1 + -(-n2 // per)
+    whole = draw(em.random.default_rng(seed), blocks1 * per + n2)
+    np.testing.assert_array_equal(a, whole[:n1])
+    np.testing.assert_array_equal(b, whole[blocks1 * per:])
