@@ -145,7 +145,7 @@ class Generator:
 
     def _affine(self, kind, shift, mult, size, device):
         if size is None:
-            size = _np.broadcast_shapes(_np.shape(_host_shape(shift)), _np.shape(_host_shape(mult)))
+            size = _np.broadcast_shapes(_shape_of_param(shift), _shape_of_param(mult))
         base = self.bit_generator._fill(kind, _shape_of(size), _np.float64, device)
         out = base * mult + shift
         if out.shape != base.shape:
@@ -178,7 +178,7 @@ def _int_bound(x, name):
     try:
         return _operator.index(x)
     except TypeError:
-        if isinstance(x, float) and x == int(x):
+        if isinstance(x, float) and x.is_integer():
             return int(x)
         raise TypeError(f"{name} must be an int, not {type(x).__name__}") from None
 
@@ -187,8 +187,8 @@ def _host(x):
     return x.get() if isinstance(x, _ember.ndarray) else x
 
 
-def _host_shape(x):
-    return _np.empty(x.shape) if isinstance(x, _ember.ndarray) else _np.asarray(x)
+def _shape_of_param(x):
+    return x.shape if isinstance(x, _ember.ndarray) else _np.shape(x)
 
 
 def _sub(a, b):
