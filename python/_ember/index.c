@@ -115,4 +115,95 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
-PyMethodDef pyem_index_functions[] = {{NULL, NULL, 0, NULL}};
+/* ---- gather / scatter ------------------------------------------------- */
+
+/* The ndarrays of a sequence of index arrays, as borrowed views in ix. */
+static int pyem__index_list(PyObject *seq, em_array *ix, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "indices must be a sequence of ember arrays");
+    if (!fast) return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(fast);
+    if (m < 1 || m > EM_MAXDIMS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%zd index arrays given; 1 to %d are allowed", m, EM_MAXDIMS);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(fast, k);
+        if (!EmArray_Check(o)) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_TypeError, "index %zd is a %.100s, not an ember.ndarray", k,
+                         Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        ix[k] = *EMARR(o); /* borrowed: the list keeps the objects alive */
+    }
+    Py_DECREF(fast);
+    *n = (int)m;
+    return 0;
+}
+
+static int64_t pyem__work(int n, const em_array *ix) {
+    int64_t w = 0;
+    for (int k = 0; k < n; k++) w += em_array_size(&ix[k]);
+    return w;
+}
+
+/* _take(a, indices, flat=False): em_take (one index array per leading
+ * dimension) or em_take_flat (one flat index array). */
+static PyObject *pyem__take(PyObject *self, PyObject *args) {
+    PyObject *a, *seq;
+    int flat = 0, n;
+    em_array ix[EM_MAXDIMS], out;
+    if (!PyArg_ParseTuple(args, "O!O|p", EmArray_Type, &a, &seq, &flat)) return NULL;
+    if (pyem__index_list(seq, ix, &n) < 0) return NULL;
+    if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat take takes one index array");
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = flat ? em_take_flat(EMARR(a), &ix[0], &out) : em_take(EMARR(a), n, ix, &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+/* _put(a, indices, values, flat=False): the scatter twin of _take.  Python
+ * scalars are converted to a's dtype (NumPy's range checks), arrays keep
+ * their dtype and are cast on the copy. */
+static PyObject *pyem__put(PyObject *self, PyObject *args) {
+    PyObject *a, *seq, *vo;
+    int flat = 0, n;
+    em_array ix[EM_MAXDIMS], v;
+    if (!PyArg_ParseTuple(args, "O!OO|p", EmArray_Type, &a, &seq, &vo, &flat)) return NULL;
+    if (pyem__index_list(seq, ix, &n) < 0) return NULL;
+    if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat put takes one index array");
+    em_array *dst = EMARR(a);
+    em_dtype dt = EmArray_Check(vo) ? EM_NDTYPES : dst->dtype, sdt;
+    if (!EmArray_Check(vo) && pyem_scalar_dtype(vo, &sdt) != 0) dt = EM_NDTYPES;
+    if (pyem_as_array(vo, dt, em_array_device(dst), -1, &v) < 0) return NULL;
+    em_status s;
+    if (pyem__work(n, ix) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS
+        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
+    }
+    em_array_release(&v);
+    if (s != EM_OK) return pyem_raise(s);
+    Py_RETURN_NONE;
+}
+
+/* _nonzero(a) -> (nnz, ndim) int64 coordinates. */
+static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
+    if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
+    em_array out;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = em_nonzero(EMARR(a), &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+PyMethodDef pyem_index_functions[] = {
+    {"_take", pyem__take, METH_VARARGS, "_take(a, indices, flat=False): gather (em_take)."},
+    {"_put", pyem__put, METH_VARARGS, "_put(a, indices, values, flat=False): scatter (em_put)."},
+    {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
+    {NULL, NULL, 0, NULL}};
