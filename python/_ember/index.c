@@ -37,7 +37,17 @@ static int pyem__item(PyObject *k, em_index_item *it) {
         return -1;
     }
     PyObject *ix = PyNumber_Index(k);
-    if (!ix) return -1;
+    if (!ix) {
+        /* NumPy arrays have __index__ but only 0-d integer ones convert:
+         * the others (masks, index arrays) are advanced. */
+        if (PyErr_ExceptionMatches(PyExc_TypeError) &&
+            (PyObject_HasAttrString(k, "__array_interface__") ||
+             PyObject_HasAttrString(k, "__array__"))) {
+            PyErr_Clear();
+            return 0;
+        }
+        return -1;
+    }
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(ix, &overflow);
     Py_DECREF(ix);
