@@ -46,6 +46,8 @@ def _as_index_array(k, device):
             h = h.astype(_np.int64)  # [] indexes as an empty integer array
         a = _ember.asarray(h, None, device, None)
     if a.dtype.kind not in "biu":
+        if isinstance(k, (list, tuple)):
+            raise IndexError(_INDEX_ERR)
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     return a
 
@@ -380,7 +382,15 @@ def argwhere(x, /):
 def flatnonzero(x, /):
     """Indices of nonzero elements of x.ravel()."""
     x = _arr(x)
-    return _ember._nonzero(x.reshape(-1)).reshape(-1)
+    if x._c_contiguous or x.ndim <= 1:
+        return _ember._nonzero(x.reshape(-1)).reshape(-1)
+    c = _ember._nonzero(x)  # ravel the coordinates instead of copying x
+    flat, mul = None, 1
+    for d in range(x.ndim - 1, -1, -1):
+        term = c[:, d] * mul if mul != 1 else c[:, d]
+        flat = term if flat is None else flat + term
+        mul *= x.shape[d]
+    return flat.copy() if flat is c[:, x.ndim - 1] else flat
 
 
 def compress(condition, a, /, axis=None, *, out=None):

@@ -33,8 +33,8 @@ typedef struct em_backend {
      * allocated, C-contiguous B + a.shape[m:]; put: values likewise, a's dtype. */
     em_status (*take)(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
     em_status (*put)(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
-    /* (nnz, ndim) int64 coordinates of a's nonzero elements (a C-contiguous);
-     * allocates out. */
+    /* (nnz, ndim) int64 coordinates of a's nonzero elements (a of any
+     * layout, ndim >= 1); allocates out. */
     em_status (*nonzero)(const em_array *a, em_array *out);
     em_status (*random)(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
     em_status (*synchronize)(int id);

@@ -145,10 +145,7 @@ em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values) 
 }
 
 em_status em_nonzero(const em_array *a, em_array *out) {
-    em_array c;
-    if (em_array_is_c_contiguous(a)) em_array_view(&c, a);
-    else EM_CHECK(em_astype(a, EM_NDTYPES, &c));
-    em_status s = em__backend(em_array_device(a).kind)->nonzero(&c, out);
-    em_array_release(&c);
-    return s;
+    if (a->ndim == 0)
+        return em_error(EM_EVALUE, "nonzero of a 0-d array is not allowed; reshape it to 1-d");
+    return em__backend(em_array_device(a).kind)->nonzero(a, out);
 }

@@ -175,27 +175,60 @@ em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx, const em
 enum { EM__NZ_BLOCK = 4096 };
 
 typedef struct em__nz {
-    const char *data;
+    const em_array *a;
     em_cast_fn tobool;
+    bool contig;
     int size, ndim, nchunks;
     int64_t n, chunk;
     const int64_t *shape;
     int64_t *counts; /* per chunk; then the chunk's first output row */
     int64_t *out;
+    volatile bool failed; /* a worker could not get its scratch buffer */
 } em__nz;
 
-/* Calls fn(ctx, i) for each nonzero element i in [begin, end) of z. */
+/* Elements [s0, s0 + cnt) of a in C order, into tmp unless a is contiguous;
+ * returns where they are. */
+static const char *em__nz_read(const em__nz *z, int64_t s0, int64_t cnt, char *tmp) {
+    const em_array *a = z->a;
+    if (z->contig) return a->data + s0 * z->size;
+    int nd = a->ndim, last = nd - 1;
+    int64_t co[EM_MAXDIMS], v = s0;
+    const char *p = a->data;
+    for (int k = last; k >= 0; k--) {
+        co[k] = v % a->shape[k], v /= a->shape[k];
+        p += co[k] * a->strides[k];
+    }
+    for (int64_t done = 0; done < cnt;) {
+        int64_t run = a->shape[last] - co[last];
+        if (run > cnt - done) run = cnt - done;
+        em_gather(run, z->size, p, a->strides[last], tmp + done * z->size);
+        done += run;
+        p += run * a->strides[last];
+        co[last] += run;
+        for (int k = last; k > 0 && co[k] == a->shape[k]; k--) { /* carry */
+            p += a->strides[k - 1] - co[k] * a->strides[k];
+            co[k] = 0;
+            co[k - 1]++;
+        }
+    }
+    return tmp;
+}
+
+/* Runs BODY for each element i of [begin, end) with em__m[j] its truth. */
 #define EM__NZ_SCAN(z, begin, end, BODY)                                                           \
     do {                                                                                           \
         bool em__m[EM__NZ_BLOCK];                                                                  \
-        for (int64_t s0 = (begin); s0 < (end); s0 += EM__NZ_BLOCK) {                               \
+        char *em__t = malloc((size_t)EM__NZ_BLOCK * 16);                                          \
+        for (int64_t s0 = (begin); em__t && s0 < (end); s0 += EM__NZ_BLOCK) {                     \
             int64_t cnt = (end)-s0 < EM__NZ_BLOCK ? (end)-s0 : EM__NZ_BLOCK;                       \
-            (z)->tobool(cnt, (z)->data + s0 * (z)->size, em__m);                                  \
+            (z)->tobool(cnt, em__nz_read((z), s0, cnt, em__t), em__m);                            \
             for (int64_t j = 0; j < cnt; j++) {                                                    \
                 int64_t i = s0 + j;                                                                \
                 BODY                                                                               \
             }                                                                                      \
         }                                                                                          \
+        if (!em__t) (z)->failed = true;                                                            \
+        free(em__t);                                                                               \
     } while (0)
 
 static void em__nz_count(void *ctx, int64_t begin, int64_t end, int worker) {
@@ -228,8 +261,8 @@ static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
 }
 
 em_status em_cpu_nonzero(const em_array *a, em_array *out) {
-    em__nz z = {.data = a->data, .size = EM_DTYPE_SIZE(a->dtype), .ndim = a->ndim,
-                .shape = a->shape, .n = em_array_size(a)};
+    em__nz z = {.a = a, .contig = em_array_is_c_contiguous(a), .size = EM_DTYPE_SIZE(a->dtype),
+                .ndim = a->ndim, .shape = a->shape, .n = em_array_size(a)};
     z.tobool = em_cast_table[a->dtype][EM_BOOL];
     int nw = em_pool_workers();
     z.nchunks = z.n < 65536 || nw < 2 ? 1 : 4 * nw;
@@ -245,13 +278,19 @@ em_status em_cpu_nonzero(const em_array *a, em_array *out) {
         nnz += k;
     }
     int64_t shape[2] = {nnz, a->ndim};
-    em_array r;
-    em_status s = em_array_empty(&r, EM_INT64, 2, shape, em_array_device(a));
+    em_array r = {0};
+    em_status s = z.failed ? em_error(EM_ENOMEM, "out of memory in nonzero")
+                           : em_array_empty(&r, EM_INT64, 2, shape, em_array_device(a));
     if (s == EM_OK) {
         z.out = (int64_t *)r.data;
         if (nnz && a->ndim) em_parallel_for(z.nchunks, 1, em__nz_fill, &z);
-        *out = r;
+        if (z.failed) s = em_error(EM_ENOMEM, "out of memory in nonzero");
     }
     free(z.counts);
-    return s;
+    if (s != EM_OK) {
+        em_array_release(&r);
+        return s;
+    }
+    *out = r;
+    return EM_OK;
 }
