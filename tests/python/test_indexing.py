@@ -6,21 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ember as em
+from foundation_probe import F16_COPY_OK
 from helpers import ALL_DTYPES, assert_same, layouts, random_array, to_em
 
 SHAPE = (4, 5, 3)
 
 
-def _float16_copy_works():
-    """The foundation's float16 copy loop crashes (not this module's code); probe it in a
-    child process so the scatter tests run on float16 as soon as it is fixed."""
-    import subprocess
-    import sys
-    code = "import ember as em, numpy as np; em.asarray(np.ones(3, np.float16)).copy()"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
-
-
-F16_COPY_OK = _float16_copy_works()
 
 # Keys for a (4, 5, 3) array: advanced, mixed and basic.
 KEYS = [
