@@ -5,6 +5,7 @@
 
 PyObject *pyem_call_hook2(int h, PyObject *a, PyObject *b);
 enum { HOOK_GETITEM = 1, HOOK_SETITEM = 2 };
+static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo, int flat);
 
 /* 1: basic item parsed; 0: needs advanced indexing; -1: error. */
 static int pyem__item(PyObject *k, em_index_item *it) {
@@ -84,7 +85,28 @@ static int pyem__basic_view(PyObject *self, PyObject *key, em_array *out) {
     return 1;
 }
 
+/* x[i] for one integer ember array i of ndim >= 1: the gather on axis 0
+ * without the Python hook (the most common advanced index). */
+static bool pyem__int_array_key(PyObject *self, PyObject *key) {
+    if (!EmArray_Check(key) || EMARR(key)->ndim == 0 || EMARR(self)->ndim == 0) return false;
+    char k = em_dtype_get(EMARR(key)->dtype)->kind;
+    return k == 'i' || k == 'u';
+}
+
+static PyObject *pyem__take_axis0(PyObject *self, PyObject *key) {
+    em_array out;
+    em_status s;
+    if (em_array_size(EMARR(key)) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS s = em_take(EMARR(self), 1, EMARR(key), &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = em_take(EMARR(self), 1, EMARR(key), &out);
+    }
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
 PyObject *pyem_getitem(PyObject *self, PyObject *key) {
+    if (pyem__int_array_key(self, key)) return pyem__take_axis0(self, key);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
     if (r < 0) return NULL;
@@ -93,6 +115,12 @@ PyObject *pyem_getitem(PyObject *self, PyObject *key) {
 }
 
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
+    /* x[i] = scalar or ember array that needs no leading dims dropped. */
+    if (pyem__int_array_key(self, key) &&
+        (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
+         (EmArray_Check(value) &&
+          EMARR(value)->ndim <= EMARR(key)->ndim + EMARR(self)->ndim - 1)))
+        return pyem__scatter(EMARR(self), 1, EMARR(key), value, 0);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
     if (r < 0) return -1;
@@ -180,14 +208,20 @@ static PyObject *pyem__take(PyObject *self, PyObject *args) {
 static PyObject *pyem__put(PyObject *self, PyObject *args) {
     PyObject *a, *seq, *vo;
     int flat = 0, n;
-    em_array ix[EM_MAXDIMS], v;
+    em_array ix[EM_MAXDIMS];
     if (!PyArg_ParseTuple(args, "O!OO|p", EmArray_Type, &a, &seq, &vo, &flat)) return NULL;
     if (pyem__index_list(seq, ix, &n) < 0) return NULL;
     if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat put takes one index array");
-    em_array *dst = EMARR(a);
+    if (pyem__scatter(EMARR(a), n, ix, vo, flat) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* em_put / em_put_flat of the Python value vo; 0 or -1 with an exception. */
+static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo, int flat) {
+    em_array v;
     em_dtype dt = EmArray_Check(vo) ? EM_NDTYPES : dst->dtype, sdt;
     if (!EmArray_Check(vo) && pyem_scalar_dtype(vo, &sdt) != 0) dt = EM_NDTYPES;
-    if (pyem_as_array(vo, dt, em_array_device(dst), -1, &v) < 0) return NULL;
+    if (pyem_as_array(vo, dt, em_array_device(dst), -1, &v) < 0) return -1;
     em_status s;
     if (pyem__work(n, ix) > PYEM_NOGIL_ELEMS) {
         Py_BEGIN_ALLOW_THREADS
@@ -197,8 +231,7 @@ static PyObject *pyem__put(PyObject *self, PyObject *args) {
         s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
     }
     em_array_release(&v);
-    if (s != EM_OK) return pyem_raise(s);
-    Py_RETURN_NONE;
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
 /* _nonzero(a) -> (nnz, ndim) int64 coordinates. */

@@ -36,7 +36,7 @@ typedef struct em__gather {
 } em__gather;
 
 /* Byte offset of position b in a, or false (recording why) when out of bounds. */
-static bool em__offset(const em__gather *g, int64_t b, int64_t *off, em__bad *bad) {
+static inline bool em__offset(const em__gather *g, int64_t b, int64_t *off, em__bad *bad) {
     const em_array *a = g->a;
     int64_t o = 0;
     if (g->nidx == g->m) {
@@ -101,9 +101,61 @@ static inline void em__move(const em__gather *g, char *p, char *c, bool to_c) {
     em__block(g, p, c, to_c);
 }
 
+/* The common case, one index per element of a 1-d (or flat contiguous)
+ * source: a tight loop the compiler can keep in registers, so many loads
+ * are in flight at once.  Returns the first bad position or end. */
+#define EM__TAKE1(T)                                                                               \
+    static int64_t em__take1_##T(const char *base, int64_t stride, int64_t n, const int64_t *ix,  \
+                                 T *restrict out, int64_t begin, int64_t end) {                    \
+        for (int64_t b = begin; b < end; b++) {                                                    \
+            int64_t v = ix[b];                                                                     \
+            v += v < 0 ? n : 0;                                                                    \
+            if ((uint64_t)v >= (uint64_t)n) return b;                                              \
+            memcpy(&out[b], base + v * stride, sizeof(T));                                         \
+        }                                                                                          \
+        return end;                                                                                \
+    }
+typedef struct { uint64_t lo, hi; } em__u128;
+EM__TAKE1(uint8_t)
+EM__TAKE1(uint16_t)
+EM__TAKE1(uint32_t)
+EM__TAKE1(uint64_t)
+EM__TAKE1(em__u128)
+
+/* Whether the fast loop applies: single elements addressed by one stride. */
+static bool em__take1_ok(const em__gather *g, int64_t *stride) {
+    const em_array *a = g->a;
+    if (g->inner != 1 || g->nidx != 1) return false;
+    if (g->m == 1) return *stride = a->strides[0], true;
+    if (g->m == 0) return *stride = 0, true;
+    int64_t want = g->size;
+    for (int k = a->ndim - 1; k >= 0; k--) {
+        if (a->shape[k] != 1 && a->strides[k] != want) return false;
+        want *= a->shape[k];
+    }
+    return *stride = g->size, true;
+}
+
+static int64_t em__take1(const em__gather *g, int64_t stride, int64_t begin, int64_t end) {
+    const char *b = g->base;
+    const int64_t *ix = g->ix[0];
+    int64_t n = g->total;
+    switch (g->size) {
+    case 1: return em__take1_uint8_t(b, stride, n, ix, (uint8_t *)g->buf, begin, end);
+    case 2: return em__take1_uint16_t(b, stride, n, ix, (uint16_t *)g->buf, begin, end);
+    case 4: return em__take1_uint32_t(b, stride, n, ix, (uint32_t *)g->buf, begin, end);
+    case 8: return em__take1_uint64_t(b, stride, n, ix, (uint64_t *)g->buf, begin, end);
+    default: return em__take1_em__u128(b, stride, n, ix, (em__u128 *)g->buf, begin, end);
+    }
+}
+
 static void em__take_range(void *ctx, int64_t begin, int64_t end, int worker) {
     em__gather *g = ctx;
-    int64_t step = g->inner * g->size, off;
+    int64_t step = g->inner * g->size, off, stride;
+    if (em__take1_ok(g, &stride)) {
+        begin = em__take1(g, stride, begin, end);
+        if (begin == end) return;
+    }
     for (int64_t b = begin; b < end; b++) {
         if (!em__offset(g, b, &off, &g->bad[worker])) return;
         em__move(g, g->base + off, g->buf + b * step, true);
@@ -158,12 +210,43 @@ em_status em_cpu_take(const em_array *a, int m, int nidx, const em_array *idx, e
     return em__gather_done(&g);
 }
 
+/* Scatter twin of EM__TAKE1 (in order: the last write wins). */
+#define EM__PUT1(T)                                                                                \
+    static int64_t em__put1_##T(char *base, int64_t stride, int64_t n, const int64_t *ix,         \
+                                const T *vals, int64_t end) {                                      \
+        for (int64_t b = 0; b < end; b++) {                                                        \
+            int64_t v = ix[b];                                                                     \
+            v += v < 0 ? n : 0;                                                                    \
+            if ((uint64_t)v >= (uint64_t)n) return b;                                              \
+            memcpy(base + v * stride, &vals[b], sizeof(T));                                        \
+        }                                                                                          \
+        return end;                                                                                \
+    }
+EM__PUT1(uint8_t)
+EM__PUT1(uint16_t)
+EM__PUT1(uint32_t)
+EM__PUT1(uint64_t)
+EM__PUT1(em__u128)
+
+static int64_t em__put1(const em__gather *g, int64_t stride, int64_t end) {
+    const int64_t *ix = g->ix[0];
+    int64_t n = g->total;
+    switch (g->size) {
+    case 1: return em__put1_uint8_t(g->base, stride, n, ix, (const uint8_t *)g->buf, end);
+    case 2: return em__put1_uint16_t(g->base, stride, n, ix, (const uint16_t *)g->buf, end);
+    case 4: return em__put1_uint32_t(g->base, stride, n, ix, (const uint32_t *)g->buf, end);
+    case 8: return em__put1_uint64_t(g->base, stride, n, ix, (const uint64_t *)g->buf, end);
+    default: return em__put1_em__u128(g->base, stride, n, ix, (const em__u128 *)g->buf, end);
+    }
+}
+
 em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
     em__gather g;
     if (!em__gather_init(&g, a, m, nidx, idx, values->data))
         return em_error(EM_ENOMEM, "out of memory in put");
-    int64_t nb = em_array_size(&idx[0]), step = g.inner * g.size, off;
-    for (int64_t b = 0; b < nb; b++) {
+    int64_t nb = em_array_size(&idx[0]), step = g.inner * g.size, off, stride, b = 0;
+    if (em__take1_ok(&g, &stride) && em__put1(&g, stride, nb) == nb) nb = 0;
+    for (; b < nb; b++) {
         if (!em__offset(&g, b, &off, &g.bad[0])) break;
         em__move(&g, g.base + off, g.buf + b * step, false);
     }
@@ -241,6 +324,28 @@ static void em__nz_count(void *ctx, int64_t begin, int64_t end, int worker) {
     }
 }
 
+/* 1-d fill without a branch per element (masks are unpredictable): each
+ * position is written to a scratch row that advances only on a nonzero,
+ * then the block's hits are copied out. */
+static void em__nz_fill1(em__nz *z, int64_t lo, int64_t hi, int64_t *row) {
+    int64_t *hits = malloc(sizeof(int64_t) * EM__NZ_BLOCK);
+    char *tmp = malloc((size_t)EM__NZ_BLOCK * 16);
+    bool m[EM__NZ_BLOCK];
+    for (int64_t s0 = lo; hits && tmp && s0 < hi; s0 += EM__NZ_BLOCK) {
+        int64_t cnt = hi - s0 < EM__NZ_BLOCK ? hi - s0 : EM__NZ_BLOCK, k = 0;
+        z->tobool(cnt, em__nz_read(z, s0, cnt, tmp), m);
+        for (int64_t j = 0; j < cnt; j++) {
+            hits[k] = s0 + j;
+            k += m[j];
+        }
+        memcpy(row, hits, sizeof(int64_t) * (size_t)k);
+        row += k;
+    }
+    if (!hits || !tmp) z->failed = true;
+    free(hits);
+    free(tmp);
+}
+
 static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
     EM_UNUSED(worker);
     em__nz *z = ctx;
@@ -248,6 +353,10 @@ static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
     for (int64_t c = begin; c < end; c++) {
         int64_t lo = c * z->chunk, hi = lo + z->chunk < z->n ? lo + z->chunk : z->n;
         int64_t *row = z->out + z->counts[c] * nd, co[EM_MAXDIMS], v = lo;
+        if (nd == 1) { /* the coordinate is the position */
+            em__nz_fill1(z, lo, hi, row);
+            continue;
+        }
         for (int k = nd - 1; k >= 0; k--) co[k] = v % z->shape[k], v /= z->shape[k];
         EM__NZ_SCAN(z, lo, hi, {
             (void)i;
