@@ -285,7 +285,8 @@ EM_API em_status em_put(em_array *a, int nidx, const em_array *idx, const em_arr
 EM_API em_status em_take_flat(const em_array *a, const em_array *idx, em_array *out);
 /* a.ravel()[idx] = values (values broadcast to idx's shape, cast). */
 EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values);
-/* Indices of nonzero elements: out is (nnz, ndim) int64, C order. */
+/* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
+ * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
 
 /* ---- random (Philox4x32-10, counter based) ----------------------------- */

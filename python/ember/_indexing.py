@@ -19,7 +19,7 @@ from ._methods import attach
 ndarray = _ember.ndarray
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "nonzero", "argwhere",
-           "flatnonzero", "compress", "extract", "diagonal_view"]
+           "flatnonzero", "compress", "extract"]
 
 _INDEX_ERR = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
               "integer or boolean arrays are valid indices")
@@ -105,18 +105,19 @@ def _expand(x, items):
 
 
 def _bool_to_int(x, it):
-    """A boolean item as (basic item, [int64 index arrays with their input axes])."""
+    """A boolean item as [(int64 index array, input axis)], one per mask dimension."""
     m = it.arr
     if m.ndim == 0:  # x[True] / x[False]: a new axis indexed by [0] or []
         n = 1 if bool(m) else 0
-        return None, [(_ember.asarray(_np.zeros(n, _np.int64), None, x._dev_spec(), None), None)]
+        return [(_ember.asarray(_np.zeros(n, _np.int64), None, x._dev_spec(), None), None)]
     for d in range(m.ndim):
-        if m.shape[d] != x.shape[it.axis + d]:
+        # NumPy lets an empty mask axis stand against an axis of any length.
+        if m.shape[d] != x.shape[it.axis + d] and m.shape[d] != 0:
             raise IndexError(f"boolean index did not match indexed array along axis "
                              f"{it.axis + d}; size of axis is {x.shape[it.axis + d]} but size of "
                              f"corresponding boolean axis is {m.shape[d]}")
     coords = _ember._nonzero(m).T.copy()  # (ndim, nnz), rows contiguous
-    return slice(None), [(coords[d], it.axis + d) for d in range(m.ndim)]
+    return [(coords[d], it.axis + d) for d in range(m.ndim)]
 
 
 class _Plan:
@@ -135,7 +136,17 @@ class _Plan:
         # where the result dimensions go).
         items = [_Adv(_ember.asarray(it, "int64", dev, None), False) if isinstance(it, int) else it
                  for it in items]
+        # NumPy puts the result dims in place only if the advanced items are
+        # next to each other in the key as written (an Ellipsis between
+        # them separates them even when it stands for no dimension).
+        pos = [i for i, it in enumerate(items) if isinstance(it, _Adv)]
+        adjacent = pos == list(range(pos[0], pos[0] + len(pos)))
         items = _expand(x, items)
+        for it in items:  # scalars are checked even when the arrays select nothing
+            if isinstance(it, _Adv) and not it.is_bool and it.arr.ndim == 0:
+                v, n = int(it.arr), x.shape[it.axis]
+                if not -n <= v < n:
+                    raise IndexError(f"index {v} is out of bounds for axis {it.axis} with size {n}")
         # Every remaining basic item (None or slice) makes one view dim, so
         # an advanced item's dims start at len(basic).
         basic, idx, axes, dims = [], [], [], []
@@ -143,15 +154,15 @@ class _Plan:
             if not isinstance(it, _Adv):
                 basic.append(it)
                 continue
-            pairs = _bool_to_int(x, it)[1] if it.is_bool else [(it.arr, it.axis)]
+            pairs = _bool_to_int(x, it) if it.is_bool else [(it.arr, it.axis)]
             for arr, ax in pairs:
                 dims.append(len(basic))
                 basic.append(None if ax is None else slice(None))
                 idx.append(arr)
                 axes.append(ax)
-        self._finish(x, basic, idx, axes, dims)
+        self._finish(x, basic, idx, axes, dims, adjacent)
 
-    def _finish(self, x, basic, idx, axes, dims):
+    def _finish(self, x, basic, idx, axes, dims, adjacent):
         self.view = x[tuple(basic)]
         self.idx, self.axes, self.dims = idx, axes, dims
         try:
@@ -162,8 +173,7 @@ class _Plan:
                              f"with shapes {shapes} ") from None
         rest = [d for d in range(self.view.ndim) if d not in dims]
         self.perm = dims + rest
-        adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
-        self.at = sum(1 for d in rest if d < dims[0]) if adjacent else 0
+        self.at = dims[0] if adjacent else 0  # view dims before the first indexed one
         self.nrest = len(rest)
 
     def front(self):
@@ -215,7 +225,7 @@ def _setitem(x, args):
         try:
             v = v._broadcast_to(rshape)
         except ValueError:
-            raise ValueError(f"shape mismatch: value array of shape {tuple(value_shape(value))} "
+            raise ValueError(f"shape mismatch: value array of shape {tuple(_np.shape(value))} "
                              f"could not be broadcast to indexing result of shape {rshape}") from None
         if p.at:
             v = v.transpose(_np.argsort(p.result_axes()).tolist())
@@ -224,10 +234,6 @@ def _setitem(x, args):
         _ember._put(p.front(), p.idx, value)
     except IndexError as e:
         raise p.relabel(e) from None
-
-
-def value_shape(v):
-    return v.shape if hasattr(v, "shape") else _np.shape(v)
 
 
 def _dev_spec(x):
@@ -257,12 +263,13 @@ def _norm_axis(axis, ndim):
     return axis % ndim
 
 
-def _indices(indices, x, mode):
+def _indices(indices, x):
+    """indices as an ember integer array on x's device."""
     i = indices if isinstance(indices, ndarray) else _as_index_array(indices, x._dev_spec())
     if i.dtype.kind not in "iu":
         raise TypeError(f"Cannot cast array data from dtype('{i.dtype}') to dtype('int64') "
                         "according to the rule 'safe'")
-    return i, mode
+    return i
 
 
 def _wrap_mode(i, n, mode):
@@ -281,7 +288,7 @@ def _wrap_mode(i, n, mode):
 def take(x, indices, /, axis=None, *, out=None, mode="raise"):
     """Elements of x at indices along axis (flattened when axis is None), as numpy.take."""
     x = _arr(x)
-    i, mode = _indices(indices, x, mode)
+    i = _indices(indices, x)
     if axis is None:
         r = _ember._take(x, [_wrap_mode(i, x.size, mode)], True)
     else:
@@ -348,8 +355,7 @@ def put(a, ind, v, mode="raise"):
     """a.flat[ind] = v, v repeated as needed (numpy.put)."""
     if not isinstance(a, ndarray):
         raise TypeError("put: first argument must be an ember.ndarray")
-    i, mode = _indices(ind, a, mode)
-    i = _wrap_mode(i, a.size, mode)
+    i = _wrap_mode(_indices(ind, a), a.size, mode)
     v = v if isinstance(v, ndarray) else _ember.asarray(v, None, a._dev_spec(), None)
     if v.size != i.size and i.size:
         if v.size == 0:
@@ -421,11 +427,6 @@ def _diag_view(x, k):
     length = max(0, min(n + min(k, 0), m - max(k, 0)))
     off = (k * s1 if k >= 0 else -k * s0) if length else 0
     return x._view_as(x.shape[:-2] + (length,), x.strides[:-2] + (s0 + s1,), off)
-
-
-def diagonal_view(x, offset=0):
-    """Writable view of the offset-th diagonal of the last two dimensions."""
-    return _diag_view(_arr(x), offset)
 
 
 def _m_take(self, indices, axis=None, out=None, mode="raise"):

@@ -295,3 +295,20 @@ def test_random_index_tuples(shape_key):
     x[key] = em.asarray(vals)
     # with repeated indices the winner is the last write in both
     assert_same(x, b)
+
+
+def test_advanced_placement_and_empty_cases(device):
+    """Where NumPy puts the indexed dims, and its leniency for empty masks (found by the
+    property test)."""
+    cases = [((5, 2, 3), (slice(None), [0], Ellipsis, [0, 1])),  # empty Ellipsis still separates
+             ((5, 2, 3), (slice(None), [0], [0, 1], Ellipsis)),
+             ((1,), (slice(None), False, Ellipsis, False)),
+             ((3, 2), (Ellipsis, np.zeros(0, bool))),  # an empty mask axis matches any length
+             ((3, 2), (np.zeros((3, 0), bool),)),
+             ((2, 3), (0, Ellipsis, [1, 2]))]
+    for shape, key in cases:
+        a = np.arange(int(np.prod(shape))).reshape(shape)
+        assert_same(em.asarray(a, device=device)[key], a[key])
+    x = em.zeros((0, 0, 1, 0), device=device)
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 3 with size 0"):
+        x[np.zeros(0, bool), :, ..., 0]
