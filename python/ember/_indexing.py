@@ -116,8 +116,16 @@ def _bool_to_int(x, it):
             raise IndexError(f"boolean index did not match indexed array along axis "
                              f"{it.axis + d}; size of axis is {x.shape[it.axis + d]} but size of "
                              f"corresponding boolean axis is {m.shape[d]}")
-    coords = _ember._nonzero(m).T.copy()  # (ndim, nnz), rows contiguous
-    return [(coords[d], it.axis + d) for d in range(m.ndim)]
+    return [(c, it.axis + d) for d, c in enumerate(_coords(m))]
+
+
+def _coords(m):
+    """The nonzero coordinates of m (ndim >= 1), one contiguous int64 array per dimension."""
+    c = _ember._nonzero(m)  # (nnz, ndim)
+    if m.ndim == 1:
+        return (c.reshape(-1),)
+    c = c.T.copy()
+    return tuple(c[d] for d in range(m.ndim))
 
 
 class _Plan:
@@ -373,8 +381,7 @@ def nonzero(x, /):
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "np.atleast_1d(scalar).nonzero() instead. If the context of this error "
                          "is of the form `arr[nonzero(cond)]`, just use `arr[cond]`.")
-    c = _ember._nonzero(x).T.copy()
-    return tuple(c[d] for d in range(x.ndim))
+    return _coords(x)
 
 
 def argwhere(x, /):

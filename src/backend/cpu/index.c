@@ -297,29 +297,41 @@ static const char *em__nz_read(const em__nz *z, int64_t s0, int64_t cnt, char *t
     return tmp;
 }
 
-/* Runs BODY for each element i of [begin, end) with em__m[j] its truth. */
+/* The truth of elements [s0, s0 + cnt) as 0/1 bytes: bool data as it
+ * lies (or gathered into tmp), other dtypes cast into buf. */
+static const uint8_t *em__nz_mask(const em__nz *z, int64_t s0, int64_t cnt, char *tmp, bool *buf) {
+    const char *p = em__nz_read(z, s0, cnt, tmp);
+    if (z->a->dtype == EM_BOOL) return (const uint8_t *)p;
+    z->tobool(cnt, p, buf);
+    return (const uint8_t *)buf;
+}
+
+/* Runs BODY for each block [s0, s0 + cnt) of [begin, end), em__m its truth bytes. */
 #define EM__NZ_SCAN(z, begin, end, BODY)                                                           \
     do {                                                                                           \
-        bool em__m[EM__NZ_BLOCK];                                                                  \
+        bool em__b[EM__NZ_BLOCK];                                                                  \
         char *em__t = malloc((size_t)EM__NZ_BLOCK * 16);                                          \
         for (int64_t s0 = (begin); em__t && s0 < (end); s0 += EM__NZ_BLOCK) {                     \
             int64_t cnt = (end)-s0 < EM__NZ_BLOCK ? (end)-s0 : EM__NZ_BLOCK;                       \
-            (z)->tobool(cnt, em__nz_read((z), s0, cnt, em__t), em__m);                            \
-            for (int64_t j = 0; j < cnt; j++) {                                                    \
-                int64_t i = s0 + j;                                                                \
-                BODY                                                                               \
-            }                                                                                      \
+            const uint8_t *em__m = em__nz_mask((z), s0, cnt, em__t, em__b);                       \
+            BODY                                                                                   \
         }                                                                                          \
         if (!em__t) (z)->failed = true;                                                            \
         free(em__t);                                                                               \
     } while (0)
+
+static int64_t em__count_bytes(const uint8_t *m, int64_t n) {
+    int64_t k = 0;
+    for (int64_t j = 0; j < n; j++) k += m[j];
+    return k;
+}
 
 static void em__nz_count(void *ctx, int64_t begin, int64_t end, int worker) {
     EM_UNUSED(worker);
     em__nz *z = ctx;
     for (int64_t c = begin; c < end; c++) {
         int64_t lo = c * z->chunk, hi = lo + z->chunk < z->n ? lo + z->chunk : z->n, k = 0;
-        EM__NZ_SCAN(z, lo, hi, (void)i; k += em__m[j];);
+        EM__NZ_SCAN(z, lo, hi, k += em__count_bytes(em__m, cnt););
         z->counts[c] = k;
     }
 }
@@ -330,10 +342,10 @@ static void em__nz_count(void *ctx, int64_t begin, int64_t end, int worker) {
 static void em__nz_fill1(em__nz *z, int64_t lo, int64_t hi, int64_t *row) {
     int64_t *hits = malloc(sizeof(int64_t) * EM__NZ_BLOCK);
     char *tmp = malloc((size_t)EM__NZ_BLOCK * 16);
-    bool m[EM__NZ_BLOCK];
+    bool buf[EM__NZ_BLOCK];
     for (int64_t s0 = lo; hits && tmp && s0 < hi; s0 += EM__NZ_BLOCK) {
         int64_t cnt = hi - s0 < EM__NZ_BLOCK ? hi - s0 : EM__NZ_BLOCK, k = 0;
-        z->tobool(cnt, em__nz_read(z, s0, cnt, tmp), m);
+        const uint8_t *m = em__nz_mask(z, s0, cnt, tmp, buf);
         for (int64_t j = 0; j < cnt; j++) {
             hits[k] = s0 + j;
             k += m[j];
@@ -359,12 +371,13 @@ static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
         }
         for (int k = nd - 1; k >= 0; k--) co[k] = v % z->shape[k], v /= z->shape[k];
         EM__NZ_SCAN(z, lo, hi, {
-            (void)i;
-            if (em__m[j]) {
-                memcpy(row, co, sizeof(int64_t) * (size_t)nd);
-                row += nd;
+            for (int64_t j = 0; j < cnt; j++) {
+                if (em__m[j]) {
+                    memcpy(row, co, sizeof(int64_t) * (size_t)nd);
+                    row += nd;
+                }
+                for (int k = nd - 1; k >= 0 && ++co[k] == z->shape[k]; k--) co[k] = 0;
             }
-            for (int k = nd - 1; k >= 0 && ++co[k] == z->shape[k]; k--) co[k] = 0;
         });
     }
 }
