@@ -245,8 +245,8 @@ em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx, const em
     if (!em__gather_init(&g, a, m, nidx, idx, values->data))
         return em_error(EM_ENOMEM, "out of memory in put");
     int64_t nb = em_array_size(&idx[0]), step = g.inner * g.size, off, stride, b = 0;
-    if (em__take1_ok(&g, &stride) && em__put1(&g, stride, nb) == nb) nb = 0;
-    for (; b < nb; b++) {
+    if (em__take1_ok(&g, &stride)) b = em__put1(&g, stride, nb); /* stops at a bad index */
+    for (; b < nb; b++) { /* the rest, or the bad index: recorded below */
         if (!em__offset(&g, b, &off, &g.bad[0])) break;
         em__move(&g, g.base + off, g.buf + b * step, false);
     }
