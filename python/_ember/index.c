@@ -105,8 +105,30 @@ static PyObject *pyem__take_axis0(PyObject *self, PyObject *key) {
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
+/* x[[1, 5, 7]]: a list of ints converts straight to an index array; any
+ * other list (bools, floats, ragged, empty) is left to the hook. */
+static PyObject *pyem__take_list(PyObject *self, PyObject *key) {
+    em_array ix;
+    if (pyem_as_array(key, EM_NDTYPES, em_array_device(EMARR(self)), -1, &ix) < 0) {
+        PyErr_Clear();
+        return pyem_call_hook2(HOOK_GETITEM, self, key);
+    }
+    char k = em_dtype_get(ix.dtype)->kind;
+    PyObject *r;
+    if ((k == 'i' || k == 'u') && ix.ndim >= 1) {
+        PyObject *ko = pyem_wrap(&ix);
+        r = ko ? pyem__take_axis0(self, ko) : NULL;
+        Py_XDECREF(ko);
+    } else {
+        em_array_release(&ix);
+        r = pyem_call_hook2(HOOK_GETITEM, self, key);
+    }
+    return r;
+}
+
 PyObject *pyem_getitem(PyObject *self, PyObject *key) {
     if (pyem__int_array_key(self, key)) return pyem__take_axis0(self, key);
+    if (PyList_CheckExact(key) && EMARR(self)->ndim > 0) return pyem__take_list(self, key);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
     if (r < 0) return NULL;

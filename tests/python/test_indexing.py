@@ -312,3 +312,18 @@ def test_advanced_placement_and_empty_cases(device):
     x = em.zeros((0, 0, 1, 0), device=device)
     with pytest.raises(IndexError, match="index 0 is out of bounds for axis 3 with size 0"):
         x[np.zeros(0, bool), :, ..., 0]
+
+
+def test_plain_list_keys(device):
+    """A bare list key takes a C fast path when it holds ints; others go through Python."""
+    a = np.arange(12.0).reshape(4, 3)
+    x = em.asarray(a, device=device)
+    for key in ([3, -4, 1], [[0, 1], [2, 3]], [True, False, True, True], [], [np.int8(2)]):
+        assert_same(x[key], a[key])
+    with pytest.raises(IndexError, match="only integers, slices"):
+        x[[1.5]]
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        x[[[1], [2, 3]]]
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        x[[0, 4]]
+    assert_same(x[[0, 3]], a[[0, 3]])
