@@ -269,12 +269,24 @@ EM_API em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype 
 
 /* ---- indexing (gather / scatter) --------------------------------------- */
 
-/* out = a.ravel()[idx] for an int64 index array of any shape (bounds-checked,
- * negatives wrap). */
+/* Integer index arrays (any integer dtype, any layout, same device as a)
+ * broadcast together to a shape B.  Negative indices wrap once; anything
+ * still outside [0, n) fails with EM_EINDEX and NumPy's message ("index 10
+ * is out of bounds for axis 0 with size 5", axis counted in a). */
+
+/* out[b..., r...] = a[idx[0][b...], ..., idx[nidx-1][b...], r...]: the idx
+ * arrays index a's first nidx dimensions; out is C-contiguous, shape B +
+ * a.shape[nidx:], dtype a's. */
+EM_API em_status em_take(const em_array *a, int nidx, const em_array *idx, em_array *out);
+/* a[idx[0][b], ..., r...] = values, values broadcast to B + a.shape[nidx:]
+ * and cast to a's dtype.  Repeated indices: the last write wins. */
+EM_API em_status em_put(em_array *a, int nidx, const em_array *idx, const em_array *values);
+/* out = a.ravel()[idx] (a of any layout; idx's shape is out's). */
 EM_API em_status em_take_flat(const em_array *a, const em_array *idx, em_array *out);
 /* a.ravel()[idx] = values (values broadcast to idx's shape, cast). */
 EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values);
-/* Indices of nonzero elements: out is (nnz, ndim) int64. */
+/* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
+ * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
 
 /* ---- random (Philox4x32-10, counter based) ----------------------------- */

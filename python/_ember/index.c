@@ -5,6 +5,7 @@
 
 PyObject *pyem_call_hook2(int h, PyObject *a, PyObject *b);
 enum { HOOK_GETITEM = 1, HOOK_SETITEM = 2 };
+static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo, int flat);
 
 /* 1: basic item parsed; 0: needs advanced indexing; -1: error. */
 static int pyem__item(PyObject *k, em_index_item *it) {
@@ -37,7 +38,17 @@ static int pyem__item(PyObject *k, em_index_item *it) {
         return -1;
     }
     PyObject *ix = PyNumber_Index(k);
-    if (!ix) return -1;
+    if (!ix) {
+        /* NumPy arrays have __index__ but only 0-d integer ones convert:
+         * the others (masks, index arrays) are advanced. */
+        if (PyErr_ExceptionMatches(PyExc_TypeError) &&
+            (PyObject_HasAttrString(k, "__array_interface__") ||
+             PyObject_HasAttrString(k, "__array__"))) {
+            PyErr_Clear();
+            return 0;
+        }
+        return -1;
+    }
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(ix, &overflow);
     Py_DECREF(ix);
@@ -74,7 +85,50 @@ static int pyem__basic_view(PyObject *self, PyObject *key, em_array *out) {
     return 1;
 }
 
+/* x[i] for one integer ember array i of ndim >= 1: the gather on axis 0
+ * without the Python hook (the most common advanced index). */
+static bool pyem__int_array_key(PyObject *self, PyObject *key) {
+    if (!EmArray_Check(key) || EMARR(key)->ndim == 0 || EMARR(self)->ndim == 0) return false;
+    char k = em_dtype_get(EMARR(key)->dtype)->kind;
+    return k == 'i' || k == 'u';
+}
+
+static PyObject *pyem__take_axis0(PyObject *self, PyObject *key) {
+    em_array out;
+    em_status s;
+    if (em_array_size(EMARR(key)) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS s = em_take(EMARR(self), 1, EMARR(key), &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = em_take(EMARR(self), 1, EMARR(key), &out);
+    }
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+/* x[[1, 5, 7]]: a list of ints converts straight to an index array; any
+ * other list (bools, floats, ragged, empty) is left to the hook. */
+static PyObject *pyem__take_list(PyObject *self, PyObject *key) {
+    em_array ix;
+    if (pyem_as_array(key, EM_NDTYPES, em_array_device(EMARR(self)), -1, &ix) < 0) {
+        PyErr_Clear();
+        return pyem_call_hook2(HOOK_GETITEM, self, key);
+    }
+    char k = em_dtype_get(ix.dtype)->kind;
+    PyObject *r;
+    if ((k == 'i' || k == 'u') && ix.ndim >= 1) {
+        PyObject *ko = pyem_wrap(&ix);
+        r = ko ? pyem__take_axis0(self, ko) : NULL;
+        Py_XDECREF(ko);
+    } else {
+        em_array_release(&ix);
+        r = pyem_call_hook2(HOOK_GETITEM, self, key);
+    }
+    return r;
+}
+
 PyObject *pyem_getitem(PyObject *self, PyObject *key) {
+    if (pyem__int_array_key(self, key)) return pyem__take_axis0(self, key);
+    if (PyList_CheckExact(key) && EMARR(self)->ndim > 0) return pyem__take_list(self, key);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
     if (r < 0) return NULL;
@@ -83,6 +137,12 @@ PyObject *pyem_getitem(PyObject *self, PyObject *key) {
 }
 
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
+    /* x[i] = scalar or ember array that needs no leading dims dropped. */
+    if (pyem__int_array_key(self, key) &&
+        (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
+         (EmArray_Check(value) &&
+          EMARR(value)->ndim <= EMARR(key)->ndim + EMARR(self)->ndim - 1)))
+        return pyem__scatter(EMARR(self), 1, EMARR(key), value, 0);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
     if (r < 0) return -1;
@@ -115,4 +175,100 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
-PyMethodDef pyem_index_functions[] = {{NULL, NULL, 0, NULL}};
+/* ---- gather / scatter ------------------------------------------------- */
+
+/* The ndarrays of a sequence of index arrays, as borrowed views in ix. */
+static int pyem__index_list(PyObject *seq, em_array *ix, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "indices must be a sequence of ember arrays");
+    if (!fast) return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(fast);
+    if (m < 1 || m > EM_MAXDIMS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%zd index arrays given; 1 to %d are allowed", m, EM_MAXDIMS);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(fast, k);
+        if (!EmArray_Check(o)) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_TypeError, "index %zd is a %.100s, not an ember.ndarray", k,
+                         Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        ix[k] = *EMARR(o); /* borrowed: the list keeps the objects alive */
+    }
+    Py_DECREF(fast);
+    *n = (int)m;
+    return 0;
+}
+
+static int64_t pyem__work(int n, const em_array *ix) {
+    int64_t w = 0;
+    for (int k = 0; k < n; k++) w += em_array_size(&ix[k]);
+    return w;
+}
+
+/* _take(a, indices, flat=False): em_take (one index array per leading
+ * dimension) or em_take_flat (one flat index array). */
+static PyObject *pyem__take(PyObject *self, PyObject *args) {
+    PyObject *a, *seq;
+    int flat = 0, n;
+    em_array ix[EM_MAXDIMS], out;
+    if (!PyArg_ParseTuple(args, "O!O|p", EmArray_Type, &a, &seq, &flat)) return NULL;
+    if (pyem__index_list(seq, ix, &n) < 0) return NULL;
+    if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat take takes one index array");
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = flat ? em_take_flat(EMARR(a), &ix[0], &out) : em_take(EMARR(a), n, ix, &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+/* _put(a, indices, values, flat=False): the scatter twin of _take.  Python
+ * scalars are converted to a's dtype (NumPy's range checks), arrays keep
+ * their dtype and are cast on the copy. */
+static PyObject *pyem__put(PyObject *self, PyObject *args) {
+    PyObject *a, *seq, *vo;
+    int flat = 0, n;
+    em_array ix[EM_MAXDIMS];
+    if (!PyArg_ParseTuple(args, "O!OO|p", EmArray_Type, &a, &seq, &vo, &flat)) return NULL;
+    if (pyem__index_list(seq, ix, &n) < 0) return NULL;
+    if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat put takes one index array");
+    if (pyem__scatter(EMARR(a), n, ix, vo, flat) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* em_put / em_put_flat of the Python value vo; 0 or -1 with an exception. */
+static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo, int flat) {
+    em_array v;
+    em_dtype dt = EmArray_Check(vo) ? EM_NDTYPES : dst->dtype, sdt;
+    if (!EmArray_Check(vo) && pyem_scalar_dtype(vo, &sdt) != 0) dt = EM_NDTYPES;
+    if (pyem_as_array(vo, dt, em_array_device(dst), -1, &v) < 0) return -1;
+    em_status s;
+    if (pyem__work(n, ix) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS
+        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
+    }
+    em_array_release(&v);
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
+/* _nonzero(a) -> (nnz, ndim) int64 coordinates. */
+static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
+    if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
+    em_array out;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = em_nonzero(EMARR(a), &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+PyMethodDef pyem_index_functions[] = {
+    {"_take", pyem__take, METH_VARARGS, "_take(a, indices, flat=False): gather (em_take)."},
+    {"_put", pyem__put, METH_VARARGS, "_put(a, indices, values, flat=False): scatter (em_put)."},
+    {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
+    {NULL, NULL, 0, NULL}};

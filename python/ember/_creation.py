@@ -6,6 +6,8 @@ from . import _ember
 __all__ = [
     "asarray", "array", "asnumpy", "empty", "zeros", "ones", "full",
     "empty_like", "zeros_like", "ones_like", "full_like",
+    "arange", "linspace", "logspace", "geomspace", "eye", "identity", "meshgrid", "tril", "triu",
+    "diag", "diagonal", "tri",
 ]
 
 
@@ -31,19 +33,28 @@ def asnumpy(a, stream=None, order="C", out=None):
     return np.asarray(a)
 
 
-def empty(shape, dtype=None, *, device=None):
-    return _ember.full(shape, None, dtype, device)
+def _check_order(order):
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
-def zeros(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, order="C", *, device=None):
+    _check_order(order)
+    return _ember.full(shape, None, dtype if dtype is not None else "float64", device)
+
+
+def zeros(shape, dtype=None, order="C", *, device=None):
+    _check_order(order)
     return _ember.full(shape, 0, dtype if dtype is not None else "float64", device)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, order="C", *, device=None):
+    _check_order(order)
     return _ember.full(shape, 1, dtype if dtype is not None else "float64", device)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, order="C", *, device=None):
+    _check_order(order)
     if dtype is None and isinstance(fill_value, (bool, int, float, complex)):
         dtype = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(fill_value)]
     return _ember.full(shape, fill_value, dtype, device)
@@ -74,3 +85,177 @@ def ones_like(a, /, *, dtype=None, device=None, shape=None):
 def full_like(a, /, fill_value, *, dtype=None, device=None, shape=None):
     s, d, dev = _like(a, dtype, shape, device)
     return _ember.full(s, fill_value, d, dev)
+
+
+# ---- ranges -----------------------------------------------------------------
+# The values are computed on the host with NumPy's own routines (so lengths,
+# dtypes and rounding match NumPy exactly) and moved to the device in one copy.
+# TODO(device fill kernel): compute them on the device once backends have one.
+
+def _np():
+    import numpy
+    return numpy
+
+
+def arange(start, /, stop=None, step=None, *, dtype=None, device=None):
+    """Evenly spaced values in [start, stop) (numpy.arange: same length and dtype rules)."""
+    np = _np()
+    for v in (start, stop, step):
+        if isinstance(v, _ember.ndarray):
+            raise TypeError("arange takes scalars, not arrays")
+    if step is not None and step == 0:
+        raise ZeroDivisionError("step of arange must not be zero")
+    if stop is None:
+        r = np.arange(start, step=1 if step is None else step, dtype=dtype)
+    else:
+        r = np.arange(start, stop, 1 if step is None else step, dtype=dtype)
+    return asarray(r, device=device)
+
+
+def linspace(start, stop, /, num=50, *, endpoint=True, retstep=False, dtype=None, axis=0,
+             device=None):
+    """num evenly spaced samples over [start, stop] (numpy.linspace)."""
+    np = _np()
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start = start.get() if isinstance(start, _ember.ndarray) else start
+    stop = stop.get() if isinstance(stop, _ember.ndarray) else stop
+    r = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
+    if retstep:
+        return asarray(r[0], device=device), r[1]
+    return asarray(r, device=device)
+
+
+def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, axis=0, device=None):
+    """base ** linspace(start, stop, num) (numpy.logspace)."""
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    r = _np().logspace(start, stop, num, endpoint=endpoint, base=base, dtype=dtype, axis=axis)
+    return asarray(r, device=device)
+
+
+def geomspace(start, stop, /, num=50, *, endpoint=True, dtype=None, axis=0, device=None):
+    """Samples evenly spaced on a log scale (numpy.geomspace)."""
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    r = _np().geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
+    return asarray(r, device=device)
+
+
+# ---- matrices ---------------------------------------------------------------
+
+def _index_int(v, what):
+    import operator
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(v).__name__}") from None
+
+
+def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
+    """A 2-d array with ones on the k-th diagonal (numpy.eye); built on the device."""
+    _check_order(order)
+    N = _index_int(N, "N")
+    M = N if M is None else _index_int(M, "M")
+    k = _index_int(k, "k")
+    if N < 0 or M < 0:
+        raise ValueError("negative dimensions are not allowed")
+    out = zeros((N, M), dtype if dtype is not None else "float64", device=device)
+    n = max(0, min(N + min(k, 0), M - max(k, 0)))  # length of the diagonal
+    if n:
+        from ._indexing import _diag_view
+        _diag_view(out, k)[...] = 1
+    return out
+
+
+def identity(n, dtype=None, *, device=None):
+    """The n x n identity (numpy.identity)."""
+    return eye(n, dtype=dtype, device=device)
+
+
+def tri(N, M=None, k=0, dtype=None, *, device=None):
+    """Ones at and below the k-th diagonal (numpy.tri)."""
+    N = _index_int(N, "N")
+    M = N if M is None else _index_int(M, "M")
+    if N < 0 or M < 0:
+        raise ValueError("negative dimensions are not allowed")
+    return asarray(_np().tri(N, M, k, dtype=dtype if dtype is not None else float), device=device)
+
+
+def _tri_mask(x, k, lower):
+    np = _np()
+    n, m = x.shape[-2:]
+    mask = np.tri(n, m, k, dtype=bool)
+    return asarray(mask if lower else ~mask, device=x.device)
+
+
+def _tri_apply(x, k, lower):
+    from ._ufuncs import where
+    x = x if isinstance(x, _ember.ndarray) else asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'} needs an array of at least 2 dimensions, "
+                         f"got {x.ndim}")
+    k = _index_int(k, "k")
+    return where(_tri_mask(x, k if lower else k - 1, lower), x, zeros((), x.dtype, device=x.device))
+
+
+def tril(x, /, k=0):
+    """The lower triangle of the last two dimensions, zeros above diagonal k (numpy.tril)."""
+    return _tri_apply(x, k, True)
+
+
+def triu(x, /, k=0):
+    """The upper triangle of the last two dimensions, zeros below diagonal k (numpy.triu)."""
+    return _tri_apply(x, k, False)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The offset-th diagonal over axis1 and axis2 (numpy.diagonal), as a read-only view."""
+    from ._indexing import _diag_view
+    from ._manipulation import moveaxis
+    x = x if isinstance(x, _ember.ndarray) else asarray(x)
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    x = moveaxis(x, (axis1, axis2), (-2, -1))
+    v = _diag_view(x, _index_int(offset, "offset"))
+    v.setflags(write=False)
+    return v
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d array, or a 2-d array with v on its k-th diagonal (numpy.diag)."""
+    from ._indexing import _diag_view
+    v = v if isinstance(v, _ember.ndarray) else asarray(v)
+    k = _index_int(k, "k")
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        out = zeros((n, n), v.dtype, device=v.device)
+        _diag_view(out, k)[...] = v
+        return out
+    if v.ndim == 2:
+        return _diag_view(v, k).copy()
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate matrices from coordinate vectors (numpy.meshgrid)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    xs = [x if isinstance(x, _ember.ndarray) else asarray(x) for x in xi]
+    nd = len(xs)
+    out = []
+    for i, x in enumerate(xs):
+        shape = [1] * nd
+        shape[i] = x.size
+        out.append(x.reshape(shape))
+    if indexing == "xy" and nd > 1:
+        for i in range(nd):
+            s = list(out[i].shape)
+            s[0], s[1] = s[1], s[0]
+            out[i] = out[i].reshape(s)
+    if not sparse:
+        full_shape = tuple(max(o.shape[d] for o in out) for d in range(nd))
+        out = [o._broadcast_to(full_shape) for o in out]
+    if copy:
+        out = [o.copy() for o in out]
+    return tuple(out)

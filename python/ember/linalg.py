@@ -120,15 +120,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     return _call("vecdot", _np.linalg.vecdot, (x1, x2), axis=axis)
 
 
-def matrix_transpose(x, /):
-    """Swap the last two axes: a view, on any device."""
-    if not isinstance(x, _ember.ndarray):
-        x = _ember.asarray(x, None, None, None)
-    if x.ndim < 2:
-        raise ValueError("Input array must be at least 2-dimensional")
-    perm = list(range(x.ndim))
-    perm[-2], perm[-1] = perm[-1], perm[-2]
-    return x.transpose(perm)
+from ._manipulation import matrix_transpose  # noqa: E402  (one implementation, a view)
 
 
 def multi_dot(arrays, *, out=None):
@@ -234,11 +226,6 @@ def _method_dot(self, b, out=None):
     return dot(self, b, out)
 
 
-def _method_mT(self):
-    return matrix_transpose(self)
-
-
 from ._methods import attach as _attach  # noqa: E402
 
 _attach("dot", _method_dot)
-_attach("mT", _method_mT, prop=True)

@@ -34,8 +34,16 @@ typedef struct em_backend {
     em_status (*reduce)(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                         em_dtype dt, double ddof, em_array *out);
     em_status (*scan)(em_reduce_op op, const em_array *a, int axis, em_array *out);
-    em_status (*take)(const em_array *a, const em_array *idx, em_array *out);
-    em_status (*put)(em_array *a, const em_array *idx, const em_array *values);
+    /* Gather / scatter (em_take, em_put).  idx: nidx C-contiguous int64
+     * arrays of one shape B.  The indices address a's first m dimensions:
+     * one per dimension (nidx == m) or, with nidx == 1 != m, as
+     * flat C-order positions in them.  Bounds are checked here.  take: out is
+     * allocated, C-contiguous B + a.shape[m:]; put: values likewise, a's dtype. */
+    em_status (*take)(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
+    em_status (*put)(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
+    /* (nnz, ndim) int64 coordinates of a's nonzero elements (a of any
+     * layout, ndim >= 1); allocates out. */
+    em_status (*nonzero)(const em_array *a, em_array *out);
     em_status (*random)(em_array *a, const em_random_req *req);
     em_status (*synchronize)(int id);
 } em_backend;

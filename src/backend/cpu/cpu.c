@@ -107,6 +107,7 @@ const em_backend em_cpu_backend = {
     .scan = em_cpu_scan,
     .take = em_cpu_take,
     .put = em_cpu_put,
+    .nonzero = em_cpu_nonzero,
     .random = em_cpu_random,
     .synchronize = em__cpu_sync,
 };

@@ -1,0 +1,134 @@
+"""Creation functions against NumPy: ranges, matrices, grids, across dtypes,
+edge cases and bad input."""
+import numpy as np
+import pytest
+
+import ember as em
+from foundation_probe import copy_ok
+from helpers import ALL_DTYPES, NUMERIC_DTYPES, assert_same, layouts, random_array, to_em
+
+
+@pytest.mark.parametrize("args,kw", [
+    ((5,), {}), ((0,), {}), ((-3,), {}), ((2, 11, 3), {}), ((10, 2, -3), {}), ((1, 2, 0.1), {}),
+    ((0.5, 3.7), {}), ((-1.5, 2.2, 0.7), {}), ((5,), {"dtype": "float32"}), ((3, 9, 2), {"dtype": "uint8"}),
+    ((1, 0), {}), ((10,), {"dtype": "complex64"}), ((0, 1, 0.3), {"dtype": "float16"}),
+    ((2**62, 2**62 + 5), {}), ((True, 3), {}),
+])
+def test_arange(device, args, kw):
+    assert_same(em.arange(*args, **kw, device=device), np.arange(*args, **kw))
+    assert em.arange(*args, **kw, device=device).device == device
+
+
+def test_arange_keywords_and_errors(device):
+    assert_same(em.arange(2, stop=7, step=2), np.arange(2, 7, 2))
+    with pytest.raises(ZeroDivisionError):
+        em.arange(1, 5, 0)
+    with pytest.raises(TypeError):
+        em.arange(em.asarray([1, 2]))
+    assert_same(em.arange(3), np.arange(3))  # still working
+
+
+@pytest.mark.parametrize("num", [0, 1, 2, 7, 50])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace(device, num, endpoint):
+    assert_same(em.linspace(-2.5, 4, num, endpoint=endpoint), np.linspace(-2.5, 4, num, endpoint=endpoint))
+    r, step = em.linspace(0, 1, num, endpoint=endpoint, retstep=True)
+    w, wstep = np.linspace(0, 1, num, endpoint=endpoint, retstep=True)
+    assert_same(r, w)
+    assert (np.isnan(step) and np.isnan(wstep)) or step == wstep
+    assert_same(em.linspace(0, 10, num, dtype="int32"), np.linspace(0, 10, num, dtype="int32"))
+    assert_same(em.linspace([0, 1], [2, 5], num, axis=1), np.linspace([0, 1], [2, 5], num, axis=1))
+    assert_same(em.logspace(0, 3, num, endpoint=endpoint), np.logspace(0, 3, num, endpoint=endpoint))
+    assert_same(em.logspace(0, 3, num, base=2.0), np.logspace(0, 3, num, base=2.0))
+    assert_same(em.geomspace(1, 1000, num), np.geomspace(1, 1000, num))
+
+
+def test_linspace_errors():
+    with pytest.raises(ValueError, match="Number of samples, -1, must be non-negative"):
+        em.linspace(0, 1, -1)
+    with pytest.raises(ValueError, match="Number of samples, -2, must be non-negative"):
+        em.logspace(0, 1, -2)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_eye_identity_tri(device, dtype):
+    if not copy_ok(dtype):
+        pytest.skip("float16 em_copy_into crashes in the foundation (foundation_probe.py)")
+    for N, M, k in [(3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 5), (3, 3, -4), (0, 0, 0), (1, 4, 3)]:
+        assert_same(em.eye(N, M, k, dtype=dtype), np.eye(N, M, k, dtype=dtype))
+    assert_same(em.identity(4, dtype=dtype), np.identity(4, dtype=dtype))
+    assert_same(em.tri(3, 4, 1, dtype=dtype), np.tri(3, 4, 1, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_tril_triu(device, rng, dtype):
+    for name, a in layouts(rng, (4, 5), dtype):
+        if a.ndim < 2:
+            continue
+        x = to_em(a)
+        for k in (-5, -1, 0, 2, 7):
+            assert_same(em.tril(x, k), np.tril(a, k))
+            assert_same(em.triu(x, k=k), np.triu(a, k))
+    b = random_array(rng, (2, 3, 3), dtype)
+    assert_same(em.tril(em.asarray(b)), np.tril(b))
+    assert_same(em.triu(em.asarray(b), -1), np.triu(b, -1))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
+def test_diag_diagonal(device, rng, dtype):
+    if not copy_ok(dtype):
+        pytest.skip("float16 em_copy_into crashes in the foundation (foundation_probe.py)")
+    a = random_array(rng, (4, 6), dtype)
+    x = em.asarray(a)
+    for k in (-5, -2, 0, 1, 5, 9):
+        assert_same(em.diag(x, k), np.diag(a, k))
+        assert_same(em.diagonal(x, k), np.diagonal(a, k))
+    v = random_array(rng, 3, dtype)
+    for k in (-2, 0, 1):
+        assert_same(em.diag(em.asarray(v), k), np.diag(v, k))
+    b = random_array(rng, (3, 4, 5), dtype)
+    assert_same(em.diagonal(em.asarray(b), 1, 0, 2), np.diagonal(b, 1, 0, 2))
+    with pytest.raises(ValueError, match="Input must be 1- or 2-d"):
+        em.diag(em.asarray(b))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_meshgrid(device, indexing, sparse):
+    xs = [np.arange(3.0), np.arange(4, dtype=np.int32), np.array([1j, 2j])]
+    for n in (1, 2, 3):
+        ours = em.meshgrid(*[em.asarray(x) for x in xs[:n]], indexing=indexing, sparse=sparse)
+        theirs = np.meshgrid(*xs[:n], indexing=indexing, sparse=sparse)
+        assert isinstance(ours, tuple) and len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            assert_same(o, t)
+    with pytest.raises(ValueError, match="Valid values for `indexing` are 'xy' and 'ij'"):
+        em.meshgrid(em.arange(2), indexing="yx")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_empty_zeros_order(device, dtype):
+    for f, npf in ((em.zeros, np.zeros), (em.ones, np.ones)):
+        assert_same(f((2, 3), dtype, order="C"), npf((2, 3), dtype))
+        assert_same(f((2, 0), dtype=dtype, order="F"), npf((2, 0), dtype))
+    e = em.empty((3, 2), dtype, order="C")
+    assert e.shape == (3, 2) and e.dtype == dtype
+    assert_same(em.full((2,), 3, dtype=dtype, order="C"), np.full((2,), 3, dtype=dtype))
+
+
+def test_creation_bad_input(device):
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        em.zeros(-1)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        em.empty((2, -3))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        em.eye(-2)
+    with pytest.raises(ValueError, match="order must be one of"):
+        em.ones((2, 3), order="Q")
+    with pytest.raises(ValueError, match="inhomogeneous shape"):
+        em.array([[1, 2], [3]])
+    with pytest.raises(TypeError, match="N must be an integer"):
+        em.eye(2.5)
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        em.tril(em.arange(3))
+    assert_same(em.eye(2), np.eye(2))  # still working
