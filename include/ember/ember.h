@@ -208,6 +208,7 @@ typedef enum em_op {
 typedef enum em_resolver {
     EM_RES_SAME,
     EM_RES_FLOAT,
+    EM_RES_TRUEDIV,
     EM_RES_CMP,
     EM_RES_BOOL,
     EM_RES_PRED,

@@ -28,20 +28,24 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
     em_dtype l = promoted, o = promoted;
     switch (info->resolver) {
     case EM_RES_FLOAT: l = o = em_float_for(promoted); break;
+    case EM_RES_TRUEDIV:
+        if (em_dtype_kindbit(promoted) & (EM_KB | EM_KI | EM_KU)) l = o = EM_FLOAT64;
+        break;
     case EM_RES_CMP:
     case EM_RES_PRED: o = EM_BOOL; break;
     case EM_RES_BOOL: l = o = EM_BOOL; break;
     case EM_RES_REAL: o = em_real_for(promoted); break;
     default:
-        /* Ops without a bool loop compute bool in int8, as NumPy does. */
-        if (promoted == EM_BOOL && !(info->kinds & EM_KB) && (info->kinds & EM_KI))
+        /* Ops marked EM_KB8 compute bool in int8, as NumPy does. */
+        if (promoted == EM_BOOL && !(info->kinds & EM_KB) && (info->kinds & EM_KB8))
             l = o = EM_INT8;
         break;
     }
     if (!(info->kinds & em_dtype_kindbit(l)) && info->resolver != EM_RES_BOOL)
         return em_error(EM_ETYPE, "ufunc '%s' not supported for the input type %s", info->name,
                         em_dtype_get(promoted)->name);
-    *loop = em__widen16(l);
+    /* nextafter steps in float16's own ulps: it has a float16 loop. */
+    *loop = op == EM_OP_NEXTAFTER ? l : em__widen16(l);
     *out = o;
     return EM_OK;
 }
