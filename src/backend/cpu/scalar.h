@@ -139,9 +139,10 @@ EM__FLOATS(EM__FDIV)
         R n = creal##M(b);                                                                         \
         if (cimag##M(b) == 0 && n == floor##M(n) && fabs##M(n) <= 100) {                          \
             if (n == 0) return 1;                                                                  \
-            T r = 1, x = a;                                                                        \
+            T r = 0, x = a;                                                                        \
+            bool set = false; /* r starts as a power of a, not 1 * a: 1 * inf gives NaN parts */   \
             for (long e = (long)fabs##M(n); e; e >>= 1, x *= x)                                    \
-                if (e & 1) r *= x;                                                                 \
+                if (e & 1) r = set ? r * x : x, set = true;                                        \
             return n < 0 ? 1 / r : r;                                                              \
         }                                                                                          \
         if (a == 0) return creal##M(b) > 0 && cimag##M(b) == 0 ? (T)0 : (T)NAN;                    \
