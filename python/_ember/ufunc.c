@@ -286,7 +286,21 @@ static PyObject *f_resolve(PyObject *self, PyObject *args) {
     return Py_BuildValue("(OO)", pyem_dtype_obj(loop), pyem_dtype_obj(out));
 }
 
+/* _ember.view_component(a, imag): the real or imaginary part of a complex
+ * array as a strided view sharing its buffer (x.real, x.imag). */
+static PyObject *f_view_component(PyObject *self, PyObject *args) {
+    PyObject *a;
+    int imag;
+    if (!PyArg_ParseTuple(args, "O!p", EmArray_Type, &a, &imag)) return NULL;
+    em_array v;
+    em_status s = em_view_component(EMARR(a), imag, &v);
+    if (s != EM_OK) return pyem_raise(s);
+    return pyem_wrap(&v);
+}
+
 PyMethodDef pyem_ufunc_functions[] = {
+    {"view_component", f_view_component, METH_VARARGS,
+     "view_component(a, imag): real (imag=False) or imaginary part of a complex array, a view."},
     {"ufunc", (PyCFunction)(void (*)(void))f_ufunc, METH_VARARGS | METH_KEYWORDS,
      "ufunc(name, *inputs, out=None, dtype=None): run an elementwise op."},
     {"resolve", f_resolve, METH_VARARGS, "resolve(name, dtype) -> (loop dtype, output dtype)"},
