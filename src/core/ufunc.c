@@ -41,6 +41,11 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
             l = o = EM_INT8;
         break;
     }
+    if (l == EM_BOOL && (op == EM_OP_SUBTRACT || op == EM_OP_NEGATIVE))
+        return em_error(EM_ETYPE, "numpy boolean %s, the `-` operator, is not supported, use %s "
+                                  "instead.", info->name, op == EM_OP_SUBTRACT
+                                  ? "the bitwise_xor, the `^` operator, or the logical_xor function"
+                                  : "the `~` operator or the logical_not function");
     if (!(info->kinds & em_dtype_kindbit(l)) && info->resolver != EM_RES_BOOL)
         return em_error(EM_ETYPE, "ufunc '%s' not supported for the input type %s", info->name,
                         em_dtype_get(promoted)->name);
