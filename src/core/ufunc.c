@@ -70,10 +70,15 @@ static em_status em__same_device(int nin, const em_array *const *in, const em_ar
     return EM_OK;
 }
 
+/* NumPy's loop search, in short: promote the inputs; for ops computed in
+ * float each input first becomes its own smallest float, so arctan2(uint8,
+ * int8) is float16 where promoting to int16 first would give float32. */
 static em_status em__promote_inputs(em_op op, int nin, const em_array *const *in, em_dtype *p) {
     int first = op == EM_OP_WHERE ? 1 : 0;
-    em_dtype d = in[first]->dtype;
-    for (int i = first + 1; i < nin; i++) d = em_promote(d, in[i]->dtype);
+    bool fl = em_op_get(op)->resolver == EM_RES_FLOAT;
+    em_dtype d = fl ? em_float_for(in[first]->dtype) : in[first]->dtype;
+    for (int i = first + 1; i < nin; i++)
+        d = em_promote(d, fl ? em_float_for(in[i]->dtype) : in[i]->dtype);
     *p = d;
     return EM_OK;
 }
