@@ -42,7 +42,7 @@ _ALIASES = {
     "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "pow": "power",
     "true_divide": "divide", "mod": "remainder", "acos": "arccos", "asin": "arcsin",
     "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
-    "atanh": "arctanh", "fix": "trunc",
+    "atanh": "arctanh", "fix": "trunc", "degrees": "rad2deg", "radians": "deg2rad",
 }
 for _alias, _name in _ALIASES.items():
     globals()[_alias] = _make(_name, _ember.ops[_name][1], _alias)

@@ -15,9 +15,10 @@ from helpers import ALL_DTYPES, assert_same
 BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
           "maximum", "fmin", "less", "equal", "not_equal", "greater_equal", "logical_and",
           "bitwise_and", "bitwise_xor", "left_shift", "arctan2", "hypot", "copysign",
-          "logaddexp", "nextafter", "fmod"]
+          "logaddexp", "nextafter", "fmod", "heaviside", "gcd", "logaddexp2"]
 UNARY = ["sqrt", "exp", "sin", "floor", "rint", "sign", "absolute", "negative", "square",
-         "reciprocal", "isnan", "real", "conjugate", "invert", "logical_not", "signbit"]
+         "reciprocal", "isnan", "real", "conjugate", "invert", "logical_not", "signbit", "cbrt",
+         "deg2rad"]
 
 SCALARS = st.one_of(
     st.booleans(),

@@ -311,6 +311,8 @@ def test_aliases(device, rng):
     assert_same(em.fmod(ei, ej), np.fmod(i, j))
     assert_same(em.fix(em.asarray(np.array([-1.5, 1.5]))), np.fix(np.array([-1.5, 1.5])))
     assert_same(em.fix(ei), np.fix(i))
+    assert_same(em.degrees(em.asarray(a)), np.degrees(a))
+    assert_same(em.radians(em.asarray(a)), np.radians(a))
     assert_same(em.positive(ei), np.positive(i))
     assert_same(em.signbit(em.asarray(np.array([-0.0, 1.0]))), np.signbit(np.array([-0.0, 1.0])))
 

@@ -1,6 +1,7 @@
 /* Loops for the float math ops: roots, exponentials, logarithms, trig and
  * hyperbolic functions (float and complex, <complex.h>), the two-argument
- * float functions and rounding (which keeps integers as they are). */
+ * float functions, rounding (which keeps integers as they are), and the
+ * integer gcd/lcm. */
 #include "backend/cpu/loops.h"
 #include "backend/cpu/scalar.h"
 
@@ -38,6 +39,13 @@ EM_MATH2(COPYSIGN, em_copysign(x, y))
 EM_MATH2(NEXTAFTER, em_nextafter(x, y))
 EM_DEF2(FLOAT16, _Float16, NEXTAFTER, em_nextafter(x, y))
 EM_MATH2(LOGADDEXP, em_logaddexp(x, y))
+EM_MATH2(LOGADDEXP2, em_logaddexp2(x, y))
+EM_MATH2(HEAVISIDE, em_heaviside(x, y))
+EM_FOR_FLOATS(EM_DEF1, CBRT, em_cbrt(x))
+EM_FOR_FLOATS(EM_DEF1, DEG2RAD, em_deg2rad(x))
+EM_FOR_FLOATS(EM_DEF1, RAD2DEG, em_rad2deg(x))
+EM_FOR_INTS(EM_DEF2, GCD, em_gcd(x, y))
+EM_FOR_INTS(EM_DEF2, LCM, em_lcm(x, y))
 EM_ROUND(FLOOR, em_floor(x))
 EM_ROUND(CEIL, em_ceil(x))
 EM_ROUND(TRUNC, em_trunc(x))
@@ -52,7 +60,9 @@ void em_cpu_loops_init_math(void) {
     EM_REGM(ARCCOS) EM_REGM(ARCTAN) EM_REGM(SINH) EM_REGM(COSH) EM_REGM(TANH)
     EM_REGM(ARCSINH) EM_REGM(ARCCOSH) EM_REGM(ARCTANH) EM_REGM(RINT)
     EM_REGM2(ARCTAN2) EM_REGM2(HYPOT) EM_REGM2(COPYSIGN) EM_REGM2(NEXTAFTER)
-    EM_REGM2(LOGADDEXP)
+    EM_REGM2(LOGADDEXP) EM_REGM2(LOGADDEXP2) EM_REGM2(HEAVISIDE) EM_REGM2(CBRT)
+    EM_REGM2(DEG2RAD) EM_REGM2(RAD2DEG)
+    EM_FOR_INTS(EM_REG1, GCD) EM_FOR_INTS(EM_REG1, LCM)
     EM_REG(NEXTAFTER, FLOAT16, em__NEXTAFTER_FLOAT16);
     EM_REGR(FLOOR) EM_REGR(CEIL) EM_REGR(TRUNC)
 }

@@ -229,6 +229,60 @@ EM__UUN(b, bool, bool)
     }
 EM__FLOATS(EM__FUN)
 
+/* logaddexp2, heaviside, cbrt, degrees <-> radians (NumPy's formulas). */
+#define EM__FMORE(S, T, M)                                                                         \
+    static inline T em_logaddexp2_##S(T a, T b) {                                                  \
+        const T log2e = (T)1.442695040888963407359924681001892137;                                \
+        if (a == b) return a + 1;                                                                  \
+        T d = a - b;                                                                               \
+        return d > 0 ? a + log2e * log1p##M(exp2##M(-d))                                           \
+                     : d <= 0 ? b + log2e * log1p##M(exp2##M(d)) : d;                               \
+    }                                                                                              \
+    static inline T em_heaviside_##S(T a, T b) {                                                   \
+        return a != a ? a : a == 0 ? b : a < 0 ? 0 : 1;                                            \
+    }                                                                                              \
+    static inline T em_deg2rad_##S(T a) { return a * (T)(3.141592653589793238462643383279502884 / 180); } \
+    static inline T em_rad2deg_##S(T a) { return a * (T)(180 / 3.141592653589793238462643383279502884); } \
+    static inline T em_cbrt_##S(T a) { return cbrt##M(a); }
+EM__FLOATS(EM__FMORE)
+#define em_logaddexp2(a, b) EM__F(em_logaddexp2, a)(a, b)
+#define em_heaviside(a, b) EM__F(em_heaviside, a)(a, b)
+#define em_deg2rad(a) EM__F(em_deg2rad, a)(a)
+#define em_rad2deg(a) EM__F(em_rad2deg, a)(a)
+#define em_cbrt(a) EM__F(em_cbrt, a)(a)
+
+/* gcd by Euclid on magnitudes (|INT_MIN| wraps, as in NumPy); lcm from it. */
+#define EM__GCD(S, T, U)                                                                           \
+    static inline T em_gcd_##S(T a, T b) {                                                         \
+        U x = (U)(a < 0 ? -(U)a : (U)a), y = (U)(b < 0 ? -(U)b : (U)b);                           \
+        while (y) {                                                                                \
+            U t = (U)(x % y);                                                                      \
+            x = y, y = t;                                                                          \
+        }                                                                                          \
+        return (T)x;                                                                               \
+    }                                                                                              \
+    static inline T em_lcm_##S(T a, T b) {                                                         \
+        T g = em_gcd_##S(a, b);                                                                    \
+        U x = (U)(a < 0 ? -(U)a : (U)a), y = (U)(b < 0 ? -(U)b : (U)b);                           \
+        return (T)(g ? (U)(x / (U)g * y) : 0);                                                     \
+    }
+#define EM__UGCD(S, T, U)                                                                          \
+    static inline T em_gcd_##S(T a, T b) {                                                         \
+        while (b) {                                                                                \
+            T t = (T)(a % b);                                                                      \
+            a = b, b = t;                                                                          \
+        }                                                                                          \
+        return a;                                                                                  \
+    }                                                                                              \
+    static inline T em_lcm_##S(T a, T b) {                                                         \
+        T g = em_gcd_##S(a, b);                                                                    \
+        return (T)(g ? a / g * b : 0);                                                             \
+    }
+EM__SINTS(EM__GCD)
+EM__UINTS(EM__UGCD)
+#define em_gcd(a, b) EM__INT(em_gcd, a)(a, b)
+#define em_lcm(a, b) EM__INT(em_lcm, a)(a, b)
+
 /* ---- complex --------------------------------------------------------------- */
 /* Ordering is NumPy's: lexicographic on (real, imag), a NaN anywhere makes a
  * comparison false; maximum/minimum propagate a NaN operand, fmax/fmin
