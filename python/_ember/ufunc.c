@@ -165,7 +165,9 @@ static int pyem__any_negative(const em_array *a) {
     if (s != EM_OK) return pyem_raise(s), -1;
     const int64_t *v = (const int64_t *)c.data;
     int neg = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (int64_t i = 0, n = em_array_size(&c); i < n && !neg; i++) neg = v[i] < 0;
+    Py_END_ALLOW_THREADS
     em_array_release(&c);
     return neg;
 }
@@ -181,6 +183,25 @@ static int pyem__check_int_power(em_op op, const pyem__operand *ops, em_dtype pr
     if (neg < 0) return -1;
     if (neg) PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
     return neg ? -1 : 0;
+}
+
+/* With dtype= the inputs are cast to the loop dtype under NumPy's default
+ * 'same_kind' rule: add(int8, 1.5, dtype=int8) is a TypeError. */
+static int pyem__check_input_casts(em_op op, const pyem__operand *ops, int n, em_dtype dtype) {
+    em_dtype loop, out;
+    const em_op_info *info = em_op_get(op);
+    if (info->resolver == EM_RES_BOOL || em_op_resolve(op, dtype, &loop, &out) != EM_OK) return 0;
+    for (int i = op == EM_OP_WHERE ? 1 : 0; i < n; i++) {
+        em_dtype src = ops[i].weak ? pyem__weak_default(ops[i].weak) : ops[i].a.dtype;
+        if (ops[i].weak == 'i' && em_dtype_get(loop)->kind != 'b') continue; /* weak ints fit any number kind */
+        if (em_can_cast_same_kind(src, loop)) continue;
+        PyErr_Format(PyExc_TypeError,
+                     "Cannot cast ufunc '%s' input %d from dtype('%s') to dtype('%s') with casting "
+                     "rule 'same_kind'", info->name, i, em_dtype_get(src)->name,
+                     em_dtype_get(loop == EM_FLOAT32 && dtype == EM_FLOAT16 ? dtype : loop)->name);
+        return -1;
+    }
+    return 0;
 }
 
 static em_device pyem__device_of(PyObject *const *objs, int n, PyObject *out) {
@@ -210,6 +231,10 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
                              em_op_get(op)->name, Py_TYPE(objs[k])->tp_name);
             return NULL;
         }
+    }
+    if (dtype != EM_NDTYPES && pyem__check_input_casts(op, ops, n, dtype) < 0) {
+        pyem__operands_release(ops, n);
+        return NULL;
     }
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
     if (pyem__materialise(&op, ops, n, dev, promoted) < 0 ||

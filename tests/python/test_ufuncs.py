@@ -285,6 +285,13 @@ def test_out_and_dtype(device, rng):
         em.sqrt(i, out=em.empty(3, dtype="int64"))
     i += 1
     assert_same(i, np.arange(3) + 1)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' input 1 from dtype\\('float64'\\) "
+                                        "to dtype\\('int8'\\) with casting rule 'same_kind'"):
+        em.add(em.asarray(np.array([1, 2], np.int8)), 1.5, dtype="int8")
+    with pytest.raises(TypeError, match="input 0 from dtype\\('float64'\\)"):
+        em.multiply(x, 2, dtype="int64")
+    assert_same(em.add(em.asarray(np.array([1, 2], np.int8)), 300, dtype="int16"),
+                np.add(np.array([1, 2], np.int8), 300, dtype="int16"))
     with pytest.raises(TypeError, match="out must be an ember.ndarray"):
         em.add(x, x, out=np.empty((4, 5)))
 
