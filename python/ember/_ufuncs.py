@@ -146,6 +146,23 @@ def divmod(x1, x2, /, out=(None, None)):  # noqa: A001 - numpy.divmod
     return floor_divide(x1, x2, out[0]), remainder(x1, x2, out[1])
 
 
+def isposinf(x, out=None):
+    """True where x is +inf (numpy.isposinf)."""
+    return _ufunc("logical_and", isinf(x), logical_not(signbit(x)), out=out)
+
+
+def isneginf(x, out=None):
+    """True where x is -inf (numpy.isneginf)."""
+    return _ufunc("logical_and", isinf(x), signbit(x), out=out)
+
+
+def float_power(x1, x2, /, out=None, *, dtype=None):
+    """x1 ** x2 computed in float64 (complex128 for complex inputs)."""
+    if dtype is None:
+        dtype = "complex128" if "c" in (_dtype_of(x1).kind, _dtype_of(x2).kind) else "float64"
+    return _ufunc("power", x1, x2, out=out, dtype=dtype)
+
+
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol * |b| elementwise, infinities equal only to
     themselves (numpy.isclose)."""
@@ -168,7 +185,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(_np.all(isclose(a, b, rtol, atol, equal_nan).get()))
 
 
-__all__ += ["real", "imag", "where", "around", "round", "clip", "angle", "divmod",
+__all__ += ["real", "imag", "where", "around", "round", "clip", "angle", "divmod", "isposinf",
+            "isneginf", "float_power",
             "isclose", "allclose"]
 
 # ndarray methods and properties that are these functions.

@@ -8,9 +8,7 @@
 /* One macro per op family so each op is one line below. */
 #define EM_MATH1(OP, EXPR) EM_FOR_INEXACT(EM_DEF1, OP, EXPR)
 #define EM_MATH2(OP, EXPR) EM_FOR_FLOATS(EM_DEF2, OP, EXPR)
-#define EM_ROUND(OP, EXPR)                                                                         \
-    M_BOOLINT(OP) EM_FOR_FLOATS(EM_DEF1, OP, EXPR)
-#define M_BOOLINT(OP) EM_DEF1(BOOL, bool, OP, x) EM_FOR_INTS(EM_DEF1, OP, x)
+#define EM_ROUND(OP, EXPR) EM_FOR_REAL(EM_DEF1, OP, EXPR)
 
 EM_MATH1(SQRT, em_sqrt(x))
 EM_MATH1(EXP, em_exp(x))

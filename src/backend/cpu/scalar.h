@@ -352,13 +352,9 @@ EM__CPLXS(EM__CUN)
 #define em_logaddexp(a, b) EM__F(em_logaddexp, a)(a, b)
 
 /* floor/ceil/trunc keep integers as they are (NumPy 2). */
-#define EM__ROUNDF(fn, a) _Generic((a), float : fn##f, double : fn, default : em__ident)
-#define em_floor(a) EM__ROUNDF(floor, a)(a)
-#define em_ceil(a) EM__ROUNDF(ceil, a)(a)
-#define em_trunc(a) EM__ROUNDF(trunc, a)(a)
-/* Only ever selected for integer types, where it is the identity on int64
- * (every integer loop type converts to it and back exactly). */
-static inline int64_t em__ident(int64_t a) { return a; }
+#define em_floor(a) _Generic((a), float : floorf(a), double : floor(a), default : (a))
+#define em_ceil(a) _Generic((a), float : ceilf(a), double : ceil(a), default : (a))
+#define em_trunc(a) _Generic((a), float : truncf(a), double : trunc(a), default : (a))
 
 /* real/imag/conj: for real types the value, 0 and the value. */
 #define em_real(a) _Generic((a), float _Complex : crealf(a), double _Complex : creal(a), default : (a))
