@@ -212,7 +212,8 @@ typedef enum em_resolver {
     EM_RES_BOOL,
     EM_RES_PRED,
     EM_RES_REAL,
-    EM_RES_WHERE
+    EM_RES_WHERE,
+    EM_RES_TRUEDIV /* integers and bool -> float64 (true division) */
 } em_resolver;
 
 typedef struct em_op_info {

@@ -44,7 +44,7 @@ static int pyem__store_int(PyObject *o, em_dtype dt, void *p) {
     if (overflow > 0 && info->kind == 'u' && info->size == 8) {
         u = PyLong_AsUnsignedLongLong(o);
         if (u == (unsigned long long)-1 && PyErr_Occurred()) goto range;
-        overflow = 0;
+        goto store; /* in [2**63, 2**64): fits uint64 (v is -1 here) */
     }
     if (overflow) goto range;
     if (info->kind == 'i') {
@@ -53,6 +53,7 @@ static int pyem__store_int(PyObject *o, em_dtype dt, void *p) {
     } else if (u == (unsigned long long)v) {
         if (v < 0 || (info->size < 8 && (unsigned long long)v >> (info->size * 8))) goto range;
     }
+store:
     switch (info->size) {
     case 1: *(uint8_t *)p = (uint8_t)u; break;
     case 2: *(uint16_t *)p = (uint16_t)u; break;

@@ -53,39 +53,153 @@ static em_dtype pyem__with_weak(em_dtype strong, char w) {
     }
 }
 
+/* The dtype an input stands for in promotion: for ops that compute in
+ * float (sqrt, arctan2...) each input first goes to its own smallest float,
+ * which is how NumPy's loop search ends up (arctan2(uint8, int8) is
+ * float16, not float32 as int16 would give). */
+static em_dtype pyem__input_dtype(em_op op, em_dtype dt) {
+    return em_op_get(op)->resolver == EM_RES_FLOAT ? em_float_for(dt) : dt;
+}
+
 static em_dtype pyem__promote(em_op op, pyem__operand *ops, int n) {
     int first = op == EM_OP_WHERE ? 1 : 0, have = 0;
-    em_dtype d = EM_BOOL;
-    for (int i = first; i < n; i++)
-        if (!ops[i].weak) d = have++ ? em_promote(d, ops[i].a.dtype) : ops[i].a.dtype;
+    em_dtype raw = EM_BOOL, d = EM_BOOL;
+    for (int i = first; i < n; i++) {
+        if (ops[i].weak) continue;
+        em_dtype a = ops[i].a.dtype;
+        raw = have ? em_promote(raw, a) : a;
+        d = have ? em_promote(d, pyem__input_dtype(op, a)) : pyem__input_dtype(op, a);
+        have++;
+    }
     if (!have) {
-        for (int i = first; i < n; i++)
-            d = have++ ? em_promote(d, pyem__weak_default(ops[i].weak))
-                       : pyem__weak_default(ops[i].weak);
+        for (int i = first; i < n; i++) {
+            em_dtype a = pyem__weak_default(ops[i].weak);
+            d = have++ ? em_promote(d, a) : a;
+        }
         return d;
     }
+    /* A Python scalar of a higher kind decides the dtype (NEP 50). */
+    em_dtype w = raw;
     for (int i = first; i < n; i++)
-        if (ops[i].weak) d = pyem__with_weak(d, ops[i].weak);
-    return d;
+        if (ops[i].weak) w = pyem__with_weak(w, ops[i].weak);
+    return w != raw ? w : d;
+}
+
+/* Comparing an integer array with a Python int it cannot hold: NumPy 2
+ * answers from the sign of the int alone.  Rewrite `x op big` as
+ * `x >= MIN` (all true) or `x < MIN` (all false) with MIN the dtype's
+ * minimum, so the result keeps the broadcast shape.  Returns 1 if done. */
+static int pyem__cmp_out_of_range(em_op *op, pyem__operand *ops, int i, em_device dev) {
+    em_dtype strong = ops[1 - i].a.dtype;
+    if (!(em_dtype_kindbit(strong) & (EM_KI | EM_KU)) || ops[i].weak != 'i') return 0;
+    int big = PyObject_RichCompareBool(ops[i].obj, Py_False, Py_GT);
+    if (big < 0) return -1;
+    em_op o = *op;
+    if (i == 0) /* scalar on the left: mirror the comparison */
+        o = o == EM_OP_LESS ? EM_OP_GREATER : o == EM_OP_GREATER ? EM_OP_LESS
+          : o == EM_OP_LESS_EQUAL ? EM_OP_GREATER_EQUAL
+          : o == EM_OP_GREATER_EQUAL ? EM_OP_LESS_EQUAL : o;
+    bool truth = o == EM_OP_NOT_EQUAL ||
+                 (big ? (o == EM_OP_LESS || o == EM_OP_LESS_EQUAL)
+                      : (o == EM_OP_GREATER || o == EM_OP_GREATER_EQUAL));
+    const em_dtype_info *info = em_dtype_get(strong);
+    PyObject *mn = PyLong_FromLongLong(info->kind == 'u' ? 0 : (long long)(~0ULL << (8 * info->size - 1)));
+    if (!mn) return -1;
+    int r = pyem_as_array(mn, strong, dev, -1, &ops[i].a);
+    Py_DECREF(mn);
+    if (r < 0) return -1;
+    ops[i].weak = 0;
+    if (i == 0) { /* keep the array first: x >= MIN / x < MIN */
+        pyem__operand t = ops[0];
+        ops[0] = ops[1], ops[1] = t;
+    }
+    *op = truth ? EM_OP_GREATER_EQUAL : EM_OP_LESS;
+    return 1;
+}
+
+/* The dtype a Python scalar is converted to: the loop's own dtype for ops
+ * that compute in float (arctan2(uint8, -3) is fine in NumPy), the
+ * promoted dtype otherwise (uint8 + 300 is an OverflowError). */
+static em_dtype pyem__weak_target(em_op op, int i, em_dtype promoted, char weak) {
+    const em_op_info *info = em_op_get(op);
+    if (op == EM_OP_WHERE && i == 0) return EM_BOOL;
+    if (info->resolver == EM_RES_BOOL) return pyem__weak_default(weak);
+    em_dtype loop, out;
+    if ((info->resolver == EM_RES_FLOAT || info->resolver == EM_RES_TRUEDIV) &&
+        em_op_resolve(op, promoted, &loop, &out) == EM_OK)
+        return out;
+    return promoted;
 }
 
 /* Turn each Python scalar into a 0-d array of the dtype it computes in.
- * A comparison with an integer the dtype cannot hold widens instead of
- * failing, as NumPy 2 does. */
-static int pyem__materialise(em_op op, pyem__operand *ops, int n, em_device dev,
-                             em_dtype *promoted) {
+ * A comparison of an integer array with an int the dtype cannot hold is
+ * rewritten (pyem__cmp_out_of_range), as NumPy 2 answers it. */
+static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev,
+                             em_dtype promoted) {
     for (int i = 0; i < n; i++) {
         if (!ops[i].weak) continue;
-        em_dtype dt = op == EM_OP_WHERE && i == 0 ? EM_BOOL : *promoted;
-        if (em_op_get(op)->resolver == EM_RES_BOOL) dt = pyem__weak_default(ops[i].weak);
+        em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
         if (pyem_as_array(ops[i].obj, dt, dev, -1, &ops[i].a) == 0) continue;
-        if (em_op_get(op)->resolver != EM_RES_CMP || !PyErr_ExceptionMatches(PyExc_OverflowError))
+        if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
+            !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;
         PyErr_Clear();
-        *promoted = EM_FLOAT64;
-        for (int j = 0; j < n; j++)
-            if (ops[j].weak) em_array_release(&ops[j].a);
-        return pyem__materialise(op, ops, n, dev, promoted);
+        int r = pyem__cmp_out_of_range(op, ops, i, dev);
+        if (r <= 0) {
+            if (r == 0) PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %s",
+                                     ops[i].obj, em_dtype_get(dt)->name);
+            return -1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* 1 if the integer array a holds a negative value (read on the host). */
+static int pyem__any_negative(const em_array *a) {
+    em_device cpu = {EM_CPU, 0};
+    em_array h = {0}, c = {0};
+    em_status s = em_to_device(a, cpu, &h);
+    if (s == EM_OK) s = em_astype(&h, EM_INT64, &c);
+    em_array_release(&h);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    const int64_t *v = (const int64_t *)c.data;
+    int neg = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0, n = em_array_size(&c); i < n && !neg; i++) neg = v[i] < 0;
+    Py_END_ALLOW_THREADS
+    em_array_release(&c);
+    return neg;
+}
+
+/* NumPy refuses integer ** negative integer (the loop would have to return
+ * a fraction): check the exponent before running the op. */
+static int pyem__check_int_power(em_op op, const pyem__operand *ops, em_dtype promoted) {
+    em_dtype loop, out;
+    if (op != EM_OP_POWER || em_op_resolve(op, promoted, &loop, &out) != EM_OK ||
+        em_dtype_get(loop)->kind != 'i')
+        return 0;
+    int neg = em_dtype_get(ops[1].a.dtype)->kind == 'i' ? pyem__any_negative(&ops[1].a) : 0;
+    if (neg < 0) return -1;
+    if (neg) PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+    return neg ? -1 : 0;
+}
+
+/* With dtype= the inputs are cast to the loop dtype under NumPy's default
+ * 'same_kind' rule: add(int8, 1.5, dtype=int8) is a TypeError. */
+static int pyem__check_input_casts(em_op op, const pyem__operand *ops, int n, em_dtype dtype) {
+    em_dtype loop, out;
+    const em_op_info *info = em_op_get(op);
+    if (info->resolver == EM_RES_BOOL || em_op_resolve(op, dtype, &loop, &out) != EM_OK) return 0;
+    for (int i = op == EM_OP_WHERE ? 1 : 0; i < n; i++) {
+        em_dtype src = ops[i].weak ? pyem__weak_default(ops[i].weak) : ops[i].a.dtype;
+        if (ops[i].weak == 'i' && em_dtype_get(loop)->kind != 'b') continue; /* weak ints fit any number kind */
+        if (em_can_cast_same_kind(src, loop)) continue;
+        PyErr_Format(PyExc_TypeError,
+                     "Cannot cast ufunc '%s' input %d from dtype('%s') to dtype('%s') with casting "
+                     "rule 'same_kind'", info->name, i, em_dtype_get(src)->name,
+                     em_dtype_get(loop == EM_FLOAT32 && dtype == EM_FLOAT16 ? dtype : loop)->name);
+        return -1;
     }
     return 0;
 }
@@ -118,8 +232,13 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
             return NULL;
         }
     }
+    if (dtype != EM_NDTYPES && pyem__check_input_casts(op, ops, n, dtype) < 0) {
+        pyem__operands_release(ops, n);
+        return NULL;
+    }
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
-    if (pyem__materialise(op, ops, n, dev, &promoted) < 0) {
+    if (pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
+        pyem__check_int_power(op, ops, promoted) < 0) {
         pyem__operands_release(ops, n);
         return NULL;
     }
@@ -192,7 +311,21 @@ static PyObject *f_resolve(PyObject *self, PyObject *args) {
     return Py_BuildValue("(OO)", pyem_dtype_obj(loop), pyem_dtype_obj(out));
 }
 
+/* _ember.view_component(a, imag): the real or imaginary part of a complex
+ * array as a strided view sharing its buffer (x.real, x.imag). */
+static PyObject *f_view_component(PyObject *self, PyObject *args) {
+    PyObject *a;
+    int imag;
+    if (!PyArg_ParseTuple(args, "O!p", EmArray_Type, &a, &imag)) return NULL;
+    em_array v;
+    em_status s = em_view_component(EMARR(a), imag, &v);
+    if (s != EM_OK) return pyem_raise(s);
+    return pyem_wrap(&v);
+}
+
 PyMethodDef pyem_ufunc_functions[] = {
+    {"view_component", f_view_component, METH_VARARGS,
+     "view_component(a, imag): real (imag=False) or imaginary part of a complex array, a view."},
     {"ufunc", (PyCFunction)(void (*)(void))f_ufunc, METH_VARARGS | METH_KEYWORDS,
      "ufunc(name, *inputs, out=None, dtype=None): run an elementwise op."},
     {"resolve", f_resolve, METH_VARARGS, "resolve(name, dtype) -> (loop dtype, output dtype)"},

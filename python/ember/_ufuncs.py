@@ -1,13 +1,20 @@
-"""Elementwise functions, one per row of the C op table (include/ember/ops.def).
+"""Elementwise functions, one per row of the C op table (include/ember/ops.def),
+plus the NumPy and Array API aliases and the few compositions NumPy defines
+in Python (round, clip, fix, angle, divmod, isclose, allclose).
 
-Each is ``f(x1[, x2], /, out=None, *, dtype=None)`` with broadcasting and
-NumPy 2 promotion (Python scalars are weak)."""
+Each table function is ``f(x1[, x2], /, out=None, *, dtype=None)`` with
+broadcasting and NumPy 2 promotion (Python scalars are weak, NEP 50)."""
+import operator as _operator
+
+import numpy as _np
+
 from . import _ember
+from ._methods import attach as _attach
 
 _ufunc = _ember.ufunc
 
 
-def _make(name, nin):
+def _make(name, nin, public=None):
     if nin == 1:
         def f(x, /, out=None, *, dtype=None):
             return _ufunc(name, x, out=out, dtype=dtype)
@@ -17,17 +24,51 @@ def _make(name, nin):
     else:
         def f(x1, x2, x3, /, out=None, *, dtype=None):
             return _ufunc(name, x1, x2, x3, out=out, dtype=dtype)
-    f.__name__ = f.__qualname__ = name
+    f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
     return f
 
 
 __all__ = []
 for _name, (_code, _nin) in _ember.ops.items():
-    if _name in ("copy", "where"):
+    if _name in ("copy", "where", "real", "imag"):
         continue
     globals()[_name] = _make(_name, _nin)
     __all__.append(_name)
+
+# NumPy and Array API spellings of the same ops.
+_ALIASES = {
+    "abs": "absolute", "conj": "conjugate", "bitwise_not": "invert", "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "pow": "power",
+    "true_divide": "divide", "mod": "remainder", "acos": "arccos", "asin": "arcsin",
+    "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
+    "atanh": "arctanh", "fix": "trunc", "degrees": "rad2deg", "radians": "deg2rad",
+}
+for _alias, _name in _ALIASES.items():
+    globals()[_alias] = _make(_name, _ember.ops[_name][1], _alias)
+    __all__.append(_alias)
+
+
+def _is_em(x):
+    return isinstance(x, _ember.ndarray)
+
+
+def _dtype_of(x):
+    return x.dtype if _is_em(x) else _np.asarray(x).dtype
+
+
+def real(val, /, out=None, *, dtype=None):
+    """The real part; for a complex ember array a view sharing its memory."""
+    if _is_em(val) and val.dtype.kind == "c" and out is None and dtype is None:
+        return _ember.view_component(val, False)
+    return _ufunc("real", val, out=out, dtype=dtype)
+
+
+def imag(val, /, out=None, *, dtype=None):
+    """The imaginary part; for a complex ember array a view sharing its memory."""
+    if _is_em(val) and val.dtype.kind == "c" and out is None and dtype is None:
+        return _ember.view_component(val, True)
+    return _ufunc("imag", val, out=out, dtype=dtype)
 
 
 def where(condition, x=None, y=None, /):
@@ -40,4 +81,118 @@ def where(condition, x=None, y=None, /):
     return _ufunc("where", condition, x, y)
 
 
-__all__.append("where")
+def around(a, decimals=0, out=None):
+    """Round to the given number of decimals, half to even (numpy.round):
+    by scaling with 10**decimals, rounding and scaling back, as NumPy does."""
+    decimals = _operator.index(decimals)
+    kind = _dtype_of(a).kind
+    if kind in "biu":
+        if decimals >= 0:
+            return _ufunc("positive" if kind != "b" else "copy", a, out=out)
+        scale = 10 ** -decimals
+        r = multiply(rint(divide(a, scale)), scale)
+        return _ufunc("copy", r, out=out) if out is not None else r.astype(_dtype_of(a))
+    if decimals == 0:
+        return _ufunc("rint", a, out=out)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return _ufunc("divide", rint(multiply(a, scale)), scale, out=out)
+    scale = 10.0 ** -decimals
+    return _ufunc("multiply", rint(divide(a, scale)), scale, out=out)
+
+
+def round(x, /, decimals=0, out=None):  # noqa: A001 - the NumPy / Array API name
+    """Round half to even to `decimals` places (numpy.round)."""
+    return around(x, decimals, out)
+
+
+def _clip_bound(bound, dt, upper):
+    """A Python int bound beyond the integer dtype's range clips nothing (NumPy 2)."""
+    if type(bound) is int and dt.kind in "iu":
+        info = _np.iinfo(dt)
+        if (upper and bound >= info.max) or (not upper and bound <= info.min):
+            return None
+    return bound
+
+
+def clip(x, a_min=None, a_max=None, /, out=None, *, min=None, max=None, dtype=None):  # noqa: A002
+    """Limit the values to [min, max] (numpy.clip; Array API keywords min/max).
+    NaN propagates, as with maximum/minimum; either bound may be None."""
+    lo = min if a_min is None else a_min
+    hi = max if a_max is None else a_max
+    dt = _dtype_of(x)
+    lo, hi = _clip_bound(lo, dt, False), _clip_bound(hi, dt, True)
+    if lo is None and hi is None:
+        return _ufunc("positive" if dt.kind != "b" else "copy", x, out=out, dtype=dtype)
+    if hi is None:
+        return _ufunc("maximum", x, lo, out=out, dtype=dtype)
+    if lo is None:
+        return _ufunc("minimum", x, hi, out=out, dtype=dtype)
+    return _ufunc("minimum", _ufunc("maximum", x, lo, dtype=dtype), hi, out=out, dtype=dtype)
+
+
+def angle(z, deg=False):
+    """The counterclockwise angle from the positive real axis (numpy.angle)."""
+    if _dtype_of(z).kind == "c":
+        a = arctan2(imag(z), real(z))
+    else:
+        a = arctan2(0, z)
+    return multiply(a, 180.0 / _np.pi) if deg else a
+
+
+def divmod(x1, x2, /, out=(None, None)):  # noqa: A001 - numpy.divmod
+    """(x1 // x2, x1 % x2) with Python's sign rules."""
+    out = out if isinstance(out, tuple) else (out, None)
+    return floor_divide(x1, x2, out[0]), remainder(x1, x2, out[1])
+
+
+def isposinf(x, out=None):
+    """True where x is +inf (numpy.isposinf)."""
+    return _ufunc("logical_and", isinf(x), logical_not(signbit(x)), out=out)
+
+
+def isneginf(x, out=None):
+    """True where x is -inf (numpy.isneginf)."""
+    return _ufunc("logical_and", isinf(x), signbit(x), out=out)
+
+
+def float_power(x1, x2, /, out=None, *, dtype=None):
+    """x1 ** x2 computed in float64 (complex128 for complex inputs)."""
+    if dtype is None:
+        dtype = "complex128" if "c" in (_dtype_of(x1).kind, _dtype_of(x2).kind) else "float64"
+    return _ufunc("power", x1, x2, out=out, dtype=dtype)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| elementwise, infinities equal only to
+    themselves (numpy.isclose)."""
+    if not _is_em(a) and not _is_em(b):
+        from ._creation import asarray
+        a = asarray(a)
+    strong = [_dtype_of(v) for v in (a, b) if not isinstance(v, (bool, int, float, complex))]
+    dt = _np.result_type(*strong, 1.0)
+    x, y = _ufunc("copy", a, dtype=dt), _ufunc("copy", b, dtype=dt)
+    finite = logical_and(isfinite(x), isfinite(y))
+    close = less_equal(absolute(subtract(x, y)), add(multiply(absolute(y), rtol), atol))
+    r = logical_or(equal(x, y), logical_and(finite, close))
+    if equal_nan:
+        r = logical_or(r, logical_and(isnan(x), isnan(y)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when isclose(a, b) holds everywhere."""
+    return bool(_np.all(isclose(a, b, rtol, atol, equal_nan).get()))
+
+
+__all__ += ["real", "imag", "where", "around", "round", "clip", "angle", "divmod", "isposinf",
+            "isneginf", "float_power",
+            "isclose", "allclose"]
+
+# ndarray methods and properties that are these functions.
+_attach("real", real, prop=True)
+_attach("imag", imag, prop=True)
+_attach("conj", lambda self: conjugate(self))
+_attach("conjugate", lambda self: conjugate(self))
+_attach("round", lambda self, decimals=0, out=None: around(self, decimals, out))
+_attach("clip", lambda self, min=None, max=None, out=None, **kw: clip(self, min, max, out=out, **kw))

@@ -28,20 +28,29 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
     em_dtype l = promoted, o = promoted;
     switch (info->resolver) {
     case EM_RES_FLOAT: l = o = em_float_for(promoted); break;
+    case EM_RES_TRUEDIV:
+        if (em_dtype_kindbit(promoted) & (EM_KB | EM_KI | EM_KU)) l = o = EM_FLOAT64;
+        break;
     case EM_RES_CMP:
     case EM_RES_PRED: o = EM_BOOL; break;
     case EM_RES_BOOL: l = o = EM_BOOL; break;
     case EM_RES_REAL: o = em_real_for(promoted); break;
     default:
-        /* Ops without a bool loop compute bool in int8, as NumPy does. */
-        if (promoted == EM_BOOL && !(info->kinds & EM_KB) && (info->kinds & EM_KI))
+        /* Ops marked EM_KB8 compute bool in int8, as NumPy does. */
+        if (promoted == EM_BOOL && !(info->kinds & EM_KB) && (info->kinds & EM_KB8))
             l = o = EM_INT8;
         break;
     }
+    if (l == EM_BOOL && (op == EM_OP_SUBTRACT || op == EM_OP_NEGATIVE))
+        return em_error(EM_ETYPE, "numpy boolean %s, the `-` operator, is not supported, use %s "
+                                  "instead.", info->name, op == EM_OP_SUBTRACT
+                                  ? "the bitwise_xor, the `^` operator, or the logical_xor function"
+                                  : "the `~` operator or the logical_not function");
     if (!(info->kinds & em_dtype_kindbit(l)) && info->resolver != EM_RES_BOOL)
         return em_error(EM_ETYPE, "ufunc '%s' not supported for the input type %s", info->name,
                         em_dtype_get(promoted)->name);
-    *loop = em__widen16(l);
+    /* nextafter steps in float16's own ulps: it has a float16 loop. */
+    *loop = op == EM_OP_NEXTAFTER ? l : em__widen16(l);
     *out = o;
     return EM_OK;
 }
@@ -61,10 +70,15 @@ static em_status em__same_device(int nin, const em_array *const *in, const em_ar
     return EM_OK;
 }
 
+/* NumPy's loop search, in short: promote the inputs; for ops computed in
+ * float each input first becomes its own smallest float, so arctan2(uint8,
+ * int8) is float16 where promoting to int16 first would give float32. */
 static em_status em__promote_inputs(em_op op, int nin, const em_array *const *in, em_dtype *p) {
     int first = op == EM_OP_WHERE ? 1 : 0;
-    em_dtype d = in[first]->dtype;
-    for (int i = first + 1; i < nin; i++) d = em_promote(d, in[i]->dtype);
+    bool fl = em_op_get(op)->resolver == EM_RES_FLOAT;
+    em_dtype d = fl ? em_float_for(in[first]->dtype) : in[first]->dtype;
+    for (int i = first + 1; i < nin; i++)
+        d = em_promote(d, fl ? em_float_for(in[i]->dtype) : in[i]->dtype);
     *p = d;
     return EM_OK;
 }
