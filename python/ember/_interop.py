@@ -1,0 +1,344 @@
+"""Interop protocols of ``em.ndarray``: DLPack, the CUDA array interface,
+NumPy's ``__array_ufunc__`` / ``__array_function__`` (and ``like=``), and
+pickling.
+
+DLPack capsules are made and consumed in C (``_ember/dlpack.c``); this
+module decides the Python-level arguments (``max_version``, ``stream``,
+``dl_device``, ``copy``).  NumPy functions are dispatched through a table
+built from the names Ember has: a NumPy function Ember lacks returns
+``NotImplemented``, so NumPy raises ``TypeError`` rather than silently
+computing on the host.
+
+Unpickling places arrays by a policy (see ``set_unpickle_device``): a CPU
+array comes back on the CPU; a CUDA array comes back on the current CUDA
+device, or on the CPU where no CUDA device exists.
+"""
+import os as _os
+
+import numpy as _np
+
+from . import _ember
+from ._methods import attach as _attach
+
+__all__ = ["from_dlpack", "set_unpickle_device", "get_unpickle_device"]
+
+ndarray = _ember.ndarray
+
+_kDLCPU, _kDLCUDA = 1, 2
+
+
+def _em():
+    import ember
+    return ember
+
+
+# ---- DLPack ----------------------------------------------------------------
+
+def _dlpack_device(self):
+    kind, dev_id = self._dev
+    if kind == "cuda":
+        return (_kDLCUDA, dev_id)
+    if kind == "cpu":
+        return (_kDLCPU, 0)
+    raise BufferError(f"DLPack has no device type for {kind} arrays")
+
+
+def _check_stream(self, stream):
+    if self._dev[0] == "cpu" and stream is not None:
+        raise ValueError(f"stream must be None for CPU arrays (got {stream!r})")
+    if stream == 0:
+        raise ValueError("stream=0 is ambiguous for CUDA and not allowed by DLPack; use 1 or 2")
+
+
+def _sync_for_stream(arr, stream):
+    """Make a device array's data ready for a consumer on `stream` (a CUDA
+    stream handle, 1 or 2 for the default streams, -1 for 'do not
+    synchronise').  Ember synchronises the device, which always suffices."""
+    kind, dev_id = arr._dev
+    if kind != "cpu" and stream != -1:
+        _em().Device(f"{kind}:{dev_id}").synchronize()
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule of this array: ``dltensor_versioned`` (DLPack 1.x)
+    when ``max_version >= (1, 0)``, else the legacy ``dltensor``.  Zero-copy
+    unless ``copy=True`` or ``dl_device`` names another device."""
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    _check_stream(self, stream)
+    src, copied = self, False
+    if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
+        dev_type, dev_id = dl_device
+        if copy is False:
+            raise BufferError(f"cannot export to DLPack device {tuple(dl_device)} without a copy")
+        if dev_type != _kDLCPU:
+            raise BufferError(f"cannot export a {self._dev[0]} array to DLPack device "
+                              f"{tuple(dl_device)}; only the array's own device or the CPU (1, 0)")
+        src, copied, stream = _em().asarray(self, device="cpu", copy=True), True, None
+    elif copy is True:
+        src, copied = self.copy(), True
+    _sync_for_stream(src, stream)
+    return _ember._dlpack_export(src, versioned, copied)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An ember array sharing the memory of `x` (any object with
+    ``__dlpack__``, or a DLPack capsule).  ``copy=True`` always copies,
+    ``copy=False`` never does; ``device`` moves the result there."""
+    if type(x).__name__ == "PyCapsule":
+        arr = _ember._dlpack_import(x)
+    elif hasattr(x, "__dlpack__"):
+        arr = _ember._dlpack_import(_request_capsule(x, device, copy))
+    else:
+        raise TypeError(f"from_dlpack needs an object with __dlpack__ or a DLPack capsule, "
+                        f"got {type(x).__name__}")
+    if copy is True and not _is_fresh(arr, x):
+        arr = arr.copy()
+    if device is not None:
+        if copy is False and str(arr.device) != str(_em().Device(device)):
+            raise ValueError(f"copy=False but the data is on {arr.device}, not {device}")
+        arr = arr.to_device(device)
+    return arr
+
+
+def _is_fresh(arr, x):
+    return arr._ptr != getattr(x, "_ptr", None) and not isinstance(x, (ndarray, _np.ndarray))
+
+
+def _request_capsule(x, device, copy):
+    """Ask x for a capsule: versioned first, then the legacy signature for
+    producers that predate max_version."""
+    kw = {"max_version": (1, 1)}
+    if copy is not None:
+        kw["copy"] = copy
+    if device is not None and _em().Device(device).kind == "cpu":
+        kw["dl_device"] = (_kDLCPU, 0)
+    try:
+        return x.__dlpack__(**kw)
+    except TypeError:
+        if copy is False:
+            raise
+        return x.__dlpack__()
+
+
+# ---- CUDA array interface ----------------------------------------------------
+
+def _cuda_array_interface(self):
+    kind, dev_id = self._dev
+    if kind != "cuda":
+        raise AttributeError(
+            f"__cuda_array_interface__ is only defined for CUDA arrays (this one is on {kind}); "
+            "use __array_interface__ / the buffer protocol or DLPack")
+    _sync_for_stream(self, 1)
+    return {
+        "shape": self.shape,
+        "typestr": self.dtype.str,
+        "data": (self._ptr, not self.flags.writeable),
+        "strides": None if self.flags.c_contiguous else self.strides,
+        "version": 3,
+        "stream": None,  # Ember synchronised above: the data is ready on every stream.
+    }
+
+
+def from_cuda_array_interface(obj):
+    """Wrap an object exposing ``__cuda_array_interface__`` as an ember CUDA
+    array sharing its memory (the array keeps `obj` alive)."""
+    cai = obj.__cuda_array_interface__
+    em = _em()
+    if not (hasattr(_ember, "_wrap_pointer") and em.cuda.is_available()):
+        raise TypeError(f"{type(obj).__name__} exposes __cuda_array_interface__ but this ember "
+                        "has no usable CUDA device")
+    if cai.get("stream") not in (None, -1):
+        em.synchronize()
+    ptr, readonly = cai["data"]
+    dev_id = _ember._pointer_device(ptr) if hasattr(_ember, "_pointer_device") else 0
+    return _ember._wrap_pointer(ptr, tuple(cai["shape"]), _np.dtype(cai["typestr"]).name,
+                                cai.get("strides"), f"cuda:{dev_id}", obj, bool(readonly))
+
+
+_attach("__dlpack__", _dlpack)
+_attach("__dlpack_device__", _dlpack_device)
+_attach("__cuda_array_interface__", _cuda_array_interface, prop=True)
+
+
+# ---- __array_ufunc__ ------------------------------------------------------------
+
+# ufunc.reduce / .accumulate with an Ember equivalent.
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_DEFAULT_KW = {"casting": "same_kind", "order": "K", "subok": True, "where": True,
+               "signature": None, "initial": _np._NoValue}
+
+
+def _foreign(values):
+    """True when some value is an array type Ember does not take over."""
+    for v in values:
+        if hasattr(v, "__array_ufunc__") and not isinstance(v, (ndarray, _np.ndarray, _np.generic)):
+            return True
+    return False
+
+
+def _ember_out(out):
+    """out=(...) -> the single Ember output, None, or NotImplemented."""
+    if out is None:
+        return None
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != 1 or not isinstance(out[0], ndarray):
+        return NotImplemented
+    return out[0]
+
+
+def _strip_defaults(kwargs):
+    for k, default in _DEFAULT_KW.items():
+        if k in kwargs:
+            if kwargs[k] is not default and kwargs[k] != default:
+                return False
+            del kwargs[k]
+    return True
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    em = _em()
+    if _foreign(inputs) or not _strip_defaults(kwargs):
+        return NotImplemented
+    if "out" in kwargs:
+        out = _ember_out(kwargs.pop("out"))
+        if out is NotImplemented:
+            return NotImplemented
+        if out is not None:
+            kwargs["out"] = out
+    if method == "__call__":
+        fn = getattr(em, ufunc.__name__, None)
+    elif method == "reduce":
+        fn = getattr(em, _REDUCE.get(ufunc.__name__, ""), None)
+        kwargs.setdefault("axis", 0)
+    elif method == "accumulate":
+        fn = getattr(em, _ACCUMULATE.get(ufunc.__name__, ""), None)
+        kwargs.setdefault("axis", 0)
+    else:
+        fn = None
+    if fn is None or not callable(fn):
+        return NotImplemented
+    return fn(*inputs, **kwargs)
+
+
+_attach("__array_ufunc__", _array_ufunc)
+
+
+# ---- __array_function__ -------------------------------------------------------
+
+def _drop_order(fn):
+    """NumPy creation functions take order=; Ember arrays are C-ordered."""
+    def call(*args, order=None, **kwargs):
+        if order not in (None, "C", "K", "A"):
+            raise NotImplementedError(f"ember arrays are C-ordered (got order={order!r})")
+        return fn(*args, **kwargs)
+    return call
+
+
+def _build_function_table():
+    """{numpy function: ember function} for every public name both have."""
+    em = _em()
+    table = {}
+    spaces = [(_np, em, n) for n in dir(em)]
+    for sub in ("linalg", "fft", "random"):
+        if hasattr(em, sub) and hasattr(_np, sub):
+            sub_em, sub_np = getattr(em, sub), getattr(_np, sub)
+            spaces += [(sub_np, sub_em, n) for n in dir(sub_em)]
+    for np_mod, em_mod, name in spaces:
+        if name.startswith("_"):
+            continue
+        np_fn, em_fn = getattr(np_mod, name, None), getattr(em_mod, name, None)
+        if (np_fn is None or em_fn is None or np_fn is em_fn or isinstance(np_fn, type)
+                or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
+            continue
+        table[np_fn] = em_fn
+    for name in ("asarray", "array", "asanyarray", "ascontiguousarray"):
+        if hasattr(em, name if name != "asanyarray" else "asarray"):
+            table[getattr(_np, name)] = _drop_order(getattr(em, name if name != "asanyarray"
+                                                            else "asarray"))
+    return table
+
+
+_FUNCTIONS = None
+
+
+def _array_function(self, func, types, args, kwargs):
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        _FUNCTIONS = _build_function_table()
+    fn = _FUNCTIONS.get(func)
+    if fn is None:
+        return NotImplemented
+    for t in types:
+        if not issubclass(t, (ndarray, _np.ndarray)):
+            return NotImplemented
+    return fn(*args, **kwargs)
+
+
+_attach("__array_function__", _array_function)
+
+
+# ---- pickling ----------------------------------------------------------------
+
+_unpickle_device = None
+
+
+def set_unpickle_device(device):
+    """Where unpickled arrays go: None (the default policy: CPU arrays to the
+    CPU, CUDA arrays to the current CUDA device or the CPU if there is
+    none), ``"current"`` (the current device of the unpickling thread), or a
+    device (``"cpu"``, ``"cuda:1"``, an ``em.Device``).  The environment
+    variable ``EMBER_UNPICKLE_DEVICE`` sets the same when no call did."""
+    global _unpickle_device
+    if device is not None and device != "current":
+        device = str(_em().Device(device))
+    _unpickle_device = device
+
+
+def get_unpickle_device():
+    return _unpickle_device if _unpickle_device is not None else _os.environ.get(
+        "EMBER_UNPICKLE_DEVICE") or None
+
+
+def _target_device(kind):
+    em = _em()
+    choice = get_unpickle_device()
+    if choice == "current":
+        return None
+    if choice is not None:
+        return choice
+    if kind == "cpu":
+        return "cpu"
+    cur = em.get_device()
+    if cur.kind == kind:
+        return str(cur)
+    if kind == "cuda" and em.cuda.is_available():
+        return "cuda:0"
+    return "cpu"
+
+
+def _reconstruct(data, dtype, shape, kind):
+    """Unpickle: the values from `data` (bytes or an out-of-band buffer)."""
+    host = _np.frombuffer(data, dtype=dtype).reshape(shape)
+    dev = _target_device(kind)
+    em = _em()
+    if dev == "cpu" or (dev is None and em.get_device().kind == "cpu"):
+        # An out-of-band writable buffer is reused; pickled bytes are copied.
+        return em.asarray(host, device="cpu", copy=None if host.flags.writeable else True)
+    return em.asarray(host, device=dev)
+
+
+def _reduce_ex(self, protocol):
+    kind = self._dev[0]
+    host = _np.ascontiguousarray(self.get() if kind != "cpu" else _np.asarray(self))
+    if protocol >= 5:
+        import pickle
+        data = pickle.PickleBuffer(host)
+    else:
+        data = host.tobytes()
+    return (_reconstruct, (data, self.dtype.name, self.shape, kind))
+
+
+_attach("__reduce_ex__", _reduce_ex)
+_attach("__reduce__", lambda self: _reduce_ex(self, 2))
