@@ -336,7 +336,64 @@ static PyObject *pyem__dlpack_import(PyObject *self, PyObject *cap) {
     return pyem_wrap(&a);
 }
 
+/* ---- raw device pointers (__cuda_array_interface__) ----------------------- */
+
+static void pyem__decref_owner(void *ctx) {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF((PyObject *)ctx);
+    PyGILState_Release(g);
+}
+
+static int pyem__int64_seq(PyObject *seq, int *n, int64_t *out, const char *what) {
+    PyObject *f = PySequence_Fast(seq, what);
+    if (!f) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(f);
+    int bad = len > EM_MAXDIMS || (*n >= 0 && len != *n);
+    for (Py_ssize_t i = 0; !bad && i < len; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(f, i));
+        bad = out[i] == -1 && PyErr_Occurred();
+    }
+    Py_DECREF(f);
+    if (bad && !PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s must have %d entries at most (matching the shape)", what,
+                     EM_MAXDIMS);
+    if (bad) return -1;
+    *n = (int)len;
+    return 0;
+}
+
+/* _wrap_pointer(ptr, shape, dtype, strides_or_None, device, owner, readonly)
+ * -> ndarray over someone else's device memory, keeping owner alive. */
+static PyObject *pyem__wrap_pointer(PyObject *self, PyObject *args) {
+    PyObject *pyptr, *shape_o, *dtype_o, *strides_o, *dev_o, *owner;
+    int readonly, nd = -1, nst;
+    if (!PyArg_ParseTuple(args, "OOOOOOp", &pyptr, &shape_o, &dtype_o, &strides_o, &dev_o, &owner,
+                          &readonly))
+        return NULL;
+    void *ptr = PyLong_AsVoidPtr(pyptr);
+    int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
+    em_dtype dt;
+    em_device dev;
+    if ((!ptr && PyErr_Occurred()) || pyem__int64_seq(shape_o, &nd, shape, "shape") < 0 ||
+        pyem_dtype_from_obj(dtype_o, &dt, 0) < 0 || pyem_parse_device(dev_o, &dev) < 0)
+        return NULL;
+    nst = nd;
+    if (strides_o != Py_None && pyem__int64_seq(strides_o, &nst, strides, "strides") < 0)
+        return NULL;
+    em_array a;
+    em_status s = em_array_wrap(&a, ptr, dt, nd, shape, strides_o == Py_None ? NULL : strides, dev,
+                                pyem__decref_owner, owner);
+    if (s != EM_OK) return pyem_raise(s);
+    Py_INCREF(owner);
+    if (readonly) a.flags &= ~(uint32_t)EM_WRITEABLE;
+    return pyem_wrap(&a);
+}
+
 PyMethodDef pyem_dlpack_functions[] = {
+    {"_wrap_pointer", pyem__wrap_pointer, METH_VARARGS,
+     "_wrap_pointer(ptr, shape, dtype, strides, device, owner, readonly): an ndarray over "
+     "foreign memory (the CUDA array interface)."},
     {"_dlpack_export", pyem__dlpack_export, METH_VARARGS,
      "_dlpack_export(x, versioned, copied): a DLPack capsule lending x's memory."},
     {"_dlpack_import", pyem__dlpack_import, METH_O,

@@ -11,9 +11,17 @@ __all__ = [
 ]
 
 
+# Inputs _ember.asarray takes directly (no __cuda_array_interface__ look-up).
+_NATIVE = frozenset((_ember.ndarray, list, tuple, int, float, bool, complex))
+
+
 def asarray(obj, dtype=None, *, device=None, copy=None):
     """Convert obj (an ember array, NumPy array, buffer, scalar or nested
-    sequence) to an ember.ndarray; copies only where needed unless copy=True."""
+    sequence, or an object exposing __cuda_array_interface__) to an
+    ember.ndarray; copies only where needed unless copy=True."""
+    if type(obj) not in _NATIVE and hasattr(obj, "__cuda_array_interface__"):
+        from ._interop import from_cuda_array_interface
+        obj = from_cuda_array_interface(obj)
     return _ember.asarray(obj, dtype, device, copy)
 
 

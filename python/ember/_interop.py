@@ -144,13 +144,16 @@ def from_cuda_array_interface(obj):
     array sharing its memory (the array keeps `obj` alive)."""
     cai = obj.__cuda_array_interface__
     em = _em()
-    if not (hasattr(_ember, "_wrap_pointer") and em.cuda.is_available()):
+    if not em.cuda.is_available():
         raise TypeError(f"{type(obj).__name__} exposes __cuda_array_interface__ but this ember "
                         "has no usable CUDA device")
     if cai.get("stream") not in (None, -1):
         em.synchronize()
     ptr, readonly = cai["data"]
-    dev_id = _ember._pointer_device(ptr) if hasattr(_ember, "_pointer_device") else 0
+    dev_id = getattr(getattr(obj, "device", None), "id", None)  # CuPy, Numba
+    if not isinstance(dev_id, int):
+        cur = em.get_device()
+        dev_id = cur.id if cur.kind == "cuda" else 0
     return _ember._wrap_pointer(ptr, tuple(cai["shape"]), _np.dtype(cai["typestr"]).name,
                                 cai.get("strides"), f"cuda:{dev_id}", obj, bool(readonly))
 
@@ -253,6 +256,13 @@ def _build_function_table():
                 or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
             continue
         table[np_fn] = em_fn
+    # Metadata queries Ember has no function for (NumPy's answer is exact).
+    table[_np.shape] = lambda a: a.shape if isinstance(a, ndarray) else _np.shape(_np.asarray(a))
+    table[_np.ndim] = lambda a: a.ndim if isinstance(a, ndarray) else _np.ndim(_np.asarray(a))
+    table[_np.size] = lambda a, axis=None: (a.size if axis is None else a.shape[axis]) \
+        if isinstance(a, ndarray) else _np.size(_np.asarray(a), axis)
+    table[_np.iscomplexobj] = lambda x: x.dtype.kind == "c"
+    table[_np.isrealobj] = lambda x: x.dtype.kind != "c"
     for name in ("asarray", "array", "asanyarray", "ascontiguousarray"):
         if hasattr(em, name if name != "asanyarray" else "asarray"):
             table[getattr(_np, name)] = _drop_order(getattr(em, name if name != "asanyarray"

@@ -1,0 +1,213 @@
+"""DLPack (both capsule kinds) and the CUDA array interface, against NumPy."""
+import ctypes
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import ember as em
+from helpers import ALL_DTYPES, assert_same, layouts, random_array, to_em
+
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype = ctypes.c_char_p
+_capsule_name.argtypes = [ctypes.py_object]
+
+
+def _cpu(device):
+    return device.kind == "cpu"
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_numpy_consumes_ember_zero_copy(device, rng, dtype):
+    for name, a in layouts(rng, (3, 4), dtype):
+        x = to_em(a)
+        y = np.from_dlpack(x, device="cpu")
+        assert y.dtype == a.dtype and y.shape == a.shape, name
+        np.testing.assert_array_equal(y, a, err_msg=name)
+        if _cpu(device) and x.size:
+            assert y.ctypes.data == x._ptr, name  # shares memory
+            assert y.strides == x.strides, name
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_ember_consumes_numpy_zero_copy(device, rng, dtype):
+    for name, a in layouts(rng, (3, 4), dtype):
+        z = em.from_dlpack(a)
+        assert z.device == em.Device("cpu")
+        assert_same(z, a)
+        if a.size:
+            assert z._ptr == a.ctypes.data, name
+        assert z.flags.writeable == a.flags.writeable, name  # NumPy's read-only flag honoured
+        if a.size and a.flags.writeable:
+            a[(0,) * a.ndim] = random_array(rng, (), dtype)
+            assert z[(0,) * a.ndim].item() == a[(0,) * a.ndim].item() or \
+                np.isnan(a[(0,) * a.ndim]), name
+
+
+def test_writes_are_shared_both_ways(device):
+    x = em.arange(6.0).reshape(2, 3)
+    y = np.from_dlpack(x, device="cpu")
+    if _cpu(device):
+        y[1, 2] = 42.0
+        assert x[1, 2].item() == 42.0
+    a = np.zeros(4, dtype=np.int32)
+    z = em.from_dlpack(a)
+    z[1] = 7
+    assert a[1] == 7
+
+
+def test_dlpack_device(device):
+    x = em.ones(3)
+    if _cpu(device):
+        assert x.__dlpack_device__() == (1, 0)
+    else:
+        assert x.__dlpack_device__() == (2, device.id)
+
+
+def test_capsule_kinds_and_consumption():
+    x = em.arange(5, dtype=em.float32)
+    legacy = x.__dlpack__()
+    versioned = x.__dlpack__(max_version=(1, 0))
+    old = x.__dlpack__(max_version=(0, 8))
+    assert _capsule_name(legacy) == b"dltensor"
+    assert _capsule_name(versioned) == b"dltensor_versioned"
+    assert _capsule_name(old) == b"dltensor"
+    for cap, used in ((legacy, b"used_dltensor"), (versioned, b"used_dltensor_versioned")):
+        y = em.from_dlpack(cap)
+        assert y._ptr == x._ptr
+        assert _capsule_name(cap) == used
+        with pytest.raises(TypeError, match="consumed capsule cannot be used twice"):
+            em.from_dlpack(cap)
+    assert_same(em.from_dlpack(old), np.arange(5, dtype=np.float32))
+
+
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_import_calls_deleter_when_view_dies(max_version):
+    a = np.arange(10.0)
+    before = sys.getrefcount(a)
+    cap = a.__dlpack__() if max_version is None else a.__dlpack__(max_version=max_version)
+    assert sys.getrefcount(a) == before + 1  # NumPy's manager holds a
+    z = em.from_dlpack(cap)
+    del cap
+    v = z[2:5]
+    del z
+    gc.collect()
+    assert sys.getrefcount(a) == before + 1  # the slice still keeps the memory
+    assert v.tolist() == [2.0, 3.0, 4.0]
+    del v
+    gc.collect()
+    assert sys.getrefcount(a) == before  # deleter ran exactly once
+
+
+def test_export_keeps_array_alive_until_consumer_or_capsule_dies():
+    x = em.arange(4.0)
+    before = sys.getrefcount(x)
+    cap = x.__dlpack__(max_version=(1, 0))
+    assert sys.getrefcount(x) == before + 1
+    del cap  # unconsumed capsule: its destructor runs the deleter
+    assert sys.getrefcount(x) == before
+    y = np.from_dlpack(x)
+    assert sys.getrefcount(x) == before + 1
+    del y
+    gc.collect()
+    assert sys.getrefcount(x) == before
+
+
+def test_read_only():
+    x = em.arange(4.0)
+    x.setflags(write=False)
+    y = np.from_dlpack(x)  # versioned: the READ_ONLY flag travels
+    assert not y.flags.writeable
+    assert y.ctypes.data == x._ptr
+    with pytest.raises(BufferError, match="cannot export a read-only array as a legacy"):
+        x.__dlpack__()
+    z = em.from_dlpack(x)
+    assert not z.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        z[0] = 1.0
+    ro = np.arange(3.0)
+    ro.flags.writeable = False
+    assert not em.from_dlpack(ro).flags.writeable
+
+
+def test_copy_argument(device):
+    x = em.arange(6, dtype=em.int16)
+    y = np.from_dlpack(x, copy=True, device="cpu")
+    assert y.ctypes.data != x._ptr
+    np.testing.assert_array_equal(y, np.arange(6, dtype=np.int16))
+    a = np.arange(6.0)
+    assert em.from_dlpack(a, copy=True)._ptr != a.ctypes.data
+    assert em.from_dlpack(a, copy=False)._ptr == a.ctypes.data
+    assert em.from_dlpack(x, copy=False)._ptr == x._ptr
+    if _cpu(device):
+        assert np.from_dlpack(x, copy=False).ctypes.data == x._ptr
+
+
+def test_from_dlpack_device_argument(device):
+    a = np.arange(5.0)
+    z = em.from_dlpack(a, device=device)
+    assert z.device == device
+    assert_same(z, a)
+    if not _cpu(device):
+        with pytest.raises(ValueError, match="copy=False but the data is on cpu"):
+            em.from_dlpack(a, device=device, copy=False)
+
+
+def test_ember_round_trip_shares_memory(device, rng):
+    for name, a in layouts(rng, (4, 5), np.float64):
+        x = to_em(a)
+        y = em.from_dlpack(x)
+        assert y.device == x.device
+        assert_same(y, a)
+        if x.size:
+            assert y._ptr == x._ptr, name
+
+
+def test_bad_arguments():
+    x = em.arange(3.0)
+    with pytest.raises(ValueError, match="stream must be None for CPU arrays"):
+        x.__dlpack__(stream=1)
+    with pytest.raises(BufferError, match=r"only the array's own device or the CPU \(1, 0\)"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(TypeError, match="needs an object with __dlpack__ or a DLPack capsule"):
+        em.from_dlpack([1, 2, 3])
+    with pytest.raises(TypeError, match="expected a DLPack capsule"):
+        em._ember._dlpack_import(ctypes.pythonapi.PyCapsule_New)  # not a capsule
+    assert_same(x + 1, np.arange(3.0) + 1)  # still working
+
+
+class _FakeCAI:
+    """A host object pretending to hold CUDA memory."""
+    def __init__(self, a):
+        self.a = a
+        self.__cuda_array_interface__ = {"shape": a.shape, "typestr": a.dtype.str,
+                                         "data": (a.ctypes.data, False), "strides": None,
+                                         "version": 3, "stream": None}
+
+
+def test_cuda_array_interface(device):
+    x = em.arange(6, dtype=em.float32).reshape(2, 3)
+    if _cpu(device):
+        assert not hasattr(x, "__cuda_array_interface__")
+        with pytest.raises(AttributeError, match="only defined for CUDA arrays"):
+            x.__cuda_array_interface__
+        return
+    cai = x.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (2, 3) and cai["typestr"] == "<f4"
+    assert cai["data"] == (x._ptr, False) and cai["strides"] is None and cai["stream"] is None
+    assert x[:, ::2].__cuda_array_interface__["strides"] == (12, 8)
+    y = em.asarray(_Owner(cai))  # zero-copy wrap of the pointer
+    assert y._ptr == x._ptr and y.device == x.device
+    assert_same(y, np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
+class _Owner:
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
+@pytest.mark.skipif(em.cuda.is_available(), reason="checks the CPU-only message")
+def test_cuda_array_interface_without_cuda():
+    with pytest.raises(TypeError, match="exposes __cuda_array_interface__ but this ember has no"):
+        em.asarray(_FakeCAI(np.arange(3.0)))
