@@ -194,7 +194,8 @@ def _ember_out(out):
 def _strip_defaults(kwargs):
     for k, default in _DEFAULT_KW.items():
         if k in kwargs:
-            if kwargs[k] is not default and kwargs[k] != default:
+            v = kwargs[k]
+            if v is not default and not (isinstance(v, (str, bool)) and v == default):
                 return False
             del kwargs[k]
     return True
