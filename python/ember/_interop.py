@@ -353,3 +353,7 @@ def _reduce_ex(self, protocol):
 
 _attach("__reduce_ex__", _reduce_ex)
 _attach("__reduce__", lambda self: _reduce_ex(self, 2))
+
+
+# Dask registration hooks (imports no Dask: see ember/dask.py).
+from . import dask as _dask  # noqa: E402,F401
