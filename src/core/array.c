@@ -76,7 +76,7 @@ em_status em_array_empty(em_array *out, em_dtype dt, int ndim, const int64_t *sh
     out->dtype = dt;
     out->ndim = ndim;
     out->flags = EM_WRITEABLE;
-    memcpy(out->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0) memcpy(out->shape, shape, sizeof(int64_t) * (size_t)ndim); /* shape may be NULL for 0-d */
     em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), out->strides);
     return EM_OK;
 }
@@ -92,8 +92,8 @@ em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim, const 
     tmp.dtype = dt;
     tmp.ndim = ndim;
     tmp.flags = EM_WRITEABLE;
-    memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
-    if (strides) memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0) memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim); /* may be NULL for 0-d */
+    if (strides && ndim > 0) memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
     else em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), tmp.strides);
     char *lo, *hi;
     em_array_extent(&tmp, &lo, &hi);

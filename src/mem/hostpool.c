@@ -34,10 +34,10 @@ static int em__class_of(size_t n, size_t *size) {
 }
 
 static void em__pool_setup(void) {
-    const char *v = getenv("EMBER_HOST_POOL");
 #ifdef EM_NO_POOL
-    em__pool.enabled = 0;
+    em__pool.enabled = 0; /* sanitizer builds: every block goes back to malloc */
 #else
+    const char *v = getenv("EMBER_HOST_POOL");
     em__pool.enabled = !(v && v[0] == '0');
 #endif
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
