@@ -4,6 +4,7 @@
 #include "ctest.h"
 
 #include <complex.h>
+#include <math.h>
 #include <stdlib.h>
 
 static const em_device cpu = {EM_CPU, 0};
@@ -127,6 +128,50 @@ static void test_cast_out_of_range(void) {
     CHECK(((int32_t *)b.data)[0] == (int32_t)3000000000LL && ((int32_t *)b.data)[6] == -7);
     em_array_release(&b);
     em_array_release(&a);
+}
+
+/* float16 conversions (bit-manipulated in cast.c) against the compiler's
+ * _Float16 conversions: every half value, and floats around every rounding
+ * boundary, subnormals, overflow, infinities and NaN. */
+static void test_float16_exhaustive(void) {
+    int64_t n = 65536;
+    em_array h, f, back;
+    CHECK(em_array_empty(&h, EM_FLOAT16, 1, &n, cpu) == EM_OK);
+    for (int64_t i = 0; i < n; i++) ((uint16_t *)h.data)[i] = (uint16_t)i;
+    CHECK(em_astype(&h, EM_FLOAT32, &f) == EM_OK);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        _Float16 x;
+        uint16_t bits = (uint16_t)i;
+        memcpy(&x, &bits, 2);
+        float want = (float)x, got = ((float *)f.data)[i];
+        bad += x == x ? memcmp(&want, &got, 4) != 0 : got == got;
+    }
+    CHECK(bad == 0);
+    /* Floats: every half, its neighbours and the midpoints between halves. */
+    int64_t m = 4 * n;
+    em_array fl;
+    CHECK(em_array_empty(&fl, EM_FLOAT32, 1, &m, cpu) == EM_OK);
+    float *v = (float *)fl.data;
+    for (int64_t i = 0; i < n; i++) {
+        float a = ((float *)f.data)[i], b = ((float *)f.data)[(i + 1) % n];
+        v[4 * i] = a;
+        v[4 * i + 1] = nextafterf(a, 1e30f);
+        v[4 * i + 2] = nextafterf(a, -1e30f);
+        v[4 * i + 3] = a / 2 + b / 2; /* the midpoint: ties round to even */
+    }
+    CHECK(em_astype(&fl, EM_FLOAT16, &back) == EM_OK);
+    bad = 0;
+    for (int64_t i = 0; i < m; i++) {
+        _Float16 want = (_Float16)v[i], got;
+        memcpy(&got, (uint16_t *)back.data + i, 2);
+        bad += want == want ? memcmp(&want, &got, 2) != 0 : got == got;
+    }
+    CHECK(bad == 0);
+    em_array_release(&back);
+    em_array_release(&fl);
+    em_array_release(&f);
+    em_array_release(&h);
 }
 
 /* A float64 array of shape with values base + flat index. */
@@ -263,6 +308,7 @@ static void test_empty_and_0d(void) {
 int main(void) {
     RUN(test_cast_all_pairs);
     RUN(test_cast_out_of_range);
+    RUN(test_float16_exhaustive);
     RUN(test_broadcast_add);
     RUN(test_strided_layouts);
     RUN(test_out_aliases_input);

@@ -39,10 +39,78 @@ static inline uint64_t em__f2u(double v) {
         }                                                                                          \
     }
 
+/* float16 <-> float32 by bit manipulation (F. Giesen's public-domain
+ * conversions): the compiler's _Float16 conversions call soft-float routines
+ * that also manage the FP exception flags, several times slower.  Both are
+ * exact: half -> float loses nothing, float -> half rounds to nearest even
+ * like the hardware; NaN keeps its top payload bits as NumPy does. */
+static inline float em__h2f(uint16_t h) {
+    const uint32_t magic_u = 113u << 23;
+    float magic, f;
+    memcpy(&magic, &magic_u, 4);
+    uint32_t o = (uint32_t)(h & 0x7fff) << 13, exp = o & 0x0f800000u;
+    o += (uint32_t)(127 - 15) << 23;
+    if (exp == 0x0f800000u) {
+        o += (uint32_t)(128 - 16) << 23; /* inf, NaN */
+    } else if (exp == 0) {               /* zero, subnormal: renormalise */
+        o += 1u << 23;
+        memcpy(&f, &o, 4);
+        f -= magic;
+        memcpy(&o, &f, 4);
+    }
+    o |= (uint32_t)(h & 0x8000) << 16;
+    memcpy(&f, &o, 4);
+    return f;
+}
+
+static inline uint16_t em__f2h(float f) {
+    const uint32_t f16max = (uint32_t)(127 + 16) << 23, infty = 255u << 23;
+    const uint32_t denorm_u = (uint32_t)((127 - 15) + (23 - 10) + 1) << 23;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = u & 0x80000000u;
+    uint16_t o;
+    u ^= sign;
+    if (u >= f16max) {
+        o = 0x7c00; /* overflow -> inf */
+        if (u > infty) o = (uint16_t)(0x7c00 | ((u & 0x7fffff) >> 13) | ((u & 0x7fffff) >> 13 ? 0 : 1));
+    } else if (u < (113u << 23)) { /* subnormal or zero: let the FPU round */
+        float fu, denorm;
+        memcpy(&fu, &u, 4);
+        memcpy(&denorm, &denorm_u, 4);
+        fu += denorm;
+        memcpy(&u, &fu, 4);
+        o = (uint16_t)(u - denorm_u);
+    } else {
+        uint32_t odd = (u >> 13) & 1; /* round half to even */
+        u += ((uint32_t)(15 - 127) << 23) + 0xfff + odd;
+        o = (uint16_t)(u >> 13);
+    }
+    return (uint16_t)(o | (sign >> 16));
+}
+
 #define EM_CAST_FN(FE, FT, fk, TE, TT, tk)                                                         \
     static void em__cast_##FE##_##TE(int64_t n, const void *s, void *d) {                        \
         const FT *src = s;                                                                         \
         TT *dst = d;                                                                               \
+        if ((fk) == 'f' && sizeof(FT) == 2) { /* from float16: through the exact float */         \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                uint16_t h;                                                                        \
+                memcpy(&h, &src[i], 2);                                                            \
+                float v = em__h2f(h);                                                              \
+                dst[i] = EM_CVT('f', tk, TT, v);                                                   \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        if ((tk) == 'f' && sizeof(TT) == 2 && (fk) == 'f' && sizeof(FT) == 4) {                    \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                float v;                                                                           \
+                memcpy(&v, &src[i], 4);                                                            \
+                uint16_t h = em__f2h(v);                                                           \
+                memcpy(&dst[i], &h, 2);                                                            \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         if (EM_ISFLT(fk) && EM_ISINT(tk) && sizeof(TT) <= 4) {                                     \
             EM_CAST_F2I32(FT, TT, fk, tk)                                                          \
             return;                                                                                \
@@ -85,13 +153,27 @@ const em_cast_fn em_cast_table[EM_NDTYPES][EM_NDTYPES] = {
 
 /* Typed gather for an element stride k: the constant strides 2 and -1 (every
  * other element, reversed) get their own loops, which the compiler turns into
- * vector shuffles; other strides are a plain loop, unrolled by the compiler. */
+ * vector shuffles; other strides are a plain loop.  A block reads one operand
+ * at a time, so the hardware prefetcher sees a single stream: software
+ * prefetches EM_PF_AHEAD elements ahead keep the memory busy (measured: the
+ * stride-2 gather of a 8 MB array ran ~1.4x faster with them). */
+#define EM_PF_AHEAD 256
 #define EM_GATHER_TYPED(T)                                                                         \
     static void em__gather_##T(int64_t n, const T *s, int64_t k, T *d) {                          \
         if (k == 2) {                                                                              \
-            for (int64_t i = 0; i < n; i++) d[i] = s[2 * i];                                       \
+            for (int64_t b = 0; b < n; b += 16) {                                                  \
+                int64_t e = b + 16 < n ? b + 16 : n;                                               \
+                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD));                                     \
+                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD) + 64 / sizeof(T));                    \
+                for (int64_t i = b; i < e; i++) d[i] = s[2 * i];                                   \
+            }                                                                                      \
         } else if (k == -1) {                                                                      \
             for (int64_t i = 0; i < n; i++) d[i] = s[-i];                                          \
+        } else if (k * (int64_t)sizeof(T) >= 64 || k * (int64_t)sizeof(T) <= -64) {                \
+            for (int64_t i = 0; i < n; i++) { /* one cache line per element */                     \
+                __builtin_prefetch(s + (i + 16) * k);                                              \
+                d[i] = s[i * k];                                                                   \
+            }                                                                                      \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++) d[i] = s[i * k];                                       \
         }                                                                                          \
