@@ -199,38 +199,51 @@ def build_cases(quick):
 
 # ---- timing -----------------------------------------------------------------
 
-def time_call(fn, sync, repeat, min_time):
-    """Median seconds per call over `repeat` runs of a loop lasting ~min_time."""
+def calibrate(fn, sync, min_time):
+    """Calls per run so that one run lasts about min_time."""
     fn()
     sync()
-    number, elapsed = 1, 0.0
-    while True:  # grow the loop until one run lasts min_time
+    number = 1
+    while True:
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
         sync()
         elapsed = time.perf_counter() - t0
         if elapsed >= min_time or number >= 1 << 20:
-            break
+            return number
         number = max(number * 2, int(number * min_time / max(elapsed, 1e-9)))
-    runs = [elapsed / number]
-    for _ in range(repeat - 1):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        sync()
-        runs.append((time.perf_counter() - t0) / number)
-    return statistics.median(runs)
 
 
-def run_case(lib, host, fn, repeat, min_time):
-    """(seconds, None) or (None, reason)."""
-    try:
-        args = [lib.to_dev(h) for h in host]
-        fn(lib, *args)  # a trial call: a missing function shows up here
-        return time_call(lambda: fn(lib, *args), lib.sync, repeat, min_time), None
-    except Exception as e:  # noqa: BLE001 - any failure means "cannot run this yet"
-        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+def time_run(fn, sync, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    sync()
+    return (time.perf_counter() - t0) / number
+
+
+def time_case(libs, host, fn, repeat, min_time):
+    """{lib name: (median seconds per call or None, reason or None)}.
+
+    The libraries' runs are interleaved (A B A B ...) so that a change in the
+    machine's load during a case affects every column alike."""
+    ready, result = [], {}
+    for lib in libs:
+        try:
+            args = [lib.to_dev(h) for h in host]
+            call = (lambda lib=lib, args=args: fn(lib, *args))
+            number = calibrate(call, lib.sync, min_time)  # the first call shows a missing function
+            ready.append((lib, call, number, []))
+        except Exception as e:  # noqa: BLE001 - any failure means "cannot run this yet"
+            msg = str(e).splitlines()[0][:80] if str(e) else ""
+            result[lib.name] = (None, f"{type(e).__name__}: {msg}")
+    for _ in range(repeat):
+        for lib, call, number, runs in ready:
+            runs.append(time_run(call, lib.sync, number))
+    for lib, _, _, runs in ready:
+        result[lib.name] = (statistics.median(runs), None)
+    return result
 
 
 # ---- output -----------------------------------------------------------------
@@ -280,9 +293,10 @@ def run_table(libs, cases, args, notes):
         if args.filter and args.filter not in f"{group} {name}":
             continue
         host, fn = mk(np.random.default_rng(0))
+        res = time_case(libs, host, fn, args.repeat, args.min_time)
         times = {}
         for lib in libs:
-            t, why = run_case(lib, host, fn, args.repeat, args.min_time)
+            t, why = res[lib.name]
             times[lib.name] = t
             if why:
                 notes.setdefault(f"{lib.name}: {why}", []).append(f"{name} {dt}")
@@ -304,7 +318,7 @@ def main(argv=None):
     p.add_argument("--no-gpu", action="store_true", help="skip the GPU table")
     args = p.parse_args(argv)
     if args.repeat is None:
-        args.repeat = 3 if args.quick else 7
+        args.repeat = 5 if args.quick else 9
     if args.min_time is None:
         args.min_time = 0.02 if args.quick else 0.05
 

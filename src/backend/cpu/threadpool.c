@@ -20,8 +20,12 @@ static struct {
     em_range_fn fn;
     void *ctx;
     int64_t n, chunk;
+    /* claimed[p] is set by whichever thread runs part p: its worker, or the
+     * caller once it has finished its own part and finds p not yet started
+     * (a worker descheduled on a busy machine then delays nobody). */
+    atomic_int claimed[EM_MAX_WORKERS];
 } em__tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-            PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, NULL, NULL, 0, 0};
+            PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, {0}};
 
 static _Thread_local int em__in_worker;
 
@@ -29,6 +33,15 @@ static void em__run_part(int part) {
     int64_t b = (int64_t)part * em__tp.chunk, e = b + em__tp.chunk;
     if (e > em__tp.n) e = em__tp.n;
     if (b < e) em__tp.fn(em__tp.ctx, b, e, part);
+}
+
+/* Run part if nobody has claimed it yet, then count it done. */
+static void em__try_part(int part) {
+    if (atomic_exchange(&em__tp.claimed[part], 1)) return;
+    em__run_part(part);
+    pthread_mutex_lock(&em__tp.lock);
+    if (--em__tp.pending == 0) pthread_cond_signal(&em__tp.done);
+    pthread_mutex_unlock(&em__tp.lock);
 }
 
 static void *em__worker(void *arg) {
@@ -41,9 +54,8 @@ static void *em__worker(void *arg) {
         seen = em__tp.generation;
         if (part >= em__tp.active) continue;
         pthread_mutex_unlock(&em__tp.lock);
-        em__run_part(part);
+        em__try_part(part);
         pthread_mutex_lock(&em__tp.lock);
-        if (--em__tp.pending == 0) pthread_cond_signal(&em__tp.done);
     }
     return NULL;
 }
@@ -118,11 +130,13 @@ void em_parallel_for(int64_t n, int64_t grain, em_range_fn fn, void *ctx) {
     em__tp.chunk = (n + use - 1) / use;
     em__tp.pending = use - 1;
     em__tp.active = use; /* workers beyond use sit this job out */
+    for (int p = 1; p < use; p++) atomic_store(&em__tp.claimed[p], 0);
     em__tp.generation++;
     pthread_cond_broadcast(&em__tp.start);
     pthread_mutex_unlock(&em__tp.lock);
     em__in_worker = 1;
     em__run_part(0);
+    for (int p = 1; p < use; p++) em__try_part(p); /* parts whose worker has not started */
     em__in_worker = 0;
     pthread_mutex_lock(&em__tp.lock);
     while (em__tp.pending > 0) pthread_cond_wait(&em__tp.done, &em__tp.lock);
