@@ -18,7 +18,9 @@
 
 #include <string.h>
 
-#define EM_BLOCK 4096
+#ifndef EM_BLOCK
+#define EM_BLOCK 4096 /* elements per block: overridable for experiments (-DEM_BLOCK=...) */
+#endif
 #define EM_MAXLEAVES 64
 #define EM_MAXNODES 256
 #define EM_SLOT 16 /* bytes per element of a scratch buffer: the widest dtype */
