@@ -1,8 +1,11 @@
 /* Contiguous dtype conversion and strided gather/scatter for the CPU.
  * Conversions follow NumPy's unsafe casting: complex -> real keeps the real
- * part, anything -> bool tests for nonzero, float -> int truncates (and
- * out-of-range values give the x86 "integer indefinite" value instead of
- * undefined behaviour). */
+ * part, anything -> bool tests for nonzero, float -> int truncates.  Float
+ * values out of the target's range (and NaN) never reach C's undefined
+ * behaviour: for int8/16/32 and uint8/16 the results equal NumPy's on x86
+ * (through int32, INT32_MIN when out of range); for int64 they are the
+ * "integer indefinite" INT64_MIN; for uint32/uint64 they are defined but may
+ * differ from NumPy's, which warns "invalid value encountered in cast". */
 #ifndef EM_CPU_CAST_H
 #define EM_CPU_CAST_H
 

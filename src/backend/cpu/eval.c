@@ -103,7 +103,8 @@ static void em__order_dims(em__plan *p, int nops) {
     int64_t cost[EM_MAXDIMS];
     for (int d = 0; d < p->ndim; d++) {
         cost[d] = 0;
-        for (int k = 0; k < nops; k++) cost[d] += p->strides[k][d] < 0 ? -p->strides[k][d] : p->strides[k][d];
+        for (int k = 0; k < nops; k++)
+            cost[d] += p->strides[k][d] < 0 ? -p->strides[k][d] : p->strides[k][d];
     }
     for (int i = 1; i < p->ndim; i++) {
         for (int j = i; j > 0 && cost[j - 1] < cost[j]; j--) {
