@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #define EM_MAX_WORKERS 256
-/* How long a worker that finished a job, and a caller waiting for its
- * workers, spin before sleeping on a condition variable.  Waking a sleeping
- * thread costs tens of microseconds (measured ~45 us on the 2-core VM),
- * as long as a whole 1e6-element op; back-to-back ops find the workers
- * still spinning. */
-#define EM_SPIN_NS 100000
+/* How long a worker that finished a job (EM_SPIN_WORKER_NS), and a caller
+ * waiting for its workers (EM_SPIN_CALLER_NS), spin before sleeping on a
+ * condition variable.  Waking a sleeping thread costs tens of microseconds
+ * (measured ~45 us on the 2-core VM), as long as half of a 1e6-element op:
+ * back-to-back ops find the workers still spinning.  The worker's spin is
+ * short so that an idle Ember gives its cores back quickly. */
+#define EM_SPIN_WORKER_NS 50000
+#define EM_SPIN_CALLER_NS 100000
 
 static struct {
     pthread_mutex_t lock; /* guards the fields below and the condvars */
@@ -36,28 +38,34 @@ static struct {
 
 static _Thread_local int em__in_worker;
 
+#if defined(__x86_64__) || defined(__i386__)
+#define EM_PAUSE() __builtin_ia32_pause()
+#else
+#define EM_PAUSE() ((void)0)
+#endif
+
 static int64_t em__now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Spin until *v != old or EM_SPIN_NS pass; whether it changed. */
+/* Spin until the generation moves past old or the time is up; whether it moved. */
 static int em__spin_gen(uint64_t old) {
-    int64_t end = em__now_ns() + EM_SPIN_NS;
+    int64_t end = em__now_ns() + EM_SPIN_WORKER_NS;
     for (int i = 0;; i++) {
         if (atomic_load_explicit(&em__tp.generation, memory_order_acquire) != old) return 1;
         if ((i & 63) == 63 && em__now_ns() > end) return 0;
-        __builtin_ia32_pause();
+        EM_PAUSE();
     }
 }
 
 static int em__spin_done(void) {
-    int64_t end = em__now_ns() + EM_SPIN_NS;
+    int64_t end = em__now_ns() + EM_SPIN_CALLER_NS;
     for (int i = 0;; i++) {
         if (atomic_load_explicit(&em__tp.pending, memory_order_acquire) == 0) return 1;
         if ((i & 63) == 63 && em__now_ns() > end) return 0;
-        __builtin_ia32_pause();
+        EM_PAUSE();
     }
 }
 
