@@ -4,16 +4,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The casts are simple loops that the compiler vectorises; an AVX2 clone of
- * each, picked at load time (an ifunc), doubles the vector width on CPUs
- * that have it while the baseline build stays x86-64.  Results do not change:
- * conversions are exact or correctly rounded either way. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define EM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define EM_CLONES
-#endif
-
 /* float -> 64-bit integer bits without undefined behaviour. */
 static inline uint64_t em__f2u(double v) {
     if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return (uint64_t)(int64_t)v;
