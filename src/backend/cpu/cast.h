@@ -18,7 +18,11 @@
  * not change (no FP contraction; conversions are exact or correctly
  * rounded).  Typed loops elsewhere may use it the same way. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if __GNUC__ >= 12 /* x86-64-v4 as a clone target */
 #define EM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define EM_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
 #else
 #define EM_CLONES
 #endif
