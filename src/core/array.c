@@ -8,8 +8,10 @@
 /* ---- buffers ------------------------------------------------------------ */
 
 em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
-    const em_backend *be = em__backend(dev.kind);
-    if (!be) return em_error(EM_EDEVICE, "no backend for device kind %d", dev.kind);
+    const em_backend *be = (unsigned)dev.kind < EM_NKINDS ? em__backend(dev.kind) : NULL;
+    if (!be) return em_error(EM_EDEVICE, "no backend for device kind %d", (int)dev.kind);
+    if (dev.id < 0 || dev.id >= be->device_count())
+        return em_error(EM_EDEVICE, "no device %s:%d", em_device_kind_name(dev.kind), dev.id);
     em_buffer *b = malloc(sizeof *b);
     if (!b) return em_error(EM_ENOMEM, "out of host memory for a buffer header");
     void *p = NULL;

@@ -156,6 +156,10 @@ static void test_overflow(void) {
     CHECK(em_array_empty(&a, EM_INT8, 2, s3, cpu) == EM_EVALUE);
     CHECK(em_array_empty(&a, EM_INT8, EM_MAXDIMS + 1, s3, cpu) == EM_EVALUE);
     CHECK(em_array_empty(&a, (em_dtype)99, 1, s3, cpu) == EM_ETYPE);
+    int64_t one = 1;
+    em_device cpu3 = {EM_CPU, 3}, bogus = {(em_device_kind)7, 0};
+    CHECK(em_array_empty(&a, EM_INT8, 1, &one, cpu3) == EM_EDEVICE);
+    CHECK(em_array_empty(&a, EM_INT8, 1, &one, bogus) == EM_EDEVICE);
     CHECK(a.buf == NULL);
 }
 
