@@ -103,6 +103,11 @@ static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
     if (pyem__red_op(name, &op) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
         pyem__axes(axo, &naxes, axes) < 0 || pyem__operands(ao, &out, &a) < 0)
         return NULL;
+    if ((op == EM_RED_ARGMIN || op == EM_RED_ARGMAX) && (PyTuple_Check(axo) || PyList_Check(axo))) {
+        em_array_release(&a);
+        return PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
+                            Py_TYPE(axo)->tp_name);
+    }
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;
     if (em_array_size(&a) > PYEM_NOGIL_ELEMS) {

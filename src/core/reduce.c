@@ -338,14 +338,38 @@ static em_status em__prepare(em__red *r, em_reduce_op op, const em_array *a, int
     return EM_OK;
 }
 
+/* A C-contiguous copy of a in its own dtype.  The values are copied as
+ * unsigned integers of the same size: exact for every dtype, and no
+ * conversion loop is needed (float16 has none). */
+static em_status em__copy_contig(const em_array *a, em_array *out) {
+    static const em_dtype bits[17] = {[1] = EM_UINT8, [2] = EM_UINT16, [4] = EM_UINT32,
+                                      [8] = EM_UINT64};
+    em_array v = *a;
+    em_dtype as = bits[EM_DTYPE_SIZE(a->dtype)];
+    if (as != EM_BOOL) v.dtype = as; /* EM_BOOL (0) marks "no such size": keep the dtype */
+    em_array c;
+    EM_CHECK(em_astype(&v, EM_NDTYPES, &c));
+    c.dtype = a->dtype;
+    *out = c;
+    return EM_OK;
+}
+
+/* A C-order flat view of a, copying only when a is not C-contiguous. */
+static em_status em__flatten(const em_array *a, em_array *keep, em_array *flat) {
+    int64_t n = em_array_size(a);
+    em_status s = EM_OK;
+    if (em_array_is_c_contiguous(a)) em_array_view(keep, a);
+    else s = em__copy_contig(a, keep);
+    if (s == EM_OK) s = em_view_reshape(keep, 1, &n, flat);
+    return s;
+}
+
 /* argmin/argmax over every axis: the index into the C-order flattened array. */
 static em_status em__arg_flat(em__red *r, em_dtype loop, em_array *res) {
     const em_array *a = r->a;
     em_array c = {0}, f = {0};
     int64_t n = em_array_size(a);
-    em_status s = em_array_is_c_contiguous(a) ? (em_array_view(&c, a), EM_OK)
-                                              : em_astype(a, EM_NDTYPES, &c);
-    if (s == EM_OK) s = em_view_reshape(&c, 1, &n, &f);
+    em_status s = em__flatten(a, &c, &f);
     em__red r1 = {.op = r->op, .a = &f, .naxes = 1, .axes = {0}, .red = {true}, .count = n};
     if (s == EM_OK) s = em__raw(&r1, r->op, loop, res);
     em_array_release(&c), em_array_release(&f);
@@ -366,12 +390,7 @@ em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *ax
         s = em__var(&r, dt, ddof, op == EM_RED_STD, &res);
         if (s == EM_OK) rdt = res.dtype;
     } else if (op == EM_RED_COUNT_NONZERO) {
-        em_array b = {0};
-        s = a->dtype == EM_BOOL ? (em_array_view(&b, a), EM_OK) : em_astype(a, EM_BOOL, &b);
-        em__red rb = r;
-        rb.a = &b;
-        if (s == EM_OK) s = em__raw(&rb, EM_RED_SUM, EM_INT64, &res);
-        em_array_release(&b);
+        s = em__raw(&r, EM_RED_COUNT_NONZERO, EM_INT64, &res);
         rdt = EM_INT64;
     } else {
         em_reduce_op bop = op;
@@ -407,9 +426,7 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     em_status s = EM_OK;
     if (axis == INT_MIN) {
         /* Over the flattened array (C order). */
-        int64_t n = em_array_size(a);
-        s = em_array_is_c_contiguous(a) ? (em_array_view(&c, a), EM_OK) : em_astype(a, EM_NDTYPES, &c);
-        if (s == EM_OK) s = em_view_reshape(&c, 1, &n, &src);
+        s = em__flatten(a, &c, &src);
         axis = 0;
     } else {
         s = em__norm_axis(axis, a->ndim, &axis);

@@ -55,6 +55,8 @@ typedef struct em__rplan {
     em__rdim kd[EM_MAXDIMS], rd[EM_MAXDIMS];
     int64_t K, R;        /* their products */
     bool pairwise;       /* float sum of an unconverted input */
+    bool nonzero;        /* COUNT_NONZERO: SUM of (x != 0) */
+    bool convert;        /* input values go through em__convert */
 } em__rplan;
 
 /* ---- planning ------------------------------------------------------------- */
@@ -138,6 +140,7 @@ static void em__offsets(const em__rdim *d, int nd, int64_t idx, int64_t *io, int
 
 typedef struct em__scratch {
     char *raw, *cvt, *acc, *acc2; /* gathered input, converted input, accumulators */
+    char *nz;                     /* count_nonzero: the input as bool */
     char one[EM_RSLOT];           /* the accumulator of a single reduction */
 } em__scratch;
 
@@ -146,17 +149,18 @@ typedef struct em__scratch {
 /* Big buffers only where a plan needs them (conversion, vectors), from the
  * host pool so that small reductions stay cheap. */
 static bool em__scratch_new(const em__rplan *p, em__scratch *s) {
-    s->raw = s->cvt = s->acc2 = NULL;
+    s->raw = s->cvt = s->acc2 = s->nz = NULL;
     s->acc = s->one;
-    if (p->in_dt == p->dt && !p->outer) return true;
-    s->raw = em_host_alloc(4 * EM_RSCRATCH);
+    if (!p->convert && !p->outer) return true;
+    s->raw = em_host_alloc(5 * EM_RSCRATCH);
     if (!s->raw) return false;
     s->cvt = s->raw + EM_RSCRATCH, s->acc = s->cvt + EM_RSCRATCH, s->acc2 = s->acc + EM_RSCRATCH;
+    s->nz = s->acc2 + EM_RSCRATCH;
     return true;
 }
 
 static void em__scratch_free(em__scratch *s) {
-    if (s->raw) em_host_free(s->raw, 4 * EM_RSCRATCH);
+    if (s->raw) em_host_free(s->raw, 5 * EM_RSCRATCH);
 }
 
 /* n (<= EM_RBLOCK) input values at p (stride st) as contiguous loop-dtype values. */
@@ -166,7 +170,13 @@ static const char *em__convert(const em__rplan *p, em__scratch *sc, int64_t n, c
         em_gather(n, p->isz, src, st, sc->raw);
         src = sc->raw;
     }
-    em_cast_table[p->in_dt][p->dt](n, src, sc->cvt);
+    if (p->nonzero) {
+        /* count_nonzero: test for nonzero first, then count in the loop dtype. */
+        em_cast_table[p->in_dt][EM_BOOL](n, src, sc->nz);
+        em_cast_table[EM_BOOL][p->dt](n, sc->nz, sc->cvt);
+    } else {
+        em_cast_table[p->in_dt][p->dt](n, src, sc->cvt);
+    }
     return sc->cvt;
 }
 
@@ -192,10 +202,10 @@ static void em__identity(const em__rplan *p, int64_t n, char *dst) {
 static void em__fold_run(const em__rplan *p, em__scratch *sc, int64_t n, const char *src,
                          int64_t st, void *acc, int64_t *bi, int64_t i0) {
     for (int64_t b = 0; b < n;) {
-        int64_t m = p->in_dt == p->dt ? n : (n - b < EM_RBLOCK ? n - b : EM_RBLOCK);
+        int64_t m = !p->convert ? n : (n - b < EM_RBLOCK ? n - b : EM_RBLOCK);
         const char *q = src + b * st;
         int64_t qs = st;
-        if (p->in_dt != p->dt) q = em__convert(p, sc, m, q, st), qs = p->lsz;
+        if (p->convert) q = em__convert(p, sc, m, q, st), qs = p->lsz;
         if (p->mode == 1) p->k->argfold[p->which](m, q, qs, acc, bi, i0 + b);
         else p->k->fold[p->kop](m, q, qs, acc);
         b += m;
@@ -340,7 +350,7 @@ static int64_t em__nchunks(const em__rplan *p) { return (p->in.n + EM_RCHUNK - 1
 static void em__accum_row(const em__rplan *p, em__scratch *sc, int64_t n, const char *src,
                           void *acc, int64_t *bi, int64_t r) {
     int64_t st = p->in.is;
-    if (p->in_dt != p->dt) src = em__convert(p, sc, n, src, st), st = p->lsz;
+    if (p->convert) src = em__convert(p, sc, n, src, st), st = p->lsz;
     if (p->mode == 1) p->k->argaccum[p->which](n, acc, bi, src, st, r);
     else p->k->accum[p->kop](n, acc, src, st);
 }
@@ -404,7 +414,7 @@ static void em__scan_range(void *ctx, int64_t b, int64_t e, int worker) {
             int64_t m = p->in.n - i < EM_RBLOCK ? p->in.n - i : EM_RBLOCK;
             const char *q = p->ip + io + i * p->in.is;
             int64_t qs = p->in.is;
-            if (p->in_dt != p->dt) q = em__convert(p, &sc, m, q, qs), qs = p->lsz;
+            if (p->convert) q = em__convert(p, &sc, m, q, qs), qs = p->lsz;
             p->k->scan[p->which](m, q, qs, p->op + oo + i * p->in.os, p->in.os, sc.acc);
         }
     }
@@ -443,6 +453,7 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
     p->lsz = EM_DTYPE_SIZE(dt);
     p->osz = EM_DTYPE_SIZE(out->dtype);
     p->k = em_rk_get(dt);
+    p->convert = p->in_dt != dt || p->nonzero;
     p->op = out->data;
     if (!p->k) return em_error(EM_ETYPE, "no CPU reduction loop for %s", em_dtype_get(dt)->name);
     if (p->mode == 1 ? out->dtype != EM_INT64 : out->dtype != dt)
@@ -454,6 +465,7 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
 static em_status em__kernel_op(em_reduce_op op, em__rplan *p) {
     switch (op) {
     case EM_RED_SUM: p->kop = EM_RK_SUM; break;
+    case EM_RED_COUNT_NONZERO: p->kop = EM_RK_SUM, p->nonzero = true; break;
     case EM_RED_PROD: p->kop = EM_RK_PROD; break;
     case EM_RED_MIN:
     case EM_RED_ALL: p->kop = EM_RK_MIN; break;
@@ -484,7 +496,7 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
     em__rdim d[EM_MAXDIMS + 1];
     int nd = em__collect_dims(&p, a, red, os, d);
     em__split_dims(&p, d, nd);
-    p.pairwise = p.kop == EM_RK_SUM && p.mode == 0 && p.in_dt == p.dt &&
+    p.pairwise = p.kop == EM_RK_SUM && p.mode == 0 && !p.convert &&
                  (em_dtype_get(dt)->kind == 'f' || em_dtype_get(dt)->kind == 'c');
     if (em_array_size(out) == 0) return EM_OK;
     return em__run(&p);
