@@ -54,6 +54,7 @@ typedef struct em__rplan {
     int nk, nr;          /* other kept dims, other reduced dims (outer to inner) */
     em__rdim kd[EM_MAXDIMS], rd[EM_MAXDIMS];
     int64_t K, R;        /* their products */
+    int64_t chunk;       /* outer mode: accumulator vector length per work item */
     bool pairwise;       /* float sum of an unconverted input */
     bool nonzero;        /* COUNT_NONZERO: SUM of (x != 0) */
     bool convert;        /* input values go through em__convert */
@@ -258,6 +259,7 @@ typedef struct em__split {
     int npieces;
     int64_t start[64], len[64]; /* run pieces (R == 1) or reduced-index ranges */
     char *parts;                /* npieces accumulators */
+    int64_t bis[64];            /* arg ops: the index of each piece's best */
 } em__split;
 
 static void em__piece_range(void *ctx, int64_t b, int64_t e, int worker) {
@@ -268,11 +270,12 @@ static void em__piece_range(void *ctx, int64_t b, int64_t e, int worker) {
     if (!em__scratch_new(p, &sc)) return;
     for (int64_t i = b; i < e; i++) {
         char *acc = s->parts + i * EM_RSLOT;
-        if (p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) em__load1(p, s->base, acc);
+        const char *first = s->base + s->start[i] * p->in.is;
+        s->bis[i] = s->start[i];
+        if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) em__load1(p, first, acc);
         else em__identity(p, 1, acc);
         if (p->R == 1)
-            em__fold_run(p, &sc, s->len[i], s->base + s->start[i] * p->in.is, p->in.is, acc,
-                         NULL, 0);
+            em__fold_run(p, &sc, s->len[i], first, p->in.is, acc, &s->bis[i], s->start[i]);
         else em__reduce_one(p, &sc, s->base, s->start[i], s->start[i] + s->len[i], acc, NULL);
     }
     em__scratch_free(&sc);
@@ -334,17 +337,33 @@ static em_status em__inner_split(const em__rplan *p) {
         em_parallel_for(s.npieces, 1, em__piece_range, &s);
         if (p->R == 1 && p->pairwise && (s.npieces & (s.npieces - 1)) == 0)
             em__pairwise_combine(p, parts, s.npieces);
+        else if (p->mode == 1) /* in order, so ties keep the first piece */
+            for (int i = 1; i < s.npieces; i++)
+                p->k->argfold[p->which](1, parts + i * EM_RSLOT, p->lsz, parts, &s.bis[0],
+                                        s.bis[i]);
         else
             for (int i = 1; i < s.npieces; i++)
                 p->k->fold[p->kop](1, parts + i * EM_RSLOT, p->lsz, parts);
-        em__store(p, p->op + oo, parts, 0);
+        em__store(p, p->op + oo, parts, s.bis[0]);
     }
     return EM_OK;
 }
 
 /* ---- outer mode ----------------------------------------------------------- */
 
-static int64_t em__nchunks(const em__rplan *p) { return (p->in.n + EM_RCHUNK - 1) / EM_RCHUNK; }
+static int64_t em__nchunks(const em__rplan *p) { return (p->in.n + p->chunk - 1) / p->chunk; }
+
+/* Chunks of the vector: at most EM_RCHUNK, but small enough that every
+ * thread gets one when there are few outer items. */
+static void em__pick_chunk(em__rplan *p, int nt) {
+    p->chunk = EM_RCHUNK;
+    int64_t total = p->K * p->R * p->in.n;
+    if (p->K * em__nchunks(p) >= nt || total < 2 * EM_RGRAIN) return;
+    int64_t want = (nt + p->K - 1) / p->K;
+    int64_t c = (p->in.n + want - 1) / want;
+    c = (c + 63) / 64 * 64;
+    p->chunk = c < 64 ? 64 : c > EM_RCHUNK ? EM_RCHUNK : c;
+}
 
 /* acc[0..n) (op)= one row; for arg ops bi holds indices and r is the row's. */
 static void em__accum_row(const em__rplan *p, em__scratch *sc, int64_t n, const char *src,
@@ -366,8 +385,8 @@ static void em__outer_init(const em__rplan *p, em__scratch *sc, int64_t n, const
 }
 
 static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
-    int64_t nc = em__nchunks(p), k = item / nc, v0 = (item % nc) * EM_RCHUNK;
-    int64_t n = p->in.n - v0 < EM_RCHUNK ? p->in.n - v0 : EM_RCHUNK;
+    int64_t nc = em__nchunks(p), k = item / nc, v0 = (item % nc) * p->chunk;
+    int64_t n = p->in.n - v0 < p->chunk ? p->in.n - v0 : p->chunk;
     int64_t io, oo;
     em__offsets(p->kd, p->nk, k, &io, &oo);
     const char *base = p->ip + io + v0 * p->in.is;
@@ -431,13 +450,14 @@ static em_status em__run(em__rplan *p) {
     int64_t total = p->K * p->R * p->in.n;
     int nt = em_get_num_threads();
     if (p->outer) {
+        em__pick_chunk(p, nt);
         int64_t items = p->K * em__nchunks(p);
         int64_t per = total / items;
         em_parallel_for(items, EM_RGRAIN / (per ? per : 1) + 1, em__outer_range, p);
     } else if (p->mode == 2) {
         int64_t per = p->in.n;
         em_parallel_for(p->K, EM_RGRAIN / (per ? per : 1) + 1, em__scan_range, p);
-    } else if (p->K >= 4 * nt || total < 2 * EM_RGRAIN || p->mode == 1) {
+    } else if (p->K >= 4 * nt || total < 2 * EM_RGRAIN) {
         int64_t per = p->R * p->in.n;
         em_parallel_for(p->K, EM_RGRAIN / (per ? per : 1) + 1, em__inner_range, p);
     } else {

@@ -5,6 +5,27 @@
 #include "backend/cpu/reduce_kernels.h"
 
 #include <stdbool.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Native 16-byte GCC vectors (and their compare masks): eight values of a
+ * type are 8 * sizeof(T) / 16 of them.  (Wider vector types are lowered
+ * badly where the target lacks them.) */
+typedef float em_v4f __attribute__((vector_size(16)));
+typedef int32_t em_v4i __attribute__((vector_size(16)));
+typedef double em_v2d __attribute__((vector_size(16)));
+typedef int64_t em_v2l __attribute__((vector_size(16)));
+
+/* The hot loops are compiled for baseline x86-64 and for AVX2 (x86-64-v3),
+ * picked at load time (GCC function multiversioning), as the elementwise
+ * loops are: NumPy's own reductions dispatch to AVX2 too. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EM_NO_CLONES)
+#define EM_RK_ATTR __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EM_RK_ATTR
+#endif
 
 #define EM_AT(T, p, i, s) (*(const T *)((p) + (i) * (s)))
 
@@ -25,7 +46,7 @@
 /* ---- generic templates ---------------------------------------------------- */
 
 #define EM_FOLD(NAME, T, COMB)                                                                     \
-    static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
+    EM_RK_ATTR static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
         T a = *(T *)accp;                                                                          \
         if (s == (int64_t)sizeof(T)) {                                                             \
             const T *q = (const T *)p;                                                             \
@@ -37,7 +58,7 @@
     }
 
 #define EM_ACCUM(NAME, T, COMB)                                                                    \
-    static void NAME(int64_t n, void *accp, const char *p, int64_t s) {                           \
+    EM_RK_ATTR static void NAME(int64_t n, void *accp, const char *p, int64_t s) {                           \
         T *a = accp;                                                                               \
         if (s == (int64_t)sizeof(T)) {                                                             \
             const T *q = (const T *)p;                                                             \
@@ -84,25 +105,114 @@
 #define EM_NONAN(v) ((void)(v), 0)
 #define EM_ISNANF(v) ((v) != (v))
 
-/* ---- float min/max folds: vectorisable max plus a NaN flag --------------- */
+/* ---- float min/max folds ---------------------------------------------------
+ * Contiguous runs: eight lanes of a GCC vector take the max (a compare and
+ * a bitwise select: NaN never wins there), and chk += x - x turns NaN if
+ * any x was NaN or infinite; only then is the run scanned for its first
+ * NaN.  Strided runs: a scalar loop with a NaN flag. */
 
-#define EM_FMINMAX_FOLD(NAME, T, CMP)                                                              \
+/* PICK(V, I, x, m) is x CMP m ? x : m lane-wise: SSE's max/min where we
+ * have it (exactly that rule, one instruction), else a compare mask and a
+ * bitwise select.  chk accumulates x - x, which is NaN once any x was NaN
+ * or infinite. */
+#if defined(__SSE2__)
+#define EM_VPICK_GT(V, I, x, m)                                                                    \
+    _Generic((x), em_v4f: (V)_mm_max_ps((__m128)(x), (__m128)(m)),                                 \
+             em_v2d: (V)_mm_max_pd((__m128d)(x), (__m128d)(m)))
+#define EM_VPICK_LT(V, I, x, m)                                                                    \
+    _Generic((x), em_v4f: (V)_mm_min_ps((__m128)(x), (__m128)(m)),                                 \
+             em_v2d: (V)_mm_min_pd((__m128d)(x), (__m128d)(m)))
+#else
+#define EM_VPICK_GT(V, I, x, m) ((V)(((I)(x) & ((x) > (m))) | ((I)(m) & ~((x) > (m)))))
+#define EM_VPICK_LT(V, I, x, m) ((V)(((I)(x) & ((x) < (m))) | ((I)(m) & ~((x) < (m)))))
+#endif
+#define EM_VSTEP(V, I, PICK, m, chk, x)                                                            \
+    do {                                                                                           \
+        (m) = PICK(V, I, x, m);                                                                    \
+        (chk) += (x) - (x);                                                                        \
+    } while (0)
+
+#define EM_FMINMAX_FOLD(NAME, T, V, I, CMP, PICK)                                                        \
+    static T NAME##_scalar(int64_t n, const char *p, int64_t s, T a, int *nan) {                   \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T x = EM_AT(T, p, i, s);                                                               \
+            *nan |= x != x;                                                                        \
+            a = x CMP a ? x : a;                                                                   \
+        }                                                                                          \
+        return a;                                                                                  \
+    }                                                                                              \
+    /* Eight values per step in two 16-byte vectors (four for double), each */                   \
+    /* as a named variable so that they stay in registers. */                                     \
+    EM_RK_ATTR static T NAME##_vector(int64_t n, const T *q, T a, int *nan) {                      \
+        enum { L = sizeof(V) / sizeof(T), NV = 8 / L };                                            \
+        V m0, m1, m2, m3, c0, c1, c2, c3, x;                                                       \
+        memcpy(&m0, q, sizeof(V)), memcpy(&m1, q + L, sizeof(V));                                  \
+        m2 = m0, m3 = m1;                                                                          \
+        if (NV == 4) memcpy(&m2, q + 2 * L, sizeof(V)), memcpy(&m3, q + 3 * L, sizeof(V));         \
+        c0 = m0 - m0, c1 = m1 - m1, c2 = m2 - m2, c3 = m3 - m3;                                    \
+        int64_t i;                                                                                 \
+        for (i = 8; i + 8 <= n; i += 8) {                                                          \
+            memcpy(&x, q + i, sizeof(V)); EM_VSTEP(V, I, PICK, m0, c0, x);                          \
+            memcpy(&x, q + i + L, sizeof(V)); EM_VSTEP(V, I, PICK, m1, c1, x);                      \
+            if (NV == 4) {                                                                         \
+                memcpy(&x, q + i + 2 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m2, c2, x);              \
+                memcpy(&x, q + i + 3 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m3, c3, x);              \
+            }                                                                                      \
+        }                                                                                          \
+        V mm[4] = {m0, m1, m2, m3}, cc[4] = {c0, c1, c2, c3};                                      \
+        T c = 0;                                                                                   \
+        for (int v = 0; v < 4; v++)                                                                \
+            for (int j = 0; j < L; j++) c += cc[v][j], a = mm[v][j] CMP a ? mm[v][j] : a;          \
+        *nan |= c != c;                                                                            \
+        return NAME##_scalar(n - i, (const char *)(q + i), (int64_t)sizeof(T), a, nan);           \
+    }                                                                                              \
     static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
         T a = *(T *)accp;                                                                          \
         if (a != a) return;                                                                        \
         int nan = 0;                                                                               \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T x = EM_AT(T, p, i, s);                                                               \
-            nan |= x != x;                                                                         \
-            a = x CMP a ? x : a;                                                                   \
-        }                                                                                          \
-        if (nan)                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                if (EM_AT(T, p, i, s) != EM_AT(T, p, i, s)) {                                      \
-                    a = EM_AT(T, p, i, s);                                                         \
-                    break;                                                                         \
-                }                                                                                  \
+        if (s == (int64_t)sizeof(T) && n >= 16) a = NAME##_vector(n, (const T *)p, a, &nan);       \
+        else a = NAME##_scalar(n, p, s, a, &nan);                                                  \
+        for (int64_t i = 0; nan && i < n; i++)                                                     \
+            if (EM_AT(T, p, i, s) != EM_AT(T, p, i, s)) {                                          \
+                a = EM_AT(T, p, i, s);                                                             \
+                break;                                                                             \
+            }                                                                                      \
         *(T *)accp = a;                                                                            \
+    }
+
+/* ---- fast argmin/argmax for real types ---------------------------------------
+ * Blocks of 256: the block's extreme comes from the (vectorised) fold; a
+ * block only becomes the candidate when strictly better, so the first
+ * occurrence wins; the winning block is searched once at the end.  A NaN
+ * block is searched at once (the first NaN wins). */
+
+#define EM_ARG_BLOCK 256
+#define EM_FAST_ARGFOLD(NAME, T, FOLD, CMP, ISNAN)                                                 \
+    static void NAME(int64_t n, const char *p, int64_t s, void *bestp, int64_t *bi, int64_t i0) { \
+        T b = *(T *)bestp;                                                                         \
+        int64_t k = *bi, blk = -1;                                                                 \
+        if (ISNAN(b)) return;                                                                      \
+        for (int64_t j = 0; j < n; j += EM_ARG_BLOCK) {                                            \
+            int64_t m = n - j < EM_ARG_BLOCK ? n - j : EM_ARG_BLOCK;                               \
+            const char *q = p + j * s;                                                             \
+            T e = *(const T *)q;                                                                   \
+            FOLD(m, q, s, &e);                                                                     \
+            if (ISNAN(e)) {                                                                        \
+                int64_t i = 0;                                                                     \
+                while (!ISNAN(EM_AT(T, q, i, s))) i++;                                             \
+                *(T *)bestp = e;                                                                   \
+                *bi = i0 + j + i;                                                                  \
+                return;                                                                            \
+            }                                                                                      \
+            if (e CMP b) b = e, blk = j;                                                           \
+        }                                                                                          \
+        if (blk >= 0) {                                                                            \
+            int64_t i = 0;                                                                         \
+            while (EM_AT(T, p, blk + i, s) != b) i++;                                              \
+            k = i0 + blk + i;                                                                      \
+        }                                                                                          \
+        *(T *)bestp = b;                                                                           \
+        *bi = k;                                                                                   \
     }
 
 /* ---- float pairwise sums (NumPy's pairwise_sum) -------------------------- */
@@ -128,9 +238,11 @@
         return NAME(n2, p, s) + NAME(n - n2, p + n2 * s, s);                                       \
     }
 
-/* The contiguous twin: same arithmetic, constant stride for the vectoriser. */
-#define EM_PAIRWISE_C(NAME, T)                                                                     \
-    static T NAME(int64_t n, const char *p) {                                                      \
+/* The contiguous twin: the same arithmetic with the eight accumulators in
+ * GCC vectors (lane j is r[j]), so the block is vectorised whatever the
+ * compiler's cost model thinks; the results are bit-identical. */
+#define EM_PAIRWISE_C(NAME, T, V)                                                                  \
+    EM_RK_ATTR static T NAME(int64_t n, const char *p) {                                                      \
         const T *q = (const T *)p;                                                                 \
         if (n < 8) {                                                                               \
             T res = (T)-0.0;                                                                       \
@@ -138,12 +250,26 @@
             return res;                                                                            \
         }                                                                                          \
         if (n <= 128) {                                                                            \
-            T r[8];                                                                                \
-            for (int j = 0; j < 8; j++) r[j] = q[j];                                               \
+            /* Lanes: f32 uses r0, r1 (4 each); f64 uses r0..r3 (2 each).  Named */               \
+            /* variables, not an array, so they stay in registers. */                             \
+            enum { L = sizeof(V) / sizeof(T), NV = 8 / L };                                        \
+            V r0, r1, r2, r3, x;                                                                   \
+            memcpy(&r0, q, sizeof(V)), memcpy(&r1, q + L, sizeof(V));                              \
+            r2 = r3 = r0 - r0;                                                                     \
+            if (NV == 4) memcpy(&r2, q + 2 * L, sizeof(V)), memcpy(&r3, q + 3 * L, sizeof(V));     \
             int64_t i;                                                                             \
-            for (i = 8; i < n - (n % 8); i += 8)                                                   \
-                for (int j = 0; j < 8; j++) r[j] += q[i + j];                                      \
-            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));             \
+            for (i = 8; i < n - (n % 8); i += 8) {                                                 \
+                memcpy(&x, q + i, sizeof(V)), r0 += x;                                             \
+                memcpy(&x, q + i + L, sizeof(V)), r1 += x;                                         \
+                if (NV == 4) {                                                                     \
+                    memcpy(&x, q + i + 2 * L, sizeof(V)), r2 += x;                                 \
+                    memcpy(&x, q + i + 3 * L, sizeof(V)), r3 += x;                                 \
+                }                                                                                  \
+            }                                                                                      \
+            T a[8];                                                                                \
+            memcpy(a, &r0, sizeof(V)), memcpy(a + L, &r1, sizeof(V));                              \
+            if (NV == 4) memcpy(a + 2 * L, &r2, sizeof(V)), memcpy(a + 3 * L, &r3, sizeof(V));     \
+            T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));             \
             for (; i < n; i++) res += q[i];                                                        \
             return res;                                                                            \
         }                                                                                          \
@@ -151,9 +277,9 @@
         return NAME(n2, p) + NAME(n - n2, p + n2 * (int64_t)sizeof(T));                            \
     }
 
-#define EM_PWFOLD(NAME, T)                                                                         \
+#define EM_PWFOLD(NAME, T, V)                                                                      \
     EM_PAIRWISE(NAME##_pw, T)                                                                      \
-    EM_PAIRWISE_C(NAME##_pwc, T)                                                                   \
+    EM_PAIRWISE_C(NAME##_pwc, T, V)                                                                \
     static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
         *(T *)accp += s == (int64_t)sizeof(T) ? NAME##_pwc(n, p) : NAME##_pw(n, p, s);            \
     }
@@ -178,25 +304,25 @@
     EM_ACCUM(accum_prod_##SUF, T, PROD)                                                            \
     EM_ACCUM(accum_min_##SUF, T, EM_C_IMIN)                                                        \
     EM_ACCUM(accum_max_##SUF, T, EM_C_IMAX)                                                        \
-    EM_ARGFOLD(argfold_min_##SUF, T, EM_LT, EM_NONAN)                                              \
-    EM_ARGFOLD(argfold_max_##SUF, T, EM_GT, EM_NONAN)                                              \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_NONAN)                             \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_NONAN)                             \
     EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_NONAN)                                            \
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_NONAN)                                            \
     EM_SCAN(scan_sum_##SUF, T, SUM)                                                                \
     EM_SCAN(scan_prod_##SUF, T, PROD)                                                              \
     EM_TABLE(SUF)
 
-#define EM_FLOAT_FAMILY(SUF, T)                                                                    \
-    EM_PWFOLD(fold_sum_##SUF, T)                                                                   \
+#define EM_FLOAT_FAMILY(SUF, T, V, I)                                                              \
+    EM_PWFOLD(fold_sum_##SUF, T, V)                                                                \
     EM_FOLD(fold_prod_##SUF, T, EM_C_PROD)                                                         \
-    EM_FMINMAX_FOLD(fold_min_##SUF, T, <)                                                          \
-    EM_FMINMAX_FOLD(fold_max_##SUF, T, >)                                                          \
+    EM_FMINMAX_FOLD(fold_min_##SUF, T, V, I, <, EM_VPICK_LT)                                                    \
+    EM_FMINMAX_FOLD(fold_max_##SUF, T, V, I, >, EM_VPICK_GT)                                                    \
     EM_ACCUM(accum_sum_##SUF, T, EM_C_SUM)                                                         \
     EM_ACCUM(accum_prod_##SUF, T, EM_C_PROD)                                                       \
     EM_ACCUM(accum_min_##SUF, T, EM_C_FMIN)                                                        \
     EM_ACCUM(accum_max_##SUF, T, EM_C_FMAX)                                                        \
-    EM_ARGFOLD(argfold_min_##SUF, T, EM_LT, EM_ISNANF)                                             \
-    EM_ARGFOLD(argfold_max_##SUF, T, EM_GT, EM_ISNANF)                                             \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_ISNANF)                            \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_ISNANF)                            \
     EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_ISNANF)                                           \
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_ISNANF)                                           \
     EM_SCAN(scan_sum_##SUF, T, EM_C_SUM)                                                           \
@@ -212,8 +338,8 @@ EM_INT_FAMILY(u8, uint8_t, EM_C_SUM, EM_C_PROD)
 EM_INT_FAMILY(u16, uint16_t, EM_C_SUM, EM_C_PROD)
 EM_INT_FAMILY(u32, uint32_t, EM_C_SUM, EM_C_PROD)
 EM_INT_FAMILY(u64, uint64_t, EM_C_SUM, EM_C_PROD)
-EM_FLOAT_FAMILY(f32, float)
-EM_FLOAT_FAMILY(f64, double)
+EM_FLOAT_FAMILY(f32, float, em_v4f, em_v4i)
+EM_FLOAT_FAMILY(f64, double, em_v2d, em_v2l)
 
 /* ---- complex: a pair of reals ------------------------------------------- */
 
