@@ -220,13 +220,14 @@ static void em__fold_init(const em__rplan *p, const char *src, void *acc, int64_
     else em__identity(p, 1, acc);
 }
 
-/* The whole reduction of output k (reduced index range [r0, r1) of the outer reduced dims). */
+/* Fold the runs [r0, r1) (indices over the outer reduced dims) of the
+ * reduction whose first element is at base.  Arg ops have a single
+ * reduced dim, so for them this is the one run with index origin 0. */
 static void em__reduce_one(const em__rplan *p, em__scratch *sc, const char *base, int64_t r0,
                            int64_t r1, void *acc, int64_t *bi) {
     for (int64_t r = r0; r < r1; r++) {
         int64_t off;
         em__offsets(p->rd, p->nr, r, &off, NULL);
-        /* Only arg ops reach here with nr > 0 never: they have one reduced dim. */
         em__fold_run(p, sc, p->in.n, base + off, p->in.is, acc, bi, 0);
     }
 }
