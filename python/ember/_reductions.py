@@ -18,6 +18,7 @@ __all__ = [
     "sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax",
     "argmin", "argmax", "any", "all", "count_nonzero", "cumsum", "cumprod",
     "cumulative_sum", "cumulative_prod",
+    "nansum", "nanprod", "nanmin", "nanmax", "nanmean",
 ]
 
 _reduce = _ember.reduce
@@ -246,6 +247,71 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array API cumulative product; include_initial prepends a one along axis."""
     return _cumulative("cumulative_prod", x, axis, dtype, include_initial, 1)
+
+
+# ---- NaN-ignoring variants (NumPy's nanfunctions): NaNs act as the identity --
+
+
+def _is_inexact(a):
+    return a.dtype.kind in "fc"
+
+
+def _nan_to(a, value):
+    """a with NaNs replaced by value (a is float or complex)."""
+    from ._ufuncs import isnan, where
+    return where(isnan(a), _ember.asarray(value, a.dtype, None, None), a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum treating NaN as zero."""
+    a = _arr(a)
+    return sum(_nan_to(a, 0) if _is_inexact(a) else a, axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product treating NaN as one."""
+    a = _arr(a)
+    return prod(_nan_to(a, 1) if _is_inexact(a) else a, axis, dtype, out, keepdims, initial, where)
+
+
+def _nanminmax(fn, fill, a, axis, out, keepdims):
+    from ._ufuncs import isnan, where
+    a = _arr(a)
+    if a.dtype.kind != "f":
+        return fn(a, axis, out, keepdims)
+    nan = isnan(a)
+    res = fn(where(nan, _ember.asarray(fill, a.dtype, None, None), a), axis, None, keepdims)
+    # A slice of NaNs only gives NaN (NumPy warns "All-NaN slice encountered").
+    res = where(all(nan, axis, None, keepdims), _ember.asarray(float("nan"), a.dtype, None, None), res)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    """Minimum ignoring NaNs (NaN for a slice of NaNs only)."""
+    return _nanminmax(min, float("inf"), a, axis, out, keepdims)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    """Maximum ignoring NaNs (NaN for a slice of NaNs only)."""
+    return _nanminmax(max, float("-inf"), a, axis, out, keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Mean of the non-NaN elements (NaN where there are none)."""
+    from ._ufuncs import divide, isnan, logical_not
+    a = _arr(a)
+    if not _is_inexact(a):
+        return mean(a, axis, dtype, out, keepdims)
+    n = sum(logical_not(isnan(a)), axis, keepdims=keepdims)
+    s = sum(_nan_to(a, 0), axis, dtype=dtype, keepdims=keepdims)
+    res = divide(s, n).astype(s.dtype)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
 
 
 for _name in ("sum", "prod", "mean", "var", "std", "min", "max", "argmin", "argmax", "any",
