@@ -29,7 +29,7 @@
 #include <string.h>
 
 #define EM_RBLOCK 8192   /* elements converted at a time (NumPy's buffer size) */
-#define EM_RCHUNK 2048   /* accumulator vector length in outer mode */
+#define EM_RCHUNK 8192   /* accumulator vector length in outer mode (<= EM_RBLOCK) */
 #define EM_RGRAIN 32768  /* elements of work worth a thread */
 #define EM_RSLOT 16      /* bytes of the widest dtype */
 
