@@ -48,14 +48,10 @@ def _count(a, axis):
 
 
 def _masked(a, where, fill):
-    """a with the elements where `where` is False replaced by fill (broadcast)."""
+    """a with the elements where `where` (broadcast to a) is False replaced by fill."""
     from ._ufuncs import where as _where
     a = _arr(a)
-    m = _arr(where)
-    if m.shape != a.shape:
-        a = a + _ember.asarray(0, a.dtype, None, None)  # broadcast by adding a zero
-        m = m._broadcast_to(a.shape) if m.ndim <= a.ndim else m
-    return _where(m, a, _ember.asarray(fill, a.dtype, None, None))
+    return _where(where, a, _ember.asarray(fill, a.dtype, None, None))
 
 
 def _with_initial(res, initial, op, out):

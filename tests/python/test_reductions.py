@@ -337,6 +337,8 @@ def test_where(device, rng):
     assert_same(em.prod(x, axis=1, where=mx), a.prod(axis=1, where=m))
     assert_same(em.any(em.asarray(a > 0), where=mx), np.asarray((a > 0).any(where=m)))
     assert_same(em.mean(x, axis=1, where=mx), a.mean(axis=1, where=m))
+    row = m[0]  # a mask that broadcasts along the rows
+    assert_same(em.sum(x, axis=1, where=em.asarray(row)), a.sum(axis=1, where=row))
 
 
 def test_initial(device, rng):
@@ -403,6 +405,22 @@ def test_large_paths(device, rng, dtype):
         if a.ndim == 2 and dtype in ("int32", "float64"):
             check("cumsum", a, x, axis=0)
             check("cumsum", a, x, axis=1)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int16", "complex128"])
+def test_zero_stride_views(device, rng, dtype):
+    """Broadcast views (stride 0) reduced along and across the repeated axis."""
+    row = random_array(rng, (1, 7), dtype)
+    a = np.broadcast_to(row, (5, 7))
+    x = em.asarray(row)._broadcast_to((5, 7))
+    assert x.strides[0] == 0
+    for name in ["sum", "max", "argmax", "cumsum", "mean"]:
+        for axis in [None, 0, 1]:
+            check(name, a, x, axis=axis)
+    big = np.broadcast_to(random_array(rng, (300_000, 1), dtype), (300_000, 3))
+    xb = em.asarray(np.ascontiguousarray(big[:, :1]))._broadcast_to((300_000, 3))
+    check("sum", big, xb, axis=0)
+    check("sum", big, xb, axis=1)
 
 
 def test_seed_expression(device, rng):
