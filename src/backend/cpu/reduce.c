@@ -393,21 +393,17 @@ static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
     const char *base = p->ip + io + v0 * p->in.is;
     char *dst = p->op + oo + v0 * p->in.os;
     int64_t *bi = (int64_t *)sc->acc2;
-    em__outer_init(p, sc, n, base, sc->acc, p->mode == 1 ? bi : NULL);
+    /* A contiguous output row is its own accumulator. */
+    char *acc = p->mode == 0 && p->in.os == p->lsz ? dst : sc->acc;
+    em__outer_init(p, sc, n, base, acc, p->mode == 1 ? bi : NULL);
     for (int64_t r = 0; r < p->R; r++) {
-        int64_t off;
-        em__offsets(p->rd, p->nr, r, &off, NULL);
-        if (p->mode == 2) {
-            em__accum_row(p, sc, n, base + off, sc->acc, NULL, r);
-            int64_t ioff, ooff;
-            em__offsets(p->rd, p->nr, r, &ioff, &ooff);
-            em_scatter(n, p->lsz, sc->acc, dst + ooff, p->in.os);
-        } else {
-            em__accum_row(p, sc, n, base + off, sc->acc, bi, r);
-        }
+        int64_t off, ooff;
+        em__offsets(p->rd, p->nr, r, &off, &ooff);
+        em__accum_row(p, sc, n, base + off, acc, bi, r);
+        if (p->mode == 2) em_scatter(n, p->lsz, acc, dst + ooff, p->in.os);
     }
     if (p->mode == 1) em_scatter(n, 8, (const char *)bi, dst, p->in.os);
-    else if (p->mode == 0) em_scatter(n, p->lsz, sc->acc, dst, p->in.os);
+    else if (p->mode == 0 && acc != dst) em_scatter(n, p->lsz, acc, dst, p->in.os);
 }
 
 static void em__outer_range(void *ctx, int64_t b, int64_t e, int worker) {
