@@ -184,6 +184,28 @@ def test_nan_in_large_arrays(device, rng):
     check("argmin", m, em.asarray(m), axis=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_values_in_vector_paths(device, rng, dtype):
+    """NaN and +-inf at the head, middle and tail of runs long enough for
+    the vectorised min/max and the blocked arg loops."""
+    for n in [31, 32, 33, 100, 1000, 5000]:
+        for pos in sorted({0, 5, 17, n // 2, n - 1}):
+            for special in [np.nan, np.inf, -np.inf]:
+                a = random_array(rng, (n,), dtype)
+                a[pos] = special
+                if special is np.nan and n > 40:
+                    a[n - 3] = np.nan  # a second NaN: the first one wins
+                x = em.asarray(a)
+                for name in ["min", "max", "argmin", "argmax"]:
+                    check(name, a, x)
+        m = random_array(rng, (3, n), dtype)
+        m[1, n // 3] = np.nan
+        m[2, 0] = np.inf
+        for name in ["max", "argmin"]:
+            check(name, m, em.asarray(m), axis=1)
+            check(name, m, em.asarray(m), axis=0)
+
+
 def test_arg_first_occurrence(device):
     a = np.array([[3, 1, 3, 1], [0, 0, 2, 2]], dtype=np.int32)
     x = em.asarray(a)
@@ -191,6 +213,14 @@ def test_arg_first_occurrence(device):
         for axis in [None, 0, 1]:
             check(name, a, x, axis=axis)
     assert int(em.argmax(em.asarray([True, False, True]))) == 0
+    rng = np.random.default_rng(3)
+    for dtype in ["int8", "uint16", "float32", "float64", "bool"]:
+        big = random_array(rng, (20_000,), dtype, low=0, high=3)  # ties across blocks
+        big[15_000] = 4 if dtype != "bool" else True
+        for name in ["argmin", "argmax"]:
+            check(name, big, em.asarray(big))
+            check(name, big.reshape(200, 100), em.asarray(big.reshape(200, 100)), axis=0)
+            check(name, big.reshape(200, 100), em.asarray(big.reshape(200, 100)), axis=1)
 
 
 # ---- empty and 0-d -------------------------------------------------------------

@@ -30,7 +30,7 @@
 
 #define EM_RBLOCK 8192   /* elements converted at a time (NumPy's buffer size) */
 #define EM_RCHUNK 8192   /* accumulator vector length in outer mode (<= EM_RBLOCK) */
-#define EM_RGRAIN 32768  /* elements of work worth a thread */
+#define EM_RGRAIN 65536  /* elements of work worth waking a thread for */
 #define EM_RSLOT 16      /* bytes of the widest dtype */
 
 typedef struct em__rdim {

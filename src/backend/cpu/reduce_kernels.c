@@ -141,23 +141,20 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
         }                                                                                          \
         return a;                                                                                  \
     }                                                                                              \
-    /* Eight values per step in two 16-byte vectors (four for double), each */                   \
-    /* as a named variable so that they stay in registers. */                                     \
+    /* Four 16-byte vectors per step (16 floats or 8 doubles), each a named */                   \
+    /* variable so that they stay in registers: four independent chains. */                       \
     EM_RK_ATTR static T NAME##_vector(int64_t n, const T *q, T a, int *nan) {                      \
-        enum { L = sizeof(V) / sizeof(T), NV = 8 / L };                                            \
+        enum { L = sizeof(V) / sizeof(T), S = 4 * L };                                             \
         V m0, m1, m2, m3, c0, c1, c2, c3, x;                                                       \
         memcpy(&m0, q, sizeof(V)), memcpy(&m1, q + L, sizeof(V));                                  \
-        m2 = m0, m3 = m1;                                                                          \
-        if (NV == 4) memcpy(&m2, q + 2 * L, sizeof(V)), memcpy(&m3, q + 3 * L, sizeof(V));         \
+        memcpy(&m2, q + 2 * L, sizeof(V)), memcpy(&m3, q + 3 * L, sizeof(V));                      \
         c0 = m0 - m0, c1 = m1 - m1, c2 = m2 - m2, c3 = m3 - m3;                                    \
         int64_t i;                                                                                 \
-        for (i = 8; i + 8 <= n; i += 8) {                                                          \
+        for (i = S; i + S <= n; i += S) {                                                          \
             memcpy(&x, q + i, sizeof(V)); EM_VSTEP(V, I, PICK, m0, c0, x);                          \
             memcpy(&x, q + i + L, sizeof(V)); EM_VSTEP(V, I, PICK, m1, c1, x);                      \
-            if (NV == 4) {                                                                         \
-                memcpy(&x, q + i + 2 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m2, c2, x);              \
-                memcpy(&x, q + i + 3 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m3, c3, x);              \
-            }                                                                                      \
+            memcpy(&x, q + i + 2 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m2, c2, x);                  \
+            memcpy(&x, q + i + 3 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m3, c3, x);                  \
         }                                                                                          \
         V mm[4] = {m0, m1, m2, m3}, cc[4] = {c0, c1, c2, c3};                                      \
         T c = 0;                                                                                   \
@@ -170,7 +167,7 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
         T a = *(T *)accp;                                                                          \
         if (a != a) return;                                                                        \
         int nan = 0;                                                                               \
-        if (s == (int64_t)sizeof(T) && n >= 16) a = NAME##_vector(n, (const T *)p, a, &nan);       \
+        if (s == (int64_t)sizeof(T) && n >= 32) a = NAME##_vector(n, (const T *)p, a, &nan);       \
         else a = NAME##_scalar(n, p, s, a, &nan);                                                  \
         for (int64_t i = 0; nan && i < n; i++)                                                     \
             if (EM_AT(T, p, i, s) != EM_AT(T, p, i, s)) {                                          \
