@@ -376,41 +376,55 @@ static em_status em__arg_flat(em__red *r, em_dtype loop, em_array *res) {
     return s;
 }
 
+/* The dtype NumPy gives the result of op (before any out= cast). */
+static em_dtype em__result_dtype(em_reduce_op op, em_dtype in, em_dtype dt) {
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD: return dt != EM_NDTYPES ? dt : em__sum_dtype(in);
+    case EM_RED_MIN:
+    case EM_RED_MAX: return dt != EM_NDTYPES ? dt : in;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return EM_BOOL;
+    case EM_RED_MEAN: return dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
+    case EM_RED_VAR:
+    case EM_RED_STD: {
+        em_dtype m = dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
+        return em__is_int(m) ? m : em_real_for(m);
+    }
+    default: return EM_INT64; /* ARGMIN, ARGMAX, COUNT_NONZERO */
+    }
+}
+
+/* Compute the reduction into res (kept dims, any dtype; em__finish casts). */
+static em_status em__compute(em__red *r, em_dtype dt, double ddof, em_array *res) {
+    em_reduce_op op = r->op;
+    em_dtype rdt;
+    if (op == EM_RED_MEAN) return em__mean(r, dt, res, &rdt);
+    if (op == EM_RED_VAR || op == EM_RED_STD) return em__var(r, dt, ddof, op == EM_RED_STD, res);
+    if (op == EM_RED_COUNT_NONZERO) return em__raw(r, EM_RED_COUNT_NONZERO, EM_INT64, res);
+    em_reduce_op bop = op;
+    em_dtype loop = r->a->dtype;
+    EM_CHECK(em__simple_types(r, dt, &bop, &loop, &rdt));
+    bool arg = op == EM_RED_ARGMIN || op == EM_RED_ARGMAX;
+    if (arg || op == EM_RED_MIN || op == EM_RED_MAX) EM_CHECK(em__no_identity(r));
+    bool flat = arg && r->naxes == r->a->ndim && r->a->ndim != 1;
+    return flat ? em__arg_flat(r, loop, res) : em__raw(r, bop, loop, res);
+}
+
 em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes, bool keepdims,
                     em_dtype dt, double ddof, em_array *out) {
     em__red r;
     EM_CHECK(em__prepare(&r, op, a, naxes, axes));
     if (dt != EM_NDTYPES && (unsigned)dt >= EM_NDTYPES) return em_error(EM_ETYPE, "invalid dtype");
-    em_array res = {0};
-    em_dtype rdt = EM_NDTYPES;
-    em_status s = EM_OK;
-    if (op == EM_RED_MEAN) {
-        s = em__mean(&r, dt, &res, &rdt);
-    } else if (op == EM_RED_VAR || op == EM_RED_STD) {
-        s = em__var(&r, dt, ddof, op == EM_RED_STD, &res);
-        if (s == EM_OK) rdt = res.dtype;
-    } else if (op == EM_RED_COUNT_NONZERO) {
-        s = em__raw(&r, EM_RED_COUNT_NONZERO, EM_INT64, &res);
-        rdt = EM_INT64;
-    } else {
-        em_reduce_op bop = op;
-        em_dtype loop = a->dtype;
-        EM_CHECK(em__simple_types(&r, dt, &bop, &loop, &rdt));
-        if (op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_ARGMIN || op == EM_RED_ARGMAX)
-            EM_CHECK(em__no_identity(&r));
-        bool flat = (op == EM_RED_ARGMIN || op == EM_RED_ARGMAX) && naxes < 0 && a->ndim != 1;
-        s = flat ? em__arg_flat(&r, loop, &res) : em__raw(&r, bop, loop, &res);
-    }
-    if (s != EM_OK) return s;
+    if (!out) return em_error(EM_EVALUE, "em_reduce: out must not be NULL");
+    em_dtype rdt = em__result_dtype(op, a->dtype, dt);
     if (out->buf) {
         int64_t shape[EM_MAXDIMS];
         int nd = em__result_shape(&r, keepdims, shape);
-        s = em__check_out(em__red_names[op], out, nd, shape, rdt);
-        if (s != EM_OK) {
-            em_array_release(&res);
-            return s;
-        }
+        EM_CHECK(em__check_out(em__red_names[op], out, nd, shape, rdt));
     }
+    em_array res = {0};
+    EM_CHECK(em__compute(&r, dt, ddof, &res));
     return em__finish(&r, &res, rdt, keepdims, out);
 }
 
@@ -420,6 +434,7 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
         return em_error(EM_EVALUE, "em_scan: op %d is not CUMSUM or CUMPROD", (int)op);
     EM_CHECK(em__check_input(a));
+    if (!out) return em_error(EM_EVALUE, "em_scan: out must not be NULL");
     em_dtype rdt = dt != EM_NDTYPES ? dt : em__sum_dtype(a->dtype);
     if ((unsigned)rdt >= EM_NDTYPES) return em_error(EM_ETYPE, "invalid dtype");
     em_array src = {0}, res = {0}, c = {0};
