@@ -183,8 +183,39 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
  * occurrence wins; the winning block is searched once at the end.  A NaN
  * block is searched at once (the first NaN wins). */
 
-#define EM_ARG_BLOCK 256
-#define EM_FAST_ARGFOLD(NAME, T, FOLD, CMP, ISNAN)                                                 \
+#define EM_ARG_BLOCK 1024
+
+/* The first i < n with x[i] == b (one exists).  Floats compare four or two
+ * at a time where SSE2 is there. */
+#define EM_FIND_SCALAR(NAME, T)                                                                    \
+    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) {                                \
+        int64_t i = 0;                                                                             \
+        while (i < n - 1 && EM_AT(T, p, i, s) != b) i++;                                           \
+        return i;                                                                                  \
+    }
+#if defined(__SSE2__)
+#define EM_FIND_SSE(NAME, T, M, SET1, LOADU, CMPEQ, MOVEMASK)                                      \
+    EM_FIND_SCALAR(NAME##_scalar, T)                                                               \
+    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) {                                \
+        enum { L = 16 / sizeof(T) };                                                               \
+        if (s != (int64_t)sizeof(T)) return NAME##_scalar(n, p, s, b);                             \
+        const T *q = (const T *)p;                                                                 \
+        M bv = SET1(b);                                                                            \
+        int64_t i = 0;                                                                             \
+        for (; i + L <= n; i += L) {                                                               \
+            int mask = MOVEMASK(CMPEQ(LOADU(q + i), bv));                                          \
+            if (mask) return i + __builtin_ctz((unsigned)mask);                                    \
+        }                                                                                          \
+        return i + NAME##_scalar(n - i, (const char *)(q + i), s, b);                              \
+    }
+EM_FIND_SSE(find_f32, float, __m128, _mm_set1_ps, _mm_loadu_ps, _mm_cmpeq_ps, _mm_movemask_ps)
+EM_FIND_SSE(find_f64, double, __m128d, _mm_set1_pd, _mm_loadu_pd, _mm_cmpeq_pd, _mm_movemask_pd)
+#else
+EM_FIND_SCALAR(find_f32, float)
+EM_FIND_SCALAR(find_f64, double)
+#endif
+
+#define EM_FAST_ARGFOLD(NAME, T, FOLD, CMP, ISNAN, FIND)                                           \
     static void NAME(int64_t n, const char *p, int64_t s, void *bestp, int64_t *bi, int64_t i0) { \
         T b = *(T *)bestp;                                                                         \
         int64_t k = *bi, blk = -1;                                                                 \
@@ -204,9 +235,8 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
             if (e CMP b) b = e, blk = j;                                                           \
         }                                                                                          \
         if (blk >= 0) {                                                                            \
-            int64_t i = 0;                                                                         \
-            while (EM_AT(T, p, blk + i, s) != b) i++;                                              \
-            k = i0 + blk + i;                                                                      \
+            int64_t m = n - blk < EM_ARG_BLOCK ? n - blk : EM_ARG_BLOCK;                           \
+            k = i0 + blk + FIND(m, p + blk * s, s, b);                                             \
         }                                                                                          \
         *(T *)bestp = b;                                                                           \
         *bi = k;                                                                                   \
@@ -301,8 +331,9 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
     EM_ACCUM(accum_prod_##SUF, T, PROD)                                                            \
     EM_ACCUM(accum_min_##SUF, T, EM_C_IMIN)                                                        \
     EM_ACCUM(accum_max_##SUF, T, EM_C_IMAX)                                                        \
-    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_NONAN)                             \
-    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_NONAN)                             \
+    EM_FIND_SCALAR(find_##SUF, T)                                                                  \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_NONAN, find_##SUF)                 \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_NONAN, find_##SUF)                 \
     EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_NONAN)                                            \
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_NONAN)                                            \
     EM_SCAN(scan_sum_##SUF, T, SUM)                                                                \
@@ -318,8 +349,8 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
     EM_ACCUM(accum_prod_##SUF, T, EM_C_PROD)                                                       \
     EM_ACCUM(accum_min_##SUF, T, EM_C_FMIN)                                                        \
     EM_ACCUM(accum_max_##SUF, T, EM_C_FMAX)                                                        \
-    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_ISNANF)                            \
-    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_ISNANF)                            \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_ISNANF, find_##SUF)                \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_ISNANF, find_##SUF)                \
     EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_ISNANF)                                           \
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_ISNANF)                                           \
     EM_SCAN(scan_sum_##SUF, T, EM_C_SUM)                                                           \
