@@ -385,16 +385,40 @@ static void em__outer_init(const em__rplan *p, em__scratch *sc, int64_t n, const
     }
 }
 
-static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
+/* Where outer item `item` reads (base), writes (dst), and its length n. */
+static int64_t em__item_geom(const em__rplan *p, int64_t item, const char **base, char **dst) {
     int64_t nc = em__nchunks(p), k = item / nc, v0 = (item % nc) * p->chunk;
-    int64_t n = p->in.n - v0 < p->chunk ? p->in.n - v0 : p->chunk;
     int64_t io, oo;
     em__offsets(p->kd, p->nk, k, &io, &oo);
-    const char *base = p->ip + io + v0 * p->in.is;
-    char *dst = p->op + oo + v0 * p->in.os;
+    *base = p->ip + io + v0 * p->in.is;
+    *dst = p->op + oo + v0 * p->in.os;
+    return p->in.n - v0 < p->chunk ? p->in.n - v0 : p->chunk;
+}
+
+/* acc (n values) = the reduction of rows [r0, r1) of an item (mode 0). */
+static void em__outer_rows(const em__rplan *p, em__scratch *sc, int64_t n, const char *base,
+                           int64_t r0, int64_t r1, char *acc) {
+    int64_t off;
+    em__offsets(p->rd, p->nr, r0, &off, NULL);
+    em__outer_init(p, sc, n, base + off, acc, NULL);
+    for (int64_t r = r0; r < r1; r++) {
+        em__offsets(p->rd, p->nr, r, &off, NULL);
+        em__accum_row(p, sc, n, base + off, acc, NULL, r);
+    }
+}
+
+static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
+    const char *base;
+    char *dst;
+    int64_t n = em__item_geom(p, item, &base, &dst);
     int64_t *bi = (int64_t *)sc->acc2;
     /* A contiguous output row is its own accumulator. */
     char *acc = p->mode == 0 && p->in.os == p->lsz ? dst : sc->acc;
+    if (p->mode == 0) {
+        em__outer_rows(p, sc, n, base, 0, p->R, acc);
+        if (acc != dst) em_scatter(n, p->lsz, acc, dst, p->in.os);
+        return;
+    }
     em__outer_init(p, sc, n, base, acc, p->mode == 1 ? bi : NULL);
     for (int64_t r = 0; r < p->R; r++) {
         int64_t off, ooff;
@@ -403,7 +427,48 @@ static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
         if (p->mode == 2) em_scatter(n, p->lsz, acc, dst + ooff, p->in.os);
     }
     if (p->mode == 1) em_scatter(n, 8, (const char *)bi, dst, p->in.os);
-    else if (p->mode == 0 && acc != dst) em_scatter(n, p->lsz, acc, dst, p->in.os);
+}
+
+/* Few outer items and many rows (sum(axis=0) of a C matrix): each thread
+ * reduces a band of rows into its own vector, combined at the end, so each
+ * streams contiguous memory. */
+typedef struct em__rowsplit {
+    const em__rplan *p;
+    int64_t item, n, per; /* the item, its length, rows per band */
+    const char *base;
+    char *parts;          /* one accumulator vector per band */
+} em__rowsplit;
+
+static void em__band_range(void *ctx, int64_t b, int64_t e, int worker) {
+    EM_UNUSED(worker);
+    em__rowsplit *rs = ctx;
+    const em__rplan *p = rs->p;
+    em__scratch sc;
+    if (!em__scratch_new(p, &sc)) return;
+    for (int64_t t = b; t < e; t++) {
+        int64_t r0 = t * rs->per, r1 = r0 + rs->per < p->R ? r0 + rs->per : p->R;
+        em__outer_rows(p, &sc, rs->n, rs->base, r0, r1, rs->parts + t * rs->n * p->lsz);
+    }
+    em__scratch_free(&sc);
+}
+
+static em_status em__outer_bands(const em__rplan *p, int nt) {
+    int64_t bands = nt < p->R ? nt : p->R;
+    size_t bytes = (size_t)(bands * p->chunk * p->lsz);
+    em__rowsplit rs = {.p = p, .per = (p->R + bands - 1) / bands, .parts = em_host_alloc(bytes)};
+    if (!rs.parts) return em_error(EM_ENOMEM, "out of host memory for %zu bytes of partial sums", bytes);
+    bands = (p->R + rs.per - 1) / rs.per;
+    for (int64_t it = 0; it < p->K * em__nchunks(p); it++) {
+        char *dst;
+        rs.item = it;
+        rs.n = em__item_geom(p, it, &rs.base, &dst);
+        em_parallel_for(bands, 1, em__band_range, &rs);
+        for (int64_t t = 1; t < bands; t++)
+            p->k->accum[p->kop](rs.n, rs.parts, rs.parts + t * rs.n * p->lsz, p->lsz);
+        em_scatter(rs.n, p->lsz, rs.parts, dst, p->in.os);
+    }
+    em_host_free(rs.parts, bytes);
+    return EM_OK;
 }
 
 static void em__outer_range(void *ctx, int64_t b, int64_t e, int worker) {
@@ -447,6 +512,10 @@ static em_status em__run(em__rplan *p) {
     int64_t total = p->K * p->R * p->in.n;
     int nt = em_get_num_threads();
     if (p->outer) {
+        p->chunk = EM_RCHUNK;
+        if (p->mode == 0 && p->K * em__nchunks(p) < nt && p->R >= 4 * nt &&
+            total >= 2 * EM_RGRAIN)
+            return em__outer_bands(p, nt); /* bands of rows, whole vectors */
         em__pick_chunk(p, nt);
         int64_t items = p->K * em__nchunks(p);
         int64_t per = total / items;
