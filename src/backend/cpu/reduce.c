@@ -142,7 +142,7 @@ static void em__offsets(const em__rdim *d, int nd, int64_t idx, int64_t *io, int
 typedef struct em__scratch {
     char *raw, *cvt, *acc, *acc2; /* gathered input, converted input, accumulators */
     char *nz;                     /* count_nonzero: the input as bool */
-    char one[EM_RSLOT];           /* the accumulator of a single reduction */
+    _Alignas(16) char one[EM_RSLOT]; /* the accumulator of a single reduction */
 } em__scratch;
 
 #define EM_RSCRATCH ((size_t)EM_RBLOCK * EM_RSLOT)
@@ -328,7 +328,7 @@ static void em__split_pieces(em__split *s, int nthreads) {
 /* Few outputs, long reductions: each output is reduced by all threads. */
 static em_status em__inner_split(const em__rplan *p) {
     em__split s = {.p = p};
-    char parts[64 * EM_RSLOT];
+    _Alignas(16) char parts[64 * EM_RSLOT];
     s.parts = parts;
     for (int64_t k = 0; k < p->K; k++) {
         int64_t io, oo;
