@@ -451,7 +451,8 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
         const char *nm = em__red_names[op];
         s = em__check_out(nm, out, src.ndim, src.shape, rdt);
     }
-    if (s == EM_OK) s = em_array_empty(&res, em__loop(rdt), src.ndim, src.shape, em_array_device(a));
+    /* The backend writes float16 itself: NumPy rounds each partial sum. */
+    if (s == EM_OK) s = em_array_empty(&res, rdt, src.ndim, src.shape, em_array_device(a));
     if (s == EM_OK && em_array_size(&res) > 0)
         s = em__be(a)->scan(op, &src, axis, &res);
     em__red r = {.a = &src};

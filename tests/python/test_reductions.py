@@ -126,6 +126,18 @@ def test_scan_every_dtype_axis_layout(device, rng, name, dtype):
             check(name, a, x, axis=axis)
 
 
+def test_float16_scans_round_every_step(device, rng):
+    """NumPy accumulates float16 in float16 (each partial sum rounded): bit-exact."""
+    a = rng.uniform(-10, 10, (300, 500)).astype(np.float16)
+    p = (a / 8 + 1).astype(np.float16)
+    for axis in [None, 0, 1]:
+        np.testing.assert_array_equal(em.cumsum(em.asarray(a), axis=axis).get(), np.cumsum(a, axis=axis))
+        np.testing.assert_array_equal(em.cumprod(to_em(p.T).T, axis=axis).get(), np.cumprod(p, axis=axis))
+    x = rng.random(1001).astype(np.float32)
+    np.testing.assert_array_equal(em.cumsum(em.asarray(x)[::2], dtype="float16").get(),
+                                  np.cumsum(x[::2], dtype="float16"))
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "float16", "float32", "complex64", "bool"])
 def test_dtype_argument(device, rng, dtype):
     a = random_array(rng, (4, 6), dtype)

@@ -58,6 +58,7 @@ typedef struct em__rplan {
     bool pairwise;       /* float sum of an unconverted input */
     bool nonzero;        /* COUNT_NONZERO: SUM of (x != 0) */
     bool convert;        /* input values go through em__convert */
+    bool half;           /* scan with float16 output: float32 loop, rounded every step */
 } em__rplan;
 
 /* ---- planning ------------------------------------------------------------- */
@@ -152,7 +153,7 @@ typedef struct em__scratch {
 static bool em__scratch_new(const em__rplan *p, em__scratch *s) {
     s->raw = s->cvt = s->acc2 = s->nz = NULL;
     s->acc = s->one;
-    if (!p->convert && !p->outer) return true;
+    if (!p->convert && !p->outer && !p->half) return true;
     s->raw = em_host_alloc(5 * EM_RSCRATCH);
     if (!s->raw) return false;
     s->cvt = s->raw + EM_RSCRATCH, s->acc = s->cvt + EM_RSCRATCH, s->acc2 = s->acc + EM_RSCRATCH;
@@ -171,10 +172,12 @@ static const char *em__convert(const em__rplan *p, em__scratch *sc, int64_t n, c
         em_gather(n, p->isz, src, st, sc->raw);
         src = sc->raw;
     }
-    if (p->nonzero) {
-        /* count_nonzero: test for nonzero first, then count in the loop dtype. */
-        em_cast_table[p->in_dt][EM_BOOL](n, src, sc->nz);
-        em_cast_table[EM_BOOL][p->dt](n, sc->nz, sc->cvt);
+    if (p->nonzero || (p->half && p->in_dt != EM_FLOAT16)) {
+        /* count_nonzero tests for nonzero first; a float16 scan rounds its
+         * inputs to float16 first (NumPy casts to dtype=float16). */
+        em_dtype mid = p->nonzero ? EM_BOOL : EM_FLOAT16;
+        em_cast_table[p->in_dt][mid](n, src, sc->nz);
+        em_cast_table[mid][p->dt](n, sc->nz, sc->cvt);
     } else {
         em_cast_table[p->in_dt][p->dt](n, src, sc->cvt);
     }
@@ -352,6 +355,20 @@ static em_status em__inner_split(const em__rplan *p) {
 
 /* ---- outer mode ----------------------------------------------------------- */
 
+/* Write n scanned loop-dtype values (contiguous, in v) to dst (stride os);
+ * a float16 output gets them rounded, and v keeps the rounded values so the
+ * next step continues from them. */
+static void em__scan_store(const em__rplan *p, em__scratch *sc, int64_t n, char *v, char *dst,
+                           int64_t os) {
+    if (!p->half) {
+        em_scatter(n, p->lsz, v, dst, os);
+        return;
+    }
+    em_cast_table[EM_FLOAT32][EM_FLOAT16](n, v, sc->nz);
+    em_cast_table[EM_FLOAT16][EM_FLOAT32](n, sc->nz, v);
+    em_scatter(n, 2, sc->nz, dst, os);
+}
+
 static int64_t em__nchunks(const em__rplan *p) { return (p->in.n + p->chunk - 1) / p->chunk; }
 
 /* Chunks of the vector: at most EM_RCHUNK, but small enough that every
@@ -424,7 +441,7 @@ static void em__outer_item(const em__rplan *p, em__scratch *sc, int64_t item) {
         int64_t off, ooff;
         em__offsets(p->rd, p->nr, r, &off, &ooff);
         em__accum_row(p, sc, n, base + off, acc, bi, r);
-        if (p->mode == 2) em_scatter(n, p->lsz, acc, dst + ooff, p->in.os);
+        if (p->mode == 2) em__scan_store(p, sc, n, acc, dst + ooff, p->in.os);
     }
     if (p->mode == 1) em_scatter(n, 8, (const char *)bi, dst, p->in.os);
 }
@@ -482,6 +499,23 @@ static void em__outer_range(void *ctx, int64_t b, int64_t e, int worker) {
 
 /* ---- scans: inner mode ---------------------------------------------------- */
 
+/* float16 scans as NumPy's: every partial result is rounded to float16. */
+static void em__scan_half(int which, int64_t n, const float *x, float *o, float *carry) {
+    float c = *carry;
+    for (int64_t i = 0; i < n; i++) o[i] = c = (float)(_Float16)(which ? c * x[i] : c + x[i]);
+    *carry = c;
+}
+
+static void em__scan_block(const em__rplan *p, em__scratch *sc, int64_t m, const char *q,
+                           int64_t qs, char *dst) {
+    if (!p->half) {
+        p->k->scan[p->which](m, q, qs, dst, p->in.os, sc->acc);
+        return;
+    }
+    em__scan_half(p->which, m, (const float *)q, (float *)sc->acc2, (float *)sc->acc);
+    em__scan_store(p, sc, m, sc->acc2, dst, p->in.os);
+}
+
 static void em__scan_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
     const em__rplan *p = ctx;
@@ -496,7 +530,7 @@ static void em__scan_range(void *ctx, int64_t b, int64_t e, int worker) {
             const char *q = p->ip + io + i * p->in.is;
             int64_t qs = p->in.is;
             if (p->convert) q = em__convert(p, &sc, m, q, qs), qs = p->lsz;
-            p->k->scan[p->which](m, q, qs, p->op + oo + i * p->in.os, p->in.os, sc.acc);
+            em__scan_block(p, &sc, m, q, qs, p->op + oo + i * p->in.os);
         }
     }
     em__scratch_free(&sc);
@@ -542,7 +576,8 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
     p->convert = p->in_dt != dt || p->nonzero;
     p->op = out->data;
     if (!p->k) return em_error(EM_ETYPE, "no CPU reduction loop for %s", em_dtype_get(dt)->name);
-    if (p->mode == 1 ? out->dtype != EM_INT64 : out->dtype != dt)
+    em_dtype want = p->mode == 1 ? EM_INT64 : p->half ? EM_FLOAT16 : dt;
+    if (out->dtype != want)
         return em_error(EM_ETYPE, "reduction output has dtype %s; the backend writes %s",
                         em_dtype_get(out->dtype)->name, p->mode == 1 ? "int64" : em_dtype_get(dt)->name);
     return EM_OK;
@@ -588,14 +623,17 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
     return em__run(&p);
 }
 
-/* Contract: out has a's shape and the loop dtype (never float16). */
+/* Contract: out has a's shape and the result dtype: the loop dtype, or
+ * float16 (computed in float32 and rounded after every step, as NumPy). */
 em_status em_cpu_scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
     em__rplan p = {.mode = 2};
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
         return em_error(EM_EUNSUPPORTED, "the CPU backend does not scan op %d", (int)op);
     p.which = op == EM_RED_CUMPROD;
     p.kop = p.which ? EM_RK_PROD : EM_RK_SUM;
-    EM_CHECK(em__plan_init(&p, a, out->dtype, out));
+    p.half = out->dtype == EM_FLOAT16;
+    EM_CHECK(em__plan_init(&p, a, p.half ? EM_FLOAT32 : out->dtype, out));
+    p.convert |= p.half; /* the float16 step reads contiguous float32 */
     bool red[EM_MAXDIMS] = {0};
     red[axis] = true;
     em__rdim d[EM_MAXDIMS + 1];
