@@ -258,13 +258,17 @@ typedef enum em_reduce_op {
     EM_NREDUCE
 } em_reduce_op;
 
-/* Reduce over naxes axes (naxes < 0: all).  dt is the accumulate/output dtype
- * (EM_NDTYPES: NumPy's default for the op).  If out->buf is set it receives
- * the result (cast).  ddof is used by VAR/STD. */
+/* Reduce over naxes axes (naxes < 0: all; negative axes count from the
+ * end; a bad axis is EM_EINDEX, a repeated one EM_EVALUE).  dt is the
+ * accumulate/output dtype (EM_NDTYPES: NumPy's default for the op).  If
+ * out->buf is set it receives the result (cast, same_kind; its shape must
+ * be the result's, keepdims included).  ddof is used by VAR/STD.  ARGMIN /
+ * ARGMAX take one axis or all (the C-order flat index). */
 EM_API em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                            bool keepdims, em_dtype dt, double ddof, em_array *out);
-/* Inclusive scan (CUMSUM or CUMPROD) along axis; axis < 0 after normalising
- * means flattened.  */
+/* Inclusive scan (CUMSUM or CUMPROD) along axis (negative counts from the
+ * end); axis == INT_MIN scans the C-order flattened array (out is 1-d).
+ * dt as for em_reduce (EM_NDTYPES: NumPy's default, as SUM). */
 EM_API em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt,
                          em_array *out);
 

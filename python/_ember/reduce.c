@@ -1,4 +1,160 @@
-/* Reductions and scans from Python. */
+/* Reductions and scans from Python: argument parsing (axis as None, an int
+ * or a tuple), NumPy's AxisError for bad axes, then em_reduce / em_scan
+ * without the GIL for large inputs. */
 #include "pyember.h"
 
-PyMethodDef pyem_reduce_functions[] = {{NULL, NULL, 0, NULL}};
+#include <limits.h>
+#include <string.h>
+
+static const char *const pyem__red_names[EM_NREDUCE] = {
+#define EM_REDUCE(E, name) #name,
+#include "ember/reductions.def"
+#undef EM_REDUCE
+};
+
+static int pyem__red_op(const char *name, em_reduce_op *op) {
+    for (int i = 0; i < EM_NREDUCE; i++)
+        if (strcmp(pyem__red_names[i], name) == 0) {
+            *op = (em_reduce_op)i;
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError, "unknown reduction '%s'", name);
+    return -1;
+}
+
+/* Raise numpy.exceptions.AxisError (a ValueError and an IndexError) for an
+ * axis the core rejected; other statuses as usual. */
+static PyObject *pyem__raise(em_status s) {
+    if (s != EM_EINDEX) return pyem_raise(s);
+    PyObject *mod = PyImport_ImportModule("numpy.exceptions");
+    PyObject *cls = mod ? PyObject_GetAttrString(mod, "AxisError") : NULL;
+    Py_XDECREF(mod);
+    if (!cls) return NULL;
+    PyObject *exc = PyObject_CallFunction(cls, "s", em_last_error());
+    Py_DECREF(cls);
+    if (exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+/* axis: None -> *n = -1; an int -> 1; a tuple or list of ints. */
+static int pyem__axes(PyObject *o, int *n, int *axes) {
+    if (!o || o == Py_None) {
+        *n = -1;
+        return 0;
+    }
+    if (PyTuple_Check(o) || PyList_Check(o)) {
+        Py_ssize_t k = PySequence_Fast_GET_SIZE(o);
+        if (k > EM_MAXDIMS) {
+            PyErr_Format(PyExc_ValueError, "%zd axes given; at most %d allowed", k, EM_MAXDIMS);
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < k; i++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(o, i));
+            if (v == -1 && PyErr_Occurred()) return -1;
+            axes[i] = v < INT_MIN + 1 ? INT_MIN + 1 : v > INT_MAX ? INT_MAX : (int)v;
+        }
+        *n = (int)k;
+        return 0;
+    }
+    if (PyBool_Check(o) || !PyIndex_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    axes[0] = v < INT_MIN + 1 ? INT_MIN + 1 : v > INT_MAX ? INT_MAX : (int)v;
+    *n = 1;
+    return 0;
+}
+
+/* The input as a view, and out (None or an ndarray). */
+static int pyem__operands(PyObject *ao, PyObject **out, em_array *a) {
+    if (*out == Py_None) *out = NULL;
+    if (*out && !EmArray_Check(*out)) {
+        PyErr_Format(PyExc_TypeError, "out must be an ember.ndarray, not %.100s",
+                     Py_TYPE(*out)->tp_name);
+        return -1;
+    }
+    if (EmArray_Check(ao)) {
+        em_array_view(a, EMARR(ao));
+        return 0;
+    }
+    return pyem_as_array(ao, EM_NDTYPES, pyem_current_device(), -1, a);
+}
+
+/* _ember.reduce(name, a, axis=None, keepdims=False, dtype=None, ddof=0.0, out=None) */
+static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"name", "a", "axis", "keepdims", "dtype", "ddof", "out", NULL};
+    const char *name;
+    PyObject *ao, *axo = Py_None, *dto = Py_None, *out = Py_None;
+    int keepdims = 0;
+    double ddof = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|OpOdO", kwlist, &name, &ao, &axo, &keepdims,
+                                     &dto, &ddof, &out))
+        return NULL;
+    em_reduce_op op;
+    em_dtype dt;
+    int naxes, axes[EM_MAXDIMS];
+    em_array a = {0}, res = {0};
+    if (pyem__red_op(name, &op) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
+        pyem__axes(axo, &naxes, axes) < 0 || pyem__operands(ao, &out, &a) < 0)
+        return NULL;
+    if ((op == EM_RED_ARGMIN || op == EM_RED_ARGMAX) && (PyTuple_Check(axo) || PyList_Check(axo))) {
+        em_array_release(&a);
+        return PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
+                            Py_TYPE(axo)->tp_name);
+    }
+    em_array *dst = out ? EMARR(out) : &res;
+    em_status s;
+    if (em_array_size(&a) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS s = em_reduce(op, &a, naxes, axes, keepdims, dt, ddof, dst);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = em_reduce(op, &a, naxes, axes, keepdims, dt, ddof, dst);
+    }
+    em_array_release(&a);
+    if (s != EM_OK) return pyem__raise(s);
+    return out ? Py_NewRef(out) : pyem_wrap(&res);
+}
+
+/* _ember.scan(name, a, axis=None, dtype=None, out=None); axis None: flattened. */
+static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"name", "a", "axis", "dtype", "out", NULL};
+    const char *name;
+    PyObject *ao, *axo = Py_None, *dto = Py_None, *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|OOO", kwlist, &name, &ao, &axo, &dto, &out))
+        return NULL;
+    em_reduce_op op;
+    em_dtype dt;
+    int naxes, axes[EM_MAXDIMS];
+    em_array a = {0}, res = {0};
+    if (pyem__red_op(name, &op) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
+        pyem__axes(axo, &naxes, axes) < 0)
+        return NULL;
+    if (naxes > 1 || naxes == 0)
+        return PyErr_Format(PyExc_TypeError, "%s takes one axis or None", name);
+    if (pyem__operands(ao, &out, &a) < 0) return NULL;
+    int axis = naxes < 0 ? INT_MIN : axes[0];
+    em_array *dst = out ? EMARR(out) : &res;
+    em_status s;
+    if (em_array_size(&a) > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS s = em_scan(op, &a, axis, dt, dst);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = em_scan(op, &a, axis, dt, dst);
+    }
+    em_array_release(&a);
+    if (s != EM_OK) return pyem__raise(s);
+    return out ? Py_NewRef(out) : pyem_wrap(&res);
+}
+
+PyMethodDef pyem_reduce_functions[] = {
+    {"reduce", (PyCFunction)(void (*)(void))f_reduce, METH_VARARGS | METH_KEYWORDS,
+     "reduce(name, a, axis=None, keepdims=False, dtype=None, ddof=0.0, out=None)"},
+    {"scan", (PyCFunction)(void (*)(void))f_scan, METH_VARARGS | METH_KEYWORDS,
+     "scan(name, a, axis=None, dtype=None, out=None): cumsum / cumprod"},
+    {NULL, NULL, 0, NULL}};

@@ -8,8 +8,10 @@
 /* ---- buffers ------------------------------------------------------------ */
 
 em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
-    const em_backend *be = em__backend(dev.kind);
-    if (!be) return em_error(EM_EDEVICE, "no backend for device kind %d", dev.kind);
+    const em_backend *be = (unsigned)dev.kind < EM_NKINDS ? em__backend(dev.kind) : NULL;
+    if (!be) return em_error(EM_EDEVICE, "no backend for device kind %d", (int)dev.kind);
+    if (dev.id < 0 || dev.id >= be->device_count())
+        return em_error(EM_EDEVICE, "no device %s:%d", em_device_kind_name(dev.kind), dev.id);
     em_buffer *b = malloc(sizeof *b);
     if (!b) return em_error(EM_ENOMEM, "out of host memory for a buffer header");
     void *p = NULL;
@@ -44,7 +46,9 @@ em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*releas
     return EM_OK;
 }
 
-void em__buffer_incref(em_buffer *b) { atomic_fetch_add_explicit(&b->refcount, 1, memory_order_relaxed); }
+void em__buffer_incref(em_buffer *b) {
+    atomic_fetch_add_explicit(&b->refcount, 1, memory_order_relaxed);
+}
 
 void em__buffer_decref(em_buffer *b) {
     if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
@@ -76,7 +80,8 @@ em_status em_array_empty(em_array *out, em_dtype dt, int ndim, const int64_t *sh
     out->dtype = dt;
     out->ndim = ndim;
     out->flags = EM_WRITEABLE;
-    memcpy(out->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0) /* shape may be NULL for 0-d: memcpy(dst, NULL, 0) is still UB */
+        memcpy(out->shape, shape, sizeof(int64_t) * (size_t)ndim);
     em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), out->strides);
     return EM_OK;
 }
@@ -92,8 +97,9 @@ em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim, const 
     tmp.dtype = dt;
     tmp.ndim = ndim;
     tmp.flags = EM_WRITEABLE;
-    memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
-    if (strides) memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0) /* shape may be NULL for 0-d */
+        memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (strides && ndim > 0) memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
     else em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), tmp.strides);
     char *lo, *hi;
     em_array_extent(&tmp, &lo, &hi);

@@ -18,7 +18,9 @@
 
 #include <string.h>
 
-#define EM_BLOCK 4096
+#ifndef EM_BLOCK
+#define EM_BLOCK 4096 /* elements per block: overridable for experiments (-DEM_BLOCK=...) */
+#endif
 #define EM_MAXLEAVES 64
 #define EM_MAXNODES 256
 #define EM_SLOT 16 /* bytes per element of a scratch buffer: the widest dtype */
@@ -72,6 +74,9 @@ static em_status em__collect(em__plan *p, const em_node *nd) {
         p->leaves[p->nleaves++] = nd;
         return EM_OK;
     }
+    if (nd->op != EM_OP_COPY && !em_cpu_loops[nd->op][nd->loop])
+        return em_error(EM_EUNSUPPORTED, "ufunc '%s' has no CPU loop for dtype %s yet",
+                        em_op_get(nd->op)->name, em_dtype_get(nd->loop)->name);
     for (int i = 0; i < nd->nin; i++) EM_CHECK(em__collect(p, nd->in[i]));
     return EM_OK;
 }
@@ -88,6 +93,30 @@ static em_status em__bstrides(const em_array *a, const em_array *out, int64_t *s
         st[i] = (i < off || d == 1) ? 0 : a->strides[i - off];
     }
     return EM_OK;
+}
+
+/* Order the dimensions so that the innermost is the one where the operands
+ * step least in memory (summed over all of them), keeping C order on ties:
+ * transposed or F-ordered inputs then read contiguously in the inner loop
+ * even when the output is C-ordered.  Insertion sort: ndim is small. */
+static void em__order_dims(em__plan *p, int nops) {
+    int64_t cost[EM_MAXDIMS];
+    for (int d = 0; d < p->ndim; d++) {
+        cost[d] = 0;
+        for (int k = 0; k < nops; k++)
+            cost[d] += p->strides[k][d] < 0 ? -p->strides[k][d] : p->strides[k][d];
+    }
+    for (int i = 1; i < p->ndim; i++) {
+        for (int j = i; j > 0 && cost[j - 1] < cost[j]; j--) {
+            int64_t t = cost[j]; cost[j] = cost[j - 1]; cost[j - 1] = t;
+            t = p->shape[j]; p->shape[j] = p->shape[j - 1]; p->shape[j - 1] = t;
+            for (int k = 0; k < nops; k++) {
+                t = p->strides[k][j];
+                p->strides[k][j] = p->strides[k][j - 1];
+                p->strides[k][j - 1] = t;
+            }
+        }
+    }
 }
 
 /* Drop size-1 dims and merge neighbours that are contiguous for every operand. */
@@ -130,6 +159,7 @@ static em_status em__plan_make(em__plan *p, const em_node *root, em_array *out) 
     }
     memcpy(p->strides[p->nleaves], out->strides, sizeof(int64_t) * (size_t)out->ndim);
     p->data[p->nleaves] = out->data;
+    em__order_dims(p, p->nleaves + 1);
     em__coalesce(p, p->nleaves + 1);
     p->inner = p->shape[p->ndim - 1];
     p->blocklen = p->inner < EM_BLOCK ? p->inner : EM_BLOCK;
@@ -145,11 +175,12 @@ static char *em__scratch(em__block *b) {
     return b->arena + (int64_t)(b->next++) * b->p->blocklen * EM_SLOT;
 }
 
-/* Convert n values (step 0: one value) of dtype from into a scratch buffer of dtype to. */
+/* Convert n values (step 0: one value) of dtype from into dtype to: into
+ * dest when given and the values are a full block, else a scratch buffer. */
 static const void *em__convert(em__block *b, const void *v, em_dtype from, em_dtype to,
-                               int64_t step) {
+                               int64_t step, char *dest) {
     if (from == to) return v;
-    char *dst = em__scratch(b);
+    char *dst = dest && step ? dest : em__scratch(b);
     em_cast_table[from][to](step ? b->n : 1, v, dst);
     return dst;
 }
@@ -158,7 +189,7 @@ static const void *em__value(em__block *b, const em_node *nd, em_dtype want, int
                              char *dest);
 
 static const void *em__leaf_value(em__block *b, const em_node *nd, em_dtype want,
-                                  int64_t *step) {
+                                  int64_t *step, char *dest) {
     const em__plan *p = b->p;
     int k = 0;
     while (p->leaves[k] != nd) k++;
@@ -171,11 +202,15 @@ static const void *em__leaf_value(em__block *b, const em_node *nd, em_dtype want
         em_gather(b->n, size, src, s, g);
         src = g;
     }
-    return em__convert(b, src, nd->dtype, want, *step);
+    return em__convert(b, src, nd->dtype, want, *step, dest);
 }
 
 static const void *em__op_value(em__block *b, const em_node *nd, em_dtype want, int64_t *step,
                                 char *dest) {
+    if (nd->op == EM_OP_COPY) { /* identity: only the dtype conversions remain */
+        const void *v = em__value(b, nd->in[0], nd->loop, step, NULL);
+        return em__convert(b, v, nd->loop, want, *step, dest);
+    }
     const void *ins[EM_NODE_MAXIN];
     int64_t steps[EM_NODE_MAXIN];
     for (int i = 0; i < nd->nin; i++)
@@ -184,13 +219,13 @@ static const void *em__op_value(em__block *b, const em_node *nd, em_dtype want, 
     char *o = dest && raw == nd->dtype && nd->dtype == want ? dest : em__scratch(b);
     em_cpu_loops[nd->op][nd->loop](b->n, o, ins, steps);
     *step = 1;
-    const void *v = em__convert(b, o, raw, nd->dtype, 1);
-    return em__convert(b, v, nd->dtype, want, 1);
+    const void *v = em__convert(b, o, raw, nd->dtype, 1, NULL);
+    return em__convert(b, v, nd->dtype, want, 1, dest);
 }
 
 static const void *em__value(em__block *b, const em_node *nd, em_dtype want, int64_t *step,
                              char *dest) {
-    if (nd->nin == 0) return em__leaf_value(b, nd, want, step);
+    if (nd->nin == 0) return em__leaf_value(b, nd, want, step, dest);
     return em__op_value(b, nd, want, step, dest);
 }
 
