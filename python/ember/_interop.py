@@ -264,6 +264,9 @@ def _build_function_table():
         if isinstance(a, ndarray) else _np.size(_np.asarray(a), axis)
     table[_np.iscomplexobj] = lambda x: x.dtype.kind == "c"
     table[_np.isrealobj] = lambda x: x.dtype.kind != "c"
+    # NumPy takes arange's dtype positionally; the Array API (and Ember) by keyword.
+    table[_np.arange] = lambda start, stop=None, step=None, dtype=None, **kw: em.arange(
+        start, stop, step, dtype=dtype, **kw)
     for name in ("asarray", "array", "asanyarray", "ascontiguousarray"):
         if hasattr(em, name if name != "asanyarray" else "asarray"):
             table[getattr(_np, name)] = _drop_order(getattr(em, name if name != "asanyarray"

@@ -191,6 +191,16 @@ class RandomState:
         return call
 
 
+def _with_ember_meta(attr, *args, meta=None, **kwargs):
+    """Call the dask.array creation function with an Ember meta (as Dask's
+    CuPy backend does): the chunks are then made by Ember."""
+    import dask
+    import dask.array as da
+    meta = _em().empty(()) if meta is None else meta
+    with dask.config.set({"array.backend": "numpy"}):
+        return getattr(da, attr)(*args, meta=meta, **kwargs)
+
+
 def _entrypoint_class():
     class EmberBackendEntrypoint(_backend_base()):
         """Dask array backend ``"ember"``: creation functions make Ember chunks."""
@@ -215,24 +225,28 @@ def _entrypoint_class():
                                       "and the legacy da.random functions, not Generator")
 
         @staticmethod
-        def ones(shape, *, dtype=None, meta=None, **kwargs):
-            return _em().ones(shape, dtype=dtype)
+        def ones(*args, **kwargs):
+            return _with_ember_meta("ones", *args, **kwargs)
 
         @staticmethod
-        def zeros(shape, *, dtype=None, meta=None, **kwargs):
-            return _em().zeros(shape, dtype=dtype)
+        def zeros(*args, **kwargs):
+            return _with_ember_meta("zeros", *args, **kwargs)
 
         @staticmethod
-        def empty(shape, *, dtype=None, meta=None, **kwargs):
-            return _em().empty(shape, dtype=dtype)
+        def empty(*args, **kwargs):
+            return _with_ember_meta("empty", *args, **kwargs)
 
         @staticmethod
-        def full(shape, fill_value, *, dtype=None, meta=None, **kwargs):
-            return _em().full(shape, fill_value, dtype=dtype)
+        def full(*args, **kwargs):
+            return _with_ember_meta("full", *args, **kwargs)
 
         @staticmethod
-        def arange(start, /, stop=None, step=1, *, dtype=None, meta=None, **kwargs):
-            return _em().arange(start, stop, step, dtype=dtype)
+        def arange(*args, like=None, **kwargs):
+            import dask
+            import dask.array as da
+            like = _em().empty(()) if like is None else like
+            with dask.config.set({"array.backend": "numpy"}):
+                return da.arange(*args, like=like, **kwargs)
 
     return EmberBackendEntrypoint
 
@@ -277,6 +291,9 @@ def cluster(n_workers=None, **kwargs):
         raise ValueError("ember.dask.cluster needs worker processes (each sets its own "
                          "device through its environment); got processes=False")
     kwargs.setdefault("threads_per_worker", threads)
+    if "memory_limit" not in kwargs:  # LocalCluster divides by n_workers, which starts at 0
+        from distributed.system import MEMORY_LIMIT
+        kwargs["memory_limit"] = MEMORY_LIMIT // max(n, 1)
 
     class _EmberCluster(LocalCluster):
         def new_worker_spec(self):
@@ -287,7 +304,16 @@ def cluster(n_workers=None, **kwargs):
             s = {**s, "options": {**s.get("options", {}), "env": dict(env)}}
             return {name: s}
 
-    return _EmberCluster(n_workers=n, processes=True, worker_class=Nanny, **kwargs)
+    # LocalCluster's constructor gives every initial worker the same spec:
+    # start empty and scale, so each worker goes through new_worker_spec.
+    c = _EmberCluster(n_workers=0, processes=True, worker_class=Nanny, **kwargs)
+    try:
+        c.scale(n)
+        c.wait_for_workers(n)
+    except BaseException:
+        c.close()
+        raise
+    return c
 
 
 _install()
