@@ -83,41 +83,48 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
 def from_dlpack(x, /, *, device=None, copy=None):
     """An ember array sharing the memory of `x` (any object with
     ``__dlpack__``, or a DLPack capsule).  ``copy=True`` always copies,
-    ``copy=False`` never does; ``device`` moves the result there."""
+    ``copy=False`` never does; ``device`` puts the result there."""
     if type(x).__name__ == "PyCapsule":
-        arr = _ember._dlpack_import(x)
+        arr, copied = _ember._dlpack_import(x), False
     elif hasattr(x, "__dlpack__"):
-        arr = _ember._dlpack_import(_request_capsule(x, device, copy))
+        capsule, copied = _request_capsule(x, device, copy)
+        arr = _ember._dlpack_import(capsule)
     else:
         raise TypeError(f"from_dlpack needs an object with __dlpack__ or a DLPack capsule, "
                         f"got {type(x).__name__}")
-    if copy is True and not _is_fresh(arr, x):
-        arr = arr.copy()
-    if device is not None:
-        if copy is False and str(arr.device) != str(_em().Device(device)):
+    if device is not None and arr.device != _em().Device(device):
+        if copy is False:
             raise ValueError(f"copy=False but the data is on {arr.device}, not {device}")
-        arr = arr.to_device(device)
-    return arr
+        return arr.to_device(device)  # a copy already
+    return arr.copy() if copy is True and not copied else arr
 
 
-def _is_fresh(arr, x):
-    return arr._ptr != getattr(x, "_ptr", None) and not isinstance(x, (ndarray, _np.ndarray))
+def _consumer_stream(x):
+    """The stream argument for a CUDA producer: Ember's current stream
+    (1, the legacy default stream, when that is the null stream)."""
+    dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_kDLCPU, 0)
+    if dev[0] != _kDLCUDA:
+        return None
+    current = getattr(_ember, "cuda_stream_get", None)  # present with the CUDA backend
+    return (current() if current else 0) or 1
 
 
 def _request_capsule(x, device, copy):
-    """Ask x for a capsule: versioned first, then the legacy signature for
-    producers that predate max_version."""
+    """(capsule, copied): ask x for a versioned capsule, falling back to the
+    legacy signature for producers that predate max_version (a copy asked
+    for is then ours to make)."""
     kw = {"max_version": (1, 1)}
+    stream = _consumer_stream(x)
+    if stream is not None:
+        kw["stream"] = stream
     if copy is not None:
         kw["copy"] = copy
     if device is not None and _em().Device(device).kind == "cpu":
         kw["dl_device"] = (_kDLCPU, 0)
     try:
-        return x.__dlpack__(**kw)
-    except TypeError:
-        if copy is False:
-            raise
-        return x.__dlpack__()
+        return x.__dlpack__(**kw), copy is True
+    except TypeError:  # an older producer: it never copies
+        return (x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()), False
 
 
 # ---- CUDA array interface ----------------------------------------------------

@@ -144,6 +144,28 @@ def test_copy_argument(device):
         assert np.from_dlpack(x, copy=False).ctypes.data == x._ptr
 
 
+class _LegacyProducer:
+    """A producer from before DLPack 1.0: no max_version, copy or dl_device."""
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_legacy_producer():
+    a = np.arange(6, dtype=np.uint16)
+    z = em.from_dlpack(_LegacyProducer(a))
+    assert z._ptr == a.ctypes.data
+    assert em.from_dlpack(_LegacyProducer(a), copy=False)._ptr == a.ctypes.data
+    c = em.from_dlpack(_LegacyProducer(a), copy=True)
+    assert c._ptr != a.ctypes.data
+    assert_same(c, a)
+
+
 def test_from_dlpack_device_argument(device):
     a = np.arange(5.0)
     z = em.from_dlpack(a, device=device)
