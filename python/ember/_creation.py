@@ -12,7 +12,8 @@ __all__ = [
 
 
 # Inputs _ember.asarray takes directly (no __cuda_array_interface__ look-up).
-_NATIVE = frozenset((_ember.ndarray, list, tuple, int, float, bool, complex))
+_NATIVE = frozenset((_ember.ndarray, __import__("numpy").ndarray, list, tuple, int, float, bool,
+                     complex))
 
 
 def asarray(obj, dtype=None, *, device=None, copy=None):

@@ -247,6 +247,98 @@ def _drop_order(fn):
     return call
 
 
+_P = __import__("inspect").Parameter
+_POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+
+
+def _same_calling(nps, ems):
+    """Whether every way of calling the NumPy signature nps also calls the
+    Ember signature ems with the same meaning."""
+    em_params = list(ems.parameters.values())
+    by_name = ems.parameters
+    varkw = any(p.kind == _P.VAR_KEYWORD for p in em_params)
+    for i, p in enumerate(nps.parameters.values()):
+        if p.kind == _P.VAR_POSITIONAL:
+            return False
+        if p.name == "like" or p.kind == _P.VAR_KEYWORD:
+            continue
+        e = em_params[i] if i < len(em_params) else None
+        if p.kind == _P.POSITIONAL_ONLY or i == 0:
+            ok = e is not None and e.kind in _POSITIONAL
+        elif p.kind == _P.POSITIONAL_OR_KEYWORD:
+            ok = e is not None and e.name == p.name and e.kind == _P.POSITIONAL_OR_KEYWORD
+        else:
+            ok = varkw or (p.name in by_name and by_name[p.name].kind != _P.POSITIONAL_ONLY)
+        if not ok:
+            return False
+    return True
+
+
+# NumPy-only arguments whose values change nothing for Ember arrays (always
+# C-ordered, no subclasses).
+_IGNORABLE = {"order": ("C", "K", "A", None), "subok": (True, False)}
+
+
+def _ignorable(name, value):
+    return isinstance(value, (str, bool, type(None))) and value in _IGNORABLE.get(name, ())
+
+
+def _numpy_calling(np_fn, em_fn):
+    """em_fn callable with NumPy's argument conventions: NumPy's positional
+    arguments (say full_like's dtype) become keywords; NumPy-only arguments
+    at their defaults or without meaning for Ember (order="C", subok) are
+    dropped; others raise TypeError naming them."""
+    import inspect
+    try:
+        nps, ems = inspect.signature(np_fn), inspect.signature(em_fn)
+    except (TypeError, ValueError):
+        return em_fn
+    if any(p.kind == _P.VAR_POSITIONAL for p in ems.parameters.values()) or _same_calling(nps, ems):
+        return em_fn
+    em_names = {n for n, p in ems.parameters.items() if p.kind != _P.POSITIONAL_ONLY}
+    n_em_pos = sum(1 for p in ems.parameters.values() if p.kind in _POSITIONAL)
+
+    def call(*args, **kwargs):
+        bound = nps.bind(*args, **kwargs)
+        pos, kw = [], {}
+        for i, (name, value) in enumerate(bound.arguments.items()):
+            p = nps.parameters[name]
+            if p.kind == _P.VAR_KEYWORD:
+                kw.update(value)
+            elif i < len(args) and i < n_em_pos:
+                pos.append(value)  # positional in both: by position
+            elif name in em_names:
+                kw[name] = value
+            elif not (value is p.default or _ignorable(name, value)):
+                raise TypeError(f"ember's {em_fn.__name__} does not support {name}={value!r}")
+        return em_fn(*pos, **kw)
+    call.__name__ = getattr(em_fn, "__name__", "call")
+    return call
+
+
+def _unravel_index(indices, shape, order="C"):
+    """np.unravel_index on Ember index arrays (computed on their device)."""
+    if order != "C":
+        raise NotImplementedError("ember's unravel_index supports order='C' only")
+    out, rest = [], indices
+    for n in reversed(tuple(shape)):
+        out.append(rest % n)
+        rest = rest // n
+    return tuple(reversed(out))
+
+
+def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """np.ravel_multi_index on Ember index arrays (mode='raise', order='C')."""
+    if mode != "raise" or order != "C":
+        raise NotImplementedError("ember's ravel_multi_index supports mode='raise', order='C'")
+    flat = 0
+    for idx, n in zip(multi_index, dims):
+        if bool(((idx < 0) | (idx >= n)).any()):
+            raise ValueError("invalid entry in coordinates array")
+        flat = flat * n + idx
+    return flat
+
+
 def _build_function_table():
     """{numpy function: ember function} for every public name both have."""
     em = _em()
@@ -263,7 +355,9 @@ def _build_function_table():
         if (np_fn is None or em_fn is None or np_fn is em_fn or isinstance(np_fn, type)
                 or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
             continue
-        table[np_fn] = em_fn
+        table[np_fn] = _numpy_calling(np_fn, em_fn)
+    table[_np.unravel_index] = _unravel_index
+    table[_np.ravel_multi_index] = _ravel_multi_index
     # Metadata queries Ember has no function for (NumPy's answer is exact).
     table[_np.shape] = lambda a: a.shape if isinstance(a, ndarray) else _np.shape(_np.asarray(a))
     table[_np.ndim] = lambda a: a.ndim if isinstance(a, ndarray) else _np.ndim(_np.asarray(a))

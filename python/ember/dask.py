@@ -6,7 +6,7 @@ when the Dask module it extends is imported (before or after Ember):
 
 - ``dask``: ``sizeof`` and ``normalize_token`` (tokenize hashes the values);
 - ``dask.array``: the chunk type and the dispatch tables (concatenate, take,
-  tensordot, einsum, empty, divide, percentile, numel, to_numpy) and the
+  tensordot, einsum, empty, divide, numel, to_numpy) and the
   ``"ember"`` array backend, so ``dask.config.set({"array.backend": "ember"})``
   makes ``da.ones``, ``da.random`` ... produce Ember chunks;
 - ``distributed``: ``dask_serialize`` / ``dask_deserialize`` (host frames).
@@ -57,13 +57,6 @@ def _einsum(*args, **kwargs):
     return _em().einsum(*args, **kwargs)
 
 
-def _percentile(a, q, method="linear"):
-    """Percentiles on the host (Ember has no percentile yet)."""
-    from dask.array.dispatch import percentile_lookup
-    values, n = percentile_lookup.dispatch(np.ndarray)(np.asarray(a.get()), q, method)
-    return _em().asarray(values), n
-
-
 def _register_dask_array():
     em = _em()
     from dask.array import chunk_types, dispatch
@@ -76,7 +69,8 @@ def _register_dask_array():
     dispatch.einsum_lookup.register(ndarray, _einsum)
     dispatch.empty_lookup.register(ndarray, em.empty)
     dispatch.divide_lookup.register(ndarray, em.divide)
-    dispatch.percentile_lookup.register(ndarray, _percentile)
+    # No percentile_lookup: Dask's merge step needs diff, argsort,
+    # searchsorted and interp, which Ember lacks; da.percentile raises TypeError.
     dispatch.to_numpy_dispatch.register(ndarray, lambda data, **kw: data.get())
     try:  # numel helpers live in reductions in current Dask
         from dask.array.reductions import _nannumel, _numel_arraylike

@@ -40,6 +40,11 @@ def _computations(d, a):
         ("einsum", da.einsum("ij,ij->j", d, d), np.einsum("ij,ij->j", a, a)),
         ("concatenate", da.concatenate([d, d], axis=0)[::7], np.concatenate([a, a])[::7]),
         ("take", d[[3, 100, 7]], a[[3, 100, 7]]),
+        ("cumsum", da.cumsum(d, axis=0), np.cumsum(a, axis=0)),
+        ("argmax", d.argmax(), np.asarray(a.argmax())),
+        ("argmin", d.argmin(axis=0), a.argmin(axis=0)),
+        ("full_like", da.full_like(d, 3.5), np.full_like(a, 3.5)),
+        ("where", da.where(d > 0, d, 0), np.where(a > 0, a, 0)),
     ]
 
 
@@ -66,6 +71,12 @@ def test_threaded_scheduler(how):
         for name, got, want in zip(names, dask.compute(*colls), wants):
             _check(name, got, want)
         _check_svd(*dask.compute(*da.linalg.svd(d)), a)
+
+
+def test_percentile_is_not_supported_yet():
+    d = _ember_chunks(_data(), "from_array")
+    with pytest.raises(TypeError, match="No dispatch for <class .ember.ndarray.>"):
+        da.percentile(d[:, 0], [50]).compute(scheduler="sync")
 
 
 def test_registration():

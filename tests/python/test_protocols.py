@@ -142,6 +142,24 @@ def test_array_function_mixed_numpy_and_ember(device):
     assert_same(got, np.concatenate([a, a]))
 
 
+def test_numpy_argument_conventions(device):
+    a = np.arange(12.0).reshape(3, 4) - 5
+    x = em.asarray(a)
+    assert_same(np.full_like(x, 3, "int32"), np.full_like(a, 3, "int32"))  # dtype positional
+    assert_same(np.zeros_like(x, np.int8, "C", True), np.zeros_like(a, np.int8, "C", True))
+    assert_same(np.clip(x, -1, 1), np.clip(a, -1, 1))
+    assert_same(np.take(x, [0, 2], 1), np.take(a, [0, 2], 1))
+    with pytest.raises(TypeError, match="ember's zeros_like does not support order='F'"):
+        np.zeros_like(x, order="F")
+    idx = em.asarray(np.array([0, 5, 11]))
+    got = np.unravel_index(idx, (3, 4))
+    for g, w in zip(got, np.unravel_index([0, 5, 11], (3, 4))):
+        assert_same(g, w)
+    assert_same(np.ravel_multi_index(got, (3, 4)), np.array([0, 5, 11]))
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        np.ravel_multi_index((em.asarray([3]), em.asarray([0])), (3, 4))
+
+
 def test_metadata_functions():
     x = em.zeros((2, 5), dtype=em.complex64)
     assert np.shape(x) == (2, 5) and np.ndim(x) == 2 and np.size(x) == 10 and np.size(x, 1) == 5
