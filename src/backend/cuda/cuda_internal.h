@@ -1,0 +1,34 @@
+/* Declarations shared by the CUDA backend's files. */
+#ifndef EM_CUDA_INTERNAL_H
+#define EM_CUDA_INTERNAL_H
+
+#include "backend/backend.h"
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/pool.h"
+
+/* Compile CUDA source for sm_<arch> to a cubin (*cubin malloc'ed), through
+ * the disk cache.  Needs NVRTC only, not a GPU (exported for the tests). */
+EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin,
+                                 size_t *n);
+
+/* Cached properties of device id (queried once). */
+em_status em_cu_props(int id, const em_device_props **out);
+
+/* A loaded kernel for the structural key on device id: from the in-memory
+ * cache, else rendered by render(ctx, &src), compiled and loaded. */
+typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
+em_status em_cu_kernel(int id, const char *key, const char *name, em_cu_render_fn render,
+                       const void *ctx, CUfunction *out);
+
+/* Launch f with one packed argument of nbytes on device id's stream,
+ * checking the configuration against the device limits first. */
+em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
+                       unsigned shmem, void *arg);
+
+/* The name of the last kernel launched on this thread (for fault messages). */
+extern _Thread_local char em_cu_last_kernel[64];
+
+em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                         em_dtype dt, double ddof, em_array *out);
+
+#endif
