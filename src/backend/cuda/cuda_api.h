@@ -59,7 +59,7 @@ extern em__cublas_api em__cublas;
  * is printed to stderr with EMBER_DEBUG >= 1). */
 int em_cu_init(void);
 /* Load NVRTC once; EM_EDEVICE naming the sonames tried if it is missing. */
-em_status em_nvrtc_init(void);
+EM_API em_status em_nvrtc_init(void);
 /* NVRTC version as major * 1000 + minor * 10 (0 before em_nvrtc_init). */
 int em_nvrtc_version(void);
 em_status em_cublas_init(void);

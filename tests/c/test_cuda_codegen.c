@@ -1,0 +1,239 @@
+/* CUDA codegen without a GPU: golden sources, NVRTC compiles of every op,
+ * and the disk kernel cache.  NVRTC tests skip when libnvrtc is missing.
+ * EMBER_REGEN_GOLDEN=1 rewrites tests/golden/ from the current renderer. */
+#include "backend/cuda/cuda_internal.h"
+#include "codegen/diskcache.h"
+#include "codegen/render.h"
+#include "ctest.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const em_device cpu = {EM_CPU, 0};
+
+static void mk(em_array *a, em_dtype dt, int nd, const int64_t *shape) {
+    CHECK(em_array_empty(a, dt, nd, shape, cpu) == EM_OK);
+}
+
+static void op_node(em_node *n, em_op op, int nin, const em_node *x, const em_node *y,
+                    const em_node *z) {
+    em_dtype p = op == EM_OP_WHERE ? em_promote(y->dtype, z->dtype) :
+                 nin > 1 ? em_promote(x->dtype, y->dtype) : x->dtype, loop, odt;
+    CHECK(em_op_resolve(op, p, &loop, &odt) == EM_OK);
+    *n = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {x, y, z}};
+}
+
+static char *golden_path(const char *name) {
+    static char path[4096];
+    const char *f = __FILE__, *slash = strrchr(f, '/');
+    snprintf(path, sizeof path, "%.*s/../golden/%s", (int)(slash ? slash - f : 1), slash ? f : ".", name);
+    return path;
+}
+
+/* Compare the rendered kernel (prelude excluded) with tests/golden/name. */
+static void golden(const char *name, const em_node *root, const em_array *out) {
+    em_kplan p;
+    em_sbuf s = {0};
+    CHECK(em_kplan_make(root, out, &p) == EM_OK);
+    CHECK(em_render_ew(&p, &s) == EM_OK && s.s);
+    const char *path = golden_path(name);
+    if (getenv("EMBER_REGEN_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(s.s, f) >= 0);
+        if (f) fclose(f);
+    }
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    char want[16384] = {0};
+    if (f) {
+        size_t n = fread(want, 1, sizeof want - 1, f);
+        want[n] = 0;
+        fclose(f);
+    }
+    if (strcmp(want, s.s)) fprintf(stderr, "golden %s differs; got:\n%s\n", name, s.s);
+    CHECK(!strcmp(want, s.s));
+    em_sbuf_free(&s);
+}
+
+static void test_golden_add_contiguous(void) {
+    int64_t sh[1] = {1000};
+    em_array a, b, o;
+    mk(&a, EM_FLOAT32, 1, sh), mk(&b, EM_FLOAT32, 1, sh), mk(&o, EM_FLOAT32, 1, sh);
+    em_node la, lb, r;
+    em_node_leaf(&la, &a), em_node_leaf(&lb, &b);
+    op_node(&r, EM_OP_ADD, 2, &la, &lb, NULL);
+    golden("add_f32_contig.cu", &r, &o);
+    em_array_release(&a), em_array_release(&b), em_array_release(&o);
+}
+
+static void test_golden_where_broadcast_mixed(void) {
+    int64_t sc[3] = {3, 1, 5}, sa[2] = {4, 5}, sb[3] = {3, 4, 1}, so[3] = {3, 4, 5}, s0[1] = {1};
+    em_array c, a, b, two, o;
+    mk(&c, EM_BOOL, 3, sc), mk(&a, EM_INT64, 2, sa), mk(&b, EM_FLOAT64, 3, sb);
+    mk(&two, EM_INT64, 0, s0), mk(&o, EM_FLOAT64, 3, so);
+    em_node lc, la, lb, l2, m, r;
+    em_node_leaf(&lc, &c), em_node_leaf(&la, &a), em_node_leaf(&lb, &b), em_node_leaf(&l2, &two);
+    op_node(&m, EM_OP_MULTIPLY, 2, &la, &l2, NULL);
+    op_node(&r, EM_OP_WHERE, 3, &lc, &m, &lb);
+    golden("where_broadcast_i64_f64.cu", &r, &o);
+    em_array_release(&c), em_array_release(&a), em_array_release(&b);
+    em_array_release(&two), em_array_release(&o);
+}
+
+static void test_golden_strided_3d(void) {
+    int64_t sh[3] = {4, 6, 8};
+    em_array a, t, v, o;
+    mk(&a, EM_FLOAT16, 3, sh), mk(&o, EM_FLOAT32, 3, (int64_t[]){8, 6, 4});
+    int perm[3] = {2, 1, 0};
+    CHECK(em_view_transpose(&a, perm, &t) == EM_OK);
+    em_index_item it[3] = {{EM_IX_SLICE, 0, INT64_MAX, 1}, {EM_IX_SLICE, INT64_MAX, INT64_MIN, -1},
+                           {EM_IX_SLICE, 0, INT64_MAX, 1}};
+    CHECK(em_view_index(&t, 3, it, &v) == EM_OK);
+    em_node lv, r;
+    em_node_leaf(&lv, &v);
+    op_node(&r, EM_OP_SQRT, 1, &lv, NULL, NULL);
+    golden("sqrt_f16_strided3d.cu", &r, &o);
+    em_array_release(&a), em_array_release(&t), em_array_release(&v), em_array_release(&o);
+}
+
+/* Overwrite the last two letters of each `word` with a tag for op. */
+static void rename_apart(char *s, const char *word, int op) {
+    size_t n = strlen(word);
+    for (char *q = s; (q = strstr(q, word)) != NULL; q += n) {
+        q[n - 2] = (char)('A' + op % 26);
+        q[n - 1] = (char)('a' + op / 26);
+    }
+}
+
+/* Every op over a few dtypes through NVRTC for sm_90: one program per dtype,
+ * the kernels renamed apart. */
+static void compile_all_ops(em_dtype dt, int *ncompiled) {
+    int64_t sh[2] = {7, 3};
+    em_array a, b, c, o;
+    mk(&a, dt, 2, sh), mk(&b, dt, 2, sh), mk(&c, EM_BOOL, 2, sh);
+    em_sbuf all = {0};
+    em_sbuf_printf(&all, "%s", em_render_prelude());
+    for (int op = 0; op < EM_NOPS; op++) {
+        em_dtype loop, odt;
+        int nin = em_op_get(op)->nin;
+        if (em_op_resolve(op, dt, &loop, &odt) != EM_OK) continue;
+        CHECK(em_array_empty(&o, odt, 2, sh, cpu) == EM_OK);
+        em_node la, lb, lc, r;
+        em_node_leaf(&la, op == EM_OP_WHERE ? &c : &a), em_node_leaf(&lb, &b), em_node_leaf(&lc, &a);
+        r = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {&la, &lb, &lc}};
+        em_kplan p;
+        em_sbuf k = {0};
+        CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&p, &k) == EM_OK);
+        /* Rename em_kernel / em_args apart: kernel_<op>. */
+        rename_apart(k.s, "em_args", op);
+        rename_apart(k.s, EM_KNAME, op);
+        em_sbuf_printf(&all, "%s", k.s);
+        em_sbuf_free(&k);
+        em_array_release(&o);
+        ++*ncompiled;
+    }
+    void *cubin = NULL;
+    size_t n = 0;
+    em_status s = em_cuda_compile(all.s, 90, em_dtype_get(dt)->name, &cubin, &n);
+    if (s != EM_OK) fprintf(stderr, "%.3000s\n", em_last_error());
+    CHECK(s == EM_OK && n > 0);
+    free(cubin);
+    em_sbuf_free(&all);
+    em_array_release(&a), em_array_release(&b), em_array_release(&c);
+}
+
+static char tmpdir[256];
+
+static void test_nvrtc_every_op(void) {
+    if (em_nvrtc_init() != EM_OK) {
+        printf("skip: %s\n", em_last_error());
+        return;
+    }
+    int n = 0;
+    static const em_dtype dts[] = {EM_BOOL, EM_INT8, EM_INT32, EM_UINT64, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX64};
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) compile_all_ops(dts[i], &n);
+    CHECK(n > 250);
+}
+
+static void test_compile_error_message(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    void *cubin = NULL;
+    size_t n = 0;
+    em_sbuf src = {0};
+    em_sbuf_printf(&src, "%sextern \"C\" __global__ void em_kernel() {\n    undeclared_thing();\n}\n",
+                   em_render_prelude());
+    CHECK(em_cuda_compile(src.s, 90, "broken", &cubin, &n) == EM_ECOMPILE);
+    em_sbuf_free(&src);
+    CHECK(strstr(em_last_error(), "undeclared_thing") != NULL);
+    CHECK(strstr(em_last_error(), "'broken'") != NULL);
+    CHECK(strstr(em_last_error(), "    undeclared_thing();") != NULL); /* numbered source */
+}
+
+static void test_disk_cache(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/sub/kernels", tmpdir);
+    setenv("EMBER_CACHE_DIR", dir, 1);
+    const char *src = "extern \"C\" __global__ void em_kernel(float *x) { x[0] = 1.0f; }\n";
+    void *c1 = NULL, *c2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    CHECK(em_cuda_compile(src, 90, "tiny", &c1, &n1) == EM_OK);
+    struct stat st;
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    /* Exactly one entry, no temp files left. */
+    char cmd[600], line[512] = {0};
+    snprintf(cmd, sizeof cmd, "ls %s", dir);
+    FILE *ls = popen(cmd, "r");
+    int files = 0;
+    while (ls && fgets(line, sizeof line, ls)) {
+        files++;
+        CHECK(strstr(line, ".tmp") == NULL);
+    }
+    if (ls) pclose(ls);
+    CHECK(files == 1);
+    char path[900];
+    line[strcspn(line, "\n")] = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, line);
+    void *d = NULL;
+    size_t dn = 0;
+    CHECK(em_diskcache_get(line, &d, &dn) && dn == n1 && !memcmp(d, c1, n1));
+    free(d);
+    /* Corrupt the payload: detected as a miss, rebuilt, rewritten. */
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, 40, SEEK_SET) == 0 && fputc('#', f) != EOF);
+    if (f) fclose(f);
+    CHECK(!em_diskcache_get(line, &d, &dn));
+    CHECK(em_cuda_compile(src, 90, "tiny", &c2, &n2) == EM_OK && n2 == n1 && !memcmp(c1, c2, n1));
+    CHECK(em_diskcache_get(line, &d, &dn) && dn == n1);
+    free(d), free(c1), free(c2);
+    /* A truncated entry is a miss too. */
+    CHECK(truncate(path, 30) == 0 && !em_diskcache_get(line, &d, &dn));
+}
+
+static void test_no_gpu_is_not_an_error(void) {
+    int n = -1;
+    CHECK(em_device_count(EM_CUDA, &n) == EM_OK && n >= 0);
+    if (n == 0) {
+        em_device d;
+        CHECK(em_device_parse("cuda:0", &d) == EM_EDEVICE);
+        CHECK(strstr(em_last_error(), "no device cuda:0") != NULL);
+    }
+}
+
+int main(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ember_cuda_test_XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    setenv("EMBER_CACHE_DIR", tmpdir, 1);
+    RUN(test_golden_add_contiguous);
+    RUN(test_golden_where_broadcast_mixed);
+    RUN(test_golden_strided_3d);
+    RUN(test_no_gpu_is_not_an_error);
+    RUN(test_compile_error_message);
+    RUN(test_disk_cache);
+    RUN(test_nvrtc_every_op);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    return ctest_summary();
+}
