@@ -184,7 +184,8 @@ void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
 /* ---- source ---------------------------------------------------------------- */
 
 /* expr converted from dtype `from` to `to`, with the CPU backend's rules. */
-static void em__conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
+#define em__conv em__render_conv
+void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     char fk = em_dtype_get(from)->kind, tk = em_dtype_get(to)->kind;
     const char *T = em_render_ctype(to);
     if (from == to) em_sbuf_printf(s, "%s", x);

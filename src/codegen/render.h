@@ -65,6 +65,8 @@ EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);
 /* A short name for messages: "add_float32". */
 EM_API void em_kplan_name(const em_kplan *p, char *buf, size_t len);
 
+/* Append x converted from dtype `from` to `to` (the CPU backend's rules). */
+void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x);
 /* C spelling of a storage dtype in the prelude ("float", "em_i64"). */
 EM_API const char *em_render_ctype(em_dtype dt);
 /* The prelude source. */

@@ -4,6 +4,7 @@
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
 #include "codegen/render.h"
+#include "codegen/render_reduce.h"
 #include "ctest.h"
 
 #include <stdlib.h>
@@ -143,6 +144,89 @@ static void compile_all_ops(em_dtype dt, int *ncompiled) {
     em_array_release(&a), em_array_release(&b), em_array_release(&c);
 }
 
+/* NumPy's result dtype for a reduction of dt. */
+static em_dtype red_out(em_reduce_op op, em_dtype dt) {
+    char k = em_dtype_get(dt)->kind;
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD: return k == 'b' || k == 'i' ? EM_INT64 : k == 'u' ? EM_UINT64 : dt;
+    case EM_RED_MEAN:
+    case EM_RED_VAR:
+    case EM_RED_STD: return k == 'f' ? dt : k == 'c' ? (op == EM_RED_MEAN ? dt : em_real_for(dt)) : EM_FLOAT64;
+    case EM_RED_ARGMIN:
+    case EM_RED_ARGMAX:
+    case EM_RED_COUNT_NONZERO: return EM_INT64;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return EM_BOOL;
+    default: return dt;
+    }
+}
+
+static em_status render_red(em_reduce_op op, em_dtype dt, int naxes, const int *axes, em_sbuf *src) {
+    int64_t sh[3] = {5, 6, 7}, osh[3];
+    em_array a, o;
+    mk(&a, dt, 3, sh);
+    int on = 0;
+    for (int i = 0; i < 3; i++) {
+        bool red = naxes < 0;
+        for (int j = 0; j < naxes; j++) red = red || axes[j] == i;
+        if (!red) osh[on++] = sh[i];
+    }
+    mk(&o, red_out(op, dt), on, osh);
+    em_rplan p;
+    em_status s = em_rplan_make(op, &a, naxes, axes, EM_NDTYPES, 0, &o, &p);
+    if (s == EM_OK) s = em_render_reduce(&p, src);
+    em_array_release(&a), em_array_release(&o);
+    return s;
+}
+
+static void test_golden_sum_reduction(void) {
+    em_sbuf s = {0};
+    int axes[1] = {1};
+    CHECK(render_red(EM_RED_SUM, EM_FLOAT32, 1, axes, &s) == EM_OK && s.s);
+    if (!s.s) return;
+    const char *body = s.s + strlen(em_render_prelude());
+    const char *path = golden_path("sum_f32_axis1.cu");
+    if (getenv("EMBER_REGEN_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(body, f) >= 0);
+        if (f) fclose(f);
+    }
+    FILE *f = fopen(path, "r");
+    char want[16384] = {0};
+    CHECK(f != NULL);
+    if (f) want[fread(want, 1, sizeof want - 1, f)] = 0, fclose(f);
+    if (strcmp(want, body)) fprintf(stderr, "golden sum_f32_axis1.cu differs; got:\n%s\n", body);
+    CHECK(!strcmp(want, body));
+    em_sbuf_free(&s);
+}
+
+/* Every reduction compiles (all ops for two dtypes, a few for the rest). */
+static void test_nvrtc_reductions(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    static const em_dtype all[] = {EM_FLOAT32, EM_INT64};
+    static const em_dtype some[] = {EM_BOOL, EM_UINT8, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX128};
+    static const em_reduce_op some_ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMIN, EM_RED_MEAN};
+    int axes[2] = {0, 2};
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < (pass ? sizeof some / sizeof *some : 2); i++)
+            for (int op = 0; op < EM_RED_CUMSUM; op++) {
+                em_dtype dt = pass ? some[i] : all[i];
+                bool take = !pass;
+                for (size_t j = 0; pass && j < sizeof some_ops / sizeof *some_ops; j++) take = take || (int)some_ops[j] == op;
+                if (!take) continue;
+                em_sbuf src = {0};
+                void *cubin = NULL;
+                size_t n = 0;
+                CHECK(render_red(op, dt, op % 2 ? 2 : -1, axes, &src) == EM_OK);
+                em_status s = em_cuda_compile(src.s, 90, "reduction", &cubin, &n);
+                if (s != EM_OK) fprintf(stderr, "op %d dtype %s: %.2000s\n", op, em_dtype_get(dt)->name, em_last_error());
+                CHECK(s == EM_OK);
+                free(cubin);
+                em_sbuf_free(&src);
+            }
+}
+
 static char tmpdir[256];
 
 static void test_nvrtc_every_op(void) {
@@ -228,10 +312,12 @@ int main(void) {
     RUN(test_golden_add_contiguous);
     RUN(test_golden_where_broadcast_mixed);
     RUN(test_golden_strided_3d);
+    RUN(test_golden_sum_reduction);
     RUN(test_no_gpu_is_not_an_error);
     RUN(test_compile_error_message);
     RUN(test_disk_cache);
     RUN(test_nvrtc_every_op);
+    RUN(test_nvrtc_reductions);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -81,7 +81,7 @@ static em_status em__eval(const em_node *root, em_array *out) {
     em_kplan_key(&plan, &key);
     CUfunction f;
     em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
-                            em_cu_kernel(id, key.s, name, em__render_ew, &plan, &f);
+                            em_cu_kernel(id, key.s, name, EM_KNAME, em__render_ew, &plan, &f);
     em_sbuf_free(&key);
     if (s == EM_OK) s = em_cu_launch(id, f, name, em__grid(p, plan.n), EM_CU_BLOCK, 0, args);
     return s;
@@ -102,10 +102,6 @@ static em_status em__put(em_array *a, const em_array *idx, const em_array *value
 static em_status em__random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter) {
     return em__unsupported("random");
 }
-static em_status em__reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                            em_dtype dt, double ddof, em_array *out) {
-    return em__unsupported("reduce");
-}
 
 const em_backend em_cuda_backend = {
     .name = "cuda",
@@ -119,7 +115,7 @@ const em_backend em_cuda_backend = {
     .from_host = em__from_host,
     .copy = em__copy,
     .eval = em__eval,
-    .reduce = em__reduce,
+    .reduce = em_cuda_reduce,
     .scan = em__scan,
     .take = em__take,
     .put = em__put,

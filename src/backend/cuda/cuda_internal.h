@@ -15,10 +15,11 @@ EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, vo
 em_status em_cu_props(int id, const em_device_props **out);
 
 /* A loaded kernel for the structural key on device id: from the in-memory
- * cache, else rendered by render(ctx, &src), compiled and loaded. */
+ * cache, else rendered by render(ctx, &src), compiled and loaded; fname is
+ * the kernel's name in the source (the key must name it too). */
 typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
-em_status em_cu_kernel(int id, const char *key, const char *name, em_cu_render_fn render,
-                       const void *ctx, CUfunction *out);
+em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
+                       em_cu_render_fn render, const void *ctx, CUfunction *out);
 
 /* Launch f with one packed argument of nbytes on device id's stream,
  * checking the configuration against the device limits first. */

@@ -1,6 +1,7 @@
 /* Loaded kernels: the in-memory cache and launching.
  *
- * The cache maps (device, structural key) to a CUfunction.  Keys come from
+ * The cache maps (device, structural key) to a CUfunction; the key includes
+ * the function's name when one source holds several kernels.  Keys come from
  * the renderer and name everything the source depends on; the device's
  * architecture is part of the device.  Entries live for the process.
  */
@@ -33,8 +34,8 @@ static em__kent *em__kc_find(unsigned b, int id, const char *key) {
 }
 
 /* Render, compile (or read the disk cache) and load into device id. */
-static em_status em__build(int id, const char *name, em_cu_render_fn render, const void *ctx,
-                           CUmodule *mod, CUfunction *fn) {
+static em_status em__build(int id, const char *name, const char *fname, em_cu_render_fn render,
+                           const void *ctx, CUmodule *mod, CUfunction *fn) {
     const em_device_props *pr;
     EM_CHECK(em_cu_props(id, &pr));
     em_sbuf src = {0};
@@ -47,15 +48,15 @@ static em_status em__build(int id, const char *name, em_cu_render_fn render, con
     if (s == EM_OK) s = em_cu_ctx(id);
     if (s == EM_OK) {
         CUresult r = em__cu.cuModuleLoadData(mod, cubin);
-        if (r == EM_CU_SUCCESS) r = em__cu.cuModuleGetFunction(fn, *mod, EM_KNAME);
+        if (r == EM_CU_SUCCESS) r = em__cu.cuModuleGetFunction(fn, *mod, fname);
         if (r != EM_CU_SUCCESS) s = em_cu_fail(r, "loading a compiled kernel");
     }
     free(cubin);
     return s;
 }
 
-em_status em_cu_kernel(int id, const char *key, const char *name, em_cu_render_fn render,
-                       const void *ctx, CUfunction *out) {
+em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
+                       em_cu_render_fn render, const void *ctx, CUfunction *out) {
     unsigned b = (unsigned)(em_fnv1a(0xcbf29ce484222325ULL, key, strlen(key)) % EM_KC_BUCKETS);
     pthread_mutex_lock(&em__kc_lock);
     em__kent *e = em__kc_find(b, id, key);
@@ -67,7 +68,7 @@ em_status em_cu_kernel(int id, const char *key, const char *name, em_cu_render_f
     size_t klen = strlen(key);
     e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
-    em_status s = em__build(id, name, render, ctx, &e->mod, &e->fn);
+    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &e->fn);
     if (s != EM_OK) {
         free(e);
         return s;
