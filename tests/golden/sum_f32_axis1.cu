@@ -30,12 +30,13 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
     for (long long u = blockIdx.x; u < p.nout * p.nsplit; u += gridDim.x) {
         const long long o = u / p.nsplit, s = u % p.nsplit;
         long long base = 0, r = o;
-        for (int d = EM_NO - 1; d >= 0; d--) { base += (r % p.oshape[d]) * p.ost[d]; r /= p.oshape[d]; }
+        for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
         const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;
         em_state acc = em_ident();
         for (long long k = k0 + threadIdx.x; k < k1; k += EM_RBLOCK) {
             long long off = base, q = k;
-            for (int d = EM_NI - 1; d >= 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
+            for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
+            off += q * p.ist[0]; /* q < ishape[0]: no division for the outermost */
             acc = em_comb(acc, em_load(*(const em_in *)(p.in + off), k));
         }
         sh[threadIdx.x] = acc;
