@@ -202,7 +202,10 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
         char inner[96];
         snprintf(inner, sizeof inner, "%s.re", x);
         em__conv(s, from == EM_COMPLEX64 ? EM_FLOAT32 : EM_FLOAT64, to, inner);
-    } else if (tk == 'c') em_sbuf_printf(s, "em_mk<%s>(%s, 0)", T, x);
+    } else if (tk == 'c') {
+        const char *R = to == EM_COMPLEX64 ? "float" : "double";
+        em_sbuf_printf(s, "em_mk<%s, %s>((%s)%s, 0)", T, R, R, x);
+    }
     else if (to == EM_FLOAT16) em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
     else if (tk == 'b') em_sbuf_printf(s, "(%s != 0)", x);
     else if (fk == 'f' && tk != 'f') em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);

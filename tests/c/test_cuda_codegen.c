@@ -227,6 +227,57 @@ static void test_nvrtc_reductions(void) {
             }
 }
 
+static void test_nvrtc_take_put(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[2] = {4, 5}, ish[1] = {3};
+    static const em_dtype dts[] = {EM_BOOL, EM_INT16, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX128};
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++)
+        for (int put = 0; put < 2; put++) {
+            em_array a, idx, v;
+            mk(&a, dts[i], 2, sh), mk(&idx, EM_INT64, 1, ish), mk(&v, EM_FLOAT32, 1, ish);
+            em_sbuf src = {0};
+            void *cubin = NULL;
+            size_t n = 0;
+            CHECK(em_cuda_render_index(put, &a, &idx, put ? &v : NULL, &src) == EM_OK);
+            em_status s = em_cuda_compile(src.s, 90, "take/put", &cubin, &n);
+            if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
+            CHECK(s == EM_OK);
+            free(cubin), em_sbuf_free(&src);
+            em_array_release(&a), em_array_release(&idx), em_array_release(&v);
+        }
+}
+
+/* Every dtype-to-dtype conversion compiles: copy(a) of each dtype into an
+ * output of each dtype, all in one program. */
+static void test_nvrtc_all_casts(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[1] = {8};
+    em_sbuf all = {0};
+    em_sbuf_printf(&all, "%s", em_render_prelude());
+    for (int from = 0; from < EM_NDTYPES; from++)
+        for (int to = 0; to < EM_NDTYPES; to++) {
+            em_array a, o;
+            mk(&a, from, 1, sh), mk(&o, to, 1, sh);
+            em_node la, r = {.op = EM_OP_COPY, .loop = from, .dtype = from, .nin = 1, .in = {&la}};
+            em_node_leaf(&la, &a);
+            em_kplan p;
+            em_sbuf k = {0};
+            CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&p, &k) == EM_OK);
+            int tag = from * EM_NDTYPES + to;
+            rename_apart(k.s, "em_args", tag);
+            rename_apart(k.s, EM_KNAME, tag);
+            em_sbuf_printf(&all, "%s", k.s);
+            em_sbuf_free(&k);
+            em_array_release(&a), em_array_release(&o);
+        }
+    void *cubin = NULL;
+    size_t n = 0;
+    em_status s = em_cuda_compile(all.s, 90, "casts", &cubin, &n);
+    if (s != EM_OK) fprintf(stderr, "%.3000s\n", em_last_error());
+    CHECK(s == EM_OK);
+    free(cubin), em_sbuf_free(&all);
+}
+
 static char tmpdir[256];
 
 static void test_nvrtc_every_op(void) {
@@ -318,6 +369,8 @@ int main(void) {
     RUN(test_disk_cache);
     RUN(test_nvrtc_every_op);
     RUN(test_nvrtc_reductions);
+    RUN(test_nvrtc_take_put);
+    RUN(test_nvrtc_all_casts);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

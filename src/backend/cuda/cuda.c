@@ -93,12 +93,6 @@ static em_status em__unsupported(const char *what) {
 static em_status em__scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
     return em__unsupported("scan (cumsum/cumprod)");
 }
-static em_status em__take(const em_array *a, const em_array *idx, em_array *out) {
-    return em__unsupported("take");
-}
-static em_status em__put(em_array *a, const em_array *idx, const em_array *values) {
-    return em__unsupported("put");
-}
 static em_status em__random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter) {
     return em__unsupported("random");
 }
@@ -117,8 +111,8 @@ const em_backend em_cuda_backend = {
     .eval = em__eval,
     .reduce = em_cuda_reduce,
     .scan = em__scan,
-    .take = em__take,
-    .put = em__put,
+    .take = em_cuda_take,
+    .put = em_cuda_put,
     .random = em__random,
     .synchronize = em__sync,
 };

@@ -32,4 +32,10 @@ extern _Thread_local char em_cu_last_kernel[64];
 em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                          em_dtype dt, double ddof, em_array *out);
 
+/* The gather (put false) or scatter kernel's source, for the tests. */
+EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_array *idx,
+                                      const em_array *v, void *src_sbuf);
+em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
+em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
+
 #endif
