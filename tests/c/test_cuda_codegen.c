@@ -278,6 +278,40 @@ static void test_nvrtc_all_casts(void) {
     free(cubin), em_sbuf_free(&all);
 }
 
+/* Random123's known-answer vectors for philox4x32_10. */
+static void test_philox_known_answers(void) {
+    uint32_t c1[4] = {0, 0, 0, 0};
+    em_philox4x32_10(c1, 0, 0);
+    CHECK(c1[0] == 0x6627e8d5u && c1[1] == 0xe169c58du && c1[2] == 0xbc57ac4cu && c1[3] == 0x9b00dbd8u);
+    uint32_t c2[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    em_philox4x32_10(c2, 0xffffffffu, 0xffffffffu);
+    CHECK(c2[0] == 0x408f276du && c2[1] == 0x41c83b0eu && c2[2] == 0xa20bc7c6u && c2[3] == 0x6d5451fdu);
+    uint32_t c3[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
+    em_philox4x32_10(c3, 0xa4093822u, 0x299f31d0u);
+    CHECK(c3[0] == 0xd16cfe09u && c3[1] == 0x94fdccebu && c3[2] == 0x5001e420u && c3[3] == 0x24126ea1u);
+}
+
+static void test_nvrtc_random(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    static const struct { em_random_kind k; em_dtype dt; } cases[] = {
+        {EM_RAND_BITS, EM_UINT32}, {EM_RAND_BITS, EM_UINT64}, {EM_RAND_UNIFORM, EM_FLOAT32},
+        {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        em_sbuf src = {0};
+        void *cubin = NULL;
+        size_t n = 0;
+        CHECK(em_cuda_render_random(cases[i].k, cases[i].dt, &src) == EM_OK);
+        em_status s = em_cuda_compile(src.s, 90, "philox", &cubin, &n);
+        if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
+        CHECK(s == EM_OK);
+        free(cubin), em_sbuf_free(&src);
+    }
+    em_sbuf src = {0};
+    CHECK(em_cuda_render_random(EM_RAND_NORMAL, EM_INT32, &src) == EM_ETYPE);
+    CHECK(strstr(em_last_error(), "float32 or float64") != NULL);
+    em_sbuf_free(&src);
+}
+
 static char tmpdir[256];
 
 static void test_nvrtc_every_op(void) {
@@ -371,6 +405,8 @@ int main(void) {
     RUN(test_nvrtc_reductions);
     RUN(test_nvrtc_take_put);
     RUN(test_nvrtc_all_casts);
+    RUN(test_philox_known_answers);
+    RUN(test_nvrtc_random);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

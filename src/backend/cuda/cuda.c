@@ -93,9 +93,6 @@ static em_status em__unsupported(const char *what) {
 static em_status em__scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
     return em__unsupported("scan (cumsum/cumprod)");
 }
-static em_status em__random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter) {
-    return em__unsupported("random");
-}
 
 const em_backend em_cuda_backend = {
     .name = "cuda",
@@ -113,6 +110,6 @@ const em_backend em_cuda_backend = {
     .scan = em__scan,
     .take = em_cuda_take,
     .put = em_cuda_put,
-    .random = em__random,
+    .random = em_cuda_random,
     .synchronize = em__sync,
 };

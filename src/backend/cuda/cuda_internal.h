@@ -35,6 +35,11 @@ em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const in
 /* The gather (put false) or scatter kernel's source, for the tests. */
 EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_array *idx,
                                       const em_array *v, void *src_sbuf);
+/* Philox4x32-10 (random.c documents the stream mapping); the host copy and
+ * the kernel source are exported for the tests. */
+em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
+EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
+EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
 em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
 em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
 

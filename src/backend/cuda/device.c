@@ -3,8 +3,9 @@
  * Each device's primary context is retained the first time that device is
  * used (never at import) and kept for the life of the process; every call
  * that touches a device first makes its context current on the calling
- * thread (cuCtxSetCurrent is cheap; a thread-local skips it when already
- * current).  CUDA_VISIBLE_DEVICES is honoured by the driver itself.
+ * thread (cuCtxSetCurrent is cheap, and always calling it stays right when
+ * CuPy or PyTorch in the same process switch contexts behind our back).
+ * CUDA_VISIBLE_DEVICES is honoured by the driver itself.
  */
 #include "backend/cuda/cuda_internal.h"
 
@@ -22,7 +23,6 @@ typedef struct em__dev {
 
 static em__dev em__devs[EM_CU_MAXDEV];
 static pthread_mutex_t em__devs_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local CUcontext em__current;
 
 static em_status em__check_id(int id) {
     int n = em_cu_init();
@@ -76,10 +76,7 @@ static em_status em__dev_get(int id, em__dev **out) {
 em_status em_cu_ctx(int id) {
     em__dev *dv;
     EM_CHECK(em__dev_get(id, &dv));
-    if (em__current != dv->ctx) {
-        EM_CU(em__cu.cuCtxSetCurrent(dv->ctx), "cuCtxSetCurrent");
-        em__current = dv->ctx;
-    }
+    EM_CU(em__cu.cuCtxSetCurrent(dv->ctx), "cuCtxSetCurrent");
     return EM_OK;
 }
 
