@@ -312,6 +312,24 @@ static void test_nvrtc_random(void) {
     em_sbuf_free(&src);
 }
 
+static void test_nvrtc_scans(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    static const em_dtype in[] = {EM_BOOL, EM_INT32, EM_FLOAT16, EM_FLOAT64};
+    static const em_dtype out[] = {EM_INT64, EM_INT64, EM_FLOAT16, EM_FLOAT64};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++)
+        for (int axis = -1; axis < 2; axis += 2) {
+            em_sbuf src = {0};
+            void *cubin = NULL;
+            size_t n = 0;
+            em_reduce_op op = i % 2 ? EM_RED_CUMPROD : EM_RED_CUMSUM;
+            CHECK(em_cuda_render_scan(op, in[i], out[i], 3, axis, &src) == EM_OK);
+            em_status s = em_cuda_compile(src.s, 90, "scan", &cubin, &n);
+            if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
+            CHECK(s == EM_OK);
+            free(cubin), em_sbuf_free(&src);
+        }
+}
+
 static char tmpdir[256];
 
 static void test_nvrtc_every_op(void) {
@@ -407,6 +425,7 @@ int main(void) {
     RUN(test_nvrtc_all_casts);
     RUN(test_philox_known_answers);
     RUN(test_nvrtc_random);
+    RUN(test_nvrtc_scans);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

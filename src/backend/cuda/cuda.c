@@ -87,12 +87,6 @@ static em_status em__eval(const em_node *root, em_array *out) {
     return s;
 }
 
-static em_status em__unsupported(const char *what) {
-    return em_error(EM_EUNSUPPORTED, "%s is not implemented on CUDA devices yet", what);
-}
-static em_status em__scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
-    return em__unsupported("scan (cumsum/cumprod)");
-}
 
 const em_backend em_cuda_backend = {
     .name = "cuda",
@@ -107,7 +101,7 @@ const em_backend em_cuda_backend = {
     .copy = em__copy,
     .eval = em__eval,
     .reduce = em_cuda_reduce,
-    .scan = em__scan,
+    .scan = em_cuda_scan,
     .take = em_cuda_take,
     .put = em_cuda_put,
     .random = em_cuda_random,

@@ -40,6 +40,9 @@ EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_arra
 em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
 EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
 EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
+em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
+EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
+                                     void *src_sbuf);
 em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
 em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
 
