@@ -55,3 +55,83 @@ _default = MemoryPool()
 def get_default_memory_pool():
     """The memory pool of the current CUDA device."""
     return _default
+
+
+def _cuda_id():
+    kind, id_ = _ember._get_device()
+    return id_ if kind == "cuda" else 0
+
+
+class Stream:
+    """A CUDA stream on the current CUDA device (cuda:0 when the current
+    device is not a GPU).  ``with stream:`` makes it current for this
+    thread: kernels and device copies queue on it; host reads wait for it.
+    ``non_blocking=True`` means it does not order against the default stream."""
+
+    null = None  # set below: the default stream
+
+    def __init__(self, non_blocking=False, *, _handle=None, _device=None):
+        self.device_id = _cuda_id() if _device is None else _device
+        self._owned = _handle is None
+        self.ptr = _ember.cuda_stream_create(self.device_id, bool(non_blocking)) if self._owned else _handle
+        self.non_blocking = bool(non_blocking)
+        self._prev = []
+
+    def __enter__(self):
+        self._prev.append(_ember.cuda_stream_set(self.ptr or None))
+        return self
+
+    def __exit__(self, *exc):
+        _ember.cuda_stream_set(self._prev.pop())
+
+    def use(self):
+        """Make this the current stream of this thread."""
+        _ember.cuda_stream_set(self.ptr or None)
+        return self
+
+    def synchronize(self):
+        """Wait for all work queued on this stream."""
+        _ember.cuda_call("stream_sync", self.device_id, self.ptr or None)
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and getattr(self, "ptr", None):
+            try:
+                _ember.cuda_call("stream_destroy", self.device_id, self.ptr)
+            except Exception:  # noqa: BLE001 - interpreter shutdown or a dead context
+                pass
+
+    def __repr__(self):
+        return f"<ember.Stream 0x{self.ptr or 0:x} on cuda:{self.device_id}>"
+
+
+class Event:
+    """A CUDA event: ``record(stream=None)`` (the current stream),
+    ``synchronize()``, and ``get_elapsed_time(start, end)`` between two."""
+
+    def __init__(self):
+        self.device_id = _cuda_id()
+        self.ptr = _ember.cuda_event_create(self.device_id)
+
+    def record(self, stream=None):
+        s = stream.ptr if stream is not None else _ember.cuda_stream_get()
+        _ember.cuda_call("event_record", self.device_id, self.ptr, s or None)
+
+    def synchronize(self):
+        _ember.cuda_call("event_sync", self.device_id, self.ptr)
+
+    def __del__(self):
+        if getattr(self, "ptr", None):
+            try:
+                _ember.cuda_call("event_destroy", self.device_id, self.ptr)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def get_elapsed_time(start, end):
+    """Milliseconds between two recorded events (CuPy's cupy.cuda.get_elapsed_time)."""
+    if not isinstance(start, Event) or not isinstance(end, Event):
+        raise TypeError("get_elapsed_time takes two ember.Event objects")
+    return _ember.cuda_call("event_elapsed", start.device_id, start.ptr, end.ptr)
+
+
+__all__ += ["Stream", "Event", "get_elapsed_time"]

@@ -91,3 +91,29 @@ def test_memory_pool_counts_and_limit():
     finally:
         pool.set_limit(size=0)
     assert em.zeros(1 << 20, dtype=em.float32, device="cuda:0").shape == (1 << 20,)
+
+
+@needs_nogpu
+def test_stream_and_event_need_a_gpu():
+    with pytest.raises(em.DeviceError, match="no device cuda:0"):
+        em.Stream()
+    with pytest.raises(em.DeviceError, match="no device cuda:0"):
+        em.Event()
+    with pytest.raises(TypeError, match="two ember.Event"):
+        em.get_elapsed_time(1, 2)
+
+
+@pytest.mark.skipif(NOGPU, reason="no CUDA device")
+def test_stream_event_timing():
+    import numpy as np
+    x = em.asarray(np.arange(1 << 20, dtype=np.float32), device="cuda:0")
+    s = em.Stream(non_blocking=True)
+    start, end = em.Event(), em.Event()
+    with s:
+        start.record(s)
+        y = x + x
+        end.record(s)
+    end.synchronize()
+    assert em.get_elapsed_time(start, end) >= 0
+    s.synchronize()
+    np.testing.assert_array_equal(y.get(), 2 * np.arange(1 << 20, dtype=np.float32))

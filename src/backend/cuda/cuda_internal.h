@@ -26,6 +26,21 @@ em_status em_cu_kernel(int id, const char *key, const char *name, const char *fn
 em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
                        unsigned shmem, void *arg);
 
+/* The calling thread's current stream (NULL: the default stream), and a
+ * wait for it before host copies. */
+CUstream em_cu_stream(void);
+em_status em_cu_wait_current(void);
+EM_API void em_cuda_stream_set(void *s);
+EM_API void *em_cuda_stream_get(void);
+EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
+EM_API em_status em_cuda_stream_destroy(int id, void *s);
+EM_API em_status em_cuda_stream_sync(int id, void *s);
+EM_API em_status em_cuda_event_create(int id, void **out);
+EM_API em_status em_cuda_event_destroy(int id, void *e);
+EM_API em_status em_cuda_event_record(int id, void *e, void *s);
+EM_API em_status em_cuda_event_sync(int id, void *e);
+EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
+
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
 

@@ -99,7 +99,7 @@ em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, un
     EM_CHECK(em_cu_ctx(id));
     snprintf(em_cu_last_kernel, sizeof em_cu_last_kernel, "%s", name);
     void *params[] = {arg};
-    CUresult r = em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, NULL, params, NULL);
+    CUresult r = em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, em_cu_stream(), params, NULL);
     if (r != EM_CU_SUCCESS) {
         char what[96];
         snprintf(what, sizeof what, "launch of kernel '%s'", name);

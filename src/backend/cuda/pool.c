@@ -1,6 +1,6 @@
 /* The CUDA caching memory pool (see pool.h for the policy). */
 #include "backend/cuda/pool.h"
-#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 typedef struct em__blk {
     CUdeviceptr ptr;
     size_t size;
+    CUstream stream; /* freed on this stream: reused only there */
     struct em__blk *next;
 } em__blk;
 
@@ -34,9 +35,10 @@ static em__pool *em__pool_get(int id) {
 /* Take the best-fitting cached block out of the list; 0 if none fits. */
 static CUdeviceptr em__take_cached(em__pool *p, size_t size) {
     em__blk **best = NULL;
+    CUstream st = em_cu_stream();
     for (em__blk **b = &p->free_list; *b; b = &(*b)->next) {
         size_t s = (*b)->size;
-        if (s < size || s / 2 > size) continue;
+        if (s < size || s / 2 > size || (*b)->stream != st) continue;
         if (!best || s < (*best)->size) best = b;
         if (s == size) break;
     }
@@ -106,6 +108,7 @@ void em_cu_pool_free(int id, void *ptr, size_t nbytes) {
     if (b) {
         b->ptr = (CUdeviceptr)(uintptr_t)ptr;
         b->size = size;
+        b->stream = em_cu_stream();
         b->next = p->free_list;
         p->free_list = b;
         p->cached += size;

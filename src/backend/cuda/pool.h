@@ -4,7 +4,9 @@
  * free list and reused best-fit (the smallest cached block that is large
  * enough and at most twice the request, so a huge block is not spent on a
  * tiny array).  When cuMemAlloc fails every cached block is released and
- * the allocation retried once; a second failure is EM_ENOMEM naming the
+ * the allocation retried once (cuMemFree waits for the device, so blocks
+ * freed on any stream are safe to release); a block is reused only on the
+ * stream it was freed on; a second failure is EM_ENOMEM naming the
  * bytes asked for and the bytes cuMemGetInfo reports free.  A limit, if set,
  * caps the bytes held (live + cached).
  */
