@@ -17,6 +17,23 @@ export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY
 export EMBER_CACHE_DIR=${EMBER_CACHE_DIR:-$LOGS/kernel-cache}
 declare -a RESULTS=()
 
+# NVRTC: if the loader cannot find it, borrow the one a pip wheel (CuPy's or
+# PyTorch's nvidia-cuda-nvrtc) or the toolkit ships.
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.1[23]'; then
+    for d in /usr/local/cuda/lib64 $("$PY" -c "
+import glob, os, site
+for s in site.getsitepackages():
+    for p in glob.glob(os.path.join(s, 'nvidia', '*', 'lib')) + glob.glob(os.path.join(s, 'nvidia', 'cu1*', 'lib')):
+        if glob.glob(os.path.join(p, 'libnvrtc.so*')): print(p)
+" 2>/dev/null); do
+        if ls "$d"/libnvrtc.so* >/dev/null 2>&1; then
+            export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            echo "using NVRTC from $d"
+            break
+        fi
+    done
+fi
+
 stage() { # stage NAME COMMAND...: run, log, remember the outcome
     local name=$1; shift
     echo "=== $name: $*"

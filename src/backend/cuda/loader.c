@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 em__cu_api em__cu;
@@ -94,9 +95,26 @@ int em_cu_init(void) {
     return em__cu_count;
 }
 
+/* NVRTC's sonames, then the toolkit's usual homes: $EMBER_NVRTC (a path),
+ * $CUDA_HOME / $CUDA_PATH, /usr/local/cuda. */
 static void em__load_nvrtc(void) {
-    static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                                        "/usr/local/cuda/lib64/libnvrtc.so", NULL};
+    static char paths[6][512];
+    const char *envs[3] = {getenv("EMBER_NVRTC"), getenv("CUDA_HOME"), getenv("CUDA_PATH")};
+    const char *names[16];
+    int n = 0;
+    if (envs[0] && *envs[0]) names[n++] = envs[0];
+    for (int e = 1; e < 3; e++)
+        if (envs[e] && *envs[e])
+            for (int v = 0; v < 2; v++) {
+                snprintf(paths[(e - 1) * 2 + v], sizeof paths[0], "%s/lib64/libnvrtc.so.%d", envs[e], v ? 12 : 13);
+                names[n++] = paths[(e - 1) * 2 + v];
+            }
+    static const char *const fixed[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                                        "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                        "/usr/local/cuda/lib64/libnvrtc.so.12",
+                                        "/usr/local/cuda/lib64/libnvrtc.so"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) names[n++] = fixed[i];
+    names[n] = NULL;
     em__lib *lib = &em__nvlib;
     lib->status = EM_EDEVICE;
     if (!(lib->handle = em__open(lib, names)) ||
