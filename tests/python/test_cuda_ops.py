@@ -34,19 +34,32 @@ def _check(got, want, dtype):
         np.testing.assert_array_equal(got, want)
 
 
+def _oracle(name, args):
+    """Ember's CPU result (the backend-parity oracle) where the CPU has the
+    loop; else NumPy's values (None if NumPy refuses the dtype too)."""
+    try:
+        return getattr(em, name)(*[em.asarray(a, device="cpu") for a in args]).get()
+    except (TypeError, em.EmberError):
+        pass
+    with np.errstate(all="ignore"):
+        try:
+            return getattr(np, name)(*args)
+        except TypeError:
+            return None
+
+
 @pytest.mark.parametrize("name,nin", OPS, ids=[o[0] for o in OPS])
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_op_every_dtype(rng, name, nin, dtype):
     args = _inputs(rng, name, nin, dtype)
-    with np.errstate(all="ignore"):
-        try:
-            want = getattr(np, name)(*args)
-        except TypeError:
-            with pytest.raises(TypeError):
-                getattr(em, name)(*[em.asarray(a, device=GPU) for a in args])
-            return
-    got = getattr(em, name)(*[em.asarray(a, device=GPU) for a in args])
-    _check(got, want, dtype)
+    want = _oracle(name, args)
+    gargs = [em.asarray(a, device=GPU) for a in args]
+    if want is None:
+        with pytest.raises(TypeError):
+            getattr(em, name)(*gargs)
+        return
+    got = getattr(em, name)(*gargs).get()
+    _check(got, want.astype(got.dtype) if want.dtype != got.dtype else want, dtype)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
