@@ -66,8 +66,10 @@ static void em__say(const char *lib, const char *why) {
     if (em_debug_level() >= 1) fprintf(stderr, "ember: CUDA %s unavailable: %s\n", lib, why);
 }
 
+/* $EMBER_LIBCUDA (a path: a shim or the tests' fake driver), then the sonames. */
 static void em__load_cu(void) {
-    static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+    const char *over = getenv("EMBER_LIBCUDA");
+    const char *names[] = {over && *over ? over : "libcuda.so.1", "libcuda.so.1", "libcuda.so", NULL};
     em__lib *lib = &em__culib;
     lib->status = EM_EDEVICE;
     if (!(lib->handle = em__open(lib, names)) || !em__bind_cu(lib, lib->handle, &em__cu))
