@@ -14,6 +14,19 @@ EM_API em_status em_cuda_event_record(int id, void *e, void *s);
 EM_API em_status em_cuda_event_sync(int id, void *e);
 EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 
+EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
+
+/* cuda_matmul(a, b) -> a @ b through cuBLAS, for 2-d float32/float64 CUDA arrays. */
+static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "O!O!", EmArray_Type, &oa, EmArray_Type, &ob)) return NULL;
+    em_array out = {0};
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_matmul(EMARR(oa), EMARR(ob), &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
 /* Check that cuda:id exists (DeviceError naming why not). */
 static int pyem__cuda_dev(int id) {
     char spec[32];
@@ -114,6 +127,7 @@ PyMethodDef pyem_cuda_functions[] = {
     {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
     {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},
     {"cuda_call", f_cuda_call, METH_VARARGS, "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
+    {"cuda_matmul", f_cuda_matmul, METH_VARARGS, "cuda_matmul(a, b) -> a @ b via cuBLAS (2-d float32/float64 on CUDA)"},
     {"cuda_stream_get", f_stream_get, METH_NOARGS, "cuda_stream_get() -> this thread's current stream handle or None"},
     {"cuda_stream_set", f_stream_set, METH_O, "cuda_stream_set(handle or None) -> previous handle or None"},
     {NULL, NULL, 0, NULL}};

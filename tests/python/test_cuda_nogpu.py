@@ -117,3 +117,14 @@ def test_stream_event_timing():
     assert em.get_elapsed_time(start, end) >= 0
     s.synchronize()
     np.testing.assert_array_equal(y.get(), 2 * np.arange(1 << 20, dtype=np.float32))
+
+
+def test_cublas_matmul_rejects_bad_input():
+    from ember import _ember
+    a = em.asarray([[1.0, 2.0]], device="cpu")
+    with pytest.raises(em.DeviceError, match="one CUDA device"):
+        _ember.cuda_matmul(a, a.T)
+    with pytest.raises(ValueError, match="2-d arrays"):
+        _ember.cuda_matmul(em.asarray([1.0]), em.asarray([1.0]))
+    with pytest.raises(TypeError, match="float32 or two float64"):
+        _ember.cuda_matmul(em.asarray([[1]]), em.asarray([[1]]))

@@ -103,3 +103,21 @@ def test_properties_and_mem_info():
     assert len(d.compute_capability) >= 2 and d.total_memory > 0
     free, total = d.mem_info()
     assert 0 < free <= total == d.total_memory
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("order", ["CC", "CF", "FC", "strided"])
+def test_cublas_matmul(rng, dtype, order):
+    a = random_array(rng, (37, 19), dtype)
+    b = random_array(rng, (19, 23), dtype)
+    if order[0:1] == "F":
+        a = np.asfortranarray(a)
+    if order[1:2] == "F":
+        b = np.asfortranarray(b)
+    ea, eb = to_em(a, device=GPU), to_em(b, device=GPU)
+    if order == "strided":
+        big = random_array(rng, (74, 19), dtype)
+        a, ea = big[::2], to_em(big, device=GPU)[::2]
+    got = _ember.cuda_matmul(ea, eb).get()
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, a @ b, rtol=tol, atol=tol)

@@ -58,6 +58,9 @@ EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *s
 em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
 EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
                                      void *src_sbuf);
+/* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
+ * is a new C-contiguous array).  For the linalg front end to call. */
+EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
 em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
 
