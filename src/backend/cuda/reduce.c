@@ -9,10 +9,10 @@
 
 static em_status em__render(const void *ctx, void *src) { return em_render_reduce(ctx, src); }
 
-/* Split each output's m elements so that about 4 blocks per SM work, each
+/* Split each output's m elements so that about 8 blocks per SM work, each
  * on at least 8 elements per thread. */
 static void em__split(em_rplan *p, int sms) {
-    int64_t want = (int64_t)sms * 4;
+    int64_t want = (int64_t)sms * 8;
     if (p->nout >= want || p->m <= EM_RB * 8) return;
     int64_t by_work = (p->m + EM_RB * 8 - 1) / (EM_RB * 8), by_dev = (want + p->nout - 1) / p->nout;
     p->nsplit = by_work < by_dev ? by_work : by_dev;
