@@ -62,9 +62,12 @@ em_status em_cu_kernel(int id, const char *key, const char *name, const char *fn
     em__kent *e = em__kc_find(b, id, key);
     pthread_mutex_unlock(&em__kc_lock);
     if (e) {
+        /* Every launch hits: logged one level above the disk cache's log. */
+        if (em_debug_level() >= 3) fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", name, key);
         *out = e->fn;
         return EM_OK;
     }
+    if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
     size_t klen = strlen(key);
     e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
