@@ -88,90 +88,126 @@ static const char *em__extreme(em_dtype dt, bool max) {
     return buf;
 }
 
-/* State, identity, load, combine and final for op. */
-static void em__state_fns(const em_rplan *p, em_sbuf *s) {
-    const char *A = em_render_ctype(p->acc), *I = em_render_ctype(p->in), *O = em_render_ctype(p->out);
-    char load[160];
+/* What every op's state functions need: type names and the conversions
+ * of an input to the accumulator and of the accumulator to the output. */
+typedef struct em__rs {
+    const em_rplan *p;
+    em_sbuf *s;
+    const char *A, *I, *O, *R; /* acc, input, output, acc's real component */
+    char load[160], fin[200];   /* conv(x: in -> acc), conv(s: acc -> out) */
+} em__rs;
+
+static void em__conv_into(char *buf, size_t len, em_dtype from, em_dtype to, const char *x) {
     em_sbuf c = {0};
-    em__render_conv(&c, p->in, p->acc, "x");
-    snprintf(load, sizeof load, "%s", c.s ? c.s : "x");
+    em__render_conv(&c, from, to, x);
+    snprintf(buf, len, "%s", c.s ? c.s : x);
     em_sbuf_free(&c);
-    char fin[200];
-    em__render_conv(&c, p->acc, p->out, "s");
-    snprintf(fin, sizeof fin, "%s", c.s ? c.s : "s");
-    em_sbuf_free(&c);
-    bool dbl = p->acc == EM_FLOAT64 || p->acc == EM_COMPLEX128;
-    const char *F = dbl ? "double" : "float";
-    em_sbuf_printf(s, "\n// reduction %d: %s -> %s via %s\n", (int)p->op, I, O, A);
+}
+
+/* SUM, PROD, MEAN: the accumulator is the value. */
+static void em__fns_sum(const em__rs *r) {
+    em_reduce_op op = r->p->op;
+    bool prod = op == EM_RED_PROD, cplx = em_dtype_get(r->p->acc)->kind == 'c';
+    em_sbuf *s = r->s;
+    em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
+    if (cplx) em_sbuf_printf(s, "EM_D em_state em_ident() { return em_mk<%s, %s>(%d, 0); }\n", r->A, r->R, prod);
+    else em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%d; }\n", r->A, prod);
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s(a, b); }\n",
+                   prod ? "em_multiply" : "em_add");
+    if (op != EM_RED_MEAN)
+        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", r->O, r->fin);
+    else if (!cplx)
+        em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
+                       r->O, r->A, r->A, r->fin);
+    else
+        em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = em_mk<%s, %s>(v.re / m, v.im / m); return %s; }\n",
+                       r->O, r->A, r->A, r->R, r->fin);
+}
+
+/* MIN, MAX: NaN-propagating, starting from the extreme of the type. */
+static void em__fns_minmax(const em__rs *r) {
+    bool max = r->p->op == EM_RED_MAX, cplx = em_dtype_get(r->p->acc)->kind == 'c';
+    em_sbuf *s = r->s;
+    em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
+    if (cplx)
+        em_sbuf_printf(s, "EM_D em_state em_ident() { const %s e = %s; return em_mk<%s, %s>(e, e); }\n", r->R,
+                       em__extreme(EM_FLOAT32, max), r->A, r->R);
+    else em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", em__extreme(r->p->acc, max));
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan(b) ? b : %s(a, b); }\n",
+                   max ? "em_maximum" : "em_minimum");
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", r->O, r->fin);
+}
+
+/* ARGMIN, ARGMAX: (value, index); the first NaN wins, ties take the lower index. */
+static void em__fns_arg(const em__rs *r) {
+    em_sbuf *s = r->s;
+    em_sbuf_printf(s, "struct em_state { %s v; long long i; };\n", r->A);
+    em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.i = -1; return s; }\n");
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.v = %s; s.i = k; return s; }\n",
+                   r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
+                      "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
+                      "    const bool an = em_isnan(a.v), bn = em_isnan(b.v);\n"
+                      "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
+                      "    if (em_equal(a.v, b.v)) return a.i < b.i ? a : b;\n"
+                      "    return %s(a.v, b.v) ? a : b;\n}\n", r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less");
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s.i; }\n", r->O, r->O);
+}
+
+/* ANY, ALL, COUNT_NONZERO: on the truth of each element. */
+static void em__fns_bool(const em__rs *r) {
+    char nz[160];
+    em__conv_into(nz, sizeof nz, r->p->in, EM_BOOL, "x");
+    bool cnt = r->p->op == EM_RED_COUNT_NONZERO, all = r->p->op == EM_RED_ALL;
+    em_sbuf *s = r->s;
+    em_sbuf_printf(s, "typedef %s em_state;\n", cnt ? "long long" : "bool");
+    em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", all ? "true" : cnt ? "0" : "false");
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, nz);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s; }\n",
+                   cnt ? "a + b" : all ? "a && b" : "a || b");
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s; }\n", r->O, r->O);
+}
+
+/* VAR, STD: Chan et al.'s pairwise combination of (n, mean, M2). */
+static void em__fns_var(const em__rs *r) {
+    em_sbuf *s = r->s;
+    const char *A = r->A;
+    em_sbuf_printf(s, "struct em_state { double n; %s mean, m2; };\n", A);
+    em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n",
+                   r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
+                      "    if (a.n == 0) return b;\n    if (b.n == 0) return a;\n"
+                      "    em_state r; r.n = a.n + b.n;\n    const %s d = b.mean - a.mean, f = (%s)(b.n / r.n);\n"
+                      "    r.mean = a.mean + d * f;\n    r.m2 = a.m2 + b.m2 + d * d * (%s)(a.n * f);\n    return r;\n}\n",
+                   A, A, A);
+    const char *root = r->p->op != EM_RED_STD ? "" : r->p->acc == EM_FLOAT64 ? "sqrt" : "sqrtf";
+    em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
+                   r->O, A, root, A, r->fin);
+}
+
+/* State, identity, load, combine and final for the plan's op. */
+static void em__state_fns(const em_rplan *p, em_sbuf *s) {
+    em__rs r = {.p = p, .s = s, .A = em_render_ctype(p->acc), .I = em_render_ctype(p->in),
+                .O = em_render_ctype(p->out),
+                .R = p->acc == EM_COMPLEX64 || p->acc == EM_FLOAT32 ? "float" : "double"};
+    em__conv_into(r.load, sizeof r.load, p->in, p->acc, "x");
+    em__conv_into(r.fin, sizeof r.fin, p->acc, p->out, "s");
+    em_sbuf_printf(s, "\n// reduction %d: %s -> %s via %s\n", (int)p->op, r.I, r.O, r.A);
     switch (p->op) {
     case EM_RED_SUM:
     case EM_RED_PROD:
-    case EM_RED_MEAN: {
-        bool prod = p->op == EM_RED_PROD, cplx = em_dtype_get(p->acc)->kind == 'c';
-        em_sbuf_printf(s, "typedef %s em_state;\n", A);
-        if (cplx) em_sbuf_printf(s, "EM_D em_state em_ident() { return em_mk<%s, %s>(%d, 0); }\n", A,
-                                 p->acc == EM_COMPLEX64 ? "float" : "double", prod);
-        else em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%d; }\n", A, prod);
-        em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", I, load);
-        em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s(a, b); }\n",
-                       prod ? "em_multiply" : "em_add");
-        if (p->op == EM_RED_MEAN && !cplx) em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = v / (%s)m; return %s; }\n", O, A, A, fin);
-        else if (p->op == EM_RED_MEAN) em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = em_mk<%s>(v.re / m, v.im / m); return %s; }\n", O, A, A, fin);
-        else em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", O, fin);
-        break;
-    }
+    case EM_RED_MEAN: em__fns_sum(&r); break;
     case EM_RED_MIN:
-    case EM_RED_MAX: {
-        bool max = p->op == EM_RED_MAX, cplx = em_dtype_get(p->acc)->kind == 'c';
-        em_sbuf_printf(s, "typedef %s em_state;\n", A);
-        if (cplx) em_sbuf_printf(s, "EM_D em_state em_ident() { const %s e = %s; return em_mk<%s, %s>(e, e); }\n", F,
-                                 em__extreme(EM_FLOAT32, max), A, p->acc == EM_COMPLEX64 ? "float" : "double");
-        else em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", em__extreme(p->acc, max));
-        em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", I, load);
-        em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan(b) ? b : %s(a, b); }\n",
-                       max ? "em_maximum" : "em_minimum");
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", O, fin);
-        break;
-    }
+    case EM_RED_MAX: em__fns_minmax(&r); break;
     case EM_RED_ARGMIN:
-    case EM_RED_ARGMAX:
-        em_sbuf_printf(s, "struct em_state { %s v; long long i; };\n", A);
-        em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.i = -1; return s; }\n");
-        em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.v = %s; s.i = k; return s; }\n", I, load);
-        em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
-                          "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
-                          "    const bool an = em_isnan(a.v), bn = em_isnan(b.v);\n"
-                          "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
-                          "    if (em_equal(a.v, b.v)) return a.i < b.i ? a : b;\n"
-                          "    return %s(a.v, b.v) ? a : b;\n}\n", p->op == EM_RED_ARGMAX ? "em_greater" : "em_less");
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s.i; }\n", O, O);
-        break;
+    case EM_RED_ARGMAX: em__fns_arg(&r); break;
     case EM_RED_ANY:
     case EM_RED_ALL:
-    case EM_RED_COUNT_NONZERO: {
-        char nz[160];
-        em__render_conv(&c, p->in, EM_BOOL, "x");
-        snprintf(nz, sizeof nz, "%s", c.s ? c.s : "x");
-        em_sbuf_free(&c);
-        bool cnt = p->op == EM_RED_COUNT_NONZERO, all = p->op == EM_RED_ALL;
-        em_sbuf_printf(s, "typedef %s em_state;\n", cnt ? "long long" : "bool");
-        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", all ? "true" : cnt ? "0" : "false");
-        em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", I, nz);
-        em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s; }\n", cnt ? "a + b" : all ? "a && b" : "a || b");
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s; }\n", O, O);
-        break;
-    }
-    default: { /* VAR, STD: Chan et al.'s pairwise combination of (n, mean, M2) */
-        em_sbuf_printf(s, "struct em_state { double n; %s mean, m2; };\n", A);
-        em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
-        em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n", I, load);
-        em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
-                          "    if (a.n == 0) return b;\n    if (b.n == 0) return a;\n"
-                          "    em_state r; r.n = a.n + b.n;\n    const %s d = b.mean - a.mean, f = (%s)(b.n / r.n);\n"
-                          "    r.mean = a.mean + d * f;\n    r.m2 = a.m2 + b.m2 + d * d * (%s)(a.n * f);\n    return r;\n}\n", A, A, A);
-        em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
-                       O, A, p->op == EM_RED_STD ? (dbl ? "sqrt" : "sqrtf") : "", A, fin);
-    }
+    case EM_RED_COUNT_NONZERO: em__fns_bool(&r); break;
+    default: em__fns_var(&r); break;
     }
 }
 
