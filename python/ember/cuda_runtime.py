@@ -68,7 +68,7 @@ class Stream:
     thread: kernels and device copies queue on it; host reads wait for it.
     ``non_blocking=True`` means it does not order against the default stream."""
 
-    null = None  # set below: the default stream
+    null = None  # the default stream (set below, without touching the driver)
 
     def __init__(self, non_blocking=False, *, _handle=None, _device=None):
         self.device_id = _cuda_id() if _device is None else _device
@@ -102,6 +102,9 @@ class Stream:
 
     def __repr__(self):
         return f"<ember.Stream 0x{self.ptr or 0:x} on cuda:{self.device_id}>"
+
+
+Stream.null = Stream(_handle=0, _device=0)
 
 
 class Event:

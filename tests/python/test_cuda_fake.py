@@ -65,3 +65,16 @@ def test_stream_event(fake_lib):
                          "b.synchronize(); s.synchronize()\n"
                          "print(em.get_elapsed_time(a, b))")
     assert out == ["1.5"]
+
+
+def test_null_stream_and_nesting(fake_lib):
+    out = _run(fake_lib, "import ember as em\n"
+                         "from ember import _ember\n"
+                         "s = em.Stream()\n"
+                         "with s:\n"
+                         "    inner = _ember.cuda_stream_get() == s.ptr\n"
+                         "    with em.Stream.null:\n"
+                         "        null = _ember.cuda_stream_get() is None\n"
+                         "    back = _ember.cuda_stream_get() == s.ptr\n"
+                         "print(inner, null, back, _ember.cuda_stream_get() is None)")
+    assert out == ["True", "True", "True", "True"]
