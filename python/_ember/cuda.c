@@ -40,6 +40,7 @@ static int pyem__cuda_dev(int id) {
     return 0;
 }
 
+/* Note: callers compute s before reading h (argument order is unspecified). */
 static PyObject *pyem__handle(em_status s, void *h) {
     return s == EM_OK ? PyLong_FromVoidPtr(h) : pyem_raise(s);
 }
@@ -48,14 +49,16 @@ static PyObject *f_stream_create(PyObject *self, PyObject *args) {
     int id, nonblocking = 0;
     void *h = NULL;
     if (!PyArg_ParseTuple(args, "i|p", &id, &nonblocking) || pyem__cuda_dev(id) < 0) return NULL;
-    return pyem__handle(em_cuda_stream_create(id, nonblocking, &h), h);
+    em_status s = em_cuda_stream_create(id, nonblocking, &h);
+    return pyem__handle(s, h);
 }
 
 static PyObject *f_event_create(PyObject *self, PyObject *args) {
     int id;
     void *h = NULL;
     if (!PyArg_ParseTuple(args, "i", &id) || pyem__cuda_dev(id) < 0) return NULL;
-    return pyem__handle(em_cuda_event_create(id, &h), h);
+    em_status s = em_cuda_event_create(id, &h);
+    return pyem__handle(s, h);
 }
 
 /* op(id, handle[, handle2]) for the calls that only return a status; the
