@@ -116,6 +116,64 @@ static void test_eval_launch(void) {
     em_array_release(&a), em_array_release(&b), em_array_release(&out);
 }
 
+static void test_reduce_launches(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    fake_set(1024, (size_t)64 << 20); /* room for 4 MB */
+    int64_t sh[1] = {1000000}, s0[1] = {1};
+    em_array a, out;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&out, EM_FLOAT32, 0, s0, gpu) == EM_OK);
+    size_t used0, used1, total;
+    em_cuda_pool_stats(0, &used0, &total);
+    CHECK(em_cuda_reduce(EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, &out) == EM_OK);
+    em_cuda_pool_stats(0, &used1, &total);
+    CHECK(used1 == used0); /* the partials went back to the pool */
+    /* The last launch is pass 2: 4 SMs want 32 units, so 32 splits of 31250. */
+    long long v[4];
+    char *ptrs[3];
+    memcpy(ptrs, last_params, sizeof ptrs), memcpy(v, last_params + 24, sizeof v);
+    CHECK(ptrs[0] == a.data && ptrs[1] == out.data && ptrs[2] != NULL);
+    CHECK(v[0] == 1 && v[1] == 1000000 && v[2] == 32 && v[3] == 31250 && *last_grid == 1);
+    /* Per-axis: 100 outputs need no split: one pass, one block per output up to 8 per SM. */
+    int64_t s2[2] = {100, 1000}, so[1] = {100};
+    em_array b, o2;
+    int axis = 1;
+    CHECK(em_array_empty(&b, EM_INT16, 2, s2, gpu) == EM_OK && em_array_empty(&o2, EM_INT64, 1, so, gpu) == EM_OK);
+    CHECK(em_cuda_reduce(EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, &o2) == EM_OK);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(v[0] == 100 && v[1] == 1000 && v[2] == 1 && *last_grid == 32);
+    CHECK(em_cuda_reduce(EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, &o2) == EM_ESHAPE);
+    int bad = 2;
+    CHECK(em_cuda_reduce(EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, &o2) == EM_EVALUE);
+    CHECK(strstr(em_last_error(), "axis 2") != NULL);
+    em_array_release(&a), em_array_release(&out), em_array_release(&b), em_array_release(&o2);
+    em_cuda_pool_free_all(0);
+    fake_set(1024, (size_t)1 << 20);
+}
+
+static void test_random_scan_take_launches(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[1] = {1001};
+    em_array a, c, idx;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_cuda_random(&a, EM_RAND_UNIFORM, 42, 7) == EM_OK);
+    unsigned long long r[3];
+    memcpy(r, last_params + 8, sizeof r);
+    CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 && *last_grid == 1); /* 251 blocks of 4: one CUDA block */
+    CHECK(em_cuda_random(&a, EM_RAND_BITS, 1, 0) == EM_ETYPE);
+    CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
+    long long l[2];
+    memcpy(l, last_params + 16, sizeof l);
+    CHECK(l[0] == 1 && l[1] == 1001); /* one line of 1001 */
+    int64_t ish[1] = {5};
+    CHECK(em_array_empty(&idx, EM_INT64, 1, ish, gpu) == EM_OK);
+    em_array t;
+    CHECK(em_array_empty(&t, EM_FLOAT32, 1, ish, gpu) == EM_OK);
+    CHECK(em_cuda_take(&a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
+    CHECK(em_cuda_take(&a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
+    em_array_release(&a), em_array_release(&c), em_array_release(&idx), em_array_release(&t);
+}
+
 static void test_streams_events(void) {
     void *s, *e1, *e2;
     float ms = 0;
@@ -179,6 +237,8 @@ int main(void) {
         RUN(test_pool_retry_and_oom);
         RUN(test_host_round_trip);
         RUN(test_eval_launch);
+        RUN(test_reduce_launches);
+        RUN(test_random_scan_take_launches);
         RUN(test_streams_events);
         rc = ctest_summary();
     }

@@ -44,7 +44,8 @@ EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
 
-em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+/* The vtable's entries, exported so the fake-driver test can call them. */
+EM_API em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                          em_dtype dt, double ddof, em_array *out);
 
 /* The gather (put false) or scatter kernel's source, for the tests. */
@@ -52,16 +53,16 @@ EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_arra
                                       const em_array *v, void *src_sbuf);
 /* Philox4x32-10 (random.c documents the stream mapping); the host copy and
  * the kernel source are exported for the tests. */
-em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
+EM_API em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
 EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
 EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
-em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
+EM_API em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
 EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
                                      void *src_sbuf);
 /* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
  * is a new C-contiguous array).  For the linalg front end to call. */
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
-em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
-em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
+EM_API em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
+EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
 
 #endif
