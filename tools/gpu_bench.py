@@ -30,20 +30,37 @@ def host_us(fn, sync, calls=2000):
     return t / calls * 1e6
 
 
+def _guard(out, key, fn):
+    try:
+        out[key] = fn()
+    except Exception as e:  # noqa: BLE001 - report and go on
+        out[key] = f"error: {type(e).__name__}: {str(e)[:80]}"
+
+
 def suite(name, asarray, add, total, copy, sync):
     out = {}
     n1, n2 = 2**26, 2**28
-    a = asarray(np.ones(n1, np.float32)); b = asarray(np.ones(n1, np.float32))
-    out["a + b GB/s"] = 3 * 4 * n1 / best(lambda: add(a, b), sync) / 1e9
-    out["d2d copy GB/s"] = 2 * 4 * n1 / best(lambda: copy(a), sync) / 1e9
-    del a, b
-    s, t = asarray(np.ones(1000, np.float32)), asarray(np.ones(1000, np.float32))
-    out["small a+b host us"] = host_us(lambda: add(s, t), sync)
-    try:
-        big = asarray(np.ones(n2, np.float32))
-        out["sum GB/s"] = 4 * n2 / best(lambda: total(big), sync) / 1e9
-    except Exception as e:  # noqa: BLE001 - report and go on
-        out["sum GB/s"] = f"error: {type(e).__name__}: {str(e)[:80]}"
+
+    def small():
+        s, t = asarray(np.ones(1000, np.float32)), asarray(np.ones(1000, np.float32))
+        return host_us(lambda: add(s, t), sync)
+
+    def big_add():
+        a, b = asarray(np.ones(n1, np.float32)), asarray(np.ones(n1, np.float32))
+        return 3 * 4 * n1 / best(lambda: add(a, b), sync) / 1e9
+
+    def d2d():
+        a = asarray(np.ones(n1, np.float32))
+        return 2 * 4 * n1 / best(lambda: copy(a), sync) / 1e9
+
+    def big_sum():
+        x = asarray(np.ones(n2, np.float32))
+        return 4 * n2 / best(lambda: total(x), sync) / 1e9
+
+    _guard(out, "small a+b host us", small)
+    _guard(out, "a + b GB/s", big_add)
+    _guard(out, "d2d copy GB/s", d2d)
+    _guard(out, "sum GB/s", big_sum)
     return out
 
 
