@@ -133,6 +133,8 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
     for (int k = 0; k < p->nops; k++) {
         bool fits;
         p->cls[k] = em__classify(p, k, &fits);
+        /* The output is written per element even if its strides are all 0. */
+        if (k == 0 && p->cls[0] == 'S' && p->n > 1) p->cls[0] = 'N';
         p->contig = p->contig && p->cls[k] != 'N';
         p->idx32 = p->idx32 && fits;
     }
