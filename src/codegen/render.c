@@ -143,21 +143,40 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
 
 /* ---- key and arguments ---------------------------------------------------- */
 
+/* Append one character (the key is built per launch: no printf). */
+void em_sbuf_putc(em_sbuf *b, char c) {
+    if (b->oom) return;
+    if (b->len + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        char *t = realloc(b->s, cap);
+        if (!t) { b->oom = true; return; }
+        b->s = t, b->cap = cap;
+    }
+    b->s[b->len++] = c;
+    b->s[b->len] = 0;
+}
+
+_Static_assert(EM_NOPS < 78 && EM_NDTYPES < 78 && EM_MAXDIMS < 78 && EM_KMAXOPS < 78,
+               "key fields must fit one printable character");
+
+/* A small number (< 78: op, dtype, operand, ndim) as one printable character. */
+static void em__kc(em_sbuf *key, int v) { em_sbuf_putc(key, (char)('0' + v)); }
+
 static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
     if (nd->nin == 0) {
         for (int k = 1; k < p->nops; k++)
-            if (p->leaves[k] == nd) em_sbuf_printf(key, "L%d", k);
+            if (p->leaves[k] == nd) em_sbuf_putc(key, 'L'), em__kc(key, k);
         return;
     }
-    em_sbuf_printf(key, "(%d:%d", (int)nd->op, (int)nd->loop);
+    em_sbuf_putc(key, '('), em__kc(key, (int)nd->op), em__kc(key, (int)nd->loop);
     for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], key);
-    em_sbuf_printf(key, ")");
+    em_sbuf_putc(key, ')');
 }
 
 void em_kplan_key(const em_kplan *p, em_sbuf *key) {
     em__key_node(p, p->root, key);
-    em_sbuf_printf(key, "|%d|%d|%c|", p->contig ? 0 : p->ndim, p->idx32, p->contig ? 'c' : 's');
-    for (int k = 0; k < p->nops; k++) em_sbuf_printf(key, "%d%c,", (int)p->dtypes[k], p->cls[k]);
+    em_sbuf_putc(key, '|'), em__kc(key, p->contig ? 0 : p->ndim), em__kc(key, p->idx32);
+    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
 }
 
 size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {

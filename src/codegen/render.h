@@ -36,6 +36,7 @@ typedef struct em_sbuf {
 
 EM_API void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 EM_API void em_sbuf_free(em_sbuf *b);
+void em_sbuf_putc(em_sbuf *b, char c);
 
 typedef struct em_kplan {
     const em_node *root;
@@ -53,7 +54,8 @@ typedef struct em_kplan {
 
 /* Plan root evaluated into out (shape = the broadcast shape). */
 EM_API em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p);
-/* Structural key: op tree, dtypes, layout classes, ndim, index width. */
+/* Structural key: op tree, dtypes, layout classes, ndim, index width
+ * (printable, one character per field; ops and dtypes stay below 78). */
 EM_API void em_kplan_key(const em_kplan *p, em_sbuf *key);
 /* The kernel source, prelude not included (see em_render_full). */
 EM_API em_status em_render_ew(const em_kplan *p, em_sbuf *src);
