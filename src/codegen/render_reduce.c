@@ -83,8 +83,9 @@ static const char *em__extreme(em_dtype dt, bool max) {
     static char buf[64];
     int bits = em_dtype_get(dt)->size * 8;
     bool sgn = em_dtype_get(dt)->kind == 'i';
-    if (max) snprintf(buf, sizeof buf, sgn ? "(%s)((em_u64)1 << %d)" : "(%s)0", em_render_ctype(dt), bits - 1);
-    else snprintf(buf, sizeof buf, sgn ? "(%s)~((em_u64)1 << %d)" : "(%s)~(em_u64)0", em_render_ctype(dt), bits - 1);
+    const char *T = em_render_ctype(dt);
+    if (!sgn) snprintf(buf, sizeof buf, max ? "(%s)0" : "(%s)~(em_u64)0", T);
+    else snprintf(buf, sizeof buf, max ? "(%s)((em_u64)1 << %d)" : "(%s)~((em_u64)1 << %d)", T, bits - 1);
     return buf;
 }
 
