@@ -175,7 +175,7 @@ static void test_random_scan_take_launches(void) {
 }
 
 static void test_streams_events(void) {
-    void *s, *e1, *e2;
+    void *s = NULL, *e1 = NULL, *e2 = NULL;
     float ms = 0;
     CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
     em_cuda_stream_set(s);
