@@ -18,9 +18,15 @@ struct em_c128 { double re, im; };
 #define EM_T template <class T> EM_D
 
 // ---- float16 storage (computed in float, rounded once on store) ----
+#ifdef __CUDACC_RTC__
 EM_D float em_h2f(em_f16 h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.x)); return f; }
 EM_D em_f16 em_d2h(double d) { em_f16 h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.x) : "d"(d)); return h; }
 EM_D em_f16 em_f2h(float f) { em_f16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f)); return h; }
+#else  // host C++: tests/python/test_cuda_prelude.py checks these functions on the CPU
+EM_D float em_h2f(em_f16 h) { _Float16 f; __builtin_memcpy(&f, &h.x, 2); return (float)f; }
+EM_D em_f16 em_d2h(double d) { _Float16 f = (_Float16)d; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
+EM_D em_f16 em_f2h(float v) { _Float16 f = (_Float16)v; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
+#endif
 // float -> integer bits as the CPU backend does it (no UB, no saturation).
 EM_D em_u64 em_f2u(double v) {
   if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return (em_u64)(em_i64)v;
