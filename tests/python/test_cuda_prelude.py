@@ -13,7 +13,9 @@ import pytest
 PRELUDE = os.path.join(os.path.dirname(__file__), "..", "..", "src", "codegen", "prelude_cuda.cu")
 CTYPES = {"int8": "em_i8", "int16": "em_i16", "int32": "em_i32", "int64": "em_i64", "uint8": "em_u8",
           "uint16": "em_u16", "uint32": "em_u32", "uint64": "em_u64", "float32": "float", "float64": "double",
-          "bool": "bool"}
+          "bool": "bool", "complex128": "em_c128"}
+COMPLEX_OPS = ["divide", "multiply", "power"]
+COMPLEX_UNARY = ["sqrt", "exp", "log", "sin", "cos", "tanh", "arcsinh", "arctan", "sign", "reciprocal", "absolute"]
 INT_OPS = ["floor_divide", "remainder", "power", "left_shift", "right_shift", "maximum",
            "minimum", "add", "subtract", "multiply"]
 INT_UNARY = ["negative", "absolute", "invert", "sign", "reciprocal"]
@@ -23,7 +25,17 @@ FLOAT_UNARY = ["sign", "rint", "floor", "ceil", "trunc", "absolute", "signbit", 
                "sqrt", "log1p", "expm1"]
 
 
+def _flit(v):
+    if np.isnan(v):
+        return "NAN"
+    if np.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    return repr(float(v))
+
+
 def _lit(v, dt):
+    if dt.kind == "c":
+        return f"em_mk<em_c128, double>({_flit(v.real)}, {_flit(v.imag)})"
     if dt.kind == "f":
         if np.isnan(v):
             return "NAN"
@@ -70,6 +82,12 @@ def _cases(rng):
             cases.append((op, np.dtype(dt), (a, b)))
         for op in FLOAT_UNARY:
             cases.append((op, np.dtype(dt), (a,)))
+    c = (rng.uniform(-3, 3, 40) + 1j * rng.uniform(-3, 3, 40)).astype(np.complex128)
+    d = (rng.uniform(-3, 3, 40) + 1j * rng.uniform(-3, 3, 40)).astype(np.complex128)
+    for op in COMPLEX_OPS:
+        cases.append((op, np.dtype(np.complex128), (c, d)))
+    for op in COMPLEX_UNARY:
+        cases.append((op, np.dtype(np.complex128), (c,)))
     return cases
 
 
@@ -82,6 +100,7 @@ def _program(cases):
              "static void out(float v) { printf(\"%.9g \", (double)v); }",
              "static void out(long long v) { printf(\"%lld \", v); }",
              "static void out(unsigned long long v) { printf(\"%llu \", v); }",
+             "static void out(em_c128 v) { printf(\"%.17g %.17g \", v.re, v.im); }",
              "template <class T> static void out(T v) { if ((T)-1 < (T)0) out((long long)v); else out((unsigned long long)v); }",
              "int main() {"]
     for i, (op, dt, args) in enumerate(cases):
@@ -117,6 +136,12 @@ def test_prelude_matches_numpy(results):
     for (op, dt, args), line in results:
         with np.errstate(all="ignore"):
             want = getattr(np, op)(*args)
+        if want.dtype.kind == "c":
+            v = np.array([float(x) for x in line.split()])
+            got = v[0::2] + 1j * v[1::2]
+            if not np.allclose(got, want, rtol=1e-12, atol=1e-12):
+                bad.append(f"{op}[{dt}]: got {got[:3]} want {want[:3]}")
+            continue
         if want.dtype.kind == "f":
             got = np.array([float(x) for x in line.split()])
         else:  # exact, uint64 included
@@ -124,7 +149,7 @@ def test_prelude_matches_numpy(results):
         if want.dtype.kind == "f":
             ok = np.array_equal(got.astype(want.dtype), want, equal_nan=True) and np.array_equal(
                 np.signbit(got.astype(want.dtype)), np.signbit(want))
-            if op in ("logaddexp", "log1p", "expm1", "arctan2", "hypot", "power"):
+            if op in ("logaddexp", "log1p", "expm1", "arctan2", "hypot", "power") or dt.kind == "c":
                 ok = np.allclose(got, want, rtol=4e-7 if dt == np.float32 else 1e-15, equal_nan=True)
         else:
             ok = np.array_equal(got.astype(want.dtype), want)
@@ -132,6 +157,30 @@ def test_prelude_matches_numpy(results):
             idx = np.flatnonzero(~np.isclose(got.astype(np.float64), want.astype(np.float64), equal_nan=True))[:3]
             bad.append(f"{op}[{dt}] at {idx}: args {[a[idx] for a in args]} got {got[idx]} want {want[idx]}")
     assert not bad, "\n".join(bad[:20])
+
+
+def test_float16_rounding(tmp_path):
+    """em_d2h / em_f2h round to nearest even like NumPy's float16 cast."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx:
+        pytest.skip("no C++ compiler")
+    vals = np.array([0.1, 1 / 3, 65504.0, 65520.0, 1e-8, 2.0 ** -24, 3 * 2.0 ** -25, -0.0, 1.0009765625, 1.00048828125])
+    src = "\n".join(["#include <cmath>", "#include <math.h>", "#include <cstdio>",
+                     "using std::isinf; using std::isfinite; using std::signbit;",
+                     "#define __device__", "#define __forceinline__ inline", f'#include "{os.path.abspath(PRELUDE)}"',
+                     "int main() {", f"  const double v[] = {{{', '.join(repr(float(x)) for x in vals)}}};",
+                     f"  for (int i = 0; i < {len(vals)}; i++) printf(\"%.17g %.17g\\n\", (double)em_h2f(em_d2h(v[i])),"
+                     " (double)em_h2f(em_f2h((float)v[i])));", "}"])
+    (tmp_path / "h.cpp").write_text(src)
+    r = subprocess.run([cxx, "-std=c++17", "-w", "-o", str(tmp_path / "h"), str(tmp_path / "h.cpp")],
+                       capture_output=True, text=True)
+    if r.returncode != 0 and "_Float16" in r.stderr:
+        pytest.skip("this C++ compiler has no _Float16")
+    assert r.returncode == 0, r.stderr[:2000]
+    got = np.loadtxt(subprocess.run([str(tmp_path / "h")], capture_output=True, text=True, check=True).stdout.splitlines())
+    with np.errstate(over="ignore"):  # 65520 rounds to inf, as it should
+        np.testing.assert_array_equal(got[:, 0], vals.astype(np.float16).astype(np.float64))
+        np.testing.assert_array_equal(got[:, 1], vals.astype(np.float32).astype(np.float16).astype(np.float64))
 
 
 def test_every_case_ran(results):
