@@ -14,7 +14,7 @@ LOGS=${OUT:-$ROOT/gpu_check_logs}
 mkdir -p "$LOGS"
 PY=${EMBER_PYTHON:-python3}
 export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY
-export EMBER_CACHE_DIR=${EMBER_CACHE_DIR:-$LOGS/kernel-cache}
+export EMBER_CACHE_DIR=${EMBER_CACHE_DIR:-$(mktemp -d)/kernels}  # not under $OUT: keep the logs small
 declare -a RESULTS=()
 
 # NVRTC: if the loader cannot find it, borrow the one a pip wheel (CuPy's or
