@@ -172,6 +172,40 @@ EM_T bool em_isfinite(T a) { return true; }
 EM_T T em_real(T a) { return a; }
 EM_T T em_imag(T a) { return 0; }
 EM_T T em_conj(T a) { return a; }
+// logical ops: the BOOL resolver gives them bool operands
+EM_T bool em_logical_and(T a, T b) { return a && b; }
+EM_T bool em_logical_or(T a, T b) { return a || b; }
+EM_T bool em_logical_xor(T a, T b) { return (bool)a != (bool)b; }
+EM_T bool em_logical_not(T a) { return !a; }
+EM_T T em_bitwise_and(T a, T b) { return (T)(a & b); }
+EM_T T em_bitwise_or(T a, T b) { return (T)(a | b); }
+EM_T T em_bitwise_xor(T a, T b) { return (T)(a ^ b); }
+EM_T bool em_signbit(T a) { return em_signed<T>() && a < (T)0; }
+// C fmod on integers: the dividend's sign; by 0 (and MIN % -1) gives 0
+EM_T T em_fmod(T a, T b) { return (T)((b == 0 || (em_signed<T>() && b == (T)-1)) ? 0 : a % b); }
+// gcd by Euclid on magnitudes (|MIN| wraps, as in NumPy); lcm from it
+EM_T T em_gcd(T a, T b) {
+  em_u64 x = (em_signed<T>() && a < 0) ? (em_u64)0 - (em_u64)(em_i64)a : (em_u64)a;
+  em_u64 y = (em_signed<T>() && b < 0) ? (em_u64)0 - (em_u64)(em_i64)b : (em_u64)b;
+  while (y) { em_u64 t = x % y; x = y; y = t; }
+  return (T)x;
+}
+EM_T T em_lcm(T a, T b) {
+  T g = em_gcd(a, b);
+  em_u64 x = (em_signed<T>() && a < 0) ? (em_u64)0 - (em_u64)(em_i64)a : (em_u64)a;
+  em_u64 y = (em_signed<T>() && b < 0) ? (em_u64)0 - (em_u64)(em_i64)b : (em_u64)b;
+  return (T)(g ? x / (em_u64)(T)g * y : 0);
+}
+// float16 nextafter steps in float16's own units (its loop is float16)
+EM_D em_f16 em_nextafter(em_f16 a, em_f16 b) {
+  float fa = em_h2f(a), fb = em_h2f(b);
+  if (fa != fa || fb != fb) return em_f2h(fa + fb);
+  if (fa == fb) return b;
+  em_f16 r = a;
+  if (fa == 0) r.x = fb > 0 ? 1 : 0x8001;
+  else r.x = (unsigned short)((fa < fb) == (fa > 0) ? a.x + 1 : a.x - 1);
+  return r;
+}
 
 // ---- float and double ----
 #define EM_REAL(R, S)                                                                          \
@@ -241,6 +275,19 @@ EM_T T em_conj(T a) { return a; }
   EM_D R em_fmin(R a, R b) { return fmin##S(a, b); }                                           \
   EM_D bool em_isnan(R a) { return a != a; }                                                   \
   EM_D bool em_isinf(R a) { return isinf(a); }                                                 \
-  EM_D bool em_isfinite(R a) { return isfinite(a); }
+  EM_D bool em_isfinite(R a) { return isfinite(a); }                                           \
+  EM_D R em_fmod(R a, R b) { return fmod##S(a, b); }                                           \
+  EM_D R em_cbrt(R a) { return cbrt##S(a); }                                                   \
+  EM_D R em_deg2rad(R a) { return a * (R)(3.141592653589793238462643383279502884 / 180); }      \
+  EM_D R em_rad2deg(R a) { return a * (R)(180 / 3.141592653589793238462643383279502884); }      \
+  EM_D R em_heaviside(R a, R b) { return a != a ? a : a == 0 ? b : a < 0 ? (R)0 : (R)1; }      \
+  EM_D R em_logaddexp2(R a, R b) {                                                             \
+    const R log2e = (R)1.442695040888963407359924681001892137;                                \
+    if (a == b) return a + 1;                                                                  \
+    R d = a - b;                                                                               \
+    if (d > 0) return a + log2e * log1p##S(exp2##S(-d));                                        \
+    if (d <= 0) return b + log2e * log1p##S(exp2##S(d));                                        \
+    return d;                                                                                  \
+  }
 EM_REAL(float, f)
 EM_REAL(double, )

@@ -156,11 +156,14 @@ void em_sbuf_putc(em_sbuf *b, char c) {
     b->s[b->len] = 0;
 }
 
-_Static_assert(EM_NOPS < 78 && EM_NDTYPES < 78 && EM_MAXDIMS < 78 && EM_KMAXOPS < 78,
-               "key fields must fit one printable character");
+_Static_assert(EM_NDTYPES < 78 && EM_MAXDIMS < 78 && EM_KMAXOPS < 78 && EM_NOPS < 78 * 78,
+               "key fields must fit one printable character (ops: two)");
 
-/* A small number (< 78: op, dtype, operand, ndim) as one printable character. */
+/* A small number (< 78: dtype, operand, ndim) as one printable character. */
 static void em__kc(em_sbuf *key, int v) { em_sbuf_putc(key, (char)('0' + v)); }
+
+/* An op (< 78 * 78) as two printable characters. */
+static void em__kop(em_sbuf *key, int v) { em__kc(key, v / 78), em__kc(key, v % 78); }
 
 static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
     if (nd->nin == 0) {
@@ -168,7 +171,7 @@ static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
             if (p->leaves[k] == nd) em_sbuf_putc(key, 'L'), em__kc(key, k);
         return;
     }
-    em_sbuf_putc(key, '('), em__kc(key, (int)nd->op), em__kc(key, (int)nd->loop);
+    em_sbuf_putc(key, '('), em__kop(key, (int)nd->op), em__kc(key, (int)nd->loop);
     for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], key);
     em_sbuf_putc(key, ')');
 }

@@ -155,11 +155,11 @@ static void test_random_scan_take_launches(void) {
     int64_t sh[1] = {1001};
     em_array a, c, idx;
     CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
-    CHECK(em_cuda_random(&a, EM_RAND_UNIFORM, 42, 7) == EM_OK);
+    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) == EM_OK);
     unsigned long long r[3];
     memcpy(r, last_params + 8, sizeof r);
     CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 && *last_grid == 1); /* 251 blocks of 4: one CUDA block */
-    CHECK(em_cuda_random(&a, EM_RAND_BITS, 1, 0) == EM_ETYPE);
+    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
     CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
     CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
     long long l[2];

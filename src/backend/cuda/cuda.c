@@ -104,8 +104,9 @@ const em_backend em_cuda_backend = {
     .eval = em__eval,
     .reduce = em_cuda_reduce,
     .scan = em_cuda_scan,
-    .take = em_cuda_take,
-    .put = em_cuda_put,
+    .take = em_cuda_take_v,
+    .put = em_cuda_put_v,
+    .nonzero = em_cuda_nonzero,
     .random = em_cuda_random,
     .synchronize = em__sync,
 };

@@ -53,7 +53,7 @@ EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_arra
                                       const em_array *v, void *src_sbuf);
 /* Philox4x32-10 (random.c documents the stream mapping); the host copy and
  * the kernel source are exported for the tests. */
-EM_API em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter);
+EM_API em_status em_cuda_random(em_array *a, const em_random_req *req);
 EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
 EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
 EM_API em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
@@ -64,5 +64,9 @@ EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out,
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 EM_API em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
 EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
+/* The vtable forms (backend.h): flat positions on the device, the rest via the host. */
+em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
+em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
+em_status em_cuda_nonzero(const em_array *a, em_array *out);
 
 #endif

@@ -10,12 +10,16 @@
  *   64-bit outputs (BITS uint64, UNIFORM float64):
  *       element i = w[2j] | w[2j+1] << 32 with j = i % 2, of block i / 2
  *   UNIFORM float32 = (u32 >> 8) * 2^-24,  float64 = (u64 >> 11) * 2^-53
- *   NORMAL float32: element i uses block i / 2, j = i % 2:
- *       u1 = (w[2j] >> 8) * 2^-24, u2 = (w[2j+1] >> 8) * 2^-24,
- *       z = sqrt(-2 log(1 - u1)) * cos(2 pi u2)
- *   NORMAL float64: element i uses block i:
+ *   NORMAL float32: element i uses block i / 4, j = i % 4, k = j & ~1:
+ *       u1 = (w[k] >> 8) * 2^-24, u2 = (w[k+1] >> 8) * 2^-24, r = sqrt(-2 log(1 - u1)),
+ *       z = r cos(2 pi u2) for even j, r sin(2 pi u2) for odd j
+ *   NORMAL float64: element i uses block i / 2, j = i % 2:
  *       u1 from w0 | w1 << 32, u2 from w2 | w3 << 32 (as UNIFORM float64),
- *       z = sqrt(-2 log(1 - u1)) * cos(2 pi u2)
+ *       z = r cos(2 pi u2) for j = 0, r sin(2 pi u2) for j = 1
+ *   INTEGERS (any integer or bool dtype): element i = low + floor(b * range / 2^64)
+ *       with b the 64-bit word j = i % 2 of block i / 2 (range 0 means 2^64)
+ * This is the CPU backend's mapping (src/backend/cpu/random.c); the GPU's
+ * log/sin/cos may differ from the CPU's by a few ulps, everything else is exact.
  * The Philox round follows Random123 (philox4x32 with 10 rounds, key bumped
  * by 0x9E3779B9, 0xBB67AE85 between rounds); the C tests check its
  * known-answer vectors on the host copy below.
@@ -36,10 +40,23 @@ static const char em__philox_src[] =
     "        c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;\n"
     "    }\n"
     "}\n"
-    "struct em_args { char *out; unsigned long long n, key, counter; };\n"
+    "struct em_args { char *out; unsigned long long n, key, counter, low, range; };\n"
     "EM_D float em_u24(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }\n"
     "EM_D double em_u53(unsigned lo, unsigned hi) {\n"
     "    return (double)((((unsigned long long)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);\n"
+    "}\n"
+    "EM_D float em_n24(const unsigned *w, int j) {\n"
+    "    const int k = j & ~1;\n"
+    "    const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k]))), t = 6.2831853071795864f * em_u24(w[k + 1]);\n"
+    "    return (j & 1) ? r * sinf(t) : r * cosf(t);\n"
+    "}\n"
+    "EM_D double em_n53(const unsigned *w, int j) {\n"
+    "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
+    "    return j ? r * sin(t) : r * cos(t);\n"
+    "}\n"
+    "EM_D unsigned long long em_rint(const unsigned *w, int j, unsigned long long low, unsigned long long range) {\n"
+    "    const unsigned long long b = ((unsigned long long)w[2 * j + 1] << 32) | w[2 * j];\n"
+    "    return range ? low + __umul64hi(b, range) : low + b;\n"
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(256) em_kernel(const em_args p) {\n"
     "    const unsigned long long nb = (p.n + EM_PER - 1) / EM_PER;\n"
@@ -63,10 +80,10 @@ static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, cons
         *per = 2, *value = "((unsigned long long)w[2 * j + 1] << 32) | w[2 * j]";
     else if (kind == EM_RAND_UNIFORM && f32) *per = 4, *value = "em_u24(w[j])";
     else if (kind == EM_RAND_UNIFORM && f64) *per = 2, *value = "em_u53(w[2 * j], w[2 * j + 1])";
-    else if (kind == EM_RAND_NORMAL && f32)
-        *per = 2, *value = "sqrtf(-2.0f * logf(1.0f - em_u24(w[2 * j]))) * cosf(6.2831853071795864f * em_u24(w[2 * j + 1]))";
-    else if (kind == EM_RAND_NORMAL && f64)
-        *per = 1, *value = "sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))) * cos(6.283185307179586477 * em_u53(w[2], w[3]))";
+    else if (kind == EM_RAND_NORMAL && f32) *per = 4, *value = "em_n24(w, j)";
+    else if (kind == EM_RAND_NORMAL && f64) *per = 2, *value = "em_n53(w, j)";
+    else if (kind == EM_RAND_INTEGERS && strchr("biu", em_dtype_get(dt)->kind))
+        *per = 2, *value = "(EM_T)em_rint(w, j, p.low, p.range)";
     else
         return em_error(EM_ETYPE, "random kind %d cannot fill %s: uniform/normal need float32 or float64, "
                         "bits need uint32 or uint64", (int)kind, em_dtype_get(dt)->name);
@@ -93,7 +110,8 @@ em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src) {
     return em__rand_render(&r, src);
 }
 
-em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter) {
+em_status em_cuda_random(em_array *a, const em_random_req *req) {
+    em_random_kind kind = req->kind;
     int id = em_array_device(a).id;
     em__rctx r = {.dt = a->dtype};
     EM_CHECK(em__rand_shape(kind, a->dtype, &r.per, &r.value));
@@ -107,7 +125,8 @@ em_status em_cuda_random(em_array *a, em_random_kind kind, uint64_t key, uint64_
     EM_CHECK(em_cu_kernel(id, key_s, name, EM_KNAME, em__rand_render, &r, &f));
     const em_device_props *pr;
     EM_CHECK(em_cu_props(id, &pr));
-    struct { char *out; uint64_t n, key, counter; } args = {a->data, n, key, counter};
+    struct { char *out; uint64_t n, key, counter, low, range; } args = {a->data, n, req->key, req->counter,
+                                                                         req->low, req->range};
     uint64_t blocks = (n + (uint64_t)r.per - 1) / (uint64_t)r.per, g = (blocks + 255) / 256,
              cap = (uint64_t)pr->multiprocessor_count * 32;
     return em_cu_launch(id, f, name, (unsigned)(g < cap ? g : cap), 256, 0, &args);
