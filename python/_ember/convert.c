@@ -154,13 +154,18 @@ static int pyem__wrap_numpy(PyObject *arr, em_array *out) {
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
-/* numpy.asarray(o[, dtype]) made native-endian and aligned. */
-static PyObject *pyem__numpy_of(PyObject *o, em_dtype dtype) {
+/* numpy.asarray(o[, dtype]) made native-endian and aligned.  With
+ * copy == 0 NumPy itself refuses objects it would have to copy (lists). */
+static PyObject *pyem__numpy_of(PyObject *o, em_dtype dtype, int copy) {
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np) return NULL;
-    PyObject *arr = dtype == EM_NDTYPES
-                        ? PyObject_CallMethod(np, "asarray", "O", o)
-                        : PyObject_CallMethod(np, "asarray", "OO", o, pyem_dtype_obj(dtype));
+    PyObject *asarray = PyObject_GetAttrString(np, "asarray");
+    PyObject *args = Py_BuildValue("(OO)", o, dtype == EM_NDTYPES ? Py_None : pyem_dtype_obj(dtype));
+    PyObject *kw = copy == 0 ? Py_BuildValue("{s:O}", "copy", Py_False) : NULL;
+    PyObject *arr = asarray && args ? PyObject_Call(asarray, args, kw) : NULL;
+    Py_XDECREF(asarray);
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
     PyObject *d = arr ? PyObject_GetAttrString(arr, "dtype") : NULL;
     PyObject *nd = d ? PyObject_CallMethod(d, "newbyteorder", "s", "=") : NULL;
     PyObject *fixed = nd ? PyObject_CallMethod(np, "require", "OOs", arr, nd, "A") : NULL;
@@ -188,7 +193,7 @@ int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array
             }
             if (copy == 1) copy = -1; /* already a fresh array */
         } else {
-            PyObject *arr = pyem__numpy_of(o, dtype);
+            PyObject *arr = pyem__numpy_of(o, dtype, copy);
             if (!arr) return -1;
             int bad = pyem__wrap_numpy(arr, &src);
             Py_DECREF(arr);
@@ -282,7 +287,11 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
     em_array v = {0}, r;
     if (val && val != Py_None) {
         em_device cpu = {EM_CPU, 0};
-        if (pyem_as_array(val, EM_NDTYPES, cpu, -1, &v) < 0) return NULL;
+        /* A Python scalar is stored in the requested dtype, so that an
+         * out-of-range integer raises OverflowError as in NumPy. */
+        em_dtype vdt, sdt;
+        vdt = pyem_scalar_dtype(val, &sdt) == 0 ? dt : EM_NDTYPES;
+        if (pyem_as_array(val, vdt, cpu, -1, &v) < 0) return NULL;
         if (dt == EM_NDTYPES) dt = v.dtype;
     }
     if (dt == EM_NDTYPES) dt = EM_FLOAT64;

@@ -76,8 +76,22 @@ int pyem_dtype_from_obj(PyObject *o, em_dtype *dt, int allow_none) {
     return -1;
 }
 
+static int pyem__default_resolved;
+
+/* The process default, resolved on first need rather than at import (so
+ * importing touches no driver): the first CUDA device when one is present,
+ * else the CPU.  EMBER_DEVICE (handled by ember/_device.py through
+ * _set_device(spec, True)) resolves it earlier. */
+static void pyem__resolve_default(void) {
+    int n = 0;
+    pyem__default_resolved = 1;
+    if (em_device_count(EM_CUDA, &n) == EM_OK && n > 0) pyem__default_device = (em_device){EM_CUDA, 0};
+}
+
 em_device pyem_current_device(void) {
-    return pyem__device_set ? pyem__device : pyem__default_device;
+    if (pyem__device_set) return pyem__device;
+    if (!pyem__default_resolved) pyem__resolve_default();
+    return pyem__default_device;
 }
 
 static PyObject *pyem__set_device(PyObject *self, PyObject *args) {
@@ -87,7 +101,7 @@ static PyObject *pyem__set_device(PyObject *self, PyObject *args) {
     em_device d;
     em_status s = em_device_parse(spec, &d);
     if (s != EM_OK) return pyem_raise(s);
-    if (process_default) pyem__default_device = d;
+    if (process_default) pyem__default_device = d, pyem__default_resolved = 1;
     else pyem__device = d, pyem__device_set = 1;
     Py_RETURN_NONE;
 }
@@ -185,7 +199,7 @@ PyMODINIT_FUNC PyInit__ember(void) {
     if (!m) return NULL;
     PyMethodDef *tables[] = {pyem_ndarray_functions, pyem_convert_functions, pyem_ufunc_functions,
                              pyem_reduce_functions, pyem_index_functions,   pyem_random_functions,
-                             pyem_device_functions, pyem_dlpack_functions};
+                             pyem_device_functions, pyem_cuda_functions, pyem_dlpack_functions};
     int bad = pyem__add_exceptions(m) < 0 || pyem__add_dtypes(m) < 0 ||
               pyem_ndarray_init_type(m) < 0;
     for (size_t i = 0; !bad && i < sizeof tables / sizeof *tables; i++)

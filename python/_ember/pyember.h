@@ -65,6 +65,7 @@ extern PyMethodDef pyem_reduce_functions[];
 extern PyMethodDef pyem_index_functions[];
 extern PyMethodDef pyem_random_functions[];
 extern PyMethodDef pyem_device_functions[];
+extern PyMethodDef pyem_cuda_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
 
 /* ndarray.c */

@@ -32,6 +32,7 @@ from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
 from . import linalg, random  # noqa: E402,F401
 from .linalg import *  # noqa: E402,F401,F403  (matmul, dot, ... at top level too)
+from .cuda_runtime import *  # noqa: E402,F401,F403  (get_default_memory_pool)
 from ._array_api import __array_namespace_info__  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 from ._interop import *  # noqa: E402,F401,F403  (DLPack, NumPy protocols, pickling)

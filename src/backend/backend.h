@@ -51,5 +51,6 @@ typedef struct em_backend {
 const em_backend *em__backend(em_device_kind kind);
 
 extern const em_backend em_cpu_backend;
+extern const em_backend em_cuda_backend;
 
 #endif

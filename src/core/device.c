@@ -2,13 +2,15 @@
 #include "backend/backend.h"
 #include "core/core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const em_backend *em__backend(em_device_kind kind) {
     switch (kind) {
     case EM_CPU: return &em_cpu_backend;
-    default: return NULL; /* CUDA and OpenCL backends plug in here. */
+    case EM_CUDA: return &em_cuda_backend;
+    default: return NULL; /* the OpenCL backend plugs in here. */
     }
 }
 
@@ -26,11 +28,15 @@ em_status em_device_count(em_device_kind kind, int *count) {
 
 static em_status em__backend_for(em_device dev, const em_backend **out) {
     int n;
+    em_error(EM_OK, "%s", "");
     EM_CHECK(em_device_count(dev.kind, &n));
+    /* A backend that finds no devices leaves the reason in the message. */
+    char why[512];
+    snprintf(why, sizeof why, "%s", n ? "" : em_last_error());
     if (dev.id < 0 || dev.id >= n)
-        return em_error(EM_EDEVICE, "no device %s:%d (%d %s device%s available)",
+        return em_error(EM_EDEVICE, "no device %s:%d (%d %s device%s available%s%s)",
                         em_device_kind_name(dev.kind), dev.id, n, em_device_kind_name(dev.kind),
-                        n == 1 ? "" : "s");
+                        n == 1 ? "" : "s", why[0] ? ": " : "", why);
     *out = em__backend(dev.kind);
     return EM_OK;
 }

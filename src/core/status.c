@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static _Thread_local char em__msg[1024];
+static _Thread_local char em__msg[16384]; /* room for a compiler log */
 
 static const char *const em__status_names[] = {
 #define EM_STATUS(E, text) text,

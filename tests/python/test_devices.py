@@ -37,7 +37,7 @@ def test_cuda0_when_absent():
     if em.cuda.is_available():
         assert em.Device("cuda:0").kind == "cuda"
         return
-    with pytest.raises(em.DeviceError, match="no device cuda:0 \\(0 cuda devices available\\)"):
+    with pytest.raises(em.DeviceError, match="no device cuda:0 \\(0 cuda devices available"):
         em.Device("cuda:0")
     with pytest.raises(em.DeviceError, match="cuda:0"):
         em.Device(0)

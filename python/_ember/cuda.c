@@ -1,0 +1,136 @@
+/* CUDA-only helpers from Python: the device memory pool, streams, events.
+ * Streams and events cross into Python as integers (their driver handles);
+ * ember/cuda_runtime.py wraps them in objects that own them. */
+#include "pyember.h"
+
+EM_API void em_cuda_stream_set(void *s);
+EM_API void *em_cuda_stream_get(void);
+EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
+EM_API em_status em_cuda_stream_destroy(int id, void *s);
+EM_API em_status em_cuda_stream_sync(int id, void *s);
+EM_API em_status em_cuda_event_create(int id, void **out);
+EM_API em_status em_cuda_event_destroy(int id, void *e);
+EM_API em_status em_cuda_event_record(int id, void *e, void *s);
+EM_API em_status em_cuda_event_sync(int id, void *e);
+EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
+
+EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
+
+/* cuda_matmul(a, b) -> a @ b through cuBLAS, for 2-d float32/float64 CUDA arrays. */
+static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "O!O!", EmArray_Type, &oa, EmArray_Type, &ob)) return NULL;
+    em_array out = {0};
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_matmul(EMARR(oa), EMARR(ob), &out);
+    Py_END_ALLOW_THREADS
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+/* Check that cuda:id exists (DeviceError naming why not). */
+static int pyem__cuda_dev(int id) {
+    char spec[32];
+    em_device d;
+    snprintf(spec, sizeof spec, "cuda:%d", id);
+    em_status s = em_device_parse(spec, &d);
+    if (s != EM_OK) {
+        pyem_raise(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Note: callers compute s before reading h (argument order is unspecified). */
+static PyObject *pyem__handle(em_status s, void *h) {
+    return s == EM_OK ? PyLong_FromVoidPtr(h) : pyem_raise(s);
+}
+
+static PyObject *f_stream_create(PyObject *self, PyObject *args) {
+    int id, nonblocking = 0;
+    void *h = NULL;
+    if (!PyArg_ParseTuple(args, "i|p", &id, &nonblocking) || pyem__cuda_dev(id) < 0) return NULL;
+    em_status s = em_cuda_stream_create(id, nonblocking, &h);
+    return pyem__handle(s, h);
+}
+
+static PyObject *f_event_create(PyObject *self, PyObject *args) {
+    int id;
+    void *h = NULL;
+    if (!PyArg_ParseTuple(args, "i", &id) || pyem__cuda_dev(id) < 0) return NULL;
+    em_status s = em_cuda_event_create(id, &h);
+    return pyem__handle(s, h);
+}
+
+/* op(id, handle[, handle2]) for the calls that only return a status; the
+ * waits release the GIL. */
+static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
+    const char *op;
+    int id;
+    PyObject *o1, *o2 = Py_None;
+    if (!PyArg_ParseTuple(args, "siO|O", &op, &id, &o1, &o2)) return NULL;
+    void *h1 = o1 == Py_None ? NULL : PyLong_AsVoidPtr(o1), *h2 = o2 == Py_None ? NULL : PyLong_AsVoidPtr(o2);
+    if (PyErr_Occurred()) return NULL;
+    em_status s;
+    float ms = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (!strcmp(op, "stream_destroy")) s = em_cuda_stream_destroy(id, h1);
+    else if (!strcmp(op, "stream_sync")) s = em_cuda_stream_sync(id, h1);
+    else if (!strcmp(op, "event_destroy")) s = em_cuda_event_destroy(id, h1);
+    else if (!strcmp(op, "event_record")) s = em_cuda_event_record(id, h1, h2);
+    else if (!strcmp(op, "event_sync")) s = em_cuda_event_sync(id, h1);
+    else if (!strcmp(op, "event_elapsed")) s = em_cuda_event_elapsed(id, h1, h2, &ms);
+    else s = em_error(EM_EVALUE, "unknown CUDA call '%s'", op);
+    Py_END_ALLOW_THREADS
+    if (s != EM_OK) return pyem_raise(s);
+    return PyFloat_FromDouble(ms);
+}
+
+static PyObject *f_stream_get(PyObject *self, PyObject *unused) {
+    void *h = em_cuda_stream_get();
+    return h ? PyLong_FromVoidPtr(h) : Py_NewRef(Py_None);
+}
+
+static PyObject *f_stream_set(PyObject *self, PyObject *arg) {
+    void *h = arg == Py_None ? NULL : PyLong_AsVoidPtr(arg);
+    if (PyErr_Occurred()) return NULL;
+    void *prev = em_cuda_stream_get();
+    em_cuda_stream_set(h);
+    return prev ? PyLong_FromVoidPtr(prev) : Py_NewRef(Py_None);
+}
+
+/* From libember's CUDA backend (src/backend/cuda/pool.h). */
+EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
+EM_API void em_cuda_pool_free_all(int id);
+EM_API void em_cuda_pool_set_limit(int id, size_t limit);
+
+/* cuda_pool(id, action="stats", limit=0) -> (used, total) bytes, after
+ * action: "stats", "free_all" (release cached blocks) or "set_limit". */
+static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
+    int id;
+    const char *action = "stats";
+    Py_ssize_t limit = 0;
+    if (!PyArg_ParseTuple(args, "i|sn", &id, &action, &limit)) return NULL;
+    if (id < 0) return PyErr_Format(PyExc_ValueError, "device id must be >= 0, got %d", id);
+    if (limit < 0) return PyErr_Format(PyExc_ValueError, "limit must be >= 0 bytes, got %zd", limit);
+    if (!strcmp(action, "free_all")) {
+        Py_BEGIN_ALLOW_THREADS em_cuda_pool_free_all(id);
+        Py_END_ALLOW_THREADS
+    } else if (!strcmp(action, "set_limit")) {
+        em_cuda_pool_set_limit(id, (size_t)limit);
+    } else if (strcmp(action, "stats")) {
+        return PyErr_Format(PyExc_ValueError, "unknown pool action '%s'; expected 'stats', 'free_all' or 'set_limit'", action);
+    }
+    size_t used, total;
+    em_cuda_pool_stats(id, &used, &total);
+    return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
+}
+
+PyMethodDef pyem_cuda_functions[] = {
+    {"cuda_pool", f_cuda_pool, METH_VARARGS, "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
+    {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
+    {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},
+    {"cuda_call", f_cuda_call, METH_VARARGS, "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
+    {"cuda_matmul", f_cuda_matmul, METH_VARARGS, "cuda_matmul(a, b) -> a @ b via cuBLAS (2-d float32/float64 on CUDA)"},
+    {"cuda_stream_get", f_stream_get, METH_NOARGS, "cuda_stream_get() -> this thread's current stream handle or None"},
+    {"cuda_stream_set", f_stream_set, METH_O, "cuda_stream_set(handle or None) -> previous handle or None"},
+    {NULL, NULL, 0, NULL}};

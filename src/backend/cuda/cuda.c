@@ -1,0 +1,112 @@
+/* The CUDA backend vtable: devices, memory, copies and elementwise eval.
+ * Everything reaches the driver through the dlopen'ed table, and nothing
+ * runs until a CUDA device is first asked about. */
+#include "backend/cuda/cuda_internal.h"
+#include "codegen/render.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EM_CU_BLOCK 256
+#define EM_CU_ARGMAX 8192
+
+static int em__count(void) {
+    int n = em_cu_init();
+    if (n == 0) em_error(EM_EDEVICE, "%s", em_cu_why()); /* the reason, for em_device_parse */
+    return n;
+}
+
+static em_status em__props(int id, em_device_props *out) {
+    const em_device_props *p;
+    EM_CHECK(em_cu_props(id, &p));
+    *out = *p;
+    return EM_OK;
+}
+
+static em_status em__mem_info(int id, size_t *fr, size_t *tot) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuMemGetInfo(fr, tot), "cuMemGetInfo");
+    return EM_OK;
+}
+
+static em_status em__to_host(int id, void *dst, const void *src, size_t n) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CHECK(em_cu_wait_current());
+    EM_CU(em__cu.cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, n), "a device-to-host copy");
+    return EM_OK;
+}
+
+static em_status em__from_host(int id, void *dst, const void *src, size_t n) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CHECK(em_cu_wait_current());
+    EM_CU(em__cu.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, n), "a host-to-device copy");
+    return EM_OK;
+}
+
+static em_status em__copy(int id, void *dst, const void *src, size_t n) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, em_cu_stream()),
+          "a device-to-device copy");
+    return EM_OK;
+}
+
+static em_status em__sync(int id) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuCtxSynchronize(), "synchronize");
+    return EM_OK;
+}
+
+static em_status em__render_ew(const void *ctx, void *src) { return em_render_full(ctx, src); }
+
+/* Blocks for n elements: enough to fill the device, capped by its limit. */
+static unsigned em__grid(const em_device_props *p, int64_t n) {
+    int64_t g = (n + EM_CU_BLOCK - 1) / EM_CU_BLOCK, cap = (int64_t)p->multiprocessor_count * 32;
+    if (g > cap) g = cap;
+    if (g > p->max_grid_dim[0]) g = p->max_grid_dim[0];
+    return g < 1 ? 1 : (unsigned)g;
+}
+
+static em_status em__eval(const em_node *root, em_array *out) {
+    static _Thread_local em_kplan plan;
+    static _Thread_local unsigned char args[EM_CU_ARGMAX];
+    int id = em_array_device(out).id;
+    EM_CHECK(em_kplan_make(root, out, &plan));
+    if (plan.n == 0) return EM_OK;
+    size_t nargs = em_kplan_args(&plan, args, sizeof args);
+    if (!nargs) return em_error(EM_EUNSUPPORTED, "expression too large for one kernel (%d arrays, %d dimensions)",
+                                plan.nops, plan.ndim);
+    const em_device_props *p;
+    EM_CHECK(em_cu_props(id, &p));
+    char name[64];
+    em_kplan_name(&plan, name, sizeof name);
+    em_sbuf key = {0};
+    em_kplan_key(&plan, &key);
+    CUfunction f;
+    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
+                            em_cu_kernel(id, key.s, name, EM_KNAME, em__render_ew, &plan, &f);
+    em_sbuf_free(&key);
+    if (s == EM_OK) s = em_cu_launch(id, f, name, em__grid(p, plan.n), EM_CU_BLOCK, 0, args);
+    return s;
+}
+
+
+const em_backend em_cuda_backend = {
+    .name = "cuda",
+    .kind = EM_CUDA,
+    .device_count = em__count,
+    .props = em__props,
+    .mem_info = em__mem_info,
+    .alloc = em_cu_pool_alloc,
+    .free = em_cu_pool_free,
+    .to_host = em__to_host,
+    .from_host = em__from_host,
+    .copy = em__copy,
+    .eval = em__eval,
+    .reduce = em_cuda_reduce,
+    .scan = em_cuda_scan,
+    .take = em_cuda_take_v,
+    .put = em_cuda_put_v,
+    .nonzero = em_cuda_nonzero,
+    .random = em_cuda_random,
+    .synchronize = em__sync,
+};

@@ -1,0 +1,72 @@
+/* Declarations shared by the CUDA backend's files. */
+#ifndef EM_CUDA_INTERNAL_H
+#define EM_CUDA_INTERNAL_H
+
+#include "backend/backend.h"
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/pool.h"
+
+/* Compile CUDA source for sm_<arch> to a cubin (*cubin malloc'ed), through
+ * the disk cache.  Needs NVRTC only, not a GPU (exported for the tests). */
+EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin,
+                                 size_t *n);
+
+/* Cached properties of device id (queried once). */
+em_status em_cu_props(int id, const em_device_props **out);
+
+/* A loaded kernel for the structural key on device id: from the in-memory
+ * cache, else rendered by render(ctx, &src), compiled and loaded; fname is
+ * the kernel's name in the source (the key must name it too). */
+typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
+em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
+                       em_cu_render_fn render, const void *ctx, CUfunction *out);
+
+/* Launch f with one packed argument of nbytes on device id's stream,
+ * checking the configuration against the device limits first. */
+em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
+                       unsigned shmem, void *arg);
+
+/* The calling thread's current stream (NULL: the default stream), and a
+ * wait for it before host copies. */
+CUstream em_cu_stream(void);
+em_status em_cu_wait_current(void);
+EM_API void em_cuda_stream_set(void *s);
+EM_API void *em_cuda_stream_get(void);
+EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
+EM_API em_status em_cuda_stream_destroy(int id, void *s);
+EM_API em_status em_cuda_stream_sync(int id, void *s);
+EM_API em_status em_cuda_event_create(int id, void **out);
+EM_API em_status em_cuda_event_destroy(int id, void *e);
+EM_API em_status em_cuda_event_record(int id, void *e, void *s);
+EM_API em_status em_cuda_event_sync(int id, void *e);
+EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
+
+/* The name of the last kernel launched on this thread (for fault messages). */
+extern _Thread_local char em_cu_last_kernel[64];
+
+/* The vtable's entries, exported so the fake-driver test can call them. */
+EM_API em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                         em_dtype dt, double ddof, em_array *out);
+
+/* The gather (put false) or scatter kernel's source, for the tests. */
+EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_array *idx,
+                                      const em_array *v, void *src_sbuf);
+/* Philox4x32-10 (random.c documents the stream mapping); the host copy and
+ * the kernel source are exported for the tests. */
+EM_API em_status em_cuda_random(em_array *a, const em_random_req *req);
+EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
+EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
+EM_API em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
+EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
+                                     void *src_sbuf);
+/* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
+ * is a new C-contiguous array).  For the linalg front end to call. */
+EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
+EM_API em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
+EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
+/* The vtable forms (backend.h): flat positions on the device, the rest via the host. */
+em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
+em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
+em_status em_cuda_nonzero(const em_array *a, em_array *out);
+
+#endif

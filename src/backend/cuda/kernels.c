@@ -1,0 +1,113 @@
+/* Loaded kernels: the in-memory cache and launching.
+ *
+ * The cache maps (device, structural key) to a CUfunction; the key includes
+ * the function's name when one source holds several kernels.  Keys come from
+ * the renderer and name everything the source depends on; the device's
+ * architecture is part of the device.  Entries live for the process.
+ */
+#include "backend/cuda/cuda_internal.h"
+#include "codegen/diskcache.h"
+#include "codegen/render.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EM_KC_BUCKETS 1024
+
+typedef struct em__kent {
+    struct em__kent *next;
+    int dev;
+    CUmodule mod;
+    CUfunction fn;
+    char key[]; /* NUL-terminated */
+} em__kent;
+
+static em__kent *em__kc[EM_KC_BUCKETS];
+static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static em__kent *em__kc_find(unsigned b, int id, const char *key) {
+    for (em__kent *e = em__kc[b]; e; e = e->next)
+        if (e->dev == id && !strcmp(e->key, key)) return e;
+    return NULL;
+}
+
+/* Render, compile (or read the disk cache) and load into device id. */
+static em_status em__build(int id, const char *name, const char *fname, em_cu_render_fn render,
+                           const void *ctx, CUmodule *mod, CUfunction *fn) {
+    const em_device_props *pr;
+    EM_CHECK(em_cu_props(id, &pr));
+    em_sbuf src = {0};
+    void *cubin = NULL;
+    size_t n = 0;
+    int arch = pr->compute_capability[0] * 10 + pr->compute_capability[1];
+    em_status s = render(ctx, &src);
+    if (s == EM_OK) s = em_cuda_compile(src.s, arch, name, &cubin, &n);
+    em_sbuf_free(&src);
+    if (s == EM_OK) s = em_cu_ctx(id);
+    if (s == EM_OK) {
+        CUresult r = em__cu.cuModuleLoadData(mod, cubin);
+        if (r == EM_CU_SUCCESS) r = em__cu.cuModuleGetFunction(fn, *mod, fname);
+        if (r != EM_CU_SUCCESS) s = em_cu_fail(r, "loading a compiled kernel");
+    }
+    free(cubin);
+    return s;
+}
+
+em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
+                       em_cu_render_fn render, const void *ctx, CUfunction *out) {
+    unsigned b = (unsigned)(em_fnv1a(0xcbf29ce484222325ULL, key, strlen(key)) % EM_KC_BUCKETS);
+    pthread_mutex_lock(&em__kc_lock);
+    em__kent *e = em__kc_find(b, id, key);
+    pthread_mutex_unlock(&em__kc_lock);
+    if (e) {
+        /* Every launch hits: logged one level above the disk cache's log. */
+        if (em_debug_level() >= 3) fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", name, key);
+        *out = e->fn;
+        return EM_OK;
+    }
+    if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
+    size_t klen = strlen(key);
+    e = malloc(sizeof *e + klen + 1);
+    if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
+    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &e->fn);
+    if (s != EM_OK) {
+        free(e);
+        return s;
+    }
+    e->dev = id;
+    memcpy(e->key, key, klen + 1);
+    pthread_mutex_lock(&em__kc_lock);
+    e->next = em__kc[b]; /* a racing duplicate is harmless: both work */
+    em__kc[b] = e;
+    pthread_mutex_unlock(&em__kc_lock);
+    *out = e->fn;
+    return EM_OK;
+}
+
+em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
+                       unsigned shmem, void *arg) {
+    const em_device_props *p;
+    EM_CHECK(em_cu_props(id, &p));
+    if (block == 0 || block > (unsigned)p->max_threads_per_block || block > (unsigned)p->max_block_dim[0])
+        return em_error(EM_ELAUNCH, "kernel '%s': block of %u threads exceeds the device limit of %d "
+                        "threads per block", name, block, p->max_threads_per_block);
+    if (grid == 0 || grid > (unsigned)p->max_grid_dim[0])
+        return em_error(EM_ELAUNCH, "kernel '%s': grid of %u blocks is outside the device limit 1..%d",
+                        name, grid, p->max_grid_dim[0]);
+    if (shmem > p->shared_memory_per_block)
+        return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of shared memory exceed the device limit "
+                        "of %zu per block", name, shmem, p->shared_memory_per_block);
+    EM_CHECK(em_cu_ctx(id));
+    snprintf(em_cu_last_kernel, sizeof em_cu_last_kernel, "%s", name);
+    void *params[] = {arg};
+    CUresult r = em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, em_cu_stream(), params, NULL);
+    if (r != EM_CU_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "launch of kernel '%s'", name);
+        em_status s = em_cu_fail(r, what);
+        return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
+    }
+    return EM_OK;
+}

@@ -1,0 +1,68 @@
+/* Reductions on CUDA: plan, split the work across the device, launch pass 1
+ * and, when outputs were split, pass 2 (see codegen/render_reduce.h). */
+#include "backend/cuda/cuda_internal.h"
+#include "codegen/render_reduce.h"
+
+#include <stdio.h>
+
+#define EM_RB 256
+
+static em_status em__render(const void *ctx, void *src) { return em_render_reduce(ctx, src); }
+
+/* Split each output's m elements so that about 8 blocks per SM work, each
+ * on at least 8 elements per thread. */
+static void em__split(em_rplan *p, int sms) {
+    int64_t want = (int64_t)sms * 8;
+    if (p->nout >= want || p->m <= EM_RB * 8) return;
+    int64_t by_work = (p->m + EM_RB * 8 - 1) / (EM_RB * 8), by_dev = (want + p->nout - 1) / p->nout;
+    p->nsplit = by_work < by_dev ? by_work : by_dev;
+    p->chunk = (p->m + p->nsplit - 1) / p->nsplit;
+    p->nsplit = (p->m + p->chunk - 1) / p->chunk;
+}
+
+static em_status em__launch(int id, const em_rplan *p, const char *fname, int64_t units,
+                            const em_device_props *pr) {
+    unsigned char args[2048];
+    size_t n = em_rplan_args(p, args, sizeof args);
+    if (!n) return em_error(EM_EUNSUPPORTED, "reduction of too many dimensions for one kernel");
+    em_sbuf key = {0};
+    em_rplan_key(p, &key);
+    em_sbuf_printf(&key, "|%s", fname);
+    char name[64];
+    snprintf(name, sizeof name, "reduce%d_%s", (int)p->op, em_dtype_get(p->in)->name);
+    CUfunction f;
+    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
+                            em_cu_kernel(id, key.s, name, fname, em__render, p, &f);
+    em_sbuf_free(&key);
+    int64_t g = units < (int64_t)pr->multiprocessor_count * 8 ? units : (int64_t)pr->multiprocessor_count * 8;
+    if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
+    if (s == EM_OK) s = em_cu_launch(id, f, name, (unsigned)(g < 1 ? 1 : g), EM_RB, 0, args);
+    return s;
+}
+
+em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                         em_dtype dt, double ddof, em_array *out) {
+    static _Thread_local em_rplan p;
+    int id = em_array_device(out).id;
+    EM_CHECK(em_rplan_make(op, a, naxes, axes, dt, ddof, out, &p));
+    if (p.nout == 0 || em_array_size(out) == 0) return EM_OK;
+    if (p.m == 0 && (op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_ARGMIN || op == EM_RED_ARGMAX))
+        return em_error(EM_EVALUE, "zero-size array to reduction operation %s which has no identity",
+                        op == EM_RED_MIN ? "minimum" : op == EM_RED_MAX ? "maximum" : op == EM_RED_ARGMIN ? "argmin" : "argmax");
+    const em_device_props *pr;
+    EM_CHECK(em_cu_props(id, &pr));
+    em__split(&p, pr->multiprocessor_count);
+    void *part = NULL;
+    size_t pbytes = 0;
+    em_status s = EM_OK;
+    if (p.nsplit > 1) {
+        pbytes = (size_t)(p.nout * p.nsplit) * EM_RSTATE_MAX;
+        s = em_cu_pool_alloc(id, pbytes, &part);
+        p.part = part;
+    }
+    if (s == EM_OK) s = em__launch(id, &p, EM_KNAME, p.nout * p.nsplit, pr);
+    if (s == EM_OK && p.nsplit > 1) s = em__launch(id, &p, EM_KNAME "2", p.nout, pr);
+    /* One stream: the pool may hand the block out again once queued work is ordered after. */
+    if (part) em_cu_pool_free(id, part, pbytes);
+    return s;
+}

@@ -1,0 +1,76 @@
+/* Streams and events.
+ *
+ * Each thread has a current stream (NULL: the legacy default stream, which
+ * orders against every blocking stream).  Kernels and device-to-device
+ * copies go onto it; host copies first wait for it, so a host read always
+ * sees the results of the work queued before it.  The pool tags freed
+ * blocks with the stream they were freed on and reuses them only on that
+ * stream (pool.c), so a block is never handed to another stream while
+ * queued work may still use it.
+ */
+#include "backend/cuda/cuda_internal.h"
+
+static _Thread_local CUstream em__stream;
+
+CUstream em_cu_stream(void) { return em__stream; }
+
+void em_cuda_stream_set(void *s) { em__stream = s; }
+void *em_cuda_stream_get(void) { return em__stream; }
+
+em_status em_cu_wait_current(void) {
+    if (em__stream) EM_CU(em__cu.cuStreamSynchronize(em__stream), "waiting for the current stream");
+    return EM_OK;
+}
+
+em_status em_cuda_stream_create(int id, bool nonblocking, void **out) {
+    EM_CHECK(em_cu_ctx(id));
+    CUstream s;
+    EM_CU(em__cu.cuStreamCreate(&s, nonblocking ? 1u : 0u), "cuStreamCreate");
+    *out = s;
+    return EM_OK;
+}
+
+em_status em_cuda_stream_destroy(int id, void *s) {
+    EM_CHECK(em_cu_ctx(id));
+    if (em__stream == s) em__stream = NULL;
+    EM_CU(em__cu.cuStreamDestroy(s), "cuStreamDestroy");
+    return EM_OK;
+}
+
+em_status em_cuda_stream_sync(int id, void *s) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuStreamSynchronize(s), "synchronizing a stream");
+    return EM_OK;
+}
+
+em_status em_cuda_event_create(int id, void **out) {
+    EM_CHECK(em_cu_ctx(id));
+    CUevent e;
+    EM_CU(em__cu.cuEventCreate(&e, 0), "cuEventCreate");
+    *out = e;
+    return EM_OK;
+}
+
+em_status em_cuda_event_destroy(int id, void *e) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuEventDestroy(e), "cuEventDestroy");
+    return EM_OK;
+}
+
+em_status em_cuda_event_record(int id, void *e, void *s) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuEventRecord(e, s), "cuEventRecord");
+    return EM_OK;
+}
+
+em_status em_cuda_event_sync(int id, void *e) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuEventSynchronize(e), "cuEventSynchronize");
+    return EM_OK;
+}
+
+em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms) {
+    EM_CHECK(em_cu_ctx(id));
+    EM_CU(em__cu.cuEventElapsedTime(ms, a, b), "cuEventElapsedTime (were both events recorded and completed?)");
+    return EM_OK;
+}

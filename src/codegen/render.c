@@ -1,0 +1,351 @@
+/* The CUDA renderer (see render.h for the data model). */
+#include "codegen/render.h"
+#include "codegen/prelude_cuda.h"
+#include "core/core.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- string builder ------------------------------------------------------ */
+
+void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) {
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) { b->oom = true; return; }
+        if ((size_t)n < room) { b->len += (size_t)n; return; }
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap - b->len <= (size_t)n) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) { b->oom = true; return; }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+void em_sbuf_free(em_sbuf *b) {
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+const char *em_render_prelude(void) { return em_prelude_cuda; }
+
+const char *em_render_ctype(em_dtype dt) {
+    static const char *const names[EM_NDTYPES] = {
+        "bool",   "em_i8",  "em_i16", "em_i32", "em_i64", "em_u8",  "em_u16",
+        "em_u32", "em_u64", "em_f16", "float",  "double", "em_c64", "em_c128"};
+    return (unsigned)dt < EM_NDTYPES ? names[dt] : "void";
+}
+
+/* ---- planning ------------------------------------------------------------ */
+
+static em_status em__add_leaf(em_kplan *p, const em_node *nd, int *nnodes) {
+    if (++*nnodes > EM_KMAXNODES)
+        return em_error(EM_EUNSUPPORTED, "expression has more than %d nodes", EM_KMAXNODES);
+    if (nd->nin > 0) {
+        for (int i = 0; i < nd->nin; i++) EM_CHECK(em__add_leaf(p, nd->in[i], nnodes));
+        return EM_OK;
+    }
+    for (int k = 1; k < p->nops; k++)
+        if (p->leaves[k] == nd) return EM_OK;
+    if (p->nops == EM_KMAXOPS)
+        return em_error(EM_EUNSUPPORTED, "expression reads more than %d arrays", EM_KMAXOPS - 1);
+    p->leaves[p->nops++] = nd;
+    return EM_OK;
+}
+
+/* Strides of operand k broadcast to the output shape (0 where broadcast). */
+static em_status em__bstrides(const em_array *a, const em_array *out, int64_t *st) {
+    int off = out->ndim - a->ndim;
+    if (off < 0) return em_error(EM_ESHAPE, "input has more dimensions than the output");
+    for (int i = 0; i < out->ndim; i++) {
+        int64_t d = i < off ? 1 : a->shape[i - off];
+        if (d != out->shape[i] && d != 1)
+            return em_error(EM_ESHAPE, "input dimension %d of size %lld does not broadcast to %lld",
+                            i, (long long)d, (long long)out->shape[i]);
+        st[i] = (i < off || d == 1) ? 0 : a->strides[i - off];
+    }
+    return EM_OK;
+}
+
+/* Drop size-1 dims; merge neighbours contiguous for every operand. */
+static void em__coalesce(em_kplan *p) {
+    int nd = 0;
+    for (int i = 0; i < p->ndim; i++) {
+        if (p->shape[i] == 1) continue;
+        bool merge = nd > 0;
+        for (int k = 0; k < p->nops && merge; k++)
+            merge = p->strides[k][nd - 1] == p->strides[k][i] * p->shape[i];
+        if (merge) {
+            p->shape[nd - 1] *= p->shape[i];
+            for (int k = 0; k < p->nops; k++) p->strides[k][nd - 1] = p->strides[k][i];
+            continue;
+        }
+        p->shape[nd] = p->shape[i];
+        for (int k = 0; k < p->nops; k++) p->strides[k][nd] = p->strides[k][i];
+        nd++;
+    }
+    p->ndim = nd;
+}
+
+/* Layout class of operand k and whether its byte extent fits 31 bits. */
+static char em__classify(const em_kplan *p, int k, bool *fits) {
+    int64_t isz = EM_DTYPE_SIZE(p->dtypes[k]), expect = isz, span = 0;
+    bool contig = true, scalar = true;
+    for (int i = p->ndim - 1; i >= 0; i--) {
+        int64_t st = p->strides[k][i];
+        contig = contig && st == expect;
+        scalar = scalar && st == 0;
+        expect *= p->shape[i];
+        span += (p->shape[i] - 1) * (st < 0 ? -st : st);
+    }
+    *fits = span + isz < ((int64_t)1 << 31);
+    return scalar ? 'S' : contig ? 'C' : 'N';
+}
+
+em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
+    memset(p, 0, sizeof *p);
+    p->root = root;
+    p->nops = 1;
+    int nnodes = 0;
+    EM_CHECK(em__add_leaf(p, root, &nnodes));
+    EM_CHECK(em_shape_size(out->ndim, out->shape, &p->n));
+    p->ndim = out->ndim;
+    memcpy(p->shape, out->shape, sizeof(int64_t) * (size_t)out->ndim);
+    memcpy(p->strides[0], out->strides, sizeof(int64_t) * (size_t)out->ndim);
+    p->dtypes[0] = out->dtype;
+    p->data[0] = out->data;
+    for (int k = 1; k < p->nops; k++) {
+        EM_CHECK(em__bstrides(p->leaves[k]->leaf, out, p->strides[k]));
+        p->dtypes[k] = p->leaves[k]->leaf->dtype;
+        p->data[k] = p->leaves[k]->leaf->data;
+    }
+    em__coalesce(p);
+    p->contig = true;
+    p->idx32 = p->n <= ((int64_t)1 << 30);
+    for (int k = 0; k < p->nops; k++) {
+        bool fits;
+        p->cls[k] = em__classify(p, k, &fits);
+        /* The output is written per element even if its strides are all 0. */
+        if (k == 0 && p->cls[0] == 'S' && p->n > 1) p->cls[0] = 'N';
+        p->contig = p->contig && p->cls[k] != 'N';
+        p->idx32 = p->idx32 && fits;
+    }
+    return EM_OK;
+}
+
+/* ---- key and arguments ---------------------------------------------------- */
+
+/* Append one character (the key is built per launch: no printf). */
+void em_sbuf_putc(em_sbuf *b, char c) {
+    if (b->oom) return;
+    if (b->len + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        char *t = realloc(b->s, cap);
+        if (!t) { b->oom = true; return; }
+        b->s = t, b->cap = cap;
+    }
+    b->s[b->len++] = c;
+    b->s[b->len] = 0;
+}
+
+_Static_assert(EM_NDTYPES < 78 && EM_MAXDIMS < 78 && EM_KMAXOPS < 78 && EM_NOPS < 78 * 78,
+               "key fields must fit one printable character (ops: two)");
+
+/* A small number (< 78: dtype, operand, ndim) as one printable character. */
+static void em__kc(em_sbuf *key, int v) { em_sbuf_putc(key, (char)('0' + v)); }
+
+/* An op (< 78 * 78) as two printable characters. */
+static void em__kop(em_sbuf *key, int v) { em__kc(key, v / 78), em__kc(key, v % 78); }
+
+static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
+    if (nd->nin == 0) {
+        for (int k = 1; k < p->nops; k++)
+            if (p->leaves[k] == nd) em_sbuf_putc(key, 'L'), em__kc(key, k);
+        return;
+    }
+    em_sbuf_putc(key, '('), em__kop(key, (int)nd->op), em__kc(key, (int)nd->loop);
+    for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], key);
+    em_sbuf_putc(key, ')');
+}
+
+void em_kplan_key(const em_kplan *p, em_sbuf *key) {
+    em__key_node(p, p->root, key);
+    em_sbuf_putc(key, '|'), em__kc(key, p->contig ? 0 : p->ndim), em__kc(key, p->idx32);
+    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
+}
+
+size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
+    int nd = p->contig ? 0 : p->ndim;
+    size_t need = 8 * ((size_t)p->nops + 1 + (size_t)nd + (size_t)p->nops * (size_t)nd);
+    if (need > cap) return 0;
+    char *b = buf;
+    memcpy(b, p->data, 8 * (size_t)p->nops);
+    b += 8 * (size_t)p->nops;
+    memcpy(b, &p->n, 8);
+    b += 8;
+    if (nd) {
+        memcpy(b, p->shape, 8 * (size_t)nd);
+        b += 8 * (size_t)nd;
+        for (int k = 0; k < p->nops; k++, b += 8 * (size_t)nd) memcpy(b, p->strides[k], 8 * (size_t)nd);
+    }
+    return need;
+}
+
+void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
+    const em_node *r = p->root;
+    snprintf(buf, len, "%s_%s", r->nin ? em_op_get(r->op)->name : "copy",
+             em_dtype_get(p->dtypes[0])->name);
+}
+
+/* ---- source ---------------------------------------------------------------- */
+
+/* expr converted from dtype `from` to `to`, with the CPU backend's rules. */
+#define em__conv em__render_conv
+void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
+    char fk = em_dtype_get(from)->kind, tk = em_dtype_get(to)->kind;
+    const char *T = em_render_ctype(to);
+    if (from == to) em_sbuf_printf(s, "%s", x);
+    else if (from == EM_FLOAT16) {
+        char inner[96];
+        snprintf(inner, sizeof inner, "em_h2f(%s)", x);
+        em__conv(s, EM_FLOAT32, to, inner);
+    } else if (fk == 'c' && tk == 'c') {
+        const char *R = to == EM_COMPLEX64 ? "float" : "double";
+        em_sbuf_printf(s, "em_mk<%s, %s>(%s.re, %s.im)", T, R, x, x);
+    }
+    else if (fk == 'c' && tk == 'b') em_sbuf_printf(s, "(%s.re != 0 || %s.im != 0)", x, x);
+    else if (fk == 'c') {
+        char inner[96];
+        snprintf(inner, sizeof inner, "%s.re", x);
+        em__conv(s, from == EM_COMPLEX64 ? EM_FLOAT32 : EM_FLOAT64, to, inner);
+    } else if (tk == 'c') {
+        const char *R = to == EM_COMPLEX64 ? "float" : "double";
+        em_sbuf_printf(s, "em_mk<%s, %s>((%s)%s, 0)", T, R, R, x);
+    }
+    else if (to == EM_FLOAT16) em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
+    else if (tk == 'b') em_sbuf_printf(s, "(%s != 0)", x);
+    else if (fk == 'f' && tk != 'f') em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);
+    else em_sbuf_printf(s, "(%s)%s", T, x);
+}
+
+static em_dtype em__natural(const em_node *nd) {
+    if (nd->nin == 0) return nd->leaf->dtype;
+    switch (em_op_get(nd->op)->resolver) {
+    case EM_RES_CMP:
+    case EM_RES_BOOL:
+    case EM_RES_PRED: return EM_BOOL;
+    case EM_RES_REAL: return em_real_for(nd->loop);
+    default: return nd->loop;
+    }
+}
+
+/* The op's spelling with the operands a, b, c replaced by names. */
+static void em__spell(em_sbuf *s, const char *spell, char names[][96]) {
+    for (const char *c = spell; *c; c++) {
+        bool word = (c == spell || !(isalnum((unsigned char)c[-1]) || c[-1] == '_')) &&
+                    !(isalnum((unsigned char)c[1]) || c[1] == '_');
+        if (word && *c >= 'a' && *c <= 'c') em_sbuf_printf(s, "%s", names[*c - 'a']);
+        else em_sbuf_printf(s, "%c", *c);
+    }
+}
+
+typedef struct em__emit {
+    const em_kplan *p;
+    em_sbuf *s;
+    int ntemps;
+    const em_node *done[EM_KMAXNODES];
+} em__emit;
+
+/* Emit the statements computing nd; returns its temp name in name. */
+static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len) {
+    if (nd->nin == 0) {
+        for (int k = 1; k < e->p->nops; k++)
+            if (e->p->leaves[k] == nd) snprintf(name, len, "x%d", k);
+        return;
+    }
+    for (int i = 0; i < e->ntemps; i++)
+        if (e->done[i] == nd) { snprintf(name, len, "t%d", i); return; }
+    char args[EM_NODE_MAXIN][96];
+    char conv[EM_NODE_MAXIN][96];
+    for (int i = 0; i < nd->nin; i++) {
+        em__emit_node(e, nd->in[i], args[i], sizeof args[i]);
+        em_dtype want = (nd->op == EM_OP_WHERE && i == 0) ? EM_BOOL : nd->loop;
+        em_sbuf c = {0};
+        em__conv(&c, em__natural(nd->in[i]), want, args[i]);
+        snprintf(conv[i], sizeof conv[i], "%s", c.s ? c.s : "");
+        em_sbuf_free(&c);
+    }
+    int t = e->ntemps++;
+    e->done[t] = nd;
+    em_sbuf_printf(e->s, "        const %s t%d = ", em_render_ctype(em__natural(nd)), t);
+    em__spell(e->s, em_op_get(nd->op)->spelling, conv);
+    em_sbuf_printf(e->s, ";\n");
+    snprintf(name, len, "t%d", t);
+}
+
+static void em__emit_head(const em_kplan *p, em_sbuf *s) {
+    int nd = p->contig ? 0 : p->ndim;
+    em_sbuf_printf(s, "\n// %s\nstruct em_args {\n    char *d[%d];\n    long long n;\n", "elementwise", p->nops);
+    if (nd) em_sbuf_printf(s, "    long long shape[%d];\n    long long st[%d][%d];\n", nd, p->nops, nd);
+    em_sbuf_printf(s, "};\n\nextern \"C\" __global__ void __launch_bounds__(256) %s(const em_args p) {\n", EM_KNAME);
+    em_sbuf_printf(s, "    typedef %s em_idx;\n", p->idx32 ? "int" : "long long");
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] == 'S')
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
+                           em_render_ctype(p->dtypes[k]), k);
+    em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)blockDim.x * gridDim.x;\n"
+                      "    for (em_idx i = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
+}
+
+/* Offsets of the non-scalar operands for element i (strided form). */
+static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
+    em_sbuf_printf(s, "        em_idx r = i");
+    for (int k = 0; k < p->nops; k++)
+        if (p->cls[k] != 'S') em_sbuf_printf(s, ", o%d = 0", k);
+    em_sbuf_printf(s, ";\n");
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        if (d > 0) em_sbuf_printf(s, "        { const em_idx c = r %% (em_idx)p.shape[%d]; r /= (em_idx)p.shape[%d];", d, d);
+        else em_sbuf_printf(s, "        { const em_idx c = r;");
+        for (int k = 0; k < p->nops; k++)
+            if (p->cls[k] != 'S') em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
+        em_sbuf_printf(s, " }\n");
+    }
+}
+
+/* Address expression of operand k for element i. */
+static void em__addr(const em_kplan *p, int k, char *buf, size_t len, bool out) {
+    const char *T = em_render_ctype(p->dtypes[k]), *q = out ? "" : "const ";
+    if (p->contig) snprintf(buf, len, "((%s%s *)p.d[%d])[i]", q, T, k);
+    else snprintf(buf, len, "*(%s%s *)(p.d[%d] + o%d)", q, T, k, k);
+}
+
+em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
+    em__emit_head(p, s);
+    if (!p->contig) em__emit_offsets(p, s);
+    char addr[96], name[96];
+    for (int k = 1; k < p->nops; k++) {
+        if (p->cls[k] == 'S') continue;
+        em__addr(p, k, addr, sizeof addr, false);
+        em_sbuf_printf(s, "        const %s x%d = %s;\n", em_render_ctype(p->dtypes[k]), k, addr);
+    }
+    em__emit e = {.p = p, .s = s};
+    em__emit_node(&e, p->root, name, sizeof name);
+    em__addr(p, 0, addr, sizeof addr, true);
+    em_sbuf_printf(s, "        %s = ", addr);
+    em__conv(s, em__natural(p->root), p->dtypes[0], name);
+    em_sbuf_printf(s, ";\n    }\n}\n");
+    return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}
+
+em_status em_render_full(const em_kplan *p, em_sbuf *s) {
+    em_sbuf_printf(s, "%s", em_prelude_cuda);
+    return em_render_ew(p, s);
+}

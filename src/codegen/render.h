@@ -1,0 +1,77 @@
+/* The renderer: an elementwise node tree -> CUDA C source.
+ *
+ * Data model: a kernel plan (em_kplan) is the tree plus its operands after
+ * broadcasting and coalescing.  Operand 0 is the output; operands 1.. are
+ * the distinct leaves in first-visit order.  Each operand has a layout
+ * class: 'C' contiguous in the evaluation order, 'S' a broadcast scalar
+ * (all strides 0), 'N' anything else.  When no operand is 'N' the kernel
+ * uses the contiguous fast path (element i is at index i); otherwise it
+ * decomposes i over the coalesced shape.  Index math is 32-bit when the
+ * element count and every operand's byte extent fit, else 64-bit.
+ *
+ * The kernel takes one packed argument (em_kplan_args writes it):
+ *   char *d[nops]; long long n; then, for the strided form only,
+ *   long long shape[ndim]; long long st[nops][ndim]   (byte strides)
+ * All fields are 8 bytes, so the layout has no padding.
+ *
+ * The structural key (em_kplan_key) names everything the source depends
+ * on, so equal keys mean equal kernels.  Nothing here touches a device.
+ */
+#ifndef EM_RENDER_H
+#define EM_RENDER_H
+
+#include "graph/node.h"
+
+#include <stdbool.h>
+
+#define EM_KMAXOPS 16
+#define EM_KMAXNODES 128
+#define EM_KNAME "em_kernel"
+
+typedef struct em_sbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} em_sbuf;
+
+EM_API void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+EM_API void em_sbuf_free(em_sbuf *b);
+void em_sbuf_putc(em_sbuf *b, char c);
+
+typedef struct em_kplan {
+    const em_node *root;
+    int nops;
+    const em_node *leaves[EM_KMAXOPS]; /* leaves[k] is operand k (leaves[0] unused) */
+    em_dtype dtypes[EM_KMAXOPS];       /* storage dtype of each operand */
+    char cls[EM_KMAXOPS];              /* 'C', 'S' or 'N' */
+    char *data[EM_KMAXOPS];
+    int ndim;
+    int64_t shape[EM_MAXDIMS];
+    int64_t strides[EM_KMAXOPS][EM_MAXDIMS];
+    int64_t n;
+    bool contig, idx32;
+} em_kplan;
+
+/* Plan root evaluated into out (shape = the broadcast shape). */
+EM_API em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p);
+/* Structural key: op tree, dtypes, layout classes, ndim, index width
+ * (printable, one character per field; ops and dtypes stay below 78). */
+EM_API void em_kplan_key(const em_kplan *p, em_sbuf *key);
+/* The kernel source, prelude not included (see em_render_full). */
+EM_API em_status em_render_ew(const em_kplan *p, em_sbuf *src);
+/* The prelude followed by the kernel. */
+EM_API em_status em_render_full(const em_kplan *p, em_sbuf *src);
+/* Pack the kernel argument into buf (cap bytes); returns its size, or 0 if
+ * it does not fit. */
+EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);
+/* A short name for messages: "add_float32". */
+EM_API void em_kplan_name(const em_kplan *p, char *buf, size_t len);
+
+/* Append x converted from dtype `from` to `to` (the CPU backend's rules). */
+void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x);
+/* C spelling of a storage dtype in the prelude ("float", "em_i64"). */
+EM_API const char *em_render_ctype(em_dtype dt);
+/* The prelude source. */
+EM_API const char *em_render_prelude(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* The reduction renderer: a reduction of one array -> CUDA C source.
+ *
+ * Data model: the input's axes split into kept ("outer", one output element
+ * per index) and reduced ("inner", m elements per output).  A work unit is
+ * (output o, split s): when there are few outputs, each output's m elements
+ * are split into nsplit chunks so that the whole device works; pass 1
+ * (em_kernel) reduces each unit in one block -- a grid-stride loop per
+ * thread, then a tree in shared memory -- and writes either the final value
+ * (nsplit == 1) or a partial state; pass 2 (em_kernel2) combines the nsplit
+ * states of each output.  The state and its four functions (identity, load,
+ * combine, final) are rendered per op; the kernels are the same text for
+ * every op.  Index math is 64-bit.
+ *
+ * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
+ * nsplit, chunk; double ddof; long long oshape[no], ost[no], ishape[ni],
+ * ist[ni]  (byte strides; no, ni >= 1).
+ */
+#ifndef EM_RENDER_REDUCE_H
+#define EM_RENDER_REDUCE_H
+
+#include "codegen/render.h"
+
+#define EM_RSTATE_MAX 48 /* bytes of the largest partial state */
+
+typedef struct em_rplan {
+    em_reduce_op op;
+    em_dtype in, acc, out; /* input, accumulate and output dtypes */
+    char *data, *outp, *part;
+    int no, ni;
+    int64_t oshape[EM_MAXDIMS], ost[EM_MAXDIMS], ishape[EM_MAXDIMS], ist[EM_MAXDIMS];
+    int64_t nout, m, nsplit, chunk;
+    double ddof;
+} em_rplan;
+
+/* Plan op over axes (naxes < 0: all) of a into out (C-contiguous, size =
+ * the kept extent).  acc == EM_NDTYPES accumulates in out's dtype. */
+EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                               em_dtype acc, double ddof, const em_array *out, em_rplan *p);
+EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
+EM_API em_status em_render_reduce(const em_rplan *p, em_sbuf *src); /* with the prelude */
+EM_API size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap);
+
+#endif

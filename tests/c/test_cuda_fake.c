@@ -1,0 +1,248 @@
+/* The CUDA backend's host side against a fake driver (fake_libcuda.c,
+ * compiled here into a shared library and loaded through EMBER_LIBCUDA):
+ * device properties, the caching pool (reuse, retry after freeing the
+ * cache, limits, messages), host copies, kernel argument packing and launch
+ * configuration, launch-limit and fault errors, streams and events.
+ * Kernels do not run.  Skips when no C compiler or NVRTC is available. */
+#include "backend/cuda/cuda_internal.h"
+#include "ctest.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const em_device gpu = {EM_CUDA, 0};
+static void *fake;
+static unsigned *last_grid, *last_block;
+static unsigned char *last_params;
+static int (*fake_allocs)(void);
+static size_t (*fake_used)(void);
+static void (*fake_set)(int, size_t);
+static void (*fake_fail_next_sync)(int);
+
+static void test_props(void) {
+    int n = 0;
+    CHECK(em_device_count(EM_CUDA, &n) == EM_OK && n == 1);
+    em_device_props p;
+    CHECK(em_device_props_get(gpu, &p) == EM_OK);
+    CHECK(!strcmp(p.name, "Fake GPU") && p.compute_capability[0] == 9 && p.multiprocessor_count == 4);
+    CHECK(p.max_grid_dim[0] == 0x7fffffff && p.shared_memory_per_block == 48 * 1024);
+    size_t fr, tot;
+    CHECK(em_device_mem_info(gpu, &fr, &tot) == EM_OK && tot == (1u << 20));
+}
+
+static void test_pool_reuse(void) {
+    int64_t sh[1] = {1000};
+    em_array a;
+    size_t used, total;
+    int before = fake_allocs();
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == 4096 && total == 4096 && fake_allocs() == before + 1);
+    em_array_release(&a);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == 0 && total == 4096);
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(fake_allocs() == before + 1); /* the cached block came back */
+    em_array_release(&a);
+    em_cuda_pool_free_all(0);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(total == 0 && fake_used() == 0);
+}
+
+static void test_pool_retry_and_oom(void) {
+    int64_t s600[1] = {600 * 1024}, s700[1] = {700 * 1024};
+    em_array a, b, c;
+    CHECK(em_array_empty(&a, EM_UINT8, 1, s600, gpu) == EM_OK);
+    em_array_release(&a); /* cached: 600 KiB held */
+    /* 700 KiB does not fit beside the cached block: the cache is freed and the allocation retried. */
+    CHECK(em_array_empty(&b, EM_UINT8, 1, s700, gpu) == EM_OK);
+    CHECK(em_array_empty(&c, EM_UINT8, 1, s700, gpu) == EM_ENOMEM);
+    CHECK(strstr(em_last_error(), "out of memory allocating 716800 bytes on cuda:0") != NULL);
+    CHECK(strstr(em_last_error(), "bytes free") != NULL);
+    em_array_release(&b);
+    em_cuda_pool_set_limit(0, 8192);
+    int64_t s16k[1] = {16384};
+    CHECK(em_array_empty(&c, EM_UINT8, 1, s16k, gpu) == EM_ENOMEM);
+    CHECK(strstr(em_last_error(), "pool limit is 8192 bytes") != NULL);
+    em_cuda_pool_set_limit(0, 0);
+    CHECK(em_array_empty(&c, EM_UINT8, 1, s16k, gpu) == EM_OK);
+    em_array_release(&c);
+    em_cuda_pool_free_all(0);
+}
+
+static void test_host_round_trip(void) {
+    int64_t sh[2] = {3, 4};
+    double host[12], back[12] = {0};
+    for (int i = 0; i < 12; i++) host[i] = i * 1.5;
+    em_array a;
+    CHECK(em_array_empty(&a, EM_FLOAT64, 2, sh, gpu) == EM_OK);
+    CHECK(em_array_write(&a, host, sizeof host) == EM_OK);
+    CHECK(em_array_read(&a, back, sizeof back) == EM_OK && !memcmp(host, back, sizeof host));
+    em_array_release(&a);
+}
+
+static void test_eval_launch(void) {
+    if (em_nvrtc_init() != EM_OK) {
+        printf("skip: %s\n", em_last_error());
+        return;
+    }
+    int64_t sh[1] = {1000};
+    em_array a, b, out = {0};
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&b, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    const em_array *in[2] = {&a, &b};
+    CHECK(em_ufunc(EM_OP_ADD, 2, in, EM_NDTYPES, &out) == EM_OK);
+    CHECK(*last_block == 256 && *last_grid == 4);
+    char *ptrs[3];
+    long long n;
+    memcpy(ptrs, last_params, sizeof ptrs), memcpy(&n, last_params + 24, 8);
+    CHECK(ptrs[0] == out.data && ptrs[1] == a.data && ptrs[2] == b.data && n == 1000);
+    /* A strided view: shape and byte strides follow n in the argument. */
+    em_index_item it = {EM_IX_SLICE, 0, INT64_MAX, 3};
+    em_array v, out2 = {0};
+    CHECK(em_view_index(&a, 1, &it, &v) == EM_OK);
+    const em_array *in2[1] = {&v};
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in2, EM_NDTYPES, &out2) == EM_OK);
+    long long f[4];
+    memcpy(f, last_params + 16, sizeof f);
+    CHECK(f[0] == 334 && f[1] == 334 && f[2] == 4 && f[3] == 12); /* n, shape, out stride, in stride */
+    /* A fault reported at the next synchronisation names the kernel. */
+    fake_fail_next_sync(700);
+    CHECK(em_device_synchronize(gpu) == EM_EDEVICE);
+    CHECK(strstr(em_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") && strstr(em_last_error(), "negative_float32"));
+    CHECK(em_device_synchronize(gpu) == EM_OK);
+    em_array_release(&v), em_array_release(&out2);
+    em_array_release(&a), em_array_release(&b), em_array_release(&out);
+}
+
+static void test_reduce_launches(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    fake_set(1024, (size_t)64 << 20); /* room for 4 MB */
+    int64_t sh[1] = {1000000}, s0[1] = {1};
+    em_array a, out;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&out, EM_FLOAT32, 0, s0, gpu) == EM_OK);
+    size_t used0, used1, total;
+    em_cuda_pool_stats(0, &used0, &total);
+    CHECK(em_cuda_reduce(EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, &out) == EM_OK);
+    em_cuda_pool_stats(0, &used1, &total);
+    CHECK(used1 == used0); /* the partials went back to the pool */
+    /* The last launch is pass 2: 4 SMs want 32 units, so 32 splits of 31250. */
+    long long v[4];
+    char *ptrs[3];
+    memcpy(ptrs, last_params, sizeof ptrs), memcpy(v, last_params + 24, sizeof v);
+    CHECK(ptrs[0] == a.data && ptrs[1] == out.data && ptrs[2] != NULL);
+    CHECK(v[0] == 1 && v[1] == 1000000 && v[2] == 32 && v[3] == 31250 && *last_grid == 1);
+    /* Per-axis: 100 outputs need no split: one pass, one block per output up to 8 per SM. */
+    int64_t s2[2] = {100, 1000}, so[1] = {100};
+    em_array b, o2;
+    int axis = 1;
+    CHECK(em_array_empty(&b, EM_INT16, 2, s2, gpu) == EM_OK && em_array_empty(&o2, EM_INT64, 1, so, gpu) == EM_OK);
+    CHECK(em_cuda_reduce(EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, &o2) == EM_OK);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(v[0] == 100 && v[1] == 1000 && v[2] == 1 && *last_grid == 32);
+    CHECK(em_cuda_reduce(EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, &o2) == EM_ESHAPE);
+    int bad = 2;
+    CHECK(em_cuda_reduce(EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, &o2) == EM_EVALUE);
+    CHECK(strstr(em_last_error(), "axis 2") != NULL);
+    em_array_release(&a), em_array_release(&out), em_array_release(&b), em_array_release(&o2);
+    em_cuda_pool_free_all(0);
+    fake_set(1024, (size_t)1 << 20);
+}
+
+static void test_random_scan_take_launches(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[1] = {1001};
+    em_array a, c, idx;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) == EM_OK);
+    unsigned long long r[3];
+    memcpy(r, last_params + 8, sizeof r);
+    CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 && *last_grid == 1); /* 251 blocks of 4: one CUDA block */
+    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
+    CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
+    long long l[2];
+    memcpy(l, last_params + 16, sizeof l);
+    CHECK(l[0] == 1 && l[1] == 1001); /* one line of 1001 */
+    int64_t ish[1] = {5};
+    CHECK(em_array_empty(&idx, EM_INT64, 1, ish, gpu) == EM_OK);
+    em_array t;
+    CHECK(em_array_empty(&t, EM_FLOAT32, 1, ish, gpu) == EM_OK);
+    CHECK(em_cuda_take(&a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
+    CHECK(em_cuda_take(&a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
+    em_array_release(&a), em_array_release(&c), em_array_release(&idx), em_array_release(&t);
+}
+
+static void test_streams_events(void) {
+    void *s = NULL, *e1 = NULL, *e2 = NULL;
+    float ms = 0;
+    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
+    em_cuda_stream_set(s);
+    CHECK(em_cuda_stream_get() == s);
+    CHECK(em_cuda_event_create(0, &e1) == EM_OK && em_cuda_event_create(0, &e2) == EM_OK);
+    CHECK(em_cuda_event_record(0, e1, s) == EM_OK && em_cuda_event_record(0, e2, s) == EM_OK);
+    CHECK(em_cuda_event_elapsed(0, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    CHECK(em_cuda_stream_destroy(0, s) == EM_OK && em_cuda_stream_get() == NULL);
+    CHECK(em_cuda_event_destroy(0, e1) == EM_OK && em_cuda_event_destroy(0, e2) == EM_OK);
+}
+
+/* In a child process (the device limits are read once per process): a
+ * device allowing only 128 threads per block rejects the 256-thread launch. */
+static void test_launch_limit(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        fake_set(128, 1 << 20);
+        int64_t sh[1] = {10};
+        em_array a, out = {0};
+        const em_array *in[1] = {&a};
+        int ok = em_array_empty(&a, EM_INT32, 1, sh, gpu) == EM_OK &&
+                 em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_ELAUNCH &&
+                 strstr(em_last_error(), "block of 256 threads exceeds the device limit of 128") != NULL;
+        if (!ok) fprintf(stderr, "child: %s\n", em_last_error());
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static bool load_fake(const char *dir) {
+    char src[4096], lib[600], cmd[5000];
+    const char *f = __FILE__, *slash = strrchr(f, '/');
+    snprintf(src, sizeof src, "%.*s/fake_libcuda.c", (int)(slash ? slash - f : 1), slash ? f : ".");
+    snprintf(lib, sizeof lib, "%s/libfakecuda.so", dir);
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -O1 -o %s %s", lib, src);
+    if (system(cmd) != 0 || !(fake = dlopen(lib, RTLD_NOW | RTLD_GLOBAL))) return false;
+    setenv("EMBER_LIBCUDA", lib, 1);
+    last_grid = dlsym(fake, "fake_last_grid"), last_block = dlsym(fake, "fake_last_block");
+    last_params = dlsym(fake, "fake_last_params");
+    *(void **)&fake_allocs = dlsym(fake, "fake_allocs"), *(void **)&fake_used = dlsym(fake, "fake_used");
+    *(void **)&fake_set = dlsym(fake, "fake_set");
+    *(void **)&fake_fail_next_sync = dlsym(fake, "fake_fail_next_sync");
+    return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set && fake_fail_next_sync;
+}
+
+int main(void) {
+    char dir[] = "/tmp/ember_fake_cuda_XXXXXX", cmd[200];
+    if (!mkdtemp(dir)) return 1;
+    setenv("EMBER_CACHE_DIR", dir, 1);
+    int rc = 0;
+    if (!load_fake(dir)) {
+        printf("skip: could not build the fake driver with cc\n");
+    } else {
+        RUN(test_launch_limit);
+        RUN(test_props);
+        RUN(test_pool_reuse);
+        RUN(test_pool_retry_and_oom);
+        RUN(test_host_round_trip);
+        RUN(test_eval_launch);
+        RUN(test_reduce_launches);
+        RUN(test_random_scan_take_launches);
+        RUN(test_streams_events);
+        rc = ctest_summary();
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return rc;
+}

@@ -1,0 +1,80 @@
+"""The Python side of the CUDA backend against the fake driver
+(tests/c/fake_libcuda.c, loaded through EMBER_LIBCUDA): the lazy default
+device, properties, the memory pool object, streams and events.  Kernels
+do not run under the fake, so no values are checked here."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_SRC = os.path.join(HERE, "..", "c", "fake_libcuda.c")
+PYPATH = os.path.join(HERE, "..", "..", "python")
+
+
+@pytest.fixture(scope="module")
+def fake_lib(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build the fake driver")
+    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), FAKE_SRC], check=True)
+    return str(out)
+
+
+def _run(lib, code):
+    env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_LIBCUDA=lib)
+    env.pop("EMBER_DEVICE", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_default_device_is_first_gpu(fake_lib):
+    out = _run(fake_lib, "import ember as em\n"
+                         "print(em.cuda.is_available(), em.get_device(), em.Device('cuda:0').name.replace(' ', '_'))\n"
+                         "print(em.Device('cuda:0').compute_capability, em.Device('cuda:0').multiprocessor_count)")
+    assert out == ["True", "cuda:0", "Fake_GPU", "90", "4"]
+
+
+def test_memory_pool_object(fake_lib):
+    out = _run(fake_lib, "import ember as em\n"
+                         "pool = em.get_default_memory_pool()\n"
+                         "x = em.empty((1000,), dtype=em.float32, device='cuda:0')\n"
+                         "print(pool.used_bytes(), pool.total_bytes())\n"
+                         "del x\n"
+                         "print(pool.used_bytes(), pool.total_bytes())\n"
+                         "pool.free_all_blocks()\n"
+                         "print(pool.total_bytes())\n"
+                         "pool.set_limit(size=1024)\n"
+                         "try:\n"
+                         "    em.empty((1000,), dtype=em.float32, device='cuda:0')\n"
+                         "except em.OutOfMemoryError as e:\n"
+                         "    print('OOM', 'limit' in str(e))\n")
+    assert out == ["4096", "4096", "0", "4096", "0", "OOM", "True"]
+
+
+def test_stream_event(fake_lib):
+    out = _run(fake_lib, "import ember as em\n"
+                         "s = em.Stream(non_blocking=True)\n"
+                         "a, b = em.Event(), em.Event()\n"
+                         "with s:\n"
+                         "    a.record(); b.record(s)\n"
+                         "b.synchronize(); s.synchronize()\n"
+                         "print(em.get_elapsed_time(a, b))")
+    assert out == ["1.5"]
+
+
+def test_null_stream_and_nesting(fake_lib):
+    out = _run(fake_lib, "import ember as em\n"
+                         "from ember import _ember\n"
+                         "s = em.Stream()\n"
+                         "with s:\n"
+                         "    inner = _ember.cuda_stream_get() == s.ptr\n"
+                         "    with em.Stream.null:\n"
+                         "        null = _ember.cuda_stream_get() is None\n"
+                         "    back = _ember.cuda_stream_get() == s.ptr\n"
+                         "print(inner, null, back, _ember.cuda_stream_get() is None)")
+    assert out == ["True", "True", "True", "True"]

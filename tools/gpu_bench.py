@@ -1,0 +1,109 @@
+"""GPU benchmark: Ember next to CuPy and PyTorch on cuda:0.
+
+  a + b      2**26 float32, GB/s counting 3 arrays moved
+  sum        2**28 float32, GB/s counting the input read
+  small a+b  1000 float32, host microseconds per call (no sync per call)
+  d2d copy   2**26 float32 device-to-device copy, GB/s (the floor: read+write)
+
+Each number is the best of several runs after a warm-up.  A library that is
+missing or fails prints its error instead of a number."""
+import time
+
+import numpy as np
+
+
+def best(fn, sync, reps=10):
+    fn(); sync()
+    ts = []
+    for _ in range(reps):
+        sync(); t0 = time.perf_counter(); fn(); sync(); ts.append(time.perf_counter() - t0)
+    return min(ts)
+
+
+def host_us(fn, sync, calls=2000):
+    fn(); sync()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    t = time.perf_counter() - t0
+    sync()
+    return t / calls * 1e6
+
+
+def _guard(out, key, fn):
+    try:
+        out[key] = fn()
+    except Exception as e:  # noqa: BLE001 - report and go on
+        out[key] = f"error: {type(e).__name__}: {str(e)[:80]}"
+
+
+def suite(name, asarray, add, total, copy, sync):
+    out = {}
+    n1, n2 = 2**26, 2**28
+
+    def small():
+        s, t = asarray(np.ones(1000, np.float32)), asarray(np.ones(1000, np.float32))
+        return host_us(lambda: add(s, t), sync)
+
+    def big_add():
+        a, b = asarray(np.ones(n1, np.float32)), asarray(np.ones(n1, np.float32))
+        return 3 * 4 * n1 / best(lambda: add(a, b), sync) / 1e9
+
+    def d2d():
+        a = asarray(np.ones(n1, np.float32))
+        return 2 * 4 * n1 / best(lambda: copy(a), sync) / 1e9
+
+    def big_sum():
+        x = asarray(np.ones(n2, np.float32))
+        return 4 * n2 / best(lambda: total(x), sync) / 1e9
+
+    _guard(out, "small a+b host us", small)
+    _guard(out, "a + b GB/s", big_add)
+    _guard(out, "d2d copy GB/s", d2d)
+    _guard(out, "sum GB/s", big_sum)
+    return out
+
+
+def ember():
+    import ember as em
+    dev = em.Device("cuda:0")
+    return suite("ember", lambda x: em.asarray(x, device=dev), lambda a, b: a + b,
+                 lambda x: x.sum(), lambda x: em.positive(x) if not hasattr(x, "copy") else x.copy(),
+                 dev.synchronize)
+
+
+def cupy():
+    import cupy as cp
+    return suite("cupy", cp.asarray, lambda a, b: a + b, lambda x: x.sum(), lambda x: x.copy(),
+                 cp.cuda.Device().synchronize)
+
+
+def torch():
+    import torch as th
+    return suite("torch", lambda x: th.from_numpy(x).cuda(), lambda a, b: a + b,
+                 lambda x: x.sum(), lambda x: x.clone(), th.cuda.synchronize)
+
+
+def main():
+    rows, cols = {}, ["ember", "cupy", "torch"]
+    for name, fn in (("ember", ember), ("cupy", cupy), ("torch", torch)):
+        try:
+            rows[name] = fn()
+        except Exception as e:  # noqa: BLE001
+            rows[name] = {"error": f"{type(e).__name__}: {str(e)[:120]}"}
+    keys = ["a + b GB/s", "sum GB/s", "small a+b host us", "d2d copy GB/s"]
+    print(f"{'':20s}" + "".join(f"{c:>14s}" for c in cols))
+    for k in keys:
+        cells = []
+        for c in cols:
+            v = rows[c].get(k, rows[c].get("error", "-"))
+            cells.append(f"{v:14.1f}" if isinstance(v, float) else f"{str(v)[:13]:>14s}")
+        print(f"{k:20s}" + "".join(cells))
+    for c in cols:
+        for k, v in rows[c].items():
+            if isinstance(v, str):
+                print(f"{c}: {k}: {v}")
+
+
+if __name__ == "__main__":
+    main()
