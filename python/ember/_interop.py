@@ -154,8 +154,10 @@ def from_cuda_array_interface(obj):
     if not em.cuda.is_available():
         raise TypeError(f"{type(obj).__name__} exposes __cuda_array_interface__ but this ember "
                         "has no usable CUDA device")
+    if cai.get("mask") is not None:
+        raise TypeError("masked arrays (__cuda_array_interface__ 'mask') are not supported")
     if cai.get("stream") not in (None, -1):
-        em.synchronize()
+        em.synchronize()  # the producer's stream is in the same context: a device sync covers it
     ptr, readonly = cai["data"]
     dev_id = getattr(getattr(obj, "device", None), "id", None)  # CuPy, Numba
     if not isinstance(dev_id, int):
