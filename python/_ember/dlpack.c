@@ -265,6 +265,20 @@ static int pyem__dl_check_device(em_device dev) {
     return -1;
 }
 
+/* Ember's typed loops read elements in place: the first element must sit on
+ * the dtype's alignment (a complex number on its component's).  Element
+ * strides keep that alignment. */
+static int pyem__dl_check_aligned(const DLTensor *t, em_dtype dt) {
+    const em_dtype_info *info = em_dtype_get(dt);
+    uintptr_t align = info->kind == 'c' ? info->size / 2u : info->size;
+    uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+    if (addr % align == 0) return 0;
+    PyErr_Format(PyExc_BufferError,
+                 "DLPack tensor data at %p is not aligned to %u bytes as %s needs; copy it "
+                 "first", (void *)addr, (unsigned)align, info->name);
+    return -1;
+}
+
 /* Check the DLTensor and describe it as an em_array layout (byte strides). */
 static int pyem__dl_layout(const DLTensor *t, em_dtype *dt, em_device *dev, int64_t *shape,
                            int64_t *strides) {
@@ -293,7 +307,7 @@ static int pyem__dl_layout(const DLTensor *t, em_dtype *dt, em_device *dev, int6
             return -1;
         }
     }
-    return 0;
+    return n ? pyem__dl_check_aligned(t, *dt) : 0;
 }
 
 /* _dlpack_import(capsule) -> ndarray viewing the producer's memory.  The

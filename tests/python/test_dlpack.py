@@ -194,6 +194,9 @@ def test_bad_arguments():
         x.__dlpack__(dl_device=(2, 0))
     with pytest.raises(TypeError, match="needs an object with __dlpack__ or a DLPack capsule"):
         em.from_dlpack([1, 2, 3])
+    unaligned = np.frombuffer(bytearray(17), dtype=np.float64, count=2, offset=1)
+    with pytest.raises(BufferError, match="is not aligned to 8 bytes as float64 needs"):
+        em.from_dlpack(unaligned)
     with pytest.raises(TypeError, match="expected a DLPack capsule"):
         em._ember._dlpack_import(ctypes.pythonapi.PyCapsule_New)  # not a capsule
     assert_same(x + 1, np.arange(3.0) + 1)  # still working
