@@ -390,7 +390,16 @@ def _array_function(self, func, types, args, kwargs):
     for t in types:
         if not issubclass(t, (ndarray, _np.ndarray)):
             return NotImplemented
+    if func in _LIKE_FUNCTIONS:  # reached through like=self: make it on self's device
+        with self.device:
+            return fn(*args, **kwargs)
     return fn(*args, **kwargs)
+
+
+# NumPy creation functions that take like= (dispatched only through it).
+_LIKE_FUNCTIONS = frozenset(getattr(_np, n) for n in (
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "empty", "zeros",
+    "ones", "full", "arange", "eye", "identity", "tri", "frombuffer", "fromiter", "require"))
 
 
 _attach("__array_function__", _array_function)

@@ -214,3 +214,5 @@ def test_like_creation(device):
             assert got.shape == want.shape and got.dtype == want.dtype
     with pytest.raises(NotImplementedError, match="ember arrays are C-ordered"):
         np.asarray([1, 2], order="F", like=x)
+    with em.Device("cpu"):  # like= follows the like array's device, not the current one
+        assert np.zeros(3, like=x).device == x.device
