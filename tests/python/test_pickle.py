@@ -135,3 +135,11 @@ def test_joblib_parallel(monkeypatch):
     inputs = _inputs()
     results = joblib.Parallel(n_jobs=2)(joblib.delayed(_work)(x) for x in inputs)
     _check(results, inputs)
+
+
+def test_copy_module(device):
+    import copy
+    x = em.arange(6.0).reshape(2, 3)[:, ::2]
+    for y in (copy.copy(x), copy.deepcopy(x)):
+        assert y.device == x.device and y._ptr != x._ptr
+        assert_same(y, x.get())
