@@ -236,3 +236,49 @@ class _Owner:
 def test_cuda_array_interface_without_cuda():
     with pytest.raises(TypeError, match="exposes __cuda_array_interface__ but this ember has no"):
         em.asarray(_FakeCAI(np.arange(3.0)))
+
+
+# ---- property: any strided NumPy view travels both ways without a copy ----------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@st.composite
+def _strided_views(draw):
+    dtype = draw(st.sampled_from(ALL_DTYPES))
+    base = draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=4, max_side=5)))
+    key = tuple(slice(None, None, draw(st.sampled_from([1, 2, -1, -2]))) for _ in base.shape)
+    view = base[key] if base.ndim else base  # base[()] would be a NumPy scalar
+    if view.ndim >= 2 and draw(st.booleans()):
+        view = view.swapaxes(0, -1)
+    return view
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_strided_views(), st.sampled_from([None, (1, 0)]))
+def test_property_round_trip(a, max_version):
+    z = em.from_dlpack(a)  # NumPy -> Ember
+    assert z.shape == a.shape and z.strides == a.strides and z.dtype == a.dtype
+    if a.size:
+        assert z._ptr == a.ctypes.data
+    np.testing.assert_array_equal(z.get(), a)
+    cap = z.__dlpack__(max_version=max_version)  # Ember -> NumPy through either capsule
+    back = np.from_dlpack(_Capsule(cap))
+    assert back.strides == a.strides
+    if a.size:
+        assert back.ctypes.data == a.ctypes.data
+    np.testing.assert_array_equal(back, a)
+
+
+class _Capsule:
+    """Hands NumPy an already-made capsule (NumPy only consumes objects)."""
+    def __init__(self, cap):
+        self.cap = cap
+
+    def __dlpack__(self, **kw):
+        return self.cap
+
+    def __dlpack_device__(self):
+        return (1, 0)
