@@ -261,7 +261,8 @@ static int pyem__dl_check_device(em_device dev) {
     if (em_device_count(dev.kind, &n) != EM_OK) n = 0;
     if (dev.id >= 0 && dev.id < n) return 0;
     PyErr_Format(PyExc_BufferError,
-                 "DLPack tensor lives on CUDA device %d but ember sees %d CUDA device(s)", dev.id, n);
+                 "DLPack tensor lives on CUDA device %d but ember sees %d CUDA device(s)",
+                 dev.id, n);
     return -1;
 }
 

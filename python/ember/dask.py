@@ -153,7 +153,8 @@ class _Loader(importlib.abc.Loader):
 
 def _install():
     register()
-    if len(_done) < len(_REGISTRARS) and not any(isinstance(f, _AfterImport) for f in sys.meta_path):
+    hooked = any(isinstance(f, _AfterImport) for f in sys.meta_path)
+    if len(_done) < len(_REGISTRARS) and not hooked:
         sys.meta_path.insert(0, _AfterImport())
 
 

@@ -92,7 +92,8 @@ def _work(x):
 
 def _inputs():
     rng = np.random.default_rng(7)
-    return [em.asarray(rng.standard_normal((5, 3))), em.arange(6, dtype=em.int32).reshape(2, 3)[:, ::-1],
+    return [em.asarray(rng.standard_normal((5, 3))),
+            em.arange(6, dtype=em.int32).reshape(2, 3)[:, ::-1],
             em.zeros((0, 2)), em.asarray(np.float32(2.5))]
 
 

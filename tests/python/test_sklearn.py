@@ -51,7 +51,8 @@ def _fit_all():
             est = _estimator(name).fit(em.asarray(X), em.asarray(target))
             out = est.transform(em.asarray(X)) if name != "ridge" else est.predict(em.asarray(X))
         want_out = ref.transform(X) if name != "ridge" else ref.predict(X)
-        r = {"out_type": f"{type(out).__module__}.{type(out).__name__}", "out": _diff(out, want_out)}
+        r = {"out_type": f"{type(out).__module__}.{type(out).__name__}",
+             "out": _diff(out, want_out)}
         for attr in FITTED[name]:
             got = getattr(est, attr)
             r[attr] = (type(got).__module__.split(".")[0], _diff(got, getattr(ref, attr)))
