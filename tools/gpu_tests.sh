@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole pytest suite on cuda:0, one pytest process per test file, P at a
+# time (kernels compile in parallel), then one log with every failure.
+#   bash tools/gpu_tests.sh [P] [LOG]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+P=${1:-8}
+LOG=${2:-gpu_tests.log}
+PY=${EMBER_PYTHON:-python3}
+TMP=$(mktemp -d)
+export EMBER_DEVICE=cuda:0 PYTHONPATH=$PWD/python
+ls tests/python/test_*.py | xargs -P "$P" -I{} sh -c \
+    "timeout ${EMBER_TEST_TIMEOUT:-480} $PY -m pytest -q -p no:cacheprovider --tb=short -rfE {} > $TMP/\$(basename {}).log 2>&1"
+: > "$LOG"
+for f in "$TMP"/*.log; do
+    echo "=== $(basename "$f" .log): $(tail -n 1 "$f")" | tee -a "$LOG"
+done
+for f in "$TMP"/*.log; do
+    if ! tail -n 1 "$f" | grep -qE '^[0-9]+ passed(, [0-9]+ skipped)?( in|,)' || grep -q failed "$f"; then
+        echo; echo "##### $(basename "$f" .log)"; cat "$f"
+    fi >> "$LOG"
+done
