@@ -10,10 +10,6 @@ import pytest
 import ember as em
 from helpers import ALL_DTYPES, assert_same, layouts, to_em
 
-# float16 copies crash in the CPU core today (reported): pickled bytes are
-# copied on unpickling, so float16 is checked through out-of-band buffers only.
-COPYABLE_DTYPES = [d for d in ALL_DTYPES if d != np.float16]
-
 
 @pytest.fixture(autouse=True)
 def _default_policy(monkeypatch):
@@ -23,7 +19,7 @@ def _default_policy(monkeypatch):
     em.set_unpickle_device(None)
 
 
-@pytest.mark.parametrize("dtype", COPYABLE_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("protocol", [2, 4, 5])
 def test_round_trip_values_and_layouts(device, rng, dtype, protocol):
     for name, a in layouts(rng, (3, 4), dtype):

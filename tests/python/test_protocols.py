@@ -6,10 +6,6 @@ import ember as em
 from helpers import ALL_DTYPES, FLOAT_DTYPES, assert_same, layouts, random_array, to_em
 
 SHAPE = (3, 4)
-# float16 copies crash in the CPU core today (em_cpu_loops has no float16
-# copy loop reached by em_astype; reported to the lead): left out where a
-# test copies, until the core is fixed.
-COPYABLE_DTYPES = [d for d in ALL_DTYPES if d != np.float16]
 
 
 # ---- __array_ufunc__ ---------------------------------------------------------
@@ -123,7 +119,7 @@ def test_array_function_table(device, rng):
         assert_same(got, want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", COPYABLE_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_array_function_all_dtypes(device, rng, dtype):
     for name, a in layouts(rng, SHAPE, dtype):
         x = to_em(a)
