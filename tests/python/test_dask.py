@@ -94,6 +94,20 @@ def test_registration():
     assert tensordot_lookup.dispatch(em.ndarray) is em.tensordot
 
 
+def test_backend_entry_point_target():
+    """pyproject.toml's dask.array.backends entry point names this class."""
+    import importlib
+    from dask.array.backends import ArrayBackendEntrypoint
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        target = tomllib.load(f)["project"]["entry-points"]["dask.array.backends"]["ember"]
+    module, _, name = target.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert issubclass(cls, ArrayBackendEntrypoint)
+    assert cls().ones((2, 2), chunks=1)._meta.__class__ is em.ndarray
+
+
 def test_array_backend():
     with dask.config.set({"array.backend": "ember"}):
         cases = [(da.ones((5, 4), chunks=2), np.ones((5, 4))),
