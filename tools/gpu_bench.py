@@ -4,6 +4,9 @@
   sum        2**28 float32, GB/s counting the input read
   small a+b  1000 float32, host microseconds per call (no sync per call)
   d2d copy   2**26 float32 device-to-device copy, GB/s (the floor: read+write)
+  seed004    sqrt(sum(x**2, axis=-1)) on (1000, 100, 1000) float32 / float64, ms
+  matmul     4096^3 float32, TFLOP/s (Ember: cuBLAS through _ember.cuda_matmul,
+             checked against NumPy on a small product first)
 
 Each number is the best of several runs after a warm-up.  A library that is
 missing or fails prints its error instead of a number."""
@@ -37,7 +40,7 @@ def _guard(out, key, fn):
         out[key] = f"error: {type(e).__name__}: {str(e)[:80]}"
 
 
-def suite(name, asarray, add, total, copy, sync):
+def suite(name, asarray, add, total, copy, sync, seed=None, mm=None):
     out = {}
     n1, n2 = 2**26, 2**28
 
@@ -57,7 +60,26 @@ def suite(name, asarray, add, total, copy, sync):
         x = asarray(np.ones(n2, np.float32))
         return 4 * n2 / best(lambda: total(x), sync) / 1e9
 
+    def seed004(dt):
+        x = asarray(np.ones((1000, 100, 1000), dt))
+        return best(lambda: seed(x), sync) * 1e3
+
+    def matmul():
+        r = np.random.default_rng(0)
+        a, b = r.random((64, 48), np.float32), r.random((48, 32), np.float32)
+        got = mm(asarray(a), asarray(b))
+        got = got.get() if hasattr(got, "get") else got.cpu().numpy()
+        np.testing.assert_allclose(got, a @ b, rtol=1e-4)
+        n = 4096
+        x, y = asarray(r.random((n, n), np.float32)), asarray(r.random((n, n), np.float32))
+        return 2 * n**3 / best(lambda: mm(x, y), sync, reps=5) / 1e12
+
     _guard(out, "small a+b host us", small)
+    if seed:
+        _guard(out, "seed004 f32 ms", lambda: seed004(np.float32))
+        _guard(out, "seed004 f64 ms", lambda: seed004(np.float64))
+    if mm:
+        _guard(out, "matmul f32 TFLOP/s", matmul)
     _guard(out, "a + b GB/s", big_add)
     _guard(out, "d2d copy GB/s", d2d)
     _guard(out, "sum GB/s", big_sum)
@@ -69,19 +91,22 @@ def ember():
     dev = em.Device("cuda:0")
     return suite("ember", lambda x: em.asarray(x, device=dev), lambda a, b: a + b,
                  lambda x: x.sum(), lambda x: em.positive(x) if not hasattr(x, "copy") else x.copy(),
-                 dev.synchronize)
+                 dev.synchronize, seed=lambda x: em.sqrt(em.sum(x**2, axis=-1)),
+                 mm=em._ember.cuda_matmul)
 
 
 def cupy():
     import cupy as cp
     return suite("cupy", cp.asarray, lambda a, b: a + b, lambda x: x.sum(), lambda x: x.copy(),
-                 cp.cuda.Device().synchronize)
+                 cp.cuda.Device().synchronize, seed=lambda x: cp.sqrt(cp.sum(x**2, axis=-1)),
+                 mm=cp.matmul)
 
 
 def torch():
     import torch as th
     return suite("torch", lambda x: th.from_numpy(x).cuda(), lambda a, b: a + b,
-                 lambda x: x.sum(), lambda x: x.clone(), th.cuda.synchronize)
+                 lambda x: x.sum(), lambda x: x.clone(), th.cuda.synchronize,
+                 seed=lambda x: th.sqrt(th.sum(x**2, dim=-1)), mm=th.matmul)
 
 
 def main():
@@ -91,7 +116,8 @@ def main():
             rows[name] = fn()
         except Exception as e:  # noqa: BLE001
             rows[name] = {"error": f"{type(e).__name__}: {str(e)[:120]}"}
-    keys = ["a + b GB/s", "sum GB/s", "small a+b host us", "d2d copy GB/s"]
+    keys = ["a + b GB/s", "sum GB/s", "small a+b host us", "d2d copy GB/s", "seed004 f32 ms",
+            "seed004 f64 ms", "matmul f32 TFLOP/s"]
     print(f"{'':20s}" + "".join(f"{c:>14s}" for c in cols))
     for k in keys:
         cells = []

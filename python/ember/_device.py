@@ -4,6 +4,7 @@ The default device is the first GPU when one works, else the CPU;
 ``EMBER_DEVICE=cpu|cuda:N|opencl:N`` overrides it.  Nothing here touches a
 GPU at import: backends are asked only when a device is used."""
 import os as _os
+import threading as _threading
 
 from . import _ember
 
@@ -26,17 +27,29 @@ def _parse(spec):
     )
 
 
+_local = _threading.local()
+
+
+def _stack():
+    """This thread's devices to restore on leaving `with Device(...)` (one
+    Device object may be entered from several threads at once)."""
+    st = getattr(_local, "stack", None)
+    if st is None:
+        st = _local.stack = []
+    return st
+
+
 class Device:
     """A compute device: ``Device("cpu")``, ``Device("cuda:1")``, ``Device(0)``.
 
     ``with Device(...):`` makes it the current device of this thread."""
 
-    __slots__ = ("kind", "id", "_prev")
+    __slots__ = ("kind", "id")
 
     def __init__(self, spec="cpu"):
         kind, id_ = _parse(spec)
         _ember.check_device(f"{kind}:{id_}")  # raises DeviceError if absent
-        self.kind, self.id, self._prev = kind, id_, []
+        self.kind, self.id = kind, id_
 
     def __str__(self):
         return self.kind if self.kind == "cpu" else f"{self.kind}:{self.id}"
@@ -53,12 +66,12 @@ class Device:
         return hash((self.kind, self.id))
 
     def __enter__(self):
-        self._prev.append(_ember._get_device())
+        _stack().append(_ember._get_device())
         _ember._set_device(f"{self.kind}:{self.id}")
         return self
 
     def __exit__(self, *exc):
-        kind, id_ = self._prev.pop()
+        kind, id_ = _stack().pop()
         _ember._set_device(f"{kind}:{id_}")
 
     def use(self):

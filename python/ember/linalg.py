@@ -38,13 +38,11 @@ def _device_of(arrays):
 
 
 def _host(name, a):
-    """A NumPy view of a (no copy for CPU ember arrays)."""
+    """A NumPy view of a: no copy for CPU ember arrays; for device arrays a
+    host copy (the results go back to the device).  Device-side BLAS/LAPACK
+    (cuBLAS, cuSOLVER) is the CUDA backend's next step."""
     if isinstance(a, _ember.ndarray):
-        kind, id_ = a._dev
-        if kind != "cpu":
-            raise TypeError(f"em.linalg.{name} is not yet supported on device {kind}:{id_}; "
-                            "copy the arrays to the CPU with x.to_device('cpu')")
-        return _np.asarray(a)
+        return _np.asarray(a) if a._dev[0] == "cpu" else a.get()
     return a
 
 
@@ -74,7 +72,10 @@ def _out_call(name, fn, arrays, out, **kw):
         raise TypeError(f"out must be an ember.ndarray, not {type(out).__name__}")
     if not out._writeable:
         raise ValueError("output array is read-only")
-    fn(*[_host(name, a) for a in arrays], out=_host(name, out), **kw)
+    if out._dev[0] == "cpu":
+        fn(*[_host(name, a) for a in arrays], out=_host(name, out), **kw)
+    else:
+        out[...] = fn(*[_host(name, a) for a in arrays], **kw)
     return out
 
 

@@ -27,6 +27,11 @@ EM_D float em_h2f(em_f16 h) { _Float16 f; __builtin_memcpy(&f, &h.x, 2); return 
 EM_D em_f16 em_d2h(double d) { _Float16 f = (_Float16)d; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
 EM_D em_f16 em_f2h(float v) { _Float16 f = (_Float16)v; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
 #endif
+// float -> int8/16/32, uint8/16 as the CPU backend (NumPy on x86): through
+// int32, out-of-range values and NaN giving INT32_MIN, then the low bits.
+EM_D em_i32 em_f2i32(double v) {
+  return (v >= -2147483648.0 && v < 2147483648.0) ? (em_i32)v : (em_i32)(-2147483647 - 1);
+}
 // float -> integer bits as the CPU backend does it (no UB, no saturation).
 EM_D em_u64 em_f2u(double v) {
   if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return (em_u64)(em_i64)v;

@@ -232,6 +232,8 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     }
     else if (to == EM_FLOAT16) em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
     else if (tk == 'b') em_sbuf_printf(s, "(%s != 0)", x);
+    else if (fk == 'f' && tk != 'f' && (em_dtype_get(to)->size <= 2 || to == EM_INT32))
+        em_sbuf_printf(s, "(%s)em_f2i32(%s)", T, x); /* as the CPU: via int32, NumPy on x86 */
     else if (fk == 'f' && tk != 'f') em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);
     else em_sbuf_printf(s, "(%s)%s", T, x);
 }

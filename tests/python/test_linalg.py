@@ -170,9 +170,10 @@ def test_more_array_api_functions(device, rng):
 def test_results_are_zero_copy_ember_arrays(device):
     x = em.ones((3, 3))
     r = em.linalg.inv(x + em.asarray(np.eye(3)))
-    assert isinstance(r, em.ndarray) and r.device == em.Device("cpu")
-    h = np.asarray(r)
-    assert h.ctypes.data == r._ptr  # the host view is r's own memory
+    assert isinstance(r, em.ndarray) and r.device == device
+    if device.kind == "cpu":
+        h = np.asarray(r)
+        assert h.ctypes.data == r._ptr  # the host view is r's own memory
     ro = em.ones((2, 2))._broadcast_to((3, 2, 2))  # read-only inputs are fine
     check(em.linalg.det(ro), np.zeros(3))
 

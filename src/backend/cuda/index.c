@@ -131,10 +131,10 @@ em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values) 
 
 /* ---- the vtable's gather / scatter / nonzero ----------------------------- */
 
-/* Flat positions over the whole array (nidx == 1, m == ndim) run as one
- * kernel.  The other forms (one index array per dimension, or indexing the
- * leading dimensions only) and nonzero go through the host for now: correct,
- * not fast (a device kernel for them is the next step). */
+/* Gather with flat positions over the whole array (nidx == 1, m == ndim)
+ * runs as one kernel.  The other forms (one index array per dimension, or
+ * indexing the leading dimensions only), scatter and nonzero go through the
+ * host for now: correct, not fast (device kernels are the next step). */
 static em_status em__host_copies(int n, const em_array *src, em_array *dst) {
     em_device cpu = {EM_CPU, 0};
     em_status s = EM_OK;
@@ -159,8 +159,10 @@ em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx
     return s;
 }
 
+/* Scatter runs on the host: NumPy's "last write wins" for repeated indices
+ * needs an order that a parallel kernel does not give (em_cuda_put is kept
+ * for the case the caller knows the indices are unique). */
 em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
-    if (nidx == 1 && m == a->ndim) return em_cuda_put(a, &idx[0], values);
     em_array ha = {0}, hv = {0}, hidx[EM_MAXDIMS] = {{0}};
     em_status s = em__host_copies(1, a, &ha);
     if (s == EM_OK) s = em__host_copies(1, values, &hv);
