@@ -136,7 +136,11 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return None
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
+    """The module's own loader, plus the registration after exec_module.
+    (A plain class: everything else, resource readers included, is the
+    wrapped loader's.)"""
+
     def __init__(self, loader, name):
         self._loader, self._name = loader, name
 
