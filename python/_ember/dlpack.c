@@ -360,19 +360,23 @@ static void pyem__decref_owner(void *ctx) {
     PyGILState_Release(g);
 }
 
+/* A sequence of ints into out[]: *n entries when *n >= 0 (else any count up
+ * to EM_MAXDIMS, stored in *n). */
 static int pyem__int64_seq(PyObject *seq, int *n, int64_t *out, const char *what) {
     PyObject *f = PySequence_Fast(seq, what);
     if (!f) return -1;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(f);
     int bad = len > EM_MAXDIMS || (*n >= 0 && len != *n);
+    if (len > EM_MAXDIMS)
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries; ember allows %d at most", what, len,
+                     EM_MAXDIMS);
+    else if (bad)
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries but the shape has %d", what, len, *n);
     for (Py_ssize_t i = 0; !bad && i < len; i++) {
         out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(f, i));
         bad = out[i] == -1 && PyErr_Occurred();
     }
     Py_DECREF(f);
-    if (bad && !PyErr_Occurred())
-        PyErr_Format(PyExc_ValueError, "%s must have %d entries at most (matching the shape)", what,
-                     EM_MAXDIMS);
     if (bad) return -1;
     *n = (int)len;
     return 0;

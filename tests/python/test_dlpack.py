@@ -282,3 +282,27 @@ class _Capsule:
 
     def __dlpack_device__(self):
         return (1, 0)
+
+
+def test_wrap_pointer_keeps_owner_alive():
+    """The C helper behind em.asarray(<__cuda_array_interface__ object>),
+    exercised on host memory (it is device-agnostic)."""
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    before = sys.getrefcount(a)
+    v = em._ember._wrap_pointer(a.ctypes.data, (3, 2), "int32", (16, 8), "cpu", a, True)
+    assert sys.getrefcount(a) == before + 1
+    assert v._ptr == a.ctypes.data and not v.flags.writeable
+    assert_same(v, a[:, ::2])
+    w = em._ember._wrap_pointer(a.ctypes.data, (12,), np.int32, None, "cpu", a, False)
+    w[0] = 99
+    assert a[0, 0] == 99
+    del v, w
+    gc.collect()
+    assert sys.getrefcount(a) == before
+    with pytest.raises(ValueError, match="strides has 1 entries but the shape has 2"):
+        em._ember._wrap_pointer(a.ctypes.data, (3, 4), "int32", (16,), "cpu", a, False)
+    with pytest.raises(ValueError, match="shape has 33 entries; ember allows 32 at most"):
+        em._ember._wrap_pointer(a.ctypes.data, (1,) * 33, "int32", None, "cpu", a, False)
+    with pytest.raises(ValueError, match="negative"):
+        em._ember._wrap_pointer(a.ctypes.data, (-1,), "int32", None, "cpu", a, False)
+    assert sys.getrefcount(a) == before
