@@ -273,6 +273,10 @@ static int pyem__dl_check_aligned(const DLTensor *t, em_dtype dt) {
     const em_dtype_info *info = em_dtype_get(dt);
     uintptr_t align = info->kind == 'c' ? info->size / 2u : info->size;
     uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+    if (!t->data) {
+        PyErr_SetString(PyExc_BufferError, "DLPack tensor has a null data pointer but elements");
+        return -1;
+    }
     if (addr % align == 0) return 0;
     PyErr_Format(PyExc_BufferError,
                  "DLPack tensor data at %p is not aligned to %u bytes as %s needs; copy it "
@@ -400,9 +404,14 @@ static PyObject *pyem__wrap_pointer(PyObject *self, PyObject *args) {
     nst = nd;
     if (strides_o != Py_None && pyem__int64_seq(strides_o, &nst, strides, "strides") < 0)
         return NULL;
+    int64_t n;
+    em_status s = em_shape_size(nd, shape, &n);
+    if (s != EM_OK) return pyem_raise(s);
+    if (!ptr && n > 0)
+        return PyErr_Format(PyExc_ValueError, "null data pointer for a non-empty array");
     em_array a;
-    em_status s = em_array_wrap(&a, ptr, dt, nd, shape, strides_o == Py_None ? NULL : strides, dev,
-                                pyem__decref_owner, owner);
+    s = em_array_wrap(&a, ptr, dt, nd, shape, strides_o == Py_None ? NULL : strides, dev,
+                      pyem__decref_owner, owner);
     if (s != EM_OK) return pyem_raise(s);
     Py_INCREF(owner);
     if (readonly) a.flags &= ~(uint32_t)EM_WRITEABLE;

@@ -303,6 +303,9 @@ def test_wrap_pointer_keeps_owner_alive():
         em._ember._wrap_pointer(a.ctypes.data, (3, 4), "int32", (16,), "cpu", a, False)
     with pytest.raises(ValueError, match="shape has 33 entries; ember allows 32 at most"):
         em._ember._wrap_pointer(a.ctypes.data, (1,) * 33, "int32", None, "cpu", a, False)
+    with pytest.raises(ValueError, match="null data pointer for a non-empty array"):
+        em._ember._wrap_pointer(0, (2,), "int32", None, "cpu", a, False)
+    assert em._ember._wrap_pointer(0, (0, 3), "int32", None, "cpu", a, False).shape == (0, 3)
     with pytest.raises(ValueError, match="negative"):
         em._ember._wrap_pointer(a.ctypes.data, (-1,), "int32", None, "cpu", a, False)
     assert sys.getrefcount(a) == before
