@@ -155,3 +155,12 @@ def test_complex_scalar_keeps_infinite_parts(device, dtype, value):
     got = complex(em.asarray(value, dtype=dtype, device=device))
     assert np.array_equal(np.asarray(got), np.asarray(value, dtype=np.complex128), equal_nan=True)
     assert np.signbit(got.real) == np.signbit(value.real)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sizes", [(0, 0), (0, 3), (3, 0), (2, 0, 4), (0,)])
+def test_meshgrid_empty_inputs(device, indexing, sizes):
+    xs = [np.arange(n, dtype=np.uint8) for n in sizes]
+    got = em.meshgrid(*[em.asarray(x, device=device) for x in xs], indexing=indexing)
+    for g, w in zip(got, np.meshgrid(*xs, indexing=indexing)):
+        assert_same(g, w)
