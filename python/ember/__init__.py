@@ -31,7 +31,7 @@ from ._reductions import *  # noqa: E402,F401,F403
 from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
 from ._sorting import *  # noqa: E402,F401,F403
-from . import linalg, random  # noqa: E402,F401
+from . import fft, linalg, random  # noqa: E402,F401
 from .linalg import *  # noqa: E402,F401,F403  (matmul, dot, ... at top level too)
 from ._array_api import __array_namespace_info__  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)

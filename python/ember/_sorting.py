@@ -2,20 +2,17 @@
 (NumPy's) and unique_all/unique_counts/unique_inverse/unique_values, isin
 (the Array API's).
 
-The work is NumPy's on the host: a CPU ember array lends its buffer to
-``numpy.asarray`` without a copy and the result is wrapped back the same
-way (as em.linalg does).  Arrays on another device make a round trip
-through host memory, so these functions work everywhere but are not fast
-there; device kernels can replace ``_host``/``_wrap`` later without changing
-the signatures.  NaN handling is NumPy's: NaNs sort last (first when
-descending), and ``unique_*`` treat every NaN as distinct, as the Array API
-requires.
+The work is NumPy's on the host (see _host.py: zero copy on the CPU, a
+round trip through host memory on other devices).  NaN handling is
+NumPy's: NaNs sort last (first when descending), and ``unique_*`` treat
+every NaN as distinct, as the Array API requires.
 """
 from collections import namedtuple
 
 import numpy as _np
 
 from . import _ember
+from ._host import check as _check, device_of as _device, host as _host, wrap as _wrap
 
 __all__ = [
     "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
@@ -25,38 +22,6 @@ __all__ = [
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
-
-
-# ---- host hand-off --------------------------------------------------------
-
-def _device(*arrays):
-    """The device string of the first ember array among arrays (None: current)."""
-    for a in arrays:
-        if isinstance(a, _ember.ndarray):
-            kind, id_ = a._dev
-            return f"{kind}:{id_}"
-    return None
-
-
-def _host(a):
-    """A NumPy array with a's values: a view of a CPU ember array's buffer
-    (no copy), a host copy for other devices; non-ember input goes through
-    ``numpy.asarray`` (Python scalars stay scalars)."""
-    if isinstance(a, _ember.ndarray):
-        if a._dev[0] != "cpu":
-            a = a.to_device("cpu")
-        return _np.asarray(a)
-    return a
-
-
-def _wrap(r, device):
-    """A NumPy result as an ember array on device (zero copy on the CPU)."""
-    return _ember.asarray(_np.asarray(r), None, device, None)
-
-
-def _check(a, name):
-    if not isinstance(a, _ember.ndarray):
-        raise TypeError(f"{name}() expects an ember.ndarray, not {type(a).__name__}")
 
 
 # ---- sorting --------------------------------------------------------------
