@@ -79,8 +79,15 @@ int pyem_scalar_store(PyObject *o, em_dtype dt, void *p) {
     if (k == 'c') {
         Py_complex c = PyComplex_AsCComplex(o);
         if (c.real == -1.0 && PyErr_Occurred()) return -1;
-        if (dt == EM_COMPLEX64) *(float _Complex *)p = (float)c.real + (float)c.imag * I;
-        else *(double _Complex *)p = c.real + c.imag * I;
+        /* Store the parts separately: `re + im * I` would turn an infinite
+           imaginary part into a NaN real part (0 * inf). */
+        if (dt == EM_COMPLEX64) {
+            float parts[2] = {(float)c.real, (float)c.imag};
+            memcpy(p, parts, sizeof parts);
+        } else {
+            double parts[2] = {c.real, c.imag};
+            memcpy(p, parts, sizeof parts);
+        }
         return 0;
     }
     double v = PyFloat_AsDouble(o);
