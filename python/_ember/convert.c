@@ -250,9 +250,11 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     return pyem_wrap(&a);
 }
 
-static int pyem__shape_of(PyObject *o, int *nd, int64_t *shape) {
+int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape) {
     if (PyLong_Check(o) || PyIndex_Check(o)) {
-        shape[0] = PyLong_AsLongLong(o);
+        PyObject *ix = PyNumber_Index(o);
+        shape[0] = ix ? PyLong_AsLongLong(ix) : -1;
+        Py_XDECREF(ix);
         *nd = 1;
         return shape[0] == -1 && PyErr_Occurred() ? -1 : 0;
     }
@@ -266,11 +268,15 @@ static int pyem__shape_of(PyObject *o, int *nd, int64_t *shape) {
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *ix = PyNumber_Index(PySequence_Fast_GET_ITEM(fast, i));
+        PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
+        PyObject *ix = PyNumber_Index(it);
         shape[i] = ix ? PyLong_AsLongLong(ix) : -1;
         Py_XDECREF(ix);
         if (shape[i] == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
+            if (!ix)
+                PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
+                             Py_TYPE(it)->tp_name);
             return -1;
         }
     }
@@ -288,7 +294,7 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t shape[EM_MAXDIMS];
     em_dtype dt;
     em_device dev;
-    if (pyem__shape_of(shp, &nd, shape) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
+    if (pyem_shape_from_obj(shp, &nd, shape) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
         pyem_parse_device(devo, &dev) < 0)
         return NULL;
     em_array v = {0}, r;
