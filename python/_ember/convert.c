@@ -79,8 +79,15 @@ int pyem_scalar_store(PyObject *o, em_dtype dt, void *p) {
     if (k == 'c') {
         Py_complex c = PyComplex_AsCComplex(o);
         if (c.real == -1.0 && PyErr_Occurred()) return -1;
-        if (dt == EM_COMPLEX64) *(float _Complex *)p = (float)c.real + (float)c.imag * I;
-        else *(double _Complex *)p = c.real + c.imag * I;
+        /* Store the parts separately: `re + im * I` would turn an infinite
+           imaginary part into a NaN real part (0 * inf). */
+        if (dt == EM_COMPLEX64) {
+            float parts[2] = {(float)c.real, (float)c.imag};
+            memcpy(p, parts, sizeof parts);
+        } else {
+            double parts[2] = {c.real, c.imag};
+            memcpy(p, parts, sizeof parts);
+        }
         return 0;
     }
     double v = PyFloat_AsDouble(o);
@@ -243,9 +250,11 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     return pyem_wrap(&a);
 }
 
-static int pyem__shape_of(PyObject *o, int *nd, int64_t *shape) {
+int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape) {
     if (PyLong_Check(o) || PyIndex_Check(o)) {
-        shape[0] = PyLong_AsLongLong(o);
+        PyObject *ix = PyNumber_Index(o);
+        shape[0] = ix ? PyLong_AsLongLong(ix) : -1;
+        Py_XDECREF(ix);
         *nd = 1;
         return shape[0] == -1 && PyErr_Occurred() ? -1 : 0;
     }
@@ -259,11 +268,15 @@ static int pyem__shape_of(PyObject *o, int *nd, int64_t *shape) {
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *ix = PyNumber_Index(PySequence_Fast_GET_ITEM(fast, i));
+        PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
+        PyObject *ix = PyNumber_Index(it);
         shape[i] = ix ? PyLong_AsLongLong(ix) : -1;
         Py_XDECREF(ix);
         if (shape[i] == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
+            if (!ix)
+                PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
+                             Py_TYPE(it)->tp_name);
             return -1;
         }
     }
@@ -281,7 +294,7 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t shape[EM_MAXDIMS];
     em_dtype dt;
     em_device dev;
-    if (pyem__shape_of(shp, &nd, shape) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
+    if (pyem_shape_from_obj(shp, &nd, shape) < 0 || pyem_dtype_from_obj(dto, &dt, 1) < 0 ||
         pyem_parse_device(devo, &dev) < 0)
         return NULL;
     em_array v = {0}, r;

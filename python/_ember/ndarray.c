@@ -286,31 +286,7 @@ static int pyem__shape_args(PyObject *args, int *nd, int64_t *shape) {
     if (PyTuple_GET_SIZE(args) == 1 && !PyLong_Check(PyTuple_GET_ITEM(args, 0)) &&
         !PyIndex_Check(PyTuple_GET_ITEM(args, 0)))
         seq = PyTuple_GET_ITEM(args, 0);
-    PyObject *fast = PySequence_Fast(seq, "shape must be an int or a sequence of ints");
-    if (!fast) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (n > EM_MAXDIMS) {
-        Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, found %zd",
-                     EM_MAXDIMS, n);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
-        PyObject *ix = PyNumber_Index(it);
-        shape[i] = ix ? PyLong_AsLongLong(ix) : -1;
-        Py_XDECREF(ix);
-        if (shape[i] == -1 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            if (!ix)
-                PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
-                             Py_TYPE(it)->tp_name);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    *nd = (int)n;
-    return 0;
+    return pyem_shape_from_obj(seq, nd, shape);
 }
 
 static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw) {

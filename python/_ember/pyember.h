@@ -45,6 +45,8 @@ em_device pyem_current_device(void);
  * copy == 1; copy == 0 forbids copies; -1 copies only if needed).
  * dtype EM_NDTYPES keeps the source's. */
 int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array *out);
+/* A shape from an int or a sequence of ints (at most EM_MAXDIMS). */
+int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape);
 /* The default dtype NumPy gives a Python scalar (bool, int64, float64, complex128). */
 int pyem_scalar_dtype(PyObject *o, em_dtype *dt);
 /* Store a Python scalar as dtype dt into host memory at p (checks range for ints). */

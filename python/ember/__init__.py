@@ -30,7 +30,8 @@ from ._ufuncs import *  # noqa: E402,F401,F403
 from ._reductions import *  # noqa: E402,F401,F403
 from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
-from . import linalg, random  # noqa: E402,F401
+from ._sorting import *  # noqa: E402,F401,F403
+from . import fft, linalg, random  # noqa: E402,F401
 from .linalg import *  # noqa: E402,F401,F403  (matmul, dot, ... at top level too)
 from .cuda_runtime import *  # noqa: E402,F401,F403  (get_default_memory_pool)
 from ._array_api import __array_namespace_info__  # noqa: E402,F401

@@ -68,4 +68,4 @@ class Info:
 
     def devices(self):
         from ._device import devices
-        return devices()
+        return tuple(devices())

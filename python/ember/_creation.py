@@ -263,7 +263,11 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             s[0], s[1] = s[1], s[0]
             out[i] = out[i].reshape(s)
     if not sparse:
-        full_shape = tuple(max(o.shape[d] for o in out) for d in range(nd))
+        # From the sizes, not a max over the shapes: a size-0 input empties the grid.
+        full_shape = [x.size for x in xs]
+        if indexing == "xy" and nd > 1:
+            full_shape[0], full_shape[1] = full_shape[1], full_shape[0]
+        full_shape = tuple(full_shape)
         out = [o._broadcast_to(full_shape) for o in out]
     if copy:
         out = [o.copy() for o in out]

@@ -21,7 +21,7 @@ __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "unstack", "flip", "fliplr", "flipud", "roll",
     "repeat", "tile", "ascontiguousarray", "atleast_1d", "atleast_2d", "atleast_3d", "astype",
-    "copy", "matrix_transpose", "AxisError",
+    "copy", "matrix_transpose", "AxisError", "diff",
 ]
 
 
@@ -469,6 +469,40 @@ def roll(a, shift, axis=None):
         key[ax] = slice(None, n - s)
         out = concatenate([head, out[tuple(key)]], axis=ax)
     return out.copy() if out is a else out
+
+
+def diff(a, /, n=1, axis=-1, prepend=None, append=None):
+    """The n-th forward difference along axis (numpy.diff; the Array API's
+    keywords).  Scalar prepend/append values are broadcast to one slice of
+    the axis; bool arrays differ through not_equal, as in NumPy."""
+    from ._ufuncs import not_equal, subtract
+    a = _arr(a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = _axis(axis, a.ndim)
+    parts = []
+    for v in (prepend, a, append):
+        if v is None:
+            continue
+        v = _arr(v)
+        if v.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            v = broadcast_to(v, tuple(shape))
+        parts.append(v)
+    if len(parts) > 1:
+        a = concatenate(parts, axis=axis)
+    op = not_equal if a.dtype == _np.bool_ else subtract
+    lo = [slice(None)] * a.ndim
+    hi = [slice(None)] * a.ndim
+    lo[axis], hi[axis] = slice(None, -1), slice(1, None)
+    lo, hi = tuple(lo), tuple(hi)
+    for _ in range(n):
+        a = op(a[hi], a[lo])
+    return a
 
 
 def repeat(a, repeats, axis=None):

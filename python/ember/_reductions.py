@@ -135,9 +135,10 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    """Number of nonzero elements (a Python int when axis is None and not keepdims)."""
-    res = _reduce("count_nonzero", a, axis, keepdims, None, 0.0, None)
-    return int(res) if axis is None and not keepdims else res
+    """Number of nonzero elements, as an int64 array (0-d when axis is None:
+    the Array API asks for an array where NumPy gives a Python int; the 0-d
+    array converts with int() and compares equal to it)."""
+    return _reduce("count_nonzero", a, axis, keepdims, None, 0.0, None)
 
 
 def _where_count(a, axis, where, keepdims):

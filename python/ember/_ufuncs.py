@@ -115,9 +115,10 @@ def _clip_bound(bound, dt, upper):
     return bound
 
 
-def clip(x, a_min=None, a_max=None, /, out=None, *, min=None, max=None, dtype=None):  # noqa: A002
-    """Limit the values to [min, max] (numpy.clip; Array API keywords min/max).
-    NaN propagates, as with maximum/minimum; either bound may be None."""
+def clip(x, /, min=None, max=None, out=None, *, a_min=None, a_max=None, dtype=None):  # noqa: A002
+    """Limit the values to [min, max] (the Array API's signature; NumPy's
+    positional bounds and a_min/a_max keywords work too).  NaN propagates,
+    as with maximum/minimum; either bound may be None."""
     lo = min if a_min is None else a_min
     hi = max if a_max is None else a_max
     dt = _dtype_of(x)

@@ -179,8 +179,24 @@ det = _unary("det")
 slogdet = _unary("slogdet")
 svdvals = _unary("svdvals")
 eigvalsh = _unary("eigvalsh")
-eig = _unary("eig")
-eigvals = _unary("eigvals")
+
+
+def _complex(a):
+    """a in the complex dtype of its precision (complex64 for float32/float16)."""
+    return a.astype(_np.complex64 if a.dtype in (_np.float32, _np.float16, _np.complex64)
+                    else _np.complex128, copy=False)
+
+
+def eig(x, /):
+    """(eigenvalues, eigenvectors) of general matrices, always complex as the
+    Array API asks (NumPy returns real arrays when every eigenvalue is real)."""
+    r = _np.linalg.eig(_host("eig", x))
+    return _wrap(type(r)(_complex(r.eigenvalues), _complex(r.eigenvectors)), _device_of((x,)))
+
+
+def eigvals(x, /):
+    """Eigenvalues of general matrices, always complex (see eig)."""
+    return _wrap(_complex(_np.linalg.eigvals(_host("eigvals", x))), _device_of((x,)))
 
 
 def pinv(x, /, *, rtol=None, hermitian=False):

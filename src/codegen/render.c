@@ -61,19 +61,6 @@ static em_status em__add_leaf(em_kplan *p, const em_node *nd, int *nnodes) {
     return EM_OK;
 }
 
-/* Strides of operand k broadcast to the output shape (0 where broadcast). */
-static em_status em__bstrides(const em_array *a, const em_array *out, int64_t *st) {
-    int off = out->ndim - a->ndim;
-    if (off < 0) return em_error(EM_ESHAPE, "input has more dimensions than the output");
-    for (int i = 0; i < out->ndim; i++) {
-        int64_t d = i < off ? 1 : a->shape[i - off];
-        if (d != out->shape[i] && d != 1)
-            return em_error(EM_ESHAPE, "input dimension %d of size %lld does not broadcast to %lld",
-                            i, (long long)d, (long long)out->shape[i]);
-        st[i] = (i < off || d == 1) ? 0 : a->strides[i - off];
-    }
-    return EM_OK;
-}
 
 /* Drop size-1 dims; merge neighbours contiguous for every operand. */
 static void em__coalesce(em_kplan *p) {
@@ -123,7 +110,7 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
     p->dtypes[0] = out->dtype;
     p->data[0] = out->data;
     for (int k = 1; k < p->nops; k++) {
-        EM_CHECK(em__bstrides(p->leaves[k]->leaf, out, p->strides[k]));
+        EM_CHECK(em__broadcast_strides(p->leaves[k]->leaf, out, p->strides[k]));
         p->dtypes[k] = p->leaves[k]->leaf->dtype;
         p->data[k] = p->leaves[k]->leaf->data;
     }

@@ -30,6 +30,8 @@ void em__buffer_decref(em_buffer *b);
 
 /* C-contiguous strides for shape and itemsize. */
 void em__contig_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *strides);
+/* Strides of a broadcast to out's shape (0 where broadcast); EM_ESHAPE if it doesn't. */
+em_status em__broadcast_strides(const em_array *a, const em_array *out, int64_t *st);
 /* a + b and a * b on sizes, failing with EM_EOVERFLOW. */
 em_status em__size_mul(int64_t a, int64_t b, int64_t *out);
 

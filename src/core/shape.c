@@ -84,3 +84,18 @@ em_status em_slice_normalize(int64_t len, int64_t *start, int64_t *stop, int64_t
     *count = n;
     return EM_OK;
 }
+
+/* Byte strides of a read as if broadcast to out's shape: 0 where a has a
+ * missing or size-1 dimension.  Shared by every backend's evaluator. */
+em_status em__broadcast_strides(const em_array *a, const em_array *out, int64_t *st) {
+    int off = out->ndim - a->ndim;
+    if (off < 0) return em_error(EM_ESHAPE, "input has more dimensions than the output");
+    for (int i = 0; i < out->ndim; i++) {
+        int64_t d = i < off ? 1 : a->shape[i - off];
+        if (d != out->shape[i] && d != 1)
+            return em_error(EM_ESHAPE, "input dimension %d of size %lld does not broadcast to %lld",
+                            i, (long long)d, (long long)out->shape[i]);
+        st[i] = (i < off || d == 1) ? 0 : a->strides[i - off];
+    }
+    return EM_OK;
+}

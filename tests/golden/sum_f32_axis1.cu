@@ -33,7 +33,20 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
         for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
         const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;
         em_state acc = em_ident();
-        for (long long k = k0 + threadIdx.x; k < k1; k += EM_RBLOCK) {
+        long long k = k0 + threadIdx.x;
+        if (EM_NI == 1) { /* four loads in flight per thread: bandwidth needs them */
+            for (; k + 3 * EM_RBLOCK < k1; k += 4 * EM_RBLOCK) {
+                const char *a = p.in + base + k * p.ist[0];
+                const long long st = EM_RBLOCK * p.ist[0];
+                const em_in v0 = *(const em_in *)a, v1 = *(const em_in *)(a + st);
+                const em_in v2 = *(const em_in *)(a + 2 * st), v3 = *(const em_in *)(a + 3 * st);
+                acc = em_comb(acc, em_load(v0, k));
+                acc = em_comb(acc, em_load(v1, k + EM_RBLOCK));
+                acc = em_comb(acc, em_load(v2, k + 2 * EM_RBLOCK));
+                acc = em_comb(acc, em_load(v3, k + 3 * EM_RBLOCK));
+            }
+        }
+        for (; k < k1; k += EM_RBLOCK) {
             long long off = base, q = k;
             for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
             off += q * p.ist[0]; /* q < ishape[0]: no division for the outermost */

@@ -142,3 +142,25 @@ def test_full_scalar_range_and_copy_false(device):
         x = em.asarray(a, copy=False)
         a[0] = 5
         assert x[0].item() == 5
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("value", [complex(1, np.inf), complex(-np.inf, np.inf), complex(0, np.nan),
+                                   complex(np.inf, np.nan), complex(-0.0, -np.inf)])
+def test_complex_scalar_keeps_infinite_parts(device, dtype, value):
+    # `re + im * I` in C would turn an infinite imaginary part into a NaN real part.
+    want = np.asarray(value, dtype=dtype)
+    assert_same(em.asarray(value, dtype=dtype, device=device), want)
+    assert_same(em.full((3,), value, dtype=dtype, device=device), np.full((3,), value, dtype=dtype))
+    got = complex(em.asarray(value, dtype=dtype, device=device))
+    assert np.array_equal(np.asarray(got), np.asarray(value, dtype=np.complex128), equal_nan=True)
+    assert np.signbit(got.real) == np.signbit(value.real)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sizes", [(0, 0), (0, 3), (3, 0), (2, 0, 4), (0,)])
+def test_meshgrid_empty_inputs(device, indexing, sizes):
+    xs = [np.arange(n, dtype=np.uint8) for n in sizes]
+    got = em.meshgrid(*[em.asarray(x, device=device) for x in xs], indexing=indexing)
+    for g, w in zip(got, np.meshgrid(*xs, indexing=indexing)):
+        assert_same(g, w)

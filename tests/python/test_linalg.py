@@ -211,3 +211,20 @@ def test_errors(device):
     with pytest.raises(TypeError, match="did not contain a loop with signature"):
         a @ "x"
     assert (a @ em.ones(3)).tolist() == [3.0, 3.0]  # still working
+
+
+@pytest.mark.parametrize("dtype,want", [("float32", "complex64"), ("float64", "complex128"),
+                                        ("complex64", "complex64"), ("complex128", "complex128")])
+def test_eig_is_always_complex(device, rng, dtype, want):
+    # The Array API asks for complex results even when every eigenvalue is
+    # real (NumPy then returns real arrays).
+    a = np.triu(random_array(rng, (2, 4, 4), dtype))  # real eigenvalues for real input
+    w, v = em.linalg.eig(to_em(a))
+    wn, vn = np.linalg.eig(a)
+    assert w.dtype == want and v.dtype == want
+    assert_same(w, wn.astype(want), rtol=1e-4 if "64" in want and want != "complex128" else 1e-12)
+    ev = em.linalg.eigvals(to_em(a))
+    assert ev.dtype == want
+    assert np.allclose(np.asarray(ev), np.linalg.eigvals(a), rtol=1e-4)
+    with pytest.raises(np.linalg.LinAlgError, match="Last 2 dimensions of the array must be square"):
+        em.linalg.eig(em.ones((2, 3)))

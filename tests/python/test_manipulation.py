@@ -176,3 +176,31 @@ def test_bad_input(device):
                                         "dtype\\('int8'\\) according to the rule 'same_kind'"):
         em.concatenate([x, x], dtype="int8")
     assert_same(em.flip(x, -1), np.arange(6.0).reshape(2, 3)[:, ::-1])  # still working
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_diff_every_dtype_layout(device, rng, dtype):
+    for name, a in layouts(rng, (4, 5), dtype):
+        if a.ndim == 0:
+            with pytest.raises(ValueError, match="at least one dimensional"):
+                em.diff(to_em(a))
+            continue
+        x = to_em(a)
+        for n in (0, 1, 2):
+            for axis in (-1, 0):
+                assert_same(em.diff(x, n=n, axis=axis), np.diff(a, n=n, axis=axis))
+
+
+def test_diff_prepend_append_and_errors(device, rng):
+    a = random_array(rng, (3, 4), "float32")
+    x = to_em(a)
+    p = random_array(rng, (3, 2), "float32")
+    assert_same(em.diff(x, axis=1, prepend=em.asarray(p), append=2.5),
+                np.diff(a, axis=1, prepend=p, append=2.5))
+    assert_same(em.diff(x, axis=0, prepend=1), np.diff(a, axis=0, prepend=1))
+    assert_same(em.diff(em.asarray([True, False, False])), np.diff(np.array([True, False, False])))
+    with pytest.raises(ValueError, match="order must be non-negative but got -1"):
+        em.diff(x, n=-1)
+    with pytest.raises(np.exceptions.AxisError):
+        em.diff(x, axis=2)
+    assert_same(em.diff(x), np.diff(a))  # still working

@@ -159,3 +159,27 @@ def test_incompatible_shapes_raise(device):
     with pytest.raises(ValueError, match="could not be broadcast together"):
         em.asarray(np.ones((2, 3))) * em.asarray(np.ones((3, 2)))
     assert_same(em.asarray(np.ones((2, 3))) * em.asarray(np.ones((1, 3))), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("frm", ALL_DTYPES, ids=str)
+def test_can_cast_scalar_types_and_arrays(frm):
+    # em.float32 etc. are NumPy's scalar types, whose `dtype` attribute is a
+    # descriptor: can_cast must not take it for an array's dtype.
+    for to in ALL_DTYPES:
+        want = np.can_cast(frm, to)
+        assert em.can_cast(frm.type, to.type) == want
+        assert em.can_cast(em.zeros(2, dtype=frm), to) == want
+    with pytest.raises(TypeError):
+        em.can_cast(None, em.int8)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_finfo_fields_are_python_floats(dtype):
+    f, n = em.finfo(getattr(em, dtype)), np.finfo(dtype)
+    for name in ("eps", "max", "min", "smallest_normal", "tiny", "resolution"):
+        v = getattr(f, name)
+        assert type(v) is float and v == float(getattr(n, name))
+    assert f.bits == n.bits and f.dtype == n.dtype and f.nmant == n.nmant  # the rest is NumPy's
+    assert em.finfo(em.zeros(1, dtype=dtype)).eps == float(n.eps)
+    with pytest.raises(ValueError, match="not inexact"):
+        em.finfo(em.int32)

@@ -481,3 +481,13 @@ def test_property_random_shapes_and_axes(case):
     if name == "count_nonzero":
         kw = dict(axis=axis, keepdims=keepdims)
     check(name, a, to_em(a), **kw)
+
+
+def test_count_nonzero_is_an_array(device):
+    # The Array API asks for a 0-d array where NumPy gives a Python int.
+    x = em.asarray([[0, 1, 2], [3, 0, 0]])
+    r = em.count_nonzero(x)
+    assert isinstance(r, em.ndarray) and r.shape == () and r.dtype == np.int64
+    assert int(r) == 3 == r
+    assert_same(em.count_nonzero(x, axis=0), np.count_nonzero(x.get(), axis=0).astype(np.int64))
+    assert_same(em.count_nonzero(em.zeros((0, 2))), np.asarray(0, dtype=np.int64))

@@ -345,6 +345,12 @@ def test_clip(device, rng):
     out = em.empty(20)
     assert em.clip(x, 0, 1, out=out) is out
     assert_same(out, np.clip(a, 0, 1))
+    # The Array API's signature (x, /, min=None, max=None); NumPy's a_min/a_max keywords too.
+    import inspect
+    params = list(inspect.signature(em.clip).parameters.values())
+    assert [p.name for p in params[1:3]] == ["min", "max"]
+    assert params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert_same(em.clip(x, a_min=-1, a_max=2), np.clip(a, -1, 2))
 
 
 def test_real_imag_views(device, rng):

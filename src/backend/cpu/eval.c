@@ -81,19 +81,6 @@ static em_status em__collect(em__plan *p, const em_node *nd) {
     return EM_OK;
 }
 
-/* Strides of a broadcast to the output shape (0 where broadcast). */
-static em_status em__bstrides(const em_array *a, const em_array *out, int64_t *st) {
-    int off = out->ndim - a->ndim;
-    if (off < 0) return em_error(EM_ESHAPE, "input has more dimensions than the output");
-    for (int i = 0; i < out->ndim; i++) {
-        int64_t d = i < off ? 1 : a->shape[i - off];
-        if (d != out->shape[i] && d != 1)
-            return em_error(EM_ESHAPE, "input dimension %d of size %lld does not broadcast to %lld",
-                            i, (long long)d, (long long)out->shape[i]);
-        st[i] = (i < off || d == 1) ? 0 : a->strides[i - off];
-    }
-    return EM_OK;
-}
 
 /* Order the dimensions so that the innermost is the one where the operands
  * step least in memory (summed over all of them), keeping C order on ties:
@@ -154,7 +141,7 @@ static em_status em__plan_make(em__plan *p, const em_node *root, em_array *out) 
     p->ndim = out->ndim;
     memcpy(p->shape, out->shape, sizeof(int64_t) * (size_t)out->ndim);
     for (int k = 0; k < p->nleaves; k++) {
-        EM_CHECK(em__bstrides(p->leaves[k]->leaf, out, p->strides[k]));
+        EM_CHECK(em__broadcast_strides(p->leaves[k]->leaf, out, p->strides[k]));
         p->data[k] = p->leaves[k]->leaf->data;
     }
     memcpy(p->strides[p->nleaves], out->strides, sizeof(int64_t) * (size_t)out->ndim);

@@ -1,0 +1,41 @@
+"""Host hand-off for functions whose work is NumPy's (sorting, sets, FFT).
+
+A CPU ember array lends its buffer to ``numpy.asarray`` without a copy and
+a NumPy result is wrapped back the same way.  Arrays on another device make
+a round trip through host memory, so the functions built on this work on
+every device but are not fast there; device kernels can replace these
+helpers later without changing the public signatures."""
+import numpy as _np
+
+from . import _ember
+
+
+def device_of(*arrays):
+    """The device string of the first ember array among arrays (None: current)."""
+    for a in arrays:
+        if isinstance(a, _ember.ndarray):
+            kind, id_ = a._dev
+            return f"{kind}:{id_}"
+    return None
+
+
+def host(a):
+    """A NumPy array with a's values: a view of a CPU ember array's buffer
+    (no copy), a host copy for other devices; other input is returned as is
+    (Python scalars stay scalars: NumPy then applies NEP 50)."""
+    if isinstance(a, _ember.ndarray):
+        if a._dev[0] != "cpu":
+            a = a.to_device("cpu")
+        return _np.asarray(a)
+    return a
+
+
+def wrap(r, device):
+    """A NumPy result as an ember array on device (zero copy on the CPU)."""
+    return _ember.asarray(_np.asarray(r), None, device, None)
+
+
+def check(a, name):
+    """TypeError unless a is an ember array."""
+    if not isinstance(a, _ember.ndarray):
+        raise TypeError(f"{name}() expects an ember.ndarray, not {type(a).__name__}")
