@@ -137,7 +137,9 @@ def unique_inverse(x, /):
 def unique_values(x, /):
     """The distinct values of x (sorted); every NaN is its own value."""
     _check(x, "unique_values")
-    return _wrap(_np.unique_values(_host(x)), _device(x))
+    # np.unique, not np.unique_values: NumPy >= 2.3 returns the latter in hash
+    # order, and array-API users (scikit-learn's LDA) rely on sorted classes.
+    return _wrap(_np.unique(_host(x), equal_nan=False), _device(x))
 
 
 def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
