@@ -7,8 +7,10 @@ import numpy as np
 import ember as em
 
 
-def _median_time(fn, repeat=7, number=None):
+def _median_time(fn, repeat=7, number=None, sync=lambda: None):
+    """Median seconds per call of fn; sync() once per timed batch (device work is async)."""
     fn()
+    sync()
     if number is None:
         t0 = time.perf_counter()
         fn()
@@ -18,6 +20,7 @@ def _median_time(fn, repeat=7, number=None):
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
+        sync()
         ts.append((time.perf_counter() - t0) / number)
     return sorted(ts)[len(ts) // 2]
 
@@ -62,7 +65,8 @@ def timing_table():
     rows.append(("a + b, 1000 float32", lambda: small + small, lambda: esmall + esmall))
     print(f"  {'operation':28s} {'numpy':>11s} {'ember':>11s} {'ratio':>7s}")
     for name, fn_np, fn_em in rows:
-        tn, te = _median_time(fn_np), _median_time(lambda: (fn_em(), em.synchronize()))
+        dev = em.get_device()
+        tn, te = _median_time(fn_np), _median_time(fn_em, sync=dev.synchronize)
         print(f"  {name:28s} {tn:11.2e} {te:11.2e} {tn / te:7.2f}")
 
 
