@@ -10,6 +10,17 @@ import pytest
 import ember as em
 from helpers import ALL_DTYPES, assert_same, layouts, to_em
 
+@pytest.fixture(autouse=True)
+def _cpu_unless_device_param(request):
+    """Tests without the `device` parameter are about host memory: run them
+    on the CPU even where the default device is a GPU (EMBER_DEVICE=cuda:0)."""
+    if "device" in request.fixturenames:
+        yield
+        return
+    with em.Device("cpu"):
+        yield
+
+
 
 @pytest.fixture(autouse=True)
 def _default_policy(monkeypatch):
@@ -111,6 +122,10 @@ def _env_with_ember():
 def test_multiprocessing_pool_map(method, monkeypatch):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} start method here")
+    if method == "fork" and em.cuda.is_available():
+        # As with CuPy and PyTorch, a forked child cannot use the CUDA driver its
+        # parent initialised: use spawn (tested above) on GPU machines.
+        pytest.skip("fork after CUDA initialisation is not supported by the driver")
     monkeypatch.setenv("PYTHONPATH", _env_with_ember())
     ctx = multiprocessing.get_context(method)
     inputs = _inputs()

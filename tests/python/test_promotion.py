@@ -181,5 +181,5 @@ def test_finfo_fields_are_python_floats(dtype):
         assert type(v) is float and v == float(getattr(n, name))
     assert f.bits == n.bits and f.dtype == n.dtype and f.nmant == n.nmant  # the rest is NumPy's
     assert em.finfo(em.zeros(1, dtype=dtype)).eps == float(n.eps)
-    with pytest.raises(ValueError, match="not inexact"):
+    with pytest.raises(ValueError, match="not inexact|not compatible with finfo"):  # NumPy 2.4 | 2.5
         em.finfo(em.int32)
