@@ -81,8 +81,17 @@ def _out_call(name, fn, arrays, out, **kw):
 
 # ---- products -------------------------------------------------------------
 
+def _cublas_ok(x1, x2, out):
+    """2-d float32/float64 products of two arrays on one CUDA device go to cuBLAS."""
+    return (out is None and isinstance(x1, _ember.ndarray) and isinstance(x2, _ember.ndarray)
+            and x1._dev[0] == "cuda" and x1._dev == x2._dev and x1.ndim == 2 and x2.ndim == 2
+            and x1.dtype == x2.dtype and x1.dtype.char in "fd" and x1.shape[1] == x2.shape[0])
+
+
 def matmul(x1, x2, /, out=None):
     """Matrix product with broadcasting over batch dimensions (``x1 @ x2``)."""
+    if _cublas_ok(x1, x2, out):
+        return _ember.cuda_matmul(x1, x2)
     return _out_call("matmul", _np.matmul, (x1, x2), out)
 
 
