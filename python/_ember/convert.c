@@ -11,7 +11,11 @@ int pyem_parse_device(PyObject *o, em_device *d) {
         *d = pyem_current_device();
         return 0;
     }
-    PyObject *s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
+    PyObject *s;
+    if (PyLong_Check(o) && !PyBool_Check(o))  /* an int N means cuda:N, as em.Device(N) */
+        s = PyUnicode_FromFormat("cuda:%S", o);
+    else
+        s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
     if (!s) return -1;
     const char *spec = PyUnicode_AsUTF8(s);
     em_status st = spec ? em_device_parse(spec, d) : EM_EVALUE;
