@@ -248,7 +248,13 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     if (pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
     if (devo == Py_None && EmArray_Check(obj)) dev = em_array_device(EMARR(obj));
     else if (pyem_parse_device(devo, &dev) < 0) return NULL;
+    if (PyUnicode_Check(copyo)) {  /* NumPy 2's check: "if_needed" is not a bool */
+        PyErr_SetString(PyExc_ValueError,
+                        "strings are not allowed for 'copy' keyword. Use True/False/None instead.");
+        return NULL;
+    }
     int copy = copyo == Py_None ? -1 : PyObject_IsTrue(copyo);
+    if (copy < 0 && copyo != Py_None) return NULL;  /* its __bool__ raised */
     em_array a;
     if (pyem_as_array(obj, dt, dev, copy, &a) < 0) return NULL;
     return pyem_wrap(&a);
