@@ -11,7 +11,11 @@ int pyem_parse_device(PyObject *o, em_device *d) {
         *d = pyem_current_device();
         return 0;
     }
-    PyObject *s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
+    PyObject *s;
+    if (PyLong_Check(o) && !PyBool_Check(o))  /* an int N means cuda:N, as em.Device(N) */
+        s = PyUnicode_FromFormat("cuda:%S", o);
+    else
+        s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
     if (!s) return -1;
     const char *spec = PyUnicode_AsUTF8(s);
     em_status st = spec ? em_device_parse(spec, d) : EM_EVALUE;
@@ -244,7 +248,13 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     if (pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
     if (devo == Py_None && EmArray_Check(obj)) dev = em_array_device(EMARR(obj));
     else if (pyem_parse_device(devo, &dev) < 0) return NULL;
+    if (PyUnicode_Check(copyo)) {  /* NumPy 2's check: "if_needed" is not a bool */
+        PyErr_SetString(PyExc_ValueError,
+                        "strings are not allowed for 'copy' keyword. Use True/False/None instead.");
+        return NULL;
+    }
     int copy = copyo == Py_None ? -1 : PyObject_IsTrue(copyo);
+    if (copy < 0 && copyo != Py_None) return NULL;  /* its __bool__ raised */
     em_array a;
     if (pyem_as_array(obj, dt, dev, copy, &a) < 0) return NULL;
     return pyem_wrap(&a);

@@ -2,19 +2,7 @@
  * Streams and events cross into Python as integers (their driver handles);
  * ember/cuda_runtime.py wraps them in objects that own them. */
 #include "pyember.h"
-
-EM_API void em_cuda_stream_set(void *s);
-EM_API void *em_cuda_stream_get(void);
-EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
-EM_API em_status em_cuda_stream_destroy(int id, void *s);
-EM_API em_status em_cuda_stream_sync(int id, void *s);
-EM_API em_status em_cuda_event_create(int id, void **out);
-EM_API em_status em_cuda_event_destroy(int id, void *e);
-EM_API em_status em_cuda_event_record(int id, void *e, void *s);
-EM_API em_status em_cuda_event_sync(int id, void *e);
-EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
-
-EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
+#include "ember/cuda.h"
 
 /* cuda_matmul(a, b) -> a @ b through cuBLAS, for 2-d float32/float64 CUDA arrays. */
 static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {

@@ -2,8 +2,9 @@
 
 On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
 its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
-back the same way.  Device arrays are refused with a TypeError until the GPU
-backends bring their own kernels.  Dtype promotion, shape rules and error
+back the same way.  Device arrays are copied to the host, computed there and
+the results copied back to their device (cuBLAS is reached only through
+``_ember.cuda_matmul`` so far).  Dtype promotion, shape rules and error
 messages are therefore NumPy's; singular matrices raise
 ``em.linalg.LinAlgError`` (NumPy's class).
 
@@ -14,6 +15,7 @@ NumPy.
 import numpy as _np
 
 from . import _ember
+from . import _host as _hostlib
 
 __all__ = [
     "matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "matrix_transpose",
@@ -30,20 +32,15 @@ LinAlgError = _np.linalg.LinAlgError
 # ---- host hand-off --------------------------------------------------------
 
 def _device_of(arrays):
-    """(kind, id) of the ember arrays among the arguments (CPU if none)."""
-    for a in arrays:
-        if isinstance(a, _ember.ndarray):
-            return a._dev
-    return None
+    """The device string of the first ember array among the arguments (None: current)."""
+    return _hostlib.device_of(*arrays)
 
 
 def _host(name, a):
     """A NumPy view of a: no copy for CPU ember arrays; for device arrays a
-    host copy (the results go back to the device).  Device-side BLAS/LAPACK
-    (cuBLAS, cuSOLVER) is the CUDA backend's next step."""
-    if isinstance(a, _ember.ndarray):
-        return _np.asarray(a) if a._dev[0] == "cpu" else a.get()
-    return a
+    host copy (the results go back to the device).  The CUDA backend's cuBLAS
+    product (``_ember.cuda_matmul``) is not used here yet; cuSOLVER is not built."""
+    return _hostlib.host(a)
 
 
 def _wrap(r, dev):
@@ -53,8 +50,7 @@ def _wrap(r, dev):
             tuple(_wrap(x, dev) for x in r)
     if isinstance(r, (list,)):
         return [_wrap(x, dev) for x in r]
-    device = None if dev is None else f"{dev[0]}:{dev[1]}"
-    return _ember.asarray(_np.asarray(r), None, device, None)
+    return _hostlib.wrap(r, dev)
 
 
 def _call(name, fn, arrays, *args, **kw):

@@ -64,11 +64,23 @@ static void test_promotion(void) {
     CHECK(!em_can_cast_same_kind(EM_FLOAT64, EM_INT64));
 }
 
+/* em_dtype_from_name: every table name round-trips; NumPy's "bool_" alias;
+ * unknown names give EM_NDTYPES (the public API's "not found"). */
+static void test_dtype_from_name(void) {
+    for (int i = 0; i < EM_NDTYPES; i++)
+        CHECK(em_dtype_from_name(em_dtype_get((em_dtype)i)->name) == (em_dtype)i);
+    CHECK(em_dtype_from_name("float32") == EM_FLOAT32);
+    CHECK(em_dtype_from_name("bool_") == EM_BOOL);
+    CHECK(em_dtype_from_name("flaot32") == EM_NDTYPES);
+    CHECK(em_dtype_from_name("") == EM_NDTYPES);
+}
+
 int main(void) {
     RUN(test_shape_size);
     RUN(test_broadcast);
     RUN(test_slices);
     RUN(test_views_and_copy);
     RUN(test_promotion);
+    RUN(test_dtype_from_name);
     return ctest_summary();
 }

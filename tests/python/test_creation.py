@@ -144,6 +144,21 @@ def test_full_scalar_range_and_copy_false(device):
         assert x[0].item() == 5
 
 
+def test_asarray_copy_must_be_bool_or_none(device):
+    """As NumPy 2: a string is refused, and an object whose truth value raises
+    propagates that error (it was taken as copy=None)."""
+    for obj in ([1.0, 2.0], em.arange(2.0)):
+        with pytest.raises(ValueError, match="strings are not allowed for 'copy' keyword"):
+            em.asarray(obj, copy="if_needed")
+
+    class Bad:
+        def __bool__(self):
+            raise RuntimeError("no truth value")
+    with pytest.raises(RuntimeError, match="no truth value"):
+        em.asarray([1.0], copy=Bad())
+    assert_same(em.asarray([1.0, 2.0], copy=True), np.asarray([1.0, 2.0]))  # still working
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 @pytest.mark.parametrize("value", [complex(1, np.inf), complex(-np.inf, np.inf), complex(0, np.nan),
                                    complex(np.inf, np.nan), complex(-0.0, -np.inf)])

@@ -52,6 +52,20 @@ def test_malformed_device_spec(spec):
         em.Device(spec)
 
 
+def test_int_device_argument_means_cuda_n():
+    """device=N in a creation function is cuda:N, as em.Device(N) (not the string 'N')."""
+    if em.cuda.is_available():
+        assert em.zeros(2, device=0).device == em.Device(0)
+    else:
+        with pytest.raises(em.DeviceError, match="no device cuda:0"):
+            em.zeros(2, device=0)
+    with pytest.raises(em.DeviceError, match="no device cuda:99"):
+        em.asarray([1.0], device=99)
+    with pytest.raises(em.DeviceError, match="unknown device 'True'"):
+        em.zeros(2, device=True)  # a bool is not a device number
+    assert em.zeros(2).tolist() == [0.0, 0.0]  # still working
+
+
 def test_devices_and_cuda_namespace():
     devs = em.devices()
     assert all(isinstance(d, em.Device) for d in devs)

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/pool.h"
+#include "ember/cuda.h"
 
 /* Compile CUDA source for sm_<arch> to a cubin (*cubin malloc'ed), through
  * the disk cache.  Needs NVRTC only, not a GPU (exported for the tests). */
@@ -30,16 +31,6 @@ em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, un
  * wait for it before host copies. */
 CUstream em_cu_stream(void);
 em_status em_cu_wait_current(void);
-EM_API void em_cuda_stream_set(void *s);
-EM_API void *em_cuda_stream_get(void);
-EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
-EM_API em_status em_cuda_stream_destroy(int id, void *s);
-EM_API em_status em_cuda_stream_sync(int id, void *s);
-EM_API em_status em_cuda_event_create(int id, void **out);
-EM_API em_status em_cuda_event_destroy(int id, void *e);
-EM_API em_status em_cuda_event_record(int id, void *e, void *s);
-EM_API em_status em_cuda_event_sync(int id, void *e);
-EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
@@ -59,9 +50,6 @@ EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *s
 EM_API em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
 EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
                                      void *src_sbuf);
-/* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
- * is a new C-contiguous array).  For the linalg front end to call. */
-EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 EM_API em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
 EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
 /* The vtable forms (backend.h): flat positions on the device, the rest via the host. */

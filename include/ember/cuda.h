@@ -1,0 +1,26 @@
+/* The CUDA backend's entry points beyond the backend vtable, for the Python
+ * extension (python/_ember/cuda.c) and the backend itself
+ * (src/backend/cuda/), declared once here.  Streams and events are the
+ * driver's handles as void *; id is the CUDA device number. */
+#ifndef EMBER_CUDA_H
+#define EMBER_CUDA_H
+
+#include "ember/ember.h"
+
+/* The calling thread's current stream (NULL: the default stream). */
+EM_API void em_cuda_stream_set(void *s);
+EM_API void *em_cuda_stream_get(void);
+EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
+EM_API em_status em_cuda_stream_destroy(int id, void *s);
+EM_API em_status em_cuda_stream_sync(int id, void *s);
+EM_API em_status em_cuda_event_create(int id, void **out);
+EM_API em_status em_cuda_event_destroy(int id, void *e);
+EM_API em_status em_cuda_event_record(int id, void *e, void *s);
+EM_API em_status em_cuda_event_sync(int id, void *e);
+EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
+
+/* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
+ * is a new C-contiguous array). */
+EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
+
+#endif
