@@ -3,8 +3,8 @@
 On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
 its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
 back the same way.  Device arrays are copied to the host, computed there and
-the results copied back to their device (cuBLAS is reached only through
-``_ember.cuda_matmul`` so far).  Dtype promotion, shape rules and error
+the results copied back to their device, except 2-d float32/float64
+``matmul`` of CUDA arrays, which runs in cuBLAS (``_ember.cuda_matmul``).  Dtype promotion, shape rules and error
 messages are therefore NumPy's; singular matrices raise
 ``em.linalg.LinAlgError`` (NumPy's class).
 
@@ -38,8 +38,7 @@ def _device_of(arrays):
 
 def _host(name, a):
     """A NumPy view of a: no copy for CPU ember arrays; for device arrays a
-    host copy (the results go back to the device).  The CUDA backend's cuBLAS
-    product (``_ember.cuda_matmul``) is not used here yet; cuSOLVER is not built."""
+    host copy (the results go back to the device).  cuSOLVER is not built yet."""
     return _hostlib.host(a)
 
 
