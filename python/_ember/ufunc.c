@@ -258,7 +258,22 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
     return out ? Py_NewRef(out) : pyem_wrap(&res);
 }
 
+/* x ** 2 with a Python scalar 2 is x * x, as in NumPy's fast scalar power:
+ * pow() per element is several times slower, and the result is the same
+ * where the array's dtype is the result dtype (and NumPy's bool ** 2 is
+ * square's int8 too). */
+static int pyem__is_square(PyObject *a, PyObject *b) {
+    if (!EmArray_Check(a)) return 0;
+    if (PyLong_CheckExact(b)) {
+        int overflow;
+        return PyLong_AsLongLongAndOverflow(b, &overflow) == 2 && !overflow;
+    }
+    return PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 2.0 &&
+           strchr("fc", em_dtype_get(EMARR(a)->dtype)->kind) != NULL;
+}
+
 PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b) {
+    if (op == EM_OP_POWER && pyem__is_square(a, b)) return pyem__call(EM_OP_SQUARE, &a, 1, NULL, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, NULL, EM_NDTYPES, 1);
 }

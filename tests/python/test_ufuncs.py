@@ -390,3 +390,13 @@ def test_divmod_isclose_allclose(device):
         assert_same(em.float_power(em.asarray(u), v if isinstance(v, int) else em.asarray(v)),
                     np.float_power(u, v))
     assert not em.allclose(em.asarray(x), em.asarray(y))
+
+
+def test_power_of_scalar_two_matches_numpy(device, rng):
+    # x ** 2 takes the square fast path (as NumPy does); dtype and values must
+    # still be NumPy's for every dtype, with int and float exponents.
+    for dt in ALL_DTYPES:
+        a = random_array(rng, (5, 4), dt)[:, ::-1]
+        x = to_em(a)
+        for e in (2, 2.0, 3):
+            assert_same(x ** e, a ** e)
