@@ -26,3 +26,15 @@ def device(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def cpu_unless_device_param(request):
+    """For modules about host memory (`pytestmark = usefixtures(...)`): tests
+    without the `device` parameter run on the CPU even where the default
+    device is a GPU (EMBER_DEVICE=cuda:0)."""
+    if "device" in request.fixturenames:
+        yield
+        return
+    with em.Device("cpu"):
+        yield

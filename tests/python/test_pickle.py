@@ -10,16 +10,7 @@ import pytest
 import ember as em
 from helpers import ALL_DTYPES, assert_same, layouts, to_em
 
-@pytest.fixture(autouse=True)
-def _cpu_unless_device_param(request):
-    """Tests without the `device` parameter are about host memory: run them
-    on the CPU even where the default device is a GPU (EMBER_DEVICE=cuda:0)."""
-    if "device" in request.fixturenames:
-        yield
-        return
-    with em.Device("cpu"):
-        yield
-
+pytestmark = pytest.mark.usefixtures("cpu_unless_device_param")
 
 
 @pytest.fixture(autouse=True)
