@@ -96,12 +96,7 @@ static bool pyem__int_array_key(PyObject *self, PyObject *key) {
 static PyObject *pyem__take_axis0(PyObject *self, PyObject *key) {
     em_array out;
     em_status s;
-    if (em_array_size(EMARR(key)) > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS s = em_take(EMARR(self), 1, EMARR(key), &out);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = em_take(EMARR(self), 1, EMARR(key), &out);
-    }
+    PYEM_CALL(s, em_array_size(EMARR(key)), em_take(EMARR(self), 1, EMARR(key), &out));
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
@@ -164,12 +159,7 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
         return -1;
     }
     em_status s;
-    if (em_array_size(&v) > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS s = em_copy_into(&v, &src);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = em_copy_into(&v, &src);
-    }
+    PYEM_CALL(s, em_array_size(&v), em_copy_into(&v, &src));
     em_array_release(&src);
     em_array_release(&v);
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
@@ -245,13 +235,7 @@ static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo,
     if (!EmArray_Check(vo) && pyem_scalar_dtype(vo, &sdt) != 0) dt = EM_NDTYPES;
     if (pyem_as_array(vo, dt, em_array_device(dst), -1, &v) < 0) return -1;
     em_status s;
-    if (pyem__work(n, ix) > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS
-        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v);
-    }
+    PYEM_CALL(s, pyem__work(n, ix), flat ? em_put_flat(dst, &ix[0], &v) : em_put(dst, n, ix, &v));
     em_array_release(&v);
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }

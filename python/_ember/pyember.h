@@ -79,4 +79,16 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);
 /* Release the GIL around work on more than this many elements. */
 #define PYEM_NOGIL_ELEMS 16384
 
+/* s = call, without the GIL when work (elements) is large enough to pay for
+ * releasing and re-taking it; small calls keep it (cheaper). */
+#define PYEM_CALL(s, work, call)                                                                   \
+    do {                                                                                           \
+        if ((work) > PYEM_NOGIL_ELEMS) {                                                           \
+            Py_BEGIN_ALLOW_THREADS (s) = (call);                                                   \
+            Py_END_ALLOW_THREADS                                                                   \
+        } else {                                                                                   \
+            (s) = (call);                                                                          \
+        }                                                                                          \
+    } while (0)
+
 #endif

@@ -110,12 +110,7 @@ static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
     }
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;
-    if (em_array_size(&a) > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS s = em_reduce(op, &a, naxes, axes, keepdims, dt, ddof, dst);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = em_reduce(op, &a, naxes, axes, keepdims, dt, ddof, dst);
-    }
+    PYEM_CALL(s, em_array_size(&a), em_reduce(op, &a, naxes, axes, keepdims, dt, ddof, dst));
     em_array_release(&a);
     if (s != EM_OK) return pyem__raise(s);
     return out ? Py_NewRef(out) : pyem_wrap(&res);
@@ -141,12 +136,7 @@ static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
     int axis = naxes < 0 ? INT_MIN : axes[0];
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;
-    if (em_array_size(&a) > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS s = em_scan(op, &a, axis, dt, dst);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = em_scan(op, &a, axis, dt, dst);
-    }
+    PYEM_CALL(s, em_array_size(&a), em_scan(op, &a, axis, dt, dst));
     em_array_release(&a);
     if (s != EM_OK) return pyem__raise(s);
     return out ? Py_NewRef(out) : pyem_wrap(&res);

@@ -247,12 +247,7 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
     for (int i = 0; i < n; i++) big = em_array_size(in[i]) > big ? em_array_size(in[i]) : big;
     em_array res = {0}, *dst = out ? EMARR(out) : &res;
     em_status s;
-    if (big > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS s = em_ufunc(op, n, in, promoted, dst);
-        Py_END_ALLOW_THREADS
-    } else {
-        s = em_ufunc(op, n, in, promoted, dst);
-    }
+    PYEM_CALL(s, big, em_ufunc(op, n, in, promoted, dst));
     pyem__operands_release(ops, n);
     if (s != EM_OK) return pyem_raise(s);
     return out ? Py_NewRef(out) : pyem_wrap(&res);
