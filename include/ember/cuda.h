@@ -21,6 +21,9 @@ EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 
 /* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
  * is a new C-contiguous array). */
+/* Page-locked host memory (portable: pinned for every device). */
+EM_API em_status em_cuda_pinned_alloc(int id, size_t n, void **out);
+EM_API em_status em_cuda_pinned_free(void *p);
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 
 #endif

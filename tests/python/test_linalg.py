@@ -96,6 +96,27 @@ def test_tensordot_and_einsum(device, rng):
     check(out, np.einsum("ijk,jil->kl", a, b))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.complex64, np.complex128], ids=str)
+def test_batched_products_every_float_dtype(device, rng, dtype):
+    # Stacks with broadcast batch dims (stride 0), a transposed stack, and
+    # a batch that is not one stride apart (copied): the cuBLAS paths on CUDA.
+    a = random_array(rng, (3, 1, 4, 5), dtype)
+    b = random_array(rng, (2, 5, 6), dtype)
+    check(em.asarray(a) @ em.asarray(b), a @ b)
+    t = np.swapaxes(random_array(rng, (2, 6, 5), dtype), -1, -2)
+    check(em.asarray(a[0]) @ to_em(t), a[0] @ t)
+    uneven = random_array(rng, (4, 3, 4, 5), dtype)[::2, ::-1]
+    check(to_em(uneven) @ em.asarray(b[0]), uneven @ b[0])
+
+
+@pytest.mark.parametrize("axes", [0, 1, ([1, 2], [1, 0]), ([2, 0], [0, 2]), (1, 1), ([-1], [-3])])
+def test_tensordot_axes(device, rng, axes):
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((5, 4, 3))
+    check(em.tensordot(em.asarray(a), em.asarray(b), axes=axes), np.tensordot(a, b, axes=axes))
+    f = a.astype(np.float32)
+    check(em.inner(em.asarray(f[0]), em.asarray(f[1])), np.inner(f[0], f[1]))
+
+
 def test_matrix_transpose_is_a_view(device, rng):
     a = rng.standard_normal((2, 3, 4))
     t = em.matrix_transpose(em.asarray(a))
