@@ -138,7 +138,8 @@ def matmul(x1, x2, /, out=None):
 def dot(a, b, out=None):
     """numpy.dot: sums over the last axis of a and the second-to-last of b.
     For operands of at most 2 dimensions this is matmul (cuBLAS on CUDA)."""
-    if _cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2:
+    if (_cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
+            and a.shape[-1] == b.shape[0]):  # else NumPy's "not aligned" error
         return matmul(a, b, out=out)
     return _out_call("dot", _np.dot, (a, b), out)
 
@@ -150,7 +151,7 @@ def vdot(a, b, /):
 
 def inner(a, b, /):
     """Sum over the last axes; for 1-d and 2-d CUDA operands, a @ b.T in cuBLAS."""
-    if _cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2:
+    if _cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2 and a.shape[-1] == b.shape[-1]:
         return matmul(a, b if b.ndim == 1 else b.T)
     return _call("inner", _np.inner, (a, b))
 
