@@ -13,6 +13,10 @@ EM_API void *em_cuda_stream_get(void);
 EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
 EM_API em_status em_cuda_stream_destroy(int id, void *s);
 EM_API em_status em_cuda_stream_sync(int id, void *s);
+/* Work queued on `waiter` after this call runs after the work queued on
+ * `producer` so far (an event; the host does not wait).  NULL or 1: the
+ * legacy default stream. */
+EM_API em_status em_cuda_stream_wait(int id, void *waiter, void *producer);
 EM_API em_status em_cuda_event_create(int id, void **out);
 EM_API em_status em_cuda_event_destroy(int id, void *e);
 EM_API em_status em_cuda_event_record(int id, void *e, void *s);

@@ -151,6 +151,7 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
     else if (!strcmp(op, "event_record")) s = em_cuda_event_record(id, h1, h2);
     else if (!strcmp(op, "event_sync")) s = em_cuda_event_sync(id, h1);
     else if (!strcmp(op, "event_elapsed")) s = em_cuda_event_elapsed(id, h1, h2, &ms);
+    else if (!strcmp(op, "stream_wait")) s = em_cuda_stream_wait(id, h1, h2);
     else s = em_error(EM_EVALUE, "unknown CUDA call '%s'", op);
     Py_END_ALLOW_THREADS
     if (s != EM_OK) return pyem_raise(s);
