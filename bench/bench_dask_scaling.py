@@ -63,7 +63,8 @@ def run(nworkers, sizes):
     from distributed import Client
     with em.dask.cluster(n_workers=nworkers, host="127.0.0.1", dashboard_address=None) as c, \
             Client(c) as client:
-        devs = client.run(lambda: str(__import__("ember").get_device()))
+        devs = client.run(lambda: "GPU " + __import__("os").environ.get("CUDA_VISIBLE_DEVICES", "-")
+                          + " as " + str(__import__("ember").get_device()))
         e = best(lambda: elementwise(client, sizes["nchunk"], sizes["chunk"]))
         s = best(lambda: svd(client, sizes["svd_chunks"], sizes["svd_rows"], sizes["svd_cols"]))
         return sorted(set(devs.values())), e, s
@@ -78,9 +79,9 @@ def main():
         sizes = dict(nchunk=8, chunk=2**20, svd_chunks=4, svd_rows=2**12, svd_cols=16)
     print(f"sizes: {sizes}; {gpus} GPUs")
     res = {k: run(k, sizes) for k in (1, n)}
-    print(f"{'workers':>8s} {'devices':>24s} {'elementwise s':>14s} {'svd s':>10s}")
+    print(f"{'workers':>8s} {'devices':>36s} {'elementwise s':>14s} {'svd s':>10s}")
     for k, (devs, e, s) in res.items():
-        print(f"{k:8d} {','.join(devs):>24s} {e:14.3f} {s:10.3f}")
+        print(f"{k:8d} {', '.join(devs):>36s} {e:14.3f} {s:10.3f}")
     (_, e1, s1), (_, en, sn) = res[1], res[n]
     print(f"speed-up with {n} workers: elementwise {e1 / en:.2f}x, svd {s1 / sn:.2f}x")
 
