@@ -4,8 +4,10 @@ On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
 its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
 back the same way.  Device arrays are copied to the host, computed there and
 the results copied back to their device, except the products of floating
-and complex CUDA arrays (``matmul``, ``dot``, ``inner``, ``tensordot``),
-which run in cuBLAS as strided-batched gemms (``_ember.cuda_matmul``).  Dtype promotion, shape rules and error
+and complex CUDA arrays (``matmul``, ``dot``, ``inner``, ``tensordot``,
+``einsum``), which run in cuBLAS as strided-batched gemms
+(``_ember.cuda_matmul``, ``_einsum``), and the vector and Frobenius/1/inf
+matrix norms of device arrays, which run as Ember reductions.  Dtype promotion, shape rules and error
 messages are therefore NumPy's; singular matrices raise
 ``em.linalg.LinAlgError`` (NumPy's class).
 
@@ -210,7 +212,17 @@ def _cuda_tensordot(a, b, axes):
 
 
 def einsum(subscripts, /, *operands, out=None, **kwargs):
-    """numpy.einsum (``optimize=`` and ``dtype=`` pass through)."""
+    """numpy.einsum (``optimize=`` and ``dtype=`` pass through).  CUDA
+    operands contract on the device as batched cuBLAS gemms where the
+    subscripts allow (see ``_einsum``); the rest run in NumPy on the host."""
+    if (operands and not kwargs.get("dtype") and all(_cuda_pair(operands[0], o) for o in operands)):
+        from ._einsum import cuda_einsum
+        r = cuda_einsum(subscripts, operands)
+        if r is not None:
+            if out is None:
+                return r
+            out[...] = r
+            return out
     def run(*ops, **dest):
         return _np.einsum(subscripts, *ops, **dest, **kwargs)
     return _out_call("einsum", run, operands, out)
@@ -247,18 +259,87 @@ def diagonal(x, /, *, offset=0):
 
 # ---- norms ----------------------------------------------------------------
 
+def _on_device(x):
+    """True for an ember array on a device other than the CPU (norms there go
+    through Ember's reductions instead of a host round trip)."""
+    return isinstance(x, _ember.ndarray) and x._dev[0] != "cpu"
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    """A vector norm with Ember's ufuncs and reductions (NumPy's formulas)."""
+    from . import _reductions as r, _ufuncs as u
+    if x.dtype.kind in "biu":
+        x = x.astype(_np.float64)  # NumPy's norms of integers are float64
+    a = u.abs(x)
+    if ord is None or ord == 2:
+        return u.sqrt(r.sum(a * a, axis=axis, keepdims=keepdims))
+    if ord == _np.inf:
+        return r.max(a, axis=axis, keepdims=keepdims)
+    if ord == -_np.inf:
+        return r.min(a, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return r.sum((a != 0).astype(a.dtype), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return r.sum(a, axis=axis, keepdims=keepdims)
+    return r.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    """Frobenius and the max/min column/row sums on the device, or None for
+    the norms that need singular values (2, -2, 'nuc': NumPy's path)."""
+    from . import _reductions as r, _ufuncs as u
+    r0, c0 = (ax % x.ndim for ax in axes)
+    if r0 == c0:
+        return None
+    if ord in (None, "fro"):
+        return _vector_norm(x, None, (r0, c0), keepdims)
+    if ord not in (1, -1, _np.inf, -_np.inf):
+        return None
+    if x.dtype.kind in "biu":
+        x = x.astype(_np.float64)
+    a = u.abs(x)
+    over, then = (r0, c0) if ord in (1, -1) else (c0, r0)  # sum down columns, or along rows
+    sums = r.sum(a, axis=over, keepdims=True)
+    red = r.max if ord in (1, _np.inf) else r.min
+    res = red(sums, axis=then, keepdims=True)
+    return res if keepdims else res.reshape(tuple(n for i, n in enumerate(res.shape) if i not in (r0, c0)))
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm: vector norms (ord any number, inf, -inf) and matrix
-    norms (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
+    norms (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf).  On a GPU the vector
+    norms and the Frobenius/1/inf matrix norms run as Ember reductions."""
+    if _on_device(x) and x.size:
+        ax = (axis,) if isinstance(axis, int) else axis
+        res = None
+        if ax is None and (ord is None or (x.ndim == 1 and ord != "fro" and ord != "nuc")):
+            res = _vector_norm(x.reshape(-1) if ord is None else x, ord, None, False)
+            if keepdims and res is not None:
+                res = res.reshape((1,) * x.ndim)
+        elif ax is not None and len(ax) == 1 and not isinstance(ord, str):
+            res = _vector_norm(x, ord, ax[0], keepdims)
+        elif ax is not None and len(ax) == 2 or (ax is None and x.ndim == 2):
+            res = _matrix_norm(x, ord, ax or (0, 1), keepdims)
+        if res is not None:
+            return res
     return _call("norm", _np.linalg.norm, (x,), ord=ord, axis=axis, keepdims=keepdims)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    if _on_device(x) and x.size and not isinstance(ord, str):
+        if axis is None:
+            res = _vector_norm(x.reshape(-1), ord, None, False)
+            return res.reshape((1,) * x.ndim) if keepdims else res
+        return _vector_norm(x, ord, axis, keepdims)
     return _call("vector_norm", _np.linalg.vector_norm, (x,), axis=axis, keepdims=keepdims,
                  ord=ord)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    if _on_device(x) and x.size and x.ndim >= 2:
+        res = _matrix_norm(x, ord, (-2, -1), keepdims)
+        if res is not None:
+            return res
     return _call("matrix_norm", _np.linalg.matrix_norm, (x,), keepdims=keepdims, ord=ord)
 
 
