@@ -16,8 +16,10 @@
  * last writer writes.  Bounds are checked in that first pass, so a bad
  * index raises before anything is written.
  *
- * nonzero is a compaction: truth as bool, an inclusive int64 scan, the count
- * read back, then each true element writes its coordinates at its rank.
+ * nonzero is a three-kernel compaction over tiles of 4096 elements: count
+ * the true values per tile, an exclusive scan of the tile counts (one
+ * block), then each tile ranks its elements again and writes their
+ * coordinates in C order; the total is the one value read back.
  */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/render.h"
@@ -26,7 +28,11 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { EM_G_TAKE, EM_G_WIN, EM_G_KEEP, EM_G_DUPS, EM_G_PUT, EM_G_COORDS };
+enum { EM_G_TAKE, EM_G_WIN, EM_G_KEEP, EM_G_DUPS, EM_G_PUT, EM_G_COUNT, EM_G_PREFIX, EM_G_COORDS };
+
+/* nonzero tiles: 256 threads x 16 consecutive elements. */
+#define EM_NZ_ITEMS 16
+#define EM_NZ_TILE (256 * EM_NZ_ITEMS)
 
 typedef struct em__gk {
     int mode, size; /* size: element bytes (copy kinds) */
@@ -104,12 +110,46 @@ static em_status em__g_render(const void *ctx, void *sb) {
                               "        }\n        p.keep[b] = last;\n");
         em_sbuf_printf(s, "    }\n");
         break;
-    default: /* EM_G_COORDS: a (bool) truth, buf (int64) inclusive ranks; ix[0] the output */
-        em_sbuf_printf(s, "    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < p.nb; j += step) {\n"
-                          "        if (!((const bool *)p.a)[j]) continue;\n"
-                          "        long long *row = (long long *)p.ix[0] + (((const long long *)p.buf)[j] - 1) * EM_M, r = j;\n"
-                          "        for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
-                          "    }\n");
+    case EM_G_COUNT: /* a: truth (bool, C order); buf: one int64 count per tile */
+        em_sbuf_printf(s, "    __shared__ long long sh[256];\n"
+                          "    for (long long t = blockIdx.x; t * %d < p.nb; t += gridDim.x) {\n"
+                          "        const long long j0 = t * %d + threadIdx.x * %d;\n        long long c = 0;\n"
+                          "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += ((const bool *)p.a)[j0 + i];\n"
+                          "        sh[threadIdx.x] = c;\n        __syncthreads();\n"
+                          "        for (int w = 128; w > 0; w >>= 1) { if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w]; __syncthreads(); }\n"
+                          "        if (threadIdx.x == 0) ((long long *)p.buf)[t] = sh[0];\n        __syncthreads();\n    }\n",
+                       EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
+        break;
+    case EM_G_PREFIX: /* one block: buf[0..nb) counts -> exclusive prefixes, buf[nb] = total */
+        em_sbuf_printf(s, "    __shared__ long long sh[256];\n"
+                          "    long long *c = (long long *)p.buf;\n"
+                          "    const long long per = (p.nb + 255) / 256, b0 = threadIdx.x * per;\n"
+                          "    long long mine = 0;\n"
+                          "    for (long long i = b0; i < b0 + per && i < p.nb; i++) mine += c[i];\n"
+                          "    sh[threadIdx.x] = mine;\n    __syncthreads();\n"
+                          "    for (int w = 1; w < 256; w <<= 1) {\n"
+                          "        const long long v = (int)threadIdx.x >= w ? sh[threadIdx.x - w] : 0;\n"
+                          "        __syncthreads();\n        sh[threadIdx.x] += v;\n        __syncthreads();\n    }\n"
+                          "    long long run = sh[threadIdx.x] - mine;\n"
+                          "    for (long long i = b0; i < b0 + per && i < p.nb; i++) { const long long v = c[i]; c[i] = run; run += v; }\n"
+                          "    if (threadIdx.x == 255) c[p.nb] = sh[255];\n");
+        break;
+    default: /* EM_G_COORDS: a truth, buf tile prefixes, ix[0] the (nnz, m) output; C order kept */
+        em_sbuf_printf(s, "    __shared__ long long sh[256];\n"
+                          "    for (long long t = blockIdx.x; t * %d < p.nb; t += gridDim.x) {\n"
+                          "        const long long j0 = t * %d + threadIdx.x * %d;\n        long long c = 0;\n"
+                          "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += ((const bool *)p.a)[j0 + i];\n"
+                          "        sh[threadIdx.x] = c;\n        __syncthreads();\n"
+                          "        for (int w = 1; w < 256; w <<= 1) {\n"
+                          "            const long long v = (int)threadIdx.x >= w ? sh[threadIdx.x - w] : 0;\n"
+                          "            __syncthreads();\n            sh[threadIdx.x] += v;\n            __syncthreads();\n        }\n"
+                          "        long long k = ((const long long *)p.buf)[t] + sh[threadIdx.x] - c;\n"
+                          "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
+                          "            if (!((const bool *)p.a)[j0 + i]) continue;\n"
+                          "            long long *row = (long long *)p.ix[0] + (k++) * EM_M, r = j0 + i;\n"
+                          "            for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                          "        }\n        __syncthreads();\n    }\n",
+                       EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
     }
     em_sbuf_printf(s, "}\n");
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
@@ -160,7 +200,8 @@ static em_status em__glaunch(int id, em__gplan *p, int mode, int64_t work) {
     p->k.mode = mode;
     char key[96], name[48];
     snprintf(key, sizeof key, "GX%d|%d|%d|%d|%d", mode, p->k.size, p->k.m, p->k.nidx, p->k.r);
-    static const char *const names[] = {"take", "scatter_win", "scatter_keep", "scatter_dups", "put", "nonzero"};
+    static const char *const names[] = {"take", "scatter_win", "scatter_keep", "scatter_dups", "put",
+                                        "nonzero_count", "nonzero_prefix", "nonzero"};
     snprintf(name, sizeof name, "%s_%dB", names[mode], p->k.size);
     CUfunction f;
     EM_CHECK(em_cu_kernel(id, key, name, EM_KNAME, em__g_render, &p->k, &f));
@@ -168,7 +209,9 @@ static em_status em__glaunch(int id, em__gplan *p, int mode, int64_t work) {
     EM_CHECK(em_cu_props(id, &pr));
     em__gargs g;
     em__gpack(p, &g);
-    int64_t grid = (work + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
+    /* work: elements, one per thread -- or, for the nonzero kernels, blocks. */
+    bool tiles = mode >= EM_G_COUNT;
+    int64_t grid = tiles ? work : (work + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
     return em_cu_launch(id, f, name, (unsigned)(grid < cap ? grid : cap), 256, 0, g.b);
 }
 
@@ -210,8 +253,19 @@ static em_status em__gerr_alloc(int id, int64_t **err) {
     return s;
 }
 
+/* A 0-d a is addressed as one dimension of size 1 (a borrowed view). */
+static const em_array *em__as_1d(const em_array *a, int *m, em_array *tmp) {
+    if (a->ndim) return a;
+    *tmp = *a;
+    tmp->ndim = 1, tmp->shape[0] = 1, tmp->strides[0] = em_dtype_get(a->dtype)->size;
+    *m = 1;
+    return tmp;
+}
+
 em_status em_cuda_gather(const em_array *a, int m, int nidx, const em_array *idx, em_array *out) {
     em__gplan p;
+    em_array a1;
+    a = em__as_1d(a, &m, &a1);
     EM_CHECK(em__gplan_make(a, m, nidx, idx, &p));
     if (!em_array_is_c_contiguous(out) || out->dtype != a->dtype || em_array_size(out) != p.nb * p.inner)
         return em_error(EM_EVALUE, "gather: out must be C-contiguous, of a's dtype and size B + a.shape[m:]");
@@ -255,7 +309,9 @@ static em_status em__last_writers(int id, em__gplan *p) {
 
 em_status em_cuda_scatter(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
     em__gplan p;
-    EM_CHECK(em__gplan_make(a, m, nidx, idx, &p));
+    em_array a1;
+    const em_array *a_ = em__as_1d(a, &m, &a1); /* before m is read */
+    EM_CHECK(em__gplan_make(a_, m, nidx, idx, &p));
     if (!em_array_is_c_contiguous(values) || values->dtype != a->dtype || em_array_size(values) != p.nb * p.inner)
         return em_error(EM_EVALUE, "scatter: values must be C-contiguous, of a's dtype and size B + a.shape[m:]");
     if (p.nb == 0) return EM_OK;
@@ -275,21 +331,28 @@ em_status em_cuda_scatter(em_array *a, int m, int nidx, const em_array *idx, con
 em_status em_cuda_nonzero_dev(const em_array *a, em_array *out) {
     if (a->ndim < 1) return em_error(EM_EVALUE, "nonzero of a 0-d array: reshape it to 1-d first");
     int id = em_array_device(a).id;
-    int64_t n = em_array_size(a), nnz = 0;
-    em_array truth = {0}, flags = {0}, ranks = {0}, res = {0};
+    int64_t n = em_array_size(a), nnz = 0, ntile = (n + EM_NZ_TILE - 1) / EM_NZ_TILE;
+    em_array truth = {0}, res = {0};
+    void *counts = NULL;
+    size_t cbytes = (size_t)(ntile + 1) * 8;
     em_status s = em_astype(a, EM_BOOL, &truth); /* C order, NaN is true: NumPy's nonzero */
-    if (s == EM_OK && n) s = em_astype(&truth, EM_INT64, &flags);
-    if (s == EM_OK && n) s = em_scan(EM_RED_CUMSUM, &flags, INT_MIN, EM_INT64, &ranks);
-    if (s == EM_OK && n) s = em_cuda_backend.to_host(id, &nnz, ranks.data + (n - 1) * 8, 8);
+    em__gplan p = {.k = {.size = 1, .m = a->ndim, .nidx = 1, .r = 1}, .a = &truth, .nb = n, .inner = 1,
+                   .total = n};
+    if (s == EM_OK && n) s = em_cu_pool_alloc(id, cbytes, &counts);
+    p.buf = counts;
+    if (s == EM_OK && n) s = em__glaunch(id, &p, EM_G_COUNT, ntile);
+    if (s == EM_OK && n) {
+        p.nb = ntile;
+        s = em__glaunch(id, &p, EM_G_PREFIX, 1);
+        p.nb = n;
+    }
+    if (s == EM_OK && n) s = em_cuda_backend.to_host(id, &nnz, (char *)counts + ntile * 8, 8);
     int64_t shape[2] = {nnz, a->ndim};
     if (s == EM_OK) s = em_array_empty(&res, EM_INT64, 2, shape, em_array_device(a));
-    if (s == EM_OK && nnz) {
-        em__gplan p = {.k = {.size = 1, .m = a->ndim, .nidx = 1, .r = 1}, .a = &truth, .buf = ranks.data,
-                       .nb = n, .inner = 1, .total = n};
-        p.ix[0] = (const int64_t *)res.data;
-        s = em__glaunch(id, &p, EM_G_COORDS, n);
-    }
-    em_array_release(&truth), em_array_release(&flags), em_array_release(&ranks);
+    p.ix[0] = (const int64_t *)res.data;
+    if (s == EM_OK && nnz) s = em__glaunch(id, &p, EM_G_COORDS, ntile);
+    if (counts) em_cu_pool_free(id, counts, cbytes);
+    em_array_release(&truth);
     if (s != EM_OK) {
         em_array_release(&res);
         return s;
