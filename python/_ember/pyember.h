@@ -69,6 +69,7 @@ extern PyMethodDef pyem_random_functions[];
 extern PyMethodDef pyem_device_functions[];
 extern PyMethodDef pyem_cuda_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
+extern PyMethodDef pyem_jit_functions[];
 
 /* ndarray.c */
 int pyem_ndarray_init_type(PyObject *module);
