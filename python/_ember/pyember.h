@@ -70,6 +70,7 @@ extern PyMethodDef pyem_device_functions[];
 extern PyMethodDef pyem_cuda_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
 extern PyMethodDef pyem_kernel_functions[];
+extern PyMethodDef pyem_jit_functions[];
 
 /* ndarray.c */
 int pyem_ndarray_init_type(PyObject *module);
