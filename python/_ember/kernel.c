@@ -18,6 +18,7 @@
 #include "pyember.h"
 #include "ember/cuda.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define PYEM_KARG_BYTES 4096 /* the classic CUDA limit on a kernel's parameters */
@@ -473,6 +474,83 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
     return s == EM_OK ? PyLong_FromLong(v) : pyem_raise(s);
 }
 
+
+/* ---- expression kernels on the CPU ----------------------------------------
+ * ember/_expr.py renders C for the system compiler (src/jit/cc.h) with one
+ * signature for both kinds of kernel:
+ *   void k(long long n0, long long n1, char *const *p, const long long *shape,
+ *          const long long *st, const void *const *sc)
+ * elementwise: n0 elements (n1 unused); reduction: n0 outputs of n1 reduced
+ * elements each.  p holds the operands' data pointers, then the raw arrays';
+ * st the operands' byte strides, [operand][dimension] over len(shape)
+ * dimensions; sc the scalars, one per 16 bytes of the scalar buffer. */
+typedef void (*pyem_cpu_kernel)(long long, long long, char *const *, const long long *,
+                                const long long *, const void *const *);
+
+#define PYEM_XK_MAXOPS 64
+
+/* Data pointers of CPU arrays and, with_strides, their strides (each must have nd dims). */
+static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long *st, int with_strides) {
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyTuple_GET_ITEM(seq, k);
+        if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
+            PyErr_SetString(PyExc_TypeError, "cpu_kernel_call: operands must be ember arrays on the CPU");
+            return -1;
+        }
+        const em_array *a = EMARR(o);
+        if (with_strides && a->ndim != nd) {
+            PyErr_Format(PyExc_ValueError, "cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
+                         a->ndim, nd);
+            return -1;
+        }
+        p[first + k] = a->data;
+        for (int d = 0; with_strides && d < nd; d++) st[(first + k) * nd + d] = a->strides[d];
+    }
+    return 0;
+}
+
+/* cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
+static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
+    PyObject *addr, *shape, *ops, *raws;
+    long long n0, n1;
+    Py_buffer sc;
+    if (!PyArg_ParseTuple(args, "OLLO!O!O!y*", &addr, &n0, &n1, &PyTuple_Type, &shape, &PyTuple_Type, &ops,
+                          &PyTuple_Type, &raws, &sc))
+        return NULL;
+    PyObject *r = NULL;
+    pyem_cpu_kernel fn = (pyem_cpu_kernel)PyLong_AsVoidPtr(addr);
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops), nraw = PyTuple_GET_SIZE(raws);
+    Py_ssize_t nsc = sc.len / 16;
+    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: bad kernel address, sizes or operand count");
+        goto done;
+    }
+    long long sh[EM_MAXDIMS], st[PYEM_XK_MAXOPS * EM_MAXDIMS];
+    char *p[PYEM_XK_MAXOPS];
+    const void *scp[PYEM_XK_MAXOPS];
+    for (Py_ssize_t d = 0; d < nd; d++)
+        if ((sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d))) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: negative dimension");
+            goto done;
+        }
+    if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < nsc; k++) scp[k] = (const char *)sc.buf + 16 * k;
+    long long work = n1 > 1 && n0 > LLONG_MAX / n1 ? LLONG_MAX : n0 * (n1 > 1 ? n1 : 1);
+    if (work > PYEM_NOGIL_ELEMS) {
+        Py_BEGIN_ALLOW_THREADS fn(n0, n1, p, sh, st, scp);
+        Py_END_ALLOW_THREADS
+    } else {
+        fn(n0, n1, p, sh, st, scp);
+    }
+    r = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&sc);
+    return r;
+}
+
 PyMethodDef pyem_kernel_functions[] = {
     {"cuda_module_load", f_cuda_module_load, METH_VARARGS,
      "cuda_module_load(dev, src, options, name) -> module handle (NVRTC, disk and memory caches)"},
@@ -480,4 +558,6 @@ PyMethodDef pyem_kernel_functions[] = {
      "cuda_module_function(dev, module, name) -> function handle"},
     {"cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
      "cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
+    {"cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
+     "cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
     {NULL, NULL, 0, NULL}};

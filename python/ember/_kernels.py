@@ -18,7 +18,7 @@ shared memory are checked against the device's limits (``em.LaunchError``).
 """
 from . import _ember
 
-__all__ = ["RawKernel", "RawModule"]
+__all__ = ["RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"]
 
 # cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_* numbers, in CuPy's attribute names.
 _FUNC_ATTRIBUTES = (
@@ -166,3 +166,6 @@ def _attr_property(i, n):
 for _i, _n in enumerate(_FUNC_ATTRIBUTES):
     setattr(RawKernel, _n, _attr_property(_i, _n))
 del _i, _n
+
+
+from ._expr import ElementwiseKernel, ReductionKernel  # noqa: E402  (they build on RawKernel)
