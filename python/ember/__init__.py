@@ -37,6 +37,7 @@ from .cuda_runtime import *  # noqa: E402,F401,F403  (get_default_memory_pool)
 from ._array_api import __array_namespace_info__  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 from ._interop import *  # noqa: E402,F401,F403  (DLPack, NumPy protocols, pickling)
+from ._kernels import *  # noqa: E402,F401,F403  (RawKernel, RawModule, expression kernels)
 
 newaxis = None
 pi = 3.141592653589793
