@@ -231,8 +231,6 @@ class Dispatcher:
         if spec is not None:
             return spec
         em = _em()
-        if not hasattr(em, "RawKernel"):
-            raise em.DeviceError("CUDA @em.jit kernels launch through em.RawKernel, which this build lacks")
         fn, _ = self.lower(types, "kernel")
         entry = "em_" + self.__name__
         src = _render.render_cuda(fn, entry)
@@ -276,21 +274,26 @@ class _Launcher:
         d = self.disp
         em = _em()
         spec = d._cuda_spec(types, names, dev)
+        where = f"{dev[0]}:{dev[1]}"
         kargs = []
-        for a, t in zip(args, types):
+        for a, t, name in zip(args, types, names):
             if isinstance(t, ArrayT):
                 if type(a) is not _ndarray:
-                    a = em.asarray(a, device=f"{dev[0]}:{dev[1]}")
+                    a = em.asarray(a, device=where)
                 item = a.itemsize
                 kargs.append(a)
                 kargs.extend(np.int64(n) for n in a.shape)
                 kargs.extend(np.int64(s // item) for s in a.strides)
             else:
                 kargs.append(np.dtype(t).type(a))
-        err = em.zeros(1, dtype="int32", device=f"{dev[0]}:{dev[1]}") if d.boundscheck else None
+        err = em.zeros(1, dtype="int32", device=where) if d.boundscheck else None
         kargs.append(err if err is not None else np.uint64(0))
         kargs.append(np.int64(self.shmem))
-        spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        if _ember._get_device() != dev:
+            with em.Device(where):
+                spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        else:
+            spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
         if err is not None and int(err[0]):
             raise IndexError(f"kernel '{d.__name__}': an array index was out of bounds (bounds checking is on)")
         return None
@@ -299,7 +302,7 @@ class _Launcher:
 def jit(fn=None, *, device=False, boundscheck=None, **unsupported):
     """Compile a Python function as a kernel (``k[blocks, threads](args)``),
     a device function (``device=True``) or a plain function with loops
-    (called directly, runs on the CPU).  See docs/kernels.md."""
+    (called directly, runs on the CPU).  The kernel language is in API.md's Kernels section."""
     if unsupported:
         raise TypeError(f"em.jit: unsupported options {sorted(unsupported)} "
                         "(supported: device=, boundscheck=)")
