@@ -75,8 +75,14 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
         int flags = PyBUF_RECORDS_RO | (kind == 'W' ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(o, view, flags) < 0) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "argument '%U' must be a%s array, not %.100s", pname,
-                         kind == 'W' ? " writable" : "n", Py_TYPE(o)->tp_name);
+            if (kind == 'W' && PyObject_GetBuffer(o, view, PyBUF_RECORDS_RO) == 0) {
+                PyBuffer_Release(view);
+                PyErr_Format(PyExc_TypeError, "argument '%U' is read-only but the kernel writes to it", pname);
+                return -1;
+            }
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "argument '%U' must be an array, not %.100s", pname,
+                         Py_TYPE(o)->tp_name);
             return -1;
         }
         *has_view = 1;
