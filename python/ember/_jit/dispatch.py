@@ -135,7 +135,13 @@ class Dispatcher:
 
     # -- signatures ----------------------------------------------------------------
     def _types(self, args):
-        names = [a.arg for a in self.source().fdef.args.args]
+        src = self.source()
+        spec = src.fdef.args
+        if spec.vararg or spec.kwarg or spec.kwonlyargs or spec.defaults or spec.posonlyargs:
+            _lower.Lowerer(src, (), "kernel", None, "").fail(
+                src.fdef, "only plain positional parameters are supported (no defaults, *args, "
+                          "**kwargs or keyword-only parameters)")
+        names = [p.arg for p in spec.args]
         if len(names) != len(args):
             raise TypeError(f"{self.__name__}() takes {len(names)} arguments but {len(args)} were given")
         return tuple(_argtype(a, i, names[i]) for i, a in enumerate(args)), names

@@ -140,8 +140,11 @@ class Lowerer:
                             "**kwargs or keyword-only parameters)")
         if len(a.args) != len(self.argtypes):
             self.fail(fdef, f"takes {len(a.args)} arguments but {len(self.argtypes)} were given")
-        self.assigned = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                         and isinstance(n.ctx, ast.Store)}
+        self.assigned = {}  # name -> positions (line, col) where it is assigned
+        for n in ast.walk(fdef):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.assigned.setdefault(n.id, []).append((n.lineno, n.col_offset))
+        self.loop_spans = []
         for _ in range(10):
             self.changed = False
             self.unresolved = False
@@ -162,7 +165,6 @@ class Lowerer:
         self.arrays, self.scalars, self.hidden, self.ntmp = {}, {}, {}, 0
         self.allocs = []
         self.ret_array = None
-        self.loops = 0
         for arg, t in zip(self.src.fdef.args.args, self.argtypes):
             name = arg.arg
             if is_array(t):
@@ -411,10 +413,10 @@ class Lowerer:
     def s_While(self, s, top):
         if s.orelse:
             self.fail(s, "while ... else is not supported in kernels")
+        self.loop_spans.append((s.lineno, s.end_lineno))
         cond = self.truth(self.expr(s.test), s.test)
-        self.loops += 1
         body = self.block(s.body)
-        self.loops -= 1
+        self.loop_spans.pop()
         return ir.While(cond, body)
 
     def s_For(self, s, top):
@@ -456,9 +458,9 @@ class Lowerer:
             pre.append(ir.Assign(step_t, self.cast(step, t, it)))
         counter = self.tmp(t)
         setvar = self.assign_name(s.target.id, counter, s)
-        self.loops += 1
+        self.loop_spans.append((s.lineno, s.end_lineno))
         body = self.block(s.body)
-        self.loops -= 1
+        self.loop_spans.pop()
         pre.append(ir.For(counter, start, stop_t, step_t, sign, setvar + body, counter))
         return pre
 
@@ -529,10 +531,8 @@ class Lowerer:
         if n in self.ltypes:
             return ir.Var("v_" + n, self.ltypes[n])
         if n in self.assigned:
+            self.check_assigned_before(node, n)
             self.unresolved = True
-            if getattr(self, "_last_pass_unresolved", None) == n:
-                self.fail(node, f"local variable '{n}' is used before it is assigned")
-            self._last_pass_unresolved = n
             return ir.Const(0, "int64", True)
         if n in self.src.closure:
             obj = self.src.closure[n]
@@ -543,6 +543,18 @@ class Lowerer:
         else:
             self.fail(node, f"name '{n}' is not defined")
         return self.classify(obj, node, n)
+
+    def check_assigned_before(self, node, n):
+        """Python's UnboundLocalError, found statically: a read with no
+        assignment before it in the source, unless a loop around the read
+        assigns the name (a value from the previous iteration)."""
+        here = (node.lineno, node.col_offset)
+        if any(p < here for p in self.assigned[n]):
+            return
+        for lo, hi in self.loop_spans:
+            if any(lo <= p[0] <= hi for p in self.assigned[n]):
+                return
+        self.fail(node, f"local variable '{n}' is used before it is assigned")
 
     def classify(self, obj, node, name):
         if isinstance(obj, Intrinsic):
@@ -700,11 +712,8 @@ class Lowerer:
                 return ir.Const(bool(val), t)
             if t in FLOATS:
                 return ir.Const(float(val), t)
-            if isinstance(val, float):
-                if v.weak:
-                    self.fail(node, f"the float constant {val!r} cannot be used as {t} (an integer); "
-                                    f"convert it with int()")
-                return ir.Cast(v, t)
+            if isinstance(val, float):  # stored into an integer array: truncates, as NumPy
+                return ir.Cast(ir.Const(val, "float64"), t)
             info = np.iinfo(t)
             if not info.min <= int(val) <= info.max:
                 if v.weak:
