@@ -138,7 +138,8 @@ class StencilFunc:
         elem = Dispatcher(self.py_func, device=True, source=esrc)
         params = [a.arg for a in src.fdef.args.args]
         idx = ", ".join(f"__i{k}" for k in range(nd))
-        grid = f"{idx} = em.grid({nd})" if nd > 1 else "__i0 = em.grid(1)"
+        # x (the fastest-moving thread index) walks the last, contiguous dimension
+        grid = ", ".join(f"__i{k}" for k in reversed(range(nd))) + f" = em.grid({nd})"
         inside = " and ".join(f"__i{k} < __out.shape[{k}]" for k in range(nd))
         interior = " and ".join(f"{-lo[k]} <= __i{k} < __out.shape[{k}] - {hi[k]}" for k in range(nd))
         text = (f"def __stencil_kernel({', '.join(params + ['__out'])}):\n"
