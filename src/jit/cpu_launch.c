@@ -4,6 +4,7 @@
 #include "codegen/render.h"
 #include "core/core.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -91,12 +92,59 @@ static void em__jit_sync(em_jit_ctx *c) {
     swapcontext(&s->uc[c->thread], &s->main);
 }
 
+/* The printed text of one part of the launch (a range of blocks). */
+typedef struct em__chunk {
+    int64_t begin;
+    em_sbuf text;
+    struct em__chunk *next;
+} em__chunk;
+
 typedef struct em__run {
     const em_jit_launch *L;
-    em_sbuf *outs;       /* one per pool part, concatenated in part order */
+    pthread_mutex_t lock; /* guards chunks */
+    em__chunk *chunks;    /* parts that printed, in any order */
     atomic_int oob;
-    atomic_int failed;   /* a part could not get memory */
+    atomic_int failed;    /* a part could not get memory */
 } em__run;
+
+/* Keep a part's output (if any) for the ordered flush at the end. */
+static void em__keep_output(em__run *r, int64_t begin, em_sbuf *text) {
+    if (!text->len && !text->oom) return;
+    em__chunk *c = text->oom ? NULL : malloc(sizeof *c);
+    if (!c) {
+        em_sbuf_free(text);
+        atomic_store(&r->failed, 1);
+        return;
+    }
+    c->begin = begin;
+    c->text = *text;
+    pthread_mutex_lock(&r->lock);
+    c->next = r->chunks;
+    r->chunks = c;
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Concatenate the chunks in block order into *out (malloc'ed; NULL if none). */
+static bool em__gather(em__run *r, char **out, size_t *outlen) {
+    em_sbuf all = {0};
+    while (r->chunks) {
+        em__chunk **min = &r->chunks;
+        for (em__chunk **c = &r->chunks; *c; c = &(*c)->next)
+            if ((*c)->begin < (*min)->begin) min = c;
+        em__chunk *first = *min;
+        *min = first->next;
+        em_sbuf_printf(&all, "%s", first->text.s);
+        em_sbuf_free(&first->text);
+        free(first);
+    }
+    if (all.oom) {
+        em_sbuf_free(&all);
+        return false;
+    }
+    *out = all.s;
+    *outlen = all.len;
+    return true;
+}
 
 static void em__ctx_init(em_jit_ctx *c, const em_jit_launch *L, char *shared, em_sbuf *out) {
     memset(c, 0, sizeof *c);
@@ -203,43 +251,39 @@ static void em__run_part(void *ctx, int64_t b0, int64_t b1, int worker) {
         atomic_store(&r->failed, 1);
         return;
     }
-    em_sbuf *out = &r->outs[worker];
+    em_sbuf out = {0};
     if (L->thread) {
-        em__run_sync(r, b0, b1, shared, out);
+        em__run_sync(r, b0, b1, shared, &out);
     } else {
         em_jit_ctx c;
-        em__ctx_init(&c, L, shared, out);
+        em__ctx_init(&c, L, shared, &out);
         L->range(&c, L->args, b0, b1);
         if (c.oob) atomic_store(&r->oob, 1);
     }
     free(shared);
+    em__keep_output(r, b0, &out);
 }
 
 em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, int *oob) {
     const char *name = L->name ? L->name : "kernel";
     EM_CHECK(em_jit_check_launch(name, L->grid, L->block, L->shared_static + L->shared_dyn));
     if (!L->range && !L->thread) return em_error(EM_EVALUE, "kernel '%s': no compiled entry point", name);
-    int nparts = em_pool_workers() + 1;
-    em__run r = {.L = L, .outs = calloc((size_t)nparts, sizeof(em_sbuf))};
-    if (!r.outs) return em_error(EM_ENOMEM, "no memory to launch kernel '%s'", name);
+    em__run r = {.L = L, .lock = PTHREAD_MUTEX_INITIALIZER};
     atomic_init(&r.oob, 0);
     atomic_init(&r.failed, 0);
     int64_t nblocks = L->grid[0] * L->grid[1] * L->grid[2];
     int64_t threads = L->block[0] * L->block[1] * L->block[2];
     /* Enough blocks per part to pay for waking a worker. */
     em_parallel_for(nblocks, threads >= 4096 ? 1 : 4096 / threads, em__run_part, &r);
-    em_sbuf all = {0};
-    for (int i = 0; i < nparts; i++) {
-        if (r.outs[i].len) em_sbuf_printf(&all, "%s", r.outs[i].s);
-        em_sbuf_free(&r.outs[i]);
-    }
-    free(r.outs);
-    if (atomic_load(&r.failed) || all.oom) {
-        em_sbuf_free(&all);
+    char *text = NULL;
+    size_t len = 0;
+    bool gathered = em__gather(&r, &text, &len);
+    if (atomic_load(&r.failed) || !gathered) {
+        free(text);
         return em_error(EM_ENOMEM, "no memory for the blocks of kernel '%s' (shared memory, stacks or print buffers)", name);
     }
-    *out = all.s;
-    *outlen = all.len;
+    *out = text;
+    *outlen = len;
     *oob = atomic_load(&r.oob);
     return EM_OK;
 }

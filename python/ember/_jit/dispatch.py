@@ -72,7 +72,7 @@ class _CpuSpec:
 
 
 class _CudaSpec:
-    __slots__ = ("kernel", "fn", "packers")
+    __slots__ = ("kernel", "fn", "types")
 
 
 class Dispatcher:
@@ -89,6 +89,7 @@ class Dispatcher:
         self.__wrapped__ = pyfunc
         self._src = source
         self._configs = {}
+        self._fast = {}         # (argument key, device) -> spec, see _Launcher.__call__
         self._specs = {}        # (kind, device kind, types) -> spec
         self.compile_count = 0  # compilations (tests check the cache with it)
 
@@ -242,7 +243,7 @@ class Dispatcher:
         src = _render.render_cuda(fn, entry)
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)
-        spec.fn = fn
+        spec.fn, spec.types = fn, types
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -266,35 +267,70 @@ class _Launcher:
 
     def __call__(self, *args):
         d = self.disp
-        types, names = d._types(args)
-        dev = d._device_of(args, d.__name__)
+        # The fast path: a key from the arguments' types, dtypes and ndims and
+        # the device, found in a dict once the signature has been compiled.
+        key = []
+        dev = None
+        for a in args:
+            t = type(a)
+            if t is _ndarray:
+                key.append((a.dtype, a.ndim))
+                ad = a._dev
+                if dev is None:
+                    dev = ad
+                elif ad != dev:
+                    d._device_of(args, d.__name__)  # raises, naming the devices
+            elif t is np.ndarray:
+                key.append((a.dtype, a.ndim))
+            else:
+                key.append(t)
+        if dev is None:
+            dev = _ember._get_device()
+        spec = d._fast.get((tuple(key), dev))
+        if spec is None:
+            spec = self._slow(args, tuple(key), dev)
         if dev[0] == "cpu":
-            spec = d._cpu_spec("kernel", types, names)
             out = _ember._jit_launch(spec.cspec, args, self.grid, self.block, self.shmem)
             if out:
                 sys.stdout.write(out)
             return None
-        return self._cuda(args, types, names, dev)
+        return self._cuda(args, spec, dev)
 
-    def _cuda(self, args, types, names, dev):
+    def _slow(self, args, key, dev):
+        """Type the arguments and find or compile the specialisation."""
+        d = self.disp
+        types, names = d._types(args)
+        dev = d._device_of(args, d.__name__)
+        if dev[0] == "cpu":
+            spec = d._cpu_spec("kernel", types, names)
+        else:
+            spec = d._cuda_spec(types, names, dev)
+        if all(not (t is int and isinstance(tt, str) and tt == "uint64")
+               for t, tt in zip(key, types)):
+            d._fast[(key, dev)] = spec
+        return spec
+
+    def _cuda(self, args, spec, dev):
         d = self.disp
         em = _em()
-        spec = d._cuda_spec(types, names, dev)
         where = f"{dev[0]}:{dev[1]}"
         kargs = []
-        for a, t, name in zip(args, types, names):
+        # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
+        for a, t in zip(args, spec.types):
             if isinstance(t, ArrayT):
                 if type(a) is not _ndarray:
                     a = em.asarray(a, device=where)
                 item = a.itemsize
                 kargs.append(a)
-                kargs.extend(np.int64(n) for n in a.shape)
-                kargs.extend(np.int64(s // item) for s in a.strides)
+                kargs.extend(a.shape)
+                kargs.extend([s // item for s in a.strides])
+            elif t == "int64" or t == "float64":
+                kargs.append(a)
             else:
                 kargs.append(np.dtype(t).type(a))
         err = em.zeros(1, dtype="int32", device=where) if d.boundscheck else None
-        kargs.append(err if err is not None else np.uint64(0))
-        kargs.append(np.int64(self.shmem))
+        kargs.append(err if err is not None else 0)
+        kargs.append(self.shmem)
         if _ember._get_device() != dev:
             with em.Device(where):
                 spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
