@@ -195,24 +195,29 @@ static int em__sched_collect(em__sched *s, em_sbuf *out) {
     return oob;
 }
 
+/* Thread i of block blk: its context and a fresh coroutine at the kernel's start.
+ * Kept apart from the scheduling loop: getcontext returns twice, which
+ * makes the compiler distrust the locals of the function calling it. */
+__attribute__((noinline)) static void em__co_init(em__sched *s, const em_jit_ctx *proto, int64_t blk, int i) {
+    const int64_t *g = proto->gdim, *bd = proto->bdim;
+    em_jit_ctx *c = &s->ctx[i];
+    *c = *proto;
+    c->bid[0] = blk % g[0], c->bid[1] = blk / g[0] % g[1], c->bid[2] = blk / (g[0] * g[1]);
+    c->tid[0] = i % bd[0], c->tid[1] = i / bd[0] % bd[1], c->tid[2] = i / (bd[0] * bd[1]);
+    c->thread = i;
+    c->sched = s;
+    c->out = &s->outs[i];
+    getcontext(&s->uc[i]);
+    s->uc[i].uc_stack.ss_sp = s->stacks + s->span * (size_t)i + (s->span - s->stack);
+    s->uc[i].uc_stack.ss_size = s->stack;
+    s->uc[i].uc_link = &s->main;
+    makecontext(&s->uc[i], em__co_entry, 0);
+    s->done[i] = 0;
+}
+
 /* Run block `blk` as coroutines, each thread until its next barrier in turn. */
 static void em__sched_block(em__sched *s, const em_jit_ctx *proto, int64_t blk) {
-    const int64_t *g = proto->gdim, *bd = proto->bdim;
-    for (int i = 0; i < s->n; i++) {
-        em_jit_ctx *c = &s->ctx[i];
-        *c = *proto;
-        c->bid[0] = blk % g[0], c->bid[1] = blk / g[0] % g[1], c->bid[2] = blk / (g[0] * g[1]);
-        c->tid[0] = i % bd[0], c->tid[1] = i / bd[0] % bd[1], c->tid[2] = i / (bd[0] * bd[1]);
-        c->thread = i;
-        c->sched = s;
-        c->out = &s->outs[i];
-        getcontext(&s->uc[i]);
-        s->uc[i].uc_stack.ss_sp = s->stacks + s->span * (size_t)i + (s->span - s->stack);
-        s->uc[i].uc_stack.ss_size = s->stack;
-        s->uc[i].uc_link = &s->main;
-        makecontext(&s->uc[i], em__co_entry, 0);
-        s->done[i] = 0;
-    }
+    for (int i = 0; i < s->n; i++) em__co_init(s, proto, blk, i);
     em__cur = s;
     for (int live = s->n; live > 0;) {
         live = 0;
