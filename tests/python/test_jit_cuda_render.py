@@ -39,7 +39,7 @@ def test_cpu_and_cuda_share_the_kernel_body():
     cuda = tj.vec_add.render(a, a, 4, device="cuda")
     line = "a_b_p[em_wrap(v_idx, a_b_n0) * a_b_s0] = ((a_b_p[em_wrap(v_idx, a_b_n0) * a_b_s0]) + (a_a_p[em_wrap(v_idx, a_a_n0) * a_a_s0]));"
     assert line in cpu and line in cuda
-    assert "em_c->tid[0]" in cpu and "((em_i64)threadIdx.x)" in cuda
+    assert "em_i.tid[0]" in cpu and "((em_i64)threadIdx.x)" in cuda
 
 
 def _nvrtc():

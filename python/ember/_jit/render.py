@@ -30,6 +30,8 @@ typedef struct em_jit_ctx {
     char scratch[64];
 } em_jit_ctx;
 typedef em_jit_ctx em_ctx;
+/* The thread's indices, passed by value so they live in registers. */
+typedef struct { em_i64 tid[3], bid[3], bdim[3], gdim[3]; } em_ix;
 #define EM_DEV static inline __attribute__((unused))
 #define EM_INF __builtin_inf()
 #define EM_NAN __builtin_nan("")
@@ -235,7 +237,13 @@ class Dialect:
         if self.cuda:
             cu = {"tid": "threadIdx", "bid": "blockIdx", "bdim": "blockDim", "gdim": "gridDim"}[reg]
             return f"((em_i64){cu}.{'xyz'[d]})"
-        return f"em_c->{reg}[{d}]"
+        return f"em_i.{reg}[{d}]"
+
+    def ctx_params(self):
+        return ["em_ctx *em_c"] if self.cuda else ["em_ctx *em_c", "em_ix em_i"]
+
+    def ctx_args(self):
+        return ["em_c"] if self.cuda else ["em_c", "em_i"]
 
 
 _PRELUDES = {}
@@ -407,7 +415,7 @@ class Renderer:
         return self.dims(x.arr)[0][x.k]
 
     def e_DevCall(self, x):
-        args = ["em_c"]
+        args = self.d.ctx_args()
         for a in x.args:
             if isinstance(a, ir.ArrRef):
                 shape, strides = self.dims(a)
@@ -529,7 +537,7 @@ class Renderer:
         self.bc = fn.boundscheck
         self.static_shared = (fn.shared_bytes + 15) // 16 * 16
         ret = CTYPE[fn.ret] if fn.ret else "void"
-        head = f"EM_DEV {ret} {name or fn.cname}({', '.join(['em_ctx *em_c'] + self.params(fn))}) {{"
+        head = f"EM_DEV {ret} {name or fn.cname}({', '.join(self.d.ctx_params() + self.params(fn))}) {{"
         decls = [f"    {CTYPE[t]} {c} = 0;" for c, t in sorted(fn.locals.items())]
         body = self.block(fn.body, "    ")
         return "\n".join([head] + decls + body + ["}", ""])
@@ -556,8 +564,8 @@ def _unpack_c(fn, slots="em_a"):
     return out
 
 
-def _call_args(fn):
-    out = ["em_c"]
+def _call_args(fn, dialect):
+    out = Dialect(dialect).ctx_args()
     for _, c, t in fn.params:
         if hasattr(t, "ndim"):
             out += [f"{c}_p"] + [f"{c}_n{d}" for d in range(t.ndim)] + [f"{c}_s{d}" for d in range(t.ndim)]
@@ -575,29 +583,38 @@ def render_cpu(fn, entry):
         parts.append(r.function(d))
     parts.append(r.function(fn, entry + "_body"))
     unpack = _unpack_c(fn)
-    call = f"{entry}_body({_call_args(fn)})"
+    call = f"{entry}_body({_call_args(fn, 'c')})"
     if fn.kind == "plain" and fn.ret:
         k = sum(1 + 2 * t.ndim if hasattr(t, "ndim") else 1 for _, _, t in fn.params)
         call = f"*({CTYPE[fn.ret]} *)(intptr_t)em_a[{k}].i = {call}"
     parts.append("\n".join(
         [f"void {entry}_range(em_jit_ctx *em_c, const em_slot *em_a, em_i64 em_b0, em_i64 em_b1) {{"]
         + unpack +
-        ["    const em_i64 em_g0 = em_c->gdim[0], em_g1 = em_c->gdim[1];",
-         "    const em_i64 em_d0 = em_c->bdim[0], em_d1 = em_c->bdim[1], em_d2 = em_c->bdim[2];",
+        ["    em_ix em_i;",
+         "    for (int d = 0; d < 3; d++) em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];",
+         "    const em_i64 em_g0 = em_i.gdim[0], em_g1 = em_i.gdim[1];",
+         "    const em_i64 em_d0 = em_i.bdim[0], em_d1 = em_i.bdim[1], em_d2 = em_i.bdim[2];",
+         "    em_i.bid[0] = em_b0 % em_g0;",
+         "    em_i.bid[1] = em_b0 / em_g0 % em_g1;",
+         "    em_i.bid[2] = em_b0 / (em_g0 * em_g1);",
          "    for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
-         "        em_c->bid[0] = em_blk % em_g0;",
-         "        em_c->bid[1] = em_blk / em_g0 % em_g1;",
-         "        em_c->bid[2] = em_blk / (em_g0 * em_g1);",
          "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)",
          "            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
          "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {",
-         "                    em_c->tid[0] = em_x, em_c->tid[1] = em_y, em_c->tid[2] = em_z;",
+         "                    em_i.tid[0] = em_x, em_i.tid[1] = em_y, em_i.tid[2] = em_z;",
          f"                    {call};",
          "                }",
+         "        if (++em_i.bid[0] == em_g0) {  /* the next block id, without dividing */",
+         "            em_i.bid[0] = 0;",
+         "            if (++em_i.bid[1] == em_g1) em_i.bid[1] = 0, em_i.bid[2]++;",
+         "        }",
          "    }",
          "}",
          f"void {entry}_thread(em_jit_ctx *em_c, const em_slot *em_a) {{"]
-        + unpack + [f"    {call};", "}", ""]))
+        + unpack + ["    em_ix em_i;",
+                    "    for (int d = 0; d < 3; d++)",
+                    "        em_i.tid[d] = em_c->tid[d], em_i.bid[d] = em_c->bid[d], em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];"]
+        + [f"    {call};", "}", ""]))
     return "\n".join(parts)
 
 
@@ -613,7 +630,7 @@ def render_cuda(fn, entry):
         f'extern "C" __global__ void {entry}({", ".join(params)}) {{',
         "    em_ctx em_cx = {0, em_err, em_dyn};",
         "    em_ctx *em_c = &em_cx;",
-        f"    {entry}_body({_call_args(fn)});",
+        f"    {entry}_body({_call_args(fn, 'cuda')});",
         "}", ""]))
     return "\n".join(parts)
 
