@@ -30,4 +30,29 @@ EM_API em_status em_cuda_pinned_alloc(int id, size_t n, void **out);
 EM_API em_status em_cuda_pinned_free(void *p);
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 
+/* ---- raw modules: CUDA C from the user or a code generator (module.c) ----
+ * Modules and functions are the driver's handles as void *; a module lives
+ * for the process (loading the same source and options on the same device
+ * again returns the same module). */
+
+/* Compile CUDA C (NVRTC, through the disk cache; opts are appended after
+ * Ember's: the device's architecture, --fmad=false unless the user passes
+ * --fmad=true, -std=c++17) and load it on cuda:dev.  Compile errors are
+ * EM_ECOMPILE with the NVRTC log and the numbered source; name_for_messages
+ * names the module in messages (NULL: "raw module"). */
+EM_API em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
+                                     const char *name_for_messages, void **module);
+/* The kernel called name (its extern "C" or lowered name) in module;
+ * EM_EVALUE when the module has no such kernel. */
+EM_API em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn);
+/* cuLaunchKernel with a 3-d grid and block on stream (NULL: the default
+ * stream).  Each dimension, the threads per block and shmem (bytes of
+ * dynamic shared memory) are checked against cuda:dev's limits first:
+ * EM_ELAUNCH says which limit was exceeded.  params is the usual void *[]
+ * of argument addresses (the driver copies the values before returning). */
+EM_API em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
+                                const unsigned block[3], unsigned shmem, void *stream, void **params);
+/* A function attribute (cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_* number). */
+EM_API em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value);
+
 #endif

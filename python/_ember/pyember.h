@@ -69,9 +69,13 @@ extern PyMethodDef pyem_random_functions[];
 extern PyMethodDef pyem_device_functions[];
 extern PyMethodDef pyem_cuda_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
+extern PyMethodDef pyem_kernel_functions[];
+extern PyMethodDef pyem_jit_functions[];
 
 /* ndarray.c */
 int pyem_ndarray_init_type(PyObject *module);
+/* kernel.c: the Function type (raw CUDA kernels). */
+int pyem_kernel_init_type(PyObject *module);
 /* index.c: subscript protocol used by the ndarray type. */
 PyObject *pyem_getitem(PyObject *self, PyObject *key);
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);

@@ -37,6 +37,7 @@ from .cuda_runtime import *  # noqa: E402,F401,F403  (get_default_memory_pool)
 from ._array_api import __array_namespace_info__  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 from ._interop import *  # noqa: E402,F401,F403  (DLPack, NumPy protocols, pickling)
+from ._kernels import *  # noqa: E402,F401,F403  (RawKernel, RawModule, expression kernels)
 
 newaxis = None
 pi = 3.141592653589793
@@ -44,3 +45,18 @@ e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 euler_gamma = 0.5772156649015329
+
+
+# Python kernels (@em.jit and its intrinsics) load on first use: the front
+# end imports ast and inspect, which `import ember` should not pay for.
+_JIT_NAMES = frozenset(("jit", "stencil", "vectorize", "threadIdx", "blockIdx", "blockDim", "gridDim",
+                        "grid", "gridsize", "syncthreads", "shared", "local", "atomic"))
+
+
+def __getattr__(name):
+    if name in _JIT_NAMES:
+        from . import _jit
+        value = getattr(_jit, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")

@@ -11,6 +11,9 @@ typedef int CUresult;
 static size_t cap = 1 << 20, used;
 static int max_threads = 1024, fail_sync, allocs;
 unsigned fake_last_grid, fake_last_block;
+unsigned fake_last_cfg[7]; /* grid x y z, block x y z, dynamic shared bytes */
+void *fake_last_stream;
+int fake_func_attr[16]; /* what cuFuncGetAttribute reports (set by cuFuncSetAttribute) */
 unsigned char fake_last_params[4096];
 
 void fake_set(int threads, size_t mem) { max_threads = threads, cap = mem; }
@@ -69,10 +72,28 @@ CUresult cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t
     return 0;
 }
 CUresult cuModuleLoadData(void **m, const void *img) { static int mod; *m = &mod; return 0; }
-CUresult cuModuleGetFunction(void **f, void *m, const char *name) { static int fn; *f = &fn; return 0; }
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+    static int fn;
+    if (!strncmp(name, "no_such", 7)) return 500; /* CUDA_ERROR_NOT_FOUND */
+    *f = &fn;
+    return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
+    if (attr < 0 || attr >= 16) return 1;
+    *v = fake_func_attr[attr];
+    return 0;
+}
+CUresult cuFuncSetAttribute(void *f, int attr, int v) {
+    if (attr < 0 || attr >= 16) return 1;
+    fake_func_attr[attr] = v;
+    return 0;
+}
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned sh, void *st, void **params, void **extra) {
     fake_last_grid = gx, fake_last_block = bx;
+    unsigned cfg[7] = {gx, gy, gz, bx, by, bz, sh};
+    memcpy(fake_last_cfg, cfg, sizeof cfg);
+    fake_last_stream = st;
     memcpy(fake_last_params, params[0], sizeof fake_last_params);
     return 0;
 }

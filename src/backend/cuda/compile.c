@@ -1,7 +1,10 @@
 /* NVRTC compilation to cubin, through the disk cache.
  *
- * Options are fixed: the real architecture (a cubin, not PTX, so the driver
- * never JITs), --fmad=false so results equal the CPU's bit for bit, C++17.
+ * Ember's options come first: the real architecture (a cubin, not PTX, so
+ * the driver never JITs), --fmad=false so results equal the CPU's bit for
+ * bit, C++17.  Raw modules append the user's options; one that sets the
+ * architecture, -fmad or -std replaces Ember's.  The disk cache key covers
+ * the source, every option, the NVRTC version and Ember's version.
  * EMBER_DEBUG=2 logs cache hits and misses with compile times; 4 prints the
  * source.  A failure is EM_ECOMPILE with the NVRTC log and the numbered
  * kernel source (the prelude's lines are counted but not repeated).
@@ -32,8 +35,9 @@ static em_status em__compile_error(const char *name, const char *src, const char
         body = src + plen;
     }
     em_sbuf m = {0};
-    em_sbuf_printf(&m, "NVRTC could not compile kernel '%s':\n%s\n-- source (prelude lines 1-%d omitted) --\n",
-                   name, log, line - 1);
+    em_sbuf_printf(&m, "NVRTC could not compile kernel '%s':\n%s\n", name, log);
+    if (line > 1) em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
+    else em_sbuf_printf(&m, "-- source --\n");
     for (const char *c = body; *c;) {
         size_t n = strcspn(c, "\n");
         em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
@@ -60,7 +64,7 @@ static em_status em__nvrtc_run(const char *src, const char *name, const char *co
             log[0] = 0;
             em__nvrtc.nvrtcGetProgramLog(prog, log);
         }
-        s = em__compile_error(name, src, log ? log : em__nvrtc.nvrtcGetErrorString(r));
+        s = em__compile_error(name, src, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r));
         free(log);
         goto done;
     }
@@ -79,15 +83,45 @@ done:
     return s;
 }
 
-em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin, size_t *n) {
+#define EM_NVRTC_MAXOPT 64
+
+/* Whether a user option sets what Ember's option `ours` sets (same text up
+ * to '=' or, for the architecture, any of its spellings). */
+static bool em__overrides(const char *user, const char *ours) {
+    while (*user == '-') user++;
+    while (*ours == '-') ours++;
+    if (!strncmp(ours, "gpu-architecture", 16))
+        return !strncmp(user, "gpu-architecture", 16) || !strncmp(user, "arch", 4);
+    size_t k = strcspn(ours, "=");
+    return !strncmp(user, ours, k) && (user[k] == '=' || user[k] == ' ' || !user[k]);
+}
+
+em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const char *const *uopts,
+                             int nuopt, void **cubin, size_t *n) {
     EM_CHECK(em_nvrtc_init());
     if (arch < 50 || arch > 200) return em_error(EM_EVALUE, "bad GPU architecture sm_%d", arch);
+    if (nuopt < 0 || nuopt > EM_NVRTC_MAXOPT - 3 || (nuopt && !uopts))
+        return em_error(EM_EVALUE, "kernel '%s': %d compiler options given; at most %d are allowed",
+                        name, nuopt, EM_NVRTC_MAXOPT - 3);
     char archopt[40], ver[64], file[80];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
-    const char *opts[] = {archopt, "--fmad=false", "-std=c++17"};
+    const char *ours[] = {archopt, "--fmad=false", "-std=c++17"};
+    const char *opts[EM_NVRTC_MAXOPT], *parts[EM_NVRTC_MAXOPT + 2];
+    int nopt = 0;
+    for (int k = 0; k < 3; k++) {
+        bool replaced = false;
+        for (int i = 0; i < nuopt && !replaced; i++) {
+            if (!uopts[i]) return em_error(EM_EVALUE, "kernel '%s': compiler option %d is NULL", name, i);
+            replaced = em__overrides(uopts[i], ours[k]);
+        }
+        if (!replaced) opts[nopt++] = ours[k];
+    }
+    for (int i = 0; i < nuopt; i++) opts[nopt++] = uopts[i];
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
-    const char *parts[] = {src, opts[0], opts[1], opts[2], ver};
-    em_diskcache_name(5, parts, file, sizeof file);
+    parts[0] = src;
+    for (int i = 0; i < nopt; i++) parts[1 + i] = opts[i];
+    parts[1 + nopt] = ver;
+    em_diskcache_name(nopt + 2, parts, file, sizeof file);
     if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
     double t0 = em__now();
     if (em_diskcache_get(file, cubin, n)) {
@@ -96,10 +130,14 @@ em_status em_cuda_compile(const char *src, int arch, const char *name, void **cu
                     (em__now() - t0) * 1e3);
         return EM_OK;
     }
-    EM_CHECK(em__nvrtc_run(src, name, opts, 3, cubin, n));
+    EM_CHECK(em__nvrtc_run(src, name, opts, nopt, cubin, n));
     bool stored = em_diskcache_put(file, *cubin, *n);
     if (em_debug_level() >= 2)
         fprintf(stderr, "ember: kernel cache miss %s for '%s': compiled in %.1f ms%s\n", file, name,
                 (em__now() - t0) * 1e3, stored ? "" : " (not stored: cache directory unusable)");
     return EM_OK;
+}
+
+em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin, size_t *n) {
+    return em_cuda_compile_ex(src, arch, name, NULL, 0, cubin, n);
 }

@@ -11,6 +11,10 @@
  * the disk cache.  Needs NVRTC only, not a GPU (exported for the tests). */
 EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin,
                                  size_t *n);
+/* The same with the user's options after Ember's (compile.c says which of
+ * Ember's a user option replaces); the disk cache key covers all of them. */
+EM_API em_status em_cuda_compile_ex(const char *src, int arch, const char *name,
+                                    const char *const *uopts, int nuopt, void **cubin, size_t *n);
 
 /* Cached properties of device id (queried once). */
 em_status em_cu_props(int id, const em_device_props **out);

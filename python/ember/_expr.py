@@ -1,0 +1,729 @@
+"""Expression kernels in CuPy's shape: ``em.ElementwiseKernel`` and
+``em.ReductionKernel``; they run on every device.
+
+    squared_diff = em.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
+    l2norm = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+
+Parameters are ``"[raw] type name"``; ``type`` is a NumPy dtype name
+(``float32``, ``int64``, ``bool``...; also C's ``float``, ``double``,
+``int``) or a placeholder (any other identifier, e.g. ``T``) bound from the
+arguments: arrays and NumPy scalars bind it by their dtype, Python scalars
+only when nothing else does (int -> int64, float -> float64, as NumPy 2's weak
+scalars); a Python int that does not fit the bound type is an OverflowError.
+Non-``raw`` arrays broadcast together and are read (inputs) and written
+(outputs) element by element; in the body ``i`` is the element's C-order
+index and ``_ind.size()`` the element count.  ``raw`` arrays are pointers to
+C-contiguous data indexed directly (``y[_ind.size() - i - 1]``);
+``y.size()`` is its element count.
+
+The body is compiled as CUDA C++ on a GPU (NVRTC, through RawKernel) and as
+C11 on the CPU (the system C compiler, ``EMBER_CC``): write the common
+subset.  On the CPU ``<tgmath.h>`` makes ``sqrt``/``exp``/... type-generic,
+and ``min``, ``max``, ``abs`` work on any type as in CUDA; ``__device__`` in
+a preamble is ignored.  float16 is not supported yet; complex dtypes only on
+the CPU (C's ``_Complex``).  Compiled kernels are cached per (argument
+dtypes, scalar/array kinds, dimensions, contiguity), so a repeat call with
+the same kinds of arguments does not compile.
+"""
+import re
+
+import numpy as np
+
+from . import _ember
+from ._kernels import RawKernel
+
+__all__ = ["ElementwiseKernel", "ReductionKernel"]
+
+_C_ALIASES = {"float": "float32", "double": "float64", "int": "int32", "bool": "bool"}
+_DTYPE_NAMES = {n for n in _ember.dtype_names} | set(_C_ALIASES)
+_C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+            "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+            "float32": "float", "float64": "double", "complex64": "float _Complex",
+            "complex128": "double _Complex"}
+_CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
+             "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
+             "uint64": "unsigned long long", "float32": "float", "float64": "double"}
+_RESERVED = {"i", "_ind", "a", "b"}
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+# C on the CPU: what CUDA code takes for granted (min/max/abs on any type,
+# overloaded math), so one body compiles for both.
+_C_PRELUDE = r"""#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h>
+#define __device__
+#define __host__
+#define __global__
+#define __forceinline__ inline
+static inline long long em__min_i(long long a, long long b) { return a < b ? a : b; }
+static inline long long em__max_i(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long em__min_u(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long em__max_u(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
+#define EM__PICK(x, f, d, ld, u, i) _Generic((x), float: f, double: d, long double: ld, \
+    unsigned int: u, unsigned long: u, unsigned long long: u, default: i)
+#define min(a, b) EM__PICK((a) + (b), fminf, fmin, fminl, em__min_u, em__min_i)(a, b)
+#define max(a, b) EM__PICK((a) + (b), fmaxf, fmax, fmaxl, em__max_u, em__max_i)(a, b)
+#define abs(x) _Generic((x) + 0, float: fabsf, double: fabs, long double: fabsl, \
+    float _Complex: cabsf, double _Complex: cabs, long: labs, long long: llabs, \
+    unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
+"""
+
+_CU_PRELUDE = "#define EM_RESTRICT __restrict__\n"
+
+
+class _Param:
+    __slots__ = ("raw", "type", "name", "fixed")
+
+    def __init__(self, raw, type_, name):
+        self.raw, self.type, self.name = raw, type_, name
+        self.fixed = np.dtype(_C_ALIASES.get(type_, type_)) if type_ in _DTYPE_NAMES else None
+
+
+def _parse_params(spec, what, kname):
+    if not isinstance(spec, str):
+        raise TypeError(f"{kname}: {what} must be a str like 'T x, raw T y', got {type(spec).__name__}")
+    out = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            if spec.strip():
+                raise ValueError(f"{kname}: empty parameter in {what} {spec!r}")
+            continue
+        words = part.split()
+        raw = words[0] == "raw"
+        if raw:
+            words = words[1:]
+        if len(words) != 2 or not all(_IDENT.match(w) for w in words):
+            raise ValueError(f"{kname}: bad parameter {part!r} in {what}; expected '[raw] type name'")
+        if words[1] in _RESERVED or words[1].startswith("_em"):
+            raise ValueError(f"{kname}: parameter name {words[1]!r} is reserved "
+                             "(i, _ind, a, b and names starting with _em)")
+        out.append(_Param(raw, words[0], words[1]))
+    return out
+
+
+def _check_types(kname, device_kind, params, types):
+    table = _CU_TYPES if device_kind == "cuda" else _C_TYPES
+    for p in params:
+        dt = types[p.name]
+        if dt.name not in table:
+            where = "on CUDA devices" if device_kind == "cuda" and dt.kind == "c" else "by expression kernels"
+            raise TypeError(f"{kname}: parameter {p.name} has dtype {dt.name}, which is not supported "
+                            f"{where} yet (supported: {', '.join(table)})")
+
+
+def _rewrite(body, raw_names):
+    """CuPy's method-call spellings as plain C: _ind.size() and y.size()."""
+    body = re.sub(r"\b_ind\s*\.\s*size\s*\(\s*\)", "_em_n", body)
+    for n in raw_names:
+        body = re.sub(r"\b%s\s*\.\s*size\s*\(\s*\)" % n, "_em_size_" + n, body)
+    return body
+
+
+def _is_array(x):
+    return isinstance(x, _ember.ndarray)
+
+
+def _scalar_dtype(x):
+    """(dtype, strong) of a scalar argument, or raise TypeError."""
+    if isinstance(x, np.generic):
+        return x.dtype, True
+    if isinstance(x, bool):
+        return np.dtype(bool), False
+    if isinstance(x, int):
+        return np.dtype(np.int64), False
+    if isinstance(x, float):
+        return np.dtype(np.float64), False
+    if isinstance(x, complex):
+        return np.dtype(np.complex128), False
+    return None, False
+
+
+def _bind(kname, params, args):
+    """Bind type placeholders from the arguments: arrays and NumPy scalars
+    first (they must agree), then Python scalars for what is left."""
+    types, weak = {}, {}
+    for p, a in zip(params, args):
+        if a is None or p.fixed is not None:
+            continue
+        if _is_array(a):
+            dt, strong = a.dtype, True
+        else:
+            dt, strong = _scalar_dtype(a)
+        if strong:
+            have = types.get(p.type)
+            if have is not None and have != dt:
+                raise TypeError(f"{kname}: type {p.type} is bound to both {have} and {dt} "
+                                f"(parameter {p.name}); cast the arguments to one dtype")
+            types[p.type] = dt
+        else:
+            weak.setdefault(p.type, dt)
+    for t, dt in weak.items():
+        types.setdefault(t, dt)
+    return types
+
+
+def _scalar_value(kname, p, x, dt):
+    """x as a NumPy scalar of dt, with NumPy 2's rule for Python ints."""
+    if isinstance(x, int) and not isinstance(x, bool) and dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"{kname}: Python int {x} is out of bounds for {dt} (parameter {p.name})")
+    if isinstance(x, complex) and dt.kind != "c":
+        raise TypeError(f"{kname}: a complex value for parameter {p.name} of dtype {dt}")
+    return np.asarray(x).astype(dt)[()]
+
+
+def _device_of(kname, arrays):
+    dev = None
+    for a in arrays:
+        d = a._dev
+        if dev is None:
+            dev = d
+        elif d != dev:
+            raise ValueError(f"{kname}: arguments are on different devices ({dev[0]}:{dev[1]} and "
+                             f"{d[0]}:{d[1]})")
+    return dev if dev is not None else _ember._get_device()
+
+
+def _broadcast_view(a, shape):
+    """a viewed with shape (NumPy broadcasting: zero strides where a has size 1)."""
+    if a.shape == tuple(shape):
+        return a
+    pad = len(shape) - a.ndim
+    st = tuple(0 if pad > k or a.shape[k - pad] == 1 and shape[k] != 1 else a.strides[k - pad]
+               for k in range(len(shape)))
+    return a._view_as(tuple(shape), st, 0)
+
+
+class _KernelBase:
+    """What the two kinds share: parameters, options, the per-signature
+    cache of compiled kernels and the launch on each device kind."""
+
+    _kind = ""
+
+    def __init__(self, in_params, out_params, name, options, preamble):
+        if not isinstance(name, str) or not _IDENT.match(name):
+            raise ValueError(f"kernel name must be a C identifier, got {name!r}")
+        self.name = name
+        self.in_params = _parse_params(in_params, "in_params", name)
+        self.out_params = _parse_params(out_params, "out_params", name)
+        if not self.out_params:
+            raise ValueError(f"{name}: out_params must name at least one output")
+        names = [p.name for p in self.in_params + self.out_params]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"{name}: parameter {sorted(dup)[0]!r} is declared twice")
+        if isinstance(options, str):
+            options = (options,)
+        self.options = tuple(options)
+        if not all(isinstance(o, str) for o in self.options):
+            raise TypeError(f"{name}: options must be a tuple of str")
+        if not isinstance(preamble, str):
+            raise TypeError(f"{name}: preamble must be a str of C/CUDA source")
+        self.preamble = preamble
+        self._cache = {}
+        self._compiles = 0  # kernels rendered and built (tests check the cache with it)
+
+    def _split_args(self, args, out):
+        nin, nout = len(self.in_params), len(self.out_params)
+        if out is not None:
+            if len(args) != nin:
+                raise TypeError(f"{self.name}: give the outputs either as arguments or as out=, not both")
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            if len(outs) != nout:
+                raise ValueError(f"{self.name}: out= needs {nout} array(s), got {len(outs)}")
+            args = tuple(args) + outs
+        if len(args) == nin:
+            return list(args), [None] * nout
+        if len(args) == nin + nout:
+            return list(args[:nin]), list(args[nin:])
+        raise TypeError(f"{self.name}: wrong number of arguments: expected {nin} inputs"
+                        f" (and optionally {nout} outputs), got {len(args)}")
+
+    def _check_args(self, ins, outs):
+        for p, a in zip(self.in_params, ins):
+            if _is_array(a):
+                continue
+            if p.raw:
+                raise TypeError(f"{self.name}: raw parameter {p.name} needs an ember array, "
+                                f"got {type(a).__name__}")
+            if _scalar_dtype(a)[0] is None:
+                hint = " (host memory: use em.asarray)" if isinstance(a, np.ndarray) else ""
+                raise TypeError(f"{self.name}: parameter {p.name} takes an ember array or a scalar, "
+                                f"got {type(a).__module__}.{type(a).__name__}{hint}")
+        for p, a in zip(self.out_params, outs):
+            if a is not None and not _is_array(a):
+                raise TypeError(f"{self.name}: output {p.name} must be an ember array, "
+                                f"got {type(a).__name__}")
+
+    def _resolve(self, ins, outs):
+        """dtype of every parameter by name, checking given outputs."""
+        params = self.in_params + self.out_params
+        bound = _bind(self.name, params, ins + outs)
+        types = {}
+        for p in params:
+            dt = p.fixed if p.fixed is not None else bound.get(p.type)
+            if dt is None:
+                raise TypeError(f"{self.name}: cannot determine type {p.type} of parameter {p.name}: "
+                                "no argument binds it (pass the output array)")
+            types[p.name] = dt
+        for p, a in zip(self.out_params, outs):
+            if a is not None and a.dtype != types[p.name]:
+                raise TypeError(f"{self.name}: output {p.name} has dtype {a.dtype} but the kernel "
+                                f"writes {types[p.name]}")
+        return types
+
+    def _inputs(self, ins, types):
+        """Scalars as NumPy scalars of their parameter's dtype; arrays cast
+        to a fixed parameter dtype when it differs (same_kind)."""
+        res = []
+        for p, a in zip(self.in_params, ins):
+            dt = types[p.name]
+            if _is_array(a):
+                if a.dtype != dt:
+                    if not np.can_cast(a.dtype, dt, "same_kind"):
+                        raise TypeError(f"{self.name}: cannot cast parameter {p.name} from {a.dtype} "
+                                        f"to {dt} under the 'same_kind' rule")
+                    a = a.astype(dt)
+                res.append(a)
+            else:
+                res.append(_scalar_value(self.name, p, a, dt))
+        return res
+
+    def _typedefs(self, types, table):
+        seen, lines = set(), []
+        for p in self.in_params + self.out_params:
+            if p.fixed is None and p.type not in seen:
+                seen.add(p.type)
+                lines.append(f"typedef {table[types[p.name].name]} {p.type};")
+        return "\n".join(lines)
+
+    def _get(self, key, render, device_kind):
+        k = self._cache.get(key)
+        if k is None:
+            src, sym = render()
+            if device_kind == "cuda":
+                k = RawKernel(src, sym, options=self.options)
+            else:
+                k = _cc_function(src, sym, self.name)
+            self._compiles += 1
+            self._cache[key] = k
+        return k
+
+
+def _cc_function(src, sym, kname):
+    if not _ember._cc_available():
+        raise _ember.CompileError(
+            f"{kname}: expression kernels on the CPU need a C compiler ({_ember._cc_why()}); "
+            "install gcc or clang, or set EMBER_CC to a C compiler command")
+    h = _ember._cc_load(src, kname)
+    addr = _ember._cc_sym(h, sym)
+    if addr is None:
+        raise _ember.EmberError(f"{kname}: compiled kernel has no symbol {sym}")
+    return addr
+
+
+def _pack_scalars(vals):
+    return b"".join(v.tobytes().ljust(16, b"\0") for v in vals)
+
+
+# ---- elementwise ------------------------------------------------------------
+
+class ElementwiseKernel(_KernelBase):
+    """CuPy's ElementwiseKernel: ``ElementwiseKernel(in_params, out_params,
+    operation, name, options=(), preamble="", reduce_dims=True,
+    no_return=False)``, called ``k(*inputs[, *outputs], size=None,
+    out=None, stream=None)``.  Returns the output (a tuple for several;
+    None with no_return)."""
+
+    def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
+                 reduce_dims=True, no_return=False, **kwargs):
+        super().__init__(in_params, out_params, name, options, preamble)
+        if not isinstance(operation, str):
+            raise TypeError(f"{name}: operation must be a str of C code")
+        self.operation = operation
+        self.reduce_dims = bool(reduce_dims)
+        self.no_return = bool(no_return)
+
+    def __call__(self, *args, size=None, out=None, stream=None, block_size=None):
+        ins, outs = self._split_args(args, out)
+        self._check_args(ins, outs)
+        arrays = [a for a in ins + outs if _is_array(a)]
+        kind, dev = _device_of(self.name, arrays)
+        types = self._resolve(ins, outs)
+        _check_types(self.name, kind, self.in_params + self.out_params, types)
+        vals = self._inputs(ins, types)
+        params = self.in_params + self.out_params
+        shape = self._shape(ins + outs, size)
+        for p, a in zip(self.out_params, outs):
+            if a is not None and not p.raw and a.shape != shape:
+                raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, expected {shape}")
+        outs = [a if a is not None else self._new_out(p, types, shape, f"{kind}:{dev}")
+                for p, a in zip(self.out_params, outs)]
+        allv = vals + outs
+        n = int(np.prod(shape, dtype=np.int64))
+        if n > 0:
+            ops = [(p, v) for p, v in zip(params, allv) if not p.raw and _is_array(v)]
+            views = [_broadcast_view(v, shape) for _, v in ops]
+            raws = [(p, v) for p, v in zip(params, allv) if p.raw]
+            raw_views, copied = self._raw_views(raws)
+            scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
+            contig = all(v._c_contiguous for v in views)
+            nd = 0 if contig else len(shape)
+            key = (kind, tuple(types[p.name] for p in params),
+                   tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
+            spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
+            k = self._get(key, lambda: self._render(kind, types, spec, nd), kind)
+            if kind == "cuda":
+                self._launch_cuda(k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+            else:
+                sizes = [np.int64(v.size) for v in raw_views]
+                _ember.cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
+                                       tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
+            for (p, orig), view in copied:
+                orig[...] = view
+        if self.no_return:
+            return None
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _shape(self, args, size):
+        shapes = [a.shape for p, a in zip(self.in_params + self.out_params, args)
+                  if a is not None and not p.raw and _is_array(a)]
+        if size is not None:
+            if shapes:
+                raise ValueError(f"{self.name}: size= can be given only when every array argument is raw")
+            if not isinstance(size, (int, np.integer)) or size < 0:
+                raise ValueError(f"{self.name}: size must be a non-negative int, got {size!r}")
+            return (int(size),)
+        if not shapes:
+            raise ValueError(f"{self.name}: size= is required when no argument is a non-raw array "
+                             "(the loop size is undecided)")
+        try:
+            return tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            raise ValueError(f"{self.name}: operands could not be broadcast together with shapes "
+                             + " ".join(str(s) for s in shapes)) from None
+
+    def _new_out(self, p, types, shape, device):
+        if p.raw:
+            raise ValueError(f"{self.name}: raw output {p.name} must be given (its size is unknown)")
+        return _ember_empty(shape, types[p.name], device)
+
+    @staticmethod
+    def _raw_views(raws):
+        views, copied = [], []
+        for p, v in raws:
+            if not v._c_contiguous:
+                c = v.copy()
+                copied.append(((p, v), c))
+                v = c
+            views.append(v)
+        return views, copied
+
+    def _render(self, kind, types, spec, nd):
+        ops, raws, scal = spec
+        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        body = _rewrite(self.operation, [p.name for p in raws])
+        sym = f"em_ek_{self.name}"
+        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
+        r = _Render(kind, nd, len(ops))
+        defs = []
+        for k, p in enumerate(ops):
+            const = "const " if p in self.in_params else ""
+            defs.append(f"#define {p.name} (*({const}{ctype(p)} *)({r.addr(k, ctype(p))}))")
+        undefs = "\n".join(f"#undef {p.name}" for p in ops)
+        head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
+                self._typedefs(types, table)]
+        decls = r.decls(raws, scal, ctype)
+        loop = r.loop("\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs)
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls + loop + "}\n"
+        return src, sym
+
+    def _launch_cuda(self, k, n, shape, nd, views, raws, scal, stream):
+        args = [n] + views + raws
+        if nd:
+            args += list(shape) + [s for v in views for s in v.strides]
+        args += scal + [np.int64(v.size) for v in raws]
+        block = 256
+        grid = min((n + block - 1) // block, 1 << 20)
+        k(grid, block, tuple(args), stream=stream)
+
+    def __repr__(self):
+        return f"<ember.ElementwiseKernel {self.name}>"
+
+
+def _ember_empty(shape, dtype, device):
+    from ._creation import empty
+    return empty(shape, dtype=dtype, device=device)
+
+
+class _Render:
+    """The parts of a kernel's source that depend on the device kind and the
+    layout: the signature, declarations of raw and scalar parameters, and
+    the loop over elements (contiguous when nd == 0, else strided over nd
+    dimensions).  Operand k's address is _em_q<k>."""
+
+    def __init__(self, kind, nd, nops):
+        self.kind, self.nd, self.nops = kind, nd, nops
+
+    def addr(self, k, ctype):
+        if self.nd:
+            return f"_em_q{k}"
+        return f"(char *)((({ctype} *)_em_p{k}) + i)"
+
+    def signature(self, sym, raws, scal, ctype):
+        if self.kind == "cuda":
+            ps = ["long long _em_n"] + [f"char *_em_p{k}" for k in range(self.nops)]
+            ps += [f"char *_em_raw{k}" for k in range(len(raws))]
+            if self.nd:
+                ps += [f"long long _em_sh{d}" for d in range(self.nd)]
+                ps += [f"long long _em_st{k}_{d}" for k in range(self.nops) for d in range(self.nd)]
+            ps += [f"{ctype(p)} {p.name}" for p in scal]
+            ps += [f"long long _em_size_{p.name}" for p in raws]
+            return f'extern "C" __global__ void {sym}({", ".join(ps)})'
+        return (f"void {sym}(long long _em_n, long long _em_n1, char *const *_em_p_, const long long *_em_shape, "
+                "const long long *_em_st, const void *const *_em_sc)")
+
+    def decls(self, raws, scal, ctype):
+        out = []
+        if self.kind == "cuda":
+            for k, p in enumerate(raws):
+                out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_raw{k};")
+                out.append(f"(void){p.name}; (void)_em_size_{p.name};")
+            return "\n".join(out) + "\n"
+        for k in range(self.nops):
+            out.append(f"char *const _em_p{k} = _em_p_[{k}];")
+        for k, p in enumerate(raws):
+            out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_p_[{self.nops + k}];")
+            out.append(f"(void){p.name};")
+        for k, p in enumerate(scal):
+            out.append(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}];")
+            out.append(f"(void){p.name};")
+        for k, p in enumerate(raws):  # their sizes follow the scalars
+            out.append(f"const long long _em_size_{p.name} = *(const long long *)_em_sc[{len(scal) + k}];")
+            out.append(f"(void)_em_size_{p.name};")
+        out.append("(void)_em_n1;")
+        return "\n".join(out) + "\n"
+
+    def loop(self, body):
+        nd, nops = self.nd, self.nops
+        if self.kind == "cuda":
+            s = ("for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < _em_n;"
+                 " i += (long long)blockDim.x * gridDim.x) {\n")
+            if nd:
+                s += "long long _em_r = i, _em_c;\n"
+                s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
+                for d in reversed(range(nd)):
+                    s += f"_em_c = _em_r % _em_sh{d}; _em_r /= _em_sh{d};\n"
+                    s += "".join(f"_em_q{k} += _em_c * _em_st{k}_{d};\n" for k in range(nops))
+            return s + body + "\n}\n"
+        if not nd:
+            return "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n}\n"
+        s = f"long long _em_idx[{nd}] = {{0}};\n"
+        s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
+        s += "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n"
+        s += f"for (int _em_d = {nd - 1}; _em_d >= 0; _em_d--) {{\n"
+        s += "".join(f"_em_q{k} += _em_st[{k * nd} + _em_d];\n" for k in range(nops))
+        s += "if (++_em_idx[_em_d] < _em_shape[_em_d]) break;\n"
+        s += "".join(f"_em_q{k} -= _em_st[{k * nd} + _em_d] * _em_shape[_em_d];\n" for k in range(nops))
+        s += "_em_idx[_em_d] = 0;\n}\n}\n"
+        return s
+
+
+# ---- reduction --------------------------------------------------------------
+
+class ReductionKernel(_KernelBase):
+    """CuPy's ReductionKernel: ``ReductionKernel(in_params, out_params,
+    map_expr, reduce_expr, post_map_expr, identity, name, reduce_type=None,
+    options=(), preamble="")``, called ``k(*inputs[, *outputs], axis=None,
+    keepdims=False, out=None, stream=None)``.  Each output element starts
+    from ``identity``; ``map_expr`` maps each input element, ``reduce_expr``
+    combines ``a`` and ``b``, and ``post_map_expr`` writes the outputs from
+    the result ``a``."""
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, options=(), preamble="", **kwargs):
+        super().__init__(in_params, out_params, name, options, preamble)
+        for what, v in (("map_expr", map_expr), ("reduce_expr", reduce_expr),
+                        ("post_map_expr", post_map_expr), ("identity", identity)):
+            if not isinstance(v, str):
+                raise TypeError(f"{name}: {what} must be a str of C code, got {type(v).__name__}")
+        if any(p.raw for p in self.in_params + self.out_params):
+            raise ValueError(f"{name}: raw parameters are not supported by ReductionKernel")
+        self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
+        self.identity = identity
+        if reduce_type is not None and not isinstance(reduce_type, str):
+            reduce_type = np.dtype(reduce_type).name
+        self.reduce_type = reduce_type
+
+    def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
+        ins, outs = self._split_args(args, out)
+        self._check_args(ins, outs)
+        arrays = [a for a in ins + outs if _is_array(a)]
+        kind, dev = _device_of(self.name, arrays)
+        types = self._resolve(ins, outs)
+        _check_types(self.name, kind, self.in_params + self.out_params, types)
+        rtype = self._reduce_dtype(types)
+        vals = self._inputs(ins, types)
+        shapes = [v.shape for v in vals if _is_array(v)]
+        if not shapes:
+            raise ValueError(f"{self.name}: a reduction needs at least one array input")
+        shape = tuple(np.broadcast_shapes(*shapes))
+        red = _normalize_axes(axis, len(shape))
+        keep = [d for d in range(len(shape)) if d not in red]
+        oshape = tuple(1 if d in red else shape[d] for d in range(len(shape))) if keepdims else \
+            tuple(shape[d] for d in keep)
+        for p, a in zip(self.out_params, outs):
+            if a is not None and a.shape != oshape:
+                raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, expected {oshape}")
+        outs = [a if a is not None else _ember_empty(oshape, types[p.name], f"{kind}:{dev}")
+                for p, a in zip(self.out_params, outs)]
+        nout = int(np.prod([shape[d] for d in keep], dtype=np.int64))
+        nred = int(np.prod([shape[d] for d in red], dtype=np.int64))
+        if nout > 0:
+            self._run(kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _reduce_dtype(self, types):
+        rt = self.reduce_type
+        if rt is None:
+            return types[self.out_params[0].name]
+        if rt in _DTYPE_NAMES:
+            return np.dtype(_C_ALIASES.get(rt, rt))
+        for p in self.in_params + self.out_params:
+            if p.fixed is None and p.type == rt:
+                return types[p.name]
+        raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+
+    def _run(self, kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+        perm = keep + red
+        tshape = tuple(shape[d] for d in perm)
+        params = self.in_params + self.out_params
+        ops, views, scal = [], [], []
+        for p, v in zip(self.in_params, vals):
+            if _is_array(v):
+                b = _broadcast_view(v, shape)
+                views.append(b._view_as(tshape, tuple(b.strides[d] for d in perm), 0))
+                ops.append(p)
+            else:
+                scal.append((p, v))
+        for p, o in zip(self.out_params, outs):
+            kept = tuple(o.strides[d] for d in keep) if o.ndim == len(shape) and red else tuple(o.strides)
+            st = kept + (0,) * len(red)  # the reduced dimensions stay on one output element
+            views.append(o._view_as(tshape, st, 0) if tshape else o)
+            ops.append(p)
+        nd, nk = len(tshape), len(keep)
+        key = (kind, tuple(types[p.name] for p in params), rtype,
+               tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
+        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk), kind)
+        if kind == "cuda":
+            args = [nout, nred] + views + list(tshape) + [s for v in views for s in v.strides] + [v for _, v in scal]
+            grid = min(nout, 1 << 20)
+            k(grid, 256, tuple(args), shared_mem=256 * max(rtype.itemsize, 1), stream=stream)
+        else:
+            _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars([v for _, v in scal]))
+
+    def _render(self, kind, types, rtype, ops, scal, nd, nk):
+        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        if rtype.name not in table:
+            raise TypeError(f"{self.name}: reduce type {rtype} is not supported here")
+        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
+        sym = f"em_rk_{self.name}"
+        nin = len(ops) - len(self.out_params)
+        rt = table[rtype.name]
+        in_defs = "\n".join(f"#define {p.name} (*(const {ctype(p)} *)_em_q{k})" for k, p in enumerate(ops[:nin]))
+        in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
+        out_defs = "\n".join(f"#define {p.name} (*({ctype(p)} *)_em_b{k + nin})" for k, p in enumerate(ops[nin:]))
+        out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:])
+        head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
+                self._typedefs(types, table), f"typedef {rt} _type_reduce;"]
+        nops = len(ops)
+        step = (f"{{ const _type_reduce a = _em_acc, b = _em_v; _em_acc = ({self.reduce_expr}); }}")
+        mapped = f"{in_defs}\nconst _type_reduce _em_v = (_type_reduce)({self.map_expr});\n{in_undefs}\n"
+        post = (f"{{ const _type_reduce a = _em_acc; (void)a;\n{out_defs}\n{self.post_map_expr};\n"
+                f"{out_undefs}\n}}\n")
+        unravel_outer = "long long _em_r = _em_o, _em_c; (void)_em_c;\n"
+        for d in reversed(range(nk)):
+            unravel_outer += f"_em_c = _em_r % {self._sh(kind, d)}; _em_r /= {self._sh(kind, d)};\n"
+            unravel_outer += "".join(f"_em_b{k} += _em_c * {self._st(kind, k, d, nd)};\n" for k in range(nops))
+        if kind == "cuda":
+            sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
+                            [f"char *_em_p{k}" for k in range(nops)] +
+                            [f"long long _em_sh{d}" for d in range(nd)] +
+                            [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
+                            [f"{ctype(p)} {p.name}" for p in scal])
+            inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
+            inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+            for d in reversed(range(nk, nd)):
+                inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
+                inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+            body = (
+                "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
+                "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
+                "for (long long _em_o = blockIdx.x; _em_o < _em_nout; _em_o += gridDim.x) {\n"
+                + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
+                f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+                "for (long long _em_j = threadIdx.x; _em_j < _em_nred; _em_j += blockDim.x) {\n"
+                + inner + mapped + step + "\n}\n"
+                "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
+                "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
+                "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
+                f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
+                "__syncthreads();\n}\n"
+                "if (threadIdx.x == 0) { _em_acc = _em_s[0];\n" + post + "}\n__syncthreads();\n}\n")
+            src = "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n'
+            return src + body + "}\n", sym
+        decls = "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
+        decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
+                         for k, p in enumerate(scal))
+        nr = nd - nk
+        inner = ""
+        if nr:
+            inner += f"long long _em_idx[{nr}] = {{0}};\n"
+        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+        inner += "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + mapped + step + "\n"
+        if nr:
+            inner += f"for (int _em_d = {nr - 1}; _em_d >= 0; _em_d--) {{\n"
+            inner += "".join(f"_em_q{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))
+            inner += f"if (++_em_idx[_em_d] < _em_shape[{nk} + _em_d]) break;\n"
+            inner += "".join(f"_em_q{k} -= _em_st[{k * nd + nk} + _em_d] * _em_shape[{nk} + _em_d];\n"
+                             for k in range(nin))
+            inner += "_em_idx[_em_d] = 0;\n}\n"
+        inner += "}\n"
+        body = ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
+                + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+                + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
+        sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
+               "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
+        return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+
+    @staticmethod
+    def _sh(kind, d):
+        return f"_em_sh{d}" if kind == "cuda" else f"_em_shape[{d}]"
+
+    @staticmethod
+    def _st(kind, k, d, nd):
+        return f"_em_st{k}_{d}" if kind == "cuda" else f"_em_st[{k * nd + d}]"
+
+    def __repr__(self):
+        return f"<ember.ReductionKernel {self.name}>"
+
+
+def _normalize_axes(axis, ndim):
+    if axis is None:
+        return list(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for ax in axes:
+        if not isinstance(ax, (int, np.integer)) or isinstance(ax, bool):
+            raise TypeError(f"axis must be an int or a tuple of ints, got {type(ax).__name__}")
+        if not -ndim <= ax < ndim:
+            raise np.exceptions.AxisError(int(ax), ndim)
+        ax = int(ax) % ndim
+        if ax in out:
+            raise ValueError("duplicate value in 'axis'")
+        out.append(ax)
+    return sorted(out)

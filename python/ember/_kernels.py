@@ -1,0 +1,171 @@
+"""Raw CUDA kernels in CuPy's shape: ``em.RawKernel`` and ``em.RawModule``.
+
+    add = em.RawKernel(r'''
+    extern "C" __global__ void add(const float *x, const float *y, float *z, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) z[i] = x[i] + y[i];
+    }''', "add")
+    add((blocks,), (256,), (x, y, z, np.int32(n)))
+
+The source is compiled by NVRTC the first time a kernel runs on a device
+(through Ember's disk cache, so a later process loads the binary) with the
+device's architecture, ``--fmad=false`` (results match the CPU's; pass
+``--fmad=true`` for speed) and ``-std=c++17``, then your ``options``.  The
+launch itself is C (``_ember.Function``): arguments are packed as CuPy does
+(arrays as device pointers, NumPy scalars by their type, Python int / float /
+bool / complex as int64 / float64 / bool / complex128) and the grid, block and
+shared memory are checked against the device's limits (``em.LaunchError``).
+"""
+from . import _ember
+
+__all__ = ["RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"]
+
+# cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_* numbers, in CuPy's attribute names.
+_FUNC_ATTRIBUTES = (
+    "max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
+    "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
+    "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout",
+)
+
+
+def _check_backend(backend):
+    if backend in ("cuda", "nvrtc"):
+        return "cuda"
+    if backend == "opencl":
+        raise ValueError("backend='opencl': the OpenCL backend is not built yet; raw kernels are "
+                         "CUDA C (backend='cuda') for now")
+    raise ValueError(f"unknown backend {backend!r}; expected 'cuda' (or 'opencl' once it is built)")
+
+
+def _check_options(options):
+    if isinstance(options, str):
+        options = (options,)
+    if not isinstance(options, (tuple, list)) or not all(isinstance(o, str) for o in options):
+        raise TypeError(f"options must be a tuple of str (NVRTC options), got {options!r}")
+    return tuple(options)
+
+
+def _cuda_id():
+    """The current device's CUDA id, or None when it is not a GPU."""
+    kind, id_ = _ember._get_device()
+    return id_ if kind == "cuda" else None
+
+
+class RawModule:
+    """CUDA C source holding one or more ``extern "C" __global__`` kernels.
+
+    ``RawModule(code=src, options=("-DN=4",)).get_function("name")`` gives
+    a kernel to call as ``k(grid, block, args, shared_mem=0, stream=None)``.
+    Compiled lazily, once per device (and cached on disk)."""
+
+    def __init__(self, code=None, *, options=(), backend="cuda", name_expressions=None,
+                 path=None, name="raw module"):
+        if path is not None:
+            if code is not None:
+                raise ValueError("give code or path, not both")
+            with open(path, encoding="utf-8") as f:
+                code = f.read()
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str of CUDA C source, got {type(code).__name__}")
+        self.backend = _check_backend(backend)
+        self.code = code
+        self.options = _check_options(options)
+        if name_expressions is not None:
+            raise NotImplementedError("name_expressions (C++ template kernels) are not supported yet; "
+                                      "declare the kernels extern \"C\"")
+        self.name_expressions = None
+        self._name = str(name)
+        self._handles = {}  # CUDA device id -> module handle
+
+    def _module(self, dev):
+        h = self._handles.get(dev)
+        if h is None:
+            h = self._handles[dev] = _ember.cuda_module_load(dev, self.code, self.options, self._name)
+        return h
+
+    def _function(self, dev, name):
+        return _ember.cuda_module_function(dev, self._module(dev), name)
+
+    def compile(self):
+        """Compile and load on the current device now (errors surface here
+        rather than at the first launch)."""
+        dev = _cuda_id()
+        if dev is None:
+            raise _ember.DeviceError("raw CUDA kernels need a CUDA device; the current device is "
+                                     f"{_ember._get_device()[0]}")
+        self._module(dev)
+
+    def get_function(self, name):
+        """The kernel called ``name`` (its extern "C" name).  When a CUDA
+        device is current the module is compiled and the name checked now."""
+        k = RawKernel._from_module(self, name)
+        if _cuda_id() is not None:
+            k._load(_cuda_id())
+        return k
+
+    def __repr__(self):
+        return f"<ember.RawModule {self._name!r}, {len(self.code)} characters of CUDA C>"
+
+
+class RawKernel(_ember.Function):
+    """One CUDA kernel from source: ``RawKernel(code, name, options=(),
+    backend="cuda")``, called ``k(grid, block, args, shared_mem=0,
+    stream=None)``.  ``grid`` and ``block`` are an int or a tuple of up to 3
+    ints; ``stream`` is an ``em.Stream``, an object with ``.ptr`` (a CuPy
+    stream), an int handle or None (this thread's current stream)."""
+
+    def __init__(self, code, name, options=(), backend="cuda", **kwargs):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str (the kernel's extern \"C\" name), got {type(name).__name__}")
+        super().__init__(name)
+        self._module_obj = RawModule(code=code, options=options, backend=backend, name=name, **kwargs)
+
+    @classmethod
+    def _from_module(cls, module, name):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str (the kernel's extern \"C\" name), got {type(name).__name__}")
+        k = cls.__new__(cls)
+        _ember.Function.__init__(k, name)
+        k._module_obj = module
+        return k
+
+    def _load(self, dev):
+        """The function handle on cuda:dev (compiling the module if needed);
+        called by the C launch path the first time on each device."""
+        fn = self._loaded(dev)
+        return fn if fn is not None else self._module_obj._function(dev, self.name)
+
+    code = property(lambda self: self._module_obj.code)
+    options = property(lambda self: self._module_obj.options)
+    backend = property(lambda self: self._module_obj.backend)
+
+    def compile(self):
+        """Compile and load on the current device now."""
+        self._module_obj.compile()
+        self._load(_cuda_id())
+
+    def _attr(self, i):
+        dev = _cuda_id()
+        if dev is None:
+            raise _ember.DeviceError(f"kernel '{self.name}': attributes need a CUDA device to be current")
+        return _ember.cuda_func_attribute(dev, self._load(dev), i)
+
+    @property
+    def attributes(self):
+        """cuFuncGetAttribute's values on the current device, by CuPy's names."""
+        return {n: self._attr(i) for i, n in enumerate(_FUNC_ATTRIBUTES)}
+
+    def __repr__(self):
+        return f"<ember.RawKernel {self.name!r}>"
+
+
+def _attr_property(i, n):
+    return property(lambda self: self._attr(i), doc=f"cuFuncGetAttribute: {n} (current device)")
+
+
+for _i, _n in enumerate(_FUNC_ATTRIBUTES):
+    setattr(RawKernel, _n, _attr_property(_i, _n))
+del _i, _n
+
+
+from ._expr import ElementwiseKernel, ReductionKernel  # noqa: E402  (they build on RawKernel)

@@ -1,0 +1,238 @@
+/* Raw CUDA modules: CUDA C from the user (em.RawKernel / em.RawModule) or
+ * from a code generator (expression kernels, @em.jit), compiled by NVRTC
+ * through the disk cache, loaded once per device, and launched with a 3-d
+ * configuration checked against the device's limits.
+ *
+ * Loaded modules are cached in memory by (device, options, source) and live
+ * for the process, like the backend's own kernels (kernels.c): a module
+ * handle given out stays valid, so callers may keep function handles.
+ */
+#include "backend/cuda/cuda_internal.h"
+#include "codegen/diskcache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EM_MC_BUCKETS 256
+
+enum {
+    EM_CU_ERROR_INVALID_VALUE = 1,
+    EM_CU_ERROR_NOT_FOUND = 500,
+    EM_CU_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+    EM_CU_ATTR_SHARED_OPTIN = 97,        /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    EM_CU_FUNC_MAX_THREADS = 0,          /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+    EM_CU_FUNC_SHARED_SIZE = 1,          /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static) */
+    EM_CU_FUNC_MAX_DYNAMIC_SHARED = 8,   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+};
+
+typedef struct em__ment {
+    struct em__ment *next;
+    int dev;
+    uint64_t hash;
+    CUmodule mod;
+    size_t keylen;
+    char key[]; /* options and source, NUL-separated */
+} em__ment;
+
+static em__ment *em__mc[EM_MC_BUCKETS];
+static pthread_mutex_t em__mc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cache key: each option then the source, each followed by a NUL. */
+static char *em__mkey(const char *src, const char *const *opts, int nopt, size_t *len) {
+    size_t n = strlen(src) + 1;
+    for (int i = 0; i < nopt; i++) n += strlen(opts[i]) + 1;
+    char *k = malloc(n), *p = k;
+    if (!k) return NULL;
+    for (int i = 0; i < nopt; i++) p += strlen(strcpy(p, opts[i])) + 1;
+    strcpy(p, src);
+    *len = n;
+    return k;
+}
+
+static CUmodule em__mc_find(int dev, uint64_t h, const char *key, size_t len) {
+    CUmodule m = NULL;
+    pthread_mutex_lock(&em__mc_lock);
+    for (em__ment *e = em__mc[h % EM_MC_BUCKETS]; e && !m; e = e->next)
+        if (e->dev == dev && e->hash == h && e->keylen == len && !memcmp(e->key, key, len)) m = e->mod;
+    pthread_mutex_unlock(&em__mc_lock);
+    return m;
+}
+
+/* Compile (or read the disk cache) and load into cuda:dev. */
+static em_status em__mload(int dev, const char *src, const char *const *opts, int nopt,
+                           const char *name, CUmodule *mod) {
+    const em_device_props *pr;
+    EM_CHECK(em_cu_props(dev, &pr));
+    int arch = pr->compute_capability[0] * 10 + pr->compute_capability[1];
+    void *cubin = NULL;
+    size_t n = 0;
+    em_status s = em_cuda_compile_ex(src, arch, name, opts, nopt, &cubin, &n);
+    if (s == EM_OK) s = em_cu_ctx(dev);
+    if (s == EM_OK) {
+        CUresult r = em__cu.cuModuleLoadData(mod, cubin);
+        if (r != EM_CU_SUCCESS) {
+            char what[128];
+            snprintf(what, sizeof what, "loading the compiled module '%s'", name);
+            s = em_cu_fail(r, what);
+        }
+    }
+    free(cubin);
+    return s;
+}
+
+em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
+                              const char *name, void **module) {
+    if (!name) name = "raw module";
+    if (!src || !module) return em_error(EM_EVALUE, "module '%s': NULL source or result pointer", name);
+    if (nopt < 0 || (nopt && !opts)) return em_error(EM_EVALUE, "module '%s': bad option list", name);
+    for (int i = 0; i < nopt; i++)
+        if (!opts[i]) return em_error(EM_EVALUE, "module '%s': compiler option %d is NULL", name, i);
+    size_t len;
+    char *key = em__mkey(src, opts, nopt, &len);
+    if (!key) return em_error(EM_ENOMEM, "out of host memory for the module cache");
+    uint64_t h = em_fnv1a(0xcbf29ce484222325ULL ^ (uint64_t)dev, key, len);
+    em_status s = EM_OK;
+    CUmodule m = em__mc_find(dev, h, key, len);
+    if (!m) {
+        em__ment *e = malloc(sizeof *e + len);
+        s = e ? em__mload(dev, src, opts, nopt, name, &m) : em_error(EM_ENOMEM, "out of host memory for the module cache");
+        if (s == EM_OK) {
+            *e = (em__ment){.dev = dev, .hash = h, .mod = m, .keylen = len};
+            memcpy(e->key, key, len);
+            pthread_mutex_lock(&em__mc_lock);
+            e->next = em__mc[h % EM_MC_BUCKETS]; /* a racing duplicate is harmless: both work */
+            em__mc[h % EM_MC_BUCKETS] = e;
+            pthread_mutex_unlock(&em__mc_lock);
+        } else {
+            free(e);
+        }
+    } else if (em_debug_level() >= 2) {
+        fprintf(stderr, "ember: module cache hit (memory) for '%s' on cuda:%d\n", name, dev);
+    }
+    free(key);
+    if (s == EM_OK) *module = m;
+    return s;
+}
+
+em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn) {
+    if (!module || !name || !fn) return em_error(EM_EVALUE, "em_cuda_module_function: NULL argument");
+    EM_CHECK(em_cu_ctx(dev));
+    CUfunction f;
+    CUresult r = em__cu.cuModuleGetFunction(&f, module, name);
+    if (r == EM_CU_ERROR_NOT_FOUND)
+        return em_error(EM_EVALUE, "the module has no kernel named '%s' (a kernel is found by its "
+                        "extern \"C\" name; C++ names are mangled)", name);
+    if (r != EM_CU_SUCCESS) return em_cu_fail(r, "cuModuleGetFunction");
+    *fn = f;
+    return EM_OK;
+}
+
+em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value) {
+    if (!fn || !value) return em_error(EM_EVALUE, "em_cuda_func_attribute: NULL argument");
+    EM_CHECK(em_cu_ctx(dev));
+    int v;
+    EM_CU(em__cu.cuFuncGetAttribute(&v, attr, fn), "cuFuncGetAttribute");
+    *value = v;
+    return EM_OK;
+}
+
+/* The device's opt-in limit of dynamic shared memory per block (queried
+ * once; 0 when the device has none beyond the default). */
+static int em__optin[EM_CU_MAXDEV];
+
+static em_status em__shared_limit(int dev, const em_device_props *p, size_t *limit) {
+    pthread_mutex_lock(&em__mc_lock);
+    int v = em__optin[dev];
+    pthread_mutex_unlock(&em__mc_lock);
+    if (!v) {
+        CUdevice d;
+        EM_CU(em__cu.cuDeviceGet(&d, dev), "cuDeviceGet");
+        EM_CU(em__cu.cuDeviceGetAttribute(&v, EM_CU_ATTR_SHARED_OPTIN, d), "cuDeviceGetAttribute");
+        if (v <= 0) v = -1;
+        pthread_mutex_lock(&em__mc_lock);
+        em__optin[dev] = v;
+        pthread_mutex_unlock(&em__mc_lock);
+    }
+    size_t optin = v > 0 ? (size_t)v : 0;
+    *limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
+    return EM_OK;
+}
+
+/* Check grid, block and shmem against the device's limits (EM_ELAUNCH). */
+static em_status em__check_config(int dev, const em_device_props *p, const char *name,
+                                  const unsigned grid[3], const unsigned block[3], unsigned shmem) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    for (int i = 0; i < 3; i++) {
+        if (grid[i] == 0 || grid[i] > (unsigned)p->max_grid_dim[i])
+            return em_error(EM_ELAUNCH, "kernel '%s': grid.%c = %u is outside the device limit 1..%d",
+                            name, axis[i], grid[i], p->max_grid_dim[i]);
+        if (block[i] == 0 || block[i] > (unsigned)p->max_block_dim[i])
+            return em_error(EM_ELAUNCH, "kernel '%s': block.%c = %u is outside the device limit 1..%d",
+                            name, axis[i], block[i], p->max_block_dim[i]);
+    }
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (threads > (uint64_t)p->max_threads_per_block)
+        return em_error(EM_ELAUNCH, "kernel '%s': a block of %u x %u x %u = %llu threads exceeds the "
+                        "device limit of %d threads per block", name, block[0], block[1], block[2],
+                        (unsigned long long)threads, p->max_threads_per_block);
+    if (shmem > p->shared_memory_per_block) {
+        size_t limit = 0;
+        EM_CHECK(em__shared_limit(dev, p, &limit));
+        if (shmem > limit)
+            return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of dynamic shared memory exceed the "
+                            "device limit of %zu bytes per block", name, shmem, limit);
+    }
+    return EM_OK;
+}
+
+/* Above the default 48 KiB a kernel must opt in to its dynamic shared
+ * memory; done here so that callers need not know. */
+static em_status em__optin_shared(void *fn, const char *name, unsigned shmem) {
+    int cur = 0;
+    EM_CU(em__cu.cuFuncGetAttribute(&cur, EM_CU_FUNC_MAX_DYNAMIC_SHARED, fn), "cuFuncGetAttribute");
+    if ((unsigned)cur >= shmem) return EM_OK;
+    CUresult r = em__cu.cuFuncSetAttribute(fn, EM_CU_FUNC_MAX_DYNAMIC_SHARED, (int)shmem);
+    if (r != EM_CU_SUCCESS) {
+        int stat = 0;
+        em__cu.cuFuncGetAttribute(&stat, EM_CU_FUNC_SHARED_SIZE, fn);
+        return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of dynamic shared memory plus its %d "
+                        "bytes of static shared memory exceed the device limit", name, shmem, stat);
+    }
+    return EM_OK;
+}
+
+/* A launch the driver refused: say why when the kernel's own limits
+ * (registers make its threads-per-block limit lower than the device's)
+ * explain it. */
+static em_status em__launch_failed(CUresult r, void *fn, const char *name, const unsigned block[3]) {
+    int maxt = 0;
+    unsigned threads = block[0] * block[1] * block[2];
+    if ((r == EM_CU_ERROR_INVALID_VALUE || r == EM_CU_ERROR_LAUNCH_OUT_OF_RESOURCES) &&
+        em__cu.cuFuncGetAttribute(&maxt, EM_CU_FUNC_MAX_THREADS, fn) == EM_CU_SUCCESS &&
+        maxt > 0 && threads > (unsigned)maxt)
+        return em_error(EM_ELAUNCH, "kernel '%s': a block of %u threads exceeds this kernel's limit "
+                        "of %d threads per block (set by its register use)", name, threads, maxt);
+    em_cu_last_kernel[0] = 0; /* a refused launch is not a fault of an earlier kernel */
+    char what[96];
+    snprintf(what, sizeof what, "launch of kernel '%s'", name);
+    em_status s = em_cu_fail(r, what);
+    return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
+}
+
+em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
+                         const unsigned block[3], unsigned shmem, void *stream, void **params) {
+    if (!name) name = "raw kernel";
+    if (!fn || !grid || !block) return em_error(EM_EVALUE, "kernel '%s': NULL function or configuration", name);
+    const em_device_props *p;
+    EM_CHECK(em_cu_props(dev, &p));
+    EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));
+    EM_CHECK(em_cu_ctx(dev));
+    if (shmem > p->shared_memory_per_block) EM_CHECK(em__optin_shared(fn, name, shmem));
+    CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                       shmem, stream, params, NULL);
+    if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);
+    snprintf(em_cu_last_kernel, sizeof em_cu_last_kernel, "%s", name);
+    return EM_OK;
+}
