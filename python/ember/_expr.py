@@ -48,7 +48,8 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 # C on the CPU: what CUDA code takes for granted (min/max/abs on any type,
 # overloaded math), so one body compiles for both.
-_C_PRELUDE = r"""#include <stdbool.h>
+_C_PRELUDE = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,10 @@ static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
     unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
 """
 
-_CU_PRELUDE = "#define EM_RESTRICT __restrict__\n"
+# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads).
+_CU_PRELUDE = "\n".join(
+    f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
+    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + "\n"
 
 
 class _Param:
@@ -141,11 +145,12 @@ def _scalar_dtype(x):
     return None, False
 
 
-def _bind(kname, params, args):
-    """Bind type placeholders from the arguments: arrays and NumPy scalars
-    first (they must agree), then Python scalars for what is left."""
+def _bind(kname, params, args, nin):
+    """Bind type placeholders from the inputs: arrays and NumPy scalars
+    first (they must agree), then Python scalars for what is left, then the
+    given outputs for placeholders only outputs use."""
     types, weak = {}, {}
-    for p, a in zip(params, args):
+    for p, a in zip(params[:nin], args[:nin]):
         if a is None or p.fixed is not None:
             continue
         if _is_array(a):
@@ -162,6 +167,9 @@ def _bind(kname, params, args):
             weak.setdefault(p.type, dt)
     for t, dt in weak.items():
         types.setdefault(t, dt)
+    for p, a in zip(params[nin:], args[nin:]):
+        if a is not None and p.fixed is None:
+            types.setdefault(p.type, a.dtype)
     return types
 
 
@@ -262,7 +270,7 @@ class _KernelBase:
     def _resolve(self, ins, outs):
         """dtype of every parameter by name, checking given outputs."""
         params = self.in_params + self.out_params
-        bound = _bind(self.name, params, ins + outs)
+        bound = _bind(self.name, params, ins + outs, len(ins))
         types = {}
         for p in params:
             dt = p.fixed if p.fixed is not None else bound.get(p.type)
@@ -301,12 +309,15 @@ class _KernelBase:
                 lines.append(f"typedef {table[types[p.name].name]} {p.type};")
         return "\n".join(lines)
 
-    def _get(self, key, render, device_kind):
+    def _get(self, key, render, device_kind, dev):
+        """The compiled kernel for key: a RawKernel loaded on cuda:dev, or
+        the address of the C function."""
         k = self._cache.get(key)
         if k is None:
             src, sym = render()
             if device_kind == "cuda":
                 k = RawKernel(src, sym, options=self.options)
+                k._load(dev)  # compile now: errors surface before anything is cached
             else:
                 k = _cc_function(src, sym, self.name)
             self._compiles += 1
@@ -376,9 +387,9 @@ class ElementwiseKernel(_KernelBase):
             key = (kind, tuple(types[p.name] for p in params),
                    tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
             spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
-            k = self._get(key, lambda: self._render(kind, types, spec, nd), kind)
+            k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
             if kind == "cuda":
-                self._launch_cuda(k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+                self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
             else:
                 sizes = [np.int64(v.size) for v in raw_views]
                 _ember.cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
@@ -390,8 +401,12 @@ class ElementwiseKernel(_KernelBase):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _shape(self, args, size):
-        shapes = [a.shape for p, a in zip(self.in_params + self.out_params, args)
-                  if a is not None and not p.raw and _is_array(a)]
+        """The loop shape: the inputs' broadcast shape; with no non-raw input
+        array the outputs' shape; with no array at all size=."""
+        nin = len(self.in_params)
+        pairs = list(zip(self.in_params + self.out_params, args))
+        shapes = [a.shape for p, a in pairs[:nin] if not p.raw and _is_array(a)] or \
+            [a.shape for p, a in pairs[nin:] if a is not None and not p.raw]
         if size is not None:
             if shapes:
                 raise ValueError(f"{self.name}: size= can be given only when every array argument is raw")
@@ -442,17 +457,28 @@ class ElementwiseKernel(_KernelBase):
         src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls + loop + "}\n"
         return src, sym
 
-    def _launch_cuda(self, k, n, shape, nd, views, raws, scal, stream):
+    def _launch_cuda(self, dev, k, n, shape, nd, views, raws, scal, stream):
         args = [n] + views + raws
         if nd:
             args += list(shape) + [s for v in views for s in v.strides]
         args += scal + [np.int64(v.size) for v in raws]
         block = 256
-        grid = min((n + block - 1) // block, 1 << 20)
-        k(grid, block, tuple(args), stream=stream)
+        _launch_on(dev, k, min((n + block - 1) // block, 1 << 20), block, tuple(args), 0, stream)
 
     def __repr__(self):
         return f"<ember.ElementwiseKernel {self.name}>"
+
+
+def _launch_on(dev, k, grid, block, args, shmem, stream):
+    """Launch k on cuda:dev, the arrays' device, whatever device is current."""
+    cur = _ember._get_device()
+    if cur == ("cuda", dev):
+        return k(grid, block, args, shared_mem=shmem, stream=stream)
+    _ember._set_device(f"cuda:{dev}")
+    try:
+        k(grid, block, args, shared_mem=shmem, stream=stream)
+    finally:
+        _ember._set_device(f"{cur[0]}:{cur[1]}")
 
 
 def _ember_empty(shape, dtype, device):
@@ -584,7 +610,7 @@ class ReductionKernel(_KernelBase):
         nout = int(np.prod([shape[d] for d in keep], dtype=np.int64))
         nred = int(np.prod([shape[d] for d in red], dtype=np.int64))
         if nout > 0:
-            self._run(kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream)
+            self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred, stream)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _reduce_dtype(self, types):
@@ -598,7 +624,8 @@ class ReductionKernel(_KernelBase):
                 return types[p.name]
         raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
 
-    def _run(self, kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+    def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+        kind, dev = where
         perm = keep + red
         tshape = tuple(shape[d] for d in perm)
         params = self.in_params + self.out_params
@@ -618,11 +645,11 @@ class ReductionKernel(_KernelBase):
         nd, nk = len(tshape), len(keep)
         key = (kind, tuple(types[p.name] for p in params), rtype,
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
-        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk), kind)
+        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
+                      kind, dev)
         if kind == "cuda":
             args = [nout, nred] + views + list(tshape) + [s for v in views for s in v.strides] + [v for _, v in scal]
-            grid = min(nout, 1 << 20)
-            k(grid, 256, tuple(args), shared_mem=256 * max(rtype.itemsize, 1), stream=stream)
+            _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args), 256 * max(rtype.itemsize, 1), stream)
         else:
             _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars([v for _, v in scal]))
 
@@ -715,7 +742,12 @@ class ReductionKernel(_KernelBase):
 def _normalize_axes(axis, ndim):
     if axis is None:
         return list(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f"axis must be an int or a tuple of ints, got {type(axis).__name__}")
     out = []
     for ax in axes:
         if not isinstance(ax, (int, np.integer)) or isinstance(ax, bool):
