@@ -706,26 +706,48 @@ class ReductionKernel(_KernelBase):
         decls = "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
         decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
                          for k, p in enumerate(scal))
-        nr = nd - nk
-        inner = ""
-        if nr:
-            inner += f"long long _em_idx[{nr}] = {{0}};\n"
-        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
-        inner += "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + mapped + step + "\n"
-        if nr:
-            inner += f"for (int _em_d = {nr - 1}; _em_d >= 0; _em_d--) {{\n"
-            inner += "".join(f"_em_q{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))
-            inner += f"if (++_em_idx[_em_d] < _em_shape[{nk} + _em_d]) break;\n"
-            inner += "".join(f"_em_q{k} -= _em_st[{k * nd + nk} + _em_d] * _em_shape[{nk} + _em_d];\n"
-                             for k in range(nin))
-            inner += "_em_idx[_em_d] = 0;\n}\n"
-        inner += "}\n"
+        inner = self._cpu_inner(nd, nk, nin, mapped) if nd > nk else \
+            "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin)) + mapped + step + "\n"
         body = ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
                "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
         return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+
+    _UNROLL = 8
+
+    def _cpu_inner(self, nd, nk, nin, mapped):
+        """The CPU loop over one output's reduced elements: rows along the
+        last reduced dimension, each split over _UNROLL accumulators (so that
+        the additions of a float sum overlap: the order of a tree, as on the
+        GPU), then the remaining elements; an odometer steps over the other
+        reduced dimensions."""
+        red = self.reduce_expr
+        U, nr, last = self._UNROLL, nd - nk, nd - 1
+        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
+        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        s = "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + last}];\n"
+                    for k in range(nin))
+        s += f"const long long _em_m = _em_shape[{last}], _em_rows = _em_m ? _em_nred / _em_m : 0;\n"
+        if nr > 1:
+            s += f"long long _em_idx[{nr - 1}] = {{0}};\n"
+        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\nlong long _em_j = 0;\n"
+        s += f"if (_em_m >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
+        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
+        s += f"for (; _em_j + {U} <= _em_m; _em_j += {U}) {{\n"
+        for u in range(U):
+            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
+        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
+        s += "for (; _em_j < _em_m; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        if nr > 1:  # the next row: an odometer over reduced dimensions nk .. nd-2
+            s += f"for (int _em_d = {nr - 2}; _em_d >= 0; _em_d--) {{\n"
+            s += "".join(f"_em_r{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))
+            s += f"if (++_em_idx[_em_d] < _em_shape[{nk} + _em_d]) break;\n"
+            s += "".join(f"_em_r{k} -= _em_st[{k * nd + nk} + _em_d] * _em_shape[{nk} + _em_d];\n"
+                         for k in range(nin))
+            s += "_em_idx[_em_d] = 0;\n}\n"
+        return s + "}\n"
 
     @staticmethod
     def _sh(kind, d):
