@@ -358,15 +358,34 @@ class ElementwiseKernel(_KernelBase):
         self.operation = operation
         self.reduce_dims = bool(reduce_dims)
         self.no_return = bool(no_return)
+        self._has_raw = any(p.raw for p in self.in_params + self.out_params)
+        self._plans = {}  # argument signature -> _EwPlan
 
     def __call__(self, *args, size=None, out=None, stream=None, block_size=None):
+        fast = size is None and out is None and not self._has_raw
+        if fast:
+            sig = tuple(_argsig(a) for a in args)
+            plan = self._plans.get(sig)
+            if plan is not None:
+                return plan.run(args, stream)
+        res, plan = self._call(args, size, out, stream)
+        if fast and plan is not None and len(self._plans) < 256:
+            self._plans[sig] = plan
+        return res
+
+    def _call(self, args, size, out, stream):
+        """The full path: check and bind everything, compile if needed, run.
+        Returns the result and, when this call can be replayed from its
+        argument signature alone (_EwPlan), the plan."""
         ins, outs = self._split_args(args, out)
+        given = [a is not None for a in outs]
         self._check_args(ins, outs)
         arrays = [a for a in ins + outs if _is_array(a)]
         kind, dev = _device_of(self.name, arrays)
         types = self._resolve(ins, outs)
         _check_types(self.name, kind, self.in_params + self.out_params, types)
         vals = self._inputs(ins, types)
+        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
         params = self.in_params + self.out_params
         shape = self._shape(ins + outs, size)
         for p, a in zip(self.out_params, outs):
@@ -396,9 +415,12 @@ class ElementwiseKernel(_KernelBase):
                                        tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
             for (p, orig), view in copied:
                 orig[...] = view
+        plan = None
+        if n > 0 and not cast:
+            plan = _EwPlan(self, (kind, dev), k, shape, nd, ins, given, types, views)
         if self.no_return:
-            return None
-        return outs[0] if len(outs) == 1 else tuple(outs)
+            return None, plan
+        return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _shape(self, args, size):
         """The loop shape: the inputs' broadcast shape; with no non-raw input
@@ -467,6 +489,69 @@ class ElementwiseKernel(_KernelBase):
 
     def __repr__(self):
         return f"<ember.ElementwiseKernel {self.name}>"
+
+
+def _argsig(a):
+    """What a call's plan depends on in an argument: an array's dtype,
+    shape, strides and device; a scalar's type (its value is converted at
+    each call)."""
+    if isinstance(a, _ember.ndarray):
+        return (a.dtype, a.shape, a.strides, a._dev)
+    return type(a)
+
+
+def _converter(kname, p, dt, x):
+    """A function giving the kernel's NumPy scalar for scalars like x."""
+    if isinstance(x, np.generic) and x.dtype == dt:
+        return lambda v: v
+    if isinstance(x, int) and not isinstance(x, bool) and dt.kind in "iu":
+        lo, hi, make = int(np.iinfo(dt).min), int(np.iinfo(dt).max), dt.type
+
+        def conv(v):
+            if not lo <= v <= hi:
+                raise OverflowError(f"{kname}: Python int {v} is out of bounds for {dt} (parameter {p.name})")
+            return make(v)
+        return conv
+    return dt.type
+
+
+class _EwPlan:
+    """A replay of an ElementwiseKernel call for arguments of the same
+    signature (_argsig): the compiled kernel, the shape, which arguments are
+    broadcast (with their view strides) and how each scalar converts.  Holds
+    no argument."""
+
+    def __init__(self, ek, where, k, shape, nd, ins, given, types, views):
+        self.name, self.no_return = ek.name, ek.no_return
+        self.kind, self.dev = where
+        self.devstr = f"{self.kind}:{self.dev}"
+        self.k, self.shape, self.nd = k, shape, nd
+        self.n = int(np.prod(shape, dtype=np.int64))
+        nin = len(ins)
+        arr, scal = [], []
+        for idx, (p, a) in enumerate(zip(ek.in_params, ins)):
+            if _is_array(a):
+                arr.append((idx, None if a.shape == shape else _broadcast_view(a, shape).strides))
+            else:
+                scal.append((idx, _converter(ek.name, p, types[p.name], a)))
+        self.arr, self.scal = arr, scal
+        self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
+        self.cuda_strides = [s for v in views for s in v.strides] if nd else []
+
+    def run(self, args, stream):
+        shape = self.shape
+        ops = [args[i] if st is None else args[i]._view_as(shape, st, 0) for i, st in self.arr]
+        outs = [args[i] if i is not None else _ember.full(shape, None, dt, self.devstr) for i, dt in self.outs]
+        scal = [conv(args[i]) for i, conv in self.scal]
+        if self.kind == "cuda":
+            cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
+            _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
+        else:
+            _ember.cpu_kernel_call(self.k, self.n, 0, shape if self.nd else (), tuple(ops + outs), (),
+                                   _pack_scalars(scal))
+        if self.no_return:
+            return None
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _launch_on(dev, k, grid, block, args, shmem, stream):

@@ -200,6 +200,23 @@ def test_compile_cache(device, rng):
     assert k._compiles == 4
 
 
+def test_repeat_calls_replay_the_plan(device, rng):
+    # The second call with the same kinds of arguments takes the cached plan:
+    # values, broadcasting and scalar checks must be those of a first call.
+    k = em.ElementwiseKernel("T x, T y", "T z", "z = x * 10 + y", "replay")
+    for _ in range(2):
+        a, b = rng.integers(0, 9, (3, 4)).astype(np.int16), rng.integers(0, 9, 4).astype(np.int16)
+        np.testing.assert_array_equal(k(em.asarray(a), em.asarray(b)).get(), a * 10 + b)
+        np.testing.assert_array_equal(k(em.asarray(a), 7).get(), a * 10 + 7)
+        np.testing.assert_array_equal(k(em.asarray(a).T, em.asarray(a).T).get(), a.T * 11)
+        out = em.zeros((3, 4), dtype=em.int16)
+        assert k(em.asarray(a), em.asarray(b), out) is out
+        np.testing.assert_array_equal(out.get(), a * 10 + b)
+    with pytest.raises(OverflowError, match="Python int 40000 is out of bounds for int16"):
+        k(em.asarray(a), 40000)
+    assert len(k._plans) == 4 and k._compiles == 2  # broadcast and transposed: one strided 2-d kernel
+
+
 def test_argument_errors(device, squared_diff):
     with pytest.raises(TypeError, match=r"wrong number of arguments: expected 2 inputs \(and optionally 1 outputs\), got 1"):
         squared_diff(em.ones(2))
