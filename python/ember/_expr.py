@@ -554,6 +554,16 @@ class _EwPlan:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+_SMS = {}
+
+
+def _sm_count(dev):
+    n = _SMS.get(dev)
+    if n is None:
+        n = _SMS[dev] = int(_ember.device_props(f"cuda:{dev}")["multiprocessor_count"])
+    return n
+
+
 def _launch_on(dev, k, grid, block, args, shmem, stream):
     """Launch k on cuda:dev, the arrays' device, whatever device is current."""
     cur = _ember._get_device()
@@ -734,7 +744,13 @@ class ReductionKernel(_KernelBase):
                       kind, dev)
         if kind == "cuda":
             args = [nout, nred] + views + list(tshape) + [s for v in views for s in v.strides] + [v for _, v in scal]
-            _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args), 256 * max(rtype.itemsize, 1), stream)
+            shm, nsplit = 256 * max(rtype.itemsize, 1), self._nsplit(dev, nout, nred)
+            if nsplit == 1:
+                _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
+            else:
+                part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
+                _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
+                _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
         else:
             _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars([v for _, v in scal]))
 
@@ -762,32 +778,8 @@ class ReductionKernel(_KernelBase):
             unravel_outer += f"_em_c = _em_r % {self._sh(kind, d)}; _em_r /= {self._sh(kind, d)};\n"
             unravel_outer += "".join(f"_em_b{k} += _em_c * {self._st(kind, k, d, nd)};\n" for k in range(nops))
         if kind == "cuda":
-            sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
-                            [f"char *_em_p{k}" for k in range(nops)] +
-                            [f"long long _em_sh{d}" for d in range(nd)] +
-                            [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
-                            [f"{ctype(p)} {p.name}" for p in scal])
-            inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
-            inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
-            for d in reversed(range(nk, nd)):
-                inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
-                inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
-            body = (
-                "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
-                "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
-                "for (long long _em_o = blockIdx.x; _em_o < _em_nout; _em_o += gridDim.x) {\n"
-                + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
-                f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
-                "for (long long _em_j = threadIdx.x; _em_j < _em_nred; _em_j += blockDim.x) {\n"
-                + inner + mapped + step + "\n}\n"
-                "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
-                "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
-                "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
-                f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
-                "__syncthreads();\n}\n"
-                "if (threadIdx.x == 0) { _em_acc = _em_s[0];\n" + post + "}\n__syncthreads();\n}\n")
-            src = "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n'
-            return src + body + "}\n", sym
+            return self._render_cuda(head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post,
+                                     unravel_outer), sym
         decls = "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
         decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
                          for k, p in enumerate(scal))
@@ -799,6 +791,59 @@ class ReductionKernel(_KernelBase):
         sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
                "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
         return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+
+    def _render_cuda(self, head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post, unravel_outer):
+        """CUDA: a block per output, or per (output, part) when the reduction
+        is split.  _em_mode 0 reduces whole outputs and writes them; 1
+        reduces part _em_blk % _em_nsplit of output _em_blk / _em_nsplit into
+        _em_part[_em_blk]; 2 reduces each output's _em_nsplit partials and
+        writes the output.  Threads stride over their range, then a tree in
+        shared memory combines the block's values (blockDim a power of 2)."""
+        nops = len(ops)
+        sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
+                        [f"char *_em_p{k}" for k in range(nops)] +
+                        [f"long long _em_sh{d}" for d in range(nd)] +
+                        [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
+                        [f"{ctype(p)} {p.name}" for p in scal] +
+                        ["int _em_mode", "long long _em_nsplit", "_type_reduce *_em_part"])
+        inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
+        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+        for d in reversed(range(nk, nd)):
+            inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
+            inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+        body = (
+            "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
+            "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
+            "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
+            "for (long long _em_blk = blockIdx.x; _em_blk < _em_nout * _em_nsp; _em_blk += gridDim.x) {\n"
+            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n"
+            + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
+            f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+            "if (_em_mode == 2) {\n"
+            "for (long long _em_j = threadIdx.x; _em_j < _em_nsplit; _em_j += blockDim.x) {\n"
+            "const _type_reduce _em_v = _em_part[_em_o * _em_nsplit + _em_j];\n" + step + "\n}\n"
+            "} else {\n"
+            "const long long _em_chunk = (_em_nred + _em_nsp - 1) / _em_nsp, _em_j0 = _em_pi * _em_chunk;\n"
+            "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
+            "for (long long _em_j = _em_j0 + threadIdx.x; _em_j < _em_j1; _em_j += blockDim.x) {\n"
+            + inner + mapped + step + "\n}\n}\n"
+            "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
+            "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
+            "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
+            f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
+            "__syncthreads();\n}\n"
+            "if (threadIdx.x == 0) {\n_em_acc = _em_s[0];\n"
+            "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + "}\n__syncthreads();\n}\n")
+        return "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n' + body + "}\n"
+
+    @staticmethod
+    def _nsplit(dev, nout, nred):
+        """Parts to split each output's reduction into, so that about four
+        blocks per multiprocessor work, each on at least 2048 elements."""
+        sms = _sm_count(dev)
+        if nout >= 2 * sms or nred < 8192:
+            return 1
+        return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
 
     _UNROLL = 8
 

@@ -372,3 +372,56 @@ def test_reduction_compile_cache(device):
     assert k._compiles == 1
     k(x, axis=1), k(x, axis=1, keepdims=True), k(em.ones((2, 2)), axis=0)
     assert k._compiles == 2
+
+
+# ---- the CUDA rendering without a GPU: NVRTC compiles, the fake driver launches ----
+
+@pytest.fixture(scope="module")
+def fake_lib(tmp_path_factory):
+    import shutil
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build the fake driver")
+    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
+                    os.path.join(HERE, "..", "c", "fake_libcuda.c")], check=True)
+    return str(out)
+
+
+def _nvrtc():
+    import ctypes.util
+    return bool(ctypes.util.find_library("nvrtc")) or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")
+
+
+@pytest.mark.skipif(not _nvrtc(), reason="NVRTC is not installed")
+def test_cuda_sources_compile_and_launch_on_the_fake_driver(fake_lib, tmp_path):
+    """Every dtype CUDA takes, contiguous and strided, raw, scalars and the
+    three reduction modes render to CUDA that NVRTC compiles (a bad render
+    would be a CompileError); the configurations are what the fake received."""
+    code = r"""
+import ctypes, os, numpy as np, ember as em
+fake = ctypes.CDLL(os.environ["FAKE_LIB"])
+cfg = lambda: tuple((ctypes.c_uint * 7).in_dll(fake, "fake_last_cfg"))
+sq = em.ElementwiseKernel("T x, T y, int32 k", "T z", "z = min(x, y) * k + abs(x - y)", "sqk")
+rev = em.ElementwiseKernel("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1] + y.size()", "rev")
+for dt in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]:
+    a = em.zeros((3, 4), dtype=dt)
+    sq(a, a, 2); sq(a.T, a.T, 3); rev(a, a)
+print(sq._compiles, rev._compiles, cfg()[:4])
+l2 = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+x = em.zeros(100000, dtype=em.float32)
+l2(x); print(cfg())
+l2(em.zeros((3, 50), dtype=em.float32), axis=1); print(cfg())
+print(l2._compiles)
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python"), EMBER_LIBCUDA=fake_lib,
+               EMBER_CACHE_DIR=str(tmp_path), FAKE_LIB=fake_lib)
+    env.pop("EMBER_DEVICE", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:-1] == [
+        "22 11 (1, 1, 1, 256)",
+        "(1, 1, 1, 256, 1, 1, 1024)",  # split in 16 parts over the fake's 4 SMs: the finishing pass
+        "(3, 1, 1, 256, 1, 1, 1024)",  # small: one block per output
+        "2",
+    ]
