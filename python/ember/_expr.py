@@ -346,16 +346,20 @@ def _pack_scalars(vals):
 class ElementwiseKernel(_KernelBase):
     """CuPy's ElementwiseKernel: ``ElementwiseKernel(in_params, out_params,
     operation, name, options=(), preamble="", reduce_dims=True,
-    no_return=False)``, called ``k(*inputs[, *outputs], size=None,
-    out=None, stream=None)``.  Returns the output (a tuple for several;
-    None with no_return)."""
+    no_return=False, return_tuple=False, loop_prep="", after_loop="")``,
+    called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
+    Returns the output (a tuple for several or with return_tuple; None with
+    no_return).  loop_prep and after_loop are C run before and after each
+    thread's loop over its elements (the whole range on the CPU)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
-                 reduce_dims=True, no_return=False, **kwargs):
+                 reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
         super().__init__(in_params, out_params, name, options, preamble)
-        if not isinstance(operation, str):
-            raise TypeError(f"{name}: operation must be a str of C code")
-        self.operation = operation
+        for what, v in (("operation", operation), ("loop_prep", loop_prep), ("after_loop", after_loop)):
+            if not isinstance(v, str):
+                raise TypeError(f"{name}: {what} must be a str of C code")
+        self.operation, self.loop_prep, self.after_loop = operation, loop_prep, after_loop
+        self.return_tuple = bool(return_tuple)
         self.reduce_dims = bool(reduce_dims)
         self.no_return = bool(no_return)
         self._has_raw = any(p.raw for p in self.in_params + self.out_params)
@@ -420,7 +424,7 @@ class ElementwiseKernel(_KernelBase):
             plan = _EwPlan(self, (kind, dev), k, shape, nd, ins, given, types, views)
         if self.no_return:
             return None, plan
-        return (outs[0] if len(outs) == 1 else tuple(outs)), plan
+        return (outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)), plan
 
     def _shape(self, args, size):
         """The loop shape: the inputs' broadcast shape; with no non-raw input
@@ -476,7 +480,9 @@ class ElementwiseKernel(_KernelBase):
                 self._typedefs(types, table)]
         decls = r.decls(raws, scal, ctype)
         loop = r.loop("\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs)
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls + loop + "}\n"
+        prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls
+        src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
     def _launch_cuda(self, dev, k, n, shape, nd, views, raws, scal, stream):
@@ -522,7 +528,7 @@ class _EwPlan:
     no argument."""
 
     def __init__(self, ek, where, k, shape, nd, ins, given, types, views):
-        self.name, self.no_return = ek.name, ek.no_return
+        self.name, self.no_return, self.return_tuple = ek.name, ek.no_return, ek.return_tuple
         self.kind, self.dev = where
         self.devstr = f"{self.kind}:{self.dev}"
         self.k, self.shape, self.nd = k, shape, nd
@@ -551,7 +557,7 @@ class _EwPlan:
                                    _pack_scalars(scal))
         if self.no_return:
             return None
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
 
 
 _SMS = {}
@@ -666,7 +672,7 @@ class ReductionKernel(_KernelBase):
     the result ``a``."""
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
-                 name="reduce_kernel", reduce_type=None, options=(), preamble="", **kwargs):
+                 name="reduce_kernel", reduce_type=None, options=(), preamble="", reduce_dims=True):
         super().__init__(in_params, out_params, name, options, preamble)
         for what, v in (("map_expr", map_expr), ("reduce_expr", reduce_expr),
                         ("post_map_expr", post_map_expr), ("identity", identity)):

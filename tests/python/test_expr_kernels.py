@@ -155,6 +155,19 @@ def test_raw_output_and_no_return(device):
         k(x)
 
 
+def test_return_tuple_and_loop_hooks(device):
+    k = em.ElementwiseKernel("T x", "T y", "y = x * s", "hooks", loop_prep="const double s = 3;",
+                             after_loop="(void)s;", return_tuple=True)
+    r = k(em.ones(4))
+    assert isinstance(r, tuple) and len(r) == 1 and r[0].get().tolist() == [3.0] * 4
+    r = k(em.ones(4))  # the replayed call too
+    assert isinstance(r, tuple) and r[0].get().tolist() == [3.0] * 4
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_option'"):
+        em.ElementwiseKernel("T x", "T y", "y = x", "k", no_such_option=1)
+    with pytest.raises(TypeError, match="loop_prep must be a str"):
+        em.ElementwiseKernel("T x", "T y", "y = x", "k", loop_prep=1)
+
+
 def test_several_outputs_and_preamble(device, rng):
     k = em.ElementwiseKernel("T x, T y", "T s, T d", "s = add2(x, y); d = x - y", "sumdiff",
                              preamble="__device__ static double add2(double a, double b) { return a + b; }")
