@@ -560,6 +560,54 @@ class _EwPlan:
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
 
 
+def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
+    """Run a compiled reduction: on CUDA split over partials when few
+    outputs have long reductions (ReductionKernel._nsplit)."""
+    kind, dev = where
+    nout, nred = sizes
+    if kind != "cuda":
+        _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars(scal))
+        return
+    args = [nout, nred] + views + list(tshape) + strides + scal
+    shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
+    if nsplit == 1:
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
+    else:
+        part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
+
+
+class _RedPlan:
+    """A replay of a ReductionKernel call (see _EwPlan): the kernel, the
+    transposed loop shape, each operand's view strides over it, scalar
+    converters and the outputs to allocate."""
+
+    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, vals, given, outs, views):
+        self.where, self.k, self.rtype, self.sizes, self.tshape = where, k, rtype, sizes, tshape
+        self.devstr = f"{where[0]}:{where[1]}"
+        nin = len(ins)
+        vi = iter(views)
+        self.arr, self.scal = [], []
+        for idx, (p, a, v) in enumerate(zip(rk.in_params, ins, vals)):
+            if _is_array(a):
+                self.arr.append((idx, next(vi).strides if tshape else None))
+            else:
+                self.scal.append((idx, _converter(rk.name, p, v.dtype, a)))
+        self.outs = [(nin + j if g else None, o.dtype, o.shape, next(vi).strides if tshape else None)
+                     for j, (g, o) in enumerate(zip(given, outs))]
+        self.strides = [s for v in views for s in v.strides]
+
+    def run(self, args, stream):
+        ts = self.tshape
+        ops = [args[i] if st is None else args[i]._view_as(ts, st, 0) for i, st in self.arr]
+        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr) for i, dt, shp, _ in self.outs]
+        ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
+        _red_launch(self.where, self.k, self.rtype, self.sizes, ts, ops, self.strides,
+                    [conv(args[i]) for i, conv in self.scal], stream)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 _SMS = {}
 
 
@@ -685,9 +733,25 @@ class ReductionKernel(_KernelBase):
         if reduce_type is not None and not isinstance(reduce_type, str):
             reduce_type = np.dtype(reduce_type).name
         self.reduce_type = reduce_type
+        self._plans = {}  # (argument signature, axis, keepdims) -> _RedPlan
 
     def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
+        fast = out is None and (axis is None or type(axis) in (int, tuple))
+        if fast:
+            sig = (tuple(_argsig(a) for a in args), axis, bool(keepdims))
+            plan = self._plans.get(sig)
+            if plan is not None:
+                return plan.run(args, stream)
+        res, plan = self._call(args, axis, keepdims, out, stream)
+        if fast and plan is not None and len(self._plans) < 256:
+            self._plans[sig] = plan
+        return res
+
+    def _call(self, args, axis, keepdims, out, stream):
+        """The full path (see ElementwiseKernel._call); returns the result
+        and the plan (_RedPlan) that replays it, or None."""
         ins, outs = self._split_args(args, out)
+        given = [a is not None for a in outs]
         self._check_args(ins, outs)
         arrays = [a for a in ins + outs if _is_array(a)]
         kind, dev = _device_of(self.name, arrays)
@@ -695,6 +759,7 @@ class ReductionKernel(_KernelBase):
         _check_types(self.name, kind, self.in_params + self.out_params, types)
         rtype = self._reduce_dtype(types)
         vals = self._inputs(ins, types)
+        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
         shapes = [v.shape for v in vals if _is_array(v)]
         if not shapes:
             raise ValueError(f"{self.name}: a reduction needs at least one array input")
@@ -710,9 +775,14 @@ class ReductionKernel(_KernelBase):
                 for p, a in zip(self.out_params, outs)]
         nout = int(np.prod([shape[d] for d in keep], dtype=np.int64))
         nred = int(np.prod([shape[d] for d in red], dtype=np.int64))
+        plan = None
         if nout > 0:
-            self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred, stream)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+            k, views, tshape = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred,
+                                         stream)
+            if not cast:
+                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, vals, given, outs,
+                                views)
+        return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _reduce_dtype(self, types):
         rt = self.reduce_type
@@ -748,17 +818,9 @@ class ReductionKernel(_KernelBase):
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
         k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
                       kind, dev)
-        if kind == "cuda":
-            args = [nout, nred] + views + list(tshape) + [s for v in views for s in v.strides] + [v for _, v in scal]
-            shm, nsplit = 256 * max(rtype.itemsize, 1), self._nsplit(dev, nout, nred)
-            if nsplit == 1:
-                _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
-            else:
-                part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
-                _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
-                _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
-        else:
-            _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars([v for _, v in scal]))
+        _red_launch(where, k, rtype, (nout, nred), tshape, views, [s for v in views for s in v.strides],
+                    [v for _, v in scal], stream)
+        return k, views, tshape
 
     def _render(self, kind, types, rtype, ops, scal, nd, nk):
         table = _CU_TYPES if kind == "cuda" else _C_TYPES

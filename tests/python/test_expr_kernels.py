@@ -438,3 +438,19 @@ print(l2._compiles)
         "(3, 1, 1, 256, 1, 1, 1024)",  # small: one block per output
         "2",
     ]
+
+
+def test_reduction_replay(device, rng):
+    k = em.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "wsum")
+    for _ in range(3):
+        x = rng.integers(-9, 9, (4, 5, 6)).astype(np.int32)
+        ex = em.asarray(x)
+        for axis, keepdims in ((None, False), (1, False), ((0, 2), True), (-1, True)):
+            got = k(ex, 3, axis=axis, keepdims=keepdims)
+            np.testing.assert_array_equal(got.get(), 3 * x.sum(axis=axis, keepdims=keepdims))
+        got = k(ex[:, ::-2].transpose(2, 0, 1), np.int32(2), axis=2)
+        np.testing.assert_array_equal(got.get(), 2 * x[:, ::-2].transpose(2, 0, 1).sum(axis=2))
+        assert k(em.asarray(np.int32(5)), 1).get() == 5
+    with pytest.raises(OverflowError, match="Python int 2147483648 is out of bounds for int32"):
+        k(ex, 2**31)
+    assert len(k._plans) == 6
