@@ -415,7 +415,7 @@ int pyem_kernel_init_type(PyObject *m) {
  * pointers kept alive by the sequence (n written to *nopt). */
 static const char **pyem__options(PyObject *seq, int *nopt) {
     if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
-        PyErr_Format(PyExc_TypeError, "options must be a tuple of str, not '%s'", Py_TYPE(seq)->tp_name);
+        PyErr_Format(PyExc_TypeError, "expected a tuple of str, not '%s'", Py_TYPE(seq)->tp_name);
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -425,7 +425,7 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
         PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyUnicode_Check(s) || !(v[i] = PyUnicode_AsUTF8(s))) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "options must be str, got %s", Py_TYPE(s)->tp_name);
+                PyErr_Format(PyExc_TypeError, "expected a tuple of str, got an item of type %s", Py_TYPE(s)->tp_name);
             PyMem_Free(v);
             return NULL;
         }
@@ -434,21 +434,36 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
     return v;
 }
 
-/* cuda_module_load(dev, src, options, name) -> module handle (compiles
+/* cuda_module_load(dev, src, options, name, names=None) -> module handle,
+ * or (handle, lowered names) with a tuple of name expressions (compiles
  * without the GIL). */
 static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
-    int dev, nopt = 0;
+    int dev, nopt = 0, nnames = 0;
     const char *src, *name;
-    PyObject *opts;
-    if (!PyArg_ParseTuple(args, "isOs", &dev, &src, &opts, &name)) return NULL;
-    const char **v = pyem__options(opts, &nopt);
+    PyObject *opts, *names = Py_None;
+    if (!PyArg_ParseTuple(args, "isOs|O", &dev, &src, &opts, &name, &names)) return NULL;
+    const char **v = pyem__options(opts, &nopt), **nv = NULL;
     if (!v) return NULL;
+    if (names != Py_None && !(nv = pyem__options(names, &nnames))) {
+        PyMem_Free(v);
+        return NULL;
+    }
     void *mod = NULL;
+    const char *low = NULL;
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_cuda_module_load(dev, src, v, nopt, name, &mod);
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_module_load_ex(dev, src, v, nopt, nv, nnames, name, &mod, &low);
     Py_END_ALLOW_THREADS
     PyMem_Free(v);
-    return s == EM_OK ? PyLong_FromVoidPtr(mod) : pyem_raise(s);
+    PyMem_Free(nv);
+    if (s != EM_OK) return pyem_raise(s);
+    if (names == Py_None) return PyLong_FromVoidPtr(mod);
+    PyObject *lt = PyTuple_New(nnames);
+    for (int i = 0; lt && i < nnames; i++, low += strlen(low) + 1) {
+        PyObject *u = PyUnicode_FromString(low);
+        if (!u) Py_CLEAR(lt);
+        else PyTuple_SET_ITEM(lt, i, u);
+    }
+    return lt ? Py_BuildValue("(NN)", PyLong_FromVoidPtr(mod), lt) : NULL;
 }
 
 /* cuda_module_function(dev, module, name) -> function handle */
@@ -553,7 +568,8 @@ done:
 
 PyMethodDef pyem_kernel_functions[] = {
     {"cuda_module_load", f_cuda_module_load, METH_VARARGS,
-     "cuda_module_load(dev, src, options, name) -> module handle (NVRTC, disk and memory caches)"},
+     "cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
+     "names) with name expressions (NVRTC, disk and memory caches)"},
     {"cuda_module_function", f_cuda_module_function, METH_VARARGS,
      "cuda_module_function(dev, module, name) -> function handle"},
     {"cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
