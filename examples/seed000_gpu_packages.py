@@ -40,5 +40,5 @@ print("increment_by_one:", x.get().tolist())
 # CuPy's NumPy spelling -> em. in place of np.
 x_gpu = em.array([1, 2, 3])
 l2_gpu = em.linalg.norm(x_gpu)
-print("norm of [1, 2, 3]:", float(l2_gpu), "(numpy:", float(np.linalg.norm([1, 2, 3])), ")")
+print("norm of [1, 2, 3]:", float(l2_gpu), f"(numpy: {float(np.linalg.norm([1, 2, 3]))})")
 print("device:", em.get_device())

@@ -30,8 +30,8 @@ if __name__ == "__main__":
     for i in range(rounds):
         a = np.random.randn(DATA_DIMENSION).astype(np.float32)
         b = np.random.randn(DATA_DIMENSION).astype(np.float32)
-        a_dev = em.asarray(a)
-        b_dev = em.asarray(b)
+        a_dev = em.array(a)    # copies, as cuda.to_device does (em.asarray would share
+        b_dev = em.array(b)    # b's memory on the CPU, and the kernel would change b)
         dev.synchronize()
         time0 = time.perf_counter()
         gpu[blocks, threads](a_dev, b_dev, DATA_DIMENSION)
