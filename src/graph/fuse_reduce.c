@@ -1,0 +1,123 @@
+/* A reduction that takes its elementwise producer in (see em_expr_reduce).
+ *
+ * Bit identity with "evaluate, then reduce": the CPU reduction of a
+ * C-contiguous array over a suffix of its axes is, per output element, a
+ * function of that element's run alone when there are enough outputs for
+ * every thread (reduce.c's inner mode, split over the outputs: K >= 4 x
+ * threads).  Each band of rows is evaluated into scratch (C-contiguous, as
+ * the full producer would be) with at least that many outputs, so each
+ * band's results are the corresponding rows of the unfused result.  Other
+ * shapes (a reduced leading axis, few outputs, a full reduction) evaluate
+ * the producer and reduce it.
+ */
+#include "graph/expr.h"
+
+#include "core/core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EM_FUSE_BAND_ELEMS ((int64_t)1 << 17) /* elements per band: a few per-core caches */
+
+/* The normalised reduced axes, if they are a suffix that leaves axis 0 kept. */
+static bool em__suffix_axes(const em_expr *e, int naxes, const int *axes) {
+    if (naxes < 1 || naxes >= e->ndim) return false;
+    bool red[EM_MAXDIMS] = {false};
+    for (int i = 0; i < naxes; i++) {
+        int a = axes[i] < 0 ? axes[i] + e->ndim : axes[i];
+        if (a < 1 || a >= e->ndim || red[a]) return false; /* bad axes: em_reduce's errors */
+        red[a] = true;
+    }
+    for (int a = e->ndim - naxes; a < e->ndim; a++)
+        if (!red[a]) return false;
+    return true;
+}
+
+/* Rows of axis 0 per band, or 0 when fusing would change the result. */
+static int64_t em__band_rows(const em_expr *e, int naxes) {
+    int64_t kept = 1, row = 1;
+    for (int i = 1; i < e->ndim; i++) {
+        row *= e->shape[i];
+        if (i < e->ndim - naxes) kept *= e->shape[i];
+    }
+    if (row == 0 || kept == 0 || e->shape[0] == 0) return 0;
+    int64_t need = (4 * (int64_t)em_get_num_threads() + kept - 1) / kept;
+    int64_t rows = EM_FUSE_BAND_ELEMS / row;
+    if (rows < need) rows = need;
+    if (rows > e->shape[0]) rows = e->shape[0];
+    return rows * kept >= 4 * (int64_t)em_get_num_threads() ? rows : 0;
+}
+
+static int64_t em__fusable_rows(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
+    if (em_expr_ready(e) || e->dev.kind != EM_CPU || (unsigned)op >= EM_NREDUCE ||
+        op == EM_RED_CUMSUM || op == EM_RED_CUMPROD || !em__suffix_axes(e, naxes, axes))
+        return 0;
+    return em__band_rows(e, naxes);
+}
+
+bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
+    return em__fusable_rows(op, e, naxes, axes) > 0;
+}
+
+static em_status em__rows_view(const em_array *a, int64_t r0, int64_t r1, em_array *v) {
+    em_index_item it = {.kind = EM_IX_SLICE, .start = r0, .stop = r1, .step = 1};
+    return em_view_index(a, 1, &it, v);
+}
+
+/* Reduce rows [r0, r1) of e into rows [r0, r1) of *res (allocated from the
+ * first band's result when unset). */
+static em_status em__band(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
+                          bool keepdims, em_dtype dt, double ddof, int64_t r0, int64_t r1,
+                          em_array *res) {
+    int64_t shape[EM_MAXDIMS];
+    memcpy(shape, e->shape, sizeof shape);
+    shape[0] = r1 - r0;
+    em_array scratch = {0}, part = {0}, dst = {0};
+    em_status s = em_array_empty(&scratch, e->dtype, e->ndim, shape, e->dev);
+    if (s == EM_OK) s = em_expr_eval_rows(e, r0, r1, &scratch);
+    if (s == EM_OK && !res->buf) {
+        s = em_reduce(op, &scratch, naxes, axes, keepdims, dt, ddof, &part);
+        if (s == EM_OK) {
+            memcpy(shape, part.shape, sizeof(int64_t) * (size_t)part.ndim);
+            shape[0] = e->shape[0];
+            s = em_array_empty(res, part.dtype, part.ndim, shape, e->dev);
+        }
+        if (s == EM_OK) s = em__rows_view(res, r0, r1, &dst);
+        if (s == EM_OK) s = em_copy_into(&dst, &part);
+    } else if (s == EM_OK) {
+        s = em__rows_view(res, r0, r1, &dst);
+        if (s == EM_OK) s = em_reduce(op, &scratch, naxes, axes, keepdims, dt, ddof, &dst);
+    }
+    em_array_release(&scratch), em_array_release(&part), em_array_release(&dst);
+    return s;
+}
+
+em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
+                         bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused) {
+    *fused = false;
+    int64_t rows = em__fusable_rows(op, e, naxes, axes);
+    if (rows == 0) {
+        char reason[64];
+        snprintf(reason, sizeof reason, "reduction %s", em__reduce_name(op));
+        em_array v = {0};
+        EM_CHECK(em_expr_eval(e, reason, &v));
+        em_status s = em_reduce(op, &v, naxes, axes, keepdims, dt, ddof, out);
+        em_array_release(&v);
+        return s;
+    }
+    em__fuse_log_reduce(e, op);
+    em_array res = {0};
+    em_status s = EM_OK;
+    for (int64_t r0 = 0; r0 < e->shape[0] && s == EM_OK; r0 += rows) {
+        int64_t r1 = r0 + rows < e->shape[0] ? r0 + rows : e->shape[0];
+        s = em__band(op, e, naxes, axes, keepdims, dt, ddof, r0, r1, &res);
+        em__fuse_note_chunk();
+    }
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    *out = res;
+    *fused = true;
+    return EM_OK;
+}
