@@ -45,6 +45,9 @@ EM_API void em_expr_decref(em_expr *e);
 
 /* True if e has been evaluated or is a leaf (its values are in e->arr). */
 EM_API bool em_expr_ready(const em_expr *e);
+/* True once e has been an input of another expression (its value has a
+ * reader, whether or not that one has run). */
+EM_API bool em_expr_consumed(const em_expr *e);
 /* The limit e exceeds ("depth", "distinct inputs", ...), or NULL. */
 EM_API const char *em_expr_over_limit(const em_expr *e);
 /* Whether evaluating e would read memory that a may touch. */

@@ -26,6 +26,7 @@ static int64_t pyem__min_size = 16384;     /* CPU results below this run eagerly
 static Py_ssize_t pyem__max_live = 256;    /* pending arrays alive at once */
 static int64_t pyem__max_bytes = (int64_t)1 << 30; /* bytes of pending results */
 static int pyem__fuse_depth;               /* inside em.fuse: lazy whatever the size */
+static int pyem__foreign;                  /* testing: leaves in other owners' memory too */
 
 static int64_t pyem__nbytes(const EmArrayObject *o) { return em_array_nbytes(&o->a); }
 
@@ -52,12 +53,47 @@ static void pyem__unregister(EmArrayObject *o) {
         }
 }
 
-/* Called by the ndarray's dealloc: a pending result nobody reads is never computed. */
+/* Called by the ndarray's dealloc.  A pending result that no other
+ * expression reads is evaluated and dropped, as the eager op would have
+ * run: laziness must not turn `f(x); dev.synchronize()` (every benchmark's
+ * shape) into no work, nor hide an error that the eager call would raise. */
 void pyem_fusion_dealloc(EmArrayObject *o) {
-    if (!o->pending) return;
+    em_expr *x = o->pending;
+    if (!x) return;
     pyem__unregister(o);
-    em_expr_decref(o->pending);
     o->pending = NULL;
+    if (!em_expr_ready(x) && !em_expr_consumed(x)) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        em_expr_job *job;
+        em_array v = {0};
+        em_status s = em_expr_begin(x, &job);
+        if (s == EM_OK) PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
+        em_array_release(&v);
+        if (s != EM_OK) {
+            pyem_raise(s);
+            PyErr_WriteUnraisable((PyObject *)o);
+        }
+        PyErr_Restore(et, ev, tb);
+    }
+    em_expr_decref(x);
+}
+
+int pyem_fusion_flush(em_device d, const char *reason) {
+    for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
+        EmArrayObject *o = pyem__live[i];
+        em_device e = em_array_device(&o->a);
+        if (e.kind != d.kind || e.id != d.id) {
+            i++;
+            continue;
+        }
+        Py_INCREF(o);
+        int r = pyem_force((PyObject *)o, reason);
+        Py_DECREF(o);
+        if (r < 0) return -1;
+        i = 0;
+    }
+    return 0;
 }
 
 /* Replace o's placeholder by the values in v (steals v). */
@@ -131,11 +167,32 @@ em_array *pyem_array_slow(PyObject *obj) {
 /* Whether an elementwise result of this size on dev should be lazy.  Small
  * CPU results run eagerly unless an input is pending or em.fuse asks: a
  * node and a later evaluation cost more than a 1000-element loop. */
+/* EMBER_FUSION=0 turns fusion off; EMBER_FUSE_MIN_SIZE=n sets min_size
+ * (0 makes every result lazy: the test suite then checks fused results). */
+static void pyem__read_env(void) {
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *v = getenv("EMBER_FUSION");
+    if (v && !strcmp(v, "0")) pyem__enabled = 0;
+    v = getenv("EMBER_FUSE_FOREIGN");
+    if (v && !strcmp(v, "1")) pyem__foreign = 1;
+    v = getenv("EMBER_FUSE_MIN_SIZE");
+    if (v && *v) {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (!*end && n >= 0) pyem__min_size = n;
+    }
+}
+
 int pyem_fusion_wants(em_device dev, int64_t size, int any_pending) {
+    pyem__read_env();
     if (!pyem__enabled || size == 0) return 0;
     if (any_pending || pyem__fuse_depth || dev.kind != EM_CPU) return 1;
     return size >= pyem__min_size;
 }
+
+int pyem_fusion_foreign_ok(void) { return pyem__foreign; }
 
 int pyem_is_pending(PyObject *o) { return EmArray_Check(o) && ((EmArrayObject *)o)->pending; }
 
@@ -214,6 +271,7 @@ static PyObject *f_fusion_config(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"enabled", "min_size", "max_live", "max_bytes", NULL};
     PyObject *en = Py_None, *ms = Py_None, *ml = Py_None, *mb = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &en, &ms, &ml, &mb)) return NULL;
+    pyem__read_env();
     PyObject *old = Py_BuildValue("{s:O,s:L,s:n,s:L}", "enabled", pyem__enabled ? Py_True : Py_False,
                                   "min_size", (long long)pyem__min_size, "max_live", pyem__max_live,
                                   "max_bytes", (long long)pyem__max_bytes);
@@ -266,7 +324,22 @@ static PyObject *f_kernel_stats(PyObject *self, PyObject *unused) {
                          (long long)pyem__pending_bytes);
 }
 
+/* libember's host pool high-water mark (src/mem/hostpool.c). */
+EM_API void em_host_pool_peak(size_t *peak, int reset);
+
+/* _ember._host_pool_peak(reset=False) -> the most host-pool bytes in use
+ * since the last reset (the fusion memory test measures with it). */
+static PyObject *f_host_pool_peak(PyObject *self, PyObject *args) {
+    int reset = 0;
+    if (!PyArg_ParseTuple(args, "|p", &reset)) return NULL;
+    size_t peak;
+    em_host_pool_peak(&peak, reset);
+    return PyLong_FromSize_t(peak);
+}
+
 PyMethodDef pyem_fusion_functions[] = {
+    {"_host_pool_peak", f_host_pool_peak, METH_VARARGS,
+     "_host_pool_peak(reset=False) -> peak host-pool bytes in use since the last reset"},
     {"eval", f_eval, METH_VARARGS, "eval(*arrays): evaluate the pending (lazy) arrays given."},
     {"_is_pending", f_is_pending, METH_O, "_is_pending(a): whether a is a pending lazy result."},
     {"_fusion_config", (PyCFunction)(void (*)(void))f_fusion_config, METH_VARARGS | METH_KEYWORDS,

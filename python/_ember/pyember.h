@@ -98,6 +98,9 @@ extern PyMethodDef pyem_fusion_functions[];
 void pyem_fusion_dealloc(EmArrayObject *o);
 int pyem_fusion_wants(em_device dev, int64_t size, int any_pending);
 int pyem_is_pending(PyObject *o);
+int pyem_fusion_foreign_ok(void);
+/* Evaluate every pending array on device d (Device.synchronize). */
+int pyem_fusion_flush(em_device d, const char *reason);
 struct em_expr;
 int pyem_expr_of(PyObject *o, const em_array *view, struct em_expr **out);
 PyObject *pyem_wrap_pending(struct em_expr *x);

@@ -143,7 +143,10 @@ static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev
     for (int i = 0; i < n; i++) {
         if (!ops[i].weak) continue;
         em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
-        if (pyem_as_array(ops[i].obj, dt, dev, -1, &ops[i].a) == 0) continue;
+        /* Device kernels take small host scalars by value: no device copy. */
+        em_device cpu = {EM_CPU, 0};
+        em_device at = em_dtype_get(dt)->size <= 8 ? cpu : dev;
+        if (pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
         if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
             !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;
@@ -230,7 +233,8 @@ static int pyem__force_operand(pyem__operand *op, const char *reason) {
  * while the expression waits, so those operands run eagerly. */
 static int pyem__fusable(const pyem__operand *op) {
     if (op->weak || (!EmArray_Check(op->obj) && op->a.ndim == 0)) return 1;
-    return EmArray_Check(op->obj) && (pyem_is_pending(op->obj) || em_expr_pooled(&op->a));
+    return EmArray_Check(op->obj) &&
+           (pyem_is_pending(op->obj) || em_expr_pooled(&op->a) || pyem_fusion_foreign_ok());
 }
 
 /* The lazy path: a pending result, or Py_None (new ref) when the op runs

@@ -97,6 +97,15 @@ static char em__classify(const em_kplan *p, int k, bool *fits) {
     return scalar ? 'S' : contig ? 'C' : 'N';
 }
 
+/* A host scalar read by a device kernel travels by value in the argument
+ * (class 'P'): Python scalars need no device copy, and the key does not
+ * depend on their values. */
+static bool em__by_value(const em_array *leaf, const em_array *out) {
+    return leaf->buf && out->buf && leaf->buf->device.kind == EM_CPU &&
+           out->buf->device.kind != EM_CPU && em_array_size(leaf) == 1 &&
+           EM_DTYPE_SIZE(leaf->dtype) <= 8;
+}
+
 em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
     memset(p, 0, sizeof *p);
     p->root = root;
@@ -122,6 +131,7 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
         p->cls[k] = em__classify(p, k, &fits);
         /* The output is written per element even if its strides are all 0. */
         if (k == 0 && p->cls[0] == 'S' && p->n > 1) p->cls[0] = 'N';
+        if (k > 0 && em__by_value(p->leaves[k]->leaf, out)) p->cls[k] = 'P';
         p->contig = p->contig && p->cls[k] != 'N';
         p->idx32 = p->idx32 && fits;
     }
@@ -175,6 +185,11 @@ size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
     if (need > cap) return 0;
     char *b = buf;
     memcpy(b, p->data, 8 * (size_t)p->nops);
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] == 'P') { /* the value's bytes in the pointer's slot */
+            memset(b + 8 * k, 0, 8);
+            memcpy(b + 8 * k, p->data[k], (size_t)EM_DTYPE_SIZE(p->dtypes[k]));
+        }
     b += 8 * (size_t)p->nops;
     memcpy(b, &p->n, 8);
     b += 8;
@@ -290,6 +305,9 @@ static void em__emit_head(const em_kplan *p, em_sbuf *s) {
         if (p->cls[k] == 'S')
             em_sbuf_printf(s, "    const %s x%d = *(const %s *)p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
                            em_render_ctype(p->dtypes[k]), k);
+        else if (p->cls[k] == 'P')
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
+                           em_render_ctype(p->dtypes[k]), k);
     em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)blockDim.x * gridDim.x;\n"
                       "    for (em_idx i = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
 }
@@ -298,13 +316,14 @@ static void em__emit_head(const em_kplan *p, em_sbuf *s) {
 static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "        em_idx r = i");
     for (int k = 0; k < p->nops; k++)
-        if (p->cls[k] != 'S') em_sbuf_printf(s, ", o%d = 0", k);
+        if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, ", o%d = 0", k);
     em_sbuf_printf(s, ";\n");
     for (int d = p->ndim - 1; d >= 0; d--) {
         if (d > 0) em_sbuf_printf(s, "        { const em_idx c = r %% (em_idx)p.shape[%d]; r /= (em_idx)p.shape[%d];", d, d);
         else em_sbuf_printf(s, "        { const em_idx c = r;");
         for (int k = 0; k < p->nops; k++)
-            if (p->cls[k] != 'S') em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
+            if (p->cls[k] != 'S' && p->cls[k] != 'P')
+                em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
         em_sbuf_printf(s, " }\n");
     }
 }
@@ -321,7 +340,7 @@ em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
     if (!p->contig) em__emit_offsets(p, s);
     char addr[96], name[96];
     for (int k = 1; k < p->nops; k++) {
-        if (p->cls[k] == 'S') continue;
+        if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
         em__addr(p, k, addr, sizeof addr, false);
         em_sbuf_printf(s, "        const %s x%d = %s;\n", em_render_ctype(p->dtypes[k]), k, addr);
     }

@@ -4,13 +4,15 @@
  * broadcasting and coalescing.  Operand 0 is the output; operands 1.. are
  * the distinct leaves in first-visit order.  Each operand has a layout
  * class: 'C' contiguous in the evaluation order, 'S' a broadcast scalar
- * (all strides 0), 'N' anything else.  When no operand is 'N' the kernel
+ * (all strides 0), 'P' a host scalar (one element of at most 8 bytes in
+ * CPU memory, read by a device kernel) passed by value, 'N' anything else.  When no operand is 'N' the kernel
  * uses the contiguous fast path (element i is at index i); otherwise it
  * decomposes i over the coalesced shape.  Index math is 32-bit when the
  * element count and every operand's byte extent fit, else 64-bit.
  *
  * The kernel takes one packed argument (em_kplan_args writes it):
- *   char *d[nops]; long long n; then, for the strided form only,
+ *   char *d[nops] ('P' operands: the value's bytes, zero-padded, in the
+ *   slot); long long n; then, for the strided form only,
  *   long long shape[ndim]; long long st[nops][ndim]   (byte strides)
  * All fields are 8 bytes, so the layout has no padding.
  *

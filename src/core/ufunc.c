@@ -56,12 +56,26 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
     return EM_OK;
 }
 
+/* A 0-d host array of at most 8 bytes: device kernels take it by value
+ * (render.h, class 'P'), so it may join arrays of any device. */
+bool em__host_scalar(const em_array *a) {
+    return a && a->buf && a->buf->device.kind == EM_CPU && a->ndim == 0 &&
+           EM_DTYPE_SIZE(a->dtype) <= 8;
+}
+
 static em_status em__same_device(int nin, const em_array *const *in, const em_array *out,
                                  em_device *dev) {
     em_device d = em_array_device(in[0]);
+    for (int i = 0; i <= nin; i++) { /* the first array that is not a host scalar decides */
+        const em_array *a = i < nin ? in[i] : out;
+        if (a && a->buf && !em__host_scalar(a)) {
+            d = em_array_device(a);
+            break;
+        }
+    }
     for (int i = 0; i <= nin; i++) {
         const em_array *a = i < nin ? in[i] : out;
-        if (!a || !a->buf) continue;
+        if (!a || !a->buf || (i < nin && em__host_scalar(a))) continue;
         em_device e = em_array_device(a);
         if (e.kind != d.kind || e.id != d.id)
             return em_error(EM_EDEVICE, "arrays are on different devices: %s:%d and %s:%d",

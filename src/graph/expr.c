@@ -39,6 +39,8 @@ em_status em_expr_leaf(const em_array *a, em_expr **out) {
 
 bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
 
+bool em_expr_consumed(const em_expr *e) { return e->consumed; }
+
 /* The depth and size a node contributes to its parent: a ready node is a leaf. */
 static int em__depth(const em_expr *e) { return em_expr_ready(e) ? 0 : e->depth; }
 static int em__size(const em_expr *e) { return em_expr_ready(e) ? 1 : e->nnodes; }
@@ -49,9 +51,13 @@ em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dt
         return em_error(EM_EVALUE, "em_expr_op: op %d does not take %d inputs", (int)op, nin);
     int ndims[EM_NODE_MAXIN];
     const int64_t *shapes[EM_NODE_MAXIN];
+    em_device dev = in[0]->dev;
+    for (int i = 0; i < nin; i++) /* host scalars join any device (em__host_scalar) */
+        if (!(em_expr_ready(in[i]) && em__host_scalar(&in[i]->arr))) dev = in[i]->dev;
     for (int i = 0; i < nin; i++) {
         ndims[i] = in[i]->ndim, shapes[i] = in[i]->shape;
-        if (in[i]->dev.kind != in[0]->dev.kind || in[i]->dev.id != in[0]->dev.id)
+        bool hs = em_expr_ready(in[i]) && em__host_scalar(&in[i]->arr);
+        if (!hs && (in[i]->dev.kind != dev.kind || in[i]->dev.id != dev.id))
             return em_error(EM_EDEVICE, "expression inputs are on different devices");
     }
     int nd;
@@ -60,12 +66,13 @@ em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dt
     em_expr *e = em__expr_new();
     if (!e) return em_error(EM_ENOMEM, "out of host memory for an expression node");
     e->op = op, e->loop = loop, e->dtype = dtype, e->nin = nin;
-    e->dev = in[0]->dev;
+    e->dev = dev;
     e->ndim = nd;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)nd);
     e->nnodes = 1;
     for (int i = 0; i < nin; i++) {
         em_expr_incref(in[i]);
+        in[i]->consumed = true;
         e->in[i] = in[i];
         e->depth = em__depth(in[i]) + 1 > e->depth ? em__depth(in[i]) + 1 : e->depth;
         e->nnodes += em__size(in[i]);
@@ -111,12 +118,20 @@ static bool em__same_view(const em_array *a, const em_array *b) {
            !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
 }
 
+/* Whether two leaves read the same values: the same view, or host scalars
+ * of one dtype and value (x * 0.5 + 0.5 passes 0.5 once). */
+static bool em__same_leaf(const em_array *a, const em_array *b) {
+    if (em__same_view(a, b)) return true;
+    return a->dtype == b->dtype && em__host_scalar(a) && em__host_scalar(b) &&
+           !memcmp(a->data, b->data, EM_DTYPE_SIZE(a->dtype));
+}
+
 /* Collect the distinct arrays read (up to cap). Returns the count, cap + 1 when over. */
 static int em__leaves(const em_expr *e, const em_array **seen, int n, int cap) {
     if (n > cap) return n;
     if (em_expr_ready(e)) {
         for (int i = 0; i < n; i++)
-            if (em__same_view(seen[i], &e->arr)) return n;
+            if (em__same_leaf(seen[i], &e->arr)) return n;
         if (n < cap) seen[n] = &e->arr;
         return n + 1;
     }
@@ -191,7 +206,7 @@ static em_status em__lower_node(em__lower *L, const em_expr *e, const em_node **
         em_array v = {0};
         EM_CHECK(em__leaf_view(L, &e->arr, &v));
         for (int i = 0; i < L->nnodes; i++)
-            if (L->nodes[i].nin == 0 && em__same_view(L->nodes[i].leaf, &v)) {
+            if (L->nodes[i].nin == 0 && em__same_leaf(L->nodes[i].leaf, &v)) {
                 em_array_release(&v);
                 *out = &L->nodes[i];
                 return EM_OK;

@@ -40,10 +40,14 @@ struct em_expr {
     int64_t shape[EM_MAXDIMS];
     int depth;      /* op levels above the leaves (evaluated nodes count as leaves) */
     int nnodes;     /* nodes of the tree it expands to */
+    bool consumed;  /* an input of another expression (sticky) */
 };
 
 
 /* The fusion API is in ember/fusion.h; these are the planner's internals. */
+/* A 0-d host array of at most 8 bytes: device kernels take it by value
+ * (render.h, class 'P'), so it may join arrays of any device (core/ufunc.c). */
+bool em__host_scalar(const em_array *a);
 /* Distinct arrays the DAG reads (stops counting past limit). */
 int em_expr_nleaves(const em_expr *e, int limit);
 /* Counting and logging fused reductions. */

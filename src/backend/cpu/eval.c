@@ -25,6 +25,7 @@
 #define EM_MAXNODES 256
 #define EM_SLOT 16 /* bytes per element of a scratch buffer: the widest dtype */
 #define EM_GRAIN_ELEMS 32768
+#define EM_SCRATCH_BYTES (1 << 20) /* per thread: deep fused trees get shorter blocks */
 #define EM_MAXSHARED 16 /* shared subexpressions computed once per block */
 
 typedef struct em__plan {
@@ -36,7 +37,7 @@ typedef struct em__plan {
     int64_t shape[EM_MAXDIMS];
     int64_t strides[EM_MAXLEAVES + 1][EM_MAXDIMS]; /* leaves, then out */
     char *data[EM_MAXLEAVES + 1];
-    int64_t inner, nchunks, items, blocklen;
+    int64_t inner, nchunks, items, blocklen, block; /* block: elements per block */
     int nbufs;
     int nseen, nshared;
     const em_node *seen[EM_MAXNODES];
@@ -170,10 +171,15 @@ static em_status em__plan_make(em__plan *p, const em_node *root, em_array *out) 
     em__order_dims(p, p->nleaves + 1);
     em__coalesce(p, p->nleaves + 1);
     p->inner = p->shape[p->ndim - 1];
-    p->blocklen = p->inner < EM_BLOCK ? p->inner : EM_BLOCK;
-    p->nchunks = (p->inner + EM_BLOCK - 1) / EM_BLOCK;
-    p->items = em_array_size(out) / p->inner * p->nchunks;
     p->nbufs = 3 * p->nnodes + 2 * p->nleaves + 2;
+    /* A fused tree needs a scratch buffer per node: keep a thread's scratch
+     * near EM_SCRATCH_BYTES (cache-sized, and small beside the arrays). */
+    p->block = EM_BLOCK;
+    while (p->block > 512 && (int64_t)p->nbufs * p->block * EM_SLOT > EM_SCRATCH_BYTES)
+        p->block /= 2;
+    p->blocklen = p->inner < p->block ? p->inner : p->block;
+    p->nchunks = (p->inner + p->block - 1) / p->block;
+    p->items = em_array_size(out) / p->inner * p->nchunks;
     return EM_OK;
 }
 
@@ -252,9 +258,9 @@ static const void *em__value(em__block *b, const em_node *nd, em_dtype want, int
 
 static void em__run_block(em__block *b, int64_t item) {
     const em__plan *p = b->p;
-    int64_t outer = item / p->nchunks, start = (item % p->nchunks) * EM_BLOCK;
+    int64_t outer = item / p->nchunks, start = (item % p->nchunks) * p->block;
     int nops = p->nleaves + 1, inner = p->ndim - 1;
-    b->n = p->inner - start < EM_BLOCK ? p->inner - start : EM_BLOCK;
+    b->n = p->inner - start < p->block ? p->inner - start : p->block;
     for (int k = 0; k < nops; k++) b->ptr[k] = p->data[k] + start * p->strides[k][inner];
     for (int d = inner - 1; d >= 0; d--) {
         int64_t i = outer % p->shape[d];
