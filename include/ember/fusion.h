@@ -48,6 +48,8 @@ EM_API bool em_expr_ready(const em_expr *e);
 /* True once e has been an input of another expression (its value has a
  * reader, whether or not that one has run). */
 EM_API bool em_expr_consumed(const em_expr *e);
+/* Mark e consumed (a fused reduction read it). */
+EM_API void em_expr_consume(em_expr *e);
 /* The limit e exceeds ("depth", "distinct inputs", ...), or NULL. */
 EM_API const char *em_expr_over_limit(const em_expr *e);
 /* Whether evaluating e would read memory that a may touch. */

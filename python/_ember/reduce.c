@@ -107,6 +107,7 @@ static PyObject *pyem__reduce_pending(PyObject *ao, em_reduce_op op, int naxes, 
     em_status s;
     /* The GIL stays held: the expression is read while it runs. */
     s = em_expr_reduce(op, x, naxes, axes, keepdims, dt, ddof, &res, &fused);
+    if (s == EM_OK) em_expr_consume(x); /* read: dropping it unread later runs nothing */
     em_expr_decref(x);
     if (s != EM_OK) return pyem__raise(s);
     return pyem_wrap(&res);

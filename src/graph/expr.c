@@ -40,6 +40,7 @@ em_status em_expr_leaf(const em_array *a, em_expr **out) {
 bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
 
 bool em_expr_consumed(const em_expr *e) { return e->consumed; }
+void em_expr_consume(em_expr *e) { e->consumed = true; }
 
 /* The depth and size a node contributes to its parent: a ready node is a leaf. */
 static int em__depth(const em_expr *e) { return em_expr_ready(e) ? 0 : e->depth; }

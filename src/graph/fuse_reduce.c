@@ -12,12 +12,17 @@
  */
 #include "graph/expr.h"
 
+#include "backend/cpu/threadpool.h"
 #include "core/core.h"
+
+#include <stdatomic.h>
 
 #include <stdio.h>
 #include <string.h>
 
-#define EM_FUSE_BAND_ELEMS ((int64_t)1 << 17) /* elements per band: a few per-core caches */
+/* Elements per band: its scratch (and the reduction's reads of it) stays in
+ * a core's L2 cache. */
+#define EM_FUSE_BAND_ELEMS ((int64_t)1 << 18)
 
 /* The normalised reduced axes, if they are a suffix that leaves axis 0 kept. */
 static bool em__suffix_axes(const em_expr *e, int naxes, const int *axes) {
@@ -92,6 +97,39 @@ static em_status em__band(em_reduce_op op, const em_expr *e, int naxes, const in
     return s;
 }
 
+/* The bands after the first, spread over the thread pool: each worker
+ * evaluates and reduces whole bands by itself (the calls inside run
+ * inline), so no band waits on a barrier. */
+typedef struct em__bands {
+    em_reduce_op op;
+    const em_expr *e;
+    int naxes;
+    const int *axes;
+    bool keepdims;
+    em_dtype dt;
+    double ddof;
+    int64_t rows;
+    em_array *res;
+    atomic_int failed; /* first failure: status and message kept below */
+    em_status status;
+    char msg[256];
+} em__bands;
+
+static void em__bands_range(void *ctx, int64_t b, int64_t e, int worker) {
+    EM_UNUSED(worker);
+    em__bands *B = ctx;
+    for (int64_t i = b; i < e && !atomic_load(&B->failed); i++) {
+        int64_t r0 = (i + 1) * B->rows, r1 = r0 + B->rows < B->e->shape[0] ? r0 + B->rows : B->e->shape[0];
+        em_status s = em__band(B->op, B->e, B->naxes, B->axes, B->keepdims, B->dt, B->ddof, r0, r1, B->res);
+        em__fuse_note_chunk();
+        int zero = 0;
+        if (s != EM_OK && atomic_compare_exchange_strong(&B->failed, &zero, 1)) {
+            B->status = s; /* the message is this worker's: copy it for the caller */
+            snprintf(B->msg, sizeof B->msg, "%s", em_last_error());
+        }
+    }
+}
+
 em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
                          bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused) {
     *fused = false;
@@ -107,11 +145,17 @@ em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int
     }
     em__fuse_log_reduce(e, op);
     em_array res = {0};
-    em_status s = EM_OK;
-    for (int64_t r0 = 0; r0 < e->shape[0] && s == EM_OK; r0 += rows) {
-        int64_t r1 = r0 + rows < e->shape[0] ? r0 + rows : e->shape[0];
-        s = em__band(op, e, naxes, axes, keepdims, dt, ddof, r0, r1, &res);
-        em__fuse_note_chunk();
+    /* The first band allocates the result (its dtype is em_reduce's). */
+    int64_t r1 = rows < e->shape[0] ? rows : e->shape[0];
+    em_status s = em__band(op, e, naxes, axes, keepdims, dt, ddof, 0, r1, &res);
+    em__fuse_note_chunk();
+    int64_t nbands = (e->shape[0] + rows - 1) / rows;
+    if (s == EM_OK && nbands > 1) {
+        em__bands B = {.op = op, .e = e, .naxes = naxes, .axes = axes, .keepdims = keepdims,
+                       .dt = dt, .ddof = ddof, .rows = rows, .res = &res};
+        atomic_init(&B.failed, 0);
+        em_parallel_for(nbands - 1, 1, em__bands_range, &B);
+        if (atomic_load(&B.failed)) s = em_error(B.status, "%s", B.msg);
     }
     if (s != EM_OK) {
         em_array_release(&res);
