@@ -138,6 +138,22 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
     return EM_OK;
 }
 
+em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p) {
+    memset(p, 0, sizeof *p);
+    p->root = root;
+    p->nops = 1;
+    int nnodes = 0;
+    EM_CHECK(em__add_leaf(p, root, &nnodes));
+    p->dtypes[0] = root->dtype;
+    p->cls[0] = 'N';
+    for (int k = 1; k < p->nops; k++) {
+        p->dtypes[k] = p->leaves[k]->leaf->dtype;
+        p->data[k] = p->leaves[k]->leaf->data;
+        p->cls[k] = em__by_value(p->leaves[k]->leaf, out) ? 'P' : 'N';
+    }
+    return EM_OK;
+}
+
 /* ---- key and arguments ---------------------------------------------------- */
 
 /* Append one character (the key is built per launch: no printf). */
@@ -171,6 +187,12 @@ static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
     em_sbuf_putc(key, '('), em__kop(key, (int)nd->op), em__kc(key, (int)nd->loop);
     for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], key);
     em_sbuf_putc(key, ')');
+}
+
+void em_kplan_tree_key(const em_kplan *p, em_sbuf *key) {
+    em__key_node(p, p->root, key);
+    em_sbuf_putc(key, '|');
+    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
 }
 
 void em_kplan_key(const em_kplan *p, em_sbuf *key) {
@@ -334,6 +356,13 @@ static void em__addr(const em_kplan *p, int k, char *buf, size_t len, bool out) 
     if (p->contig) snprintf(buf, len, "((%s%s *)p.d[%d])[i]", q, T, k);
     else snprintf(buf, len, "*(%s%s *)(p.d[%d] + o%d)", q, T, k, k);
 }
+
+void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
+    em__emit e = {.p = p, .s = s};
+    em__emit_node(&e, p->root, name, len);
+}
+
+em_dtype em_render_natural(const em_node *nd) { return em__natural(nd); }
 
 em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
     em__emit_head(p, s);

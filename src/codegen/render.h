@@ -69,6 +69,18 @@ EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);
 /* A short name for messages: "add_float32". */
 EM_API void em_kplan_name(const em_kplan *p, char *buf, size_t len);
 
+/* For producers fused into a reduction (render_reduce.h): the leaves of
+ * root (operands 1.., data, dtypes, class 'P' for host scalars read on
+ * out's device, else 'N'); no shapes.  dtypes[0] is root's dtype. */
+em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p);
+/* The tree part of the key: ops, loop dtypes, leaf dtypes and classes. */
+void em_kplan_tree_key(const em_kplan *p, em_sbuf *key);
+/* Emit the statements computing p->root from operands named x1.. (already
+ * loaded); the name of the result (its natural dtype) goes to name. */
+void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len);
+/* The dtype a node's statement computes in (its loop's output). */
+em_dtype em_render_natural(const em_node *nd);
+
 /* Append x converted from dtype `from` to `to` (the CPU backend's rules). */
 void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x);
 /* C spelling of a storage dtype in the prelude ("float", "em_i64"). */

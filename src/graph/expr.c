@@ -37,6 +37,8 @@ em_status em_expr_leaf(const em_array *a, em_expr **out) {
     return EM_OK;
 }
 
+_Thread_local em_fused_input em__fused_input;
+
 bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
 
 bool em_expr_consumed(const em_expr *e) { return e->consumed; }
@@ -413,6 +415,23 @@ em_status em_expr_eval(const em_expr *e, const char *reason, em_array *out) {
     em_expr_job *j;
     EM_CHECK(em_expr_begin(e, &j));
     return em_expr_run(j, reason, out);
+}
+
+em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, const int *axes,
+                               bool keepdims, em_dtype dt, double ddof, em_array *out) {
+    em__lower *L = NULL;
+    const em_node *root = NULL;
+    em_array ph = {0};
+    EM_CHECK(em_expr_placeholder(e, &ph));
+    em_status s = em__lower_make(e, 0, -1, &L, &root);
+    if (s == EM_OK) {
+        em__fused_input = (em_fused_input){.buf = ph.buf, .root = root};
+        s = em_reduce(op, &ph, naxes, axes, keepdims, dt, ddof, out);
+        em__fused_input = (em_fused_input){0};
+        em__lower_free(L);
+    }
+    em_array_release(&ph);
+    return s;
 }
 
 em_status em_expr_eval_rows(const em_expr *e, int64_t r0, int64_t r1, em_array *out) {

@@ -45,6 +45,18 @@ struct em_expr {
 
 
 /* The fusion API is in ember/fusion.h; these are the planner's internals. */
+
+/* A reduction input that is not in memory: while em_expr_reduce runs a
+ * CUDA reduction, the backend computes the values of the array whose
+ * buffer is buf from the tree root instead of loading them (one pass). */
+typedef struct em_fused_input {
+    const em_buffer *buf;
+    const em_node *root;
+} em_fused_input;
+extern _Thread_local em_fused_input em__fused_input;
+/* em_reduce of e's values with e as the fused input (CUDA). */
+em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, const int *axes,
+                               bool keepdims, em_dtype dt, double ddof, em_array *out);
 /* A 0-d host array of at most 8 bytes: device kernels take it by value
  * (render.h, class 'P'), so it may join arrays of any device (core/ufunc.c). */
 bool em__host_scalar(const em_array *a);

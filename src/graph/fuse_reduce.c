@@ -1,5 +1,9 @@
 /* A reduction that takes its elementwise producer in (see em_expr_reduce).
  *
+ * CUDA: one kernel computes the producer per element inside the reduction
+ * (em_rplan_fuse, codegen/render_reduce.c), in the unfused kernel's order.
+ *
+ * CPU:
  * Bit identity with "evaluate, then reduce": the CPU reduction of a
  * C-contiguous array over a suffix of its axes is, per output element, a
  * function of that element's run alone when there are enough outputs for
@@ -60,8 +64,32 @@ static int64_t em__fusable_rows(em_reduce_op op, const em_expr *e, int naxes, co
     return em__band_rows(e, naxes);
 }
 
+/* CUDA: the reduction kernel computes its input from the tree (render_reduce.h)
+ * for the reductions em_reduce hands to the backend unchanged: not VAR/STD
+ * (composed from elementwise ops on the input), not ANY/ALL of non-bool
+ * (cast first), not argmin/argmax over every axis of an N-d array (flattened). */
+static bool em__cuda_fusable(em_reduce_op op, const em_expr *e, int naxes) {
+    if (em_expr_ready(e) || e->dev.kind != EM_CUDA) return false;
+    int64_t n = 1;
+    for (int i = 0; i < e->ndim; i++) n *= e->shape[i];
+    if (n == 0) return false;
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD:
+    case EM_RED_MIN:
+    case EM_RED_MAX:
+    case EM_RED_MEAN:
+    case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return e->dtype == EM_BOOL;
+    case EM_RED_ARGMIN:
+    case EM_RED_ARGMAX: return naxes == 1 || e->ndim == 1;
+    default: return false;
+    }
+}
+
 bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
-    return em__fusable_rows(op, e, naxes, axes) > 0;
+    return em__cuda_fusable(op, e, naxes) || em__fusable_rows(op, e, naxes, axes) > 0;
 }
 
 static em_status em__rows_view(const em_array *a, int64_t r0, int64_t r1, em_array *v) {
@@ -133,6 +161,15 @@ static void em__bands_range(void *ctx, int64_t b, int64_t e, int worker) {
 em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
                          bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused) {
     *fused = false;
+    if (em__cuda_fusable(op, e, naxes)) {
+        em__fuse_log_reduce(e, op);
+        if (em__expr_reduce_tree(e, op, naxes, axes, keepdims, dt, ddof, out) == EM_OK) {
+            *fused = true;
+            return EM_OK;
+        }
+        /* A kernel that did not build (or a bad axis): the unfused path
+         * below gives the same values, or raises the error itself. */
+    }
     int64_t rows = em__fusable_rows(op, e, naxes, axes);
     if (rows == 0) {
         char reason[64];

@@ -3,7 +3,9 @@
  * found, row evaluation and fused reductions equal em_reduce of the
  * evaluated producer, and host scalars travel by value in CUDA kernel
  * arguments (rendered source and packed argument, no GPU needed). */
+#include "backend/cuda/cuda_internal.h"
 #include "codegen/render.h"
+#include "codegen/render_reduce.h"
 #include "core/core.h"
 #include "ctest.h"
 #include "graph/expr.h"
@@ -203,6 +205,116 @@ static void test_host_scalar_by_value(void) {
     em_array_release(&x), em_array_release(&o), em_array_release(&h);
 }
 
+/* A fused reduction kernel: sum(sqrt(x * 2.5 + y), axes) where x has the
+ * producer's shape, y broadcasts and 2.5 is a host scalar, on a "device"
+ * (host memory labelled CUDA: planning and rendering never read it). */
+static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int *axes,
+                              em_sbuf *src, em_rplan *p, unsigned char *args, size_t *nargs) {
+    static char mem[8 * 16 * 2 * 6 * 7];
+    em_device fake = {EM_CUDA, 0};
+    int64_t sh[3] = {5, 6, 7}, ysh[2] = {1, 7}, osh[3];
+    em_array x = {0}, y = {0}, a = {0}, o = {0}, h = scalar(2.5), hh = {0};
+    em_status s = em_array_wrap(&x, mem, dt, 3, sh, NULL, fake, NULL, NULL);
+    if (s == EM_OK) s = em_array_wrap(&y, mem, dt, 2, ysh, NULL, fake, NULL, NULL);
+    if (s == EM_OK) s = em_astype(&h, dt, &hh);
+    int on = 0;
+    for (int i = 0; i < 3; i++) {
+        bool red = false;
+        for (int j = 0; j < naxes; j++) red = red || axes[j] == i;
+        if (!red) osh[on++] = sh[i];
+    }
+    em_node lx, ly, lh, m, ad, sq;
+    em_node_leaf(&lx, &x), em_node_leaf(&ly, &y), em_node_leaf(&lh, &hh);
+    em_dtype loop, odt, l2, o2;
+    CHECK(em_op_resolve(EM_OP_MULTIPLY, dt, &loop, &odt) == EM_OK);
+    m = (em_node){.op = EM_OP_MULTIPLY, .loop = loop, .dtype = odt, .nin = 2, .in = {&lx, &lh}};
+    ad = (em_node){.op = EM_OP_ADD, .loop = loop, .dtype = odt, .nin = 2, .in = {&m, &ly}};
+    CHECK(em_op_resolve(EM_OP_SQRT, odt, &l2, &o2) == EM_OK);
+    sq = (em_node){.op = EM_OP_SQRT, .loop = l2, .dtype = o2, .nin = 1, .in = {&ad}};
+    em_dtype acc = op == EM_RED_ARGMAX ? o2 : o2 == EM_FLOAT16 ? EM_FLOAT32 : o2;
+    em_dtype odtype = op == EM_RED_ARGMAX ? EM_INT64 : acc;
+    if (s == EM_OK) s = em_array_wrap(&a, mem, o2, 3, sh, NULL, fake, NULL, NULL);
+    if (s == EM_OK) s = em_array_wrap(&o, mem, odtype, on, osh, NULL, fake, NULL, NULL);
+    if (s == EM_OK) s = em_rplan_make(op, &a, naxes, axes, acc, 0, &o, p);
+    if (s == EM_OK) s = em_rplan_fuse(p, &sq, &a, naxes, axes, &o);
+    if (s == EM_OK) s = em_render_reduce(p, src);
+    if (s == EM_OK && args) *nargs = em_rplan_args(p, args, 2048); /* while the leaves live */
+    em_array_release(&x), em_array_release(&y), em_array_release(&a), em_array_release(&o);
+    em_array_release(&h), em_array_release(&hh);
+    return s;
+}
+
+static void test_fused_reduction_kernels(void) {
+    int ax1[1] = {2}, ax2[2] = {0, 2};
+    em_rplan p;
+    em_sbuf src = {0};
+    unsigned char args[2048];
+    size_t n = 0;
+    CHECK(render_fused(EM_RED_SUM, EM_FLOAT32, 1, ax1, &src, &p, args, &n) == EM_OK && src.s);
+    CHECK(p.root && p.tree.nops == 4 && p.tree.cls[2] == 'P');
+    CHECK(src.s && strstr(src.s, "em_at(p, lb, k)") && strstr(src.s, "*(const float *)&p.ld[2]"));
+    size_t base = 8 * (3 + 4 + 1 + 2 * (size_t)p.no + 2 * (size_t)p.ni);
+    float v;
+    memcpy(&v, args + base + 16, 4);
+    CHECK(n == base + 8 * 4 * (1 + (size_t)p.no + (size_t)p.ni));
+    CHECK(v == 2.5f);
+    /* leaf y (shape (1, 7)) steps 0 over the kept dims, 4 bytes along the reduced one */
+    CHECK(p.lost[3][0] == 0 && p.lost[3][1] == 0 && p.list[3][0] == 4);
+    em_sbuf key = {0};
+    em_rplan_key(&p, &key);
+    CHECK(key.s && strstr(key.s, "|F"));
+    em_sbuf_free(&key), em_sbuf_free(&src);
+    if (em_nvrtc_init() != EM_OK) return; /* the compiles need libnvrtc */
+    em_reduce_op ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMAX, EM_RED_MEAN, EM_RED_PROD};
+    em_dtype dts[] = {EM_FLOAT32, EM_FLOAT64, EM_FLOAT16};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        for (size_t j = 0; j < sizeof dts / sizeof *dts; j++) {
+            em_sbuf s2 = {0};
+            bool two = ops[i] != EM_RED_ARGMAX && j != 1;
+            CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s2, &p, NULL, NULL) == EM_OK);
+            void *cubin = NULL;
+            size_t nb = 0;
+            em_status s = em_cuda_compile(s2.s, 90, "fused reduction", &cubin, &nb);
+            if (s != EM_OK) fprintf(stderr, "%s\n%.3000s\n", em_last_error(), s2.s + strlen(em_render_prelude()));
+            CHECK(s == EM_OK);
+            free(cubin);
+            em_sbuf_free(&s2);
+        }
+}
+
+/* The elementwise kernel with a by-value operand compiles. */
+static void test_by_value_kernel_compiles(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    static char mem[8 * 100];
+    int64_t s[2] = {10, 10};
+    em_device fake = {EM_CUDA, 0};
+    em_dtype dts[] = {EM_BOOL, EM_INT8, EM_FLOAT16, EM_FLOAT32, EM_INT64, EM_COMPLEX64};
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) {
+        em_array x = {0}, o = {0}, h = scalar(3.0), hh = {0};
+        CHECK(em_array_wrap(&x, mem, dts[i], 2, s, NULL, fake, NULL, NULL) == EM_OK);
+        CHECK(em_array_wrap(&o, mem, dts[i], 2, s, NULL, fake, NULL, NULL) == EM_OK);
+        CHECK(em_astype(&h, dts[i], &hh) == EM_OK);
+        em_dtype loop, odt;
+        em_op op = dts[i] == EM_BOOL ? EM_OP_LOGICAL_AND : EM_OP_ADD;
+        CHECK(em_op_resolve(op, dts[i], &loop, &odt) == EM_OK);
+        em_node lx, lh, r = {.op = op, .loop = loop, .dtype = odt, .nin = 2};
+        em_node_leaf(&lx, &x), em_node_leaf(&lh, &hh);
+        r.in[0] = &lh, r.in[1] = &lx;
+        em_kplan p;
+        em_sbuf src = {0};
+        CHECK(em_kplan_make(&r, &o, &p) == EM_OK && p.cls[1] == 'P');
+        CHECK(em_render_full(&p, &src) == EM_OK);
+        void *cubin = NULL;
+        size_t nb = 0;
+        em_status st = em_cuda_compile(src.s, 90, "by value", &cubin, &nb);
+        if (st != EM_OK) fprintf(stderr, "%s\n", em_last_error());
+        CHECK(st == EM_OK);
+        free(cubin);
+        em_sbuf_free(&src);
+        em_array_release(&x), em_array_release(&o), em_array_release(&h), em_array_release(&hh);
+    }
+}
+
 static void test_bad_arguments(void) {
     em_expr *e = NULL;
     em_array unset = {0};
@@ -224,6 +336,8 @@ int main(void) {
     RUN(test_reads_and_shared_leaves);
     RUN(test_fused_reduction_equals_unfused);
     RUN(test_host_scalar_by_value);
+    RUN(test_fused_reduction_kernels);
+    RUN(test_by_value_kernel_compiles);
     RUN(test_bad_arguments);
     return ctest_summary();
 }

@@ -245,6 +245,23 @@ def test_fused_reduction_bit_identical(lazy, rng, op, dtype):
         assert bits(got) == bits(want)
 
 
+@pytest.mark.parametrize("op", ["sum", "max", "mean", "argmax", "prod", "count_nonzero", "var"])
+def test_reduction_of_pending_equals_unfused_on_device(device, lazy, rng, op):
+    # CPU: banded when the axes allow; CUDA: one kernel computes the producer
+    # inside the reduction (var is composed, so it evaluates first).
+    a = rng.random((6, 7, 300)).astype(np.float32)
+    fn = getattr(em, op)
+    for axis in (-1, 1, (0, 2)) if not op.startswith("arg") else (-1, 1):
+        def f(x):
+            return fn(em.sqrt(x * 2.5 + 0.5), axis=axis)
+        got = f(own(a, device))
+        want = unfused(f, own(a, device))
+        assert bits(got) == bits(want), (op, axis)
+        with np.errstate(all="ignore"):
+            assert_same(got, getattr(np, op)(np.sqrt(a * np.float32(2.5) + np.float32(0.5)),
+                                             axis=axis), rtol=1e-4)
+
+
 def test_seed004_fused_matches_numpy(lazy, rng):
     a = rng.random((20, 10, 300)).astype(np.float32)
     with em.Device("cpu"):
