@@ -229,14 +229,14 @@ static int pyem__force_operand(pyem__operand *op, const char *reason) {
     return 0;
 }
 
-/* Whether an operand can be a leaf of a pending expression: ember arrays
- * in pooled memory and Python scalars.  Memory of another owner (a NumPy
- * array wrapped without a copy, DLPack imports) may change behind our back
- * while the expression waits, so those operands run eagerly. */
+/* Whether an operand can be a leaf of a pending expression: pending
+ * arrays, Python scalars, and arrays in Ember's own (pooled) memory,
+ * including private copies of converted objects.  Memory of another owner
+ * (a NumPy array wrapped without a copy, DLPack imports) may change behind
+ * our back while the expression waits, so those operands run eagerly. */
 static int pyem__fusable(const pyem__operand *op) {
-    if (op->weak || (!EmArray_Check(op->obj) && op->a.ndim == 0)) return 1;
-    return EmArray_Check(op->obj) &&
-           (pyem_is_pending(op->obj) || em_expr_pooled(&op->a) || pyem_fusion_foreign_ok());
+    if (op->weak || em_expr_pooled(&op->a) || pyem_fusion_foreign_ok()) return 1;
+    return EmArray_Check(op->obj) && pyem_is_pending(op->obj);
 }
 
 /* The lazy path: a pending result, or Py_None (new ref) when the op runs

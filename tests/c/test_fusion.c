@@ -207,9 +207,11 @@ static void test_host_scalar_by_value(void) {
 
 /* A fused reduction kernel: sum(sqrt(x * 2.5 + y), axes) where x has the
  * producer's shape, y broadcasts and 2.5 is a host scalar, on a "device"
- * (host memory labelled CUDA: planning and rendering never read it). */
+ * (host memory labelled CUDA: planning and rendering never read it).  The
+ * argument and key are taken here, while the tree (on this stack) lives. */
 static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int *axes,
-                              em_sbuf *src, em_rplan *p, unsigned char *args, size_t *nargs) {
+                              em_sbuf *src, em_rplan *p, unsigned char *args, size_t *nargs,
+                              em_sbuf *key) {
     static char mem[8 * 16 * 2 * 6 * 7];
     em_device fake = {EM_CUDA, 0};
     int64_t sh[3] = {5, 6, 7}, ysh[2] = {1, 7}, osh[3];
@@ -238,7 +240,8 @@ static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int
     if (s == EM_OK) s = em_rplan_make(op, &a, naxes, axes, acc, 0, &o, p);
     if (s == EM_OK) s = em_rplan_fuse(p, &sq, &a, naxes, axes, &o);
     if (s == EM_OK) s = em_render_reduce(p, src);
-    if (s == EM_OK && args) *nargs = em_rplan_args(p, args, 2048); /* while the leaves live */
+    if (s == EM_OK && args) *nargs = em_rplan_args(p, args, 2048); /* while the tree lives */
+    if (s == EM_OK && key) em_rplan_key(p, key);
     em_array_release(&x), em_array_release(&y), em_array_release(&a), em_array_release(&o);
     em_array_release(&h), em_array_release(&hh);
     return s;
@@ -250,7 +253,8 @@ static void test_fused_reduction_kernels(void) {
     em_sbuf src = {0};
     unsigned char args[2048];
     size_t n = 0;
-    CHECK(render_fused(EM_RED_SUM, EM_FLOAT32, 1, ax1, &src, &p, args, &n) == EM_OK && src.s);
+    em_sbuf key = {0};
+    CHECK(render_fused(EM_RED_SUM, EM_FLOAT32, 1, ax1, &src, &p, args, &n, &key) == EM_OK && src.s);
     CHECK(p.root && p.tree.nops == 4 && p.tree.cls[2] == 'P');
     CHECK(src.s && strstr(src.s, "em_at(p, lb, k)") && strstr(src.s, "*(const float *)&p.ld[2]"));
     size_t base = 8 * (3 + 4 + 1 + 2 * (size_t)p.no + 2 * (size_t)p.ni);
@@ -260,8 +264,6 @@ static void test_fused_reduction_kernels(void) {
     CHECK(v == 2.5f);
     /* leaf y (shape (1, 7)) steps 0 over the kept dims, 4 bytes along the reduced one */
     CHECK(p.lost[3][0] == 0 && p.lost[3][1] == 0 && p.list[3][0] == 4);
-    em_sbuf key = {0};
-    em_rplan_key(&p, &key);
     CHECK(key.s && strstr(key.s, "|F"));
     em_sbuf_free(&key), em_sbuf_free(&src);
     if (em_nvrtc_init() != EM_OK) return; /* the compiles need libnvrtc */
@@ -271,7 +273,7 @@ static void test_fused_reduction_kernels(void) {
         for (size_t j = 0; j < sizeof dts / sizeof *dts; j++) {
             em_sbuf s2 = {0};
             bool two = ops[i] != EM_RED_ARGMAX && j != 1;
-            CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s2, &p, NULL, NULL) == EM_OK);
+            CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s2, &p, NULL, NULL, NULL) == EM_OK);
             void *cubin = NULL;
             size_t nb = 0;
             em_status s = em_cuda_compile(s2.s, 90, "fused reduction", &cubin, &nb);
