@@ -50,8 +50,9 @@ EM_API bool em_expr_ready(const em_expr *e);
 EM_API bool em_expr_consumed(const em_expr *e);
 /* Mark e consumed (a fused reduction read it). */
 EM_API void em_expr_consume(em_expr *e);
-/* The limit e exceeds ("depth", "distinct inputs", ...), or NULL. */
-EM_API const char *em_expr_over_limit(const em_expr *e);
+/* The limit e exceeds ("depth", "distinct inputs", ...), or NULL.  May
+ * refine e's cached leaf count (the caller's lock). */
+EM_API const char *em_expr_over_limit(em_expr *e);
 /* Whether evaluating e would read memory that a may touch. */
 EM_API bool em_expr_reads(const em_expr *e, const em_array *a);
 

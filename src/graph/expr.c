@@ -47,6 +47,7 @@ void em_expr_consume(em_expr *e) { e->consumed = true; }
 /* The depth and size a node contributes to its parent: a ready node is a leaf. */
 static int em__depth(const em_expr *e) { return em_expr_ready(e) ? 0 : e->depth; }
 static int em__size(const em_expr *e) { return em_expr_ready(e) ? 1 : e->nnodes; }
+static int em__nleaves_bound(const em_expr *e) { return em_expr_ready(e) ? 1 : e->nleaves; }
 
 em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dtype dtype,
                      em_expr **out) {
@@ -79,6 +80,7 @@ em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dt
         e->in[i] = in[i];
         e->depth = em__depth(in[i]) + 1 > e->depth ? em__depth(in[i]) + 1 : e->depth;
         e->nnodes += em__size(in[i]);
+        e->nleaves += em__nleaves_bound(in[i]);
     }
     *out = e;
     return EM_OK;
@@ -153,11 +155,15 @@ static int64_t em__param_bytes(int nops, int ndim) {
     return 8 * ((int64_t)nops + 1 + ndim + (int64_t)nops * ndim);
 }
 
-const char *em_expr_over_limit(const em_expr *e) {
+const char *em_expr_over_limit(em_expr *e) {
     if (em_expr_ready(e)) return NULL;
     if (e->depth > EM_FUSE_MAXDEPTH) return "limit: depth";
     if (e->nnodes > EM_FUSE_MAXNODES) return "limit: tree size";
-    int nl = em_expr_nleaves(e, EM_FUSE_MAXLEAVES);
+    /* The sum of the inputs' counts bounds the distinct leaves: walk the
+     * DAG only when that bound is over the limit (x = x * 0.5 + 1 in a loop
+     * walks once every few iterations, not at every op). */
+    if (e->nleaves > EM_FUSE_MAXLEAVES) e->nleaves = em_expr_nleaves(e, EM_FUSE_MAXLEAVES);
+    int nl = e->nleaves;
     if (nl > EM_FUSE_MAXLEAVES) return "limit: distinct inputs";
     if (em__param_bytes(nl + 1, e->ndim) > EM_FUSE_MAXPARAM) return "limit: parameter bytes";
     return NULL;

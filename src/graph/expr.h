@@ -41,6 +41,7 @@ struct em_expr {
     int depth;      /* op levels above the leaves (evaluated nodes count as leaves) */
     int nnodes;     /* nodes of the tree it expands to */
     bool consumed;  /* an input of another expression (sticky) */
+    int nleaves;    /* distinct arrays read: an upper bound, exact after a walk */
 };
 
 
