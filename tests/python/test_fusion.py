@@ -201,6 +201,29 @@ def _np_f(dtype, a, b):
     return np.where(a > b, a * b + a, np.maximum(a, b) - b)
 
 
+OPS = [(name, nin) for name, (_, nin) in _e.ops.items() if name != "copy"]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_every_op_fused_equals_unfused(lazy, rng, dtype):
+    # Each op of the table between two fused neighbours: (x + x) -> op -> * 1,
+    # against the same three eager calls, byte for byte.
+    hosts = [random_array(rng, (3, 33), dtype, low=1, high=6) for _ in range(3)]
+    first = "add" if dtype.kind != "b" else "logical_or"
+    for name, nin in OPS:
+        def f(*xs):
+            pre = [_e.ufunc(first, x, x) if i == 0 else x for i, x in enumerate(xs)]
+            r = _e.ufunc(name, *pre)
+            return _e.ufunc("positive" if r.dtype.kind not in "b" else "logical_not", r)
+
+        with em.Device("cpu"):
+            got, gerr = _outcome(lambda: em.eval(f(*(own(h) for h in hosts[:nin]))))
+            want, werr = _outcome(lambda: unfused(f, *(own(h) for h in hosts[:nin])))
+        assert gerr == werr, name
+        if gerr is None:
+            assert got.dtype == want.dtype and bits(got) == bits(want), name
+
+
 def test_shared_subexpression_is_read_once(lazy, rng):
     code = ("import numpy as np, ember as em\n"
             "em._ember._fusion_config(min_size=0)\n"
