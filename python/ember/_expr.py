@@ -856,6 +856,8 @@ class ReductionKernel(_KernelBase):
         body = ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
+        if nk == 1 and nd > 1:
+            body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
         sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
                "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
         return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
@@ -912,6 +914,41 @@ class ReductionKernel(_KernelBase):
         if nout >= 2 * sms or nred < 8192:
             return 1
         return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
+
+    def _cpu_columns(self, ops, nin, nd, ctype, mapped, post, rows):
+        """With one kept dimension that is closer in memory than the reduced
+        ones (a sum over axis 0 of a C-ordered matrix), walk the reduced
+        elements in the outer loop and all outputs in the inner one, into a
+        buffer of accumulators: memory is read in order.  `rows` (the
+        one-output-at-a-time loop) runs otherwise, and if the buffer cannot
+        be had."""
+        red, nr, nops = self.reduce_expr, nd - 1, len(ops)
+        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})" for k, p in enumerate(ops[:nin]))
+
+        def inner(step_of):
+            q = "".join(f"const char *_em_q{k} = _em_r{k} + _em_o * {step_of(k, p)};\n"
+                        for k, p in enumerate(ops[:nin]))
+            return ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n" + q + mapped +
+                    f"{{ const _type_reduce a = _em_av[_em_o], b = _em_v; _em_av[_em_o] = ({red}); }}\n}}\n")
+        s = (f"if (_em_nout >= 8 && _em_nred > 0 && llabs(_em_st[0]) < llabs(_em_st[{nd - 1}])) {{\n"
+             "_type_reduce *_em_av = (_type_reduce *)malloc((size_t)_em_nout * sizeof(_type_reduce));\n"
+             "if (_em_av) {\n"
+             f"for (long long _em_o = 0; _em_o < _em_nout; _em_o++) _em_av[_em_o] = (_type_reduce)({self.identity});\n"
+             + "".join(f"char *_em_r{k} = _em_p{k};\n" for k in range(nin)) +
+             f"long long _em_idx[{nr}] = {{0}};\n"
+             "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n"
+             f"if ({unit or '1'}) {{\n" + inner(lambda k, p: f"(long long)sizeof({ctype(p)})") + "} else {\n"
+             + inner(lambda k, p: f"_em_st[{k * nd}]") + "}\n"
+             f"for (int _em_d = {nr - 1}; _em_d >= 0; _em_d--) {{\n"
+             + "".join(f"_em_r{k} += _em_st[{k * nd + 1} + _em_d];\n" for k in range(nin)) +
+             "if (++_em_idx[_em_d] < _em_shape[1 + _em_d]) break;\n"
+             + "".join(f"_em_r{k} -= _em_st[{k * nd + 1} + _em_d] * _em_shape[1 + _em_d];\n" for k in range(nin)) +
+             "_em_idx[_em_d] = 0;\n}\n}\n"
+             "for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
+             + "".join(f"char *_em_b{k} = _em_p{k} + _em_o * _em_st[{k * nd}];\n" for k in range(nops)) +
+             "_type_reduce _em_acc = _em_av[_em_o];\n" + post + "}\n"
+             "free(_em_av);\nreturn;\n}\n}\n")
+        return s + rows
 
     _UNROLL = 8
 

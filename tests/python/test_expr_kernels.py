@@ -454,3 +454,20 @@ def test_reduction_replay(device, rng):
     with pytest.raises(OverflowError, match="Python int 2147483648 is out of bounds for int32"):
         k(ex, 2**31)
     assert len(k._plans) == 6
+
+
+@pytest.mark.parametrize("dt", [np.dtype("int16"), np.dtype("uint32"), np.dtype("float64")], ids=str)
+def test_reduction_over_leading_axes(device, rng, dt):
+    # one kept dimension nearer in memory than the reduced ones: the CPU walks
+    # all outputs per reduced element (a buffer of accumulators)
+    k = em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "colsum")
+    for name, x in layouts(rng, (5, 12), dt):
+        if x.ndim != 2:
+            continue
+        got = k(to_em(x), axis=0)
+        want = np.sum(x, axis=0, dtype=dt)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-12, err_msg=name)
+    x = random_array(rng, (3, 4, 10), dt)
+    np.testing.assert_allclose(k(em.asarray(x), axis=(0, 1)).get(), x.sum(axis=(0, 1), dtype=dt), rtol=1e-12)
+    np.testing.assert_allclose(k(em.asarray(x)[:, ::-1, ::2], axis=(0, 1), keepdims=True).get(),
+                               x[:, ::-1, ::2].sum(axis=(0, 1), keepdims=True, dtype=dt), rtol=1e-12)
