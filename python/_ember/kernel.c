@@ -434,7 +434,7 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
     return v;
 }
 
-/* cuda_module_load(dev, src, options, name, names=None) -> module handle,
+/* _cuda_module_load(dev, src, options, name, names=None) -> module handle,
  * or (handle, lowered names) with a tuple of name expressions (compiles
  * without the GIL). */
 static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
@@ -466,7 +466,7 @@ static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
     return lt ? Py_BuildValue("(NN)", PyLong_FromVoidPtr(mod), lt) : NULL;
 }
 
-/* cuda_module_function(dev, module, name) -> function handle */
+/* _cuda_module_function(dev, module, name) -> function handle */
 static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     int dev;
     PyObject *mo;
@@ -478,7 +478,7 @@ static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     return s == EM_OK ? PyLong_FromVoidPtr(fn) : pyem_raise(s);
 }
 
-/* cuda_func_attribute(dev, fn, attr) -> int */
+/* _cuda_func_attribute(dev, fn, attr) -> int */
 static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
     int dev, attr, v = 0;
     PyObject *fo;
@@ -510,12 +510,12 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *o = PyTuple_GET_ITEM(seq, k);
         if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
-            PyErr_SetString(PyExc_TypeError, "cpu_kernel_call: operands must be ember arrays on the CPU");
+            PyErr_SetString(PyExc_TypeError, "_cpu_kernel_call: operands must be ember arrays on the CPU");
             return -1;
         }
         const em_array *a = EMARR(o);
         if (with_strides && a->ndim != nd) {
-            PyErr_Format(PyExc_ValueError, "cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
+            PyErr_Format(PyExc_ValueError, "_cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
                          a->ndim, nd);
             return -1;
         }
@@ -525,7 +525,7 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     return 0;
 }
 
-/* cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
+/* _cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
 static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     PyObject *addr, *shape, *ops, *raws;
     long long n0, n1;
@@ -539,7 +539,7 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     Py_ssize_t nsc = sc.len / 16;
     if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: bad kernel address, sizes or operand count");
+            PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: bad kernel address, sizes or operand count");
         goto done;
     }
     long long sh[EM_MAXDIMS], st[PYEM_XK_MAXOPS * EM_MAXDIMS];
@@ -547,7 +547,7 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     const void *scp[PYEM_XK_MAXOPS];
     for (Py_ssize_t d = 0; d < nd; d++)
         if ((sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d))) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: negative dimension");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: negative dimension");
             goto done;
         }
     if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
@@ -567,13 +567,13 @@ done:
 }
 
 PyMethodDef pyem_kernel_functions[] = {
-    {"cuda_module_load", f_cuda_module_load, METH_VARARGS,
-     "cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
+    {"_cuda_module_load", f_cuda_module_load, METH_VARARGS,
+     "_cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
      "names) with name expressions (NVRTC, disk and memory caches)"},
-    {"cuda_module_function", f_cuda_module_function, METH_VARARGS,
-     "cuda_module_function(dev, module, name) -> function handle"},
-    {"cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
-     "cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
-    {"cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
-     "cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
+    {"_cuda_module_function", f_cuda_module_function, METH_VARARGS,
+     "_cuda_module_function(dev, module, name) -> function handle"},
+    {"_cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
+     "_cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
+    {"_cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
+     "_cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
     {NULL, NULL, 0, NULL}};

@@ -415,7 +415,7 @@ class ElementwiseKernel(_KernelBase):
                 self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
             else:
                 sizes = [np.int64(v.size) for v in raw_views]
-                _ember.cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
+                _ember._cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
                                        tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
             for (p, orig), view in copied:
                 orig[...] = view
@@ -553,7 +553,7 @@ class _EwPlan:
             cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _ember.cpu_kernel_call(self.k, self.n, 0, shape if self.nd else (), tuple(ops + outs), (),
+            _ember._cpu_kernel_call(self.k, self.n, 0, shape if self.nd else (), tuple(ops + outs), (),
                                    _pack_scalars(scal))
         if self.no_return:
             return None
@@ -566,7 +566,7 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     kind, dev = where
     nout, nred = sizes
     if kind != "cuda":
-        _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars(scal))
+        _ember._cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars(scal))
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
