@@ -43,7 +43,7 @@ _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int3
 _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
              "uint64": "unsigned long long", "float32": "float", "float64": "double"}
-_RESERVED = {"i", "_ind", "a", "b"}
+_RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 # C on the CPU: what CUDA code takes for granted (min/max/abs on any type,
@@ -86,7 +86,8 @@ class _Param:
         self.fixed = np.dtype(_C_ALIASES.get(type_, type_)) if type_ in _DTYPE_NAMES else None
 
 
-def _parse_params(spec, what, kname):
+def _parse_params(spec, what, kname, reserved=_RESERVED):
+    """The parameters of a CuPy parameter string ("T x, raw T y")."""
     if not isinstance(spec, str):
         raise TypeError(f"{kname}: {what} must be a str like 'T x, raw T y', got {type(spec).__name__}")
     out = []
@@ -101,9 +102,9 @@ def _parse_params(spec, what, kname):
             words = words[1:]
         if len(words) != 2 or not all(_IDENT.match(w) for w in words):
             raise ValueError(f"{kname}: bad parameter {part!r} in {what}; expected '[raw] type name'")
-        if words[1] in _RESERVED or words[1].startswith("_em"):
+        if words[1] in reserved or words[1].startswith("_em"):
             raise ValueError(f"{kname}: parameter name {words[1]!r} is reserved "
-                             "(i, _ind, a, b and names starting with _em)")
+                             f"({', '.join(reserved)} and names starting with _em)")
         out.append(_Param(raw, words[0], words[1]))
     return out
 
@@ -131,7 +132,8 @@ def _is_array(x):
 
 
 def _scalar_dtype(x):
-    """(dtype, strong) of a scalar argument, or raise TypeError."""
+    """(dtype, strong) of a scalar argument: NumPy scalars are strong,
+    Python scalars weak; (None, False) for anything else."""
     if isinstance(x, np.generic):
         return x.dtype, True
     if isinstance(x, bool):
@@ -181,6 +183,9 @@ def _scalar_value(kname, p, x, dt):
             raise OverflowError(f"{kname}: Python int {x} is out of bounds for {dt} (parameter {p.name})")
     if isinstance(x, complex) and dt.kind != "c":
         raise TypeError(f"{kname}: a complex value for parameter {p.name} of dtype {dt}")
+    if isinstance(x, float) and dt.kind in "biu":
+        raise TypeError(f"{kname}: a Python float ({x!r}) for parameter {p.name} of dtype {dt} "
+                        "would be truncated; pass an int or a NumPy scalar")
     return np.asarray(x).astype(dt)[()]
 
 
@@ -210,14 +215,14 @@ class _KernelBase:
     """What the two kinds share: parameters, options, the per-signature
     cache of compiled kernels and the launch on each device kind."""
 
-    _kind = ""
+    _reserved = _RESERVED
 
     def __init__(self, in_params, out_params, name, options, preamble):
         if not isinstance(name, str) or not _IDENT.match(name):
             raise ValueError(f"kernel name must be a C identifier, got {name!r}")
         self.name = name
-        self.in_params = _parse_params(in_params, "in_params", name)
-        self.out_params = _parse_params(out_params, "out_params", name)
+        self.in_params = _parse_params(in_params, "in_params", name, self._reserved)
+        self.out_params = _parse_params(out_params, "out_params", name, self._reserved)
         if not self.out_params:
             raise ValueError(f"{name}: out_params must name at least one output")
         names = [p.name for p in self.in_params + self.out_params]
@@ -718,6 +723,8 @@ class ReductionKernel(_KernelBase):
     from ``identity``; ``map_expr`` maps each input element, ``reduce_expr``
     combines ``a`` and ``b``, and ``post_map_expr`` writes the outputs from
     the result ``a``."""
+
+    _reserved = _RESERVED + ("a", "b")
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
                  name="reduce_kernel", reduce_type=None, options=(), preamble="", reduce_dims=True):

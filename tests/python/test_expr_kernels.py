@@ -94,6 +94,8 @@ def test_scalar_binding(device, squared_diff):
         squared_diff(x, 70000)
     with pytest.raises(TypeError, match="type T is bound to both int16 and int32"):
         squared_diff(x, np.int32(5))
+    with pytest.raises(TypeError, match=r"a Python float \(2.5\) for parameter y of dtype int16 would be truncated"):
+        squared_diff(x, 2.5)
     r = squared_diff(np.int32(7), 3, size=4)  # no arrays: size= gives the shape
     assert r.dtype == np.int32 and r.get().tolist() == [16] * 4
     r = squared_diff(7, 3, size=2)  # only Python ints: int64, as NumPy
@@ -166,6 +168,11 @@ def test_return_tuple_and_loop_hooks(device):
         em.ElementwiseKernel("T x", "T y", "y = x", "k", no_such_option=1)
     with pytest.raises(TypeError, match="loop_prep must be a str"):
         em.ElementwiseKernel("T x", "T y", "y = x", "k", loop_prep=1)
+
+
+def test_a_and_b_are_names_in_elementwise_kernels(device):
+    k = em.ElementwiseKernel("T a, T b", "T c", "c = a - b", "sub")
+    assert k(em.ones(2), 3.0).get().tolist() == [-2.0, -2.0]
 
 
 def test_several_outputs_and_preamble(device, rng):
@@ -250,6 +257,7 @@ def test_argument_errors(device, squared_diff):
 
 @pytest.mark.parametrize("args, exc, msg", [
     (("T x", "T i", "i = x"), ValueError, "parameter name 'i' is reserved"),
+    (("T x", "T _em_y", "_em_y = x"), ValueError, "parameter name '_em_y' is reserved"),
     (("T x, T x", "T y", "y = x"), ValueError, "parameter 'x' is declared twice"),
     (("T x y", "T z", "z = x"), ValueError, r"bad parameter 'T x y' in in_params; expected '\[raw\] type name'"),
     (("T x,", "T z", "z = x"), ValueError, "empty parameter in in_params"),
