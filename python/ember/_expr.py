@@ -271,6 +271,8 @@ class _KernelBase:
             if a is not None and not _is_array(a):
                 raise TypeError(f"{self.name}: output {p.name} must be an ember array, "
                                 f"got {type(a).__name__}")
+            if a is not None and not a.flags.writeable:
+                raise ValueError(f"{self.name}: output {p.name} is read-only")
 
     def _resolve(self, ins, outs):
         """dtype of every parameter by name, checking given outputs."""
@@ -402,34 +404,42 @@ class ElementwiseKernel(_KernelBase):
                 raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, expected {shape}")
         outs = [a if a is not None else self._new_out(p, types, shape, f"{kind}:{dev}")
                 for p, a in zip(self.out_params, outs)]
-        allv = vals + outs
         n = int(np.prod(shape, dtype=np.int64))
-        if n > 0:
-            ops = [(p, v) for p, v in zip(params, allv) if not p.raw and _is_array(v)]
-            views = [_broadcast_view(v, shape) for _, v in ops]
-            raws = [(p, v) for p, v in zip(params, allv) if p.raw]
-            raw_views, copied = self._raw_views(raws)
-            scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
-            contig = all(v._c_contiguous for v in views)
-            nd = 0 if contig else len(shape)
-            key = (kind, tuple(types[p.name] for p in params),
-                   tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
-            spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
-            k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
-            if kind == "cuda":
-                self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
-            else:
-                sizes = [np.int64(v.size) for v in raw_views]
-                _ember._cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
-                                       tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
-            for (p, orig), view in copied:
-                orig[...] = view
         plan = None
-        if n > 0 and not cast:
-            plan = _EwPlan(self, (kind, dev), k, shape, nd, ins, given, types, views)
+        if n > 0:
+            k, nd, views = self._run((kind, dev), types, shape, vals + outs, stream)
+            if not cast:
+                plan = _EwPlan(self, (kind, dev), k, shape, nd, ins, given, types, views)
         if self.no_return:
             return None, plan
         return (outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)), plan
+
+    def _run(self, where, types, shape, allv, stream):
+        """Compile (or find) the kernel for these arguments and run it over
+        shape; returns the kernel, its dimensions (0: contiguous) and the
+        operands' views."""
+        kind, dev = where
+        params = self.in_params + self.out_params
+        n = int(np.prod(shape, dtype=np.int64))
+        ops = [(p, v) for p, v in zip(params, allv) if not p.raw and _is_array(v)]
+        views = [_broadcast_view(v, shape) for _, v in ops]
+        raws = [(p, v) for p, v in zip(params, allv) if p.raw]
+        raw_views, copied = self._raw_views(raws)
+        scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
+        nd = 0 if all(v._c_contiguous for v in views) else len(shape)
+        key = (kind, tuple(types[p.name] for p in params),
+               tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
+        spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
+        k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
+        if kind == "cuda":
+            self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+        else:
+            sizes = [np.int64(v.size) for v in raw_views]
+            _ember._cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
+                                    tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
+        for orig, view in copied:  # raw arguments that were not contiguous: write back
+            orig[...] = view
+        return k, nd, views
 
     def _shape(self, args, size):
         """The loop shape: the inputs' broadcast shape; with no non-raw input
@@ -460,11 +470,14 @@ class ElementwiseKernel(_KernelBase):
 
     @staticmethod
     def _raw_views(raws):
+        """Raw arrays as C-contiguous ones (a copy, and (array, copy) to
+        write back, for one that is not)."""
         views, copied = [], []
         for p, v in raws:
             if not v._c_contiguous:
                 c = v.copy()
-                copied.append(((p, v), c))
+                if v.flags.writeable:
+                    copied.append((v, c))
                 v = c
             views.append(v)
         return views, copied
@@ -547,12 +560,15 @@ class _EwPlan:
                 scal.append((idx, _converter(ek.name, p, types[p.name], a)))
         self.arr, self.scal = arr, scal
         self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
+        self.given = any(given)
         self.cuda_strides = [s for v in views for s in v.strides] if nd else []
 
     def run(self, args, stream):
         shape = self.shape
         ops = [args[i] if st is None else args[i]._view_as(shape, st, 0) for i, st in self.arr]
         outs = [args[i] if i is not None else _ember.full(shape, None, dt, self.devstr) for i, dt in self.outs]
+        if self.given and not all(o.flags.writeable for o in outs):
+            raise ValueError(f"{self.name}: an output is read-only")
         scal = [conv(args[i]) for i, conv in self.scal]
         if self.kind == "cuda":
             cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
@@ -602,11 +618,14 @@ class _RedPlan:
         self.outs = [(nin + j if g else None, o.dtype, o.shape, next(vi).strides if tshape else None)
                      for j, (g, o) in enumerate(zip(given, outs))]
         self.strides = [s for v in views for s in v.strides]
+        self.name, self.given = rk.name, any(given)
 
     def run(self, args, stream):
         ts = self.tshape
         ops = [args[i] if st is None else args[i]._view_as(ts, st, 0) for i, st in self.arr]
         outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr) for i, dt, shp, _ in self.outs]
+        if self.given and not all(o.flags.writeable for o in outs):
+            raise ValueError(f"{self.name}: an output is read-only")
         ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
         _red_launch(self.where, self.k, self.rtype, self.sizes, ts, ops, self.strides,
                     [conv(args[i]) for i, conv in self.scal], stream)

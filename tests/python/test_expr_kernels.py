@@ -81,6 +81,14 @@ def test_broadcasting_and_outputs(device, squared_diff, rng):
         squared_diff(em.asarray(x), em.ones((2, 4)))
     with pytest.raises(TypeError, match="output z has dtype float32 but the kernel writes float64"):
         squared_diff(em.asarray(x), em.asarray(y), em.zeros((3, 4), dtype=em.float32))
+    ro = em.broadcast_to(em.zeros(4), (3, 4))
+    with pytest.raises(ValueError, match="output z is read-only"):
+        squared_diff(em.asarray(x), em.asarray(y), ro)
+    if device.kind == "cpu":  # a read-only view like `out`: the replayed call checks too
+        r = np.zeros((3, 4))
+        r.flags.writeable = False
+        with pytest.raises(ValueError, match="an output is read-only"):
+            squared_diff(em.asarray(x), em.asarray(y), em.asarray(r, copy=False))
 
 
 def test_scalar_binding(device, squared_diff):
