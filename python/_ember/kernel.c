@@ -18,6 +18,8 @@
 #include "pyember.h"
 #include "ember/cuda.h"
 
+#include "../../src/backend/cpu/xkernel.h"
+
 #include <limits.h>
 #include <string.h>
 
@@ -491,17 +493,10 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
 
 
 /* ---- expression kernels on the CPU ----------------------------------------
- * ember/_expr.py renders C for the system compiler (src/jit/cc.h) with one
- * signature for both kinds of kernel:
- *   void k(long long n0, long long n1, char *const *p, const long long *shape,
- *          const long long *st, const void *const *sc)
- * elementwise: n0 elements (n1 unused); reduction: n0 outputs of n1 reduced
- * elements each.  p holds the operands' data pointers, then the raw arrays';
- * st the operands' byte strides, [operand][dimension] over len(shape)
- * dimensions; sc the scalars, one per 16 bytes of the scalar buffer. */
-typedef void (*pyem_cpu_kernel)(long long, long long, char *const *, const long long *,
-                                const long long *, const void *const *);
-
+ * ember/_expr.py renders C for the system compiler (src/jit/cc.h); libember
+ * runs it over the worker threads (src/backend/cpu/xkernel.h gives the
+ * kernel's signature and what n0, n1 and the operands mean).  Scalars come
+ * as one buffer, a scalar per 16 bytes. */
 #define PYEM_XK_MAXOPS 64
 
 /* Data pointers of CPU arrays and, with_strides, their strides (each must have nd dims). */
@@ -525,19 +520,22 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     return 0;
 }
 
-/* _cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
+/* _cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars: bytes):
+ * run items [0, n0) of cost element steps each (1 for an elementwise kernel,
+ * n1 for a reduction), without the GIL when the work is large. */
 static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     PyObject *addr, *shape, *ops, *raws;
-    long long n0, n1;
+    long long n0, n1, cost;
     Py_buffer sc;
-    if (!PyArg_ParseTuple(args, "OLLO!O!O!y*", &addr, &n0, &n1, &PyTuple_Type, &shape, &PyTuple_Type, &ops,
-                          &PyTuple_Type, &raws, &sc))
+    if (!PyArg_ParseTuple(args, "OLLLO!O!O!y*", &addr, &n0, &n1, &cost, &PyTuple_Type, &shape, &PyTuple_Type,
+                          &ops, &PyTuple_Type, &raws, &sc))
         return NULL;
     PyObject *r = NULL;
-    pyem_cpu_kernel fn = (pyem_cpu_kernel)PyLong_AsVoidPtr(addr);
+    em_xkernel_fn fn = (em_xkernel_fn)PyLong_AsVoidPtr(addr);
     Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops), nraw = PyTuple_GET_SIZE(raws);
     Py_ssize_t nsc = sc.len / 16;
-    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0) {
+    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0 ||
+        cost < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: bad kernel address, sizes or operand count");
         goto done;
@@ -553,12 +551,12 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
         goto done;
     for (Py_ssize_t k = 0; k < nsc; k++) scp[k] = (const char *)sc.buf + 16 * k;
-    long long work = n1 > 1 && n0 > LLONG_MAX / n1 ? LLONG_MAX : n0 * (n1 > 1 ? n1 : 1);
+    long long work = cost > 1 && n0 > LLONG_MAX / cost ? LLONG_MAX : n0 * (cost > 1 ? cost : 1);
     if (work > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS fn(n0, n1, p, sh, st, scp);
+        Py_BEGIN_ALLOW_THREADS em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
         Py_END_ALLOW_THREADS
     } else {
-        fn(n0, n1, p, sh, st, scp);
+        em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
     }
     r = Py_NewRef(Py_None);
 done:
@@ -575,5 +573,6 @@ PyMethodDef pyem_kernel_functions[] = {
     {"_cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
      "_cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
     {"_cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
-     "_cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
+     "_cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars) -> None: run a compiled "
+     "expression kernel"},
     {NULL, NULL, 0, NULL}};

@@ -435,7 +435,7 @@ class ElementwiseKernel(_KernelBase):
             self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
         else:
             sizes = [np.int64(v.size) for v in raw_views]
-            _ember._cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
+            _ember._cpu_kernel_call(k, n, n, 1, tuple(shape) if nd else (), tuple(views),
                                     tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
         for orig, view in copied:  # raw arguments that were not contiguous: write back
             orig[...] = view
@@ -574,7 +574,7 @@ class _EwPlan:
             cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _ember._cpu_kernel_call(self.k, self.n, 0, shape if self.nd else (), tuple(ops + outs), (),
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, shape if self.nd else (), tuple(ops + outs), (),
                                    _pack_scalars(scal))
         if self.no_return:
             return None
@@ -587,7 +587,7 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     kind, dev = where
     nout, nred = sizes
     if kind != "cuda":
-        _ember._cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars(scal))
+        _ember._cpu_kernel_call(k, nout, nred, max(nred, 1), tshape, tuple(views), (), _pack_scalars(scal))
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
@@ -683,7 +683,8 @@ class _Render:
             ps += [f"{ctype(p)} {p.name}" for p in scal]
             ps += [f"long long _em_size_{p.name}" for p in raws]
             return f'extern "C" __global__ void {sym}({", ".join(ps)})'
-        return (f"void {sym}(long long _em_n, long long _em_n1, char *const *_em_p_, const long long *_em_shape, "
+        return (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_n, char *const *_em_p_, "
+                "const long long *_em_shape, "
                 "const long long *_em_st, const void *const *_em_sc)")
 
     def decls(self, raws, scal, ctype):
@@ -704,7 +705,7 @@ class _Render:
         for k, p in enumerate(raws):  # their sizes follow the scalars
             out.append(f"const long long _em_size_{p.name} = *(const long long *)_em_sc[{len(scal) + k}];")
             out.append(f"(void)_em_size_{p.name};")
-        out.append("(void)_em_n1;")
+        out.append("(void)_em_n;")
         return "\n".join(out) + "\n"
 
     def loop(self, body):
@@ -720,10 +721,13 @@ class _Render:
                     s += "".join(f"_em_q{k} += _em_c * _em_st{k}_{d};\n" for k in range(nops))
             return s + body + "\n}\n"
         if not nd:
-            return "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n}\n"
-        s = f"long long _em_idx[{nd}] = {{0}};\n"
+            return "for (long long i = _em_lo; i < _em_hi; i++) {\n" + body + "\n}\n"
+        s = f"long long _em_idx[{nd}], _em_r = _em_lo;\n"  # the odometer starts at element _em_lo
         s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
-        s += "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n"
+        s += f"for (int _em_d = {nd - 1}; _em_d >= 0; _em_d--) {{\n"
+        s += "_em_idx[_em_d] = _em_r % _em_shape[_em_d]; _em_r /= _em_shape[_em_d];\n"
+        s += "".join(f"_em_q{k} += _em_idx[_em_d] * _em_st[{k * nd} + _em_d];\n" for k in range(nops))
+        s += "}\nfor (long long i = _em_lo; i < _em_hi; i++) {\n" + body + "\n"
         s += f"for (int _em_d = {nd - 1}; _em_d >= 0; _em_d--) {{\n"
         s += "".join(f"_em_q{k} += _em_st[{k * nd} + _em_d];\n" for k in range(nops))
         s += "if (++_em_idx[_em_d] < _em_shape[_em_d]) break;\n"
@@ -879,12 +883,12 @@ class ReductionKernel(_KernelBase):
                          for k, p in enumerate(scal))
         inner = self._cpu_inner(nd, nk, nin, mapped) if nd > nk else \
             "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin)) + mapped + step + "\n"
-        body = ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
+        body = ("for (long long _em_o = _em_lo; _em_o < _em_hi; _em_o++) {\n"
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
             body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
-        sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
+        sig = (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, char *const *_em_p_, "
                "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
         return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
 
@@ -954,13 +958,14 @@ class ReductionKernel(_KernelBase):
         def inner(step_of):
             q = "".join(f"const char *_em_q{k} = _em_r{k} + _em_o * {step_of(k, p)};\n"
                         for k, p in enumerate(ops[:nin]))
-            return ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n" + q + mapped +
+            return ("for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) {\n" + q + mapped +
                     f"{{ const _type_reduce a = _em_av[_em_o], b = _em_v; _em_av[_em_o] = ({red}); }}\n}}\n")
-        s = (f"if (_em_nout >= 8 && _em_nred > 0 && llabs(_em_st[0]) < llabs(_em_st[{nd - 1}])) {{\n"
-             "_type_reduce *_em_av = (_type_reduce *)malloc((size_t)_em_nout * sizeof(_type_reduce));\n"
+        s = (f"if (_em_hi - _em_lo >= 8 && _em_nred > 0 && llabs(_em_st[0]) < llabs(_em_st[{nd - 1}])) {{\n"
+             "const long long _em_cnt = _em_hi - _em_lo;  /* outputs _em_lo + [0, _em_cnt) */\n"
+             "_type_reduce *_em_av = (_type_reduce *)malloc((size_t)_em_cnt * sizeof(_type_reduce));\n"
              "if (_em_av) {\n"
-             f"for (long long _em_o = 0; _em_o < _em_nout; _em_o++) _em_av[_em_o] = (_type_reduce)({self.identity});\n"
-             + "".join(f"char *_em_r{k} = _em_p{k};\n" for k in range(nin)) +
+             f"for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) _em_av[_em_o] = (_type_reduce)({self.identity});\n"
+             + "".join(f"char *_em_r{k} = _em_p{k} + _em_lo * _em_st[{k * nd}];\n" for k in range(nin)) +
              f"long long _em_idx[{nr}] = {{0}};\n"
              "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n"
              f"if ({unit or '1'}) {{\n" + inner(lambda k, p: f"(long long)sizeof({ctype(p)})") + "} else {\n"
@@ -970,8 +975,8 @@ class ReductionKernel(_KernelBase):
              "if (++_em_idx[_em_d] < _em_shape[1 + _em_d]) break;\n"
              + "".join(f"_em_r{k} -= _em_st[{k * nd + 1} + _em_d] * _em_shape[1 + _em_d];\n" for k in range(nin)) +
              "_em_idx[_em_d] = 0;\n}\n}\n"
-             "for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
-             + "".join(f"char *_em_b{k} = _em_p{k} + _em_o * _em_st[{k * nd}];\n" for k in range(nops)) +
+             "for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) {\n"
+             + "".join(f"char *_em_b{k} = _em_p{k} + (_em_lo + _em_o) * _em_st[{k * nd}];\n" for k in range(nops)) +
              "_type_reduce _em_acc = _em_av[_em_o];\n" + post + "}\n"
              "free(_em_av);\nreturn;\n}\n}\n")
         return s + rows

@@ -487,3 +487,19 @@ def test_reduction_over_leading_axes(device, rng, dt):
     np.testing.assert_allclose(k(em.asarray(x), axis=(0, 1)).get(), x.sum(axis=(0, 1), dtype=dt), rtol=1e-12)
     np.testing.assert_allclose(k(em.asarray(x)[:, ::-1, ::2], axis=(0, 1), keepdims=True).get(),
                                x[:, ::-1, ::2].sum(axis=(0, 1), keepdims=True, dtype=dt), rtol=1e-12)
+
+
+def test_large_calls_split_over_threads(device, rng):
+    # big enough for the CPU to split the items over its workers: every
+    # chunk must start its index and odometer at its own first item
+    iota = em.ElementwiseKernel("T x", "int64 z", "z = i + 0 * x", "iota_big")
+    x = em.asarray(rng.random((700, 300)))
+    np.testing.assert_array_equal(iota(x.T).get(), np.arange(210000).reshape(300, 700))
+    sq = em.ElementwiseKernel(*SQUARED_DIFF[:3], "sq_big")
+    a, b = rng.random((600, 500)), rng.random(500)
+    np.testing.assert_array_equal(sq(em.asarray(a)[::-1], em.asarray(b)).get(), (a[::-1] - b) ** 2)
+    k = em.ReductionKernel(*SUM[:6], "sum_big")
+    m = rng.integers(-50, 50, (1000, 300)).astype(np.int64)
+    np.testing.assert_array_equal(k(em.asarray(m), axis=1).get(), m.sum(axis=1))
+    np.testing.assert_array_equal(k(em.asarray(m), axis=0).get(), m.sum(axis=0))
+    np.testing.assert_array_equal(k(em.asarray(m.T.copy()), axis=0).get(), m.sum(axis=1))
