@@ -49,7 +49,8 @@ def _argtype(a, pos, name):
         if dt is None:
             raise TypeError(f"argument '{name}' has dtype {a.dtype}: kernels take bool, int8..uint64, "
                             "float32 and float64 arrays")
-        return ArrayT(dt, a.ndim)
+        contig = a._c_contiguous if t is _ndarray else a.flags.c_contiguous
+        return ArrayT(dt, a.ndim, layout="C" if contig else "A")
     if t is bool or isinstance(a, np.bool_):
         return "bool"
     if t is int:
@@ -274,14 +275,14 @@ class _Launcher:
         for a in args:
             t = type(a)
             if t is _ndarray:
-                key.append((a.dtype, a.ndim))
+                key.append((a.dtype, a.ndim, a._c_contiguous))
                 ad = a._dev
                 if dev is None:
                     dev = ad
                 elif ad != dev:
                     d._device_of(args, d.__name__)  # raises, naming the devices
             elif t is np.ndarray:
-                key.append((a.dtype, a.ndim))
+                key.append((a.dtype, a.ndim, a.flags.c_contiguous))
             else:
                 key.append(t)
         if dev is None:
