@@ -316,11 +316,15 @@ class _Launcher:
         em = _em()
         where = f"{dev[0]}:{dev[1]}"
         kargs = []
+        copied = []  # host arrays the kernel writes: copied back after the launch (as Numba does)
         # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
-        for a, t in zip(args, spec.types):
+        for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
             if isinstance(t, ArrayT):
                 if type(a) is not _ndarray:
+                    host = a
                     a = em.asarray(a, device=where)
+                    if pname in spec.fn.written:
+                        copied.append((host, a))
                 item = a.itemsize
                 kargs.append(a)
                 kargs.extend(a.shape)
@@ -337,6 +341,8 @@ class _Launcher:
                 spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
         else:
             spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        for host, a in copied:
+            np.copyto(host, a.get())
         if err is not None and int(err[0]):
             raise IndexError(f"kernel '{d.__name__}': an array index was out of bounds (bounds checking is on)")
         return None
