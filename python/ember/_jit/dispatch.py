@@ -73,7 +73,37 @@ class _CpuSpec:
 
 
 class _CudaSpec:
-    __slots__ = ("kernel", "fn", "types")
+    __slots__ = ("kernel", "fn", "types", "pack")
+
+
+def _cuda_packer(types, boundscheck):
+    """A function args -> the em.RawKernel argument tuple for this signature
+    (generated once: a warm CUDA launch then costs one call), or None from it
+    when an array argument is not an ember array (the general path copies
+    host arrays)."""
+    if boundscheck:
+        return lambda args, shmem: None
+    names = [f"x{i}" for i in range(len(types))]
+    checks, items, env = [], [], {"_nd": _ndarray}
+    for x, t in zip(names, types):
+        if isinstance(t, ArrayT):
+            checks.append(f"type({x}) is not _nd")
+            items.append(x)
+            items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
+            if t.layout != "C":  # C-contiguous kernels derive strides from the shape
+                size = np.dtype(t.dtype).itemsize
+                items += [f"{x}.strides[{d}] // {size}" for d in range(t.ndim)]
+        elif t in ("int64", "float64"):
+            items.append(x)  # Python ints and floats travel as int64 and float64
+        else:
+            env["_" + t] = np.dtype(t).type
+            items.append(f"_{t}({x})")
+    unpack = f"    {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    test = f"    if {' or '.join(checks)}:\n        return None\n" if checks else ""
+    src = (f"def pack(args, shmem):\n{unpack}{test}"
+           f"    return ({''.join(i + ', ' for i in items)}0, shmem)\n")
+    exec(src, env)
+    return env["pack"]
 
 
 class Dispatcher:
@@ -245,6 +275,7 @@ class Dispatcher:
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)
         spec.fn, spec.types = fn, types
+        spec.pack = _cuda_packer(types, self.boundscheck)
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -312,6 +343,10 @@ class _Launcher:
         return spec
 
     def _cuda(self, args, spec, dev):
+        kargs = spec.pack(args, self.shmem)
+        if kargs is not None and _ember._get_device() == dev:
+            spec.kernel(self.grid, self.block, kargs, self.shmem, self.stream)
+            return None
         d = self.disp
         em = _em()
         where = f"{dev[0]}:{dev[1]}"
@@ -328,7 +363,8 @@ class _Launcher:
                 item = a.itemsize
                 kargs.append(a)
                 kargs.extend(a.shape)
-                kargs.extend([s // item for s in a.strides])
+                if t.layout != "C":
+                    kargs.extend([s // item for s in a.strides])
             elif t == "int64" or t == "float64":
                 kargs.append(a)
             else:

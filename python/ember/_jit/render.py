@@ -641,8 +641,8 @@ def render_cuda(fn, entry):
     contig = []
     for _, c, t in fn.params:
         if hasattr(t, "ndim") and t.layout == "C":
-            for d in range(t.ndim):  # passed, but derived from the shape instead
-                params[params.index(f"em_i64 {c}_s{d}")] = f"em_i64 {c}_s{d}_passed"
+            for d in range(t.ndim):  # not passed: derived from the shape
+                params.remove(f"em_i64 {c}_s{d}")
             contig += _contig_strides(c, t.ndim)
     parts.append("\n".join([
         f'extern "C" __global__ void {entry}({", ".join(params)}) {{'] + contig + [
