@@ -45,3 +45,18 @@ e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 euler_gamma = 0.5772156649015329
+
+
+# Python kernels (@em.jit and its intrinsics) load on first use: the front
+# end imports ast and inspect, which `import ember` should not pay for.
+_JIT_NAMES = frozenset(("jit", "stencil", "vectorize", "threadIdx", "blockIdx", "blockDim", "gridDim",
+                        "grid", "gridsize", "syncthreads", "shared", "local", "atomic"))
+
+
+def __getattr__(name):
+    if name in _JIT_NAMES:
+        from . import _jit
+        value = getattr(_jit, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")

@@ -1,0 +1,403 @@
+"""@em.jit objects: specialise on the call's argument types, compile once per
+signature and device kind, launch.
+
+A call goes: launch configuration (cached per [blocks, threads, ...] key) ->
+signature key from the arguments' types -> compiled specialisation (a dict
+lookup once warm) -> the C launcher (CPU) or em.RawKernel (CUDA).
+"""
+import os
+import sys
+
+import numpy as np
+
+from .. import _ember
+from . import lower as _lower
+from . import render as _render
+from .types import ArrayT, FLOATS, SCALARS, dtype_name
+
+_EM_DTYPE = {name: i for i, name in enumerate(_ember.dtype_names)}
+_ndarray = _ember.ndarray
+_MAXDIM = 2**62
+
+
+def _env_boundscheck():
+    return os.environ.get("EMBER_BOUNDSCHECK", "0") not in ("", "0")
+
+
+def _dim3(v, what):
+    if isinstance(v, (tuple, list)):
+        if not 1 <= len(v) <= 3:
+            raise ValueError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {v!r}")
+        items = list(v)
+    else:
+        items = [v]
+    out = []
+    for x in items:
+        try:
+            x = int(x.__index__())
+        except AttributeError:
+            raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {v!r}") from None
+        out.append(min(max(x, -1), _MAXDIM))
+    return tuple(out + [1] * (3 - len(out)))
+
+
+def _argtype(a, pos, name):
+    """(signature key part, kernel-language type) of one argument."""
+    t = type(a)
+    if t is _ndarray or isinstance(a, np.ndarray):
+        dt = dtype_name(a.dtype)
+        if dt is None:
+            raise TypeError(f"argument '{name}' has dtype {a.dtype}: kernels take bool, int8..uint64, "
+                            "float32 and float64 arrays")
+        contig = a._c_contiguous if t is _ndarray else a.flags.c_contiguous
+        return ArrayT(dt, a.ndim, layout="C" if contig else "A")
+    if t is bool or isinstance(a, np.bool_):
+        return "bool"
+    if t is int:
+        return "int64" if -2**63 <= a < 2**63 else "uint64"
+    if t is float:
+        return "float64"
+    if isinstance(a, np.generic):
+        dt = dtype_name(a.dtype)
+        if dt is not None:
+            return dt
+    if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__array_interface__"):
+        raise TypeError(f"argument '{name}': pass an ember or NumPy array (em.asarray(x)), not "
+                        f"{t.__name__}")
+    raise TypeError(f"argument '{name}' ({t.__name__}) cannot be passed to a kernel: use arrays, "
+                    "ints, floats, bools or NumPy scalars")
+
+
+class _CpuSpec:
+    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams")
+
+
+class _CudaSpec:
+    __slots__ = ("kernel", "fn", "types", "pack")
+
+
+def _cuda_packer(types, boundscheck):
+    """A function args -> the em.RawKernel argument tuple for this signature
+    (generated once: a warm CUDA launch then costs one call), or None from it
+    when an array argument is not an ember array (the general path copies
+    host arrays)."""
+    if boundscheck:
+        return lambda args, shmem: None
+    names = [f"x{i}" for i in range(len(types))]
+    checks, items, env = [], [], {"_nd": _ndarray}
+    for x, t in zip(names, types):
+        if isinstance(t, ArrayT):
+            checks.append(f"type({x}) is not _nd")
+            items.append(x)
+            items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
+            if t.layout != "C":  # C-contiguous kernels derive strides from the shape
+                size = np.dtype(t.dtype).itemsize
+                items += [f"{x}.strides[{d}] // {size}" for d in range(t.ndim)]
+        elif t in ("int64", "float64"):
+            items.append(x)  # Python ints and floats travel as int64 and float64
+        else:
+            env["_" + t] = np.dtype(t).type
+            items.append(f"_{t}({x})")
+    unpack = f"    {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    test = f"    if {' or '.join(checks)}:\n        return None\n" if checks else ""
+    src = (f"def pack(args, shmem):\n{unpack}{test}"
+           f"    return ({''.join(i + ', ' for i in items)}0, shmem)\n")
+    exec(src, env)
+    return env["pack"]
+
+
+class Dispatcher:
+    """What @em.jit returns.  kernel[blocks, threads](args) launches; a call
+    without a launch configuration runs the function once on the CPU (plain
+    functions with loops); device functions are only called from kernels."""
+
+    def __init__(self, pyfunc, device=False, boundscheck=None, source=None):
+        self.py_func = pyfunc
+        self.device = device
+        self.boundscheck = _env_boundscheck() if boundscheck is None else bool(boundscheck)
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__wrapped__ = pyfunc
+        self._src = source
+        self._configs = {}
+        self._fast = {}         # (argument key, device) -> spec, see _Launcher.__call__
+        self._specs = {}        # (kind, device kind, types) -> spec
+        self.compile_count = 0  # compilations (tests check the cache with it)
+
+    def __repr__(self):
+        return f"<ember.jit {'device function' if self.device else 'kernel'} {self.__name__}>"
+
+    def source(self):
+        if self._src is None:
+            self._src = _lower.Source.from_function(self.py_func)
+        return self._src
+
+    # -- launch configuration ----------------------------------------------------
+    def __getitem__(self, config):
+        launcher = self._configs.get(config) if type(config) is tuple else None
+        if launcher is None:
+            launcher = self._configure(config)
+            try:
+                if len(self._configs) < 64:
+                    self._configs[config] = launcher
+            except TypeError:  # an unhashable stream: just don't cache
+                pass
+        return launcher
+
+    def _configure(self, config):
+        if self.device:
+            raise TypeError(f"'{self.__name__}' is a device function: call it from a kernel")
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("a launch configuration is kernel[blocks, threads], "
+                             "kernel[blocks, threads, stream] or kernel[blocks, threads, stream, shared_mem]")
+        grid = _dim3(config[0], "grid (blocks)")
+        block = _dim3(config[1], "block (threads per block)")
+        stream = config[2] if len(config) > 2 else None
+        shmem = int(config[3]) if len(config) > 3 else 0
+        if shmem < 0:
+            raise ValueError(f"shared_mem must be >= 0, got {shmem}")
+        _ember._jit_check_launch(self.__name__, grid, block, min(shmem, _MAXDIM))
+        return _Launcher(self, grid, block, stream, shmem)
+
+    def __call__(self, *args):
+        if self.device:
+            raise TypeError(f"'{self.__name__}' is a device function (@em.jit(device=True)): "
+                            "call it from a kernel")
+        return self._call_plain(args)
+
+    # -- signatures ----------------------------------------------------------------
+    def _types(self, args):
+        src = self.source()
+        spec = src.fdef.args
+        if spec.vararg or spec.kwarg or spec.kwonlyargs or spec.defaults or spec.posonlyargs:
+            _lower.Lowerer(src, (), "kernel", None, "").fail(
+                src.fdef, "only plain positional parameters are supported (no defaults, *args, "
+                          "**kwargs or keyword-only parameters)")
+        names = [p.arg for p in spec.args]
+        if len(names) != len(args):
+            raise TypeError(f"{self.__name__}() takes {len(names)} arguments but {len(args)} were given")
+        return tuple(_argtype(a, i, names[i]) for i, a in enumerate(args)), names
+
+    @staticmethod
+    def _device_of(args, name):
+        dev = None
+        for i, a in enumerate(args):
+            if type(a) is _ndarray:
+                d = a._dev
+            elif hasattr(a, "__cuda_array_interface__") and not isinstance(a, np.ndarray):
+                d = ("cuda", -1)
+            else:
+                continue
+            if dev is None:
+                dev = d
+            elif d != dev:
+                raise ValueError(f"kernel '{name}': arguments are on different devices "
+                                 f"({dev[0]}:{dev[1]} and {d[0]}:{d[1]}); copy them to one device first")
+        return dev or _ember._get_device()
+
+    def lower(self, types, kind):
+        fn, lw = _lower.lower_function(self.source(), types, kind, self.boundscheck)
+        return fn, lw
+
+    def render(self, *args, device="cpu", kind="kernel"):
+        """The C (device='cpu') or CUDA C (device='cuda') source compiled for these arguments."""
+        types, _ = self._types(args)
+        fn, _ = self.lower(types, kind)
+        if str(device).startswith("cuda"):
+            return _render.render_cuda(fn, "em_" + self.__name__)
+        return _render.render_cpu(fn, "em_k")
+
+    # -- CPU ---------------------------------------------------------------------------
+    def _cpu_spec(self, kind, types, names):
+        key = (kind, "cpu", types)
+        spec = self._specs.get(key)
+        if spec is not None:
+            return spec
+        if not _ember._cc_available():
+            raise _compile_error(f"a C compiler is needed to run @em.jit {'kernels' if kind == 'kernel' else 'functions'} "
+                                 f"on the CPU: {_ember._cc_why()} (set EMBER_CC to the compiler's command)")
+        fn, lw = self.lower(types, kind)
+        src = _render.render_cpu(fn, "em_k")
+        handle = _ember._cc_load(src, self.__name__)
+        self.compile_count += 1
+        rng = _ember._cc_sym(handle, "em_k_range")
+        thr = _ember._cc_sym(handle, "em_k_thread") if fn.uses_sync else 0
+        kinds, ndims, dtypes = _render.slot_layout(fn)
+        pnames = [n for n, _, _ in fn.params]
+        if kind == "plain" and fn.ret:
+            kinds.append("W"), ndims.append(1), dtypes.append(fn.ret), pnames.append("<return>")
+        spec = _CpuSpec()
+        spec.cspec = (rng, thr, self.__name__, (fn.shared_bytes + 15) // 16 * 16,
+                      "".join(kinds).encode(), bytes(ndims), bytes(_EM_DTYPE[d] for d in dtypes),
+                      tuple(pnames))
+        spec.fn, spec.allocs, spec.ret, spec.ret_array = fn, lw.allocs, fn.ret, lw.ret_array
+        spec.nparams = len(types)
+        self._specs[key] = spec
+        return spec
+
+    def _call_plain(self, args):
+        types, names = self._types(args)
+        dev = self._device_of(args, self.__name__)
+        if dev[0] != "cpu":
+            raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
+                             f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
+                             "pass CPU arrays")
+        spec = self._cpu_spec("plain", types, names)
+        full = list(args)
+        byname = dict(zip(names, args))
+        for name, how, srcname, dt in spec.allocs:
+            like = byname[srcname]
+            mod = np if isinstance(like, np.ndarray) else _em()
+            arr = getattr(mod, how)(like, dtype=dt)
+            byname[name] = arr
+            full.append(arr)
+        ret = None
+        if spec.ret:
+            ret = np.empty(1, dtype=spec.ret)
+            full.append(ret)
+        out = _ember._jit_launch(spec.cspec, tuple(full), (1, 1, 1), (1, 1, 1), 0)
+        if out:
+            sys.stdout.write(out)
+        if spec.ret_array is not None:
+            return byname[spec.ret_array]
+        return ret[0] if ret is not None else None
+
+    # -- CUDA --------------------------------------------------------------------------
+    def _cuda_spec(self, types, names, dev):
+        key = ("kernel", dev, types)
+        spec = self._specs.get(key)
+        if spec is not None:
+            return spec
+        em = _em()
+        fn, _ = self.lower(types, "kernel")
+        entry = "em_" + self.__name__
+        src = _render.render_cuda(fn, entry)
+        spec = _CudaSpec()
+        spec.kernel = em.RawKernel(src, entry)
+        spec.fn, spec.types = fn, types
+        spec.pack = _cuda_packer(types, self.boundscheck)
+        self.compile_count += 1
+        self._specs[key] = spec
+        return spec
+
+
+def _em():
+    import ember
+    return ember
+
+
+def _compile_error(msg):
+    return _em().CompileError(msg)
+
+
+class _Launcher:
+    """kernel[blocks, threads, stream, shared_mem]: call it with the arguments."""
+    __slots__ = ("disp", "grid", "block", "stream", "shmem")
+
+    def __init__(self, disp, grid, block, stream, shmem):
+        self.disp, self.grid, self.block, self.stream, self.shmem = disp, grid, block, stream, shmem
+
+    def __call__(self, *args):
+        d = self.disp
+        # The fast path: a key from the arguments' types, dtypes and ndims and
+        # the device, found in a dict once the signature has been compiled.
+        key = []
+        dev = None
+        for a in args:
+            t = type(a)
+            if t is _ndarray:
+                key.append((a.dtype, a.ndim, a._c_contiguous))
+                ad = a._dev
+                if dev is None:
+                    dev = ad
+                elif ad != dev:
+                    d._device_of(args, d.__name__)  # raises, naming the devices
+            elif t is np.ndarray:
+                key.append((a.dtype, a.ndim, a.flags.c_contiguous))
+            else:
+                key.append(t)
+        if dev is None:
+            dev = _ember._get_device()
+        spec = d._fast.get((tuple(key), dev))
+        if spec is None:
+            spec = self._slow(args, tuple(key), dev)
+        if dev[0] == "cpu":
+            out = _ember._jit_launch(spec.cspec, args, self.grid, self.block, self.shmem)
+            if out:
+                sys.stdout.write(out)
+            return None
+        return self._cuda(args, spec, dev)
+
+    def _slow(self, args, key, dev):
+        """Type the arguments and find or compile the specialisation."""
+        d = self.disp
+        types, names = d._types(args)
+        dev = d._device_of(args, d.__name__)
+        if dev[0] == "cpu":
+            spec = d._cpu_spec("kernel", types, names)
+        else:
+            spec = d._cuda_spec(types, names, dev)
+        if all(not (t is int and isinstance(tt, str) and tt == "uint64")
+               for t, tt in zip(key, types)):
+            d._fast[(key, dev)] = spec
+        return spec
+
+    def _cuda(self, args, spec, dev):
+        kargs = spec.pack(args, self.shmem)
+        if kargs is not None and _ember._get_device() == dev:
+            spec.kernel(self.grid, self.block, kargs, self.shmem, self.stream)
+            return None
+        d = self.disp
+        em = _em()
+        where = f"{dev[0]}:{dev[1]}"
+        kargs = []
+        copied = []  # host arrays the kernel writes: copied back after the launch (as Numba does)
+        # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
+        for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
+            if isinstance(t, ArrayT):
+                if type(a) is not _ndarray:
+                    host = a
+                    a = em.asarray(a, device=where)
+                    if pname in spec.fn.written:
+                        copied.append((host, a))
+                item = a.itemsize
+                kargs.append(a)
+                kargs.extend(a.shape)
+                if t.layout != "C":
+                    kargs.extend([s // item for s in a.strides])
+            elif t == "int64" or t == "float64":
+                kargs.append(a)
+            else:
+                kargs.append(np.dtype(t).type(a))
+        err = em.zeros(1, dtype="int32", device=where) if d.boundscheck else None
+        kargs.append(err if err is not None else 0)
+        kargs.append(self.shmem)
+        if _ember._get_device() != dev:
+            with em.Device(where):
+                spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        else:
+            spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        for host, a in copied:
+            np.copyto(host, a.get())
+        if err is not None and int(err[0]):
+            raise IndexError(f"kernel '{d.__name__}': an array index was out of bounds (bounds checking is on)")
+        return None
+
+
+def jit(fn=None, *, device=False, boundscheck=None, **unsupported):
+    """Compile a Python function as a kernel (``k[blocks, threads](args)``),
+    a device function (``device=True``) or a plain function with loops
+    (called directly, runs on the CPU).  The kernel language is in API.md's Kernels section."""
+    if unsupported:
+        raise TypeError(f"em.jit: unsupported options {sorted(unsupported)} "
+                        "(supported: device=, boundscheck=)")
+    if fn is None:
+        return lambda f: jit(f, device=device, boundscheck=boundscheck)
+    if isinstance(fn, str) or isinstance(fn, (tuple, list)):
+        raise TypeError("em.jit takes no type signatures: types come from the arguments at each call")
+    if not callable(fn):
+        raise TypeError(f"em.jit decorates a function, not {type(fn).__name__}")
+    return Dispatcher(fn, device=device, boundscheck=boundscheck)
+
+
+__all__ = ["jit", "Dispatcher", "SCALARS", "FLOATS"]

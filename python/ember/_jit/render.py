@@ -1,0 +1,671 @@
+"""Typed IR -> C source for the CPU or CUDA C for NVRTC.
+
+One renderer, two dialects (tinygrad's cstyle idea): a table says how each
+dialect spells the thread registers, barriers, print, shared memory, the
+function qualifiers and the entry points; everything else (arithmetic with
+Python/NumPy semantics, casts, indexing, loops) is written once, with
+helpers in a prelude shared by both.
+"""
+from . import ir
+from .types import CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
+
+_TYPES_C = """#include <stdint.h>
+#include <stdbool.h>
+#include <math.h>
+typedef int8_t em_i8; typedef int16_t em_i16; typedef int32_t em_i32; typedef int64_t em_i64;
+typedef uint8_t em_u8; typedef uint16_t em_u16; typedef uint32_t em_u32; typedef uint64_t em_u64;
+typedef bool em_b; typedef float em_f32; typedef double em_f64;
+typedef union { em_i64 i; em_u64 u; em_f64 d; } em_slot;
+/* Must match src/jit/cpu_launch.h (EM_JIT_ABI 1). */
+typedef struct em_jit_ctx {
+    em_i64 tid[3], bid[3], bdim[3], gdim[3];
+    char *shared;
+    em_i64 shared_dyn;
+    void (*print)(struct em_jit_ctx *c, const char *fmt, ...);
+    void (*sync)(struct em_jit_ctx *c);
+    int oob;
+    int thread;
+    void *out;
+    void *sched;
+    char scratch[64];
+} em_jit_ctx;
+typedef em_jit_ctx em_ctx;
+/* The thread's indices, passed by value so they live in registers. */
+typedef struct { em_i64 tid[3], bid[3], bdim[3], gdim[3]; } em_ix;
+#define EM_DEV static inline __attribute__((unused, always_inline))
+#define EM_INF __builtin_inf()
+#define EM_NAN __builtin_nan("")
+EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) { c->oob = 1; return 0; }
+    return i;
+}
+EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
+    return c->oob ? (void *)c->scratch : (void *)((char *)p + off * size);
+}
+"""
+
+_TYPES_CUDA = """typedef signed char em_i8; typedef short em_i16; typedef int em_i32; typedef long long em_i64;
+typedef unsigned char em_u8; typedef unsigned short em_u16; typedef unsigned int em_u32;
+typedef unsigned long long em_u64; typedef bool em_b; typedef float em_f32; typedef double em_f64;
+typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
+#define EM_DEV static __device__ __forceinline__
+#define EM_INF __longlong_as_double(0x7ff0000000000000LL)
+#define EM_NAN __longlong_as_double(0x7ff8000000000000LL)
+__device__ char em_scratch[64];
+extern __shared__ char em_dynshm[];
+EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
+    return i;
+}
+EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
+    return c->oob ? (void *)em_scratch : (void *)((char *)p + off * size);
+}
+"""
+
+# Python/NumPy semantics where C differs (both dialects).
+_HELPERS = """EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
+EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i64)(0 - (em_u64)a);
+    em_i64 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i64 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
+EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
+EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
+    em_u64 r = 1;
+    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
+    return r;
+}
+EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
+EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
+EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
+EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
+EM_DEV em_i64 em_f2i64(em_f64 x) {
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
+}
+EM_DEV em_u64 em_f2u64(em_f64 x) {
+    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
+    return (em_u64)em_f2i64(x);
+}
+"""
+
+_FLOAT_DIVMOD = """EM_DEV T em_mod_F(T a, T b) {
+    if (b == 0) return FMOD(a, b);
+    T m = FMOD(a, b);
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+    else m = COPYSIGN((T)0, b);
+    return m;
+}
+EM_DEV T em_floordiv_F(T a, T b) {
+    if (b == 0) return a / b;
+    T m = FMOD(a, b), d = (a - m) / b, f;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d != 0) { f = FLOOR(d); if (d - f > (T)0.5) f += 1; }
+    else f = COPYSIGN((T)0, a / b);
+    return f;
+}
+"""
+
+
+def _float_helpers():
+    out = []
+    for t, suf in (("float64", ""), ("float32", "f")):
+        s = _FLOAT_DIVMOD.replace("em_mod_F", "em_mod_" + t).replace("em_floordiv_F", "em_floordiv_" + t)
+        s = s.replace("FMOD", "fmod" + suf).replace("COPYSIGN", "copysign" + suf).replace("FLOOR", "floor" + suf)
+        out.append(s.replace("T", CTYPE[t]).replace("(em_f32)0.5", "0.5f"))
+    return "".join(out)
+
+
+def _minmax_helpers():
+    out = []
+    for t, c in CTYPE.items():
+        out.append(f"EM_DEV {c} em_min_{t}({c} a, {c} b) {{ return b < a ? b : a; }}\n")
+        out.append(f"EM_DEV {c} em_max_{t}({c} a, {c} b) {{ return b > a ? b : a; }}\n")
+        if t in SIGNED:
+            out.append(f"EM_DEV {c} em_abs_{t}({c} a) {{ return a < 0 ? ({c})(0 - (em_u64)a) : a; }}\n")
+        elif t in UNSIGNED or t == "bool":
+            out.append(f"EM_DEV {c} em_abs_{t}({c} a) {{ return a; }}\n")
+    return "".join(out)
+
+
+_ATOMIC_C = """EM_DEV T em_atomic_add_N(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+EM_DEV T em_atomic_sub_N(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+EM_DEV T em_atomic_exch_N(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+EM_DEV T em_atomic_cas_N(T *p, T o, T v) { __atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return o; }
+EM_DEV T em_atomic_max_N(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); while (v > o && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {} return o; }
+EM_DEV T em_atomic_min_N(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); while (v < o && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {} return o; }
+"""
+_ATOMIC_C_FLOAT = """EM_DEV T em_atomic_rmw_N(T *p, T v, int op) {
+    T o, n;
+    __atomic_load(p, &o, __ATOMIC_RELAXED);
+    do {
+        n = op == 0 ? o + v : op == 1 ? o - v : op == 2 ? (v > o ? v : o) : op == 3 ? (v < o ? v : o) : v;
+    } while (!__atomic_compare_exchange(p, &o, &n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return o;
+}
+EM_DEV T em_atomic_add_N(T *p, T v) { return em_atomic_rmw_N(p, v, 0); }
+EM_DEV T em_atomic_sub_N(T *p, T v) { return em_atomic_rmw_N(p, v, 1); }
+EM_DEV T em_atomic_max_N(T *p, T v) { return em_atomic_rmw_N(p, v, 2); }
+EM_DEV T em_atomic_min_N(T *p, T v) { return em_atomic_rmw_N(p, v, 3); }
+EM_DEV T em_atomic_exch_N(T *p, T v) { return em_atomic_rmw_N(p, v, 4); }
+"""
+# CUDA: native atomics where the hardware has them, a CAS loop otherwise.
+_ATOMIC_CUDA = """EM_DEV em_i32 em_atomic_add_int32(em_i32 *p, em_i32 v) { return atomicAdd(p, v); }
+EM_DEV em_u32 em_atomic_add_uint32(em_u32 *p, em_u32 v) { return atomicAdd(p, v); }
+EM_DEV em_i64 em_atomic_add_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, (em_u64)v); }
+EM_DEV em_u64 em_atomic_add_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, v); }
+EM_DEV em_f32 em_atomic_add_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, v); }
+EM_DEV em_f64 em_atomic_add_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, v); }
+EM_DEV em_i32 em_atomic_sub_int32(em_i32 *p, em_i32 v) { return atomicSub(p, v); }
+EM_DEV em_u32 em_atomic_sub_uint32(em_u32 *p, em_u32 v) { return atomicSub(p, v); }
+EM_DEV em_i64 em_atomic_sub_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, 0 - (em_u64)v); }
+EM_DEV em_u64 em_atomic_sub_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, 0 - v); }
+EM_DEV em_f32 em_atomic_sub_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, -v); }
+EM_DEV em_f64 em_atomic_sub_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, -v); }
+EM_DEV em_i32 em_atomic_max_int32(em_i32 *p, em_i32 v) { return atomicMax(p, v); }
+EM_DEV em_u32 em_atomic_max_uint32(em_u32 *p, em_u32 v) { return atomicMax(p, v); }
+EM_DEV em_i64 em_atomic_max_int64(em_i64 *p, em_i64 v) { return atomicMax(p, v); }
+EM_DEV em_u64 em_atomic_max_uint64(em_u64 *p, em_u64 v) { return atomicMax(p, v); }
+EM_DEV em_i32 em_atomic_min_int32(em_i32 *p, em_i32 v) { return atomicMin(p, v); }
+EM_DEV em_u32 em_atomic_min_uint32(em_u32 *p, em_u32 v) { return atomicMin(p, v); }
+EM_DEV em_i64 em_atomic_min_int64(em_i64 *p, em_i64 v) { return atomicMin(p, v); }
+EM_DEV em_u64 em_atomic_min_uint64(em_u64 *p, em_u64 v) { return atomicMin(p, v); }
+EM_DEV em_i32 em_atomic_exch_int32(em_i32 *p, em_i32 v) { return atomicExch(p, v); }
+EM_DEV em_u32 em_atomic_exch_uint32(em_u32 *p, em_u32 v) { return atomicExch(p, v); }
+EM_DEV em_i64 em_atomic_exch_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicExch((em_u64 *)p, (em_u64)v); }
+EM_DEV em_u64 em_atomic_exch_uint64(em_u64 *p, em_u64 v) { return atomicExch(p, v); }
+EM_DEV em_f32 em_atomic_exch_float32(em_f32 *p, em_f32 v) { return atomicExch(p, v); }
+EM_DEV em_f64 em_atomic_exch_float64(em_f64 *p, em_f64 v) { return __longlong_as_double((long long)atomicExch((em_u64 *)p, (em_u64)__double_as_longlong(v))); }
+EM_DEV em_i32 em_atomic_cas_int32(em_i32 *p, em_i32 o, em_i32 v) { return atomicCAS(p, o, v); }
+EM_DEV em_u32 em_atomic_cas_uint32(em_u32 *p, em_u32 o, em_u32 v) { return atomicCAS(p, o, v); }
+EM_DEV em_i64 em_atomic_cas_int64(em_i64 *p, em_i64 o, em_i64 v) { return (em_i64)atomicCAS((em_u64 *)p, (em_u64)o, (em_u64)v); }
+EM_DEV em_u64 em_atomic_cas_uint64(em_u64 *p, em_u64 o, em_u64 v) { return atomicCAS(p, o, v); }
+EM_DEV em_f32 em_atomic_max_float32(em_f32 *p, em_f32 v) {
+    em_u32 *q = (em_u32 *)p, old = *q, as;
+    do { as = old; if (!(v > __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
+    return __uint_as_float(old);
+}
+EM_DEV em_f32 em_atomic_min_float32(em_f32 *p, em_f32 v) {
+    em_u32 *q = (em_u32 *)p, old = *q, as;
+    do { as = old; if (!(v < __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
+    return __uint_as_float(old);
+}
+EM_DEV em_f64 em_atomic_max_float64(em_f64 *p, em_f64 v) {
+    em_u64 *q = (em_u64 *)p, old = *q, as;
+    do { as = old; if (!(v > __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
+    return __longlong_as_double((long long)old);
+}
+EM_DEV em_f64 em_atomic_min_float64(em_f64 *p, em_f64 v) {
+    em_u64 *q = (em_u64 *)p, old = *q, as;
+    do { as = old; if (!(v < __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
+    return __longlong_as_double((long long)old);
+}
+"""
+
+
+def _atomic_c():
+    out = []
+    for t in ("int32", "uint32", "int64", "uint64"):
+        out.append(_ATOMIC_C.replace("_N(", f"_{t}(").replace("T ", CTYPE[t] + " ").replace("T *", CTYPE[t] + " *"))
+    for t in ("float32", "float64"):
+        out.append(_ATOMIC_C_FLOAT.replace("_N(", f"_{t}(").replace("T ", CTYPE[t] + " ").replace("T *", CTYPE[t] + " *"))
+    return "".join(out)
+
+
+class Dialect:
+    def __init__(self, name):
+        self.name = name
+        self.cuda = name == "cuda"
+
+    def prelude(self):
+        if self.cuda:
+            return _TYPES_CUDA + _HELPERS + _float_helpers() + _minmax_helpers() + _ATOMIC_CUDA
+        return _TYPES_C + _HELPERS + _float_helpers() + _minmax_helpers() + _atomic_c()
+
+    def special(self, reg, d):
+        if self.cuda:
+            cu = {"tid": "threadIdx", "bid": "blockIdx", "bdim": "blockDim", "gdim": "gridDim"}[reg]
+            return f"((em_i64){cu}.{'xyz'[d]})"
+        return f"em_i.{reg}[{d}]"
+
+    def ctx_params(self):
+        return ["em_ctx *em_c"] if self.cuda else ["em_ctx *em_c", "em_ix em_i"]
+
+    def ctx_args(self):
+        return ["em_c"] if self.cuda else ["em_c", "em_i"]
+
+
+_PRELUDES = {}
+
+
+def prelude(dialect):
+    p = _PRELUDES.get(dialect)
+    if p is None:
+        p = _PRELUDES[dialect] = Dialect(dialect).prelude()
+    return p
+
+
+def _c_string(s):
+    out = []
+    for b in s.encode("utf-8"):
+        c = chr(b)
+        if c == "%":
+            out.append("%%")
+        elif c in '"\\':
+            out.append("\\" + c)
+        elif 32 <= b < 127:
+            out.append(c)
+        else:
+            out.append(f"\\{b:03o}")
+    return "".join(out)
+
+
+def _float_lit(v, t):
+    if v != v:
+        s = "EM_NAN"
+    elif v in (float("inf"), float("-inf")):
+        s = "EM_INF" if v > 0 else "(-EM_INF)"
+    else:
+        s = repr(float(v))
+        if "e" not in s and "." not in s:
+            s += ".0"
+    return f"(({CTYPE[t]}){s})"
+
+
+class Renderer:
+    def __init__(self, dialect):
+        self.d = Dialect(dialect)
+
+    # -- expressions ---------------------------------------------------------------
+    def e(self, x):
+        return getattr(self, "e_" + type(x).__name__)(x)
+
+    def e_Const(self, x):
+        t, v = x.ty, x.value
+        if t == "bool":
+            return "((em_b)1)" if v else "((em_b)0)"
+        if t in FLOATS:
+            return _float_lit(float(v), t)
+        v = int(v)
+        if t == "uint64":
+            return f"((em_u64){v}ULL)"
+        if t == "int64":
+            return "((em_i64)(-9223372036854775807LL - 1))" if v == -2**63 else f"((em_i64){v}LL)"
+        return f"(({CTYPE[t]}){v})"
+
+    def e_Var(self, x):
+        return x.cname
+
+    def e_Special(self, x):
+        return self.d.special(x.reg, x.dim)
+
+    def e_Bin(self, x):
+        a, b, t, op = self.e(x.a), self.e(x.b), x.opty, x.op
+        c = CTYPE[t]
+        if t in INTS and op in "+-*":
+            return f"(({c})((em_u64)({a}) {op} (em_u64)({b})))"
+        if t == "bool" or t in INTS:
+            return f"(({c})(({a}) {op} ({b})))"
+        return f"(({a}) {op} ({b}))"
+
+    def e_Cmp(self, x):
+        return f"(({self.e(x.a)}) {x.op} ({self.e(x.b)}))"
+
+    def e_Logic(self, x):
+        op = " && " if x.op == "and" else " || "
+        return "(" + op.join(f"({self.e(i)})" for i in x.items) + ")"
+
+    def e_Unary(self, x):
+        a, c = self.e(x.a), CTYPE.get(x.ty)
+        if x.op == "not":
+            return f"(!({a}))"
+        if x.op == "inv":
+            return f"(({c})~({a}))"
+        if x.ty in INTS:
+            return f"(({c})(0 - (em_u64)({a})))"
+        return f"(-({a}))"
+
+    def e_Cast(self, x):
+        return self.conv(self.e(x.a), x.a.ty, x.ty)
+
+    def conv(self, a, f, t):
+        if f == t:
+            return a
+        c = CTYPE[t]
+        if t == "bool":
+            return f"(({a}) != 0)"
+        if f in FLOATS and t in INTS:
+            h = "em_f2u64" if t in UNSIGNED else "em_f2i64"
+            return f"(({c}){h}((em_f64)({a})))"
+        return f"(({c})({a}))"
+
+    def e_Call(self, x):
+        fn, t = x.fn, x.ty
+        args = [self.e(a) for a in x.args]
+        if fn in ("floordiv", "mod", "pow") and t in INTS:
+            w = "u64" if t in UNSIGNED else "i64"
+            return f"(({CTYPE[t]})em_{fn}_{w}(({('em_' + w)})({args[0]}), ({('em_' + w)})({args[1]})))"
+        if fn in ("floordiv", "mod"):
+            return f"em_{fn}_{t}({args[0]}, {args[1]})"
+        if fn in ("shl", "shr"):
+            w = "u64" if t in UNSIGNED else "i64"
+            return f"(({CTYPE[t]})em_{fn}_{w}((em_{w})({args[0]}), (em_{w})({args[1]})))"
+        if fn in ("min", "max", "abs"):
+            return f"em_{fn}_{t}({', '.join(args)})"
+        if fn in ("isnan", "isinf", "isfinite"):
+            return f"(({fn}({args[0]})) != 0)"
+        ft = x.args[0].ty if fn in ("floor", "ceil", "trunc") else t
+        suffix = "f" if ft == "float32" else ""
+        return f"{fn}{suffix}({', '.join(args)})"
+
+    def e_Select(self, x):
+        return f"(({self.e(x.cond)}) ? ({self.e(x.a)}) : ({self.e(x.b)}))"
+
+    def dims(self, arr):
+        """(shape exprs, stride exprs) of an array as C text."""
+        t, c = arr.ty, arr.cname
+        if t.kind == "param":
+            return [f"{c}_n{k}" for k in range(t.ndim)], [f"{c}_s{k}" for k in range(t.ndim)]
+        if t.kind == "dynshared":
+            return [f"{c}_n0"], ["1"]
+        shape = t.shape
+        strides, s = [], 1
+        for n in reversed(shape):
+            strides.insert(0, str(s))
+            s *= n
+        return [str(n) for n in shape], strides
+
+    def offset(self, arr, idx):
+        shape, strides = self.dims(arr)
+        terms = []
+        for i, n, s in zip(idx, shape, strides):
+            if self.bc:
+                e = f"em_bc(em_c, (em_i64)({self.e(i)}), {n})"
+            elif isinstance(i, ir.Const) and i.value >= 0:
+                e = str(int(i.value))
+            elif i.ty in UNSIGNED:
+                e = f"(em_i64)({self.e(i)})"
+            else:
+                e = f"em_wrap({self.e(i)}, {n})"
+            terms.append(e if s == "1" else f"{e} * {s}")
+        return " + ".join(terms) if terms else "0"
+
+    def elem(self, arr, idx):
+        off = self.offset(arr, idx)
+        c = CTYPE[arr.ty.dtype]
+        if self.bc:
+            return f"(*({c} *)em_bcp(em_c, (void *){arr.cname}_p, {off}, sizeof({c})))"
+        return f"{arr.cname}_p[{off}]"
+
+    def e_Load(self, x):
+        return self.elem(x.arr, x.idx)
+
+    def e_Shape(self, x):
+        return self.dims(x.arr)[0][x.k]
+
+    def e_DevCall(self, x):
+        args = self.d.ctx_args()
+        for a in x.args:
+            if isinstance(a, ir.ArrRef):
+                shape, strides = self.dims(a)
+                args += [f"{a.cname}_p"] + shape + strides
+            else:
+                args.append(self.e(a))
+        return f"{x.fn.cname}({', '.join(args)})"
+
+    def e_Atomic(self, x):
+        vals = ", ".join(self.e(v) for v in x.vals)
+        return f"em_atomic_{x.op}_{x.arr.ty.dtype}(&{self.elem(x.arr, x.idx)}, {vals})"
+
+    # -- statements ----------------------------------------------------------------
+    def block(self, stmts, ind):
+        out = []
+        for s in stmts:
+            out.extend(getattr(self, "s_" + type(s).__name__)(s, ind))
+        return out
+
+    def s_Assign(self, s, ind):
+        return [f"{ind}{s.var.cname} = {self.e(s.value)};"]
+
+    def s_Store(self, s, ind):
+        return [f"{ind}{self.elem(s.arr, s.idx)} = {self.e(s.value)};"]
+
+    def s_If(self, s, ind):
+        out = [f"{ind}if ({self.e(s.cond)}) {{"] + self.block(s.body, ind + "    ")
+        if s.orelse:
+            out += [f"{ind}}} else {{"] + self.block(s.orelse, ind + "    ")
+        return out + [f"{ind}}}"]
+
+    def s_For(self, s, ind):
+        c, stop, step = s.counter.cname, self.e(s.stop), self.e(s.step)
+        if s.step_sign == 1:
+            cond = f"{c} < {stop}"
+        elif s.step_sign == -1:
+            cond = f"{c} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {c} < {stop} : {c} > {stop})"
+        return ([f"{ind}for ({c} = {self.e(s.start)}; {cond}; {c} += {step}) {{"]
+                + self.block(s.body, ind + "    ") + [f"{ind}}}"])
+
+    def s_While(self, s, ind):
+        return [f"{ind}while ({self.e(s.cond)}) {{"] + self.block(s.body, ind + "    ") + [f"{ind}}}"]
+
+    def s_Break(self, s, ind):
+        return [f"{ind}break;"]
+
+    def s_Continue(self, s, ind):
+        return [f"{ind}continue;"]
+
+    def s_Return(self, s, ind):
+        return [f"{ind}return {self.e(s.value)};" if s.value is not None else f"{ind}return;"]
+
+    def s_ExprStmt(self, s, ind):
+        return [f"{ind}(void)({self.e(s.value)});"]
+
+    def s_Sync(self, s, ind):
+        return [f"{ind}__syncthreads();" if self.d.cuda else f"{ind}em_c->sync(em_c);"]
+
+    def s_Print(self, s, ind):
+        fmt, args = [], []
+        for it in s.items:
+            if isinstance(it, ir.Str):
+                fmt.append(_c_string(it.s))
+            elif it.ty == "bool":
+                fmt.append("%s")
+                args.append(f'({self.e(it)}) ? "True" : "False"')
+            elif it.ty in FLOATS:
+                fmt.append("%g")
+                args.append(f"(double)({self.e(it)})")
+            elif it.ty in UNSIGNED:
+                fmt.append("%llu")
+                args.append(f"(unsigned long long)({self.e(it)})")
+            else:
+                fmt.append("%lld")
+                args.append(f"(long long)({self.e(it)})")
+        lit = '"' + " ".join(fmt) + '\\n"'
+        rest = "".join(", " + a for a in args)
+        if self.d.cuda:
+            return [f"{ind}printf({lit}{rest});"]
+        return [f"{ind}em_c->print(em_c, {lit}{rest});"]
+
+    def s_DeclArray(self, s, ind):
+        a, t = s.arr, s.arr.ty
+        c = CTYPE[t.dtype]
+        if t.kind == "local":
+            n = 1
+            for k in t.shape:
+                n *= k
+            return [f"{ind}{c} {a.cname}_p[{n}];"]
+        if t.kind == "dynshared":
+            if self.d.cuda:
+                return [f"{ind}{c} *{a.cname}_p = ({c} *)em_dynshm;",
+                        f"{ind}em_i64 {a.cname}_n0 = em_c->dyn / (em_i64)sizeof({c});"]
+            return [f"{ind}{c} *{a.cname}_p = ({c} *)(em_c->shared + {self.static_shared});",
+                    f"{ind}em_i64 {a.cname}_n0 = em_c->shared_dyn / (em_i64)sizeof({c});"]
+        n = 1
+        for k in t.shape:
+            n *= k
+        if self.d.cuda:
+            return [f"{ind}__shared__ {c} {a.cname}_p[{n}];"]
+        return [f"{ind}{c} *{a.cname}_p = ({c} *)(em_c->shared + {s.offset});"]
+
+    # -- functions -------------------------------------------------------------------
+    def params(self, fn):
+        out = []
+        for _, c, t in fn.params:
+            if hasattr(t, "ndim"):
+                out.append(f"{CTYPE[t.dtype]} *{c}_p")
+                out += [f"em_i64 {c}_n{k}" for k in range(t.ndim)]
+                out += [f"em_i64 {c}_s{k}" for k in range(t.ndim)]
+            else:
+                out.append(f"{CTYPE[t]} {c}")
+        return out
+
+    def function(self, fn, name=None):
+        """The C function for fn: `R name(em_ctx *em_c, params...)`."""
+        self.bc = fn.boundscheck
+        self.static_shared = (fn.shared_bytes + 15) // 16 * 16
+        ret = CTYPE[fn.ret] if fn.ret else "void"
+        head = f"EM_DEV {ret} {name or fn.cname}({', '.join(self.d.ctx_params() + self.params(fn))}) {{"
+        decls = [f"    {CTYPE[t]} {c} = 0;" for c, t in sorted(fn.locals.items())]
+        body = self.block(fn.body, "    ")
+        return "\n".join([head] + decls + body + ["}", ""])
+
+
+def _unpack_c(fn, slots="em_a"):
+    """C statements reading fn's parameters from the launch slots."""
+    out, k = [], 0
+    for _, c, t in fn.params:
+        if hasattr(t, "ndim"):
+            ct = CTYPE[t.dtype]
+            out.append(f"    {ct} *{c}_p = ({ct} *)(intptr_t){slots}[{k}].i;")
+            k += 1
+            for d in range(t.ndim):
+                out.append(f"    em_i64 {c}_n{d} = {slots}[{k}].i;")
+                k += 1
+            if t.layout == "C":  # strides from the shape: the compiler sees the unit stride
+                out += _contig_strides(c, t.ndim)
+                k += t.ndim
+            else:
+                for d in range(t.ndim):
+                    out.append(f"    em_i64 {c}_s{d} = {slots}[{k}].i;")
+                    k += 1
+        else:
+            field = "d" if t in FLOATS else "u" if t == "uint64" else "i"
+            out.append(f"    {CTYPE[t]} {c} = ({CTYPE[t]}){slots}[{k}].{field};")
+            k += 1
+    return out
+
+
+def _contig_strides(c, ndim):
+    out = []
+    for d in reversed(range(ndim)):
+        v = "1" if d == ndim - 1 else f"{c}_s{d + 1} * {c}_n{d + 1}"
+        out.append(f"    const em_i64 {c}_s{d} = {v};")
+    return out
+
+
+def _call_args(fn, dialect):
+    out = Dialect(dialect).ctx_args()
+    for _, c, t in fn.params:
+        if hasattr(t, "ndim"):
+            out += [f"{c}_p"] + [f"{c}_n{d}" for d in range(t.ndim)] + [f"{c}_s{d}" for d in range(t.ndim)]
+        else:
+            out.append(c)
+    return ", ".join(out)
+
+
+def render_cpu(fn, entry):
+    """C source for fn (a kernel, or a plain function run as one thread):
+    `entry`_range and `entry`_thread, per src/jit/cpu_launch.h."""
+    r = Renderer("c")
+    parts = [prelude("c")]
+    for d in fn.devfuncs:
+        parts.append(r.function(d))
+    parts.append(r.function(fn, entry + "_body"))
+    unpack = _unpack_c(fn)
+    call = f"{entry}_body({_call_args(fn, 'c')})"
+    if fn.kind == "plain" and fn.ret:
+        k = sum(1 + 2 * t.ndim if hasattr(t, "ndim") else 1 for _, _, t in fn.params)
+        call = f"*({CTYPE[fn.ret]} *)(intptr_t)em_a[{k}].i = {call}"
+    parts.append("\n".join(
+        [f"void {entry}_range(em_jit_ctx *em_c, const em_slot *em_a, em_i64 em_b0, em_i64 em_b1) {{"]
+        + unpack +
+        ["    em_ix em_i;",
+         "    for (int d = 0; d < 3; d++) em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];",
+         "    const em_i64 em_g0 = em_i.gdim[0], em_g1 = em_i.gdim[1];",
+         "    const em_i64 em_d0 = em_i.bdim[0], em_d1 = em_i.bdim[1], em_d2 = em_i.bdim[2];",
+         "    em_i.bid[0] = em_b0 % em_g0;",
+         "    em_i.bid[1] = em_b0 / em_g0 % em_g1;",
+         "    em_i.bid[2] = em_b0 / (em_g0 * em_g1);",
+         "    for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
+         "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)",
+         "            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
+         "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {",
+         "                    em_i.tid[0] = em_x, em_i.tid[1] = em_y, em_i.tid[2] = em_z;",
+         f"                    {call};",
+         "                }",
+         "        if (++em_i.bid[0] == em_g0) {  /* the next block id, without dividing */",
+         "            em_i.bid[0] = 0;",
+         "            if (++em_i.bid[1] == em_g1) em_i.bid[1] = 0, em_i.bid[2]++;",
+         "        }",
+         "    }",
+         "}",
+         f"void {entry}_thread(em_jit_ctx *em_c, const em_slot *em_a) {{"]
+        + unpack + ["    em_ix em_i;",
+                    "    for (int d = 0; d < 3; d++)",
+                    "        em_i.tid[d] = em_c->tid[d], em_i.bid[d] = em_c->bid[d], em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];"]
+        + [f"    {call};", "}", ""]))
+    return "\n".join(parts)
+
+
+def render_cuda(fn, entry):
+    """CUDA C for fn: extern "C" __global__ `entry`(params..., int *em_err, em_i64 em_dyn)."""
+    r = Renderer("cuda")
+    parts = [prelude("cuda")]
+    for d in fn.devfuncs:
+        parts.append(r.function(d))
+    parts.append(r.function(fn, entry + "_body"))
+    params = r.params(fn) + ["int *em_err", "em_i64 em_dyn"]
+    contig = []
+    for _, c, t in fn.params:
+        if hasattr(t, "ndim") and t.layout == "C":
+            for d in range(t.ndim):  # not passed: derived from the shape
+                params.remove(f"em_i64 {c}_s{d}")
+            contig += _contig_strides(c, t.ndim)
+    parts.append("\n".join([
+        f'extern "C" __global__ void {entry}({", ".join(params)}) {{'] + contig + [
+        "    em_ctx em_cx = {0, em_err, em_dyn};",
+        "    em_ctx *em_c = &em_cx;",
+        f"    {entry}_body({_call_args(fn, 'cuda')});",
+        "}", ""]))
+    return "\n".join(parts)
+
+
+def slot_layout(fn):
+    """(kinds, ndims, dtypes) for the C launcher: one entry per parameter."""
+    kinds, ndims, dtypes = [], [], []
+    for name, _, t in fn.params:
+        if hasattr(t, "ndim"):
+            kinds.append("W" if name in fn.written else "R")
+            ndims.append(t.ndim)
+            dtypes.append(t.dtype)
+        else:
+            kinds.append("f" if t in FLOATS else "u" if t == "uint64" else "b" if t == "bool" else "i")
+            ndims.append(0)
+            dtypes.append(t)
+    return kinds, ndims, dtypes
+
+
+__all__ = ["render_cpu", "render_cuda", "prelude", "slot_layout", "ITEMSIZE"]
