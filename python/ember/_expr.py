@@ -333,6 +333,9 @@ class _KernelBase:
 
 
 def _cc_function(src, sym, kname):
+    """The address of sym in src compiled by the C compiler; for a
+    reduction split over threads also those of sym_part and sym_fin (a
+    tuple of three, None where absent)."""
     if not _ember._cc_available():
         raise _ember.CompileError(
             f"{kname}: expression kernels on the CPU need a C compiler ({_ember._cc_why()}); "
@@ -341,6 +344,8 @@ def _cc_function(src, sym, kname):
     addr = _ember._cc_sym(h, sym)
     if addr is None:
         raise _ember.EmberError(f"{kname}: compiled kernel has no symbol {sym}")
+    if sym.startswith("em_rk_"):
+        return addr, _ember._cc_sym(h, sym + "_part"), _ember._cc_sym(h, sym + "_fin")
     return addr
 
 
@@ -581,13 +586,37 @@ class _EwPlan:
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
 
 
+def _coalesce(shape, strides, nk):
+    """Merge neighbouring dimensions that every operand steps through as one
+    (st[d] == st[d + 1] * shape[d + 1], or either of size 1), within the kept
+    dimensions [0, nk) and within the reduced ones; the C order of each group
+    is kept.  Returns (shape, strides per operand, nk)."""
+    shape, strides = list(shape), [list(st) for st in strides]
+    d = 0
+    while d + 1 < len(shape):
+        if d + 1 == nk:  # never across the two groups
+            d += 1
+            continue
+        a, b = shape[d], shape[d + 1]
+        if a == 1 or b == 1 or all(st[d] == st[d + 1] * b for st in strides):
+            for st in strides:
+                st[d] = st[d] if b == 1 else st[d + 1]
+                del st[d + 1]
+            shape[d] = a * b
+            del shape[d + 1]
+            nk -= d < nk
+        else:
+            d += 1
+    return tuple(shape), [tuple(st) for st in strides], nk
+
+
 def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     """Run a compiled reduction: on CUDA split over partials when few
     outputs have long reductions (ReductionKernel._nsplit)."""
     kind, dev = where
     nout, nred = sizes
     if kind != "cuda":
-        _ember._cpu_kernel_call(k, nout, nred, max(nred, 1), tshape, tuple(views), (), _pack_scalars(scal))
+        _red_cpu(k, nout, nred, tshape, views, _pack_scalars(scal))
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
@@ -597,6 +626,24 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
         _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
+
+
+_SPLIT_MIN = 1 << 17  # elements per output below which a CPU reduction is not split
+
+
+def _red_cpu(k, nout, nred, tshape, views, scal):
+    """Run a CPU reduction: one output per item, or, when there are fewer
+    outputs than threads and long rows, each row split in P parts (items
+    output x part) then P partials per output."""
+    main, part, fin = k
+    threads = _ember.num_threads()
+    if part is None or threads < 2 or nout >= threads or nred < _SPLIT_MIN:
+        _ember._cpu_kernel_call(main, nout, nred, max(nred, 1), tshape, tuple(views), (), scal)
+        return
+    p = int(min(threads * 2, nred // (_SPLIT_MIN // 2)))
+    buf = (_ember.full((nout * p * 16,), None, "uint8", "cpu"),)  # room for any reduce type
+    _ember._cpu_kernel_call(part, nout * p, p, max(nred // p, 1), tshape, tuple(views), buf, scal)
+    _ember._cpu_kernel_call(fin, nout, p, p, tshape, tuple(views), buf, scal)
 
 
 class _RedPlan:
@@ -826,24 +873,30 @@ class ReductionKernel(_KernelBase):
         raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
 
     def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+        """Lay the operands out over the kept dimensions then the reduced
+        ones (each group coalesced), compile (or find) the kernel and run it;
+        returns the kernel, the operands' views and their shape."""
         kind, dev = where
         perm = keep + red
         tshape = tuple(shape[d] for d in perm)
         params = self.in_params + self.out_params
-        ops, views, scal = [], [], []
+        ops, bases, strides, scal = [], [], [], []
         for p, v in zip(self.in_params, vals):
             if _is_array(v):
                 b = _broadcast_view(v, shape)
-                views.append(b._view_as(tshape, tuple(b.strides[d] for d in perm), 0))
+                bases.append(b)
+                strides.append(tuple(b.strides[d] for d in perm))
                 ops.append(p)
             else:
                 scal.append((p, v))
         for p, o in zip(self.out_params, outs):
             kept = tuple(o.strides[d] for d in keep) if o.ndim == len(shape) and red else tuple(o.strides)
-            st = kept + (0,) * len(red)  # the reduced dimensions stay on one output element
-            views.append(o._view_as(tshape, st, 0) if tshape else o)
+            bases.append(o)
+            strides.append(kept + (0,) * len(red))  # the reduced dimensions stay on one output element
             ops.append(p)
-        nd, nk = len(tshape), len(keep)
+        tshape, strides, nk = _coalesce(tshape, strides, len(keep))
+        views = [b._view_as(tshape, st, 0) if tshape else b for b, st in zip(bases, strides)]
+        nd = len(tshape)
         key = (kind, tuple(types[p.name] for p in params), rtype,
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
         k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
@@ -888,9 +941,12 @@ class ReductionKernel(_KernelBase):
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
             body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
-        sig = (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, char *const *_em_p_, "
-               "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
-        return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+        tail = "char *const *_em_p_, const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)"
+        sig = f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, " + tail
+        src = "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n"
+        if nd - nk == 1:
+            src += self._cpu_split(sym, tail, decls, nin, nops, nd, mapped, step, post, unravel_outer)
+        return src, sym
 
     def _render_cuda(self, head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post, unravel_outer):
         """CUDA: a block per output, or per (output, part) when the reduction
@@ -945,6 +1001,46 @@ class ReductionKernel(_KernelBase):
             return 1
         return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
 
+    def _cpu_row(self, nin, mapped, start, end):
+        """C that folds elements [start, end) of the row at _em_r<k> (steps
+        _em_s<k>) into _em_acc, over _UNROLL accumulators when it is long."""
+        red, U = self.reduce_expr, self._UNROLL
+        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
+        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        s = f"{{\nconst long long _em_j1 = {end};\nlong long _em_j = {start};\n"
+        s += f"if (_em_j1 - _em_j >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
+        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
+        s += f"for (; _em_j + {U} <= _em_j1; _em_j += {U}) {{\n"
+        for u in range(U):
+            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
+        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
+        s += "for (; _em_j < _em_j1; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        return s + "}\n"
+
+    def _cpu_split(self, sym, sig_tail, decls, nin, nops, nd, mapped, step, post, unravel_outer):
+        """With one reduced dimension, two more entry points that split each
+        output's row over threads: <sym>_part (item t = output t / P, part
+        t % P: a share of the row into the partial buffer, the pointer after
+        the operands) and <sym>_fin (item = output: the P partials, then the
+        outputs), where P is the n1 argument."""
+        head = "(long long _em_lo, long long _em_hi, long long _em_P, " + sig_tail + " {\n" + decls
+        head += f"_type_reduce *const _em_part = (_type_reduce *)_em_p_[{nops}];\n"
+        bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+        part = (f"void {sym}_part" + head + f"const long long _em_m = _em_shape[{nd - 1}], "
+                "_em_chunk = (_em_m + _em_P - 1) / _em_P;\n"
+                "for (long long _em_t = _em_lo; _em_t < _em_hi; _em_t++) {\n"
+                "const long long _em_o = _em_t / _em_P, _em_j0 = (_em_t % _em_P) * _em_chunk;\n" + bases
+                + "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + nd - 1}];\n"
+                          for k in range(nin))
+                + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+                + self._cpu_row(nin, mapped, "_em_j0", "_em_j0 + _em_chunk < _em_m ? _em_j0 + _em_chunk : _em_m")
+                + "_em_part[_em_t] = _em_acc;\n}\n}\n")
+        fin = (f"void {sym}_fin" + head + "for (long long _em_o = _em_lo; _em_o < _em_hi; _em_o++) {\n" + bases
+               + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+               "for (long long _em_q = 0; _em_q < _em_P; _em_q++) {\n"
+               "const _type_reduce _em_v = _em_part[_em_o * _em_P + _em_q];\n" + step + "\n}\n" + post + "}\n}\n")
+        return part + fin
+
     def _cpu_columns(self, ops, nin, nd, ctype, mapped, post, rows):
         """With one kept dimension that is closer in memory than the reduced
         ones (a sum over axis 0 of a C-ordered matrix), walk the reduced
@@ -989,23 +1085,14 @@ class ReductionKernel(_KernelBase):
         the additions of a float sum overlap: the order of a tree, as on the
         GPU), then the remaining elements; an odometer steps over the other
         reduced dimensions."""
-        red = self.reduce_expr
-        U, nr, last = self._UNROLL, nd - nk, nd - 1
-        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
-        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        nr, last = nd - nk, nd - 1
         s = "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + last}];\n"
                     for k in range(nin))
         s += f"const long long _em_m = _em_shape[{last}], _em_rows = _em_m ? _em_nred / _em_m : 0;\n"
         if nr > 1:
             s += f"long long _em_idx[{nr - 1}] = {{0}};\n"
-        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\nlong long _em_j = 0;\n"
-        s += f"if (_em_m >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
-        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
-        s += f"for (; _em_j + {U} <= _em_m; _em_j += {U}) {{\n"
-        for u in range(U):
-            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
-        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
-        s += "for (; _em_j < _em_m; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\n"
+        s += self._cpu_row(nin, mapped, "0", "_em_m")
         if nr > 1:  # the next row: an odometer over reduced dimensions nk .. nd-2
             s += f"for (int _em_d = {nr - 2}; _em_d >= 0; _em_d--) {{\n"
             s += "".join(f"_em_r{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))

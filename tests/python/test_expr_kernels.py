@@ -514,3 +514,19 @@ def test_large_calls_split_over_threads(device, rng):
     np.testing.assert_array_equal(k(em.asarray(m), axis=1).get(), m.sum(axis=1))
     np.testing.assert_array_equal(k(em.asarray(m), axis=0).get(), m.sum(axis=0))
     np.testing.assert_array_equal(k(em.asarray(m.T.copy()), axis=0).get(), m.sum(axis=1))
+
+
+def test_long_reductions_split_over_threads(device, rng):
+    # few outputs with long rows: the CPU splits each row over its threads
+    # (partials, then a finishing pass that also runs post_map_expr)
+    avg = em.ReductionKernel("T x, int64 n", "float64 y", "x", "a + b", "y = (double)a / n", "0", "avg_big",
+                             reduce_type="int64")
+    x = rng.integers(-1000, 1000, 300001).astype(np.int32)
+    got = avg(em.asarray(x), 7)
+    assert got.dtype == np.float64 and got.get() == x.astype(np.int64).sum() / 7
+    m = rng.integers(-1000, 1000, (1, 2, 200003)).astype(np.int64)
+    got = avg(em.asarray(m), 1, axis=(0, 2), keepdims=True)
+    np.testing.assert_array_equal(got.get(), m.sum(axis=(0, 2), keepdims=True).astype(np.float64))
+    l2 = em.ReductionKernel(*L2NORM[:6], "l2_big")
+    f = rng.random(400000)
+    assert l2(em.asarray(f)).get() == pytest.approx(np.sqrt((f * f).sum()), rel=1e-12)
