@@ -20,8 +20,9 @@ The body is compiled as CUDA C++ on a GPU (NVRTC, through RawKernel) and as
 C11 on the CPU (the system C compiler, ``EMBER_CC``): write the common
 subset.  On the CPU ``<tgmath.h>`` makes ``sqrt``/``exp``/... type-generic,
 and ``min``, ``max``, ``abs`` work on any type as in CUDA; ``__device__`` in
-a preamble is ignored.  float16 is not supported yet; complex dtypes only on
-the CPU (C's ``_Complex``).  Compiled kernels are cached per (argument
+a preamble is ignored.  float16 is stored as float16 and computed in float
+(rounded once, when stored; raw float16 parameters only on the CPU); complex
+dtypes only on the CPU (C's ``_Complex``).  Compiled kernels are cached per (argument
 dtypes, scalar/array kinds, dimensions, contiguity), so a repeat call with
 the same kinds of arguments does not compile.
 """
@@ -38,11 +39,15 @@ _C_ALIASES = {"float": "float32", "double": "float64", "int": "int32", "bool": "
 _DTYPE_NAMES = {n for n in _ember.dtype_names} | set(_C_ALIASES)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
             "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
-            "float32": "float", "float64": "double", "complex64": "float _Complex",
+            "float16": "float", "float32": "float", "float64": "double", "complex64": "float _Complex",
             "complex128": "double _Complex"}
 _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
-             "uint64": "unsigned long long", "float32": "float", "float64": "double"}
+             "uint64": "unsigned long long", "float16": "float", "float32": "float", "float64": "double"}
+# float16 is stored as these and computed in float (converted on load and
+# rounded once on store).
+_HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})"),
+         "cuda": ("unsigned short", "em__h2f({})", "em__f2h({})")}
 _RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -72,10 +77,51 @@ static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
     unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
 """
 
-# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads).
+# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads),
+# float16 conversions (no cuda_fp16.h: NVRTC needs no headers).
 _CU_PRELUDE = "\n".join(
     f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
-    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + "\n"
+    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + r"""
+static __device__ __forceinline__ float em__h2f(unsigned short h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short em__f2h(float f) {
+  unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+"""
+
+
+class _CTypes:
+    """The C spellings of the parameters of one specialisation: ctype (what
+    the body computes with: the placeholder's name or the dtype's type),
+    stype (what memory holds), and float16's load and store conversions."""
+
+    def __init__(self, kind, types):
+        self.kind, self.types = kind, types
+        self.table = _CU_TYPES if kind == "cuda" else _C_TYPES
+
+    def half(self, p):
+        return self.types[p.name] == np.float16
+
+    def ctype(self, p):
+        return p.type if p.fixed is None else self.table[self.types[p.name].name]
+
+    def stype(self, p):
+        return _HALF[self.kind][0] if self.half(p) else self.ctype(p)
+
+    def load(self, p, lv):
+        return _HALF[self.kind][1].format(lv) if self.half(p) else lv
+
+    def store(self, p, v):
+        return _HALF[self.kind][2].format(v) if self.half(p) else v
+
+    def bind(self, p, lv, writable):
+        """(before, define, after): p's name in the body for the lvalue lv;
+        a float16 output goes through a float temporary stored back after."""
+        if not self.half(p):
+            return "", f"#define {p.name} ({lv})", ""
+        if not writable:
+            return "", f"#define {p.name} ({self.load(p, lv)})", ""
+        t = f"_em_h_{p.name}"
+        return f"float {t} = {self.load(p, lv)};\n", f"#define {p.name} {t}", f"{lv} = {self.store(p, t)};\n"
 
 
 class _Param:
@@ -113,6 +159,9 @@ def _check_types(kname, device_kind, params, types):
     table = _CU_TYPES if device_kind == "cuda" else _C_TYPES
     for p in params:
         dt = types[p.name]
+        if device_kind == "cuda" and p.raw and dt == np.float16:
+            raise TypeError(f"{kname}: raw parameter {p.name} is float16, which raw CUDA parameters do not "
+                            "take yet (its elements would be bits); use float32")
         if dt.name not in table:
             where = "on CUDA devices" if device_kind == "cuda" and dt.kind == "c" else "by expression kernels"
             raise TypeError(f"{kname}: parameter {p.name} has dtype {dt.name}, which is not supported "
@@ -305,7 +354,8 @@ class _KernelBase:
                     a = a.astype(dt)
                 res.append(a)
             else:
-                res.append(_scalar_value(self.name, p, a, dt))
+                v = _scalar_value(self.name, p, a, dt)
+                res.append(np.float32(v) if dt == np.float16 else v)  # float16 computes in float
         return res
 
     def _typedefs(self, types, table):
@@ -489,22 +539,24 @@ class ElementwiseKernel(_KernelBase):
 
     def _render(self, kind, types, spec, nd):
         ops, raws, scal = spec
-        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        ct = _CTypes(kind, types)
         body = _rewrite(self.operation, [p.name for p in raws])
         sym = f"em_ek_{self.name}"
-        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
         r = _Render(kind, nd, len(ops))
-        defs = []
+        before, defs, after_body = "", [], ""
         for k, p in enumerate(ops):
-            const = "const " if p in self.in_params else ""
-            defs.append(f"#define {p.name} (*({const}{ctype(p)} *)({r.addr(k, ctype(p))}))")
+            out = p not in self.in_params
+            lv = f"*({'' if out else 'const '}{ct.stype(p)} *)({r.addr(k, ct.stype(p))})"
+            b, d, a = ct.bind(p, lv, out)
+            before, after_body = before + b, after_body + a
+            defs.append(d)
         undefs = "\n".join(f"#undef {p.name}" for p in ops)
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
-                self._typedefs(types, table)]
-        decls = r.decls(raws, scal, ctype)
-        loop = r.loop("\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs)
+                self._typedefs(types, ct.table)]
+        decls = r.decls(raws, scal, ct)
+        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n" + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
@@ -531,6 +583,8 @@ def _argsig(a):
 
 def _converter(kname, p, dt, x):
     """A function giving the kernel's NumPy scalar for scalars like x."""
+    if dt == np.float16:  # rounded to float16, passed as the float it computes in
+        return lambda v: np.float32(np.float16(v))
     if isinstance(x, np.generic) and x.dtype == dt:
         return lambda v: v
     if isinstance(x, int) and not isinstance(x, bool) and dt.kind in "iu":
@@ -651,17 +705,17 @@ class _RedPlan:
     transposed loop shape, each operand's view strides over it, scalar
     converters and the outputs to allocate."""
 
-    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, vals, given, outs, views):
+    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, types, given, outs, views):
         self.where, self.k, self.rtype, self.sizes, self.tshape = where, k, rtype, sizes, tshape
         self.devstr = f"{where[0]}:{where[1]}"
         nin = len(ins)
         vi = iter(views)
         self.arr, self.scal = [], []
-        for idx, (p, a, v) in enumerate(zip(rk.in_params, ins, vals)):
+        for idx, (p, a) in enumerate(zip(rk.in_params, ins)):
             if _is_array(a):
                 self.arr.append((idx, next(vi).strides if tshape else None))
             else:
-                self.scal.append((idx, _converter(rk.name, p, v.dtype, a)))
+                self.scal.append((idx, _converter(rk.name, p, types[p.name], a)))
         self.outs = [(nin + j if g else None, o.dtype, o.shape, next(vi).strides if tshape else None)
                      for j, (g, o) in enumerate(zip(given, outs))]
         self.strides = [s for v in views for s in v.strides]
@@ -734,20 +788,22 @@ class _Render:
                 "const long long *_em_shape, "
                 "const long long *_em_st, const void *const *_em_sc)")
 
-    def decls(self, raws, scal, ctype):
+    def decls(self, raws, scal, ct):
+        """Raw parameters as pointers (their storage type); on the CPU also
+        the operands' pointers and the scalars (in their compute type)."""
         out = []
         if self.kind == "cuda":
             for k, p in enumerate(raws):
-                out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_raw{k};")
+                out.append(f"{ct.stype(p)} *const {p.name} = ({ct.stype(p)} *)_em_raw{k};")
                 out.append(f"(void){p.name}; (void)_em_size_{p.name};")
             return "\n".join(out) + "\n"
         for k in range(self.nops):
             out.append(f"char *const _em_p{k} = _em_p_[{k}];")
         for k, p in enumerate(raws):
-            out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_p_[{self.nops + k}];")
+            out.append(f"{ct.stype(p)} *const {p.name} = ({ct.stype(p)} *)_em_p_[{self.nops + k}];")
             out.append(f"(void){p.name};")
         for k, p in enumerate(scal):
-            out.append(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}];")
+            out.append(f"const {ct.ctype(p)} {p.name} = *(const {ct.ctype(p)} *)_em_sc[{k}];")
             out.append(f"(void){p.name};")
         for k, p in enumerate(raws):  # their sizes follow the scalars
             out.append(f"const long long _em_size_{p.name} = *(const long long *)_em_sc[{len(scal) + k}];")
@@ -857,20 +913,23 @@ class ReductionKernel(_KernelBase):
             k, views, tshape = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred,
                                          stream)
             if not cast:
-                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, vals, given, outs,
+                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, types, given, outs,
                                 views)
         return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _reduce_dtype(self, types):
+        """The dtype of a and b (float16 accumulates in float32)."""
         rt = self.reduce_type
         if rt is None:
-            return types[self.out_params[0].name]
-        if rt in _DTYPE_NAMES:
-            return np.dtype(_C_ALIASES.get(rt, rt))
-        for p in self.in_params + self.out_params:
-            if p.fixed is None and p.type == rt:
-                return types[p.name]
-        raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+            dt = types[self.out_params[0].name]
+        elif rt in _DTYPE_NAMES:
+            dt = np.dtype(_C_ALIASES.get(rt, rt))
+        else:
+            dt = next((types[p.name] for p in self.in_params + self.out_params if p.fixed is None and p.type == rt),
+                      None)
+            if dt is None:
+                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+        return np.dtype(np.float32) if dt == np.float16 else dt
 
     def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
         """Lay the operands out over the kept dimensions then the reduced
@@ -906,17 +965,18 @@ class ReductionKernel(_KernelBase):
         return k, views, tshape
 
     def _render(self, kind, types, rtype, ops, scal, nd, nk):
-        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        ct = _CTypes(kind, types)
+        table, ctype = ct.table, ct.ctype
         if rtype.name not in table:
             raise TypeError(f"{self.name}: reduce type {rtype} is not supported here")
-        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
         sym = f"em_rk_{self.name}"
         nin = len(ops) - len(self.out_params)
         rt = table[rtype.name]
-        in_defs = "\n".join(f"#define {p.name} (*(const {ctype(p)} *)_em_q{k})" for k, p in enumerate(ops[:nin]))
+        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1] for k, p in enumerate(ops[:nin]))
         in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
-        out_defs = "\n".join(f"#define {p.name} (*({ctype(p)} *)_em_b{k + nin})" for k, p in enumerate(ops[nin:]))
-        out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:])
+        binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
+        out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
+        out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:]) + "\n" + "".join(a for _, _, a in binds)
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
                 self._typedefs(types, table), f"typedef {rt} _type_reduce;"]
         nops = len(ops)
@@ -940,7 +1000,7 @@ class ReductionKernel(_KernelBase):
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
-            body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
+            body = self._cpu_columns(ops, nin, nd, ct.stype, mapped, post, body)
         tail = "char *const *_em_p_, const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)"
         sig = f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, " + tail
         src = "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n"
