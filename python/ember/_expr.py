@@ -21,8 +21,10 @@ C11 on the CPU (the system C compiler, ``EMBER_CC``): write the common
 subset.  On the CPU ``<tgmath.h>`` makes ``sqrt``/``exp``/... type-generic,
 and ``min``, ``max``, ``abs`` work on any type as in CUDA; ``__device__`` in
 a preamble is ignored.  float16 is stored as float16 and computed in float
-(rounded once, when stored; raw float16 parameters only on the CPU); complex
-dtypes only on the CPU (C's ``_Complex``).  Compiled kernels are cached per (argument
+(rounded once, when stored; raw float16 parameters only on the CPU).
+Complex values are C's ``_Complex`` on the CPU and a struct with the same
+operators on CUDA; ``real``, ``imag``, ``conj``, ``abs``, ``arg``, ``exp``,
+``log``, ``sqrt``, ``sin`` and ``cos`` work on both.  Compiled kernels are cached per (argument
 dtypes, scalar/array kinds, dimensions, contiguity), so a repeat call with
 the same kinds of arguments does not compile.
 """
@@ -43,7 +45,8 @@ _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int3
             "complex128": "double _Complex"}
 _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
-             "uint64": "unsigned long long", "float16": "float", "float32": "float", "float64": "double"}
+             "uint64": "unsigned long long", "float16": "float", "float32": "float", "float64": "double",
+             "complex64": "em_complex<float>", "complex128": "em_complex<double>"}
 # float16 is stored as these and computed in float (converted on load and
 # rounded once on store).
 _HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})"),
@@ -75,10 +78,14 @@ static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
 #define abs(x) _Generic((x) + 0, float: fabsf, double: fabs, long double: fabsl, \
     float _Complex: cabsf, double _Complex: cabs, long: labs, long long: llabs, \
     unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
+#define real(x) creal(x)
+#define imag(x) cimag(x)
+#define arg(x) carg(x)
 """
 
 # CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads),
-# float16 conversions (no cuda_fp16.h: NVRTC needs no headers).
+# float16 conversions and a complex type (no cuda_fp16.h or thrust: NVRTC
+# needs no headers).
 _CU_PRELUDE = "\n".join(
     f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
     for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + r"""
@@ -86,6 +93,60 @@ static __device__ __forceinline__ float em__h2f(unsigned short h) {
   float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short em__f2h(float f) {
   unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+// complex64 / complex128 for expression kernels: NumPy's layout {re, im},
+// arithmetic with real numbers and with each other (promoting to the wider),
+// and the usual functions.
+template <bool B, class X = void> struct em__if {};
+template <class X> struct em__if<true, X> { typedef X type; };
+template <class R> struct em_complex {
+  R re, im;
+  em_complex() = default;
+  __device__ __forceinline__ em_complex(R r, R i = R(0)) : re(r), im(i) {}
+  template <class S, typename em__if<(sizeof(S) <= sizeof(R)), int>::type = 0>
+  __device__ __forceinline__ em_complex(const em_complex<S> &o) : re(o.re), im(o.im) {}
+  template <class S, typename em__if<(sizeof(S) > sizeof(R)), int>::type = 0>
+  __device__ __forceinline__ explicit em_complex(const em_complex<S> &o) : re((R)o.re), im((R)o.im) {}
+  friend __device__ __forceinline__ em_complex operator+(em_complex a, em_complex b) { return em_complex(a.re + b.re, a.im + b.im); }
+  friend __device__ __forceinline__ em_complex operator-(em_complex a, em_complex b) { return em_complex(a.re - b.re, a.im - b.im); }
+  friend __device__ __forceinline__ em_complex operator*(em_complex a, em_complex b) {
+    return em_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+  friend __device__ __forceinline__ em_complex operator/(em_complex a, em_complex b) {  // Smith's method, as NumPy
+    R abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+    if (abr >= abi) {
+      if (abr == 0 && abi == 0) return em_complex(a.re / abr, a.im / abi);
+      R rat = b.im / b.re, scl = R(1) / (b.re + b.im * rat);
+      return em_complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    R rat = b.re / b.im, scl = R(1) / (b.im + b.re * rat);
+    return em_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+  }
+  friend __device__ __forceinline__ em_complex operator-(em_complex a) { return em_complex(-a.re, -a.im); }
+  friend __device__ __forceinline__ em_complex operator+(em_complex a) { return a; }
+  friend __device__ __forceinline__ bool operator==(em_complex a, em_complex b) { return a.re == b.re && a.im == b.im; }
+  friend __device__ __forceinline__ bool operator!=(em_complex a, em_complex b) { return !(a == b); }
+  __device__ __forceinline__ em_complex &operator+=(em_complex b) { return *this = *this + b; }
+  __device__ __forceinline__ em_complex &operator-=(em_complex b) { return *this = *this - b; }
+  __device__ __forceinline__ em_complex &operator*=(em_complex b) { return *this = *this * b; }
+  __device__ __forceinline__ em_complex &operator/=(em_complex b) { return *this = *this / b; }
+  friend __device__ __forceinline__ R real(em_complex a) { return a.re; }
+  friend __device__ __forceinline__ R imag(em_complex a) { return a.im; }
+  friend __device__ __forceinline__ em_complex conj(em_complex a) { return em_complex(a.re, -a.im); }
+  friend __device__ __forceinline__ R abs(em_complex a) { return hypot(a.re, a.im); }
+  friend __device__ __forceinline__ R arg(em_complex a) { return atan2(a.im, a.re); }
+  friend __device__ __forceinline__ em_complex exp(em_complex a) { R e = exp(a.re); return em_complex(e * cos(a.im), e * sin(a.im)); }
+  friend __device__ __forceinline__ em_complex log(em_complex a) { return em_complex(log(abs(a)), arg(a)); }
+  friend __device__ __forceinline__ em_complex sqrt(em_complex a) {  // principal root, as C's csqrt
+    if (a.re == 0 && a.im == 0) return em_complex(0, a.im);
+    R t = sqrt((fabs(a.re) + abs(a)) / 2);
+    return a.re >= 0 ? em_complex(t, a.im / (2 * t)) : em_complex(fabs(a.im) / (2 * t), a.im < 0 ? -t : t);
+  }
+  friend __device__ __forceinline__ em_complex sin(em_complex a) { return em_complex(sin(a.re) * cosh(a.im), cos(a.re) * sinh(a.im)); }
+  friend __device__ __forceinline__ em_complex cos(em_complex a) { return em_complex(cos(a.re) * cosh(a.im), -sin(a.re) * sinh(a.im)); }
+};
+static __device__ __forceinline__ float real(float x) { return x; }
+static __device__ __forceinline__ double real(double x) { return x; }
+static __device__ __forceinline__ float imag(float) { return 0; }
+static __device__ __forceinline__ double imag(double) { return 0; }
 """
 
 

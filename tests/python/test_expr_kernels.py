@@ -13,18 +13,13 @@ import pytest
 
 import ember as em
 
-from helpers import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
+from helpers import ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SQUARED_DIFF = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 SUPPORTED = ALL_DTYPES
-
-
-def _ok_on(device, dt):
-    """Complex dtypes run on the CPU only (C's _Complex); CUDA says so."""
-    return not (device.kind == "cuda" and dt.kind == "c")
 
 
 def _squared_diff_np(x, y):
@@ -41,10 +36,6 @@ def squared_diff():
 
 @pytest.mark.parametrize("dt", SUPPORTED, ids=str)
 def test_squared_diff_dtypes_and_layouts(device, squared_diff, rng, dt):
-    if not _ok_on(device, dt):
-        with pytest.raises(TypeError, match=f"parameter x has dtype {dt}, which is not supported on CUDA devices yet"):
-            squared_diff(em.ones(3, dtype=dt), em.ones(3, dtype=dt))
-        return
     y = random_array(rng, (4, 5), dt)
     for name, x in layouts(rng, (4, 5), dt):
         ex, ey = to_em(x), to_em(y)
@@ -470,15 +461,23 @@ mx = em.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-1000000", "ma
 mx(em.zeros((5, 0, 3), dtype=em.int32), axis=1); mx(em.zeros((9, 4), dtype=em.bool), axis=0, keepdims=True)
 rev = em.ElementwiseKernel("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1] + y.size()", "rev")
 for dt in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-           "float16"]:
+           "float16", "complex64", "complex128"]:
     a = em.zeros((3, 4), dtype=dt)
-    sq(a, a, 2); sq(a.T, a.T, 3)
+    if dt[0] != "c":  # no min of complex values
+        sq(a, a, 2); sq(a.T, a.T, 3)
     if dt != "float16":
         rev(a, a)
 print(sq._compiles, rev._compiles, cfg()[:4])
 h = em.zeros((4, 3), dtype=em.float16)
 em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2h")(h, axis=0)
 em.ElementwiseKernel("T x", "T y", "y += x", "inout")(h, h)
+c = em.zeros(4, dtype=em.complex64)
+cx = em.ElementwiseKernel("T x, complex128 w, float32 f", "T y, complex128 v, float32 r",
+                          "y = x * 2.0 + 1 - x / x; v = w * x; y += conj(x) * f; r = abs(x) + real(x) + imag(x) + arg(x);"
+                          " v = exp(v) + log(w) + sqrt(v) + sin(v) * cos(v)", "cx")
+cx(c, 1 + 2j, 0.5)
+em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "csum")(c)
+em.ReductionKernel("T x", "U y", "x", "a + b", "y = abs(a)", "0", "cnorm", reduce_type="complex128")(c, em.zeros((), dtype=em.float32))
 l2 = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 x = em.zeros(100000, dtype=em.float32)
 l2(x); print(cfg())
@@ -491,7 +490,7 @@ print(l2._compiles)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:-1] == [
-        "24 11 (1, 1, 1, 256)",
+        "24 13 (1, 1, 1, 256)",
         "(1, 1, 1, 256, 1, 1, 1024)",  # split in 16 parts over the fake's 4 SMs: the finishing pass
         "(3, 1, 1, 256, 1, 1, 1024)",  # small: one block per output
         "2",
@@ -561,3 +560,22 @@ def test_long_reductions_split_over_threads(device, rng):
     l2 = em.ReductionKernel(*L2NORM[:6], "l2_big")
     f = rng.random(400000)
     assert l2(em.asarray(f)).get() == pytest.approx(np.sqrt((f * f).sum()), rel=1e-12)
+
+
+@pytest.mark.parametrize("dt", COMPLEX_DTYPES, ids=str)
+def test_complex_operators_and_functions(device, rng, dt):
+    # one body for C's _Complex (CPU) and Ember's complex struct (CUDA)
+    k = em.ElementwiseKernel(
+        "T x, T y, float64 f", "T s, T p, T q, float64 r",
+        "s = x * f + 1 - y; p = conj(x) * y / (x + 2); q = exp(x) + log(y) + sqrt(x) + sin(x) * cos(y);"
+        " r = abs(x) + real(y) * 10 + imag(y) * 100 + arg(x)", "cplx")
+    x = random_array(rng, 40, dt, low=0.5, high=3)
+    y = random_array(rng, 40, dt, low=0.5, high=3)
+    s, p, q, r = k(em.asarray(x), em.asarray(y), 0.5)
+    tol = 1e-5 if dt == np.complex64 else 1e-12
+    np.testing.assert_allclose(s.get(), x * 0.5 + 1 - y, rtol=tol)
+    np.testing.assert_allclose(p.get(), np.conj(x) * y / (x + 2), rtol=tol)
+    np.testing.assert_allclose(q.get(), np.exp(x) + np.log(y) + np.sqrt(x) + np.sin(x) * np.cos(y), rtol=tol * 10)
+    np.testing.assert_allclose(r.get(), np.abs(x) + y.real * 10 + y.imag * 100 + np.angle(x), rtol=tol)
+    total = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "csq")(em.asarray(x))
+    np.testing.assert_allclose(total.get(), (x * x).sum(), rtol=tol * 10)
