@@ -725,6 +725,9 @@ def _coalesce(shape, strides, nk):
     return tuple(shape), [tuple(st) for st in strides], nk
 
 
+_SHORT_ROW = 32  # CUDA reductions of at most this many elements per output take a thread each
+
+
 def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     """Run a compiled reduction: on CUDA split over partials when few
     outputs have long reductions (ReductionKernel._nsplit)."""
@@ -735,7 +738,9 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
-    if nsplit == 1:
+    if nred <= _SHORT_ROW and nout >= 1024:  # a thread per output: no idle threads, no tree
+        _launch_on(dev, k, min((nout + 255) // 256, 1 << 20), 256, tuple(args + [3, 1, 0]), 0, stream)
+    elif nsplit == 1:
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
     else:
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
@@ -1075,7 +1080,8 @@ class ReductionKernel(_KernelBase):
         reduces part _em_blk % _em_nsplit of output _em_blk / _em_nsplit into
         _em_part[_em_blk]; 2 reduces each output's _em_nsplit partials and
         writes the output.  Threads stride over their range, then a tree in
-        shared memory combines the block's values (blockDim a power of 2)."""
+        shared memory combines the block's values (blockDim a power of 2).
+        Mode 3 (short reductions) gives each thread whole outputs instead."""
         nops = len(ops)
         sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
                         [f"char *_em_p{k}" for k in range(nops)] +
@@ -1088,13 +1094,20 @@ class ReductionKernel(_KernelBase):
         for d in reversed(range(nk, nd)):
             inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
             inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
-        body = (
+        bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+        per_thread = (
+            "if (_em_mode == 3) {\n"
+            "for (long long _em_o = (long long)blockIdx.x * blockDim.x + threadIdx.x; _em_o < _em_nout;"
+            " _em_o += (long long)blockDim.x * gridDim.x) {\n" + bases +
+            f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+            "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + inner + mapped + step + "\n}\n"
+            + post + "}\nreturn;\n}\n")
+        body = per_thread + (
             "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
             "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
             "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
             "for (long long _em_blk = blockIdx.x; _em_blk < _em_nout * _em_nsp; _em_blk += gridDim.x) {\n"
-            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n"
-            + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
+            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n" + bases +
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "if (_em_mode == 2) {\n"
             "for (long long _em_j = threadIdx.x; _em_j < _em_nsplit; _em_j += blockDim.x) {\n"

@@ -483,6 +483,7 @@ x = em.zeros(100000, dtype=em.float32)
 l2(x); print(cfg())
 l2(em.zeros((3, 50), dtype=em.float32), axis=1); print(cfg())
 print(l2._compiles)
+l2(em.zeros((5000, 3), dtype=em.float32), axis=1); print(cfg())
 """
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python"), EMBER_LIBCUDA=fake_lib,
                EMBER_CACHE_DIR=str(tmp_path), FAKE_LIB=fake_lib)
@@ -494,6 +495,7 @@ print(l2._compiles)
         "(1, 1, 1, 256, 1, 1, 1024)",  # split in 16 parts over the fake's 4 SMs: the finishing pass
         "(3, 1, 1, 256, 1, 1, 1024)",  # small: one block per output
         "2",
+        "(20, 1, 1, 256, 1, 1, 0)",  # short rows: a thread per output
     ]
 
 
@@ -579,3 +581,15 @@ def test_complex_operators_and_functions(device, rng, dt):
     np.testing.assert_allclose(r.get(), np.abs(x) + y.real * 10 + y.imag * 100 + np.angle(x), rtol=tol)
     total = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "csq")(em.asarray(x))
     np.testing.assert_allclose(total.get(), (x * x).sum(), rtol=tol * 10)
+
+
+def test_many_short_reductions(device, rng):
+    # many outputs of a few elements each (on CUDA: a thread per output)
+    k = em.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "short_rows")
+    m = rng.integers(-9, 9, (3000, 5)).astype(np.int64)
+    np.testing.assert_array_equal(k(em.asarray(m), 2, axis=1).get(), 2 * m.sum(axis=1))
+    np.testing.assert_array_equal(k(em.asarray(m.T.copy()).T, 1, axis=1, keepdims=True).get(),
+                                  m.sum(axis=1, keepdims=True))
+    f = rng.random((2048, 3))
+    l2 = em.ReductionKernel(*L2NORM[:6], "l2_rows")
+    np.testing.assert_allclose(l2(em.asarray(f), axis=-1).get(), np.linalg.norm(f, axis=-1), rtol=1e-12)
