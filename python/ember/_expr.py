@@ -739,13 +739,13 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
     if nred <= _SHORT_ROW and nout >= 1024:  # a thread per output: no idle threads, no tree
-        _launch_on(dev, k, min((nout + 255) // 256, 1 << 20), 256, tuple(args + [3, 1, 0]), 0, stream)
+        _launch_on(dev, k, min((nout + 255) // 256, 1 << 20), 256, tuple(args + [np.int32(3), 1, 0]), 0, stream)
     elif nsplit == 1:
-        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(0), 1, 0]), shm, stream)
     else:
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
-        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
-        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), nsplit, part]), shm, stream)
 
 
 _SPLIT_MIN = 1 << 17  # elements per output below which a CPU reduction is not split
