@@ -473,7 +473,9 @@ class ElementwiseKernel(_KernelBase):
     called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
     Returns the output (a tuple for several or with return_tuple; None with
     no_return).  loop_prep and after_loop are C run before and after each
-    thread's loop over its elements (the whole range on the CPU)."""
+    thread's loop over its elements (a range of them on the CPU).  CuPy's
+    block_size= is accepted and ignored (CUDA blocks are 256 threads), as is
+    reduce_dims (dimensions are not merged yet)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
                  reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
