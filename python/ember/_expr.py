@@ -473,9 +473,10 @@ class ElementwiseKernel(_KernelBase):
     called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
     Returns the output (a tuple for several or with return_tuple; None with
     no_return).  loop_prep and after_loop are C run before and after each
-    thread's loop over its elements (a range of them on the CPU).  CuPy's
-    block_size= is accepted and ignored (CUDA blocks are 256 threads), as is
-    reduce_dims (dimensions are not merged yet)."""
+    thread's loop over its elements (a range of them on the CPU).  With
+    reduce_dims (the default) strided operands have the dimensions they all
+    step through as one merged.  CuPy's block_size= is accepted and ignored
+    (CUDA blocks are 256 threads)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
                  reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
@@ -534,8 +535,8 @@ class ElementwiseKernel(_KernelBase):
 
     def _run(self, where, types, shape, allv, stream):
         """Compile (or find) the kernel for these arguments and run it over
-        shape; returns the kernel, its dimensions (0: contiguous) and the
-        operands' views."""
+        shape; returns the kernel, its dimensions (0: contiguous, else those
+        of the coalesced shape) and the operands' views over them."""
         kind, dev = where
         params = self.in_params + self.out_params
         n = int(np.prod(shape, dtype=np.int64))
@@ -544,16 +545,21 @@ class ElementwiseKernel(_KernelBase):
         raws = [(p, v) for p, v in zip(params, allv) if p.raw]
         raw_views, copied = self._raw_views(raws)
         scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
-        nd = 0 if all(v._c_contiguous for v in views) else len(shape)
+        kshape, nd = tuple(shape), 0
+        if not all(v._c_contiguous for v in views):
+            if self.reduce_dims:  # merge the dimensions every operand steps through as one
+                kshape, kst, _ = _coalesce(kshape, [v.strides for v in views], 0)
+                views = [v._view_as(kshape, st, 0) for v, st in zip(views, kst)]
+            nd = len(kshape)
         key = (kind, tuple(types[p.name] for p in params),
                tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
         spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
         k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
         if kind == "cuda":
-            self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+            self._launch_cuda(dev, k, n, kshape, nd, views, raw_views, [v for _, v in scal], stream)
         else:
             sizes = [np.int64(v.size) for v in raw_views]
-            _ember._cpu_kernel_call(k, n, n, 1, tuple(shape) if nd else (), tuple(views),
+            _ember._cpu_kernel_call(k, n, n, 1, kshape if nd else (), tuple(views),
                                     tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
         for orig, view in copied:  # raw arguments that were not contiguous: write back
             orig[...] = view
@@ -663,41 +669,39 @@ def _converter(kname, p, dt, x):
 
 class _EwPlan:
     """A replay of an ElementwiseKernel call for arguments of the same
-    signature (_argsig): the compiled kernel, the shape, which arguments are
-    broadcast (with their view strides) and how each scalar converts.  Holds
-    no argument."""
+    signature (_argsig): the compiled kernel, the output shape, the kernel's
+    shape and each operand's strides over it (strided kernels), and how each
+    scalar converts.  Holds no argument."""
 
     def __init__(self, ek, where, k, shape, nd, ins, given, types, views):
         self.name, self.no_return, self.return_tuple = ek.name, ek.no_return, ek.return_tuple
         self.kind, self.dev = where
         self.devstr = f"{self.kind}:{self.dev}"
         self.k, self.shape, self.nd = k, shape, nd
+        self.kshape = views[0].shape if nd else ()
+        self.kst = [v.strides for v in views] if nd else []
         self.n = int(np.prod(shape, dtype=np.int64))
         nin = len(ins)
-        arr, scal = [], []
-        for idx, (p, a) in enumerate(zip(ek.in_params, ins)):
-            if _is_array(a):
-                arr.append((idx, None if a.shape == shape else _broadcast_view(a, shape).strides))
-            else:
-                scal.append((idx, _converter(ek.name, p, types[p.name], a)))
-        self.arr, self.scal = arr, scal
+        self.arr = [idx for idx, a in enumerate(ins) if _is_array(a)]
+        self.scal = [(idx, _converter(ek.name, p, types[p.name], a))
+                     for idx, (p, a) in enumerate(zip(ek.in_params, ins)) if not _is_array(a)]
         self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
         self.given = any(given)
-        self.cuda_strides = [s for v in views for s in v.strides] if nd else []
+        self.cuda_strides = [s for st in self.kst for s in st]
 
     def run(self, args, stream):
-        shape = self.shape
-        ops = [args[i] if st is None else args[i]._view_as(shape, st, 0) for i, st in self.arr]
-        outs = [args[i] if i is not None else _ember.full(shape, None, dt, self.devstr) for i, dt in self.outs]
+        outs = [args[i] if i is not None else _ember.full(self.shape, None, dt, self.devstr) for i, dt in self.outs]
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
+        ops = [args[i] for i in self.arr] + outs
+        if self.nd:  # the operands over the kernel's (coalesced, broadcast) shape
+            ops = [a._view_as(self.kshape, st, 0) for a, st in zip(ops, self.kst)]
         scal = [conv(args[i]) for i, conv in self.scal]
         if self.kind == "cuda":
-            cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
+            cargs = [self.n] + ops + (list(self.kshape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, shape if self.nd else (), tuple(ops + outs), (),
-                                   _pack_scalars(scal))
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), _pack_scalars(scal))
         if self.no_return:
             return None
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)

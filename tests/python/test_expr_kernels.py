@@ -239,9 +239,17 @@ def test_compile_cache(device, rng):
     k(a.T, b.T)  # strided 2-d
     k(em.ones((5, 4)).T, em.ones((5, 4)).T)
     assert k._compiles == 3
+    x3, y3 = rng.random((2, 3, 8)), rng.random((2, 3, 8))
+    for _ in range(2):  # 3-d, coalesced to (6, 4): the 2-d kernel (then replayed)
+        got = k(em.asarray(x3)[:, :, :4], em.asarray(y3)[:, :, :4])
+        np.testing.assert_array_equal(got.get(), (x3[:, :, :4] - y3[:, :, :4]) ** 2)
+    assert k._compiles == 3
+    got = k(em.asarray(x3)[:, :, ::2], em.asarray(y3)[:, :, ::2])  # one uniform step: 1-d
+    np.testing.assert_array_equal(got.get(), (x3[:, :, ::2] - y3[:, :, ::2]) ** 2)
+    assert k._compiles == 4 and sorted(key[-1] for key in k._cache) == [0, 0, 1, 2]  # dimensions
     k(a, 2.0)  # a scalar instead of an array
     k(a, 3.0)
-    assert k._compiles == 4
+    assert k._compiles == 5
 
 
 def test_repeat_calls_replay_the_plan(device, rng):
