@@ -623,7 +623,8 @@ class ElementwiseKernel(_KernelBase):
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
                 self._typedefs(types, ct.table)]
         decls = r.decls(raws, scal, ct)
-        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n" + after_body)
+        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
+                      + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
         src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
@@ -685,12 +686,14 @@ class _EwPlan:
         self.arr = [idx for idx, a in enumerate(ins) if _is_array(a)]
         self.scal = [(idx, _converter(ek.name, p, types[p.name], a))
                      for idx, (p, a) in enumerate(zip(ek.in_params, ins)) if not _is_array(a)]
-        self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
+        self.outs = [(nin + j if g else None, types[p.name])
+                     for j, (p, g) in enumerate(zip(ek.out_params, given))]
         self.given = any(given)
         self.cuda_strides = [s for st in self.kst for s in st]
 
     def run(self, args, stream):
-        outs = [args[i] if i is not None else _ember.full(self.shape, None, dt, self.devstr) for i, dt in self.outs]
+        outs = [args[i] if i is not None else _ember.full(self.shape, None, dt, self.devstr)
+                for i, dt in self.outs]
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
         ops = [args[i] for i in self.arr] + outs
@@ -750,7 +753,8 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(0), 1, 0]), shm, stream)
     else:
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
-        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm,
+                   stream)
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), nsplit, part]), shm, stream)
 
 
@@ -796,7 +800,8 @@ class _RedPlan:
     def run(self, args, stream):
         ts = self.tshape
         ops = [args[i] if st is None else args[i]._view_as(ts, st, 0) for i, st in self.arr]
-        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr) for i, dt, shp, _ in self.outs]
+        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr)
+                for i, dt, shp, _ in self.outs]
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
         ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
@@ -997,10 +1002,11 @@ class ReductionKernel(_KernelBase):
         elif rt in _DTYPE_NAMES:
             dt = np.dtype(_C_ALIASES.get(rt, rt))
         else:
-            dt = next((types[p.name] for p in self.in_params + self.out_params if p.fixed is None and p.type == rt),
-                      None)
+            params = self.in_params + self.out_params
+            dt = next((types[p.name] for p in params if p.fixed is None and p.type == rt), None)
             if dt is None:
-                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the "
+                                "parameters")
         return np.dtype(np.float32) if dt == np.float16 else dt
 
     def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
@@ -1044,7 +1050,8 @@ class ReductionKernel(_KernelBase):
         sym = f"em_rk_{self.name}"
         nin = len(ops) - len(self.out_params)
         rt = table[rtype.name]
-        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1] for k, p in enumerate(ops[:nin]))
+        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1]
+                            for k, p in enumerate(ops[:nin]))
         in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
         binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
         out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
@@ -1073,7 +1080,8 @@ class ReductionKernel(_KernelBase):
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
             body = self._cpu_columns(ops, nin, nd, ct.stype, mapped, post, body)
-        tail = "char *const *_em_p_, const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)"
+        tail = ("char *const *_em_p_, const long long *_em_shape, const long long *_em_st, "
+                "const void *const *_em_sc)")
         sig = f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, " + tail
         src = "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n"
         if nd - nk == 1:
@@ -1189,7 +1197,8 @@ class ReductionKernel(_KernelBase):
         one-output-at-a-time loop) runs otherwise, and if the buffer cannot
         be had."""
         red, nr, nops = self.reduce_expr, nd - 1, len(ops)
-        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})" for k, p in enumerate(ops[:nin]))
+        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})"
+                           for k, p in enumerate(ops[:nin]))
 
         def inner(step_of):
             q = "".join(f"const char *_em_q{k} = _em_r{k} + _em_o * {step_of(k, p)};\n"
