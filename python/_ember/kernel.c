@@ -1,6 +1,7 @@
-/* Raw CUDA kernels from Python: the C `Function` type whose call is the
- * per-launch path of em.RawKernel (ember/_kernels.py subclasses it), and the
- * module-loading helpers it is built from.
+/* User kernels from Python: the C `Function` type whose call is the
+ * per-launch path of em.RawKernel (ember/_kernels.py subclasses it), the
+ * module-loading helpers it is built from, and the call of compiled CPU
+ * expression kernels (ember/_expr.py).
  *
  * A call k(grid, block, args, shared_mem=0, stream=None) parses the launch
  * configuration, packs the arguments (below), finds the kernel loaded on the
@@ -17,6 +18,8 @@
  */
 #include "pyember.h"
 #include "ember/cuda.h"
+
+#include "../../src/backend/cpu/xkernel.h"
 
 #include <limits.h>
 #include <string.h>
@@ -99,8 +102,10 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
     }
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) return -1;
-    int r = view.len == em_dtype_get(e)->size ? pyem__put(k, view.buf, (size_t)view.len, pos, kname) : -1;
-    if (view.len != em_dtype_get(e)->size)
+    int r = -1;
+    if (view.len == em_dtype_get(e)->size)
+        r = pyem__put(k, view.buf, (size_t)view.len, pos, kname);
+    else
         PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d: a NumPy scalar of %zd bytes for dtype %s",
                      kname, pos, view.len, em_dtype_get(e)->name);
     PyBuffer_Release(&view);
@@ -112,11 +117,11 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
 static int pyem__put_cai(pyem_kargs *k, PyObject *o, int pos, const char *kname) {
     PyObject *cai;
     if (pyem__optattr(o, "__cuda_array_interface__", &cai) <= 0) return PyErr_Occurred() ? -1 : 1;
-    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
-    void *p = NULL;
-    if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1) p = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL; /* borrowed from cai */
+    int ok = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1;
+    void *p = ok ? PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)) : NULL;
     Py_DECREF(cai);
-    if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || PyErr_Occurred()) {
+    if (!ok || PyErr_Occurred()) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d has a __cuda_array_interface__ without "
                      "a valid 'data': (pointer, readonly) entry", kname, pos);
@@ -309,6 +314,7 @@ static em_device pyem__kernel_device(PyObject *kargs) {
 static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     FunctionObject *self = (FunctionObject *)o;
     const char *kname = self->cname;
+    if (!kname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     Py_ssize_t na = PyTuple_GET_SIZE(args);
     if (na < 3 || na > 5)
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes (grid, block, args, shared_mem=0, "
@@ -340,6 +346,7 @@ static PyObject *Function_pack(PyObject *o, PyObject *args) {
     FunctionObject *self = (FunctionObject *)o;
     pyem_kargs k;
     em_device cur = pyem_current_device();
+    if (!self->cname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     if (pyem__pack(&k, args, cur.kind == EM_CUDA ? cur.id : -1, self->cname) < 0) return NULL;
     PyObject *offs = PyTuple_New(k.n);
     for (int i = 0; offs && i < k.n; i++)
@@ -449,7 +456,7 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
     return v;
 }
 
-/* cuda_module_load(dev, src, options, name, names=None) -> module handle,
+/* _cuda_module_load(dev, src, options, name, names=None) -> module handle,
  * or (handle, lowered names) with a tuple of name expressions (compiles
  * without the GIL). */
 static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
@@ -481,7 +488,7 @@ static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
     return lt ? Py_BuildValue("(NN)", PyLong_FromVoidPtr(mod), lt) : NULL;
 }
 
-/* cuda_module_function(dev, module, name) -> function handle */
+/* _cuda_module_function(dev, module, name) -> function handle */
 static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     int dev;
     PyObject *mo;
@@ -493,7 +500,7 @@ static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     return s == EM_OK ? PyLong_FromVoidPtr(fn) : pyem_raise(s);
 }
 
-/* cuda_func_attribute(dev, fn, attr) -> int */
+/* _cuda_func_attribute(dev, fn, attr) -> int */
 static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
     int dev, attr, v = 0;
     PyObject *fo;
@@ -506,17 +513,10 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
 
 
 /* ---- expression kernels on the CPU ----------------------------------------
- * ember/_expr.py renders C for the system compiler (src/jit/cc.h) with one
- * signature for both kinds of kernel:
- *   void k(long long n0, long long n1, char *const *p, const long long *shape,
- *          const long long *st, const void *const *sc)
- * elementwise: n0 elements (n1 unused); reduction: n0 outputs of n1 reduced
- * elements each.  p holds the operands' data pointers, then the raw arrays';
- * st the operands' byte strides, [operand][dimension] over len(shape)
- * dimensions; sc the scalars, one per 16 bytes of the scalar buffer. */
-typedef void (*pyem_cpu_kernel)(long long, long long, char *const *, const long long *,
-                                const long long *, const void *const *);
-
+ * ember/_expr.py renders C for the system compiler (src/jit/cc.h); libember
+ * runs it over the worker threads (src/backend/cpu/xkernel.h gives the
+ * kernel's signature and what n0, n1 and the operands mean).  Scalars come
+ * as one buffer, a scalar per 16 bytes. */
 #define PYEM_XK_MAXOPS 64
 
 /* Data pointers of CPU arrays and, with_strides, their strides (each must have nd dims). */
@@ -525,12 +525,12 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *o = PyTuple_GET_ITEM(seq, k);
         if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
-            PyErr_SetString(PyExc_TypeError, "cpu_kernel_call: operands must be ember arrays on the CPU");
+            PyErr_SetString(PyExc_TypeError, "_cpu_kernel_call: operands must be ember arrays on the CPU");
             return -1;
         }
         const em_array *a = EMARR(o);
         if (with_strides && a->ndim != nd) {
-            PyErr_Format(PyExc_ValueError, "cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
+            PyErr_Format(PyExc_ValueError, "_cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
                          a->ndim, nd);
             return -1;
         }
@@ -540,21 +540,24 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     return 0;
 }
 
-/* cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
+/* _cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars: bytes):
+ * run items [0, n0) of cost element steps each (1 for an elementwise kernel,
+ * n1 for a reduction), without the GIL when the work is large. */
 static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     PyObject *addr, *shape, *ops, *raws;
-    long long n0, n1;
+    long long n0, n1, cost;
     Py_buffer sc;
-    if (!PyArg_ParseTuple(args, "OLLO!O!O!y*", &addr, &n0, &n1, &PyTuple_Type, &shape, &PyTuple_Type, &ops,
-                          &PyTuple_Type, &raws, &sc))
+    if (!PyArg_ParseTuple(args, "OLLLO!O!O!y*", &addr, &n0, &n1, &cost, &PyTuple_Type, &shape, &PyTuple_Type,
+                          &ops, &PyTuple_Type, &raws, &sc))
         return NULL;
     PyObject *r = NULL;
-    pyem_cpu_kernel fn = (pyem_cpu_kernel)PyLong_AsVoidPtr(addr);
+    em_xkernel_fn fn = (em_xkernel_fn)PyLong_AsVoidPtr(addr);
     Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops), nraw = PyTuple_GET_SIZE(raws);
     Py_ssize_t nsc = sc.len / 16;
-    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0) {
+    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0 ||
+        cost < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: bad kernel address, sizes or operand count");
+            PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: bad kernel address, sizes or operand count");
         goto done;
     }
     long long sh[EM_MAXDIMS], st[PYEM_XK_MAXOPS * EM_MAXDIMS];
@@ -562,18 +565,18 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     const void *scp[PYEM_XK_MAXOPS];
     for (Py_ssize_t d = 0; d < nd; d++)
         if ((sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d))) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: negative dimension");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: negative dimension");
             goto done;
         }
     if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
         goto done;
     for (Py_ssize_t k = 0; k < nsc; k++) scp[k] = (const char *)sc.buf + 16 * k;
-    long long work = n1 > 1 && n0 > LLONG_MAX / n1 ? LLONG_MAX : n0 * (n1 > 1 ? n1 : 1);
+    long long work = cost > 1 && n0 > LLONG_MAX / cost ? LLONG_MAX : n0 * (cost > 1 ? cost : 1);
     if (work > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS fn(n0, n1, p, sh, st, scp);
+        Py_BEGIN_ALLOW_THREADS em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
         Py_END_ALLOW_THREADS
     } else {
-        fn(n0, n1, p, sh, st, scp);
+        em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
     }
     r = Py_NewRef(Py_None);
 done:
@@ -582,13 +585,14 @@ done:
 }
 
 PyMethodDef pyem_kernel_functions[] = {
-    {"cuda_module_load", f_cuda_module_load, METH_VARARGS,
-     "cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
+    {"_cuda_module_load", f_cuda_module_load, METH_VARARGS,
+     "_cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
      "names) with name expressions (NVRTC, disk and memory caches)"},
-    {"cuda_module_function", f_cuda_module_function, METH_VARARGS,
-     "cuda_module_function(dev, module, name) -> function handle"},
-    {"cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
-     "cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
-    {"cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
-     "cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
+    {"_cuda_module_function", f_cuda_module_function, METH_VARARGS,
+     "_cuda_module_function(dev, module, name) -> function handle"},
+    {"_cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
+     "_cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
+    {"_cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
+     "_cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars) -> None: run a compiled "
+     "expression kernel"},
     {NULL, NULL, 0, NULL}};

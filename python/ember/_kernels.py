@@ -85,17 +85,17 @@ class RawModule:
         h = self._handles.get(dev)
         if h is None:
             if self.name_expressions:
-                h, low = _ember.cuda_module_load(dev, self.code, self.options, self._name,
+                h, low = _ember._cuda_module_load(dev, self.code, self.options, self._name,
                                                  self.name_expressions)
                 self._lowered = dict(zip(self.name_expressions, low))
             else:
-                h = _ember.cuda_module_load(dev, self.code, self.options, self._name)
+                h = _ember._cuda_module_load(dev, self.code, self.options, self._name)
             self._handles[dev] = h
         return h
 
     def _function(self, dev, name):
         mod = self._module(dev)
-        return _ember.cuda_module_function(dev, mod, self._lowered.get(name, name))
+        return _ember._cuda_module_function(dev, mod, self._lowered.get(name, name))
 
     def compile(self):
         """Compile and load on the current CUDA device now (errors surface
@@ -168,7 +168,7 @@ class RawKernel(_ember.Function):
         dev = _cuda_id()
         if dev is None:
             raise _ember.DeviceError(f"kernel '{self.name}': attributes need a CUDA device to be current")
-        return _ember.cuda_func_attribute(dev, self._load(dev), i)
+        return _ember._cuda_func_attribute(dev, self._load(dev), i)
 
     @property
     def attributes(self):

@@ -726,3 +726,26 @@ def test_boundscheck_from_environment(monkeypatch):
     checked = em.jit(k)
     with pytest.raises(IndexError, match="out of bounds"):
         checked[1, 1](np.zeros(3))
+
+
+@em.jit
+def constants_and_casts(x, out):
+    out[0] = math.tau + math.pi + math.e
+    out[1] = math.inf
+    out[2] = math.nan
+    out[3] = math.acos(x[0]) + math.asinh(x[0]) + math.gamma(x[0] + 2) + math.degrees(x[0])
+    out[4] = np.float32(x[0] * 3.1)
+    out[5] = int(x[0] * 10.7) + float(3) + bool(x[0])
+    out[6] = math.log(x[0] + 7, 2)
+    out[7] = np.sqrt(x[0]) + np.arctan2(x[0], 1.0)
+
+
+def test_constants_and_casts(device):
+    x = 0.25
+    out = em.zeros(8, dtype="float64", device=device)
+    constants_and_casts[1, 1](dev_array(np.array([x]), device), out)
+    want = [math.tau + math.pi + math.e, math.inf, math.nan,
+            math.acos(x) + math.asinh(x) + math.gamma(x + 2) + math.degrees(x),
+            float(np.float32(x * 3.1)), int(x * 10.7) + 3.0 + 1, math.log(x + 7) / math.log(2),
+            math.sqrt(x) + math.atan2(x, 1.0)]
+    np.testing.assert_allclose(to_np(out), want, rtol=1e-15)

@@ -99,3 +99,63 @@ def test_nvrtc_compiles_stencil_and_vectorize():
     p, n = ctypes.c_void_p(), ctypes.c_size_t()
     assert lib.em_cuda_compile(src.encode(), 90, b"stencil", ctypes.byref(p), ctypes.byref(n)) == 0, \
         lib.em_last_error().decode()[:4000]
+
+
+# -- the CUDA launch path against the fake driver (tests/c/fake_libcuda.c) ------------------------
+FAKE_KERNEL = '''
+import ember as em
+
+@em.jit
+def scale(a, b, n, x):
+    i = em.grid(1)
+    if i < n:
+        b[i // 4, i % 4] = a[i // 4, i % 4] * x
+'''
+
+
+def test_fake_driver_launch(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    import textwrap
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build the fake driver")
+    _nvrtc()
+    here = os.path.dirname(os.path.abspath(__file__))
+    lib = tmp_path / "libfakecuda.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(lib),
+                    os.path.join(here, "..", "c", "fake_libcuda.c")], check=True)
+    (tmp_path / "fake_kernels.py").write_text(FAKE_KERNEL)
+    code = textwrap.dedent("""
+        import ctypes, os, sys, numpy as np, ember as em
+        sys.path.insert(0, os.environ["KDIR"])
+        from fake_kernels import scale
+        fake = ctypes.CDLL(os.environ["FAKE_LIB"])
+        cfg = lambda: tuple((ctypes.c_uint * 7).in_dll(fake, "fake_last_cfg"))
+        params = lambda n: bytes((ctypes.c_ubyte * n).in_dll(fake, "fake_last_params"))
+        with em.Device("cuda:0"):
+            a = em.zeros((3, 4), dtype=em.float32)
+            b = em.zeros((3, 8), dtype=em.float32)[:, ::2]
+            scale[(2, 1), 32](a, b, 5, np.float32(2.0))
+            print(cfg())
+            p = params(72)
+            words = [int.from_bytes(p[i:i + 8], "little", signed=True) for i in range(0, 72, 8)]
+            print(words[0] == a._ptr, words[1:3], words[3] == b._ptr, words[4:8], words[8])
+            scale[1, 32](a, b, 5, np.float32(2.0))
+            print(cfg(), scale.compile_count)
+            h = np.zeros((3, 4), np.float32)
+            scale[1, 32](np.ones((3, 4), np.float32), h, 12, np.float32(2.0))  # host arrays: copied
+            print(scale.compile_count)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "..", "python"), EMBER_LIBCUDA=str(lib),
+               FAKE_LIB=str(lib), EMBER_CACHE_DIR=str(tmp_path / "cache"), KDIR=str(tmp_path))
+    env.pop("EMBER_DEVICE", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:-1] == [
+        "(2, 1, 1, 32, 1, 1, 0)",
+        "True [3, 4] True [3, 4, 8, 2] 5",  # pointer, shape (strides too unless C-contiguous), n
+        "(1, 1, 1, 32, 1, 1, 0) 1",                # the same signature: compiled once
+        "2",                                       # host arrays: one more signature
+    ]

@@ -188,6 +188,29 @@ def k_star(*args):
     pass
 
 
+@em.jit(device=True)
+def returns_nothing(a):
+    a[0] = 1
+
+
+@em.jit
+def k_void(a):
+    x = returns_nothing(a)
+    a[1] = x
+
+
+@em.jit(device=True)
+def dev_shared(a):
+    s = em.shared.array(4, np.float64)
+    s[0] = a[0]
+    return s[0]
+
+
+@em.jit
+def k_dev_shared(a):
+    a[0] = dev_shared(a)
+
+
 CASES = [
     (k_call, (A,), "a[0] = foo(1)", "calls to 'foo' are not supported in kernels: only math.*, em.* "
                                     "intrinsics and @em.jit(device=True) functions"),
@@ -212,6 +235,7 @@ CASES = [
     (k_string, (A,), 'a[0] = "x"', "strings are only supported as print() arguments"),
     (k_attr, (A,), "a.T", "array attribute 'T' is not supported in kernels"),
     (k_sync_value, (A,), "em.syncthreads()", "em.syncthreads() is a statement"),
+    (k_void, (A,), "x = returns_nothing(a)", "'returns_nothing' returns no value"),
 ]
 
 
@@ -294,3 +318,9 @@ def test_no_c_compiler_says_so():
     assert "'/nonexistent/cc' (from EMBER_CC) does not run" in out.stdout
     assert "set EMBER_CC" in out.stdout
     assert out.stdout.strip().endswith("False")
+
+
+def test_shared_array_in_device_function():
+    err = compile_error(k_dev_shared, A)
+    assert "function 'dev_shared', line" in err
+    assert "em.shared.array belongs in the kernel itself" in err

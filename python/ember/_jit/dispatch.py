@@ -49,7 +49,8 @@ def _argtype(a, pos, name):
         if dt is None:
             raise TypeError(f"argument '{name}' has dtype {a.dtype}: kernels take bool, int8..uint64, "
                             "float32 and float64 arrays")
-        return ArrayT(dt, a.ndim)
+        contig = a._c_contiguous if t is _ndarray else a.flags.c_contiguous
+        return ArrayT(dt, a.ndim, layout="C" if contig else "A")
     if t is bool or isinstance(a, np.bool_):
         return "bool"
     if t is int:
@@ -72,7 +73,37 @@ class _CpuSpec:
 
 
 class _CudaSpec:
-    __slots__ = ("kernel", "fn", "types")
+    __slots__ = ("kernel", "fn", "types", "pack")
+
+
+def _cuda_packer(types, boundscheck):
+    """A function args -> the em.RawKernel argument tuple for this signature
+    (generated once: a warm CUDA launch then costs one call), or None from it
+    when an array argument is not an ember array (the general path copies
+    host arrays)."""
+    if boundscheck:
+        return lambda args, shmem: None
+    names = [f"x{i}" for i in range(len(types))]
+    checks, items, env = [], [], {"_nd": _ndarray}
+    for x, t in zip(names, types):
+        if isinstance(t, ArrayT):
+            checks.append(f"type({x}) is not _nd")
+            items.append(x)
+            items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
+            if t.layout != "C":  # C-contiguous kernels derive strides from the shape
+                size = np.dtype(t.dtype).itemsize
+                items += [f"{x}.strides[{d}] // {size}" for d in range(t.ndim)]
+        elif t in ("int64", "float64"):
+            items.append(x)  # Python ints and floats travel as int64 and float64
+        else:
+            env["_" + t] = np.dtype(t).type
+            items.append(f"_{t}({x})")
+    unpack = f"    {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    test = f"    if {' or '.join(checks)}:\n        return None\n" if checks else ""
+    src = (f"def pack(args, shmem):\n{unpack}{test}"
+           f"    return ({''.join(i + ', ' for i in items)}0, shmem)\n")
+    exec(src, env)
+    return env["pack"]
 
 
 class Dispatcher:
@@ -244,6 +275,7 @@ class Dispatcher:
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)
         spec.fn, spec.types = fn, types
+        spec.pack = _cuda_packer(types, self.boundscheck)
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -274,14 +306,14 @@ class _Launcher:
         for a in args:
             t = type(a)
             if t is _ndarray:
-                key.append((a.dtype, a.ndim))
+                key.append((a.dtype, a.ndim, a._c_contiguous))
                 ad = a._dev
                 if dev is None:
                     dev = ad
                 elif ad != dev:
                     d._device_of(args, d.__name__)  # raises, naming the devices
             elif t is np.ndarray:
-                key.append((a.dtype, a.ndim))
+                key.append((a.dtype, a.ndim, a.flags.c_contiguous))
             else:
                 key.append(t)
         if dev is None:
@@ -311,19 +343,28 @@ class _Launcher:
         return spec
 
     def _cuda(self, args, spec, dev):
+        kargs = spec.pack(args, self.shmem)
+        if kargs is not None and _ember._get_device() == dev:
+            spec.kernel(self.grid, self.block, kargs, self.shmem, self.stream)
+            return None
         d = self.disp
         em = _em()
         where = f"{dev[0]}:{dev[1]}"
         kargs = []
+        copied = []  # host arrays the kernel writes: copied back after the launch (as Numba does)
         # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
-        for a, t in zip(args, spec.types):
+        for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
             if isinstance(t, ArrayT):
                 if type(a) is not _ndarray:
+                    host = a
                     a = em.asarray(a, device=where)
+                    if pname in spec.fn.written:
+                        copied.append((host, a))
                 item = a.itemsize
                 kargs.append(a)
                 kargs.extend(a.shape)
-                kargs.extend([s // item for s in a.strides])
+                if t.layout != "C":
+                    kargs.extend([s // item for s in a.strides])
             elif t == "int64" or t == "float64":
                 kargs.append(a)
             else:
@@ -336,6 +377,8 @@ class _Launcher:
                 spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
         else:
             spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+        for host, a in copied:
+            np.copyto(host, a.get())
         if err is not None and int(err[0]):
             raise IndexError(f"kernel '{d.__name__}': an array index was out of bounds (bounds checking is on)")
         return None

@@ -325,6 +325,9 @@ class Lowerer:
             self.fail(call, f"em.{where}.array takes (shape, dtype)")
         shape = self.const_shape(args[0], call, where)
         dt = self.dtype_arg(args[1], call)
+        if where == "shared" and self.kind != "kernel":
+            self.fail(call, "em.shared.array belongs in the kernel itself: pass the array to device "
+                            "functions as an argument")
         if where == "shared" and shape == (0,):
             t = ArrayT(dt, 1, "dynshared")
             arr = ir.ArrRef("s_" + name, t)
@@ -511,6 +514,8 @@ class Lowerer:
             self.fail(node, "a tuple is used where a scalar is needed (index or unpack it)")
         if isinstance(v, ir.Str):
             self.fail(node, "strings are only supported as print() arguments")
+        if v.ty == "void":
+            self.fail(node, f"'{v.fn.name}' returns no value")
         return v
 
     def e_Constant(self, node):

@@ -32,7 +32,7 @@ typedef struct em_jit_ctx {
 typedef em_jit_ctx em_ctx;
 /* The thread's indices, passed by value so they live in registers. */
 typedef struct { em_i64 tid[3], bid[3], bdim[3], gdim[3]; } em_ix;
-#define EM_DEV static inline __attribute__((unused))
+#define EM_DEV static inline __attribute__((unused, always_inline))
 #define EM_INF __builtin_inf()
 #define EM_NAN __builtin_nan("")
 EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
@@ -65,7 +65,7 @@ EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
 """
 
 # Python/NumPy semantics where C differs (both dialects).
-_HELPERS = """EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i < 0 ? i + n : i; }
+_HELPERS = """EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
 EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
     if (b == 0) return 0;
     if (b == -1) return (em_i64)(0 - (em_u64)a);
@@ -554,13 +554,25 @@ def _unpack_c(fn, slots="em_a"):
             for d in range(t.ndim):
                 out.append(f"    em_i64 {c}_n{d} = {slots}[{k}].i;")
                 k += 1
-            for d in range(t.ndim):
-                out.append(f"    em_i64 {c}_s{d} = {slots}[{k}].i;")
-                k += 1
+            if t.layout == "C":  # strides from the shape: the compiler sees the unit stride
+                out += _contig_strides(c, t.ndim)
+                k += t.ndim
+            else:
+                for d in range(t.ndim):
+                    out.append(f"    em_i64 {c}_s{d} = {slots}[{k}].i;")
+                    k += 1
         else:
             field = "d" if t in FLOATS else "u" if t == "uint64" else "i"
             out.append(f"    {CTYPE[t]} {c} = ({CTYPE[t]}){slots}[{k}].{field};")
             k += 1
+    return out
+
+
+def _contig_strides(c, ndim):
+    out = []
+    for d in reversed(range(ndim)):
+        v = "1" if d == ndim - 1 else f"{c}_s{d + 1} * {c}_n{d + 1}"
+        out.append(f"    const em_i64 {c}_s{d} = {v};")
     return out
 
 
@@ -626,8 +638,14 @@ def render_cuda(fn, entry):
         parts.append(r.function(d))
     parts.append(r.function(fn, entry + "_body"))
     params = r.params(fn) + ["int *em_err", "em_i64 em_dyn"]
+    contig = []
+    for _, c, t in fn.params:
+        if hasattr(t, "ndim") and t.layout == "C":
+            for d in range(t.ndim):  # not passed: derived from the shape
+                params.remove(f"em_i64 {c}_s{d}")
+            contig += _contig_strides(c, t.ndim)
     parts.append("\n".join([
-        f'extern "C" __global__ void {entry}({", ".join(params)}) {{',
+        f'extern "C" __global__ void {entry}({", ".join(params)}) {{'] + contig + [
         "    em_ctx em_cx = {0, em_err, em_dyn};",
         "    em_ctx *em_c = &em_cx;",
         f"    {entry}_body({_call_args(fn, 'cuda')});",

@@ -85,9 +85,10 @@ def _launch(kernel, shape, args):
 
 
 def _alloc(like_arrays, shape, dtype, dev):
+    """The result array (uninitialised: the kernel writes every element)."""
     if dev[0] == "cpu" and like_arrays and all(isinstance(a, np.ndarray) for a in like_arrays):
-        return np.zeros(shape, dtype=dtype)
-    return _em().zeros(shape, dtype=dtype, device=f"{dev[0]}:{dev[1]}")
+        return np.empty(shape, dtype=dtype)
+    return _em().empty(shape, dtype=dtype, device=f"{dev[0]}:{dev[1]}")
 
 
 class StencilFunc:

@@ -27,13 +27,16 @@ class ArrayT:
     """An array: dtype, ndim; kind 'param' (pointer, shape, strides passed in),
     'shared'/'local' (compile-time shape, C order) or 'dynshared' (1-d, size
     from the launch)."""
-    __slots__ = ("dtype", "ndim", "kind", "shape")
+    __slots__ = ("dtype", "ndim", "kind", "shape", "layout")
 
-    def __init__(self, dtype, ndim, kind="param", shape=None):
+    def __init__(self, dtype, ndim, kind="param", shape=None, layout="A"):
         self.dtype, self.ndim, self.kind, self.shape = dtype, ndim, kind, shape
+        # 'C': C-contiguous, strides follow from the shape (the innermost is 1,
+        # which lets the C compiler vectorise); 'A': any strides.
+        self.layout = layout
 
     def key(self):
-        return ("A", self.dtype, self.ndim, self.kind, self.shape)
+        return ("A", self.dtype, self.ndim, self.kind, self.shape, self.layout)
 
     def __eq__(self, other):
         return isinstance(other, ArrayT) and self.key() == other.key()
@@ -42,7 +45,7 @@ class ArrayT:
         return hash(self.key())
 
     def __repr__(self):
-        return f"array({self.dtype}, {self.ndim}d{', ' + self.kind if self.kind != 'param' else ''})"
+        return f"array({self.dtype}, {self.ndim}d, {self.layout}{', ' + self.kind if self.kind != 'param' else ''})"
 
     def as_param(self):
         return ArrayT(self.dtype, self.ndim)
