@@ -92,7 +92,7 @@ int pyem_fusion_flush(em_device d, const char *reason) {
     for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
         EmArrayObject *o = pyem__live[i];
         em_device e = em_array_device(&o->a);
-        if (e.kind != d.kind || e.id != d.id) {
+        if (e.kind != d.kind || (d.id >= 0 && e.id != d.id)) {
             i++;
             continue;
         }

@@ -391,6 +391,20 @@ def test_input_written_through_out_while_pending(device, lazy):
     assert_same(x, np.arange(6.0) * 3)
 
 
+def test_stream_change_and_event_evaluate_pending(device, lazy):
+    if device.kind != "cuda":
+        pytest.skip("CUDA streams and events")
+    x = own(np.arange(6.0), device)
+    with em.Stream():
+        y = x * 2
+    assert not pending(y)  # it ran on the stream that was current when asked
+    z = x + 1
+    em.Event().record()
+    assert not pending(z)
+    assert_same(y, np.arange(6.0) * 2)
+    assert_same(z, np.arange(6.0) + 1)
+
+
 def test_dropped_result_is_still_computed(device, lazy):
     x = own(np.arange(6.0), device)
     before = stats()["evals"]
