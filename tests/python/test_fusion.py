@@ -289,6 +289,31 @@ def test_reduction_of_pending_equals_unfused_on_device(device, lazy, rng, op):
                                              axis=axis), rtol=1e-4)
 
 
+@pytest.mark.parametrize("shape,axis", [((300, 2000), -1), ((40, 10, 1000), (1, 2)),
+                                        ((41, 7, 1000), -1)])
+@pytest.mark.parametrize("op,kw", [("sum", {}), ("sum", {"keepdims": True}),
+                                   ("sum", {"dtype": np.float64}), ("max", {}), ("mean", {}),
+                                   ("std", {"ddof": 1}), ("argmin", {}), ("prod", {})])
+def test_fused_reduction_many_bands(lazy, rng, shape, axis, op, kw):
+    # Several bands (of ~2^18 elements, the last one short), run in parallel:
+    # each band's rows of the result equal the unfused reduction's.
+    if op == "argmin" and not isinstance(axis, int):
+        axis = -1
+    a = (rng.random(shape) + 0.5).astype(np.float32)
+    fn = getattr(em, op)
+
+    def f(x):
+        return fn(x * 0.75 + 0.25, axis=axis, **kw)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        got = f(own(a))
+        assert stats()["reduce_chunks"] - before >= 2
+        want = unfused(f, own(a))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert bits(got) == bits(want)
+
+
 def test_seed004_fused_matches_numpy(lazy, rng):
     a = rng.random((20, 10, 300)).astype(np.float32)
     with em.Device("cpu"):
