@@ -80,8 +80,9 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
         if (s == EM_OK) PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
         em_array_release(&v);
         if (s != EM_OK) {
+            /* Not o: its repr would revive an object being destroyed. */
             pyem_raise(s);
-            PyErr_WriteUnraisable((PyObject *)o);
+            PyErr_WriteUnraisable(NULL);
         }
         PyErr_Restore(et, ev, tb);
     }

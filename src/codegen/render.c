@@ -262,8 +262,8 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     else em_sbuf_printf(s, "(%s)%s", T, x);
 }
 
-static em_dtype em__natural(const em_node *nd) {
-    if (nd->nin == 0) return nd->leaf->dtype;
+/* The dtype an op's spelling computes in (float16 ops compute in float32). */
+static em_dtype em__computes(const em_node *nd) {
     switch (em_op_get(nd->op)->resolver) {
     case EM_RES_CMP:
     case EM_RES_BOOL:
@@ -272,6 +272,11 @@ static em_dtype em__natural(const em_node *nd) {
     default: return nd->loop;
     }
 }
+
+/* The dtype of a node's value in the kernel: its own dtype, so a float16
+ * node is rounded to float16 before the next op reads it, as when the
+ * eager op stores it (fused == unfused). */
+static em_dtype em__natural(const em_node *nd) { return nd->nin == 0 ? nd->leaf->dtype : nd->dtype; }
 
 /* The op's spelling with the operands a, b, c replaced by names. */
 static void em__spell(em_sbuf *s, const char *spell, char names[][96]) {
@@ -312,7 +317,17 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
     int t = e->ntemps++;
     e->done[t] = nd;
     em_sbuf_printf(e->s, "        const %s t%d = ", em_render_ctype(em__natural(nd)), t);
-    em__spell(e->s, em_op_get(nd->op)->spelling, conv);
+    if (em__computes(nd) == em__natural(nd)) {
+        em__spell(e->s, em_op_get(nd->op)->spelling, conv);
+    } else {
+        em_sbuf ex = {0};
+        em_sbuf_printf(&ex, "(");
+        em__spell(&ex, em_op_get(nd->op)->spelling, conv);
+        em_sbuf_printf(&ex, ")");
+        em__conv(e->s, em__computes(nd), em__natural(nd), ex.s ? ex.s : "");
+        if (ex.oom) e->s->oom = true;
+        em_sbuf_free(&ex);
+    }
     em_sbuf_printf(e->s, ";\n");
     snprintf(name, len, "t%d", t);
 }

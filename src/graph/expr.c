@@ -374,6 +374,23 @@ static em_status em__run(const em_expr *e, int64_t r0, int64_t r1, const char *r
     return s;
 }
 
+/* Evaluate e's pending op inputs and keep their values, so that e itself
+ * reads at most nin arrays: the way out for an expression over what one
+ * evaluation can take (more distinct inputs than a generated kernel has
+ * operands, more nodes than a plan holds).  Its inputs were each within
+ * the limits when they were built.  Caller holds the planner's lock. */
+static em_status em__settle_inputs(em_expr *e) {
+    for (int i = 0; i < e->nin; i++) {
+        em_expr *c = e->in[i];
+        if (em_expr_ready(c) || c->nin == 0) continue;
+        em_array v = {0};
+        EM_CHECK(em_expr_eval(c, "limit: inputs evaluated first", &v));
+        em_expr_set_value(c, &v);
+        em_array_release(&v);
+    }
+    return EM_OK;
+}
+
 em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
     em_array res = {0};
     if (em_expr_ready(e)) em_array_view(&res, &e->arr);
@@ -381,6 +398,12 @@ em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
     em__lower *L = NULL;
     const em_node *root = NULL;
     em_status s = em_expr_ready(e) || !em_array_size(&res) ? EM_OK : em__lower_make(e, 0, -1, &L, &root);
+    if (e->nin && !em_expr_ready(e) &&
+        (s == EM_EUNSUPPORTED || (s == EM_OK && L && L->nleaves > EM_FUSE_MAXLEAVES))) {
+        if (L) em__lower_free(L), L = NULL;
+        s = em__settle_inputs((em_expr *)e); /* the lock is held: see em_expr_begin's contract */
+        if (s == EM_OK) s = em__lower_make(e, 0, -1, &L, &root);
+    }
     if (s != EM_OK) {
         em_array_release(&res);
         return s;

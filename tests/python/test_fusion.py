@@ -16,6 +16,17 @@ from helpers import ALL_DTYPES, assert_same, random_array
 _e = em._ember
 
 
+@pytest.fixture(autouse=True)
+def two_threads():
+    """Whether a CPU reduction fuses depends on outputs per worker thread
+    (fuse_reduce.c): pin the pool to this CI machine's 2 workers, so the
+    tests mean the same on the 16-core GPU machine."""
+    old = _e.num_threads()
+    _e.num_threads(2)
+    yield
+    _e.num_threads(old)
+
+
 @pytest.fixture
 def lazy():
     """Every elementwise result lazy (min_size 0), restored afterwards."""
@@ -448,7 +459,9 @@ def test_intermediates_are_not_computed_twice(device, lazy):
 
 
 def _debug_run(code, env_extra=None):
-    env = dict(os.environ, EMBER_DEBUG="1", PYTHONPATH=os.pathsep.join(sys.path))
+    # The log lines name cpu:0 and depend on the worker count: pin both.
+    env = dict(os.environ, EMBER_DEBUG="1", PYTHONPATH=os.pathsep.join(sys.path), EMBER_DEVICE="cpu",
+               EMBER_NUM_THREADS="2")
     env.update(env_extra or {})
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
@@ -623,3 +636,26 @@ def test_eval_returns_its_arguments(device, lazy):
     assert_same(p, np.arange(3.0) + 1)
     assert_same(q, np.arange(3.0) * 2)
     assert em.eval(x) is x
+
+
+def test_more_inputs_than_one_kernel_takes(device, lazy):
+    # 20 distinct arrays in one chain: the expression over the limit has its
+    # inputs evaluated first (a CUDA kernel takes 15), and the values are the
+    # eager chain's.
+    hosts = [np.full((3, 4), float(i)) for i in range(20)]
+    xs = [own(h, device) for h in hosts]
+    t = xs[0]
+    for v in xs[1:]:
+        t = t + v
+    want = hosts[0]
+    for h in hosts[1:]:
+        want = want + h
+    assert bits(t) == bits(own(want, device))
+    u = xs[0] * 1.0
+    for v in xs[1:]:
+        u = u * 0.5 + v
+    em.eval(u)
+    del u  # and a dropped result over the limit is fine too
+    w = xs[0] + 0
+    for v in xs[1:]:
+        w = w - v
