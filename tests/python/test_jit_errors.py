@@ -310,7 +310,7 @@ def test_no_c_compiler_says_so():
     with open(path, "w") as f:
         f.write(code)
     try:
-        env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_CC="/nonexistent/cc")
+        env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_CC="/nonexistent/cc", EMBER_DEVICE="cpu")
         out = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True, timeout=60)
     finally:
         os.unlink(path)

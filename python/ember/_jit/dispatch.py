@@ -76,7 +76,7 @@ class _CudaSpec:
     __slots__ = ("kernel", "fn", "types", "pack")
 
 
-def _cuda_packer(types, boundscheck):
+def _cuda_packer(types, boundscheck, written=()):
     """A function args -> the em.RawKernel argument tuple for this signature
     (generated once: a warm CUDA launch then costs one call), or None from it
     when an array argument is not an ember array (the general path copies
@@ -85,9 +85,11 @@ def _cuda_packer(types, boundscheck):
         return lambda args, shmem: None
     names = [f"x{i}" for i in range(len(types))]
     checks, items, env = [], [], {"_nd": _ndarray}
-    for x, t in zip(names, types):
+    for i, (x, t) in enumerate(zip(names, types)):
         if isinstance(t, ArrayT):
             checks.append(f"type({x}) is not _nd")
+            if i in written:  # a read-only array: the general path raises
+                checks.append(f"not {x}._writeable")
             items.append(x)
             items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
             if t.layout != "C":  # C-contiguous kernels derive strides from the shape
@@ -179,7 +181,10 @@ class Dispatcher:
         return tuple(_argtype(a, i, names[i]) for i, a in enumerate(args)), names
 
     @staticmethod
-    def _device_of(args, name):
+    def _device_of(args, name, numpy_means_cpu=False):
+        """The arguments' device (all must agree); with no device array among
+        them, the current device -- or the CPU when numpy_means_cpu (plain
+        calls, stencils and vectorized functions: NumPy in, NumPy out)."""
         dev = None
         for i, a in enumerate(args):
             if type(a) is _ndarray:
@@ -193,6 +198,8 @@ class Dispatcher:
             elif d != dev:
                 raise ValueError(f"kernel '{name}': arguments are on different devices "
                                  f"({dev[0]}:{dev[1]} and {d[0]}:{d[1]}); copy them to one device first")
+        if dev is None and numpy_means_cpu:
+            return ("cpu", 0)
         return dev or _ember._get_device()
 
     def lower(self, types, kind):
@@ -237,7 +244,7 @@ class Dispatcher:
 
     def _call_plain(self, args):
         types, names = self._types(args)
-        dev = self._device_of(args, self.__name__)
+        dev = self._device_of(args, self.__name__, numpy_means_cpu=True)
         if dev[0] != "cpu":
             raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
                              f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
@@ -275,7 +282,8 @@ class Dispatcher:
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)
         spec.fn, spec.types = fn, types
-        spec.pack = _cuda_packer(types, self.boundscheck)
+        spec.pack = _cuda_packer(types, self.boundscheck,
+                                 {i for i, (n, _, _) in enumerate(fn.params) if n in fn.written})
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -355,6 +363,9 @@ class _Launcher:
         # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
         for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
             if isinstance(t, ArrayT):
+                if pname in spec.fn.written and not (a._writeable if type(a) is _ndarray
+                                                     else getattr(getattr(a, "flags", None), "writeable", True)):
+                    raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
                 if type(a) is not _ndarray:
                     host = a
                     a = em.asarray(a, device=where)

@@ -171,13 +171,17 @@ class StencilFunc:
         if any(tuple(a.shape) != shape for a in arrays):
             raise ValueError(f"stencil '{self.__name__}': array arguments must have the same shape, "
                              f"got {[tuple(a.shape) for a in arrays]}")
-        dev = Dispatcher._device_of(args, self.__name__)
+        dev = Dispatcher._device_of(args, self.__name__, numpy_means_cpu=True)
         if out is None:
             out = _alloc(arrays, shape, ret, dev)
         elif tuple(out.shape) != shape:
             raise ValueError(f"out= has shape {tuple(out.shape)}, expected {shape}")
         if all(n > 0 for n in shape):
-            _launch(kernel, shape, list(args) + [out])
+            if _ember._get_device() != dev:  # NumPy arguments run where dev says, not where current is
+                with _em().Device(f"{dev[0]}:{dev[1]}"):
+                    _launch(kernel, shape, list(args) + [out])
+            else:
+                _launch(kernel, shape, list(args) + [out])
         return out
 
 
@@ -222,7 +226,7 @@ class VectorizedFunc:
 
     def __call__(self, *args, out=None):
         em = _em()
-        dev = Dispatcher._device_of(args, self.__name__)
+        dev = Dispatcher._device_of(args, self.__name__, numpy_means_cpu=True)
         where = f"{dev[0]}:{dev[1]}"
         numpy_in = dev[0] == "cpu" and not any(type(a) is _ember.ndarray for a in args)
         xs = [a if type(a) is _ember.ndarray else em.asarray(a, device=where) for a in args]
