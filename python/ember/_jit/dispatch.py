@@ -357,6 +357,8 @@ class _Launcher:
             if isinstance(t, ArrayT):
                 if type(a) is not _ndarray:
                     host = a
+                    if pname in spec.fn.written and not host.flags.writeable:
+                        raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
                     a = em.asarray(a, device=where)
                     if pname in spec.fn.written:
                         copied.append((host, a))
