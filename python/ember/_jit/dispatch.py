@@ -69,7 +69,7 @@ def _argtype(a, pos, name):
 
 
 class _CpuSpec:
-    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams")
+    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names")
 
 
 class _CudaSpec:
@@ -134,13 +134,16 @@ class Dispatcher:
 
     # -- launch configuration ----------------------------------------------------
     def __getitem__(self, config):
-        launcher = self._configs.get(config) if type(config) is tuple else None
+        try:
+            launcher = self._configs.get(config)
+        except TypeError:  # unhashable (a list, a stream object): not cached
+            launcher = None
         if launcher is None:
             launcher = self._configure(config)
             try:
                 if len(self._configs) < 64:
                     self._configs[config] = launcher
-            except TypeError:  # an unhashable stream: just don't cache
+            except TypeError:
                 pass
         return launcher
 
@@ -232,17 +235,26 @@ class Dispatcher:
                       tuple(pnames))
         spec.fn, spec.allocs, spec.ret, spec.ret_array = fn, lw.allocs, fn.ret, lw.ret_array
         spec.nparams = len(types)
+        spec.names = [a.arg for a in self.source().fdef.args.args]
         self._specs[key] = spec
         return spec
 
     def _call_plain(self, args):
-        types, names = self._types(args)
-        dev = self._device_of(args, self.__name__)
-        if dev[0] != "cpu":
-            raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
-                             f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
-                             "pass CPU arrays")
-        spec = self._cpu_spec("plain", types, names)
+        key = tuple((a.dtype, a.ndim, a._c_contiguous) if type(a) is _ndarray else
+                    (a.dtype, a.ndim, a.flags.c_contiguous) if type(a) is np.ndarray else type(a)
+                    for a in args)
+        spec = self._fast.get(("plain", key))
+        if spec is None or any(type(a) is _ndarray and a._dev[0] != "cpu" for a in args):
+            types, names = self._types(args)
+            dev = self._device_of(args, self.__name__)
+            if dev[0] != "cpu":
+                raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
+                                 f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
+                                 "pass CPU arrays")
+            spec = self._cpu_spec("plain", types, names)
+            if "uint64" not in types:  # a big Python int types as uint64: not keyed by type alone
+                self._fast[("plain", key)] = spec
+        names = spec.names
         full = list(args)
         byname = dict(zip(names, args))
         for name, how, srcname, dt in spec.allocs:
