@@ -35,6 +35,14 @@ EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *
  * names the module in messages (NULL: "raw module"). */
 EM_API em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
                                      const char *name_for_messages, void **module);
+/* The same with C++ name expressions (template instances such as
+ * "scale<float>", NVRTC's nvrtcAddNameExpression): *lowered points at their
+ * lowered names, each NUL-terminated, in order, owned by the module cache
+ * (valid for the process); pass one to em_cuda_module_function. */
+EM_API em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *opts, int nopt,
+                                        const char *const *names, int nnames,
+                                        const char *name_for_messages, void **module,
+                                        const char **lowered);
 /* The kernel called name (its extern "C" or lowered name) in module;
  * EM_EVALUE when the module has no such kernel. */
 EM_API em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn);

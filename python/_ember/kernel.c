@@ -18,6 +18,8 @@
 #include "pyember.h"
 #include "ember/cuda.h"
 
+#include "../../src/backend/cpu/xkernel.h"
+
 #include <limits.h>
 #include <string.h>
 
@@ -415,7 +417,7 @@ int pyem_kernel_init_type(PyObject *m) {
  * pointers kept alive by the sequence (n written to *nopt). */
 static const char **pyem__options(PyObject *seq, int *nopt) {
     if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
-        PyErr_Format(PyExc_TypeError, "options must be a tuple of str, not '%s'", Py_TYPE(seq)->tp_name);
+        PyErr_Format(PyExc_TypeError, "expected a tuple of str, not '%s'", Py_TYPE(seq)->tp_name);
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -425,7 +427,7 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
         PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyUnicode_Check(s) || !(v[i] = PyUnicode_AsUTF8(s))) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "options must be str, got %s", Py_TYPE(s)->tp_name);
+                PyErr_Format(PyExc_TypeError, "expected a tuple of str, got an item of type %s", Py_TYPE(s)->tp_name);
             PyMem_Free(v);
             return NULL;
         }
@@ -434,24 +436,39 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
     return v;
 }
 
-/* cuda_module_load(dev, src, options, name) -> module handle (compiles
+/* _cuda_module_load(dev, src, options, name, names=None) -> module handle,
+ * or (handle, lowered names) with a tuple of name expressions (compiles
  * without the GIL). */
 static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
-    int dev, nopt = 0;
+    int dev, nopt = 0, nnames = 0;
     const char *src, *name;
-    PyObject *opts;
-    if (!PyArg_ParseTuple(args, "isOs", &dev, &src, &opts, &name)) return NULL;
-    const char **v = pyem__options(opts, &nopt);
+    PyObject *opts, *names = Py_None;
+    if (!PyArg_ParseTuple(args, "isOs|O", &dev, &src, &opts, &name, &names)) return NULL;
+    const char **v = pyem__options(opts, &nopt), **nv = NULL;
     if (!v) return NULL;
+    if (names != Py_None && !(nv = pyem__options(names, &nnames))) {
+        PyMem_Free(v);
+        return NULL;
+    }
     void *mod = NULL;
+    const char *low = NULL;
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_cuda_module_load(dev, src, v, nopt, name, &mod);
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_module_load_ex(dev, src, v, nopt, nv, nnames, name, &mod, &low);
     Py_END_ALLOW_THREADS
     PyMem_Free(v);
-    return s == EM_OK ? PyLong_FromVoidPtr(mod) : pyem_raise(s);
+    PyMem_Free(nv);
+    if (s != EM_OK) return pyem_raise(s);
+    if (names == Py_None) return PyLong_FromVoidPtr(mod);
+    PyObject *lt = PyTuple_New(nnames);
+    for (int i = 0; lt && i < nnames; i++, low += strlen(low) + 1) {
+        PyObject *u = PyUnicode_FromString(low);
+        if (!u) Py_CLEAR(lt);
+        else PyTuple_SET_ITEM(lt, i, u);
+    }
+    return lt ? Py_BuildValue("(NN)", PyLong_FromVoidPtr(mod), lt) : NULL;
 }
 
-/* cuda_module_function(dev, module, name) -> function handle */
+/* _cuda_module_function(dev, module, name) -> function handle */
 static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     int dev;
     PyObject *mo;
@@ -463,7 +480,7 @@ static PyObject *f_cuda_module_function(PyObject *self, PyObject *args) {
     return s == EM_OK ? PyLong_FromVoidPtr(fn) : pyem_raise(s);
 }
 
-/* cuda_func_attribute(dev, fn, attr) -> int */
+/* _cuda_func_attribute(dev, fn, attr) -> int */
 static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
     int dev, attr, v = 0;
     PyObject *fo;
@@ -476,17 +493,10 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
 
 
 /* ---- expression kernels on the CPU ----------------------------------------
- * ember/_expr.py renders C for the system compiler (src/jit/cc.h) with one
- * signature for both kinds of kernel:
- *   void k(long long n0, long long n1, char *const *p, const long long *shape,
- *          const long long *st, const void *const *sc)
- * elementwise: n0 elements (n1 unused); reduction: n0 outputs of n1 reduced
- * elements each.  p holds the operands' data pointers, then the raw arrays';
- * st the operands' byte strides, [operand][dimension] over len(shape)
- * dimensions; sc the scalars, one per 16 bytes of the scalar buffer. */
-typedef void (*pyem_cpu_kernel)(long long, long long, char *const *, const long long *,
-                                const long long *, const void *const *);
-
+ * ember/_expr.py renders C for the system compiler (src/jit/cc.h); libember
+ * runs it over the worker threads (src/backend/cpu/xkernel.h gives the
+ * kernel's signature and what n0, n1 and the operands mean).  Scalars come
+ * as one buffer, a scalar per 16 bytes. */
 #define PYEM_XK_MAXOPS 64
 
 /* Data pointers of CPU arrays and, with_strides, their strides (each must have nd dims). */
@@ -495,12 +505,12 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *o = PyTuple_GET_ITEM(seq, k);
         if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
-            PyErr_SetString(PyExc_TypeError, "cpu_kernel_call: operands must be ember arrays on the CPU");
+            PyErr_SetString(PyExc_TypeError, "_cpu_kernel_call: operands must be ember arrays on the CPU");
             return -1;
         }
         const em_array *a = EMARR(o);
         if (with_strides && a->ndim != nd) {
-            PyErr_Format(PyExc_ValueError, "cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
+            PyErr_Format(PyExc_ValueError, "_cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
                          a->ndim, nd);
             return -1;
         }
@@ -510,21 +520,24 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     return 0;
 }
 
-/* cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars: bytes) */
+/* _cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars: bytes):
+ * run items [0, n0) of cost element steps each (1 for an elementwise kernel,
+ * n1 for a reduction), without the GIL when the work is large. */
 static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     PyObject *addr, *shape, *ops, *raws;
-    long long n0, n1;
+    long long n0, n1, cost;
     Py_buffer sc;
-    if (!PyArg_ParseTuple(args, "OLLO!O!O!y*", &addr, &n0, &n1, &PyTuple_Type, &shape, &PyTuple_Type, &ops,
-                          &PyTuple_Type, &raws, &sc))
+    if (!PyArg_ParseTuple(args, "OLLLO!O!O!y*", &addr, &n0, &n1, &cost, &PyTuple_Type, &shape, &PyTuple_Type,
+                          &ops, &PyTuple_Type, &raws, &sc))
         return NULL;
     PyObject *r = NULL;
-    pyem_cpu_kernel fn = (pyem_cpu_kernel)PyLong_AsVoidPtr(addr);
+    em_xkernel_fn fn = (em_xkernel_fn)PyLong_AsVoidPtr(addr);
     Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops), nraw = PyTuple_GET_SIZE(raws);
     Py_ssize_t nsc = sc.len / 16;
-    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0) {
+    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0 ||
+        cost < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: bad kernel address, sizes or operand count");
+            PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: bad kernel address, sizes or operand count");
         goto done;
     }
     long long sh[EM_MAXDIMS], st[PYEM_XK_MAXOPS * EM_MAXDIMS];
@@ -532,18 +545,18 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     const void *scp[PYEM_XK_MAXOPS];
     for (Py_ssize_t d = 0; d < nd; d++)
         if ((sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d))) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cpu_kernel_call: negative dimension");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: negative dimension");
             goto done;
         }
     if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
         goto done;
     for (Py_ssize_t k = 0; k < nsc; k++) scp[k] = (const char *)sc.buf + 16 * k;
-    long long work = n1 > 1 && n0 > LLONG_MAX / n1 ? LLONG_MAX : n0 * (n1 > 1 ? n1 : 1);
+    long long work = cost > 1 && n0 > LLONG_MAX / cost ? LLONG_MAX : n0 * (cost > 1 ? cost : 1);
     if (work > PYEM_NOGIL_ELEMS) {
-        Py_BEGIN_ALLOW_THREADS fn(n0, n1, p, sh, st, scp);
+        Py_BEGIN_ALLOW_THREADS em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
         Py_END_ALLOW_THREADS
     } else {
-        fn(n0, n1, p, sh, st, scp);
+        em_xkernel_run(fn, n0, n1, cost, p, sh, st, scp);
     }
     r = Py_NewRef(Py_None);
 done:
@@ -552,12 +565,14 @@ done:
 }
 
 PyMethodDef pyem_kernel_functions[] = {
-    {"cuda_module_load", f_cuda_module_load, METH_VARARGS,
-     "cuda_module_load(dev, src, options, name) -> module handle (NVRTC, disk and memory caches)"},
-    {"cuda_module_function", f_cuda_module_function, METH_VARARGS,
-     "cuda_module_function(dev, module, name) -> function handle"},
-    {"cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
-     "cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
-    {"cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
-     "cpu_kernel_call(addr, n0, n1, shape, operands, raws, scalars) -> None: run a compiled expression kernel"},
+    {"_cuda_module_load", f_cuda_module_load, METH_VARARGS,
+     "_cuda_module_load(dev, src, options, name, names=None) -> module handle, or (handle, lowered "
+     "names) with name expressions (NVRTC, disk and memory caches)"},
+    {"_cuda_module_function", f_cuda_module_function, METH_VARARGS,
+     "_cuda_module_function(dev, module, name) -> function handle"},
+    {"_cuda_func_attribute", f_cuda_func_attribute, METH_VARARGS,
+     "_cuda_func_attribute(dev, fn, attr) -> int (cuFuncGetAttribute)"},
+    {"_cpu_kernel_call", f_cpu_kernel_call, METH_VARARGS,
+     "_cpu_kernel_call(addr, n0, n1, cost, shape, operands, raws, scalars) -> None: run a compiled "
+     "expression kernel"},
     {NULL, NULL, 0, NULL}};

@@ -43,12 +43,13 @@ _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int3
 _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
              "uint64": "unsigned long long", "float32": "float", "float64": "double"}
-_RESERVED = {"i", "_ind", "a", "b"}
+_RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 # C on the CPU: what CUDA code takes for granted (min/max/abs on any type,
 # overloaded math), so one body compiles for both.
-_C_PRELUDE = r"""#include <stdbool.h>
+_C_PRELUDE = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,10 @@ static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
     unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
 """
 
-_CU_PRELUDE = "#define EM_RESTRICT __restrict__\n"
+# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads).
+_CU_PRELUDE = "\n".join(
+    f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
+    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + "\n"
 
 
 class _Param:
@@ -82,7 +86,8 @@ class _Param:
         self.fixed = np.dtype(_C_ALIASES.get(type_, type_)) if type_ in _DTYPE_NAMES else None
 
 
-def _parse_params(spec, what, kname):
+def _parse_params(spec, what, kname, reserved=_RESERVED):
+    """The parameters of a CuPy parameter string ("T x, raw T y")."""
     if not isinstance(spec, str):
         raise TypeError(f"{kname}: {what} must be a str like 'T x, raw T y', got {type(spec).__name__}")
     out = []
@@ -97,9 +102,9 @@ def _parse_params(spec, what, kname):
             words = words[1:]
         if len(words) != 2 or not all(_IDENT.match(w) for w in words):
             raise ValueError(f"{kname}: bad parameter {part!r} in {what}; expected '[raw] type name'")
-        if words[1] in _RESERVED or words[1].startswith("_em"):
+        if words[1] in reserved or words[1].startswith("_em"):
             raise ValueError(f"{kname}: parameter name {words[1]!r} is reserved "
-                             "(i, _ind, a, b and names starting with _em)")
+                             f"({', '.join(reserved)} and names starting with _em)")
         out.append(_Param(raw, words[0], words[1]))
     return out
 
@@ -127,7 +132,8 @@ def _is_array(x):
 
 
 def _scalar_dtype(x):
-    """(dtype, strong) of a scalar argument, or raise TypeError."""
+    """(dtype, strong) of a scalar argument: NumPy scalars are strong,
+    Python scalars weak; (None, False) for anything else."""
     if isinstance(x, np.generic):
         return x.dtype, True
     if isinstance(x, bool):
@@ -141,11 +147,12 @@ def _scalar_dtype(x):
     return None, False
 
 
-def _bind(kname, params, args):
-    """Bind type placeholders from the arguments: arrays and NumPy scalars
-    first (they must agree), then Python scalars for what is left."""
+def _bind(kname, params, args, nin):
+    """Bind type placeholders from the inputs: arrays and NumPy scalars
+    first (they must agree), then Python scalars for what is left, then the
+    given outputs for placeholders only outputs use."""
     types, weak = {}, {}
-    for p, a in zip(params, args):
+    for p, a in zip(params[:nin], args[:nin]):
         if a is None or p.fixed is not None:
             continue
         if _is_array(a):
@@ -162,6 +169,9 @@ def _bind(kname, params, args):
             weak.setdefault(p.type, dt)
     for t, dt in weak.items():
         types.setdefault(t, dt)
+    for p, a in zip(params[nin:], args[nin:]):
+        if a is not None and p.fixed is None:
+            types.setdefault(p.type, a.dtype)
     return types
 
 
@@ -173,6 +183,9 @@ def _scalar_value(kname, p, x, dt):
             raise OverflowError(f"{kname}: Python int {x} is out of bounds for {dt} (parameter {p.name})")
     if isinstance(x, complex) and dt.kind != "c":
         raise TypeError(f"{kname}: a complex value for parameter {p.name} of dtype {dt}")
+    if isinstance(x, float) and dt.kind in "biu":
+        raise TypeError(f"{kname}: a Python float ({x!r}) for parameter {p.name} of dtype {dt} "
+                        "would be truncated; pass an int or a NumPy scalar")
     return np.asarray(x).astype(dt)[()]
 
 
@@ -202,14 +215,14 @@ class _KernelBase:
     """What the two kinds share: parameters, options, the per-signature
     cache of compiled kernels and the launch on each device kind."""
 
-    _kind = ""
+    _reserved = _RESERVED
 
     def __init__(self, in_params, out_params, name, options, preamble):
         if not isinstance(name, str) or not _IDENT.match(name):
             raise ValueError(f"kernel name must be a C identifier, got {name!r}")
         self.name = name
-        self.in_params = _parse_params(in_params, "in_params", name)
-        self.out_params = _parse_params(out_params, "out_params", name)
+        self.in_params = _parse_params(in_params, "in_params", name, self._reserved)
+        self.out_params = _parse_params(out_params, "out_params", name, self._reserved)
         if not self.out_params:
             raise ValueError(f"{name}: out_params must name at least one output")
         names = [p.name for p in self.in_params + self.out_params]
@@ -258,11 +271,13 @@ class _KernelBase:
             if a is not None and not _is_array(a):
                 raise TypeError(f"{self.name}: output {p.name} must be an ember array, "
                                 f"got {type(a).__name__}")
+            if a is not None and not a.flags.writeable:
+                raise ValueError(f"{self.name}: output {p.name} is read-only")
 
     def _resolve(self, ins, outs):
         """dtype of every parameter by name, checking given outputs."""
         params = self.in_params + self.out_params
-        bound = _bind(self.name, params, ins + outs)
+        bound = _bind(self.name, params, ins + outs, len(ins))
         types = {}
         for p in params:
             dt = p.fixed if p.fixed is not None else bound.get(p.type)
@@ -301,12 +316,15 @@ class _KernelBase:
                 lines.append(f"typedef {table[types[p.name].name]} {p.type};")
         return "\n".join(lines)
 
-    def _get(self, key, render, device_kind):
+    def _get(self, key, render, device_kind, dev):
+        """The compiled kernel for key: a RawKernel loaded on cuda:dev, or
+        the address of the C function."""
         k = self._cache.get(key)
         if k is None:
             src, sym = render()
             if device_kind == "cuda":
                 k = RawKernel(src, sym, options=self.options)
+                k._load(dev)  # compile now: errors surface before anything is cached
             else:
                 k = _cc_function(src, sym, self.name)
             self._compiles += 1
@@ -335,27 +353,50 @@ def _pack_scalars(vals):
 class ElementwiseKernel(_KernelBase):
     """CuPy's ElementwiseKernel: ``ElementwiseKernel(in_params, out_params,
     operation, name, options=(), preamble="", reduce_dims=True,
-    no_return=False)``, called ``k(*inputs[, *outputs], size=None,
-    out=None, stream=None)``.  Returns the output (a tuple for several;
-    None with no_return)."""
+    no_return=False, return_tuple=False, loop_prep="", after_loop="")``,
+    called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
+    Returns the output (a tuple for several or with return_tuple; None with
+    no_return).  loop_prep and after_loop are C run before and after each
+    thread's loop over its elements (the whole range on the CPU)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
-                 reduce_dims=True, no_return=False, **kwargs):
+                 reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
         super().__init__(in_params, out_params, name, options, preamble)
-        if not isinstance(operation, str):
-            raise TypeError(f"{name}: operation must be a str of C code")
-        self.operation = operation
+        for what, v in (("operation", operation), ("loop_prep", loop_prep), ("after_loop", after_loop)):
+            if not isinstance(v, str):
+                raise TypeError(f"{name}: {what} must be a str of C code")
+        self.operation, self.loop_prep, self.after_loop = operation, loop_prep, after_loop
+        self.return_tuple = bool(return_tuple)
         self.reduce_dims = bool(reduce_dims)
         self.no_return = bool(no_return)
+        self._has_raw = any(p.raw for p in self.in_params + self.out_params)
+        self._plans = {}  # argument signature -> _EwPlan
 
     def __call__(self, *args, size=None, out=None, stream=None, block_size=None):
+        fast = size is None and out is None and not self._has_raw
+        if fast:
+            sig = tuple(_argsig(a) for a in args)
+            plan = self._plans.get(sig)
+            if plan is not None:
+                return plan.run(args, stream)
+        res, plan = self._call(args, size, out, stream)
+        if fast and plan is not None and len(self._plans) < 256:
+            self._plans[sig] = plan
+        return res
+
+    def _call(self, args, size, out, stream):
+        """The full path: check and bind everything, compile if needed, run.
+        Returns the result and, when this call can be replayed from its
+        argument signature alone (_EwPlan), the plan."""
         ins, outs = self._split_args(args, out)
+        given = [a is not None for a in outs]
         self._check_args(ins, outs)
         arrays = [a for a in ins + outs if _is_array(a)]
         kind, dev = _device_of(self.name, arrays)
         types = self._resolve(ins, outs)
         _check_types(self.name, kind, self.in_params + self.out_params, types)
         vals = self._inputs(ins, types)
+        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
         params = self.in_params + self.out_params
         shape = self._shape(ins + outs, size)
         for p, a in zip(self.out_params, outs):
@@ -363,35 +404,50 @@ class ElementwiseKernel(_KernelBase):
                 raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, expected {shape}")
         outs = [a if a is not None else self._new_out(p, types, shape, f"{kind}:{dev}")
                 for p, a in zip(self.out_params, outs)]
-        allv = vals + outs
         n = int(np.prod(shape, dtype=np.int64))
+        plan = None
         if n > 0:
-            ops = [(p, v) for p, v in zip(params, allv) if not p.raw and _is_array(v)]
-            views = [_broadcast_view(v, shape) for _, v in ops]
-            raws = [(p, v) for p, v in zip(params, allv) if p.raw]
-            raw_views, copied = self._raw_views(raws)
-            scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
-            contig = all(v._c_contiguous for v in views)
-            nd = 0 if contig else len(shape)
-            key = (kind, tuple(types[p.name] for p in params),
-                   tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
-            spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
-            k = self._get(key, lambda: self._render(kind, types, spec, nd), kind)
-            if kind == "cuda":
-                self._launch_cuda(k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
-            else:
-                sizes = [np.int64(v.size) for v in raw_views]
-                _ember.cpu_kernel_call(k, n, 0, tuple(shape) if nd else (), tuple(views),
-                                       tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
-            for (p, orig), view in copied:
-                orig[...] = view
+            k, nd, views = self._run((kind, dev), types, shape, vals + outs, stream)
+            if not cast:
+                plan = _EwPlan(self, (kind, dev), k, shape, nd, ins, given, types, views)
         if self.no_return:
-            return None
-        return outs[0] if len(outs) == 1 else tuple(outs)
+            return None, plan
+        return (outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)), plan
+
+    def _run(self, where, types, shape, allv, stream):
+        """Compile (or find) the kernel for these arguments and run it over
+        shape; returns the kernel, its dimensions (0: contiguous) and the
+        operands' views."""
+        kind, dev = where
+        params = self.in_params + self.out_params
+        n = int(np.prod(shape, dtype=np.int64))
+        ops = [(p, v) for p, v in zip(params, allv) if not p.raw and _is_array(v)]
+        views = [_broadcast_view(v, shape) for _, v in ops]
+        raws = [(p, v) for p, v in zip(params, allv) if p.raw]
+        raw_views, copied = self._raw_views(raws)
+        scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
+        nd = 0 if all(v._c_contiguous for v in views) else len(shape)
+        key = (kind, tuple(types[p.name] for p in params),
+               tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
+        spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
+        k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
+        if kind == "cuda":
+            self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+        else:
+            sizes = [np.int64(v.size) for v in raw_views]
+            _ember._cpu_kernel_call(k, n, n, 1, tuple(shape) if nd else (), tuple(views),
+                                    tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
+        for orig, view in copied:  # raw arguments that were not contiguous: write back
+            orig[...] = view
+        return k, nd, views
 
     def _shape(self, args, size):
-        shapes = [a.shape for p, a in zip(self.in_params + self.out_params, args)
-                  if a is not None and not p.raw and _is_array(a)]
+        """The loop shape: the inputs' broadcast shape; with no non-raw input
+        array the outputs' shape; with no array at all size=."""
+        nin = len(self.in_params)
+        pairs = list(zip(self.in_params + self.out_params, args))
+        shapes = [a.shape for p, a in pairs[:nin] if not p.raw and _is_array(a)] or \
+            [a.shape for p, a in pairs[nin:] if a is not None and not p.raw]
         if size is not None:
             if shapes:
                 raise ValueError(f"{self.name}: size= can be given only when every array argument is raw")
@@ -414,11 +470,14 @@ class ElementwiseKernel(_KernelBase):
 
     @staticmethod
     def _raw_views(raws):
+        """Raw arrays as C-contiguous ones (a copy, and (array, copy) to
+        write back, for one that is not)."""
         views, copied = [], []
         for p, v in raws:
             if not v._c_contiguous:
                 c = v.copy()
-                copied.append(((p, v), c))
+                if v.flags.writeable:
+                    copied.append((v, c))
                 v = c
             views.append(v)
         return views, copied
@@ -439,20 +498,160 @@ class ElementwiseKernel(_KernelBase):
                 self._typedefs(types, table)]
         decls = r.decls(raws, scal, ctype)
         loop = r.loop("\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs)
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls + loop + "}\n"
+        prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls
+        src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
-    def _launch_cuda(self, k, n, shape, nd, views, raws, scal, stream):
+    def _launch_cuda(self, dev, k, n, shape, nd, views, raws, scal, stream):
         args = [n] + views + raws
         if nd:
             args += list(shape) + [s for v in views for s in v.strides]
         args += scal + [np.int64(v.size) for v in raws]
         block = 256
-        grid = min((n + block - 1) // block, 1 << 20)
-        k(grid, block, tuple(args), stream=stream)
+        _launch_on(dev, k, min((n + block - 1) // block, 1 << 20), block, tuple(args), 0, stream)
 
     def __repr__(self):
         return f"<ember.ElementwiseKernel {self.name}>"
+
+
+def _argsig(a):
+    """What a call's plan depends on in an argument: an array's dtype,
+    shape, strides and device; a scalar's type (its value is converted at
+    each call)."""
+    if isinstance(a, _ember.ndarray):
+        return (a.dtype, a.shape, a.strides, a._dev)
+    return type(a)
+
+
+def _converter(kname, p, dt, x):
+    """A function giving the kernel's NumPy scalar for scalars like x."""
+    if isinstance(x, np.generic) and x.dtype == dt:
+        return lambda v: v
+    if isinstance(x, int) and not isinstance(x, bool) and dt.kind in "iu":
+        lo, hi, make = int(np.iinfo(dt).min), int(np.iinfo(dt).max), dt.type
+
+        def conv(v):
+            if not lo <= v <= hi:
+                raise OverflowError(f"{kname}: Python int {v} is out of bounds for {dt} (parameter {p.name})")
+            return make(v)
+        return conv
+    return dt.type
+
+
+class _EwPlan:
+    """A replay of an ElementwiseKernel call for arguments of the same
+    signature (_argsig): the compiled kernel, the shape, which arguments are
+    broadcast (with their view strides) and how each scalar converts.  Holds
+    no argument."""
+
+    def __init__(self, ek, where, k, shape, nd, ins, given, types, views):
+        self.name, self.no_return, self.return_tuple = ek.name, ek.no_return, ek.return_tuple
+        self.kind, self.dev = where
+        self.devstr = f"{self.kind}:{self.dev}"
+        self.k, self.shape, self.nd = k, shape, nd
+        self.n = int(np.prod(shape, dtype=np.int64))
+        nin = len(ins)
+        arr, scal = [], []
+        for idx, (p, a) in enumerate(zip(ek.in_params, ins)):
+            if _is_array(a):
+                arr.append((idx, None if a.shape == shape else _broadcast_view(a, shape).strides))
+            else:
+                scal.append((idx, _converter(ek.name, p, types[p.name], a)))
+        self.arr, self.scal = arr, scal
+        self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
+        self.given = any(given)
+        self.cuda_strides = [s for v in views for s in v.strides] if nd else []
+
+    def run(self, args, stream):
+        shape = self.shape
+        ops = [args[i] if st is None else args[i]._view_as(shape, st, 0) for i, st in self.arr]
+        outs = [args[i] if i is not None else _ember.full(shape, None, dt, self.devstr) for i, dt in self.outs]
+        if self.given and not all(o.flags.writeable for o in outs):
+            raise ValueError(f"{self.name}: an output is read-only")
+        scal = [conv(args[i]) for i, conv in self.scal]
+        if self.kind == "cuda":
+            cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
+            _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
+        else:
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, shape if self.nd else (), tuple(ops + outs), (),
+                                   _pack_scalars(scal))
+        if self.no_return:
+            return None
+        return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
+
+
+def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
+    """Run a compiled reduction: on CUDA split over partials when few
+    outputs have long reductions (ReductionKernel._nsplit)."""
+    kind, dev = where
+    nout, nred = sizes
+    if kind != "cuda":
+        _ember._cpu_kernel_call(k, nout, nred, max(nred, 1), tshape, tuple(views), (), _pack_scalars(scal))
+        return
+    args = [nout, nred] + views + list(tshape) + strides + scal
+    shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
+    if nsplit == 1:
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
+    else:
+        part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
+
+
+class _RedPlan:
+    """A replay of a ReductionKernel call (see _EwPlan): the kernel, the
+    transposed loop shape, each operand's view strides over it, scalar
+    converters and the outputs to allocate."""
+
+    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, vals, given, outs, views):
+        self.where, self.k, self.rtype, self.sizes, self.tshape = where, k, rtype, sizes, tshape
+        self.devstr = f"{where[0]}:{where[1]}"
+        nin = len(ins)
+        vi = iter(views)
+        self.arr, self.scal = [], []
+        for idx, (p, a, v) in enumerate(zip(rk.in_params, ins, vals)):
+            if _is_array(a):
+                self.arr.append((idx, next(vi).strides if tshape else None))
+            else:
+                self.scal.append((idx, _converter(rk.name, p, v.dtype, a)))
+        self.outs = [(nin + j if g else None, o.dtype, o.shape, next(vi).strides if tshape else None)
+                     for j, (g, o) in enumerate(zip(given, outs))]
+        self.strides = [s for v in views for s in v.strides]
+        self.name, self.given = rk.name, any(given)
+
+    def run(self, args, stream):
+        ts = self.tshape
+        ops = [args[i] if st is None else args[i]._view_as(ts, st, 0) for i, st in self.arr]
+        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr) for i, dt, shp, _ in self.outs]
+        if self.given and not all(o.flags.writeable for o in outs):
+            raise ValueError(f"{self.name}: an output is read-only")
+        ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
+        _red_launch(self.where, self.k, self.rtype, self.sizes, ts, ops, self.strides,
+                    [conv(args[i]) for i, conv in self.scal], stream)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+_SMS = {}
+
+
+def _sm_count(dev):
+    n = _SMS.get(dev)
+    if n is None:
+        n = _SMS[dev] = int(_ember.device_props(f"cuda:{dev}")["multiprocessor_count"])
+    return n
+
+
+def _launch_on(dev, k, grid, block, args, shmem, stream):
+    """Launch k on cuda:dev, the arrays' device, whatever device is current."""
+    cur = _ember._get_device()
+    if cur == ("cuda", dev):
+        return k(grid, block, args, shared_mem=shmem, stream=stream)
+    _ember._set_device(f"cuda:{dev}")
+    try:
+        k(grid, block, args, shared_mem=shmem, stream=stream)
+    finally:
+        _ember._set_device(f"{cur[0]}:{cur[1]}")
 
 
 def _ember_empty(shape, dtype, device):
@@ -484,7 +683,8 @@ class _Render:
             ps += [f"{ctype(p)} {p.name}" for p in scal]
             ps += [f"long long _em_size_{p.name}" for p in raws]
             return f'extern "C" __global__ void {sym}({", ".join(ps)})'
-        return (f"void {sym}(long long _em_n, long long _em_n1, char *const *_em_p_, const long long *_em_shape, "
+        return (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_n, char *const *_em_p_, "
+                "const long long *_em_shape, "
                 "const long long *_em_st, const void *const *_em_sc)")
 
     def decls(self, raws, scal, ctype):
@@ -505,7 +705,7 @@ class _Render:
         for k, p in enumerate(raws):  # their sizes follow the scalars
             out.append(f"const long long _em_size_{p.name} = *(const long long *)_em_sc[{len(scal) + k}];")
             out.append(f"(void)_em_size_{p.name};")
-        out.append("(void)_em_n1;")
+        out.append("(void)_em_n;")
         return "\n".join(out) + "\n"
 
     def loop(self, body):
@@ -521,10 +721,13 @@ class _Render:
                     s += "".join(f"_em_q{k} += _em_c * _em_st{k}_{d};\n" for k in range(nops))
             return s + body + "\n}\n"
         if not nd:
-            return "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n}\n"
-        s = f"long long _em_idx[{nd}] = {{0}};\n"
+            return "for (long long i = _em_lo; i < _em_hi; i++) {\n" + body + "\n}\n"
+        s = f"long long _em_idx[{nd}], _em_r = _em_lo;\n"  # the odometer starts at element _em_lo
         s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
-        s += "for (long long i = 0; i < _em_n; i++) {\n" + body + "\n"
+        s += f"for (int _em_d = {nd - 1}; _em_d >= 0; _em_d--) {{\n"
+        s += "_em_idx[_em_d] = _em_r % _em_shape[_em_d]; _em_r /= _em_shape[_em_d];\n"
+        s += "".join(f"_em_q{k} += _em_idx[_em_d] * _em_st[{k * nd} + _em_d];\n" for k in range(nops))
+        s += "}\nfor (long long i = _em_lo; i < _em_hi; i++) {\n" + body + "\n"
         s += f"for (int _em_d = {nd - 1}; _em_d >= 0; _em_d--) {{\n"
         s += "".join(f"_em_q{k} += _em_st[{k * nd} + _em_d];\n" for k in range(nops))
         s += "if (++_em_idx[_em_d] < _em_shape[_em_d]) break;\n"
@@ -544,8 +747,10 @@ class ReductionKernel(_KernelBase):
     combines ``a`` and ``b``, and ``post_map_expr`` writes the outputs from
     the result ``a``."""
 
+    _reserved = _RESERVED + ("a", "b")
+
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
-                 name="reduce_kernel", reduce_type=None, options=(), preamble="", **kwargs):
+                 name="reduce_kernel", reduce_type=None, options=(), preamble="", reduce_dims=True):
         super().__init__(in_params, out_params, name, options, preamble)
         for what, v in (("map_expr", map_expr), ("reduce_expr", reduce_expr),
                         ("post_map_expr", post_map_expr), ("identity", identity)):
@@ -558,9 +763,25 @@ class ReductionKernel(_KernelBase):
         if reduce_type is not None and not isinstance(reduce_type, str):
             reduce_type = np.dtype(reduce_type).name
         self.reduce_type = reduce_type
+        self._plans = {}  # (argument signature, axis, keepdims) -> _RedPlan
 
     def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
+        fast = out is None and (axis is None or type(axis) in (int, tuple))
+        if fast:
+            sig = (tuple(_argsig(a) for a in args), axis, bool(keepdims))
+            plan = self._plans.get(sig)
+            if plan is not None:
+                return plan.run(args, stream)
+        res, plan = self._call(args, axis, keepdims, out, stream)
+        if fast and plan is not None and len(self._plans) < 256:
+            self._plans[sig] = plan
+        return res
+
+    def _call(self, args, axis, keepdims, out, stream):
+        """The full path (see ElementwiseKernel._call); returns the result
+        and the plan (_RedPlan) that replays it, or None."""
         ins, outs = self._split_args(args, out)
+        given = [a is not None for a in outs]
         self._check_args(ins, outs)
         arrays = [a for a in ins + outs if _is_array(a)]
         kind, dev = _device_of(self.name, arrays)
@@ -568,6 +789,7 @@ class ReductionKernel(_KernelBase):
         _check_types(self.name, kind, self.in_params + self.out_params, types)
         rtype = self._reduce_dtype(types)
         vals = self._inputs(ins, types)
+        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
         shapes = [v.shape for v in vals if _is_array(v)]
         if not shapes:
             raise ValueError(f"{self.name}: a reduction needs at least one array input")
@@ -583,9 +805,14 @@ class ReductionKernel(_KernelBase):
                 for p, a in zip(self.out_params, outs)]
         nout = int(np.prod([shape[d] for d in keep], dtype=np.int64))
         nred = int(np.prod([shape[d] for d in red], dtype=np.int64))
+        plan = None
         if nout > 0:
-            self._run(kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+            k, views, tshape = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred,
+                                         stream)
+            if not cast:
+                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, vals, given, outs,
+                                views)
+        return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _reduce_dtype(self, types):
         rt = self.reduce_type
@@ -598,7 +825,8 @@ class ReductionKernel(_KernelBase):
                 return types[p.name]
         raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
 
-    def _run(self, kind, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+    def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+        kind, dev = where
         perm = keep + red
         tshape = tuple(shape[d] for d in perm)
         params = self.in_params + self.out_params
@@ -618,13 +846,11 @@ class ReductionKernel(_KernelBase):
         nd, nk = len(tshape), len(keep)
         key = (kind, tuple(types[p.name] for p in params), rtype,
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
-        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk), kind)
-        if kind == "cuda":
-            args = [nout, nred] + views + list(tshape) + [s for v in views for s in v.strides] + [v for _, v in scal]
-            grid = min(nout, 1 << 20)
-            k(grid, 256, tuple(args), shared_mem=256 * max(rtype.itemsize, 1), stream=stream)
-        else:
-            _ember.cpu_kernel_call(k, nout, nred, tshape, tuple(views), (), _pack_scalars([v for _, v in scal]))
+        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
+                      kind, dev)
+        _red_launch(where, k, rtype, (nout, nred), tshape, views, [s for v in views for s in v.strides],
+                    [v for _, v in scal], stream)
+        return k, views, tshape
 
     def _render(self, kind, types, rtype, ops, scal, nd, nk):
         table = _CU_TYPES if kind == "cuda" else _C_TYPES
@@ -650,55 +876,144 @@ class ReductionKernel(_KernelBase):
             unravel_outer += f"_em_c = _em_r % {self._sh(kind, d)}; _em_r /= {self._sh(kind, d)};\n"
             unravel_outer += "".join(f"_em_b{k} += _em_c * {self._st(kind, k, d, nd)};\n" for k in range(nops))
         if kind == "cuda":
-            sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
-                            [f"char *_em_p{k}" for k in range(nops)] +
-                            [f"long long _em_sh{d}" for d in range(nd)] +
-                            [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
-                            [f"{ctype(p)} {p.name}" for p in scal])
-            inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
-            inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
-            for d in reversed(range(nk, nd)):
-                inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
-                inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
-            body = (
-                "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
-                "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
-                "for (long long _em_o = blockIdx.x; _em_o < _em_nout; _em_o += gridDim.x) {\n"
-                + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
-                f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
-                "for (long long _em_j = threadIdx.x; _em_j < _em_nred; _em_j += blockDim.x) {\n"
-                + inner + mapped + step + "\n}\n"
-                "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
-                "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
-                "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
-                f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
-                "__syncthreads();\n}\n"
-                "if (threadIdx.x == 0) { _em_acc = _em_s[0];\n" + post + "}\n__syncthreads();\n}\n")
-            src = "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n'
-            return src + body + "}\n", sym
+            return self._render_cuda(head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post,
+                                     unravel_outer), sym
         decls = "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
         decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
                          for k, p in enumerate(scal))
-        nr = nd - nk
-        inner = ""
-        if nr:
-            inner += f"long long _em_idx[{nr}] = {{0}};\n"
-        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
-        inner += "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + mapped + step + "\n"
-        if nr:
-            inner += f"for (int _em_d = {nr - 1}; _em_d >= 0; _em_d--) {{\n"
-            inner += "".join(f"_em_q{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))
-            inner += f"if (++_em_idx[_em_d] < _em_shape[{nk} + _em_d]) break;\n"
-            inner += "".join(f"_em_q{k} -= _em_st[{k * nd + nk} + _em_d] * _em_shape[{nk} + _em_d];\n"
-                             for k in range(nin))
-            inner += "_em_idx[_em_d] = 0;\n}\n"
-        inner += "}\n"
-        body = ("for (long long _em_o = 0; _em_o < _em_nout; _em_o++) {\n"
+        inner = self._cpu_inner(nd, nk, nin, mapped) if nd > nk else \
+            "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin)) + mapped + step + "\n"
+        body = ("for (long long _em_o = _em_lo; _em_o < _em_hi; _em_o++) {\n"
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
-        sig = (f"void {sym}(long long _em_nout, long long _em_nred, char *const *_em_p_, "
+        if nk == 1 and nd > 1:
+            body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
+        sig = (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, char *const *_em_p_, "
                "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
         return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+
+    def _render_cuda(self, head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post, unravel_outer):
+        """CUDA: a block per output, or per (output, part) when the reduction
+        is split.  _em_mode 0 reduces whole outputs and writes them; 1
+        reduces part _em_blk % _em_nsplit of output _em_blk / _em_nsplit into
+        _em_part[_em_blk]; 2 reduces each output's _em_nsplit partials and
+        writes the output.  Threads stride over their range, then a tree in
+        shared memory combines the block's values (blockDim a power of 2)."""
+        nops = len(ops)
+        sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
+                        [f"char *_em_p{k}" for k in range(nops)] +
+                        [f"long long _em_sh{d}" for d in range(nd)] +
+                        [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
+                        [f"{ctype(p)} {p.name}" for p in scal] +
+                        ["int _em_mode", "long long _em_nsplit", "_type_reduce *_em_part"])
+        inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
+        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+        for d in reversed(range(nk, nd)):
+            inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
+            inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+        body = (
+            "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
+            "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
+            "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
+            "for (long long _em_blk = blockIdx.x; _em_blk < _em_nout * _em_nsp; _em_blk += gridDim.x) {\n"
+            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n"
+            + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
+            f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+            "if (_em_mode == 2) {\n"
+            "for (long long _em_j = threadIdx.x; _em_j < _em_nsplit; _em_j += blockDim.x) {\n"
+            "const _type_reduce _em_v = _em_part[_em_o * _em_nsplit + _em_j];\n" + step + "\n}\n"
+            "} else {\n"
+            "const long long _em_chunk = (_em_nred + _em_nsp - 1) / _em_nsp, _em_j0 = _em_pi * _em_chunk;\n"
+            "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
+            "for (long long _em_j = _em_j0 + threadIdx.x; _em_j < _em_j1; _em_j += blockDim.x) {\n"
+            + inner + mapped + step + "\n}\n}\n"
+            "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
+            "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
+            "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
+            f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
+            "__syncthreads();\n}\n"
+            "if (threadIdx.x == 0) {\n_em_acc = _em_s[0];\n"
+            "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + "}\n__syncthreads();\n}\n")
+        return "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n' + body + "}\n"
+
+    @staticmethod
+    def _nsplit(dev, nout, nred):
+        """Parts to split each output's reduction into, so that about four
+        blocks per multiprocessor work, each on at least 2048 elements."""
+        sms = _sm_count(dev)
+        if nout >= 2 * sms or nred < 8192:
+            return 1
+        return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
+
+    def _cpu_columns(self, ops, nin, nd, ctype, mapped, post, rows):
+        """With one kept dimension that is closer in memory than the reduced
+        ones (a sum over axis 0 of a C-ordered matrix), walk the reduced
+        elements in the outer loop and all outputs in the inner one, into a
+        buffer of accumulators: memory is read in order.  `rows` (the
+        one-output-at-a-time loop) runs otherwise, and if the buffer cannot
+        be had."""
+        red, nr, nops = self.reduce_expr, nd - 1, len(ops)
+        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})" for k, p in enumerate(ops[:nin]))
+
+        def inner(step_of):
+            q = "".join(f"const char *_em_q{k} = _em_r{k} + _em_o * {step_of(k, p)};\n"
+                        for k, p in enumerate(ops[:nin]))
+            return ("for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) {\n" + q + mapped +
+                    f"{{ const _type_reduce a = _em_av[_em_o], b = _em_v; _em_av[_em_o] = ({red}); }}\n}}\n")
+        s = (f"if (_em_hi - _em_lo >= 8 && _em_nred > 0 && llabs(_em_st[0]) < llabs(_em_st[{nd - 1}])) {{\n"
+             "const long long _em_cnt = _em_hi - _em_lo;  /* outputs _em_lo + [0, _em_cnt) */\n"
+             "_type_reduce *_em_av = (_type_reduce *)malloc((size_t)_em_cnt * sizeof(_type_reduce));\n"
+             "if (_em_av) {\n"
+             f"for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) _em_av[_em_o] = (_type_reduce)({self.identity});\n"
+             + "".join(f"char *_em_r{k} = _em_p{k} + _em_lo * _em_st[{k * nd}];\n" for k in range(nin)) +
+             f"long long _em_idx[{nr}] = {{0}};\n"
+             "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n"
+             f"if ({unit or '1'}) {{\n" + inner(lambda k, p: f"(long long)sizeof({ctype(p)})") + "} else {\n"
+             + inner(lambda k, p: f"_em_st[{k * nd}]") + "}\n"
+             f"for (int _em_d = {nr - 1}; _em_d >= 0; _em_d--) {{\n"
+             + "".join(f"_em_r{k} += _em_st[{k * nd + 1} + _em_d];\n" for k in range(nin)) +
+             "if (++_em_idx[_em_d] < _em_shape[1 + _em_d]) break;\n"
+             + "".join(f"_em_r{k} -= _em_st[{k * nd + 1} + _em_d] * _em_shape[1 + _em_d];\n" for k in range(nin)) +
+             "_em_idx[_em_d] = 0;\n}\n}\n"
+             "for (long long _em_o = 0; _em_o < _em_cnt; _em_o++) {\n"
+             + "".join(f"char *_em_b{k} = _em_p{k} + (_em_lo + _em_o) * _em_st[{k * nd}];\n" for k in range(nops)) +
+             "_type_reduce _em_acc = _em_av[_em_o];\n" + post + "}\n"
+             "free(_em_av);\nreturn;\n}\n}\n")
+        return s + rows
+
+    _UNROLL = 8
+
+    def _cpu_inner(self, nd, nk, nin, mapped):
+        """The CPU loop over one output's reduced elements: rows along the
+        last reduced dimension, each split over _UNROLL accumulators (so that
+        the additions of a float sum overlap: the order of a tree, as on the
+        GPU), then the remaining elements; an odometer steps over the other
+        reduced dimensions."""
+        red = self.reduce_expr
+        U, nr, last = self._UNROLL, nd - nk, nd - 1
+        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
+        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        s = "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + last}];\n"
+                    for k in range(nin))
+        s += f"const long long _em_m = _em_shape[{last}], _em_rows = _em_m ? _em_nred / _em_m : 0;\n"
+        if nr > 1:
+            s += f"long long _em_idx[{nr - 1}] = {{0}};\n"
+        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\nlong long _em_j = 0;\n"
+        s += f"if (_em_m >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
+        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
+        s += f"for (; _em_j + {U} <= _em_m; _em_j += {U}) {{\n"
+        for u in range(U):
+            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
+        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
+        s += "for (; _em_j < _em_m; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        if nr > 1:  # the next row: an odometer over reduced dimensions nk .. nd-2
+            s += f"for (int _em_d = {nr - 2}; _em_d >= 0; _em_d--) {{\n"
+            s += "".join(f"_em_r{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))
+            s += f"if (++_em_idx[_em_d] < _em_shape[{nk} + _em_d]) break;\n"
+            s += "".join(f"_em_r{k} -= _em_st[{k * nd + nk} + _em_d] * _em_shape[{nk} + _em_d];\n"
+                         for k in range(nin))
+            s += "_em_idx[_em_d] = 0;\n}\n"
+        return s + "}\n"
 
     @staticmethod
     def _sh(kind, d):
@@ -715,7 +1030,12 @@ class ReductionKernel(_KernelBase):
 def _normalize_axes(axis, ndim):
     if axis is None:
         return list(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f"axis must be an int or a tuple of ints, got {type(axis).__name__}")
     out = []
     for ax in axes:
         if not isinstance(ax, (int, np.integer)) or isinstance(ax, bool):

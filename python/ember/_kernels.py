@@ -71,20 +71,29 @@ class RawModule:
         self.code = code
         self.options = _check_options(options)
         if name_expressions is not None:
-            raise NotImplementedError("name_expressions (C++ template kernels) are not supported yet; "
-                                      "declare the kernels extern \"C\"")
-        self.name_expressions = None
+            if isinstance(name_expressions, str) or not all(isinstance(n, str) for n in name_expressions):
+                raise TypeError("name_expressions must be a sequence of str (e.g. ['f<float>', 'f<int>'])")
+            name_expressions = tuple(name_expressions)
+        self.name_expressions = name_expressions
         self._name = str(name)
         self._handles = {}  # CUDA device id -> module handle
+        self._lowered = {}  # name expression -> its lowered (mangled) name
 
     def _module(self, dev):
         h = self._handles.get(dev)
         if h is None:
-            h = self._handles[dev] = _ember.cuda_module_load(dev, self.code, self.options, self._name)
+            if self.name_expressions:
+                h, low = _ember._cuda_module_load(dev, self.code, self.options, self._name,
+                                                 self.name_expressions)
+                self._lowered = dict(zip(self.name_expressions, low))
+            else:
+                h = _ember._cuda_module_load(dev, self.code, self.options, self._name)
+            self._handles[dev] = h
         return h
 
     def _function(self, dev, name):
-        return _ember.cuda_module_function(dev, self._module(dev), name)
+        mod = self._module(dev)
+        return _ember._cuda_module_function(dev, mod, self._lowered.get(name, name))
 
     def compile(self):
         """Compile and load on the current device now (errors surface here
@@ -96,8 +105,10 @@ class RawModule:
         self._module(dev)
 
     def get_function(self, name):
-        """The kernel called ``name`` (its extern "C" name).  When a CUDA
-        device is current the module is compiled and the name checked now."""
+        """The kernel called ``name``: its extern "C" name, or one of the
+        ``name_expressions`` (a template instance such as ``"f<float>"``,
+        found by NVRTC's lowered name).  When a CUDA device is current the
+        module is compiled and the name checked now."""
         k = RawKernel._from_module(self, name)
         if _cuda_id() is not None:
             k._load(_cuda_id())
@@ -148,7 +159,7 @@ class RawKernel(_ember.Function):
         dev = _cuda_id()
         if dev is None:
             raise _ember.DeviceError(f"kernel '{self.name}': attributes need a CUDA device to be current")
-        return _ember.cuda_func_attribute(dev, self._load(dev), i)
+        return _ember._cuda_func_attribute(dev, self._load(dev), i)
 
     @property
     def attributes(self):

@@ -34,26 +34,46 @@ static void test_user_options(void) {
     size_t n1 = 0, n2 = 0, n3 = 0;
     const char *def[] = {"-DSCALE=2"}, *fma[] = {"-DSCALE=2", "--fmad=true"};
     /* Without the define the source does not compile: the options are passed. */
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", NULL, 0, &c1, &n1) == EM_ECOMPILE);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", NULL, 0, 0, NULL, &c1, &n1, NULL) == EM_ECOMPILE);
     CHECK(strstr(em_last_error(), "SCALE is not defined") != NULL);
     int before = cache_entries();
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, &c1, &n1) == EM_OK);
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", fma, 2, &c2, &n2) == EM_OK);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, 0, NULL, &c1, &n1, NULL) == EM_OK);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", fma, 2, 0, NULL, &c2, &n2, NULL) == EM_OK);
     /* --fmad=true replaces Ember's --fmad=false (NVRTC would reject both): the
      * multiply-add fuses, so the binary differs; each has its own cache entry. */
     CHECK(cache_entries() == before + 2);
     CHECK(n1 != n2 || memcmp(c1, c2, n1) != 0);
     /* The same options again: a disk cache hit with the same bytes. */
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, &c3, &n3) == EM_OK && n3 == n1 && !memcmp(c1, c3, n1));
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, 0, NULL, &c3, &n3, NULL) == EM_OK && n3 == n1 && !memcmp(c1, c3, n1));
     CHECK(cache_entries() == before + 2);
     free(c1), free(c2), free(c3);
     /* An option NVRTC rejects: its error string stands in for the empty log. */
     const char *bad[] = {"--no-such-option"};
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", bad, 1, &c1, &n1) == EM_ECOMPILE);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", bad, 1, 0, NULL, &c1, &n1, NULL) == EM_ECOMPILE);
     CHECK(strstr(em_last_error(), "NVRTC could not compile kernel 'f'") != NULL);
     const char *nul[] = {NULL};
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", nul, 1, &c1, &n1) == EM_EVALUE);
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, -1, &c1, &n1) == EM_EVALUE);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", nul, 1, 0, NULL, &c1, &n1, NULL) == EM_EVALUE);
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, -1, 0, NULL, &c1, &n1, NULL) == EM_EVALUE);
+}
+
+static const char *TEMPLATE_SRC =
+    "template <class T> __global__ void scale(T *x, T a) { x[threadIdx.x] *= a; }\n";
+
+static void test_name_expressions(void) {
+    const char *names[] = {"scale<float>", "scale<double>"}, *bad[] = {"scale<nope>"};
+    void *c1 = NULL, *c2 = NULL;
+    char *low1 = NULL, *low2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 2, names, &c1, &n1, &low1) == EM_OK);
+    /* Each lowered name is a mangled instance: _Z5scaleIfEvPT_S0_ and the double one. */
+    CHECK(low1 && !strcmp(low1, "_Z5scaleIfEvPT_S0_") && !strcmp(low1 + strlen(low1) + 1, "_Z5scaleIdEvPT_S0_"));
+    /* Again, from the disk cache: the same cubin and names come back apart. */
+    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 2, names, &c2, &n2, &low2) == EM_OK);
+    CHECK(n1 == n2 && !memcmp(c1, c2, n1) && low2 && !strcmp(low1, low2));
+    CHECK(n1 > 4 && !memcmp(c1, "\177ELF", 4)); /* the cubin, without the header */
+    free(c1), free(c2), free(low1), free(low2);
+    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 1, bad, &c1, &n1, &low1) != EM_OK);
+    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 1, names, &c1, &n1, NULL) == EM_EVALUE);
 }
 
 static void test_module_api(void) {
@@ -92,6 +112,13 @@ static void test_module_api(void) {
     CHECK(em_cuda_launch(0, NULL, "k", grid, block, 0, NULL, params) == EM_EVALUE);
     int v = -1;
     CHECK(em_cuda_func_attribute(0, fn, 4, &v) == EM_OK && v == 0);
+    /* Name expressions through the module cache: the lowered names live with the module. */
+    const char *names[] = {"scale<int>"}, *low = NULL, *low2 = NULL;
+    CHECK(em_cuda_module_load_ex(0, TEMPLATE_SRC, NULL, 0, names, 1, "t", &m1, &low) == EM_OK);
+    CHECK(low && !strcmp(low, "_Z5scaleIiEvPT_S0_"));
+    CHECK(em_cuda_module_load_ex(0, TEMPLATE_SRC, NULL, 0, names, 1, "t", &m2, &low2) == EM_OK);
+    CHECK(m2 == m1 && low2 == low);
+    CHECK(em_cuda_module_load_ex(0, TEMPLATE_SRC, NULL, 0, names, 1, "t", &m2, NULL) == EM_EVALUE);
 }
 
 static bool load_fake(void) {
@@ -117,6 +144,7 @@ int main(void) {
         printf("skip: %s\n", em_last_error());
     } else {
         RUN(test_user_options);
+        RUN(test_name_expressions);
         if (load_fake()) RUN(test_module_api);
         else printf("skip: could not build the fake driver with cc\n");
     }

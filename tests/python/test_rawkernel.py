@@ -59,8 +59,8 @@ def test_construction_errors():
         em.RawKernel(NOOP, "no\0op")
     with pytest.raises(TypeError, match="options must be a tuple of str"):
         em.RawKernel(NOOP, "noop", options=("-O3", 3))
-    with pytest.raises(NotImplementedError, match="name_expressions"):
-        em.RawModule(code=NOOP, name_expressions=["f<int>"])
+    with pytest.raises(TypeError, match="name_expressions must be a sequence of str"):
+        em.RawModule(code=NOOP, name_expressions="f<int>")
     with pytest.raises(ValueError, match="code or path, not both"):
         em.RawModule(code=NOOP, path="x.cu")
 
@@ -325,6 +325,22 @@ def test_fake_compile_error_and_missing_function(fake_lib, tmp_path):
 
 
 @needs_nvrtc
+def test_fake_name_expressions(fake_lib, tmp_path):
+    out = _run(fake_lib, tmp_path, """
+        src = "template <class T> __global__ void scale(T *x, T a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }"
+        m = em.RawModule(code=src, name_expressions=("scale<float>", "scale<double>"))
+        f = m.get_function("scale<float>")
+        print(m._lowered["scale<float>"], m._lowered["scale<double>"], f.name)
+        f(1, 32, (em.zeros(4, dtype=em.float32), np.float32(2), np.int32(4)))
+        try:
+            em.RawModule(code=src, name_expressions=["scale<nope>"]).get_function("scale<nope>")
+        except em.CompileError as e:
+            print("CompileError", "nope" in str(e))
+    """)
+    assert out == ["_Z5scaleIfEvPT_S0_i _Z5scaleIdEvPT_S0_i scale<float>", "CompileError True"]
+
+
+@needs_nvrtc
 def test_fake_compiles_once(fake_lib, tmp_path):
     out = _run(fake_lib, tmp_path, f"""
         import glob
@@ -393,6 +409,15 @@ def test_scalar_arguments_reach_the_kernel(gpu, dt):
     out, dout = em.zeros((), dtype=dt), em.zeros((), dtype=em.float64)
     k(1, 1, (np.int8(3), v, 0.5, out, dout))
     assert out.get()[()] == v and dout.get()[()] == 3.5
+
+
+def test_template_kernels_by_name_expression(gpu):
+    src = "template <class T> __global__ void scale(T *x, T a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }"
+    m = em.RawModule(code=src, name_expressions=["scale<float>", "scale<double>"])
+    xf, xd = em.ones(5, dtype=em.float32), em.ones(5, dtype=em.float64)
+    m.get_function("scale<float>")(1, 32, (xf, np.float32(3), np.int32(5)))
+    m.get_function("scale<double>")(1, 32, (xd, 0.5, np.int32(5)))
+    assert xf.get().tolist() == [3.0] * 5 and xd.get().tolist() == [0.5] * 5
 
 
 def test_two_d_grid_shared_memory_and_module(gpu, rng):

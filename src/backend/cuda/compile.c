@@ -49,12 +49,41 @@ static em_status em__compile_error(const char *name, const char *src, const char
     return s;
 }
 
+/* The lowered (mangled) names of the name expressions, each NUL-terminated,
+ * in their order, into a malloc'ed table of *len bytes. */
+static em_status em__lowered(nvrtcProgram prog, const char *name, int nnames, const char *const *names,
+                             char **table, size_t *len) {
+    em_sbuf t = {0};
+    for (int i = 0; i < nnames; i++) {
+        const char *low = NULL;
+        if (em__nvrtc.nvrtcGetLoweredName(prog, names[i], &low) != 0 || !low) {
+            em_sbuf_free(&t);
+            return em_error(EM_EVALUE, "kernel '%s': NVRTC has no lowered name for the name expression "
+                            "'%s' (is it a __global__ function or template instance in the source?)", name, names[i]);
+        }
+        em_sbuf_printf(&t, "%s", low);
+        em_sbuf_putc(&t, '\0');
+    }
+    if (t.oom) {
+        em_sbuf_free(&t);
+        return em_error(EM_ENOMEM, "no host memory for the lowered names");
+    }
+    *table = t.s, *len = t.len;
+    return EM_OK;
+}
+
+/* Compile; *img is the cubin, or with name expressions
+ *   u64 cubin bytes | cubin | lowered-name table
+ * (what the disk cache stores). */
 static em_status em__nvrtc_run(const char *src, const char *name, const char *const *opts, int nopt,
-                               void **cubin, size_t *n) {
+                               int nnames, const char *const *names, void **img, size_t *n) {
     nvrtcProgram prog = NULL;
     if (em__nvrtc.nvrtcCreateProgram(&prog, src, "ember_kernel.cu", 0, NULL, NULL) != 0)
         return em_error(EM_ENOMEM, "nvrtcCreateProgram failed for kernel '%s'", name);
     em_status s = EM_OK;
+    char *table = NULL;
+    size_t tlen = 0;
+    for (int i = 0; i < nnames; i++) em__nvrtc.nvrtcAddNameExpression(prog, names[i]);
     int r = em__nvrtc.nvrtcCompileProgram(prog, nopt, opts);
     if (r != 0) {
         size_t ln = 0;
@@ -68,19 +97,45 @@ static em_status em__nvrtc_run(const char *src, const char *name, const char *co
         free(log);
         goto done;
     }
-    size_t sz = 0;
+    if (nnames && (s = em__lowered(prog, name, nnames, names, &table, &tlen)) != EM_OK) goto done;
+    size_t sz = 0, head = nnames ? 8 : 0;
     em__nvrtc.nvrtcGetCUBINSize(prog, &sz);
-    void *buf = sz ? malloc(sz) : NULL;
+    char *buf = sz ? malloc(head + sz + tlen) : NULL;
     if (!buf) {
         s = em_error(EM_ENOMEM, "no host memory for a %zu-byte cubin", sz);
         goto done;
     }
-    em__nvrtc.nvrtcGetCUBIN(prog, buf);
-    *cubin = buf;
-    *n = sz;
+    uint64_t sz64 = sz;
+    if (head) memcpy(buf, &sz64, 8);
+    em__nvrtc.nvrtcGetCUBIN(prog, buf + head);
+    if (tlen) memcpy(buf + head + sz, table, tlen);
+    *img = buf;
+    *n = head + sz + tlen;
 done:
+    free(table);
     em__nvrtc.nvrtcDestroyProgram(&prog);
     return s;
+}
+
+/* Split an image with name expressions into the cubin (moved to the front
+ * of the same buffer) and the table of nnames lowered names (a new buffer);
+ * false when the image is malformed. */
+static bool em__split(char *img, size_t n, int nnames, size_t *cubin_n, char **table) {
+    uint64_t sz;
+    if (n < 8) return false;
+    memcpy(&sz, img, 8);
+    if (sz > n - 8) return false;
+    size_t tlen = n - 8 - sz;
+    const char *t = img + 8 + sz;
+    int count = 0;
+    for (size_t i = 0; i < tlen; i++) count += t[i] == '\0';
+    if (count != nnames || (tlen && t[tlen - 1] != '\0')) return false;
+    char *copy = malloc(tlen ? tlen : 1);
+    if (!copy) return false;
+    memcpy(copy, t, tlen);
+    memmove(img, img + 8, sz);
+    *cubin_n = sz, *table = copy;
+    return true;
 }
 
 #define EM_NVRTC_MAXOPT 64
@@ -97,17 +152,21 @@ static bool em__overrides(const char *user, const char *ours) {
 }
 
 em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const char *const *uopts,
-                             int nuopt, void **cubin, size_t *n) {
+                             int nuopt, int nnames, const char *const *names, void **cubin, size_t *n,
+                             char **lowered) {
     EM_CHECK(em_nvrtc_init());
     if (arch < 50 || arch > 200) return em_error(EM_EVALUE, "bad GPU architecture sm_%d", arch);
     if (nuopt < 0 || nuopt > EM_NVRTC_MAXOPT - 3 || (nuopt && !uopts))
         return em_error(EM_EVALUE, "kernel '%s': %d compiler options given; at most %d are allowed",
                         name, nuopt, EM_NVRTC_MAXOPT - 3);
+    if (nnames < 0 || nnames > EM_NVRTC_MAXOPT || (nnames && (!names || !lowered)))
+        return em_error(EM_EVALUE, "kernel '%s': %d name expressions given; at most %d are allowed",
+                        name, nnames, EM_NVRTC_MAXOPT);
     char archopt[40], ver[64], file[80];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
     const char *ours[] = {archopt, "--fmad=false", "-std=c++17"};
-    const char *opts[EM_NVRTC_MAXOPT], *parts[EM_NVRTC_MAXOPT + 2];
-    int nopt = 0;
+    const char *opts[EM_NVRTC_MAXOPT], *parts[2 * EM_NVRTC_MAXOPT + 3];
+    int nopt = 0, np = 0;
     for (int k = 0; k < 3; k++) {
         bool replaced = false;
         for (int i = 0; i < nuopt && !replaced; i++) {
@@ -117,27 +176,38 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
         if (!replaced) opts[nopt++] = ours[k];
     }
     for (int i = 0; i < nuopt; i++) opts[nopt++] = uopts[i];
+    for (int i = 0; i < nnames; i++)
+        if (!names[i]) return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
-    parts[0] = src;
-    for (int i = 0; i < nopt; i++) parts[1 + i] = opts[i];
-    parts[1 + nopt] = ver;
-    em_diskcache_name(nopt + 2, parts, file, sizeof file);
+    parts[np++] = src;
+    for (int i = 0; i < nopt; i++) parts[np++] = opts[i];
+    parts[np++] = ver;
+    if (nnames) parts[np++] = "\001name expressions:"; /* not an option: NVRTC options have no \001 */
+    for (int i = 0; i < nnames; i++) parts[np++] = names[i];
+    em_diskcache_name(np, parts, file, sizeof file);
     if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
     double t0 = em__now();
-    if (em_diskcache_get(file, cubin, n)) {
+    void *img = NULL;
+    size_t in = 0;
+    bool hit = em_diskcache_get(file, &img, &in);
+    if (hit && em_debug_level() >= 2)
+        fprintf(stderr, "ember: kernel cache hit (disk) %s for '%s' in %.3f ms\n", file, name,
+                (em__now() - t0) * 1e3);
+    if (!hit) {
+        EM_CHECK(em__nvrtc_run(src, name, opts, nopt, nnames, names, &img, &in));
+        bool stored = em_diskcache_put(file, img, in);
         if (em_debug_level() >= 2)
-            fprintf(stderr, "ember: kernel cache hit (disk) %s for '%s' in %.3f ms\n", file, name,
-                    (em__now() - t0) * 1e3);
-        return EM_OK;
+            fprintf(stderr, "ember: kernel cache miss %s for '%s': compiled in %.1f ms%s\n", file, name,
+                    (em__now() - t0) * 1e3, stored ? "" : " (not stored: cache directory unusable)");
     }
-    EM_CHECK(em__nvrtc_run(src, name, opts, nopt, cubin, n));
-    bool stored = em_diskcache_put(file, *cubin, *n);
-    if (em_debug_level() >= 2)
-        fprintf(stderr, "ember: kernel cache miss %s for '%s': compiled in %.1f ms%s\n", file, name,
-                (em__now() - t0) * 1e3, stored ? "" : " (not stored: cache directory unusable)");
+    if (nnames && !em__split(img, in, nnames, &in, lowered)) {
+        free(img);
+        return em_error(EM_EINTERNAL, "kernel '%s': malformed compiled image with name expressions", name);
+    }
+    *cubin = img, *n = in;
     return EM_OK;
 }
 
 em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin, size_t *n) {
-    return em_cuda_compile_ex(src, arch, name, NULL, 0, cubin, n);
+    return em_cuda_compile_ex(src, arch, name, NULL, 0, 0, NULL, cubin, n, NULL);
 }

@@ -12,9 +12,14 @@
 EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin,
                                  size_t *n);
 /* The same with the user's options after Ember's (compile.c says which of
- * Ember's a user option replaces); the disk cache key covers all of them. */
+ * Ember's a user option replaces) and C++ name expressions (template
+ * instances, "f<float>"): *lowered gets their lowered names, each
+ * NUL-terminated, in order (malloc'ed; untouched when nnames is 0).  The
+ * disk cache key covers all of them. */
 EM_API em_status em_cuda_compile_ex(const char *src, int arch, const char *name,
-                                    const char *const *uopts, int nuopt, void **cubin, size_t *n);
+                                    const char *const *uopts, int nuopt, int nnames,
+                                    const char *const *names, void **cubin, size_t *n,
+                                    char **lowered);
 
 /* Cached properties of device id (queried once). */
 em_status em_cu_props(int id, const em_device_props **out);

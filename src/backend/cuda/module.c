@@ -32,43 +32,50 @@ typedef struct em__ment {
     int dev;
     uint64_t hash;
     CUmodule mod;
+    char *lowered; /* the name expressions' lowered names (NULL without any) */
     size_t keylen;
-    char key[]; /* options and source, NUL-separated */
+    char key[]; /* options, "\001", name expressions, source: each NUL-terminated */
 } em__ment;
 
 static em__ment *em__mc[EM_MC_BUCKETS];
 static pthread_mutex_t em__mc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The cache key: each option then the source, each followed by a NUL. */
-static char *em__mkey(const char *src, const char *const *opts, int nopt, size_t *len) {
-    size_t n = strlen(src) + 1;
+/* The cache key: each option, a \001 separator, each name expression,
+ * then the source, each followed by a NUL. */
+static char *em__mkey(const char *src, const char *const *opts, int nopt, const char *const *names,
+                      int nnames, size_t *len) {
+    size_t n = strlen(src) + 3;
     for (int i = 0; i < nopt; i++) n += strlen(opts[i]) + 1;
+    for (int i = 0; i < nnames; i++) n += strlen(names[i]) + 1;
     char *k = malloc(n), *p = k;
     if (!k) return NULL;
     for (int i = 0; i < nopt; i++) p += strlen(strcpy(p, opts[i])) + 1;
+    p += strlen(strcpy(p, "\001")) + 1;
+    for (int i = 0; i < nnames; i++) p += strlen(strcpy(p, names[i])) + 1;
     strcpy(p, src);
     *len = n;
     return k;
 }
 
-static CUmodule em__mc_find(int dev, uint64_t h, const char *key, size_t len) {
-    CUmodule m = NULL;
+static em__ment *em__mc_find(int dev, uint64_t h, const char *key, size_t len) {
+    em__ment *m = NULL;
     pthread_mutex_lock(&em__mc_lock);
     for (em__ment *e = em__mc[h % EM_MC_BUCKETS]; e && !m; e = e->next)
-        if (e->dev == dev && e->hash == h && e->keylen == len && !memcmp(e->key, key, len)) m = e->mod;
+        if (e->dev == dev && e->hash == h && e->keylen == len && !memcmp(e->key, key, len)) m = e;
     pthread_mutex_unlock(&em__mc_lock);
     return m;
 }
 
 /* Compile (or read the disk cache) and load into cuda:dev. */
 static em_status em__mload(int dev, const char *src, const char *const *opts, int nopt,
-                           const char *name, CUmodule *mod) {
+                           const char *const *names, int nnames, const char *name, CUmodule *mod,
+                           char **lowered) {
     const em_device_props *pr;
     EM_CHECK(em_cu_props(dev, &pr));
     int arch = pr->compute_capability[0] * 10 + pr->compute_capability[1];
     void *cubin = NULL;
     size_t n = 0;
-    em_status s = em_cuda_compile_ex(src, arch, name, opts, nopt, &cubin, &n);
+    em_status s = em_cuda_compile_ex(src, arch, name, opts, nopt, nnames, names, &cubin, &n, lowered);
     if (s == EM_OK) s = em_cu_ctx(dev);
     if (s == EM_OK) {
         CUresult r = em__cu.cuModuleLoadData(mod, cubin);
@@ -78,28 +85,40 @@ static em_status em__mload(int dev, const char *src, const char *const *opts, in
             s = em_cu_fail(r, what);
         }
     }
+    if (s != EM_OK) free(*lowered), *lowered = NULL; /* set only when compiling succeeded */
     free(cubin);
     return s;
 }
 
-em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
-                              const char *name, void **module) {
+static em_status em__check_list(const char *name, const char *what, const char *const *v, int n) {
+    if (n < 0 || (n && !v)) return em_error(EM_EVALUE, "module '%s': bad %s list", name, what);
+    for (int i = 0; i < n; i++)
+        if (!v[i]) return em_error(EM_EVALUE, "module '%s': %s %d is NULL", name, what, i);
+    return EM_OK;
+}
+
+em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *opts, int nopt,
+                                 const char *const *names, int nnames, const char *name, void **module,
+                                 const char **lowered) {
     if (!name) name = "raw module";
-    if (!src || !module) return em_error(EM_EVALUE, "module '%s': NULL source or result pointer", name);
-    if (nopt < 0 || (nopt && !opts)) return em_error(EM_EVALUE, "module '%s': bad option list", name);
-    for (int i = 0; i < nopt; i++)
-        if (!opts[i]) return em_error(EM_EVALUE, "module '%s': compiler option %d is NULL", name, i);
+    if (!src || !module || (nnames && !lowered))
+        return em_error(EM_EVALUE, "module '%s': NULL source or result pointer", name);
+    EM_CHECK(em__check_list(name, "compiler option", opts, nopt));
+    EM_CHECK(em__check_list(name, "name expression", names, nnames));
     size_t len;
-    char *key = em__mkey(src, opts, nopt, &len);
+    char *key = em__mkey(src, opts, nopt, names, nnames, &len);
     if (!key) return em_error(EM_ENOMEM, "out of host memory for the module cache");
     uint64_t h = em_fnv1a(0xcbf29ce484222325ULL ^ (uint64_t)dev, key, len);
     em_status s = EM_OK;
-    CUmodule m = em__mc_find(dev, h, key, len);
-    if (!m) {
-        em__ment *e = malloc(sizeof *e + len);
-        s = e ? em__mload(dev, src, opts, nopt, name, &m) : em_error(EM_ENOMEM, "out of host memory for the module cache");
+    em__ment *e = em__mc_find(dev, h, key, len);
+    if (!e) {
+        e = malloc(sizeof *e + len);
+        CUmodule m = NULL;
+        char *low = NULL;
+        s = e ? em__mload(dev, src, opts, nopt, names, nnames, name, &m, &low)
+              : em_error(EM_ENOMEM, "out of host memory for the module cache");
         if (s == EM_OK) {
-            *e = (em__ment){.dev = dev, .hash = h, .mod = m, .keylen = len};
+            *e = (em__ment){.dev = dev, .hash = h, .mod = m, .lowered = low, .keylen = len};
             memcpy(e->key, key, len);
             pthread_mutex_lock(&em__mc_lock);
             e->next = em__mc[h % EM_MC_BUCKETS]; /* a racing duplicate is harmless: both work */
@@ -107,13 +126,22 @@ em_status em_cuda_module_load(int dev, const char *src, const char *const *opts,
             pthread_mutex_unlock(&em__mc_lock);
         } else {
             free(e);
+            e = NULL;
         }
     } else if (em_debug_level() >= 2) {
         fprintf(stderr, "ember: module cache hit (memory) for '%s' on cuda:%d\n", name, dev);
     }
     free(key);
-    if (s == EM_OK) *module = m;
+    if (s == EM_OK) {
+        *module = e->mod;
+        if (nnames) *lowered = e->lowered;
+    }
     return s;
+}
+
+em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
+                              const char *name, void **module) {
+    return em_cuda_module_load_ex(dev, src, opts, nopt, NULL, 0, name, module, NULL);
 }
 
 em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn) {
