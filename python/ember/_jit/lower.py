@@ -861,6 +861,9 @@ class Lowerer:
         if node.keywords or len(node.args) < 2:
             self.fail(node, f"{which}() in kernels takes two or more numbers")
         vals = [self.scalar(self.expr(a), a) for a in node.args]
+        if all(isinstance(v, ir.Const) and v.weak for v in vals):  # Python literals stay Python values
+            v = (min if which == "min" else max)(v.value for v in vals)
+            return ir.Const(v, _const_type(v), True)
         acc = vals[0]
         for v in vals[1:]:
             wa = isinstance(acc, ir.Const) and acc.weak
@@ -871,6 +874,8 @@ class Lowerer:
 
     def abs_call(self, node):
         (a,) = self.args(node, 1, "abs()")
+        if isinstance(a, ir.Const) and a.weak:
+            return ir.Const(abs(a.value), _const_type(abs(a.value)), True)
         t = "int64" if a.ty == "bool" else a.ty
         return ir.Call("fabs" if t in FLOATS else "abs", [self.cast(a, t, node)], t)
 
