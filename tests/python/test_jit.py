@@ -125,6 +125,20 @@ def test_seed_grid_limit(device):
     with pytest.raises(em.LaunchError, match=r"grid dimension x = 1125899906842624 is out of range: it must be 1 to 2147483647"):
         nothing[2 ** 50, 1]()
     nothing[2, 4]()  # still works
+    if device.kind == "cpu":
+        nothing[2 ** 30, 2 ** 10]()  # the seed's largest grid: an empty kernel is not run at all
+
+
+def test_seed_select_device():
+    if em.cuda.is_available():
+        em.cuda.select_device(0)
+        try:
+            nothing[2, 4]()
+        finally:
+            em._ember._set_device("cpu")
+    else:
+        with pytest.raises(em.DeviceError):
+            em.cuda.select_device(1)
 
 
 @pytest.mark.parametrize("grid,block,msg", [

@@ -69,7 +69,7 @@ def _argtype(a, pos, name):
 
 
 class _CpuSpec:
-    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names")
+    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names", "empty")
 
 
 class _CudaSpec:
@@ -230,6 +230,7 @@ class Dispatcher:
         if kind == "plain" and fn.ret:
             kinds.append("W"), ndims.append(1), dtypes.append(fn.ret), pnames.append("<return>")
         spec = _CpuSpec()
+        spec.empty = kind == "kernel" and not fn.body  # nothing to run (seed 001's gpu[2**30, 2**10]())
         spec.cspec = (rng, thr, self.__name__, (fn.shared_bytes + 15) // 16 * 16,
                       "".join(kinds).encode(), bytes(ndims), bytes(_EM_DTYPE[d] for d in dtypes),
                       tuple(pnames))
@@ -334,6 +335,8 @@ class _Launcher:
         if spec is None:
             spec = self._slow(args, tuple(key), dev)
         if dev[0] == "cpu":
+            if spec.empty:
+                return None
             out = _ember._jit_launch(spec.cspec, args, self.grid, self.block, self.shmem)
             if out:
                 sys.stdout.write(out)
