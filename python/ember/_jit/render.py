@@ -7,7 +7,7 @@ Python/NumPy semantics, casts, indexing, loops) is written once, with
 helpers in a prelude shared by both.
 """
 from . import ir
-from .types import CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
+from .types import BITS, CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
 
 _TYPES_C = """#include <stdint.h>
 #include <stdbool.h>
@@ -79,6 +79,25 @@ EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
+EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i32)(0 - (em_u32)a);
+    em_i32 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i32 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
+EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
+EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
+EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
+EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
 EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
 EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
 EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
@@ -353,14 +372,14 @@ class Renderer:
     def e_Call(self, x):
         fn, t = x.fn, x.ty
         args = [self.e(a) for a in x.args]
-        if fn in ("floordiv", "mod", "pow") and t in INTS:
-            w = "u64" if t in UNSIGNED else "i64"
-            return f"(({CTYPE[t]})em_{fn}_{w}(({('em_' + w)})({args[0]}), ({('em_' + w)})({args[1]})))"
+        if fn in ("floordiv", "mod", "pow", "shl", "shr") and t in INTS:
+            # 8..32-bit operands in 32-bit helpers (cheaper division, above all on GPUs):
+            # their results, cast back to t, are those of t's own arithmetic
+            bits = "32" if BITS[t] <= 32 and fn != "pow" else "64"
+            w = ("u" if t in UNSIGNED else "i") + bits
+            return f"(({CTYPE[t]})em_{fn}_{w}((em_{w})({args[0]}), (em_{w})({args[1]})))"
         if fn in ("floordiv", "mod"):
             return f"em_{fn}_{t}({args[0]}, {args[1]})"
-        if fn in ("shl", "shr"):
-            w = "u64" if t in UNSIGNED else "i64"
-            return f"(({CTYPE[t]})em_{fn}_{w}((em_{w})({args[0]}), (em_{w})({args[1]})))"
         if fn in ("min", "max", "abs"):
             return f"em_{fn}_{t}({', '.join(args)})"
         if fn in ("isnan", "isinf", "isfinite"):
