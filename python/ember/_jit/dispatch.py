@@ -20,6 +20,22 @@ _ndarray = _ember.ndarray
 _MAXDIM = 2**62
 
 
+def _debug_level():
+    try:
+        return int(os.environ.get("EMBER_DEBUG", "0"))
+    except ValueError:
+        return 0
+
+
+def _log_compile(name, kind, types, where, t0):
+    """EMBER_DEBUG=2: one line per specialisation compiled (front end + compiler)."""
+    if _debug_level() >= 2:
+        import time
+        sig = ", ".join(map(str, types))
+        print(f"ember: @em.jit {kind} '{name}' ({sig}) for {where} in {(time.perf_counter() - t0) * 1e3:.1f} ms",
+              file=sys.stderr)
+
+
 def _env_boundscheck():
     return os.environ.get("EMBER_BOUNDSCHECK", "0") not in ("", "0")
 
@@ -219,10 +235,13 @@ class Dispatcher:
         if not _ember._cc_available():
             raise _compile_error(f"a C compiler is needed to run @em.jit {'kernels' if kind == 'kernel' else 'functions'} "
                                  f"on the CPU: {_ember._cc_why()} (set EMBER_CC to the compiler's command)")
+        import time
+        t0 = time.perf_counter()
         fn, lw = self.lower(types, kind)
         src = _render.render_cpu(fn, "em_k")
         handle = _ember._cc_load(src, self.__name__)
         self.compile_count += 1
+        _log_compile(self.__name__, kind, types, "cpu", t0)
         rng = _ember._cc_sym(handle, "em_k_range")
         thr = _ember._cc_sym(handle, "em_k_thread") if fn.uses_sync else 0
         kinds, ndims, dtypes = _render.slot_layout(fn)
@@ -286,7 +305,7 @@ class Dispatcher:
         entry = "em_" + self.__name__
         src = _render.render_cuda(fn, entry)
         spec = _CudaSpec()
-        spec.kernel = em.RawKernel(src, entry)
+        spec.kernel = em.RawKernel(src, entry)  # NVRTC compiles at the first launch (kern's cache logs it)
         spec.fn, spec.types = fn, types
         spec.pack = _cuda_packer(types, self.boundscheck)
         self.compile_count += 1
