@@ -10,14 +10,13 @@ import ast
 import builtins
 import linecache
 import math
-import sys
 
 import numpy as np
 
 from . import ir
 from .intrinsics import Intrinsic
-from .types import (ArrayT, FLOATS, INTS, ITEMSIZE, SCALARS, UNSIGNED, dtype_name, is_array,
-                    promote, unify)
+from .types import (ArrayT, FLOATS, INTS, ITEMSIZE, SCALARS, dtype_name, is_array, promote,
+                    unify)
 
 
 def _compile_error(msg):
@@ -935,8 +934,6 @@ class Lowerer:
         for f in callee.devfuncs + [callee]:
             if f not in self.fn.devfuncs:
                 self.fn.devfuncs.append(f)
-        if self.fn.boundscheck != callee.boundscheck:
-            pass
         self.fn.uses_sync |= callee.uses_sync
         self.fn.uses_print |= callee.uses_print
         for (pname, _, pt), a in zip(callee.params, args):
@@ -980,4 +977,4 @@ def lower_function(src, argtypes, kind, boundscheck=False, cname=None):
     return fn, lw
 
 
-__all__ = ["Source", "Lowerer", "lower_function", "sys"]
+__all__ = ["Source", "Lowerer", "Registry", "lower_function"]
