@@ -766,3 +766,39 @@ def test_constants_and_casts(device):
             float(np.float32(x * 3.1)), int(x * 10.7) + 3.0 + 1, math.log(x + 7) / math.log(2),
             math.sqrt(x) + math.atan2(x, 1.0)]
     np.testing.assert_allclose(to_np(out), want, rtol=1e-15)
+
+
+@em.jit(device=True)
+def dot3(u, v):
+    s = 0.0
+    for k in range(3):
+        s += u[k] * v[k]
+    return s
+
+
+@em.jit
+def arrays_to_device_functions(x, out, hist):
+    t = em.threadIdx.x
+    loc = em.local.array(3, np.float64)
+    sh = em.shared.array((32, 3), np.float64)
+    counts = em.shared.array(4, np.int32)
+    if t < 4:
+        counts[t] = 0
+    for k in range(3):
+        loc[k] = x[t, k]
+        sh[t, k] = 2.0
+    em.syncthreads()
+    em.atomic.add(counts, t % 4, 1)
+    out[t] = dot3(loc, loc) + sh[(t + 1) % 32, 0] * loc[0]
+    em.syncthreads()
+    if t < 4:
+        hist[t] = counts[t]
+
+
+def test_local_and_shared_arrays_in_device_calls_and_shared_atomics(device, rng):
+    x = rng.standard_normal((32, 3))
+    out = em.zeros(32, device=device)
+    hist = em.zeros(4, dtype="int32", device=device)
+    arrays_to_device_functions[1, 32](dev_array(x, device), out, hist)
+    np.testing.assert_allclose(to_np(out), (x * x).sum(1) + 2.0 * x[:, 0], rtol=1e-14)
+    np.testing.assert_array_equal(to_np(hist), [8, 8, 8, 8])

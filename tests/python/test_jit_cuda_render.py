@@ -75,6 +75,10 @@ KERNELS = [
     (tj.local_array_kernel, (np.zeros(4, np.int64),)),
     (tj.scalar_params, (A1, np.int8(1), np.uint64(1), np.float32(1), True)),
     (tj.oob_checked, (A1, 3)),
+    (tj.arrays_to_device_functions, (np.zeros((32, 3)), np.zeros(32), np.zeros(4, np.int32))),
+    (tj.constants_and_casts, (A1, A1)),
+    (tj.float_to_int, (A1, np.zeros(8, np.int64))),
+    (tj.negative_index, (np.zeros(5, np.int64), np.zeros(2, np.int64))),
 ]
 KERNELS += [(tj.arith, (np.zeros(3, d), np.zeros(3, d), np.zeros((10, 3), d))) for d in tj.NUM_DTYPES]
 KERNELS += [(tj.int_ops, (np.zeros(3, d), np.zeros(3, d), np.zeros((7, 3), d)))
