@@ -151,6 +151,14 @@ def test_fake_driver_launch(tmp_path):
             h = np.zeros((3, 4), np.float32)
             scale[1, 32](np.ones((3, 4), np.float32), h, 12, np.float32(2.0))  # host arrays: copied
             print(scale.compile_count)
+            cai = type("CupyLike", (), {"__cuda_array_interface__": a.__cuda_array_interface__})()
+            scale[1, 32](a, cai, 12, np.float32(2.0))  # a foreign device array: its own pointer
+            print(int.from_bytes(params(32)[24:32], "little") == a._ptr, scale.compile_count)
+            ro = dict(a.__cuda_array_interface__, data=(a._ptr, True))
+            try:
+                scale[1, 32](a, type("RO", (), {"__cuda_array_interface__": ro})(), 12, np.float32(2.0))
+            except TypeError as e:
+                print(e)
     """)
     env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "..", "python"), EMBER_LIBCUDA=str(lib),
                FAKE_LIB=str(lib), EMBER_CACHE_DIR=str(tmp_path / "cache"), KDIR=str(tmp_path))
@@ -162,4 +170,6 @@ def test_fake_driver_launch(tmp_path):
         "True [3, 4] True [3, 4, 8, 2] 5",  # pointer, shape (strides too unless C-contiguous), n
         "(1, 1, 1, 32, 1, 1, 0) 1",                # the same signature: compiled once
         "2",                                       # host arrays: one more signature
+        "True 2",                                  # C-contiguous (3, 4) float32: the same signature
+        "argument 'b' is read-only but the kernel writes to it",
     ]

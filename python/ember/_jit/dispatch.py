@@ -18,6 +18,7 @@ from .types import ArrayT, FLOATS, SCALARS, dtype_name
 _EM_DTYPE = {name: i for i, name in enumerate(_ember.dtype_names)}
 _ndarray = _ember.ndarray
 _MAXDIM = 2**62
+_PY_SCALARS = frozenset((int, float, bool))
 
 
 def _debug_level():
@@ -92,7 +93,7 @@ class _CudaSpec:
     __slots__ = ("kernel", "fn", "types", "pack")
 
 
-def _cuda_packer(types, boundscheck):
+def _cuda_packer(types, written, boundscheck):
     """A function args -> the em.RawKernel argument tuple for this signature
     (generated once: a warm CUDA launch then costs one call), or None from it
     when an array argument is not an ember array (the general path copies
@@ -101,9 +102,9 @@ def _cuda_packer(types, boundscheck):
         return lambda args, shmem: None
     names = [f"x{i}" for i in range(len(types))]
     checks, items, env = [], [], {"_nd": _ndarray}
-    for x, t in zip(names, types):
+    for x, t, w in zip(names, types, written):
         if isinstance(t, ArrayT):
-            checks.append(f"type({x}) is not _nd")
+            checks.append(f"type({x}) is not _nd" + (f" or not {x}._writeable" if w else ""))
             items.append(x)
             items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
             if t.layout != "C":  # C-contiguous kernels derive strides from the shape
@@ -307,7 +308,7 @@ class Dispatcher:
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)  # NVRTC compiles at the first launch (kern's cache logs it)
         spec.fn, spec.types = fn, types
-        spec.pack = _cuda_packer(types, self.boundscheck)
+        spec.pack = _cuda_packer(types, [n in fn.written for n, _, _ in fn.params], self.boundscheck)
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -335,8 +336,13 @@ class _Launcher:
         # the device, found in a dict once the signature has been compiled.
         key = []
         dev = None
-        for a in args:
+        for i, a in enumerate(args):
             t = type(a)
+            if (t is not _ndarray and t is not np.ndarray and t not in _PY_SCALARS
+                    and hasattr(a, "__cuda_array_interface__")):
+                # CuPy, Numba, PyTorch device arrays: wrapped (no copy) as ember arrays
+                args = args[:i] + (_em().asarray(a),) + args[i + 1:]
+                a, t = args[i], _ndarray
             if t is _ndarray:
                 key.append((a.dtype, a.ndim, a._c_contiguous))
                 ad = a._dev
@@ -389,6 +395,8 @@ class _Launcher:
         # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
         for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
             if isinstance(t, ArrayT):
+                if type(a) is _ndarray and pname in spec.fn.written and not a._writeable:
+                    raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
                 if type(a) is not _ndarray:
                     host = a
                     if pname in spec.fn.written and not host.flags.writeable:
