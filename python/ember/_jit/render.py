@@ -53,7 +53,7 @@ typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
 #define EM_INF __longlong_as_double(0x7ff0000000000000LL)
 #define EM_NAN __longlong_as_double(0x7ff8000000000000LL)
 __device__ char em_scratch[64];
-extern __shared__ char em_dynshm[];
+extern __shared__ __align__(16) char em_dynshm[];
 EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
     if (i < 0) i += n;
     if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
