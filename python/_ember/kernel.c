@@ -1,6 +1,7 @@
-/* Raw CUDA kernels from Python: the C `Function` type whose call is the
- * per-launch path of em.RawKernel (ember/_kernels.py subclasses it), and the
- * module-loading helpers it is built from.
+/* User kernels from Python: the C `Function` type whose call is the
+ * per-launch path of em.RawKernel (ember/_kernels.py subclasses it), the
+ * module-loading helpers it is built from, and the call of compiled CPU
+ * expression kernels (ember/_expr.py).
  *
  * A call k(grid, block, args, shared_mem=0, stream=None) parses the launch
  * configuration, packs the arguments (below), finds the kernel loaded on the
@@ -101,8 +102,10 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
     }
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) return -1;
-    int r = view.len == em_dtype_get(e)->size ? pyem__put(k, view.buf, (size_t)view.len, pos, kname) : -1;
-    if (view.len != em_dtype_get(e)->size)
+    int r = -1;
+    if (view.len == em_dtype_get(e)->size)
+        r = pyem__put(k, view.buf, (size_t)view.len, pos, kname);
+    else
         PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d: a NumPy scalar of %zd bytes for dtype %s",
                      kname, pos, view.len, em_dtype_get(e)->name);
     PyBuffer_Release(&view);
@@ -114,11 +117,11 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
 static int pyem__put_cai(pyem_kargs *k, PyObject *o, int pos, const char *kname) {
     PyObject *cai;
     if (pyem__optattr(o, "__cuda_array_interface__", &cai) <= 0) return PyErr_Occurred() ? -1 : 1;
-    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
-    void *p = NULL;
-    if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1) p = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL; /* borrowed from cai */
+    int ok = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1;
+    void *p = ok ? PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)) : NULL;
     Py_DECREF(cai);
-    if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || PyErr_Occurred()) {
+    if (!ok || PyErr_Occurred()) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d has a __cuda_array_interface__ without "
                      "a valid 'data': (pointer, readonly) entry", kname, pos);
@@ -299,6 +302,7 @@ static int pyem__kwargs(PyObject *kw, const char *kname, PyObject **shm, PyObjec
 static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     FunctionObject *self = (FunctionObject *)o;
     const char *kname = self->cname;
+    if (!kname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     Py_ssize_t na = PyTuple_GET_SIZE(args);
     if (na < 3 || na > 5)
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes (grid, block, args, shared_mem=0, "
@@ -327,6 +331,7 @@ static PyObject *Function_pack(PyObject *o, PyObject *args) {
     FunctionObject *self = (FunctionObject *)o;
     pyem_kargs k;
     em_device cur = pyem_current_device();
+    if (!self->cname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     if (pyem__pack(&k, args, cur.kind == EM_CUDA ? cur.id : -1, self->cname) < 0) return NULL;
     PyObject *offs = PyTuple_New(k.n);
     for (int i = 0; offs && i < k.n; i++)

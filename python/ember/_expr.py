@@ -20,8 +20,11 @@ The body is compiled as CUDA C++ on a GPU (NVRTC, through RawKernel) and as
 C11 on the CPU (the system C compiler, ``EMBER_CC``): write the common
 subset.  On the CPU ``<tgmath.h>`` makes ``sqrt``/``exp``/... type-generic,
 and ``min``, ``max``, ``abs`` work on any type as in CUDA; ``__device__`` in
-a preamble is ignored.  float16 is not supported yet; complex dtypes only on
-the CPU (C's ``_Complex``).  Compiled kernels are cached per (argument
+a preamble is ignored.  float16 is stored as float16 and computed in float
+(rounded once, when stored; raw float16 parameters only on the CPU).
+Complex values are C's ``_Complex`` on the CPU and a struct with the same
+operators on CUDA; ``real``, ``imag``, ``conj``, ``abs``, ``arg``, ``exp``,
+``log``, ``sqrt``, ``sin`` and ``cos`` work on both.  Compiled kernels are cached per (argument
 dtypes, scalar/array kinds, dimensions, contiguity), so a repeat call with
 the same kinds of arguments does not compile.
 """
@@ -38,11 +41,16 @@ _C_ALIASES = {"float": "float32", "double": "float64", "int": "int32", "bool": "
 _DTYPE_NAMES = {n for n in _ember.dtype_names} | set(_C_ALIASES)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
             "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
-            "float32": "float", "float64": "double", "complex64": "float _Complex",
+            "float16": "float", "float32": "float", "float64": "double", "complex64": "float _Complex",
             "complex128": "double _Complex"}
 _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
-             "uint64": "unsigned long long", "float32": "float", "float64": "double"}
+             "uint64": "unsigned long long", "float16": "float", "float32": "float", "float64": "double",
+             "complex64": "em_complex<float>", "complex128": "em_complex<double>"}
+# float16 is stored as these and computed in float (converted on load and
+# rounded once on store).
+_HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})"),
+         "cuda": ("unsigned short", "em__h2f({})", "em__f2h({})")}
 _RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -70,12 +78,111 @@ static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
 #define abs(x) _Generic((x) + 0, float: fabsf, double: fabs, long double: fabsl, \
     float _Complex: cabsf, double _Complex: cabs, long: labs, long long: llabs, \
     unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
+#define real(x) creal(x)
+#define imag(x) cimag(x)
+#define arg(x) carg(x)
 """
 
-# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads).
+# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads),
+# float16 conversions and a complex type (no cuda_fp16.h or thrust: NVRTC
+# needs no headers).
 _CU_PRELUDE = "\n".join(
     f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
-    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + "\n"
+    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + r"""
+static __device__ __forceinline__ float em__h2f(unsigned short h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short em__f2h(float f) {
+  unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+// complex64 / complex128 for expression kernels: NumPy's layout {re, im},
+// arithmetic with real numbers and with each other (promoting to the wider),
+// and the usual functions.
+template <bool B, class X = void> struct em__if {};
+template <class X> struct em__if<true, X> { typedef X type; };
+template <class R> struct em_complex {
+  R re, im;
+  em_complex() = default;
+  __device__ __forceinline__ em_complex(R r, R i = R(0)) : re(r), im(i) {}
+  template <class S, typename em__if<(sizeof(S) <= sizeof(R)), int>::type = 0>
+  __device__ __forceinline__ em_complex(const em_complex<S> &o) : re(o.re), im(o.im) {}
+  template <class S, typename em__if<(sizeof(S) > sizeof(R)), int>::type = 0>
+  __device__ __forceinline__ explicit em_complex(const em_complex<S> &o) : re((R)o.re), im((R)o.im) {}
+  friend __device__ __forceinline__ em_complex operator+(em_complex a, em_complex b) { return em_complex(a.re + b.re, a.im + b.im); }
+  friend __device__ __forceinline__ em_complex operator-(em_complex a, em_complex b) { return em_complex(a.re - b.re, a.im - b.im); }
+  friend __device__ __forceinline__ em_complex operator*(em_complex a, em_complex b) {
+    return em_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+  friend __device__ __forceinline__ em_complex operator/(em_complex a, em_complex b) {  // Smith's method, as NumPy
+    R abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+    if (abr >= abi) {
+      if (abr == 0 && abi == 0) return em_complex(a.re / abr, a.im / abi);
+      R rat = b.im / b.re, scl = R(1) / (b.re + b.im * rat);
+      return em_complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    R rat = b.re / b.im, scl = R(1) / (b.im + b.re * rat);
+    return em_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+  }
+  friend __device__ __forceinline__ em_complex operator-(em_complex a) { return em_complex(-a.re, -a.im); }
+  friend __device__ __forceinline__ em_complex operator+(em_complex a) { return a; }
+  friend __device__ __forceinline__ bool operator==(em_complex a, em_complex b) { return a.re == b.re && a.im == b.im; }
+  friend __device__ __forceinline__ bool operator!=(em_complex a, em_complex b) { return !(a == b); }
+  __device__ __forceinline__ em_complex &operator+=(em_complex b) { return *this = *this + b; }
+  __device__ __forceinline__ em_complex &operator-=(em_complex b) { return *this = *this - b; }
+  __device__ __forceinline__ em_complex &operator*=(em_complex b) { return *this = *this * b; }
+  __device__ __forceinline__ em_complex &operator/=(em_complex b) { return *this = *this / b; }
+  friend __device__ __forceinline__ R real(em_complex a) { return a.re; }
+  friend __device__ __forceinline__ R imag(em_complex a) { return a.im; }
+  friend __device__ __forceinline__ em_complex conj(em_complex a) { return em_complex(a.re, -a.im); }
+  friend __device__ __forceinline__ R abs(em_complex a) { return hypot(a.re, a.im); }
+  friend __device__ __forceinline__ R arg(em_complex a) { return atan2(a.im, a.re); }
+  friend __device__ __forceinline__ em_complex exp(em_complex a) { R e = exp(a.re); return em_complex(e * cos(a.im), e * sin(a.im)); }
+  friend __device__ __forceinline__ em_complex log(em_complex a) { return em_complex(log(abs(a)), arg(a)); }
+  friend __device__ __forceinline__ em_complex sqrt(em_complex a) {  // principal root, as C's csqrt
+    if (a.re == 0 && a.im == 0) return em_complex(0, a.im);
+    R t = sqrt((fabs(a.re) + abs(a)) / 2);
+    return a.re >= 0 ? em_complex(t, a.im / (2 * t)) : em_complex(fabs(a.im) / (2 * t), a.im < 0 ? -t : t);
+  }
+  friend __device__ __forceinline__ em_complex sin(em_complex a) { return em_complex(sin(a.re) * cosh(a.im), cos(a.re) * sinh(a.im)); }
+  friend __device__ __forceinline__ em_complex cos(em_complex a) { return em_complex(cos(a.re) * cosh(a.im), -sin(a.re) * sinh(a.im)); }
+};
+static __device__ __forceinline__ float real(float x) { return x; }
+static __device__ __forceinline__ double real(double x) { return x; }
+static __device__ __forceinline__ float imag(float) { return 0; }
+static __device__ __forceinline__ double imag(double) { return 0; }
+"""
+
+
+class _CTypes:
+    """The C spellings of the parameters of one specialisation: ctype (what
+    the body computes with: the placeholder's name or the dtype's type),
+    stype (what memory holds), and float16's load and store conversions."""
+
+    def __init__(self, kind, types):
+        self.kind, self.types = kind, types
+        self.table = _CU_TYPES if kind == "cuda" else _C_TYPES
+
+    def half(self, p):
+        return self.types[p.name] == np.float16
+
+    def ctype(self, p):
+        return p.type if p.fixed is None else self.table[self.types[p.name].name]
+
+    def stype(self, p):
+        return _HALF[self.kind][0] if self.half(p) else self.ctype(p)
+
+    def load(self, p, lv):
+        return _HALF[self.kind][1].format(lv) if self.half(p) else lv
+
+    def store(self, p, v):
+        return _HALF[self.kind][2].format(v) if self.half(p) else v
+
+    def bind(self, p, lv, writable):
+        """(before, define, after): p's name in the body for the lvalue lv;
+        a float16 output goes through a float temporary stored back after."""
+        if not self.half(p):
+            return "", f"#define {p.name} ({lv})", ""
+        if not writable:
+            return "", f"#define {p.name} ({self.load(p, lv)})", ""
+        t = f"_em_h_{p.name}"
+        return f"float {t} = {self.load(p, lv)};\n", f"#define {p.name} {t}", f"{lv} = {self.store(p, t)};\n"
 
 
 class _Param:
@@ -113,6 +220,9 @@ def _check_types(kname, device_kind, params, types):
     table = _CU_TYPES if device_kind == "cuda" else _C_TYPES
     for p in params:
         dt = types[p.name]
+        if device_kind == "cuda" and p.raw and dt == np.float16:
+            raise TypeError(f"{kname}: raw parameter {p.name} is float16, which raw CUDA parameters do not "
+                            "take yet (its elements would be bits); use float32")
         if dt.name not in table:
             where = "on CUDA devices" if device_kind == "cuda" and dt.kind == "c" else "by expression kernels"
             raise TypeError(f"{kname}: parameter {p.name} has dtype {dt.name}, which is not supported "
@@ -305,7 +415,8 @@ class _KernelBase:
                     a = a.astype(dt)
                 res.append(a)
             else:
-                res.append(_scalar_value(self.name, p, a, dt))
+                v = _scalar_value(self.name, p, a, dt)
+                res.append(np.float32(v) if dt == np.float16 else v)  # float16 computes in float
         return res
 
     def _typedefs(self, types, table):
@@ -333,6 +444,9 @@ class _KernelBase:
 
 
 def _cc_function(src, sym, kname):
+    """The address of sym in src compiled by the C compiler; for a
+    reduction split over threads also those of sym_part and sym_fin (a
+    tuple of three, None where absent)."""
     if not _ember._cc_available():
         raise _ember.CompileError(
             f"{kname}: expression kernels on the CPU need a C compiler ({_ember._cc_why()}); "
@@ -341,6 +455,8 @@ def _cc_function(src, sym, kname):
     addr = _ember._cc_sym(h, sym)
     if addr is None:
         raise _ember.EmberError(f"{kname}: compiled kernel has no symbol {sym}")
+    if sym.startswith("em_rk_"):
+        return addr, _ember._cc_sym(h, sym + "_part"), _ember._cc_sym(h, sym + "_fin")
     return addr
 
 
@@ -357,7 +473,9 @@ class ElementwiseKernel(_KernelBase):
     called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
     Returns the output (a tuple for several or with return_tuple; None with
     no_return).  loop_prep and after_loop are C run before and after each
-    thread's loop over its elements (the whole range on the CPU)."""
+    thread's loop over its elements (a range of them on the CPU).  CuPy's
+    block_size= is accepted and ignored (CUDA blocks are 256 threads), as is
+    reduce_dims (dimensions are not merged yet)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
                  reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
@@ -484,22 +602,24 @@ class ElementwiseKernel(_KernelBase):
 
     def _render(self, kind, types, spec, nd):
         ops, raws, scal = spec
-        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        ct = _CTypes(kind, types)
         body = _rewrite(self.operation, [p.name for p in raws])
         sym = f"em_ek_{self.name}"
-        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
         r = _Render(kind, nd, len(ops))
-        defs = []
+        before, defs, after_body = "", [], ""
         for k, p in enumerate(ops):
-            const = "const " if p in self.in_params else ""
-            defs.append(f"#define {p.name} (*({const}{ctype(p)} *)({r.addr(k, ctype(p))}))")
+            out = p not in self.in_params
+            lv = f"*({'' if out else 'const '}{ct.stype(p)} *)({r.addr(k, ct.stype(p))})"
+            b, d, a = ct.bind(p, lv, out)
+            before, after_body = before + b, after_body + a
+            defs.append(d)
         undefs = "\n".join(f"#undef {p.name}" for p in ops)
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
-                self._typedefs(types, table)]
-        decls = r.decls(raws, scal, ctype)
-        loop = r.loop("\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs)
+                self._typedefs(types, ct.table)]
+        decls = r.decls(raws, scal, ct)
+        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n" + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ctype) + " {\n" + decls
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
@@ -526,6 +646,8 @@ def _argsig(a):
 
 def _converter(kname, p, dt, x):
     """A function giving the kernel's NumPy scalar for scalars like x."""
+    if dt == np.float16:  # rounded to float16, passed as the float it computes in
+        return lambda v: np.float32(np.float16(v))
     if isinstance(x, np.generic) and x.dtype == dt:
         return lambda v: v
     if isinstance(x, int) and not isinstance(x, bool) and dt.kind in "iu":
@@ -581,22 +703,69 @@ class _EwPlan:
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
 
 
+def _coalesce(shape, strides, nk):
+    """Merge neighbouring dimensions that every operand steps through as one
+    (st[d] == st[d + 1] * shape[d + 1], or either of size 1), within the kept
+    dimensions [0, nk) and within the reduced ones; the C order of each group
+    is kept.  Returns (shape, strides per operand, nk)."""
+    shape, strides = list(shape), [list(st) for st in strides]
+    d = 0
+    while d + 1 < len(shape):
+        if d + 1 == nk:  # never across the two groups
+            d += 1
+            continue
+        a, b = shape[d], shape[d + 1]
+        if a == 1 or b == 1 or all(st[d] == st[d + 1] * b for st in strides):
+            for st in strides:
+                st[d] = st[d] if b == 1 else st[d + 1]
+                del st[d + 1]
+            shape[d] = a * b
+            del shape[d + 1]
+            nk -= d < nk
+        else:
+            d += 1
+    return tuple(shape), [tuple(st) for st in strides], nk
+
+
+_SHORT_ROW = 32  # CUDA reductions of at most this many elements per output take a thread each
+
+
 def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
     """Run a compiled reduction: on CUDA split over partials when few
     outputs have long reductions (ReductionKernel._nsplit)."""
     kind, dev = where
     nout, nred = sizes
     if kind != "cuda":
-        _ember._cpu_kernel_call(k, nout, nred, max(nred, 1), tshape, tuple(views), (), _pack_scalars(scal))
+        _red_cpu(k, nout, nred, tshape, views, _pack_scalars(scal))
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
-    if nsplit == 1:
-        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [0, 1, 0]), shm, stream)
+    if nred <= _SHORT_ROW and nout >= 1024:  # a thread per output: no idle threads, no tree
+        _launch_on(dev, k, min((nout + 255) // 256, 1 << 20), 256, tuple(args + [np.int32(3), 1, 0]), 0, stream)
+    elif nsplit == 1:
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(0), 1, 0]), shm, stream)
     else:
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
-        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [1, nsplit, part]), shm, stream)
-        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [2, nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), nsplit, part]), shm, stream)
+
+
+_SPLIT_MIN = 1 << 17  # elements per output below which a CPU reduction is not split
+
+
+def _red_cpu(k, nout, nred, tshape, views, scal):
+    """Run a CPU reduction: one output per item, or, when there are fewer
+    outputs than threads and long rows, each row split in P parts (items
+    output x part) then P partials per output."""
+    main, part, fin = k
+    threads = _ember.num_threads()
+    if part is None or threads < 2 or nout >= threads or nred < _SPLIT_MIN:
+        _ember._cpu_kernel_call(main, nout, nred, max(nred, 1), tshape, tuple(views), (), scal)
+        return
+    p = int(min(threads * 2, nred // (_SPLIT_MIN // 2)))
+    buf = (_ember.full((nout * p * 16,), None, "uint8", "cpu"),)  # room for any reduce type
+    _ember._cpu_kernel_call(part, nout * p, p, max(nred // p, 1), tshape, tuple(views), buf, scal)
+    _ember._cpu_kernel_call(fin, nout, p, p, tshape, tuple(views), buf, scal)
 
 
 class _RedPlan:
@@ -604,17 +773,17 @@ class _RedPlan:
     transposed loop shape, each operand's view strides over it, scalar
     converters and the outputs to allocate."""
 
-    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, vals, given, outs, views):
+    def __init__(self, rk, where, k, rtype, sizes, tshape, ins, types, given, outs, views):
         self.where, self.k, self.rtype, self.sizes, self.tshape = where, k, rtype, sizes, tshape
         self.devstr = f"{where[0]}:{where[1]}"
         nin = len(ins)
         vi = iter(views)
         self.arr, self.scal = [], []
-        for idx, (p, a, v) in enumerate(zip(rk.in_params, ins, vals)):
+        for idx, (p, a) in enumerate(zip(rk.in_params, ins)):
             if _is_array(a):
                 self.arr.append((idx, next(vi).strides if tshape else None))
             else:
-                self.scal.append((idx, _converter(rk.name, p, v.dtype, a)))
+                self.scal.append((idx, _converter(rk.name, p, types[p.name], a)))
         self.outs = [(nin + j if g else None, o.dtype, o.shape, next(vi).strides if tshape else None)
                      for j, (g, o) in enumerate(zip(given, outs))]
         self.strides = [s for v in views for s in v.strides]
@@ -687,20 +856,22 @@ class _Render:
                 "const long long *_em_shape, "
                 "const long long *_em_st, const void *const *_em_sc)")
 
-    def decls(self, raws, scal, ctype):
+    def decls(self, raws, scal, ct):
+        """Raw parameters as pointers (their storage type); on the CPU also
+        the operands' pointers and the scalars (in their compute type)."""
         out = []
         if self.kind == "cuda":
             for k, p in enumerate(raws):
-                out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_raw{k};")
+                out.append(f"{ct.stype(p)} *const {p.name} = ({ct.stype(p)} *)_em_raw{k};")
                 out.append(f"(void){p.name}; (void)_em_size_{p.name};")
             return "\n".join(out) + "\n"
         for k in range(self.nops):
             out.append(f"char *const _em_p{k} = _em_p_[{k}];")
         for k, p in enumerate(raws):
-            out.append(f"{ctype(p)} *const {p.name} = ({ctype(p)} *)_em_p_[{self.nops + k}];")
+            out.append(f"{ct.stype(p)} *const {p.name} = ({ct.stype(p)} *)_em_p_[{self.nops + k}];")
             out.append(f"(void){p.name};")
         for k, p in enumerate(scal):
-            out.append(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}];")
+            out.append(f"const {ct.ctype(p)} {p.name} = *(const {ct.ctype(p)} *)_em_sc[{k}];")
             out.append(f"(void){p.name};")
         for k, p in enumerate(raws):  # their sizes follow the scalars
             out.append(f"const long long _em_size_{p.name} = *(const long long *)_em_sc[{len(scal) + k}];")
@@ -810,40 +981,49 @@ class ReductionKernel(_KernelBase):
             k, views, tshape = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred,
                                          stream)
             if not cast:
-                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, vals, given, outs,
+                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, types, given, outs,
                                 views)
         return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _reduce_dtype(self, types):
+        """The dtype of a and b (float16 accumulates in float32)."""
         rt = self.reduce_type
         if rt is None:
-            return types[self.out_params[0].name]
-        if rt in _DTYPE_NAMES:
-            return np.dtype(_C_ALIASES.get(rt, rt))
-        for p in self.in_params + self.out_params:
-            if p.fixed is None and p.type == rt:
-                return types[p.name]
-        raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+            dt = types[self.out_params[0].name]
+        elif rt in _DTYPE_NAMES:
+            dt = np.dtype(_C_ALIASES.get(rt, rt))
+        else:
+            dt = next((types[p.name] for p in self.in_params + self.out_params if p.fixed is None and p.type == rt),
+                      None)
+            if dt is None:
+                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+        return np.dtype(np.float32) if dt == np.float16 else dt
 
     def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
+        """Lay the operands out over the kept dimensions then the reduced
+        ones (each group coalesced), compile (or find) the kernel and run it;
+        returns the kernel, the operands' views and their shape."""
         kind, dev = where
         perm = keep + red
         tshape = tuple(shape[d] for d in perm)
         params = self.in_params + self.out_params
-        ops, views, scal = [], [], []
+        ops, bases, strides, scal = [], [], [], []
         for p, v in zip(self.in_params, vals):
             if _is_array(v):
                 b = _broadcast_view(v, shape)
-                views.append(b._view_as(tshape, tuple(b.strides[d] for d in perm), 0))
+                bases.append(b)
+                strides.append(tuple(b.strides[d] for d in perm))
                 ops.append(p)
             else:
                 scal.append((p, v))
         for p, o in zip(self.out_params, outs):
             kept = tuple(o.strides[d] for d in keep) if o.ndim == len(shape) and red else tuple(o.strides)
-            st = kept + (0,) * len(red)  # the reduced dimensions stay on one output element
-            views.append(o._view_as(tshape, st, 0) if tshape else o)
+            bases.append(o)
+            strides.append(kept + (0,) * len(red))  # the reduced dimensions stay on one output element
             ops.append(p)
-        nd, nk = len(tshape), len(keep)
+        tshape, strides, nk = _coalesce(tshape, strides, len(keep))
+        views = [b._view_as(tshape, st, 0) if tshape else b for b, st in zip(bases, strides)]
+        nd = len(tshape)
         key = (kind, tuple(types[p.name] for p in params), rtype,
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
         k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
@@ -853,17 +1033,18 @@ class ReductionKernel(_KernelBase):
         return k, views, tshape
 
     def _render(self, kind, types, rtype, ops, scal, nd, nk):
-        table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        ct = _CTypes(kind, types)
+        table, ctype = ct.table, ct.ctype
         if rtype.name not in table:
             raise TypeError(f"{self.name}: reduce type {rtype} is not supported here")
-        ctype = lambda p: p.type if p.fixed is None else table[types[p.name].name]  # noqa: E731
         sym = f"em_rk_{self.name}"
         nin = len(ops) - len(self.out_params)
         rt = table[rtype.name]
-        in_defs = "\n".join(f"#define {p.name} (*(const {ctype(p)} *)_em_q{k})" for k, p in enumerate(ops[:nin]))
+        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1] for k, p in enumerate(ops[:nin]))
         in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
-        out_defs = "\n".join(f"#define {p.name} (*({ctype(p)} *)_em_b{k + nin})" for k, p in enumerate(ops[nin:]))
-        out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:])
+        binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
+        out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
+        out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:]) + "\n" + "".join(a for _, _, a in binds)
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
                 self._typedefs(types, table), f"typedef {rt} _type_reduce;"]
         nops = len(ops)
@@ -887,10 +1068,13 @@ class ReductionKernel(_KernelBase):
                 + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
-            body = self._cpu_columns(ops, nin, nd, ctype, mapped, post, body)
-        sig = (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, char *const *_em_p_, "
-               "const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)")
-        return "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n", sym
+            body = self._cpu_columns(ops, nin, nd, ct.stype, mapped, post, body)
+        tail = "char *const *_em_p_, const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)"
+        sig = f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, " + tail
+        src = "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n"
+        if nd - nk == 1:
+            src += self._cpu_split(sym, tail, decls, nin, nops, nd, mapped, step, post, unravel_outer)
+        return src, sym
 
     def _render_cuda(self, head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post, unravel_outer):
         """CUDA: a block per output, or per (output, part) when the reduction
@@ -898,7 +1082,8 @@ class ReductionKernel(_KernelBase):
         reduces part _em_blk % _em_nsplit of output _em_blk / _em_nsplit into
         _em_part[_em_blk]; 2 reduces each output's _em_nsplit partials and
         writes the output.  Threads stride over their range, then a tree in
-        shared memory combines the block's values (blockDim a power of 2)."""
+        shared memory combines the block's values (blockDim a power of 2).
+        Mode 3 (short reductions) gives each thread whole outputs instead."""
         nops = len(ops)
         sig = ", ".join(["long long _em_nout", "long long _em_nred"] +
                         [f"char *_em_p{k}" for k in range(nops)] +
@@ -911,13 +1096,20 @@ class ReductionKernel(_KernelBase):
         for d in reversed(range(nk, nd)):
             inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
             inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
-        body = (
+        bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+        per_thread = (
+            "if (_em_mode == 3) {\n"
+            "for (long long _em_o = (long long)blockIdx.x * blockDim.x + threadIdx.x; _em_o < _em_nout;"
+            " _em_o += (long long)blockDim.x * gridDim.x) {\n" + bases +
+            f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+            "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + inner + mapped + step + "\n}\n"
+            + post + "}\nreturn;\n}\n")
+        body = per_thread + (
             "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
             "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
             "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
             "for (long long _em_blk = blockIdx.x; _em_blk < _em_nout * _em_nsp; _em_blk += gridDim.x) {\n"
-            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n"
-            + "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer +
+            "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n" + bases +
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "if (_em_mode == 2) {\n"
             "for (long long _em_j = threadIdx.x; _em_j < _em_nsplit; _em_j += blockDim.x) {\n"
@@ -944,6 +1136,46 @@ class ReductionKernel(_KernelBase):
         if nout >= 2 * sms or nred < 8192:
             return 1
         return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
+
+    def _cpu_row(self, nin, mapped, start, end):
+        """C that folds elements [start, end) of the row at _em_r<k> (steps
+        _em_s<k>) into _em_acc, over _UNROLL accumulators when it is long."""
+        red, U = self.reduce_expr, self._UNROLL
+        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
+        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        s = f"{{\nconst long long _em_j1 = {end};\nlong long _em_j = {start};\n"
+        s += f"if (_em_j1 - _em_j >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
+        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
+        s += f"for (; _em_j + {U} <= _em_j1; _em_j += {U}) {{\n"
+        for u in range(U):
+            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
+        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
+        s += "for (; _em_j < _em_j1; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        return s + "}\n"
+
+    def _cpu_split(self, sym, sig_tail, decls, nin, nops, nd, mapped, step, post, unravel_outer):
+        """With one reduced dimension, two more entry points that split each
+        output's row over threads: <sym>_part (item t = output t / P, part
+        t % P: a share of the row into the partial buffer, the pointer after
+        the operands) and <sym>_fin (item = output: the P partials, then the
+        outputs), where P is the n1 argument."""
+        head = "(long long _em_lo, long long _em_hi, long long _em_P, " + sig_tail + " {\n" + decls
+        head += f"_type_reduce *const _em_part = (_type_reduce *)_em_p_[{nops}];\n"
+        bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+        part = (f"void {sym}_part" + head + f"const long long _em_m = _em_shape[{nd - 1}], "
+                "_em_chunk = (_em_m + _em_P - 1) / _em_P;\n"
+                "for (long long _em_t = _em_lo; _em_t < _em_hi; _em_t++) {\n"
+                "const long long _em_o = _em_t / _em_P, _em_j0 = (_em_t % _em_P) * _em_chunk;\n" + bases
+                + "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + nd - 1}];\n"
+                          for k in range(nin))
+                + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+                + self._cpu_row(nin, mapped, "_em_j0", "_em_j0 + _em_chunk < _em_m ? _em_j0 + _em_chunk : _em_m")
+                + "_em_part[_em_t] = _em_acc;\n}\n}\n")
+        fin = (f"void {sym}_fin" + head + "for (long long _em_o = _em_lo; _em_o < _em_hi; _em_o++) {\n" + bases
+               + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+               "for (long long _em_q = 0; _em_q < _em_P; _em_q++) {\n"
+               "const _type_reduce _em_v = _em_part[_em_o * _em_P + _em_q];\n" + step + "\n}\n" + post + "}\n}\n")
+        return part + fin
 
     def _cpu_columns(self, ops, nin, nd, ctype, mapped, post, rows):
         """With one kept dimension that is closer in memory than the reduced
@@ -989,23 +1221,14 @@ class ReductionKernel(_KernelBase):
         the additions of a float sum overlap: the order of a tree, as on the
         GPU), then the remaining elements; an odometer steps over the other
         reduced dimensions."""
-        red = self.reduce_expr
-        U, nr, last = self._UNROLL, nd - nk, nd - 1
-        combine = lambda acc, v: f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({red}); }}\n"  # noqa: E731
-        at = lambda j: "".join(f"char *_em_q{k} = _em_r{k} + ({j}) * _em_s{k};\n" for k in range(nin))  # noqa: E731
+        nr, last = nd - nk, nd - 1
         s = "".join(f"char *_em_r{k} = _em_b{k};\nconst long long _em_s{k} = _em_st[{k * nd + last}];\n"
                     for k in range(nin))
         s += f"const long long _em_m = _em_shape[{last}], _em_rows = _em_m ? _em_nred / _em_m : 0;\n"
         if nr > 1:
             s += f"long long _em_idx[{nr - 1}] = {{0}};\n"
-        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\nlong long _em_j = 0;\n"
-        s += f"if (_em_m >= {2 * U}) {{\n_type_reduce _em_u0 = _em_acc"
-        s += "".join(f", _em_u{u} = (_type_reduce)({self.identity})" for u in range(1, U)) + ";\n"
-        s += f"for (; _em_j + {U} <= _em_m; _em_j += {U}) {{\n"
-        for u in range(U):
-            s += "{\n" + at(f"_em_j + {u}") + mapped + combine(f"_em_u{u}", "_em_v") + "}\n"
-        s += "}\n_em_acc = _em_u0;\n" + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U)) + "}\n"
-        s += "for (; _em_j < _em_m; _em_j++) {\n" + at("_em_j") + mapped + combine("_em_acc", "_em_v") + "}\n"
+        s += "for (long long _em_row = 0; _em_row < _em_rows; _em_row++) {\n"
+        s += self._cpu_row(nin, mapped, "0", "_em_m")
         if nr > 1:  # the next row: an odometer over reduced dimensions nk .. nd-2
             s += f"for (int _em_d = {nr - 2}; _em_d >= 0; _em_d--) {{\n"
             s += "".join(f"_em_r{k} += _em_st[{k * nd + nk} + _em_d];\n" for k in range(nin))

@@ -13,18 +13,13 @@ import pytest
 
 import ember as em
 
-from helpers import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
+from helpers import ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SQUARED_DIFF = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
-SUPPORTED = [d for d in ALL_DTYPES if d.name != "float16"]
-
-
-def _ok_on(device, dt):
-    """Complex dtypes run on the CPU only (C's _Complex); CUDA says so."""
-    return not (device.kind == "cuda" and dt.kind == "c")
+SUPPORTED = ALL_DTYPES
 
 
 def _squared_diff_np(x, y):
@@ -41,10 +36,6 @@ def squared_diff():
 
 @pytest.mark.parametrize("dt", SUPPORTED, ids=str)
 def test_squared_diff_dtypes_and_layouts(device, squared_diff, rng, dt):
-    if not _ok_on(device, dt):
-        with pytest.raises(TypeError, match=f"parameter x has dtype {dt}, which is not supported on CUDA devices yet"):
-            squared_diff(em.ones(3, dtype=dt), em.ones(3, dtype=dt))
-        return
     y = random_array(rng, (4, 5), dt)
     for name, x in layouts(rng, (4, 5), dt):
         ex, ey = to_em(x), to_em(y)
@@ -56,13 +47,38 @@ def test_squared_diff_dtypes_and_layouts(device, squared_diff, rng, dt):
         assert got.dtype == dt and got.shape == want.shape, name
         if dt.kind == "c":
             np.testing.assert_allclose(got.get(), want, rtol=1e-6, err_msg=name)
+        elif dt == np.float16:  # computed in float32, rounded once (NumPy rounds after each operation)
+            np.testing.assert_allclose(got.get(), want, rtol=2e-3, atol=1e-3, err_msg=name)
         else:
             np.testing.assert_array_equal(got.get(), want, err_msg=name)
 
 
-def test_float16_is_refused(device, squared_diff):
-    with pytest.raises(TypeError, match="parameter x has dtype float16, which is not supported by expression kernels yet"):
-        squared_diff(em.ones(3, dtype=em.float16), em.ones(3, dtype=em.float16))
+def test_float16(device, rng):
+    # stored as float16, computed in float32, rounded once when stored
+    k = em.ElementwiseKernel("T x, T s", "T y, float32 w", "y = x * s + 1; w = x * s", "f16")
+    x = rng.uniform(-4, 4, 100).astype(np.float16)
+    for _ in range(2):  # first call and replay
+        y, w = k(em.asarray(x), np.float16(0.1))
+        s = np.float32(np.float16(0.1))
+        assert y.dtype == np.float16 and w.dtype == np.float32
+        np.testing.assert_array_equal(y.get(), (x.astype(np.float32) * s + 1).astype(np.float16))
+        np.testing.assert_array_equal(w.get(), x.astype(np.float32) * s)
+    acc = em.ElementwiseKernel("T x", "T y", "y += x", "f16_inout")
+    out = em.asarray(np.full(100, 0.5, np.float16))
+    acc(em.asarray(x), out)  # an output read and written through its float temporary
+    np.testing.assert_array_equal(out.get(), (x.astype(np.float32) + 0.5).astype(np.float16))
+    l2 = em.ReductionKernel(*L2NORM)
+    got = l2(em.asarray(x.reshape(10, 10)), axis=1)
+    want = np.sqrt((x.astype(np.float32).reshape(10, 10) ** 2).sum(axis=1)).astype(np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32), rtol=1e-3)
+    if device.kind == "cuda":
+        with pytest.raises(TypeError, match="raw parameter y is float16, which raw CUDA parameters do not take"):
+            em.ElementwiseKernel("T x, raw T y", "T z", "z = x", "f16raw")(em.asarray(x), em.asarray(x))
+    else:
+        r = em.ElementwiseKernel("T x, raw T y", "T z", "z = x + y[_ind.size() - 1 - i]", "f16raw")
+        np.testing.assert_array_equal(r(em.asarray(x), em.asarray(x)).get(),
+                                      (x.astype(np.float32) + x[::-1]).astype(np.float16))
 
 
 def test_broadcasting_and_outputs(device, squared_diff, rng):
@@ -444,15 +460,30 @@ dot(em.zeros((3, 8)), em.zeros(8), 2.0, axis=1); dot(em.zeros(()), em.zeros(()),
 mx = em.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-1000000", "max_k")
 mx(em.zeros((5, 0, 3), dtype=em.int32), axis=1); mx(em.zeros((9, 4), dtype=em.bool), axis=0, keepdims=True)
 rev = em.ElementwiseKernel("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1] + y.size()", "rev")
-for dt in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]:
+for dt in ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+           "float16", "complex64", "complex128"]:
     a = em.zeros((3, 4), dtype=dt)
-    sq(a, a, 2); sq(a.T, a.T, 3); rev(a, a)
+    if dt[0] != "c":  # no min of complex values
+        sq(a, a, 2); sq(a.T, a.T, 3)
+    if dt != "float16":
+        rev(a, a)
 print(sq._compiles, rev._compiles, cfg()[:4])
+h = em.zeros((4, 3), dtype=em.float16)
+em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2h")(h, axis=0)
+em.ElementwiseKernel("T x", "T y", "y += x", "inout")(h, h)
+c = em.zeros(4, dtype=em.complex64)
+cx = em.ElementwiseKernel("T x, complex128 w, float32 f", "T y, complex128 v, float32 r",
+                          "y = x * 2.0 + 1 - x / x; v = w * x; y += conj(x) * f; r = abs(x) + real(x) + imag(x) + arg(x);"
+                          " v = exp(v) + log(w) + sqrt(v) + sin(v) * cos(v)", "cx")
+cx(c, 1 + 2j, 0.5)
+em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "csum")(c)
+em.ReductionKernel("T x", "U y", "x", "a + b", "y = abs(a)", "0", "cnorm", reduce_type="complex128")(c, em.zeros((), dtype=em.float32))
 l2 = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 x = em.zeros(100000, dtype=em.float32)
 l2(x); print(cfg())
 l2(em.zeros((3, 50), dtype=em.float32), axis=1); print(cfg())
 print(l2._compiles)
+l2(em.zeros((5000, 3), dtype=em.float32), axis=1); print(cfg())
 """
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python"), EMBER_LIBCUDA=fake_lib,
                EMBER_CACHE_DIR=str(tmp_path), FAKE_LIB=fake_lib)
@@ -460,10 +491,11 @@ print(l2._compiles)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:-1] == [
-        "22 11 (1, 1, 1, 256)",
+        "24 13 (1, 1, 1, 256)",
         "(1, 1, 1, 256, 1, 1, 1024)",  # split in 16 parts over the fake's 4 SMs: the finishing pass
         "(3, 1, 1, 256, 1, 1, 1024)",  # small: one block per output
         "2",
+        "(20, 1, 1, 256, 1, 1, 0)",  # short rows: a thread per output
     ]
 
 
@@ -514,3 +546,50 @@ def test_large_calls_split_over_threads(device, rng):
     np.testing.assert_array_equal(k(em.asarray(m), axis=1).get(), m.sum(axis=1))
     np.testing.assert_array_equal(k(em.asarray(m), axis=0).get(), m.sum(axis=0))
     np.testing.assert_array_equal(k(em.asarray(m.T.copy()), axis=0).get(), m.sum(axis=1))
+
+
+def test_long_reductions_split_over_threads(device, rng):
+    # few outputs with long rows: the CPU splits each row over its threads
+    # (partials, then a finishing pass that also runs post_map_expr)
+    avg = em.ReductionKernel("T x, int64 n", "float64 y", "x", "a + b", "y = (double)a / n", "0", "avg_big",
+                             reduce_type="int64")
+    x = rng.integers(-1000, 1000, 300001).astype(np.int32)
+    got = avg(em.asarray(x), 7)
+    assert got.dtype == np.float64 and got.get() == x.astype(np.int64).sum() / 7
+    m = rng.integers(-1000, 1000, (1, 2, 200003)).astype(np.int64)
+    got = avg(em.asarray(m), 1, axis=(0, 2), keepdims=True)
+    np.testing.assert_array_equal(got.get(), m.sum(axis=(0, 2), keepdims=True).astype(np.float64))
+    l2 = em.ReductionKernel(*L2NORM[:6], "l2_big")
+    f = rng.random(400000)
+    assert l2(em.asarray(f)).get() == pytest.approx(np.sqrt((f * f).sum()), rel=1e-12)
+
+
+@pytest.mark.parametrize("dt", COMPLEX_DTYPES, ids=str)
+def test_complex_operators_and_functions(device, rng, dt):
+    # one body for C's _Complex (CPU) and Ember's complex struct (CUDA)
+    k = em.ElementwiseKernel(
+        "T x, T y, float64 f", "T s, T p, T q, float64 r",
+        "s = x * f + 1 - y; p = conj(x) * y / (x + 2); q = exp(x) + log(y) + sqrt(x) + sin(x) * cos(y);"
+        " r = abs(x) + real(y) * 10 + imag(y) * 100 + arg(x)", "cplx")
+    x = random_array(rng, 40, dt, low=0.5, high=3)
+    y = random_array(rng, 40, dt, low=0.5, high=3)
+    s, p, q, r = k(em.asarray(x), em.asarray(y), 0.5)
+    tol = 1e-5 if dt == np.complex64 else 1e-12
+    np.testing.assert_allclose(s.get(), x * 0.5 + 1 - y, rtol=tol)
+    np.testing.assert_allclose(p.get(), np.conj(x) * y / (x + 2), rtol=tol)
+    np.testing.assert_allclose(q.get(), np.exp(x) + np.log(y) + np.sqrt(x) + np.sin(x) * np.cos(y), rtol=tol * 10)
+    np.testing.assert_allclose(r.get(), np.abs(x) + y.real * 10 + y.imag * 100 + np.angle(x), rtol=tol)
+    total = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "csq")(em.asarray(x))
+    np.testing.assert_allclose(total.get(), (x * x).sum(), rtol=tol * 10)
+
+
+def test_many_short_reductions(device, rng):
+    # many outputs of a few elements each (on CUDA: a thread per output)
+    k = em.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "short_rows")
+    m = rng.integers(-9, 9, (3000, 5)).astype(np.int64)
+    np.testing.assert_array_equal(k(em.asarray(m), 2, axis=1).get(), 2 * m.sum(axis=1))
+    np.testing.assert_array_equal(k(em.asarray(m.T.copy()).T, 1, axis=1, keepdims=True).get(),
+                                  m.sum(axis=1, keepdims=True))
+    f = rng.random((2048, 3))
+    l2 = em.ReductionKernel(*L2NORM[:6], "l2_rows")
+    np.testing.assert_allclose(l2(em.asarray(f), axis=-1).get(), np.linalg.norm(f, axis=-1), rtol=1e-12)

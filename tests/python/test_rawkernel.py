@@ -65,6 +65,14 @@ def test_construction_errors():
         em.RawModule(code=NOOP, path="x.cu")
 
 
+def test_uninitialised_kernel_object():
+    k = em.RawKernel.__new__(em.RawKernel)
+    with pytest.raises(TypeError, match="was not initialised with a name"):
+        k(1, 1, ())
+    with pytest.raises(TypeError, match="was not initialised with a name"):
+        k._pack(())
+
+
 def test_attributes_kept(tmp_path):
     k = em.RawKernel(NOOP, "noop", options="-DX=1")
     assert (k.name, k.code, k.options, k.backend) == ("noop", NOOP, ("-DX=1",), "cuda")

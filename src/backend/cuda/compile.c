@@ -151,6 +151,24 @@ static bool em__overrides(const char *user, const char *ours) {
     return !strncmp(user, ours, k) && (user[k] == '=' || user[k] == ' ' || !user[k]);
 }
 
+/* opts = Ember's options that no user option replaces, then the user's
+ * (at most EM_NVRTC_MAXOPT in all: the caller checked nuopt). */
+static em_status em__options(const char *name, const char *archopt, const char *const *uopts, int nuopt,
+                             const char **opts, int *nopt) {
+    const char *ours[] = {archopt, "--fmad=false", "-std=c++17"};
+    int n = 0;
+    for (int i = 0; i < nuopt; i++)
+        if (!uopts[i]) return em_error(EM_EVALUE, "kernel '%s': compiler option %d is NULL", name, i);
+    for (int k = 0; k < 3; k++) {
+        bool replaced = false;
+        for (int i = 0; i < nuopt && !replaced; i++) replaced = em__overrides(uopts[i], ours[k]);
+        if (!replaced) opts[n++] = ours[k];
+    }
+    for (int i = 0; i < nuopt; i++) opts[n++] = uopts[i];
+    *nopt = n;
+    return EM_OK;
+}
+
 em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const char *const *uopts,
                              int nuopt, int nnames, const char *const *names, void **cubin, size_t *n,
                              char **lowered) {
@@ -164,18 +182,9 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
                         name, nnames, EM_NVRTC_MAXOPT);
     char archopt[40], ver[64], file[80];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
-    const char *ours[] = {archopt, "--fmad=false", "-std=c++17"};
     const char *opts[EM_NVRTC_MAXOPT], *parts[2 * EM_NVRTC_MAXOPT + 3];
     int nopt = 0, np = 0;
-    for (int k = 0; k < 3; k++) {
-        bool replaced = false;
-        for (int i = 0; i < nuopt && !replaced; i++) {
-            if (!uopts[i]) return em_error(EM_EVALUE, "kernel '%s': compiler option %d is NULL", name, i);
-            replaced = em__overrides(uopts[i], ours[k]);
-        }
-        if (!replaced) opts[nopt++] = ours[k];
-    }
-    for (int i = 0; i < nuopt; i++) opts[nopt++] = uopts[i];
+    EM_CHECK(em__options(name, archopt, uopts, nuopt, opts, &nopt));
     for (int i = 0; i < nnames; i++)
         if (!names[i]) return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
