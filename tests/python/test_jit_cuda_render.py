@@ -173,3 +173,20 @@ def test_fake_driver_launch(tmp_path):
         "True 2",                                  # C-contiguous (3, 4) float32: the same signature
         "argument 'b' is read-only but the kernel writes to it",
     ]
+
+
+def _innermost(src):
+    """'x' or 'y': the thread loop innermost in the CPU range function's general path."""
+    general = src[src.index("for (em_i64 em_z = 0"):]
+    return "y" if general.index("em_x = 0") < general.index("em_y = 0") else "x"
+
+
+def test_cpu_thread_order_follows_the_contiguous_dimension():
+    """Seed 002's kernel indexes columns with threadIdx.y: on the CPU, y runs
+    innermost (x innermost otherwise, and always when the kernel prints)."""
+    x = np.zeros((4, 4), np.int32)
+    assert _innermost(tj.grid2_fill.render(np.zeros((4, 4), np.int64))) == "y"
+    assert _innermost(tj.copy2d.render(x, x)) == "y"             # out[i, j], j = em.grid(2)[1]
+    assert _innermost(tj.reverse_block.render(np.zeros((4, 8), np.int32))) == "x"  # a[ty, tx]
+    assert _innermost(tj.record_indices.render(np.zeros((2, 8), np.int64))) == "x"
+    assert _innermost(tj.seed_print.render()) == "x"

@@ -605,6 +605,60 @@ def _call_args(fn, dialect):
     return ", ".join(out)
 
 
+def _tid_deps(e, deps):
+    """The threadIdx dimensions expression e depends on (through locals in deps)."""
+    if isinstance(e, ir.Special):
+        return {e.dim} if e.reg == "tid" else set()
+    if isinstance(e, ir.Var):
+        return deps.get(e.cname, set())
+    out = set()
+    for name in getattr(e, "__slots__", ()):
+        v = getattr(e, name)
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, ir.Node) and not isinstance(x, ir.ArrRef):
+                out |= _tid_deps(x, deps)
+    return out
+
+
+def _innermost_thread_dim(fn):
+    """0 or 1: the thread index that moves along the last (contiguous)
+    dimension of most array accesses, by following which threadIdx
+    components each local is computed from."""
+    deps, votes = {}, [0, 0]
+
+    def walk(stmts, count):
+        for st in stmts:
+            if isinstance(st, ir.Assign):
+                deps[st.var.cname] = deps.get(st.var.cname, set()) | _tid_deps(st.value, deps)
+            if count:
+                for e in _accesses(st):
+                    d = _tid_deps(e.idx[-1], deps)
+                    if d in ({0}, {1}):
+                        votes[d.pop()] += 1
+            for attr in ("body", "orelse"):
+                walk(getattr(st, attr, None) or [], count)
+
+    walk(fn.body, False)  # twice: values carried around loops
+    walk(fn.body, True)
+    return 1 if votes[1] > votes[0] else 0
+
+
+def _accesses(node):
+    """Loads and stores of arrays with 2+ dimensions in a statement (not its sub-blocks)."""
+    out = []
+    todo = [node]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (ir.Load, ir.Store, ir.Atomic)) and x.arr.ty.ndim >= 2:
+            out.append(x)
+        for name in getattr(x, "__slots__", ()):
+            if name in ("body", "orelse", "arr"):
+                continue
+            v = getattr(x, name)
+            todo.extend(i for i in (v if isinstance(v, list) else [v]) if isinstance(i, ir.Node))
+    return out
+
+
 def render_cpu(fn, entry):
     """C source for fn (a kernel, or a plain function run as one thread):
     `entry`_range and `entry`_thread, per src/jit/cpu_launch.h."""
@@ -618,6 +672,13 @@ def render_cpu(fn, entry):
     if fn.kind == "plain" and fn.ret:
         k = sum(1 + 2 * t.ndim if hasattr(t, "ndim") else 1 for _, _, t in fn.params)
         call = f"*({CTYPE[fn.ret]} *)(intptr_t)em_a[{k}].i = {call}"
+    yx = ["            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
+          "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {"]
+    if not fn.uses_print and _innermost_thread_dim(fn) == 1:
+        # The kernel indexes arrays' contiguous dimension with threadIdx.y: run y
+        # innermost (threads of a block are unordered; only print shows the order).
+        yx = ["            for (em_i64 em_x = 0; em_x < em_d0; em_x++)",
+              "                for (em_i64 em_y = 0; em_y < em_d1; em_y++) {"]
     parts.append("\n".join(
         [f"void {entry}_range(em_jit_ctx *em_c, const em_slot *em_a, em_i64 em_b0, em_i64 em_b1) {{"]
         + unpack +
@@ -640,9 +701,7 @@ def render_cpu(fn, entry):
          "        return;",
          "    }",
          "    for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
-         "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)",
-         "            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
-         "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {",
+         "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)"] + yx + [
          "                    em_i.tid[0] = em_x, em_i.tid[1] = em_y, em_i.tid[2] = em_z;",
          f"                    {call};",
          "                }",
