@@ -219,7 +219,7 @@ class Lowerer:
         return ir.ExprStmt(e)
 
     def print_stmt(self, call):
-        if any(k.arg not in ("sep", "end") for k in call.keywords) or call.keywords:
+        if call.keywords:
             self.fail(call, "print() in kernels takes positional arguments only (no sep=, end=, file=)")
         items = []
         for a in call.args:
