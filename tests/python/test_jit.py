@@ -802,3 +802,14 @@ def test_local_and_shared_arrays_in_device_calls_and_shared_atomics(device, rng)
     arrays_to_device_functions[1, 32](dev_array(x, device), out, hist)
     np.testing.assert_allclose(to_np(out), (x * x).sum(1) + 2.0 * x[:, 0], rtol=1e-14)
     np.testing.assert_array_equal(to_np(hist), [8, 8, 8, 8])
+
+
+def test_stream_and_shared_mem_in_the_configuration(device):
+    n = 100
+    a = dev_array(np.arange(n, dtype=np.float32), device)
+    b = em.zeros(n, dtype="float32", device=device)
+    stream = em.Stream() if device.kind == "cuda" else None  # the CPU runs in order: no streams
+    vec_add[(n + 31) // 32, 32, stream, 0](a, b, n)
+    if stream is not None:
+        stream.synchronize()
+    np.testing.assert_array_equal(to_np(b), np.arange(n, dtype=np.float32))

@@ -154,6 +154,10 @@ def test_fake_driver_launch(tmp_path):
             cai = type("CupyLike", (), {"__cuda_array_interface__": a.__cuda_array_interface__})()
             scale[1, 32](a, cai, 12, np.float32(2.0))  # a foreign device array: its own pointer
             print(int.from_bytes(params(32)[24:32], "little") == a._ptr, scale.compile_count)
+            st = em.Stream()
+            scale[1, 32, st, 256](a, b, 5, np.float32(2.0))
+            last_stream = ctypes.c_void_p.in_dll(fake, "fake_last_stream").value
+            print(last_stream == st.ptr, cfg()[6])
             ro = dict(a.__cuda_array_interface__, data=(a._ptr, True))
             try:
                 scale[1, 32](a, type("RO", (), {"__cuda_array_interface__": ro})(), 12, np.float32(2.0))
@@ -171,6 +175,7 @@ def test_fake_driver_launch(tmp_path):
         "(1, 1, 1, 32, 1, 1, 0) 1",                # the same signature: compiled once
         "2",                                       # host arrays: one more signature
         "True 2",                                  # C-contiguous (3, 4) float32: the same signature
+        "True 256",                                # [blocks, threads, stream, shared_mem]
         "argument 'b' is read-only but the kernel writes to it",
     ]
 
