@@ -4,7 +4,7 @@
 #include "pyember.h"
 #include "ember/cuda.h"
 
-/* cuda_matmul(a, b) -> a @ b through cuBLAS, for 2-d float32/float64 CUDA arrays. */
+/* cuda_matmul(a, b) -> a @ b through cuBLAS: float/complex stacks of equal batch shape on one CUDA device. */
 static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
     PyObject *oa, *ob;
     if (!PyArg_ParseTuple(args, "O!O!", EmArray_Type, &oa, EmArray_Type, &ob)) return NULL;
@@ -13,6 +13,90 @@ static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS s = em_cuda_matmul(EMARR(oa), EMARR(ob), &out);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
+/* Pinned host memory: an owner object exporting the bytes through the
+ * buffer protocol (numpy.frombuffer takes it; the owner stays alive as the
+ * array's base) and unpinning them when the last reference goes. */
+typedef struct {
+    PyObject_HEAD
+    void *p;
+    Py_ssize_t n;
+    int exports;
+} PyemPinned;
+
+static void pyem__pinned_dealloc(PyObject *o) {
+    PyemPinned *m = (PyemPinned *)o;
+    PyTypeObject *tp = Py_TYPE(o);
+    if (em_cuda_pinned_free(m->p) != EM_OK) PyErr_WriteUnraisable(o);
+    tp->tp_free(o);
+    Py_DECREF(tp);
+}
+
+static int pyem__pinned_getbuffer(PyObject *o, Py_buffer *view, int flags) {
+    PyemPinned *m = (PyemPinned *)o;
+    if (PyBuffer_FillInfo(view, o, m->p, m->n, 0, flags) < 0) return -1;
+    m->exports++;
+    return 0;
+}
+
+static void pyem__pinned_releasebuffer(PyObject *o, Py_buffer *view) {
+    (void)view;
+    ((PyemPinned *)o)->exports--;
+}
+
+static PyObject *pyem__pinned_repr(PyObject *o) {
+    PyemPinned *m = (PyemPinned *)o;
+    return PyUnicode_FromFormat("<ember pinned host memory, %zd bytes at %p>", m->n, m->p);
+}
+
+static PyObject *pyem__pinned_ptr(PyObject *o, void *c) {
+    (void)c;
+    return PyLong_FromVoidPtr(((PyemPinned *)o)->p);
+}
+
+static PyObject *pyem__pinned_len(PyObject *o, void *c) {
+    (void)c;
+    return PyLong_FromSsize_t(((PyemPinned *)o)->n);
+}
+
+static PyGetSetDef pyem__pinned_getset[] = {
+    {"ptr", pyem__pinned_ptr, NULL, "address of the first byte", NULL},
+    {"size", pyem__pinned_len, NULL, "bytes", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot pyem__pinned_slots[] = {
+    {Py_tp_dealloc, pyem__pinned_dealloc},
+    {Py_tp_repr, pyem__pinned_repr},
+    {Py_tp_getset, pyem__pinned_getset},
+    {Py_bf_getbuffer, pyem__pinned_getbuffer},
+    {Py_bf_releasebuffer, pyem__pinned_releasebuffer},
+    {0, NULL}};
+
+static PyType_Spec pyem__pinned_spec = {"ember.cuda.PinnedMemory", sizeof(PyemPinned), 0,
+                                        Py_TPFLAGS_DEFAULT, pyem__pinned_slots};
+
+/* cuda_pinned_alloc(id, nbytes) -> PinnedMemory (the type is made on first use). */
+static PyObject *f_cuda_pinned_alloc(PyObject *self, PyObject *args) {
+    static PyTypeObject *tp;
+    int id;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "in", &id, &n)) return NULL;
+    if (n < 0) return PyErr_Format(PyExc_ValueError, "cannot pin a negative number of bytes (%zd)", n);
+    if (!tp && !(tp = (PyTypeObject *)PyType_FromSpec(&pyem__pinned_spec))) return NULL;
+    void *p = NULL;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_pinned_alloc(id, (size_t)n, &p);
+    Py_END_ALLOW_THREADS
+    if (s != EM_OK) return pyem_raise(s);
+    PyemPinned *m = PyObject_New(PyemPinned, tp);
+    if (!m) {
+        em_cuda_pinned_free(p);
+        return NULL;
+    }
+    Py_INCREF(tp); /* each instance holds its heap type */
+    m->p = p, m->n = n, m->exports = 0;
+    return (PyObject *)m;
 }
 
 /* Check that cuda:id exists (DeviceError naming why not). */
@@ -67,6 +151,7 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
     else if (!strcmp(op, "event_record")) s = em_cuda_event_record(id, h1, h2);
     else if (!strcmp(op, "event_sync")) s = em_cuda_event_sync(id, h1);
     else if (!strcmp(op, "event_elapsed")) s = em_cuda_event_elapsed(id, h1, h2, &ms);
+    else if (!strcmp(op, "stream_wait")) s = em_cuda_stream_wait(id, h1, h2);
     else s = em_error(EM_EVALUE, "unknown CUDA call '%s'", op);
     Py_END_ALLOW_THREADS
     if (s != EM_OK) return pyem_raise(s);
@@ -118,7 +203,8 @@ PyMethodDef pyem_cuda_functions[] = {
     {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
     {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},
     {"cuda_call", f_cuda_call, METH_VARARGS, "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
-    {"cuda_matmul", f_cuda_matmul, METH_VARARGS, "cuda_matmul(a, b) -> a @ b via cuBLAS (2-d float32/float64 on CUDA)"},
+    {"cuda_matmul", f_cuda_matmul, METH_VARARGS, "cuda_matmul(a, b) -> a @ b via cuBLAS (float/complex stacks, equal batch dims, one CUDA device)"},
+    {"cuda_pinned_alloc", f_cuda_pinned_alloc, METH_VARARGS, "cuda_pinned_alloc(id, nbytes) -> PinnedMemory"},
     {"cuda_stream_get", f_stream_get, METH_NOARGS, "cuda_stream_get() -> this thread's current stream handle or None"},
     {"cuda_stream_set", f_stream_set, METH_O, "cuda_stream_set(handle or None) -> previous handle or None"},
     {NULL, NULL, 0, NULL}};

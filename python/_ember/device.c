@@ -39,6 +39,7 @@ static PyObject *f_mem_info(PyObject *self, PyObject *arg) {
 static PyObject *f_synchronize(PyObject *self, PyObject *arg) {
     em_device d;
     if (pyem_parse_device(arg, &d) < 0) return NULL;
+    if (pyem_fusion_flush(d, "synchronize") < 0) return NULL; /* pending work is work too */
     em_status s;
     Py_BEGIN_ALLOW_THREADS s = em_device_synchronize(d);
     Py_END_ALLOW_THREADS

@@ -96,7 +96,8 @@ static bool pyem__int_array_key(PyObject *self, PyObject *key) {
 static PyObject *pyem__take_axis0(PyObject *self, PyObject *key) {
     em_array out;
     em_status s;
-    PYEM_CALL(s, em_array_size(EMARR(key)), em_take(EMARR(self), 1, EMARR(key), &out));
+    em_array *ka = EMARR(key), *sa = EMARR(self);
+    PYEM_CALL(s, em_array_size(ka), em_take(sa, 1, ka, &out));
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
@@ -208,8 +209,9 @@ static PyObject *pyem__take(PyObject *self, PyObject *args) {
     if (pyem__index_list(seq, ix, &n) < 0) return NULL;
     if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat take takes one index array");
     em_status s;
+    em_array *src = EMARR(a); /* EMARR may evaluate: not without the GIL */
     Py_BEGIN_ALLOW_THREADS
-    s = flat ? em_take_flat(EMARR(a), &ix[0], &out) : em_take(EMARR(a), n, ix, &out);
+    s = flat ? em_take_flat(src, &ix[0], &out) : em_take(src, n, ix, &out);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
@@ -245,8 +247,9 @@ static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
     em_array out;
     em_status s;
+    em_array *src = EMARR(a); /* EMARR may evaluate: not without the GIL */
     Py_BEGIN_ALLOW_THREADS
-    s = em_nonzero(EMARR(a), &out);
+    s = em_nonzero(src, &out);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }

@@ -298,6 +298,18 @@ static int pyem__kwargs(PyObject *kw, const char *kname, PyObject **shm, PyObjec
     return 0;
 }
 
+/* Where a launch runs: the device of the first ember array argument (as
+ * for @em.jit kernels), else the thread's current device. */
+static em_device pyem__kernel_device(PyObject *kargs) {
+    if (PyTuple_Check(kargs) || PyList_Check(kargs)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(kargs);
+        PyObject **items = PySequence_Fast_ITEMS(kargs);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (EmArray_Check(items[i])) return em_array_device(EMARR(items[i]));
+    }
+    return pyem_current_device();
+}
+
 /* k(grid, block, args, shared_mem=0, stream=None) */
 static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     FunctionObject *self = (FunctionObject *)o;
@@ -315,7 +327,10 @@ static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
         pyem__dims(PyTuple_GET_ITEM(args, 1), "block", kname, block) < 0 ||
         (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem__stream(st, kname, &stream) < 0)
         return NULL;
-    em_device cur = pyem_current_device();
+    em_device cur = pyem__kernel_device(PyTuple_GET_ITEM(args, 2));
+    if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
+        return PyObject_CallMethod(o, "_cpu_call", "OOOO", PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                                   PyTuple_GET_ITEM(args, 2), shm ? shm : Py_False);
     pyem_kargs k;
     if (pyem__pack(&k, PyTuple_GET_ITEM(args, 2), cur.kind == EM_CUDA ? cur.id : -1, kname) < 0) return NULL;
     if (cur.kind != EM_CUDA) return pyem__no_cuda(kname, cur);

@@ -55,6 +55,7 @@ PyObject *pyem_wrap(em_array *a) {
     }
     o->a = *a;
     o->weakreflist = NULL;
+    o->pending = NULL;
     a->buf = NULL;
     a->data = NULL;
     return (PyObject *)o;
@@ -64,6 +65,7 @@ static void pyem__dealloc(PyObject *self) {
     EmArrayObject *o = (EmArrayObject *)self;
     PyTypeObject *tp = Py_TYPE(self);
     if (o->weakreflist) PyObject_ClearWeakRefs(self);
+    pyem_fusion_dealloc(o);
     em_array_release(&o->a);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -88,19 +90,19 @@ static PyObject *pyem__tuple64(int n, const int64_t *v) {
     return t;
 }
 
-static PyObject *get_shape(PyObject *s, void *c) { return pyem__tuple64(EMARR(s)->ndim, EMARR(s)->shape); }
-static PyObject *get_strides(PyObject *s, void *c) { return pyem__tuple64(EMARR(s)->ndim, EMARR(s)->strides); }
-static PyObject *get_ndim(PyObject *s, void *c) { return PyLong_FromLong(EMARR(s)->ndim); }
-static PyObject *get_size(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_size(EMARR(s))); }
-static PyObject *get_nbytes(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_nbytes(EMARR(s))); }
-static PyObject *get_itemsize(PyObject *s, void *c) { return PyLong_FromLong(em_dtype_get(EMARR(s)->dtype)->size); }
-static PyObject *get_dtype(PyObject *s, void *c) { return Py_NewRef(pyem_dtype_obj(EMARR(s)->dtype)); }
+static PyObject *get_shape(PyObject *s, void *c) { return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->shape); }
+static PyObject *get_strides(PyObject *s, void *c) { return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->strides); }
+static PyObject *get_ndim(PyObject *s, void *c) { return PyLong_FromLong(EMARR_META(s)->ndim); }
+static PyObject *get_size(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_size(EMARR_META(s))); }
+static PyObject *get_nbytes(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_nbytes(EMARR_META(s))); }
+static PyObject *get_itemsize(PyObject *s, void *c) { return PyLong_FromLong(em_dtype_get(EMARR_META(s)->dtype)->size); }
+static PyObject *get_dtype(PyObject *s, void *c) { return Py_NewRef(pyem_dtype_obj(EMARR_META(s)->dtype)); }
 static PyObject *get_ptr(PyObject *s, void *c) { return PyLong_FromVoidPtr(EMARR(s)->data); }
-static PyObject *get_c_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_c_contiguous(EMARR(s))); }
-static PyObject *get_f_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_f_contiguous(EMARR(s))); }
-static PyObject *get_writeable(PyObject *s, void *c) { return PyBool_FromLong(EMARR(s)->flags & EM_WRITEABLE); }
+static PyObject *get_c_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_c_contiguous(EMARR_META(s))); }
+static PyObject *get_f_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_f_contiguous(EMARR_META(s))); }
+static PyObject *get_writeable(PyObject *s, void *c) { return PyBool_FromLong(EMARR_META(s)->flags & EM_WRITEABLE); }
 static PyObject *get_dev(PyObject *s, void *c) {
-    em_device d = em_array_device(EMARR(s));
+    em_device d = em_array_device(EMARR_META(s));
     return Py_BuildValue("(si)", em_device_kind_name(d.kind), d.id);
 }
 static PyObject *get_device(PyObject *s, void *c) {
@@ -135,6 +137,7 @@ static PyGetSetDef pyem__getset[] = {
 /* A NumPy array with this array's values (a copy for device arrays; for CPU
  * arrays np.asarray reads our buffer protocol, without a copy). */
 static PyObject *pyem__to_numpy(PyObject *self, int copy) {
+    if (pyem_touch(self, "host read") < 0) return NULL;
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np) return NULL;
     PyObject *src = Py_NewRef(self);
@@ -142,7 +145,8 @@ static PyObject *pyem__to_numpy(PyObject *self, int copy) {
         em_array h;
         em_device cpu = {EM_CPU, 0};
         em_status s;
-        Py_BEGIN_ALLOW_THREADS s = em_to_device(EMARR(self), cpu, &h);
+        em_array *a = EMARR(self);
+        Py_BEGIN_ALLOW_THREADS s = em_to_device(a, cpu, &h);
         Py_END_ALLOW_THREADS
         Py_DECREF(src);
         if (s != EM_OK) {
@@ -162,11 +166,44 @@ static PyObject *pyem__to_numpy(PyObject *self, int copy) {
     return r;
 }
 
+/* get(out=host) straight into host's buffer when it is a C-contiguous,
+ * writable buffer of the same format and shape (one copy, at the bus's
+ * rate when host is pinned).  1 done, 0 not applicable, -1 error. */
+static int pyem__read_into(PyObject *self, PyObject *out) {
+    const em_array *a = EMARR(self);
+    if (!PyObject_CheckBuffer(out) || !em_array_is_c_contiguous(a)) return 0;
+    Py_buffer v;
+    if (PyObject_GetBuffer(out, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const em_dtype_info *di = em_dtype_get(a->dtype);
+    const char *f = v.format ? v.format + (v.format[0] == '<' || v.format[0] == '=' || v.format[0] == '@') : "";
+    /* NumPy says 'l'/'L' for 8-byte longs where we say 'q'/'Q'. */
+    if (v.itemsize == 8 && (!strcmp(f, "l") || !strcmp(f, "L"))) f = f[0] == 'l' ? "q" : "Q";
+    int ok = v.ndim == a->ndim && v.itemsize == di->size && !strcmp(f, di->bufformat);
+    for (int i = 0; ok && i < v.ndim; i++) ok = v.shape[i] == a->shape[i];
+    int r = 0;
+    if (ok) {
+        em_status s;
+        Py_BEGIN_ALLOW_THREADS s = em_array_read(a, v.buf, (size_t)v.len);
+        Py_END_ALLOW_THREADS
+        r = s == EM_OK ? 1 : (pyem_raise(s), -1);
+    }
+    PyBuffer_Release(&v);
+    return r;
+}
+
 static PyObject *m_get(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"stream", "order", "out", "blocking", NULL};
     PyObject *stream = NULL, *order = NULL, *out = NULL, *blocking = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &stream, &order, &out, &blocking))
         return NULL;
+    if (out && out != Py_None) {
+        int done = pyem__read_into(self, out);
+        if (done < 0) return NULL;
+        if (done) return Py_NewRef(out);
+    }
     PyObject *r = pyem__to_numpy(self, 1);
     if (r && out && out != Py_None) {
         PyObject *np = PyImport_ImportModule("numpy");
@@ -184,7 +221,7 @@ static PyObject *m_array(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"dtype", "copy", NULL};
     PyObject *dtype = Py_None, *copy = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kwlist, &dtype, &copy)) return NULL;
-    if (copy == Py_False && em_array_device(EMARR(self)).kind != EM_CPU) {
+    if (copy == Py_False && em_array_device(EMARR_META(self)).kind != EM_CPU) {
         PyErr_SetString(PyExc_ValueError,
                         "Unable to avoid copy while creating a NumPy array from a device array");
         return NULL;
@@ -200,6 +237,7 @@ static PyObject *m_array(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* The single element of a size-1 array, as a Python scalar. */
 static PyObject *pyem__item(PyObject *self) {
+    if (pyem_force(self, "item") < 0) return NULL;
     em_array *a = EMARR(self);
     if (em_array_size(a) != 1) {
         PyErr_Format(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar "
@@ -246,10 +284,11 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     em_dtype dt;
     if (pyem_dtype_from_obj(dto, &dt, 0) < 0) return NULL;
-    if (!copy && dt == EMARR(self)->dtype) return Py_NewRef(self);
+    if (!copy && dt == EMARR_META(self)->dtype) return Py_NewRef(self);
     em_array r;
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_astype(EMARR(self), dt, &r);
+    em_array *a = EMARR(self);
+    Py_BEGIN_ALLOW_THREADS s = em_astype(a, dt, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -260,7 +299,8 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &order)) return NULL;
     em_array r;
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_astype(EMARR(self), EM_NDTYPES, &r);
+    em_array *a = EMARR(self);
+    Py_BEGIN_ALLOW_THREADS s = em_astype(a, EM_NDTYPES, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -450,7 +490,7 @@ static PyObject *nb_imatmul(PyObject *a, PyObject *b) {
 }
 
 static PyObject *pyem__scalar_of(PyObject *self, const char *what) {
-    em_array *a = EMARR(self);
+    em_array *a = EMARR_META(self);
     if (em_array_size(a) != 1) {
         if (!strcmp(what, "bool") && em_array_size(a) > 1)
             return PyErr_Format(PyExc_ValueError,
@@ -484,8 +524,8 @@ static PyObject *nb_float(PyObject *self) {
     return r;
 }
 static PyObject *nb_index(PyObject *self) {
-    char k = em_dtype_get(EMARR(self)->dtype)->kind;
-    if (EMARR(self)->ndim != 0 || (k != 'i' && k != 'u'))
+    char k = em_dtype_get(EMARR_META(self)->dtype)->kind;
+    if (EMARR_META(self)->ndim != 0 || (k != 'i' && k != 'u'))
         return PyErr_Format(PyExc_TypeError,
                             "only integer scalar arrays can be converted to a scalar index");
     return pyem__item(self);
@@ -507,11 +547,11 @@ static PyObject *pyem__richcompare(PyObject *a, PyObject *b, int op) {
 /* ---- sequence / mapping ---------------------------------------------- */
 
 static Py_ssize_t mp_length(PyObject *self) {
-    if (EMARR(self)->ndim == 0) {
+    if (EMARR_META(self)->ndim == 0) {
         PyErr_SetString(PyExc_TypeError, "len() of unsized object");
         return -1;
     }
-    return (Py_ssize_t)EMARR(self)->shape[0];
+    return (Py_ssize_t)EMARR_META(self)->shape[0];
 }
 
 static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
@@ -525,6 +565,7 @@ static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
 /* ---- buffer protocol (CPU arrays) ------------------------------------ */
 
 static int bf_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    if (pyem_touch(self, "buffer export") < 0) return -1;
     em_array *a = EMARR(self);
     if (em_array_device(a).kind != EM_CPU) {
         PyErr_SetString(PyExc_BufferError, "device arrays do not export the buffer protocol; use .get()");
@@ -571,7 +612,7 @@ static PyObject *pyem__repr(PyObject *self, int str) {
     if (!h) return NULL;
     PyObject *r = str ? PyObject_Str(h) : PyObject_Repr(h);
     Py_DECREF(h);
-    em_device d = em_array_device(EMARR(self));
+    em_device d = em_array_device(EMARR_META(self));
     if (r && !str && d.kind != EM_CPU) {
         /* array([...], dtype=...) -> array([...], dtype=..., device='cuda:0') */
         PyObject *head = PyUnicode_Substring(r, 0, PyUnicode_GetLength(r) - 1);

@@ -13,15 +13,38 @@
 
 #include "ember/ember.h"
 
+struct em_expr;
+
+/* A pending (lazy) array has `pending` set and `a` holding only its dtype,
+ * shape, contiguous strides and a memoryless buffer on its device; its
+ * values exist once it is forced (fusion.c). */
 typedef struct {
     PyObject_HEAD
     em_array a;
     PyObject *weakreflist;
+    struct em_expr *pending;
 } EmArrayObject;
 
 extern PyTypeObject *EmArray_Type;
 #define EmArray_Check(o) PyObject_TypeCheck((o), EmArray_Type)
-#define EMARR(o) (&((EmArrayObject *)(o))->a)
+
+/* fusion.c: the array's data, forced (evaluated if pending) and with every
+ * pending expression that reads its memory evaluated first, since the
+ * caller may write it or hand it out.  Where a failure can be reported,
+ * call pyem_force / pyem_touch first: a failure here (out of memory while
+ * evaluating) is fatal.  EMARR_META reads dtype and shape only. */
+extern Py_ssize_t pyem_fusion_live;
+em_array *pyem_array_slow(PyObject *o);
+static inline em_array *pyem_array(PyObject *o) {
+    EmArrayObject *e = (EmArrayObject *)o;
+    return e->pending || pyem_fusion_live ? pyem_array_slow(o) : &e->a;
+}
+#define EMARR(o) pyem_array((PyObject *)(o))
+#define EMARR_META(o) (&((EmArrayObject *)(o))->a)
+/* 0, or -1 with an exception: evaluate o if pending (reason for the log). */
+int pyem_force(PyObject *o, const char *reason);
+/* pyem_force, then evaluate the pending expressions that read o's memory. */
+int pyem_touch(PyObject *o, const char *reason);
 
 /* Exceptions (module.c). */
 extern PyObject *Em_EmberError, *Em_CompileError, *Em_LaunchError, *Em_DeviceError,
@@ -71,6 +94,18 @@ extern PyMethodDef pyem_cuda_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
 extern PyMethodDef pyem_kernel_functions[];
 extern PyMethodDef pyem_jit_functions[];
+extern PyMethodDef pyem_fusion_functions[];
+
+/* fusion.c: lazy elementwise results (see fusion.c). */
+void pyem_fusion_dealloc(EmArrayObject *o);
+int pyem_fusion_wants(em_device dev, int64_t size, int any_pending);
+int pyem_is_pending(PyObject *o);
+int pyem_fusion_foreign_ok(void);
+/* Evaluate every pending array on device d (Device.synchronize). */
+int pyem_fusion_flush(em_device d, const char *reason);
+struct em_expr;
+int pyem_expr_of(PyObject *o, const em_array *view, struct em_expr **out);
+PyObject *pyem_wrap_pending(struct em_expr *x);
 
 /* ndarray.c */
 int pyem_ndarray_init_type(PyObject *module);

@@ -3,7 +3,10 @@
  * without the GIL for large inputs. */
 #include "pyember.h"
 
+#include "ember/fusion.h"
+
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const pyem__red_names[EM_NREDUCE] = {
@@ -80,10 +83,34 @@ static int pyem__operands(PyObject *ao, PyObject **out, em_array *a) {
         return -1;
     }
     if (EmArray_Check(ao)) {
-        em_array_view(a, EMARR(ao));
+        em_array_view(a, EMARR_META(ao)); /* the caller forces a pending one */
         return 0;
     }
     return pyem_as_array(ao, EM_NDTYPES, pyem_current_device(), -1, a);
+}
+
+/* "reduction sum": the evaluation reason of a reduction's input. */
+static const char *pyem__red_reason(em_reduce_op op) {
+    static char reasons[EM_NREDUCE][40];
+    if (!reasons[op][0]) snprintf(reasons[op], sizeof reasons[op], "reduction %s", pyem__red_names[op]);
+    return reasons[op];
+}
+
+/* The reduction of a pending array whose elementwise producer fuses into
+ * it (em_expr_reduce_fuses): the array itself stays pending. */
+static PyObject *pyem__reduce_pending(PyObject *ao, em_reduce_op op, int naxes, const int *axes,
+                                      int keepdims, em_dtype dt, double ddof) {
+    em_expr *x = ((EmArrayObject *)ao)->pending;
+    em_expr_incref(x);
+    em_array res = {0};
+    bool fused;
+    em_status s;
+    /* The GIL stays held: the expression is read while it runs. */
+    s = em_expr_reduce(op, x, naxes, axes, keepdims, dt, ddof, &res, &fused);
+    if (s == EM_OK) em_expr_consume(x); /* read: dropping it unread later runs nothing */
+    em_expr_decref(x);
+    if (s != EM_OK) return pyem__raise(s);
+    return pyem_wrap(&res);
 }
 
 /* _ember.reduce(name, a, axis=None, keepdims=False, dtype=None, ddof=0.0, out=None) */
@@ -107,6 +134,20 @@ static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
         em_array_release(&a);
         return PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
                             Py_TYPE(axo)->tp_name);
+    }
+    if (!out && pyem_is_pending(ao) &&
+        em_expr_reduce_fuses(op, ((EmArrayObject *)ao)->pending, naxes, axes)) {
+        em_array_release(&a);
+        return pyem__reduce_pending(ao, op, naxes, axes, keepdims, dt, ddof);
+    }
+    if ((EmArray_Check(ao) && pyem_force(ao, pyem__red_reason(op)) < 0) ||
+        (out && pyem_touch(out, "write into an input") < 0)) {
+        em_array_release(&a);
+        return NULL;
+    }
+    if (EmArray_Check(ao)) { /* the values, now that they exist */
+        em_array_release(&a);
+        em_array_view(&a, EMARR_META(ao));
     }
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;
@@ -133,6 +174,15 @@ static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
     if (naxes > 1 || naxes == 0)
         return PyErr_Format(PyExc_TypeError, "%s takes one axis or None", name);
     if (pyem__operands(ao, &out, &a) < 0) return NULL;
+    if ((EmArray_Check(ao) && pyem_force(ao, pyem__red_reason(op)) < 0) ||
+        (out && pyem_touch(out, "write into an input") < 0)) {
+        em_array_release(&a);
+        return NULL;
+    }
+    if (EmArray_Check(ao)) {
+        em_array_release(&a);
+        em_array_view(&a, EMARR_META(ao));
+    }
     int axis = naxes < 0 ? INT_MIN : axes[0];
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;

@@ -2,6 +2,8 @@
  * Python scalars (NEP 50), out= and dtype=, then em_ufunc. */
 #include "pyember.h"
 
+#include "ember/fusion.h"
+
 #include <string.h>
 
 typedef struct {
@@ -15,7 +17,9 @@ static int pyem__operand_of(PyObject *o, em_device dev, pyem__operand *op) {
     memset(op, 0, sizeof *op);
     op->obj = o;
     if (EmArray_Check(o)) {
-        em_array_view(&op->a, EMARR(o));
+        /* The metadata only: a pending operand joins the expression, and
+         * reading an array does not force the pending readers of it. */
+        em_array_view(&op->a, EMARR_META(o));
         return 1;
     }
     if (PyBool_Check(o)) op->weak = 'b';
@@ -136,10 +140,15 @@ static em_dtype pyem__weak_target(em_op op, int i, em_dtype promoted, char weak)
  * rewritten (pyem__cmp_out_of_range), as NumPy 2 answers it. */
 static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev,
                              em_dtype promoted) {
+    int arrays = 0; /* with an array on dev, small scalars stay on the host */
+    for (int i = 0; i < n; i++) arrays += !ops[i].weak;
     for (int i = 0; i < n; i++) {
         if (!ops[i].weak) continue;
         em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
-        if (pyem_as_array(ops[i].obj, dt, dev, -1, &ops[i].a) == 0) continue;
+        /* Device kernels take small host scalars by value: no device copy. */
+        em_device cpu = {EM_CPU, 0};
+        em_device at = arrays && em_dtype_get(dt)->size <= 8 ? cpu : dev;
+        if (pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
         if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
             !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;
@@ -205,10 +214,56 @@ static int pyem__check_input_casts(em_op op, const pyem__operand *ops, int n, em
 }
 
 static em_device pyem__device_of(PyObject *const *objs, int n, PyObject *out) {
-    if (out && EmArray_Check(out)) return em_array_device(EMARR(out));
+    if (out && EmArray_Check(out)) return em_array_device(EMARR_META(out));
     for (int i = 0; i < n; i++)
-        if (EmArray_Check(objs[i])) return em_array_device(EMARR(objs[i]));
+        if (EmArray_Check(objs[i])) return em_array_device(EMARR_META(objs[i]));
     return pyem_current_device();
+}
+
+/* Evaluate a pending ndarray operand and take its values' view. */
+static int pyem__force_operand(pyem__operand *op, const char *reason) {
+    if (op->weak || !pyem_is_pending(op->obj)) return 0;
+    if (pyem_force(op->obj, reason) < 0) return -1;
+    em_array_release(&op->a);
+    em_array_view(&op->a, EMARR_META(op->obj));
+    return 0;
+}
+
+/* Whether an operand can be a leaf of a pending expression: pending
+ * arrays, Python scalars, and arrays in Ember's own (pooled) memory,
+ * including private copies of converted objects.  Memory of another owner
+ * (a NumPy array wrapped without a copy, DLPack imports) may change behind
+ * our back while the expression waits, so those operands run eagerly. */
+static int pyem__fusable(const pyem__operand *op) {
+    if (op->weak || em_expr_pooled(&op->a) || pyem_fusion_foreign_ok()) return 1;
+    return EmArray_Check(op->obj) && pyem_is_pending(op->obj);
+}
+
+/* The lazy path: a pending result, or Py_None (new ref) when the op runs
+ * eagerly (out=, small CPU work, foreign memory). */
+static PyObject *pyem__lazy(em_op op, pyem__operand *ops, int n, const em_array *const *in,
+                            em_dtype promoted) {
+    int pending = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pyem__fusable(&ops[i])) Py_RETURN_NONE;
+        pending |= !ops[i].weak && pyem_is_pending(ops[i].obj);
+    }
+    em_device dev;
+    em_dtype loop, odt;
+    int nd;
+    int64_t shape[EM_MAXDIMS], size;
+    em_status s = em_ufunc_plan(op, n, in, promoted, &dev, &loop, &odt, &nd, shape);
+    if (s != EM_OK) return pyem_raise(s);
+    if (em_shape_size(nd, shape, &size) != EM_OK || !pyem_fusion_wants(dev, size, pending))
+        Py_RETURN_NONE;
+    em_expr *ex[3] = {NULL, NULL, NULL}, *x = NULL;
+    for (int i = 0; i < n && s == EM_OK; i++)
+        if (pyem_expr_of(ops[i].weak ? NULL : ops[i].obj, &ops[i].a, &ex[i]) < 0) s = EM_EVALUE;
+    em_status t = s == EM_OK ? em_expr_op(op, n, ex, loop, odt, &x) : EM_OK;
+    for (int i = 0; i < n; i++) em_expr_decref(ex[i]);
+    if (s != EM_OK) return NULL; /* pyem_expr_of raised */
+    if (t != EM_OK) return pyem_raise(t);
+    return pyem_wrap_pending(x);
 }
 
 /* The shared path.  out may be NULL; dtype EM_NDTYPES means promote.
@@ -237,12 +292,32 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
         return NULL;
     }
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
-    if (pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
+    if ((op == EM_OP_POWER && n == 2 && pyem__force_operand(&ops[1], "integer power") < 0) ||
+        pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
         pyem__check_int_power(op, ops, promoted) < 0) {
         pyem__operands_release(ops, n);
         return NULL;
     }
     const em_array *in[3] = {&ops[0].a, n > 1 ? &ops[1].a : NULL, n > 2 ? &ops[2].a : NULL};
+    if (!out) {
+        PyObject *r = pyem__lazy(op, ops, n, in, promoted);
+        if (r != Py_None) {
+            pyem__operands_release(ops, n);
+            return r;
+        }
+        Py_DECREF(r);
+    }
+    /* Eager: pending operands are evaluated first, and out= is a write
+     * into memory that pending expressions may read. */
+    for (int i = 0; i < n; i++)
+        if (pyem__force_operand(&ops[i], out ? "out=" : "op cannot fuse") < 0) {
+            pyem__operands_release(ops, n);
+            return NULL;
+        }
+    if (out && pyem_touch(out, "write into an input") < 0) {
+        pyem__operands_release(ops, n);
+        return NULL;
+    }
     int64_t big = 0;
     for (int i = 0; i < n; i++) big = em_array_size(in[i]) > big ? em_array_size(in[i]) : big;
     em_array res = {0}, *dst = out ? EMARR(out) : &res;
@@ -264,7 +339,7 @@ static int pyem__is_square(PyObject *a, PyObject *b) {
         return PyLong_AsLongLongAndOverflow(b, &overflow) == 2 && !overflow;
     }
     return PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 2.0 &&
-           strchr("fc", em_dtype_get(EMARR(a)->dtype)->kind) != NULL;
+           strchr("fc", em_dtype_get(EMARR_META(a)->dtype)->kind) != NULL;
 }
 
 PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b) {

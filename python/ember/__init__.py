@@ -31,6 +31,7 @@ from ._reductions import *  # noqa: E402,F401,F403
 from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
 from ._sorting import *  # noqa: E402,F401,F403
+from ._fusion import *  # noqa: E402,F401,F403  (em.eval, em.fuse)
 from . import fft, linalg, random  # noqa: E402,F401
 from .linalg import *  # noqa: E402,F401,F403  (matmul, dot, ... at top level too)
 from .cuda_runtime import *  # noqa: E402,F401,F403  (get_default_memory_pool)

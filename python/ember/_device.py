@@ -153,6 +153,30 @@ class _Cuda:
     def get_current_device():
         return get_device()
 
+    @staticmethod
+    def alloc_pinned_memory(nbytes):
+        """Page-locked host memory of nbytes (CuPy's name): copies between it
+        and a GPU run at the bus's full rate.  The result exports its bytes
+        through the buffer protocol (``numpy.frombuffer``) and is unpinned
+        when the last reference goes.  DeviceError without CUDA."""
+        kind, id_ = _ember._get_device()
+        return _ember.cuda_pinned_alloc(id_ if kind == "cuda" else 0, int(nbytes))
+
+    @staticmethod
+    def pinned_empty(shape, dtype="float64"):
+        """A NumPy array in pinned host memory: the fast source of
+        ``em.asarray(..., device="cuda")`` and target of ``x.get(out=...)``."""
+        import numpy as np
+        dt = np.dtype(dtype)
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+        count = 1
+        for n in shape:
+            if n < 0:
+                raise ValueError(f"negative dimensions are not allowed (got {shape})")
+            count *= n
+        mem = _Cuda.alloc_pinned_memory(count * dt.itemsize)
+        return np.frombuffer(mem, dt, count).reshape(shape)
+
 
 cuda = _Cuda()
 

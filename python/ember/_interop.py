@@ -51,12 +51,15 @@ def _check_stream(self, stream):
 
 
 def _sync_for_stream(arr, stream):
-    """Make a device array's data ready for a consumer on `stream` (a CUDA
-    stream handle, 1 or 2 for the default streams, -1 for 'do not
-    synchronise').  Ember synchronises the device, which always suffices."""
+    """Order a consumer's `stream` (a CUDA stream handle; 1 or None: the
+    legacy default stream, 2: the per-thread one; -1: no ordering wanted)
+    after the work Ember queued on its current stream, which is where Ember
+    produced `arr` (CuPy's convention).  An event and a stream wait: the
+    host does not block."""
     kind, dev_id = arr._dev
     if kind != "cpu" and stream != -1:
-        _em().Device(f"{kind}:{dev_id}").synchronize()
+        _ember.cuda_call("stream_wait", dev_id, 1 if stream is None else stream,
+                         _ember.cuda_stream_get())
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -135,14 +138,15 @@ def _cuda_array_interface(self):
         raise AttributeError(
             f"__cuda_array_interface__ is only defined for CUDA arrays (this one is on {kind}); "
             "use __array_interface__ / the buffer protocol or DLPack")
-    _sync_for_stream(self, 1)
+    stream = _ember.cuda_stream_get()
     return {
         "shape": self.shape,
         "typestr": self.dtype.str,
         "data": (self._ptr, not self.flags.writeable),
         "strides": None if self.flags.c_contiguous else self.strides,
         "version": 3,
-        "stream": None,  # Ember synchronised above: the data is ready on every stream.
+        # The consumer orders its work after this stream (1: the legacy default).
+        "stream": 1 if stream is None else stream,
     }
 
 
@@ -156,13 +160,18 @@ def from_cuda_array_interface(obj):
                         "has no usable CUDA device")
     if cai.get("mask") is not None:
         raise TypeError("masked arrays (__cuda_array_interface__ 'mask') are not supported")
-    if cai.get("stream") not in (None, -1):
-        em.synchronize()  # the producer's stream is in the same context: a device sync covers it
     ptr, readonly = cai["data"]
     dev_id = getattr(getattr(obj, "device", None), "id", None)  # CuPy, Numba
     if not isinstance(dev_id, int):
         cur = em.get_device()
         dev_id = cur.id if cur.kind == "cuda" else 0
+    producer = cai.get("stream")
+    if producer == 0:
+        raise ValueError("__cuda_array_interface__ 'stream' 0 is disallowed by the protocol "
+                         "(1: legacy default stream, 2: per-thread default stream)")
+    if producer is not None and producer != -1:
+        # Ember's work on this data goes after the producer's (no host wait).
+        _ember.cuda_call("stream_wait", dev_id, _ember.cuda_stream_get(), producer)
     return _ember._wrap_pointer(ptr, tuple(cai["shape"]), _np.dtype(cai["typestr"]).name,
                                 cai.get("strides"), f"cuda:{dev_id}", obj, bool(readonly))
 

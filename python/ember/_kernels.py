@@ -7,7 +7,9 @@
     }''', "add")
     add((blocks,), (256,), (x, y, z, np.int32(n)))
 
-The source is compiled by NVRTC the first time a kernel runs on a device
+On the CPU device (the first array argument's device, else the current
+one) the kernel runs as C: see ``_rawcpu`` for the CUDA C it understands.
+On CUDA the source is compiled by NVRTC the first time a kernel runs on a device
 (through Ember's disk cache, so a later process loads the binary) with the
 device's architecture, ``--fmad=false`` (results match the CPU's; pass
 ``--fmad=true`` for speed) and ``-std=c++17``, then your ``options``.  The
@@ -96,13 +98,13 @@ class RawModule:
         return _ember._cuda_module_function(dev, mod, self._lowered.get(name, name))
 
     def compile(self):
-        """Compile and load on the current device now (errors surface here
-        rather than at the first launch)."""
+        """Compile and load on the current CUDA device now (errors surface
+        here rather than at the first launch).  On the CPU a kernel is
+        compiled as C at its first launch, once per argument signature, so
+        there is nothing to do yet."""
         dev = _cuda_id()
-        if dev is None:
-            raise _ember.DeviceError("raw CUDA kernels need a CUDA device; the current device is "
-                                     f"{_ember._get_device()[0]}")
-        self._module(dev)
+        if dev is not None:
+            self._module(dev)
 
     def get_function(self, name):
         """The kernel called ``name``: its extern "C" name, or one of the
@@ -151,9 +153,16 @@ class RawKernel(_ember.Function):
     backend = property(lambda self: self._module_obj.backend)
 
     def compile(self):
-        """Compile and load on the current device now."""
+        """Compile and load on the current device now (CUDA; see RawModule.compile)."""
         self._module_obj.compile()
-        self._load(_cuda_id())
+        if _cuda_id() is not None:
+            self._load(_cuda_id())
+
+    def _cpu_call(self, grid, block, args, shared_mem=0):
+        """The launch when the CPU is the current device: the kernel's CUDA C
+        compiled as C and run by the CPU kernel launcher (``_rawcpu``)."""
+        from . import _rawcpu
+        _rawcpu.launch(self, grid, block, args, shared_mem)
 
     def _attr(self, i):
         dev = _cuda_id()

@@ -1,5 +1,6 @@
-"""Ember's demo: the devices found, the seed examples that exist so far, and a
-short NumPy-vs-Ember timing table.  Run: python -m ember.demo"""
+"""Ember's demo: the devices found, every seed example (examples/seed*.py) run
+on the best device found, and a short NumPy-vs-Ember timing table.
+Run: python -m ember.demo (or bash tools/dev.sh demo)."""
 import time
 
 import numpy as np
@@ -34,20 +35,34 @@ def show_devices():
     print(f"Default device: {em.get_device()}\n")
 
 
+def _examples_dir():
+    """examples/ of a source checkout (the seed articles' code), or None."""
+    import os
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+    return d if os.path.isdir(d) else None
+
+
 def seed_examples():
-    print("Seed examples:")
-    x = em.array([1, 2, 3])
-    print("  004  x = em.array([1, 2, 3]) ->", x)
-    x_cpu = em.asarray(np.array([10, 22, 30]))
-    print("  004  em.asarray(np.array([10, 22, 30])).get() ->", x_cpu.get(), type(x_cpu.get()).__name__)
-    a, b = em.array([1, 2, 3]), em.array([4, 5, 6])
-    print("  003  a + b ->", a + b)
-    if hasattr(em, "linalg") and hasattr(em.linalg, "norm"):
-        print("  000  em.linalg.norm(em.array([3, 4, 5])) ->", float(em.linalg.norm(em.array([3, 4, 5]))))
-    if hasattr(em, "sum") and hasattr(em, "sqrt"):
-        xg = em.ones((100, 100, 100))
-        r = em.sqrt(em.sum(xg**2, axis=-1))
-        print("  004  em.sqrt(em.sum(x**2, axis=-1)) on (100,100,100) ->", r.shape, float(r[0, 0]))
+    """Run every seed example (examples/seed*.py) on the default device, each
+    in its own process as a user would, and show its output."""
+    import os
+    import subprocess
+    import sys
+    d = _examples_dir()
+    if d is None:
+        print("Seed examples: examples/ is not next to this install (run from a source checkout)\n")
+        return
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))] + sys.path[1:]))
+    for name in sorted(f for f in os.listdir(d) if f.startswith("seed") and f.endswith(".py")):
+        print(f"--- examples/{name}")
+        r = subprocess.run([sys.executable, os.path.join(d, name)], capture_output=True, text=True, env=env)
+        lines = (r.stdout + (r.stderr if r.returncode else "")).rstrip().splitlines()
+        shown = lines if len(lines) <= 14 else lines[:6] + [f"... ({len(lines) - 12} lines)"] + lines[-6:]
+        for line in shown:
+            print("   ", line)
+        if r.returncode:
+            print(f"    (exit status {r.returncode})")
     print()
 
 

@@ -3,8 +3,11 @@
 On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
 its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
 back the same way.  Device arrays are copied to the host, computed there and
-the results copied back to their device, except 2-d float32/float64
-``matmul`` of CUDA arrays, which runs in cuBLAS (``_ember.cuda_matmul``).  Dtype promotion, shape rules and error
+the results copied back to their device, except the products of floating
+and complex CUDA arrays (``matmul``, ``dot``, ``inner``, ``tensordot``,
+``einsum``), which run in cuBLAS as strided-batched gemms
+(``_ember.cuda_matmul``, ``_einsum``), and the vector and Frobenius/1/inf
+matrix norms of device arrays, which run as Ember reductions.  Dtype promotion, shape rules and error
 messages are therefore NumPy's; singular matrices raise
 ``em.linalg.LinAlgError`` (NumPy's class).
 
@@ -76,22 +79,70 @@ def _out_call(name, fn, arrays, out, **kw):
 
 # ---- products -------------------------------------------------------------
 
-def _cublas_ok(x1, x2, out):
-    """2-d float32/float64 products of two arrays on one CUDA device go to cuBLAS."""
-    return (out is None and isinstance(x1, _ember.ndarray) and isinstance(x2, _ember.ndarray)
-            and x1._dev[0] == "cuda" and x1._dev == x2._dev and x1.ndim == 2 and x2.ndim == 2
-            and x1.dtype == x2.dtype and x1.dtype.char in "fd" and x1.shape[1] == x2.shape[0])
+_BLAS_CHARS = "efdFD"  # float16/32/64, complex64/128: what cuBLAS multiplies
+
+
+def _cuda_pair(x1, x2):
+    """True when x1 and x2 are ember arrays on one CUDA device."""
+    return (isinstance(x1, _ember.ndarray) and isinstance(x2, _ember.ndarray)
+            and x1._dev[0] == "cuda" and x1._dev == x2._dev)
+
+
+def _cuda_matmul(x1, x2):
+    """x1 @ x2 through cuBLAS, or None when cuBLAS cannot take it (integer or
+    bool dtypes, 0-d operands, mismatched core dimensions: NumPy's path then
+    computes the result or raises NumPy's error).  NumPy's rules: the result
+    dtype of the pair, 1-d operands promoted to a matrix and the added axis
+    removed afterwards, batch dimensions broadcast (stride 0, no copy)."""
+    from ._dtypes import result_type
+    from ._manipulation import broadcast_shapes, broadcast_to
+    dt = result_type(x1, x2)
+    if dt.char not in _BLAS_CHARS or x1.ndim == 0 or x2.ndim == 0:
+        return None
+    a = x1 if x1.dtype == dt else x1.astype(dt)
+    b = x2 if x2.dtype == dt else x2.astype(dt)
+    va, vb = a.ndim == 1, b.ndim == 1
+    if va:
+        a = a[None, :]
+    if vb:
+        b = b[:, None]
+    if a.shape[-1] != b.shape[-2]:
+        return None
+    try:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return None
+    a = broadcast_to(a, batch + a.shape[-2:])
+    b = broadcast_to(b, batch + b.shape[-2:])
+    r = _ember.cuda_matmul(a, b)
+    if va and vb:
+        return r[..., 0, 0]
+    if va:
+        return r[..., 0, :]
+    if vb:
+        return r[..., 0]
+    return r
 
 
 def matmul(x1, x2, /, out=None):
-    """Matrix product with broadcasting over batch dimensions (``x1 @ x2``)."""
-    if _cublas_ok(x1, x2, out):
-        return _ember.cuda_matmul(x1, x2)
+    """Matrix product with broadcasting over batch dimensions (``x1 @ x2``).
+    On CUDA, floating and complex products run in cuBLAS."""
+    if _cuda_pair(x1, x2):
+        r = _cuda_matmul(x1, x2)
+        if r is not None:
+            if out is None:
+                return r
+            out[...] = r
+            return out
     return _out_call("matmul", _np.matmul, (x1, x2), out)
 
 
 def dot(a, b, out=None):
-    """numpy.dot: sums over the last axis of a and the second-to-last of b."""
+    """numpy.dot: sums over the last axis of a and the second-to-last of b.
+    For operands of at most 2 dimensions this is matmul (cuBLAS on CUDA)."""
+    if (_cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
+            and a.shape[-1] == b.shape[0]):  # else NumPy's "not aligned" error
+        return matmul(a, b, out=out)
     return _out_call("dot", _np.dot, (a, b), out)
 
 
@@ -101,6 +152,9 @@ def vdot(a, b, /):
 
 
 def inner(a, b, /):
+    """Sum over the last axes; for 1-d and 2-d CUDA operands, a @ b.T in cuBLAS."""
+    if _cuda_pair(a, b) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2 and a.shape[-1] == b.shape[-1]:
+        return matmul(a, b if b.ndim == 1 else b.T)
     return _call("inner", _np.inner, (a, b))
 
 
@@ -110,11 +164,65 @@ def outer(x1, x2, /):
 
 
 def tensordot(x1, x2, /, axes=2):
+    """Sum over the given axes; on CUDA, NumPy's own reduction to one matrix
+    product (transpose, reshape, cuBLAS gemm)."""
+    if _cuda_pair(x1, x2):
+        r = _cuda_tensordot(x1, x2, axes)
+        if r is not None:
+            return r
     return _call("tensordot", _np.tensordot, (x1, x2), axes=axes)
 
 
+def _cuda_tensordot(a, b, axes):
+    """tensordot as one matmul, or None to let NumPy decide (and raise)."""
+    try:
+        if isinstance(axes, int):
+            if axes < 0 or axes > min(a.ndim, b.ndim):
+                return None
+            ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+        else:
+            ax_a, ax_b = axes
+            ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
+            ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+        ax_a = [x % a.ndim for x in ax_a] if a.ndim else ax_a
+        ax_b = [x % b.ndim for x in ax_b] if b.ndim else ax_b
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if (len(ax_a) != len(ax_b) or len(set(ax_a)) != len(ax_a) or len(set(ax_b)) != len(ax_b)
+            or any(a.shape[i] != b.shape[j] for i, j in zip(ax_a, ax_b))):
+        return None
+    from ._manipulation import permute_dims
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    k = 1
+    for i in ax_a:
+        k *= a.shape[i]
+    m = 1
+    for i in free_a:
+        m *= a.shape[i]
+    n = 1
+    for j in free_b:
+        n *= b.shape[j]
+    a2 = permute_dims(a, free_a + ax_a).reshape((m, k))
+    b2 = permute_dims(b, ax_b + free_b).reshape((k, n))
+    r = _cuda_matmul(a2, b2)
+    if r is None:
+        return None
+    return r.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
 def einsum(subscripts, /, *operands, out=None, **kwargs):
-    """numpy.einsum (``optimize=`` and ``dtype=`` pass through)."""
+    """numpy.einsum (``optimize=`` and ``dtype=`` pass through).  CUDA
+    operands contract on the device as batched cuBLAS gemms where the
+    subscripts allow (see ``_einsum``); the rest run in NumPy on the host."""
+    if (operands and not kwargs.get("dtype") and all(_cuda_pair(operands[0], o) for o in operands)):
+        from ._einsum import cuda_einsum
+        r = cuda_einsum(subscripts, operands)
+        if r is not None:
+            if out is None:
+                return r
+            out[...] = r
+            return out
     def run(*ops, **dest):
         return _np.einsum(subscripts, *ops, **dest, **kwargs)
     return _out_call("einsum", run, operands, out)
@@ -151,18 +259,87 @@ def diagonal(x, /, *, offset=0):
 
 # ---- norms ----------------------------------------------------------------
 
+def _on_device(x):
+    """True for an ember array on a device other than the CPU (norms there go
+    through Ember's reductions instead of a host round trip)."""
+    return isinstance(x, _ember.ndarray) and x._dev[0] != "cpu"
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    """A vector norm with Ember's ufuncs and reductions (NumPy's formulas)."""
+    from . import _reductions as r, _ufuncs as u
+    if x.dtype.kind in "biu":
+        x = x.astype(_np.float64)  # NumPy's norms of integers are float64
+    a = u.abs(x)
+    if ord is None or ord == 2:
+        return u.sqrt(r.sum(a * a, axis=axis, keepdims=keepdims))
+    if ord == _np.inf:
+        return r.max(a, axis=axis, keepdims=keepdims)
+    if ord == -_np.inf:
+        return r.min(a, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return r.sum((a != 0).astype(a.dtype), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return r.sum(a, axis=axis, keepdims=keepdims)
+    return r.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    """Frobenius and the max/min column/row sums on the device, or None for
+    the norms that need singular values (2, -2, 'nuc': NumPy's path)."""
+    from . import _reductions as r, _ufuncs as u
+    r0, c0 = (ax % x.ndim for ax in axes)
+    if r0 == c0:
+        return None
+    if ord in (None, "fro"):
+        return _vector_norm(x, None, (r0, c0), keepdims)
+    if ord not in (1, -1, _np.inf, -_np.inf):
+        return None
+    if x.dtype.kind in "biu":
+        x = x.astype(_np.float64)
+    a = u.abs(x)
+    over, then = (r0, c0) if ord in (1, -1) else (c0, r0)  # sum down columns, or along rows
+    sums = r.sum(a, axis=over, keepdims=True)
+    red = r.max if ord in (1, _np.inf) else r.min
+    res = red(sums, axis=then, keepdims=True)
+    return res if keepdims else res.reshape(tuple(n for i, n in enumerate(res.shape) if i not in (r0, c0)))
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm: vector norms (ord any number, inf, -inf) and matrix
-    norms (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
+    norms (None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf).  On a GPU the vector
+    norms and the Frobenius/1/inf matrix norms run as Ember reductions."""
+    if _on_device(x) and x.size:
+        ax = (axis,) if isinstance(axis, int) else axis
+        res = None
+        if ax is None and (ord is None or (x.ndim == 1 and ord != "fro" and ord != "nuc")):
+            res = _vector_norm(x.reshape(-1) if ord is None else x, ord, None, False)
+            if keepdims and res is not None:
+                res = res.reshape((1,) * x.ndim)
+        elif ax is not None and len(ax) == 1 and not isinstance(ord, str):
+            res = _vector_norm(x, ord, ax[0], keepdims)
+        elif ax is not None and len(ax) == 2 or (ax is None and x.ndim == 2):
+            res = _matrix_norm(x, ord, ax or (0, 1), keepdims)
+        if res is not None:
+            return res
     return _call("norm", _np.linalg.norm, (x,), ord=ord, axis=axis, keepdims=keepdims)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    if _on_device(x) and x.size and not isinstance(ord, str):
+        if axis is None:
+            res = _vector_norm(x.reshape(-1), ord, None, False)
+            return res.reshape((1,) * x.ndim) if keepdims else res
+        return _vector_norm(x, ord, axis, keepdims)
     return _call("vector_norm", _np.linalg.vector_norm, (x,), axis=axis, keepdims=keepdims,
                  ord=ord)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    if _on_device(x) and x.size and x.ndim >= 2:
+        res = _matrix_norm(x, ord, (-2, -1), keepdims)
+        if res is not None:
+            return res
     return _call("matrix_norm", _np.linalg.matrix_norm, (x,), keepdims=keepdims, ord=ord)
 
 

@@ -97,6 +97,15 @@ static char em__classify(const em_kplan *p, int k, bool *fits) {
     return scalar ? 'S' : contig ? 'C' : 'N';
 }
 
+/* A host scalar read by a device kernel travels by value in the argument
+ * (class 'P'): Python scalars need no device copy, and the key does not
+ * depend on their values. */
+static bool em__by_value(const em_array *leaf, const em_array *out) {
+    return leaf->buf && out->buf && leaf->buf->device.kind == EM_CPU &&
+           out->buf->device.kind != EM_CPU && em_array_size(leaf) == 1 &&
+           EM_DTYPE_SIZE(leaf->dtype) <= 8;
+}
+
 em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
     memset(p, 0, sizeof *p);
     p->root = root;
@@ -122,8 +131,25 @@ em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
         p->cls[k] = em__classify(p, k, &fits);
         /* The output is written per element even if its strides are all 0. */
         if (k == 0 && p->cls[0] == 'S' && p->n > 1) p->cls[0] = 'N';
+        if (k > 0 && em__by_value(p->leaves[k]->leaf, out)) p->cls[k] = 'P';
         p->contig = p->contig && p->cls[k] != 'N';
         p->idx32 = p->idx32 && fits;
+    }
+    return EM_OK;
+}
+
+em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p) {
+    memset(p, 0, sizeof *p);
+    p->root = root;
+    p->nops = 1;
+    int nnodes = 0;
+    EM_CHECK(em__add_leaf(p, root, &nnodes));
+    p->dtypes[0] = root->dtype;
+    p->cls[0] = 'N';
+    for (int k = 1; k < p->nops; k++) {
+        p->dtypes[k] = p->leaves[k]->leaf->dtype;
+        p->data[k] = p->leaves[k]->leaf->data;
+        p->cls[k] = em__by_value(p->leaves[k]->leaf, out) ? 'P' : 'N';
     }
     return EM_OK;
 }
@@ -163,6 +189,12 @@ static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
     em_sbuf_putc(key, ')');
 }
 
+void em_kplan_tree_key(const em_kplan *p, em_sbuf *key) {
+    em__key_node(p, p->root, key);
+    em_sbuf_putc(key, '|');
+    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
+}
+
 void em_kplan_key(const em_kplan *p, em_sbuf *key) {
     em__key_node(p, p->root, key);
     em_sbuf_putc(key, '|'), em__kc(key, p->contig ? 0 : p->ndim), em__kc(key, p->idx32);
@@ -175,6 +207,11 @@ size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
     if (need > cap) return 0;
     char *b = buf;
     memcpy(b, p->data, 8 * (size_t)p->nops);
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] == 'P') { /* the value's bytes in the pointer's slot */
+            memset(b + 8 * k, 0, 8);
+            memcpy(b + 8 * k, p->data[k], (size_t)EM_DTYPE_SIZE(p->dtypes[k]));
+        }
     b += 8 * (size_t)p->nops;
     memcpy(b, &p->n, 8);
     b += 8;
@@ -290,6 +327,9 @@ static void em__emit_head(const em_kplan *p, em_sbuf *s) {
         if (p->cls[k] == 'S')
             em_sbuf_printf(s, "    const %s x%d = *(const %s *)p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
                            em_render_ctype(p->dtypes[k]), k);
+        else if (p->cls[k] == 'P')
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
+                           em_render_ctype(p->dtypes[k]), k);
     em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)blockDim.x * gridDim.x;\n"
                       "    for (em_idx i = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
 }
@@ -298,13 +338,14 @@ static void em__emit_head(const em_kplan *p, em_sbuf *s) {
 static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "        em_idx r = i");
     for (int k = 0; k < p->nops; k++)
-        if (p->cls[k] != 'S') em_sbuf_printf(s, ", o%d = 0", k);
+        if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, ", o%d = 0", k);
     em_sbuf_printf(s, ";\n");
     for (int d = p->ndim - 1; d >= 0; d--) {
         if (d > 0) em_sbuf_printf(s, "        { const em_idx c = r %% (em_idx)p.shape[%d]; r /= (em_idx)p.shape[%d];", d, d);
         else em_sbuf_printf(s, "        { const em_idx c = r;");
         for (int k = 0; k < p->nops; k++)
-            if (p->cls[k] != 'S') em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
+            if (p->cls[k] != 'S' && p->cls[k] != 'P')
+                em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
         em_sbuf_printf(s, " }\n");
     }
 }
@@ -316,12 +357,19 @@ static void em__addr(const em_kplan *p, int k, char *buf, size_t len, bool out) 
     else snprintf(buf, len, "*(%s%s *)(p.d[%d] + o%d)", q, T, k, k);
 }
 
+void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
+    em__emit e = {.p = p, .s = s};
+    em__emit_node(&e, p->root, name, len);
+}
+
+em_dtype em_render_natural(const em_node *nd) { return em__natural(nd); }
+
 em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
     em__emit_head(p, s);
     if (!p->contig) em__emit_offsets(p, s);
     char addr[96], name[96];
     for (int k = 1; k < p->nops; k++) {
-        if (p->cls[k] == 'S') continue;
+        if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
         em__addr(p, k, addr, sizeof addr, false);
         em_sbuf_printf(s, "        const %s x%d = %s;\n", em_render_ctype(p->dtypes[k]), k, addr);
     }

@@ -4,13 +4,15 @@
  * broadcasting and coalescing.  Operand 0 is the output; operands 1.. are
  * the distinct leaves in first-visit order.  Each operand has a layout
  * class: 'C' contiguous in the evaluation order, 'S' a broadcast scalar
- * (all strides 0), 'N' anything else.  When no operand is 'N' the kernel
+ * (all strides 0), 'P' a host scalar (one element of at most 8 bytes in
+ * CPU memory, read by a device kernel) passed by value, 'N' anything else.  When no operand is 'N' the kernel
  * uses the contiguous fast path (element i is at index i); otherwise it
  * decomposes i over the coalesced shape.  Index math is 32-bit when the
  * element count and every operand's byte extent fit, else 64-bit.
  *
  * The kernel takes one packed argument (em_kplan_args writes it):
- *   char *d[nops]; long long n; then, for the strided form only,
+ *   char *d[nops] ('P' operands: the value's bytes, zero-padded, in the
+ *   slot); long long n; then, for the strided form only,
  *   long long shape[ndim]; long long st[nops][ndim]   (byte strides)
  * All fields are 8 bytes, so the layout has no padding.
  *
@@ -66,6 +68,18 @@ EM_API em_status em_render_full(const em_kplan *p, em_sbuf *src);
 EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);
 /* A short name for messages: "add_float32". */
 EM_API void em_kplan_name(const em_kplan *p, char *buf, size_t len);
+
+/* For producers fused into a reduction (render_reduce.h): the leaves of
+ * root (operands 1.., data, dtypes, class 'P' for host scalars read on
+ * out's device, else 'N'); no shapes.  dtypes[0] is root's dtype. */
+em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p);
+/* The tree part of the key: ops, loop dtypes, leaf dtypes and classes. */
+void em_kplan_tree_key(const em_kplan *p, em_sbuf *key);
+/* Emit the statements computing p->root from operands named x1.. (already
+ * loaded); the name of the result (its natural dtype) goes to name. */
+void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len);
+/* The dtype a node's statement computes in (its loop's output). */
+em_dtype em_render_natural(const em_node *nd);
 
 /* Append x converted from dtype `from` to `to` (the CPU backend's rules). */
 void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x);

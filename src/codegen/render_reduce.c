@@ -52,13 +52,55 @@ em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int
     return EM_OK;
 }
 
+em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int naxes,
+                        const int *axes, const em_array *out) {
+    if (root->dtype != a->dtype || !em_array_is_c_contiguous(a))
+        return em_error(EM_EVALUE, "a fused reduction reads a C-contiguous array of its producer's dtype");
+    EM_CHECK(em_kplan_tree(root, out, &p->tree));
+    bool red[EM_MAXDIMS] = {false};
+    for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) red[naxes < 0 ? i : axes[i]] = true;
+    for (int k = 1; k < p->tree.nops; k++) {
+        int64_t st[EM_MAXDIMS];
+        EM_CHECK(em__broadcast_strides(p->tree.leaves[k]->leaf, a, st));
+        int no = 0, ni = 0;
+        for (int i = 0; i < a->ndim; i++) { /* the dims em__split_axes keeps, in its order */
+            if (a->shape[i] == 1) continue;
+            if (red[i]) p->list[k][ni++] = st[i];
+            else p->lost[k][no++] = st[i];
+        }
+        if (!no) p->lost[k][0] = 0;
+        if (!ni) p->list[k][0] = 0;
+    }
+    p->root = root;
+    return EM_OK;
+}
+
 void em_rplan_key(const em_rplan *p, em_sbuf *key) {
     em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni);
+    if (p->root) {
+        em_sbuf_printf(key, "|F");
+        em_kplan_tree_key(&p->tree, key);
+    }
+}
+
+/* The fused tail of the argument: leaf pointers (or values), their strides. */
+static void em__fused_args(const em_rplan *p, char *b) {
+    int nl = p->tree.nops;
+    for (int k = 0; k < nl; k++, b += 8) {
+        memset(b, 0, 8);
+        if (k == 0) continue;
+        if (p->tree.cls[k] == 'P') memcpy(b, p->tree.data[k], (size_t)em_dtype_get(p->tree.dtypes[k])->size);
+        else memcpy(b, &p->tree.data[k], 8);
+    }
+    for (int k = 0; k < nl; k++, b += 8 * (size_t)p->no) memcpy(b, p->lost[k], 8 * (size_t)p->no);
+    for (int k = 0; k < nl; k++, b += 8 * (size_t)p->ni) memcpy(b, p->list[k], 8 * (size_t)p->ni);
 }
 
 size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap) {
-    size_t need = 8 * (3 + 4 + 1 + 2 * (size_t)p->no + 2 * (size_t)p->ni);
+    size_t base = 8 * (3 + 4 + 1 + 2 * (size_t)p->no + 2 * (size_t)p->ni), need = base;
+    if (p->root) need += 8 * (size_t)p->tree.nops * (1 + (size_t)p->no + (size_t)p->ni);
     if (need > cap) return 0;
+    if (p->root) em__fused_args(p, (char *)buf + base);
     char *b = buf;
     int64_t v[4] = {p->nout, p->m, p->nsplit, p->chunk};
     memcpy(b, &p->data, 8), memcpy(b + 8, &p->outp, 8), memcpy(b + 16, &p->part, 8);
@@ -270,13 +312,89 @@ static const char em__reduce_kernels[] =
     "    }\n"
     "}\n";
 
+/* Pass 1 with a fused producer: em_at computes the input element k of
+ * output o (leaf bases lb) from the tree.  The combination order per thread
+ * is the unfused kernel's (k, k + EM_RBLOCK, ...), so results are equal bit
+ * for bit; four elements are computed before they are combined so that four
+ * loads are in flight. */
+static const char em__fused_kernel[] =
+    "\nextern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
+    "    __shared__ em_state sh[EM_RBLOCK];\n"
+    "    for (long long u = blockIdx.x; u < p.nout * p.nsplit; u += gridDim.x) {\n"
+    "        const long long o = u / p.nsplit, s = u % p.nsplit;\n"
+    "        long long lb[EM_NL], r = o;\n"
+    "        for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
+    "        for (int d = EM_NO - 1; d >= 0; d--) {\n"
+    "            const long long c = d ? r % p.oshape[d] : r;\n"
+    "            r /= p.oshape[d];\n"
+    "            for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
+    "        }\n"
+    "        const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;\n"
+    "        em_state acc = em_ident();\n"
+    "        long long k = k0 + threadIdx.x;\n"
+    "        for (; k + 3 * EM_RBLOCK < k1; k += 4 * EM_RBLOCK) {\n"
+    "            const em_in v0 = em_at(p, lb, k), v1 = em_at(p, lb, k + EM_RBLOCK);\n"
+    "            const em_in v2 = em_at(p, lb, k + 2 * EM_RBLOCK), v3 = em_at(p, lb, k + 3 * EM_RBLOCK);\n"
+    "            acc = em_comb(acc, em_load(v0, k));\n"
+    "            acc = em_comb(acc, em_load(v1, k + EM_RBLOCK));\n"
+    "            acc = em_comb(acc, em_load(v2, k + 2 * EM_RBLOCK));\n"
+    "            acc = em_comb(acc, em_load(v3, k + 3 * EM_RBLOCK));\n"
+    "        }\n"
+    "        for (; k < k1; k += EM_RBLOCK) acc = em_comb(acc, em_load(em_at(p, lb, k), k));\n"
+    "        sh[threadIdx.x] = acc;\n"
+    "        em_tree(sh);\n"
+    "        if (threadIdx.x == 0) {\n"
+    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);\n"
+    "            else ((em_state *)p.part)[u] = sh[0];\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}\n";
+
+/* em_at: the producer's value at reduced index k, from the leaves' bases. */
+static void em__render_at(const em_rplan *p, em_sbuf *s) {
+    const em_kplan *t = &p->tree;
+    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, long long k) {\n"
+                      "    long long q = k");
+    for (int j = 1; j < t->nops; j++)
+        if (t->cls[j] != 'P') em_sbuf_printf(s, ", o%d = lb[%d]", j, j);
+    em_sbuf_printf(s, ";\n    for (int d = EM_NI - 1; d > 0; d--) {\n"
+                      "        const long long c = q %% p.ishape[d];\n        q /= p.ishape[d];\n");
+    for (int j = 1; j < t->nops; j++)
+        if (t->cls[j] != 'P') em_sbuf_printf(s, "        o%d += c * p.list[%d][d];\n", j, j);
+    em_sbuf_printf(s, "    }\n");
+    for (int j = 1; j < t->nops; j++) {
+        const char *T = em_render_ctype(t->dtypes[j]);
+        if (t->cls[j] == 'P') em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.ld[%d];\n", T, j, T, j);
+        else em_sbuf_printf(s, "    const %s x%d = *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0]);\n",
+                            T, j, T, j, j, j);
+    }
+    char name[96];
+    em_render_tree(t, s, name, sizeof name);
+    em_sbuf_printf(s, "    return ");
+    em__render_conv(s, em_render_natural(t->root), p->in, name);
+    em_sbuf_printf(s, ";\n}\n");
+}
+
 em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "%s", em_render_prelude());
     em__state_fns(p, s);
     em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\n#define EM_NO %d\n#define EM_NI %d\n",
                    em_render_ctype(p->in), em_render_ctype(p->out), p->no, p->ni);
+    if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
     em_sbuf_printf(s, "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit, chunk;\n"
-                      "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n};\n");
-    em_sbuf_printf(s, "%s", em__reduce_kernels);
+                      "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
+    if (p->root) em_sbuf_printf(s, "    char *ld[EM_NL];\n    long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];\n");
+    em_sbuf_printf(s, "};\n");
+    if (!p->root) {
+        em_sbuf_printf(s, "%s", em__reduce_kernels);
+    } else {
+        /* em_tree and pass 2 are the plain kernels' (up to the first pass). */
+        const char *k1 = strstr(em__reduce_kernels, "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(");
+        const char *k2 = strstr(em__reduce_kernels, "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(");
+        em_sbuf_printf(s, "%.*s", (int)(k1 - em__reduce_kernels), em__reduce_kernels);
+        em__render_at(p, s);
+        em_sbuf_printf(s, "%s\n%s", em__fused_kernel, k2);
+    }
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

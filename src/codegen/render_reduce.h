@@ -30,12 +30,25 @@ typedef struct em_rplan {
     int64_t oshape[EM_MAXDIMS], ost[EM_MAXDIMS], ishape[EM_MAXDIMS], ist[EM_MAXDIMS];
     int64_t nout, m, nsplit, chunk;
     double ddof;
+    /* A fused producer (em_rplan_fuse): the input values are root's,
+     * computed per element from its leaves instead of loaded from data.
+     * Leaf k's byte strides over the kept / reduced dims: lost, list. */
+    const em_node *root;
+    em_kplan tree;
+    int64_t lost[EM_KMAXOPS][EM_MAXDIMS], list[EM_KMAXOPS][EM_MAXDIMS];
 } em_rplan;
 
 /* Plan op over axes (naxes < 0: all) of a into out (C-contiguous, size =
  * the kept extent).  acc == EM_NDTYPES accumulates in out's dtype. */
 EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                                em_dtype acc, double ddof, const em_array *out, em_rplan *p);
+/* Make p (planned by em_rplan_make for a C-contiguous array a of root's
+ * shape and dtype, whose data is never read) compute a's values from the
+ * tree root: one pass, no materialised producer.  The argument then ends
+ * with char *ld[nl] ('P' leaves: their value's bytes); long long
+ * lost[nl][no], list[nl][ni]  (nl = tree.nops, slot 0 unused). */
+EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a,
+                               int naxes, const int *axes, const em_array *out);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
 EM_API em_status em_render_reduce(const em_rplan *p, em_sbuf *src); /* with the prelude */
 EM_API size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap);

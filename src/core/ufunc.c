@@ -2,6 +2,7 @@
  * handle `out` and aliasing, then hand a node tree to the device's backend. */
 #include "backend/backend.h"
 #include "core/core.h"
+#include "graph/expr.h"
 
 #include <string.h>
 
@@ -55,12 +56,26 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
     return EM_OK;
 }
 
+/* A 0-d host array of at most 8 bytes: device kernels take it by value
+ * (render.h, class 'P'), so it may join arrays of any device. */
+bool em__host_scalar(const em_array *a) {
+    return a && a->buf && a->buf->device.kind == EM_CPU && a->ndim == 0 &&
+           EM_DTYPE_SIZE(a->dtype) <= 8;
+}
+
 static em_status em__same_device(int nin, const em_array *const *in, const em_array *out,
                                  em_device *dev) {
     em_device d = em_array_device(in[0]);
+    for (int i = 0; i <= nin; i++) { /* the first array that is not a host scalar decides */
+        const em_array *a = i < nin ? in[i] : out;
+        if (a && a->buf && !em__host_scalar(a)) {
+            d = em_array_device(a);
+            break;
+        }
+    }
     for (int i = 0; i <= nin; i++) {
         const em_array *a = i < nin ? in[i] : out;
-        if (!a || !a->buf) continue;
+        if (!a || !a->buf || (i < nin && em__host_scalar(a))) continue;
         em_device e = em_array_device(a);
         if (e.kind != d.kind || e.id != d.id)
             return em_error(EM_EDEVICE, "arrays are on different devices: %s:%d and %s:%d",
@@ -110,20 +125,34 @@ static em_status em__eval(const em_node *root, em_array *out) {
     return em__backend(em_array_device(out).kind)->eval(root, out);
 }
 
-em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promoted,
-                   em_array *out) {
+/* Everything em_ufunc checks and resolves before it runs: shared with the
+ * fusion planner (graph/expr.h), which builds the node instead of running it. */
+static em_status em__ufunc_check(em_op op, int nin, const em_array *const *in, em_dtype promoted,
+                                 const em_array *out, em_device *dev, em_dtype *loop,
+                                 em_dtype *odt, int *nd, int64_t *shape) {
     const em_op_info *info = em_op_get(op);
     if (!info) return em_error(EM_EVALUE, "unknown op %d", (int)op);
     if (nin != info->nin)
         return em_error(EM_EVALUE, "ufunc '%s' takes %d inputs, got %d", info->name, info->nin, nin);
-    em_device dev;
-    EM_CHECK(em__same_device(nin, in, out, &dev));
+    EM_CHECK(em__same_device(nin, in, out, dev));
     if (promoted == EM_NDTYPES) EM_CHECK(em__promote_inputs(op, nin, in, &promoted));
+    EM_CHECK(em_op_resolve(op, promoted, loop, odt));
+    return em__result_shape(nin, in, out, nd, shape);
+}
+
+em_status em_ufunc_plan(em_op op, int nin, const em_array *const *in, em_dtype promoted,
+                         em_device *dev, em_dtype *loop, em_dtype *odt, int *nd, int64_t *shape) {
+    return em__ufunc_check(op, nin, in, promoted, NULL, dev, loop, odt, nd, shape);
+}
+
+em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promoted,
+                   em_array *out) {
+    const em_op_info *info = em_op_get(op);
+    em_device dev;
     em_dtype loop, odt;
-    EM_CHECK(em_op_resolve(op, promoted, &loop, &odt));
     int nd;
     int64_t shape[EM_MAXDIMS];
-    EM_CHECK(em__result_shape(nin, in, out, &nd, shape));
+    EM_CHECK(em__ufunc_check(op, nin, in, promoted, out, &dev, &loop, &odt, &nd, shape));
     bool given = out->buf != NULL;
     if (given && !(out->flags & EM_WRITEABLE))
         return em_error(EM_EVALUE, "output array is read-only");

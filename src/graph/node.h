@@ -5,8 +5,8 @@
  * produces (dtype).  Leaves may have any shape that broadcasts to the
  * evaluation shape; the backend broadcasts them.  Nodes do not own the
  * arrays they read: whoever builds a tree keeps its leaves alive until it is
- * evaluated.  Today the API builds one-op trees and evaluates them at once;
- * the fusion planner will build deeper ones.
+ * evaluated.  Eager calls build one-op trees; the fusion planner lowers
+ * its lazy expressions (graph/expr.h) to deep ones, with shared nodes.
  */
 #ifndef EM_NODE_H
 #define EM_NODE_H

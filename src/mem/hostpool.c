@@ -17,8 +17,9 @@ static struct {
     pthread_mutex_t lock;
     em__free_block *bins[EM_POOL_CLASSES];
     size_t cached, used, limit;
+    size_t peak; /* high-water mark of used since the last reset */
     int enabled; /* -1 until the environment has been read */
-} em__pool = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0, 0, -1};
+} em__pool = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0, 0, 0, -1};
 
 /* Size class of n: its index and rounded size. */
 static int em__class_of(size_t n, size_t *size) {
@@ -72,6 +73,7 @@ void *em_host_alloc(size_t nbytes) {
         em__pool.cached -= size;
     }
     em__pool.used += size;
+    if (em__pool.used > em__pool.peak) em__pool.peak = em__pool.used;
     pthread_mutex_unlock(&em__pool.lock);
     if (!p) p = em__fresh(c < EM_POOL_CLASSES ? size : nbytes);
     if (!p) {
@@ -83,6 +85,7 @@ void *em_host_alloc(size_t nbytes) {
         if (p) {
             pthread_mutex_lock(&em__pool.lock);
             em__pool.used += size;
+            if (em__pool.used > em__pool.peak) em__pool.peak = em__pool.used;
             pthread_mutex_unlock(&em__pool.lock);
         }
     }
@@ -110,6 +113,15 @@ void em_host_pool_stats(size_t *used, size_t *cached) {
     pthread_mutex_lock(&em__pool.lock);
     if (used) *used = em__pool.used;
     if (cached) *cached = em__pool.cached;
+    pthread_mutex_unlock(&em__pool.lock);
+}
+
+/* The most bytes held by live blocks since the last reset (the fusion
+ * tests measure peak memory with it); reset starts again from now. */
+EM_API void em_host_pool_peak(size_t *peak, int reset) {
+    pthread_mutex_lock(&em__pool.lock);
+    if (peak) *peak = em__pool.peak;
+    if (reset) em__pool.peak = em__pool.used;
     pthread_mutex_unlock(&em__pool.lock);
 }
 

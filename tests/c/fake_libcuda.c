@@ -105,3 +105,13 @@ CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
 CUresult cuEventRecord(void *e, void *s) { return 0; }
 CUresult cuEventSynchronize(void *e) { return 0; }
 CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.5f; return 0; }
+int fake_stream_waits;
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { fake_stream_waits++; return 0; }
+/* Pinned host memory: plain malloc, so the binding and its owner type can
+ * be tested without a GPU. */
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
+    (void)flags;
+    *p = malloc(n);
+    return *p ? 0 : 2;
+}
+CUresult cuMemFreeHost(void *p) { free(p); return 0; }

@@ -183,6 +183,13 @@ static void test_streams_events(void) {
     CHECK(em_cuda_event_create(0, &e1) == EM_OK && em_cuda_event_create(0, &e2) == EM_OK);
     CHECK(em_cuda_event_record(0, e1, s) == EM_OK && em_cuda_event_record(0, e2, s) == EM_OK);
     CHECK(em_cuda_event_elapsed(0, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    /* Cross-stream ordering goes through one stream wait; the same stream
+     * (1 and NULL both name the legacy default) needs none. */
+    int *waits = dlsym(fake, "fake_stream_waits");
+    CHECK(waits != NULL);
+    int w0 = waits ? *waits : 0;
+    CHECK(em_cuda_stream_wait(0, (void *)1, s) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_cuda_stream_wait(0, (void *)1, NULL) == EM_OK && waits && *waits == w0 + 1);
     CHECK(em_cuda_stream_destroy(0, s) == EM_OK && em_cuda_stream_get() == NULL);
     CHECK(em_cuda_event_destroy(0, e1) == EM_OK && em_cuda_event_destroy(0, e2) == EM_OK);
 }

@@ -179,3 +179,20 @@ def test_meshgrid_empty_inputs(device, indexing, sizes):
     got = em.meshgrid(*[em.asarray(x, device=device) for x in xs], indexing=indexing)
     for g, w in zip(got, np.meshgrid(*xs, indexing=indexing)):
         assert_same(g, w)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_get_into_out(device, rng, dtype):
+    # Straight into out's buffer when it matches; otherwise NumPy's copyto
+    # (casting, strided out); the result is always out.
+    a = random_array(rng, (3, 5), dtype)
+    x = em.asarray(a)
+    out = np.zeros((3, 5), dtype)
+    assert x.get(out=out) is out
+    np.testing.assert_array_equal(out, a)
+    wide = np.zeros((3, 10), dtype)[:, ::2]
+    assert x.get(out=wide) is wide
+    np.testing.assert_array_equal(wide, a)
+    np.testing.assert_array_equal(to_em(a[::-1, 1:]).get(out=np.zeros((3, 4), dtype)), a[::-1, 1:])
+    with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(3,5\) into shape \(2,5\)"):
+        x.get(out=np.zeros((2, 5), dtype))

@@ -78,3 +78,21 @@ def test_null_stream_and_nesting(fake_lib):
                          "    back = _ember.cuda_stream_get() == s.ptr\n"
                          "print(inner, null, back, _ember.cuda_stream_get() is None)")
     assert out == ["True", "True", "True", "True"]
+
+
+def test_pinned_memory_owner_and_numpy_view(fake_lib):
+    # The owner exports its bytes, numpy keeps it alive as the array's base,
+    # and dropping both unpins (the fake frees) without a crash.
+    out = _run(fake_lib, "import gc, numpy as np, ember as em\n"
+                         "m = em.cuda.alloc_pinned_memory(64)\n"
+                         "print(m.size, m.ptr != 0, type(m).__name__)\n"
+                         "a = em.cuda.pinned_empty((2, 3), 'float32')\n"
+                         "a[...] = np.arange(6).reshape(2, 3)\n"
+                         "print(a.shape, a.dtype, a.sum(), a.base is not None)\n"
+                         "z = em.cuda.pinned_empty(0, 'int8'); print(z.shape)\n"
+                         "try:\n"
+                         "    em.cuda.pinned_empty((-1, 2))\n"
+                         "except ValueError as e: print('ValueError')\n"
+                         "del a, m, z; gc.collect(); print('ok')\n")
+    assert out == ["64", "True", "PinnedMemory", "(2,", "3)", "float32", "15.0", "True", "(0,)",
+                   "ValueError", "ok"]

@@ -124,7 +124,29 @@ def test_cublas_matmul_rejects_bad_input():
     a = em.asarray([[1.0, 2.0]], device="cpu")
     with pytest.raises(em.DeviceError, match="one CUDA device"):
         _ember.cuda_matmul(a, a.T)
-    with pytest.raises(ValueError, match="2-d arrays"):
+    with pytest.raises(ValueError, match="same ndim >= 2, got 1-d and 1-d"):
         _ember.cuda_matmul(em.asarray([1.0]), em.asarray([1.0]))
-    with pytest.raises(TypeError, match="float32 or two float64"):
+    with pytest.raises(TypeError, match="one dtype among float16, float32, float64, complex64 and "
+                                        "complex128, got int64 and int64"):
         _ember.cuda_matmul(em.asarray([[1]]), em.asarray([[1]]))
+    with pytest.raises(ValueError, match="batch dimensions differ"):
+        _ember.cuda_matmul(em.ones((2, 1, 1)), em.ones((3, 1, 1)))
+    with pytest.raises(ValueError, match="a has 2 columns but b has 3 rows"):
+        _ember.cuda_matmul(em.ones((1, 2)), em.ones((3, 1)))
+
+
+@needs_nogpu
+def test_pinned_memory_needs_a_gpu():
+    with pytest.raises(em.DeviceError):
+        em.cuda.pinned_empty((4,), "float32")
+
+
+@pytest.mark.skipif(NOGPU, reason="no CUDA device")
+def test_pinned_round_trip():
+    import numpy as np
+    src = em.cuda.pinned_empty((1000, 3), "float32")
+    src[...] = np.random.default_rng(0).standard_normal((1000, 3))
+    x = em.asarray(src, device="cuda:0")
+    back = em.cuda.pinned_empty((1000, 3), "float32")
+    x.get(out=back)
+    np.testing.assert_array_equal(back, src)

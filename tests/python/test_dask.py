@@ -188,8 +188,9 @@ def test_local_cluster(client):
     for (name, _, want), got in zip(colls, results):
         _check(name, got, want)
     _check_svd(*client.compute(list(da.linalg.svd(d)), sync=True), a)
+    # Plain LocalCluster workers inherit EMBER_DEVICE, hence this process's device kind.
     kinds = client.run(lambda: __import__("ember").get_device().kind)
-    assert sorted(kinds.values()) == ["cpu", "cpu"]
+    assert sorted(kinds.values()) == [em.get_device().kind] * 2
 
 
 def test_cluster_helper_cpu_layout():
@@ -212,3 +213,17 @@ def test_cluster_layout_one_worker_per_gpu(monkeypatch):
     n, threads, envs = em.dask._worker_layout(None)
     assert (n, threads) == (3, 1)
     assert envs == [{"CUDA_VISIBLE_DEVICES": str(i), "EMBER_DEVICE": "cuda:0"} for i in range(3)]
+
+
+@pytest.mark.skipif(not em.cuda.is_available(), reason="needs a CUDA device")
+def test_cluster_helper_gpu_layout():
+    # One worker per GPU, each seeing only its own as cuda:0; chunks made on
+    # the workers stay on their GPU and the result matches NumPy.
+    n = em.cuda.device_count()
+    with em.dask.cluster(host="127.0.0.1", dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as c:
+        seen = c.run(lambda: (os.environ.get("CUDA_VISIBLE_DEVICES"), str(__import__("ember").get_device())))
+        assert sorted(seen.values()) == [(str(i), "cuda:0") for i in range(n)]
+        a = _data(2)
+        d = da.from_array(a, chunks=(30, TALL[1])).map_blocks(em.asarray)
+        _check("gpu sum", c.compute((d * 2).sum(axis=0), sync=True), (a * 2).sum(axis=0))

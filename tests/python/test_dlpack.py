@@ -223,11 +223,24 @@ def test_cuda_array_interface(device):
         return
     cai = x.__cuda_array_interface__
     assert cai["version"] == 3 and cai["shape"] == (2, 3) and cai["typestr"] == "<f4"
-    assert cai["data"] == (x._ptr, False) and cai["strides"] is None and cai["stream"] is None
+    assert cai["data"] == (x._ptr, False) and cai["strides"] is None
+    assert cai["stream"] == 1  # the legacy default stream: Ember's current one here
     assert x[:, ::2].__cuda_array_interface__["strides"] == (12, 8)
     y = em.asarray(_Owner(cai))  # zero-copy wrap of the pointer
     assert y._ptr == x._ptr and y.device == x.device
     assert_same(y, np.arange(6, dtype=np.float32).reshape(2, 3))
+    # Produced on a side stream: the interface names that stream, and an
+    # importer on another stream orders itself after it (no host wait).
+    s = em.Stream(non_blocking=True)
+    big = em.ones(1 << 22, dtype=em.float32)
+    with s:
+        z = big * 3
+        cz = z.__cuda_array_interface__
+        assert cz["stream"] == s.ptr
+    w = em.asarray(_Owner(cz))
+    assert float(em.sum(w)) == 3 * (1 << 22)
+    with pytest.raises(ValueError, match="'stream' 0 is disallowed"):
+        em.asarray(_Owner(dict(cai, stream=0)))
 
 
 class _Owner:

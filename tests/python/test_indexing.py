@@ -105,6 +105,18 @@ def test_put_repeated_last_write_wins(device):
     assert_same(x, np.array([1.0, 2.0, 1.0, 2.0]))
 
 
+def test_scatter_into_a_large_array_keeps_last_write(device):
+    # Many targets and few positions: the CUDA scatter compares positions
+    # instead of keeping one winner slot per target; the rule is the same.
+    x = em.zeros((2**26 + 8,), dtype="int8", device=device)
+    x[em.asarray([5, 2**26 + 7, 5, -1, 9])] = em.asarray([1, 2, 3, 4, 5], dtype="int8")
+    got = x[em.asarray([5, 9, 2**26 + 7, 0])].get().tolist()
+    assert got == [3, 5, 4, 0]
+    with pytest.raises(IndexError, match="index 67108872 is out of bounds for axis 0 with size 67108872"):
+        x[em.asarray([0, 2**26 + 8])] = 1
+    assert x[0].item() == 0  # nothing written before the bad index was found
+
+
 def test_setitem_casts_values(device):
     x = em.zeros(4, dtype="int32", device=device)
     x[[0, 2]] = em.asarray([1.9, -2.7])

@@ -7,6 +7,7 @@ stream and packed arguments the driver received, limits, compile errors --
 NVRTC compiles for real when it is installed); and GPU tests with the
 `device` fixture that skip on the CPU."""
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -85,15 +86,14 @@ def test_attributes_kept(tmp_path):
 
 # ---- call-time errors, all checked before the device is touched ----------
 
-def test_needs_cuda_device(cpu, noop):
-    with pytest.raises(em.DeviceError, match="raw CUDA kernels need a CUDA device; the current device is cpu"):
-        noop((1,), (1,), ())
-    with pytest.raises(em.DeviceError, match="need a CUDA device"):
-        em.RawModule(code=NOOP).compile()
-    # get_function on the CPU is lazy: the error comes at the launch
-    f = em.RawModule(code=NOOP).get_function("noop")
-    with pytest.raises(em.DeviceError, match="need a CUDA device"):
-        f(1, 1, [])
+def test_cpu_device_runs_kernels_as_c(cpu, noop):
+    # On the CPU a raw kernel runs as C (tests/python/test_rawkernel_cpu.py);
+    # compile() has nothing to do until the argument types are known.
+    if not em._ember._cc_available():
+        pytest.skip("no C compiler")
+    noop((1,), (1,), ())
+    em.RawModule(code=NOOP).compile()
+    em.RawModule(code=NOOP).get_function("noop")(1, 1, [])
 
 
 @pytest.mark.parametrize("grid, exc, msg", [
@@ -113,7 +113,7 @@ def test_bad_grid(cpu, noop, grid, exc, msg):
         noop(grid, 1, ())
     with pytest.raises(exc, match=msg.replace("grid", "block")):
         noop(1, grid, ())
-    with pytest.raises(em.DeviceError):  # still working, and numpy ints are fine
+    if em._ember._cc_available():  # still working, and numpy ints are fine
         noop((np.int64(2), 3), np.uint32(4), ())
 
 
@@ -134,9 +134,8 @@ def test_bad_launch_arguments(cpu, noop):
         noop(1, 1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'shmem'"):
         noop(1, 1, (), shmem=4)
-    with pytest.raises(em.DeviceError):  # the keyword and positional forms parse
+    if em._ember._cc_available():  # the keyword and positional forms parse (and run on the CPU)
         noop(1, 1, [], 16, None)
-    with pytest.raises(em.DeviceError):
         noop(1, 1, (), shared_mem=np.int32(16), stream=0)
 
 
@@ -152,18 +151,23 @@ def test_bad_launch_arguments(cpu, noop):
      r"argument 1 has a __cuda_array_interface__ without a valid 'data'"),
 ])
 def test_bad_kernel_argument(cpu, noop, arg, exc, msg):
-    with pytest.raises(exc, match=msg):
-        noop(1, 1, (1.0, arg))
+    # The CUDA packer's checks, run without a device; a launch on the CPU
+    # refuses the same arguments (host arrays excepted: they are CPU memory).
     with pytest.raises(exc, match=msg):
         noop._pack((1.0, arg))
-    with pytest.raises(em.DeviceError):
-        noop(1, 1, (1.0, 2))
+    if isinstance(arg, np.ndarray) or not em._ember._cc_available():
+        return
+    with pytest.raises(exc, match=re.sub(r"; expected an ember array|without a valid 'data'", "", msg)):
+        noop(1, 1, (1.0, arg))
 
 
-def test_host_array_argument(cpu, noop):
-    x = em.arange(4, device="cpu")
-    with pytest.raises(ValueError, match="argument 0 is an array on cpu; raw CUDA kernels take arrays on a CUDA device"):
-        noop(1, 1, (x,))
+def test_host_array_argument(noop):
+    # A CPU array with a CUDA device current: the launch goes to the array's
+    # device, the CPU, where this kernel runs as C.
+    if not em.cuda.is_available() or not em._ember._cc_available():
+        pytest.skip("needs a CUDA device and a C compiler")
+    with em.Device("cuda:0"):
+        noop(1, 1, (em.arange(4, device="cpu"),))
 
 
 def test_too_many_argument_bytes(cpu, noop):
@@ -371,17 +375,18 @@ def test_fake_compiles_once(fake_lib, tmp_path):
 
 @needs_nvrtc
 def test_fake_argument_on_other_device(fake_lib, tmp_path):
+    # CUDA arrays with the CPU current: the launch goes to the arrays' device.
     out = _run(fake_lib, tmp_path, f"""
         k = em.RawKernel({ADD!r}, "add")
         x = em.zeros(8, dtype=em.float32)
         with em.Device("cpu"):
             try:
                 k(1, 1, (x, x, x, 1))
-            except em.DeviceError as e:
-                print(str(e))
+                print("launched")
+            except em.CompileError:
+                print("launched")  # no NVRTC next to the fake driver: it got as far as compiling
     """)
-    assert out == ["kernel 'add': raw CUDA kernels need a CUDA device; the current device is cpu "
-                   "(make one current with `with em.Device('cuda:0'):`)"]
+    assert out == ["launched"]
 
 
 # ---- on a GPU -------------------------------------------------------------

@@ -118,4 +118,5 @@ void em_cpu_loops_init(void) {
     em_cpu_loops_init_bitwise();
     em_cpu_loops_init_math();
     em_cpu_loops_init_complex();
+    em_cpu_loops_init_vmath(); /* last: replaces some float loops */
 }

@@ -25,6 +25,8 @@
 #define EM_MAXNODES 256
 #define EM_SLOT 16 /* bytes per element of a scratch buffer: the widest dtype */
 #define EM_GRAIN_ELEMS 32768
+#define EM_SCRATCH_BYTES (1 << 20) /* per thread: deep fused trees get shorter blocks */
+#define EM_MAXSHARED 16 /* shared subexpressions computed once per block */
 
 typedef struct em__plan {
     const em_node *root;
@@ -35,8 +37,11 @@ typedef struct em__plan {
     int64_t shape[EM_MAXDIMS];
     int64_t strides[EM_MAXLEAVES + 1][EM_MAXDIMS]; /* leaves, then out */
     char *data[EM_MAXLEAVES + 1];
-    int64_t inner, nchunks, items, blocklen;
+    int64_t inner, nchunks, items, blocklen, block; /* block: elements per block */
     int nbufs;
+    int nseen, nshared;
+    const em_node *seen[EM_MAXNODES];
+    const em_node *shared[EM_MAXSHARED]; /* op nodes read by more than one parent */
 } em__plan;
 
 typedef struct em__block {
@@ -45,6 +50,11 @@ typedef struct em__block {
     int next;
     int64_t n;                          /* elements in this block */
     char *ptr[EM_MAXLEAVES + 1];        /* leaves and out at this block's start */
+    int nmemo;                          /* values of shared nodes in this block */
+    const em_node *memo_node[2 * EM_MAXSHARED];
+    em_dtype memo_want[2 * EM_MAXSHARED];
+    const void *memo_val[2 * EM_MAXSHARED];
+    int64_t memo_step[2 * EM_MAXSHARED];
 } em__block;
 
 em_dtype em__loop_out_dtype(em_op op, em_dtype loop) {
@@ -63,6 +73,12 @@ static em_dtype em__input_dtype(const em_node *nd, int i) {
 
 /* ---- planning ------------------------------------------------------------ */
 
+static bool em__is_shared(const em__plan *p, const em_node *nd) {
+    for (int i = 0; i < p->nshared; i++)
+        if (p->shared[i] == nd) return true;
+    return false;
+}
+
 static em_status em__collect(em__plan *p, const em_node *nd) {
     if (++p->nnodes > EM_MAXNODES)
         return em_error(EM_EUNSUPPORTED, "expression has more than %d nodes", EM_MAXNODES);
@@ -74,6 +90,12 @@ static em_status em__collect(em__plan *p, const em_node *nd) {
         p->leaves[p->nleaves++] = nd;
         return EM_OK;
     }
+    /* Every visit counts its subtree: scratch is sized for the tree without
+     * the memo, so a value computed again (another dtype wanted) still fits. */
+    bool again = false;
+    for (int i = 0; i < p->nseen && !again; i++) again = p->seen[i] == nd;
+    if (!again) p->seen[p->nseen++] = nd;
+    else if (!em__is_shared(p, nd) && p->nshared < EM_MAXSHARED) p->shared[p->nshared++] = nd;
     if (nd->op != EM_OP_COPY && !em_cpu_loops[nd->op][nd->loop])
         return em_error(EM_EUNSUPPORTED, "ufunc '%s' has no CPU loop for dtype %s yet",
                         em_op_get(nd->op)->name, em_dtype_get(nd->loop)->name);
@@ -136,7 +158,7 @@ static void em__coalesce(em__plan *p, int nops) {
 static em_status em__plan_make(em__plan *p, const em_node *root, em_array *out) {
     p->root = root;
     p->out = out;
-    p->nleaves = p->nnodes = 0;
+    p->nleaves = p->nnodes = p->nseen = p->nshared = 0;
     EM_CHECK(em__collect(p, root));
     p->ndim = out->ndim;
     memcpy(p->shape, out->shape, sizeof(int64_t) * (size_t)out->ndim);
@@ -149,10 +171,15 @@ static em_status em__plan_make(em__plan *p, const em_node *root, em_array *out) 
     em__order_dims(p, p->nleaves + 1);
     em__coalesce(p, p->nleaves + 1);
     p->inner = p->shape[p->ndim - 1];
-    p->blocklen = p->inner < EM_BLOCK ? p->inner : EM_BLOCK;
-    p->nchunks = (p->inner + EM_BLOCK - 1) / EM_BLOCK;
-    p->items = em_array_size(out) / p->inner * p->nchunks;
     p->nbufs = 3 * p->nnodes + 2 * p->nleaves + 2;
+    /* A fused tree needs a scratch buffer per node: keep a thread's scratch
+     * near EM_SCRATCH_BYTES (cache-sized, and small beside the arrays). */
+    p->block = EM_BLOCK;
+    while (p->block > 512 && (int64_t)p->nbufs * p->block * EM_SLOT > EM_SCRATCH_BYTES)
+        p->block /= 2;
+    p->blocklen = p->inner < p->block ? p->inner : p->block;
+    p->nchunks = (p->inner + p->block - 1) / p->block;
+    p->items = em_array_size(out) / p->inner * p->nchunks;
     return EM_OK;
 }
 
@@ -210,17 +237,30 @@ static const void *em__op_value(em__block *b, const em_node *nd, em_dtype want, 
     return em__convert(b, v, nd->dtype, want, 1, dest);
 }
 
+/* A shared node's value is computed once per block and reused (the memo
+ * holds pointers into this block's scratch, never reused within a block). */
 static const void *em__value(em__block *b, const em_node *nd, em_dtype want, int64_t *step,
                              char *dest) {
     if (nd->nin == 0) return em__leaf_value(b, nd, want, step, dest);
-    return em__op_value(b, nd, want, step, dest);
+    if (dest || !em__is_shared(b->p, nd)) return em__op_value(b, nd, want, step, dest);
+    for (int i = 0; i < b->nmemo; i++)
+        if (b->memo_node[i] == nd && b->memo_want[i] == want) {
+            *step = b->memo_step[i];
+            return b->memo_val[i];
+        }
+    const void *v = em__op_value(b, nd, want, step, NULL);
+    if (b->nmemo < 2 * EM_MAXSHARED) {
+        b->memo_node[b->nmemo] = nd, b->memo_want[b->nmemo] = want;
+        b->memo_val[b->nmemo] = v, b->memo_step[b->nmemo++] = *step;
+    }
+    return v;
 }
 
 static void em__run_block(em__block *b, int64_t item) {
     const em__plan *p = b->p;
-    int64_t outer = item / p->nchunks, start = (item % p->nchunks) * EM_BLOCK;
+    int64_t outer = item / p->nchunks, start = (item % p->nchunks) * p->block;
     int nops = p->nleaves + 1, inner = p->ndim - 1;
-    b->n = p->inner - start < EM_BLOCK ? p->inner - start : EM_BLOCK;
+    b->n = p->inner - start < p->block ? p->inner - start : p->block;
     for (int k = 0; k < nops; k++) b->ptr[k] = p->data[k] + start * p->strides[k][inner];
     for (int d = inner - 1; d >= 0; d--) {
         int64_t i = outer % p->shape[d];
@@ -228,6 +268,7 @@ static void em__run_block(em__block *b, int64_t item) {
         for (int k = 0; k < nops; k++) b->ptr[k] += i * p->strides[k][d];
     }
     b->next = 0;
+    b->nmemo = 0;
     em_array *out = p->out;
     int64_t os = p->strides[p->nleaves][inner], size = EM_DTYPE_SIZE(out->dtype);
     char *dst = b->ptr[p->nleaves];

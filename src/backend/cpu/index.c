@@ -3,8 +3,9 @@
  * A gather position b turns its indices into a byte offset in a (bounds
  * checked, negatives wrapped once), then copies the block a[offset + rest]
  * (the dimensions after the indexed ones) to or from a contiguous buffer.
- * Gathers and nonzero run on the thread pool; scatters run in order on one
- * thread so that, as in NumPy, the last write to a repeated index wins. */
+ * Gathers and nonzero run on the thread pool; scatters check every index
+ * first (in parallel) and then write in order on one thread so that, as in
+ * NumPy, the last write to a repeated index wins. */
 #include "backend/cpu/cast.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/threadpool.h"
@@ -240,11 +241,24 @@ static int64_t em__put1(const em__gather *g, int64_t stride, int64_t end) {
     }
 }
 
+/* Bounds of positions [begin, end), without touching memory. */
+static void em__check_range(void *ctx, int64_t begin, int64_t end, int worker) {
+    em__gather *g = ctx;
+    int64_t off;
+    for (int64_t b = begin; b < end; b++)
+        if (!em__offset(g, b, &off, &g->bad[worker])) return;
+}
+
+/* Every index is checked before the first write (NumPy's setitem does the
+ * same), so a bad index leaves a as it was. */
 em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
     em__gather g;
     if (!em__gather_init(&g, a, m, nidx, idx, values->data))
         return em_error(EM_ENOMEM, "out of memory in put");
     int64_t nb = em_array_size(&idx[0]), step = g.inner * g.size, off, stride, b = 0;
+    em_parallel_for(nb, 65536, em__check_range, &g);
+    for (int w = 0; w < em_pool_workers(); w++)
+        if (g.bad[w].pos != INT64_MAX) return em__gather_done(&g);
     if (em__take1_ok(&g, &stride)) b = em__put1(&g, stride, nb); /* stops at a bad index */
     for (; b < nb; b++) { /* the rest, or the bad index: recorded below */
         if (!em__offset(&g, b, &off, &g.bad[0])) break;

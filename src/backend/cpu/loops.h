@@ -24,6 +24,7 @@ void em_cpu_loops_init_compare(void); /* comparisons, maximum/minimum, predicate
 void em_cpu_loops_init_bitwise(void); /* logical, bitwise and shift ops */
 void em_cpu_loops_init_math(void);    /* float math: sqrt, exp, trig, rounding */
 void em_cpu_loops_init_complex(void); /* real, imag, conjugate */
+void em_cpu_loops_init_vmath(void);   /* libmvec SIMD exp, log, trig (vmath.c), when present */
 
 /* Apply M(DT, T, ...) to each loop dtype of a family (float16 has no loops:
  * it computes in float32). */

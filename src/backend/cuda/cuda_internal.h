@@ -65,5 +65,9 @@ EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *v
 em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
 em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
 em_status em_cuda_nonzero(const em_array *a, em_array *out);
+/* gather.c: the general gather / scatter (last write wins) and nonzero. */
+em_status em_cuda_gather(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
+em_status em_cuda_scatter(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
+em_status em_cuda_nonzero_dev(const em_array *a, em_array *out);
 
 #endif

@@ -131,53 +131,15 @@ em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values) 
 
 /* ---- the vtable's gather / scatter / nonzero ----------------------------- */
 
-/* Gather with flat positions over the whole array (nidx == 1, m == ndim)
- * runs as one kernel.  The other forms (one index array per dimension, or
- * indexing the leading dimensions only), scatter and nonzero go through the
- * host for now: correct, not fast (device kernels are the next step). */
-static em_status em__host_copies(int n, const em_array *src, em_array *dst) {
-    em_device cpu = {EM_CPU, 0};
-    em_status s = EM_OK;
-    for (int i = 0; i < n && s == EM_OK; i++) s = em_to_device(&src[i], cpu, &dst[i]);
-    return s;
-}
-
-static void em__release_all(int n, em_array *a) {
-    for (int i = 0; i < n; i++) em_array_release(&a[i]);
-}
-
+/* Flat positions over the whole array keep index.c's kernel (any layout of
+ * a); the other forms, scatter and nonzero are gather.c's. */
 em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx, em_array *out) {
     if (nidx == 1 && m == a->ndim) return em_cuda_take(a, &idx[0], out);
-    em_device cpu = {EM_CPU, 0};
-    em_array ha = {0}, hidx[EM_MAXDIMS] = {{0}}, hout = {0};
-    em_status s = em__host_copies(1, a, &ha);
-    if (s == EM_OK) s = em__host_copies(nidx, idx, hidx);
-    if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
-    if (s == EM_OK) s = em_cpu_backend.take(&ha, m, nidx, hidx, &hout);
-    if (s == EM_OK) s = em_copy_into(out, &hout);
-    em_array_release(&ha), em_array_release(&hout), em__release_all(nidx, hidx);
-    return s;
+    return em_cuda_gather(a, m, nidx, idx, out);
 }
 
-/* Scatter runs on the host: NumPy's "last write wins" for repeated indices
- * needs an order that a parallel kernel does not give (em_cuda_put is kept
- * for the case the caller knows the indices are unique). */
 em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
-    em_array ha = {0}, hv = {0}, hidx[EM_MAXDIMS] = {{0}};
-    em_status s = em__host_copies(1, a, &ha);
-    if (s == EM_OK) s = em__host_copies(1, values, &hv);
-    if (s == EM_OK) s = em__host_copies(nidx, idx, hidx);
-    if (s == EM_OK) s = em_cpu_backend.put(&ha, m, nidx, hidx, &hv);
-    if (s == EM_OK) s = em_copy_into(a, &ha);
-    em_array_release(&ha), em_array_release(&hv), em__release_all(nidx, hidx);
-    return s;
+    return em_cuda_scatter(a, m, nidx, idx, values);
 }
 
-em_status em_cuda_nonzero(const em_array *a, em_array *out) {
-    em_array ha = {0}, hout = {0};
-    em_status s = em__host_copies(1, a, &ha);
-    if (s == EM_OK) s = em_cpu_backend.nonzero(&ha, &hout);
-    if (s == EM_OK) s = em_to_device(&hout, em_array_device(a), out);
-    em_array_release(&ha), em_array_release(&hout);
-    return s;
-}
+em_status em_cuda_nonzero(const em_array *a, em_array *out) { return em_cuda_nonzero_dev(a, out); }

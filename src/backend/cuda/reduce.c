@@ -2,6 +2,7 @@
  * and, when outputs were split, pass 2 (see codegen/render_reduce.h). */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/render_reduce.h"
+#include "graph/expr.h"
 
 #include <stdio.h>
 
@@ -45,6 +46,8 @@ em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const in
     static _Thread_local em_rplan p;
     int id = em_array_device(out).id;
     EM_CHECK(em_rplan_make(op, a, naxes, axes, dt, ddof, out, &p));
+    if (em__fused_input.buf && a->buf == em__fused_input.buf) /* a's values come from a tree */
+        EM_CHECK(em_rplan_fuse(&p, em__fused_input.root, a, naxes, axes, out));
     if (p.nout == 0 || em_array_size(out) == 0) return EM_OK;
     if (p.m == 0 && (op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_ARGMIN || op == EM_RED_ARGMAX))
         return em_error(EM_EVALUE, "zero-size array to reduction operation %s which has no identity",

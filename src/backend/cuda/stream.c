@@ -6,7 +6,9 @@
  * sees the results of the work queued before it.  The pool tags freed
  * blocks with the stream they were freed on and reuses them only on that
  * stream (pool.c), so a block is never handed to another stream while
- * queued work may still use it.
+ * queued work may still use it.  Exchanges with other libraries (DLPack,
+ * the CUDA array interface) order streams with an event, never by making
+ * the host wait (em_cuda_stream_wait).
  */
 #include "backend/cuda/cuda_internal.h"
 
@@ -73,4 +75,19 @@ em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms) {
     EM_CHECK(em_cu_ctx(id));
     EM_CU(em__cu.cuEventElapsedTime(ms, a, b), "cuEventElapsedTime (were both events recorded and completed?)");
     return EM_OK;
+}
+
+/* DLPack and the CUDA array interface name the legacy default stream 1. */
+static CUstream em__stream_handle(void *s) { return s == (void *)1 ? NULL : s; }
+
+em_status em_cuda_stream_wait(int id, void *waiter, void *producer) {
+    CUstream w = em__stream_handle(waiter), p = em__stream_handle(producer);
+    if (w == p) return EM_OK; /* one stream: already in order */
+    EM_CHECK(em_cu_ctx(id));
+    CUevent e;
+    EM_CU(em__cu.cuEventCreate(&e, 2 /* CU_EVENT_DISABLE_TIMING */), "cuEventCreate");
+    CUresult r = em__cu.cuEventRecord(e, p);
+    if (r == EM_CU_SUCCESS) r = em__cu.cuStreamWaitEvent(w, e, 0);
+    em__cu.cuEventDestroy(e); /* released once the wait is satisfied */
+    return r == EM_CU_SUCCESS ? EM_OK : em_cu_fail(r, "making one stream wait for another");
 }

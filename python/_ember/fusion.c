@@ -1,0 +1,352 @@
+/* Lazy arrays from Python: pending ndarrays, the registry of live ones, the
+ * evaluation triggers, and em.eval / the fusion switches and counters.
+ *
+ * A pending ndarray holds an expression (graph/expr.h) instead of values.
+ * Every binding reaches array data through EMARR (pyember.h), which comes
+ * here while anything is pending: it evaluates the array itself and every
+ * live pending expression that reads its memory, since the caller may write
+ * that memory or hand it out.  The registry is guarded by the GIL.
+ */
+#include "pyember.h"
+
+#include "ember/fusion.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+Py_ssize_t pyem_fusion_live; /* pending arrays alive (EMARR's fast check) */
+
+static EmArrayObject **pyem__live;
+static Py_ssize_t pyem__cap;
+static int64_t pyem__pending_bytes;
+
+/* Settings (_ember._fusion_config). */
+static int pyem__enabled = 1;
+static int64_t pyem__min_size = 16384;     /* CPU results below this run eagerly */
+static Py_ssize_t pyem__max_live = 256;    /* pending arrays alive at once */
+static int64_t pyem__max_bytes = (int64_t)1 << 30; /* bytes of pending results */
+static int pyem__fuse_depth;               /* inside em.fuse: lazy whatever the size */
+static int pyem__foreign;                  /* testing: leaves in other owners' memory too */
+
+static int64_t pyem__nbytes(const EmArrayObject *o) { return em_array_nbytes(&o->a); }
+
+static int pyem__register(EmArrayObject *o) {
+    if (pyem_fusion_live == pyem__cap) {
+        Py_ssize_t cap = pyem__cap ? 2 * pyem__cap : 64;
+        EmArrayObject **n = realloc(pyem__live, (size_t)cap * sizeof *n);
+        if (!n) return PyErr_NoMemory(), -1;
+        pyem__live = n, pyem__cap = cap;
+    }
+    pyem__live[pyem_fusion_live++] = o;
+    pyem__pending_bytes += pyem__nbytes(o);
+    return 0;
+}
+
+static void pyem__unregister(EmArrayObject *o) {
+    for (Py_ssize_t i = pyem_fusion_live - 1; i >= 0; i--)
+        if (pyem__live[i] == o) {
+            memmove(&pyem__live[i], &pyem__live[i + 1],
+                    (size_t)(pyem_fusion_live - i - 1) * sizeof *pyem__live);
+            pyem_fusion_live--;
+            pyem__pending_bytes -= pyem__nbytes(o);
+            return;
+        }
+}
+
+/* Called by the ndarray's dealloc.  A pending result that no other
+ * expression reads is evaluated and dropped, as the eager op would have
+ * run: laziness must not turn `f(x); dev.synchronize()` (every benchmark's
+ * shape) into no work, nor hide an error that the eager call would raise. */
+void pyem_fusion_dealloc(EmArrayObject *o) {
+    em_expr *x = o->pending;
+    if (!x) return;
+    pyem__unregister(o);
+    o->pending = NULL;
+    if (!em_expr_ready(x) && !em_expr_consumed(x)) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        em_expr_job *job;
+        em_array v = {0};
+        em_status s = em_expr_begin(x, &job);
+        if (s == EM_OK) PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
+        em_array_release(&v);
+        if (s != EM_OK) {
+            pyem_raise(s);
+            PyErr_WriteUnraisable((PyObject *)o);
+        }
+        PyErr_Restore(et, ev, tb);
+    }
+    em_expr_decref(x);
+}
+
+int pyem_fusion_flush(em_device d, const char *reason) {
+    for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
+        EmArrayObject *o = pyem__live[i];
+        em_device e = em_array_device(&o->a);
+        if (e.kind != d.kind || e.id != d.id) {
+            i++;
+            continue;
+        }
+        Py_INCREF(o);
+        int r = pyem_force((PyObject *)o, reason);
+        Py_DECREF(o);
+        if (r < 0) return -1;
+        i = 0;
+    }
+    return 0;
+}
+
+/* Replace o's placeholder by the values in v (steals v). */
+static void pyem__install(EmArrayObject *o, em_array *v) {
+    em_expr *x = o->pending;
+    em_expr_set_value(x, v);
+    pyem__unregister(o);
+    o->pending = NULL;
+    uint32_t flags = o->a.flags;
+    em_array_release(&o->a);
+    o->a = *v;
+    o->a.flags = flags;
+    v->buf = NULL, v->data = NULL;
+    em_expr_decref(x);
+}
+
+int pyem_force(PyObject *obj, const char *reason) {
+    EmArrayObject *o = (EmArrayObject *)obj;
+    em_expr *x = o->pending;
+    if (!x) return 0;
+    em_expr_job *job;
+    em_status s = em_expr_begin(x, &job);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    em_expr_incref(x);
+    em_array v = {0};
+    PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, reason, &v));
+    /* Another thread may have installed the values while the GIL was free. */
+    if (s == EM_OK && o->pending == x) pyem__install(o, &v);
+    em_array_release(&v);
+    em_expr_decref(x);
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
+/* Evaluate every live pending array whose expression reads a's memory. */
+static int pyem__force_readers(const em_array *a, const char *reason) {
+    for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
+        EmArrayObject *o = pyem__live[i];
+        if (!em_expr_reads(o->pending, a)) {
+            i++;
+            continue;
+        }
+        Py_INCREF(o);
+        int r = pyem_force((PyObject *)o, reason);
+        Py_DECREF(o);
+        if (r < 0) return -1;
+        i = 0; /* the registry changed */
+    }
+    return 0;
+}
+
+int pyem_touch(PyObject *obj, const char *reason) {
+    if (pyem_force(obj, reason) < 0) return -1;
+    return pyem_fusion_live ? pyem__force_readers(&((EmArrayObject *)obj)->a, reason) : 0;
+}
+
+em_array *pyem_array_slow(PyObject *obj) {
+    /* Some callers reach EMARR with the GIL released (inside
+     * Py_BEGIN_ALLOW_THREADS): take it back for the registry. */
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (pyem_touch(obj, "data access") < 0) {
+        /* No way to report it to this caller: its contract is a usable array. */
+        PyErr_Print();
+        Py_FatalError("ember: a pending array could not be evaluated (see the error above)");
+    }
+    PyGILState_Release(g);
+    return &((EmArrayObject *)obj)->a;
+}
+
+/* ---- building pending arrays (ufunc.c) ------------------------------------------ */
+
+/* Whether an elementwise result of this size on dev should be lazy.  Small
+ * CPU results run eagerly unless an input is pending or em.fuse asks: a
+ * node and a later evaluation cost more than a 1000-element loop. */
+/* EMBER_FUSION=0 turns fusion off; EMBER_FUSE_MIN_SIZE=n sets min_size
+ * (0 makes every result lazy: the test suite then checks fused results). */
+static void pyem__read_env(void) {
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *v = getenv("EMBER_FUSION");
+    if (v && !strcmp(v, "0")) pyem__enabled = 0;
+    v = getenv("EMBER_FUSE_FOREIGN");
+    if (v && !strcmp(v, "1")) pyem__foreign = 1;
+    v = getenv("EMBER_FUSE_MIN_SIZE");
+    if (v && *v) {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (!*end && n >= 0) pyem__min_size = n;
+    }
+}
+
+int pyem_fusion_wants(em_device dev, int64_t size, int any_pending) {
+    pyem__read_env();
+    if (!pyem__enabled || size == 0) return 0;
+    if (any_pending || pyem__fuse_depth || dev.kind != EM_CPU) return 1;
+    return size >= pyem__min_size;
+}
+
+int pyem_fusion_foreign_ok(void) { return pyem__foreign; }
+
+int pyem_is_pending(PyObject *o) { return EmArray_Check(o) && ((EmArrayObject *)o)->pending; }
+
+/* The expression an operand stands for (new reference): a pending array's
+ * own, else a leaf reading view. */
+int pyem_expr_of(PyObject *o, const em_array *view, em_expr **out) {
+    if (o && pyem_is_pending(o)) {
+        em_expr *x = ((EmArrayObject *)o)->pending;
+        em_expr_incref(x);
+        *out = x;
+        return 0;
+    }
+    em_status s = em_expr_leaf(view, out);
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
+/* Evaluate the oldest pending arrays while the registry is over its limits. */
+static int pyem__relieve(void) {
+    while (pyem_fusion_live > pyem__max_live ||
+           (pyem_fusion_live > 1 && pyem__pending_bytes > pyem__max_bytes)) {
+        const char *why = pyem_fusion_live > pyem__max_live ? "limit: live pending arrays"
+                                                            : "memory pressure";
+        EmArrayObject *o = pyem__live[0];
+        Py_INCREF(o);
+        int r = pyem_force((PyObject *)o, why);
+        Py_DECREF(o);
+        if (r < 0) return -1;
+    }
+    return 0;
+}
+
+/* A new pending ndarray for x (steals the reference), evaluated at once if
+ * it is over a limit of one fused evaluation. */
+PyObject *pyem_wrap_pending(em_expr *x) {
+    em_array ph = {0};
+    em_status s = em_expr_placeholder(x, &ph);
+    if (s != EM_OK) {
+        em_expr_decref(x);
+        return pyem_raise(s);
+    }
+    PyObject *r = pyem_wrap(&ph);
+    if (!r) {
+        em_expr_decref(x);
+        return NULL;
+    }
+    EmArrayObject *o = (EmArrayObject *)r;
+    o->pending = x;
+    if (pyem__register(o) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    const char *limit = em_expr_over_limit(x);
+    if ((limit && pyem_force(r, limit) < 0) || pyem__relieve() < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---- Python functions -------------------------------------------------------------- */
+
+/* _ember.eval(*arrays): evaluate the pending ones; returns None. */
+static PyObject *f_eval(PyObject *self, PyObject *args) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++) {
+        PyObject *o = PyTuple_GET_ITEM(args, i);
+        if (EmArray_Check(o) && pyem_force(o, "em.eval") < 0) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_is_pending(PyObject *self, PyObject *o) { return PyBool_FromLong(pyem_is_pending(o)); }
+
+/* _ember._fusion_config(enabled=None, min_size=None, max_live=None,
+ * max_bytes=None): set what is given; returns the previous settings. */
+static PyObject *f_fusion_config(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"enabled", "min_size", "max_live", "max_bytes", NULL};
+    PyObject *en = Py_None, *ms = Py_None, *ml = Py_None, *mb = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &en, &ms, &ml, &mb)) return NULL;
+    pyem__read_env();
+    PyObject *old = Py_BuildValue("{s:O,s:L,s:n,s:L}", "enabled", pyem__enabled ? Py_True : Py_False,
+                                  "min_size", (long long)pyem__min_size, "max_live", pyem__max_live,
+                                  "max_bytes", (long long)pyem__max_bytes);
+    if (!old) return NULL;
+    long long v;
+    if (en != Py_None) {
+        int b = PyObject_IsTrue(en);
+        if (b < 0) goto fail;
+        pyem__enabled = b;
+    }
+    if (ms != Py_None) {
+        if ((v = PyLong_AsLongLong(ms)) < 0) goto bad;
+        pyem__min_size = v;
+    }
+    if (ml != Py_None) {
+        if ((v = PyLong_AsLongLong(ml)) < 1) goto bad;
+        pyem__max_live = (Py_ssize_t)v;
+    }
+    if (mb != Py_None) {
+        if ((v = PyLong_AsLongLong(mb)) < 0) goto bad;
+        pyem__max_bytes = v;
+    }
+    if (pyem__relieve() < 0) goto fail;
+    return old;
+bad:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "fusion limits must be integers >= 0 (max_live >= 1)");
+fail:
+    Py_DECREF(old);
+    return NULL;
+}
+
+/* _ember._fuse_enter() / _fuse_exit(): inside em.fuse every result is lazy. */
+static PyObject *f_fuse_enter(PyObject *self, PyObject *unused) {
+    pyem__fuse_depth++;
+    Py_RETURN_NONE;
+}
+static PyObject *f_fuse_exit(PyObject *self, PyObject *unused) {
+    if (pyem__fuse_depth > 0) pyem__fuse_depth--;
+    Py_RETURN_NONE;
+}
+
+/* _ember._kernel_stats(): counters of fused evaluations. */
+static PyObject *f_kernel_stats(PyObject *self, PyObject *unused) {
+    em_fuse_stats s;
+    em_fuse_stats_get(&s);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:n,s:L}", "evals", (long long)s.evals, "ops",
+                         (long long)s.ops, "kernels", (long long)s.kernels, "reduce_chunks",
+                         (long long)s.chunks, "pending", pyem_fusion_live, "pending_bytes",
+                         (long long)pyem__pending_bytes);
+}
+
+/* libember's host pool high-water mark (src/mem/hostpool.c). */
+EM_API void em_host_pool_peak(size_t *peak, int reset);
+
+/* _ember._host_pool_peak(reset=False) -> the most host-pool bytes in use
+ * since the last reset (the fusion memory test measures with it). */
+static PyObject *f_host_pool_peak(PyObject *self, PyObject *args) {
+    int reset = 0;
+    if (!PyArg_ParseTuple(args, "|p", &reset)) return NULL;
+    size_t peak;
+    em_host_pool_peak(&peak, reset);
+    return PyLong_FromSize_t(peak);
+}
+
+PyMethodDef pyem_fusion_functions[] = {
+    {"_host_pool_peak", f_host_pool_peak, METH_VARARGS,
+     "_host_pool_peak(reset=False) -> peak host-pool bytes in use since the last reset"},
+    {"eval", f_eval, METH_VARARGS, "eval(*arrays): evaluate the pending (lazy) arrays given."},
+    {"_is_pending", f_is_pending, METH_O, "_is_pending(a): whether a is a pending lazy result."},
+    {"_fusion_config", (PyCFunction)(void (*)(void))f_fusion_config, METH_VARARGS | METH_KEYWORDS,
+     "_fusion_config(enabled=None, min_size=None, max_live=None, max_bytes=None) -> old settings"},
+    {"_fuse_enter", f_fuse_enter, METH_NOARGS, "enter an em.fuse region (every result lazy)"},
+    {"_fuse_exit", f_fuse_exit, METH_NOARGS, "leave an em.fuse region"},
+    {"_kernel_stats", f_kernel_stats, METH_NOARGS,
+     "_kernel_stats() -> dict: fused evaluations, ops, distinct kernel keys, reduction chunks, "
+     "pending arrays"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,456 @@
+/* Lazy elementwise expressions (see expr.h): building the DAG, lowering it
+ * to an em_node tree, evaluating it, and the statistics and log of
+ * evaluations. */
+#include "graph/expr.h"
+
+#include "backend/backend.h"
+#include "codegen/render.h"
+#include "core/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(EM_FUSE_MAXLEAVES < EM_KMAXOPS, "a fused tree must fit the renderer's operands");
+_Static_assert(EM_FUSE_MAXNODES <= EM_KMAXNODES, "a fused tree must fit the renderer's nodes");
+
+/* ---- building ---------------------------------------------------------------- */
+
+static em_expr *em__expr_new(void) {
+    em_expr *e = calloc(1, sizeof *e);
+    if (e) atomic_init(&e->refcount, 1);
+    return e;
+}
+
+em_status em_expr_leaf(const em_array *a, em_expr **out) {
+    if (!a || !a->buf) return em_error(EM_EVALUE, "em_expr_leaf needs a set array");
+    em_expr *e = em__expr_new();
+    if (!e) return em_error(EM_ENOMEM, "out of host memory for an expression node");
+    em_array_view(&e->arr, a);
+    e->op = EM_OP_COPY;
+    e->loop = e->dtype = a->dtype;
+    e->dev = em_array_device(a);
+    e->ndim = a->ndim;
+    memcpy(e->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    e->nnodes = 1;
+    *out = e;
+    return EM_OK;
+}
+
+_Thread_local em_fused_input em__fused_input;
+
+bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
+
+bool em_expr_consumed(const em_expr *e) { return e->consumed; }
+void em_expr_consume(em_expr *e) { e->consumed = true; }
+
+/* The depth and size a node contributes to its parent: a ready node is a leaf. */
+static int em__depth(const em_expr *e) { return em_expr_ready(e) ? 0 : e->depth; }
+static int em__size(const em_expr *e) { return em_expr_ready(e) ? 1 : e->nnodes; }
+static int em__nleaves_bound(const em_expr *e) { return em_expr_ready(e) ? 1 : e->nleaves; }
+
+em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dtype dtype,
+                     em_expr **out) {
+    if (nin < 1 || nin > EM_NODE_MAXIN || !em_op_get(op) || em_op_get(op)->nin != nin)
+        return em_error(EM_EVALUE, "em_expr_op: op %d does not take %d inputs", (int)op, nin);
+    int ndims[EM_NODE_MAXIN];
+    const int64_t *shapes[EM_NODE_MAXIN];
+    em_device dev = in[0]->dev;
+    for (int i = 0; i < nin; i++) /* host scalars join any device (em__host_scalar) */
+        if (!(em_expr_ready(in[i]) && em__host_scalar(&in[i]->arr))) dev = in[i]->dev;
+    for (int i = 0; i < nin; i++) {
+        ndims[i] = in[i]->ndim, shapes[i] = in[i]->shape;
+        bool hs = em_expr_ready(in[i]) && em__host_scalar(&in[i]->arr);
+        if (!hs && (in[i]->dev.kind != dev.kind || in[i]->dev.id != dev.id))
+            return em_error(EM_EDEVICE, "expression inputs are on different devices");
+    }
+    int nd;
+    int64_t shape[EM_MAXDIMS];
+    EM_CHECK(em_broadcast_shapes(nin, ndims, shapes, &nd, shape));
+    em_expr *e = em__expr_new();
+    if (!e) return em_error(EM_ENOMEM, "out of host memory for an expression node");
+    e->op = op, e->loop = loop, e->dtype = dtype, e->nin = nin;
+    e->dev = dev;
+    e->ndim = nd;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)nd);
+    e->nnodes = 1;
+    for (int i = 0; i < nin; i++) {
+        em_expr_incref(in[i]);
+        in[i]->consumed = true;
+        e->in[i] = in[i];
+        e->depth = em__depth(in[i]) + 1 > e->depth ? em__depth(in[i]) + 1 : e->depth;
+        e->nnodes += em__size(in[i]);
+        e->nleaves += em__nleaves_bound(in[i]);
+    }
+    *out = e;
+    return EM_OK;
+}
+
+void em_expr_incref(em_expr *e) { atomic_fetch_add_explicit(&e->refcount, 1, memory_order_relaxed); }
+
+void em_expr_decref(em_expr *e) {
+    if (!e || atomic_fetch_sub_explicit(&e->refcount, 1, memory_order_acq_rel) != 1) return;
+    for (int i = 0; i < e->nin; i++) em_expr_decref(e->in[i]);
+    em_array_release(&e->arr);
+    free(e);
+}
+
+em_status em_expr_placeholder(const em_expr *e, em_array *out) {
+    em_array a = {0};
+    EM_CHECK(em__buffer_wrap(e->dev, NULL, 0, NULL, NULL, &a.buf));
+    a.dtype = e->dtype;
+    a.ndim = e->ndim;
+    a.flags = EM_WRITEABLE;
+    memcpy(a.shape, e->shape, sizeof(int64_t) * (size_t)e->ndim);
+    em__contig_strides(e->ndim, e->shape, EM_DTYPE_SIZE(e->dtype), a.strides);
+    *out = a;
+    return EM_OK;
+}
+
+bool em_expr_pooled(const em_array *a) { return a->buf && a->buf->pooled; }
+
+void em_expr_set_value(em_expr *e, const em_array *v) {
+    if (em_expr_ready(e)) return;
+    em_array_view(&e->arr, v);
+}
+
+/* ---- walking the DAG ------------------------------------------------------------ */
+
+static bool em__same_view(const em_array *a, const em_array *b) {
+    if (a->buf != b->buf || a->data != b->data || a->ndim != b->ndim || a->dtype != b->dtype)
+        return false;
+    return !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
+           !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+/* Whether two leaves read the same values: the same view, or host scalars
+ * of one dtype and value (x * 0.5 + 0.5 passes 0.5 once). */
+static bool em__same_leaf(const em_array *a, const em_array *b) {
+    if (em__same_view(a, b)) return true;
+    return a->dtype == b->dtype && em__host_scalar(a) && em__host_scalar(b) &&
+           !memcmp(a->data, b->data, EM_DTYPE_SIZE(a->dtype));
+}
+
+/* Collect the distinct arrays read (up to cap). Returns the count, cap + 1 when over. */
+static int em__leaves(const em_expr *e, const em_array **seen, int n, int cap) {
+    if (n > cap) return n;
+    if (em_expr_ready(e)) {
+        for (int i = 0; i < n; i++)
+            if (em__same_leaf(seen[i], &e->arr)) return n;
+        if (n < cap) seen[n] = &e->arr;
+        return n + 1;
+    }
+    for (int i = 0; i < e->nin && n <= cap; i++) n = em__leaves(e->in[i], seen, n, cap);
+    return n;
+}
+
+int em_expr_nleaves(const em_expr *e, int limit) {
+    const em_array *seen[EM_FUSE_MAXNODES + 1];
+    if (limit > EM_FUSE_MAXNODES) limit = EM_FUSE_MAXNODES;
+    return em__leaves(e, seen, 0, limit);
+}
+
+/* Bytes of the packed kernel argument of the strided form (render.h). */
+static int64_t em__param_bytes(int nops, int ndim) {
+    return 8 * ((int64_t)nops + 1 + ndim + (int64_t)nops * ndim);
+}
+
+const char *em_expr_over_limit(em_expr *e) {
+    if (em_expr_ready(e)) return NULL;
+    if (e->depth > EM_FUSE_MAXDEPTH) return "limit: depth";
+    if (e->nnodes > EM_FUSE_MAXNODES) return "limit: tree size";
+    /* The sum of the inputs' counts bounds the distinct leaves: walk the
+     * DAG only when that bound is over the limit (x = x * 0.5 + 1 in a loop
+     * walks once every few iterations, not at every op). */
+    if (e->nleaves > EM_FUSE_MAXLEAVES) e->nleaves = em_expr_nleaves(e, EM_FUSE_MAXLEAVES);
+    int nl = e->nleaves;
+    if (nl > EM_FUSE_MAXLEAVES) return "limit: distinct inputs";
+    if (em__param_bytes(nl + 1, e->ndim) > EM_FUSE_MAXPARAM) return "limit: parameter bytes";
+    return NULL;
+}
+
+bool em_expr_reads(const em_expr *e, const em_array *a) {
+    if (em_expr_ready(e)) return em_arrays_overlap(&e->arr, a);
+    for (int i = 0; i < e->nin; i++)
+        if (em_expr_reads(e->in[i], a)) return true;
+    return false;
+}
+
+/* ---- lowering to an em_node tree --------------------------------------------------- */
+
+/* A snapshot of a DAG as an em_node tree with retained leaf views, so that
+ * the evaluation needs nothing else (and no lock).  Leaves reading the
+ * same view are one node, and so are structurally equal op nodes (x*x + x*x
+ * reads x once and, on the CPU, computes x*x once per block). */
+typedef struct em__lower {
+    int nnodes, nleaves;
+    em_node nodes[EM_FUSE_MAXNODES];
+    em_array leaves[EM_FUSE_MAXNODES];
+    int64_t r0, r1; /* rows of axis 0 when rows, else r1 < 0 */
+    const em_expr *root;
+} em__lower;
+
+static void em__lower_free(em__lower *L) {
+    for (int i = 0; i < L->nleaves; i++) em_array_release(&L->leaves[i]);
+    free(L);
+}
+
+/* The view a leaf reads: broadcast to the root's shape and cut to the rows
+ * when only rows are evaluated. */
+static em_status em__leaf_view(em__lower *L, const em_array *a, em_array *v) {
+    if (L->r1 < 0) {
+        em_array_view(v, a);
+        return EM_OK;
+    }
+    em_array b = {0};
+    EM_CHECK(em_view_broadcast_to(a, L->root->ndim, L->root->shape, &b));
+    em_index_item it = {.kind = EM_IX_SLICE, .start = L->r0, .stop = L->r1, .step = 1};
+    em_status s = em_view_index(&b, 1, &it, v);
+    em_array_release(&b);
+    return s;
+}
+
+static em_status em__lower_node(em__lower *L, const em_expr *e, const em_node **out) {
+    if (em_expr_ready(e)) {
+        em_array v = {0};
+        EM_CHECK(em__leaf_view(L, &e->arr, &v));
+        for (int i = 0; i < L->nnodes; i++)
+            if (L->nodes[i].nin == 0 && em__same_leaf(L->nodes[i].leaf, &v)) {
+                em_array_release(&v);
+                *out = &L->nodes[i];
+                return EM_OK;
+            }
+        if (L->nnodes == EM_FUSE_MAXNODES) {
+            em_array_release(&v);
+            return em_error(EM_EUNSUPPORTED, "expression has more than %d nodes", EM_FUSE_MAXNODES);
+        }
+        L->leaves[L->nleaves] = v;
+        em_node *n = &L->nodes[L->nnodes++];
+        em_node_leaf(n, &L->leaves[L->nleaves++]);
+        *out = n;
+        return EM_OK;
+    }
+    em_node nd = {.op = e->op, .loop = e->loop, .dtype = e->dtype, .nin = e->nin};
+    for (int i = 0; i < e->nin; i++) EM_CHECK(em__lower_node(L, e->in[i], &nd.in[i]));
+    for (int i = 0; i < L->nnodes; i++) {
+        const em_node *m = &L->nodes[i];
+        if (m->nin == nd.nin && m->op == nd.op && m->loop == nd.loop && m->dtype == nd.dtype &&
+            !memcmp(m->in, nd.in, sizeof nd.in)) {
+            *out = m;
+            return EM_OK;
+        }
+    }
+    if (L->nnodes == EM_FUSE_MAXNODES)
+        return em_error(EM_EUNSUPPORTED, "expression has more than %d nodes", EM_FUSE_MAXNODES);
+    L->nodes[L->nnodes] = nd;
+    *out = &L->nodes[L->nnodes++];
+    return EM_OK;
+}
+
+static em_status em__lower_make(const em_expr *e, int64_t r0, int64_t r1, em__lower **out,
+                           const em_node **root) {
+    em__lower *L = malloc(sizeof *L);
+    if (!L) return em_error(EM_ENOMEM, "out of host memory for an expression plan");
+    L->nnodes = L->nleaves = 0;
+    L->r0 = r0, L->r1 = r1, L->root = e;
+    em_status s = em__lower_node(L, e, root);
+    if (s != EM_OK) {
+        em__lower_free(L);
+        return s;
+    }
+    *out = L;
+    return EM_OK;
+}
+
+struct em_expr_job {
+    em__lower *lower; /* NULL when there is nothing to run */
+    const em_node *root;
+    em_array out;
+    em_device dev;
+};
+
+/* ---- statistics and the log --------------------------------------------------------- */
+
+#define EM__NKEYS 4096
+static uint64_t em__keys[EM__NKEYS]; /* open addressing; 0 is empty */
+static em_fuse_stats em__stats;
+static atomic_flag em__stats_lock = ATOMIC_FLAG_INIT;
+
+static uint64_t em__hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* Count the structural kernel key of root into out: the key the CUDA
+ * backend compiles by, so "no recompilation" is testable on any device. */
+static void em__note_key(const em_node *root, const em_array *out, int nops, bool count) {
+    em_kplan plan;
+    em_sbuf key = {0};
+    uint64_t h = 0;
+    if (em_kplan_make(root, out, &plan) == EM_OK) {
+        em_kplan_key(&plan, &key);
+        if (!key.oom && key.s) h = em__hash(key.s, key.len);
+    }
+    em_sbuf_free(&key);
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
+    }
+    if (count) {
+        em__stats.evals++;
+        em__stats.ops += nops;
+    }
+    for (size_t i = h % EM__NKEYS, tries = 0; h && tries < EM__NKEYS; i = (i + 1) % EM__NKEYS, tries++) {
+        if (em__keys[i] == h) break;
+        if (em__keys[i] == 0) {
+            em__keys[i] = h;
+            em__stats.kernels++;
+            break;
+        }
+    }
+    atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
+}
+
+static void em__log(const em__lower *L, em_device dev, const char *reason) {
+    if (!reason || em_debug_level() < 1) return;
+    int ops = L->nnodes - L->nleaves;
+    fprintf(stderr, "ember: eval %d op%s, %d input%s, %s:%d (reason: %s)\n", ops, ops == 1 ? "" : "s",
+            L->nleaves, L->nleaves == 1 ? "" : "s", em_device_kind_name(dev.kind), dev.id,
+            reason);
+}
+
+void em__fuse_note_chunk(void) {
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
+    }
+    em__stats.chunks++;
+    atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
+}
+
+const char *em__reduce_name(em_reduce_op op) {
+    static const char *const names[EM_NREDUCE] = {
+#define EM_REDUCE(E, name) #name,
+#include "ember/reductions.def"
+#undef EM_REDUCE
+    };
+    return (unsigned)op < EM_NREDUCE ? names[op] : "?";
+}
+
+void em__fuse_log_reduce(const em_expr *e, em_reduce_op op) {
+    em__lower *L = NULL;
+    const em_node *root = NULL;
+    if (em__lower_make(e, 0, -1, &L, &root) != EM_OK) return;
+    if (em_debug_level() >= 1) {
+        char reason[64];
+        snprintf(reason, sizeof reason, "reduction %s, fused", em__reduce_name(op));
+        em__log(L, e->dev, reason);
+    }
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
+    }
+    em__stats.evals++;
+    em__stats.ops += L->nnodes - L->nleaves;
+    atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
+    em__lower_free(L);
+}
+
+void em_fuse_stats_get(em_fuse_stats *s) {
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
+    }
+    *s = em__stats;
+    atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
+}
+
+
+/* ---- evaluation ---------------------------------------------------------------------- */
+
+static em_status em__run(const em_expr *e, int64_t r0, int64_t r1, const char *reason,
+                         em_array *out) {
+    em__lower *L = NULL;
+    const em_node *root = NULL;
+    EM_CHECK(em__lower_make(e, r0, r1, &L, &root));
+    em__log(L, e->dev, reason);
+    em_status s = em__backend(e->dev.kind)->eval(root, out);
+    if (s == EM_OK) em__note_key(root, out, L->nnodes - L->nleaves, reason != NULL);
+    em__lower_free(L);
+    return s;
+}
+
+em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
+    em_array res = {0};
+    if (em_expr_ready(e)) em_array_view(&res, &e->arr);
+    else EM_CHECK(em_array_empty(&res, e->dtype, e->ndim, e->shape, e->dev));
+    em__lower *L = NULL;
+    const em_node *root = NULL;
+    em_status s = em_expr_ready(e) || !em_array_size(&res) ? EM_OK : em__lower_make(e, 0, -1, &L, &root);
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    em_expr_job *j = malloc(sizeof *j);
+    if (!j) {
+        if (L) em__lower_free(L);
+        em_array_release(&res);
+        return em_error(EM_ENOMEM, "out of host memory for an evaluation");
+    }
+    j->lower = L, j->root = root, j->out = res, j->dev = e->dev;
+    *job = j;
+    return EM_OK;
+}
+
+em_status em_expr_run(em_expr_job *j, const char *reason, em_array *out) {
+    em_status s = EM_OK;
+    if (j->lower) {
+        em__log(j->lower, j->dev, reason);
+        s = em__backend(j->dev.kind)->eval(j->root, &j->out);
+        if (s == EM_OK)
+            em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL);
+        em__lower_free(j->lower);
+    }
+    if (s == EM_OK) *out = j->out;
+    else em_array_release(&j->out);
+    free(j);
+    return s;
+}
+
+void em_expr_job_free(em_expr_job *j) {
+    if (!j) return;
+    if (j->lower) em__lower_free(j->lower);
+    em_array_release(&j->out);
+    free(j);
+}
+
+em_status em_expr_eval(const em_expr *e, const char *reason, em_array *out) {
+    em_expr_job *j;
+    EM_CHECK(em_expr_begin(e, &j));
+    return em_expr_run(j, reason, out);
+}
+
+em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, const int *axes,
+                               bool keepdims, em_dtype dt, double ddof, em_array *out) {
+    em__lower *L = NULL;
+    const em_node *root = NULL;
+    em_array ph = {0};
+    EM_CHECK(em_expr_placeholder(e, &ph));
+    em_status s = em__lower_make(e, 0, -1, &L, &root);
+    if (s == EM_OK) {
+        em__fused_input = (em_fused_input){.buf = ph.buf, .root = root};
+        s = em_reduce(op, &ph, naxes, axes, keepdims, dt, ddof, out);
+        em__fused_input = (em_fused_input){0};
+        em__lower_free(L);
+    }
+    em_array_release(&ph);
+    return s;
+}
+
+em_status em_expr_eval_rows(const em_expr *e, int64_t r0, int64_t r1, em_array *out) {
+    if (e->ndim < 1 || r0 < 0 || r1 > e->shape[0] || r0 >= r1)
+        return em_error(EM_EVALUE, "em_expr_eval_rows: rows [%lld, %lld) outside the expression",
+                        (long long)r0, (long long)r1);
+    if (em_expr_ready(e)) {
+        em_index_item it = {.kind = EM_IX_SLICE, .start = r0, .stop = r1, .step = 1};
+        em_array v = {0};
+        EM_CHECK(em_view_index(&e->arr, 1, &it, &v));
+        em_status s = em_copy_into(out, &v);
+        em_array_release(&v);
+        return s;
+    }
+    return em__run(e, r0, r1, NULL, out);
+}

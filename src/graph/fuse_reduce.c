@@ -1,0 +1,204 @@
+/* A reduction that takes its elementwise producer in (see em_expr_reduce).
+ *
+ * CUDA: one kernel computes the producer per element inside the reduction
+ * (em_rplan_fuse, codegen/render_reduce.c), in the unfused kernel's order.
+ *
+ * CPU:
+ * Bit identity with "evaluate, then reduce": the CPU reduction of a
+ * C-contiguous array over a suffix of its axes is, per output element, a
+ * function of that element's run alone when there are enough outputs for
+ * every thread (reduce.c's inner mode, split over the outputs: K >= 4 x
+ * threads).  Each band of rows is evaluated into scratch (C-contiguous, as
+ * the full producer would be) with at least that many outputs, so each
+ * band's results are the corresponding rows of the unfused result.  Other
+ * shapes (a reduced leading axis, few outputs, a full reduction) evaluate
+ * the producer and reduce it.
+ */
+#include "graph/expr.h"
+
+#include "backend/cpu/threadpool.h"
+#include "core/core.h"
+
+#include <stdatomic.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* Elements per band: its scratch (and the reduction's reads of it) stays in
+ * a core's L2 cache. */
+#define EM_FUSE_BAND_ELEMS ((int64_t)1 << 18)
+
+/* The normalised reduced axes, if they are a suffix that leaves axis 0 kept. */
+static bool em__suffix_axes(const em_expr *e, int naxes, const int *axes) {
+    if (naxes < 1 || naxes >= e->ndim) return false;
+    bool red[EM_MAXDIMS] = {false};
+    for (int i = 0; i < naxes; i++) {
+        int a = axes[i] < 0 ? axes[i] + e->ndim : axes[i];
+        if (a < 1 || a >= e->ndim || red[a]) return false; /* bad axes: em_reduce's errors */
+        red[a] = true;
+    }
+    for (int a = e->ndim - naxes; a < e->ndim; a++)
+        if (!red[a]) return false;
+    return true;
+}
+
+/* Rows of axis 0 per band, or 0 when fusing would change the result. */
+static int64_t em__band_rows(const em_expr *e, int naxes) {
+    int64_t kept = 1, row = 1;
+    for (int i = 1; i < e->ndim; i++) {
+        row *= e->shape[i];
+        if (i < e->ndim - naxes) kept *= e->shape[i];
+    }
+    if (row == 0 || kept == 0 || e->shape[0] == 0) return 0;
+    int64_t need = (4 * (int64_t)em_get_num_threads() + kept - 1) / kept;
+    int64_t rows = EM_FUSE_BAND_ELEMS / row;
+    if (rows < need) rows = need;
+    if (rows > e->shape[0]) rows = e->shape[0];
+    return rows * kept >= 4 * (int64_t)em_get_num_threads() ? rows : 0;
+}
+
+static int64_t em__fusable_rows(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
+    if (em_expr_ready(e) || e->dev.kind != EM_CPU || (unsigned)op >= EM_NREDUCE ||
+        op == EM_RED_CUMSUM || op == EM_RED_CUMPROD || !em__suffix_axes(e, naxes, axes))
+        return 0;
+    return em__band_rows(e, naxes);
+}
+
+/* CUDA: the reduction kernel computes its input from the tree (render_reduce.h)
+ * for the reductions em_reduce hands to the backend unchanged: not VAR/STD
+ * (composed from elementwise ops on the input), not ANY/ALL of non-bool
+ * (cast first), not argmin/argmax over every axis of an N-d array (flattened). */
+static bool em__cuda_fusable(em_reduce_op op, const em_expr *e, int naxes) {
+    if (em_expr_ready(e) || e->dev.kind != EM_CUDA) return false;
+    int64_t n = 1;
+    for (int i = 0; i < e->ndim; i++) n *= e->shape[i];
+    if (n == 0) return false;
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD:
+    case EM_RED_MIN:
+    case EM_RED_MAX:
+    case EM_RED_MEAN:
+    case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return e->dtype == EM_BOOL;
+    case EM_RED_ARGMIN:
+    case EM_RED_ARGMAX: return naxes == 1 || e->ndim == 1;
+    default: return false;
+    }
+}
+
+bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
+    return em__cuda_fusable(op, e, naxes) || em__fusable_rows(op, e, naxes, axes) > 0;
+}
+
+static em_status em__rows_view(const em_array *a, int64_t r0, int64_t r1, em_array *v) {
+    em_index_item it = {.kind = EM_IX_SLICE, .start = r0, .stop = r1, .step = 1};
+    return em_view_index(a, 1, &it, v);
+}
+
+/* Reduce rows [r0, r1) of e into rows [r0, r1) of *res (allocated from the
+ * first band's result when unset). */
+static em_status em__band(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
+                          bool keepdims, em_dtype dt, double ddof, int64_t r0, int64_t r1,
+                          em_array *res) {
+    int64_t shape[EM_MAXDIMS];
+    memcpy(shape, e->shape, sizeof shape);
+    shape[0] = r1 - r0;
+    em_array scratch = {0}, part = {0}, dst = {0};
+    em_status s = em_array_empty(&scratch, e->dtype, e->ndim, shape, e->dev);
+    if (s == EM_OK) s = em_expr_eval_rows(e, r0, r1, &scratch);
+    if (s == EM_OK && !res->buf) {
+        s = em_reduce(op, &scratch, naxes, axes, keepdims, dt, ddof, &part);
+        if (s == EM_OK) {
+            memcpy(shape, part.shape, sizeof(int64_t) * (size_t)part.ndim);
+            shape[0] = e->shape[0];
+            s = em_array_empty(res, part.dtype, part.ndim, shape, e->dev);
+        }
+        if (s == EM_OK) s = em__rows_view(res, r0, r1, &dst);
+        if (s == EM_OK) s = em_copy_into(&dst, &part);
+    } else if (s == EM_OK) {
+        s = em__rows_view(res, r0, r1, &dst);
+        if (s == EM_OK) s = em_reduce(op, &scratch, naxes, axes, keepdims, dt, ddof, &dst);
+    }
+    em_array_release(&scratch), em_array_release(&part), em_array_release(&dst);
+    return s;
+}
+
+/* The bands after the first, spread over the thread pool: each worker
+ * evaluates and reduces whole bands by itself (the calls inside run
+ * inline), so no band waits on a barrier. */
+typedef struct em__bands {
+    em_reduce_op op;
+    const em_expr *e;
+    int naxes;
+    const int *axes;
+    bool keepdims;
+    em_dtype dt;
+    double ddof;
+    int64_t rows;
+    em_array *res;
+    atomic_int failed; /* first failure: status and message kept below */
+    em_status status;
+    char msg[256];
+} em__bands;
+
+static void em__bands_range(void *ctx, int64_t b, int64_t e, int worker) {
+    EM_UNUSED(worker);
+    em__bands *B = ctx;
+    for (int64_t i = b; i < e && !atomic_load(&B->failed); i++) {
+        int64_t r0 = (i + 1) * B->rows, r1 = r0 + B->rows < B->e->shape[0] ? r0 + B->rows : B->e->shape[0];
+        em_status s = em__band(B->op, B->e, B->naxes, B->axes, B->keepdims, B->dt, B->ddof, r0, r1, B->res);
+        em__fuse_note_chunk();
+        int zero = 0;
+        if (s != EM_OK && atomic_compare_exchange_strong(&B->failed, &zero, 1)) {
+            B->status = s; /* the message is this worker's: copy it for the caller */
+            snprintf(B->msg, sizeof B->msg, "%s", em_last_error());
+        }
+    }
+}
+
+em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
+                         bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused) {
+    *fused = false;
+    if (em__cuda_fusable(op, e, naxes)) {
+        em__fuse_log_reduce(e, op);
+        if (em__expr_reduce_tree(e, op, naxes, axes, keepdims, dt, ddof, out) == EM_OK) {
+            *fused = true;
+            return EM_OK;
+        }
+        /* A kernel that did not build (or a bad axis): the unfused path
+         * below gives the same values, or raises the error itself. */
+    }
+    int64_t rows = em__fusable_rows(op, e, naxes, axes);
+    if (rows == 0) {
+        char reason[64];
+        snprintf(reason, sizeof reason, "reduction %s", em__reduce_name(op));
+        em_array v = {0};
+        EM_CHECK(em_expr_eval(e, reason, &v));
+        em_status s = em_reduce(op, &v, naxes, axes, keepdims, dt, ddof, out);
+        em_array_release(&v);
+        return s;
+    }
+    em__fuse_log_reduce(e, op);
+    em_array res = {0};
+    /* The first band allocates the result (its dtype is em_reduce's). */
+    int64_t r1 = rows < e->shape[0] ? rows : e->shape[0];
+    em_status s = em__band(op, e, naxes, axes, keepdims, dt, ddof, 0, r1, &res);
+    em__fuse_note_chunk();
+    int64_t nbands = (e->shape[0] + rows - 1) / rows;
+    if (s == EM_OK && nbands > 1) {
+        em__bands B = {.op = op, .e = e, .naxes = naxes, .axes = axes, .keepdims = keepdims,
+                       .dt = dt, .ddof = ddof, .rows = rows, .res = &res};
+        atomic_init(&B.failed, 0);
+        em_parallel_for(nbands - 1, 1, em__bands_range, &B);
+        if (atomic_load(&B.failed)) s = em_error(B.status, "%s", B.msg);
+    }
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    *out = res;
+    *fused = true;
+    return EM_OK;
+}
