@@ -8,7 +8,7 @@ P=${1:-8}
 LOG=${2:-gpu_tests.log}
 PY=${EMBER_PYTHON:-python3}
 TMP=$(mktemp -d)
-export EMBER_DEVICE=cuda:0 PYTHONPATH=$PWD/python
+export EMBER_DEVICE=cuda:0 PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 ls tests/python/test_*.py | xargs -P "$P" -I{} sh -c \
     "timeout ${EMBER_TEST_TIMEOUT:-480} $PY -m pytest -q -p no:cacheprovider --tb=short -rfE {} > $TMP/\$(basename {}).log 2>&1"
 : > "$LOG"

@@ -142,6 +142,10 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "siO|O", &op, &id, &o1, &o2)) return NULL;
     void *h1 = o1 == Py_None ? NULL : PyLong_AsVoidPtr(o1), *h2 = o2 == Py_None ? NULL : PyLong_AsVoidPtr(o2);
     if (PyErr_Occurred()) return NULL;
+    em_device dev = {EM_CUDA, id};
+    if ((!strcmp(op, "stream_sync") || !strcmp(op, "event_record")) &&
+        pyem_fusion_flush(dev, op) < 0) /* pending work is queued work */
+        return NULL;
     em_status s;
     float ms = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -166,6 +170,8 @@ static PyObject *f_stream_get(PyObject *self, PyObject *unused) {
 static PyObject *f_stream_set(PyObject *self, PyObject *arg) {
     void *h = arg == Py_None ? NULL : PyLong_AsVoidPtr(arg);
     if (PyErr_Occurred()) return NULL;
+    em_device cuda = {EM_CUDA, -1}; /* pending work runs on the stream it was asked on */
+    if (pyem_fusion_flush(cuda, "stream change") < 0) return NULL;
     void *prev = em_cuda_stream_get();
     em_cuda_stream_set(h);
     return prev ? PyLong_FromVoidPtr(prev) : Py_NewRef(Py_None);

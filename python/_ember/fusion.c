@@ -53,6 +53,15 @@ static void pyem__unregister(EmArrayObject *o) {
         }
 }
 
+/* At interpreter exit nobody can see a result any more: no work then. */
+static int pyem__finalizing(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+}
+
 /* Called by the ndarray's dealloc.  A pending result that no other
  * expression reads is evaluated and dropped, as the eager op would have
  * run: laziness must not turn `f(x); dev.synchronize()` (every benchmark's
@@ -62,7 +71,7 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
     if (!x) return;
     pyem__unregister(o);
     o->pending = NULL;
-    if (!em_expr_ready(x) && !em_expr_consumed(x)) {
+    if (!em_expr_ready(x) && !em_expr_consumed(x) && !pyem__finalizing()) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
         em_expr_job *job;
@@ -83,7 +92,7 @@ int pyem_fusion_flush(em_device d, const char *reason) {
     for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
         EmArrayObject *o = pyem__live[i];
         em_device e = em_array_device(&o->a);
-        if (e.kind != d.kind || e.id != d.id) {
+        if (e.kind != d.kind || (d.id >= 0 && e.id != d.id)) {
             i++;
             continue;
         }

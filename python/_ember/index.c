@@ -123,6 +123,9 @@ static PyObject *pyem__take_list(PyObject *self, PyObject *key) {
 }
 
 PyObject *pyem_getitem(PyObject *self, PyObject *key) {
+    /* The result may be a view that is written later: like every data access. */
+    if (pyem_touch(self, "indexing") < 0 || (EmArray_Check(key) && pyem_force(key, "indexing") < 0))
+        return NULL;
     if (pyem__int_array_key(self, key)) return pyem__take_axis0(self, key);
     if (PyList_CheckExact(key) && EMARR(self)->ndim > 0) return pyem__take_list(self, key);
     em_array v;
@@ -133,6 +136,9 @@ PyObject *pyem_getitem(PyObject *self, PyObject *key) {
 }
 
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
+    if (pyem_touch(self, "setitem") < 0 || (EmArray_Check(key) && pyem_force(key, "indexing") < 0) ||
+        (EmArray_Check(value) && pyem_force(value, "setitem") < 0))
+        return -1;
     /* x[i] = scalar or ember array that needs no leading dims dropped. */
     if (pyem__int_array_key(self, key) &&
         (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||

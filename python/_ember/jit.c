@@ -55,9 +55,7 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
     int64_t itemsize = em_dtype_get(dt)->size;
     Py_ssize_t vshape[1];
     if (EmArray_Check(o)) {
-        /* A lazy (fused) array is evaluated now, and so is anything pending
-         * that reads its memory: the kernel may write it. */
-        if (pyem_touch(o, "an @em.jit kernel argument") < 0) return -1;
+        if (pyem_touch(o, "kernel argument") < 0) return -1; /* pending readers of a written array go first */
         em_array *a = EMARR(o);
         if (em_array_device(a).kind != EM_CPU) {
             PyErr_Format(PyExc_ValueError, "argument '%U' is on %s, not the CPU", pname,

@@ -72,6 +72,8 @@ static int pyem__put(pyem_kargs *k, const void *val, size_t size, int pos, const
 /* An ember array's device pointer, checking where it lives (kdev: the
  * current CUDA device, or -1 when the current device is not a GPU). */
 static int pyem__put_array(pyem_kargs *k, PyObject *o, int kdev, int pos, const char *kname) {
+    /* A kernel may write any argument: pending readers of it go first. */
+    if (pyem_touch(o, "kernel argument") < 0) return -1;
     em_device d = em_array_device(EMARR(o));
     if (d.kind != EM_CUDA) {
         PyErr_Format(PyExc_ValueError, "kernel '%s': argument %d is an array on %s; raw CUDA kernels "
@@ -524,6 +526,7 @@ static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long
     Py_ssize_t n = PyTuple_GET_SIZE(seq);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *o = PyTuple_GET_ITEM(seq, k);
+        if (EmArray_Check(o) && pyem_touch(o, "kernel argument") < 0) return -1;
         if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
             PyErr_SetString(PyExc_TypeError, "_cpu_kernel_call: operands must be ember arrays on the CPU");
             return -1;

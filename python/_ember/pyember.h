@@ -101,7 +101,9 @@ void pyem_fusion_dealloc(EmArrayObject *o);
 int pyem_fusion_wants(em_device dev, int64_t size, int any_pending);
 int pyem_is_pending(PyObject *o);
 int pyem_fusion_foreign_ok(void);
-/* Evaluate every pending array on device d (Device.synchronize). */
+/* Evaluate every pending array on device d (d.id < 0: every device of
+ * its kind): synchronisation points and CUDA stream changes, so that work
+ * runs on the stream that was current when it was asked for. */
 int pyem_fusion_flush(em_device d, const char *reason);
 struct em_expr;
 int pyem_expr_of(PyObject *o, const em_array *view, struct em_expr **out);

@@ -473,9 +473,10 @@ class ElementwiseKernel(_KernelBase):
     called ``k(*inputs[, *outputs], size=None, out=None, stream=None)``.
     Returns the output (a tuple for several or with return_tuple; None with
     no_return).  loop_prep and after_loop are C run before and after each
-    thread's loop over its elements (a range of them on the CPU).  CuPy's
-    block_size= is accepted and ignored (CUDA blocks are 256 threads), as is
-    reduce_dims (dimensions are not merged yet)."""
+    thread's loop over its elements (a range of them on the CPU).  With
+    reduce_dims (the default) strided operands have the dimensions they all
+    step through as one merged.  CuPy's block_size= is accepted and ignored
+    (CUDA blocks are 256 threads)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", options=(), preamble="",
                  reduce_dims=True, no_return=False, return_tuple=False, loop_prep="", after_loop=""):
@@ -534,8 +535,8 @@ class ElementwiseKernel(_KernelBase):
 
     def _run(self, where, types, shape, allv, stream):
         """Compile (or find) the kernel for these arguments and run it over
-        shape; returns the kernel, its dimensions (0: contiguous) and the
-        operands' views."""
+        shape; returns the kernel, its dimensions (0: contiguous, else those
+        of the coalesced shape) and the operands' views over them."""
         kind, dev = where
         params = self.in_params + self.out_params
         n = int(np.prod(shape, dtype=np.int64))
@@ -544,16 +545,21 @@ class ElementwiseKernel(_KernelBase):
         raws = [(p, v) for p, v in zip(params, allv) if p.raw]
         raw_views, copied = self._raw_views(raws)
         scal = [(p, v) for p, v in zip(params, allv) if not p.raw and not _is_array(v)]
-        nd = 0 if all(v._c_contiguous for v in views) else len(shape)
+        kshape, nd = tuple(shape), 0
+        if not all(v._c_contiguous for v in views):
+            if self.reduce_dims:  # merge the dimensions every operand steps through as one
+                kshape, kst, _ = _coalesce(kshape, [v.strides for v in views], 0)
+                views = [v._view_as(kshape, st, 0) for v, st in zip(views, kst)]
+            nd = len(kshape)
         key = (kind, tuple(types[p.name] for p in params),
                tuple("r" if p.raw else "a" if _is_array(v) else "s" for p, v in zip(params, allv)), nd)
         spec = ([p for p, _ in ops], [p for p, _ in raws], [p for p, _ in scal])
         k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
         if kind == "cuda":
-            self._launch_cuda(dev, k, n, shape, nd, views, raw_views, [v for _, v in scal], stream)
+            self._launch_cuda(dev, k, n, kshape, nd, views, raw_views, [v for _, v in scal], stream)
         else:
             sizes = [np.int64(v.size) for v in raw_views]
-            _ember._cpu_kernel_call(k, n, n, 1, tuple(shape) if nd else (), tuple(views),
+            _ember._cpu_kernel_call(k, n, n, 1, kshape if nd else (), tuple(views),
                                     tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
         for orig, view in copied:  # raw arguments that were not contiguous: write back
             orig[...] = view
@@ -617,7 +623,8 @@ class ElementwiseKernel(_KernelBase):
         head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
                 self._typedefs(types, ct.table)]
         decls = r.decls(raws, scal, ct)
-        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n" + after_body)
+        loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
+                      + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
         src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
@@ -663,41 +670,41 @@ def _converter(kname, p, dt, x):
 
 class _EwPlan:
     """A replay of an ElementwiseKernel call for arguments of the same
-    signature (_argsig): the compiled kernel, the shape, which arguments are
-    broadcast (with their view strides) and how each scalar converts.  Holds
-    no argument."""
+    signature (_argsig): the compiled kernel, the output shape, the kernel's
+    shape and each operand's strides over it (strided kernels), and how each
+    scalar converts.  Holds no argument."""
 
     def __init__(self, ek, where, k, shape, nd, ins, given, types, views):
         self.name, self.no_return, self.return_tuple = ek.name, ek.no_return, ek.return_tuple
         self.kind, self.dev = where
         self.devstr = f"{self.kind}:{self.dev}"
         self.k, self.shape, self.nd = k, shape, nd
+        self.kshape = views[0].shape if nd else ()
+        self.kst = [v.strides for v in views] if nd else []
         self.n = int(np.prod(shape, dtype=np.int64))
         nin = len(ins)
-        arr, scal = [], []
-        for idx, (p, a) in enumerate(zip(ek.in_params, ins)):
-            if _is_array(a):
-                arr.append((idx, None if a.shape == shape else _broadcast_view(a, shape).strides))
-            else:
-                scal.append((idx, _converter(ek.name, p, types[p.name], a)))
-        self.arr, self.scal = arr, scal
-        self.outs = [(nin + j if g else None, types[p.name]) for j, (p, g) in enumerate(zip(ek.out_params, given))]
+        self.arr = [idx for idx, a in enumerate(ins) if _is_array(a)]
+        self.scal = [(idx, _converter(ek.name, p, types[p.name], a))
+                     for idx, (p, a) in enumerate(zip(ek.in_params, ins)) if not _is_array(a)]
+        self.outs = [(nin + j if g else None, types[p.name])
+                     for j, (p, g) in enumerate(zip(ek.out_params, given))]
         self.given = any(given)
-        self.cuda_strides = [s for v in views for s in v.strides] if nd else []
+        self.cuda_strides = [s for st in self.kst for s in st]
 
     def run(self, args, stream):
-        shape = self.shape
-        ops = [args[i] if st is None else args[i]._view_as(shape, st, 0) for i, st in self.arr]
-        outs = [args[i] if i is not None else _ember.full(shape, None, dt, self.devstr) for i, dt in self.outs]
+        outs = [args[i] if i is not None else _ember.full(self.shape, None, dt, self.devstr)
+                for i, dt in self.outs]
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
+        ops = [args[i] for i in self.arr] + outs
+        if self.nd:  # the operands over the kernel's (coalesced, broadcast) shape
+            ops = [a._view_as(self.kshape, st, 0) for a, st in zip(ops, self.kst)]
         scal = [conv(args[i]) for i, conv in self.scal]
         if self.kind == "cuda":
-            cargs = [self.n] + ops + outs + (list(shape) + self.cuda_strides if self.nd else []) + scal
+            cargs = [self.n] + ops + (list(self.kshape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, shape if self.nd else (), tuple(ops + outs), (),
-                                   _pack_scalars(scal))
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), _pack_scalars(scal))
         if self.no_return:
             return None
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
@@ -746,7 +753,8 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(0), 1, 0]), shm, stream)
     else:
         part = _ember_empty((nout * nsplit,), rtype, f"cuda:{dev}")
-        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm, stream)
+        _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm,
+                   stream)
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), nsplit, part]), shm, stream)
 
 
@@ -792,7 +800,8 @@ class _RedPlan:
     def run(self, args, stream):
         ts = self.tshape
         ops = [args[i] if st is None else args[i]._view_as(ts, st, 0) for i, st in self.arr]
-        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr) for i, dt, shp, _ in self.outs]
+        outs = [args[i] if i is not None else _ember.full(shp, None, dt, self.devstr)
+                for i, dt, shp, _ in self.outs]
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
         ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
@@ -993,10 +1002,11 @@ class ReductionKernel(_KernelBase):
         elif rt in _DTYPE_NAMES:
             dt = np.dtype(_C_ALIASES.get(rt, rt))
         else:
-            dt = next((types[p.name] for p in self.in_params + self.out_params if p.fixed is None and p.type == rt),
-                      None)
+            params = self.in_params + self.out_params
+            dt = next((types[p.name] for p in params if p.fixed is None and p.type == rt), None)
             if dt is None:
-                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the parameters")
+                raise TypeError(f"{self.name}: reduce_type {rt!r} is neither a dtype nor a type of the "
+                                "parameters")
         return np.dtype(np.float32) if dt == np.float16 else dt
 
     def _run(self, where, types, rtype, shape, keep, red, vals, outs, nout, nred, stream):
@@ -1040,7 +1050,8 @@ class ReductionKernel(_KernelBase):
         sym = f"em_rk_{self.name}"
         nin = len(ops) - len(self.out_params)
         rt = table[rtype.name]
-        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1] for k, p in enumerate(ops[:nin]))
+        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1]
+                            for k, p in enumerate(ops[:nin]))
         in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
         binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
         out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
@@ -1069,7 +1080,8 @@ class ReductionKernel(_KernelBase):
                 + f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n" + inner + post + "}\n")
         if nk == 1 and nd > 1:
             body = self._cpu_columns(ops, nin, nd, ct.stype, mapped, post, body)
-        tail = "char *const *_em_p_, const long long *_em_shape, const long long *_em_st, const void *const *_em_sc)"
+        tail = ("char *const *_em_p_, const long long *_em_shape, const long long *_em_st, "
+                "const void *const *_em_sc)")
         sig = f"void {sym}(long long _em_lo, long long _em_hi, long long _em_nred, " + tail
         src = "\n".join(head) + "\n" + sig + " {\n" + decls + body + "}\n"
         if nd - nk == 1:
@@ -1185,7 +1197,8 @@ class ReductionKernel(_KernelBase):
         one-output-at-a-time loop) runs otherwise, and if the buffer cannot
         be had."""
         red, nr, nops = self.reduce_expr, nd - 1, len(ops)
-        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})" for k, p in enumerate(ops[:nin]))
+        unit = " && ".join(f"_em_st[{k * nd}] == (long long)sizeof({ctype(p)})"
+                           for k, p in enumerate(ops[:nin]))
 
         def inner(step_of):
             q = "".join(f"const char *_em_q{k} = _em_r{k} + _em_o * {step_of(k, p)};\n"

@@ -368,7 +368,8 @@ static em_status em__run(const em_expr *e, int64_t r0, int64_t r1, const char *r
     EM_CHECK(em__lower_make(e, r0, r1, &L, &root));
     em__log(L, e->dev, reason);
     em_status s = em__backend(e->dev.kind)->eval(root, out);
-    if (s == EM_OK) em__note_key(root, out, L->nnodes - L->nleaves, reason != NULL);
+    /* Bands of a fused reduction (no reason) are counted once, by the reduction. */
+    if (s == EM_OK && reason) em__note_key(root, out, L->nnodes - L->nleaves, true);
     em__lower_free(L);
     return s;
 }

@@ -239,9 +239,17 @@ def test_compile_cache(device, rng):
     k(a.T, b.T)  # strided 2-d
     k(em.ones((5, 4)).T, em.ones((5, 4)).T)
     assert k._compiles == 3
+    x3, y3 = rng.random((2, 3, 8)), rng.random((2, 3, 8))
+    for _ in range(2):  # 3-d, coalesced to (6, 4): the 2-d kernel (then replayed)
+        got = k(em.asarray(x3)[:, :, :4], em.asarray(y3)[:, :, :4])
+        np.testing.assert_array_equal(got.get(), (x3[:, :, :4] - y3[:, :, :4]) ** 2)
+    assert k._compiles == 3
+    got = k(em.asarray(x3)[:, :, ::2], em.asarray(y3)[:, :, ::2])  # one uniform step: 1-d
+    np.testing.assert_array_equal(got.get(), (x3[:, :, ::2] - y3[:, :, ::2]) ** 2)
+    assert k._compiles == 4 and sorted(key[-1] for key in k._cache) == [0, 0, 1, 2]  # dimensions
     k(a, 2.0)  # a scalar instead of an array
     k(a, 3.0)
-    assert k._compiles == 4
+    assert k._compiles == 5
 
 
 def test_repeat_calls_replay_the_plan(device, rng):
@@ -593,3 +601,35 @@ def test_many_short_reductions(device, rng):
     f = rng.random((2048, 3))
     l2 = em.ReductionKernel(*L2NORM[:6], "l2_rows")
     np.testing.assert_allclose(l2(em.asarray(f), axis=-1).get(), np.linalg.norm(f, axis=-1), rtol=1e-12)
+
+
+# ---- property: any broadcastable, sliced operands give NumPy's result -------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PROP_KERNEL = em.ElementwiseKernel("T x, T y, T c", "T z", "z = x * c - y", "prop_axpy")
+
+
+@st.composite
+def _operands(draw):
+    nd = draw(st.integers(0, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=nd, max_size=nd)))
+    dt = draw(st.sampled_from([np.int32, np.int64, np.float64]))
+
+    def operand():
+        # a shape that broadcasts to `shape`, as a view with steps of 1, 2 or -1
+        sub = tuple(1 if draw(st.booleans()) else n for n in shape)[draw(st.integers(0, nd)):]
+        steps = [draw(st.sampled_from([1, 2, -1])) for _ in sub]
+        full = [n * abs(s) for n, s in zip(sub, steps)]
+        base = (np.arange(int(np.prod(full)), dtype=dt) % 7 - 3).reshape(full)
+        return base[tuple(slice(None, None, s) for s in steps)]
+    return operand(), operand(), dt(draw(st.integers(-3, 3)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(_operands())
+def test_property_broadcast_layouts(ops):
+    """On the default device: every layout and broadcast of the operands."""
+    x, y, c = ops
+    got = _PROP_KERNEL(to_em(x), to_em(y), c)
+    np.testing.assert_array_equal(got.get(), x * c - y)

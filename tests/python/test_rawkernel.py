@@ -276,7 +276,8 @@ def test_fake_launch_config_and_arguments(fake_lib, tmp_path):
             k(1, 1, (x, y, z, 1)); print(stream() == s.ptr)
         k(1, 1, (x, y, z, 1)); print(stream())
         k(1, 1, (x, y, z, 1), stream=em.Stream.null); print(stream())
-        k(1, 1, (x.__cuda_array_interface__ and x, _ := type("C", (), {{"__cuda_array_interface__": y.__cuda_array_interface__}})(), z, 2))
+        foreign = type("C", (), {{"__cuda_array_interface__": y.__cuda_array_interface__}})()  # a CuPy-like array
+        k(1, 1, (x, foreign, z, 2))
         print(int.from_bytes(params(16)[8:16], "little") == y._ptr)
     """)
     assert out == ["(2, 3, 4, 8, 4, 2, 64) 0", "True", "(5, 1, 1, 32, 1, 1, 0)",
@@ -460,7 +461,6 @@ def test_two_d_grid_shared_memory_and_module(gpu, rng):
 
 
 def test_large_dynamic_shared_memory(gpu):
-    limit = max(gpu.shared_memory_per_block, 48 * 1024)
     src = r'''
     extern "C" __global__ void fill(int *out, int n) {
         extern __shared__ int buf[];
@@ -476,7 +476,6 @@ def test_large_dynamic_shared_memory(gpu):
     assert k.max_dynamic_shared_size_bytes >= nbytes
     with pytest.raises(em.LaunchError, match="bytes of dynamic shared memory exceed the device limit"):
         k(1, 256, (out, np.int32(1)), shared_mem=4 * 1024 * 1024)
-    assert limit > 0
 
 
 def test_streams_and_errors_on_gpu(gpu):

@@ -8,8 +8,7 @@
  * dlopen -- never linked, so a system without it (musl, other
  * architectures, old glibc) keeps the scalar loops -- and the widest
  * variant the CPU runs (AVX-512, else AVX2) replaces the float32/float64
- * contiguous loops of each op below.  Broadcast (step 0) inputs keep the
- * scalar loop: one value.  EMBER_NO_VMATH=1 keeps the scalar loops
+ * loops of each op below.  EMBER_NO_VMATH=1 keeps the scalar loops
  * everywhere (to compare, or to rule libmvec out).  The same loops run
  * fused and unfused, so fusion stays bit-identical.
  */
@@ -33,7 +32,6 @@
 enum { EM_VW_NONE, EM_VW_AVX2, EM_VW_AVX512 };
 static int em__vwidth;
 static void *em__vfn[EM_NOPS][2];        /* [op][0: float32, 1: float64] */
-static em_loop_fn em__scalar[EM_NOPS][2]; /* the loops replaced, for step 0 */
 
 /* Full vectors straight from memory; the tail through a zero-padded buffer
  * (exceptions are masked: log(0) in the padding is harmless). */
@@ -55,14 +53,23 @@ EM_VRUN(em__run_f16, float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, "avx5
 EM_VRUN(em__run_d4, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, "avx2")
 EM_VRUN(em__run_f8, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, "avx2")
 
+static void em__vrun(void *f, int k, int64_t n, void *out, const void *in) {
+    if (em__vwidth == EM_VW_AVX512) k ? em__run_d8(f, n, out, in) : em__run_f16(f, n, out, in);
+    else k ? em__run_d4(f, n, out, in) : em__run_f8(f, n, out, in);
+}
+
+/* A broadcast input (step 0) is computed once by the same vector function,
+ * so a value never depends on how it reached the loop (fused or not). */
 static void em__vloop(em_op op, int k, int64_t n, void *out, const void *const *in, const int64_t *st) {
-    if (!st[0]) {
-        em__scalar[op][k](n, out, in, st);
+    void *f = em__vfn[op][k];
+    if (st[0]) {
+        em__vrun(f, k, n, out, in[0]);
         return;
     }
-    void *f = em__vfn[op][k];
-    if (em__vwidth == EM_VW_AVX512) k ? em__run_d8(f, n, out, in[0]) : em__run_f16(f, n, out, in[0]);
-    else k ? em__run_d4(f, n, out, in[0]) : em__run_f8(f, n, out, in[0]);
+    if (n <= 0) return;
+    em__vrun(f, k, 1, out, in[0]);
+    size_t w = k ? sizeof(double) : sizeof(float);
+    for (int64_t i = 1; i < n; i++) memcpy((char *)out + i * (int64_t)w, out, w);
 }
 
 #define EM_VWRAP(OP, base)                                                                         \
@@ -84,7 +91,6 @@ static void em__bind(void *h, em_op op, const char *base, em_loop_fn vf, em_loop
     void *f = dlsym(h, sf), *d = dlsym(h, sd);
     if (!f || !d || !em_cpu_loops[op][EM_FLOAT32] || !em_cpu_loops[op][EM_FLOAT64]) return;
     em__vfn[op][0] = f, em__vfn[op][1] = d;
-    em__scalar[op][0] = em_cpu_loops[op][EM_FLOAT32], em__scalar[op][1] = em_cpu_loops[op][EM_FLOAT64];
     em_cpu_loops[op][EM_FLOAT32] = vf, em_cpu_loops[op][EM_FLOAT64] = vd;
 }
 
