@@ -45,7 +45,9 @@ static double em__cc_now(void) {
 static int em__cc_split(const char *cmd, char *buf, size_t len, char **argv, int max) {
     snprintf(buf, len, "%s", cmd);
     int n = 0;
-    for (char *t = strtok(buf, " \t"); t && n < max - 1; t = strtok(NULL, " \t")) argv[n++] = t;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " \t", &save); t && n < max - 1; t = strtok_r(NULL, " \t", &save))
+        argv[n++] = t;
     argv[n] = NULL;
     return n;
 }
@@ -194,7 +196,8 @@ static em_status em__cc_build(const char *dir, const char *src, const char *name
     char flags[256];
     snprintf(flags, sizeof flags, "%s", em__cc_flags());
     int n = em__cc_split(em__cc_cmd, buf, sizeof buf, argv, EM_CC_MAXARGS);
-    for (char *t = strtok(flags, " "); t; t = strtok(NULL, " ")) argv[n++] = t;
+    char *save = NULL;
+    for (char *t = strtok_r(flags, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[n++] = t;
     argv[n++] = "-o";
     argv[n++] = tmpso;
     argv[n++] = csrc;

@@ -271,6 +271,10 @@ static void em__run_part(void *ctx, int64_t b0, int64_t b1, int worker) {
 
 em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, int *oob) {
     const char *name = L->name ? L->name : "kernel";
+    if (L->shared_static < 0 || L->shared_dyn < 0 || L->shared_static > EM_JIT_MAX_SHARED ||
+        L->shared_dyn > EM_JIT_MAX_SHARED) /* checked apart first: their sum cannot overflow */
+        return em_error(EM_ELAUNCH, "kernel '%s': %lld + %lld bytes of shared memory per block: each must be 0 to %d",
+                        name, (long long)L->shared_static, (long long)L->shared_dyn, EM_JIT_MAX_SHARED);
     EM_CHECK(em_jit_check_launch(name, L->grid, L->block, L->shared_static + L->shared_dyn));
     if (!L->range && !L->thread) return em_error(EM_EVALUE, "kernel '%s': no compiled entry point", name);
     em__run r = {.L = L, .lock = PTHREAD_MUTEX_INITIALIZER};

@@ -41,6 +41,15 @@ static void test_compile_error(void) {
     CHECK(strstr(msg, "   2    return undefined_name;") != NULL); /* numbered source */
 }
 
+/* EMBER_CC may carry arguments: it is split on blanks (main sets "cc -DEM_T_FROM_CC=5"). */
+static void test_command_with_arguments(void) {
+    if (strcmp(em_cc_command(), "cc -DEM_T_FROM_CC=5") != 0) return; /* no plain cc here */
+    em_cc_lib *lib = NULL;
+    CHECK(em_cc_load("int em_t_from_cc(void) { return EM_T_FROM_CC; }\n", "args", &lib) == EM_OK);
+    int (*f)(void) = (int (*)(void))em_cc_sym(lib, "em_t_from_cc");
+    CHECK(f && f() == 5);
+}
+
 static void test_bad_args(void) {
     em_cc_lib *lib = NULL;
     CHECK(em_cc_load(NULL, "x", &lib) == EM_EVALUE);
@@ -52,6 +61,8 @@ int main(void) {
     char dir[] = "/tmp/ember-test-cc-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     setenv("EMBER_CACHE_DIR", dir, 1); /* a fresh cache: the first load compiles */
+    if (!getenv("EMBER_CC") && system("cc --version >/dev/null 2>&1") == 0)
+        setenv("EMBER_CC", "cc -DEM_T_FROM_CC=5", 1);
     if (!em_cc_available()) {
         printf("skipped: %s\n", em_last_error());
         return 0;
@@ -59,6 +70,7 @@ int main(void) {
     RUN(test_load_and_call);
     RUN(test_flags);
     RUN(test_compile_error);
+    RUN(test_command_with_arguments);
     RUN(test_bad_args);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -12,8 +12,11 @@ import ember as em
 
 from helpers import layouts, random_array, to_np
 
-pytestmark = pytest.mark.skipif(not em._ember._cc_available(),
-                                reason="no C compiler: " + em._ember._cc_why())
+# Tests without the `device` parameter run on the CPU even where the default
+# device is a GPU (they pass NumPy arrays and check CPU behaviour).
+pytestmark = [pytest.mark.skipif(not em._ember._cc_available(),
+                                 reason="no C compiler: " + em._ember._cc_why()),
+              pytest.mark.usefixtures("cpu_unless_device_param")]
 
 KDTYPES = [np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                  "uint32", "uint64", "float32", "float64")]
@@ -122,6 +125,20 @@ def test_seed_grid_limit(device):
     with pytest.raises(em.LaunchError, match=r"grid dimension x = 1125899906842624 is out of range: it must be 1 to 2147483647"):
         nothing[2 ** 50, 1]()
     nothing[2, 4]()  # still works
+    if device.kind == "cpu":
+        nothing[2 ** 30, 2 ** 10]()  # the seed's largest grid: an empty kernel is not run at all
+
+
+def test_seed_select_device():
+    if em.cuda.is_available():
+        em.cuda.select_device(0)
+        try:
+            nothing[2, 4]()
+        finally:
+            em._ember._set_device("cpu")
+    else:
+        with pytest.raises(em.DeviceError):
+            em.cuda.select_device(1)
 
 
 @pytest.mark.parametrize("grid,block,msg", [
@@ -749,3 +766,69 @@ def test_constants_and_casts(device):
             float(np.float32(x * 3.1)), int(x * 10.7) + 3.0 + 1, math.log(x + 7) / math.log(2),
             math.sqrt(x) + math.atan2(x, 1.0)]
     np.testing.assert_allclose(to_np(out), want, rtol=1e-15)
+
+
+@em.jit(device=True)
+def dot3(u, v):
+    s = 0.0
+    for k in range(3):
+        s += u[k] * v[k]
+    return s
+
+
+@em.jit
+def arrays_to_device_functions(x, out, hist):
+    t = em.threadIdx.x
+    loc = em.local.array(3, np.float64)
+    sh = em.shared.array((32, 3), np.float64)
+    counts = em.shared.array(4, np.int32)
+    if t < 4:
+        counts[t] = 0
+    for k in range(3):
+        loc[k] = x[t, k]
+        sh[t, k] = 2.0
+    em.syncthreads()
+    em.atomic.add(counts, t % 4, 1)
+    out[t] = dot3(loc, loc) + sh[(t + 1) % 32, 0] * loc[0]
+    em.syncthreads()
+    if t < 4:
+        hist[t] = counts[t]
+
+
+def test_local_and_shared_arrays_in_device_calls_and_shared_atomics(device, rng):
+    x = rng.standard_normal((32, 3))
+    out = em.zeros(32, device=device)
+    hist = em.zeros(4, dtype="int32", device=device)
+    arrays_to_device_functions[1, 32](dev_array(x, device), out, hist)
+    np.testing.assert_allclose(to_np(out), (x * x).sum(1) + 2.0 * x[:, 0], rtol=1e-14)
+    np.testing.assert_array_equal(to_np(hist), [8, 8, 8, 8])
+
+
+def test_stream_and_shared_mem_in_the_configuration(device):
+    n = 100
+    a = dev_array(np.arange(n, dtype=np.float32), device)
+    b = em.zeros(n, dtype="float32", device=device)
+    stream = em.Stream() if device.kind == "cuda" else None  # the CPU runs in order: no streams
+    vec_add[(n + 31) // 32, 32, stream, 0](a, b, n)
+    if stream is not None:
+        stream.synchronize()
+    np.testing.assert_array_equal(to_np(b), np.arange(n, dtype=np.float32))
+
+
+@em.jit
+def double_into(a, b):
+    i = em.grid(1)
+    if i < a.size:
+        b[i] = a[i] * 2
+
+
+def test_lazy_arrays_are_evaluated_before_a_launch(device):
+    n = 1 << 16  # above fusion's minimum size: results of elementwise ops stay pending
+    a = em.sqrt(em.arange(n, dtype="float64", device=device) ** 2) + 1
+    b = em.zeros(n, device=device)
+    c = b + 5                                              # reads b, which the kernel writes
+    if hasattr(em._ember, "_is_pending"):
+        assert em._ember._is_pending(c)
+    double_into[(n + 127) // 128, 128](a, b)
+    np.testing.assert_array_equal(to_np(b), (np.arange(n) + 1) * 2.0)
+    np.testing.assert_array_equal(to_np(c), np.full(n, 5.0))  # computed from b before the kernel

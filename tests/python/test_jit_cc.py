@@ -63,3 +63,20 @@ def test_import_ember_does_not_import_the_front_end():
     lines = out.stdout.split("\n")
     assert lines[0].split()[0] == "False", out.stderr
     assert lines[1] == "True"
+
+
+@needs_cc
+def test_debug_log_names_the_specialisation(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text("import numpy as np, ember as em\n"
+                    "@em.jit\n"
+                    "def k(a, n):\n"
+                    "    a[0] = n\n"
+                    "with em.Device('cpu'):\n"
+                    "    k[1, 1](np.zeros(2, np.float32), 3)\n")
+    env = dict(os.environ, EMBER_DEBUG="2", EMBER_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+    out = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "C kernel cache miss" in out.stderr
+    assert "@em.jit kernel 'k' (array(float32, 1d, C), int64) for cpu in" in out.stderr

@@ -75,6 +75,10 @@ KERNELS = [
     (tj.local_array_kernel, (np.zeros(4, np.int64),)),
     (tj.scalar_params, (A1, np.int8(1), np.uint64(1), np.float32(1), True)),
     (tj.oob_checked, (A1, 3)),
+    (tj.arrays_to_device_functions, (np.zeros((32, 3)), np.zeros(32), np.zeros(4, np.int32))),
+    (tj.constants_and_casts, (A1, A1)),
+    (tj.float_to_int, (A1, np.zeros(8, np.int64))),
+    (tj.negative_index, (np.zeros(5, np.int64), np.zeros(2, np.int64))),
 ]
 KERNELS += [(tj.arith, (np.zeros(3, d), np.zeros(3, d), np.zeros((10, 3), d))) for d in tj.NUM_DTYPES]
 KERNELS += [(tj.int_ops, (np.zeros(3, d), np.zeros(3, d), np.zeros((7, 3), d)))
@@ -147,6 +151,18 @@ def test_fake_driver_launch(tmp_path):
             h = np.zeros((3, 4), np.float32)
             scale[1, 32](np.ones((3, 4), np.float32), h, 12, np.float32(2.0))  # host arrays: copied
             print(scale.compile_count)
+            cai = type("CupyLike", (), {"__cuda_array_interface__": a.__cuda_array_interface__})()
+            scale[1, 32](a, cai, 12, np.float32(2.0))  # a foreign device array: its own pointer
+            print(int.from_bytes(params(32)[24:32], "little") == a._ptr, scale.compile_count)
+            st = em.Stream()
+            scale[1, 32, st, 256](a, b, 5, np.float32(2.0))
+            last_stream = ctypes.c_void_p.in_dll(fake, "fake_last_stream").value
+            print(last_stream == st.ptr, cfg()[6])
+            ro = dict(a.__cuda_array_interface__, data=(a._ptr, True))
+            try:
+                scale[1, 32](a, type("RO", (), {"__cuda_array_interface__": ro})(), 12, np.float32(2.0))
+            except TypeError as e:
+                print(e)
     """)
     env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "..", "python"), EMBER_LIBCUDA=str(lib),
                FAKE_LIB=str(lib), EMBER_CACHE_DIR=str(tmp_path / "cache"), KDIR=str(tmp_path))
@@ -158,4 +174,24 @@ def test_fake_driver_launch(tmp_path):
         "True [3, 4] True [3, 4, 8, 2] 5",  # pointer, shape (strides too unless C-contiguous), n
         "(1, 1, 1, 32, 1, 1, 0) 1",                # the same signature: compiled once
         "2",                                       # host arrays: one more signature
+        "True 2",                                  # C-contiguous (3, 4) float32: the same signature
+        "True 256",                                # [blocks, threads, stream, shared_mem]
+        "argument 'b' is read-only but the kernel writes to it",
     ]
+
+
+def _innermost(src):
+    """'x' or 'y': the thread loop innermost in the CPU range function's general path."""
+    general = src[src.index("for (em_i64 em_z = 0"):]
+    return "y" if general.index("em_x = 0") < general.index("em_y = 0") else "x"
+
+
+def test_cpu_thread_order_follows_the_contiguous_dimension():
+    """Seed 002's kernel indexes columns with threadIdx.y: on the CPU, y runs
+    innermost (x innermost otherwise, and always when the kernel prints)."""
+    x = np.zeros((4, 4), np.int32)
+    assert _innermost(tj.grid2_fill.render(np.zeros((4, 4), np.int64))) == "y"
+    assert _innermost(tj.copy2d.render(x, x)) == "y"             # out[i, j], j = em.grid(2)[1]
+    assert _innermost(tj.reverse_block.render(np.zeros((4, 8), np.int32))) == "x"  # a[ty, tx]
+    assert _innermost(tj.record_indices.render(np.zeros((2, 8), np.int64))) == "x"
+    assert _innermost(tj.seed_print.render()) == "x"

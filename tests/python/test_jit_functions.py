@@ -9,8 +9,11 @@ import ember as em
 
 from helpers import random_array, to_np
 
-pytestmark = pytest.mark.skipif(not em._ember._cc_available(),
-                                reason="no C compiler: " + em._ember._cc_why())
+# Tests without the `device` parameter run on the CPU even where the default
+# device is a GPU (they pass NumPy arrays and check CPU behaviour).
+pytestmark = [pytest.mark.skipif(not em._ember._cc_available(),
+                                 reason="no C compiler: " + em._ember._cc_why()),
+              pytest.mark.usefixtures("cpu_unless_device_param")]
 
 
 # -- plain functions (seed 002) -----------------------------------------------------------------

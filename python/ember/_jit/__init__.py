@@ -8,7 +8,7 @@ because ``em.jit`` must stay the decorator: importing a submodule named
 """
 from .intrinsics import (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize,  # noqa: F401
                          syncthreads, shared, local, atomic)
-from .dispatch import jit, Dispatcher  # noqa: F401
+from .dispatch import jit, Dispatcher  # noqa: F401  (Dispatcher: isinstance checks)
 from .stencil import stencil, vectorize  # noqa: F401
 
 __all__ = ["jit", "stencil", "vectorize", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",

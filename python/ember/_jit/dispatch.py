@@ -18,6 +18,23 @@ from .types import ArrayT, FLOATS, SCALARS, dtype_name
 _EM_DTYPE = {name: i for i, name in enumerate(_ember.dtype_names)}
 _ndarray = _ember.ndarray
 _MAXDIM = 2**62
+_PY_SCALARS = frozenset((int, float, bool))
+
+
+def _debug_level():
+    try:
+        return int(os.environ.get("EMBER_DEBUG", "0"))
+    except ValueError:
+        return 0
+
+
+def _log_compile(name, kind, types, where, t0):
+    """EMBER_DEBUG=2: one line per specialisation compiled (front end + compiler)."""
+    if _debug_level() >= 2:
+        import time
+        sig = ", ".join(map(str, types))
+        print(f"ember: @em.jit {kind} '{name}' ({sig}) for {where} in {(time.perf_counter() - t0) * 1e3:.1f} ms",
+              file=sys.stderr)
 
 
 def _env_boundscheck():
@@ -69,14 +86,14 @@ def _argtype(a, pos, name):
 
 
 class _CpuSpec:
-    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams")
+    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names", "empty")
 
 
 class _CudaSpec:
     __slots__ = ("kernel", "fn", "types", "pack")
 
 
-def _cuda_packer(types, boundscheck, written=()):
+def _cuda_packer(types, written, boundscheck):
     """A function args -> the em.RawKernel argument tuple for this signature
     (generated once: a warm CUDA launch then costs one call), or None from it
     when an array argument is not an ember array (the general path copies
@@ -85,11 +102,9 @@ def _cuda_packer(types, boundscheck, written=()):
         return lambda args, shmem: None
     names = [f"x{i}" for i in range(len(types))]
     checks, items, env = [], [], {"_nd": _ndarray}
-    for i, (x, t) in enumerate(zip(names, types)):
+    for x, t, w in zip(names, types, written):
         if isinstance(t, ArrayT):
-            checks.append(f"type({x}) is not _nd")
-            if i in written:  # a read-only array: the general path raises
-                checks.append(f"not {x}._writeable")
+            checks.append(f"type({x}) is not _nd" + (f" or not {x}._writeable" if w else ""))
             items.append(x)
             items += [f"{x}.shape[{d}]" for d in range(t.ndim)]
             if t.layout != "C":  # C-contiguous kernels derive strides from the shape
@@ -136,13 +151,16 @@ class Dispatcher:
 
     # -- launch configuration ----------------------------------------------------
     def __getitem__(self, config):
-        launcher = self._configs.get(config) if type(config) is tuple else None
+        try:
+            launcher = self._configs.get(config)
+        except TypeError:  # unhashable (a list, a stream object): not cached
+            launcher = None
         if launcher is None:
             launcher = self._configure(config)
             try:
                 if len(self._configs) < 64:
                     self._configs[config] = launcher
-            except TypeError:  # an unhashable stream: just don't cache
+            except TypeError:
                 pass
         return launcher
 
@@ -223,10 +241,13 @@ class Dispatcher:
         if not _ember._cc_available():
             raise _compile_error(f"a C compiler is needed to run @em.jit {'kernels' if kind == 'kernel' else 'functions'} "
                                  f"on the CPU: {_ember._cc_why()} (set EMBER_CC to the compiler's command)")
+        import time
+        t0 = time.perf_counter()
         fn, lw = self.lower(types, kind)
         src = _render.render_cpu(fn, "em_k")
         handle = _ember._cc_load(src, self.__name__)
         self.compile_count += 1
+        _log_compile(self.__name__, kind, types, "cpu", t0)
         rng = _ember._cc_sym(handle, "em_k_range")
         thr = _ember._cc_sym(handle, "em_k_thread") if fn.uses_sync else 0
         kinds, ndims, dtypes = _render.slot_layout(fn)
@@ -234,22 +255,32 @@ class Dispatcher:
         if kind == "plain" and fn.ret:
             kinds.append("W"), ndims.append(1), dtypes.append(fn.ret), pnames.append("<return>")
         spec = _CpuSpec()
+        spec.empty = kind == "kernel" and not fn.body  # nothing to run (seed 001's gpu[2**30, 2**10]())
         spec.cspec = (rng, thr, self.__name__, (fn.shared_bytes + 15) // 16 * 16,
                       "".join(kinds).encode(), bytes(ndims), bytes(_EM_DTYPE[d] for d in dtypes),
                       tuple(pnames))
         spec.fn, spec.allocs, spec.ret, spec.ret_array = fn, lw.allocs, fn.ret, lw.ret_array
         spec.nparams = len(types)
+        spec.names = [a.arg for a in self.source().fdef.args.args]
         self._specs[key] = spec
         return spec
 
     def _call_plain(self, args):
-        types, names = self._types(args)
-        dev = self._device_of(args, self.__name__, numpy_means_cpu=True)
-        if dev[0] != "cpu":
-            raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
-                             f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
-                             "pass CPU arrays")
-        spec = self._cpu_spec("plain", types, names)
+        key = tuple((a.dtype, a.ndim, a._c_contiguous) if type(a) is _ndarray else
+                    (a.dtype, a.ndim, a.flags.c_contiguous) if type(a) is np.ndarray else type(a)
+                    for a in args)
+        spec = self._fast.get(("plain", key))
+        if spec is None or any(type(a) is _ndarray and a._dev[0] != "cpu" for a in args):
+            types, names = self._types(args)
+            dev = self._device_of(args, self.__name__, numpy_means_cpu=True)
+            if dev[0] != "cpu":
+                raise ValueError(f"'{self.__name__}' called without [blocks, threads] runs on the CPU, "
+                                 f"but its arguments are on {dev[0]}:{dev[1]}: launch it as a kernel or "
+                                 "pass CPU arrays")
+            spec = self._cpu_spec("plain", types, names)
+            if "uint64" not in types:  # a big Python int types as uint64: not keyed by type alone
+                self._fast[("plain", key)] = spec
+        names = spec.names
         full = list(args)
         byname = dict(zip(names, args))
         for name, how, srcname, dt in spec.allocs:
@@ -280,10 +311,9 @@ class Dispatcher:
         entry = "em_" + self.__name__
         src = _render.render_cuda(fn, entry)
         spec = _CudaSpec()
-        spec.kernel = em.RawKernel(src, entry)
+        spec.kernel = em.RawKernel(src, entry)  # NVRTC compiles at the first launch (kern's cache logs it)
         spec.fn, spec.types = fn, types
-        spec.pack = _cuda_packer(types, self.boundscheck,
-                                 {i for i, (n, _, _) in enumerate(fn.params) if n in fn.written})
+        spec.pack = _cuda_packer(types, [n in fn.written for n, _, _ in fn.params], self.boundscheck)
         self.compile_count += 1
         self._specs[key] = spec
         return spec
@@ -311,8 +341,13 @@ class _Launcher:
         # the device, found in a dict once the signature has been compiled.
         key = []
         dev = None
-        for a in args:
+        for i, a in enumerate(args):
             t = type(a)
+            if (t is not _ndarray and t is not np.ndarray and t not in _PY_SCALARS
+                    and hasattr(a, "__cuda_array_interface__")):
+                # CuPy, Numba, PyTorch device arrays: wrapped (no copy) as ember arrays
+                args = args[:i] + (_em().asarray(a),) + args[i + 1:]
+                a, t = args[i], _ndarray
             if t is _ndarray:
                 key.append((a.dtype, a.ndim, a._c_contiguous))
                 ad = a._dev
@@ -330,6 +365,8 @@ class _Launcher:
         if spec is None:
             spec = self._slow(args, tuple(key), dev)
         if dev[0] == "cpu":
+            if spec.empty:
+                return None
             out = _ember._jit_launch(spec.cspec, args, self.grid, self.block, self.shmem)
             if out:
                 sys.stdout.write(out)
@@ -363,11 +400,12 @@ class _Launcher:
         # Python ints travel as int64 (em.RawKernel's rule): shapes and strides need no wrapping.
         for a, t, (pname, _, _) in zip(args, spec.types, spec.fn.params):
             if isinstance(t, ArrayT):
-                if pname in spec.fn.written and not (a._writeable if type(a) is _ndarray
-                                                     else getattr(getattr(a, "flags", None), "writeable", True)):
+                if type(a) is _ndarray and pname in spec.fn.written and not a._writeable:
                     raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
                 if type(a) is not _ndarray:
                     host = a
+                    if pname in spec.fn.written and not host.flags.writeable:
+                        raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
                     a = em.asarray(a, device=where)
                     if pname in spec.fn.written:
                         copied.append((host, a))

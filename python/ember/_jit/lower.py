@@ -10,14 +10,13 @@ import ast
 import builtins
 import linecache
 import math
-import sys
 
 import numpy as np
 
 from . import ir
 from .intrinsics import Intrinsic
-from .types import (ArrayT, FLOATS, INTS, ITEMSIZE, SCALARS, UNSIGNED, dtype_name, is_array,
-                    promote, unify)
+from .types import (ArrayT, FLOATS, INTS, ITEMSIZE, SCALARS, dtype_name, is_array, promote,
+                    unify)
 
 
 def _compile_error(msg):
@@ -220,7 +219,7 @@ class Lowerer:
         return ir.ExprStmt(e)
 
     def print_stmt(self, call):
-        if any(k.arg not in ("sep", "end") for k in call.keywords) or call.keywords:
+        if call.keywords:
             self.fail(call, "print() in kernels takes positional arguments only (no sep=, end=, file=)")
         items = []
         for a in call.args:
@@ -861,6 +860,9 @@ class Lowerer:
         if node.keywords or len(node.args) < 2:
             self.fail(node, f"{which}() in kernels takes two or more numbers")
         vals = [self.scalar(self.expr(a), a) for a in node.args]
+        if all(isinstance(v, ir.Const) and v.weak for v in vals):  # Python literals stay Python values
+            v = (min if which == "min" else max)(v.value for v in vals)
+            return ir.Const(v, _const_type(v), True)
         acc = vals[0]
         for v in vals[1:]:
             wa = isinstance(acc, ir.Const) and acc.weak
@@ -871,6 +873,8 @@ class Lowerer:
 
     def abs_call(self, node):
         (a,) = self.args(node, 1, "abs()")
+        if isinstance(a, ir.Const) and a.weak:
+            return ir.Const(abs(a.value), _const_type(abs(a.value)), True)
         t = "int64" if a.ty == "bool" else a.ty
         return ir.Call("fabs" if t in FLOATS else "abs", [self.cast(a, t, node)], t)
 
@@ -930,8 +934,6 @@ class Lowerer:
         for f in callee.devfuncs + [callee]:
             if f not in self.fn.devfuncs:
                 self.fn.devfuncs.append(f)
-        if self.fn.boundscheck != callee.boundscheck:
-            pass
         self.fn.uses_sync |= callee.uses_sync
         self.fn.uses_print |= callee.uses_print
         for (pname, _, pt), a in zip(callee.params, args):
@@ -975,4 +977,4 @@ def lower_function(src, argtypes, kind, boundscheck=False, cname=None):
     return fn, lw
 
 
-__all__ = ["Source", "Lowerer", "lower_function", "sys"]
+__all__ = ["Source", "Lowerer", "Registry", "lower_function"]

@@ -7,7 +7,7 @@ Python/NumPy semantics, casts, indexing, loops) is written once, with
 helpers in a prelude shared by both.
 """
 from . import ir
-from .types import CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
+from .types import BITS, CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
 
 _TYPES_C = """#include <stdint.h>
 #include <stdbool.h>
@@ -53,7 +53,7 @@ typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
 #define EM_INF __longlong_as_double(0x7ff0000000000000LL)
 #define EM_NAN __longlong_as_double(0x7ff8000000000000LL)
 __device__ char em_scratch[64];
-extern __shared__ char em_dynshm[];
+extern __shared__ __align__(16) char em_dynshm[];
 EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
     if (i < 0) i += n;
     if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
@@ -79,6 +79,25 @@ EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
+EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i32)(0 - (em_u32)a);
+    em_i32 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i32 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
+EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
+EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
+EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
+EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
 EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
 EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
 EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
@@ -353,14 +372,14 @@ class Renderer:
     def e_Call(self, x):
         fn, t = x.fn, x.ty
         args = [self.e(a) for a in x.args]
-        if fn in ("floordiv", "mod", "pow") and t in INTS:
-            w = "u64" if t in UNSIGNED else "i64"
-            return f"(({CTYPE[t]})em_{fn}_{w}(({('em_' + w)})({args[0]}), ({('em_' + w)})({args[1]})))"
+        if fn in ("floordiv", "mod", "pow", "shl", "shr") and t in INTS:
+            # 8..32-bit operands in 32-bit helpers (cheaper division, above all on GPUs):
+            # their results, cast back to t, are those of t's own arithmetic
+            bits = "32" if BITS[t] <= 32 and fn != "pow" else "64"
+            w = ("u" if t in UNSIGNED else "i") + bits
+            return f"(({CTYPE[t]})em_{fn}_{w}((em_{w})({args[0]}), (em_{w})({args[1]})))"
         if fn in ("floordiv", "mod"):
             return f"em_{fn}_{t}({args[0]}, {args[1]})"
-        if fn in ("shl", "shr"):
-            w = "u64" if t in UNSIGNED else "i64"
-            return f"(({CTYPE[t]})em_{fn}_{w}((em_{w})({args[0]}), (em_{w})({args[1]})))"
         if fn in ("min", "max", "abs"):
             return f"em_{fn}_{t}({', '.join(args)})"
         if fn in ("isnan", "isinf", "isfinite"):
@@ -586,6 +605,60 @@ def _call_args(fn, dialect):
     return ", ".join(out)
 
 
+def _tid_deps(e, deps):
+    """The threadIdx dimensions expression e depends on (through locals in deps)."""
+    if isinstance(e, ir.Special):
+        return {e.dim} if e.reg == "tid" else set()
+    if isinstance(e, ir.Var):
+        return deps.get(e.cname, set())
+    out = set()
+    for name in getattr(e, "__slots__", ()):
+        v = getattr(e, name)
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, ir.Node) and not isinstance(x, ir.ArrRef):
+                out |= _tid_deps(x, deps)
+    return out
+
+
+def _innermost_thread_dim(fn):
+    """0 or 1: the thread index that moves along the last (contiguous)
+    dimension of most array accesses, by following which threadIdx
+    components each local is computed from."""
+    deps, votes = {}, [0, 0]
+
+    def walk(stmts, count):
+        for st in stmts:
+            if isinstance(st, ir.Assign):
+                deps[st.var.cname] = deps.get(st.var.cname, set()) | _tid_deps(st.value, deps)
+            if count:
+                for e in _accesses(st):
+                    d = _tid_deps(e.idx[-1], deps)
+                    if d in ({0}, {1}):
+                        votes[d.pop()] += 1
+            for attr in ("body", "orelse"):
+                walk(getattr(st, attr, None) or [], count)
+
+    walk(fn.body, False)  # twice: values carried around loops
+    walk(fn.body, True)
+    return 1 if votes[1] > votes[0] else 0
+
+
+def _accesses(node):
+    """Loads and stores of arrays with 2+ dimensions in a statement (not its sub-blocks)."""
+    out = []
+    todo = [node]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (ir.Load, ir.Store, ir.Atomic)) and x.arr.ty.ndim >= 2:
+            out.append(x)
+        for name in getattr(x, "__slots__", ()):
+            if name in ("body", "orelse", "arr"):
+                continue
+            v = getattr(x, name)
+            todo.extend(i for i in (v if isinstance(v, list) else [v]) if isinstance(i, ir.Node))
+    return out
+
+
 def render_cpu(fn, entry):
     """C source for fn (a kernel, or a plain function run as one thread):
     `entry`_range and `entry`_thread, per src/jit/cpu_launch.h."""
@@ -599,6 +672,13 @@ def render_cpu(fn, entry):
     if fn.kind == "plain" and fn.ret:
         k = sum(1 + 2 * t.ndim if hasattr(t, "ndim") else 1 for _, _, t in fn.params)
         call = f"*({CTYPE[fn.ret]} *)(intptr_t)em_a[{k}].i = {call}"
+    yx = ["            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
+          "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {"]
+    if not fn.uses_print and _innermost_thread_dim(fn) == 1:
+        # The kernel indexes arrays' contiguous dimension with threadIdx.y: run y
+        # innermost (threads of a block are unordered; only print shows the order).
+        yx = ["            for (em_i64 em_x = 0; em_x < em_d0; em_x++)",
+              "                for (em_i64 em_y = 0; em_y < em_d1; em_y++) {"]
     parts.append("\n".join(
         [f"void {entry}_range(em_jit_ctx *em_c, const em_slot *em_a, em_i64 em_b0, em_i64 em_b1) {{"]
         + unpack +
@@ -609,10 +689,19 @@ def render_cpu(fn, entry):
          "    em_i.bid[0] = em_b0 % em_g0;",
          "    em_i.bid[1] = em_b0 / em_g0 % em_g1;",
          "    em_i.bid[2] = em_b0 / (em_g0 * em_g1);",
+         "    if (em_d1 == 1 && em_d2 == 1 && em_g1 == 1 && em_i.gdim[2] == 1) {  /* 1-d: one flat loop */",
+         "        em_i.tid[1] = em_i.tid[2] = 0;",
+         "        for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
+         "            em_i.bid[0] = em_blk;",
+         "            for (em_i64 em_x = 0; em_x < em_d0; em_x++) {",
+         "                em_i.tid[0] = em_x;",
+         f"                {call};",
+         "            }",
+         "        }",
+         "        return;",
+         "    }",
          "    for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
-         "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)",
-         "            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
-         "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {",
+         "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)"] + yx + [
          "                    em_i.tid[0] = em_x, em_i.tid[1] = em_y, em_i.tid[2] = em_z;",
          f"                    {call};",
          "                }",
