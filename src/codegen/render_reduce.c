@@ -76,7 +76,8 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
 }
 
 void em_rplan_key(const em_rplan *p, em_sbuf *key) {
-    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni);
+    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni,
+                   p->warp ? "|W" : "");
     if (p->root) {
         em_sbuf_printf(key, "|F");
         em_kplan_tree_key(&p->tree, key);
@@ -254,49 +255,75 @@ static void em__state_fns(const em_rplan *p, em_sbuf *s) {
     }
 }
 
+/* EM_RW threads work on one unit: the whole block (256), or one warp (32)
+ * with 8 units per block at a time.  em_unit_end combines the unit's
+ * threads: a shared-memory tree with barriers, or warp shuffles (no
+ * barrier: warps of a block run different numbers of units). */
 static const char em__reduce_kernels[] =
     "\n#define EM_RBLOCK 256\n"
+    "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
+    "#define EM_LANE ((int)threadIdx.x % EM_RW)\n"
+    "#define EM_U0 ((long long)blockIdx.x * EM_UPB + (long long)threadIdx.x / EM_RW)\n"
+    "#define EM_USTEP ((long long)gridDim.x * EM_UPB)\n"
     "EM_D void em_tree(em_state *sh) {\n"
     "    __syncthreads();\n"
     "    for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {\n"
     "        if ((int)threadIdx.x < w) sh[threadIdx.x] = em_comb(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
     "        __syncthreads();\n"
     "    }\n"
-    "}\n\n"
+    "}\n"
+    "template <class T> EM_D T em_shfl_down(const T &v, int d) {\n"
+    "    unsigned w[(sizeof(T) + 3) / 4];\n"
+    "    memcpy(w, &v, sizeof(T));\n"
+    "    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);\n"
+    "    T r;\n    memcpy(&r, w, sizeof(T));\n    return r;\n"
+    "}\n"
+    "#if EM_RW == EM_RBLOCK\n"
+    "#define EM_UNIT_DECL __shared__ em_state sh[EM_RBLOCK];\n"
+    "#define EM_UNIT_END(acc) (sh[threadIdx.x] = (acc), em_tree(sh), sh[0])\n"
+    "#define EM_UNIT_NEXT() __syncthreads()\n"
+    "#else\n"
+    "#define EM_UNIT_DECL\n"
+    "EM_D em_state em_warp_end(em_state acc) {\n"
+    "    for (int d = 16; d > 0; d >>= 1) acc = em_comb(acc, em_shfl_down(acc, d));\n"
+    "    return acc;\n"
+    "}\n"
+    "#define EM_UNIT_END(acc) em_warp_end(acc)\n"
+    "#define EM_UNIT_NEXT() ((void)0)\n"
+    "#endif\n\n"
     "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
-    "    __shared__ em_state sh[EM_RBLOCK];\n"
-    "    for (long long u = blockIdx.x; u < p.nout * p.nsplit; u += gridDim.x) {\n"
+    "    EM_UNIT_DECL\n"
+    "    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {\n"
     "        const long long o = u / p.nsplit, s = u % p.nsplit;\n"
     "        long long base = 0, r = o;\n"
     "        for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }\n"
     "        const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;\n"
     "        em_state acc = em_ident();\n"
-    "        long long k = k0 + threadIdx.x;\n"
+    "        long long k = k0 + EM_LANE;\n"
     "        if (EM_NI == 1) { /* four loads in flight per thread: bandwidth needs them */\n"
-    "            for (; k + 3 * EM_RBLOCK < k1; k += 4 * EM_RBLOCK) {\n"
+    "            for (; k + 3 * EM_RW < k1; k += 4 * EM_RW) {\n"
     "                const char *a = p.in + base + k * p.ist[0];\n"
-    "                const long long st = EM_RBLOCK * p.ist[0];\n"
+    "                const long long st = EM_RW * p.ist[0];\n"
     "                const em_in v0 = *(const em_in *)a, v1 = *(const em_in *)(a + st);\n"
     "                const em_in v2 = *(const em_in *)(a + 2 * st), v3 = *(const em_in *)(a + 3 * st);\n"
     "                acc = em_comb(acc, em_load(v0, k));\n"
-    "                acc = em_comb(acc, em_load(v1, k + EM_RBLOCK));\n"
-    "                acc = em_comb(acc, em_load(v2, k + 2 * EM_RBLOCK));\n"
-    "                acc = em_comb(acc, em_load(v3, k + 3 * EM_RBLOCK));\n"
+    "                acc = em_comb(acc, em_load(v1, k + EM_RW));\n"
+    "                acc = em_comb(acc, em_load(v2, k + 2 * EM_RW));\n"
+    "                acc = em_comb(acc, em_load(v3, k + 3 * EM_RW));\n"
     "            }\n"
     "        }\n"
-    "        for (; k < k1; k += EM_RBLOCK) {\n"
+    "        for (; k < k1; k += EM_RW) {\n"
     "            long long off = base, q = k;\n"
     "            for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }\n"
     "            off += q * p.ist[0]; /* q < ishape[0]: no division for the outermost */\n"
     "            acc = em_comb(acc, em_load(*(const em_in *)(p.in + off), k));\n"
     "        }\n"
-    "        sh[threadIdx.x] = acc;\n"
-    "        em_tree(sh);\n"
-    "        if (threadIdx.x == 0) {\n"
-    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);\n"
-    "            else ((em_state *)p.part)[u] = sh[0];\n"
+    "        const em_state tot = EM_UNIT_END(acc);\n"
+    "        if (EM_LANE == 0) {\n"
+    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
+    "            else ((em_state *)p.part)[u] = tot;\n"
     "        }\n"
-    "        __syncthreads();\n"
+    "        EM_UNIT_NEXT();\n"
     "    }\n"
     "}\n\n"
     "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
@@ -319,8 +346,8 @@ static const char em__reduce_kernels[] =
  * loads are in flight. */
 static const char em__fused_kernel[] =
     "\nextern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
-    "    __shared__ em_state sh[EM_RBLOCK];\n"
-    "    for (long long u = blockIdx.x; u < p.nout * p.nsplit; u += gridDim.x) {\n"
+    "    EM_UNIT_DECL\n"
+    "    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {\n"
     "        const long long o = u / p.nsplit, s = u % p.nsplit;\n"
     "        long long lb[EM_NL], r = o;\n"
     "        for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
@@ -331,23 +358,22 @@ static const char em__fused_kernel[] =
     "        }\n"
     "        const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;\n"
     "        em_state acc = em_ident();\n"
-    "        long long k = k0 + threadIdx.x;\n"
-    "        for (; k + 3 * EM_RBLOCK < k1; k += 4 * EM_RBLOCK) {\n"
-    "            const em_in v0 = em_at(p, lb, k), v1 = em_at(p, lb, k + EM_RBLOCK);\n"
-    "            const em_in v2 = em_at(p, lb, k + 2 * EM_RBLOCK), v3 = em_at(p, lb, k + 3 * EM_RBLOCK);\n"
+    "        long long k = k0 + EM_LANE;\n"
+    "        for (; k + 3 * EM_RW < k1; k += 4 * EM_RW) {\n"
+    "            const em_in v0 = em_at(p, lb, k), v1 = em_at(p, lb, k + EM_RW);\n"
+    "            const em_in v2 = em_at(p, lb, k + 2 * EM_RW), v3 = em_at(p, lb, k + 3 * EM_RW);\n"
     "            acc = em_comb(acc, em_load(v0, k));\n"
-    "            acc = em_comb(acc, em_load(v1, k + EM_RBLOCK));\n"
-    "            acc = em_comb(acc, em_load(v2, k + 2 * EM_RBLOCK));\n"
-    "            acc = em_comb(acc, em_load(v3, k + 3 * EM_RBLOCK));\n"
+    "            acc = em_comb(acc, em_load(v1, k + EM_RW));\n"
+    "            acc = em_comb(acc, em_load(v2, k + 2 * EM_RW));\n"
+    "            acc = em_comb(acc, em_load(v3, k + 3 * EM_RW));\n"
     "        }\n"
-    "        for (; k < k1; k += EM_RBLOCK) acc = em_comb(acc, em_load(em_at(p, lb, k), k));\n"
-    "        sh[threadIdx.x] = acc;\n"
-    "        em_tree(sh);\n"
-    "        if (threadIdx.x == 0) {\n"
-    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);\n"
-    "            else ((em_state *)p.part)[u] = sh[0];\n"
+    "        for (; k < k1; k += EM_RW) acc = em_comb(acc, em_load(em_at(p, lb, k), k));\n"
+    "        const em_state tot = EM_UNIT_END(acc);\n"
+    "        if (EM_LANE == 0) {\n"
+    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
+    "            else ((em_state *)p.part)[u] = tot;\n"
     "        }\n"
-    "        __syncthreads();\n"
+    "        EM_UNIT_NEXT();\n"
     "    }\n"
     "}\n";
 
@@ -379,8 +405,8 @@ static void em__render_at(const em_rplan *p, em_sbuf *s) {
 em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "%s", em_render_prelude());
     em__state_fns(p, s);
-    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\n#define EM_NO %d\n#define EM_NI %d\n",
-                   em_render_ctype(p->in), em_render_ctype(p->out), p->no, p->ni);
+    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\n#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n",
+                   em_render_ctype(p->in), em_render_ctype(p->out), p->no, p->ni, p->warp ? 32 : 256);
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
     em_sbuf_printf(s, "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit, chunk;\n"
                       "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");

@@ -30,6 +30,9 @@ typedef struct em_rplan {
     int64_t oshape[EM_MAXDIMS], ost[EM_MAXDIMS], ishape[EM_MAXDIMS], ist[EM_MAXDIMS];
     int64_t nout, m, nsplit, chunk;
     double ddof;
+    /* warp: one warp per work unit instead of one block (short reductions
+     * of many outputs: no block-wide barrier per output). */
+    int warp;
     /* A fused producer (em_rplan_fuse): the input values are root's,
      * computed per element from its leaves instead of loaded from data.
      * Leaf k's byte strides over the kept / reduced dims: lost, list. */

@@ -209,6 +209,8 @@ static void test_host_scalar_by_value(void) {
  * producer's shape, y broadcasts and 2.5 is a host scalar, on a "device"
  * (host memory labelled CUDA: planning and rendering never read it).  The
  * argument and key are taken here, while the tree (on this stack) lives. */
+static int g_warp, g_plain; /* render_fused: the warp form; without the producer */
+
 static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int *axes,
                               em_sbuf *src, em_rplan *p, unsigned char *args, size_t *nargs,
                               em_sbuf *key) {
@@ -239,7 +241,11 @@ static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int
     if (s == EM_OK) s = em_array_wrap(&o, mem, odtype, on, osh, NULL, fake, NULL, NULL);
     if (s == EM_OK) s = em_rplan_make(op, &a, naxes, axes, acc, 0, &o, p);
     if (s == EM_OK) s = em_rplan_fuse(p, &sq, &a, naxes, axes, &o);
-    if (s == EM_OK) s = em_render_reduce(p, src);
+    if (s == EM_OK) {
+        p->warp = g_warp;
+        if (g_plain) p->root = NULL;
+        s = em_render_reduce(p, src);
+    }
     if (s == EM_OK && args) *nargs = em_rplan_args(p, args, 2048); /* while the tree lives */
     if (s == EM_OK && key) em_rplan_key(p, key);
     em_array_release(&x), em_array_release(&y), em_array_release(&a), em_array_release(&o);
@@ -267,7 +273,8 @@ static void test_fused_reduction_kernels(void) {
     CHECK(key.s && strstr(key.s, "|F"));
     em_sbuf_free(&key), em_sbuf_free(&src);
     if (em_nvrtc_init() != EM_OK) return; /* the compiles need libnvrtc */
-    em_reduce_op ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMAX, EM_RED_MEAN, EM_RED_PROD};
+    em_reduce_op ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMAX, EM_RED_MEAN, EM_RED_PROD, EM_RED_VAR,
+                          EM_RED_ANY};
     em_dtype dts[] = {EM_FLOAT32, EM_FLOAT64, EM_FLOAT16};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         for (size_t j = 0; j < sizeof dts / sizeof *dts; j++) {
@@ -281,6 +288,22 @@ static void test_fused_reduction_kernels(void) {
             CHECK(s == EM_OK);
             free(cubin);
             em_sbuf_free(&s2);
+            /* The warp-per-output form, fused and plain (shuffled states of
+             * every size: 1-byte bools, structs). */
+            for (g_plain = 0; g_plain < 2; g_plain++) {
+                em_sbuf s3 = {0};
+                g_warp = 1;
+                CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s3, &p, NULL, NULL, NULL) == EM_OK);
+                g_warp = 0;
+                CHECK(s3.s && strstr(s3.s, "#define EM_RW 32"));
+                cubin = NULL;
+                s = em_cuda_compile(s3.s, 90, "warp reduction", &cubin, &nb);
+                if (s != EM_OK) fprintf(stderr, "%s\n", em_last_error());
+                CHECK(s == EM_OK);
+                free(cubin);
+                em_sbuf_free(&s3);
+            }
+            g_plain = 0;
         }
 }
 
