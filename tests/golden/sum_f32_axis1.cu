@@ -31,10 +31,10 @@ EM_D void em_tree(em_state *sh) {
 }
 template <class T> EM_D T em_shfl_down(const T &v, int d) {
     unsigned w[(sizeof(T) + 3) / 4];
-    __builtin_memcpy(w, &v, sizeof(T));
+    memcpy(w, &v, sizeof(T));
     for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);
     T r;
-    __builtin_memcpy(&r, w, sizeof(T));
+    memcpy(&r, w, sizeof(T));
     return r;
 }
 #if EM_RW == EM_RBLOCK
