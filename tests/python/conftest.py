@@ -38,3 +38,18 @@ def cpu_unless_device_param(request):
         return
     with em.Device("cpu"):
         yield
+
+
+@pytest.fixture(scope="session")
+def fake_lib(tmp_path_factory):
+    """The fake CUDA driver (tests/c/fake_libcuda.c) built once per session,
+    for subprocesses that load it through EMBER_LIBCUDA."""
+    import shutil
+    import subprocess
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to build the fake driver")
+    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "c", "fake_libcuda.c")
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), src], check=True)
+    return str(out)

@@ -3,25 +3,12 @@
 device, properties, the memory pool object, streams and events.  Kernels
 do not run under the fake, so no values are checked here."""
 import os
-import shutil
 import subprocess
 import sys
 
-import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE_SRC = os.path.join(HERE, "..", "c", "fake_libcuda.c")
 PYPATH = os.path.join(HERE, "..", "..", "python")
-
-
-@pytest.fixture(scope="module")
-def fake_lib(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler to build the fake driver")
-    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), FAKE_SRC], check=True)
-    return str(out)
 
 
 def _run(lib, code):

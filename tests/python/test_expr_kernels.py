@@ -429,18 +429,6 @@ def test_reduction_compile_cache(device):
 
 # ---- the CUDA rendering without a GPU: NVRTC compiles, the fake driver launches ----
 
-@pytest.fixture(scope="module")
-def fake_lib(tmp_path_factory):
-    import shutil
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler to build the fake driver")
-    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                    os.path.join(HERE, "..", "c", "fake_libcuda.c")], check=True)
-    return str(out)
-
-
 def _nvrtc():
     import ctypes.util
     return bool(ctypes.util.find_library("nvrtc")) or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")

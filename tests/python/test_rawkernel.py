@@ -8,7 +8,6 @@ NVRTC compiles for real when it is installed); and GPU tests with the
 `device` fixture that skip on the CPU."""
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -215,17 +214,6 @@ def test_pack_python_scalars_like_numpy(cpu, noop):
 
 
 # ---- the launch path against the fake driver ------------------------------
-
-@pytest.fixture(scope="module")
-def fake_lib(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler to build the fake driver")
-    out = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                    os.path.join(HERE, "..", "c", "fake_libcuda.c")], check=True)
-    return str(out)
-
 
 def _run(lib, tmp_path, code):
     env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_LIBCUDA=lib, EMBER_CACHE_DIR=str(tmp_path),
