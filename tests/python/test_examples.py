@@ -29,7 +29,9 @@ EXPECT = {
 
 @pytest.mark.parametrize("name", sorted(EXPECT))
 def test_example_runs(name):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # Ember first, then whatever the caller had (carried wheels such as Dask).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(ROOT, "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], capture_output=True,
                        text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
