@@ -20,7 +20,7 @@ shared memory are checked against the device's limits (``em.LaunchError``).
 """
 from . import _ember
 
-__all__ = ["RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"]
+__all__ = ["RawKernel", "RawModule"]  # the expression kernels load lazily (ember/__init__.py)
 
 # cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_* numbers, in CuPy's attribute names.
 _FUNC_ATTRIBUTES = (
@@ -187,5 +187,3 @@ for _i, _n in enumerate(_FUNC_ATTRIBUTES):
     setattr(RawKernel, _n, _attr_property(_i, _n))
 del _i, _n
 
-
-from ._expr import ElementwiseKernel, ReductionKernel  # noqa: E402  (they build on RawKernel)
