@@ -94,8 +94,10 @@ static void test_module_api(void) {
     CHECK(em_cuda_module_function(0, m1, "k", &fn) == EM_OK && fn);
 
     unsigned grid[3] = {2, 3, 4}, block[3] = {8, 4, 2};
-    int dummy = 0;
-    void *params[] = {&dummy};
+    /* The fake driver copies 4096 bytes from params[0] (it records whole
+     * packed arguments): give it that much to read. */
+    static unsigned char dummy[4096];
+    void *params[] = {dummy};
     void *stream = (void *)0x1234;
     CHECK(em_cuda_launch(0, fn, "k", grid, block, 128, stream, params) == EM_OK);
     CHECK(last_cfg[0] == 2 && last_cfg[1] == 3 && last_cfg[2] == 4 && last_cfg[3] == 8 &&
