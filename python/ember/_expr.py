@@ -350,6 +350,20 @@ class _KernelBase:
         self._cache = {}
         self._compiles = 0  # kernels rendered and built (tests check the cache with it)
 
+    def _bind(self, args, out):
+        """The checks and bindings every call starts with: (inputs, outputs,
+        which outputs were given, device kind and id, placeholder types,
+        input values, whether an input is cast)."""
+        ins, outs = self._split_args(args, out)
+        given = [a is not None for a in outs]
+        self._check_args(ins, outs)
+        kind, dev = _device_of(self.name, [a for a in ins + outs if _is_array(a)])
+        types = self._resolve(ins, outs)
+        _check_types(self.name, kind, self.in_params + self.out_params, types)
+        vals = self._inputs(ins, types)
+        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
+        return ins, outs, given, kind, dev, types, vals, cast
+
     def _split_args(self, args, out):
         nin, nout = len(self.in_params), len(self.out_params)
         if out is not None:
@@ -507,16 +521,7 @@ class ElementwiseKernel(_KernelBase):
         """The full path: check and bind everything, compile if needed, run.
         Returns the result and, when this call can be replayed from its
         argument signature alone (_EwPlan), the plan."""
-        ins, outs = self._split_args(args, out)
-        given = [a is not None for a in outs]
-        self._check_args(ins, outs)
-        arrays = [a for a in ins + outs if _is_array(a)]
-        kind, dev = _device_of(self.name, arrays)
-        types = self._resolve(ins, outs)
-        _check_types(self.name, kind, self.in_params + self.out_params, types)
-        vals = self._inputs(ins, types)
-        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
-        params = self.in_params + self.out_params
+        ins, outs, given, kind, dev, types, vals, cast = self._bind(args, out)
         shape = self._shape(ins + outs, size)
         for p, a in zip(self.out_params, outs):
             if a is not None and not p.raw and a.shape != shape:
@@ -960,16 +965,8 @@ class ReductionKernel(_KernelBase):
     def _call(self, args, axis, keepdims, out, stream):
         """The full path (see ElementwiseKernel._call); returns the result
         and the plan (_RedPlan) that replays it, or None."""
-        ins, outs = self._split_args(args, out)
-        given = [a is not None for a in outs]
-        self._check_args(ins, outs)
-        arrays = [a for a in ins + outs if _is_array(a)]
-        kind, dev = _device_of(self.name, arrays)
-        types = self._resolve(ins, outs)
-        _check_types(self.name, kind, self.in_params + self.out_params, types)
+        ins, outs, given, kind, dev, types, vals, cast = self._bind(args, out)
         rtype = self._reduce_dtype(types)
-        vals = self._inputs(ins, types)
-        cast = any(_is_array(a) and a.dtype != types[p.name] for p, a in zip(self.in_params, ins))
         shapes = [v.shape for v in vals if _is_array(v)]
         if not shapes:
             raise ValueError(f"{self.name}: a reduction needs at least one array input")
