@@ -89,11 +89,13 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
     em_expr_decref(x);
 }
 
-int pyem_fusion_flush(em_device d, const char *reason) {
+/* Evaluate every live pending array that pick(o, ctx) selects.  Forcing
+ * changes the registry, so the scan restarts after each evaluation. */
+static int pyem__force_each(int (*pick)(EmArrayObject *o, const void *ctx), const void *ctx,
+                            const char *reason) {
     for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
         EmArrayObject *o = pyem__live[i];
-        em_device e = em_array_device(&o->a);
-        if (e.kind != d.kind || (d.id >= 0 && e.id != d.id)) {
+        if (!pick(o, ctx)) {
             i++;
             continue;
         }
@@ -105,6 +107,14 @@ int pyem_fusion_flush(em_device d, const char *reason) {
     }
     return 0;
 }
+
+static int pyem__on_device(EmArrayObject *o, const void *ctx) {
+    const em_device *d = ctx;
+    em_device e = em_array_device(&o->a);
+    return e.kind == d->kind && (d->id < 0 || e.id == d->id);
+}
+
+int pyem_fusion_flush(em_device d, const char *reason) { return pyem__force_each(pyem__on_device, &d, reason); }
 
 /* Replace o's placeholder by the values in v (steals v). */
 static void pyem__install(EmArrayObject *o, em_array *v) {
@@ -137,26 +147,12 @@ int pyem_force(PyObject *obj, const char *reason) {
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
-/* Evaluate every live pending array whose expression reads a's memory. */
-static int pyem__force_readers(const em_array *a, const char *reason) {
-    for (Py_ssize_t i = 0; i < pyem_fusion_live;) {
-        EmArrayObject *o = pyem__live[i];
-        if (!em_expr_reads(o->pending, a)) {
-            i++;
-            continue;
-        }
-        Py_INCREF(o);
-        int r = pyem_force((PyObject *)o, reason);
-        Py_DECREF(o);
-        if (r < 0) return -1;
-        i = 0; /* the registry changed */
-    }
-    return 0;
-}
+static int pyem__reads(EmArrayObject *o, const void *ctx) { return em_expr_reads(o->pending, ctx); }
 
 int pyem_touch(PyObject *obj, const char *reason) {
     if (pyem_force(obj, reason) < 0) return -1;
-    return pyem_fusion_live ? pyem__force_readers(&((EmArrayObject *)obj)->a, reason) : 0;
+    /* Every live pending array whose expression reads obj's memory. */
+    return pyem_fusion_live ? pyem__force_each(pyem__reads, &((EmArrayObject *)obj)->a, reason) : 0;
 }
 
 em_array *pyem_array_slow(PyObject *obj) {
