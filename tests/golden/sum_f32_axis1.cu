@@ -50,6 +50,14 @@ EM_D em_state em_warp_end(em_state acc) {
 #define EM_UNIT_END(acc) em_warp_end(acc)
 #define EM_UNIT_NEXT() ((void)0)
 #endif
+/* The unit's result: the final value, or a partial state for pass 2. */
+#define EM_UNIT_STORE(acc) { \
+    const em_state tot = EM_UNIT_END(acc); \
+    if (EM_LANE == 0) { \
+        if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof); \
+        else ((em_state *)p.part)[u] = tot; \
+    } \
+    EM_UNIT_NEXT(); }
 
 extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {
     EM_UNIT_DECL
@@ -78,12 +86,7 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
             off += q * p.ist[0]; /* q < ishape[0]: no division for the outermost */
             acc = em_comb(acc, em_load(*(const em_in *)(p.in + off), k));
         }
-        const em_state tot = EM_UNIT_END(acc);
-        if (EM_LANE == 0) {
-            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);
-            else ((em_state *)p.part)[u] = tot;
-        }
-        EM_UNIT_NEXT();
+        EM_UNIT_STORE(acc);
     }
 }
 
