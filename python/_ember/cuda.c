@@ -22,7 +22,6 @@ typedef struct {
     PyObject_HEAD
     void *p;
     Py_ssize_t n;
-    int exports;
 } PyemPinned;
 
 static void pyem__pinned_dealloc(PyObject *o) {
@@ -33,16 +32,10 @@ static void pyem__pinned_dealloc(PyObject *o) {
     Py_DECREF(tp);
 }
 
+/* Each export holds a reference (view->obj), so the memory outlives it. */
 static int pyem__pinned_getbuffer(PyObject *o, Py_buffer *view, int flags) {
     PyemPinned *m = (PyemPinned *)o;
-    if (PyBuffer_FillInfo(view, o, m->p, m->n, 0, flags) < 0) return -1;
-    m->exports++;
-    return 0;
-}
-
-static void pyem__pinned_releasebuffer(PyObject *o, Py_buffer *view) {
-    (void)view;
-    ((PyemPinned *)o)->exports--;
+    return PyBuffer_FillInfo(view, o, m->p, m->n, 0, flags);
 }
 
 static PyObject *pyem__pinned_repr(PyObject *o) {
@@ -70,7 +63,6 @@ static PyType_Slot pyem__pinned_slots[] = {
     {Py_tp_repr, pyem__pinned_repr},
     {Py_tp_getset, pyem__pinned_getset},
     {Py_bf_getbuffer, pyem__pinned_getbuffer},
-    {Py_bf_releasebuffer, pyem__pinned_releasebuffer},
     {0, NULL}};
 
 static PyType_Spec pyem__pinned_spec = {"ember.cuda.PinnedMemory", sizeof(PyemPinned), 0,
@@ -95,7 +87,7 @@ static PyObject *f_cuda_pinned_alloc(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_INCREF(tp); /* each instance holds its heap type */
-    m->p = p, m->n = n, m->exports = 0;
+    m->p = p, m->n = n;
     return (PyObject *)m;
 }
 

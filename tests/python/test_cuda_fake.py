@@ -80,6 +80,9 @@ def test_pinned_memory_owner_and_numpy_view(fake_lib):
                          "try:\n"
                          "    em.cuda.pinned_empty((-1, 2))\n"
                          "except ValueError as e: print('ValueError')\n"
+                         "try:\n"
+                         "    em.cuda.alloc_pinned_memory(-1)\n"
+                         "except ValueError as e: print('ValueError' if 'negative' in str(e) else e)\n"
                          "del a, m, z; gc.collect(); print('ok')\n")
     assert out == ["64", "True", "PinnedMemory", "(2,", "3)", "float32", "15.0", "True", "(0,)",
-                   "ValueError", "ok"]
+                   "ValueError", "ValueError", "ok"]
