@@ -216,6 +216,17 @@ static void test_scan_launches(void) {
     CHECK(v[0] == 20 && v[1] == 2000 && v[2] == 1 && *last_grid == 20);
     CHECK(em_cuda_scan(EM_RED_SUM, &b, 1, &d) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
     em_array_release(&a), em_array_release(&c), em_array_release(&b), em_array_release(&d);
+    /* Two float16 rows of 3000: scanned on the host (the fake driver's memory is host memory). */
+    int64_t sh4[2] = {2, 3000};
+    static uint16_t h[6000], r[6000];
+    for (int i = 0; i < 6000; i++) h[i] = 0x3c00; /* 1.0 */
+    unsigned grid0 = *last_grid;
+    CHECK(em_array_empty(&a, EM_FLOAT16, 2, sh4, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT16, 2, sh4, gpu) == EM_OK);
+    CHECK(em_array_write(&a, h, sizeof h) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 1, &c) == EM_OK && em_array_read(&c, r, sizeof r) == EM_OK);
+    CHECK(r[0] == 0x3c00 && r[1] == 0x4000 && r[2999] == 0x6800 && r[3000] == 0x3c00); /* 1, 2, 2048 (rounded) */
+    CHECK(*last_grid == grid0); /* nothing launched */
+    em_array_release(&a), em_array_release(&c);
     em_cuda_pool_free_all(0);
 }
 

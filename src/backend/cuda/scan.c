@@ -87,7 +87,9 @@ static em_status em__on_host(em_reduce_op op, const em_array *a, int axis, em_ar
     em_status s = em_to_device(a, cpu, &ha);
     if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
     if (s == EM_OK) s = em_cpu_backend.scan(op, &ha, axis, &hout);
-    if (s == EM_OK) s = em_copy_into(out, &hout);
+    if (s == EM_OK) /* em_scan's results are C-contiguous: one host-to-device copy */
+        s = em_array_is_c_contiguous(out) ? em_array_write(out, hout.data, em_array_nbytes(&hout)) :
+                                            em_copy_into(out, &hout);
     em_array_release(&ha), em_array_release(&hout);
     return s;
 }
@@ -118,6 +120,9 @@ em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *o
     int64_t len = c.axis >= 0 ? a->shape[axis] : n;
     em_scan_plan p = em_cuda_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis), out->dtype,
                                          pr->multiprocessor_count);
+    /* The host scans along an axis only; em_scan flattens before calling
+     * here, so a long flattened float16 line comes only from direct callers. */
+    if (p.mode == 'H' && c.axis < 0) p.mode = 'L';
     if (p.mode == 'H') return em__on_host(op, a, axis, out);
     struct { char *in, *out, *part; int64_t nlines, len, ntiles, v[3 * EM_MAXDIMS]; } args = {
         a->data, out->data, NULL, p.nlines, p.len, p.ntiles, {0}};
