@@ -23,15 +23,21 @@
  *      (two barriers per step: all reads before any write) gives each thread
  *      its prefix, and each thread rescans its elements from it.  Only
  *      threads holding elements combine, always with lower threads' values,
- *      so no identity element is used (-0.0 + x would turn -0.0 into +0.0,
+ *      so no identity element is used (0 + x turns -0.0 into +0.0,
  *      (1+0j) * x breaks infinities).  Every barrier sits in loops over
  *      block-uniform values.  One tile per line: step (3) alone.
  *      Integer (wrapping) and bool results are exact whatever the grouping;
  *      float and complex results differ from NumPy's sequential order only
- *      by rounding (the tests bound it by len * eps * the running sum of
- *      |x|, or of the running product of |x| for cumprod).
- *  'H' long float16 lines: copied to the host and scanned there (a single
- *      thread per long line on the GPU is slower than the copies).
+ *      by rounding: each element passes through at most about 70 + tiles /
+ *      2048 additions on its way to any output (tests/python/test_scans.py
+ *      bounds the error by that depth * eps * the running sum of |x|).
+ *  'H' few long float16 lines along an axis: copied to the host and scanned
+ *      there (one GPU thread per long line is slower than the copies).
+ *      em_scan flattens before calling here, so a long flattened float16
+ *      line (axis < 0, direct callers only) stays on 'L'.
+ *
+ * The choice is a heuristic (H100-sized guesses, to be tuned by timing);
+ * every form gives correct results for every shape.
  *
  * Index math is 64-bit throughout; tile-local indices (< EM_SCAN_TILE) are int.
  */
