@@ -162,9 +162,9 @@ static void test_random_scan_take_launches(void) {
     CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
     CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
     CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
-    long long l[2];
-    memcpy(l, last_params + 16, sizeof l);
-    CHECK(l[0] == 1 && l[1] == 1001); /* one line of 1001 */
+    long long l[3];
+    memcpy(l, last_params + 24, sizeof l);
+    CHECK(l[0] == 1 && l[1] == 1001 && l[2] == 1); /* one line of 1001: one tile */
     int64_t ish[1] = {5};
     CHECK(em_array_empty(&idx, EM_INT64, 1, ish, gpu) == EM_OK);
     em_array t;
@@ -172,6 +172,62 @@ static void test_random_scan_take_launches(void) {
     CHECK(em_cuda_take(&a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
     CHECK(em_cuda_take(&a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
     em_array_release(&a), em_array_release(&c), em_array_release(&idx), em_array_release(&t);
+}
+
+/* The tile scan's three launches (the last one seen here), its scratch
+ * taken from the pool and given back, and the one-thread-per-line form. */
+static void test_scan_launches(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[1] = {2 * 2048 * 4 + 1}, sh2[2] = {4, 2 * 2048 + 1}, sh3[2] = {20, 2000};
+    em_array a, c, b, d;
+    size_t used0, total0, used, total;
+    em_cuda_pool_free_all(0); /* no cached block the scratch could reuse */
+    CHECK(em_array_empty(&a, EM_FLOAT64, 1, sh, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT64, 1, sh, gpu) == EM_OK);
+    em_cuda_pool_stats(0, &used0, &total0);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == used0 && total == total0 + 512); /* 9 tile totals: one 512-byte block, freed */
+    long long v[3];
+    void *part = NULL;
+    memcpy(&part, last_params + 16, sizeof part);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(part != NULL && v[0] == 1 && v[1] == sh[0] && v[2] == 9 && *last_grid == 9 && *last_block == 256);
+    /* Few long rows along axis 1: 4 lines of 3 tiles, 12 blocks (the fake has 4 SMs: at most 64). */
+    CHECK(em_array_empty(&b, EM_COMPLEX128, 2, sh2, gpu) == EM_OK && em_array_empty(&d, EM_COMPLEX128, 2, sh2, gpu) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMPROD, &b, 1, &d) == EM_OK);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(v[0] == 4 && v[1] == sh2[1] && v[2] == 3 && *last_grid == 12);
+    /* The scratch cannot be had: the error comes back and nothing is launched after. */
+    em_cuda_pool_free_all(0);
+    em_cuda_pool_stats(0, &used, &total);
+    em_cuda_pool_set_limit(0, used);
+    CHECK(em_cuda_scan(EM_RED_CUMPROD, &b, 1, &d) == EM_ENOMEM);
+    em_cuda_pool_set_limit(0, 0);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == total);
+    em_array_release(&b), em_array_release(&d);
+    /* 2000 interleaved columns of 20 (>= 256 per SM): one thread each; 20 rows of 2000: a block per row. */
+    CHECK(em_array_empty(&b, EM_INT32, 2, sh3, gpu) == EM_OK && em_array_empty(&d, EM_INT64, 2, sh3, gpu) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &b, 0, &d) == EM_OK);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(v[0] == 2000 && v[1] == 20 && v[2] == 1 && *last_grid == 8);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &b, 1, &d) == EM_OK);
+    memcpy(v, last_params + 24, sizeof v);
+    CHECK(v[0] == 20 && v[1] == 2000 && v[2] == 1 && *last_grid == 20);
+    CHECK(em_cuda_scan(EM_RED_SUM, &b, 1, &d) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
+    em_array_release(&a), em_array_release(&c), em_array_release(&b), em_array_release(&d);
+    /* Two float16 rows of 3000: scanned on the host (the fake driver's memory is host memory). */
+    int64_t sh4[2] = {2, 3000};
+    static uint16_t h[6000], r[6000];
+    for (int i = 0; i < 6000; i++) h[i] = 0x3c00; /* 1.0 */
+    unsigned grid0 = *last_grid;
+    CHECK(em_array_empty(&a, EM_FLOAT16, 2, sh4, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT16, 2, sh4, gpu) == EM_OK);
+    CHECK(em_array_write(&a, h, sizeof h) == EM_OK);
+    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 1, &c) == EM_OK && em_array_read(&c, r, sizeof r) == EM_OK);
+    CHECK(r[0] == 0x3c00 && r[1] == 0x4000 && r[2999] == 0x6800 && r[3000] == 0x3c00); /* 1, 2, 2048 (rounded) */
+    CHECK(*last_grid == grid0); /* nothing launched */
+    em_array_release(&a), em_array_release(&c);
+    em_cuda_pool_free_all(0);
 }
 
 static void test_streams_events(void) {
@@ -246,6 +302,7 @@ int main(void) {
         RUN(test_eval_launch);
         RUN(test_reduce_launches);
         RUN(test_random_scan_take_launches);
+        RUN(test_scan_launches);
         RUN(test_streams_events);
         rc = ctest_summary();
     }

@@ -1,59 +1,111 @@
 /* Inclusive scans (cumsum, cumprod) on CUDA.
  *
- * One thread per line along the axis, each accumulating sequentially, so
- * results are exactly the sequential ones (and equal the CPU's).  Lines are
- * spread over the grid.  A flattened scan (axis < 0) is one line in C order
- * over the whole array: correct but serial -- a block-parallel scan is the
- * next step.  Arguments: char *in, *out; long long nlines, len, ndim;
- * shape[ND], ist[ND], ost[ND] (ost are out's strides for the same shape,
- * or 0 with out contiguous 1-d for the flattened form).
+ * The scan runs along lines (codegen/render_scan.h: nlines lines of len
+ * elements; a flattened scan is one line in C order over the input), in one
+ * of three forms (em_cuda_scan_choose):
+ *
+ *  'L' one thread per line, sequential: NumPy's order exactly.  For short
+ *      lines, for many lines that lie interleaved in memory (neighbouring
+ *      threads read neighbouring addresses), and for float16, whose every
+ *      partial sum NumPy rounds to float16 -- an order-dependent result no
+ *      parallel scan reproduces.
+ *  'T' tiles, for long lines.  Each line is cut into tiles of EM_SCAN_TILE
+ *      elements, one block per tile.  (1) Each block scans its tile and
+ *      writes the tile's total T[k] to a scratch array from the pool;
+ *      (2) one block per line scans that line's totals in place, so
+ *      P[k] = T[0] (+) ... (+) T[k]; (3) each block rescans its tile k
+ *      starting from P[k - 1] and writes out.  Element j of tile k is then
+ *      P[k - 1] (+) x[start of tile k] (+) ... (+) x[j], which is the
+ *      inclusive scan because (+) is associative; the launches are ordered
+ *      on one stream, so (2) sees all of (1) and (3) all of (2).  Inside a
+ *      block (em_tile_scan in the renderer) thread i folds its 8
+ *      consecutive elements, a Hillis-Steele scan over the 256 thread totals
+ *      (two barriers per step: all reads before any write) gives each thread
+ *      its prefix, and each thread rescans its elements from it.  Only
+ *      threads holding elements combine, always with lower threads' values,
+ *      so no identity element is used (0 + x turns -0.0 into +0.0,
+ *      (1+0j) * x breaks infinities).  Every barrier sits in loops over
+ *      block-uniform values.  One tile per line: step (3) alone.
+ *      Integer (wrapping) and bool results are exact whatever the grouping;
+ *      float and complex results differ from NumPy's sequential order only
+ *      by rounding: each element passes through at most about 70 + tiles /
+ *      2048 additions on its way to any output (tests/python/test_scans.py
+ *      bounds the error by that depth * eps * the running sum of |x|).
+ *  'H' few long float16 lines along an axis: copied to the host and scanned
+ *      there (one GPU thread per long line is slower than the copies).
+ *      em_scan flattens before calling here, so a long flattened float16
+ *      line (axis < 0, direct callers only) stays on 'L'.
+ *
+ * The choice is a heuristic (H100-sized guesses, to be tuned by timing);
+ * every form gives correct results for every shape.
+ *
+ * Index math is 64-bit throughout; tile-local indices (< EM_SCAN_TILE) are int.
  */
+#include "backend/cuda/scan.h"
 #include "backend/cuda/cuda_internal.h"
-#include "codegen/render.h"
+#include "codegen/render_scan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-typedef struct em__scan {
-    em_reduce_op op;
-    em_dtype in, acc, out;
-    int nd, axis; /* axis < 0: flattened */
-} em__scan;
-
-static em_status em__scan_render(const void *ctx, void *sb) {
-    const em__scan *c = ctx;
-    em_sbuf *s = sb;
-    const char *I = em_render_ctype(c->in), *A = em_render_ctype(c->acc), *O = em_render_ctype(c->out);
-    em_sbuf_printf(s, "%s\nstruct em_args { char *in, *out; long long nlines, len, shape[%d], ist[%d], ost[%d]; };\n",
-                   em_render_prelude(), c->nd, c->nd, c->nd);
-    em_sbuf_printf(s, "extern \"C\" __global__ void __launch_bounds__(256) %s(const em_args p) {\n"
-                      "    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < p.nlines;"
-                      " l += (long long)blockDim.x * gridDim.x) {\n"
-                      "        long long bi = 0, bo = 0, r = l;\n", EM_KNAME);
-    if (c->axis >= 0)
-        em_sbuf_printf(s, "        for (int d = %d; d >= 0; d--) { if (d == %d) continue; const long long q = r %% p.shape[d];"
-                          " r /= p.shape[d]; bi += q * p.ist[d]; bo += q * p.ost[d]; }\n", c->nd - 1, c->axis);
-    em_sbuf_printf(s, "        %s acc = (%s)%d;\n        for (long long t = 0; t < p.len; t++) {\n", A, A,
-                   c->op == EM_RED_CUMPROD);
-    if (c->axis >= 0)
-        em_sbuf_printf(s, "            const %s x = *(const %s *)(p.in + bi + t * p.ist[%d]);\n", I, I, c->axis);
-    else
-        em_sbuf_printf(s, "            long long off = 0, q = t;\n"
-                          "            for (int d = %d; d >= 0; d--) { off += (q %% p.shape[d]) * p.ist[d]; q /= p.shape[d]; }\n"
-                          "            const %s x = *(const %s *)(p.in + off);\n", c->nd - 1, I, I);
-    em_sbuf_printf(s, "            acc = %s(acc, ", c->op == EM_RED_CUMPROD ? "em_multiply" : "em_add");
-    em__render_conv(s, c->in, c->acc, "x");
-    if (c->axis >= 0) em_sbuf_printf(s, ");\n            *(%s *)(p.out + bo + t * p.ost[%d]) = ", O, c->axis);
-    else em_sbuf_printf(s, ");\n            ((%s *)p.out)[t] = ", O);
-    em__render_conv(s, c->acc, c->out, "acc");
-    em_sbuf_printf(s, ";\n        }\n    }\n}\n");
-    return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+em_scan_plan em_cuda_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms) {
+    em_scan_plan p = {'L', nlines, len, 1};
+    if (out == EM_FLOAT16) {
+        /* One thread per line costs ~len dependent steps; the host path
+         * ~n element copies: the host wins for few long lines. */
+        if (len > 1024 && nlines < 32) p.mode = 'H';
+        return p;
+    }
+    if (len <= 16 || (interleaved && nlines >= (int64_t)sms * 256)) return p;
+    p.mode = 'T';
+    p.ntiles = (len + EM_SCAN_TILE - 1) / EM_SCAN_TILE;
+    return p;
 }
 
-em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis, void *src) {
-    em__scan c = {op, in, out == EM_FLOAT16 ? EM_FLOAT32 : out, out, nd, axis};
-    if (em_dtype_get(c.acc)->kind == 'c') return em_error(EM_EUNSUPPORTED, "complex scans are not implemented on CUDA");
-    return em__scan_render(&c, src);
+static em_status em__render(const void *ctx, void *src) { return em_render_scan(ctx, src); }
+
+static em_status em__launch(int id, const em_scan_spec *c, const char *fname, int64_t units, int64_t per_sm,
+                            const void *args) {
+    const em_device_props *pr;
+    EM_CHECK(em_cu_props(id, &pr));
+    em_sbuf key = {0};
+    em_scan_key(c, &key);
+    em_sbuf_printf(&key, "|%s", fname);
+    char name[64];
+    snprintf(name, sizeof name, "%s_%s%s", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod", em_dtype_get(c->in)->name,
+             c->tiles ? fname + 7 : ""); /* "cumsum_float32_up" */
+    CUfunction f;
+    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
+                            em_cu_kernel(id, key.s, name, fname, em__render, c, &f);
+    em_sbuf_free(&key);
+    int64_t g = units, cap = (int64_t)pr->multiprocessor_count * per_sm;
+    if (g > cap) g = cap;
+    if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
+    if (s == EM_OK) s = em_cu_launch(id, f, name, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
+    return s;
+}
+
+/* Long float16 lines: scanned on the host (see 'H' above). */
+static em_status em__on_host(em_reduce_op op, const em_array *a, int axis, em_array *out) {
+    em_device cpu = {EM_CPU, 0};
+    em_array ha = {0}, hout = {0};
+    em_status s = em_to_device(a, cpu, &ha);
+    if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
+    if (s == EM_OK) s = em_cpu_backend.scan(op, &ha, axis, &hout);
+    if (s == EM_OK) /* em_scan's results are C-contiguous: one host-to-device copy */
+        s = em_array_is_c_contiguous(out) ? em_array_write(out, hout.data, em_array_nbytes(&hout)) :
+                                            em_copy_into(out, &hout);
+    em_array_release(&ha), em_array_release(&hout);
+    return s;
+}
+
+/* Neighbouring lines closer than a line's neighbouring elements: the last
+ * dimension other than the axis with extent > 1 has the smaller stride. */
+static bool em__interleaved(const em_array *a, int axis) {
+    for (int d = a->ndim - 1; d >= 0; d--)
+        if (d != axis && a->shape[d] > 1) return llabs(a->strides[d]) < llabs(a->strides[axis]);
+    return false;
 }
 
 em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
@@ -67,22 +119,39 @@ em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *o
         return em_error(EM_ESHAPE, "scan output must have the input's shape");
     if (axis < 0 && !em_array_is_c_contiguous(out))
         return em_error(EM_EVALUE, "a flattened scan needs a C-contiguous output");
-    int nd = a->ndim ? a->ndim : 1;
-    em__scan c = {op, a->dtype, out->dtype == EM_FLOAT16 ? EM_FLOAT32 : out->dtype, out->dtype, nd, a->ndim ? axis : -1};
-    if (em_dtype_get(c.acc)->kind == 'c') return em_error(EM_EUNSUPPORTED, "complex scans are not implemented on CUDA");
-    struct { char *in, *out; int64_t nlines, len, v[3 * EM_MAXDIMS]; } args = {a->data, out->data, 1, n, {0}};
-    for (int d = 0; d < a->ndim; d++)
-        args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d], args.v[2 * nd + d] = axis >= 0 ? out->strides[d] : 0;
-    if (!a->ndim) args.v[0] = 1;
-    if (c.axis >= 0) args.len = a->shape[axis], args.nlines = n / a->shape[axis];
-    int id = em_array_device(a).id;
-    char key[64], name[48];
-    snprintf(key, sizeof key, "SCAN%d|%d|%d|%d|%d", (int)op, (int)c.in, (int)c.out, nd, c.axis);
-    snprintf(name, sizeof name, "%s_%s", op == EM_RED_CUMSUM ? "cumsum" : "cumprod", em_dtype_get(a->dtype)->name);
-    CUfunction f;
-    EM_CHECK(em_cu_kernel(id, key, name, EM_KNAME, em__scan_render, &c, &f));
+    int nd = a->ndim ? a->ndim : 1, id = em_array_device(a).id;
+    em_scan_spec c = {op, a->dtype, out->dtype, nd, a->ndim ? axis : -1, false};
     const em_device_props *pr;
     EM_CHECK(em_cu_props(id, &pr));
-    int64_t g = (args.nlines + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
-    return em_cu_launch(id, f, name, (unsigned)(g < cap ? g : cap), 256, 0, &args);
+    int64_t len = c.axis >= 0 ? a->shape[axis] : n;
+    em_scan_plan p = em_cuda_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis), out->dtype,
+                                         pr->multiprocessor_count);
+    /* The host scans along an axis only; em_scan flattens before calling
+     * here, so a long flattened float16 line comes only from direct callers. */
+    if (p.mode == 'H' && c.axis < 0) p.mode = 'L';
+    if (p.mode == 'H') return em__on_host(op, a, axis, out);
+    struct { char *in, *out, *part; int64_t nlines, len, ntiles, v[3 * EM_MAXDIMS]; } args = {
+        a->data, out->data, NULL, p.nlines, p.len, p.ntiles, {0}};
+    for (int d = 0; d < a->ndim; d++)
+        args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d], args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
+    if (!a->ndim) args.v[0] = 1;
+    if (p.mode == 'L') return em__launch(id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32, &args);
+    c.tiles = true;
+    int64_t units = p.nlines * p.ntiles;
+    if (p.ntiles == 1) return em__launch(id, &c, EM_SCAN_DOWN, units, 16, &args);
+    size_t bytes = (size_t)units * em_dtype_get(em_scan_acc(c.out))->size; /* units <= n: no overflow */
+    void *part = NULL;
+    em_status s = em_cu_pool_alloc(id, bytes, &part);
+    args.part = part;
+    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_UP, units, 16, &args);
+    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_MID, p.nlines, 16, &args);
+    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_DOWN, units, 16, &args);
+    /* One stream: the pool may hand the block out again once queued work is ordered after. */
+    if (part) em_cu_pool_free(id, part, bytes);
+    return s;
+}
+
+em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis, void *src) {
+    em_scan_spec c = {op, in, out, nd, axis < 0 ? -1 : axis, false};
+    return em_render_scan(&c, src);
 }

@@ -1,0 +1,188 @@
+/* The scan renderer (render_scan.h).  The rendered text names its types
+ * and the op through a few typedefs and functions (em_scan_in/acc/out,
+ * em_load, em_op, em_store, em_src, em_dst), so the kernels are the same
+ * text for every dtype and layout. */
+#include "codegen/render_scan.h"
+
+#include <stdio.h>
+
+em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out; }
+
+void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
+    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd, c->axis < 0 ? -1 : c->axis,
+                   c->tiles ? 'T' : 'L');
+}
+
+/* Types, the op, conversions and addressing. */
+static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
+    const em_dtype acc = em_scan_acc(c->out);
+    const char *op = c->op == EM_RED_CUMPROD ? "em_multiply" : "em_add";
+    em_sbuf_printf(s, "typedef %s em_scan_in;\ntypedef %s em_scan_acc;\ntypedef %s em_scan_out;\n",
+                   em_render_ctype(c->in), em_render_ctype(acc), em_render_ctype(c->out));
+    /* The host emulation test (tests/c/scan_emul.h) shrinks the tile: EM_B, EM_K overridable. */
+    em_sbuf_printf(s, "#define EM_ND %d\n#define EM_AX %d\n#ifndef EM_B\n#define EM_B %d\n#define EM_K %d\n#endif\n"
+                      "#define EM_T (EM_B * EM_K)\n", c->nd, c->axis < 0 ? -1 : c->axis, EM_SCAN_BLOCK, EM_SCAN_ITEMS);
+    em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
+                      " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
+    /* The input is cast to out's dtype first (NumPy casts, then accumulates). */
+    em_sbuf_printf(s, "EM_D em_scan_acc em_load(em_scan_in x) { return ");
+    if (c->out == EM_FLOAT16) {
+        em_sbuf_printf(s, "em_h2f(");
+        em__render_conv(s, c->in, EM_FLOAT16, "x");
+        em_sbuf_printf(s, ")");
+    } else {
+        em__render_conv(s, c->in, acc, "x");
+    }
+    if (c->out == EM_FLOAT16) /* every partial rounded to float16, as NumPy */
+        em_sbuf_printf(s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return em_h2f(em_f2h(%s(a, b))); }\n", op);
+    else em_sbuf_printf(s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return %s(a, b); }\n", op);
+    em_sbuf_printf(s, "EM_D em_scan_out em_store(em_scan_acc a) { return ");
+    em__render_conv(s, acc, c->out, "a");
+    em_sbuf_printf(s, "; }\n");
+    if (c->axis >= 0)
+        em_sbuf_printf(s,
+            "// Byte offset of line l's first element (strides st): l over the dims but the axis, C order.\n"
+            "EM_D long long em_base(const em_args &p, long long l, const long long *st) {\n"
+            "    long long b = 0;\n"
+            "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
+            "        if (d == EM_AX) continue;\n"
+            "        b += (l %% p.shape[d]) * st[d];\n"
+            "        l /= p.shape[d];\n"
+            "    }\n"
+            "    return b;\n"
+            "}\n"
+            "EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {\n"
+            "    return (const em_scan_in *)(p.in + b + t * p.ist[EM_AX]);\n"
+            "}\n"
+            "EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) {\n"
+            "    return (em_scan_out *)(p.out + b + t * p.ost[EM_AX]);\n"
+            "}\n");
+    else
+        em_sbuf_printf(s,
+            "// Flattened: one line; element t is the t-th in C order; out is contiguous.\n"
+            "EM_D long long em_base(const em_args &p, long long l, const long long *st) { return 0; }\n"
+            "EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {\n"
+            "    long long o = 0;\n"
+            "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
+            "        o += (t %% p.shape[d]) * p.ist[d];\n"
+            "        t /= p.shape[d];\n"
+            "    }\n"
+            "    return (const em_scan_in *)(p.in + o);\n"
+            "}\n"
+            "EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) { return (em_scan_out *)p.out + t; }\n");
+}
+
+/* One thread per line: the sequential scan, NumPy's order exactly. */
+static const char em__line_kernel[] =
+    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_KNAME "(const em_args p) {\n"
+    "    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < p.nlines;\n"
+    "         l += (long long)blockDim.x * gridDim.x) {\n"
+    "        const long long bi = em_base(p, l, p.ist), bo = em_base(p, l, p.ost);\n"
+    "        em_scan_acc acc = em_load(*em_src(p, bi, 0));\n"
+    "        *em_dst(p, bo, 0) = em_store(acc);\n"
+    "        for (long long t = 1; t < p.len; t++) {\n"
+    "            acc = em_op(acc, em_load(*em_src(p, bi, t)));\n"
+    "            *em_dst(p, bo, t) = em_store(acc);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* The block-wide scan of one tile and the three tile kernels.  Every
+ * __syncthreads() is reached by all threads of the block: the loops around
+ * them run over block-uniform values (b, t0, m, nv, off). */
+static const char em__tile_kernels[] =
+    "// s[0..m) (1 <= m <= EM_T, the same m in every thread) holds a tile, filled by\n"
+    "// the block before the call.  On return s[j] = c (+) s[0] (+) ... (+) s[j] (c\n"
+    "// only when has), and every thread gets s[m - 1].  Thread i owns s[iK, iK+K):\n"
+    "// it folds its elements, a Hillis-Steele scan over the owners' totals gives\n"
+    "// each owner its prefix, and each owner rescans its elements from it.  Only\n"
+    "// owners (i < nv) take part, reading only lower owners: no identity is needed,\n"
+    "// so signed zeros, infinities and NaNs come out as in a sequential scan.\n"
+    "EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c) {\n"
+    "    const int i = threadIdx.x, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;\n"
+    "    const int nv = (m + EM_K - 1) / EM_K;\n"
+    "    __syncthreads(); // s is filled\n"
+    "    if (lo < hi) {\n"
+    "        em_scan_acc r = s[lo];\n"
+    "        for (int j = lo + 1; j < hi; j++) r = em_op(r, s[j]);\n"
+    "        tot[i] = r;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int off = 1; off < nv; off <<= 1) {\n"
+    "        // invariant: tot[i] folds owners max(0, i - off + 1) .. i\n"
+    "        const bool act = i < nv && i >= off;\n"
+    "        const em_scan_acc v = act ? em_op(tot[i - off], tot[i]) : em_scan_acc();\n"
+    "        __syncthreads(); // every read of this step before any write\n"
+    "        if (act) tot[i] = v;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (lo < hi) {\n"
+    "        em_scan_acc r = s[lo];\n"
+    "        if (i > 0) r = em_op(has ? em_op(c, tot[i - 1]) : tot[i - 1], r);\n"
+    "        else if (has) r = em_op(c, r);\n"
+    "        s[lo] = r;\n"
+    "        for (int j = lo + 1; j < hi; j++) s[j] = r = em_op(r, s[j]);\n"
+    "    }\n"
+    "    __syncthreads(); // s is scanned\n"
+    "    return s[m - 1];\n"
+    "}\n"
+    "// The tile (line l, tile k) for block index b = l * ntiles + k: first element t0, m elements.\n"
+    "#define EM_TILE(b)                                                    \\\n"
+    "    const long long l = (b) / p.ntiles, t0 = ((b) - l * p.ntiles) * EM_T; \\\n"
+    "    const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \\\n"
+    "    const long long bi = em_base(p, l, p.ist);                         \\\n"
+    "    __syncthreads(); /* the last tile's readers of s are done */       \\\n"
+    "    for (int j = threadIdx.x; j < m; j += EM_B) s[j] = em_load(*em_src(p, bi, t0 + j));\n"
+    "// Phase 1: part[b] = the total of tile b.\n"
+    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_UP "(const em_args p) {\n"
+    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {\n"
+    "        EM_TILE(b)\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc());\n"
+    "        if (threadIdx.x == 0) ((em_scan_acc *)p.part)[b] = r;\n"
+    "    }\n"
+    "}\n"
+    "// Phase 2: each line's ntiles totals scanned in place, EM_T at a time, one block per line.\n"
+    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_MID "(const em_args p) {\n"
+    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (long long l = blockIdx.x; l < p.nlines; l += gridDim.x) {\n"
+    "        em_scan_acc *q = (em_scan_acc *)p.part + l * p.ntiles;\n"
+    "        em_scan_acc c = em_scan_acc();\n"
+    "        for (long long t0 = 0; t0 < p.ntiles; t0 += EM_T) {\n"
+    "            const int m = p.ntiles - t0 < EM_T ? (int)(p.ntiles - t0) : EM_T;\n"
+    "            __syncthreads(); // the last chunk's readers of s are done\n"
+    "            for (int j = threadIdx.x; j < m; j += EM_B) s[j] = q[t0 + j];\n"
+    "            c = em_tile_scan(s, tot, m, t0 > 0, c);\n"
+    "            for (int j = threadIdx.x; j < m; j += EM_B) q[t0 + j] = s[j];\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "// Phase 3: tile b rescanned from part[b - 1] (the line's tiles before it), written out.\n"
+    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_DOWN "(const em_args p) {\n"
+    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {\n"
+    "        EM_TILE(b)\n"
+    "        const bool has = t0 > 0;\n"
+    "        const em_scan_acc c = has ? ((const em_scan_acc *)p.part)[b - 1] : em_scan_acc();\n"
+    "        em_tile_scan(s, tot, m, has, c);\n"
+    "        const long long bo = em_base(p, l, p.ost);\n"
+    "        for (int j = threadIdx.x; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[j]);\n"
+    "    }\n"
+    "}\n";
+
+em_status em_render_scan(const em_scan_spec *c, em_sbuf *src) {
+    if (c->op != EM_RED_CUMSUM && c->op != EM_RED_CUMPROD)
+        return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d", (int)c->op);
+    if (c->nd < 1 || c->nd > EM_MAXDIMS || c->axis >= c->nd)
+        return em_error(EM_EVALUE, "scan of %d dimensions along axis %d: need 1 <= dimensions <= %d and axis < dimensions",
+                        c->nd, c->axis, EM_MAXDIMS);
+    if ((unsigned)c->in >= EM_NDTYPES || (unsigned)c->out >= EM_NDTYPES)
+        return em_error(EM_ETYPE, "invalid dtype for a scan");
+    if (c->tiles && c->out == EM_FLOAT16)
+        return em_error(EM_EUNSUPPORTED, "float16 scans round every partial sum (NumPy's order): no tile kernels");
+    em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", em_render_prelude(), c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum",
+                   em_dtype_get(c->in)->name, em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
+    em__scan_defs(c, src);
+    em_sbuf_printf(src, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
+    return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}

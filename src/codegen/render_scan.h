@@ -1,0 +1,51 @@
+/* The scan renderer: inclusive cumsum / cumprod -> CUDA C source.
+ *
+ * A scan runs along lines: nlines lines of len elements each.  Along an
+ * axis (axis >= 0), line l is the l-th index (C order) over the other
+ * dimensions and element t sits t * stride[axis] further; flattened
+ * (axis < 0), there is one line, element t is the t-th element in C order
+ * of the input, and out is C-contiguous.
+ *
+ * Two forms (backend/cuda/scan.c chooses, and explains why they are right):
+ *  - the line kernel (EM_KNAME): one thread per line, sequential;
+ *  - the tile kernels, one source: the line is cut into tiles of
+ *    EM_SCAN_TILE elements; EM_SCAN_UP writes each tile's total to part,
+ *    EM_SCAN_MID scans each line's totals in place (one block per line),
+ *    EM_SCAN_DOWN rescans each tile starting from the previous tile's
+ *    scanned total and writes out.  With one tile per line DOWN alone does.
+ *
+ * Argument (every field 8 bytes, no padding): char *in, *out, *part;
+ * long long nlines, len, ntiles, shape[nd], ist[nd], ost[nd]  (byte
+ * strides; ost unused when flattened).  part holds nlines * ntiles
+ * accumulator values (em_scan_acc), line-major.
+ */
+#ifndef EM_RENDER_SCAN_H
+#define EM_RENDER_SCAN_H
+
+#include "codegen/render.h"
+
+#define EM_SCAN_BLOCK 256                    /* threads per block, every kernel */
+#define EM_SCAN_ITEMS 8                      /* consecutive elements per thread in a tile */
+#define EM_SCAN_TILE (EM_SCAN_BLOCK * EM_SCAN_ITEMS)
+#define EM_SCAN_UP "em_scan_up"
+#define EM_SCAN_MID "em_scan_mid"
+#define EM_SCAN_DOWN "em_scan_down"
+
+typedef struct em_scan_spec {
+    em_reduce_op op;    /* EM_RED_CUMSUM or EM_RED_CUMPROD */
+    em_dtype in, out;   /* input and output dtypes */
+    int nd, axis;       /* 1 <= nd <= EM_MAXDIMS; axis < 0: flattened */
+    bool tiles;         /* the tile kernels, else the line kernel */
+} em_scan_spec;
+
+/* The accumulator dtype: out's, except float32 for float16 (NumPy rounds
+ * every float16 partial: the line kernel does too; the tile kernels refuse
+ * float16 output). */
+EM_API em_dtype em_scan_acc(em_dtype out);
+/* The source, prelude included.  EM_EVALUE for a bad op, nd or axis;
+ * EM_EUNSUPPORTED for tiles with float16 output. */
+EM_API em_status em_render_scan(const em_scan_spec *c, em_sbuf *src);
+/* The structural key (everything the source depends on). */
+EM_API void em_scan_key(const em_scan_spec *c, em_sbuf *key);
+
+#endif
