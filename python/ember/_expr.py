@@ -474,10 +474,15 @@ def _cc_function(src, sym, kname):
     return addr
 
 
+_FAULT_SLOT = bytes(16)
+
+
 def _pack_scalars(vals):
     """The scalars for a CPU kernel, 16 bytes each, then a zeroed slot the
     kernel sets when it faulted (src/backend/cpu/xkernel.h): writable."""
-    return bytearray(b"".join(v.tobytes().ljust(16, b"\0") for v in vals) + bytes(16))
+    if not vals:
+        return bytearray(16)
+    return bytearray().join([v.tobytes().ljust(16, b"\0") for v in vals] + [_FAULT_SLOT])
 
 
 def _fault_check(slot):
@@ -491,9 +496,13 @@ def _cpu_call(name, k, n0, n1, cost, shape, ops, raws, scal):
     ZeroDivisionError here.  scal comes from _pack_scalars."""
     _ember._cpu_kernel_call(k, n0, n1, cost, shape, ops, raws, scal)
     if scal[-16]:
-        raise ZeroDivisionError(
-            f"integer division or modulo by zero (or INT_MIN / -1) in kernel '{name}': the CPU raised "
-            "SIGFPE and the launch was stopped (its outputs are partly written)")
+        _raise_fault(name)
+
+
+def _raise_fault(name):
+    raise ZeroDivisionError(
+        f"integer division or modulo by zero (or INT_MIN / -1) in kernel '{name}': the CPU raised "
+        "SIGFPE and the launch was stopped (its outputs are partly written)")
 
 
 # ---- elementwise ------------------------------------------------------------
@@ -727,7 +736,10 @@ class _EwPlan:
             cargs = [self.n] + ops + (list(self.kshape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _cpu_call(self.name, self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), _pack_scalars(scal))
+            buf = _pack_scalars(scal)  # _cpu_call, inlined on this fast path
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), buf)
+            if buf[-16]:
+                _raise_fault(self.name)
         if self.no_return:
             return None
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
