@@ -18,10 +18,15 @@ typedef struct em__fpe_point {
     volatile int code; /* set by the handler before it jumps */
 } em__fpe_point;
 
-/* The innermost em_fpe_run on this thread, NULL outside any. */
-static _Thread_local em__fpe_point *em__fpe_here;
+/* The innermost em_fpe_run on each thread (NULL outside any), as a
+ * pthread key rather than _Thread_local: the handler may run on a thread
+ * that never used it, where a dlopen'ed library's TLS block would be
+ * allocated (malloc, not async-signal-safe) on first access; an unset key
+ * is read as NULL without allocating. */
+static pthread_key_t em__fpe_here;
 
 static pthread_once_t em__fpe_once = PTHREAD_ONCE_INIT;
+static bool em__fpe_ready;            /* the key exists and the handler is installed */
 static struct sigaction em__fpe_prev; /* the disposition before ours */
 
 /* A SIGFPE not ours to recover: what would have happened without Ember.
@@ -48,7 +53,7 @@ static void em__fpe_chain(int sig, siginfo_t *si, void *uc) {
 }
 
 static void em__fpe_handler(int sig, siginfo_t *si, void *uc) {
-    em__fpe_point *p = em__fpe_here;
+    em__fpe_point *p = pthread_getspecific(em__fpe_here);
     if (p && si && si->si_code > 0) { /* raised by the CPU inside em_fpe_run */
         p->code = si->si_code;
         siglongjmp(p->jb, 1);
@@ -60,24 +65,29 @@ static void em__fpe_handler(int sig, siginfo_t *si, void *uc) {
  * siglongjmp (which need not save or restore the mask, a system call)
  * leaves the thread's mask as it was. */
 static void em__fpe_install(void) {
+    if (pthread_key_create(&em__fpe_here, NULL) != 0) return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = em__fpe_handler;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGFPE, &sa, &em__fpe_prev);
+    em__fpe_ready = sigaction(SIGFPE, &sa, &em__fpe_prev) == 0;
 }
 
 int em_fpe_run(em_fpe_fn fn, void *arg) {
     pthread_once(&em__fpe_once, em__fpe_install);
+    if (!em__fpe_ready) { /* no key or no handler: run unguarded, as before */
+        fn(arg);
+        return 0;
+    }
     em__fpe_point pt;
-    em__fpe_point *outer = em__fpe_here; /* not changed after sigsetjmp: kept across the jump */
+    void *outer = pthread_getspecific(em__fpe_here); /* not changed after sigsetjmp: kept across the jump */
     pt.code = 0;
     if (sigsetjmp(pt.jb, 0) == 0) {
-        em__fpe_here = &pt;
+        pthread_setspecific(em__fpe_here, &pt);
         fn(arg);
     }
-    em__fpe_here = outer;
+    pthread_setspecific(em__fpe_here, outer);
     return pt.code;
 }
 
