@@ -53,7 +53,8 @@ em_status em_xkernel_run(em_xkernel_fn fn, int64_t n0, int64_t n1, int64_t cost,
     if (cost < 1) cost = 1;
     int64_t grain = EM_XK_GRAIN_STEPS / cost;
     if (grain < 1) grain = 1;
-    em__xk x = {fn, n1, p, shape, st, sc, grain, 0};
+    em__xk x = {.fn = fn, .n1 = n1, .p = p, .shape = shape, .st = st, .sc = sc, .grain = grain};
+    atomic_init(&x.fault, 0);
     if (n0 <= grain)
         em__xk_range(&x, 0, n0, 0);
     else
