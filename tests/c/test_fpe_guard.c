@@ -3,11 +3,13 @@
  * kernels (hand-written entry points) end in EM_EZERODIV on any thread,
  * and the @em.jit divz flag does too.  A failure here kills the test
  * binary, which ctest reports. */
+#define _GNU_SOURCE /* feenableexcept */
 #include "ctest.h"
 #include "backend/cpu/xkernel.h"
 #include "jit/cpu_launch.h"
 #include "jit/fpe_guard.h"
 
+#include <fenv.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -45,6 +47,30 @@ static void test_run_returns_the_fault(void) {
     CHECK(em_fpe_run(nested, &inner) == 0 && inner == FPE_INTDIV && g_sink == 1);
     CHECK(em_fpe_error(FPE_INTDIV, "kk") == EM_EZERODIV);
     CHECK(strstr(em_last_error(), "integer division or modulo by zero (or INT_MIN / -1) in kernel 'kk'"));
+}
+
+/* A kernel that turns on FP traps (feenableexcept) and divides by 0.0. */
+static volatile double g_fzero;
+
+static void float_trap(void *arg) {
+    volatile double *x = arg;
+    feenableexcept(FE_DIVBYZERO);
+    *x = 1.0 / g_fzero;
+    fedisableexcept(FE_DIVBYZERO); /* not reached */
+}
+
+static void test_float_trap(void) {
+    volatile double x = 0;
+    int code = em_fpe_run(float_trap, (void *)&x);
+    fedisableexcept(FE_ALL_EXCEPT); /* the jump left the trap on */
+    feclearexcept(FE_ALL_EXCEPT);
+    CHECK(code == FPE_FLTDIV && x == 0);
+    CHECK(em_fpe_error(code, "fk") == EM_EZERODIV);
+    char want[128];
+    snprintf(want, sizeof want, "floating-point exception (SIGFPE, si_code %d: the kernel enabled FP traps) in kernel 'fk'",
+             FPE_FLTDIV);
+    CHECK(strstr(em_last_error(), want));
+    CHECK(1.0 / g_fzero > 0); /* traps are off again: inf, no signal */
 }
 
 /* range entry: block `args[1]` divides by zero; every block counts itself. */
@@ -153,6 +179,7 @@ static void test_xkernel_fault(void) {
 
 int main(void) {
     RUN(test_run_returns_the_fault);
+    RUN(test_float_trap);
     RUN(test_launch_fault_on_any_thread);
     RUN(test_coroutine_fault);
     RUN(test_divz_flag);
