@@ -24,6 +24,7 @@ PyObject *pyem_raise(em_status s) {
     case EM_EDEVICE: exc = Em_DeviceError; break;
     case EM_ECOMPILE: exc = Em_CompileError; break;
     case EM_ELAUNCH: exc = Em_LaunchError; break;
+    case EM_EZERODIV: exc = PyExc_ZeroDivisionError; break;
     default: exc = Em_EmberError; break;
     }
     const char *msg = em_last_error();

@@ -474,8 +474,35 @@ def _cc_function(src, sym, kname):
     return addr
 
 
+_FAULT_SLOT = bytes(16)
+
+
 def _pack_scalars(vals):
-    return b"".join(v.tobytes().ljust(16, b"\0") for v in vals)
+    """The scalars for a CPU kernel, 16 bytes each, then a zeroed slot the
+    kernel sets when it faulted (src/backend/cpu/xkernel.h): writable."""
+    if not vals:
+        return bytearray(16)
+    return bytearray().join([v.tobytes().ljust(16, b"\0") for v in vals] + [_FAULT_SLOT])
+
+
+def _fault_check(slot):
+    """C: the call made after a SIGFPE (lo = -1) sets the fault slot and returns."""
+    return f"if (_em_lo < 0) {{ *(int *)_em_sc[{slot}] = 1; return; }}\n"
+
+
+def _cpu_call(name, k, n0, n1, cost, shape, ops, raws, scal):
+    """Run a compiled CPU kernel; a SIGFPE in it (C integer division by zero
+    or INT_MIN / -1: the user's C is not ours to rewrite) stops it and is a
+    ZeroDivisionError here.  scal comes from _pack_scalars."""
+    _ember._cpu_kernel_call(k, n0, n1, cost, shape, ops, raws, scal)
+    if scal[-16]:
+        _raise_fault(name)
+
+
+def _raise_fault(name):
+    raise ZeroDivisionError(
+        f"integer division or modulo by zero (or INT_MIN / -1) in kernel '{name}': the CPU raised "
+        "SIGFPE and the launch was stopped (its outputs are partly written)")
 
 
 # ---- elementwise ------------------------------------------------------------
@@ -564,8 +591,8 @@ class ElementwiseKernel(_KernelBase):
             self._launch_cuda(dev, k, n, kshape, nd, views, raw_views, [v for _, v in scal], stream)
         else:
             sizes = [np.int64(v.size) for v in raw_views]
-            _ember._cpu_kernel_call(k, n, n, 1, kshape if nd else (), tuple(views),
-                                    tuple(raw_views), _pack_scalars([v for _, v in scal] + sizes))
+            _cpu_call(self.name, k, n, n, 1, kshape if nd else (), tuple(views), tuple(raw_views),
+                      _pack_scalars([v for _, v in scal] + sizes))
         for orig, view in copied:  # raw arguments that were not contiguous: write back
             orig[...] = view
         return k, nd, views
@@ -709,7 +736,10 @@ class _EwPlan:
             cargs = [self.n] + ops + (list(self.kshape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
         else:
-            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), _pack_scalars(scal))
+            buf = _pack_scalars(scal)  # _cpu_call, inlined on this fast path
+            _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), buf)
+            if buf[-16]:
+                _raise_fault(self.name)
         if self.no_return:
             return None
         return outs[0] if len(outs) == 1 and not self.return_tuple else tuple(outs)
@@ -742,13 +772,13 @@ def _coalesce(shape, strides, nk):
 _SHORT_ROW = 32  # CUDA reductions of at most this many elements per output take a thread each
 
 
-def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
+def _red_launch(name, where, k, rtype, sizes, tshape, views, strides, scal, stream):
     """Run a compiled reduction: on CUDA split over partials when few
     outputs have long reductions (ReductionKernel._nsplit)."""
     kind, dev = where
     nout, nred = sizes
     if kind != "cuda":
-        _red_cpu(k, nout, nred, tshape, views, _pack_scalars(scal))
+        _red_cpu(name, k, nout, nred, tshape, views, _pack_scalars(scal))
         return
     args = [nout, nred] + views + list(tshape) + strides + scal
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
@@ -766,19 +796,19 @@ def _red_launch(where, k, rtype, sizes, tshape, views, strides, scal, stream):
 _SPLIT_MIN = 1 << 17  # elements per output below which a CPU reduction is not split
 
 
-def _red_cpu(k, nout, nred, tshape, views, scal):
+def _red_cpu(name, k, nout, nred, tshape, views, scal):
     """Run a CPU reduction: one output per item, or, when there are fewer
     outputs than threads and long rows, each row split in P parts (items
     output x part) then P partials per output."""
     main, part, fin = k
     threads = _ember.num_threads()
     if part is None or threads < 2 or nout >= threads or nred < _SPLIT_MIN:
-        _ember._cpu_kernel_call(main, nout, nred, max(nred, 1), tshape, tuple(views), (), scal)
+        _cpu_call(name, main, nout, nred, max(nred, 1), tshape, tuple(views), (), scal)
         return
     p = int(min(threads * 2, nred // (_SPLIT_MIN // 2)))
     buf = (_ember.full((nout * p * 16,), None, "uint8", "cpu"),)  # room for any reduce type
-    _ember._cpu_kernel_call(part, nout * p, p, max(nred // p, 1), tshape, tuple(views), buf, scal)
-    _ember._cpu_kernel_call(fin, nout, p, p, tshape, tuple(views), buf, scal)
+    _cpu_call(name, part, nout * p, p, max(nred // p, 1), tshape, tuple(views), buf, scal)
+    _cpu_call(name, fin, nout, p, p, tshape, tuple(views), buf, scal)
 
 
 class _RedPlan:
@@ -810,7 +840,7 @@ class _RedPlan:
         if self.given and not all(o.flags.writeable for o in outs):
             raise ValueError(f"{self.name}: an output is read-only")
         ops += [o if st is None else o._view_as(ts, st, 0) for o, (_, _, _, st) in zip(outs, self.outs)]
-        _red_launch(self.where, self.k, self.rtype, self.sizes, ts, ops, self.strides,
+        _red_launch(self.name, self.where, self.k, self.rtype, self.sizes, ts, ops, self.strides,
                     [conv(args[i]) for i, conv in self.scal], stream)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -873,7 +903,7 @@ class _Render:
     def decls(self, raws, scal, ct):
         """Raw parameters as pointers (their storage type); on the CPU also
         the operands' pointers and the scalars (in their compute type)."""
-        out = []
+        out = [] if self.kind == "cuda" else [_fault_check(len(scal) + len(raws))]
         if self.kind == "cuda":
             for k, p in enumerate(raws):
                 out.append(f"{ct.stype(p)} *const {p.name} = ({ct.stype(p)} *)_em_raw{k};")
@@ -1035,7 +1065,7 @@ class ReductionKernel(_KernelBase):
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
         k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
                       kind, dev)
-        _red_launch(where, k, rtype, (nout, nred), tshape, views, [s for v in views for s in v.strides],
+        _red_launch(self.name, where, k, rtype, (nout, nred), tshape, views, [s for v in views for s in v.strides],
                     [v for _, v in scal], stream)
         return k, views, tshape
 
@@ -1067,7 +1097,8 @@ class ReductionKernel(_KernelBase):
         if kind == "cuda":
             return self._render_cuda(head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post,
                                      unravel_outer), sym
-        decls = "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
+        decls = _fault_check(len(scal))
+        decls += "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
         decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
                          for k, p in enumerate(scal))
         inner = self._cpu_inner(nd, nk, nin, mapped) if nd > nk else \

@@ -13,6 +13,9 @@ to the launcher's ordered print buffer -- and a trampoline per argument
 signature calls the kernel with the pointers and scalars, which C's
 prototype conversions turn into the parameter types.  C++ (templates,
 references, classes) does not compile as C: the CompileError says so.
+An integer division by zero (or INT_MIN / -1) in the kernel traps on x86:
+the launcher recovers from the SIGFPE and the launch raises
+ZeroDivisionError naming the kernel (src/jit/fpe_guard.h, docs/kernels.md).
 """
 import re
 import sys

@@ -1,5 +1,6 @@
 /* Running @em.jit kernels on the CPU (see cpu_launch.h). */
 #include "jit/cpu_launch.h"
+#include "jit/fpe_guard.h"
 #include "backend/cpu/threadpool.h"
 #include "codegen/render.h"
 #include "core/core.h"
@@ -16,6 +17,10 @@
 
 #define EM_JIT_MAX_SHARED (48 * 1024)
 #define EM_JIT_MAX_THREADS 1024
+/* Kernel threads run per em_fpe_run call (a piece of a part): enough that
+ * setting up the recovery point (~20 ns) is lost in the work, few enough
+ * that a fault stops the launch soon. */
+#define EM_JIT_PIECE_THREADS 65536
 
 em_status em_jit_check_launch(const char *name, const int64_t grid[3], const int64_t block[3],
                               int64_t shared_bytes) {
@@ -101,11 +106,28 @@ typedef struct em__chunk {
 
 typedef struct em__run {
     const em_jit_launch *L;
+    int64_t piece;        /* blocks per em_fpe_run call */
     pthread_mutex_t lock; /* guards chunks */
     em__chunk *chunks;    /* parts that printed, in any order */
     atomic_int oob;
+    atomic_int divz;      /* an @em.jit integer // or % by zero */
+    atomic_int fault;     /* the si_code of the first SIGFPE, 0 if none */
     atomic_int failed;    /* a part could not get memory */
 } em__run;
+
+/* Record a piece's SIGFPE (the first one wins); later pieces are skipped. */
+static void em__set_fault(em__run *r, int code) {
+    int none = 0;
+    atomic_compare_exchange_strong(&r->fault, &none, code);
+}
+
+static bool em__stopped(em__run *r) { return atomic_load_explicit(&r->fault, memory_order_relaxed) != 0; }
+
+/* Fold a context's flags into the launch's. */
+static void em__run_flags(em__run *r, const em_jit_ctx *c) {
+    if (c->oob) atomic_store(&r->oob, 1);
+    if (c->divz) atomic_store(&r->divz, 1);
+}
 
 /* Keep a part's output (if any) for the ordered flush at the end. */
 static void em__keep_output(em__run *r, int64_t begin, em_sbuf *text) {
@@ -184,15 +206,13 @@ static void em__sched_free(em__sched *s) {
     free(s->uc), free(s->ctx), free(s->outs), free(s->done);
 }
 
-/* Gather a finished block's output in thread order; whether a bounds check failed. */
-static int em__sched_collect(em__sched *s, em_sbuf *out) {
-    int oob = 0;
+/* Gather a finished block's output in thread order and its threads' flags. */
+static void em__sched_collect(em__sched *s, em_sbuf *out, em__run *r) {
     for (int i = 0; i < s->n; i++) {
-        oob |= s->ctx[i].oob;
+        em__run_flags(r, &s->ctx[i]);
         if (s->outs[i].len) em_sbuf_printf(out, "%s", s->outs[i].s);
         s->outs[i].len = 0;
     }
-    return oob;
 }
 
 /* Thread i of block blk: its context and a fresh coroutine at the kernel's start.
@@ -230,6 +250,25 @@ static void em__sched_block(em__sched *s, const em_jit_ctx *proto, int64_t blk) 
     }
 }
 
+/* Blocks b0..b1-1 of a syncthreads() kernel (run under em_fpe_run). */
+typedef struct em__sync_job {
+    em__run *r;
+    em__sched *s;
+    const em_jit_ctx *proto;
+    em_sbuf *out;
+    int64_t b0, b1;
+} em__sync_job;
+
+static void em__sync_blocks(void *arg) {
+    em__sync_job *j = arg;
+    for (int64_t blk = j->b0; blk < j->b1 && !em__stopped(j->r); blk++) {
+        em__sched_block(j->s, j->proto, blk);
+        em__sched_collect(j->s, j->out, j->r);
+    }
+}
+
+/* A fault in a coroutine jumps back here from the coroutine's stack; the
+ * block's other coroutines are dropped with their stacks, never resumed. */
 static void em__run_sync(em__run *r, int64_t b0, int64_t b1, char *shared, em_sbuf *out) {
     em__sched s;
     memset(&s, 0, sizeof s);
@@ -240,11 +279,36 @@ static void em__run_sync(em__run *r, int64_t b0, int64_t b1, char *shared, em_sb
     }
     em_jit_ctx proto;
     em__ctx_init(&proto, r->L, shared, out);
-    for (int64_t blk = b0; blk < b1; blk++) {
-        em__sched_block(&s, &proto, blk);
-        if (em__sched_collect(&s, out)) atomic_store(&r->oob, 1);
-    }
+    em__sync_job j = {r, &s, &proto, out, b0, b1};
+    int code = em_fpe_run(em__sync_blocks, &j);
+    if (code) em__set_fault(r, code);
     em__sched_free(&s);
+}
+
+/* Blocks b0..b1-1 through the kernel's range entry (run under em_fpe_run). */
+typedef struct em__range_job {
+    const em_jit_launch *L;
+    em_jit_ctx *c;
+    int64_t b0, b1;
+} em__range_job;
+
+static void em__range_blocks(void *arg) {
+    const em__range_job *j = arg;
+    j->L->range(j->c, j->L->args, j->b0, j->b1);
+}
+
+/* Blocks b0..b1-1 in pieces of r->piece, each under its own recovery point. */
+static void em__run_range(em__run *r, int64_t b0, int64_t b1, char *shared, em_sbuf *out) {
+    em_jit_ctx c;
+    em__ctx_init(&c, r->L, shared, out);
+    for (int64_t b = b0; b < b1 && !em__stopped(r);) {
+        int64_t e = b1 - b > r->piece ? b + r->piece : b1;
+        em__range_job j = {r->L, &c, b, e};
+        int code = em_fpe_run(em__range_blocks, &j);
+        if (code) em__set_fault(r, code);
+        b = e;
+    }
+    em__run_flags(r, &c);
 }
 
 static void em__run_part(void *ctx, int64_t b0, int64_t b1, int worker) {
@@ -257,14 +321,10 @@ static void em__run_part(void *ctx, int64_t b0, int64_t b1, int worker) {
         return;
     }
     em_sbuf out = {0};
-    if (L->thread) {
+    if (L->thread)
         em__run_sync(r, b0, b1, shared, &out);
-    } else {
-        em_jit_ctx c;
-        em__ctx_init(&c, L, shared, &out);
-        L->range(&c, L->args, b0, b1);
-        if (c.oob) atomic_store(&r->oob, 1);
-    }
+    else
+        em__run_range(r, b0, b1, shared, &out);
     free(shared);
     em__keep_output(r, b0, &out);
 }
@@ -277,19 +337,29 @@ em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, 
                         name, (long long)L->shared_static, (long long)L->shared_dyn, EM_JIT_MAX_SHARED);
     EM_CHECK(em_jit_check_launch(name, L->grid, L->block, L->shared_static + L->shared_dyn));
     if (!L->range && !L->thread) return em_error(EM_EVALUE, "kernel '%s': no compiled entry point", name);
-    em__run r = {.L = L, .lock = PTHREAD_MUTEX_INITIALIZER};
-    atomic_init(&r.oob, 0);
-    atomic_init(&r.failed, 0);
     int64_t nblocks = L->grid[0] * L->grid[1] * L->grid[2];
     int64_t threads = L->block[0] * L->block[1] * L->block[2];
+    em__run r = {.L = L, .lock = PTHREAD_MUTEX_INITIALIZER};
+    r.piece = threads >= EM_JIT_PIECE_THREADS ? 1 : EM_JIT_PIECE_THREADS / threads;
+    atomic_init(&r.oob, 0);
+    atomic_init(&r.divz, 0);
+    atomic_init(&r.fault, 0);
+    atomic_init(&r.failed, 0);
     /* Enough blocks per part to pay for waking a worker. */
     em_parallel_for(nblocks, threads >= 4096 ? 1 : 4096 / threads, em__run_part, &r);
     char *text = NULL;
     size_t len = 0;
     bool gathered = em__gather(&r, &text, &len);
-    if (atomic_load(&r.failed) || !gathered) {
+    em_status s = EM_OK;
+    if (atomic_load(&r.fault))
+        s = em_fpe_error(atomic_load(&r.fault), name);
+    else if (atomic_load(&r.divz))
+        s = em_error(EM_EZERODIV, "integer division or modulo by zero in kernel '%s'", name);
+    else if (atomic_load(&r.failed) || !gathered)
+        s = em_error(EM_ENOMEM, "no memory for the blocks of kernel '%s' (shared memory, stacks or print buffers)", name);
+    if (s != EM_OK) {
         free(text);
-        return em_error(EM_ENOMEM, "no memory for the blocks of kernel '%s' (shared memory, stacks or print buffers)", name);
+        return s;
     }
     *out = text;
     *outlen = len;

@@ -19,13 +19,19 @@
  * for an array, its data pointer, its shape, then its strides in elements.
  * em_jit_ctx is shared with the generated code (its prelude declares the
  * same struct; EM_JIT_ABI is checked at load).
+ *
+ * Faults: every piece of the launch runs under em_fpe_run (fpe_guard.h), so
+ * a SIGFPE in the kernel (raw C dividing by zero) stops the launch with
+ * EM_EZERODIV instead of killing the process; pieces not yet started are
+ * skipped.  @em.jit kernels never trap (their // and % return 0 for a zero
+ * divisor) but set ctx->divz, which also ends in EM_EZERODIV.
  */
 #ifndef EM_JIT_CPU_LAUNCH_H
 #define EM_JIT_CPU_LAUNCH_H
 
 #include "ember/ember.h"
 
-#define EM_JIT_ABI 1
+#define EM_JIT_ABI 2
 
 typedef struct em_jit_ctx {
     int64_t tid[3], bid[3], bdim[3], gdim[3];
@@ -38,6 +44,7 @@ typedef struct em_jit_ctx {
     void *out;           /* where print() appends */
     void *sched;         /* the block's coroutine scheduler, NULL when threads run in order */
     char scratch[64];    /* out-of-bounds accesses land here once oob is set */
+    int divz;            /* an integer // or % by zero returned 0 (@em.jit kernels) */
 } em_jit_ctx;
 
 typedef void (*em_jit_range_fn)(em_jit_ctx *c, const int64_t *args, int64_t b0, int64_t b1);
@@ -58,7 +65,9 @@ typedef struct em_jit_launch {
 EM_API em_status em_jit_check_launch(const char *name, const int64_t grid[3], const int64_t block[3],
                                      int64_t shared_bytes);
 /* Run a launch.  *out (malloc'ed, may be NULL when nothing was printed) and
- * *outlen receive the printed text; *oob is set when a bounds check failed. */
+ * *outlen receive the printed text; *oob is set when a bounds check failed.
+ * EM_EZERODIV (nothing in *out) when the kernel divided an integer by zero:
+ * "integer division or modulo by zero in kernel 'name'". */
 EM_API em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, int *oob);
 
 #endif

@@ -16,7 +16,7 @@ typedef int8_t em_i8; typedef int16_t em_i16; typedef int32_t em_i32; typedef in
 typedef uint8_t em_u8; typedef uint16_t em_u16; typedef uint32_t em_u32; typedef uint64_t em_u64;
 typedef bool em_b; typedef float em_f32; typedef double em_f64;
 typedef union { em_i64 i; em_u64 u; em_f64 d; } em_slot;
-/* Must match src/jit/cpu_launch.h (EM_JIT_ABI 1). */
+/* Must match src/jit/cpu_launch.h (EM_JIT_ABI 2). */
 typedef struct em_jit_ctx {
     em_i64 tid[3], bid[3], bdim[3], gdim[3];
     char *shared;
@@ -28,6 +28,7 @@ typedef struct em_jit_ctx {
     void *out;
     void *sched;
     char scratch[64];
+    int divz;
 } em_jit_ctx;
 typedef em_jit_ctx em_ctx;
 /* The thread's indices, passed by value so they live in registers. */
@@ -35,6 +36,9 @@ typedef struct { em_i64 tid[3], bid[3], bdim[3], gdim[3]; } em_ix;
 #define EM_DEV static inline __attribute__((unused, always_inline))
 #define EM_INF __builtin_inf()
 #define EM_NAN __builtin_nan("")
+/* Set by an integer // or % by zero (which gives 0); the entry points move
+ * it into em_c->divz and the launcher raises ZeroDivisionError. */
+static __thread int em_divz __attribute__((unused));
 EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
     if (i < 0) i += n;
     if (i < 0 || i >= n) { c->oob = 1; return 0; }
@@ -135,6 +139,22 @@ EM_DEV T em_floordiv_F(T a, T b) {
     return f;
 }
 """
+
+
+# On the CPU a zero divisor also sets em_divz (the kernel goes on with 0,
+# the launch then raises ZeroDivisionError); CUDA keeps the plain 0.
+_DIVZ_C = (("if (b == 0) return 0;", "if (b == 0) { em_divz = 1; return 0; }", 2),
+           ("if (b == 0 || b == -1) return 0;", "if (b == 0) { em_divz = 1; return 0; }\n    if (b == -1) return 0;", 2),
+           ("return b ? a / b : 0;", "if (b == 0) { em_divz = 1; return 0; } return a / b;", 2),
+           ("return b ? a % b : 0;", "if (b == 0) { em_divz = 1; return 0; } return a % b;", 2))
+
+
+def _helpers_c():
+    s = _HELPERS
+    for old, new, count in _DIVZ_C:
+        assert s.count(old) == count, old
+        s = s.replace(old, new)
+    return s
 
 
 def _float_helpers():
@@ -250,7 +270,7 @@ class Dialect:
     def prelude(self):
         if self.cuda:
             return _TYPES_CUDA + _HELPERS + _float_helpers() + _minmax_helpers() + _ATOMIC_CUDA
-        return _TYPES_C + _HELPERS + _float_helpers() + _minmax_helpers() + _atomic_c()
+        return _TYPES_C + _helpers_c() + _float_helpers() + _minmax_helpers() + _atomic_c()
 
     def special(self, reg, d):
         if self.cuda:
@@ -683,6 +703,7 @@ def render_cpu(fn, entry):
         [f"void {entry}_range(em_jit_ctx *em_c, const em_slot *em_a, em_i64 em_b0, em_i64 em_b1) {{"]
         + unpack +
         ["    em_ix em_i;",
+         "    em_divz = 0;",
          "    for (int d = 0; d < 3; d++) em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];",
          "    const em_i64 em_g0 = em_i.gdim[0], em_g1 = em_i.gdim[1];",
          "    const em_i64 em_d0 = em_i.bdim[0], em_d1 = em_i.bdim[1], em_d2 = em_i.bdim[2];",
@@ -698,7 +719,7 @@ def render_cpu(fn, entry):
          f"                {call};",
          "            }",
          "        }",
-         "        return;",
+         "        goto em_done;",
          "    }",
          "    for (em_i64 em_blk = em_b0; em_blk < em_b1; em_blk++) {",
          "        for (em_i64 em_z = 0; em_z < em_d2; em_z++)"] + yx + [
@@ -710,12 +731,17 @@ def render_cpu(fn, entry):
          "            if (++em_i.bid[1] == em_g1) em_i.bid[1] = 0, em_i.bid[2]++;",
          "        }",
          "    }",
+         "em_done:",
+         "    if (em_divz) em_c->divz = 1;",
          "}",
          f"void {entry}_thread(em_jit_ctx *em_c, const em_slot *em_a) {{"]
         + unpack + ["    em_ix em_i;",
                     "    for (int d = 0; d < 3; d++)",
-                    "        em_i.tid[d] = em_c->tid[d], em_i.bid[d] = em_c->bid[d], em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];"]
-        + [f"    {call};", "}", ""]))
+                    "        em_i.tid[d] = em_c->tid[d], em_i.bid[d] = em_c->bid[d], em_i.bdim[d] = em_c->bdim[d], em_i.gdim[d] = em_c->gdim[d];",
+                    "    if (em_c->thread == 0) em_divz = 0;  /* a block's first coroutine starts first */"]
+        + [f"    {call};",
+           "    if (em_divz) em_c->divz = 1, em_divz = 0;  /* coroutines share the OS thread's flag */",
+           "}", ""]))
     return "\n".join(parts)
 
 
