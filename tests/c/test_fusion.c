@@ -262,8 +262,8 @@ static void test_fused_reduction_kernels(void) {
     em_sbuf key = {0};
     CHECK(render_fused(EM_RED_SUM, EM_FLOAT32, 1, ax1, &src, &p, args, &n, &key) == EM_OK && src.s);
     CHECK(p.root && p.tree.nops == 4 && p.tree.cls[2] == 'P');
-    CHECK(src.s && strstr(src.s, "em_at(p, lb, k)") && strstr(src.s, "*(const float *)&p.ld[2]"));
-    size_t base = 8 * (3 + 4 + 1 + 2 * (size_t)p.no + 2 * (size_t)p.ni);
+    CHECK(src.s && strstr(src.s, "em_at(p, lb, k + e)") && strstr(src.s, "*(const float *)&p.ld[2]"));
+    size_t base = 8 * (3 + 3 + 1 + 2 * (size_t)p.no + 2 * (size_t)p.ni);
     float v;
     memcpy(&v, args + base + 16, 4);
     CHECK(n == base + 8 * 4 * (1 + (size_t)p.no + (size_t)p.ni));

@@ -106,22 +106,6 @@ static em_status em__reduce_v(em_reduce_op op, const em_array *a, int naxes, con
     return s;
 }
 
-/* Complex scans and float16 scans (NumPy rounds every partial sum) run on
- * the host for now: correct, not fast. */
-static em_status em__scan_v(em_reduce_op op, const em_array *a, int axis, em_array *out) {
-    char k = em_dtype_get(out->dtype)->kind;
-    if (k != 'c' && out->dtype != EM_FLOAT16 && em_dtype_get(a->dtype)->kind != 'c')
-        return em_cuda_scan(op, a, axis, out);
-    em_device cpu = {EM_CPU, 0};
-    em_array ha = {0}, hout = {0};
-    em_status s = em_to_device(a, cpu, &ha);
-    if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
-    if (s == EM_OK) s = em_cpu_backend.scan(op, &ha, axis, &hout);
-    if (s == EM_OK) s = em_copy_into(out, &hout);
-    em_array_release(&ha), em_array_release(&hout);
-    return s;
-}
-
 const em_backend em_cuda_backend = {
     .name = "cuda",
     .kind = EM_CUDA,
@@ -135,7 +119,7 @@ const em_backend em_cuda_backend = {
     .copy = em__copy,
     .eval = em__eval,
     .reduce = em__reduce_v,
-    .scan = em__scan_v,
+    .scan = em_cuda_scan,
     .take = em_cuda_take_v,
     .put = em_cuda_put_v,
     .nonzero = em_cuda_nonzero,
