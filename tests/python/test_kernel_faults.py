@@ -7,6 +7,7 @@ do not rewrite, so the SIGFPE the CPU raises is recovered from
 (src/jit/fpe_guard.h).  Each case runs first in a subprocess, so that a
 regression is a failed test rather than a dead pytest, then in this process,
 which must keep working after it."""
+import functools
 import os
 import signal
 import subprocess
@@ -153,6 +154,18 @@ extern "C" __global__ void raw_sync_div(const int *x, const int *y, int *z, int 
 """
 
 
+def _on_the_cpu(case):
+    """Run a case with the CPU as the current device: its kernels launch on
+    their arrays' device, and these faults are the CPU's (the suite may run
+    with EMBER_DEVICE=cuda:0)."""
+    @functools.wraps(case)
+    def run(device):
+        with em.Device("cpu"):
+            return case(device)
+    return run
+
+
+@_on_the_cpu
 def case_raw(device):
     mod = em.RawModule(code=RAW_SRC)
     div, mod64, sync_div = (mod.get_function(n) for n in ("raw_div", "raw_mod64", "raw_sync_div"))
@@ -186,6 +199,7 @@ def test_raw_kernel_zero_divisor(device):
 
 # ---- ElementwiseKernel / ReductionKernel on the CPU -----------------------------
 
+@_on_the_cpu
 def case_expr(device):
     ek = em.ElementwiseKernel("T x, T y", "T z", "z = x / y; z += x % y", "ew_divmod")
     rk = em.ReductionKernel("T x, T y", "T z", "x / y", "a + b", "z = a", "0", "red_div")
@@ -215,6 +229,7 @@ def test_expression_kernel_zero_divisor(device):
 
 # ---- faults from several threads; faults that are not ours -----------------------
 
+@_on_the_cpu
 def case_threads(device):
     """A thread whose kernels fault and one whose kernels do not, at once."""
     bad = em.ElementwiseKernel("int64 x, int64 y", "int64 z", "z = x / y", "ew_bad")

@@ -43,7 +43,10 @@ def check_scan(device, name, a, x, axis=None, dtype=None):
     assert isinstance(got, em.ndarray) and got.dtype == want.dtype and got.shape == want.shape
     g = got.get()
     np.testing.assert_array_equal(g, want)
-    if want.dtype.kind in "fc" and device.kind != _CPU_ZERO:
+    # A complex product's zero parts (a.re*b.re - a.im*b.im) take their sign
+    # from the grouping, which a parallel scan changes: values only there.
+    parallel_cprod = name == "cumprod" and want.dtype.kind == "c" and device.kind != "cpu"
+    if want.dtype.kind in "fc" and device.kind != _CPU_ZERO and not parallel_cprod:
         assert np.array_equal(np.signbit(g.real), np.signbit(want.real))
         assert np.array_equal(np.signbit(g.imag), np.signbit(want.imag))
 
