@@ -9,7 +9,9 @@ timed batch):
     new process with the disk cache warm;
   * cached launch overhead: k[1, 1](a) of an empty kernel (host time);
   * seed 001 vector add b[i] += a[i], 2^20 float32, as [2^20, 4] (the seed's
-    configuration) and [2^12, 256]; NumPy's b += a for reference;
+    configuration) and [2^12, 256]; NumPy's b += a for reference; on a GPU
+    also its device time between events as a share of the bandwidth of a
+    copy of the same size (both fit in L2: the launch is most of the time);
   * seed 002 smoothing, 8192^2 int32: the cuda.jit-style kernel with
     em.grid(2), @em.stencil, and (CPU) the @em.jit loops; NumPy slicing for
     reference.
@@ -183,6 +185,13 @@ def main():
                 nk = NUMBA_VEC[cfg]
                 nb = timeit(lambda: nk(na, nbb, n), ncuda.synchronize)
             rows.append((f"seed 001 vector add 2^20 f32 [{cfg[0]}, {cfg[1]}]  (NumPy {fmt(t_np).strip()})", t, nb))
+        if gpu:  # device time between events, against a copy of the same size
+            from bench_kernels import event_time
+            k = vec_add[n // 256, 256]
+            t_add, t_copy = event_time(lambda: k(ea, eb, n)), event_time(lambda: ea.copy())
+            share = (12 * n / t_add) / (8 * n / t_copy)
+            rows.append((f"  same [4096, 256], device time: {12 * n / t_add / 1e9:.0f} GB/s = {100 * share:.0f} % "
+                         f"of a 2^20 copy's {8 * n / t_copy / 1e9:.0f}", t_add, None))
 
         side = 2048 if args.quick else 8192
         hx = rng.integers(0, 256, (side, side)).astype(np.int32)
