@@ -86,8 +86,10 @@ asan)
         case $f in *.so | *.so.* | */__pycache__) ;; *) ln -sfn "$f" "$ASAN_PKG/" ;; esac
     done
     build build-asan -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_PKG_DIR="$ASAN_PKG"
-    # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL
-    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1
+    # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL;
+    # handle_sigfpe=0: a SIGFPE is Ember's to handle (a user kernel's integer division by zero
+    # becomes ZeroDivisionError) or the default's (the process ends), as without the sanitizer
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1:handle_sigfpe=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     # Leak checks for the C tests, unless LeakSanitizer cannot run here (it
     # needs ptrace, which some containers forbid) or EMBER_ASAN_LEAKS=0.
