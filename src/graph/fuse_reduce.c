@@ -11,11 +11,15 @@
  * threads).  Each band of rows is evaluated into scratch (C-contiguous, as
  * the full producer would be) with at least that many outputs, so each
  * band's results are the corresponding rows of the unfused result.  Other
- * shapes (a reduced leading axis, few outputs, a full reduction) evaluate
- * the producer and reduce it.
+ * A full reduction is one pass too: em_reduce runs on a placeholder whose
+ * values the CPU reduction fetches band by band (backend/cpu/reduce_src.h),
+ * cut where the reduction of the materialised input would combine them
+ * anyway.  Other shapes (a reduced leading axis, few outputs of a suffix
+ * reduction) evaluate the producer and reduce it.
  */
 #include "graph/expr.h"
 
+#include "backend/cpu/reduce_src.h"
 #include "backend/cpu/threadpool.h"
 #include "core/core.h"
 
@@ -88,8 +92,91 @@ static bool em__cuda_fusable(em_reduce_op op, const em_expr *e, int naxes) {
     }
 }
 
+/* The elements in one row (the dims after axis 0); 0 for an empty e. */
+static int64_t em__row_elems(const em_expr *e) {
+    int64_t row = 1;
+    for (int i = 1; i < e->ndim; i++) row *= e->shape[i];
+    return e->ndim > 0 && e->shape[0] > 0 ? row : 0;
+}
+
+static bool em__all_axes(const em_expr *e, int naxes, const int *axes) {
+    if (naxes < 0) return true;
+    if (naxes != e->ndim) return false;
+    bool red[EM_MAXDIMS] = {false};
+    for (int i = 0; i < naxes; i++) {
+        int a = axes[i] < 0 ? axes[i] + e->ndim : axes[i];
+        if (a < 0 || a >= e->ndim || red[a]) return false; /* bad axes: em_reduce's errors */
+        red[a] = true;
+    }
+    return true;
+}
+
+/* CPU, a reduction over every axis of a non-empty e: the reductions em_reduce
+ * hands to the backend unchanged (as for CUDA above; argmin/argmax only of
+ * 1-d, the N-d ones are flattened).  Bands are fetched as whole rows of axis
+ * 0 (em__vfill), so a row must be small beside a band. */
+static bool em__cpu_full_fusable(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
+    if (em_expr_ready(e) || e->dev.kind != EM_CPU || !em__all_axes(e, naxes, axes)) return false;
+    int64_t row = em__row_elems(e);
+    if (row == 0 || 4 * row > EM_FUSE_BAND_ELEMS) return false;
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD:
+    case EM_RED_MIN:
+    case EM_RED_MAX:
+    case EM_RED_MEAN:
+    case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return e->dtype == EM_BOOL;
+    case EM_RED_ARGMIN:
+    case EM_RED_ARGMAX: return e->ndim == 1;
+    default: return false;
+    }
+}
+
+/* The fetch of a virtual reduction input (reduce_src.h): rows r0..r1 of e
+ * that cover elements [i0, i0 + n) are evaluated into *hold. */
+typedef struct em__vsrc {
+    const em_expr *e;
+    int64_t row; /* elements per row of axis 0 */
+} em__vsrc;
+
+static em_status em__vfill(void *ctx, int64_t i0, int64_t n, em_array *hold, const char **data) {
+    const em__vsrc *v = ctx;
+    const em_expr *e = v->e;
+    int64_t r0 = i0 / v->row, r1 = (i0 + n + v->row - 1) / v->row;
+    int64_t shape[EM_MAXDIMS];
+    memcpy(shape, e->shape, sizeof shape);
+    shape[0] = r1 - r0;
+    EM_CHECK(em_array_empty(hold, e->dtype, e->ndim, shape, e->dev));
+    em_status s = em_expr_eval_rows(e, r0, r1, hold);
+    if (s != EM_OK) {
+        em_array_release(hold);
+        return s;
+    }
+    em__fuse_note_chunk();
+    *data = (const char *)hold->data + (i0 - r0 * v->row) * EM_DTYPE_SIZE(e->dtype);
+    return EM_OK;
+}
+
+/* em_reduce of e's values, fetched in bands by the CPU reduction. */
+static em_status em__cpu_reduce_full(em_reduce_op op, const em_expr *e, int naxes,
+                                     const int *axes, bool keepdims, em_dtype dt, double ddof,
+                                     em_array *out) {
+    em_array ph = {0};
+    EM_CHECK(em_expr_placeholder(e, &ph));
+    em__vsrc v = {.e = e, .row = em__row_elems(e)};
+    em_cpu_reduce_source = (em_cpu_rsource){
+        .buf = ph.buf, .fill = em__vfill, .ctx = &v, .band = EM_FUSE_BAND_ELEMS};
+    em_status s = em_reduce(op, &ph, naxes, axes, keepdims, dt, ddof, out);
+    em_cpu_reduce_source = (em_cpu_rsource){0};
+    em_array_release(&ph);
+    return s;
+}
+
 bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
-    return em__cuda_fusable(op, e, naxes) || em__fusable_rows(op, e, naxes, axes) > 0;
+    return em__cuda_fusable(op, e, naxes) || em__cpu_full_fusable(op, e, naxes, axes) ||
+           em__fusable_rows(op, e, naxes, axes) > 0;
 }
 
 static em_status em__rows_view(const em_array *a, int64_t r0, int64_t r1, em_array *v) {
@@ -169,6 +256,12 @@ em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int
         }
         /* A kernel that did not build (or a bad axis): the unfused path
          * below gives the same values, or raises the error itself. */
+    }
+    if (em__cpu_full_fusable(op, e, naxes, axes)) {
+        em__fuse_log_reduce(e, op);
+        em_status s = em__cpu_reduce_full(op, e, naxes, axes, keepdims, dt, ddof, out);
+        *fused = s == EM_OK;
+        return s;
     }
     int64_t rows = em__fusable_rows(op, e, naxes, axes);
     if (rows == 0) {
