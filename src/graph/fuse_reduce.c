@@ -122,10 +122,12 @@ static bool em__cpu_full_fusable(em_reduce_op op, const em_expr *e, int naxes, c
     switch (op) {
     case EM_RED_SUM:
     case EM_RED_PROD:
-    case EM_RED_MIN:
-    case EM_RED_MAX:
     case EM_RED_MEAN:
     case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_MIN:
+    case EM_RED_MAX: /* float32/64: the vector kernel's lanes order -0.0 and 0.0 (reduce.c) */
+        return em_dtype_get(e->dtype)->kind != 'c' &&
+               (em_dtype_get(e->dtype)->kind != 'f' || e->dtype == EM_FLOAT16);
     case EM_RED_ANY:
     case EM_RED_ALL: return e->dtype == EM_BOOL;
     case EM_RED_ARGMIN:
