@@ -815,3 +815,54 @@ def test_full_reduction_peak_has_no_full_size_temporary(lazy, rng):
     assert fused_peak <= (em._ember.num_threads() + 1) * (3 << 20) < full, fused_peak
     assert eager_peak >= full  # the unfused chain holds the producer
     assert bits(got) == bits(want)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 400003), -1), ((2, 5, 70001), (1, 2)),
+                                        ((1, 300001), 1), ((5, 3, 7), (1, 2)), ((7, 262147), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int32,
+                                   np.bool_], ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "mean", "argmax", "count_nonzero", "any"])
+def test_few_output_suffix_reduction_fused(lazy, rng, op, dtype, shape, axis):
+    # Fewer kept outputs than 4 per thread: each output's run is fetched in
+    # bands (split over the threads when long), boxes inside rows of axis 0.
+    if op in ("argmax", "count_nonzero") and not isinstance(axis, int):
+        axis = -1
+    a = random_array(rng, shape, dtype, low=0, high=3)
+    fn = getattr(em, op)
+    dt = np.dtype(dtype)
+
+    def f(x):
+        return fn(x * x + x if dt.kind != "b" else (x & x) | x, axis=axis)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        try:
+            got = f(own(a))
+        except TypeError as e:
+            with pytest.raises(type(e)):
+                unfused(f, own(a))
+            return
+        chunks = stats()["reduce_chunks"] - before
+        want = unfused(f, own(a))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert bits(got) == bits(want)
+    # fetched in bands (the kept outputs are too few for the row bands)
+    assert (chunks >= 1) == _fuses_full(op, dtype)
+    if np.prod(shape) > 4 * (1 << 18) and _fuses_full(op, dtype):
+        assert chunks >= 4
+
+
+def test_few_output_suffix_peak(lazy, rng):
+    a = rng.random((2, 1 << 21)).astype(np.float32)
+    with em.Device("cpu"):
+        x = own(a)
+        f = lambda v: em.sum(v * 2.0 + v, axis=-1)
+        f(x).get()
+        base = _e.host_pool()[0]
+        _e._host_pool_peak(True)
+        got = f(x)
+        got.get()
+        peak = _e._host_pool_peak() - base
+        want = unfused(f, x)
+    assert peak <= (em._ember.num_threads() + 1) * (3 << 20) < a.nbytes, peak
+    assert bits(got) == bits(want)

@@ -256,8 +256,8 @@ static void em__store(const em__rplan *p, char *dst, const void *acc, int64_t bi
 }
 
 /* ---- virtual input (reduce_src.h) ------------------------------------------
- * A full reduction (one run of in.n elements, K == R == 1) whose values are
- * fetched in bands.  The runs a thread folds, and the blocks inside them,
+ * A reduction whose outputs each fold one run of in.n elements (R == 1:
+ * all axes, or a suffix of them) of a C-contiguous input fetched in bands.  The runs a thread folds, and the blocks inside them,
  * are those of the materialised input: a pairwise float sum is cut only at
  * nodes of its pairwise tree (each band is one subtree, summed by the same
  * kernel); every other fold is cut at multiples of EM_RBLOCK from the run's
@@ -306,9 +306,10 @@ static void em__vpairwise(const em__rplan *p, int64_t i0, int64_t n, char *val) 
     p->k->fold[EM_RK_SUM](1, right, p->lsz, val); /* left + right, as the kernel adds them */
 }
 
-/* em__fold_run of elements [i0, i0 + n) of the virtual input. */
-static void em__vfold_run(const em__rplan *p, em__scratch *sc, int64_t i0, int64_t n, void *acc,
-                          int64_t *bi) {
+/* em__fold_run of elements [i0, i0 + n) of the virtual input, in the
+ * reduction whose first element is element org (arg indices count from it). */
+static void em__vfold_run(const em__rplan *p, em__scratch *sc, int64_t i0, int64_t n, int64_t org,
+                          void *acc, int64_t *bi) {
     if (p->pairwise) {
         _Alignas(16) char v[EM_RSLOT];
         em__vpairwise(p, i0, n, v);
@@ -319,14 +320,16 @@ static void em__vfold_run(const em__rplan *p, em__scratch *sc, int64_t i0, int64
         int64_t m = n - b < p->src.band ? n - b : p->src.band;
         em_array hold = {0};
         const char *q;
-        if (em__vfetch(p, i0 + b, m, &hold, &q)) em__fold_run(p, sc, m, q, p->isz, acc, bi, i0 + b);
+        if (em__vfetch(p, i0 + b, m, &hold, &q))
+            em__fold_run(p, sc, m, q, p->isz, acc, bi, i0 + b - org);
         em_array_release(&hold);
     }
 }
 
-/* em__fold_init of the reduction starting at element i0 of the virtual input. */
-static void em__vfold_init(const em__rplan *p, int64_t i0, void *acc, int64_t *bi) {
-    *bi = i0;
+/* em__fold_init of a fold starting at element i0 of the virtual input (org
+ * as for em__vfold_run). */
+static void em__vfold_init(const em__rplan *p, int64_t i0, int64_t org, void *acc, int64_t *bi) {
+    *bi = i0 - org;
     if (p->mode != 1 && p->kop != EM_RK_MIN && p->kop != EM_RK_MAX) {
         em__identity(p, 1, acc);
         return;
@@ -343,11 +346,12 @@ static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
     const em__rplan *p = ctx;
     em__scratch sc;
     if (!em__scratch_new(p, &sc)) return; /* the caller made a trial allocation */
-    for (int64_t k = b; k < e && p->virt; k++) { /* K == 1 */
-        int64_t bi;
-        em__vfold_init(p, 0, sc.acc, &bi);
-        em__vfold_run(p, &sc, 0, p->in.n, sc.acc, &bi);
-        em__store(p, p->op, sc.acc, bi);
+    for (int64_t k = b; k < e && p->virt; k++) { /* R == 1: one run per output */
+        int64_t io, oo, bi;
+        em__offsets(p->kd, p->nk, k, &io, &oo);
+        em__vfold_init(p, io / p->isz, io / p->isz, sc.acc, &bi);
+        em__vfold_run(p, &sc, io / p->isz, p->in.n, io / p->isz, sc.acc, &bi);
+        em__store(p, p->op + oo, sc.acc, bi);
     }
     for (int64_t k = b; k < e && !p->virt; k++) {
         int64_t io, oo;
@@ -364,6 +368,7 @@ static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
 typedef struct em__split {
     const em__rplan *p;
     const char *base;
+    int64_t base_idx;           /* virtual input: the element base is */
     int npieces;
     int64_t start[64], len[64]; /* run pieces (R == 1) or reduced-index ranges */
     char *parts;                /* npieces accumulators */
@@ -379,8 +384,9 @@ static void em__piece_range(void *ctx, int64_t b, int64_t e, int worker) {
     for (int64_t i = b; i < e; i++) {
         char *acc = s->parts + i * EM_RSLOT;
         if (p->virt) { /* R == 1 */
-            em__vfold_init(p, s->start[i], acc, &s->bis[i]);
-            em__vfold_run(p, &sc, s->start[i], s->len[i], acc, &s->bis[i]);
+            int64_t i0 = s->base_idx + s->start[i];
+            em__vfold_init(p, i0, s->base_idx, acc, &s->bis[i]);
+            em__vfold_run(p, &sc, i0, s->len[i], s->base_idx, acc, &s->bis[i]);
             continue;
         }
         const char *first = s->base + s->start[i] * p->in.is;
@@ -445,7 +451,8 @@ static em_status em__inner_split(const em__rplan *p) {
     for (int64_t k = 0; k < p->K; k++) {
         int64_t io, oo;
         em__offsets(p->kd, p->nk, k, &io, &oo);
-        s.base = p->ip + io;
+        if (p->virt) s.base_idx = io / p->isz; /* p->ip is no memory */
+        else s.base = p->ip + io;
         em__split_pieces(&s, em_get_num_threads());
         em_parallel_for(s.npieces, 1, em__piece_range, &s);
         if (p->R == 1 && p->pairwise && (s.npieces & (s.npieces - 1)) == 0)
@@ -675,8 +682,9 @@ static em_status em__run(em__rplan *p) {
     return EM_OK;
 }
 
-/* The reduction of a virtual input (reduce_src.h): in bands when it is one
- * run (a full reduction of the C-contiguous input) and its fold may be cut
+/* The reduction of a virtual input (reduce_src.h): in bands when each output
+ * reduces one run (a full reduction, or a suffix of the axes, of the
+ * C-contiguous input) and its fold may be cut
  * (not a float min/max on unconverted values: the vector kernel's lanes
  * could pick between -0.0 and 0.0 differently); otherwise the whole input
  * is fetched once and reduced as memory. */
@@ -692,7 +700,7 @@ static em_status em__run_virtual(em__rplan *p, const em_array *a) {
                  (kind == 'f' || kind == 'c');
     em_array hold = {0};
     em_status s = EM_OK;
-    if (p->K == 1 && p->R == 1 && p->mode != 2 && !lanes) {
+    if (p->R == 1 && !p->outer && p->mode != 2 && !lanes) {
         p->virt = true;
         s = em__run(p);
     } else {
