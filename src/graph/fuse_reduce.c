@@ -14,8 +14,9 @@
  * A full reduction, and a suffix one with few outputs, is one pass too:
  * em_reduce runs on a placeholder whose values the CPU reduction fetches
  * band by band (backend/cpu/reduce_src.h), cut where the reduction of the
- * materialised input would combine them anyway.  A reduced leading axis
- * (the outer mode) evaluates the producer and reduces it.
+ * materialised input would combine them anyway; so is a reduced leading
+ * axis with at most EM_FUSE_OUTER_KEPT kept values (bands of whole rows).
+ * Other leading-axis reductions evaluate the producer and reduce it.
  */
 #include "graph/expr.h"
 
@@ -104,6 +105,25 @@ static bool em__all_axes(const em_expr *e, int naxes, const int *axes) {
     return true;
 }
 
+/* Kept values per row of the CPU outer mode's whole-row bands (reduce.c's
+ * EM_RCHUNK): a reduced leading axis fetches bands of rows up to this. */
+#define EM_FUSE_OUTER_KEPT 8192
+
+/* The reduced axes are a prefix (0 .. naxes-1) leaving at most
+ * EM_FUSE_OUTER_KEPT kept values per row. */
+static bool em__prefix_axes(const em_expr *e, int naxes, const int *axes) {
+    if (naxes < 1 || naxes >= e->ndim) return false;
+    bool red[EM_MAXDIMS] = {false};
+    for (int i = 0; i < naxes; i++) {
+        int a = axes[i] < 0 ? axes[i] + e->ndim : axes[i];
+        if (a < 0 || a >= naxes || red[a]) return false;
+        red[a] = true;
+    }
+    int64_t kept = 1;
+    for (int i = naxes; i < e->ndim; i++) kept *= e->shape[i];
+    return kept <= EM_FUSE_OUTER_KEPT;
+}
+
 /* CPU, the reductions that fetch e's values in bands (backend/cpu/reduce_src.h):
  * over every axis, or a suffix of them with too few outputs for the row bands
  * above, of a non-empty e; the reductions em_reduce hands to the backend
@@ -115,10 +135,15 @@ static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes
     if (em_expr_ready(e) || e->dev.kind != EM_CPU || e->ndim < 1) return false;
     int64_t n = 1;
     for (int i = 0; i < e->ndim; i++) n *= e->shape[i];
-    bool full = em__all_axes(e, naxes, axes);
-    if (n == 0 || !(full || (em__suffix_axes(e, naxes, axes) && em__band_rows(e, naxes) == 0)))
+    bool full = em__all_axes(e, naxes, axes), lead = em__prefix_axes(e, naxes, axes);
+    if (n == 0 ||
+        !(full || lead || (em__suffix_axes(e, naxes, axes) && em__band_rows(e, naxes) == 0)))
         return false;
     char kind = em_dtype_get(e->dtype)->kind;
+    if (lead) /* whole rows accumulated element by element: any order-free fold */
+        return op != EM_RED_ARGMIN && op != EM_RED_ARGMAX && op != EM_RED_VAR &&
+               op != EM_RED_STD && op != EM_RED_CUMSUM && op != EM_RED_CUMPROD &&
+               ((op != EM_RED_ANY && op != EM_RED_ALL) || e->dtype == EM_BOOL);
     switch (op) {
     case EM_RED_SUM:
     case EM_RED_PROD:

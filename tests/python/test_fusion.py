@@ -866,3 +866,38 @@ def test_few_output_suffix_peak(lazy, rng):
         want = unfused(f, x)
     assert peak <= (em._ember.num_threads() + 1) * (3 << 20) < a.nbytes, peak
     assert bits(got) == bits(want)
+
+
+@pytest.mark.parametrize("shape,axis", [((3000, 701), 0), ((40, 30, 257), (0, 1)), ((9, 8192), 0),
+                                        ((5, 3), 0), ((100003, 3), 0), ((1, 5), 0), ((7, 9000), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int8,
+                                   np.bool_], ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean", "count_nonzero", "all"])
+def test_leading_axis_reduction_fused(lazy, rng, op, dtype, shape, axis):
+    # A reduced leading axis with few kept values: the outer mode accumulates
+    # whole rows; they are fetched in bands of rows (the kept vector is one
+    # chunk), or, where the mode would split the vector, the input is
+    # evaluated first (a 9000-wide vector).
+    a = random_array(rng, shape, dtype, low=0, high=3)
+    fn = getattr(em, op)
+    dt = np.dtype(dtype)
+
+    def f(x):
+        return fn(x * x + x if dt.kind != "b" else (x & x) | x, axis=axis)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        try:
+            got = f(own(a))
+        except TypeError as e:
+            with pytest.raises(type(e)):
+                unfused(f, own(a))
+            return
+        chunks = stats()["reduce_chunks"] - before
+        want = unfused(f, own(a))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert bits(got) == bits(want)
+    one_pass = op != "all" or dt == np.bool_
+    assert (chunks >= 1) == (one_pass and shape[-1] <= 8192)
+    if one_pass and np.prod(shape) > 2 * (1 << 18) and shape[-1] <= 8192:
+        assert chunks >= 2

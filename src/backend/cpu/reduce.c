@@ -528,9 +528,32 @@ static int64_t em__item_geom(const em__rplan *p, int64_t item, const char **base
     return p->in.n - v0 < p->chunk ? p->in.n - v0 : p->chunk;
 }
 
+/* em__outer_rows of a virtual input whose item is the whole vector (one
+ * reduced dim, no other kept dims: row r is elements [r n, r n + n)):
+ * bands of whole rows, accumulated row by row as from memory. */
+static void em__vouter_rows(const em__rplan *p, em__scratch *sc, int64_t n, int64_t r0,
+                            int64_t r1, char *acc) {
+    int64_t per = p->src.band / n > 0 ? p->src.band / n : 1;
+    for (int64_t r = r0; r < r1; r += per) {
+        int64_t m = r1 - r < per ? r1 - r : per;
+        em_array hold = {0};
+        const char *q;
+        if (em__vfetch(p, r * n, m * n, &hold, &q)) {
+            if (r == r0) em__outer_init(p, sc, n, q, acc, NULL);
+            for (int64_t i = 0; i < m; i++)
+                em__accum_row(p, sc, n, q + i * n * p->isz, acc, NULL, r + i);
+        }
+        em_array_release(&hold);
+    }
+}
+
 /* acc (n values) = the reduction of rows [r0, r1) of an item (mode 0). */
 static void em__outer_rows(const em__rplan *p, em__scratch *sc, int64_t n, const char *base,
                            int64_t r0, int64_t r1, char *acc) {
+    if (p->virt) {
+        em__vouter_rows(p, sc, n, r0, r1, acc);
+        return;
+    }
     int64_t off;
     em__offsets(p->rd, p->nr, r0, &off, NULL);
     em__outer_init(p, sc, n, base + off, acc, NULL);
@@ -684,7 +707,9 @@ static em_status em__run(em__rplan *p) {
 
 /* The reduction of a virtual input (reduce_src.h): in bands when each output
  * reduces one run (a full reduction, or a suffix of the axes, of the
- * C-contiguous input) and its fold may be cut
+ * C-contiguous input) and its fold may be cut, or when the outer mode
+ * accumulates whole rows of at most EM_RCHUNK kept values (a reduced
+ * leading axis: bands of rows, each row accumulated as from memory)
  * (not a float min/max on unconverted values: the vector kernel's lanes
  * could pick between -0.0 and 0.0 differently); otherwise the whole input
  * is fetched once and reduced as memory. */
@@ -698,9 +723,14 @@ static em_status em__run_virtual(em__rplan *p, const em_array *a) {
     char kind = em_dtype_get(p->dt)->kind;
     bool lanes = (p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) && p->mode == 0 && !p->convert &&
                  (kind == 'f' || kind == 'c');
+    /* Outer mode: one vector chunk of whole rows, never split by columns. */
+    int nt = em_get_num_threads();
+    bool rows = p->outer && p->mode == 0 && p->nk == 0 && p->nr == 1 && p->in.n <= EM_RCHUNK &&
+                p->in.is == p->isz && p->rd[0].is == p->in.n * p->isz &&
+                (p->R >= 4 * nt || p->R * p->in.n < 2 * EM_RGRAIN);
     em_array hold = {0};
     em_status s = EM_OK;
-    if (p->R == 1 && !p->outer && p->mode != 2 && !lanes) {
+    if (rows || (p->R == 1 && !p->outer && p->mode != 2 && !lanes)) {
         p->virt = true;
         s = em__run(p);
     } else {
