@@ -350,14 +350,19 @@ def test_reduction_keeps_the_pending_input(lazy, rng):
 
 
 def test_reduction_that_cannot_fuse_evaluates_first(device, lazy, rng):
-    # On the CPU a reduced leading axis evaluates the producer, then reduces
-    # (a full reduction fetches it in bands); a CUDA reduction kernel takes
+    # On the CPU a reduced leading axis over rows wider than the outer mode's
+    # vector chunk (8192) evaluates the producer, then reduces (narrower rows
+    # and full reductions fetch it in bands); a CUDA reduction kernel takes
     # any producer in.
     a = rng.random((64, 100))
-    y = own(a, device) * 3
+    w = rng.random((6, 9000))
+    y = own(w, device) * 3
     s = y.sum(axis=0)
     assert pending(y) == (device.kind != "cpu")
-    assert_same(s, (a * 3).sum(axis=0))
+    assert_same(s, (w * 3).sum(axis=0))
+    y = own(a, device) * 3
+    assert_same(y.sum(axis=0), (a * 3).sum(axis=0))
+    assert pending(y)
     t = own(a, device) * 3
     assert_same(t.sum(), (a * 3).sum())
     assert pending(t)
