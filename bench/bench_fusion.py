@@ -7,7 +7,8 @@ CUDA (each column optional: what does not import or has no device is skipped):
               (EMBER_BENCH_SEED_SHAPE=200,100,1000 when memory is tight), ms
     chain8    an 8-op elementwise chain on 2**24 float32, ms
     loop      100 iterations of x = x * 0.5 + 1 on 1000 float32, host us per iteration
-CPU: Ember vs NumPy on chain8 and seed004 (shape (200, 100, 1000) by default).
+CPU: Ember vs NumPy on chain8, seed004 (shape (200, 100, 1000) by default) and
+    sum(x*x) on 2**24 float32 and float64 (a full reduction of a fused producer).
 
 Times are the best of several runs after a warm-up, synchronised properly
 (Ember: Device.synchronize, which also evaluates pending arrays; CuPy:
@@ -82,12 +83,13 @@ def col_ember(device):
         return em.asarray(a, device=dev, copy=True)  # Ember-owned memory (zero-copy wraps run eagerly)
 
     return {"put": put, "sync": sync, "seed": lambda x: seed(em, x), "chain8": lambda a: chain8(em, a),
-            "step": lambda x: x * 0.5 + 1}
+            "step": lambda x: x * 0.5 + 1, "sumsq": lambda x: em.sum(x * x)}
 
 
 def col_numpy():
     return {"put": lambda a: a, "sync": lambda _: None, "seed": lambda x: seed(np, x),
-            "chain8": lambda a: chain8(np, a), "step": lambda x: x * 0.5 + 1}
+            "chain8": lambda a: chain8(np, a), "step": lambda x: x * 0.5 + 1,
+            "sumsq": lambda x: np.sum(x * x)}
 
 
 def col_cupy(fused):
@@ -148,6 +150,12 @@ def run_cases(col, seed_shape, chain_n, loop=True):
             x = col["put"](rng.random(seed_shape).astype(dt))
             return best(lambda: col["seed"](x), col["sync"]) * 1e3
         guard(f"seed004 {np.dtype(dt).name} ms", s)
+
+    for dt in (np.float32, np.float64) if "sumsq" in col else ():
+        def q(dt=dt):
+            x = col["put"](rng.random(2**24).astype(dt))
+            return best(lambda: col["sumsq"](x), col["sync"]) * 1e3
+        guard(f"sum(x*x) 2^24 {np.dtype(dt).name} ms", q)
 
     def c():
         a = col["put"](rng.random(chain_n).astype(np.float32))

@@ -186,7 +186,8 @@ typedef struct em__lower {
     int nnodes, nleaves;
     em_node nodes[EM_FUSE_MAXNODES];
     em_array leaves[EM_FUSE_MAXNODES];
-    int64_t r0, r1; /* rows of axis 0 when rows, else r1 < 0 */
+    int nix;        /* the part evaluated: root[ix[0], ..., ix[nix - 1]]; 0: all */
+    em_index_item ix[EM_MAXDIMS];
     const em_expr *root;
 } em__lower;
 
@@ -195,17 +196,16 @@ static void em__lower_free(em__lower *L) {
     free(L);
 }
 
-/* The view a leaf reads: broadcast to the root's shape and cut to the rows
- * when only rows are evaluated. */
+/* The view a leaf reads: broadcast to the root's shape and cut to the part
+ * evaluated (rows, or a reduction's band: em_expr_eval_index). */
 static em_status em__leaf_view(em__lower *L, const em_array *a, em_array *v) {
-    if (L->r1 < 0) {
+    if (L->nix == 0) {
         em_array_view(v, a);
         return EM_OK;
     }
     em_array b = {0};
     EM_CHECK(em_view_broadcast_to(a, L->root->ndim, L->root->shape, &b));
-    em_index_item it = {.kind = EM_IX_SLICE, .start = L->r0, .stop = L->r1, .step = 1};
-    em_status s = em_view_index(&b, 1, &it, v);
+    em_status s = em_view_index(&b, L->nix, L->ix, v);
     em_array_release(&b);
     return s;
 }
@@ -247,12 +247,13 @@ static em_status em__lower_node(em__lower *L, const em_expr *e, const em_node **
     return EM_OK;
 }
 
-static em_status em__lower_make(const em_expr *e, int64_t r0, int64_t r1, em__lower **out,
-                           const em_node **root) {
+static em_status em__lower_make_ix(const em_expr *e, int nix, const em_index_item *ix,
+                                   em__lower **out, const em_node **root) {
     em__lower *L = malloc(sizeof *L);
     if (!L) return em_error(EM_ENOMEM, "out of host memory for an expression plan");
     L->nnodes = L->nleaves = 0;
-    L->r0 = r0, L->r1 = r1, L->root = e;
+    L->nix = nix, L->root = e;
+    if (nix > 0) memcpy(L->ix, ix, sizeof(em_index_item) * (size_t)nix);
     em_status s = em__lower_node(L, e, root);
     if (s != EM_OK) {
         em__lower_free(L);
@@ -260,6 +261,13 @@ static em_status em__lower_make(const em_expr *e, int64_t r0, int64_t r1, em__lo
     }
     *out = L;
     return EM_OK;
+}
+
+/* Rows [r0, r1) of axis 0 (r1 < 0: all of e). */
+static em_status em__lower_make(const em_expr *e, int64_t r0, int64_t r1, em__lower **out,
+                                const em_node **root) {
+    em_index_item it = {.kind = EM_IX_SLICE, .start = r0, .stop = r1, .step = 1};
+    return em__lower_make_ix(e, r1 < 0 ? 0 : 1, &it, out, root);
 }
 
 struct em_expr_job {
@@ -361,11 +369,11 @@ void em_fuse_stats_get(em_fuse_stats *s) {
 
 /* ---- evaluation ---------------------------------------------------------------------- */
 
-static em_status em__run(const em_expr *e, int64_t r0, int64_t r1, const char *reason,
+static em_status em__run(const em_expr *e, int nix, const em_index_item *ix, const char *reason,
                          em_array *out) {
     em__lower *L = NULL;
     const em_node *root = NULL;
-    EM_CHECK(em__lower_make(e, r0, r1, &L, &root));
+    EM_CHECK(em__lower_make_ix(e, nix, ix, &L, &root));
     em__log(L, e->dev, reason);
     em_status s = em__backend(e->dev.kind)->eval(root, out);
     /* Bands of a fused reduction (no reason) are counted once, by the reduction. */
@@ -476,5 +484,13 @@ em_status em_expr_eval_rows(const em_expr *e, int64_t r0, int64_t r1, em_array *
         em_array_release(&v);
         return s;
     }
-    return em__run(e, r0, r1, NULL, out);
+    em_index_item it = {.kind = EM_IX_SLICE, .start = r0, .stop = r1, .step = 1};
+    return em__run(e, 1, &it, NULL, out);
+}
+
+em_status em_expr_eval_index(const em_expr *e, int nix, const em_index_item *ix, em_array *out) {
+    if (em_expr_ready(e) || nix < 1 || nix > e->ndim)
+        return em_error(EM_EVALUE, "em_expr_eval_index: %d items for a %s %d-d expression", nix,
+                        em_expr_ready(e) ? "ready" : "pending", e->ndim);
+    return em__run(e, nix, ix, NULL, out);
 }

@@ -55,6 +55,9 @@ typedef struct em_fused_input {
     const em_node *root;
 } em_fused_input;
 extern _Thread_local em_fused_input em__fused_input;
+/* out = e[ix[0], ..., ix[nix - 1]] of a pending e: integer items, then one
+ * step-1 slice (a C-order run of e, as a CPU reduction's band needs). */
+em_status em_expr_eval_index(const em_expr *e, int nix, const em_index_item *ix, em_array *out);
 /* em_reduce of e's values with e as the fused input (CUDA). */
 em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, const int *axes,
                                bool keepdims, em_dtype dt, double ddof, em_array *out);

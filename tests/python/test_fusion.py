@@ -350,16 +350,22 @@ def test_reduction_keeps_the_pending_input(lazy, rng):
 
 
 def test_reduction_that_cannot_fuse_evaluates_first(device, lazy, rng):
-    # On the CPU a reduced leading axis (or a full reduction) evaluates the
-    # producer, then reduces; a CUDA reduction kernel takes any producer in.
+    # On the CPU a reduced leading axis over rows wider than the outer mode's
+    # vector chunk (8192) evaluates the producer, then reduces (narrower rows
+    # and full reductions fetch it in bands); a CUDA reduction kernel takes
+    # any producer in.
     a = rng.random((64, 100))
-    y = own(a, device) * 3
+    w = rng.random((6, 9000))
+    y = own(w, device) * 3
     s = y.sum(axis=0)
     assert pending(y) == (device.kind != "cpu")
-    assert_same(s, (a * 3).sum(axis=0))
+    assert_same(s, (w * 3).sum(axis=0))
+    y = own(a, device) * 3
+    assert_same(y.sum(axis=0), (a * 3).sum(axis=0))
+    assert pending(y)
     t = own(a, device) * 3
     assert_same(t.sum(), (a * 3).sum())
-    assert pending(t) == (device.kind != "cpu")
+    assert pending(t)
     v = own(a, device) * 3
     # var is composed of elementwise ops on its input: the CPU bands take it
     # in (each band is an ordinary em_reduce); CUDA evaluates first
@@ -659,3 +665,244 @@ def test_more_inputs_than_one_kernel_takes(device, lazy):
     w = xs[0] + 0
     for v in xs[1:]:
         w = w - v
+
+
+# ---- CPU full reductions in one pass ------------------------------------------------
+# A full reduction of a pending producer runs on a placeholder whose values
+# the CPU reduction fetches band by band (backend/cpu/reduce_src.h): cut only
+# where the reduction of the materialised input combines values anyway, so
+# fused == unfused bit for bit.
+
+# Sizes around the edges: the kernel's pairwise base case (128), a conversion
+# block (8192), the single-thread limit (2 x 65536), a band (2^18), pieces.
+FULL_SIZES = [1, 127, 129, 8193, 131071, 131073]
+FULL_BIG = [(1 << 18) + 1, 3 * (1 << 18) + 8195]
+FUSES_FULL = {"sum", "prod", "min", "max", "mean", "count_nonzero", "argmin", "argmax", "any", "all"}
+
+
+def _fuses_full(op, dtype):
+    """Whether the CPU fetches a full reduction's input in bands (fuse_reduce.c):
+    not var/std (composed of elementwise ops on the input), any/all only of
+    bool (others are cast first), min/max not of float32/64 or complex (the
+    vector kernel's lanes pick between -0.0 and 0.0 by position)."""
+    dtype = np.dtype(dtype)
+    if op in ("any", "all"):
+        return dtype == np.bool_
+    if op in ("min", "max"):
+        return dtype.kind not in "fc" or dtype == np.float16
+    return op in FUSES_FULL
+
+
+def _full_case(rng, op, dtype, shape, tree=None):
+    a = random_array(rng, shape, dtype, low=0, high=3)
+    b = random_array(rng, shape[-1:], dtype, low=0, high=3)
+    fn = getattr(em, op)
+    dtype = np.dtype(dtype)
+
+    def f(x, y):
+        t = tree(x, y) if tree else (x * y + x if dtype.kind != "b" else (x & y) | x)
+        return fn(t)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        try:
+            got = f(own(a), own(b))
+        except TypeError as e:  # an op the dtype does not take: unfused must agree
+            with pytest.raises(type(e)):
+                unfused(f, own(a), own(b))
+            return None
+        chunks = stats()["reduce_chunks"] - before
+        want = unfused(f, own(a), own(b))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert bits(got) == bits(want), (op, dtype, shape)
+    return chunks
+
+
+@pytest.mark.parametrize("n", FULL_SIZES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", RED_OPS)
+def test_full_reduction_fused_bit_identical(lazy, rng, op, dtype, n):
+    chunks = _full_case(rng, op, dtype, (n,))
+    if chunks is not None:
+        assert (chunks >= 1) == _fuses_full(op, dtype), "fused where it should not, or not fused"
+
+
+@pytest.mark.parametrize("n", FULL_BIG)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int8,
+                                   np.uint32, np.bool_], ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "mean", "argmin", "count_nonzero"])
+def test_full_reduction_fused_many_bands(lazy, rng, op, dtype, n):
+    chunks = _full_case(rng, op, dtype, (n,))
+    # one chunk per fetched band: several bands, on both threads
+    assert chunks is None or not _fuses_full(op, dtype) or chunks >= 2
+
+
+@pytest.mark.parametrize("shape", [(600, 1001), (7, 3, 5), (1, 1), (2, 70001), (300, 1, 999)])
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "mean", "count_nonzero"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int16], ids=str)
+def test_full_reduction_nd_fused(lazy, rng, op, dtype, shape):
+    # N-d: bands are fetched as whole rows of axis 0 covering the elements a
+    # band needs (the cut points fall inside rows).
+    _full_case(rng, op, dtype, shape)
+
+
+@pytest.mark.parametrize("kw", [{}, {"keepdims": True}, {"axis": (0, 1)}, {"axis": (1, -2)},
+                                {"dtype": np.float64}])
+def test_full_reduction_fused_keyword_forms(lazy, rng, kw):
+    a = rng.random((400, 901)).astype(np.float32)
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        got = em.sum(own(a) * 1.5 - 0.25, **kw)
+        assert stats()["reduce_chunks"] > before
+        want = unfused(lambda x: em.sum(x * 1.5 - 0.25, **kw), own(a))
+    assert got.shape == want.shape and got.dtype == want.dtype and bits(got) == bits(want)
+    assert_same(got, np.sum(a * np.float32(1.5) - np.float32(0.25), **kw), rtol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["strided", "negative", "broadcast", "0-d", "empty"])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "argmax"])
+def test_full_reduction_fused_leaf_layouts(lazy, rng, op, layout):
+    big = rng.random(2 * 300007) + 0.5
+    fn = getattr(em, op)
+    with em.Device("cpu"):
+        if layout == "strided":
+            mk = lambda: own(big)[::2]
+        elif layout == "negative":
+            mk = lambda: own(big)[::-2]
+        elif layout == "broadcast":  # a (1, k) leaf against an (m, k) one, flattened by the op
+            mk = lambda: (own(big[:300 * 701].reshape(300, 701)) * own(big[:701].reshape(1, 701)))
+        elif layout == "0-d":
+            mk = lambda: own(np.float64(2.5))
+        else:
+            mk = lambda: own(np.zeros(0))
+
+        def f(x):
+            return fn(x * x - x)
+
+        x = mk()
+        if layout == "empty" and op in ("max", "argmax"):
+            with pytest.raises(ValueError, match="empty|zero-size"):
+                f(x)
+            assert_same(em.sum(own(np.arange(3.0)) * 2), np.float64(6))  # still works
+            return
+        if op == "argmax" and layout == "broadcast":
+            x = x[0]  # argmax over every axis of an N-d array is flattened first
+        got = f(x)
+        # the unfused leaves are built with fusion off too (eager throughout)
+        want = unfused(lambda: f(mk()[0] if op == "argmax" and layout == "broadcast" else mk()))
+        assert bits(got) == bits(want)
+        ref = np.asarray(x.get(), dtype=np.float64)
+        assert_same(got, getattr(np, op)(ref * ref - ref), rtol=1e-12)
+
+
+def test_full_reduction_peak_has_no_full_size_temporary(lazy, rng):
+    n = 1 << 22
+    with em.Device("cpu"):
+        x = own(rng.random(n).astype(np.float32))
+        y = own(rng.random(n).astype(np.float32))
+
+        def tree(a, b):
+            return em.sum(((a * b + 0.5) * a - b) / 3.0)
+
+        tree(x, y).get()  # warm the pool's size classes and the loops
+        base = _e.host_pool()[0]
+        _e._host_pool_peak(True)
+        got = tree(x, y)
+        got.get()
+        fused_peak = _e._host_pool_peak() - base
+        base = _e.host_pool()[0]
+        _e._host_pool_peak(True)
+        want = unfused(tree, x, y)
+        eager_peak = _e._host_pool_peak() - base
+    # per thread: a band (2^18 elements, 1 MiB) and the interpreter's scratch
+    # (about 1 MiB): a few MiB, far below the 16 MiB producer
+    full = n * 4
+    assert fused_peak <= (em._ember.num_threads() + 1) * (3 << 20) < full, fused_peak
+    assert eager_peak >= full  # the unfused chain holds the producer
+    assert bits(got) == bits(want)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 400003), -1), ((2, 5, 70001), (1, 2)),
+                                        ((1, 300001), 1), ((5, 3, 7), (1, 2)), ((7, 262147), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int32,
+                                   np.bool_], ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "mean", "argmax", "count_nonzero", "any"])
+def test_few_output_suffix_reduction_fused(lazy, rng, op, dtype, shape, axis):
+    # Fewer kept outputs than 4 per thread: each output's run is fetched in
+    # bands (split over the threads when long), boxes inside rows of axis 0.
+    if op in ("argmax", "count_nonzero") and not isinstance(axis, int):
+        axis = -1
+    a = random_array(rng, shape, dtype, low=0, high=3)
+    fn = getattr(em, op)
+    dt = np.dtype(dtype)
+
+    def f(x):
+        return fn(x * x + x if dt.kind != "b" else (x & x) | x, axis=axis)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        try:
+            got = f(own(a))
+        except TypeError as e:
+            with pytest.raises(type(e)):
+                unfused(f, own(a))
+            return
+        chunks = stats()["reduce_chunks"] - before
+        want = unfused(f, own(a))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert bits(got) == bits(want)
+    # fetched in bands (the kept outputs are too few for the row bands)
+    assert (chunks >= 1) == _fuses_full(op, dtype)
+    if np.prod(shape) > 4 * (1 << 18) and _fuses_full(op, dtype):
+        assert chunks >= 4
+
+
+def test_few_output_suffix_peak(lazy, rng):
+    a = rng.random((2, 1 << 21)).astype(np.float32)
+    with em.Device("cpu"):
+        x = own(a)
+        f = lambda v: em.sum(v * 2.0 + v, axis=-1)
+        f(x).get()
+        base = _e.host_pool()[0]
+        _e._host_pool_peak(True)
+        got = f(x)
+        got.get()
+        peak = _e._host_pool_peak() - base
+        want = unfused(f, x)
+    assert peak <= (em._ember.num_threads() + 1) * (3 << 20) < a.nbytes, peak
+    assert bits(got) == bits(want)
+
+
+@pytest.mark.parametrize("shape,axis", [((3000, 701), 0), ((40, 30, 257), (0, 1)), ((9, 8192), 0),
+                                        ((5, 3), 0), ((100003, 3), 0), ((1, 5), 0), ((7, 9000), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int8,
+                                   np.bool_], ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean", "count_nonzero", "all"])
+def test_leading_axis_reduction_fused(lazy, rng, op, dtype, shape, axis):
+    # A reduced leading axis with few kept values: the outer mode accumulates
+    # whole rows; they are fetched in bands of rows (the kept vector is one
+    # chunk), or, where the mode would split the vector, the input is
+    # evaluated first (a 9000-wide vector).
+    a = random_array(rng, shape, dtype, low=0, high=3)
+    fn = getattr(em, op)
+    dt = np.dtype(dtype)
+
+    def f(x):
+        return fn(x * x + x if dt.kind != "b" else (x & x) | x, axis=axis)
+
+    with em.Device("cpu"):
+        before = stats()["reduce_chunks"]
+        try:
+            got = f(own(a))
+        except TypeError as e:
+            with pytest.raises(type(e)):
+                unfused(f, own(a))
+            return
+        chunks = stats()["reduce_chunks"] - before
+        want = unfused(f, own(a))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert bits(got) == bits(want)
+    one_pass = op != "all" or dt == np.bool_
+    assert (chunks >= 1) == (one_pass and shape[-1] <= 8192)
+    if one_pass and np.prod(shape) > 2 * (1 << 18) and shape[-1] <= 8192:
+        assert chunks >= 2

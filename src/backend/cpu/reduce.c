@@ -21,10 +21,13 @@
 #include "backend/cpu/cast.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/reduce_kernels.h"
+#include "backend/cpu/reduce_src.h"
 #include "backend/cpu/threadpool.h"
 #include "core/core.h"
 #include "mem/hostpool.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +40,13 @@ typedef struct em__rdim {
     int64_t n, is, os; /* length, input and output byte strides */
     bool red;
 } em__rdim;
+
+/* The first failure of a virtual input's fill (reduce_src.h), from any worker. */
+typedef struct em__vfail {
+    atomic_int failed;
+    em_status status;
+    char msg[256];
+} em__vfail;
 
 typedef struct em__rplan {
     em_rk_op kop;
@@ -59,7 +69,12 @@ typedef struct em__rplan {
     bool nonzero;        /* COUNT_NONZERO: SUM of (x != 0) */
     bool convert;        /* input values go through em__convert */
     bool half;           /* scan with float16 output: float32 loop, rounded every step */
+    bool virt;           /* a full reduction of a virtual input (reduce_src.h) */
+    em_cpu_rsource src;
+    em__vfail *vf;
 } em__rplan;
+
+_Thread_local em_cpu_rsource em_cpu_reduce_source;
 
 /* ---- planning ------------------------------------------------------------- */
 
@@ -240,12 +255,105 @@ static void em__store(const em__rplan *p, char *dst, const void *acc, int64_t bi
     else memcpy(dst, acc, (size_t)p->lsz);
 }
 
+/* ---- virtual input (reduce_src.h) ------------------------------------------
+ * A reduction whose outputs each fold one run of in.n elements (R == 1:
+ * all axes, or a suffix of them) of a C-contiguous input fetched in bands.  The runs a thread folds, and the blocks inside them,
+ * are those of the materialised input: a pairwise float sum is cut only at
+ * nodes of its pairwise tree (each band is one subtree, summed by the same
+ * kernel); every other fold is cut at multiples of EM_RBLOCK from the run's
+ * start (where em__fold_run's conversion blocks start anyway) and carries
+ * its accumulator, which for those kernels is the same as one call. */
+
+/* Elements [i0, i0 + n) of the input into *hold; false (failure kept) if not. */
+static bool em__vfetch(const em__rplan *p, int64_t i0, int64_t n, em_array *hold,
+                       const char **q) {
+    if (atomic_load(&p->vf->failed)) return false;
+    em_status s = p->src.fill(p->src.ctx, i0, n, hold, q);
+    if (s == EM_OK) return true;
+    int zero = 0;
+    if (atomic_compare_exchange_strong(&p->vf->failed, &zero, 1)) {
+        p->vf->status = s; /* the message is this thread's: copy it for the caller */
+        snprintf(p->vf->msg, sizeof p->vf->msg, "%s", em_last_error());
+    }
+    return false;
+}
+
+/* -0.0 in the loop dtype (float or complex): x + -0.0 is x for every x. */
+static void em__negzero(const em__rplan *p, char *v) {
+    bool f32 = p->dt == EM_FLOAT32 || p->dt == EM_COMPLEX64;
+    int parts = p->dt == EM_COMPLEX64 || p->dt == EM_COMPLEX128 ? 2 : 1;
+    for (int i = 0; i < parts; i++) {
+        if (f32) ((float *)v)[i] = -0.0f;
+        else ((double *)v)[i] = -0.0;
+    }
+}
+
+/* *val = the pairwise sum of elements [i0, i0 + n), as the kernel's own
+ * recursion computes it (its split depends on n alone). */
+static void em__vpairwise(const em__rplan *p, int64_t i0, int64_t n, char *val) {
+    if (n <= p->src.band) {
+        em__negzero(p, val);
+        em_array hold = {0};
+        const char *q;
+        if (em__vfetch(p, i0, n, &hold, &q)) p->k->fold[EM_RK_SUM](n, q, p->isz, val);
+        em_array_release(&hold);
+        return;
+    }
+    int64_t n2 = em_rk_pairwise_split(n);
+    _Alignas(16) char right[EM_RSLOT];
+    em__vpairwise(p, i0, n2, val);
+    em__vpairwise(p, i0 + n2, n - n2, right);
+    p->k->fold[EM_RK_SUM](1, right, p->lsz, val); /* left + right, as the kernel adds them */
+}
+
+/* em__fold_run of elements [i0, i0 + n) of the virtual input, in the
+ * reduction whose first element is element org (arg indices count from it). */
+static void em__vfold_run(const em__rplan *p, em__scratch *sc, int64_t i0, int64_t n, int64_t org,
+                          void *acc, int64_t *bi) {
+    if (p->pairwise) {
+        _Alignas(16) char v[EM_RSLOT];
+        em__vpairwise(p, i0, n, v);
+        p->k->fold[EM_RK_SUM](1, v, p->lsz, acc);
+        return;
+    }
+    for (int64_t b = 0; b < n; b += p->src.band) {
+        int64_t m = n - b < p->src.band ? n - b : p->src.band;
+        em_array hold = {0};
+        const char *q;
+        if (em__vfetch(p, i0 + b, m, &hold, &q))
+            em__fold_run(p, sc, m, q, p->isz, acc, bi, i0 + b - org);
+        em_array_release(&hold);
+    }
+}
+
+/* em__fold_init of a fold starting at element i0 of the virtual input (org
+ * as for em__vfold_run). */
+static void em__vfold_init(const em__rplan *p, int64_t i0, int64_t org, void *acc, int64_t *bi) {
+    *bi = i0 - org;
+    if (p->mode != 1 && p->kop != EM_RK_MIN && p->kop != EM_RK_MAX) {
+        em__identity(p, 1, acc);
+        return;
+    }
+    em_array hold = {0};
+    const char *q;
+    if (em__vfetch(p, i0, 1, &hold, &q)) em__load1(p, q, acc);
+    else em__identity(p, 1, acc); /* any value: the failure is reported */
+    em_array_release(&hold);
+}
+
 static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
     const em__rplan *p = ctx;
     em__scratch sc;
     if (!em__scratch_new(p, &sc)) return; /* the caller made a trial allocation */
-    for (int64_t k = b; k < e; k++) {
+    for (int64_t k = b; k < e && p->virt; k++) { /* R == 1: one run per output */
+        int64_t io, oo, bi;
+        em__offsets(p->kd, p->nk, k, &io, &oo);
+        em__vfold_init(p, io / p->isz, io / p->isz, sc.acc, &bi);
+        em__vfold_run(p, &sc, io / p->isz, p->in.n, io / p->isz, sc.acc, &bi);
+        em__store(p, p->op + oo, sc.acc, bi);
+    }
+    for (int64_t k = b; k < e && !p->virt; k++) {
         int64_t io, oo;
         em__offsets(p->kd, p->nk, k, &io, &oo);
         int64_t bi;
@@ -260,6 +368,7 @@ static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
 typedef struct em__split {
     const em__rplan *p;
     const char *base;
+    int64_t base_idx;           /* virtual input: the element base is */
     int npieces;
     int64_t start[64], len[64]; /* run pieces (R == 1) or reduced-index ranges */
     char *parts;                /* npieces accumulators */
@@ -274,6 +383,12 @@ static void em__piece_range(void *ctx, int64_t b, int64_t e, int worker) {
     if (!em__scratch_new(p, &sc)) return;
     for (int64_t i = b; i < e; i++) {
         char *acc = s->parts + i * EM_RSLOT;
+        if (p->virt) { /* R == 1 */
+            int64_t i0 = s->base_idx + s->start[i];
+            em__vfold_init(p, i0, s->base_idx, acc, &s->bis[i]);
+            em__vfold_run(p, &sc, i0, s->len[i], s->base_idx, acc, &s->bis[i]);
+            continue;
+        }
         const char *first = s->base + s->start[i] * p->in.is;
         s->bis[i] = s->start[i];
         if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) em__load1(p, first, acc);
@@ -336,7 +451,8 @@ static em_status em__inner_split(const em__rplan *p) {
     for (int64_t k = 0; k < p->K; k++) {
         int64_t io, oo;
         em__offsets(p->kd, p->nk, k, &io, &oo);
-        s.base = p->ip + io;
+        if (p->virt) s.base_idx = io / p->isz; /* p->ip is no memory */
+        else s.base = p->ip + io;
         em__split_pieces(&s, em_get_num_threads());
         em_parallel_for(s.npieces, 1, em__piece_range, &s);
         if (p->R == 1 && p->pairwise && (s.npieces & (s.npieces - 1)) == 0)
@@ -412,9 +528,32 @@ static int64_t em__item_geom(const em__rplan *p, int64_t item, const char **base
     return p->in.n - v0 < p->chunk ? p->in.n - v0 : p->chunk;
 }
 
+/* em__outer_rows of a virtual input whose item is the whole vector (one
+ * reduced dim, no other kept dims: row r is elements [r n, r n + n)):
+ * bands of whole rows, accumulated row by row as from memory. */
+static void em__vouter_rows(const em__rplan *p, em__scratch *sc, int64_t n, int64_t r0,
+                            int64_t r1, char *acc) {
+    int64_t per = p->src.band / n > 0 ? p->src.band / n : 1;
+    for (int64_t r = r0; r < r1; r += per) {
+        int64_t m = r1 - r < per ? r1 - r : per;
+        em_array hold = {0};
+        const char *q;
+        if (em__vfetch(p, r * n, m * n, &hold, &q)) {
+            if (r == r0) em__outer_init(p, sc, n, q, acc, NULL);
+            for (int64_t i = 0; i < m; i++)
+                em__accum_row(p, sc, n, q + i * n * p->isz, acc, NULL, r + i);
+        }
+        em_array_release(&hold);
+    }
+}
+
 /* acc (n values) = the reduction of rows [r0, r1) of an item (mode 0). */
 static void em__outer_rows(const em__rplan *p, em__scratch *sc, int64_t n, const char *base,
                            int64_t r0, int64_t r1, char *acc) {
+    if (p->virt) {
+        em__vouter_rows(p, sc, n, r0, r1, acc);
+        return;
+    }
     int64_t off;
     em__offsets(p->rd, p->nr, r0, &off, NULL);
     em__outer_init(p, sc, n, base + off, acc, NULL);
@@ -566,6 +705,46 @@ static em_status em__run(em__rplan *p) {
     return EM_OK;
 }
 
+/* The reduction of a virtual input (reduce_src.h): in bands when each output
+ * reduces one run (a full reduction, or a suffix of the axes, of the
+ * C-contiguous input) and its fold may be cut, or when the outer mode
+ * accumulates whole rows of at most EM_RCHUNK kept values (a reduced
+ * leading axis: bands of rows, each row accumulated as from memory)
+ * (not a float min/max on unconverted values: the vector kernel's lanes
+ * could pick between -0.0 and 0.0 differently); otherwise the whole input
+ * is fetched once and reduced as memory. */
+static em_status em__run_virtual(em__rplan *p, const em_array *a) {
+    em__vfail vf = {.status = EM_OK};
+    atomic_init(&vf.failed, 0);
+    p->vf = &vf;
+    p->src = em_cpu_reduce_source;
+    int64_t blocks = p->src.band / EM_RBLOCK * EM_RBLOCK;
+    p->src.band = blocks > EM_RBLOCK ? blocks : EM_RBLOCK;
+    char kind = em_dtype_get(p->dt)->kind;
+    bool lanes = (p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) && p->mode == 0 && !p->convert &&
+                 (kind == 'f' || kind == 'c');
+    /* Outer mode: one vector chunk of whole rows, never split by columns. */
+    int nt = em_get_num_threads();
+    bool rows = p->outer && p->mode == 0 && p->nk == 0 && p->nr == 1 && p->in.n <= EM_RCHUNK &&
+                p->in.is == p->isz && p->rd[0].is == p->in.n * p->isz &&
+                (p->R >= 4 * nt || p->R * p->in.n < 2 * EM_RGRAIN);
+    em_array hold = {0};
+    em_status s = EM_OK;
+    if (rows || (p->R == 1 && !p->outer && p->mode != 2 && !lanes)) {
+        p->virt = true;
+        s = em__run(p);
+    } else {
+        const char *q;
+        if (em__vfetch(p, 0, em_array_size(a), &hold, &q)) {
+            p->ip = q; /* the placeholder is C-contiguous: its plan's offsets hold */
+            s = em__run(p);
+        }
+    }
+    em_array_release(&hold);
+    if (s == EM_OK && atomic_load(&vf.failed)) s = em_error(vf.status, "%s", vf.msg);
+    return s;
+}
+
 static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_array *out) {
     p->in_dt = a->dtype;
     p->dt = dt;
@@ -620,6 +799,8 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
     p.pairwise = p.kop == EM_RK_SUM && p.mode == 0 && !p.convert &&
                  (em_dtype_get(dt)->kind == 'f' || em_dtype_get(dt)->kind == 'c');
     if (em_array_size(out) == 0) return EM_OK;
+    if (em_cpu_reduce_source.buf && a->buf == em_cpu_reduce_source.buf)
+        return em__run_virtual(&p, a);
     return em__run(&p);
 }
 
