@@ -220,12 +220,18 @@ static em_device pyem__device_of(PyObject *const *objs, int n, PyObject *out) {
     return pyem_current_device();
 }
 
-/* Evaluate a pending ndarray operand and take its values' view. */
-static int pyem__force_operand(pyem__operand *op, const char *reason) {
-    if (op->weak || !pyem_is_pending(op->obj)) return 0;
-    if (pyem_force(op->obj, reason) < 0) return -1;
-    em_array_release(&op->a);
-    em_array_view(&op->a, EMARR_META(op->obj));
+/* Evaluate the pending ndarray operand i and take its values' view.  The
+ * same array may be several operands (x * x): every operand that is it gets
+ * the new view, or one would keep the pending metadata (no data). */
+static int pyem__force_operand(pyem__operand *ops, int n, int i, const char *reason) {
+    PyObject *o = ops[i].obj;
+    if (ops[i].weak || !EmArray_Check(o) || !pyem_is_pending(o)) return 0;
+    if (pyem_force(o, reason) < 0) return -1;
+    for (int k = 0; k < n; k++)
+        if (ops[k].obj == o && !ops[k].weak) {
+            em_array_release(&ops[k].a);
+            em_array_view(&ops[k].a, EMARR_META(o));
+        }
     return 0;
 }
 
@@ -292,7 +298,7 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
         return NULL;
     }
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
-    if ((op == EM_OP_POWER && n == 2 && pyem__force_operand(&ops[1], "integer power") < 0) ||
+    if ((op == EM_OP_POWER && n == 2 && pyem__force_operand(ops, n, 1, "integer power") < 0) ||
         pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
         pyem__check_int_power(op, ops, promoted) < 0) {
         pyem__operands_release(ops, n);
@@ -310,7 +316,7 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
     /* Eager: pending operands are evaluated first, and out= is a write
      * into memory that pending expressions may read. */
     for (int i = 0; i < n; i++)
-        if (pyem__force_operand(&ops[i], out ? "out=" : "op cannot fuse") < 0) {
+        if (pyem__force_operand(ops, n, i, out ? "out=" : "op cannot fuse") < 0) {
             pyem__operands_release(ops, n);
             return NULL;
         }

@@ -906,3 +906,27 @@ def test_leading_axis_reduction_fused(lazy, rng, op, dtype, shape, axis):
     assert (chunks >= 1) == (one_pass and shape[-1] <= 8192)
     if one_pass and np.prod(shape) > 2 * (1 << 18) and shape[-1] <= 8192:
         assert chunks >= 2
+
+
+def test_one_pending_array_as_several_operands_of_an_eager_op(rng):
+    """x * x with x pending and fusion off: forcing the first operand must
+    refresh the second (it is the same array); it read no data and crashed."""
+    a, b = rng.random((300, 71)), rng.random((1, 71))
+    old = _e._fusion_config(enabled=True, min_size=0)
+    try:
+        x = own(a) * own(b)
+        assert pending(x)
+        _e._fusion_config(enabled=False)
+        np.testing.assert_array_equal((x * x).get(), (a * b) * (a * b))
+        assert float(em.sum(x * x - x)) == pytest.approx(np.sum((a * b) * (a * b) - a * b))
+    finally:
+        _e._fusion_config(**old)
+
+
+def test_integer_power_of_a_pending_array_by_itself(rng, lazy):
+    """x ** x forces the exponent (integer powers check their sign first):
+    the base, the same array, must see the values too."""
+    a = rng.integers(0, 4, 50).astype(np.int64)
+    x = own(a) + 1
+    assert pending(x)
+    np.testing.assert_array_equal((x ** x).get(), (a + 1) ** (a + 1))
