@@ -169,8 +169,10 @@ def _float_helpers():
 def _minmax_helpers():
     out = []
     for t, c in CTYPE.items():
-        out.append(f"EM_DEV {c} em_min_{t}({c} a, {c} b) {{ return b < a ? b : a; }}\n")
-        out.append(f"EM_DEV {c} em_max_{t}({c} a, {c} b) {{ return b > a ? b : a; }}\n")
+        # floats: NaN wins, either side (NumPy's minimum/maximum, not Python's order-dependent min)
+        nan = " || b != b" if t.startswith("float") else ""
+        out.append(f"EM_DEV {c} em_min_{t}({c} a, {c} b) {{ return (b < a{nan}) ? b : a; }}\n")
+        out.append(f"EM_DEV {c} em_max_{t}({c} a, {c} b) {{ return (b > a{nan}) ? b : a; }}\n")
         if t in SIGNED:
             out.append(f"EM_DEV {c} em_abs_{t}({c} a) {{ return a < 0 ? ({c})(0 - (em_u64)a) : a; }}\n")
         elif t in UNSIGNED or t == "bool":
