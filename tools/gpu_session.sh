@@ -21,7 +21,7 @@ case "${1:-suite}" in
 suite)
     bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
     (cd build && ctest --output-on-failure > "$OUT/ctest.log" 2>&1); tail -3 "$OUT/ctest.log"
-    EMBER_PYTHON=$PY bash tools/gpu_tests.sh "${P:-12}" "$OUT/tests.log"
+    EMBER_TEST_LOGDIR=$OUT/tests EMBER_PYTHON=$PY bash tools/gpu_tests.sh "${P:-12}" "$OUT/tests.log"
     grep -E "^=== " "$OUT/tests.log" | awk '{print}' | tail -60
     ;;
 bench)

@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 P=${1:-8}
 LOG=${2:-gpu_tests.log}
 PY=${EMBER_PYTHON:-python3}
-TMP=$(mktemp -d)
+# Per-file logs where the caller says (gpu_session.sh: under $OUT), so that a
+# run cut off by the device tool's time limit still brings back what ended.
+TMP=${EMBER_TEST_LOGDIR:-$(mktemp -d)}
+mkdir -p "$TMP"
 export EMBER_DEVICE=cuda:0 PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 ls tests/python/test_*.py | xargs -P "$P" -I{} sh -c \
     "timeout ${EMBER_TEST_TIMEOUT:-480} $PY -m pytest -q -p no:cacheprovider --tb=short -rfE {} > $TMP/\$(basename {}).log 2>&1"

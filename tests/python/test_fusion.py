@@ -35,6 +35,15 @@ def lazy():
     _e._fusion_config(**old)
 
 
+@pytest.fixture
+def on_cpu():
+    """The CPU as the current device: these tests check the CPU's banded
+    reductions (on CUDA the producer runs inside the reduction kernel, and
+    the device-parametrised tests above cover it)."""
+    with em.Device("cpu"):
+        yield
+
+
 def own(a, device=None):
     """An ember array in Ember's own memory (a zero-copy wrap of a NumPy
     array runs eagerly: its owner could change it under a pending result)."""
@@ -721,7 +730,7 @@ def _full_case(rng, op, dtype, shape, tree=None):
 @pytest.mark.parametrize("n", FULL_SIZES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("op", RED_OPS)
-def test_full_reduction_fused_bit_identical(lazy, rng, op, dtype, n):
+def test_full_reduction_fused_bit_identical(on_cpu, lazy, rng, op, dtype, n):
     chunks = _full_case(rng, op, dtype, (n,))
     if chunks is not None:
         assert (chunks >= 1) == _fuses_full(op, dtype), "fused where it should not, or not fused"
@@ -731,7 +740,7 @@ def test_full_reduction_fused_bit_identical(lazy, rng, op, dtype, n):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int8,
                                    np.uint32, np.bool_], ids=str)
 @pytest.mark.parametrize("op", ["sum", "prod", "max", "mean", "argmin", "count_nonzero"])
-def test_full_reduction_fused_many_bands(lazy, rng, op, dtype, n):
+def test_full_reduction_fused_many_bands(on_cpu, lazy, rng, op, dtype, n):
     chunks = _full_case(rng, op, dtype, (n,))
     # one chunk per fetched band: several bands, on both threads
     assert chunks is None or not _fuses_full(op, dtype) or chunks >= 2
@@ -740,7 +749,7 @@ def test_full_reduction_fused_many_bands(lazy, rng, op, dtype, n):
 @pytest.mark.parametrize("shape", [(600, 1001), (7, 3, 5), (1, 1), (2, 70001), (300, 1, 999)])
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "mean", "count_nonzero"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int16], ids=str)
-def test_full_reduction_nd_fused(lazy, rng, op, dtype, shape):
+def test_full_reduction_nd_fused(on_cpu, lazy, rng, op, dtype, shape):
     # N-d: bands are fetched as whole rows of axis 0 covering the elements a
     # band needs (the cut points fall inside rows).
     _full_case(rng, op, dtype, shape)
@@ -748,7 +757,7 @@ def test_full_reduction_nd_fused(lazy, rng, op, dtype, shape):
 
 @pytest.mark.parametrize("kw", [{}, {"keepdims": True}, {"axis": (0, 1)}, {"axis": (1, -2)},
                                 {"dtype": np.float64}])
-def test_full_reduction_fused_keyword_forms(lazy, rng, kw):
+def test_full_reduction_fused_keyword_forms(on_cpu, lazy, rng, kw):
     a = rng.random((400, 901)).astype(np.float32)
     with em.Device("cpu"):
         before = stats()["reduce_chunks"]
@@ -761,7 +770,7 @@ def test_full_reduction_fused_keyword_forms(lazy, rng, kw):
 
 @pytest.mark.parametrize("layout", ["strided", "negative", "broadcast", "0-d", "empty"])
 @pytest.mark.parametrize("op", ["sum", "prod", "max", "argmax"])
-def test_full_reduction_fused_leaf_layouts(lazy, rng, op, layout):
+def test_full_reduction_fused_leaf_layouts(on_cpu, lazy, rng, op, layout):
     big = rng.random(2 * 300007) + 0.5
     fn = getattr(em, op)
     with em.Device("cpu"):
@@ -795,7 +804,7 @@ def test_full_reduction_fused_leaf_layouts(lazy, rng, op, layout):
         assert_same(got, getattr(np, op)(ref * ref - ref), rtol=1e-12)
 
 
-def test_full_reduction_peak_has_no_full_size_temporary(lazy, rng):
+def test_full_reduction_peak_has_no_full_size_temporary(on_cpu, lazy, rng):
     n = 1 << 22
     with em.Device("cpu"):
         x = own(rng.random(n).astype(np.float32))
@@ -827,7 +836,7 @@ def test_full_reduction_peak_has_no_full_size_temporary(lazy, rng):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int32,
                                    np.bool_], ids=str)
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "mean", "argmax", "count_nonzero", "any"])
-def test_few_output_suffix_reduction_fused(lazy, rng, op, dtype, shape, axis):
+def test_few_output_suffix_reduction_fused(on_cpu, lazy, rng, op, dtype, shape, axis):
     # Fewer kept outputs than 4 per thread: each output's run is fetched in
     # bands (split over the threads when long), boxes inside rows of axis 0.
     if op in ("argmax", "count_nonzero") and not isinstance(axis, int):
@@ -857,7 +866,7 @@ def test_few_output_suffix_reduction_fused(lazy, rng, op, dtype, shape, axis):
         assert chunks >= 4
 
 
-def test_few_output_suffix_peak(lazy, rng):
+def test_few_output_suffix_peak(on_cpu, lazy, rng):
     a = rng.random((2, 1 << 21)).astype(np.float32)
     with em.Device("cpu"):
         x = own(a)
@@ -878,7 +887,7 @@ def test_few_output_suffix_peak(lazy, rng):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int8,
                                    np.bool_], ids=str)
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean", "count_nonzero", "all"])
-def test_leading_axis_reduction_fused(lazy, rng, op, dtype, shape, axis):
+def test_leading_axis_reduction_fused(on_cpu, lazy, rng, op, dtype, shape, axis):
     # A reduced leading axis with few kept values: the outer mode accumulates
     # whole rows; they are fetched in bands of rows (the kept vector is one
     # chunk), or, where the mode would split the vector, the input is
