@@ -272,7 +272,7 @@ def test_sigfpe_outside_kernels_still_ends_the_process(how):
     code = ("import ctypes, faulthandler, os, signal, numpy as np, ember as em\n"
             "k = em.ElementwiseKernel('int32 x, int32 y', 'int32 z', 'z = x / y', 'ew_first')\n"
             "try:\n"
-            "    k(em.asarray(np.ones(4, np.int32)), em.zeros(4, dtype=em.int32))\n"
+            "    k(em.asarray(np.ones(4, np.int32), device='cpu'), em.zeros(4, dtype=em.int32, device='cpu'))\n"
             "except ZeroDivisionError:\n"
             "    print('recovered', flush=True)\n")
     if how == "kill":
