@@ -41,11 +41,12 @@ def _py_or_np(py, np_fn):
     return lambda *xs: py(*xs) if all(isinstance(x, (int, float)) for x in xs) else np_fn(*xs)
 
 
+ORACLE = {"min": _py_or_np(min, np.minimum), "max": _py_or_np(max, np.maximum), "abs": _py_or_np(abs, np.abs)}
+
+
 def numpy_eval(expr, a, b):
-    env = {"min": _py_or_np(min, np.minimum), "max": _py_or_np(max, np.maximum),
-           "abs": _py_or_np(abs, np.abs)}
     with np.errstate(all="ignore"):
-        return eval(expr.replace("a[i]", "a").replace("b[i]", "b"), env, {"a": a, "b": b})
+        return eval(expr.replace("a[i]", "a").replace("b[i]", "b"), ORACLE, {"a": a, "b": b})
 
 
 def divides_by_zero(expr, a, b):
@@ -53,8 +54,7 @@ def divides_by_zero(expr, a, b):
     CPU kernel raises ZeroDivisionError instead of giving 0)."""
     try:
         with np.errstate(all="ignore", divide="raise"):
-            eval(expr.replace("a[i]", "a").replace("b[i]", "b"), {"min": np.minimum, "max": np.maximum,
-                                                                   "abs": np.abs}, {"a": a, "b": b})
+            eval(expr.replace("a[i]", "a").replace("b[i]", "b"), ORACLE, {"a": a, "b": b})
     except FloatingPointError:
         return True
     return False
