@@ -36,6 +36,9 @@ typedef struct em_fuse_stats {
 
 /* A leaf reading a (one more reference to its buffer). */
 EM_API em_status em_expr_leaf(const em_array *a, em_expr **out);
+/* Whether e is a leaf reading exactly the view a (a cached leaf is still
+ * the array's: the binding keeps one per ndarray). */
+EM_API bool em_expr_leaf_of(const em_expr *e, const em_array *a);
 /* op(in...) with loop and result dtypes resolved by the caller (em_ufunc's
  * rules); the shapes must broadcast.  Takes new references to the inputs. */
 EM_API em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dtype dtype,

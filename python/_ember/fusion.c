@@ -67,6 +67,8 @@ static int pyem__finalizing(void) {
  * run: laziness must not turn `f(x); dev.synchronize()` (every benchmark's
  * shape) into no work, nor hide an error that the eager call would raise. */
 void pyem_fusion_dealloc(EmArrayObject *o) {
+    em_expr_decref(o->leaf);
+    o->leaf = NULL;
     em_expr *x = o->pending;
     if (!x) return;
     pyem__unregister(o);
@@ -211,8 +213,20 @@ int pyem_expr_of(PyObject *o, const em_array *view, em_expr **out) {
         *out = x;
         return 0;
     }
+    EmArrayObject *a = o && EmArray_Check(o) ? (EmArrayObject *)o : NULL;
+    if (a && a->leaf && em_expr_leaf_of(a->leaf, view)) {
+        em_expr_incref(a->leaf);
+        *out = a->leaf;
+        return 0;
+    }
     em_status s = em_expr_leaf(view, out);
-    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    if (a) {
+        em_expr_decref(a->leaf);
+        em_expr_incref(*out);
+        a->leaf = *out;
+    }
+    return 0;
 }
 
 /* Evaluate the oldest pending arrays while the registry is over its limits. */

@@ -56,6 +56,7 @@ PyObject *pyem_wrap(em_array *a) {
     o->a = *a;
     o->weakreflist = NULL;
     o->pending = NULL;
+    o->leaf = NULL;
     a->buf = NULL;
     a->data = NULL;
     return (PyObject *)o;

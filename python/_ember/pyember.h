@@ -23,6 +23,9 @@ typedef struct {
     em_array a;
     PyObject *weakreflist;
     struct em_expr *pending;
+    /* A leaf expression reading this array, kept for the next lazy op
+     * that reads it (x * 0.5 + 1 in a loop builds no new leaf for x). */
+    struct em_expr *leaf;
 } EmArrayObject;
 
 extern PyTypeObject *EmArray_Type;

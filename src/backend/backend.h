@@ -28,8 +28,11 @@ typedef struct em_backend {
     em_status (*to_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*from_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*copy)(int id, void *dst, const void *src, size_t nbytes);
-    /* Evaluate an elementwise tree into out (same device). */
-    em_status (*eval)(const em_node *root, em_array *out);
+    /* Evaluate an elementwise tree into out (same device).  *key (when
+     * key is not NULL) gets a hash of the structural key the kernel was
+     * compiled by, or 0 where the backend compiles nothing (the fusion
+     * statistics count distinct keys: graph/expr.c). */
+    em_status (*eval)(const em_node *root, em_array *out, uint64_t *key);
     /* Reductions and scans; out is allocated by the caller. */
     em_status (*reduce)(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                         em_dtype dt, double ddof, em_array *out);

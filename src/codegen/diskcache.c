@@ -81,7 +81,7 @@ bool em_diskcache_get(const char *name, void **data, size_t *n) {
         ok = size > 0 && size <= EM_DC_MAXSIZE && (buf = malloc(size)) != NULL;
     }
     ok = ok && em__read_all(f, buf, size) && fgetc(f) == EOF;
-    ok = ok && em_fnv1a(0xcbf29ce484222325ULL, buf, size) == sum;
+    ok = ok && em_fnv1a(EM_FNV_BASIS, buf, size) == sum;
     fclose(f);
     if (!ok) {
         free(buf);
@@ -100,7 +100,7 @@ bool em_diskcache_put(const char *name, const void *data, size_t n) {
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0) return false;
     unsigned char hdr[EM_DC_HEADER];
-    uint64_t size = n, sum = em_fnv1a(0xcbf29ce484222325ULL, data, n);
+    uint64_t size = n, sum = em_fnv1a(EM_FNV_BASIS, data, n);
     memcpy(hdr, EM_DC_MAGIC, 8);
     memcpy(hdr + 8, &size, 8);
     memcpy(hdr + 16, &sum, 8);

@@ -23,6 +23,8 @@ EM_API void em_diskcache_name(int nparts, const char *const *parts, char *name, 
 EM_API bool em_diskcache_get(const char *name, void **data, size_t *n);
 /* Store an entry atomically; false if it could not be written. */
 EM_API bool em_diskcache_put(const char *name, const void *data, size_t n);
+/* 64-bit FNV-1a of n bytes continuing from h (EM_FNV_BASIS to start). */
+#define EM_FNV_BASIS 0xcbf29ce484222325ULL
 EM_API uint64_t em_fnv1a(uint64_t h, const void *data, size_t n);
 
 #endif

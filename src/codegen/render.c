@@ -107,7 +107,9 @@ static bool em__by_value(const em_array *leaf, const em_array *out) {
 }
 
 em_status em_kplan_make(const em_node *root, const em_array *out, em_kplan *p) {
-    memset(p, 0, sizeof *p);
+    /* Every field read later is set below for operands < nops and dims <
+     * ndim: no memset of the 4.7 KB plan, which is made per launch. */
+    p->leaves[0] = NULL;
     p->root = root;
     p->nops = 1;
     int nnodes = 0;
@@ -223,10 +225,20 @@ size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
     return need;
 }
 
+/* Copy src at buf + at (room for len bytes in all); returns the new end. */
+static size_t em__cat(char *buf, size_t len, size_t at, const char *src) {
+    while (*src && at + 1 < len) buf[at++] = *src++;
+    if (at < len) buf[at] = 0;
+    return at;
+}
+
+/* Built per launch: no printf. */
 void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
     const em_node *r = p->root;
-    snprintf(buf, len, "%s_%s", r->nin ? em_op_get(r->op)->name : "copy",
-             em_dtype_get(p->dtypes[0])->name);
+    if (!len) return;
+    size_t at = em__cat(buf, len, 0, r->nin ? em_op_get(r->op)->name : "copy");
+    at = em__cat(buf, len, at, "_");
+    em__cat(buf, len, at, em_dtype_get(p->dtypes[0])->name);
 }
 
 /* ---- source ---------------------------------------------------------------- */

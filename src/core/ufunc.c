@@ -122,7 +122,7 @@ static bool em__same_view(const em_array *a, const em_array *b) {
 }
 
 static em_status em__eval(const em_node *root, em_array *out) {
-    return em__backend(em_array_device(out).kind)->eval(root, out);
+    return em__backend(em_array_device(out).kind)->eval(root, out, NULL);
 }
 
 /* Everything em_ufunc checks and resolves before it runs: shared with the

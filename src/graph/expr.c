@@ -4,6 +4,7 @@
 #include "graph/expr.h"
 
 #include "backend/backend.h"
+#include "codegen/diskcache.h"
 #include "codegen/render.h"
 #include "core/core.h"
 
@@ -16,9 +17,21 @@ _Static_assert(EM_FUSE_MAXNODES <= EM_KMAXNODES, "a fused tree must fit the rend
 
 /* ---- building ---------------------------------------------------------------- */
 
+/* A node with every scalar field zeroed but not its arrays (arr's shape
+ * and strides, shape): the callers fill the first ndim entries, and a node
+ * is made per lazy op, so zeroing 850 bytes showed in a small op's cost. */
 static em_expr *em__expr_new(void) {
-    em_expr *e = calloc(1, sizeof *e);
-    if (e) atomic_init(&e->refcount, 1);
+    em_expr *e = malloc(sizeof *e);
+    if (!e) return NULL;
+    atomic_init(&e->refcount, 1);
+    e->op = EM_OP_COPY;
+    e->loop = e->dtype = (em_dtype)0;
+    e->nin = 0;
+    for (int i = 0; i < EM_NODE_MAXIN; i++) e->in[i] = NULL;
+    e->arr.buf = NULL, e->arr.data = NULL, e->arr.ndim = 0, e->arr.flags = 0;
+    e->dev = (em_device){0};
+    e->ndim = e->depth = e->nnodes = e->nleaves = 0;
+    e->consumed = false;
     return e;
 }
 
@@ -35,6 +48,12 @@ em_status em_expr_leaf(const em_array *a, em_expr **out) {
     e->nnodes = 1;
     *out = e;
     return EM_OK;
+}
+
+static bool em__same_view(const em_array *a, const em_array *b);
+
+bool em_expr_leaf_of(const em_expr *e, const em_array *a) {
+    return e->nin == 0 && em__same_view(&e->arr, a);
 }
 
 _Thread_local em_fused_input em__fused_input;
@@ -191,9 +210,21 @@ typedef struct em__lower {
     const em_expr *root;
 } em__lower;
 
+/* One plan kept for reuse: a plan is large (56 KB) and every evaluation
+ * makes one, so a lone small op would pay a big malloc and free. */
+static _Atomic(em__lower *) em__spare;
+
+static em__lower *em__lower_alloc(void) {
+    em__lower *L = atomic_exchange_explicit(&em__spare, NULL, memory_order_acquire);
+    return L ? L : malloc(sizeof *L);
+}
+
 static void em__lower_free(em__lower *L) {
     for (int i = 0; i < L->nleaves; i++) em_array_release(&L->leaves[i]);
-    free(L);
+    em__lower *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&em__spare, &none, L, memory_order_release,
+                                                 memory_order_relaxed))
+        free(L);
 }
 
 /* The view a leaf reads: broadcast to the root's shape and cut to the part
@@ -249,7 +280,7 @@ static em_status em__lower_node(em__lower *L, const em_expr *e, const em_node **
 
 static em_status em__lower_make_ix(const em_expr *e, int nix, const em_index_item *ix,
                                    em__lower **out, const em_node **root) {
-    em__lower *L = malloc(sizeof *L);
+    em__lower *L = em__lower_alloc();
     if (!L) return em_error(EM_ENOMEM, "out of host memory for an expression plan");
     L->nnodes = L->nleaves = 0;
     L->nix = nix, L->root = e;
@@ -284,23 +315,19 @@ static uint64_t em__keys[EM__NKEYS]; /* open addressing; 0 is empty */
 static em_fuse_stats em__stats;
 static atomic_flag em__stats_lock = ATOMIC_FLAG_INIT;
 
-static uint64_t em__hash(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h ? h : 1;
-}
-
 /* Count the structural kernel key of root into out: the key the CUDA
- * backend compiles by, so "no recompilation" is testable on any device. */
-static void em__note_key(const em_node *root, const em_array *out, int nops, bool count) {
-    em_kplan plan;
-    em_sbuf key = {0};
-    uint64_t h = 0;
-    if (em_kplan_make(root, out, &plan) == EM_OK) {
-        em_kplan_key(&plan, &key);
-        if (!key.oom && key.s) h = em__hash(key.s, key.len);
+ * backend compiles by, so "no recompilation" is testable on any device.
+ * h is its hash when the backend gave one (eval's key), else 0. */
+static void em__note_key(const em_node *root, const em_array *out, int nops, bool count, uint64_t h) {
+    if (!h) {
+        em_kplan plan;
+        em_sbuf key = {0};
+        if (em_kplan_make(root, out, &plan) == EM_OK) {
+            em_kplan_key(&plan, &key);
+            if (!key.oom && key.s) h = em_fnv1a(EM_FNV_BASIS, key.s, key.len);
+        }
+        em_sbuf_free(&key);
     }
-    em_sbuf_free(&key);
     while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
     }
     if (count) {
@@ -375,9 +402,10 @@ static em_status em__run(const em_expr *e, int nix, const em_index_item *ix, con
     const em_node *root = NULL;
     EM_CHECK(em__lower_make_ix(e, nix, ix, &L, &root));
     em__log(L, e->dev, reason);
-    em_status s = em__backend(e->dev.kind)->eval(root, out);
+    uint64_t h = 0;
+    em_status s = em__backend(e->dev.kind)->eval(root, out, &h);
     /* Bands of a fused reduction (no reason) are counted once, by the reduction. */
-    if (s == EM_OK && reason) em__note_key(root, out, L->nnodes - L->nleaves, true);
+    if (s == EM_OK && reason) em__note_key(root, out, L->nnodes - L->nleaves, true, h);
     em__lower_free(L);
     return s;
 }
@@ -431,9 +459,10 @@ em_status em_expr_run(em_expr_job *j, const char *reason, em_array *out) {
     em_status s = EM_OK;
     if (j->lower) {
         em__log(j->lower, j->dev, reason);
-        s = em__backend(j->dev.kind)->eval(j->root, &j->out);
+        uint64_t h = 0;
+        s = em__backend(j->dev.kind)->eval(j->root, &j->out, &h);
         if (s == EM_OK)
-            em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL);
+            em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL, h);
         em__lower_free(j->lower);
     }
     if (s == EM_OK) *out = j->out;

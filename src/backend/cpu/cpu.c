@@ -86,7 +86,8 @@ static em_status em__cpu_sync(int id) {
 
 static pthread_once_t em__cpu_once = PTHREAD_ONCE_INIT;
 
-static em_status em__cpu_eval(const em_node *root, em_array *out) {
+static em_status em__cpu_eval(const em_node *root, em_array *out, uint64_t *key) {
+    if (key) *key = 0;
     pthread_once(&em__cpu_once, em_cpu_loops_init);
     return em_cpu_eval(root, out);
 }

@@ -2,6 +2,7 @@
  * Everything reaches the driver through the dlopen'ed table, and nothing
  * runs until a CUDA device is first asked about. */
 #include "backend/cuda/cuda_internal.h"
+#include "codegen/diskcache.h"
 #include "codegen/render.h"
 
 #include <stdio.h>
@@ -69,9 +70,10 @@ static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
     return g < 1 ? 1 : (unsigned)g;
 }
 
-static em_status em__eval(const em_node *root, em_array *out) {
+static em_status em__eval(const em_node *root, em_array *out, uint64_t *keyhash) {
     static _Thread_local em_kplan plan;
     static _Thread_local unsigned char args[EM_CU_ARGMAX];
+    static _Thread_local em_sbuf key; /* kept: no allocation per launch */
     int id = em_array_device(out).id;
     EM_CHECK(em_kplan_make(root, out, &plan));
     if (plan.n == 0) return EM_OK;
@@ -82,14 +84,15 @@ static em_status em__eval(const em_node *root, em_array *out) {
     EM_CHECK(em_cu_props(id, &p));
     char name[64];
     em_kplan_name(&plan, name, sizeof name);
-    em_sbuf key = {0};
+    key.len = 0;
+    key.oom = false;
     em_kplan_key(&plan, &key);
+    if (key.oom) return em_error(EM_ENOMEM, "out of host memory");
+    uint64_t h = em_fnv1a(EM_FNV_BASIS, key.s, key.len);
+    if (keyhash) *keyhash = h;
     CUfunction f;
-    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
-                            em_cu_kernel(id, key.s, name, EM_KNAME, em__render_ew, &plan, &f);
-    em_sbuf_free(&key);
-    if (s == EM_OK) s = em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args);
-    return s;
+    EM_CHECK(em_cu_kernel_h(id, key.s, h, name, EM_KNAME, em__render_ew, &plan, &f));
+    return em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args);
 }
 
 

@@ -30,6 +30,9 @@ em_status em_cu_props(int id, const em_device_props **out);
 typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
 em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
                        em_cu_render_fn render, const void *ctx, CUfunction *out);
+/* The same with the key's hash given: em_fnv1a(EM_FNV_BASIS, key). */
+em_status em_cu_kernel_h(int id, const char *key, uint64_t hash, const char *name, const char *fname,
+                         em_cu_render_fn render, const void *ctx, CUfunction *out);
 
 /* Launch f with one packed argument of nbytes on device id's stream,
  * checking the configuration against the device limits first. */
@@ -43,6 +46,14 @@ em_status em_cu_wait_current(void);
 
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
+
+/* Keep name as the last kernel launched: a bounded copy, since snprintf
+ * cost more than the rest of a small op's host path. */
+static inline void em_cu_note_kernel(const char *name) {
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof em_cu_last_kernel; i++) em_cu_last_kernel[i] = name[i];
+    em_cu_last_kernel[i] = 0;
+}
 
 /* The vtable's entries, exported so the fake-driver test can call them. */
 EM_API em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,

@@ -57,7 +57,12 @@ static em_status em__build(int id, const char *name, const char *fname, em_cu_re
 
 em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
                        em_cu_render_fn render, const void *ctx, CUfunction *out) {
-    unsigned b = (unsigned)(em_fnv1a(0xcbf29ce484222325ULL, key, strlen(key)) % EM_KC_BUCKETS);
+    return em_cu_kernel_h(id, key, em_fnv1a(EM_FNV_BASIS, key, strlen(key)), name, fname, render, ctx, out);
+}
+
+em_status em_cu_kernel_h(int id, const char *key, uint64_t hash, const char *name, const char *fname,
+                         em_cu_render_fn render, const void *ctx, CUfunction *out) {
+    unsigned b = (unsigned)(hash % EM_KC_BUCKETS);
     pthread_mutex_lock(&em__kc_lock);
     em__kent *e = em__kc_find(b, id, key);
     pthread_mutex_unlock(&em__kc_lock);
@@ -100,7 +105,7 @@ em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, un
         return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of shared memory exceed the device limit "
                         "of %zu per block", name, shmem, p->shared_memory_per_block);
     EM_CHECK(em_cu_ctx(id));
-    snprintf(em_cu_last_kernel, sizeof em_cu_last_kernel, "%s", name);
+    em_cu_note_kernel(name);
     void *params[] = {arg};
     CUresult r = em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, em_cu_stream(), params, NULL);
     if (r != EM_CU_SUCCESS) {
