@@ -22,9 +22,31 @@ def per_call(fn, sync, n):
     return best
 
 
+def _shim():
+    """tools/probe_shim.c when it is the driver Ember loaded: its counters."""
+    import ctypes
+    import os
+    lib = os.environ.get("EMBER_LIBCUDA", "")
+    if "shim" not in lib:
+        return None
+    s = ctypes.CDLL(lib)
+    s.shim_us_per_launch.restype = ctypes.c_double
+    return s
+
+
+SHIM = _shim()
+
+
 def row(label, fn, sync, ns=(200, 2000, 20000)):
     try:
-        print(f"{label:44s}" + "".join(f"{per_call(fn, sync, n):9.2f}" for n in ns), flush=True)
+        cells = []
+        for n in ns:
+            if SHIM:
+                SHIM.shim_reset()
+            cells.append(f"{per_call(fn, sync, n):9.2f}")
+        # Ember's launches only: the time inside the driver's cuLaunchKernel.
+        tail = f"   driver {SHIM.shim_us_per_launch():.2f}" if SHIM and SHIM.shim_launches() else ""
+        print(f"{label:44s}" + "".join(cells) + tail, flush=True)
     except Exception as e:  # noqa: BLE001
         print(f"{label:44s} error {type(e).__name__}: {str(e)[:80]}")
 
