@@ -6,11 +6,42 @@
 #include <complex.h>
 #include <string.h>
 
+/* An em.Device (its kind and id attributes) without its __str__: device=
+ * is on every creation call.  1: done; 0: not one (use str()); -1: error. */
+static int pyem__device_attrs(PyObject *o, em_device *d) {
+    static PyObject *kind_s, *id_s;
+    if (!kind_s && !(kind_s = PyUnicode_InternFromString("kind"))) return -1;
+    if (!id_s && !(id_s = PyUnicode_InternFromString("id"))) return -1;
+    if (PyUnicode_Check(o) || PyLong_Check(o)) return 0;
+    PyObject *k = PyObject_GetAttr(o, kind_s), *i = k ? PyObject_GetAttr(o, id_s) : NULL;
+    int r = 0;
+    if (k && i && PyUnicode_Check(k) && PyLong_CheckExact(i)) {
+        const char *ks = PyUnicode_AsUTF8(k);
+        long id = PyLong_AsLong(i);
+        em_device_kind kind = !ks ? EM_NKINDS : !strcmp(ks, "cpu") ? EM_CPU : !strcmp(ks, "cuda") ? EM_CUDA : EM_NKINDS;
+        if (kind != EM_NKINDS && id >= 0 && id < 1 << 20) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "%s:%ld", ks, id);
+            em_status st = em_device_parse(spec, d);
+            r = st == EM_OK ? 1 : (pyem_raise(st), -1);
+        }
+    }
+    if (PyErr_Occurred() && r == 0) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) r = -1;
+        else PyErr_Clear();
+    }
+    Py_XDECREF(k);
+    Py_XDECREF(i);
+    return r;
+}
+
 int pyem_parse_device(PyObject *o, em_device *d) {
     if (!o || o == Py_None) {
         *d = pyem_current_device();
         return 0;
     }
+    int r = pyem__device_attrs(o, d);
+    if (r) return r < 0 ? -1 : 0;
     PyObject *s;
     if (PyLong_Check(o) && !PyBool_Check(o))  /* an int N means cuda:N, as em.Device(N) */
         s = PyUnicode_FromFormat("cuda:%S", o);

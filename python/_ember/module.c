@@ -34,6 +34,29 @@ PyObject *pyem_raise(em_status s) {
 
 PyObject *pyem_dtype_obj(em_dtype dt) { return pyem__dtypes[dt]; }
 
+/* Strings and type objects already converted ("float32", em.float32):
+ * numpy.dtype() and the comparisons below cost more than the rest of
+ * em.empty.  Only exact str and type keys: their hash and == cannot run
+ * user code.  Bounded, since strings come from anywhere. */
+static PyObject *pyem__dtype_memo;
+
+static int pyem__dtype_memo_get(PyObject *o, em_dtype *dt) {
+    if (!pyem__dtype_memo || !(PyUnicode_CheckExact(o) || PyType_Check(o))) return 0;
+    PyObject *v = PyDict_GetItemWithError(pyem__dtype_memo, o);
+    if (!v) return PyErr_Occurred() ? -1 : 0;
+    *dt = (em_dtype)PyLong_AsLong(v);
+    return 1;
+}
+
+static void pyem__dtype_memo_put(PyObject *o, em_dtype dt) {
+    if (!(PyUnicode_CheckExact(o) || PyType_Check(o))) return;
+    if (!pyem__dtype_memo && !(pyem__dtype_memo = PyDict_New())) return PyErr_Clear();
+    if (PyDict_GET_SIZE(pyem__dtype_memo) >= 256) return;
+    PyObject *v = PyLong_FromLong((long)dt);
+    if (!v || PyDict_SetItem(pyem__dtype_memo, o, v) < 0) PyErr_Clear();
+    Py_XDECREF(v);
+}
+
 int pyem_dtype_from_obj(PyObject *o, em_dtype *dt, int allow_none) {
     if (o == Py_None) {
         if (allow_none) {
@@ -46,6 +69,8 @@ int pyem_dtype_from_obj(PyObject *o, em_dtype *dt, int allow_none) {
             *dt = (em_dtype)i;
             return 0;
         }
+    int memo = pyem__dtype_memo_get(o, dt);
+    if (memo) return memo < 0 ? -1 : 0;
     /* Anything numpy.dtype() understands: type objects, strings, dtypes. */
     PyObject *npdt = PyObject_CallOneArg((PyObject *)Py_TYPE(pyem__dtypes[0]), o);
     if (!npdt) {
@@ -66,6 +91,7 @@ int pyem_dtype_from_obj(PyObject *o, em_dtype *dt, int allow_none) {
         if (eq == 1) {
             Py_DECREF(npdt);
             *dt = (em_dtype)i;
+            pyem__dtype_memo_put(o, *dt);
             return 0;
         }
     }

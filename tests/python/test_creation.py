@@ -196,3 +196,20 @@ def test_get_into_out(device, rng, dtype):
     np.testing.assert_array_equal(to_em(a[::-1, 1:]).get(out=np.zeros((3, 4), dtype)), a[::-1, 1:])
     with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(3,5\) into shape \(2,5\)"):
         x.get(out=np.zeros((2, 5), dtype))
+
+
+def test_dtype_and_device_spellings_repeat(device):
+    # Strings and type objects are remembered after their first conversion,
+    # and em.Device objects are read through kind/id: the same answers each
+    # time, and a bad spelling is refused each time.
+    for _ in range(3):
+        for spec, want in (("float32", np.float32), ("f4", np.float32), (em.int16, np.int16),
+                           (np.uint8, np.uint8), ("complex128", np.complex128), (float, np.float64)):
+            x = em.empty(3, dtype=spec, device=device)
+            assert x.dtype == np.dtype(want) and x.device == device
+        for bad in ("float33", "U8", object):
+            with pytest.raises(TypeError):
+                em.empty(3, dtype=bad)
+    assert em.zeros(2, device=em.Device(str(device))).device == device
+    with pytest.raises(em.DeviceError):
+        em.empty(2, device="gpu:0")
