@@ -86,3 +86,49 @@ def test_pinned_memory_owner_and_numpy_view(fake_lib):
                          "del a, m, z; gc.collect(); print('ok')\n")
     assert out == ["64", "True", "PinnedMemory", "(2,", "3)", "float32", "15.0", "True", "(0,)",
                    "ValueError", "ValueError", "ok"]
+
+
+def _nvrtc_here():
+    import ctypes.util
+    return bool(ctypes.util.find_library("nvrtc")) or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")
+
+
+def test_nvrtc_options_reach_embers_kernels(fake_lib, tmp_path):
+    # EMBER_NVRTC_OPTIONS joins the options of Ember's own kernels (and the
+    # disk cache key): a bad one is NVRTC's compile error, naming it.
+    import pytest
+    if not _nvrtc_here():
+        pytest.skip("NVRTC is not installed")
+    code = ("import numpy as np, ember as em\n"
+            "a = em.asarray(np.ones(8, np.float32), device='cuda:0')\n"
+            "try:\n"
+            "    em.eval(a * 3 + 1)\n"
+            "    print('compiled')\n"
+            "except em.CompileError as e:\n"
+            "    print('CompileError', '--no-such-option' in str(e))\n"
+            "s = em._ember._kernel_stats()\n"
+            "print(s['evals'], s['kernels'])\n")
+    env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    env.pop("EMBER_DEVICE", None)
+    good = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    env["EMBER_NVRTC_OPTIONS"] = "--no-such-option"
+    bad = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert good.stdout.split() == ["compiled", "1", "1"], good.stderr
+    assert bad.stdout.split()[:2] == ["CompileError", "True"], bad.stderr
+
+
+def test_small_ops_in_a_loop_compile_once(fake_lib):
+    # The CUDA evaluation hands the statistics its kernel key: a loop of
+    # dropped lazy results evaluates each and counts one kernel.
+    import pytest
+    if not _nvrtc_here():
+        pytest.skip("NVRTC is not installed")
+    out = _run(fake_lib, "import numpy as np, ember as em\n"
+                         "a = em.asarray(np.ones(1000, np.float32), device='cuda:0')\n"
+                         "b = em.asarray(np.ones(1000, np.float32), device='cuda:0')\n"
+                         "s0 = em._ember._kernel_stats()\n"
+                         "for _ in range(50):\n"
+                         "    a + b\n"
+                         "s = em._ember._kernel_stats()\n"
+                         "print(s['evals'] - s0['evals'], s['kernels'] - s0['kernels'], s['pending'])")
+    assert out == ["50", "1", "0"]

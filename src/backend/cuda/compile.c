@@ -13,6 +13,7 @@
 #include "codegen/diskcache.h"
 #include "codegen/render.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,10 +221,26 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
 /* Ember's own kernels need none of the CUDA runtime's device API, so they
  * compile with -minimal where NVRTC has it (12.4 on): the same cubin, about
  * a tenth less time.  Raw modules do not get it: their code may use
- * cudaStream_t and the like. */
+ * cudaStream_t and the like.  EMBER_NVRTC_OPTIONS (space-separated, read
+ * once) adds options to Ember's own kernels, for measuring compile-time
+ * and code trade-offs such as --Ofast-compile; they join the cache key. */
+#define EM__XOPT 16
+static char em__xbuf[512];
+static const char *em__xopts[EM__XOPT + 1];
+static int em__nxopt;
+static pthread_once_t em__xonce = PTHREAD_ONCE_INIT;
+
+static void em__read_xopts(void) {
+    if (em_nvrtc_version() >= 12040) em__xopts[em__nxopt++] = "-minimal";
+    const char *v = getenv("EMBER_NVRTC_OPTIONS");
+    if (!v) return;
+    snprintf(em__xbuf, sizeof em__xbuf, "%s", v);
+    for (char *t = strtok(em__xbuf, " \t"); t && em__nxopt < EM__XOPT; t = strtok(NULL, " \t"))
+        em__xopts[em__nxopt++] = t;
+}
+
 em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin, size_t *n) {
     EM_CHECK(em_nvrtc_init());
-    static const char *const minimal[] = {"-minimal"};
-    int nmin = em_nvrtc_version() >= 12040;
-    return em_cuda_compile_ex(src, arch, name, minimal, nmin, 0, NULL, cubin, n, NULL);
+    pthread_once(&em__xonce, em__read_xopts);
+    return em_cuda_compile_ex(src, arch, name, em__xopts, em__nxopt, 0, NULL, cubin, n, NULL);
 }
