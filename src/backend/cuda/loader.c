@@ -130,6 +130,33 @@ static void em__load_nvrtc(void) {
     lib->status = EM_OK;
 }
 
+static void *em__nvrtc_thread(void *unused) {
+    (void)unused;
+    pthread_once(&em__nvlib.once, em__load_nvrtc);
+    return NULL;
+}
+
+/* The loading thread is joined at exit: a process ending while libnvrtc's
+ * constructors run crashed (SIGSEGV in exit) when it was detached. */
+static pthread_t em__nvrtc_loader;
+static bool em__nvrtc_loading;
+
+static void em__nvrtc_join(void) {
+    if (em__nvrtc_loading) pthread_join(em__nvrtc_loader, NULL);
+    em__nvrtc_loading = false;
+}
+
+void em_nvrtc_prefetch(void) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    /* Once per process; if no thread starts, the first kernel loads NVRTC. */
+    static bool tried;
+    if (!tried && atexit(em__nvrtc_join) == 0)
+        em__nvrtc_loading = pthread_create(&em__nvrtc_loader, NULL, em__nvrtc_thread, NULL) == 0;
+    tried = true;
+    pthread_mutex_unlock(&lock);
+}
+
 em_status em_nvrtc_init(void) {
     pthread_once(&em__nvlib.once, em__load_nvrtc);
     if (em__nvlib.status != EM_OK)
