@@ -63,6 +63,7 @@ static int pyem__put(pyem_kargs *k, const void *val, size_t size, int pos, const
                      "at most %d bytes", kname, pos, PYEM_KARG_BYTES);
         return -1;
     }
+    memset(k->buf + k->used, 0, off - k->used); /* padding: the same bytes every launch */
     memcpy(k->buf + off, val, size);
     k->ptr[k->n++] = k->buf + off;
     k->used = off + size;
@@ -239,8 +240,8 @@ static int pyem__shmem(PyObject *o, const char *kname, unsigned *out) {
 }
 
 /* None: this thread's current stream; an int handle; or an object with
- * .ptr (ember.Stream, a CuPy stream). */
-static int pyem__stream(PyObject *o, const char *kname, void **out) {
+ * .ptr (ember.Stream, a CuPy stream).  (Also @em.jit's launch path, jit_launch.c.) */
+int pyem_kernel_stream(PyObject *o, const char *kname, void **out) {
     if (o == Py_None) {
         *out = em_cuda_stream_get();
         return 0;
@@ -327,7 +328,7 @@ static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     void *stream;
     if (pyem__dims(PyTuple_GET_ITEM(args, 0), "grid", kname, grid) < 0 ||
         pyem__dims(PyTuple_GET_ITEM(args, 1), "block", kname, block) < 0 ||
-        (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem__stream(st, kname, &stream) < 0)
+        (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem_kernel_stream(st, kname, &stream) < 0)
         return NULL;
     em_device cur = pyem__kernel_device(PyTuple_GET_ITEM(args, 2));
     if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
