@@ -324,7 +324,6 @@ static PyMemberDef JitLauncher_members[] = {
     {"block", T_OBJECT_EX, offsetof(JitLauncherObject, block), READONLY, "threads per block (x, y, z)"},
     {"stream", T_OBJECT_EX, offsetof(JitLauncherObject, stream), READONLY, "the stream, or None (the current one)"},
     {"shmem", T_OBJECT_EX, offsetof(JitLauncherObject, shmem), READONLY, "dynamic shared memory, bytes"},
-    {"__vectorcalloffset__", T_PYSSIZET, offsetof(JitLauncherObject, vectorcall), READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
 static PyTypeObject JitLauncher_Type = {
