@@ -160,11 +160,14 @@ static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, 
         /* A kernel may write any argument: pending readers of it go first (as em.RawKernel). */
         if (pyem_touch(args[i], "kernel argument") < 0) return NULL;
         const em_array *a = EMARR_META(args[i]);
-        int64_t *w = (int64_t *)(void *)(buf + p->off), it = em_dtype_get(a->dtype)->size;
-        w[0] = (int64_t)(intptr_t)a->data;
-        memcpy(w + 1, a->shape, (size_t)a->ndim * sizeof(int64_t));
-        if (!p->contig)
-            for (int k = 0; k < a->ndim; k++) w[1 + a->ndim + k] = pyem__floordiv(a->strides[k], it);
+        unsigned char *w = buf + p->off;
+        int64_t ptr = (int64_t)(intptr_t)a->data, it = em_dtype_get(a->dtype)->size;
+        memcpy(w, &ptr, 8);
+        memcpy(w + 8, a->shape, (size_t)a->ndim * 8);
+        for (int k = 0; !p->contig && k < a->ndim; k++) {
+            int64_t st = pyem__floordiv(a->strides[k], it);
+            memcpy(w + 8 * (1 + a->ndim + k), &st, 8);
+        }
     }
     int64_t err = 0, shm = self->sh;
     memcpy(buf + s->shm_off - 8, &err, 8);

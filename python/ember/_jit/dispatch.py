@@ -4,9 +4,9 @@ signature and device kind, launch.
 A call goes: launch configuration (cached per [blocks, threads, ...] key) ->
 signature key from the arguments' types -> compiled specialisation (a dict
 lookup once warm) -> the C launcher (CPU) or em.RawKernel (CUDA).  A warm
-CUDA launch of ember arrays and scalars skips all of that: the launcher
+launch of ember arrays and scalars skips all of that: the launcher
 (python/_ember/jit_launch.c) matches the arguments against the signatures
-registered after their first launch, packs and launches in C.
+registered after their first launch and launches in C.
 """
 import os
 import sys
@@ -133,7 +133,7 @@ class Dispatcher(_ember._JitDispatcher):
 
     The C base (python/_ember/jit_launch.c) keeps the launchers per
     configuration (kernel[...] finds one in _configs, else _configure makes
-    it) and the CUDA signatures that a launcher launches without Python
+    it) and the signatures that a launcher launches without Python
     (_register); every other launch comes to _launch."""
 
     def __init__(self, pyfunc, device=False, boundscheck=None, source=None):
@@ -319,8 +319,8 @@ class Dispatcher(_ember._JitDispatcher):
     # -- launches the C fast path did not take ---------------------------------------
     def _launch(self, launcher, args):
         """kernel[...](args) when no registered signature matched (the first
-        launch of a signature, NumPy or foreign arrays, CPU launches, another
-        device, bounds checking, and every error)."""
+        launch of a signature, NumPy or foreign arrays, another device,
+        bounds checking on CUDA, and every error)."""
         # A key from the arguments' types, dtypes and ndims and the device,
         # found in a dict once the signature has been compiled.
         key = []
