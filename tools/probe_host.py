@@ -69,6 +69,7 @@ def main():
     launch = noop[1, 1]
     row("ember RawKernel k((1,), (1,), (a,))", lambda: k((1,), (1,), (s,)), sync)
     row("ember @jit k[1, 1](a)", lambda: launch(s), sync)
+    row("ember @jit k[1, 1](a), k[1, 1] each call", lambda: noop[1, 1](s), sync)
     row("ember a + b (lazy, dropped)", lambda: s + t, sync)
     row("ember em.eval(a + b)", lambda: em.eval(s + t), sync)
     row("ember empty(1000)", lambda: em.empty(1000, dtype=em.float32, device=dev), sync)

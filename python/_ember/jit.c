@@ -156,30 +156,38 @@ static int pyem__int3(PyObject *t, int64_t out[3], const char *what) {
  * spec = (range_addr, thread_addr or 0, name, shared_static, kinds: bytes,
  *         ndims: bytes, dtypes: bytes of em_dtype numbers, names: tuple). */
 static PyObject *pyem__jit_launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
-    if (argc != 5 || !PyTuple_Check(argv[0]) || PyTuple_GET_SIZE(argv[0]) != 8 || !PyTuple_Check(argv[1])) {
+    if (argc != 5 || !PyTuple_Check(argv[1])) {
         PyErr_SetString(PyExc_TypeError, "_jit_launch(spec, args, grid, block, shared_dyn)");
         return NULL;
     }
-    PyObject *spec = argv[0], *args = argv[1];
+    return pyem_jit_cpu_launch(argv[0], PySequence_Fast_ITEMS(argv[1]), PyTuple_GET_SIZE(argv[1]), argv[2], argv[3],
+                               argv[4]);
+}
+
+PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs, PyObject *grid,
+                              PyObject *block, PyObject *shared_dyn) {
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 8) {
+        PyErr_SetString(PyExc_TypeError, "_jit_launch(spec, args, grid, block, shared_dyn): malformed spec");
+        return NULL;
+    }
     em_jit_launch L = {0};
     L.range = (em_jit_range_fn)PyLong_AsVoidPtr(PyTuple_GET_ITEM(spec, 0));
     L.thread = (em_jit_thread_fn)PyLong_AsVoidPtr(PyTuple_GET_ITEM(spec, 1));
     L.name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 2));
     L.shared_static = PyLong_AsLongLong(PyTuple_GET_ITEM(spec, 3));
-    L.shared_dyn = PyLong_AsLongLong(argv[4]);
+    L.shared_dyn = PyLong_AsLongLong(shared_dyn);
     PyObject *kinds = PyTuple_GET_ITEM(spec, 4), *ndims = PyTuple_GET_ITEM(spec, 5);
     PyObject *dtypes = PyTuple_GET_ITEM(spec, 6), *names = PyTuple_GET_ITEM(spec, 7);
-    if (PyErr_Occurred() || !L.name || pyem__int3(argv[2], L.grid, "grid") < 0 ||
-        pyem__int3(argv[3], L.block, "block") < 0)
+    if (PyErr_Occurred() || !L.name || pyem__int3(grid, L.grid, "grid") < 0 ||
+        pyem__int3(block, L.block, "block") < 0)
         return NULL;
     if (!PyBytes_Check(kinds) || !PyBytes_Check(ndims) || !PyBytes_Check(dtypes) || !PyTuple_Check(names)) {
         PyErr_SetString(PyExc_TypeError, "_jit_launch: malformed spec");
         return NULL;
     }
     Py_ssize_t n = PyBytes_GET_SIZE(kinds);
-    if (PyTuple_GET_SIZE(args) != n || n > PYEM_JIT_MAXPARAMS) {
-        PyErr_Format(PyExc_TypeError, "kernel '%s' takes %zd arguments, got %zd", L.name, n,
-                     PyTuple_GET_SIZE(args));
+    if (nargs != n || n > PYEM_JIT_MAXPARAMS) {
+        PyErr_Format(PyExc_TypeError, "kernel '%s' takes %zd arguments, got %zd", L.name, n, nargs);
         return NULL;
     }
     int64_t slots[PYEM_JIT_MAXSLOTS];
@@ -189,7 +197,7 @@ static PyObject *pyem__jit_launch(PyObject *self, PyObject *const *argv, Py_ssiz
     int used = 0, r = 0;
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n && r >= 0; i++) {
-        PyObject *o = PyTuple_GET_ITEM(args, i), *pname = PyTuple_GET_ITEM(names, i);
+        PyObject *o = items[i], *pname = PyTuple_GET_ITEM(names, i);
         if (used + 1 + 2 * nd[i] > PYEM_JIT_MAXSLOTS) {
             PyErr_SetString(PyExc_TypeError, "too many kernel arguments");
             r = -1;

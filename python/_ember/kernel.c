@@ -30,6 +30,7 @@
 
 typedef struct {
     PyObject_HEAD
+    vectorcallfunc vectorcall; /* Function_vectorcall once initialised */
     PyObject *name; /* str: the kernel's name, for messages and _load */
     const char *cname;
     void *fn[PYEM_KDEV]; /* the loaded kernel per CUDA device id (NULL: not yet) */
@@ -63,6 +64,7 @@ static int pyem__put(pyem_kargs *k, const void *val, size_t size, int pos, const
                      "at most %d bytes", kname, pos, PYEM_KARG_BYTES);
         return -1;
     }
+    memset(k->buf + k->used, 0, off - k->used); /* padding: the same bytes every launch */
     memcpy(k->buf + off, val, size);
     k->ptr[k->n++] = k->buf + off;
     k->used = off + size;
@@ -239,8 +241,8 @@ static int pyem__shmem(PyObject *o, const char *kname, unsigned *out) {
 }
 
 /* None: this thread's current stream; an int handle; or an object with
- * .ptr (ember.Stream, a CuPy stream). */
-static int pyem__stream(PyObject *o, const char *kname, void **out) {
+ * .ptr (ember.Stream, a CuPy stream).  (Also @em.jit's launch path, jit_launch.c.) */
+int pyem_kernel_stream(PyObject *o, const char *kname, void **out) {
     if (o == Py_None) {
         *out = em_cuda_stream_get();
         return 0;
@@ -312,6 +314,30 @@ static em_device pyem__kernel_device(PyObject *kargs) {
     return pyem_current_device();
 }
 
+/* The launch: grid, block, args and, where given, shm and st (None: the current stream). */
+static PyObject *pyem__function_launch(PyObject *o, PyObject *const *pos, PyObject *shm, PyObject *st) {
+    FunctionObject *self = (FunctionObject *)o;
+    const char *kname = self->cname;
+    unsigned grid[3], block[3], shmem = 0;
+    void *stream;
+    if (pyem__dims(pos[0], "grid", kname, grid) < 0 || pyem__dims(pos[1], "block", kname, block) < 0 ||
+        (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem_kernel_stream(st, kname, &stream) < 0)
+        return NULL;
+    em_device cur = pyem__kernel_device(pos[2]);
+    if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
+        return PyObject_CallMethod(o, "_cpu_call", "OOOO", pos[0], pos[1], pos[2], shm ? shm : Py_False);
+    pyem_kargs k;
+    if (pyem__pack(&k, pos[2], cur.kind == EM_CUDA ? cur.id : -1, kname) < 0) return NULL;
+    if (cur.kind != EM_CUDA) return pyem__no_cuda(kname, cur);
+    void *fn = pyem__function_on(self, cur.id);
+    if (!fn) return NULL;
+    em_status s = em_cuda_launch(cur.id, fn, kname, grid, block, shmem, stream, k.ptr);
+    if (s != EM_OK) return pyem_raise(s);
+    Py_RETURN_NONE;
+}
+
+#define PYEM_FUNCTION_SIGNATURE "(grid, block, args, shared_mem=0, stream=None)"
+
 /* k(grid, block, args, shared_mem=0, stream=None) */
 static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     FunctionObject *self = (FunctionObject *)o;
@@ -319,28 +345,31 @@ static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     if (!kname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     Py_ssize_t na = PyTuple_GET_SIZE(args);
     if (na < 3 || na > 5)
-        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes (grid, block, args, shared_mem=0, "
-                            "stream=None): %zd positional arguments given", kname, na);
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
+                            "arguments given", kname, na);
     PyObject *shm = na > 3 ? PyTuple_GET_ITEM(args, 3) : NULL, *st = na > 4 ? PyTuple_GET_ITEM(args, 4) : Py_None;
     if (pyem__kwargs(kw, kname, &shm, &st) < 0) return NULL;
-    unsigned grid[3], block[3], shmem = 0;
-    void *stream;
-    if (pyem__dims(PyTuple_GET_ITEM(args, 0), "grid", kname, grid) < 0 ||
-        pyem__dims(PyTuple_GET_ITEM(args, 1), "block", kname, block) < 0 ||
-        (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem__stream(st, kname, &stream) < 0)
-        return NULL;
-    em_device cur = pyem__kernel_device(PyTuple_GET_ITEM(args, 2));
-    if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
-        return PyObject_CallMethod(o, "_cpu_call", "OOOO", PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
-                                   PyTuple_GET_ITEM(args, 2), shm ? shm : Py_False);
-    pyem_kargs k;
-    if (pyem__pack(&k, PyTuple_GET_ITEM(args, 2), cur.kind == EM_CUDA ? cur.id : -1, kname) < 0) return NULL;
-    if (cur.kind != EM_CUDA) return pyem__no_cuda(kname, cur);
-    void *fn = pyem__function_on(self, cur.id);
-    if (!fn) return NULL;
-    em_status s = em_cuda_launch(cur.id, fn, kname, grid, block, shmem, stream, k.ptr);
-    if (s != EM_OK) return pyem_raise(s);
-    Py_RETURN_NONE;
+    return pyem__function_launch(o, &PyTuple_GET_ITEM(args, 0), shm, st);
+}
+
+/* The same call without an argument tuple (vectorcall). */
+static PyObject *Function_vectorcall(PyObject *o, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    FunctionObject *self = (FunctionObject *)o;
+    const char *kname = self->cname;
+    Py_ssize_t na = PyVectorcall_NARGS(nargsf), nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (na < 3 || na > 5)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
+                            "arguments given", kname, na);
+    PyObject *shm = na > 3 ? args[3] : NULL, *st = na > 4 ? args[4] : Py_None;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(key, "shared_mem") == 0) shm = args[na + i];
+        else if (PyUnicode_CompareWithASCIIString(key, "stream") == 0) st = args[na + i];
+        else
+            return PyErr_Format(PyExc_TypeError, "kernel '%s': unexpected keyword argument %R (expected "
+                                "shared_mem or stream)", kname, key);
+    }
+    return pyem__function_launch(o, args, shm, st);
 }
 
 /* _pack(args) -> (bytes, offsets): the packed argument buffer, for tests. */
@@ -381,6 +410,7 @@ static int Function_init(PyObject *o, PyObject *args, PyObject *kw) {
     Py_XSETREF(self->name, Py_NewRef(name));
     self->cname = c;
     memset(self->fn, 0, sizeof self->fn);
+    self->vectorcall = Function_vectorcall;
     return 0;
 }
 
@@ -402,7 +432,26 @@ static PyObject *Function_getname(PyObject *o, void *unused) {
     return self->name ? Py_NewRef(self->name) : Py_NewRef(Py_None);
 }
 
+static PyTypeObject Function_Type;
+
+/* _vectorcall_subclass(cls) -> bool: let a Python subclass that keeps
+ * Function's call (em.RawKernel) be called without an argument tuple.
+ * Python 3.12 does this itself; before, heap types never inherit
+ * Py_TPFLAGS_HAVE_VECTORCALL.  (Assigning cls.__call__ later would not be
+ * seen, so only Ember's own subclasses ask.) */
+static PyObject *Function_vectorcall_subclass(PyObject *unused, PyObject *cls) {
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &Function_Type))
+        return PyErr_Format(PyExc_TypeError, "_vectorcall_subclass: a subclass of Function, not %R", cls);
+    PyTypeObject *t = (PyTypeObject *)cls;
+    if (t->tp_call != Function_call || t->tp_vectorcall_offset != offsetof(FunctionObject, vectorcall))
+        Py_RETURN_FALSE;
+    t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef Function_methods[] = {
+    {"_vectorcall_subclass", Function_vectorcall_subclass, METH_O | METH_STATIC,
+     "_vectorcall_subclass(cls) -> bool: calls of cls skip the argument tuple (its call must be Function's)"},
     {"_pack", Function_pack, METH_O, "_pack(args) -> (bytes, offsets): the packed kernel arguments"},
     {"_loaded", Function_loaded, METH_O, "_loaded(id) -> the cached function handle on cuda:id, or None"},
     {NULL, NULL, 0, NULL}};
@@ -413,7 +462,8 @@ static PyGetSetDef Function_getset[] = {
 static PyTypeObject Function_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ember._ember.Function",
     .tp_basicsize = sizeof(FunctionObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
     .tp_doc = "A CUDA kernel: k(grid, block, args, shared_mem=0, stream=None).  Subclasses "
               "provide _load(dev) -> function handle (ember.RawKernel).",
     .tp_new = PyType_GenericNew,

@@ -230,7 +230,8 @@ PyMODINIT_FUNC PyInit__ember(void) {
                              pyem_kernel_functions, pyem_jit_functions,
                              pyem_fusion_functions};
     int bad = pyem__add_exceptions(m) < 0 || pyem__add_dtypes(m) < 0 ||
-              pyem_ndarray_init_type(m) < 0 || pyem_kernel_init_type(m) < 0;
+              pyem_ndarray_init_type(m) < 0 || pyem_kernel_init_type(m) < 0 ||
+              pyem_jit_launch_init_types(m) < 0;
     for (size_t i = 0; !bad && i < sizeof tables / sizeof *tables; i++)
         bad = pyem__add_table(m, tables[i]) < 0;
     if (!bad) bad = PyModule_AddObject(m, "ops", pyem__op_names()) < 0;

@@ -116,6 +116,13 @@ PyObject *pyem_wrap_pending(struct em_expr *x);
 int pyem_ndarray_init_type(PyObject *module);
 /* kernel.c: the Function type (raw CUDA kernels). */
 int pyem_kernel_init_type(PyObject *module);
+/* kernel.c: a launch's stream argument (None: the thread's current stream). */
+int pyem_kernel_stream(PyObject *o, const char *kname, void **out);
+/* jit.c: run a compiled @em.jit kernel on the CPU (_jit_launch) -> its printed text or None. */
+PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs, PyObject *grid,
+                              PyObject *block, PyObject *shared_dyn);
+/* jit_launch.c: _JitDispatcher and _JitLauncher (@em.jit's launch path). */
+int pyem_jit_launch_init_types(PyObject *module);
 /* index.c: subscript protocol used by the ndarray type. */
 PyObject *pyem_getitem(PyObject *self, PyObject *key);
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);

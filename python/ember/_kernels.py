@@ -186,4 +186,5 @@ def _attr_property(i, n):
 for _i, _n in enumerate(_FUNC_ATTRIBUTES):
     setattr(RawKernel, _n, _attr_property(_i, _n))
 del _i, _n
+_ember.Function._vectorcall_subclass(RawKernel)  # calls skip the argument tuple (Python 3.12 does it itself)
 

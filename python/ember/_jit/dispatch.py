@@ -3,7 +3,10 @@ signature and device kind, launch.
 
 A call goes: launch configuration (cached per [blocks, threads, ...] key) ->
 signature key from the arguments' types -> compiled specialisation (a dict
-lookup once warm) -> the C launcher (CPU) or em.RawKernel (CUDA).
+lookup once warm) -> the C launcher (CPU) or em.RawKernel (CUDA).  A warm
+launch of ember arrays and scalars skips all of that: the launcher
+(python/_ember/jit_launch.c) matches the arguments against the signatures
+registered after their first launch and launches in C.
 """
 import os
 import sys
@@ -86,11 +89,11 @@ def _argtype(a, pos, name):
 
 
 class _CpuSpec:
-    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names", "empty")
+    __slots__ = ("cspec", "fn", "allocs", "ret", "ret_array", "nparams", "names", "empty", "types", "written")
 
 
 class _CudaSpec:
-    __slots__ = ("kernel", "fn", "types", "pack")
+    __slots__ = ("kernel", "fn", "types", "pack", "written")
 
 
 def _cuda_packer(types, written, boundscheck):
@@ -123,10 +126,15 @@ def _cuda_packer(types, written, boundscheck):
     return env["pack"]
 
 
-class Dispatcher:
+class Dispatcher(_ember._JitDispatcher):
     """What @em.jit returns.  kernel[blocks, threads](args) launches; a call
     without a launch configuration runs the function once on the CPU (plain
-    functions with loops); device functions are only called from kernels."""
+    functions with loops); device functions are only called from kernels.
+
+    The C base (python/_ember/jit_launch.c) keeps the launchers per
+    configuration (kernel[...] finds one in _configs, else _configure makes
+    it) and the signatures that a launcher launches without Python
+    (_register); every other launch comes to _launch."""
 
     def __init__(self, pyfunc, device=False, boundscheck=None, source=None):
         self.py_func = pyfunc
@@ -136,8 +144,7 @@ class Dispatcher:
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self.__wrapped__ = pyfunc
         self._src = source
-        self._configs = {}
-        self._fast = {}         # (argument key, device) -> spec, see _Launcher.__call__
+        self._fast = {}         # (argument key, device) -> spec, see _launch
         self._specs = {}        # (kind, device kind, types) -> spec
         self.compile_count = 0  # compilations (tests check the cache with it)
 
@@ -150,20 +157,8 @@ class Dispatcher:
         return self._src
 
     # -- launch configuration ----------------------------------------------------
-    def __getitem__(self, config):
-        try:
-            launcher = self._configs.get(config)
-        except TypeError:  # unhashable (a list, a stream object): not cached
-            launcher = None
-        if launcher is None:
-            launcher = self._configure(config)
-            try:
-                if len(self._configs) < 64:
-                    self._configs[config] = launcher
-            except TypeError:
-                pass
-        return launcher
-
+    # kernel[config] is the C base's: the launcher in self._configs (64 kept;
+    # an unhashable config is not), else self._configure(config).
     def _configure(self, config):
         if self.device:
             raise TypeError(f"'{self.__name__}' is a device function: call it from a kernel")
@@ -177,7 +172,7 @@ class Dispatcher:
         if shmem < 0:
             raise ValueError(f"shared_mem must be >= 0, got {shmem}")
         _ember._jit_check_launch(self.__name__, grid, block, min(shmem, _MAXDIM))
-        return _Launcher(self, grid, block, stream, shmem)
+        return _ember._JitLauncher(self, grid, block, stream, shmem)
 
     def __call__(self, *args):
         if self.device:
@@ -261,6 +256,8 @@ class Dispatcher:
                       tuple(pnames))
         spec.fn, spec.allocs, spec.ret, spec.ret_array = fn, lw.allocs, fn.ret, lw.ret_array
         spec.nparams = len(types)
+        spec.types = types
+        spec.written = tuple(n in fn.written for n, _, _ in fn.params)
         spec.names = [a.arg for a in self.source().fdef.args.args]
         self._specs[key] = spec
         return spec
@@ -313,32 +310,19 @@ class Dispatcher:
         spec = _CudaSpec()
         spec.kernel = em.RawKernel(src, entry)  # NVRTC compiles at the first launch (kern's cache logs it)
         spec.fn, spec.types = fn, types
-        spec.pack = _cuda_packer(types, [n in fn.written for n, _, _ in fn.params], self.boundscheck)
+        spec.written = tuple(n in fn.written for n, _, _ in fn.params)
+        spec.pack = _cuda_packer(types, spec.written, self.boundscheck)
         self.compile_count += 1
         self._specs[key] = spec
         return spec
 
-
-def _em():
-    import ember
-    return ember
-
-
-def _compile_error(msg):
-    return _em().CompileError(msg)
-
-
-class _Launcher:
-    """kernel[blocks, threads, stream, shared_mem]: call it with the arguments."""
-    __slots__ = ("disp", "grid", "block", "stream", "shmem")
-
-    def __init__(self, disp, grid, block, stream, shmem):
-        self.disp, self.grid, self.block, self.stream, self.shmem = disp, grid, block, stream, shmem
-
-    def __call__(self, *args):
-        d = self.disp
-        # The fast path: a key from the arguments' types, dtypes and ndims and
-        # the device, found in a dict once the signature has been compiled.
+    # -- launches the C fast path did not take ---------------------------------------
+    def _launch(self, launcher, args):
+        """kernel[...](args) when no registered signature matched (the first
+        launch of a signature, NumPy or foreign arrays, another device,
+        bounds checking on CUDA, and every error)."""
+        # A key from the arguments' types, dtypes and ndims and the device,
+        # found in a dict once the signature has been compiled.
         key = []
         dev = None
         for i, a in enumerate(args):
@@ -354,45 +338,49 @@ class _Launcher:
                 if dev is None:
                     dev = ad
                 elif ad != dev:
-                    d._device_of(args, d.__name__)  # raises, naming the devices
+                    self._device_of(args, self.__name__)  # raises, naming the devices
             elif t is np.ndarray:
                 key.append((a.dtype, a.ndim, a.flags.c_contiguous))
             else:
                 key.append(t)
         if dev is None:
             dev = _ember._get_device()
-        spec = d._fast.get((tuple(key), dev))
+        spec = self._fast.get((tuple(key), dev))
         if spec is None:
             spec = self._slow(args, tuple(key), dev)
         if dev[0] == "cpu":
-            if spec.empty:
-                return None
-            out = _ember._jit_launch(spec.cspec, args, self.grid, self.block, self.shmem)
-            if out:
-                sys.stdout.write(out)
+            if not spec.empty:
+                out = _ember._jit_launch(spec.cspec, args, launcher.grid, launcher.block, launcher.shmem)
+                if out:
+                    sys.stdout.write(out)
+            if all(type(a) is not np.ndarray and not (type(a) is int and t == "uint64")
+                   for a, t in zip(args, spec.types)):
+                # launches like this one need no Python from now on (jit_launch.c)
+                self._register(dev, (spec.cspec, spec.empty), args, spec.written)
             return None
-        return self._cuda(args, spec, dev)
+        return self._cuda(launcher, args, spec, dev)
 
     def _slow(self, args, key, dev):
         """Type the arguments and find or compile the specialisation."""
-        d = self.disp
-        types, names = d._types(args)
-        dev = d._device_of(args, d.__name__)
+        types, names = self._types(args)
+        dev = self._device_of(args, self.__name__)
         if dev[0] == "cpu":
-            spec = d._cpu_spec("kernel", types, names)
+            spec = self._cpu_spec("kernel", types, names)
         else:
-            spec = d._cuda_spec(types, names, dev)
+            spec = self._cuda_spec(types, names, dev)
         if all(not (t is int and isinstance(tt, str) and tt == "uint64")
                for t, tt in zip(key, types)):
-            d._fast[(key, dev)] = spec
+            self._fast[(key, dev)] = spec
         return spec
 
-    def _cuda(self, args, spec, dev):
-        kargs = spec.pack(args, self.shmem)
+    def _cuda(self, launcher, args, spec, dev):
+        kargs = spec.pack(args, launcher.shmem)
         if kargs is not None and _ember._get_device() == dev:
-            spec.kernel(self.grid, self.block, kargs, self.shmem, self.stream)
+            spec.kernel(launcher.grid, launcher.block, kargs, launcher.shmem, launcher.stream)
+            if not any(type(a) is int and t == "uint64" for a, t in zip(args, spec.types)):
+                # launches like this one need no Python from now on (jit_launch.c)
+                self._register(dev, (spec.kernel._loaded(dev[1]), spec.kernel), args, spec.written)
             return None
-        d = self.disp
         em = _em()
         where = f"{dev[0]}:{dev[1]}"
         kargs = []
@@ -418,19 +406,30 @@ class _Launcher:
                 kargs.append(a)
             else:
                 kargs.append(np.dtype(t).type(a))
-        err = em.zeros(1, dtype="int32", device=where) if d.boundscheck else None
+        err = em.zeros(1, dtype="int32", device=where) if self.boundscheck else None
         kargs.append(err if err is not None else 0)
-        kargs.append(self.shmem)
+        kargs.append(launcher.shmem)
         if _ember._get_device() != dev:
             with em.Device(where):
-                spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+                spec.kernel(launcher.grid, launcher.block, tuple(kargs), shared_mem=launcher.shmem,
+                            stream=launcher.stream)
         else:
-            spec.kernel(self.grid, self.block, tuple(kargs), shared_mem=self.shmem, stream=self.stream)
+            spec.kernel(launcher.grid, launcher.block, tuple(kargs), shared_mem=launcher.shmem,
+                        stream=launcher.stream)
         for host, a in copied:
             np.copyto(host, a.get())
         if err is not None and int(err[0]):
-            raise IndexError(f"kernel '{d.__name__}': an array index was out of bounds (bounds checking is on)")
+            raise IndexError(f"kernel '{self.__name__}': an array index was out of bounds (bounds checking is on)")
         return None
+
+
+def _em():
+    import ember
+    return ember
+
+
+def _compile_error(msg):
+    return _em().CompileError(msg)
 
 
 def jit(fn=None, *, device=False, boundscheck=None, **unsupported):
