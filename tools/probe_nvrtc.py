@@ -63,8 +63,9 @@ def main():
     variants = {
         "cubin": ["--gpu-architecture=sm_90"] + base,
         "ptx only": ["--gpu-architecture=compute_90"] + base,
-        "cubin ptxas -O1": ["--gpu-architecture=sm_90", "--ptxas-options=-O1"] + base,
-        "cubin ptxas -O0": ["--gpu-architecture=sm_90", "--ptxas-options=-O0"] + base,
+        "-minimal": ["--gpu-architecture=sm_90", "-minimal"] + base,
+        "min Ofast=min": ["--gpu-architecture=sm_90", "-minimal", "--Ofast-compile=min"] + base,
+        "min Ofast=mid": ["--gpu-architecture=sm_90", "-minimal", "--Ofast-compile=mid"] + base,
     }
     srcs = sources()
     if srcs:
