@@ -5,23 +5,74 @@
 #include <stdio.h>
 #include <string.h>
 
-static em_status em__split_axes(const em_array *a, int naxes, const int *axes, em_rplan *p) {
-    bool red[EM_MAXDIMS] = {false};
+/* Which of a's axes are reduced (naxes < 0: all of them). */
+static em_status em__reduced(const em_array *a, int naxes, const int *axes, bool *red) {
+    memset(red, 0, sizeof(bool) * EM_MAXDIMS);
     for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) {
         int ax = naxes < 0 ? i : axes[i];
         if (ax < 0 || ax >= a->ndim || red[ax])
             return em_error(EM_EVALUE, "bad or repeated reduction axis %d for an array of %d dimensions", ax, a->ndim);
         red[ax] = true;
     }
+    return EM_OK;
+}
+
+/* The kept and reduced extents, in a's order, size-1 dims dropped (one
+ * dim of 1 where there is none, so the arrays are never empty). */
+static void em__split_shape(const em_array *a, const bool *red, em_rplan *p) {
+    p->no = p->ni = 0;
     p->nout = p->m = 1;
     for (int i = 0; i < a->ndim; i++) {
         if (a->shape[i] == 1) continue;
-        if (red[i]) p->ishape[p->ni] = a->shape[i], p->ist[p->ni++] = a->strides[i], p->m *= a->shape[i];
-        else p->oshape[p->no] = a->shape[i], p->ost[p->no++] = a->strides[i], p->nout *= a->shape[i];
+        if (red[i]) p->ishape[p->ni++] = a->shape[i], p->m *= a->shape[i];
+        else p->oshape[p->no++] = a->shape[i], p->nout *= a->shape[i];
     }
-    if (!p->no) p->oshape[p->no++] = 1; /* keep the arrays non-empty */
+    if (!p->no) p->oshape[p->no++] = 1;
     if (!p->ni) p->ishape[p->ni++] = 1;
-    return EM_OK;
+}
+
+/* One operand's byte strides over a's dims, split as em__split_shape does. */
+static void em__split_strides(const em_array *a, const bool *red, const int64_t *st, int64_t *ost, int64_t *ist) {
+    int no = 0, ni = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 1) continue;
+        if (red[i]) ist[ni++] = st[i];
+        else ost[no++] = st[i];
+    }
+    if (!no) ost[0] = 0;
+    if (!ni) ist[0] = 0;
+}
+
+/* Merge neighbours among n dims (all kept or all reduced) where every
+ * operand steps over the inner one whole: st[i] == shape[i+1] * st[i+1]
+ * (a broadcast 0 with a 0).  The flat index over them -- the output index,
+ * or the reduced index k whose order is each lane's combination order --
+ * then names the same elements, so results stay bit for bit; the kernel
+ * does a division less per dim merged, and fewer kernels exist (the key
+ * has no and ni). */
+static int em__merge_dims(int n, int64_t *shape, int nst, int64_t *const *st) {
+    int w = 0;
+    for (int i = 1; i < n; i++) {
+        bool merge = true;
+        for (int k = 0; k < nst && merge; k++) merge = st[k][w] == shape[i] * st[k][i];
+        if (merge) shape[w] *= shape[i];
+        else shape[++w] = shape[i];
+        for (int k = 0; k < nst; k++) st[k][w] = st[k][i];
+    }
+    return w + 1;
+}
+
+/* Coalesce the kept and the reduced dims over every operand the kernel
+ * reads: the input, or a fused plan's leaves (never its placeholder input,
+ * whose strides are then zeroed: nothing reads them). */
+static void em__coalesce(em_rplan *p) {
+    int64_t *ost[EM_KMAXOPS], *ist[EM_KMAXOPS];
+    int n = 0;
+    if (!p->root) ost[n] = p->ost, ist[n++] = p->ist;
+    for (int k = 1; p->root && k < p->tree.nops; k++) ost[n] = p->lost[k], ist[n++] = p->list[k];
+    p->no = em__merge_dims(p->no, p->oshape, n, ost);
+    p->ni = em__merge_dims(p->ni, p->ishape, n, ist);
+    if (p->root) memset(p->ost, 0, sizeof p->ost), memset(p->ist, 0, sizeof p->ist);
 }
 
 em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int *axes,
@@ -31,7 +82,11 @@ em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int
         return em_error(EM_EVALUE, "reduction %d is not a full reduction", (int)op);
     if (!em_array_is_c_contiguous(out))
         return em_error(EM_EVALUE, "the reduction output must be C-contiguous");
-    EM_CHECK(em__split_axes(a, naxes, axes, p));
+    bool red[EM_MAXDIMS];
+    EM_CHECK(em__reduced(a, naxes, axes, red));
+    em__split_shape(a, red, p);
+    em__split_strides(a, red, a->strides, p->ost, p->ist);
+    em__coalesce(p);
     if (em_array_size(out) != (p->nout ? p->nout : 0) && em_array_size(a) != 0)
         return em_error(EM_ESHAPE, "reduction output has %lld elements, expected %lld",
                         (long long)em_array_size(out), (long long)p->nout);
@@ -56,21 +111,16 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
     if (root->dtype != a->dtype || !em_array_is_c_contiguous(a))
         return em_error(EM_EVALUE, "a fused reduction reads a C-contiguous array of its producer's dtype");
     EM_CHECK(em_kplan_tree(root, out, &p->tree));
-    bool red[EM_MAXDIMS] = {false};
-    for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) red[naxes < 0 ? i : axes[i]] = true;
+    bool red[EM_MAXDIMS];
+    EM_CHECK(em__reduced(a, naxes, axes, red));
+    em__split_shape(a, red, p); /* again, unmerged: which dims merge depends on the leaves */
     for (int k = 1; k < p->tree.nops; k++) {
         int64_t st[EM_MAXDIMS];
         EM_CHECK(em__broadcast_strides(p->tree.leaves[k]->leaf, a, st));
-        int no = 0, ni = 0;
-        for (int i = 0; i < a->ndim; i++) { /* the dims em__split_axes keeps, in its order */
-            if (a->shape[i] == 1) continue;
-            if (red[i]) p->list[k][ni++] = st[i];
-            else p->lost[k][no++] = st[i];
-        }
-        if (!no) p->lost[k][0] = 0;
-        if (!ni) p->list[k][0] = 0;
+        em__split_strides(a, red, st, p->lost[k], p->list[k]);
     }
     p->root = root;
+    em__coalesce(p);
     return EM_OK;
 }
 
@@ -305,7 +355,7 @@ static const char em__reduce_kernels[] =
     "    EM_UNIT_DECL\n"
     "    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;\n"
     "    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {\n"
-    "        const long long o = u / p.nsplit, s = u % p.nsplit;\n"
+    "        const long long o = p.nsplit == 1 ? u : u / p.nsplit, s = u - o * p.nsplit;\n"
     "        long long lb[EM_NB];\n"
     "        em_bases(p, o, lb);\n"
     "        em_state acc = em_ident();\n"
@@ -363,8 +413,8 @@ static const char em__plain_input[] =
     "#define EM_NB 1\n"
     "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
     "    long long base = 0, r = o;\n"
-    "    for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }\n"
-    "    lb[0] = base;\n"
+    "    for (int d = EM_NO - 1; d > 0; d--) { base += (r % p.oshape[d]) * p.ost[d]; r /= p.oshape[d]; }\n"
+    "    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */\n"
     "}\n"
     "EM_D long long em_off(const em_args &p, long long k) {\n"
     "    long long off = 0, q = k;\n"
@@ -437,11 +487,12 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
                       "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
                       "    long long r = o;\n"
                       "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
-                      "    for (int d = EM_NO - 1; d >= 0; d--) {\n"
-                      "        const long long c = d ? r %% p.oshape[d] : r;\n"
+                      "    for (int d = EM_NO - 1; d > 0; d--) {\n"
+                      "        const long long c = r %% p.oshape[d];\n"
                       "        r /= p.oshape[d];\n"
                       "        for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
-                      "    }\n}\n");
+                      "    }\n"
+                      "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
     em_sbuf_printf(s, "%s", em__run);
     em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, long long k) {\n");
     em__render_leaf_offsets(t, s);

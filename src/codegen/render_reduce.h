@@ -12,6 +12,12 @@
  * combine, final) are rendered per op; the kernels are the same text for
  * every op.  Index math is 64-bit.
  *
+ * Planning drops size-1 dims and merges neighbouring kept dims (and
+ * neighbouring reduced dims) over which every operand read steps whole
+ * (em__merge_dims): the output index and the flat reduced index k name
+ * the same elements as before the merge, so the combination order -- and
+ * every result, bit for bit -- does not depend on it.
+ *
  * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
  * nsplit; double ddof; long long oshape[no], ost[no], ishape[ni],
  * ist[ni]  (byte strides; no, ni >= 1).
@@ -48,7 +54,8 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
                                em_dtype acc, double ddof, const em_array *out, em_rplan *p);
 /* Make p (planned by em_rplan_make for a C-contiguous array a of root's
  * shape and dtype, whose data is never read) compute a's values from the
- * tree root: one pass, no materialised producer.  The argument then ends
+ * tree root: one pass, no materialised producer.  The dims are merged
+ * again, as the leaves allow (in, ost and ist are then unused: zero).  The argument then ends
  * with char *ld[nl] ('P' leaves: their value's bytes); long long
  * lost[nl][no], list[nl][ni]  (nl = tree.nops, slot 0 unused). */
 EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a,

@@ -26,8 +26,8 @@ EM_D long long em_run(const em_args &p, long long k) {
 #define EM_NB 1
 EM_D void em_bases(const em_args &p, long long o, long long *lb) {
     long long base = 0, r = o;
-    for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
-    lb[0] = base;
+    for (int d = EM_NO - 1; d > 0; d--) { base += (r % p.oshape[d]) * p.ost[d]; r /= p.oshape[d]; }
+    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */
 }
 EM_D long long em_off(const em_args &p, long long k) {
     long long off = 0, q = k;
@@ -100,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
     EM_UNIT_DECL
     const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;
     for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {
-        const long long o = u / p.nsplit, s = u % p.nsplit;
+        const long long o = p.nsplit == 1 ? u : u / p.nsplit, s = u - o * p.nsplit;
         long long lb[EM_NB];
         em_bases(p, o, lb);
         em_state acc = em_ident();

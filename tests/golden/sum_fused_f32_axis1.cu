@@ -32,11 +32,12 @@ EM_D em_in em_f(const em_args &p, const float x1, const float x2) {
 EM_D void em_bases(const em_args &p, long long o, long long *lb) {
     long long r = o;
     for (int j = 0; j < EM_NL; j++) lb[j] = 0;
-    for (int d = EM_NO - 1; d >= 0; d--) {
-        const long long c = d ? r % p.oshape[d] : r;
+    for (int d = EM_NO - 1; d > 0; d--) {
+        const long long c = r % p.oshape[d];
         r /= p.oshape[d];
         for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];
     }
+    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */
 }
 EM_D long long em_run(const em_args &p, long long k) {
     return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];
@@ -145,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
     EM_UNIT_DECL
     const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;
     for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {
-        const long long o = u / p.nsplit, s = u % p.nsplit;
+        const long long o = p.nsplit == 1 ? u : u / p.nsplit, s = u - o * p.nsplit;
         long long lb[EM_NB];
         em_bases(p, o, lb);
         em_state acc = em_ident();
