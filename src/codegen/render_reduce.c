@@ -2,8 +2,67 @@
 #include "codegen/render_reduce.h"
 #include "core/core.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* EMBER_REDUCE_TUNE selects variants of the kernels, for measuring them on
+ * a GPU (tools/probe_seed64_ember.py): comma-separated, read once per
+ * process.  "u<N>": N groups in flight per lane in warp mode (1..32; 0:
+ * the block mode's rule); "i64": 64-bit loop indices even where 32-bit
+ * ones fit ("i32": the default).  The source depends on them and the key
+ * does not: one variant a process. */
+static struct {
+    int u;
+    bool i64;
+} em__tune = {-1, false};
+static pthread_once_t em__tune_once = PTHREAD_ONCE_INIT;
+
+static void em__tune_read(void) {
+    const char *t = getenv("EMBER_REDUCE_TUNE");
+    for (; t && *t; t += strcspn(t, ","), t += *t == ',') {
+        int n = atoi(t + 1);
+        if (*t == 'u') em__tune.u = n < 0 ? 0 : n > 32 ? 32 : n;
+        if (*t == 'i') em__tune.i64 = n == 64;
+    }
+}
+
+/* Elements per group: 16 bytes of input (at least one element). */
+static int em__group_elems(em_dtype in) {
+    int sz = em_dtype_get(in)->size;
+    return sz >= 16 ? 1 : 16 / sz;
+}
+
+/* Groups in flight per lane in the wide loop.  A block's unit: 16
+ * elements, at most 8 groups -- every element is a copy of the combine
+ * (and of the producer) in the unrolled loop, and NVRTC's time grows with
+ * them.  A warp's unit of 8-byte elements: 16 groups, so a lane loads its
+ * part of a 1000-element row (seed 004) in one round trip; a hand-written
+ * kernel of that shape ran 4 % faster on the H100 with 16 than with 8. */
+static int em__groups_in_flight(const em_rplan *p) {
+    pthread_once(&em__tune_once, em__tune_read);
+    int v = em__group_elems(p->in);
+    if (p->warp && em__tune.u > 0) return em__tune.u;
+    if (p->warp && em__tune.u < 0 && em_dtype_get(p->in)->size == 8) return 16;
+    return 16 / v < 8 ? 16 / v : 8;
+}
+
+/* 32-bit loop indices (em_ix: units, groups, elements of a unit, and byte
+ * offsets within one unit's run; the units' base offsets stay 64-bit):
+ * 32-bit division and compares are a few instructions where 64-bit ones
+ * are tens.  Every value the loops reach must fit with room: the last
+ * group a lane looks at is below G + 2 * EM_U * gs (EM_FAST_DONE's test),
+ * and a group is at most EM_V elements of the widest operand. */
+static bool em__idx32(const em_rplan *p) {
+    pthread_once(&em__tune_once, em__tune_read);
+    const int64_t lim = (int64_t)1 << 30, v = em__group_elems(p->in);
+    int64_t esz = em_dtype_get(p->in)->size;
+    for (int k = 1; p->root && k < p->tree.nops; k++)
+        if (em_dtype_get(p->tree.dtypes[k])->size > esz) esz = em_dtype_get(p->tree.dtypes[k])->size;
+    int64_t gs = (p->warp ? 32 : 256) * p->nsplit, top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
+    return !em__tune.i64 && p->nout <= lim / p->nsplit && top <= lim / (v * esz);
+}
 
 /* Which of a's axes are reduced (naxes < 0: all of them). */
 static em_status em__reduced(const em_array *a, int naxes, const int *axes, bool *red) {
@@ -125,8 +184,8 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
 }
 
 void em_rplan_key(const em_rplan *p, em_sbuf *key) {
-    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni,
-                   p->warp ? "|W" : "");
+    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s%s", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni,
+                   p->warp ? "|W" : "", em__idx32(p) ? "|I" : "");
     if (p->root) {
         em_sbuf_printf(key, "|F");
         em_kplan_tree_key(&p->tree, key);
@@ -323,8 +382,8 @@ static const char em__reduce_kernels[] =
     "\n#define EM_RBLOCK 256\n"
     "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
     "#define EM_LANE ((int)threadIdx.x % EM_RW)\n"
-    "#define EM_U0 ((long long)blockIdx.x * EM_UPB + (long long)threadIdx.x / EM_RW)\n"
-    "#define EM_USTEP ((long long)gridDim.x * EM_UPB)\n"
+    "#define EM_U0 ((em_ix)blockIdx.x * EM_UPB + (em_ix)threadIdx.x / EM_RW)\n"
+    "#define EM_USTEP ((em_ix)gridDim.x * EM_UPB)\n"
     "EM_D void em_tree(em_state *sh) {\n"
     "    __syncthreads();\n"
     "    for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {\n"
@@ -353,16 +412,17 @@ static const char em__reduce_kernels[] =
     "#endif\n\n"
     "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
     "    EM_UNIT_DECL\n"
-    "    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;\n"
-    "    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {\n"
-    "        const long long o = p.nsplit == 1 ? u : u / p.nsplit, s = u - o * p.nsplit;\n"
+    "    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;\n"
+    "    const em_ix units = (em_ix)(p.nout * p.nsplit);\n"
+    "    for (em_ix u = EM_U0; u < units; u += EM_USTEP) {\n"
+    "        const em_ix o = ns == 1 ? u : u / ns, s = u - o * ns;\n"
     "        long long lb[EM_NB];\n"
     "        em_bases(p, o, lb);\n"
     "        em_state acc = em_ident();\n"
-    "        long long g = s * EM_RW + EM_LANE;\n"
+    "        em_ix g = s * EM_RW + EM_LANE;\n"
     "        if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n"
     "        for (; g < G; g += gs) {\n"
-    "            const long long k = g * EM_V;\n"
+    "            const em_ix k = g * EM_V;\n"
     "            em_in v[EM_V];\n"
     "            em_group(p, lb, k, v);\n"
     "#pragma unroll\n"
@@ -396,14 +456,14 @@ static const char em__reduce_kernels[] =
  * lane goes on at its first group past the full ones (a partial group). */
 static const char em__fast_done[] =
     "#define EM_FAST_DONE(g, gs, Gf) \\\n"
-    "    if ((g) + EM_U * (gs) >= (Gf)) { long long n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }\n";
+    "    if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }\n";
 
 /* Elements from k to the end of its innermost reduced run.  A 64-bit
  * modulo costs tens of instructions: with one reduced dimension (seed 004's
  * rows) there is none, which the H100 showed to matter (0.18 -> 0.2 ms). */
 static const char em__run[] =
-    "EM_D long long em_run(const em_args &p, long long k) {\n"
-    "    return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];\n"
+    "EM_D em_ix em_run(const em_args &p, em_ix k) {\n"
+    "    return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];\n"
     "}\n";
 
 /* A plain reduction reads its input: one base offset per output; a group
@@ -411,17 +471,19 @@ static const char em__run[] =
  * reduced dimension (em_ldg checks the stride and the alignment). */
 static const char em__plain_input[] =
     "#define EM_NB 1\n"
-    "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
-    "    long long base = 0, r = o;\n"
-    "    for (int d = EM_NO - 1; d > 0; d--) { base += (r % p.oshape[d]) * p.ost[d]; r /= p.oshape[d]; }\n"
+    "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+    "    long long base = 0;\n"
+    "    em_ix r = o;\n"
+    "    for (int d = EM_NO - 1; d > 0; d--) { base += (r % (em_ix)p.oshape[d]) * p.ost[d]; r /= (em_ix)p.oshape[d]; }\n"
     "    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */\n"
     "}\n"
-    "EM_D long long em_off(const em_args &p, long long k) {\n"
-    "    long long off = 0, q = k;\n"
-    "    for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }\n"
+    "EM_D long long em_off(const em_args &p, em_ix k) {\n"
+    "    long long off = 0;\n"
+    "    em_ix q = k;\n"
+    "    for (int d = EM_NI - 1; d > 0; d--) { off += (q % (em_ix)p.ishape[d]) * p.ist[d]; q /= (em_ix)p.ishape[d]; }\n"
     "    return off + q * p.ist[0]; /* q < ishape[0]: no division for the outermost */\n"
     "}\n"
-    "EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {\n"
+    "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
     "    if (em_run(p, k) >= EM_V)\n"
     "        em_ldg<em_in, EM_V>(v, p.in + lb[0] + em_off(p, k), p.ist[EM_NI - 1]);\n"
     "    else\n"
@@ -431,14 +493,14 @@ static const char em__plain_input[] =
     "EM_D bool em_wide(const em_args &p, const long long *lb) {\n"
     "    return EM_NI == 1 && p.ist[0] == (long long)sizeof(em_in) && em_packable<em_in, EM_V>(p.in + lb[0]);\n"
     "}\n"
-    "EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {\n"
+    "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n"
     "    typedef em_pack<em_in, EM_V> P;\n"
-    "    const long long Gf = p.m / EM_V;\n"
+    "    const em_ix Gf = (em_ix)(p.m / EM_V);\n"
     "    for (; g < Gf; g += EM_U * gs) {\n"
     "        P w[EM_U];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < EM_U; j++)\n"
-    "            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (long long)sizeof(P));\n"
+    "            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (em_ix)sizeof(P));\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < EM_U; j++)\n"
     "#pragma unroll\n"
@@ -452,11 +514,11 @@ static const char em__plain_input[] =
 /* The fused producer's leaves' offsets for reduced element k, from their
  * bases lb (o<j> = lb[j] + the reduced dims' part; q: the outermost index). */
 static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
-    em_sbuf_printf(s, "    long long q = k");
+    em_sbuf_printf(s, "    em_ix q = k");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, ", o%d = lb[%d]", j, j);
     em_sbuf_printf(s, ";\n    for (int d = EM_NI - 1; d > 0; d--) {\n"
-                      "        const long long c = q %% p.ishape[d];\n        q /= p.ishape[d];\n");
+                      "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, "        o%d += c * p.list[%d][d];\n", j, j);
     em_sbuf_printf(s, "    }\n");
@@ -484,17 +546,17 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em__render_conv(s, em_render_natural(t->root), p->in, name);
     em_sbuf_printf(s, ";\n}\n");
     em_sbuf_printf(s, "#define EM_NB EM_NL\n"
-                      "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
-                      "    long long r = o;\n"
+                      "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+                      "    em_ix r = o;\n"
                       "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
                       "    for (int d = EM_NO - 1; d > 0; d--) {\n"
-                      "        const long long c = r %% p.oshape[d];\n"
-                      "        r /= p.oshape[d];\n"
+                      "        const em_ix c = r %% (em_ix)p.oshape[d];\n"
+                      "        r /= (em_ix)p.oshape[d];\n"
                       "        for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
                       "    }\n"
                       "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
     em_sbuf_printf(s, "%s", em__run);
-    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, long long k) {\n");
+    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {\n");
     em__render_leaf_offsets(t, s);
     em_sbuf_printf(s, "    return em_f(p");
     for (int j = 1; j < t->nops; j++)
@@ -502,7 +564,7 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
             em_sbuf_printf(s, ", *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])", em_render_ctype(t->dtypes[j]),
                            j, j, j);
     em_sbuf_printf(s, ");\n}\n");
-    em_sbuf_printf(s, "EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {\n"
+    em_sbuf_printf(s, "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
                       "    if (em_run(p, k) < EM_V) {\n"
                       "        for (int e = 0; e < EM_V; e++)\n"
                       "            if (k + e < p.m) v[e] = em_at(p, lb, k + e);\n"
@@ -524,7 +586,7 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
                               "em_packable<%s, EM_V>(p.ld[%d] + lb[%d])))", j, j, em_render_ctype(t->dtypes[j]),
                            em_render_ctype(t->dtypes[j]), j, j);
     em_sbuf_printf(s, ";\n}\n");
-    em_sbuf_printf(s, "EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {\n");
+    em_sbuf_printf(s, "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n");
     for (int j = 1; j < t->nops; j++) {
         if (t->cls[j] == 'P') continue;
         const char *T = em_render_ctype(t->dtypes[j]);
@@ -532,12 +594,12 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
                           "        for (int e = 0; e < EM_V; e++) b%d.v[e] = *(const %s *)(p.ld[%d] + lb[%d]);\n",
                        T, j, j, j, j, j, T, j, j);
     }
-    em_sbuf_printf(s, "    const long long Gf = p.m / EM_V;\n    for (; g < Gf; g += EM_U * gs) {\n");
+    em_sbuf_printf(s, "    const em_ix Gf = (em_ix)(p.m / EM_V);\n    for (; g < Gf; g += EM_U * gs) {\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
             em_sbuf_printf(s, "        P%d w%d[EM_U];\n#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n"
                               "            if (g + j * gs < Gf)\n"
-                              "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (long long)sizeof(P%d)) : b%d;\n",
+                              "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (em_ix)sizeof(P%d)) : b%d;\n",
                            j, j, j, j, j, j, j, j, j);
     em_sbuf_printf(s, "#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n#pragma unroll\n"
                       "            for (int e = 0; e < EM_V; e++)\n"
@@ -547,27 +609,13 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
 }
 
-/* Elements per group: 16 bytes of input (at least one element). */
-static int em__group_elems(em_dtype in) {
-    int sz = em_dtype_get(in)->size;
-    return sz >= 16 ? 1 : 16 / sz;
-}
-
-/* Groups in flight per lane in the wide loop: 16 elements, at most 8
- * groups -- every element is a copy of the combine (and of the producer)
- * in the unrolled loop, and NVRTC's time grows with them. */
-static int em__groups_in_flight(em_dtype in) {
-    int v = em__group_elems(in);
-    return 16 / v < 8 ? 16 / v : 8;
-}
-
 em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "%s", em_render_prelude());
     em__state_fns(p, s);
-    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\n#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n"
-                      "#define EM_V %d\n#define EM_U %d\n",
-                   em_render_ctype(p->in), em_render_ctype(p->out), p->no, p->ni, p->warp ? 32 : 256,
-                   em__group_elems(p->in), em__groups_in_flight(p->in));
+    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
+                      "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",
+                   em_render_ctype(p->in), em_render_ctype(p->out), em__idx32(p) ? "int" : "long long", p->no,
+                   p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
     em_sbuf_printf(s, "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
                       "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");

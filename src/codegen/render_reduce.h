@@ -10,7 +10,9 @@
  * (nsplit == 1) or a partial state; pass 2 (em_kernel2) combines the nsplit
  * states of each output.  The state and its four functions (identity, load,
  * combine, final) are rendered per op; the kernels are the same text for
- * every op.  Index math is 64-bit.
+ * every op.  Offsets are 64-bit; loop indices (em_ix: units, groups,
+ * elements within a unit) are 32-bit where the plan's extents leave room
+ * (the key says "|I").
  *
  * Planning drops size-1 dims and merges neighbouring kept dims (and
  * neighbouring reduced dims) over which every operand read steps whole
