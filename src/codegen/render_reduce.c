@@ -437,8 +437,12 @@ static const char em__reduce_kernels[] =
     "        }\n"
     "        EM_UNIT_NEXT();\n"
     "    }\n"
-    "}\n\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
+    "}\n";
+
+/* Pass 2, only where a unit can be split: block mode (a warp's units are
+ * many, never split).  NVRTC spent 22 of seed 004's 125 ms on it. */
+static const char em__reduce_kernel2[] =
+    "\nextern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
     "    __shared__ em_state sh[EM_RBLOCK];\n"
     "    for (long long o = blockIdx.x; o < p.nout; o += gridDim.x) {\n"
     "        em_state acc = em_ident();\n"
@@ -625,5 +629,6 @@ em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     if (p->root) em__render_fused_input(p, s);
     else em_sbuf_printf(s, "%s%s", em__run, em__plain_input);
     em_sbuf_printf(s, "%s", em__reduce_kernels);
+    if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

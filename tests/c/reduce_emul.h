@@ -51,7 +51,9 @@ static const char REMUL_PRE[] =
     "}\n";
 
 /* Kernel n's entry point, closing its namespace e<n> (printf with n three
- * times): pass 1 or pass 2 over grid blocks. */
+ * times): pass 1 or pass 2 over grid blocks (warp mode has no pass 2:
+ * REMUL_NO_K2 before this). */
+static const char REMUL_NO_K2[] = "static void em_kernel2(const em_args p) { abort(); }\n";
 static const char REMUL_ENTRY[] =
     "static void k1(const void *a) { em_kernel(*(const em_args *)a); }\n"
     "static void k2(const void *a) { em_kernel2(*(const em_args *)a); }\n"

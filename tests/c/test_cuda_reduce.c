@@ -283,6 +283,7 @@ static void *build_all(const char *dir, em_rplan *plans, rdata *ds) {
         ok = ok && em_render_reduce(&plans[i], &src) == EM_OK && !src.oom;
         em_sbuf_printf(&s, "namespace e%d {\n", i);
         if (ok) put_body(&s, src.s + strlen(em_render_prelude()));
+        if (ok && plans[i].warp) em_sbuf_printf(&s, "%s", REMUL_NO_K2);
         em_sbuf_printf(&s, REMUL_ENTRY, i, i, i);
         em_sbuf_free(&src);
     }

@@ -156,16 +156,3 @@ extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args 
         EM_UNIT_NEXT();
     }
 }
-
-extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {
-    __shared__ em_state sh[EM_RBLOCK];
-    for (long long o = blockIdx.x; o < p.nout; o += gridDim.x) {
-        em_state acc = em_ident();
-        for (long long s = threadIdx.x; s < p.nsplit; s += EM_RBLOCK)
-            acc = em_comb(acc, ((const em_state *)p.part)[o * p.nsplit + s]);
-        sh[threadIdx.x] = acc;
-        em_tree(sh);
-        if (threadIdx.x == 0) ((em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);
-        __syncthreads();
-    }
-}
