@@ -518,10 +518,10 @@ static const char em__plain_input[] =
 /* The fused producer's leaves' offsets for reduced element k, from their
  * bases lb (o<j> = lb[j] + the reduced dims' part; q: the outermost index). */
 static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
-    em_sbuf_printf(s, "    em_ix q = k");
-    for (int j = 1; j < t->nops; j++)
-        if (t->cls[j] != 'P') em_sbuf_printf(s, ", o%d = lb[%d]", j, j);
-    em_sbuf_printf(s, ";\n    for (int d = EM_NI - 1; d > 0; d--) {\n"
+    em_sbuf_printf(s, "    em_ix q = k;\n");
+    for (int j = 1; j < t->nops; j++) /* byte offsets: 64-bit whatever em_ix is */
+        if (t->cls[j] != 'P') em_sbuf_printf(s, "    long long o%d = lb[%d];\n", j, j);
+    em_sbuf_printf(s, "    for (int d = EM_NI - 1; d > 0; d--) {\n"
                       "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, "        o%d += c * p.list[%d][d];\n", j, j);

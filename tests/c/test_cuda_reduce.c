@@ -16,6 +16,7 @@
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static const em_device cpu = {EM_CPU, 0};
@@ -40,6 +41,7 @@ typedef struct rdata {
     em_array x, y, a, o;
     em_node lx, ly, prod;
     void *xbuf, *ybuf, *obuf, *abuf, *part;
+    size_t xlen, ylen;
 } rdata;
 
 /* A buffer for n elements of a view with these strides, and the offset of
@@ -61,16 +63,24 @@ static double rnd(void) {
     return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * (double)(1 << (rng % 7)); /* mixed magnitudes */
 }
 
-static em_status wrap_view(em_array *v, void **buf, em_dtype dt, int nd, const int64_t *sh, const int64_t *st) {
-    int64_t off, span = view_span(nd, sh, st, &off), esz = em_dtype_get(dt)->size, bst[4];
-    *buf = calloc((size_t)(span ? span : 1), (size_t)esz);
-    if (!*buf) return EM_ENOMEM;
-    for (int64_t i = 0; i < span; i++) {
-        if (dt == EM_FLOAT32) ((float *)*buf)[i] = (float)rnd();
-        else ((double *)*buf)[i] = rnd();
+/* The view's buffer is mapped, not allocated, and only its elements are
+ * written: a view may span more than 4 GiB in a few pages (offsets past
+ * 32 bits with 32-bit loop indices). */
+static em_status wrap_view(em_array *v, void **buf, size_t *len, em_dtype dt, int nd, const int64_t *sh,
+                           const int64_t *st) {
+    int64_t off, span = view_span(nd, sh, st, &off), esz = em_dtype_get(dt)->size, bst[4], n = 1;
+    *len = (size_t)((span ? span : 1) * esz);
+    *buf = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (*buf == MAP_FAILED) return *buf = NULL, EM_ENOMEM;
+    for (int i = 0; i < nd; i++) bst[i] = st[i] * esz, n *= sh[i];
+    char *e0 = (char *)*buf + off * esz;
+    for (int64_t i = 0; i < n; i++) {
+        char *q = e0;
+        for (int64_t d = nd - 1, r = i; d >= 0; d--) q += r % sh[d] * bst[d], r /= sh[d];
+        if (dt == EM_FLOAT32) *(float *)q = (float)rnd();
+        else *(double *)q = rnd();
     }
-    for (int i = 0; i < nd; i++) bst[i] = st[i] * esz;
-    return em_array_wrap(v, (char *)*buf + off * esz, dt, nd, sh, bst, cpu, NULL, NULL);
+    return em_array_wrap(v, e0, dt, nd, sh, bst, cpu, NULL, NULL);
 }
 
 /* Plan c as the CUDA backend would (em_cuda_reduce: make, fuse, split). */
@@ -85,8 +95,8 @@ static em_status plan(const rcase *c, rdata *d, em_rplan *p) {
     }
     int64_t nout = 1;
     for (int i = 0; i < on; i++) nout *= osh[i];
-    em_status s = wrap_view(&d->x, &d->xbuf, c->dt, c->nd, c->sh, c->str);
-    if (s == EM_OK && c->fuse == 'y') s = wrap_view(&d->y, &d->ybuf, c->dt, c->ynd, c->ysh, c->ystr);
+    em_status s = wrap_view(&d->x, &d->xbuf, &d->xlen, c->dt, c->nd, c->sh, c->str);
+    if (s == EM_OK && c->fuse == 'y') s = wrap_view(&d->y, &d->ybuf, &d->ylen, c->dt, c->ynd, c->ysh, c->ystr);
     d->obuf = calloc((size_t)(nout ? nout : 1), 8);
     if (s == EM_OK) s = em_array_wrap(&d->o, d->obuf, c->dt, on, osh, NULL, cpu, NULL, NULL);
     if (s != EM_OK) return s;
@@ -110,7 +120,9 @@ static void set_split(const rcase *c, rdata *d, em_rplan *p) {
 
 static void release(rdata *d) {
     em_array_release(&d->x), em_array_release(&d->y), em_array_release(&d->a), em_array_release(&d->o);
-    free(d->xbuf), free(d->ybuf), free(d->obuf), free(d->abuf), free(d->part);
+    if (d->xbuf) munmap(d->xbuf, d->xlen);
+    if (d->ybuf) munmap(d->ybuf, d->ylen);
+    free(d->obuf), free(d->abuf), free(d->part);
 }
 
 /* ---- the reference: the kernels' promised order, from the view itself ---- */
@@ -217,6 +229,11 @@ static const rcase cases[] = {
     {F64, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 3, {5, 1, 64}, {64, 64, 1}, .mode = 'w', .no = 2, .ni = 1},
     /* y broadcast along the reduced axis: loaded once per unit */
     {F32, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 3, {5, 30, 1}, {30, 1, 1}, .mode = 'w', .no = 1, .ni = 1},
+    /* rows 2^31 + 8 bytes apart (32-bit loop indices, 64-bit offsets), odd
+     * and misaligned rows: the per-element paths; reversed past 4 GiB */
+    {F64, 2, {3, 37}, {268435457, 1}, 1, {1}, 's', .mode = 'w', .no = 1, .ni = 1},
+    {F64, 2, {3, 37}, {268435457, 1}, 1, {1}, 0, .mode = 'b', .no = 1, .ni = 1},
+    {F32, 3, {3, 2, 9}, {-536870913, 9, 1}, 2, {1, 2}, 's', .mode = 'b', .no = 1, .ni = 1},
     /* 0-d; an empty reduced axis */
     {F64, 0, {0}, {0}, -1, {0}, 's', .mode = 'b', .no = 1, .ni = 1},
     {F64, 2, {5, 0}, {1, 1}, 1, {1}, 0, .mode = 'w', .no = 1, .ni = 1},

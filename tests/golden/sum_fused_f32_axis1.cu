@@ -44,7 +44,9 @@ EM_D em_ix em_run(const em_args &p, em_ix k) {
     return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];
 }
 EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {
-    em_ix q = k, o1 = lb[1], o2 = lb[2];
+    em_ix q = k;
+    long long o1 = lb[1];
+    long long o2 = lb[2];
     for (int d = EM_NI - 1; d > 0; d--) {
         const em_ix c = q % (em_ix)p.ishape[d];
         q /= (em_ix)p.ishape[d];
@@ -59,7 +61,9 @@ EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {
             if (k + e < p.m) v[e] = em_at(p, lb, k + e);
         return;
     }
-    em_ix q = k, o1 = lb[1], o2 = lb[2];
+    em_ix q = k;
+    long long o1 = lb[1];
+    long long o2 = lb[2];
     for (int d = EM_NI - 1; d > 0; d--) {
         const em_ix c = q % (em_ix)p.ishape[d];
         q /= (em_ix)p.ishape[d];
