@@ -7,8 +7,9 @@
  * pass 1 (em_kernel) reduces each unit in one block or one warp -- a
  * strided loop per thread, then a tree in shared memory or warp shuffles
  * -- and writes either the final value
- * (nsplit == 1) or a partial state; pass 2 (em_kernel2) combines the nsplit
- * states of each output.  The state and its four functions (identity, load,
+ * (nsplit == 1) or a partial state; pass 2 (em_kernel2, rendered in block
+ * mode only: a warp's units are never split) combines the nsplit states of
+ * each output.  The state and its four functions (identity, load,
  * combine, final) are rendered per op; the kernels are the same text for
  * every op.  Offsets are 64-bit; loop indices (em_ix: units, groups,
  * elements within a unit) are 32-bit where the plan's extents leave room
