@@ -2,26 +2,136 @@
 #include "codegen/render_reduce.h"
 #include "core/core.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static em_status em__split_axes(const em_array *a, int naxes, const int *axes, em_rplan *p) {
-    bool red[EM_MAXDIMS] = {false};
+/* EMBER_REDUCE_TUNE selects variants of the kernels, for measuring them on
+ * a GPU (tools/probe_seed64_ember.py): comma-separated, read once per
+ * process.  "u<N>": N groups in flight per lane in warp mode (1..32; 0:
+ * the block mode's rule); "i64": 64-bit loop indices even where 32-bit
+ * ones fit ("i32": the default).  The source depends on them and the key
+ * does not: one variant a process. */
+static struct {
+    int u;
+    bool i64;
+} em__tune = {-1, false};
+static pthread_once_t em__tune_once = PTHREAD_ONCE_INIT;
+
+static void em__tune_read(void) {
+    const char *t = getenv("EMBER_REDUCE_TUNE");
+    for (; t && *t; t += strcspn(t, ","), t += *t == ',') {
+        int n = atoi(t + 1);
+        if (*t == 'u') em__tune.u = n < 0 ? 0 : n > 32 ? 32 : n;
+        if (*t == 'i') em__tune.i64 = n == 64;
+    }
+}
+
+/* Elements per group: 16 bytes of input (at least one element). */
+static int em__group_elems(em_dtype in) {
+    int sz = em_dtype_get(in)->size;
+    return sz >= 16 ? 1 : 16 / sz;
+}
+
+/* Groups in flight per lane in the wide loop.  A block's unit: 16
+ * elements, at most 8 groups -- every element is a copy of the combine
+ * (and of the producer) in the unrolled loop, and NVRTC's time grows with
+ * them.  A warp's unit of 8-byte elements: 16 groups, so a lane loads its
+ * part of a 1000-element row (seed 004) in one round trip; a hand-written
+ * kernel of that shape ran 4 % faster on the H100 with 16 than with 8. */
+static int em__groups_in_flight(const em_rplan *p) {
+    pthread_once(&em__tune_once, em__tune_read);
+    int v = em__group_elems(p->in);
+    if (p->warp && em__tune.u > 0) return em__tune.u;
+    if (p->warp && em__tune.u < 0 && em_dtype_get(p->in)->size == 8) return 16;
+    return 16 / v < 8 ? 16 / v : 8;
+}
+
+/* 32-bit loop indices (em_ix: units, groups, elements of a unit, and byte
+ * offsets within one unit's run; the units' base offsets stay 64-bit):
+ * 32-bit division and compares are a few instructions where 64-bit ones
+ * are tens.  Every value the loops reach must fit with room: the last
+ * group a lane looks at is below G + 2 * EM_U * gs (EM_FAST_DONE's test),
+ * and a group is at most EM_V elements of the widest operand. */
+static bool em__idx32(const em_rplan *p) {
+    pthread_once(&em__tune_once, em__tune_read);
+    const int64_t lim = (int64_t)1 << 30, v = em__group_elems(p->in);
+    int64_t esz = em_dtype_get(p->in)->size;
+    for (int k = 1; p->root && k < p->tree.nops; k++)
+        if (em_dtype_get(p->tree.dtypes[k])->size > esz) esz = em_dtype_get(p->tree.dtypes[k])->size;
+    int64_t gs = (p->warp ? 32 : 256) * p->nsplit, top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
+    return !em__tune.i64 && p->nout <= lim / p->nsplit && top <= lim / (v * esz);
+}
+
+/* Which of a's axes are reduced (naxes < 0: all of them). */
+static em_status em__reduced(const em_array *a, int naxes, const int *axes, bool *red) {
+    memset(red, 0, sizeof(bool) * EM_MAXDIMS);
     for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) {
         int ax = naxes < 0 ? i : axes[i];
         if (ax < 0 || ax >= a->ndim || red[ax])
             return em_error(EM_EVALUE, "bad or repeated reduction axis %d for an array of %d dimensions", ax, a->ndim);
         red[ax] = true;
     }
+    return EM_OK;
+}
+
+/* The kept and reduced extents, in a's order, size-1 dims dropped (one
+ * dim of 1 where there is none, so the arrays are never empty). */
+static void em__split_shape(const em_array *a, const bool *red, em_rplan *p) {
+    p->no = p->ni = 0;
     p->nout = p->m = 1;
     for (int i = 0; i < a->ndim; i++) {
         if (a->shape[i] == 1) continue;
-        if (red[i]) p->ishape[p->ni] = a->shape[i], p->ist[p->ni++] = a->strides[i], p->m *= a->shape[i];
-        else p->oshape[p->no] = a->shape[i], p->ost[p->no++] = a->strides[i], p->nout *= a->shape[i];
+        if (red[i]) p->ishape[p->ni++] = a->shape[i], p->m *= a->shape[i];
+        else p->oshape[p->no++] = a->shape[i], p->nout *= a->shape[i];
     }
-    if (!p->no) p->oshape[p->no++] = 1; /* keep the arrays non-empty */
+    if (!p->no) p->oshape[p->no++] = 1;
     if (!p->ni) p->ishape[p->ni++] = 1;
-    return EM_OK;
+}
+
+/* One operand's byte strides over a's dims, split as em__split_shape does. */
+static void em__split_strides(const em_array *a, const bool *red, const int64_t *st, int64_t *ost, int64_t *ist) {
+    int no = 0, ni = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 1) continue;
+        if (red[i]) ist[ni++] = st[i];
+        else ost[no++] = st[i];
+    }
+    if (!no) ost[0] = 0;
+    if (!ni) ist[0] = 0;
+}
+
+/* Merge neighbours among n dims (all kept or all reduced) where every
+ * operand steps over the inner one whole: st[i] == shape[i+1] * st[i+1]
+ * (a broadcast 0 with a 0).  The flat index over them -- the output index,
+ * or the reduced index k whose order is each lane's combination order --
+ * then names the same elements, so results stay bit for bit; the kernel
+ * does a division less per dim merged, and fewer kernels exist (the key
+ * has no and ni). */
+static int em__merge_dims(int n, int64_t *shape, int nst, int64_t *const *st) {
+    int w = 0;
+    for (int i = 1; i < n; i++) {
+        bool merge = true;
+        for (int k = 0; k < nst && merge; k++) merge = st[k][w] == shape[i] * st[k][i];
+        if (merge) shape[w] *= shape[i];
+        else shape[++w] = shape[i];
+        for (int k = 0; k < nst; k++) st[k][w] = st[k][i];
+    }
+    return w + 1;
+}
+
+/* Coalesce the kept and the reduced dims over every operand the kernel
+ * reads: the input, or a fused plan's leaves (never its placeholder input,
+ * whose strides are then zeroed: nothing reads them). */
+static void em__coalesce(em_rplan *p) {
+    int64_t *ost[EM_KMAXOPS], *ist[EM_KMAXOPS];
+    int n = 0;
+    if (!p->root) ost[n] = p->ost, ist[n++] = p->ist;
+    for (int k = 1; p->root && k < p->tree.nops; k++) ost[n] = p->lost[k], ist[n++] = p->list[k];
+    p->no = em__merge_dims(p->no, p->oshape, n, ost);
+    p->ni = em__merge_dims(p->ni, p->ishape, n, ist);
+    if (p->root) memset(p->ost, 0, sizeof p->ost), memset(p->ist, 0, sizeof p->ist);
 }
 
 em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int *axes,
@@ -31,7 +141,11 @@ em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int
         return em_error(EM_EVALUE, "reduction %d is not a full reduction", (int)op);
     if (!em_array_is_c_contiguous(out))
         return em_error(EM_EVALUE, "the reduction output must be C-contiguous");
-    EM_CHECK(em__split_axes(a, naxes, axes, p));
+    bool red[EM_MAXDIMS];
+    EM_CHECK(em__reduced(a, naxes, axes, red));
+    em__split_shape(a, red, p);
+    em__split_strides(a, red, a->strides, p->ost, p->ist);
+    em__coalesce(p);
     if (em_array_size(out) != (p->nout ? p->nout : 0) && em_array_size(a) != 0)
         return em_error(EM_ESHAPE, "reduction output has %lld elements, expected %lld",
                         (long long)em_array_size(out), (long long)p->nout);
@@ -56,27 +170,22 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
     if (root->dtype != a->dtype || !em_array_is_c_contiguous(a))
         return em_error(EM_EVALUE, "a fused reduction reads a C-contiguous array of its producer's dtype");
     EM_CHECK(em_kplan_tree(root, out, &p->tree));
-    bool red[EM_MAXDIMS] = {false};
-    for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) red[naxes < 0 ? i : axes[i]] = true;
+    bool red[EM_MAXDIMS];
+    EM_CHECK(em__reduced(a, naxes, axes, red));
+    em__split_shape(a, red, p); /* again, unmerged: which dims merge depends on the leaves */
     for (int k = 1; k < p->tree.nops; k++) {
         int64_t st[EM_MAXDIMS];
         EM_CHECK(em__broadcast_strides(p->tree.leaves[k]->leaf, a, st));
-        int no = 0, ni = 0;
-        for (int i = 0; i < a->ndim; i++) { /* the dims em__split_axes keeps, in its order */
-            if (a->shape[i] == 1) continue;
-            if (red[i]) p->list[k][ni++] = st[i];
-            else p->lost[k][no++] = st[i];
-        }
-        if (!no) p->lost[k][0] = 0;
-        if (!ni) p->list[k][0] = 0;
+        em__split_strides(a, red, st, p->lost[k], p->list[k]);
     }
     p->root = root;
+    em__coalesce(p);
     return EM_OK;
 }
 
 void em_rplan_key(const em_rplan *p, em_sbuf *key) {
-    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni,
-                   p->warp ? "|W" : "");
+    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s%s", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni,
+                   p->warp ? "|W" : "", em__idx32(p) ? "|I" : "");
     if (p->root) {
         em_sbuf_printf(key, "|F");
         em_kplan_tree_key(&p->tree, key);
@@ -273,8 +382,8 @@ static const char em__reduce_kernels[] =
     "\n#define EM_RBLOCK 256\n"
     "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
     "#define EM_LANE ((int)threadIdx.x % EM_RW)\n"
-    "#define EM_U0 ((long long)blockIdx.x * EM_UPB + (long long)threadIdx.x / EM_RW)\n"
-    "#define EM_USTEP ((long long)gridDim.x * EM_UPB)\n"
+    "#define EM_U0 ((em_ix)blockIdx.x * EM_UPB + (em_ix)threadIdx.x / EM_RW)\n"
+    "#define EM_USTEP ((em_ix)gridDim.x * EM_UPB)\n"
     "EM_D void em_tree(em_state *sh) {\n"
     "    __syncthreads();\n"
     "    for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {\n"
@@ -303,16 +412,17 @@ static const char em__reduce_kernels[] =
     "#endif\n\n"
     "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
     "    EM_UNIT_DECL\n"
-    "    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;\n"
-    "    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {\n"
-    "        const long long o = u / p.nsplit, s = u % p.nsplit;\n"
+    "    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;\n"
+    "    const em_ix units = (em_ix)(p.nout * p.nsplit);\n"
+    "    for (em_ix u = EM_U0; u < units; u += EM_USTEP) {\n"
+    "        const em_ix o = ns == 1 ? u : u / ns, s = u - o * ns;\n"
     "        long long lb[EM_NB];\n"
     "        em_bases(p, o, lb);\n"
     "        em_state acc = em_ident();\n"
-    "        long long g = s * EM_RW + EM_LANE;\n"
+    "        em_ix g = s * EM_RW + EM_LANE;\n"
     "        if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n"
     "        for (; g < G; g += gs) {\n"
-    "            const long long k = g * EM_V;\n"
+    "            const em_ix k = g * EM_V;\n"
     "            em_in v[EM_V];\n"
     "            em_group(p, lb, k, v);\n"
     "#pragma unroll\n"
@@ -327,8 +437,12 @@ static const char em__reduce_kernels[] =
     "        }\n"
     "        EM_UNIT_NEXT();\n"
     "    }\n"
-    "}\n\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
+    "}\n";
+
+/* Pass 2, only where a unit can be split: block mode (a warp's units are
+ * many, never split).  NVRTC spent 22 of seed 004's 125 ms on it. */
+static const char em__reduce_kernel2[] =
+    "\nextern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
     "    __shared__ em_state sh[EM_RBLOCK];\n"
     "    for (long long o = blockIdx.x; o < p.nout; o += gridDim.x) {\n"
     "        em_state acc = em_ident();\n"
@@ -346,14 +460,14 @@ static const char em__reduce_kernels[] =
  * lane goes on at its first group past the full ones (a partial group). */
 static const char em__fast_done[] =
     "#define EM_FAST_DONE(g, gs, Gf) \\\n"
-    "    if ((g) + EM_U * (gs) >= (Gf)) { long long n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }\n";
+    "    if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }\n";
 
 /* Elements from k to the end of its innermost reduced run.  A 64-bit
  * modulo costs tens of instructions: with one reduced dimension (seed 004's
  * rows) there is none, which the H100 showed to matter (0.18 -> 0.2 ms). */
 static const char em__run[] =
-    "EM_D long long em_run(const em_args &p, long long k) {\n"
-    "    return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];\n"
+    "EM_D em_ix em_run(const em_args &p, em_ix k) {\n"
+    "    return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];\n"
     "}\n";
 
 /* A plain reduction reads its input: one base offset per output; a group
@@ -361,17 +475,19 @@ static const char em__run[] =
  * reduced dimension (em_ldg checks the stride and the alignment). */
 static const char em__plain_input[] =
     "#define EM_NB 1\n"
-    "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
-    "    long long base = 0, r = o;\n"
-    "    for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }\n"
-    "    lb[0] = base;\n"
+    "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+    "    long long base = 0;\n"
+    "    em_ix r = o;\n"
+    "    for (int d = EM_NO - 1; d > 0; d--) { base += (r % (em_ix)p.oshape[d]) * p.ost[d]; r /= (em_ix)p.oshape[d]; }\n"
+    "    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */\n"
     "}\n"
-    "EM_D long long em_off(const em_args &p, long long k) {\n"
-    "    long long off = 0, q = k;\n"
-    "    for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }\n"
+    "EM_D long long em_off(const em_args &p, em_ix k) {\n"
+    "    long long off = 0;\n"
+    "    em_ix q = k;\n"
+    "    for (int d = EM_NI - 1; d > 0; d--) { off += (q % (em_ix)p.ishape[d]) * p.ist[d]; q /= (em_ix)p.ishape[d]; }\n"
     "    return off + q * p.ist[0]; /* q < ishape[0]: no division for the outermost */\n"
     "}\n"
-    "EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {\n"
+    "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
     "    if (em_run(p, k) >= EM_V)\n"
     "        em_ldg<em_in, EM_V>(v, p.in + lb[0] + em_off(p, k), p.ist[EM_NI - 1]);\n"
     "    else\n"
@@ -381,14 +497,14 @@ static const char em__plain_input[] =
     "EM_D bool em_wide(const em_args &p, const long long *lb) {\n"
     "    return EM_NI == 1 && p.ist[0] == (long long)sizeof(em_in) && em_packable<em_in, EM_V>(p.in + lb[0]);\n"
     "}\n"
-    "EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {\n"
+    "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n"
     "    typedef em_pack<em_in, EM_V> P;\n"
-    "    const long long Gf = p.m / EM_V;\n"
+    "    const em_ix Gf = (em_ix)(p.m / EM_V);\n"
     "    for (; g < Gf; g += EM_U * gs) {\n"
     "        P w[EM_U];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < EM_U; j++)\n"
-    "            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (long long)sizeof(P));\n"
+    "            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (em_ix)sizeof(P));\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < EM_U; j++)\n"
     "#pragma unroll\n"
@@ -402,11 +518,11 @@ static const char em__plain_input[] =
 /* The fused producer's leaves' offsets for reduced element k, from their
  * bases lb (o<j> = lb[j] + the reduced dims' part; q: the outermost index). */
 static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
-    em_sbuf_printf(s, "    long long q = k");
-    for (int j = 1; j < t->nops; j++)
-        if (t->cls[j] != 'P') em_sbuf_printf(s, ", o%d = lb[%d]", j, j);
-    em_sbuf_printf(s, ";\n    for (int d = EM_NI - 1; d > 0; d--) {\n"
-                      "        const long long c = q %% p.ishape[d];\n        q /= p.ishape[d];\n");
+    em_sbuf_printf(s, "    em_ix q = k;\n");
+    for (int j = 1; j < t->nops; j++) /* byte offsets: 64-bit whatever em_ix is */
+        if (t->cls[j] != 'P') em_sbuf_printf(s, "    long long o%d = lb[%d];\n", j, j);
+    em_sbuf_printf(s, "    for (int d = EM_NI - 1; d > 0; d--) {\n"
+                      "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, "        o%d += c * p.list[%d][d];\n", j, j);
     em_sbuf_printf(s, "    }\n");
@@ -434,16 +550,17 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em__render_conv(s, em_render_natural(t->root), p->in, name);
     em_sbuf_printf(s, ";\n}\n");
     em_sbuf_printf(s, "#define EM_NB EM_NL\n"
-                      "EM_D void em_bases(const em_args &p, long long o, long long *lb) {\n"
-                      "    long long r = o;\n"
+                      "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+                      "    em_ix r = o;\n"
                       "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
-                      "    for (int d = EM_NO - 1; d >= 0; d--) {\n"
-                      "        const long long c = d ? r %% p.oshape[d] : r;\n"
-                      "        r /= p.oshape[d];\n"
+                      "    for (int d = EM_NO - 1; d > 0; d--) {\n"
+                      "        const em_ix c = r %% (em_ix)p.oshape[d];\n"
+                      "        r /= (em_ix)p.oshape[d];\n"
                       "        for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
-                      "    }\n}\n");
+                      "    }\n"
+                      "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
     em_sbuf_printf(s, "%s", em__run);
-    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, long long k) {\n");
+    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {\n");
     em__render_leaf_offsets(t, s);
     em_sbuf_printf(s, "    return em_f(p");
     for (int j = 1; j < t->nops; j++)
@@ -451,7 +568,7 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
             em_sbuf_printf(s, ", *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])", em_render_ctype(t->dtypes[j]),
                            j, j, j);
     em_sbuf_printf(s, ");\n}\n");
-    em_sbuf_printf(s, "EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {\n"
+    em_sbuf_printf(s, "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
                       "    if (em_run(p, k) < EM_V) {\n"
                       "        for (int e = 0; e < EM_V; e++)\n"
                       "            if (k + e < p.m) v[e] = em_at(p, lb, k + e);\n"
@@ -473,7 +590,7 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
                               "em_packable<%s, EM_V>(p.ld[%d] + lb[%d])))", j, j, em_render_ctype(t->dtypes[j]),
                            em_render_ctype(t->dtypes[j]), j, j);
     em_sbuf_printf(s, ";\n}\n");
-    em_sbuf_printf(s, "EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {\n");
+    em_sbuf_printf(s, "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n");
     for (int j = 1; j < t->nops; j++) {
         if (t->cls[j] == 'P') continue;
         const char *T = em_render_ctype(t->dtypes[j]);
@@ -481,12 +598,12 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
                           "        for (int e = 0; e < EM_V; e++) b%d.v[e] = *(const %s *)(p.ld[%d] + lb[%d]);\n",
                        T, j, j, j, j, j, T, j, j);
     }
-    em_sbuf_printf(s, "    const long long Gf = p.m / EM_V;\n    for (; g < Gf; g += EM_U * gs) {\n");
+    em_sbuf_printf(s, "    const em_ix Gf = (em_ix)(p.m / EM_V);\n    for (; g < Gf; g += EM_U * gs) {\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
             em_sbuf_printf(s, "        P%d w%d[EM_U];\n#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n"
                               "            if (g + j * gs < Gf)\n"
-                              "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (long long)sizeof(P%d)) : b%d;\n",
+                              "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (em_ix)sizeof(P%d)) : b%d;\n",
                            j, j, j, j, j, j, j, j, j);
     em_sbuf_printf(s, "#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n#pragma unroll\n"
                       "            for (int e = 0; e < EM_V; e++)\n"
@@ -496,27 +613,13 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
 }
 
-/* Elements per group: 16 bytes of input (at least one element). */
-static int em__group_elems(em_dtype in) {
-    int sz = em_dtype_get(in)->size;
-    return sz >= 16 ? 1 : 16 / sz;
-}
-
-/* Groups in flight per lane in the wide loop: 16 elements, at most 8
- * groups -- every element is a copy of the combine (and of the producer)
- * in the unrolled loop, and NVRTC's time grows with them. */
-static int em__groups_in_flight(em_dtype in) {
-    int v = em__group_elems(in);
-    return 16 / v < 8 ? 16 / v : 8;
-}
-
 em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "%s", em_render_prelude());
     em__state_fns(p, s);
-    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\n#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n"
-                      "#define EM_V %d\n#define EM_U %d\n",
-                   em_render_ctype(p->in), em_render_ctype(p->out), p->no, p->ni, p->warp ? 32 : 256,
-                   em__group_elems(p->in), em__groups_in_flight(p->in));
+    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
+                      "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",
+                   em_render_ctype(p->in), em_render_ctype(p->out), em__idx32(p) ? "int" : "long long", p->no,
+                   p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
     em_sbuf_printf(s, "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
                       "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
@@ -526,5 +629,6 @@ em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
     if (p->root) em__render_fused_input(p, s);
     else em_sbuf_printf(s, "%s%s", em__run, em__plain_input);
     em_sbuf_printf(s, "%s", em__reduce_kernels);
+    if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

@@ -7,10 +7,19 @@
  * pass 1 (em_kernel) reduces each unit in one block or one warp -- a
  * strided loop per thread, then a tree in shared memory or warp shuffles
  * -- and writes either the final value
- * (nsplit == 1) or a partial state; pass 2 (em_kernel2) combines the nsplit
- * states of each output.  The state and its four functions (identity, load,
+ * (nsplit == 1) or a partial state; pass 2 (em_kernel2, rendered in block
+ * mode only: a warp's units are never split) combines the nsplit states of
+ * each output.  The state and its four functions (identity, load,
  * combine, final) are rendered per op; the kernels are the same text for
- * every op.  Index math is 64-bit.
+ * every op.  Offsets are 64-bit; loop indices (em_ix: units, groups,
+ * elements within a unit) are 32-bit where the plan's extents leave room
+ * (the key says "|I").
+ *
+ * Planning drops size-1 dims and merges neighbouring kept dims (and
+ * neighbouring reduced dims) over which every operand read steps whole
+ * (em__merge_dims): the output index and the flat reduced index k name
+ * the same elements as before the merge, so the combination order -- and
+ * every result, bit for bit -- does not depend on it.
  *
  * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
  * nsplit; double ddof; long long oshape[no], ost[no], ishape[ni],
@@ -48,7 +57,8 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
                                em_dtype acc, double ddof, const em_array *out, em_rplan *p);
 /* Make p (planned by em_rplan_make for a C-contiguous array a of root's
  * shape and dtype, whose data is never read) compute a's values from the
- * tree root: one pass, no materialised producer.  The argument then ends
+ * tree root: one pass, no materialised producer.  The dims are merged
+ * again, as the leaves allow (in, ost and ist are then unused: zero).  The argument then ends
  * with char *ld[nl] ('P' leaves: their value's bytes); long long
  * lost[nl][no], list[nl][ni]  (nl = tree.nops, slot 0 unused). */
 EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a,

@@ -235,6 +235,37 @@ static void test_golden_fused_reduction(void) {
     em_array_release(&x), em_array_release(&b), em_array_release(&a), em_array_release(&o);
 }
 
+/* Seed 004's kernel: sum(x * x, axis=-1) of a C-contiguous float64
+ * (3, 40, 100), one warp per row: the kept dims merged into one (no
+ * division per row), 32-bit loop indices, 16 groups in flight. */
+static void test_golden_seed_reduction(void) {
+    int64_t sx[3] = {3, 40, 100}, so[2] = {3, 40};
+    em_array x, a, o;
+    mk(&x, EM_FLOAT64, 3, sx), mk(&a, EM_FLOAT64, 3, sx), mk(&o, EM_FLOAT64, 2, so);
+    em_node lx, sq;
+    em_node_leaf(&lx, &x);
+    op_node(&sq, EM_OP_MULTIPLY, 2, &lx, &lx, NULL);
+    int axes[1] = {2};
+    static em_rplan p;
+    em_sbuf s = {0};
+    em_status st = em_rplan_make(EM_RED_SUM, &a, 1, axes, EM_NDTYPES, 0, &o, &p);
+    if (st == EM_OK) st = em_rplan_fuse(&p, &sq, &a, 1, axes, &o);
+    p.warp = 1;
+    if (st == EM_OK) st = em_render_reduce(&p, &s);
+    CHECK(st == EM_OK && s.s && p.no == 1 && p.oshape[0] == 120);
+    if (s.s) golden_body("sum_sq_f64_warp.cu", s.s);
+    if (s.s && em_nvrtc_init() == EM_OK) {
+        void *cubin = NULL;
+        size_t n = 0;
+        st = em_cuda_compile(s.s, 90, "seed 004 reduction", &cubin, &n);
+        if (st != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
+        CHECK(st == EM_OK);
+        free(cubin);
+    }
+    em_sbuf_free(&s);
+    em_array_release(&x), em_array_release(&a), em_array_release(&o);
+}
+
 /* Every reduction compiles (all ops for two dtypes, a few for the rest). */
 static void test_nvrtc_reductions(void) {
     if (em_nvrtc_init() != EM_OK) return;
@@ -451,6 +482,7 @@ int main(void) {
     RUN(test_golden_strided_3d);
     RUN(test_golden_sum_reduction);
     RUN(test_golden_fused_reduction);
+    RUN(test_golden_seed_reduction);
     RUN(test_no_gpu_is_not_an_error);
     RUN(test_compile_error_message);
     RUN(test_disk_cache);

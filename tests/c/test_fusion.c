@@ -276,8 +276,10 @@ static void test_fused_reduction_kernels(void) {
     memcpy(&v, args + base + 16, 4);
     CHECK(n == base + 8 * 4 * (1 + (size_t)p.no + (size_t)p.ni));
     CHECK(v == 2.5f);
-    /* leaf y (shape (1, 7)) steps 0 over the kept dims, 4 bytes along the reduced one */
-    CHECK(p.lost[3][0] == 0 && p.lost[3][1] == 0 && p.list[3][0] == 4);
+    /* leaf y (shape (1, 7)) steps 0 over the kept dims, 4 bytes along the
+     * reduced one; x and y both step over the kept (5, 6) whole: one dim */
+    CHECK(p.no == 1 && p.oshape[0] == 30 && p.ni == 1);
+    CHECK(p.lost[3][0] == 0 && p.list[3][0] == 4 && p.lost[1][0] == 28);
     CHECK(key.s && strstr(key.s, "|F"));
     em_sbuf_free(&key), em_sbuf_free(&src);
     if (em_nvrtc_init() != EM_OK) return; /* the compiles need libnvrtc */

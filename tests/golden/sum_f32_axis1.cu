@@ -7,6 +7,7 @@ EM_D em_state em_comb(em_state a, em_state b) { return em_add(a, b); }
 EM_D float em_final(em_state s, long long m, double ddof) { return s; }
 typedef float em_in;
 typedef float em_out;
+typedef int em_ix;
 #define EM_NO 2
 #define EM_NI 1
 #define EM_RW 256
@@ -19,22 +20,24 @@ struct em_args {
     long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];
 };
 #define EM_FAST_DONE(g, gs, Gf) \
-    if ((g) + EM_U * (gs) >= (Gf)) { long long n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
-EM_D long long em_run(const em_args &p, long long k) {
-    return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];
+    if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
+EM_D em_ix em_run(const em_args &p, em_ix k) {
+    return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];
 }
 #define EM_NB 1
-EM_D void em_bases(const em_args &p, long long o, long long *lb) {
-    long long base = 0, r = o;
-    for (int d = EM_NO - 1; d >= 0; d--) { base += (d ? r % p.oshape[d] : r) * p.ost[d]; r /= p.oshape[d]; }
-    lb[0] = base;
+EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {
+    long long base = 0;
+    em_ix r = o;
+    for (int d = EM_NO - 1; d > 0; d--) { base += (r % (em_ix)p.oshape[d]) * p.ost[d]; r /= (em_ix)p.oshape[d]; }
+    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */
 }
-EM_D long long em_off(const em_args &p, long long k) {
-    long long off = 0, q = k;
-    for (int d = EM_NI - 1; d > 0; d--) { off += (q % p.ishape[d]) * p.ist[d]; q /= p.ishape[d]; }
+EM_D long long em_off(const em_args &p, em_ix k) {
+    long long off = 0;
+    em_ix q = k;
+    for (int d = EM_NI - 1; d > 0; d--) { off += (q % (em_ix)p.ishape[d]) * p.ist[d]; q /= (em_ix)p.ishape[d]; }
     return off + q * p.ist[0]; /* q < ishape[0]: no division for the outermost */
 }
-EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {
+EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {
     if (em_run(p, k) >= EM_V)
         em_ldg<em_in, EM_V>(v, p.in + lb[0] + em_off(p, k), p.ist[EM_NI - 1]);
     else
@@ -44,14 +47,14 @@ EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v)
 EM_D bool em_wide(const em_args &p, const long long *lb) {
     return EM_NI == 1 && p.ist[0] == (long long)sizeof(em_in) && em_packable<em_in, EM_V>(p.in + lb[0]);
 }
-EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {
+EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {
     typedef em_pack<em_in, EM_V> P;
-    const long long Gf = p.m / EM_V;
+    const em_ix Gf = (em_ix)(p.m / EM_V);
     for (; g < Gf; g += EM_U * gs) {
         P w[EM_U];
 #pragma unroll
         for (int j = 0; j < EM_U; j++)
-            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (long long)sizeof(P));
+            if (g + j * gs < Gf) w[j] = *(const P *)(p.in + lb[0] + (g + j * gs) * (em_ix)sizeof(P));
 #pragma unroll
         for (int j = 0; j < EM_U; j++)
 #pragma unroll
@@ -65,8 +68,8 @@ EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long 
 #define EM_RBLOCK 256
 #define EM_UPB (EM_RBLOCK / EM_RW)
 #define EM_LANE ((int)threadIdx.x % EM_RW)
-#define EM_U0 ((long long)blockIdx.x * EM_UPB + (long long)threadIdx.x / EM_RW)
-#define EM_USTEP ((long long)gridDim.x * EM_UPB)
+#define EM_U0 ((em_ix)blockIdx.x * EM_UPB + (em_ix)threadIdx.x / EM_RW)
+#define EM_USTEP ((em_ix)gridDim.x * EM_UPB)
 EM_D void em_tree(em_state *sh) {
     __syncthreads();
     for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {
@@ -98,16 +101,17 @@ EM_D em_state em_warp_end(em_state acc) {
 
 extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {
     EM_UNIT_DECL
-    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;
-    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {
-        const long long o = u / p.nsplit, s = u % p.nsplit;
+    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;
+    const em_ix units = (em_ix)(p.nout * p.nsplit);
+    for (em_ix u = EM_U0; u < units; u += EM_USTEP) {
+        const em_ix o = ns == 1 ? u : u / ns, s = u - o * ns;
         long long lb[EM_NB];
         em_bases(p, o, lb);
         em_state acc = em_ident();
-        long long g = s * EM_RW + EM_LANE;
+        em_ix g = s * EM_RW + EM_LANE;
         if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);
         for (; g < G; g += gs) {
-            const long long k = g * EM_V;
+            const em_ix k = g * EM_V;
             em_in v[EM_V];
             em_group(p, lb, k, v);
 #pragma unroll

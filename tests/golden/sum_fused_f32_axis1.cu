@@ -7,6 +7,7 @@ EM_D em_state em_comb(em_state a, em_state b) { return em_add(a, b); }
 EM_D float em_final(em_state s, long long m, double ddof) { return s; }
 typedef float em_in;
 typedef float em_out;
+typedef int em_ix;
 #define EM_NO 1
 #define EM_NI 1
 #define EM_RW 256
@@ -22,45 +23,50 @@ struct em_args {
     long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];
 };
 #define EM_FAST_DONE(g, gs, Gf) \
-    if ((g) + EM_U * (gs) >= (Gf)) { long long n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
+    if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
 EM_D em_in em_f(const em_args &p, const float x1, const float x2) {
         const float t0 = em_multiply(x1, x1);
         const float t1 = em_subtract(t0, x2);
     return t1;
 }
 #define EM_NB EM_NL
-EM_D void em_bases(const em_args &p, long long o, long long *lb) {
-    long long r = o;
+EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {
+    em_ix r = o;
     for (int j = 0; j < EM_NL; j++) lb[j] = 0;
-    for (int d = EM_NO - 1; d >= 0; d--) {
-        const long long c = d ? r % p.oshape[d] : r;
-        r /= p.oshape[d];
+    for (int d = EM_NO - 1; d > 0; d--) {
+        const em_ix c = r % (em_ix)p.oshape[d];
+        r /= (em_ix)p.oshape[d];
         for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];
     }
+    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */
 }
-EM_D long long em_run(const em_args &p, long long k) {
-    return EM_NI == 1 ? p.m - k : p.ishape[EM_NI - 1] - k % p.ishape[EM_NI - 1];
+EM_D em_ix em_run(const em_args &p, em_ix k) {
+    return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];
 }
-EM_D em_in em_at(const em_args &p, const long long *lb, long long k) {
-    long long q = k, o1 = lb[1], o2 = lb[2];
+EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {
+    em_ix q = k;
+    long long o1 = lb[1];
+    long long o2 = lb[2];
     for (int d = EM_NI - 1; d > 0; d--) {
-        const long long c = q % p.ishape[d];
-        q /= p.ishape[d];
+        const em_ix c = q % (em_ix)p.ishape[d];
+        q /= (em_ix)p.ishape[d];
         o1 += c * p.list[1][d];
         o2 += c * p.list[2][d];
     }
     return em_f(p, *(const float *)(p.ld[1] + o1 + q * p.list[1][0]), *(const float *)(p.ld[2] + o2 + q * p.list[2][0]));
 }
-EM_D void em_group(const em_args &p, const long long *lb, long long k, em_in *v) {
+EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {
     if (em_run(p, k) < EM_V) {
         for (int e = 0; e < EM_V; e++)
             if (k + e < p.m) v[e] = em_at(p, lb, k + e);
         return;
     }
-    long long q = k, o1 = lb[1], o2 = lb[2];
+    em_ix q = k;
+    long long o1 = lb[1];
+    long long o2 = lb[2];
     for (int d = EM_NI - 1; d > 0; d--) {
-        const long long c = q % p.ishape[d];
-        q /= p.ishape[d];
+        const em_ix c = q % (em_ix)p.ishape[d];
+        q /= (em_ix)p.ishape[d];
         o1 += c * p.list[1][d];
         o2 += c * p.list[2][d];
     }
@@ -76,7 +82,7 @@ EM_D bool em_wide(const em_args &p, const long long *lb) {
         (p.list[1][0] == 0 || (p.list[1][0] == (long long)sizeof(float) && em_packable<float, EM_V>(p.ld[1] + lb[1]))) &&
         (p.list[2][0] == 0 || (p.list[2][0] == (long long)sizeof(float) && em_packable<float, EM_V>(p.ld[2] + lb[2])));
 }
-EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long long gs, em_state &acc) {
+EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {
     typedef em_pack<float, EM_V> P1;
     P1 b1 = {};
     if (!p.list[1][0])
@@ -85,18 +91,18 @@ EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long 
     P2 b2 = {};
     if (!p.list[2][0])
         for (int e = 0; e < EM_V; e++) b2.v[e] = *(const float *)(p.ld[2] + lb[2]);
-    const long long Gf = p.m / EM_V;
+    const em_ix Gf = (em_ix)(p.m / EM_V);
     for (; g < Gf; g += EM_U * gs) {
         P1 w1[EM_U];
 #pragma unroll
         for (int j = 0; j < EM_U; j++)
             if (g + j * gs < Gf)
-                w1[j] = p.list[1][0] ? *(const P1 *)(p.ld[1] + lb[1] + (g + j * gs) * (long long)sizeof(P1)) : b1;
+                w1[j] = p.list[1][0] ? *(const P1 *)(p.ld[1] + lb[1] + (g + j * gs) * (em_ix)sizeof(P1)) : b1;
         P2 w2[EM_U];
 #pragma unroll
         for (int j = 0; j < EM_U; j++)
             if (g + j * gs < Gf)
-                w2[j] = p.list[2][0] ? *(const P2 *)(p.ld[2] + lb[2] + (g + j * gs) * (long long)sizeof(P2)) : b2;
+                w2[j] = p.list[2][0] ? *(const P2 *)(p.ld[2] + lb[2] + (g + j * gs) * (em_ix)sizeof(P2)) : b2;
 #pragma unroll
         for (int j = 0; j < EM_U; j++)
 #pragma unroll
@@ -110,8 +116,8 @@ EM_D long long em_fast(const em_args &p, const long long *lb, long long g, long 
 #define EM_RBLOCK 256
 #define EM_UPB (EM_RBLOCK / EM_RW)
 #define EM_LANE ((int)threadIdx.x % EM_RW)
-#define EM_U0 ((long long)blockIdx.x * EM_UPB + (long long)threadIdx.x / EM_RW)
-#define EM_USTEP ((long long)gridDim.x * EM_UPB)
+#define EM_U0 ((em_ix)blockIdx.x * EM_UPB + (em_ix)threadIdx.x / EM_RW)
+#define EM_USTEP ((em_ix)gridDim.x * EM_UPB)
 EM_D void em_tree(em_state *sh) {
     __syncthreads();
     for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {
@@ -143,16 +149,17 @@ EM_D em_state em_warp_end(em_state acc) {
 
 extern "C" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {
     EM_UNIT_DECL
-    const long long G = (p.m + EM_V - 1) / EM_V, gs = (long long)EM_RW * p.nsplit;
-    for (long long u = EM_U0; u < p.nout * p.nsplit; u += EM_USTEP) {
-        const long long o = u / p.nsplit, s = u % p.nsplit;
+    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;
+    const em_ix units = (em_ix)(p.nout * p.nsplit);
+    for (em_ix u = EM_U0; u < units; u += EM_USTEP) {
+        const em_ix o = ns == 1 ? u : u / ns, s = u - o * ns;
         long long lb[EM_NB];
         em_bases(p, o, lb);
         em_state acc = em_ident();
-        long long g = s * EM_RW + EM_LANE;
+        em_ix g = s * EM_RW + EM_LANE;
         if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);
         for (; g < G; g += gs) {
-            const long long k = g * EM_V;
+            const em_ix k = g * EM_V;
             em_in v[EM_V];
             em_group(p, lb, k, v);
 #pragma unroll

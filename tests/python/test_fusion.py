@@ -934,3 +934,57 @@ def test_integer_power_of_a_pending_array_by_itself(rng, lazy):
     x = own(a) + 1
     assert pending(x)
     np.testing.assert_array_equal((x ** x).get(), (a + 1) ** (a + 1))
+
+
+# ---- merged dims in reductions --------------------------------------------------
+# CUDA plans merge neighbouring kept dims (and neighbouring reduced dims) over
+# which every operand steps whole (render_reduce.c, em__merge_dims); a leaf
+# that breaks the rule stops the merge for all.  Results must not change:
+# fused == unfused bit for bit, and both match NumPy, on every layout.  The
+# CPU reductions do not use the CUDA plan; they run the same checks.
+
+_VIEWS = {  # each slices a NumPy array and an ember one alike
+    "contiguous": lambda v: v[:6, :5, :30],
+    "every-other-row": lambda v: v[:6, ::2, :30],  # the kept dims still merge
+    "every-other-column": lambda v: v[:6, :5, ::2],
+    "reversed-kept": lambda v: v[5::-1, 4::-1, :30],  # both reversed: they merge
+    "reversed-first": lambda v: v[5::-1, :5, :30],  # only one: they do not
+    "reversed-reduced": lambda v: v[:6, :5, 29::-1],
+    "transposed": lambda v: v[:6, :5, :30].transpose(2, 0, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_VIEWS))
+@pytest.mark.parametrize("axis", [-1, 0, (1, 2), (0, 2), None])
+def test_reduction_merged_dims_layouts(device, lazy, rng, name, axis):
+    base, view = rng.random((12, 10, 60)), _VIEWS[name]
+    ref = view(base)
+    assert_same(em.sum(view(own(base)), axis=axis), np.sum(ref, axis=axis))
+    got = em.sum(view(own(base)) ** 2, axis=axis)
+    want = unfused(lambda: em.sum(view(own(base)) ** 2, axis=axis))
+    assert bits(got) == bits(want), (name, axis)
+    assert_same(got, np.sum(ref ** 2, axis=axis))
+
+
+@pytest.mark.parametrize("yshape", [(30,), (5, 30), (6, 1, 30), (6, 5, 1), (1, 5, 1), ()])
+@pytest.mark.parametrize("axis", [-1, (1, 2), 0])
+def test_reduction_merged_dims_broadcast_leaf(device, lazy, rng, yshape, axis):
+    # y broadcast over both kept dims merges with x; over one of them it
+    # stops the merge for x too.
+    a, b = rng.random((6, 5, 30)), rng.random(yshape) + 0.5
+
+    def f():
+        return em.sum(own(a) * own(b) - own(a), axis=axis)
+    got, want = f(), unfused(f)
+    assert bits(got) == bits(want), (yshape, axis)
+    assert_same(got, np.sum(a * b - a, axis=axis))
+
+
+@pytest.mark.parametrize("shape,axis", [((), None), ((5, 0), 1), ((0, 5), 1), ((3, 0, 4), (0, 2)),
+                                        ((1, 7, 1), -1), ((4, 1, 6), (1, 2))])
+def test_reduction_merged_dims_degenerate(device, lazy, rng, shape, axis):
+    a = rng.random(shape)
+    got = em.sum(own(a) * 2.0, axis=axis)
+    want = unfused(lambda: em.sum(own(a) * 2.0, axis=axis))
+    assert bits(got) == bits(want)
+    assert_same(got, np.sum(a * 2.0, axis=axis))

@@ -19,7 +19,7 @@ static void em__split(em_rplan *p, int sms) {
      * warp per output keeps every thread loading instead of waiting at a
      * block-wide tree once per output. */
     p->warp = p->nout >= want * 8 && p->m <= 8192;
-    if (p->nout >= want || p->m <= EM_RB * 16) return;
+    if (p->nout >= want || p->m <= EM_RB * 16) return; /* so a warp's units are never split: no pass 2 */
     int64_t by_work = (p->m + EM_RB * 16 - 1) / (EM_RB * 16), by_dev = (want + p->nout - 1) / p->nout;
     p->nsplit = by_work < by_dev ? by_work : by_dev;
 }
