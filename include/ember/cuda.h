@@ -8,6 +8,16 @@
 #include "ember/ember.h"
 
 /* The calling thread's current stream (NULL: the default stream). */
+/* Load NVRTC on a background thread when a CUDA device is first opened, so
+ * that the context creation hides the load (dlopen of libnvrtc takes
+ * milliseconds, more than a kernel-cache hit).  Off by default: whoever turns
+ * it on must call em_cuda_prefetch_wait() before the process exits, since a
+ * process that exits while libnvrtc's constructors run can crash.  The
+ * Python binding turns it on and waits from an atexit callback. */
+EM_API void em_cuda_prefetch_nvrtc(bool on);
+/* Wait for a prefetch under way, and start none after this. */
+EM_API void em_cuda_prefetch_wait(void);
+
 EM_API void em_cuda_stream_set(void *s);
 EM_API void *em_cuda_stream_get(void);
 EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);

@@ -196,7 +196,31 @@ static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
 }
 
+/* _ember._cuda_prefetch_wait(): see pyem_cuda_prefetch_init. */
+static PyObject *f_prefetch_wait(PyObject *self, PyObject *unused) {
+    Py_BEGIN_ALLOW_THREADS em_cuda_prefetch_wait();
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+/* NVRTC loads while a device's context is made (em_cuda_prefetch_nvrtc);
+ * the loading thread is waited for from Python's atexit, which runs before
+ * any C-level exit handler (libnvrtc's own among them). */
+int pyem_cuda_prefetch_init(PyObject *m) {
+    PyObject *wait = PyObject_GetAttrString(m, "_cuda_prefetch_wait");
+    PyObject *atexit = wait ? PyImport_ImportModule("atexit") : NULL;
+    PyObject *r = atexit ? PyObject_CallMethod(atexit, "register", "O", wait) : NULL;
+    Py_XDECREF(wait);
+    Py_XDECREF(atexit);
+    if (!r) return -1;
+    Py_DECREF(r);
+    em_cuda_prefetch_nvrtc(true);
+    return 0;
+}
+
 PyMethodDef pyem_cuda_functions[] = {
+    {"_cuda_prefetch_wait", f_prefetch_wait, METH_NOARGS,
+     "_cuda_prefetch_wait(): wait for NVRTC's background load, if one is under way"},
     {"cuda_pool", f_cuda_pool, METH_VARARGS, "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
     {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
     {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},

@@ -235,6 +235,7 @@ PyMODINIT_FUNC PyInit__ember(void) {
     for (size_t i = 0; !bad && i < sizeof tables / sizeof *tables; i++)
         bad = pyem__add_table(m, tables[i]) < 0;
     if (!bad) bad = PyModule_AddObject(m, "ops", pyem__op_names()) < 0;
+    if (!bad) bad = pyem_cuda_prefetch_init(m) < 0;
     if (!bad) bad = PyModule_AddStringConstant(m, "__version__", EM_VERSION) < 0;
     if (!bad) bad = PyModule_AddIntConstant(m, "MAXDIMS", EM_MAXDIMS) < 0;
     if (bad) {

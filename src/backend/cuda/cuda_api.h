@@ -60,9 +60,9 @@ extern em__cublas_api em__cublas;
 int em_cu_init(void);
 /* Load NVRTC once; EM_EDEVICE naming the sonames tried if it is missing. */
 EM_API em_status em_nvrtc_init(void);
-/* Start loading NVRTC on a background thread (em_nvrtc_init then waits for
- * it): dlopen of libnvrtc takes milliseconds, which a device's first use
- * (its context) can hide.  Nothing is reported; em_nvrtc_init says why. */
+/* At a device's first use: start loading NVRTC on a background thread if
+ * em_cuda_prefetch_nvrtc(true) asked for it (em_nvrtc_init then waits for
+ * it).  Nothing is reported; em_nvrtc_init says why. */
 void em_nvrtc_prefetch(void);
 /* NVRTC version as major * 1000 + minor * 10 (0 before em_nvrtc_init). */
 int em_nvrtc_version(void);

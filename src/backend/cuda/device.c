@@ -57,9 +57,9 @@ static em_status em__open(int id, em__dev *dv) {
     EM_CHECK(em__attr(d, EM_CU_ATTR_SHARED_MEMORY_PER_BLOCK, &shm));
     p->shared_memory_per_block = (size_t)shm;
     EM_CU(em__cu.cuDeviceTotalMem(&p->total_memory, d), "cuDeviceTotalMem");
-    /* Every first use of a device compiles or loads kernels soon: let NVRTC
+    /* Every first use of a device compiles or loads kernels soon: NVRTC may
      * load while the driver makes the context (a disk-cache hit needs its
-     * version for the key). */
+     * version for the key; em_cuda_prefetch_nvrtc). */
     em_nvrtc_prefetch();
     EM_CU(em__cu.cuDevicePrimaryCtxRetain(&dv->ctx, d), "cuDevicePrimaryCtxRetain");
     return EM_OK;

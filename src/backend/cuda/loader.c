@@ -136,25 +136,36 @@ static void *em__nvrtc_thread(void *unused) {
     return NULL;
 }
 
-/* The loading thread is joined at exit: a process ending while libnvrtc's
- * constructors run crashed (SIGSEGV in exit) when it was detached. */
+/* The loading thread (em_cuda_prefetch_nvrtc).  Not joined by a C atexit
+ * handler: libnvrtc registers its destructors while it loads, after any
+ * handler of ours, so exit() would run them while its constructors still
+ * ran on the thread (a SIGSEGV seen here).  Its owner joins it first. */
+static pthread_mutex_t em__prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t em__nvrtc_loader;
-static bool em__nvrtc_loading;
+static bool em__prefetch_on, em__prefetch_tried, em__nvrtc_loading;
 
-static void em__nvrtc_join(void) {
-    if (em__nvrtc_loading) pthread_join(em__nvrtc_loader, NULL);
+void em_cuda_prefetch_nvrtc(bool on) {
+    pthread_mutex_lock(&em__prefetch_lock);
+    em__prefetch_on = on;
+    pthread_mutex_unlock(&em__prefetch_lock);
+}
+
+void em_cuda_prefetch_wait(void) {
+    pthread_mutex_lock(&em__prefetch_lock);
+    em__prefetch_on = false; /* none starts after this */
+    bool join = em__nvrtc_loading;
     em__nvrtc_loading = false;
+    pthread_mutex_unlock(&em__prefetch_lock);
+    if (join) pthread_join(em__nvrtc_loader, NULL);
 }
 
 void em_nvrtc_prefetch(void) {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&em__prefetch_lock);
     /* Once per process; if no thread starts, the first kernel loads NVRTC. */
-    static bool tried;
-    if (!tried && atexit(em__nvrtc_join) == 0)
+    if (em__prefetch_on && !em__prefetch_tried)
         em__nvrtc_loading = pthread_create(&em__nvrtc_loader, NULL, em__nvrtc_thread, NULL) == 0;
-    tried = true;
-    pthread_mutex_unlock(&lock);
+    em__prefetch_tried = true;
+    pthread_mutex_unlock(&em__prefetch_lock);
 }
 
 em_status em_nvrtc_init(void) {
