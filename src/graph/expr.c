@@ -197,14 +197,17 @@ bool em_expr_reads(const em_expr *e, const em_array *a) {
 
 /* ---- lowering to an em_node tree --------------------------------------------------- */
 
-/* A snapshot of a DAG as an em_node tree with retained leaf views, so that
- * the evaluation needs nothing else (and no lock).  Leaves reading the
- * same view are one node, and so are structurally equal op nodes (x*x + x*x
- * reads x once and, on the CPU, computes x*x once per block). */
+/* A snapshot of a DAG as an em_node tree, so that the evaluation needs no
+ * lock.  Its leaves read the DAG's own arrays (a ready node's array never
+ * changes, and whoever evaluates holds the root, so they live as long as
+ * the plan) or, for a part of the root (nix > 0), views cut from them and
+ * retained here.  Leaves reading the same view are one node, and so are
+ * structurally equal op nodes (x*x + x*x reads x once and, on the CPU,
+ * computes x*x once per block). */
 typedef struct em__lower {
-    int nnodes, nleaves;
+    int nnodes, nleaves, nviews;
     em_node nodes[EM_FUSE_MAXNODES];
-    em_array leaves[EM_FUSE_MAXNODES];
+    em_array leaves[EM_FUSE_MAXNODES]; /* the views made, nviews of them */
     int nix;        /* the part evaluated: root[ix[0], ..., ix[nix - 1]]; 0: all */
     em_index_item ix[EM_MAXDIMS];
     const em_expr *root;
@@ -220,7 +223,7 @@ static em__lower *em__lower_alloc(void) {
 }
 
 static void em__lower_free(em__lower *L) {
-    for (int i = 0; i < L->nleaves; i++) em_array_release(&L->leaves[i]);
+    for (int i = 0; i < L->nviews; i++) em_array_release(&L->leaves[i]);
     em__lower *none = NULL;
     if (!atomic_compare_exchange_strong_explicit(&em__spare, &none, L, memory_order_release,
                                                  memory_order_relaxed))
@@ -230,10 +233,6 @@ static void em__lower_free(em__lower *L) {
 /* The view a leaf reads: broadcast to the root's shape and cut to the part
  * evaluated (rows, or a reduction's band: em_expr_eval_index). */
 static em_status em__leaf_view(em__lower *L, const em_array *a, em_array *v) {
-    if (L->nix == 0) {
-        em_array_view(v, a);
-        return EM_OK;
-    }
     em_array b = {0};
     EM_CHECK(em_view_broadcast_to(a, L->root->ndim, L->root->shape, &b));
     em_status s = em_view_index(&b, L->nix, L->ix, v);
@@ -241,23 +240,36 @@ static em_status em__leaf_view(em__lower *L, const em_array *a, em_array *v) {
     return s;
 }
 
+/* The array a leaf node reads: a's own, or a view of the part evaluated
+ * kept in L (NULL and an error when out of room). */
+static const em_array *em__leaf_array(em__lower *L, const em_array *a, em_status *s) {
+    if (L->nix == 0) return a;
+    if (L->nviews == EM_FUSE_MAXNODES) {
+        *s = em_error(EM_EUNSUPPORTED, "expression has more than %d leaves", EM_FUSE_MAXNODES);
+        return NULL;
+    }
+    em_array *v = &L->leaves[L->nviews];
+    *v = (em_array){0};
+    if ((*s = em__leaf_view(L, a, v)) != EM_OK) return NULL;
+    L->nviews++;
+    return v;
+}
+
 static em_status em__lower_node(em__lower *L, const em_expr *e, const em_node **out) {
     if (em_expr_ready(e)) {
-        em_array v = {0};
-        EM_CHECK(em__leaf_view(L, &e->arr, &v));
+        em_status s = EM_OK;
+        const em_array *v = em__leaf_array(L, &e->arr, &s);
+        if (!v) return s;
         for (int i = 0; i < L->nnodes; i++)
-            if (L->nodes[i].nin == 0 && em__same_leaf(L->nodes[i].leaf, &v)) {
-                em_array_release(&v);
+            if (L->nodes[i].nin == 0 && em__same_leaf(L->nodes[i].leaf, v)) {
                 *out = &L->nodes[i];
-                return EM_OK;
+                return EM_OK; /* a view made for it stays until the plan goes */
             }
-        if (L->nnodes == EM_FUSE_MAXNODES) {
-            em_array_release(&v);
+        if (L->nnodes == EM_FUSE_MAXNODES)
             return em_error(EM_EUNSUPPORTED, "expression has more than %d nodes", EM_FUSE_MAXNODES);
-        }
-        L->leaves[L->nleaves] = v;
         em_node *n = &L->nodes[L->nnodes++];
-        em_node_leaf(n, &L->leaves[L->nleaves++]);
+        em_node_leaf(n, v);
+        L->nleaves++;
         *out = n;
         return EM_OK;
     }
@@ -282,7 +294,7 @@ static em_status em__lower_make_ix(const em_expr *e, int nix, const em_index_ite
                                    em__lower **out, const em_node **root) {
     em__lower *L = em__lower_alloc();
     if (!L) return em_error(EM_ENOMEM, "out of host memory for an expression plan");
-    L->nnodes = L->nleaves = 0;
+    L->nnodes = L->nleaves = L->nviews = 0;
     L->nix = nix, L->root = e;
     if (nix > 0) memcpy(L->ix, ix, sizeof(em_index_item) * (size_t)nix);
     em_status s = em__lower_node(L, e, root);
