@@ -31,8 +31,11 @@ warm_nvrtc() {
 case "${1:-suite}" in
 suite)
     bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-    (cd build && ctest --output-on-failure > "$OUT/ctest.log" 2>&1); tail -3 "$OUT/ctest.log"
+    # The C tests beside the pytest files (one device call has 10 minutes).
+    (cd build && timeout "${EMBER_TEST_TIMEOUT:-420}" ctest -j4 --output-on-failure > "$OUT/ctest.log" 2>&1) &
     EMBER_TEST_LOGDIR=$OUT/tests EMBER_PYTHON=$PY bash tools/gpu_tests.sh "${P:-12}" "$OUT/tests.log"
+    wait
+    tail -3 "$OUT/ctest.log"
     grep -E "^=== " "$OUT/tests.log" | awk '{print}' | tail -60
     ;;
 bench)
