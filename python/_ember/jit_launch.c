@@ -92,7 +92,6 @@ typedef struct {
 } JitLauncherObject;
 
 static PyTypeObject JitDispatcher_Type, JitLauncher_Type;
-static PyTypeObject *pyem__np_generic_t; /* numpy.generic */
 
 static void pyem__jsig_free(pyem_jsig *s) {
     if (!s) return;
@@ -490,7 +489,7 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
             p->kind = JP_FLOAT, p->size = 8;
         } else if (PyBool_Check(a)) {
             p->kind = JP_BOOL, p->size = 1;
-        } else if (pyem__np_generic_t && PyObject_TypeCheck(a, pyem__np_generic_t) && PyObject_CheckBuffer(a)) {
+        } else if (pyem__np_generic && PyObject_TypeCheck(a, (PyTypeObject *)pyem__np_generic) && PyObject_CheckBuffer(a)) {
             /* A NumPy scalar: its value lies at a fixed place in every object of its type. */
             Py_buffer v;
             if (PyObject_GetBuffer(a, &v, PyBUF_SIMPLE) < 0) {
@@ -592,11 +591,8 @@ static PyTypeObject JitDispatcher_Type = {
 };
 
 int pyem_jit_launch_init_types(PyObject *m) {
-    PyObject *np = PyImport_ImportModule("numpy");
-    if (!np) return -1;
-    pyem__np_generic_t = (PyTypeObject *)PyObject_GetAttrString(np, "generic");
-    Py_DECREF(np);
-    if (!pyem__np_generic_t || !PyType_Check(pyem__np_generic_t)) return -1;
+    /* numpy.generic: set by pyem_kernel_init_type, which runs first. */
+    if (!pyem__np_generic || !PyType_Check(pyem__np_generic)) return -1;
     if (PyType_Ready(&JitDispatcher_Type) < 0 || PyType_Ready(&JitLauncher_Type) < 0) return -1;
     if (PyModule_AddObjectRef(m, "_JitDispatcher", (PyObject *)&JitDispatcher_Type) < 0) return -1;
     return PyModule_AddObjectRef(m, "_JitLauncher", (PyObject *)&JitLauncher_Type);

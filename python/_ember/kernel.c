@@ -43,7 +43,8 @@ typedef struct {
     int n;
 } pyem_kargs;
 
-static PyObject *pyem__np_generic, *pyem__np_ndarray;
+static PyObject *pyem__np_ndarray;
+PyObject *pyem__np_generic; /* numpy.generic, shared with jit_launch.c */
 
 /* *out = o.name (new reference), or NULL with nothing raised when o has no
  * such attribute; -1 on another error. */

@@ -110,6 +110,8 @@ int pyem_fusion_foreign_ok(void);
 int pyem_fusion_flush(em_device d, const char *reason);
 struct em_expr;
 int pyem_expr_of(PyObject *o, const em_array *view, struct em_expr **out);
+/* kernel.c: numpy.generic (set at module init). */
+extern PyObject *pyem__np_generic;
 /* cuda.c: NVRTC's background load on, waited for at exit (module init). */
 int pyem_cuda_prefetch_init(PyObject *m);
 PyObject *pyem_wrap_pending(struct em_expr *x);
