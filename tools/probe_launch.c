@@ -65,7 +65,32 @@ int main(void) {
             printf("%-22s n=%6d  host %.2f us/launch, until done %.2f us/launch, device %.2f us/launch\n",
                    names[s], n, (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6, ms * 1e3 / n);
         }
+    /* The same empty kernel launched as Ember launches its own (256
+     * threads, one packed argument passed through kernelParams), and with
+     * the argument buffer given by CU_LAUNCH_PARAM_BUFFER_POINTER instead. */
+    static const char *ptx2 =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k2(.param .align 8 .b8 p[64]) { ret; }\n";
+    void *mod2, *f2;
+    CK(get("cuModuleLoadData")(&mod2, ptx2));
+    CK(get("cuModuleGetFunction")(&f2, mod2, "k2"));
+    unsigned char packed[64] = {0};
+    size_t psize = sizeof packed;
+    void *kp[] = {packed};
+    void *extra[] = {(void *)1, packed, (void *)2, &psize, (void *)0};
     int n = 20000;
+    for (int form = 0; form < 4; form++) {
+        unsigned bx = form & 1 ? 256 : 32;
+        for (int i = 0; i < 100; i++)
+            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL) : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
+        CK(sync());
+        double t0 = now();
+        for (int i = 0; i < n; i++)
+            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL) : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
+        double t1 = now();
+        CK(sync());
+        printf("64-byte argument, %3u threads, %-12s host %.2f us/launch\n", bx, form < 2 ? "kernelParams" : "extra", (t1 - t0) / n * 1e6);
+    }
     double t0 = now();
     for (int i = 0; i < n; i++) CK(setc(ctx));
     printf("cuCtxSetCurrent %.3f us\n", (now() - t0) / n * 1e6);
