@@ -34,11 +34,11 @@ size_t fake_used(void) { return used; }
 /* Counted entry points ("async_pageable": an async copy whose host side
  * was not from cuMemHostAlloc, which a real driver would run synchronously). */
 enum { F_HTOD, F_DTOH, F_HTOD_ASYNC, F_DTOH_ASYNC, F_EVENT_RECORD, F_EVENT_SYNC, F_HOST_ALLOC,
-       F_FREE_HOST, F_PTR_ATTR, F_ASYNC_PAGEABLE, F_N };
+       F_FREE_HOST, F_PTR_ATTR, F_STREAM_SYNC, F_ASYNC_PAGEABLE, F_N };
 static const char *const fnames[F_N] = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoDAsync",
                                         "cuMemcpyDtoHAsync", "cuEventRecord", "cuEventSynchronize",
                                         "cuMemHostAlloc", "cuMemFreeHost", "cuPointerGetAttribute",
-                                        "async_pageable"};
+                                        "cuStreamSynchronize", "async_pageable"};
 static atomic_int calls[F_N], fail_in[F_N], fail_times[F_N], fail_code[F_N];
 
 static int fidx(const char *name) {
@@ -225,7 +225,12 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 }
 CUresult cuStreamCreate(void **s, unsigned f) { *s = malloc(1); return 0; }
 CUresult cuStreamDestroy_v2(void *s) { free(s); return 0; }
-CUresult cuStreamSynchronize(void *s) { run_all(); return 0; }
+CUresult cuStreamSynchronize(void *s) {
+    CUresult r = enter(F_STREAM_SYNC);
+    if (r) return r;
+    run_all();
+    return 0;
+}
 /* An event is the queue position it was recorded at. */
 CUresult cuEventCreate(void **e, unsigned f) { *e = calloc(1, sizeof(uint64_t)); return 0; }
 CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }

@@ -319,14 +319,19 @@ static void test_staged_sizes(void) {
     fake_set(1024, (size_t)1 << 20);
 }
 
-/* The DMAs go on the calling thread's current stream. */
+/* The DMAs go on the legacy default stream, where the synchronous copy
+ * ran, whatever the current stream (which the copy waited for first). */
 static void test_staged_stream(void) {
     void *s = NULL;
     em_cuda_copy_tune(1000, 4096);
     CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
     em_cuda_stream_set(s);
-    CHECK(round_trip(20000) && *last_copy_stream == s);
+    *last_copy_stream = (void *)1;
+    int w0 = fake_calls("cuStreamSynchronize");
+    CHECK(round_trip(20000) && *last_copy_stream == NULL);
+    CHECK(fake_calls("cuStreamSynchronize") - w0 == 4); /* each copy waited for s */
     em_cuda_stream_set(NULL);
+    *last_copy_stream = (void *)1;
     CHECK(round_trip(20000) && *last_copy_stream == NULL);
     CHECK(em_cuda_stream_destroy(0, s) == EM_OK);
     em_cuda_copy_tune(0, 0);

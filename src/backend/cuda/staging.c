@@ -10,11 +10,13 @@
  * next chunks' DMAs run).  An event per buffer says when its DMA finished:
  * a buffer is refilled (or read) only after that.
  *
- * The semantics are the synchronous copy's: the call returns when every
- * byte is in place; the DMAs go on the calling thread's current stream,
- * which the caller has waited for (em_cu_wait_current), so they follow the
- * work queued before them.  One copy at a time uses a device's buffers (a
- * lock per device).  On a driver error the DMAs already queued are waited
+ * The semantics are the synchronous copy's: the caller has waited for its
+ * current stream (em_cu_wait_current), the DMAs go on the legacy default
+ * stream, where the driver's synchronous copy ran (so they are ordered
+ * against other streams exactly as before, for every caller, and a current
+ * stream of another device cannot get in the way), and the call returns
+ * when every byte is in place.  One copy at a time uses a device's buffers
+ * (a lock per device).  On a driver error the DMAs already queued are waited
  * for before the error is returned, so the next copy finds idle buffers.
  *
  * Host memory the driver already knows (pinned by Ember or by another
@@ -53,6 +55,9 @@ enum { EM_STAGE_NBUF = 4 };
 #define EM_STAGE_GRAIN ((size_t)256 << 10)
 
 enum { EM__UNTRIED, EM__READY, EM__OFF };
+
+/* The stream of the DMAs: the legacy default stream (see above). */
+#define EM__LEGACY ((CUstream)NULL)
 
 typedef struct em__stage {
     pthread_mutex_t lock; /* held for a whole staged copy, and while opening */
@@ -260,7 +265,7 @@ em_status em_cu_copy_h2d(int id, CUdeviceptr dst, const void *src, size_t n) {
         EM_CU(em__cu.cuMemcpyHtoD(dst, src, n), "a host-to-device copy");
         return EM_OK;
     }
-    em__pipe p = {st, em_cu_stream(), n, em__chunk(n), 0, false, EM_CU_SUCCESS};
+    em__pipe p = {st, EM__LEGACY, n, em__chunk(n), 0, false, EM_CU_SUCCESS};
     em__h2d(&p, dst, src);
     em_status s = em__finish(&p, "a host-to-device copy");
     pthread_mutex_unlock(&st->lock);
@@ -273,7 +278,7 @@ em_status em_cu_copy_d2h(int id, void *dst, CUdeviceptr src, size_t n) {
         EM_CU(em__cu.cuMemcpyDtoH(dst, src, n), "a device-to-host copy");
         return EM_OK;
     }
-    em__pipe p = {st, em_cu_stream(), n, em__chunk(n), 0, false, EM_CU_SUCCESS};
+    em__pipe p = {st, EM__LEGACY, n, em__chunk(n), 0, false, EM_CU_SUCCESS};
     em__d2h(&p, dst, src);
     em_status s = em__finish(&p, "a device-to-host copy");
     pthread_mutex_unlock(&st->lock);
