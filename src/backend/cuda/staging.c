@@ -35,9 +35,12 @@
 #include <string.h>
 
 #define EM_MIB ((size_t)1 << 20)
-/* Smaller copies take the driver's path: below a few MiB the fixed costs
- * (a parallel memcpy's start, a DMA and an event per chunk) eat what the
- * overlap saves, and the driver's own staging is as fast. */
+/* Smaller copies take the driver's path.  A 4 MiB copy takes the driver
+ * ~400 us; staged, its four chunks' fixed costs (handing a memcpy to the
+ * pool, ~5 us on a 2-core VM, a DMA and an event of a few us each) are
+ * ~10 % of that, where at 1 MiB they would be most of it and the pipeline
+ * barely overlaps.  An estimate: tools/gpu_copies.sh measures staged and
+ * driver copies by size on a GPU machine, to place it. */
 #define EM_STAGE_MIN (4 * EM_MIB)
 /* Buffers per device and their size: 32 MiB pinned per device in all.
  * Four let three DMAs wait queued while the threads fill the fourth, so
@@ -46,7 +49,8 @@ enum { EM_STAGE_NBUF = 4 };
 #define EM_STAGE_BUF (8 * EM_MIB)
 /* A copy is cut into at least EM_STAGE_NBUF chunks (so that a 4 MiB one
  * still overlaps), none below 1 MiB (per-chunk costs) nor above a buffer;
- * chunks are whole 64 KiB. */
+ * chunks are whole 64 KiB.  Long copies pay about one chunk's memcpy and
+ * one chunk's DMA that do not overlap (~3 % of 256 MiB at 8 MiB). */
 #define EM_STAGE_CHUNK_MIN EM_MIB
 #define EM_STAGE_ALIGN ((size_t)64 << 10)
 /* The memcpy is split over the CPU pool in whole pages, at least 256 KiB a
