@@ -150,3 +150,25 @@ print(st["staged"], st["unstaged"], calls("cuMemHostAlloc"), calls("cuMemFreeHos
 """, {"EMBER_DEBUG": "1"})
     assert out == ["True", "True", "0", "12", "2", "1", "0"]
     assert "no pinned staging buffers" in err
+
+
+def test_round_trips_on_the_device(device):
+    # In-process on each available device: on a GPU the staged copies with
+    # the real driver, at the threshold and chunk boundaries, and after a
+    # kernel queued on a non-blocking stream; on the CPU plain copies.
+    import numpy as np
+
+    import ember as em
+    rng, mib = np.random.default_rng(1), 1 << 20
+    for n in (4 * mib - 1, 4 * mib + 1, 8 * mib, 33 * mib + 7):
+        a, b = rng.integers(0, 256, n, np.uint8), rng.integers(0, 256, n, np.uint8)
+        da, db = em.asarray(a, device=device), em.asarray(b, device=device)
+        out = np.empty_like(a)
+        da.get(out=out)
+        assert np.array_equal(out, a) and np.array_equal(db.get(), b), n
+    if str(device).startswith("cuda"):
+        x = rng.random(3 * mib)
+        with em.Stream(non_blocking=True):
+            y = em.asarray(x, device=device) * 2 + 1
+            got = y.get()
+        assert np.array_equal(got, x * 2 + 1)
