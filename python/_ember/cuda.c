@@ -196,6 +196,24 @@ static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
 }
 
+/* _cuda_copy_tune(min_bytes=0, chunk=0): em_cuda_copy_tune, for tests and probes. */
+static PyObject *f_copy_tune(PyObject *self, PyObject *args) {
+    unsigned long long min_bytes = 0, chunk = 0;
+    if (!PyArg_ParseTuple(args, "|KK", &min_bytes, &chunk)) return NULL;
+    em_cuda_copy_tune((size_t)(min_bytes > SIZE_MAX ? SIZE_MAX : min_bytes), (size_t)chunk);
+    Py_RETURN_NONE;
+}
+
+/* _cuda_copy_stats() -> dict of em_cuda_copy_stats. */
+static PyObject *f_copy_stats(PyObject *self, PyObject *unused) {
+    em_cuda_copy_stats st;
+    em_cuda_copy_stats_get(&st);
+    return Py_BuildValue("{sKsKsKsKsKsK}", "staged", (unsigned long long)st.staged, "known",
+                         (unsigned long long)st.known, "unstaged", (unsigned long long)st.unstaged,
+                         "min_bytes", (unsigned long long)st.min_bytes, "buffers",
+                         (unsigned long long)st.buffers, "buffer_bytes", (unsigned long long)st.buffer_bytes);
+}
+
 /* _ember._cuda_prefetch_wait(): see pyem_cuda_prefetch_init. */
 static PyObject *f_prefetch_wait(PyObject *self, PyObject *unused) {
     Py_BEGIN_ALLOW_THREADS em_cuda_prefetch_wait();
@@ -221,6 +239,12 @@ int pyem_cuda_prefetch_init(PyObject *m) {
 PyMethodDef pyem_cuda_functions[] = {
     {"_cuda_prefetch_wait", f_prefetch_wait, METH_NOARGS,
      "_cuda_prefetch_wait(): wait for NVRTC's background load, if one is under way"},
+    {"_cuda_copy_tune", f_copy_tune, METH_VARARGS,
+     "_cuda_copy_tune(min_bytes=0, chunk=0): stage pageable host copies from min_bytes on (0: the default, "
+     "2**64-1: never) in chunks of chunk bytes (0: the default); for tests and probes"},
+    {"_cuda_copy_stats", f_copy_stats, METH_NOARGS,
+     "_cuda_copy_stats() -> dict: staged copies, large copies of driver-known (pinned) memory, large pageable "
+     "copies without staging buffers, and the settings"},
     {"cuda_pool", f_cuda_pool, METH_VARARGS, "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
     {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
     {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},

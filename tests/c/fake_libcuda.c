@@ -2,7 +2,17 @@
  * (built by test_cuda_fake.c into a shared library and loaded through
  * EMBER_LIBCUDA).  Device memory is host memory with a capacity
  * (FAKE_CUDA_MEM bytes); kernels do not run: launches are recorded.  The
- * test drives it through fake_* functions found with dlsym. */
+ * test drives it through fake_* functions found with dlsym.
+ *
+ * Asynchronous host copies (cuMemcpyHtoDAsync / DtoHAsync) are deferred, as
+ * a DMA engine would run them: they wait in one queue (a valid order for
+ * every stream) and run when an event recorded after them, a stream or the
+ * context is synchronised, or a synchronous copy starts.  A caller that
+ * reuses a staging buffer before its copy finished then sees wrong bytes.
+ * Entry points of interest are counted and can be made to fail
+ * (fake_calls, fake_fail_call). */
+#include <pthread.h> /* in libc since glibc 2.34; else the process has it */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +31,88 @@ void fake_fail_next_sync(int code) { fail_sync = code; }
 int fake_allocs(void) { return allocs; }
 size_t fake_used(void) { return used; }
 
+/* Counted entry points ("async_pageable": an async copy whose host side
+ * was not from cuMemHostAlloc, which a real driver would run synchronously). */
+enum { F_HTOD, F_DTOH, F_HTOD_ASYNC, F_DTOH_ASYNC, F_EVENT_RECORD, F_EVENT_SYNC, F_HOST_ALLOC,
+       F_FREE_HOST, F_PTR_ATTR, F_STREAM_SYNC, F_ASYNC_PAGEABLE, F_N };
+static const char *const fnames[F_N] = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoDAsync",
+                                        "cuMemcpyDtoHAsync", "cuEventRecord", "cuEventSynchronize",
+                                        "cuMemHostAlloc", "cuMemFreeHost", "cuPointerGetAttribute",
+                                        "cuStreamSynchronize", "async_pageable"};
+static atomic_int calls[F_N], fail_in[F_N], fail_times[F_N], fail_code[F_N];
+
+static int fidx(const char *name) {
+    for (int i = 0; i < F_N; i++)
+        if (!strcmp(name, fnames[i])) return i;
+    return -1;
+}
+/* Calls of name so far (-1: not counted). */
+int fake_calls(const char *name) { int i = fidx(name); return i < 0 ? -1 : atomic_load(&calls[i]); }
+/* Calls nth to nth + times - 1 of name from now (1: the next) return code
+ * (one thread at a time; times 0 clears). */
+int fake_fail_call(const char *name, int nth, int times, int code) {
+    int i = fidx(name);
+    if (i < 0) return -1;
+    atomic_store(&fail_code[i], code);
+    atomic_store(&fail_times[i], times);
+    atomic_store(&fail_in[i], times > 0 ? nth : 0);
+    return 0;
+}
+/* Count a call; the injected failure's code when its turn has come. */
+static CUresult enter(int f) {
+    atomic_fetch_add(&calls[f], 1);
+    if (atomic_load(&fail_in[f]) <= 0) return 0;
+    if (atomic_load(&fail_in[f]) > 1) {
+        atomic_fetch_sub(&fail_in[f], 1);
+        return 0;
+    }
+    if (atomic_fetch_sub(&fail_times[f], 1) == 1) atomic_store(&fail_in[f], 0);
+    return atomic_load(&fail_code[f]);
+}
+
+/* Pinned ranges (cuMemHostAlloc), for cuPointerGetAttribute. */
+static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+static struct { char *p; size_t n; } pinned[256];
+static int is_pinned(const void *p) {
+    int r = 0;
+    pthread_mutex_lock(&lk);
+    for (int i = 0; i < 256 && !r; i++) r = pinned[i].p && (const char *)p >= pinned[i].p && (const char *)p < pinned[i].p + pinned[i].n;
+    pthread_mutex_unlock(&lk);
+    return r;
+}
+
+/* The deferred copies: a ring of (dst, src, n), run in order. */
+#define QN 4096
+static struct { void *d; const void *s; size_t n; } q[QN];
+static uint64_t qhead, qtail;
+static void run_to(uint64_t pos) {
+    pthread_mutex_lock(&lk);
+    if (pos > qtail) pos = qtail;
+    for (; qhead < pos; qhead++) memcpy(q[qhead % QN].d, q[qhead % QN].s, q[qhead % QN].n);
+    pthread_mutex_unlock(&lk);
+}
+static void run_all(void) { run_to(UINT64_MAX); }
+void *fake_last_copy_stream; /* the stream of the last async host copy */
+static void enqueue(void *d, const void *s, size_t n) {
+    pthread_mutex_lock(&lk);
+    if (qtail - qhead == QN) memcpy(q[qhead % QN].d, q[qhead % QN].s, q[qhead % QN].n), qhead++;
+    q[qtail % QN].d = d, q[qtail % QN].s = s, q[qtail % QN].n = n;
+    qtail++;
+    pthread_mutex_unlock(&lk);
+}
+/* Copies queued and not yet run. */
+int fake_pending(void) {
+    pthread_mutex_lock(&lk);
+    int n = (int)(qtail - qhead);
+    pthread_mutex_unlock(&lk);
+    return n;
+}
+
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 CUresult cuGetErrorName(CUresult e, const char **s) {
-    *s = e == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+    *s = e == 1 ? "CUDA_ERROR_INVALID_VALUE" : e == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
+       : e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake error"; return 0; }
@@ -49,7 +137,7 @@ CUresult cuDeviceGetAttribute(int *v, int a, int d) {
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = cap; return 0; }
 CUresult cuDevicePrimaryCtxRetain(void **c, int d) { static int ctx; *c = &ctx; return 0; }
 CUresult cuCtxSetCurrent(void *c) { return 0; }
-CUresult cuCtxSynchronize(void) { int r = fail_sync; fail_sync = 0; return r; }
+CUresult cuCtxSynchronize(void) { int r = fail_sync; fail_sync = 0; run_all(); return r; }
 CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = cap - used, *t = cap; return 0; }
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
     if (used + n > cap) return 2;
@@ -65,8 +153,46 @@ CUresult cuMemFree_v2(unsigned long long p) {
     free(b);
     return 0;
 }
-CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
-CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+/* Synchronous copies run on the legacy stream: after everything queued. */
+CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) {
+    CUresult r = enter(F_HTOD);
+    if (r) return r;
+    run_all();
+    memcpy((void *)(uintptr_t)d, s, n);
+    return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
+    CUresult r = enter(F_DTOH);
+    if (r) return r;
+    run_all();
+    memcpy(d, (void *)(uintptr_t)s, n);
+    return 0;
+}
+CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) {
+    CUresult r = enter(F_HTOD_ASYNC);
+    if (r) return r;
+    if (!is_pinned(s) || !is_pinned((const char *)s + n - 1)) atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
+    fake_last_copy_stream = st;
+    enqueue((void *)(uintptr_t)d, s, n);
+    return 0;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) {
+    CUresult r = enter(F_DTOH_ASYNC);
+    if (r) return r;
+    if (!is_pinned(d) || !is_pinned((char *)d + n - 1)) atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
+    fake_last_copy_stream = st;
+    enqueue(d, (const void *)(uintptr_t)s, n);
+    return 0;
+}
+/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2) is HOST (1) for pinned memory;
+ * other host memory is unknown to the driver: CUDA_ERROR_INVALID_VALUE. */
+CUresult cuPointerGetAttribute(void *data, int attr, unsigned long long p) {
+    CUresult r = enter(F_PTR_ATTR);
+    if (r) return r;
+    if (attr != 2 || !is_pinned((const void *)(uintptr_t)p)) return 1;
+    *(unsigned *)data = 1;
+    return 0;
+}
 CUresult cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) {
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
@@ -99,11 +225,29 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 }
 CUresult cuStreamCreate(void **s, unsigned f) { *s = malloc(1); return 0; }
 CUresult cuStreamDestroy_v2(void *s) { free(s); return 0; }
-CUresult cuStreamSynchronize(void *s) { return 0; }
-CUresult cuEventCreate(void **e, unsigned f) { *e = malloc(1); return 0; }
+CUresult cuStreamSynchronize(void *s) {
+    CUresult r = enter(F_STREAM_SYNC);
+    if (r) return r;
+    run_all();
+    return 0;
+}
+/* An event is the queue position it was recorded at. */
+CUresult cuEventCreate(void **e, unsigned f) { *e = calloc(1, sizeof(uint64_t)); return 0; }
 CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
-CUresult cuEventRecord(void *e, void *s) { return 0; }
-CUresult cuEventSynchronize(void *e) { return 0; }
+CUresult cuEventRecord(void *e, void *s) {
+    CUresult r = enter(F_EVENT_RECORD);
+    if (r) return r;
+    pthread_mutex_lock(&lk);
+    *(uint64_t *)e = qtail;
+    pthread_mutex_unlock(&lk);
+    return 0;
+}
+CUresult cuEventSynchronize(void *e) {
+    CUresult r = enter(F_EVENT_SYNC);
+    if (r) return r;
+    run_to(*(uint64_t *)e);
+    return 0;
+}
 CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.5f; return 0; }
 int fake_stream_waits;
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { fake_stream_waits++; return 0; }
@@ -111,7 +255,24 @@ CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { fake_stream_waits++; 
  * be tested without a GPU. */
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
     (void)flags;
-    *p = malloc(n);
-    return *p ? 0 : 2;
+    CUresult r = enter(F_HOST_ALLOC);
+    if (r) return r;
+    if (!(*p = malloc(n))) return 2;
+    pthread_mutex_lock(&lk);
+    for (int i = 0; i < 256; i++)
+        if (!pinned[i].p) {
+            pinned[i].p = *p, pinned[i].n = n;
+            break;
+        }
+    pthread_mutex_unlock(&lk);
+    return 0;
 }
-CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+CUresult cuMemFreeHost(void *p) {
+    atomic_fetch_add(&calls[F_FREE_HOST], 1);
+    pthread_mutex_lock(&lk);
+    for (int i = 0; i < 256; i++)
+        if (pinned[i].p == p) pinned[i].p = NULL;
+    pthread_mutex_unlock(&lk);
+    free(p);
+    return 0;
+}

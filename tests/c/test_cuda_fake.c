@@ -2,7 +2,8 @@
  * compiled here into a shared library and loaded through EMBER_LIBCUDA):
  * device properties, the caching pool (reuse, retry after freeing the
  * cache, limits, messages), host copies, kernel argument packing and launch
- * configuration, launch-limit and fault errors, streams and events.
+ * configuration, launch-limit and fault errors, streams and events, and the
+ * staged host copies (sizes, streams, pinned memory, failures).
  * Kernels do not run.  Skips when no C compiler or NVRTC is available. */
 #include "backend/cuda/cuda_internal.h"
 #include "ctest.h"
@@ -250,6 +251,183 @@ static void test_streams_events(void) {
     CHECK(em_cuda_event_destroy(0, e1) == EM_OK && em_cuda_event_destroy(0, e2) == EM_OK);
 }
 
+/* ---- host copies: the staged pipeline (staging.c) ---- */
+
+static int (*fake_calls)(const char *);
+static int (*fake_fail_call)(const char *, int, int, int);
+static int (*fake_pending)(void);
+static void **last_copy_stream;
+
+/* Bytes that differ at every offset a misplaced chunk could land on. */
+static void fill(unsigned char *p, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(((i + seed * 977) * 2654435761u) >> 13);
+}
+
+static uint64_t staged(void) {
+    em_cuda_copy_stats st;
+    em_cuda_copy_stats_get(&st);
+    return st.staged;
+}
+
+/* Write two arrays of n distinct bytes, read both back and compare every
+ * byte.  Each copy follows one of the other array, so a copy that passed on
+ * bytes left in a staging buffer (not yet replaced by its own DMA) fails. */
+static bool round_trip(size_t n) {
+    unsigned char *ha = malloc(n), *hb = malloc(n), *back = malloc(n);
+    int64_t sh[1] = {(int64_t)n};
+    em_array a = {0}, b = {0};
+    bool ok = ha && hb && back && em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK &&
+              em_array_empty(&b, EM_UINT8, 1, sh, gpu) == EM_OK;
+    if (ok) fill(ha, n, 1), fill(hb, n, 2), memset(back, 0xee, n);
+    ok = ok && em_array_write(&a, ha, n) == EM_OK && em_array_write(&b, hb, n) == EM_OK;
+    ok = ok && em_array_read(&a, back, n) == EM_OK && !memcmp(back, ha, n);
+    if (ok) memset(back, 0xee, n);
+    ok = ok && em_array_read(&b, back, n) == EM_OK && !memcmp(back, hb, n);
+    if (!ok) fprintf(stderr, "round trip of %zu bytes failed: %s\n", n, em_last_error());
+    if (a.data) em_array_release(&a);
+    if (b.data) em_array_release(&b);
+    free(ha), free(hb), free(back);
+    return ok;
+}
+
+/* Sizes around the threshold, the chunk size and the buffer count, every
+ * byte checked; then small chunks, so that copies wrap around the four
+ * buffers many times.  Only copies from EM_STAGE_MIN on are staged. */
+static void test_staged_sizes(void) {
+    const size_t M = (size_t)1 << 20, c = 3 * 4096;
+    const size_t big[] = {4 * M - 1, 4 * M, 4 * M + 1, 8 * M - 1, 8 * M + 1, 32 * M, 32 * M + 1, 41 * M + 3};
+    const size_t small[] = {1, 999, 1000, c - 1, c, c + 1, 4 * c, 4 * c + 1, 10 * c - 7, M + 3};
+    fake_set(1024, (size_t)256 << 20);
+    int sync0 = fake_calls("cuMemcpyHtoD");
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+        uint64_t s0 = staged();
+        CHECK(round_trip(big[i]));
+        CHECK(staged() - s0 == (big[i] >= 4 * M ? 4u : 0u));
+    }
+    CHECK(fake_calls("cuMemcpyHtoD") - sync0 == 2); /* 4 MiB - 1 only */
+    em_cuda_copy_tune(1000, c);
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        uint64_t s0 = staged();
+        CHECK(round_trip(small[i]));
+        CHECK(staged() - s0 == (small[i] >= 1000 ? 4u : 0u));
+    }
+    em_cuda_copy_tune(0, 0);
+    CHECK(fake_calls("async_pageable") == 0); /* every DMA from or to pinned buffers */
+    CHECK(fake_calls("cuMemHostAlloc") == 4); /* allocated once */
+    CHECK(fake_pending() == 0);
+    em_cuda_pool_free_all(0);
+    fake_set(1024, (size_t)1 << 20);
+}
+
+/* The DMAs go on the legacy default stream, where the synchronous copy
+ * ran, whatever the current stream (which the copy waited for first). */
+static void test_staged_stream(void) {
+    void *s = NULL;
+    em_cuda_copy_tune(1000, 4096);
+    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
+    em_cuda_stream_set(s);
+    *last_copy_stream = (void *)1;
+    int w0 = fake_calls("cuStreamSynchronize");
+    CHECK(round_trip(20000) && *last_copy_stream == NULL);
+    CHECK(fake_calls("cuStreamSynchronize") - w0 == 4); /* each copy waited for s */
+    em_cuda_stream_set(NULL);
+    *last_copy_stream = (void *)1;
+    CHECK(round_trip(20000) && *last_copy_stream == NULL);
+    CHECK(em_cuda_stream_destroy(0, s) == EM_OK);
+    em_cuda_copy_tune(0, 0);
+}
+
+/* Pinned memory (Ember's or anyone's: the driver knows it) keeps the
+ * driver's direct copy, a DMA at the bus's rate, a view into it too. */
+static void test_pinned_direct(void) {
+    const size_t n = (size_t)6 << 20;
+    fake_set(1024, (size_t)64 << 20);
+    unsigned char *p = NULL, *h = malloc(n);
+    int64_t sh[1] = {(int64_t)n}, sh2[1] = {(int64_t)n - 8192};
+    em_array a, b;
+    em_cuda_copy_stats s0, s1;
+    CHECK(h && em_cuda_pinned_alloc(0, n, (void **)&p) == EM_OK);
+    CHECK(em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK && em_array_empty(&b, EM_UINT8, 1, sh2, gpu) == EM_OK);
+    fill(p, n, 3), memcpy(h, p, n);
+    em_cuda_copy_stats_get(&s0);
+    int d0 = fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH");
+    int a0 = fake_calls("cuMemcpyHtoDAsync") + fake_calls("cuMemcpyDtoHAsync");
+    CHECK(em_array_write(&a, p, n) == EM_OK);
+    memset(p, 0, n);
+    CHECK(em_array_read(&a, p, n) == EM_OK && !memcmp(p, h, n));
+    CHECK(em_array_write(&b, p + 4096, n - 8192) == EM_OK && em_array_read(&b, p + 4096, n - 8192) == EM_OK);
+    em_cuda_copy_stats_get(&s1);
+    CHECK(s1.known - s0.known == 4 && s1.staged == s0.staged);
+    CHECK(fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH") - d0 == 4);
+    CHECK(fake_calls("cuMemcpyHtoDAsync") + fake_calls("cuMemcpyDtoHAsync") == a0);
+    em_array_release(&a), em_array_release(&b);
+    CHECK(em_cuda_pinned_free(p) == EM_OK);
+    free(h);
+    em_cuda_pool_free_all(0);
+    fake_set(1024, (size_t)1 << 20);
+}
+
+/* A driver call failing mid-pipeline: the copy's error as the synchronous
+ * copy reported it, nothing left queued, and the next copy staged again. */
+static void fail_once(const char *call, int nth, bool h2d, const char *what) {
+    const size_t n = 11 * 4096 + 5;
+    unsigned char *h = malloc(n);
+    int64_t sh[1] = {(int64_t)n};
+    em_array a;
+    CHECK(h && em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK);
+    fill(h, n, 4);
+    CHECK(h2d || em_array_write(&a, h, n) == EM_OK);
+    fake_fail_call(call, nth, 1, 1);
+    CHECK((h2d ? em_array_write(&a, h, n) : em_array_read(&a, h, n)) == EM_EDEVICE);
+    CHECK(strstr(em_last_error(), what) && strstr(em_last_error(), "CUDA_ERROR_INVALID_VALUE"));
+    CHECK(fake_pending() == 0);
+    uint64_t s0 = staged();
+    CHECK(round_trip(n) && staged() - s0 == 4);
+    em_array_release(&a);
+    free(h);
+}
+
+static void test_staged_failures(void) {
+    em_cuda_copy_tune(1000, 4096); /* 12 chunks */
+    fail_once("cuMemcpyHtoDAsync", 3, true, "CUDA error during a host-to-device copy");
+    fail_once("cuMemcpyHtoDAsync", 1, true, "CUDA error during a host-to-device copy");
+    fail_once("cuMemcpyDtoHAsync", 6, false, "CUDA error during a device-to-host copy"); /* a refill */
+    fail_once("cuEventSynchronize", 2, false, "CUDA error during a device-to-host copy");
+    /* A DMA queued without its event: still waited for (the stream). */
+    fail_once("cuEventRecord", 2, true, "CUDA error during a host-to-device copy");
+    fail_once("cuEventRecord", 5, false, "CUDA error during a device-to-host copy");
+    em_cuda_copy_tune(0, 0);
+}
+
+/* In a child (it turns staging off for the process): when even waiting
+ * fails (a broken context), whether a DMA still reads a buffer is unknown,
+ * so the buffers are dropped and later copies take the driver's path. */
+static void test_staged_wait_failure(void) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        const size_t n = 20000;
+        unsigned char h[20000];
+        int64_t sh[1] = {(int64_t)n};
+        em_array a;
+        em_cuda_copy_stats s0, s1;
+        em_cuda_copy_tune(1000, 4096);
+        fill(h, n, 5);
+        bool ok = em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK;
+        fake_fail_call("cuEventSynchronize", 1, 1000, 700);
+        ok = ok && em_array_write(&a, h, n) == EM_EDEVICE &&
+             strstr(em_last_error(), "host-to-device copy: CUDA_ERROR_ILLEGAL_ADDRESS");
+        fake_fail_call("cuEventSynchronize", 0, 0, 0);
+        em_cuda_copy_stats_get(&s0);
+        ok = ok && round_trip(n);
+        em_cuda_copy_stats_get(&s1);
+        ok = ok && s1.staged == s0.staged && s1.unstaged - s0.unstaged == 4;
+        if (!ok) fprintf(stderr, "child: %s\n", em_last_error());
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* In a child process (the device limits are read once per process): a
  * device allowing only 128 threads per block rejects the 256-thread launch. */
 static void test_launch_limit(void) {
@@ -283,7 +461,11 @@ static bool load_fake(const char *dir) {
     *(void **)&fake_allocs = dlsym(fake, "fake_allocs"), *(void **)&fake_used = dlsym(fake, "fake_used");
     *(void **)&fake_set = dlsym(fake, "fake_set");
     *(void **)&fake_fail_next_sync = dlsym(fake, "fake_fail_next_sync");
-    return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set && fake_fail_next_sync;
+    *(void **)&fake_calls = dlsym(fake, "fake_calls"), *(void **)&fake_fail_call = dlsym(fake, "fake_fail_call");
+    *(void **)&fake_pending = dlsym(fake, "fake_pending");
+    last_copy_stream = dlsym(fake, "fake_last_copy_stream");
+    return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set && fake_fail_next_sync &&
+           fake_calls && fake_fail_call && fake_pending && last_copy_stream;
 }
 
 int main(void) {
@@ -304,6 +486,11 @@ int main(void) {
         RUN(test_random_scan_take_launches);
         RUN(test_scan_launches);
         RUN(test_streams_events);
+        RUN(test_staged_sizes);
+        RUN(test_staged_stream);
+        RUN(test_pinned_direct);
+        RUN(test_staged_failures);
+        RUN(test_staged_wait_failure);
         rc = ctest_summary();
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -33,15 +33,13 @@ static em_status em__mem_info(int id, size_t *fr, size_t *tot) {
 static em_status em__to_host(int id, void *dst, const void *src, size_t n) {
     EM_CHECK(em_cu_ctx(id));
     EM_CHECK(em_cu_wait_current());
-    EM_CU(em__cu.cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, n), "a device-to-host copy");
-    return EM_OK;
+    return em_cu_copy_d2h(id, dst, (CUdeviceptr)(uintptr_t)src, n);
 }
 
 static em_status em__from_host(int id, void *dst, const void *src, size_t n) {
     EM_CHECK(em_cu_ctx(id));
     EM_CHECK(em_cu_wait_current());
-    EM_CU(em__cu.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, n), "a host-to-device copy");
-    return EM_OK;
+    return em_cu_copy_h2d(id, (CUdeviceptr)(uintptr_t)dst, src, n);
 }
 
 static em_status em__copy(int id, void *dst, const void *src, size_t n) {

@@ -36,6 +36,9 @@ enum {
     EM_CU_ATTR_MULTIPROCESSOR_COUNT = 16,
     EM_CU_ATTR_CC_MAJOR = 75,
     EM_CU_ATTR_CC_MINOR = 76,
+    /* cuPointerGetAttribute, cuEventCreate */
+    EM_CU_POINTER_MEMORY_TYPE = 2,
+    EM_CU_EVENT_DISABLE_TIMING = 2,
 };
 
 #define EM_FN(ret, field, sym, params) ret(*field) params;

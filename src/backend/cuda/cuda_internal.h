@@ -44,6 +44,13 @@ em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, un
 CUstream em_cu_stream(void);
 em_status em_cu_wait_current(void);
 
+/* Host<->device copies of n bytes (staging.c): large ones from or to
+ * pageable memory through Ember's pinned buffers, the rest by the driver's
+ * synchronous copy.  Device id's context is current and the current stream
+ * has been waited for; they return when the bytes are in place. */
+em_status em_cu_copy_h2d(int id, CUdeviceptr dst, const void *src, size_t n);
+em_status em_cu_copy_d2h(int id, void *dst, CUdeviceptr src, size_t n);
+
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
 
