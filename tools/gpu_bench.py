@@ -12,6 +12,7 @@
 
 Each number is the best of several runs after a warm-up.  A library that is
 missing or fails prints its error instead of a number."""
+import os
 import time
 
 import numpy as np
@@ -144,7 +145,11 @@ def torch():
 
 def main():
     rows, cols = {}, ["ember", "cupy", "torch"]
-    for name, fn in (("ember", ember), ("cupy", cupy), ("torch", torch)):
+    # GPU_BENCH_ORDER=torch,cupy,ember runs the columns in another order (a
+    # machine's first minutes, or whichever library goes first, can differ).
+    order = os.environ.get("GPU_BENCH_ORDER", "ember,cupy,torch").split(",")
+    libs = {"ember": ember, "cupy": cupy, "torch": torch}
+    for name, fn in ((n, libs[n]) for n in order):
         try:
             rows[name] = fn()
         except Exception as e:  # noqa: BLE001
