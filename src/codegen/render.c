@@ -11,6 +11,18 @@
 
 /* ---- string builder ------------------------------------------------------ */
 
+/* Grow b to at least cap bytes (a caller's buffer moves to the heap). */
+static bool em__sbuf_grow(em_sbuf *b, size_t cap) {
+    char *s = b->fixed ? malloc(cap) : realloc(b->s, cap);
+    if (!s) {
+        b->oom = true;
+        return false;
+    }
+    if (b->fixed && b->len) memcpy(s, b->s, b->len + 1);
+    b->s = s, b->cap = cap, b->fixed = false;
+    return true;
+}
+
 void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) {
     if (b->oom) return;
     for (;;) {
@@ -23,15 +35,12 @@ void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) {
         if ((size_t)n < room) { b->len += (size_t)n; return; }
         size_t cap = b->cap ? b->cap * 2 : 1024;
         while (cap - b->len <= (size_t)n) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) { b->oom = true; return; }
-        b->s = s;
-        b->cap = cap;
+        if (!em__sbuf_grow(b, cap)) return;
     }
 }
 
 void em_sbuf_free(em_sbuf *b) {
-    free(b->s);
+    if (!b->fixed) free(b->s);
     memset(b, 0, sizeof *b);
 }
 
@@ -161,12 +170,7 @@ em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p) {
 /* Append one character (the key is built per launch: no printf). */
 void em_sbuf_putc(em_sbuf *b, char c) {
     if (b->oom) return;
-    if (b->len + 2 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        char *t = realloc(b->s, cap);
-        if (!t) { b->oom = true; return; }
-        b->s = t, b->cap = cap;
-    }
+    if (b->len + 2 > b->cap && !em__sbuf_grow(b, b->cap ? b->cap * 2 : 256)) return;
     b->s[b->len++] = c;
     b->s[b->len] = 0;
 }

@@ -57,6 +57,26 @@ static void golden(const char *name, const em_node *root, const em_array *out) {
     em_sbuf_free(&s);
 }
 
+/* A builder on the caller's buffer stays there while it fits, then moves
+ * its text to the heap (putc and printf alike); free leaves the caller's. */
+static void test_sbuf_on_caller_buffer(void) {
+    char small[8];
+    em_sbuf b = em_sbuf_on(small, sizeof small);
+    em_sbuf_putc(&b, 'a'), em_sbuf_putc(&b, 'b');
+    CHECK(b.s == small && !strcmp(b.s, "ab"));
+    em_sbuf_printf(&b, "%s", "cdefghij");
+    CHECK(b.s != small && !b.fixed && !strcmp(b.s, "abcdefghij") && b.len == 10);
+    em_sbuf_free(&b);
+    em_sbuf c = em_sbuf_on(small, sizeof small);
+    for (int i = 0; i < 300; i++) em_sbuf_putc(&c, (char)('a' + i % 26));
+    CHECK(c.s != small && c.len == 300 && c.s[299] == 'a' + 299 % 26 && c.s[300] == 0);
+    em_sbuf_free(&c);
+    em_sbuf d = em_sbuf_on(small, sizeof small);
+    em_sbuf_printf(&d, "%d", 42);
+    CHECK(d.s == small && !strcmp(small, "42"));
+    em_sbuf_free(&d); /* the caller's buffer: nothing freed */
+}
+
 static void test_golden_add_contiguous(void) {
     int64_t sh[1] = {1000};
     em_array a, b, o;
@@ -477,6 +497,7 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ember_cuda_test_XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     setenv("EMBER_CACHE_DIR", tmpdir, 1);
+    RUN(test_sbuf_on_caller_buffer);
     RUN(test_golden_add_contiguous);
     RUN(test_golden_where_broadcast_mixed);
     RUN(test_golden_strided_3d);

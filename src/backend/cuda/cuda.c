@@ -71,7 +71,7 @@ static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
 static em_status em__eval(const em_node *root, em_array *out, uint64_t *keyhash) {
     static _Thread_local em_kplan plan;
     static _Thread_local unsigned char args[EM_CU_ARGMAX];
-    static _Thread_local em_sbuf key; /* kept: no allocation per launch */
+    char keybuf[512]; /* a key of a big tree moves to the heap */
     int id = em_array_device(out).id;
     EM_CHECK(em_kplan_make(root, out, &plan));
     if (plan.n == 0) return EM_OK;
@@ -82,15 +82,18 @@ static em_status em__eval(const em_node *root, em_array *out, uint64_t *keyhash)
     EM_CHECK(em_cu_props(id, &p));
     char name[64];
     em_kplan_name(&plan, name, sizeof name);
-    key.len = 0;
-    key.oom = false;
+    em_sbuf key = em_sbuf_on(keybuf, sizeof keybuf);
     em_kplan_key(&plan, &key);
-    if (key.oom) return em_error(EM_ENOMEM, "out of host memory");
+    if (key.oom) {
+        em_sbuf_free(&key);
+        return em_error(EM_ENOMEM, "out of host memory");
+    }
     uint64_t h = em_fnv1a(EM_FNV_BASIS, key.s, key.len);
     if (keyhash) *keyhash = h;
     CUfunction f;
-    EM_CHECK(em_cu_kernel_h(id, key.s, h, name, EM_KNAME, em__render_ew, &plan, &f));
-    return em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args);
+    em_status s = em_cu_kernel_h(id, key.s, h, name, EM_KNAME, em__render_ew, &plan, &f);
+    em_sbuf_free(&key);
+    return s == EM_OK ? em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args) : s;
 }
 
 
