@@ -12,8 +12,20 @@ PY=${EMBER_PYTHON:-python3}
 TMP=${EMBER_TEST_LOGDIR:-$(mktemp -d)}
 mkdir -p "$TMP"
 export EMBER_DEVICE=cuda:0 PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-ls tests/python/test_*.py | xargs -P "$P" -I{} sh -c \
-    "timeout ${EMBER_TEST_TIMEOUT:-480} $PY -m pytest -q -p no:cacheprovider --tb=short -rfE {} > $TMP/\$(basename {}).log 2>&1"
+# Files that compile thousands of kernels (every op over every dtype pair)
+# run on several workers where pytest-xdist is there (test_promotion.py took
+# 406 s of a 466 s run alone, and once ran past the limit).
+SPLIT=${EMBER_TEST_SPLIT:-test_promotion.py test_ufuncs.py test_reductions.py test_cuda_ops.py}
+XDIST=0; "$PY" -c "import xdist" 2>/dev/null && XDIST=1
+run_one() {
+    local f=$1 extra=""
+    if [ "$XDIST" = 1 ] && [[ " $SPLIT " == *" $(basename "$f") "* ]]; then extra="-n 3"; fi
+    timeout "${EMBER_TEST_TIMEOUT:-480}" "$PY" -m pytest -q -p no:cacheprovider --tb=short -rfE $extra "$f" \
+        > "$TMP/$(basename "$f").log" 2>&1
+}
+export -f run_one
+export PY TMP SPLIT XDIST
+ls tests/python/test_*.py | xargs -P "$P" -I{} bash -c 'run_one {}'
 : > "$LOG"
 for f in "$TMP"/*.log; do
     echo "=== $(basename "$f" .log): $(tail -n 1 "$f")" | tee -a "$LOG"

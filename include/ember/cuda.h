@@ -77,7 +77,9 @@ EM_API em_status em_cuda_module_load_ex(int dev, const char *src, const char *co
  * EM_EVALUE when the module has no such kernel. */
 EM_API em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn);
 /* cuLaunchKernel with a 3-d grid and block on stream (NULL: the default
- * stream).  Each dimension, the threads per block and shmem (bytes of
+ * stream); a stream other than the calling thread's current one first waits
+ * for the work queued on the current one (where Ember made the arguments'
+ * values), without blocking the host.  Each dimension, the threads per block and shmem (bytes of
  * dynamic shared memory) are checked against cuda:dev's limits first:
  * EM_ELAUNCH says which limit was exceeded.  params is the usual void *[]
  * of argument addresses (the driver copies the values before returning). */

@@ -273,6 +273,26 @@ def test_fake_launch_config_and_arguments(fake_lib, tmp_path):
 
 
 @needs_nvrtc
+def test_fake_launch_on_another_stream_waits_for_the_current(fake_lib, tmp_path):
+    # The arguments' values were queued on the current stream: a launch on
+    # another stream is ordered after them (one cuStreamWaitEvent), a launch
+    # on the current stream needs nothing (em_cuda_launch, @em.jit's too).
+    out = _run(fake_lib, tmp_path, f"""
+        waits = lambda: ctypes.c_int.in_dll(fake, "fake_stream_waits").value
+        k = em.RawKernel({ADD!r}, "add")
+        x, y, z = (em.zeros(8, dtype=em.float32) for _ in range(3))
+        s, t = em.Stream(non_blocking=True), em.Stream()
+        w0 = waits(); k(1, 8, (x, y, z, 8)); print(waits() - w0)
+        w0 = waits(); k(1, 8, (x, y, z, 8), stream=s); print(waits() - w0, stream() == s.ptr)
+        with s:
+            w0 = waits(); k(1, 8, (x, y, z, 8), stream=s); print(waits() - w0)
+            w0 = waits(); k(1, 8, (x, y, z, 8), stream=t); print(waits() - w0)
+            w0 = waits(); k(1, 8, (x, y, z, 8), stream=em.Stream.null); print(waits() - w0, stream())
+    """)
+    assert out == ["0", "1 True", "0", "1", "1 0"]
+
+
+@needs_nvrtc
 def test_fake_launch_limits(fake_lib, tmp_path):
     out = _run(fake_lib, tmp_path, f"""
         k = em.RawKernel({ADD!r}, "add")

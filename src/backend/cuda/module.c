@@ -267,6 +267,11 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
     EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));
     EM_CHECK(em_cu_ctx(dev));
     if (shmem > p->shared_memory_per_block) EM_CHECK(em__optin_shared(fn, name, shmem));
+    /* Ember queues its own work (the arguments' values) on the current
+     * stream: a launch on another stream starts after what is queued there
+     * (a non-blocking stream does not wait for the legacy one by itself;
+     * the H100 read a fresh em.ones() array as garbage). */
+    if (stream != em_cu_stream()) EM_CHECK(em_cuda_stream_wait(dev, stream, em_cu_stream()));
     CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        shmem, stream, params, NULL);
     if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);
