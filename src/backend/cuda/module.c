@@ -11,7 +11,6 @@
 #include "codegen/diskcache.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +108,7 @@ em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *op
     size_t len;
     char *key = em__mkey(src, opts, nopt, names, nnames, &len);
     if (!key) return em_error(EM_ENOMEM, "out of host memory for the module cache");
-    uint64_t h = em_fnv1a(0xcbf29ce484222325ULL ^ (uint64_t)dev, key, len);
+    uint64_t h = em_fnv1a(EM_FNV_BASIS ^ (uint64_t)dev, key, len);
     em_status s = EM_OK;
     em__ment *e = em__mc_find(dev, h, key, len);
     if (!e) {
@@ -250,20 +249,12 @@ static em_status em__launch_failed(CUresult r, void *fn, const char *name, const
     return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
 }
 
-/* Each device's properties once it has been opened (they never change and
- * live as long as the process): a launch then skips em_cu_props' lock. */
-static const em_device_props *_Atomic em__launch_props[EM_CU_MAXDEV];
-
 em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
                          const unsigned block[3], unsigned shmem, void *stream, void **params) {
     if (!name) name = "raw kernel";
     if (!fn || !grid || !block) return em_error(EM_EVALUE, "kernel '%s': NULL function or configuration", name);
-    const em_device_props *p =
-        dev >= 0 && dev < EM_CU_MAXDEV ? atomic_load_explicit(&em__launch_props[dev], memory_order_acquire) : NULL;
-    if (!p) {
-        EM_CHECK(em_cu_props(dev, &p));
-        atomic_store_explicit(&em__launch_props[dev], p, memory_order_release);
-    }
+    const em_device_props *p; /* no lock once the device is open (device.c) */
+    EM_CHECK(em_cu_props(dev, &p));
     EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));
     EM_CHECK(em_cu_ctx(dev));
     if (shmem > p->shared_memory_per_block) EM_CHECK(em__optin_shared(fn, name, shmem));
@@ -275,8 +266,6 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
     CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        shmem, stream, params, NULL);
     if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);
-    size_t n = strnlen(name, sizeof em_cu_last_kernel - 1); /* (snprintf took a third of a cached launch's host time) */
-    memcpy(em_cu_last_kernel, name, n);
-    em_cu_last_kernel[n] = 0;
+    em_cu_note_kernel(name);
     return EM_OK;
 }
