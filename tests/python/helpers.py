@@ -5,7 +5,9 @@
 every op is checked on: contiguous, 0-d, empty, negative strides,
 non-contiguous (strided and transposed) and broadcast views;
 `to_em(a)` copies such a view to an ember array with the same layout;
-`assert_same(em_result, np_result)` checks dtype, shape and values."""
+`assert_same(em_result, np_result)` checks dtype, shape and values;
+`nvrtc_available()` says whether NVRTC loads here (the fake-driver tests
+compile kernels for real)."""
 import numpy as np
 
 import ember as em
@@ -84,3 +86,19 @@ def assert_same(got, want, rtol=None, atol=0, check_dtype=True):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     else:
         np.testing.assert_array_equal(g, w)
+
+
+_NVRTC = None
+
+
+def nvrtc_available():
+    """Whether NVRTC loads here, through libember's own loader (the sonames
+    and paths Ember tries); asked once per process."""
+    global _NVRTC
+    if _NVRTC is None:
+        import ctypes
+        import os
+        lib = ctypes.CDLL(os.path.join(em.__path__[0], "libember.so"))
+        lib.em_nvrtc_init.restype = ctypes.c_int
+        _NVRTC = lib.em_nvrtc_init() == 0
+    return _NVRTC

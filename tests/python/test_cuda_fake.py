@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from helpers import nvrtc_available
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYPATH = os.path.join(HERE, "..", "..", "python")
@@ -88,16 +90,11 @@ def test_pinned_memory_owner_and_numpy_view(fake_lib):
                    "ValueError", "ValueError", "ok"]
 
 
-def _nvrtc_here():
-    import ctypes.util
-    return bool(ctypes.util.find_library("nvrtc")) or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")
-
-
 def test_nvrtc_options_reach_embers_kernels(fake_lib, tmp_path):
     # EMBER_NVRTC_OPTIONS joins the options of Ember's own kernels (and the
     # disk cache key): a bad one is NVRTC's compile error, naming it.
     import pytest
-    if not _nvrtc_here():
+    if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     code = ("import numpy as np, ember as em\n"
             "a = em.asarray(np.ones(8, np.float32), device='cuda:0')\n"
@@ -121,7 +118,7 @@ def test_small_ops_in_a_loop_compile_once(fake_lib):
     # The CUDA evaluation hands the statistics its kernel key: a loop of
     # dropped lazy results evaluates each and counts one kernel.
     import pytest
-    if not _nvrtc_here():
+    if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     out = _run(fake_lib, "import numpy as np, ember as em\n"
                          "a = em.asarray(np.ones(1000, np.float32), device='cuda:0')\n"
@@ -142,7 +139,7 @@ def test_reduction_keys_merge_dims(fake_lib, tmp_path):
     cannot merge).  Sixteen groups in flight only where the reduced run is
     contiguous: a column sum (axis 0) keeps eight."""
     import pytest
-    if not _nvrtc_here():
+    if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     code = ("import numpy as np, ember as em\n"
             "for sh in [(2, 200, 100), (4, 10, 10, 100)]:\n"
@@ -165,7 +162,7 @@ def test_exit_while_nvrtc_loads(fake_lib):
     # A device's first use starts loading NVRTC on a thread; a process that
     # ends at once must wait for it (a detached load crashed exit() with
     # SIGSEGV about one time in three here), and still exit cleanly.
-    if not _nvrtc_here():
+    if not nvrtc_available():
         import pytest
         pytest.skip("NVRTC is not installed")
     for _ in range(8):

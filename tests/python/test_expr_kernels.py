@@ -13,7 +13,7 @@ import pytest
 
 import ember as em
 
-from helpers import ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
+from helpers import ALL_DTYPES, COMPLEX_DTYPES, nvrtc_available, FLOAT_DTYPES, INT_DTYPES, layouts, random_array, to_em, to_np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -429,12 +429,7 @@ def test_reduction_compile_cache(device):
 
 # ---- the CUDA rendering without a GPU: NVRTC compiles, the fake driver launches ----
 
-def _nvrtc():
-    import ctypes.util
-    return bool(ctypes.util.find_library("nvrtc")) or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")
-
-
-@pytest.mark.skipif(not _nvrtc(), reason="NVRTC is not installed")
+@pytest.mark.skipif(not nvrtc_available(), reason="NVRTC is not installed")
 def test_cuda_sources_compile_and_launch_on_the_fake_driver(fake_lib, tmp_path):
     """Every dtype CUDA takes, contiguous and strided, raw, scalars and the
     three reduction modes render to CUDA that NVRTC compiles (a bad render

@@ -17,7 +17,7 @@ import pytest
 
 import ember as em
 
-from helpers import to_np
+from helpers import nvrtc_available, to_np
 
 pytestmark = [pytest.mark.skipif(not em._ember._cc_available(),
                                  reason="no C compiler: " + em._ember._cc_why()),
@@ -311,15 +311,8 @@ def checked(out, v):
 '''
 
 
-def _nvrtc():
-    import ctypes
-    lib = ctypes.CDLL(os.path.join(em.__path__[0], "libember.so"))
-    lib.em_nvrtc_init.restype = ctypes.c_int
-    return lib.em_nvrtc_init() == 0
-
-
 def _fake(fake_lib, tmp_path, code):
-    if not _nvrtc():
+    if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     (tmp_path / "fake_jit_kernels.py").write_text(KERNELS)
     prologue = textwrap.dedent("""

@@ -18,7 +18,7 @@ import pytest
 
 import ember as em
 
-from helpers import ALL_DTYPES
+from helpers import ALL_DTYPES, nvrtc_available
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYPATH = os.path.join(HERE, "..", "..", "python")
@@ -235,14 +235,7 @@ def _run(lib, tmp_path, code):
     return r.stdout.split("\n")[:-1]
 
 
-def _nvrtc():
-    """Whether NVRTC loads here (the fake runs no kernels, but compiles them)."""
-    r = subprocess.run([sys.executable, "-c", "import ctypes.util, sys; "
-                        "sys.exit(0 if any(ctypes.util.find_library(n) for n in ('nvrtc',)) else 1)"])
-    return r.returncode == 0 or os.path.exists("/usr/local/cuda/lib64/libnvrtc.so")
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc(), reason="NVRTC is not installed")
+needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="NVRTC is not installed")
 
 
 @needs_nvrtc
