@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# This session's benchmark call (logs under $OUT): host time with the driver
-# shim, tools/gpu_bench.py, bench_fusion --gpu-only, bench_jit, and whether
-# a fresh machine's slow first compiles come from untouched memory.
+# The benchmarks in one device call (logs under $OUT): compile times in a
+# machine's first and second process, optional tests on cuda:0 (GPU_TESTS="test_x.py ..."),
+# optional copy probes (WITH_COPIES=1: tools/gpu_copies.sh), the driver's
+# launch forms, import time, host time per small op with the driver shim,
+# tools/gpu_bench.py, bench_fusion --gpu-only and bench_jit.
+#   bash tools/gpu_bench_session.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu_logs}
@@ -9,8 +12,8 @@ mkdir -p "$OUT"
 PY=${EMBER_PYTHON:-python3}
 export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 EMBER_CACHE_DIR=/tmp/emk
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-find /usr /opt \( -name 'libnvrtc*.so*' -o -name 'libcuda.so*' -o -name 'libcublas*.so*' \) -type f 2>/dev/null |
-    xargs -r cat > /dev/null
+. tools/gpu_common.sh
+gpu_read_libs
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "=== first compiles on this machine, then in a second process (wall time, NVRTC's CPU time, store)"
 for i in 1 2; do
@@ -25,10 +28,15 @@ if [ -n "${GPU_TESTS:-}" ]; then
     wait
     for t in $GPU_TESTS; do echo "$t: $(tail -n 1 "$OUT/$t.log")"; done
 fi
+[ "${WITH_COPIES:-0}" = 1 ] && bash tools/gpu_copies.sh
+echo "=== driver launch forms"
+cc -O2 -o /tmp/pl tools/probe_launch.c -ldl && /tmp/pl 2>&1 | tail -7
+echo "=== import time"
+for i in 1 2 3; do
+    "$PY" -c "import numpy, time; t = time.perf_counter(); import ember; print('import ember after numpy: %.1f ms' % ((time.perf_counter() - t) * 1e3))"
+done
 echo "=== host time per call"
-cc -O2 -shared -fPIC -o /tmp/shim.so tools/probe_shim.c -Wl,--no-as-needed \
-    "$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')" -ldl &&
-    EMBER_LIBCUDA=/tmp/shim.so timeout 80 "$PY" tools/probe_host.py 2>&1 | tee "$OUT/host.log"
+gpu_build_shim && EMBER_LIBCUDA=/tmp/shim.so timeout 80 "$PY" tools/probe_host.py 2>&1 | tee "$OUT/host.log"
 for b in "tools/gpu_bench.py" "bench/bench_fusion.py --gpu-only" "bench/bench_jit.py --device cuda:0"; do
     echo "=== $b"
     f=$(basename "${b%% *}" .py)

@@ -9,15 +9,11 @@ mkdir -p "$OUT"
 PY=${EMBER_PYTHON:-python3}
 export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-t0=$SECONDS
-find /usr /opt \( -name 'libnvrtc*.so*' -o -name 'libcuda.so*' -o -name 'libcublas*.so*' \) -type f 2>/dev/null |
-    xargs -r cat > /dev/null
-echo "read the CUDA libraries in $((SECONDS - t0)) s"
+. tools/gpu_common.sh
+gpu_read_libs
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "=== host time per call (driver time from the shim)"
-cc -O2 -shared -fPIC -o /tmp/shim.so tools/probe_shim.c -Wl,--no-as-needed \
-    "$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')" -ldl &&
-    EMBER_LIBCUDA=/tmp/shim.so timeout 150 "$PY" tools/probe_host.py 2>&1 | tee "$OUT/host.log"
+gpu_build_shim && EMBER_LIBCUDA=/tmp/shim.so timeout 150 "$PY" tools/probe_host.py 2>&1 | tee "$OUT/host.log"
 echo "=== reductions, every variant"
 EMBER_PROBE_VARIANTS="${EMBER_PROBE_VARIANTS-;u0;u8;u0,i64}" EMBER_CACHE_DIR=/tmp/emc2 timeout 200 "$PY" tools/probe_seed64_ember.py > "$OUT/seed64_ember.log" 2>&1
 tail -45 "$OUT/seed64_ember.log"

@@ -17,17 +17,8 @@ if ls .whl/*.whl >/dev/null 2>&1; then
         && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-# A fresh device machine reads each page of libnvrtc from a slow disk the
-# first time it is touched: kernels compiled 92-576 ms each in the first
-# process there and 31-43 ms in the next (2026-11-24).  Read the libraries
-# once up front so that compile times and test time limits measure NVRTC.
-warm_nvrtc() {
-    local t0=$SECONDS
-    find /usr /opt \( -name 'libnvrtc*.so*' -o -name 'libcuda.so*' -o -name 'libcublas*.so*' \) -type f 2>/dev/null |
-        xargs -r cat > /dev/null
-    echo "read the NVRTC/CUDA/cuBLAS libraries in $((SECONDS - t0)) s"
-}
-[ "${EMBER_WARM_NVRTC:-1}" = 1 ] && warm_nvrtc
+. tools/gpu_common.sh
+[ "${EMBER_WARM_NVRTC:-1}" = 1 ] && gpu_read_libs
 case "${1:-suite}" in
 suite)
     bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
