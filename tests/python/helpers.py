@@ -7,7 +7,9 @@ non-contiguous (strided and transposed) and broadcast views;
 `to_em(a)` copies such a view to an ember array with the same layout;
 `assert_same(em_result, np_result)` checks dtype, shape and values;
 `nvrtc_available()` says whether NVRTC loads here (the fake-driver tests
-compile kernels for real)."""
+compile kernels for real); `FAKE_PROLOGUE` starts a fake-driver subprocess's
+code (the driver as `fake`, and `cfg()`, `params(n)`, `stream()`: the last
+launch it received)."""
 import numpy as np
 
 import ember as em
@@ -102,3 +104,15 @@ def nvrtc_available():
         lib.em_nvrtc_init.restype = ctypes.c_int
         _NVRTC = lib.em_nvrtc_init() == 0
     return _NVRTC
+
+
+FAKE_PROLOGUE = """
+import ctypes, os, numpy as np, ember as em
+fake = ctypes.CDLL(os.environ["FAKE_LIB"])
+def cfg():
+    return tuple((ctypes.c_uint * 7).in_dll(fake, "fake_last_cfg"))
+def params(n):
+    return bytes((ctypes.c_ubyte * n).in_dll(fake, "fake_last_params"))
+def stream():
+    return ctypes.c_void_p.in_dll(fake, "fake_last_stream").value or 0
+"""

@@ -17,7 +17,7 @@ import pytest
 
 import ember as em
 
-from helpers import nvrtc_available, to_np
+from helpers import FAKE_PROLOGUE, nvrtc_available, to_np
 
 pytestmark = [pytest.mark.skipif(not em._ember._cc_available(),
                                  reason="no C compiler: " + em._ember._cc_why()),
@@ -315,17 +315,10 @@ def _fake(fake_lib, tmp_path, code):
     if not nvrtc_available():
         pytest.skip("NVRTC is not installed")
     (tmp_path / "fake_jit_kernels.py").write_text(KERNELS)
-    prologue = textwrap.dedent("""
-        import ctypes, os, sys, numpy as np, ember as em
+    prologue = FAKE_PROLOGUE + textwrap.dedent("""
+        import sys
         sys.path.insert(0, os.environ["KDIR"])
         from fake_jit_kernels import arrays, scalars, fill, checked
-        fake = ctypes.CDLL(os.environ["FAKE_LIB"])
-        def cfg():
-            return tuple((ctypes.c_uint * 7).in_dll(fake, "fake_last_cfg"))
-        def params(n):
-            return bytes((ctypes.c_ubyte * n).in_dll(fake, "fake_last_params"))
-        def stream():
-            return ctypes.c_void_p.in_dll(fake, "fake_last_stream").value or 0
         def last():
             return cfg(), stream(), params(4096)
         def clobber():  # the fake keeps the last launch: make sure the next one is seen

@@ -18,7 +18,7 @@ import pytest
 
 import ember as em
 
-from helpers import ALL_DTYPES, nvrtc_available
+from helpers import ALL_DTYPES, FAKE_PROLOGUE, nvrtc_available
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYPATH = os.path.join(HERE, "..", "..", "python")
@@ -219,17 +219,7 @@ def _run(lib, tmp_path, code):
     env = dict(os.environ, PYTHONPATH=PYPATH, EMBER_LIBCUDA=lib, EMBER_CACHE_DIR=str(tmp_path),
                FAKE_LIB=lib)
     env.pop("EMBER_DEVICE", None)
-    prologue = textwrap.dedent("""
-        import ctypes, os, numpy as np, ember as em
-        fake = ctypes.CDLL(os.environ["FAKE_LIB"])
-        def cfg():
-            return tuple((ctypes.c_uint * 7).in_dll(fake, "fake_last_cfg"))
-        def params(n):
-            return bytes((ctypes.c_ubyte * n).in_dll(fake, "fake_last_params"))
-        def stream():
-            return ctypes.c_void_p.in_dll(fake, "fake_last_stream").value or 0
-    """)
-    r = subprocess.run([sys.executable, "-c", prologue + textwrap.dedent(code)], capture_output=True,
+    r = subprocess.run([sys.executable, "-c", FAKE_PROLOGUE + textwrap.dedent(code)], capture_output=True,
                        text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     return r.stdout.split("\n")[:-1]
