@@ -29,7 +29,8 @@ static em_status em__launch(int id, const em_rplan *p, const char *fname, int64_
     unsigned char args[2048];
     size_t n = em_rplan_args(p, args, sizeof args);
     if (!n) return em_error(EM_EUNSUPPORTED, "reduction of too many dimensions for one kernel");
-    em_sbuf key = {0};
+    char keybuf[512]; /* per launch: no heap unless a fused tree's key is long */
+    em_sbuf key = em_sbuf_on(keybuf, sizeof keybuf);
     em_rplan_key(p, &key);
     em_sbuf_printf(&key, "|%s", fname);
     char name[64];
