@@ -117,6 +117,9 @@ EM_API em_status em_device_synchronize(em_device dev);
 EM_API const char *em_device_kind_name(em_device_kind kind);
 /* Parse "cpu", "cuda", "cuda:1", "opencl:0"; checks the device exists. */
 EM_API em_status em_device_parse(const char *spec, em_device *out);
+/* EM_OK if dev names a device present on this machine, else EM_EDEVICE
+ * saying what is (em_device_parse without the string). */
+EM_API em_status em_device_check(em_device dev);
 
 /* ---- arrays ------------------------------------------------------------ */
 
@@ -146,6 +149,15 @@ EM_API em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim,
 EM_API void em_array_release(em_array *a);
 /* dst = a new view identical to src (one more buffer reference). */
 EM_API void em_array_view(em_array *dst, const em_array *src);
+/* dst = src's fields, no reference taken: the sizes and strides of its
+ * ndim dimensions only (a whole em_array is 540 bytes, most of them unused
+ * dimensions, and small ops copy arrays often). */
+static inline void em_array_assign(em_array *dst, const em_array *src) {
+    dst->buf = src->buf, dst->data = src->data, dst->dtype = src->dtype;
+    dst->ndim = src->ndim, dst->flags = src->flags;
+    for (int i = 0; i < src->ndim && i < EM_MAXDIMS; i++)
+        dst->shape[i] = src->shape[i], dst->strides[i] = src->strides[i];
+}
 EM_API int64_t em_array_size(const em_array *a);
 EM_API int64_t em_array_nbytes(const em_array *a);
 EM_API em_device em_array_device(const em_array *a);

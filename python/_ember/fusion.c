@@ -77,7 +77,8 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
         em_expr_job *job;
-        em_array v = {0};
+        em_array v;
+        v.buf = NULL, v.data = NULL; /* set by em_expr_run on success */
         em_status s = em_expr_begin(x, &job);
         if (s == EM_OK) PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
         em_array_release(&v);
@@ -247,7 +248,7 @@ static int pyem__relieve(void) {
 /* A new pending ndarray for x (steals the reference), evaluated at once if
  * it is over a limit of one fused evaluation. */
 PyObject *pyem_wrap_pending(em_expr *x) {
-    em_array ph = {0};
+    em_array ph; /* em_expr_placeholder sets every field read */
     em_status s = em_expr_placeholder(x, &ph);
     if (s != EM_OK) {
         em_expr_decref(x);

@@ -53,7 +53,7 @@ PyObject *pyem_wrap(em_array *a) {
         em_array_release(a);
         return NULL;
     }
-    o->a = *a;
+    em_array_assign(&o->a, a);
     o->weakreflist = NULL;
     o->pending = NULL;
     o->leaf = NULL;

@@ -14,7 +14,8 @@ typedef struct {
 
 /* 1: ok; 0: not a type we take (operators return NotImplemented); -1: error. */
 static int pyem__operand_of(PyObject *o, em_device dev, pyem__operand *op) {
-    memset(op, 0, sizeof *op);
+    op->a.buf = NULL, op->a.data = NULL; /* no memset: an em_array is 540 bytes */
+    op->weak = 0;
     op->obj = o;
     if (EmArray_Check(o)) {
         /* The metadata only: a pending operand joins the expression, and

@@ -178,33 +178,85 @@ void em_sbuf_putc(em_sbuf *b, char c) {
 _Static_assert(EM_NDTYPES < 78 && EM_MAXDIMS < 78 && EM_KMAXOPS < 78 && EM_NOPS < 78 * 78,
                "key fields must fit one printable character (ops: two)");
 
+/* The key writer: a character past cap is counted, not written, so that
+ * one pass tells a big tree's length (keys are built per launch: no
+ * per-character function call, no printf). */
+typedef struct {
+    char *buf;
+    size_t cap, at;
+} em__kw;
+
+static inline void em__kput(em__kw *w, char c) {
+    if (w->at < w->cap) w->buf[w->at] = c;
+    w->at++;
+}
+
 /* A small number (< 78: dtype, operand, ndim) as one printable character. */
-static void em__kc(em_sbuf *key, int v) { em_sbuf_putc(key, (char)('0' + v)); }
+static inline void em__kc(em__kw *w, int v) { em__kput(w, (char)('0' + v)); }
 
 /* An op (< 78 * 78) as two printable characters. */
-static void em__kop(em_sbuf *key, int v) { em__kc(key, v / 78), em__kc(key, v % 78); }
+static inline void em__kop(em__kw *w, int v) { em__kc(w, v / 78), em__kc(w, v % 78); }
 
-static void em__key_node(const em_kplan *p, const em_node *nd, em_sbuf *key) {
+static void em__key_node(const em_kplan *p, const em_node *nd, em__kw *w) {
     if (nd->nin == 0) {
         for (int k = 1; k < p->nops; k++)
-            if (p->leaves[k] == nd) em_sbuf_putc(key, 'L'), em__kc(key, k);
+            if (p->leaves[k] == nd) em__kput(w, 'L'), em__kc(w, k);
         return;
     }
-    em_sbuf_putc(key, '('), em__kop(key, (int)nd->op), em__kc(key, (int)nd->loop);
-    for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], key);
-    em_sbuf_putc(key, ')');
+    em__kput(w, '('), em__kop(w, (int)nd->op), em__kc(w, (int)nd->loop);
+    for (int i = 0; i < nd->nin; i++) em__key_node(p, nd->in[i], w);
+    em__kput(w, ')');
 }
 
-void em_kplan_tree_key(const em_kplan *p, em_sbuf *key) {
-    em__key_node(p, p->root, key);
-    em_sbuf_putc(key, '|');
-    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
+/* The tree part, then (full) the launch shape, then each operand. */
+static void em__key(const em_kplan *p, bool full, em__kw *w) {
+    em__key_node(p, p->root, w);
+    em__kput(w, '|');
+    if (full) em__kc(w, p->contig ? 0 : p->ndim), em__kc(w, p->idx32);
+    for (int k = 0; k < p->nops; k++) em__kc(w, (int)p->dtypes[k]), em__kput(w, p->cls[k]);
 }
 
-void em_kplan_key(const em_kplan *p, em_sbuf *key) {
-    em__key_node(p, p->root, key);
-    em_sbuf_putc(key, '|'), em__kc(key, p->contig ? 0 : p->ndim), em__kc(key, p->idx32);
-    for (int k = 0; k < p->nops; k++) em__kc(key, (int)p->dtypes[k]), em_sbuf_putc(key, p->cls[k]);
+/* Append the key to an sbuf: written in place when it fits, else measured,
+ * grown and written again. */
+static void em__key_sbuf(const em_kplan *p, bool full, em_sbuf *key) {
+    if (key->oom) return;
+    em__kw w = {key->s ? key->s + key->len : NULL, key->cap > key->len ? key->cap - key->len : 0, 0};
+    em__key(p, full, &w);
+    if (w.at >= w.cap) {
+        if (!em__sbuf_grow(key, key->len + w.at + 1)) return;
+        w = (em__kw){key->s + key->len, key->cap - key->len, 0};
+        em__key(p, full, &w);
+    }
+    key->len += w.at;
+    key->s[key->len] = 0;
+}
+
+void em_kplan_tree_key(const em_kplan *p, em_sbuf *key) { em__key_sbuf(p, false, key); }
+
+void em_kplan_key(const em_kplan *p, em_sbuf *key) { em__key_sbuf(p, true, key); }
+
+size_t em_kplan_key_into(const em_kplan *p, char *buf, size_t cap) {
+    em__kw w = {buf, cap, 0};
+    em__key(p, true, &w);
+    if (w.at < cap) buf[w.at] = 0;
+    return w.at;
+}
+
+/* 8 bytes at a time (a key is hashed per launch; FNV-1a's byte loop was a
+ * tenth of a small op's instructions).  Only in-memory tables use it. */
+uint64_t em_key_hash(const void *data, size_t n) {
+    const unsigned char *s = data;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = (h ^ v) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t v = 0;
+    memcpy(&v, s, n);
+    h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
@@ -400,7 +452,7 @@ int em_kplan_group(const em_kplan *p) {
     int w = 1;
     for (int k = 0; k < p->nops; k++)
         if (k == 0 || (p->cls[k] != 'S' && p->cls[k] != 'P'))
-            if (em_dtype_get(p->dtypes[k])->size > w) w = em_dtype_get(p->dtypes[k])->size;
+            if (EM_DTYPE_SIZE(p->dtypes[k]) > w) w = EM_DTYPE_SIZE(p->dtypes[k]);
     return w >= 16 ? 1 : 16 / w;
 }
 

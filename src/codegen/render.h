@@ -67,6 +67,12 @@ EM_API em_status em_kplan_make(const em_node *root, const em_array *out, em_kpla
 /* Structural key: op tree, dtypes, layout classes, ndim, index width
  * (printable, one character per field; ops and dtypes stay below 78). */
 EM_API void em_kplan_key(const em_kplan *p, em_sbuf *key);
+/* The same key into buf (cap bytes, NUL-terminated when it fits): returns
+ * its length, which is >= cap when it did not fit. */
+EM_API size_t em_kplan_key_into(const em_kplan *p, char *buf, size_t cap);
+/* The hash of a key for the in-memory tables (kernels, fusion statistics):
+ * fast, not stable across versions (the disk cache uses em_fnv1a). */
+EM_API uint64_t em_key_hash(const void *data, size_t n);
 /* Elements a thread takes per step in the contiguous form's wide loop: 16
  * bytes of the widest array operand, at least 1 (1 for strided plans). */
 EM_API int em_kplan_group(const em_kplan *p);

@@ -1,23 +1,26 @@
 /* Buffers and array views. */
 #include "backend/backend.h"
 #include "core/core.h"
+#include "core/spare.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- buffers ------------------------------------------------------------ */
 
+static em_spare em__buffer_spare; /* headers: a small op makes two and drops two */
+
 em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
     const em_backend *be = (unsigned)dev.kind < EM_NKINDS ? em__backend(dev.kind) : NULL;
     if (!be) return em_error(EM_EDEVICE, "no backend for device kind %d", (int)dev.kind);
     if (dev.id < 0 || dev.id >= be->device_count())
         return em_error(EM_EDEVICE, "no device %s:%d", em_device_kind_name(dev.kind), dev.id);
-    em_buffer *b = malloc(sizeof *b);
+    em_buffer *b = em_spare_alloc(&em__buffer_spare, sizeof *b);
     if (!b) return em_error(EM_ENOMEM, "out of host memory for a buffer header");
     void *p = NULL;
     em_status s = be->alloc(dev.id, nbytes, &p);
     if (s != EM_OK) {
-        free(b);
+        em_spare_free(&em__buffer_spare, b);
         return s;
     }
     atomic_init(&b->refcount, 1);
@@ -33,7 +36,7 @@ em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
 
 em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*release)(void *),
                           void *ctx, em_buffer **out) {
-    em_buffer *b = malloc(sizeof *b);
+    em_buffer *b = em_spare_alloc(&em__buffer_spare, sizeof *b);
     if (!b) return em_error(EM_ENOMEM, "out of host memory for a buffer header");
     atomic_init(&b->refcount, 1);
     b->device = dev;
@@ -54,7 +57,7 @@ void em__buffer_decref(em_buffer *b) {
     if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
     if (b->pooled) em__backend(b->device.kind)->free(b->device.id, b->ptr, b->nbytes);
     else if (b->release) b->release(b->ctx);
-    free(b);
+    em_spare_free(&em__buffer_spare, b);
 }
 
 void *em_buffer_ptr(const em_buffer *b) { return b->ptr; }
@@ -115,7 +118,7 @@ void em_array_release(em_array *a) {
 }
 
 void em_array_view(em_array *dst, const em_array *src) {
-    if (dst != src) *dst = *src;
+    if (dst != src) em_array_assign(dst, src);
     if (dst->buf) em__buffer_incref(dst->buf);
 }
 

@@ -35,8 +35,14 @@ em_status em__broadcast_strides(const em_array *a, const em_array *out, int64_t 
 /* a + b and a * b on sizes, failing with EM_EOVERFLOW. */
 em_status em__size_mul(int64_t a, int64_t b, int64_t *out);
 
-/* Dtype helpers for C code that switches on the table. */
-#define EM_DTYPE_SIZE(dt) (em_dtype_get(dt)->size)
+/* Dtype helpers for C code that switches on the table.  The sizes are a
+ * table in every file, not a call into dtype.c: small ops ask often. */
+static const uint8_t em__dtype_sizes[EM_NDTYPES] = {
+#define EM_DTYPE(E, name, ctype, kind, size, buf) size,
+#include "ember/dtypes.def"
+#undef EM_DTYPE
+};
+#define EM_DTYPE_SIZE(dt) ((int)em__dtype_sizes[dt])
 
 #define EM_CHECK(expr)                                                                             \
     do {                                                                                           \

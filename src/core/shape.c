@@ -36,7 +36,17 @@ void em__contig_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_
 em_status em_broadcast_shapes(int nshapes, const int *ndims, const int64_t *const *shapes,
                               int *out_ndim, int64_t *out_shape) {
     int nd = 0;
-    for (int k = 0; k < nshapes; k++) nd = ndims[k] > nd ? ndims[k] : nd;
+    bool same = nshapes > 0; /* the common case: equal shapes, nothing to broadcast */
+    for (int k = 0; k < nshapes; k++) {
+        nd = ndims[k] > nd ? ndims[k] : nd;
+        same = same && ndims[k] == ndims[0];
+        for (int i = 0; same && k > 0 && i < ndims[0]; i++) same = shapes[k][i] == shapes[0][i];
+    }
+    if (same && nd <= EM_MAXDIMS) {
+        *out_ndim = nd;
+        for (int i = 0; i < nd; i++) out_shape[i] = shapes[0][i];
+        return EM_OK;
+    }
     if (nd > EM_MAXDIMS)
         return em_error(EM_EVALUE, "broadcast result has %d dimensions; at most %d allowed", nd,
                         EM_MAXDIMS);

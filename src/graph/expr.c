@@ -7,6 +7,7 @@
 #include "codegen/diskcache.h"
 #include "codegen/render.h"
 #include "core/core.h"
+#include "core/spare.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,10 @@ _Static_assert(EM_FUSE_MAXNODES <= EM_KMAXNODES, "a fused tree must fit the rend
 /* A node with every scalar field zeroed but not its arrays (arr's shape
  * and strides, shape): the callers fill the first ndim entries, and a node
  * is made per lazy op, so zeroing 850 bytes showed in a small op's cost. */
+static em_spare em__expr_spare; /* a lazy small op makes one node and frees one */
+
 static em_expr *em__expr_new(void) {
-    em_expr *e = malloc(sizeof *e);
+    em_expr *e = em_spare_alloc(&em__expr_spare, sizeof *e);
     if (!e) return NULL;
     atomic_init(&e->refcount, 1);
     e->op = EM_OP_COPY;
@@ -111,18 +114,18 @@ void em_expr_decref(em_expr *e) {
     if (!e || atomic_fetch_sub_explicit(&e->refcount, 1, memory_order_acq_rel) != 1) return;
     for (int i = 0; i < e->nin; i++) em_expr_decref(e->in[i]);
     em_array_release(&e->arr);
-    free(e);
+    em_spare_free(&em__expr_spare, e);
 }
 
 em_status em_expr_placeholder(const em_expr *e, em_array *out) {
-    em_array a = {0};
-    EM_CHECK(em__buffer_wrap(e->dev, NULL, 0, NULL, NULL, &a.buf));
-    a.dtype = e->dtype;
-    a.ndim = e->ndim;
-    a.flags = EM_WRITEABLE;
-    memcpy(a.shape, e->shape, sizeof(int64_t) * (size_t)e->ndim);
-    em__contig_strides(e->ndim, e->shape, EM_DTYPE_SIZE(e->dtype), a.strides);
-    *out = a;
+    em_buffer *b;
+    EM_CHECK(em__buffer_wrap(e->dev, NULL, 0, NULL, NULL, &b));
+    out->buf = b, out->data = NULL;
+    out->dtype = e->dtype;
+    out->ndim = e->ndim;
+    out->flags = EM_WRITEABLE;
+    memcpy(out->shape, e->shape, sizeof(int64_t) * (size_t)e->ndim);
+    em__contig_strides(e->ndim, e->shape, EM_DTYPE_SIZE(e->dtype), out->strides);
     return EM_OK;
 }
 
@@ -138,8 +141,9 @@ void em_expr_set_value(em_expr *e, const em_array *v) {
 static bool em__same_view(const em_array *a, const em_array *b) {
     if (a->buf != b->buf || a->data != b->data || a->ndim != b->ndim || a->dtype != b->dtype)
         return false;
-    return !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
-           !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
+    for (int i = 0; i < a->ndim; i++) /* a loop: memcmp's call cost more for a few dims */
+        if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i]) return false;
+    return true;
 }
 
 /* Whether two leaves read the same values: the same view, or host scalars
@@ -320,6 +324,8 @@ struct em_expr_job {
     em_device dev;
 };
 
+static em_spare em__job_spare;
+
 /* ---- statistics and the log --------------------------------------------------------- */
 
 #define EM__NKEYS 4096
@@ -336,7 +342,7 @@ static void em__note_key(const em_node *root, const em_array *out, int nops, boo
         em_sbuf key = {0};
         if (em_kplan_make(root, out, &plan) == EM_OK) {
             em_kplan_key(&plan, &key);
-            if (!key.oom && key.s) h = em_fnv1a(EM_FNV_BASIS, key.s, key.len);
+            if (!key.oom && key.s) h = em_key_hash(key.s, key.len);
         }
         em_sbuf_free(&key);
     }
@@ -440,12 +446,16 @@ static em_status em__settle_inputs(em_expr *e) {
 }
 
 em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
-    em_array res = {0};
-    if (em_expr_ready(e)) em_array_view(&res, &e->arr);
-    else EM_CHECK(em_array_empty(&res, e->dtype, e->ndim, e->shape, e->dev));
+    em_expr_job *j = em_spare_alloc(&em__job_spare, sizeof *j);
+    if (!j) return em_error(EM_ENOMEM, "out of host memory for an evaluation");
+    em_array *res = &j->out; /* built in place: an em_array is 540 bytes */
+    res->buf = NULL, res->data = NULL;
+    em_status s = EM_OK;
+    if (em_expr_ready(e)) em_array_view(res, &e->arr);
+    else s = em_array_empty(res, e->dtype, e->ndim, e->shape, e->dev);
     em__lower *L = NULL;
     const em_node *root = NULL;
-    em_status s = em_expr_ready(e) || !em_array_size(&res) ? EM_OK : em__lower_make(e, 0, -1, &L, &root);
+    if (s == EM_OK && !em_expr_ready(e) && em_array_size(res)) s = em__lower_make(e, 0, -1, &L, &root);
     if (e->nin && !em_expr_ready(e) &&
         (s == EM_EUNSUPPORTED || (s == EM_OK && L && L->nleaves > EM_FUSE_MAXLEAVES))) {
         if (L) em__lower_free(L), L = NULL;
@@ -453,16 +463,11 @@ em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
         if (s == EM_OK) s = em__lower_make(e, 0, -1, &L, &root);
     }
     if (s != EM_OK) {
-        em_array_release(&res);
+        em_array_release(res);
+        em_spare_free(&em__job_spare, j);
         return s;
     }
-    em_expr_job *j = malloc(sizeof *j);
-    if (!j) {
-        if (L) em__lower_free(L);
-        em_array_release(&res);
-        return em_error(EM_ENOMEM, "out of host memory for an evaluation");
-    }
-    j->lower = L, j->root = root, j->out = res, j->dev = e->dev;
+    j->lower = L, j->root = root, j->dev = e->dev;
     *job = j;
     return EM_OK;
 }
@@ -477,9 +482,9 @@ em_status em_expr_run(em_expr_job *j, const char *reason, em_array *out) {
             em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL, h);
         em__lower_free(j->lower);
     }
-    if (s == EM_OK) *out = j->out;
+    if (s == EM_OK) em_array_assign(out, &j->out);
     else em_array_release(&j->out);
-    free(j);
+    em_spare_free(&em__job_spare, j);
     return s;
 }
 
@@ -487,7 +492,7 @@ void em_expr_job_free(em_expr_job *j) {
     if (!j) return;
     if (j->lower) em__lower_free(j->lower);
     em_array_release(&j->out);
-    free(j);
+    em_spare_free(&em__job_spare, j);
 }
 
 em_status em_expr_eval(const em_expr *e, const char *reason, em_array *out) {

@@ -365,12 +365,61 @@ static void test_bad_arguments(void) {
     em_array_release(&a), em_array_release(&b);
 }
 
+/* The launch path's key: em_kplan_key_into measures a key that does not fit
+ * and writes the same characters em_kplan_key appends to an sbuf (also after
+ * text already there); em_key_hash tells different keys apart. */
+static void test_key_into_matches_sbuf_key(void) {
+    static char mem[4 * 10];
+    int64_t s[1] = {10};
+    em_device fake = {EM_CUDA, 0};
+    em_array x = {0}, o = {0};
+    CHECK(em_array_wrap(&x, mem, EM_FLOAT32, 1, s, NULL, fake, NULL, NULL) == EM_OK);
+    CHECK(em_array_wrap(&o, mem, EM_FLOAT32, 1, s, NULL, fake, NULL, NULL) == EM_OK);
+    enum { DEPTH = 120 }; /* a chain of negatives: a key of over 600 characters */
+    em_node leaf, chain[DEPTH];
+    em_node_leaf(&leaf, &x);
+    for (int i = 0; i < DEPTH; i++)
+        chain[i] = (em_node){.op = EM_OP_NEGATIVE, .loop = EM_FLOAT32, .dtype = EM_FLOAT32, .nin = 1,
+                             .in = {i ? &chain[i - 1] : &leaf}};
+    em_kplan p;
+    CHECK(em_kplan_make(&chain[DEPTH - 1], &o, &p) == EM_OK);
+    em_sbuf key = {0};
+    em_kplan_key(&p, &key);
+    CHECK(key.s && key.len > 512 && strlen(key.s) == key.len);
+    char small[64];
+    memset(small, 'x', sizeof small);
+    size_t n = em_kplan_key_into(&p, small, sizeof small);
+    CHECK(n == key.len && !memcmp(small, key.s, sizeof small)); /* measured, prefix written */
+    char big[1024];
+    CHECK(em_kplan_key_into(&p, big, sizeof big) == key.len && !strcmp(big, key.s));
+    char exact[1024];
+    CHECK(em_kplan_key_into(&p, exact, key.len + 1) == key.len && !strcmp(exact, key.s));
+    em_sbuf pre = {0};
+    em_sbuf_printf(&pre, "prefix:");
+    em_kplan_key(&p, &pre);
+    CHECK(pre.s && !strncmp(pre.s, "prefix:", 7) && !strcmp(pre.s + 7, key.s));
+    char onstack[16]; /* a fixed buffer too small: moved to the heap */
+    em_sbuf st = em_sbuf_on(onstack, sizeof onstack);
+    em_kplan_key(&p, &st);
+    CHECK(st.s && !st.fixed && !strcmp(st.s, key.s));
+    /* One node fewer: another key, another hash; the same key, the same hash. */
+    em_kplan q;
+    CHECK(em_kplan_make(&chain[DEPTH - 2], &o, &q) == EM_OK);
+    size_t m = em_kplan_key_into(&q, big, sizeof big);
+    CHECK(m != key.len && em_key_hash(big, m) != em_key_hash(key.s, key.len));
+    CHECK(em_key_hash(key.s, key.len) == em_key_hash(exact, key.len));
+    CHECK(em_key_hash("abcdefgh1", 9) != em_key_hash("abcdefgh2", 9)); /* the tail counts */
+    em_sbuf_free(&key), em_sbuf_free(&pre), em_sbuf_free(&st);
+    em_array_release(&x), em_array_release(&o);
+}
+
 int main(void) {
     RUN(test_expression_equals_eager_chain);
     RUN(test_limits_are_named);
     RUN(test_reads_and_shared_leaves);
     RUN(test_fused_reduction_equals_unfused);
     RUN(test_host_scalar_by_value);
+    RUN(test_key_into_matches_sbuf_key);
     RUN(test_fused_reduction_kernels);
     RUN(test_by_value_kernel_compiles);
     RUN(test_bad_arguments);

@@ -6,6 +6,7 @@
 #include "codegen/render.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EM_CU_BLOCK 256
@@ -68,32 +69,40 @@ static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
     return g < 1 ? 1 : (unsigned)g;
 }
 
+/* Per-thread room for a launch: one TLS lookup for both. */
+static _Thread_local struct {
+    em_kplan plan;
+    unsigned char args[EM_CU_ARGMAX];
+} em__ew;
+
 static em_status em__eval(const em_node *root, em_array *out, uint64_t *keyhash) {
-    static _Thread_local em_kplan plan;
-    static _Thread_local unsigned char args[EM_CU_ARGMAX];
-    char keybuf[512]; /* a key of a big tree moves to the heap */
+    em_kplan *plan = &em__ew.plan;
+    unsigned char *args = em__ew.args;
     int id = em_array_device(out).id;
-    EM_CHECK(em_kplan_make(root, out, &plan));
-    if (plan.n == 0) return EM_OK;
-    size_t nargs = em_kplan_args(&plan, args, sizeof args);
+    EM_CHECK(em_kplan_make(root, out, plan));
+    if (plan->n == 0) return EM_OK;
+    size_t nargs = em_kplan_args(plan, args, EM_CU_ARGMAX);
     if (!nargs) return em_error(EM_EUNSUPPORTED, "expression too large for one kernel (%d arrays, %d dimensions)",
-                                plan.nops, plan.ndim);
+                                plan->nops, plan->ndim);
     const em_device_props *p;
     EM_CHECK(em_cu_props(id, &p));
-    char name[64];
-    em_kplan_name(&plan, name, sizeof name);
-    em_sbuf key = em_sbuf_on(keybuf, sizeof keybuf);
-    em_kplan_key(&plan, &key);
-    if (key.oom) {
-        em_sbuf_free(&key);
-        return em_error(EM_ENOMEM, "out of host memory");
+    char keybuf[512], *key = keybuf; /* a key of a big tree moves to the heap */
+    size_t klen = em_kplan_key_into(plan, keybuf, sizeof keybuf);
+    if (klen >= sizeof keybuf) {
+        if (!(key = malloc(klen + 1))) return em_error(EM_ENOMEM, "out of host memory");
+        em_kplan_key_into(plan, key, klen + 1);
     }
-    uint64_t h = em_fnv1a(EM_FNV_BASIS, key.s, key.len);
+    uint64_t h = em_key_hash(key, klen);
     if (keyhash) *keyhash = h;
-    CUfunction f;
-    em_status s = em_cu_kernel_h(id, key.s, h, name, EM_KNAME, em__render_ew, &plan, &f);
-    em_sbuf_free(&key);
-    return s == EM_OK ? em_cu_launch(id, f, name, em__grid(p, &plan), EM_CU_BLOCK, 0, args) : s;
+    em_status s = EM_OK;
+    const em_cu_kfn *k = em_cu_kernel_find(id, key, klen, h);
+    if (!k) { /* the name only for a kernel not loaded yet */
+        char name[48];
+        em_kplan_name(plan, name, sizeof name);
+        s = em_cu_kernel_get(id, key, klen, h, name, EM_KNAME, em__render_ew, plan, &k);
+    }
+    if (key != keybuf) free(key);
+    return s == EM_OK ? em_cu_launch(id, k->fn, k->name, em__grid(p, plan), EM_CU_BLOCK, 0, args) : s;
 }
 
 

@@ -7,6 +7,8 @@
 #include "backend/cuda/pool.h"
 #include "ember/cuda.h"
 
+#include <string.h>
+
 /* Compile CUDA source for sm_<arch> to a cubin (*cubin malloc'ed), through
  * the disk cache.  Needs NVRTC only, not a GPU (exported for the tests). */
 EM_API em_status em_cuda_compile(const char *src, int arch, const char *name, void **cubin,
@@ -30,9 +32,18 @@ em_status em_cu_props(int id, const em_device_props **out);
 typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
 em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
                        em_cu_render_fn render, const void *ctx, CUfunction *out);
-/* The same with the key's hash given: em_fnv1a(EM_FNV_BASIS, key). */
-em_status em_cu_kernel_h(int id, const char *key, uint64_t hash, const char *name, const char *fname,
-                         em_cu_render_fn render, const void *ctx, CUfunction *out);
+/* A loaded kernel and the name messages give it (kept for the process). */
+typedef struct em_cu_kfn {
+    CUfunction fn;
+    char name[48];
+} em_cu_kfn;
+/* The cached kernel for a key of klen bytes whose em_key_hash is hash, or
+ * NULL: no lock, no allocation (a small op's launch path). */
+const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash);
+/* em_cu_kernel with the key's length and hash given, returning the entry. */
+em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
+                           const char *fname, em_cu_render_fn render, const void *ctx,
+                           const em_cu_kfn **out);
 
 /* Launch f with one packed argument of nbytes on device id's stream,
  * checking the configuration against the device limits first. */
@@ -57,9 +68,11 @@ extern _Thread_local char em_cu_last_kernel[64];
 /* Keep name as the last kernel launched: a bounded copy, since snprintf
  * cost more than the rest of a small op's host path. */
 static inline void em_cu_note_kernel(const char *name) {
-    size_t i = 0;
-    for (; name[i] && i + 1 < sizeof em_cu_last_kernel; i++) em_cu_last_kernel[i] = name[i];
-    em_cu_last_kernel[i] = 0;
+    /* One copy, not a loop: GCC re-reads a TLS address per iteration. */
+    size_t n = strnlen(name, sizeof em_cu_last_kernel - 1);
+    char *d = em_cu_last_kernel;
+    memcpy(d, name, n);
+    d[n] = 0;
 }
 
 /* The vtable's entries, exported so the fake-driver test can call them. */

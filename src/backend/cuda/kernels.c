@@ -10,26 +10,38 @@
 #include "codegen/render.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EM_KC_BUCKETS 1024
 
+/* Readers walk the buckets without the lock: an entry is complete before a
+ * release store publishes it, its fields never change, and entries are
+ * never removed. */
 typedef struct em__kent {
     struct em__kent *next;
+    uint64_t hash;
     int dev;
+    size_t klen;
     CUmodule mod;
-    CUfunction fn;
+    em_cu_kfn k;
     char key[]; /* NUL-terminated */
 } em__kent;
 
-static em__kent *em__kc[EM_KC_BUCKETS];
+static _Atomic(em__kent *) em__kc[EM_KC_BUCKETS];
 static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static em__kent *em__kc_find(unsigned b, int id, const char *key) {
-    for (em__kent *e = em__kc[b]; e; e = e->next)
-        if (e->dev == id && !strcmp(e->key, key)) return e;
+const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash) {
+    em__kent *e = atomic_load_explicit(&em__kc[hash % EM_KC_BUCKETS], memory_order_acquire);
+    for (; e; e = e->next)
+        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen)) {
+            /* Every launch hits: logged one level above the disk cache's log. */
+            if (em_debug_level() >= 3)
+                fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", e->k.name, key);
+            return &e->k;
+        }
     return NULL;
 }
 
@@ -57,37 +69,35 @@ static em_status em__build(int id, const char *name, const char *fname, em_cu_re
 
 em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
                        em_cu_render_fn render, const void *ctx, CUfunction *out) {
-    return em_cu_kernel_h(id, key, em_fnv1a(EM_FNV_BASIS, key, strlen(key)), name, fname, render, ctx, out);
+    size_t klen = strlen(key);
+    const em_cu_kfn *k;
+    EM_CHECK(em_cu_kernel_get(id, key, klen, em_key_hash(key, klen), name, fname, render, ctx, &k));
+    *out = k->fn;
+    return EM_OK;
 }
 
-em_status em_cu_kernel_h(int id, const char *key, uint64_t hash, const char *name, const char *fname,
-                         em_cu_render_fn render, const void *ctx, CUfunction *out) {
-    unsigned b = (unsigned)(hash % EM_KC_BUCKETS);
-    pthread_mutex_lock(&em__kc_lock);
-    em__kent *e = em__kc_find(b, id, key);
-    pthread_mutex_unlock(&em__kc_lock);
-    if (e) {
-        /* Every launch hits: logged one level above the disk cache's log. */
-        if (em_debug_level() >= 3) fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", name, key);
-        *out = e->fn;
-        return EM_OK;
-    }
+em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
+                           const char *fname, em_cu_render_fn render, const void *ctx,
+                           const em_cu_kfn **out) {
+    if ((*out = em_cu_kernel_find(id, key, klen, hash))) return EM_OK;
     if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
-    size_t klen = strlen(key);
-    e = malloc(sizeof *e + klen + 1);
+    em__kent *e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
-    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &e->fn);
+    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &e->k.fn);
     if (s != EM_OK) {
         free(e);
         return s;
     }
-    e->dev = id;
-    memcpy(e->key, key, klen + 1);
+    e->hash = hash, e->dev = id, e->klen = klen;
+    snprintf(e->k.name, sizeof e->k.name, "%s", name);
+    memcpy(e->key, key, klen);
+    e->key[klen] = 0;
+    _Atomic(em__kent *) *b = &em__kc[hash % EM_KC_BUCKETS];
     pthread_mutex_lock(&em__kc_lock);
-    e->next = em__kc[b]; /* a racing duplicate is harmless: both work */
-    em__kc[b] = e;
+    e->next = atomic_load_explicit(b, memory_order_relaxed); /* a racing duplicate is harmless: both work */
+    atomic_store_explicit(b, e, memory_order_release);
     pthread_mutex_unlock(&em__kc_lock);
-    *out = e->fn;
+    *out = &e->k;
     return EM_OK;
 }
 

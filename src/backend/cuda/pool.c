@@ -17,6 +17,7 @@ typedef struct em__blk {
 typedef struct em__pool {
     pthread_mutex_t lock;
     em__blk *free_list;
+    em__blk *nodes; /* list nodes not in use: a small op frees and takes one */
     size_t used, cached, limit;
 } em__pool;
 
@@ -47,7 +48,8 @@ static CUdeviceptr em__take_cached(em__pool *p, size_t size) {
     CUdeviceptr ptr = blk->ptr;
     *best = blk->next;
     p->cached -= blk->size;
-    free(blk);
+    blk->next = p->nodes;
+    p->nodes = blk;
     return ptr;
 }
 
@@ -88,10 +90,12 @@ em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr) {
     if (!p) return em_error(EM_EDEVICE, "cuda:%d is beyond the %d devices Ember supports", id, EM_CU_MAXDEV);
     if (nbytes > SIZE_MAX - EM_POOL_ROUND) return em_error(EM_EOVERFLOW, "allocation of %zu bytes is too large", nbytes);
     size_t size = nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
-    EM_CHECK(em_cu_ctx(id));
     pthread_mutex_lock(&p->lock);
     CUdeviceptr d = em__take_cached(p, size);
-    em_status s = d ? EM_OK : em__fresh(p, id, size, &d);
+    /* The context only for the driver's allocation: a cached block needs
+     * no driver call (callers make it current before they use the memory). */
+    em_status s = d ? EM_OK : em_cu_ctx(id);
+    if (s == EM_OK && !d) s = em__fresh(p, id, size, &d);
     if (s == EM_OK) p->used += size;
     pthread_mutex_unlock(&p->lock);
     if (s == EM_OK) *ptr = (void *)(uintptr_t)d;
@@ -102,8 +106,10 @@ em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr) {
 void em_cu_pool_free(int id, void *ptr, size_t nbytes) {
     em__pool *p = em__pool_get(id);
     size_t size = nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
-    em__blk *b = malloc(sizeof *b);
     pthread_mutex_lock(&p->lock);
+    em__blk *b = p->nodes;
+    if (b) p->nodes = b->next;
+    else b = malloc(sizeof *b);
     p->used -= size;
     if (b) {
         b->ptr = (CUdeviceptr)(uintptr_t)ptr;
