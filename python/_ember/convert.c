@@ -20,9 +20,9 @@ static int pyem__device_attrs(PyObject *o, em_device *d) {
         long id = PyLong_AsLong(i);
         em_device_kind kind = !ks ? EM_NKINDS : !strcmp(ks, "cpu") ? EM_CPU : !strcmp(ks, "cuda") ? EM_CUDA : EM_NKINDS;
         if (kind != EM_NKINDS && id >= 0 && id < 1 << 20) {
-            char spec[32];
-            snprintf(spec, sizeof spec, "%s:%ld", ks, id);
-            em_status st = em_device_parse(spec, d);
+            em_device dv = {kind, (int)id};
+            em_status st = em_device_check(dv);
+            if (st == EM_OK) *d = dv;
             r = st == EM_OK ? 1 : (pyem_raise(st), -1);
         }
     }

@@ -27,18 +27,29 @@ em_status em_device_count(em_device_kind kind, int *count) {
 }
 
 static em_status em__backend_for(em_device dev, const em_backend **out) {
-    int n;
-    em_error(EM_OK, "%s", "");
+    int n = 0;
     EM_CHECK(em_device_count(dev.kind, &n));
-    /* A backend that finds no devices leaves the reason in the message. */
-    char why[512];
-    snprintf(why, sizeof why, "%s", n ? "" : em_last_error());
-    if (dev.id < 0 || dev.id >= n)
+    if (dev.id < 0 || dev.id >= n) {
+        /* A backend that finds no devices leaves the reason in the message:
+         * clear it and ask again (not on every call: printf costs more than
+         * the rest of an em.empty). */
+        em_error(EM_OK, "%s", "");
+        EM_CHECK(em_device_count(dev.kind, &n));
+        char why[512];
+        snprintf(why, sizeof why, "%s", n ? "" : em_last_error());
         return em_error(EM_EDEVICE, "no device %s:%d (%d %s device%s available%s%s)",
                         em_device_kind_name(dev.kind), dev.id, n, em_device_kind_name(dev.kind),
                         n == 1 ? "" : "s", why[0] ? ": " : "", why);
+    }
     *out = em__backend(dev.kind);
     return EM_OK;
+}
+
+em_status em_device_check(em_device dev) {
+    const em_backend *be;
+    if ((unsigned)dev.kind >= EM_NKINDS)
+        return em_error(EM_EDEVICE, "unknown device kind %d", (int)dev.kind);
+    return em__backend_for(dev, &be);
 }
 
 em_status em_device_props_get(em_device dev, em_device_props *props) {

@@ -212,6 +212,12 @@ static void test_device_parse(void) {
     CHECK(em_device_props_get(cpu, &p) == EM_OK && p.multiprocessor_count >= 1);
     em_device nope = {EM_CPU, 3};
     CHECK(em_device_props_get(nope, &p) == EM_EDEVICE);
+    /* em_device_check: the parse's answer without the string. */
+    CHECK(em_device_check(cpu) == EM_OK);
+    CHECK(em_device_check(nope) == EM_EDEVICE && strstr(em_last_error(), "no device cpu:3 (1 cpu device available)"));
+    em_device negative = {EM_CPU, -1}, kind = {(em_device_kind)9, 0};
+    CHECK(em_device_check(negative) == EM_EDEVICE);
+    CHECK(em_device_check(kind) == EM_EDEVICE && strstr(em_last_error(), "unknown device kind 9"));
 }
 
 int main(void) {
