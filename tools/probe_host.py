@@ -2,7 +2,8 @@
 calls (no synchronisation inside) at several lengths, so that a launch queue
 that fills up (the GPU running each tiny kernel slower than the host issues
 it) shows as a per-call time that grows with the loop; and each library's
-small-op paths side by side.  python3 tools/probe_host.py"""
+small-op paths side by side.  python3 tools/probe_host.py [--ember-only]"""
+import sys
 import time
 
 import numpy as np
@@ -78,6 +79,8 @@ def main():
     _ember._fusion_config(enabled=False)
     row("ember a + b, fusion off", lambda: s + t, sync)
     _ember._fusion_config(enabled=True)
+    if "--ember-only" in sys.argv:
+        return
     try:
         import cupy as cp
         cs, ct = cp.ones(1000, cp.float32), cp.ones(1000, cp.float32)
