@@ -362,19 +362,34 @@ PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b) {
 
 PyObject *pyem_unary(em_op op, PyObject *a) { return pyem__call(op, &a, 1, NULL, EM_NDTYPES, 0); }
 
-/* _ember.ufunc(name, *inputs, out=None, dtype=None) */
+/* _ember.ufunc(op, *inputs, out=None, dtype=None): op is the name or the
+ * op's code (em.add passes the code: no name lookup per call). */
 static PyObject *f_ufunc(PyObject *self, PyObject *args, PyObject *kw) {
+    static PyObject *out_s, *dtype_s;
+    if (!out_s && !(out_s = PyUnicode_InternFromString("out"))) return NULL;
+    if (!dtype_s && !(dtype_s = PyUnicode_InternFromString("dtype"))) return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (n < 1 || !PyUnicode_Check(PyTuple_GET_ITEM(args, 0)))
+    PyObject *first = n < 1 ? NULL : PyTuple_GET_ITEM(args, 0);
+    em_op op = EM_NOPS;
+    const char *name = NULL;
+    if (first && PyLong_CheckExact(first)) {
+        long v = PyLong_AsLong(first);
+        if (v >= 0 && v < EM_NOPS && em_op_get((em_op)v)) op = (em_op)v, name = em_op_get(op)->name;
+        else if (!PyErr_Occurred()) return PyErr_Format(PyExc_ValueError, "unknown ufunc code %ld", v);
+        else return NULL;
+    } else if (first && PyUnicode_Check(first)) {
+        if (!(name = PyUnicode_AsUTF8(first))) return NULL;
+        op = em_op_from_name(name);
+        if (op == EM_NOPS) return PyErr_Format(PyExc_ValueError, "unknown ufunc '%s'", name);
+    } else {
         return PyErr_Format(PyExc_TypeError, "ufunc(name, *inputs, out=None, dtype=None)");
-    const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0));
-    em_op op = em_op_from_name(name);
-    if (op == EM_NOPS) return PyErr_Format(PyExc_ValueError, "unknown ufunc '%s'", name);
+    }
     if (n - 1 != em_op_get(op)->nin)
         return PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
                             name, em_op_get(op)->nin, n - 1);
-    PyObject *out = kw ? PyDict_GetItemString(kw, "out") : NULL;
-    PyObject *dto = kw ? PyDict_GetItemString(kw, "dtype") : NULL;
+    PyObject *out = kw ? PyDict_GetItemWithError(kw, out_s) : NULL;
+    PyObject *dto = kw && !PyErr_Occurred() ? PyDict_GetItemWithError(kw, dtype_s) : NULL;
+    if (PyErr_Occurred()) return NULL;
     if (out == Py_None) out = NULL;
     if (out && PyTuple_Check(out)) {
         if (PyTuple_GET_SIZE(out) != 1)

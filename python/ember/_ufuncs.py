@@ -15,15 +15,16 @@ _ufunc = _ember.ufunc
 
 
 def _make(name, nin, public=None):
+    code = _ember.ops[name][0]  # the op's code: the C side looks up no name per call
     if nin == 1:
         def f(x, /, out=None, *, dtype=None):
-            return _ufunc(name, x, out=out, dtype=dtype)
+            return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
         def f(x1, x2, /, out=None, *, dtype=None):
-            return _ufunc(name, x1, x2, out=out, dtype=dtype)
+            return _ufunc(code, x1, x2, out=out, dtype=dtype)
     else:
         def f(x1, x2, x3, /, out=None, *, dtype=None):
-            return _ufunc(name, x1, x2, x3, out=out, dtype=dtype)
+            return _ufunc(code, x1, x2, x3, out=out, dtype=dtype)
     f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
     return f

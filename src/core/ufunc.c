@@ -161,7 +161,9 @@ em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promot
                         "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with "
                         "casting rule 'same_kind'",
                         info->name, em_dtype_get(odt)->name, em_dtype_get(out->dtype)->name);
-    em_array res = {0}, copies[EM_NODE_MAXIN] = {{0}};
+    em_array res, copies[EM_NODE_MAXIN]; /* no memset: 540 bytes each */
+    res.buf = NULL, res.data = NULL;
+    for (int i = 0; i < EM_NODE_MAXIN; i++) copies[i].buf = NULL, copies[i].data = NULL;
     em_node leaves[EM_NODE_MAXIN], root = {.op = op, .loop = loop, .dtype = odt, .nin = nin};
     em_status s = EM_OK;
     for (int i = 0; i < nin && s == EM_OK; i++) {
