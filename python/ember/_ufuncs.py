@@ -16,14 +16,21 @@ _ufunc = _ember.ufunc
 
 def _make(name, nin, public=None):
     code = _ember.ops[name][0]  # the op's code: the C side looks up no name per call
+    # Without out= and dtype=, no keyword dict is built (a small op's call).
     if nin == 1:
         def f(x, /, out=None, *, dtype=None):
+            if out is None and dtype is None:
+                return _ufunc(code, x)
             return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
         def f(x1, x2, /, out=None, *, dtype=None):
+            if out is None and dtype is None:
+                return _ufunc(code, x1, x2)
             return _ufunc(code, x1, x2, out=out, dtype=dtype)
     else:
         def f(x1, x2, x3, /, out=None, *, dtype=None):
+            if out is None and dtype is None:
+                return _ufunc(code, x1, x2, x3)
             return _ufunc(code, x1, x2, x3, out=out, dtype=dtype)
     f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
