@@ -72,6 +72,65 @@ def event_time(fn, iters=50, repeat=5):
     return statistics.median(runs)
 
 
+def _cupy_event_time(cp, fn, iters=20, repeat=7):
+    fn()
+    cp.cuda.Device().synchronize()
+    runs = []
+    for _ in range(repeat):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        for _ in range(iters):
+            fn()
+        b.record()
+        b.synchronize()
+        runs.append(cp.cuda.get_elapsed_time(a, b) / 1e3 / iters)
+    return statistics.median(runs)
+
+
+def expression_kernels():
+    """ElementwiseKernel and ReductionKernel at bandwidth scale, Ember and
+    CuPy side by side (the same kernel strings), GB/s of the bytes each
+    must move; Ember's built-in expression beside them."""
+    res = {}
+    n = 1 << 26
+    ew = ("T x, T y", "T z", "z = x + y", "ek_add")
+    rk = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+    rows = {"elementwise add 2^26 f32": 12 * n, "l2norm 2^26 f32": 4 * n, "l2norm rows (4096, 16384) f32": 4 * n,
+            "l2norm cols (16384, 4096) axis 0 f32": 4 * n}
+    xs = np.random.rand(n).astype(np.float32)
+    ys = np.random.rand(n).astype(np.float32)
+    with em.Device("cuda:0"):
+        x, y, z = em.asarray(xs), em.asarray(ys), em.empty(n, dtype=em.float32)
+        ek, l2 = em.ElementwiseKernel(*ew), em.ReductionKernel(*rk)
+        x2 = x.reshape(4096, 16384)
+        x3 = x.reshape(16384, 4096)
+        t = {"elementwise add 2^26 f32": event_time(lambda: ek(x, y, z)),
+             "l2norm 2^26 f32": event_time(lambda: l2(x), iters=10),
+             "l2norm rows (4096, 16384) f32": event_time(lambda: l2(x2, axis=1), iters=10),
+             "l2norm cols (16384, 4096) axis 0 f32": event_time(lambda: l2(x3, axis=0), iters=10)}
+        tb = event_time(lambda: em.sqrt(em.sum(x * x)), iters=10)
+        np.testing.assert_allclose(float(l2(x)), np.sqrt(np.sum(xs.astype(np.float64) ** 2)), rtol=1e-4)
+        np.testing.assert_allclose(l2(x2, axis=1).get(), np.sqrt((xs.reshape(4096, -1).astype(np.float64) ** 2)
+                                                                 .sum(1)), rtol=1e-4)
+    for k, tt in t.items():
+        res[f"ember {k} GB/s"] = rows[k] / tt / 1e9
+    res["ember sqrt(sum(x*x)) 2^26 f32 GB/s"] = 4 * n / tb / 1e9
+    try:
+        import cupy as cp
+    except ImportError:
+        return res
+    cx, cy, cz = cp.asarray(xs), cp.asarray(ys), cp.empty(n, cp.float32)
+    cek, cl2 = cp.ElementwiseKernel(*ew), cp.ReductionKernel(*rk)
+    cx2, cx3 = cx.reshape(4096, 16384), cx.reshape(16384, 4096)
+    ct = {"elementwise add 2^26 f32": _cupy_event_time(cp, lambda: cek(cx, cy, cz)),
+          "l2norm 2^26 f32": _cupy_event_time(cp, lambda: cl2(cx), iters=10),
+          "l2norm rows (4096, 16384) f32": _cupy_event_time(cp, lambda: cl2(cx2, axis=1), iters=10),
+          "l2norm cols (16384, 4096) axis 0 f32": _cupy_event_time(cp, lambda: cl2(cx3, axis=0), iters=10)}
+    for k, tt in ct.items():
+        res[f"cupy  {k} GB/s"] = rows[k] / tt / 1e9
+    return res
+
+
 def gpu_results(n_launch):
     res = {}
     dev = em.Device("cuda:0")
@@ -108,6 +167,7 @@ def gpu_results(n_launch):
         l2 = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
         t_l2 = event_time(lambda: l2(big), iters=10)
         res["l2norm_2^24_GBps"] = 4 * (1 << 24) / t_l2 / 1e9
+    res.update(expression_kernels())
     try:
         import cupy as cp
     except ImportError:
@@ -150,7 +210,7 @@ def main():
         res["gpu_name"] = em.Device("cuda:0").name
     for section in ("cpu", "gpu"):
         for k, v in res.get(section, {}).items():
-            print(f"{section:4s} {k:36s} {v:10.2f}")
+            print(f"{section:4s} {k:48s} {v:10.2f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=2)

@@ -769,14 +769,31 @@ def _coalesce(shape, strides, nk):
     return tuple(shape), [tuple(st) for st in strides], nk
 
 
+# CUDA ReductionKernel shape, chosen on the H100 (bench_kernels, 2^26
+# float32 l2norm; 4 / 4 / 4 read 2330 GB/s full, 2700 by rows and 1240 by
+# columns, these 2520 / 2840 / 2300): loads in flight per thread over a row
+# and over a column, and blocks per multiprocessor when outputs are split.
+_RK_UNROLL, _RK_UNROLL_COLS, _RK_BPS = 8, 16, 16
 _SHORT_ROW = 32  # CUDA reductions of at most this many elements per output take a thread each
+
+
+def _columns(strides, nk, nd):
+    """Whether every input's reduced elements lie farther apart than its
+    neighbouring kept ones (strides: the inputs' over the coalesced kept
+    then reduced dimensions): a sum over axis 0 of a C-ordered matrix.  A
+    thread per output then reads what its warp's neighbours read."""
+    if not (0 < nk < nd) or not strides:
+        return False
+    inner = [abs(st[nk - 1]) for st in strides]
+    return all(all(abs(st[d]) > i for d in range(nk, nd) if st[d]) for st, i in zip(strides, inner))
 
 
 def _red_launch(name, where, k, rtype, sizes, tshape, views, strides, scal, stream):
     """Run a compiled reduction: on CUDA split over partials when few
-    outputs have long reductions (ReductionKernel._nsplit)."""
+    outputs have long reductions (ReductionKernel._nsplit), a thread per
+    output for column reductions (_columns)."""
     kind, dev = where
-    nout, nred = sizes
+    nout, nred, cols = sizes
     if kind != "cuda":
         _red_cpu(name, k, nout, nred, tshape, views, _pack_scalars(scal))
         return
@@ -784,6 +801,14 @@ def _red_launch(name, where, k, rtype, sizes, tshape, views, strides, scal, stre
     shm, nsplit = 256 * max(rtype.itemsize, 1), ReductionKernel._nsplit(dev, nout, nred)
     if nred <= _SHORT_ROW and nout >= 1024:  # a thread per output: no idle threads, no tree
         _launch_on(dev, k, min((nout + 255) // 256, 1 << 20), 256, tuple(args + [np.int32(3), 1, 0]), 0, stream)
+    elif cols and nout >= 32 and nred > _SHORT_ROW:
+        nob = (nout + 255) // 256
+        # Enough blocks for _RK_BPS per multiprocessor, each part at least 64 rows.
+        ns = int(max(1, min(-(-_RK_BPS * _sm_count(dev) // nob), nred // 64, 4096)))
+        part = _ember_empty((nout * ns,), rtype, f"cuda:{dev}") if ns > 1 else 0
+        _launch_on(dev, k, min(nob * ns, 1 << 20), 256, tuple(args + [np.int32(4), ns, part]), 0, stream)
+        if ns > 1:
+            _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), ns, part]), shm, stream)
     elif nsplit == 1:
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(0), 1, 0]), shm, stream)
     else:
@@ -1014,11 +1039,10 @@ class ReductionKernel(_KernelBase):
         nred = int(np.prod([shape[d] for d in red], dtype=np.int64))
         plan = None
         if nout > 0:
-            k, views, tshape = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout, nred,
-                                         stream)
+            k, views, tshape, sizes = self._run((kind, dev), types, rtype, shape, keep, red, vals, outs, nout,
+                                                nred, stream)
             if not cast:
-                plan = _RedPlan(self, (kind, dev), k, rtype, (nout, nred), tshape, ins, types, given, outs,
-                                views)
+                plan = _RedPlan(self, (kind, dev), k, rtype, sizes, tshape, ins, types, given, outs, views)
         return (outs[0] if len(outs) == 1 else tuple(outs)), plan
 
     def _reduce_dtype(self, types):
@@ -1065,9 +1089,10 @@ class ReductionKernel(_KernelBase):
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
         k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
                       kind, dev)
-        _red_launch(self.name, where, k, rtype, (nout, nred), tshape, views, [s for v in views for s in v.strides],
+        sizes = (nout, nred, _columns(strides[:len(ops) - len(self.out_params)], nk, nd))
+        _red_launch(self.name, where, k, rtype, sizes, tshape, views, [s for v in views for s in v.strides],
                     [v for _, v in scal], stream)
-        return k, views, tshape
+        return k, views, tshape, sizes
 
     def _render(self, kind, types, rtype, ops, scal, nd, nk):
         ct = _CTypes(kind, types)
@@ -1131,11 +1156,37 @@ class ReductionKernel(_KernelBase):
                         [f"long long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
                         [f"{ctype(p)} {p.name}" for p in scal] +
                         ["int _em_mode", "long long _em_nsplit", "_type_reduce *_em_part"])
-        inner = "long long _em_r2 = _em_j, _em_c2; (void)_em_c2;\n"
-        inner += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
-        for d in reversed(range(nk, nd)):
-            inner += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
-            inner += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+
+        def at(j):
+            """The inputs' addresses for reduced element j: with one reduced
+            dimension (the common case once coalesced) a multiply, not a
+            64-bit division per element."""
+            if nd - nk == 1:
+                return "".join(f"char *_em_q{k} = _em_b{k} + ({j}) * _em_st{k}_{nk};\n" for k in range(nin))
+            s = f"long long _em_r2 = {j}, _em_c2; (void)_em_c2;\n"
+            s += "".join(f"char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+            for d in reversed(range(nk, nd)):
+                s += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
+                s += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+            return s
+
+        def combine(acc, v):
+            return f"{{ const _type_reduce a = {acc}, b = {v}; {acc} = ({self.reduce_expr}); }}\n"
+
+        inner = at("_em_j")
+
+        def strided(start, stride, U=_RK_UNROLL):
+            """Fold elements start, start + stride, ... below _em_j1 into
+            _em_acc: U independent accumulators keep U loads in flight per
+            thread (the l2norm read 920 GB/s with one)."""
+            return ("{\n" f"long long _em_j = {start};\nconst long long _em_bd = {stride};\n"
+                    + "".join(f"_type_reduce _em_u{u} = (_type_reduce)({self.identity});\n" for u in range(1, U))
+                    + f"for (; _em_j + {U - 1} * _em_bd < _em_j1; _em_j += {U} * _em_bd) {{\n"
+                    + "".join("{\n" + at(f"_em_j + {u} * _em_bd") + mapped
+                              + combine("_em_acc" if u == 0 else f"_em_u{u}", "_em_v") + "}\n" for u in range(U))
+                    + "}\n"
+                    + "".join(combine("_em_acc", f"_em_u{u}") for u in range(1, U))
+                    + "for (; _em_j < _em_j1; _em_j += _em_bd) {\n" + at("_em_j") + mapped + step + "\n}\n}\n")
         bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
         per_thread = (
             "if (_em_mode == 3) {\n"
@@ -1144,7 +1195,22 @@ class ReductionKernel(_KernelBase):
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + inner + mapped + step + "\n}\n"
             + post + "}\nreturn;\n}\n")
-        body = per_thread + (
+        # Mode 4: a thread per output over part _em_pi of the reduced range,
+        # for reductions whose reduced elements lie farther apart than
+        # neighbouring outputs (a sum over axis 0): a warp's loads are then
+        # neighbours.  Partials, when split, go to _em_part for mode 2.
+        columns = (
+            "if (_em_mode == 4) {\n"
+            "const long long _em_nob = (_em_nout + blockDim.x - 1) / blockDim.x;\n"
+            "for (long long _em_blk = blockIdx.x; _em_blk < _em_nob * _em_nsplit; _em_blk += gridDim.x) {\n"
+            "const long long _em_o = (_em_blk % _em_nob) * blockDim.x + threadIdx.x, _em_pi = _em_blk / _em_nob;\n"
+            "if (_em_o >= _em_nout) continue;\n" + bases +
+            f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
+            "const long long _em_chunk = (_em_nred + _em_nsplit - 1) / _em_nsplit, _em_j0 = _em_pi * _em_chunk;\n"
+            "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
+            + strided("_em_j0", "1", _RK_UNROLL_COLS) +
+            "if (_em_nsplit > 1) _em_part[_em_o * _em_nsplit + _em_pi] = _em_acc;\nelse " + post + "}\nreturn;\n}\n")
+        body = per_thread + columns + (
             "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
             "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
             "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
@@ -1157,25 +1223,30 @@ class ReductionKernel(_KernelBase):
             "} else {\n"
             "const long long _em_chunk = (_em_nred + _em_nsp - 1) / _em_nsp, _em_j0 = _em_pi * _em_chunk;\n"
             "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
-            "for (long long _em_j = _em_j0 + threadIdx.x; _em_j < _em_j1; _em_j += blockDim.x) {\n"
-            + inner + mapped + step + "\n}\n}\n"
+            + strided("_em_j0 + threadIdx.x", "blockDim.x") + "}\n"
             "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
-            "for (unsigned _em_w = blockDim.x / 2; _em_w > 0; _em_w >>= 1) {\n"
+            "for (unsigned _em_w = blockDim.x / 2; _em_w > 32; _em_w >>= 1) {\n"
             "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
             f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
             "__syncthreads();\n}\n"
+            # The last 64 values within one warp: __syncwarp, not a block barrier, per step.
+            "if (threadIdx.x < 32) {\n"
+            "for (unsigned _em_w = blockDim.x / 2 < 32 ? blockDim.x / 2 : 32; _em_w > 0; _em_w >>= 1) {\n"
+            "const _type_reduce a = _em_s[threadIdx.x], b = _em_s[threadIdx.x + _em_w];\n__syncwarp();\n"
+            f"if (threadIdx.x < _em_w) _em_s[threadIdx.x] = ({self.reduce_expr});\n__syncwarp();\n}}\n}}\n"
             "if (threadIdx.x == 0) {\n_em_acc = _em_s[0];\n"
             "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + "}\n__syncthreads();\n}\n")
         return "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n' + body + "}\n"
 
     @staticmethod
     def _nsplit(dev, nout, nred):
-        """Parts to split each output's reduction into, so that about four
-        blocks per multiprocessor work, each on at least 2048 elements."""
+        """Parts to split each output's reduction into, so that about
+        _RK_BPS blocks per multiprocessor work, each on at least 2048
+        elements."""
         sms = _sm_count(dev)
         if nout >= 2 * sms or nred < 8192:
             return 1
-        return int(max(1, min((4 * sms) // nout, (nred + 2047) // 2048, 4096)))
+        return int(max(1, min((_RK_BPS * sms) // nout, (nred + 2047) // 2048, 4096)))
 
     def _cpu_row(self, nin, mapped, start, end):
         """C that folds elements [start, end) of the row at _em_r<k> (steps

@@ -523,6 +523,34 @@ def test_reduction_over_leading_axes(device, rng, dt):
                                x[:, ::-1, ::2].sum(axis=(0, 1), keepdims=True, dtype=dt), rtol=1e-12)
 
 
+def test_column_reductions(device, rng):
+    # reduced elements farther apart than neighbouring outputs (axis 0 of a
+    # C-ordered matrix): on CUDA a thread per output, over partials when the
+    # outputs alone do not fill the GPU, else writing the outputs directly
+    l2 = em.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2cols")
+    for shape in [(40, 5000), (1000, 300), (3000, 64), (40, 33), (7, 1000)]:
+        x = rng.random(shape)
+        want = np.sqrt((x * x).sum(axis=0))
+        np.testing.assert_allclose(l2(em.asarray(x), axis=0).get(), want, rtol=1e-12, err_msg=str(shape))
+        np.testing.assert_allclose(l2(em.asarray(x)[::-1], axis=0).get(), want, rtol=1e-12)  # negative steps
+        np.testing.assert_allclose(l2(em.asarray(np.ascontiguousarray(x.T)).T, axis=0).get(), want,
+                                   rtol=1e-12)  # rows in memory: not the column form
+    x = rng.random((50, 7, 40))
+    np.testing.assert_allclose(l2(em.asarray(x), axis=(0, 1)).get(), np.sqrt((x * x).sum(axis=(0, 1))),
+                               rtol=1e-12)  # two reduced dimensions, not mergeable once strided:
+    np.testing.assert_allclose(l2(em.asarray(x)[:, ::2], axis=(0, 1), keepdims=True).get(),
+                               np.sqrt((x[:, ::2] ** 2).sum(axis=(0, 1), keepdims=True)), rtol=1e-12)
+    o = em.zeros(300)
+    m = rng.random((1000, 300))
+    assert l2(em.asarray(m), axis=0, out=o) is o
+    np.testing.assert_allclose(o.get(), np.sqrt((m * m).sum(axis=0)), rtol=1e-12)
+    # a broadcast input (stride 0 along the outputs) and an integer sum
+    cs = em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "colsum_i")
+    v = rng.integers(-9, 9, (5000, 1)).astype(np.int64)
+    np.testing.assert_array_equal(cs(em.asarray(np.broadcast_to(v, (5000, 64))), axis=0).get(),
+                                  np.full(64, v.sum()))
+
+
 def test_large_calls_split_over_threads(device, rng):
     # big enough for the CPU to split the items over its workers: every
     # chunk must start its index and odometer at its own first item
