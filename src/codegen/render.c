@@ -39,6 +39,18 @@ void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) {
     }
 }
 
+void em_sbuf_put(em_sbuf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        if (!em__sbuf_grow(b, cap)) return;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
 void em_sbuf_free(em_sbuf *b) {
     if (!b->fixed) free(b->s);
     memset(b, 0, sizeof *b);

@@ -46,6 +46,8 @@ static inline em_sbuf em_sbuf_on(char *buf, size_t cap) {
 
 EM_API void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 EM_API void em_sbuf_free(em_sbuf *b);
+/* Append n bytes of s (no printf: for keys built per launch). */
+EM_API void em_sbuf_put(em_sbuf *b, const char *s, size_t n);
 void em_sbuf_putc(em_sbuf *b, char c);
 
 typedef struct em_kplan {

@@ -150,7 +150,9 @@ static void em__coalesce(em_rplan *p) {
 
 em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                         em_dtype acc, double ddof, const em_array *out, em_rplan *p) {
-    memset(p, 0, sizeof *p);
+    /* The fields before the fused tree: the tree and its leaves' strides
+     * (12 KB) are set by em_rplan_fuse and read only when root is. */
+    memset(p, 0, offsetof(em_rplan, tree));
     if (op >= EM_RED_CUMSUM || (unsigned)op >= EM_NREDUCE)
         return em_error(EM_EVALUE, "reduction %d is not a full reduction", (int)op);
     if (!em_array_is_c_contiguous(out))
@@ -197,13 +199,32 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
     return EM_OK;
 }
 
+/* v >= 0 in decimal at b; returns the end. */
+static char *em__dec(char *b, int v) {
+    char t[12];
+    int n = 0;
+    do t[n++] = (char)('0' + v % 10), v /= 10; while (v > 0);
+    while (n) *b++ = t[--n];
+    return b;
+}
+
+/* "R<op>|<in>|<acc>|<out>|<no>|<ni>[|W][|I]|U<groups>[|F<tree key>]", built
+ * per launch: no printf (it was a fifth of a small sum's host time). */
 void em_rplan_key(const em_rplan *p, em_sbuf *key) {
-    em_sbuf_printf(key, "R%d|%d|%d|%d|%d|%d%s%s|U%d", (int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no,
-                   p->ni, p->warp ? "|W" : "", em__idx32(p) ? "|I" : "", em__groups_in_flight(p));
-    if (p->root) {
-        em_sbuf_printf(key, "|F");
-        em_kplan_tree_key(&p->tree, key);
+    char buf[96], *b = buf;
+    int f[6] = {(int)p->op, (int)p->in, (int)p->acc, (int)p->out, p->no, p->ni};
+    *b++ = 'R';
+    for (int i = 0; i < 6; i++) {
+        if (i) *b++ = '|';
+        b = em__dec(b, f[i] < 0 ? 0 : f[i]);
     }
+    if (p->warp) *b++ = '|', *b++ = 'W';
+    if (em__idx32(p)) *b++ = '|', *b++ = 'I';
+    *b++ = '|', *b++ = 'U';
+    b = em__dec(b, em__groups_in_flight(p));
+    if (p->root) *b++ = '|', *b++ = 'F';
+    em_sbuf_put(key, buf, (size_t)(b - buf));
+    if (p->root) em_kplan_tree_key(&p->tree, key);
 }
 
 /* The fused tail of the argument: leaf pointers (or values), their strides. */

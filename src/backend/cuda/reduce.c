@@ -32,18 +32,25 @@ static em_status em__launch(int id, const em_rplan *p, const char *fname, int64_
     char keybuf[512]; /* per launch: no heap unless a fused tree's key is long */
     em_sbuf key = em_sbuf_on(keybuf, sizeof keybuf);
     em_rplan_key(p, &key);
-    em_sbuf_printf(&key, "|%s", fname);
-    char name[64];
-    snprintf(name, sizeof name, "reduce%d_%s", (int)p->op, em_dtype_get(p->in)->name);
-    CUfunction f;
-    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
-                            em_cu_kernel(id, key.s, name, fname, em__render, p, &f);
+    em_sbuf_put(&key, "|", 1);
+    em_sbuf_put(&key, fname, strlen(fname));
+    em_status s = EM_OK;
+    const em_cu_kfn *k = NULL;
+    if (key.oom) s = em_error(EM_ENOMEM, "out of host memory");
+    else {
+        uint64_t h = em_key_hash(key.s, key.len);
+        if (!(k = em_cu_kernel_find(id, key.s, key.len, h))) { /* the name only for a new kernel */
+            char name[64];
+            snprintf(name, sizeof name, "reduce%d_%s", (int)p->op, em_dtype_get(p->in)->name);
+            s = em_cu_kernel_get(id, key.s, key.len, h, name, fname, em__render, p, &k);
+        }
+    }
     em_sbuf_free(&key);
     if (p->warp && !strcmp(fname, EM_KNAME)) units = (units + EM_RB / 32 - 1) / (EM_RB / 32); /* 8 per block */
     /* A block per unit: the H100 ran the seed 004 rows 4 % faster with one
      * row per warp than with 8 blocks per SM looping over them. */
     int64_t g = units < pr->max_grid_dim[0] ? units : pr->max_grid_dim[0];
-    if (s == EM_OK) s = em_cu_launch(id, f, name, (unsigned)(g < 1 ? 1 : g), EM_RB, 0, args);
+    if (s == EM_OK) s = em_cu_launch(id, k->fn, k->name, (unsigned)(g < 1 ? 1 : g), EM_RB, 0, args);
     return s;
 }
 
