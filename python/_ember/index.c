@@ -160,8 +160,13 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
     em_dtype sdt;
     /* Python scalars are stored in the target dtype (NumPy range checks);
      * arrays keep theirs and are cast on the copy. */
-    if (!EmArray_Check(value) && pyem_scalar_dtype(value, &sdt) != 0) dt = EM_NDTYPES;
-    if (pyem_as_array(value, dt, em_array_device(&v), -1, &src) < 0) {
+    bool scalar = !EmArray_Check(value) && pyem_scalar_dtype(value, &sdt) == 0;
+    if (!EmArray_Check(value) && !scalar) dt = EM_NDTYPES;
+    /* A Python scalar of at most 8 bytes stays on the host: a device kernel
+     * takes it by value (em_copy_into), with no copy to the device first. */
+    em_device at = em_array_device(&v), cpu = {EM_CPU, 0};
+    if (scalar && em_dtype_get(dt)->size <= 8) at = cpu;
+    if (pyem_as_array(value, dt, at, -1, &src) < 0) {
         em_array_release(&v);
         return -1;
     }

@@ -192,7 +192,10 @@ em_status em_copy_into(em_array *dst, const em_array *src) {
     if (!(dst->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
     em_device ds = em_array_device(dst), ss = em_array_device(src);
     em_array moved = {0};
-    if (ds.kind != ss.kind || ds.id != ss.id) {
+    /* A host scalar goes to a device kernel by value (render.h, class 'P'):
+     * em.zeros and x[...] = v then queue one kernel, not a synchronous copy
+     * of the value to the device first. */
+    if ((ds.kind != ss.kind || ds.id != ss.id) && !(ds.kind != EM_CPU && em__host_scalar(src))) {
         EM_CHECK(em_to_device(src, ds, &moved));
         src = &moved;
     }

@@ -144,6 +144,43 @@ def test_full_scalar_range_and_copy_false(device):
         assert x[0].item() == 5
 
 
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+def test_asarray_of_numpy_arrays(device, rng, dt):
+    # NumPy arrays of every layout and dtype, wrapped directly (exact
+    # ndarrays in native order) or through numpy.asarray (the rest)
+    for name, x in layouts(rng, (6, 5), dt):
+        got = em.asarray(x, device=device)
+        np.testing.assert_array_equal(got.get(), x, err_msg=name)
+        assert got.dtype == x.dtype and got.shape == x.shape and got.device == device
+        other = np.dtype("float64") if dt != np.float64 else np.dtype("int32")
+        with np.errstate(all="ignore"):  # complex to real: NumPy's cast, NumPy's warning
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = x.astype(other)
+                np.testing.assert_array_equal(em.asarray(x, dtype=other, device=device).get(), want, err_msg=name)
+    # big-endian, unaligned, read-only and subclassed arrays
+    x = random_array(rng, (4, 3), dt)
+    swapped = x.astype(x.dtype.newbyteorder(">"))
+    np.testing.assert_array_equal(em.asarray(swapped, device=device).get(), x)
+    if x.itemsize > 1:
+        raw = np.zeros(x.nbytes + 1, np.uint8)
+        unaligned = raw[1:].view(x.dtype).reshape(x.shape)
+        unaligned[...] = x
+        np.testing.assert_array_equal(em.asarray(unaligned, device=device).get(), x)
+    ro = x.copy()
+    ro.flags.writeable = False
+    np.testing.assert_array_equal(em.asarray(ro, device=device).get(), x)
+    if device == em.Device("cpu"):
+        assert not em.asarray(ro).flags.writeable  # a view of read-only memory stays read-only
+        v = em.asarray(x)
+        x[0, 0] = x[1, 1]  # a CPU view without a copy: NumPy's writes show
+        assert v[0, 0].get() == x[1, 1]
+    np.testing.assert_array_equal(em.asarray(np.ma.masked_array(x), device=device).get(), x)
+    with pytest.raises(ValueError, match="avoid copy"):
+        em.asarray(x, dtype=np.dtype("float64") if dt != np.float64 else np.dtype("int32"), copy=False)
+
+
 def test_asarray_copy_must_be_bool_or_none(device):
     """As NumPy 2: a string is refused, and an object whose truth value raises
     propagates that error (it was taken as copy=None)."""

@@ -172,3 +172,29 @@ def test_round_trips_on_the_device(device):
             y = em.asarray(x, device=device) * 2 + 1
             got = y.get()
         assert np.array_equal(got, x * 2 + 1)
+
+
+def test_fills_queue_a_kernel_not_a_copy(fake_lib):
+    # em.zeros / ones / full and x[...] = v on a device: a fill value of at
+    # most 8 bytes travels in the kernel's argument, so nothing is copied to
+    # the device first (a synchronous copy, which also waited for all queued
+    # work); a complex128 value still is.  The values are checked on a real
+    # GPU by test_creation; the fake driver runs no kernels.
+    from helpers import nvrtc_available
+    if not nvrtc_available():
+        import pytest
+        pytest.skip("NVRTC is not installed")
+    out, _ = _run(fake_lib, """
+dev = em.Device("cuda:0")
+def copies():
+    return sum(calls(n) for n in ("cuMemcpyHtoD", "cuMemcpyHtoDAsync"))
+x = em.zeros(1000, dtype=em.float32, device=dev)
+c0 = copies()
+em.zeros(1000, dtype=em.float32, device=dev); em.ones(10, dtype=em.int8, device=dev)
+em.full((3, 4), 2.5, dtype=em.float64, device=dev); em.full(7, True, device=dev)
+x[...] = 3; x[2:5] = -1.5
+print(copies() - c0)
+em.full(4, 1 + 2j, dtype=em.complex128, device=dev)
+print(copies() - c0 > 0)
+""")
+    assert out == ["0", "True"]

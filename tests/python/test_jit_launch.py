@@ -429,7 +429,10 @@ def test_fake_arguments_that_miss(fake_lib, tmp_path):
         took("bad stream")
         x = em.zeros(4, dtype=em.int32)
         for k in range(3):
-            checked[1, 4](x, 1)
+            try:
+                checked[1, 4](x, 1)
+            except IndexError:  # the fake runs no kernel: the error slot's zero fill never ran
+                pass
         print(checked._fast_launches, checked._fast_signatures)
         old = em._ember._fusion_config(min_size=0)
         p = o + 1
