@@ -79,6 +79,11 @@ def main():
     _ember._fusion_config(enabled=False)
     row("ember a + b, fusion off", lambda: s + t, sync)
     _ember._fusion_config(enabled=True)
+    h = np.ones(1000, np.float32)
+    row("ember s.sum()", lambda: s.sum(), sync)
+    row("ember zeros(1000)", lambda: em.zeros(1000, dtype=em.float32, device=dev), sync)
+    row("ember o[...] = 3.0", lambda: o.__setitem__(Ellipsis, 3.0), sync)
+    row("ember asarray(numpy 1000 f32)", lambda: em.asarray(h, device=dev), sync)
     if "--ember-only" in sys.argv:
         return
     try:
@@ -88,6 +93,11 @@ def main():
         csync = cp.cuda.Device().synchronize
         row("cupy RawKernel", lambda: ck((1,), (1,), (cs,)), csync)
         row("cupy a + b", lambda: cs + ct, csync)
+        row("cupy s.sum()", lambda: cs.sum(), csync)
+        row("cupy zeros(1000)", lambda: cp.zeros(1000, cp.float32), csync)
+        co = cp.empty(1000, cp.float32)
+        row("cupy o[...] = 3.0", lambda: co.__setitem__(Ellipsis, 3.0), csync)
+        row("cupy asarray(numpy 1000 f32)", lambda: cp.asarray(h), csync)
     except Exception as e:  # noqa: BLE001
         print("cupy:", e)
     try:
@@ -96,6 +106,12 @@ def main():
         row("torch a + b", lambda: ts + tt, torch.cuda.synchronize)
         to = torch.empty(1000, device="cuda")
         row("torch add(a, b, out=o)", lambda: torch.add(ts, tt, out=to), torch.cuda.synchronize)
+        tsync = torch.cuda.synchronize
+        row("torch s.sum()", lambda: ts.sum(), tsync)
+        row("torch zeros(1000)", lambda: torch.zeros(1000, device="cuda"), tsync)
+        row("torch o[...] = 3.0", lambda: to.__setitem__(Ellipsis, 3.0), tsync)
+        hs = torch.from_numpy(h)
+        row("torch from numpy 1000 f32 .cuda()", lambda: hs.cuda(), tsync)
     except Exception as e:  # noqa: BLE001
         print("torch:", e)
 
