@@ -122,7 +122,9 @@ def test_large_ops_release_the_gil(device, name):
     if device.kind != "cpu":
         # A device op is queued in microseconds and runs without the GIL;
         # what takes the time is waiting for it, which must release the GIL.
-        work, op = op, lambda: (work(), device.synchronize())
+        # Eight of them queued: one H100 kernel can end in ~20 us, before the
+        # spinner thread wakes to take a GIL released that briefly.
+        work, op = op, lambda: ([work() for _ in range(8)], device.synchronize())
     assert releases_gil(op)
 
 
