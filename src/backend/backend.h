@@ -28,6 +28,9 @@ typedef struct em_backend {
     em_status (*to_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*from_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*copy)(int id, void *dst, const void *src, size_t nbytes);
+    /* Optional (NULL: a kernel fills): set n elements of width 1, 2 or 4
+     * bytes at dst to value, queued like a kernel. */
+    em_status (*fill)(int id, void *dst, size_t n, int width, uint32_t value);
     /* Evaluate an elementwise tree into out (same device).  *key (when
      * key is not NULL) gets a hash of the structural key the kernel was
      * compiled by, or 0 where the backend compiles nothing (the fusion

@@ -188,8 +188,36 @@ em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promot
     return EM_OK;
 }
 
+/* Whether every element of a C-contiguous dst set to the host scalar src
+ * (of dst's dtype) is one byte pattern of width 1, 2 or 4 repeated: then the
+ * backend's memset fills it (em.zeros, em.ones(float32), x[...] = 0). */
+static bool em__fill_pattern(const em_array *dst, const em_array *src, int *width, uint32_t *v) {
+    int s = EM_DTYPE_SIZE(dst->dtype);
+    if (src->dtype != dst->dtype || !em__host_scalar(src) || !em_array_is_c_contiguous(dst)) return false;
+    const unsigned char *b = (const unsigned char *)src->data;
+    for (int w = 1; w <= 4 && w <= s; w *= 2) {
+        bool rep = s % w == 0;
+        for (int i = w; rep && i < s; i++) rep = b[i] == b[i - w];
+        if (rep) {
+            uint32_t x = 0;
+            memcpy(&x, b, (size_t)w);
+            *width = w, *v = x;
+            return true;
+        }
+    }
+    return false;
+}
+
 em_status em_copy_into(em_array *dst, const em_array *src) {
     if (!(dst->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+    {
+        const em_backend *be = em__backend(em_array_device(dst).kind);
+        int width;
+        uint32_t v;
+        if (be->fill && em_array_size(dst) > 0 && em__fill_pattern(dst, src, &width, &v))
+            return be->fill(em_array_device(dst).id, dst->data, (size_t)em_array_nbytes(dst) / (size_t)width,
+                            width, v);
+    }
     em_device ds = em_array_device(dst), ss = em_array_device(src);
     em_array moved = {0};
     /* A host scalar goes to a device kernel by value (render.h, class 'P'):

@@ -34,11 +34,11 @@ size_t fake_used(void) { return used; }
 /* Counted entry points ("async_pageable": an async copy whose host side
  * was not from cuMemHostAlloc, which a real driver would run synchronously). */
 enum { F_HTOD, F_DTOH, F_HTOD_ASYNC, F_DTOH_ASYNC, F_EVENT_RECORD, F_EVENT_SYNC, F_HOST_ALLOC,
-       F_FREE_HOST, F_PTR_ATTR, F_STREAM_SYNC, F_ASYNC_PAGEABLE, F_N };
+       F_FREE_HOST, F_PTR_ATTR, F_STREAM_SYNC, F_ASYNC_PAGEABLE, F_MEMSET, F_N };
 static const char *const fnames[F_N] = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoDAsync",
                                         "cuMemcpyDtoHAsync", "cuEventRecord", "cuEventSynchronize",
                                         "cuMemHostAlloc", "cuMemFreeHost", "cuPointerGetAttribute",
-                                        "cuStreamSynchronize", "async_pageable"};
+                                        "cuStreamSynchronize", "async_pageable", "cuMemset"};
 static atomic_int calls[F_N], fail_in[F_N], fail_times[F_N], fail_code[F_N];
 
 static int fidx(const char *name) {
@@ -192,6 +192,22 @@ CUresult cuPointerGetAttribute(void *data, int attr, unsigned long long p) {
     if (attr != 2 || !is_pinned((const void *)(uintptr_t)p)) return 1;
     *(unsigned *)data = 1;
     return 0;
+}
+/* Memsets run at once (the fake's device memory is host memory) and are counted. */
+CUresult cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void *st) {
+    CUresult r = enter(F_MEMSET);
+    if (!r) memset((void *)(uintptr_t)d, v, n);
+    return r;
+}
+CUresult cuMemsetD16Async(unsigned long long d, unsigned short v, size_t n, void *st) {
+    CUresult r = enter(F_MEMSET);
+    for (size_t i = 0; !r && i < n; i++) ((unsigned short *)(uintptr_t)d)[i] = v;
+    return r;
+}
+CUresult cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *st) {
+    CUresult r = enter(F_MEMSET);
+    for (size_t i = 0; !r && i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v;
+    return r;
 }
 CUresult cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) {
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);

@@ -111,6 +111,35 @@ def test_empty_zeros_order(device, dtype):
     assert_same(em.full((2,), 3, dtype=dtype, order="C"), np.full((2,), 3, dtype=dtype))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_fills_of_every_byte_pattern(device, dtype):
+    # On a GPU a fill value whose bytes repeat every 1, 2 or 4 bytes is the
+    # driver's memset (0, -1, 257 in int16, 65537 in int32, 1.0 in float32),
+    # any other a kernel: both against NumPy, into new arrays and into
+    # contiguous, strided, 0-d and empty views.
+    values = [0, 1, -1, 7, 257, 65537, 2**32 + 1, -0.0, 1.0, 2.5, -1.5, np.inf, np.nan, True, False, 1 + 2j]
+    for v in values:
+        if isinstance(v, complex) and dtype.kind != "c":
+            continue  # NumPy drops the imaginary part with a warning; Ember raises TypeError
+        if dtype.kind in "iu" and isinstance(v, float) and not np.isfinite(v):
+            continue  # NaN or inf to an integer: undefined in C, NumPy's answer is its platform's
+        try:
+            with np.errstate(all="ignore"):
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = np.full((5, 6), v, dtype=dtype)
+        except (OverflowError, TypeError, ValueError):
+            continue
+        assert_same(em.full((5, 6), v, dtype=dtype, device=device), want)
+        x = em.zeros((5, 6), dtype=dtype, device=device)
+        w = np.zeros((5, 6), dtype=dtype)
+        for key in ((Ellipsis,), (slice(1, 3),), (slice(None), slice(None, None, 2)), (2, 3), (slice(4, 4),)):
+            x[key] = want[0, 0]
+            w[key] = want[0, 0]
+            assert_same(x, w)
+
+
 def test_creation_bad_input(device):
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         em.zeros(-1)

@@ -176,10 +176,12 @@ def test_round_trips_on_the_device(device):
 
 def test_fills_queue_a_kernel_not_a_copy(fake_lib):
     # em.zeros / ones / full and x[...] = v on a device: a fill value of at
-    # most 8 bytes travels in the kernel's argument, so nothing is copied to
-    # the device first (a synchronous copy, which also waited for all queued
-    # work); a complex128 value still is.  The values are checked on a real
-    # GPU by test_creation; the fake driver runs no kernels.
+    # most 8 bytes is never copied to the device first (a synchronous copy,
+    # which also waited for all queued work); a complex128 value still is.
+    # A value whose bytes repeat every 1, 2 or 4 bytes is the driver's
+    # memset (the fake runs those, so the values are checked here), any
+    # other a kernel with the value in its argument (the fake runs no
+    # kernels: those values are checked on a real GPU by test_creation).
     from helpers import nvrtc_available
     if not nvrtc_available():
         import pytest
@@ -189,12 +191,16 @@ dev = em.Device("cuda:0")
 def copies():
     return sum(calls(n) for n in ("cuMemcpyHtoD", "cuMemcpyHtoDAsync"))
 x = em.zeros(1000, dtype=em.float32, device=dev)
-c0 = copies()
-em.zeros(1000, dtype=em.float32, device=dev); em.ones(10, dtype=em.int8, device=dev)
-em.full((3, 4), 2.5, dtype=em.float64, device=dev); em.full(7, True, device=dev)
-x[...] = 3; x[2:5] = -1.5
-print(copies() - c0)
+c0, m0 = copies(), calls("cuMemset")
+z = em.zeros(1000, dtype=em.float32, device=dev); i8 = em.ones(10, dtype=em.int8, device=dev)
+f64 = em.full((3, 4), 2.5, dtype=em.float64, device=dev); b = em.full(7, True, device=dev)
+x[...] = 3; x[2:5] = -1.5; z[::2] = 1.0
+print(copies() - c0, calls("cuMemset") - m0)
+print(np.all(x.get()[[0, 1, 5, 999]] == 3), np.all(x.get()[2:5] == -1.5), np.all(z.get() == 0),
+      np.all(i8.get() == 1), np.all(b.get()))
 em.full(4, 1 + 2j, dtype=em.complex128, device=dev)
 print(copies() - c0 > 0)
 """)
-    assert out == ["0", "True"]
+    # memsets: z, i8, b, x[...], x[2:5]; kernels: f64 (2.5 has no short
+    # pattern) and z[::2] (strided: z stays all zero here, where no kernel runs)
+    assert out == ["0", "5", "True", "True", "True", "True", "True", "True"]
