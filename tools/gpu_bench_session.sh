@@ -7,12 +7,9 @@
 #   bash tools/gpu_bench_session.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu_logs}
-mkdir -p "$OUT"
-PY=${EMBER_PYTHON:-python3}
-export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 EMBER_CACHE_DIR=/tmp/emk
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 . tools/gpu_common.sh
+gpu_env
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 gpu_read_libs
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "=== first compiles on this machine, then in a second process (wall time, NVRTC's CPU time, store)"

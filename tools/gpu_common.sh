@@ -1,5 +1,15 @@
 # Shared by the tools/gpu_*.sh scripts (sourced, on the device machine).
 
+# The scripts' common setting: logs under $OUT, Python as $PY, Ember from
+# this checkout, unbuffered output, the kernel cache in /tmp/emk unless set.
+gpu_env() {
+    OUT=${OUT:-$PWD/gpu_logs}
+    mkdir -p "$OUT"
+    PY=${EMBER_PYTHON:-python3}
+    export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
+    export EMBER_CACHE_DIR=${EMBER_CACHE_DIR:-/tmp/emk}
+}
+
 # Read the CUDA libraries into the page cache once, so that the first
 # compile and the test time limits do not also time a cold disk.  (A fresh
 # machine's first process still compiled 2-14x slower with them read, and

@@ -7,10 +7,8 @@
 #   bash tools/gpu_copies.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu_logs}
-mkdir -p "$OUT"
-PY=${EMBER_PYTHON:-python3}
-export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
+. tools/gpu_common.sh
+gpu_env
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
 nproc; lscpu | grep -E "Model name|L3" || true
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }

@@ -7,13 +7,10 @@
 #   bash tools/gpu_host_probe.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu_logs}
-mkdir -p "$OUT"
-PY=${EMBER_PYTHON:-python3}
-export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 EMBER_CACHE_DIR=/tmp/emk
+. tools/gpu_common.sh
+gpu_env
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 lscpu | grep -E "Model name|^CPU\(s\)|MHz" | head -4
-. tools/gpu_common.sh
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "=== driver launch forms"
 cc -O2 -o /tmp/pl tools/probe_launch.c -ldl && /tmp/pl 2>&1

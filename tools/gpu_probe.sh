@@ -4,12 +4,9 @@
 #   bash tools/gpu_probe.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu_logs}
-mkdir -p "$OUT"
-PY=${EMBER_PYTHON:-python3}
-export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 . tools/gpu_common.sh
+gpu_env
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 gpu_read_libs
 bash tools/dev.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "=== host time per call (driver time from the shim)"
