@@ -18,11 +18,11 @@ _Static_assert(EM_FUSE_MAXNODES <= EM_KMAXNODES, "a fused tree must fit the rend
 
 /* ---- building ---------------------------------------------------------------- */
 
+static em_spare em__expr_spare; /* a lazy small op makes one node and frees one */
+
 /* A node with every scalar field zeroed but not its arrays (arr's shape
  * and strides, shape): the callers fill the first ndim entries, and a node
  * is made per lazy op, so zeroing 850 bytes showed in a small op's cost. */
-static em_spare em__expr_spare; /* a lazy small op makes one node and frees one */
-
 static em_expr *em__expr_new(void) {
     em_expr *e = em_spare_alloc(&em__expr_spare, sizeof *e);
     if (!e) return NULL;
