@@ -363,13 +363,14 @@ PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b) {
 PyObject *pyem_unary(em_op op, PyObject *a) { return pyem__call(op, &a, 1, NULL, EM_NDTYPES, 0); }
 
 /* _ember.ufunc(op, *inputs, out=None, dtype=None): op is the name or the
- * op's code (em.add passes the code: no name lookup per call). */
-static PyObject *f_ufunc(PyObject *self, PyObject *args, PyObject *kw) {
+ * op's code (em.add passes the code: no name lookup per call).  Fast-call:
+ * no argument tuple, no keyword dict. */
+static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     static PyObject *out_s, *dtype_s;
     if (!out_s && !(out_s = PyUnicode_InternFromString("out"))) return NULL;
     if (!dtype_s && !(dtype_s = PyUnicode_InternFromString("dtype"))) return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    PyObject *first = n < 1 ? NULL : PyTuple_GET_ITEM(args, 0);
+    Py_ssize_t n = nargs;
+    PyObject *first = n < 1 ? NULL : args[0];
     em_op op = EM_NOPS;
     const char *name = NULL;
     if (first && PyLong_CheckExact(first)) {
@@ -387,9 +388,15 @@ static PyObject *f_ufunc(PyObject *self, PyObject *args, PyObject *kw) {
     if (n - 1 != em_op_get(op)->nin)
         return PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
                             name, em_op_get(op)->nin, n - 1);
-    PyObject *out = kw ? PyDict_GetItemWithError(kw, out_s) : NULL;
-    PyObject *dto = kw && !PyErr_Occurred() ? PyDict_GetItemWithError(kw, dtype_s) : NULL;
-    if (PyErr_Occurred()) return NULL;
+    PyObject *out = NULL, *dto = NULL;
+    for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        int is_out = k == out_s || PyUnicode_Compare(k, out_s) == 0;
+        if (is_out) out = v;
+        else if (k == dtype_s || PyUnicode_Compare(k, dtype_s) == 0) dto = v;
+        else return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", name, k);
+    }
+    if (dto == Py_None) dto = NULL;
     if (out == Py_None) out = NULL;
     if (out && PyTuple_Check(out)) {
         if (PyTuple_GET_SIZE(out) != 1)
@@ -399,9 +406,7 @@ static PyObject *f_ufunc(PyObject *self, PyObject *args, PyObject *kw) {
     }
     em_dtype dt = EM_NDTYPES;
     if (dto && pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
-    PyObject *objs[3];
-    for (Py_ssize_t i = 1; i < n; i++) objs[i - 1] = PyTuple_GET_ITEM(args, i);
-    return pyem__call(op, objs, (int)(n - 1), out, dt, 0);
+    return pyem__call(op, args + 1, (int)(n - 1), out, dt, 0);
 }
 
 /* Loop and output dtypes for a promoted dtype (for tests and the Python layer). */
@@ -433,7 +438,7 @@ static PyObject *f_view_component(PyObject *self, PyObject *args) {
 PyMethodDef pyem_ufunc_functions[] = {
     {"view_component", f_view_component, METH_VARARGS,
      "view_component(a, imag): real (imag=False) or imaginary part of a complex array, a view."},
-    {"ufunc", (PyCFunction)(void (*)(void))f_ufunc, METH_VARARGS | METH_KEYWORDS,
+    {"ufunc", (PyCFunction)(void (*)(void))f_ufunc, METH_FASTCALL | METH_KEYWORDS,
      "ufunc(name, *inputs, out=None, dtype=None): run an elementwise op."},
     {"resolve", f_resolve, METH_VARARGS, "resolve(name, dtype) -> (loop dtype, output dtype)"},
     {NULL, NULL, 0, NULL}};

@@ -254,6 +254,15 @@ def test_out_and_dtype(device, rng):
     em.add(x, 1, out=(o32,))
     assert_same(o32, np.add(a, 1, out=np.empty((4, 5), np.float32)))
     assert_same(em.add(x, 1, dtype="float32"), np.add(a, 1, dtype="float32"))
+    assert_same(em.add(x, 1, None, dtype=None), np.add(a, 1))
+    # the C entry point takes out= and dtype= only, by name or by op code
+    assert_same(em._ember.ufunc("add", x, 1, out=None, dtype="float32"), np.add(a, 1, dtype="float32"))
+    with pytest.raises(TypeError, match="add\\(\\) got an unexpected keyword argument 'casting'"):
+        em._ember.ufunc(em._ember.ops["add"][0], x, x, casting="no")
+    with pytest.raises(TypeError, match="add\\(\\) takes 2 positional arguments but 1 were given"):
+        em._ember.ufunc("add", x)
+    with pytest.raises(ValueError, match="unknown ufunc code -1"):
+        em._ember.ufunc(-1, x)
     assert_same(em.sqrt(em.asarray(np.arange(5)), dtype="float32"),
                 np.sqrt(np.arange(5), dtype="float32"))
     # out aliasing an input, in the same and in another layout
