@@ -180,6 +180,19 @@ static void pyem__decref_owner(void *ctx) {
     PyGILState_Release(g);
 }
 
+/* A CPU array over the buffer v of owner (kept alive by the array), as
+ * dtype dt; read-only when the buffer is.  Does not release v. */
+static em_status pyem__wrap_view(PyObject *owner, const Py_buffer *v, em_dtype dt, em_array *out) {
+    int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
+    for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = v->strides[i];
+    em_device cpu = {EM_CPU, 0};
+    em_status s = em_array_wrap(out, v->buf, dt, v->ndim, shape, strides, cpu, pyem__decref_owner,
+                                Py_NewRef(owner));
+    if (s == EM_OK && v->readonly) out->flags &= ~(uint32_t)EM_WRITEABLE;
+    if (s != EM_OK) Py_DECREF(owner);
+    return s;
+}
+
 /* A view of a host numpy array (kept alive by the view).  The array must
  * be native-endian, aligned and of a supported dtype. */
 static int pyem__wrap_numpy(PyObject *arr, em_array *out) {
@@ -191,20 +204,12 @@ static int pyem__wrap_numpy(PyObject *arr, em_array *out) {
     if (bad < 0) return -1;
     Py_buffer view;
     if (PyObject_GetBuffer(arr, &view, PyBUF_RECORDS_RO) < 0) return -1;
-    int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
-    for (int i = 0; i < view.ndim; i++) shape[i] = view.shape[i], strides[i] = view.strides[i];
-    em_device cpu = {EM_CPU, 0};
-    em_status s = em_array_wrap(out, view.buf, dt, view.ndim, shape, strides, cpu,
-                                pyem__decref_owner, Py_NewRef(arr));
-    if (s == EM_OK && view.readonly) out->flags &= ~(uint32_t)EM_WRITEABLE;
-    if (s != EM_OK) Py_DECREF(arr);
+    em_status s = pyem__wrap_view(arr, &view, dt, out);
     PyBuffer_Release(&view);
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
-/* The dtype of a PEP 3118 format of itemsize bytes when it is native-endian
- * and one of ours, else EM_NDTYPES. */
-static em_dtype pyem__format_dtype(const char *f, Py_ssize_t itemsize) {
+em_dtype pyem_buffer_dtype(const char *f, Py_ssize_t itemsize) {
     if (!f) return EM_UINT8;
     if (*f == '@' || *f == '=' || *f == '<') f++;
     else if (*f == '>' || *f == '!') return EM_NDTYPES;
@@ -231,21 +236,14 @@ static int pyem__wrap_plain_numpy(PyObject *o, em_dtype want, em_array *out) {
     if ((PyObject *)Py_TYPE(o) != ndarray) return 0;
     Py_buffer v;
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return PyErr_Clear(), 0;
-    em_dtype dt = pyem__format_dtype(v.format, v.itemsize);
+    em_dtype dt = pyem_buffer_dtype(v.format, v.itemsize);
     /* Aligned as NumPy's own loops need (at most 8 bytes: stricter than
      * complex64 asks, never looser). */
     Py_ssize_t al = v.itemsize < 8 ? v.itemsize : 8;
-    bool ok = dt != EM_NDTYPES && (want == EM_NDTYPES || want == dt) && v.ndim <= EM_MAXDIMS && al > 0 && (uintptr_t)v.buf % (uintptr_t)al == 0;
+    bool ok = dt != EM_NDTYPES && (want == EM_NDTYPES || want == dt) && v.ndim <= EM_MAXDIMS && al > 0 &&
+              (uintptr_t)v.buf % (uintptr_t)al == 0;
     for (int i = 0; ok && i < v.ndim; i++) ok = v.strides[i] % al == 0;
-    em_status s = EM_OK;
-    if (ok) {
-        int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
-        for (int i = 0; i < v.ndim; i++) shape[i] = v.shape[i], strides[i] = v.strides[i];
-        em_device cpu = {EM_CPU, 0};
-        s = em_array_wrap(out, v.buf, dt, v.ndim, shape, strides, cpu, pyem__decref_owner, Py_NewRef(o));
-        if (s == EM_OK && v.readonly) out->flags &= ~(uint32_t)EM_WRITEABLE;
-        if (s != EM_OK) Py_DECREF(o);
-    }
+    em_status s = ok ? pyem__wrap_view(o, &v, dt, out) : EM_OK;
     PyBuffer_Release(&v);
     if (s != EM_OK) return pyem_raise(s), -1;
     return ok;

@@ -162,10 +162,9 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
      * arrays keep theirs and are cast on the copy. */
     bool scalar = !EmArray_Check(value) && pyem_scalar_dtype(value, &sdt) == 0;
     if (!EmArray_Check(value) && !scalar) dt = EM_NDTYPES;
-    /* A Python scalar of at most 8 bytes stays on the host: a device kernel
-     * takes it by value (em_copy_into), with no copy to the device first. */
-    em_device at = em_array_device(&v), cpu = {EM_CPU, 0};
-    if (scalar && em_dtype_get(dt)->size <= 8) at = cpu;
+    /* A Python scalar stays on the host when a device kernel can take it by
+     * value (em_copy_into): no copy to the device first. */
+    em_device at = scalar ? pyem_scalar_home(dt, em_array_device(&v)) : em_array_device(&v);
     if (pyem_as_array(value, dt, at, -1, &src) < 0) {
         em_array_release(&v);
         return -1;

@@ -178,11 +178,7 @@ static int pyem__read_into(PyObject *self, PyObject *out) {
         PyErr_Clear();
         return 0;
     }
-    const em_dtype_info *di = em_dtype_get(a->dtype);
-    const char *f = v.format ? v.format + (v.format[0] == '<' || v.format[0] == '=' || v.format[0] == '@') : "";
-    /* NumPy says 'l'/'L' for 8-byte longs where we say 'q'/'Q'. */
-    if (v.itemsize == 8 && (!strcmp(f, "l") || !strcmp(f, "L"))) f = f[0] == 'l' ? "q" : "Q";
-    int ok = v.ndim == a->ndim && v.itemsize == di->size && !strcmp(f, di->bufformat);
+    int ok = v.ndim == a->ndim && pyem_buffer_dtype(v.format, v.itemsize) == a->dtype;
     for (int i = 0; ok && i < v.ndim; i++) ok = v.shape[i] == a->shape[i];
     int r = 0;
     if (ok) {

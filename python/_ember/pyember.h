@@ -75,6 +75,16 @@ int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array
 int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape);
 /* The default dtype NumPy gives a Python scalar (bool, int64, float64, complex128). */
 int pyem_scalar_dtype(PyObject *o, em_dtype *dt);
+/* The dtype a PEP 3118 buffer format of itemsize bytes names, when it is
+ * native-endian and one of ours (NumPy's 'l' for int64 too), else EM_NDTYPES. */
+em_dtype pyem_buffer_dtype(const char *format, Py_ssize_t itemsize);
+/* Where a Python scalar of dtype dt joining work on dev is made: on the
+ * host when it is at most 8 bytes, since device kernels take such values
+ * by value (render.h, class 'P'); else on dev. */
+static inline em_device pyem_scalar_home(em_dtype dt, em_device dev) {
+    em_device cpu = {EM_CPU, 0};
+    return em_dtype_get(dt)->size <= 8 ? cpu : dev;
+}
 /* Store a Python scalar as dtype dt into host memory at p (checks range for ints). */
 int pyem_scalar_store(PyObject *o, em_dtype dt, void *p);
 /* A 0-d host value of dtype dt as a Python scalar. */

@@ -147,8 +147,7 @@ static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev
         if (!ops[i].weak) continue;
         em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
         /* Device kernels take small host scalars by value: no device copy. */
-        em_device cpu = {EM_CPU, 0};
-        em_device at = arrays && em_dtype_get(dt)->size <= 8 ? cpu : dev;
+        em_device at = arrays ? pyem_scalar_home(dt, dev) : dev;
         if (pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
         if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
             !PyErr_ExceptionMatches(PyExc_OverflowError))

@@ -179,7 +179,7 @@ em_status em_kplan_tree(const em_node *root, const em_array *out, em_kplan *p) {
 
 /* ---- key and arguments ---------------------------------------------------- */
 
-/* Append one character (the key is built per launch: no printf). */
+/* Append one character (without printf). */
 void em_sbuf_putc(em_sbuf *b, char c) {
     if (b->oom) return;
     if (b->len + 2 > b->cap && !em__sbuf_grow(b, b->cap ? b->cap * 2 : 256)) return;

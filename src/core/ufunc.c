@@ -208,16 +208,22 @@ static bool em__fill_pattern(const em_array *dst, const em_array *src, int *widt
     return false;
 }
 
+/* dst set by the backend's fill when it has one and the value allows
+ * (em__fill_pattern): true with its status in *s, else false. */
+static bool em__fill(em_array *dst, const em_array *src, em_status *s) {
+    em_device d = em_array_device(dst);
+    const em_backend *be = em__backend(d.kind);
+    int width;
+    uint32_t v;
+    if (!be->fill || em_array_size(dst) == 0 || !em__fill_pattern(dst, src, &width, &v)) return false;
+    *s = be->fill(d.id, dst->data, (size_t)em_array_nbytes(dst) / (size_t)width, width, v);
+    return true;
+}
+
 em_status em_copy_into(em_array *dst, const em_array *src) {
     if (!(dst->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
-    {
-        const em_backend *be = em__backend(em_array_device(dst).kind);
-        int width;
-        uint32_t v;
-        if (be->fill && em_array_size(dst) > 0 && em__fill_pattern(dst, src, &width, &v))
-            return be->fill(em_array_device(dst).id, dst->data, (size_t)em_array_nbytes(dst) / (size_t)width,
-                            width, v);
-    }
+    em_status filled;
+    if (em__fill(dst, src, &filled)) return filled;
     em_device ds = em_array_device(dst), ss = em_array_device(src);
     em_array moved = {0};
     /* A host scalar goes to a device kernel by value (render.h, class 'P'):
