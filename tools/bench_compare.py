@@ -14,22 +14,29 @@ NUM = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 def rows(path):
-    out, head = {}, []
+    """{(section, label): (columns, values)}: a table row is a 24-character
+    label and 14-character cells; any other line names the section."""
+    out, head, section = {}, [], ""
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
         if not line.strip():
             continue
-        label, rest = line[:24].strip(), line[24:].split()
-        if len(line) > 24 and line[:24].strip() == "" and rest and not any(NUM.match(t) for t in rest):
-            head = rest  # a header line: column names
-            continue
         toks = line.split()
         if line.startswith(("cpu ", "gpu ")) and len(toks) == 3 and NUM.match(toks[2]):
-            out[f"{toks[0]} {toks[1]}"] = (["value"], [float(toks[2])])
+            out[(toks[0], toks[1])] = (["value"], [float(toks[2])])
             continue
-        if label and rest and all(NUM.match(t) or t == "-" for t in rest):
-            out[label] = (head or [str(i) for i in range(len(rest))],
-                          [float(t) if NUM.match(t) else None for t in rest])
+        label = line[:24].strip()
+        cells = [line[i:i + 14].strip() for i in range(24, len(line), 14)]
+        if not label and cells and not any(NUM.match(c) for c in cells):
+            head = cells  # column names
+            continue
+        if not cells or line.startswith("  "):  # a title, or the ratio lines under a table
+            if not line.startswith("  "):
+                section = line.strip()
+            continue
+        vals = [float(c) if NUM.match(c) else None for c in cells]
+        if any(v is not None for v in vals):
+            out[(section, label)] = (head or [str(i) for i in range(len(cells))], vals)
     return out
 
 
@@ -45,12 +52,13 @@ def main():
     for k, (cols, bv) in b.items():
         if k not in n:
             continue
+        label = f"{k[0][:20]}: {k[1]}" if k[0] else k[1]
         for c, x, y in zip(cols, bv, n[k][1]):
             if x is None or y is None or x == 0:
                 continue
             r = y / x
             flag = " **" if abs(r - 1) > a.tol else ""
-            print(f"| {k} | {c} | {x:g} | {y:g} | {r:.3f}{flag} |")
+            print(f"| {label} | {c} | {x:g} | {y:g} | {r:.3f}{flag} |")
 
 
 if __name__ == "__main__":
