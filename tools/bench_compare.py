@@ -35,8 +35,10 @@ def rows(path):
                 section = line.strip()
             continue
         vals = [float(c) if NUM.match(c) else None for c in cells]
-        if any(v is not None for v in vals):
-            out[(section, label)] = (head or [str(i) for i in range(len(cells))], vals)
+        if all(v is None for v in vals):
+            section = line.strip()  # a title that reached past column 24
+            continue
+        out[(section, label)] = (head or [str(i) for i in range(len(cells))], vals)
     return out
 
 
