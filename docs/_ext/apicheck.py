@@ -29,6 +29,9 @@ def _public_names():
         # A top-level alias of a submodule's function (em.matmul is
         # em.linalg.matmul) counts when either name is documented.
         names.append(("ember." + n, mod + "." + n))
+    # Loaded on first use, so not in ember.__all__ until then.
+    for n in ("ElementwiseKernel", "ReductionKernel", "jit", "vectorize", "stencil"):
+        names.append(("ember." + n,))
     for sub in SUBMODULES:
         m = importlib.import_module("ember." + sub)
         for n in getattr(m, "__all__", ()):
