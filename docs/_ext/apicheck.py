@@ -52,3 +52,45 @@ def check(app, env):
 def setup(app):
     app.connect("env-check-consistency", check)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# ---- the NumPy functions Ember does not have yet ----------------------------
+
+from docutils import nodes  # noqa: E402
+from sphinx.util.docutils import SphinxDirective  # noqa: E402
+
+
+def numpy_coverage():
+    """(count of NumPy's public functions, the sorted names Ember lacks)."""
+    import inspect
+    import numpy as np
+    import ember
+    have = set(dir(ember)) | set(ember.__all__)
+    funcs = [n for n in dir(np) if not n.startswith("_")
+             and callable(getattr(np, n)) and not inspect.isclass(getattr(np, n))]
+    return len(funcs), sorted(n for n in funcs if n not in have)
+
+
+class NumpyCoverage(SphinxDirective):
+    """``.. numpy-coverage::``: a paragraph counting NumPy's public functions
+    that ``ember`` has, and a list of those it lacks, computed at build time
+    (so the contract page never lists a function that has since been added)."""
+
+    def run(self):
+        import numpy as np
+        total, missing = numpy_coverage()
+        para = nodes.paragraph(text=(
+            f"With NumPy {np.__version__}, Ember has {total - len(missing)} of NumPy's {total} "
+            f"public functions (by name); the {len(missing)} it lacks are: "))
+        for i, n in enumerate(missing):
+            para += nodes.literal(text=n)
+            para += nodes.Text(", " if i + 1 < len(missing) else ".")
+        return [para]
+
+
+_setup_check = setup
+
+
+def setup(app):  # noqa: F811
+    app.add_directive("numpy-coverage", NumpyCoverage)
+    return _setup_check(app)
