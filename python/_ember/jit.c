@@ -1,9 +1,7 @@
-/* Bindings for @em.jit: the C compiler as a JIT (src/jit/cc.h) and the CPU
- * kernel launcher (src/jit/cpu_launch.h). */
+/* Bindings for @em.jit: the C compiler as a JIT and the CPU kernel
+ * launcher (ember/kernel.h). */
+#include "ember/kernel.h"
 #include "pyember.h"
-
-#include "../../src/jit/cc.h"
-#include "../../src/jit/cpu_launch.h"
 
 #include <stdlib.h>
 

@@ -479,7 +479,7 @@ _FAULT_SLOT = bytes(16)
 
 def _pack_scalars(vals):
     """The scalars for a CPU kernel, 16 bytes each, then a zeroed slot the
-    kernel sets when it faulted (src/backend/cpu/xkernel.h): writable."""
+    kernel sets when it faulted (include/ember/kernel.h): writable."""
     if not vals:
         return bytearray(16)
     return bytearray().join([v.tobytes().ljust(16, b"\0") for v in vals] + [_FAULT_SLOT])

@@ -15,7 +15,7 @@ prototype conversions turn into the parameter types.  C++ (templates,
 references, classes) does not compile as C: the CompileError says so.
 An integer division by zero (or INT_MIN / -1) in the kernel traps on x86:
 the launcher recovers from the SIGFPE and the launch raises
-ZeroDivisionError naming the kernel (src/jit/fpe_guard.h, docs/kernels.md).
+ZeroDivisionError naming the kernel (src/host/fpe_guard.h, docs/kernels.md).
 """
 import re
 import sys

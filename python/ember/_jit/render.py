@@ -16,7 +16,7 @@ typedef int8_t em_i8; typedef int16_t em_i16; typedef int32_t em_i32; typedef in
 typedef uint8_t em_u8; typedef uint16_t em_u16; typedef uint32_t em_u32; typedef uint64_t em_u64;
 typedef bool em_b; typedef float em_f32; typedef double em_f64;
 typedef union { em_i64 i; em_u64 u; em_f64 d; } em_slot;
-/* Must match src/jit/cpu_launch.h (EM_JIT_ABI 2). */
+/* Must match include/ember/kernel.h (EM_JIT_ABI 2). */
 typedef struct em_jit_ctx {
     em_i64 tid[3], bid[3], bdim[3], gdim[3];
     char *shared;
@@ -683,7 +683,7 @@ def _accesses(node):
 
 def render_cpu(fn, entry):
     """C source for fn (a kernel, or a plain function run as one thread):
-    `entry`_range and `entry`_thread, per src/jit/cpu_launch.h."""
+    `entry`_range and `entry`_thread, per include/ember/kernel.h."""
     r = Renderer("c")
     parts = [prelude("c")]
     for d in fn.devfuncs:
