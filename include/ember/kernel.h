@@ -153,6 +153,21 @@ EM_API em_status em_xkernel_run(em_xkernel_fn fn, int64_t n0, int64_t n1, int64_
                                 char *const *p, const long long *shape, const long long *st,
                                 const void *const *sc);
 
+/* ---- kernel text for front ends (src/codegen/) ------------------------- */
+
+/* The prelude @em.jit kernels are rendered after, for dialect "c" (the CPU,
+ * built by em_cc_load and run by em_jit_cpu_launch) or "cuda" (NVRTC); NULL
+ * for any other name.  The string lives for the process. */
+EM_API const char *em_jit_prelude(const char *dialect);
+/* Entry i (0, 1, ...) of the dialect table named dialect ("c", "cuda",
+ * "opencl"; src/codegen/dialect.h says what each field spells): its field
+ * name in *key and either its text in *str (NULL for a field that is
+ * unset in this dialect, or a flag or a number) or, for flags and numbers,
+ * its value in *num.  EM_EINDEX past the last entry, EM_EVALUE for an
+ * unknown dialect.  The strings live for the process. */
+EM_API em_status em_dialect_entry(const char *dialect, int i, const char **key, const char **str,
+                                  int *num);
+
 #ifdef __cplusplus
 }
 #endif

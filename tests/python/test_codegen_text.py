@@ -1,0 +1,65 @@
+"""Kernel text reaches the Python renderers from src/codegen/ through the
+extension: the dialect tables (_ember.dialect) and the @em.jit preludes
+(_ember.jit_prelude, embedded by the build from src/codegen/jit_prelude_*)."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+from ember import _ember
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def _source_text(name):
+    """A prelude file as the build embeds it: its leading // description dropped."""
+    with open(os.path.join(ROOT, "src", "codegen", name)) as f:
+        text = f.read()
+    return re.sub(r"\A(//[^\n]*\n)+\n?", "", text)
+
+
+@pytest.mark.parametrize("dialect,name", [("c", "jit_prelude_c.inc"),
+                                          ("cuda", "jit_prelude_cuda.cuh")])
+def test_jit_prelude_is_the_embedded_file(dialect, name):
+    text = _ember.jit_prelude(dialect)
+    assert text == _source_text(name)
+    assert text.startswith("#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;")
+
+
+def test_jit_prelude_unknown_dialect():
+    with pytest.raises(ValueError, match="opencl"):
+        _ember.jit_prelude("opencl")
+
+
+def test_dialect_tables():
+    cuda, c, ocl = _ember.dialect("cuda"), _ember.dialect("c"), _ember.dialect("opencl")
+    assert cuda["kernel"] == 'extern "C" __global__ void'
+    assert cuda["barrier"] == "__syncthreads();" and cuda["shared"] == "__shared__"
+    assert cuda["local_id"] == "threadIdx.%c" and cuda["warp_size"] == 32
+    assert c["local_id"] == "em_i.tid[%d]" and c["barrier"] == "em_syncthreads();"
+    assert ocl["kernel"] == "__kernel void" and ocl["has_atomic64"] is False
+    assert ocl["shfl_down"] is None and cuda["has_shuffle"] is True
+    assert set(c) == set(cuda) == set(ocl)
+    with pytest.raises(ValueError, match="no kernel dialect"):
+        _ember.dialect("metal")
+
+
+def test_renderer_spells_through_the_table():
+    """The CPU rendering of a kernel with a barrier uses the C table's spelling,
+    which the C prelude defines; the CUDA one uses CUDA's."""
+    import test_jit as tj
+    a = np.zeros(8)
+    cpu = tj.block_sum.render(a, a, device="cpu")
+    cuda = tj.block_sum.render(a, a, device="cuda")
+    assert "em_syncthreads();" in cpu and "__syncthreads();" not in cpu
+    assert "__syncthreads();" in cuda and 'extern "C" __global__ void' in cuda
+
+
+def test_python_renderers_keep_no_kernel_text():
+    """The @em.jit renderer spells nothing CUDA-specific itself."""
+    path = os.path.join(ROOT, "python", "ember", "_jit", "render.py")
+    with open(path) as f:
+        text = f.read()
+    for word in ("__global__", "__syncthreads", "__shared__", 'extern "C"', "threadIdx", "atomicAdd"):
+        assert word not in text, word
