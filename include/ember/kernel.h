@@ -159,6 +159,9 @@ EM_API em_status em_xkernel_run(em_xkernel_fn fn, int64_t n0, int64_t n1, int64_
  * built by em_cc_load and run by em_jit_cpu_launch) or "cuda" (NVRTC); NULL
  * for any other name.  The string lives for the process. */
 EM_API const char *em_jit_prelude(const char *dialect);
+/* The prelude of expression kernels (ember/_expr.py: ElementwiseKernel,
+ * ReductionKernel) for "c" or "cuda"; NULL for any other name. */
+EM_API const char *em_expr_prelude(const char *dialect);
 /* Entry i (0, 1, ...) of the dialect table named dialect ("c", "cuda",
  * "opencl"; src/codegen/dialect.h says what each field spells): its field
  * name in *key and either its text in *str (NULL for a field that is

@@ -251,6 +251,17 @@ static PyObject *pyem__jit_prelude(PyObject *self, PyObject *arg) {
     return PyUnicode_FromString(p);
 }
 
+/* expr_prelude(dialect) -> the prelude of expression kernels
+ * (src/codegen/expr_prelude_*), for ember/_expr.py. */
+static PyObject *pyem__expr_prelude(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    const char *p = em_expr_prelude(name);
+    if (!p) return PyErr_Format(PyExc_ValueError, "no expression-kernel prelude for dialect '%s' (c, cuda)",
+                                name);
+    return PyUnicode_FromString(p);
+}
+
 /* dialect(name) -> {field: str, int, bool or None}: the dialect table's
  * spellings (src/codegen/dialect.h), read once by the renderers. */
 static PyObject *pyem__dialect(PyObject *self, PyObject *arg) {
@@ -284,6 +295,8 @@ static PyObject *pyem__dialect(PyObject *self, PyObject *arg) {
 PyMethodDef pyem_jit_functions[] = {
     {"jit_prelude", pyem__jit_prelude, METH_O,
      "jit_prelude(dialect) -> str: the prelude of @em.jit kernels for 'c' or 'cuda'."},
+    {"expr_prelude", pyem__expr_prelude, METH_O,
+     "expr_prelude(dialect) -> str: the prelude of expression kernels for 'c' or 'cuda'."},
     {"dialect", pyem__dialect, METH_O,
      "dialect(name) -> dict: the kernel dialect table's spellings ('c', 'cuda', 'opencl')."},
     {"_jit_launch", (PyCFunction)(void (*)(void))pyem__jit_launch, METH_FASTCALL,

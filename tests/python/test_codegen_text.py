@@ -27,9 +27,18 @@ def test_jit_prelude_is_the_embedded_file(dialect, name):
     assert text.startswith("#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;")
 
 
-def test_jit_prelude_unknown_dialect():
+@pytest.mark.parametrize("dialect,name", [("c", "expr_prelude_c.inc"),
+                                          ("cuda", "expr_prelude_cuda.cuh")])
+def test_expr_prelude_is_the_embedded_file(dialect, name):
+    text = _ember.expr_prelude(dialect)
+    assert text == _source_text(name)
+    assert text.startswith("#pragma GCC" if dialect == "c" else "static __device__")
+
+
+@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude"])
+def test_prelude_unknown_dialect(fn):
     with pytest.raises(ValueError, match="opencl"):
-        _ember.jit_prelude("opencl")
+        getattr(_ember, fn)("opencl")
 
 
 def test_dialect_tables():
@@ -40,6 +49,8 @@ def test_dialect_tables():
     assert c["local_id"] == "em_i.tid[%d]" and c["barrier"] == "em_syncthreads();"
     assert ocl["kernel"] == "__kernel void" and ocl["has_atomic64"] is False
     assert ocl["shfl_down"] is None and cuda["has_shuffle"] is True
+    assert cuda["warp_barrier"] == "__syncwarp();" and c["warp_barrier"] is None
+    assert cuda["dyn_shared"] % "s" == "extern __shared__ __align__(16) unsigned char s[];"
     assert set(c) == set(cuda) == set(ocl)
     with pytest.raises(ValueError, match="no kernel dialect"):
         _ember.dialect("metal")
@@ -56,10 +67,19 @@ def test_renderer_spells_through_the_table():
     assert "__syncthreads();" in cuda and 'extern "C" __global__ void' in cuda
 
 
-def test_python_renderers_keep_no_kernel_text():
-    """The @em.jit renderer spells nothing CUDA-specific itself."""
-    path = os.path.join(ROOT, "python", "ember", "_jit", "render.py")
-    with open(path) as f:
-        text = f.read()
-    for word in ("__global__", "__syncthreads", "__shared__", 'extern "C"', "threadIdx", "atomicAdd"):
+@pytest.mark.parametrize("path", [("_jit", "render.py"), ("_expr.py",)])
+def test_python_renderers_keep_no_kernel_text(path):
+    """The @em.jit and expression-kernel renderers spell nothing CUDA-specific
+    themselves (comments and docstrings aside)."""
+    import ast
+    with open(os.path.join(ROOT, "python", "ember", *path)) as f:
+        tree = ast.parse(f.read())
+    for node in ast.walk(tree):  # drop docstrings; unparsing drops the comments
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body[0] = ast.Pass()
+    text = ast.unparse(tree)
+    for word in ("__global__", "__syncthreads", "__syncwarp", "__shared__", 'extern "C"', "threadIdx",
+                 "blockIdx", "atomicAdd", "__device__"):
         assert word not in text, word

@@ -1,10 +1,14 @@
 /* Kernel text for the Python front ends, reached through the extension
- * (include/ember/kernel.h): the preludes of @em.jit kernels, and the
- * dialect tables' spellings by name, so that python/ember/_jit/render.py
- * keeps no kernel text of its own.  The preludes are source files in this
- * folder (jit_prelude_c.inc, jit_prelude_cuda.cuh), embedded by the build
- * (cmake/embed_text.cmake) into headers in the build tree. */
+ * (include/ember/kernel.h): the preludes of @em.jit kernels and of
+ * expression kernels, and the dialect tables' spellings by name, so that
+ * python/ember/_jit/render.py and _expr.py keep no kernel text of their
+ * own.  The preludes are source files in this folder (jit_prelude_c.inc,
+ * jit_prelude_cuda.cuh, expr_prelude_c.inc, expr_prelude_cuda.cuh),
+ * embedded by the build (cmake/embed_text.cmake) into headers in the build
+ * tree. */
 #include "codegen/dialect.h"
+#include "codegen/expr_prelude_c.h"
+#include "codegen/expr_prelude_cuda.h"
 #include "codegen/jit_prelude_c.h"
 #include "codegen/jit_prelude_cuda.h"
 #include "ember/kernel.h"
@@ -16,6 +20,13 @@ const char *em_jit_prelude(const char *dialect) {
     if (!dialect) return NULL;
     if (strcmp(dialect, "c") == 0) return em_jit_prelude_c_text;
     if (strcmp(dialect, "cuda") == 0) return em_jit_prelude_cuda_text;
+    return NULL;
+}
+
+const char *em_expr_prelude(const char *dialect) {
+    if (!dialect) return NULL;
+    if (strcmp(dialect, "c") == 0) return em_expr_prelude_c_text;
+    if (strcmp(dialect, "cuda") == 0) return em_expr_prelude_cuda_text;
     return NULL;
 }
 
@@ -36,7 +47,7 @@ static const em__dfield em__dfields[] = {
     EM__B(args_struct), EM__S(local_id),    EM__S(group_id),     EM__S(local_size),
     EM__S(num_groups), EM__S(barrier),      EM__S(fence),        EM__S(atomic_add_u32),
     EM__B(has_atomic64), EM__B(has_shuffle), EM__S(shfl_down),   EM__I(warp_size),
-    EM__B(has_fp64),   EM__B(has_int64),
+    EM__B(has_fp64),   EM__B(has_int64),  EM__S(warp_barrier), EM__S(dyn_shared),
 };
 #undef EM__S
 #undef EM__B
