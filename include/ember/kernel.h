@@ -162,6 +162,10 @@ EM_API const char *em_jit_prelude(const char *dialect);
 /* The prelude of expression kernels (ember/_expr.py: ElementwiseKernel,
  * ReductionKernel) for "c" or "cuda"; NULL for any other name. */
 EM_API const char *em_expr_prelude(const char *dialect);
+/* What raw CUDA C kernels need to build as C on the CPU (the index registers,
+ * __shared__, __syncthreads, atomics and printf of ember/_rawcpu.py), for
+ * "c" only (on CUDA the source is the user's as it is); NULL otherwise. */
+EM_API const char *em_raw_prelude(const char *dialect);
 /* Entry i (0, 1, ...) of the dialect table named dialect ("c", "cuda",
  * "opencl"; src/codegen/dialect.h says what each field spells): its field
  * name in *key and either its text in *str (NULL for a field that is

@@ -262,6 +262,16 @@ static PyObject *pyem__expr_prelude(PyObject *self, PyObject *arg) {
     return PyUnicode_FromString(p);
 }
 
+/* raw_prelude(dialect) -> CUDA C's names for raw kernels built as C
+ * (src/codegen/raw_prelude_c.inc), for ember/_rawcpu.py. */
+static PyObject *pyem__raw_prelude(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    const char *p = em_raw_prelude(name);
+    if (!p) return PyErr_Format(PyExc_ValueError, "no raw-kernel prelude for dialect '%s' (c)", name);
+    return PyUnicode_FromString(p);
+}
+
 /* dialect(name) -> {field: str, int, bool or None}: the dialect table's
  * spellings (src/codegen/dialect.h), read once by the renderers. */
 static PyObject *pyem__dialect(PyObject *self, PyObject *arg) {
@@ -297,6 +307,8 @@ PyMethodDef pyem_jit_functions[] = {
      "jit_prelude(dialect) -> str: the prelude of @em.jit kernels for 'c' or 'cuda'."},
     {"expr_prelude", pyem__expr_prelude, METH_O,
      "expr_prelude(dialect) -> str: the prelude of expression kernels for 'c' or 'cuda'."},
+    {"raw_prelude", pyem__raw_prelude, METH_O,
+     "raw_prelude(dialect) -> str: CUDA C's names for raw kernels built as C ('c' only)."},
     {"dialect", pyem__dialect, METH_O,
      "dialect(name) -> dict: the kernel dialect table's spellings ('c', 'cuda', 'opencl')."},
     {"_jit_launch", (PyCFunction)(void (*)(void))pyem__jit_launch, METH_FASTCALL,

@@ -2,8 +2,9 @@
  * (include/ember/kernel.h): the preludes of @em.jit kernels and of
  * expression kernels, and the dialect tables' spellings by name, so that
  * python/ember/_jit/render.py and _expr.py keep no kernel text of their
- * own.  The preludes are source files in this folder (jit_prelude_c.inc,
- * jit_prelude_cuda.cuh, expr_prelude_c.inc, expr_prelude_cuda.cuh),
+ * own, nor _rawcpu.py its CUDA-on-the-CPU shim.  The preludes are source
+ * files in this folder (jit_prelude_c.inc, jit_prelude_cuda.cuh,
+ * expr_prelude_c.inc, expr_prelude_cuda.cuh, raw_prelude_c.inc),
  * embedded by the build (cmake/embed_text.cmake) into headers in the build
  * tree. */
 #include "codegen/dialect.h"
@@ -11,6 +12,7 @@
 #include "codegen/expr_prelude_cuda.h"
 #include "codegen/jit_prelude_c.h"
 #include "codegen/jit_prelude_cuda.h"
+#include "codegen/raw_prelude_c.h"
 #include "ember/kernel.h"
 
 #include <stddef.h>
@@ -28,6 +30,10 @@ const char *em_expr_prelude(const char *dialect) {
     if (strcmp(dialect, "c") == 0) return em_expr_prelude_c_text;
     if (strcmp(dialect, "cuda") == 0) return em_expr_prelude_cuda_text;
     return NULL;
+}
+
+const char *em_raw_prelude(const char *dialect) {
+    return dialect && strcmp(dialect, "c") == 0 ? em_raw_prelude_c_text : NULL;
 }
 
 /* One row per field of em_dialect a front end may spell with: a string

@@ -35,7 +35,15 @@ def test_expr_prelude_is_the_embedded_file(dialect, name):
     assert text.startswith("#pragma GCC" if dialect == "c" else "static __device__")
 
 
-@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude"])
+def test_raw_prelude_is_the_embedded_file():
+    text = _ember.raw_prelude("c")
+    assert text == _source_text("raw_prelude_c.inc")
+    assert "#define __syncthreads()" in text
+    with pytest.raises(ValueError, match="cuda"):
+        _ember.raw_prelude("cuda")
+
+
+@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude", "raw_prelude"])
 def test_prelude_unknown_dialect(fn):
     with pytest.raises(ValueError, match="opencl"):
         getattr(_ember, fn)("opencl")
