@@ -247,7 +247,8 @@ static PyObject *pyem__jit_prelude(PyObject *self, PyObject *arg) {
     const char *name = PyUnicode_AsUTF8(arg);
     if (!name) return NULL;
     const char *p = em_jit_prelude(name);
-    if (!p) return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)", name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)", name);
     return PyUnicode_FromString(p);
 }
 
@@ -257,8 +258,9 @@ static PyObject *pyem__expr_prelude(PyObject *self, PyObject *arg) {
     const char *name = PyUnicode_AsUTF8(arg);
     if (!name) return NULL;
     const char *p = em_expr_prelude(name);
-    if (!p) return PyErr_Format(PyExc_ValueError, "no expression-kernel prelude for dialect '%s' (c, cuda)",
-                                name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError,
+                            "no expression-kernel prelude for dialect '%s' (c, cuda)", name);
     return PyUnicode_FromString(p);
 }
 
@@ -268,7 +270,8 @@ static PyObject *pyem__raw_prelude(PyObject *self, PyObject *arg) {
     const char *name = PyUnicode_AsUTF8(arg);
     if (!name) return NULL;
     const char *p = em_raw_prelude(name);
-    if (!p) return PyErr_Format(PyExc_ValueError, "no raw-kernel prelude for dialect '%s' (c)", name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "no raw-kernel prelude for dialect '%s' (c)", name);
     return PyUnicode_FromString(p);
 }
 

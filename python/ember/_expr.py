@@ -68,7 +68,8 @@ def _cu_reg(field):
 
 
 _KERNEL = _CU["kernel"]
-_TID, _BID, _BDIM, _GDIM = (_cu_reg(f) for f in ("local_id", "group_id", "local_size", "num_groups"))
+_TID, _BID, _BDIM, _GDIM = (_cu_reg(f)
+                             for f in ("local_id", "group_id", "local_size", "num_groups"))
 _BARRIER, _WARP_BARRIER = _CU["barrier"], _CU["warp_barrier"]
 _DYN_SHARED = _CU["dyn_shared"]
 

@@ -24,7 +24,8 @@ def _source_text(name):
 def test_jit_prelude_is_the_embedded_file(dialect, name):
     text = _ember.jit_prelude(dialect)
     assert text == _source_text(name)
-    assert text.startswith("#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;")
+    first = "#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;"
+    assert text.startswith(first)
 
 
 @pytest.mark.parametrize("dialect,name", [("c", "expr_prelude_c.inc"),
@@ -84,10 +85,11 @@ def test_python_renderers_keep_no_kernel_text(path):
         tree = ast.parse(f.read())
     for node in ast.walk(tree):  # drop docstrings; unparsing drops the comments
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                and isinstance(first.value.value, str):
             body[0] = ast.Pass()
     text = ast.unparse(tree)
-    for word in ("__global__", "__syncthreads", "__syncwarp", "__shared__", 'extern "C"', "threadIdx",
-                 "blockIdx", "atomicAdd", "__device__"):
+    for word in ("__global__", "__syncthreads", "__syncwarp", "__shared__", 'extern "C"',
+                 "threadIdx", "blockIdx", "atomicAdd", "__device__"):
         assert word not in text, word

@@ -27,7 +27,8 @@ class Dialect:
         return _ember.jit_prelude(self.name)
 
     def special(self, reg, d):
-        field = {"tid": "local_id", "bid": "group_id", "bdim": "local_size", "gdim": "num_groups"}[reg]
+        field = {"tid": "local_id", "bid": "group_id", "bdim": "local_size",
+                 "gdim": "num_groups"}[reg]
         r = self.t[field].replace("%c", "xyz"[d]).replace("%d", str(d))
         # The C dialect's registers are em_i64 fields already; the others are
         # 32-bit unsigned and are widened before any arithmetic.
