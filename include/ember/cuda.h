@@ -7,7 +7,6 @@
 
 #include "ember/ember.h"
 
-/* The calling thread's current stream (NULL: the default stream). */
 /* Load NVRTC on a background thread when a CUDA device is first opened, so
  * that the context creation hides the load (dlopen of libnvrtc takes
  * milliseconds, more than a kernel-cache hit).  Off by default: whoever turns
@@ -18,6 +17,7 @@ EM_API void em_cuda_prefetch_nvrtc(bool on);
 /* Wait for a prefetch under way, and start none after this. */
 EM_API void em_cuda_prefetch_wait(void);
 
+/* The calling thread's current stream (NULL: the default stream). */
 EM_API void em_cuda_stream_set(void *s);
 EM_API void *em_cuda_stream_get(void);
 EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
@@ -33,8 +33,12 @@ EM_API em_status em_cuda_event_record(int id, void *e, void *s);
 EM_API em_status em_cuda_event_sync(int id, void *e);
 EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 
-/* out = a @ b through cuBLAS (2-d float32/float64 on one CUDA device; out
- * is a new C-contiguous array). */
+/* The device memory pool (src/backend/cuda/pool.h): bytes in live blocks
+ * and live + cached; release the cached blocks to the driver; cap the bytes
+ * held on device id (0: no limit). */
+EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
+EM_API void em_cuda_pool_free_all(int id);
+EM_API void em_cuda_pool_set_limit(int id, size_t limit);
 /* Page-locked host memory (portable: pinned for every device). */
 EM_API em_status em_cuda_pinned_alloc(int id, size_t n, void **out);
 EM_API em_status em_cuda_pinned_free(void *p);
@@ -51,6 +55,8 @@ typedef struct em_cuda_copy_stats {
     size_t min_bytes, buffers, buffer_bytes; /* the settings */
 } em_cuda_copy_stats;
 EM_API void em_cuda_copy_stats_get(em_cuda_copy_stats *out);
+/* out = a @ b through cuBLAS (float/complex stacks of equal batch shape on
+ * one CUDA device; out is a new C-contiguous array). */
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);
 
 /* ---- raw modules: CUDA C from the user or a code generator (module.c) ----

@@ -347,6 +347,9 @@ EM_API int em_get_num_threads(void);
 /* Host memory pool: bytes held by live arrays and bytes cached. */
 EM_API void em_host_pool_stats(size_t *used, size_t *cached);
 EM_API void em_host_pool_release(void);
+/* The most bytes held by live blocks since the last reset (reset != 0 starts
+ * again from now): the fusion tests measure peak memory with it. */
+EM_API void em_host_pool_peak(size_t *peak, int reset);
 /* EMBER_DEBUG level (0..4). */
 EM_API int em_debug_level(void);
 

@@ -169,11 +169,6 @@ static PyObject *f_stream_set(PyObject *self, PyObject *arg) {
     return prev ? PyLong_FromVoidPtr(prev) : Py_NewRef(Py_None);
 }
 
-/* From libember's CUDA backend (src/backend/cuda/pool.h). */
-EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
-EM_API void em_cuda_pool_free_all(int id);
-EM_API void em_cuda_pool_set_limit(int id, size_t limit);
-
 /* cuda_pool(id, action="stats", limit=0) -> (used, total) bytes, after
  * action: "stats", "free_all" (release cached blocks) or "set_limit". */
 static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {

@@ -345,9 +345,6 @@ static PyObject *f_kernel_stats(PyObject *self, PyObject *unused) {
                          (long long)pyem__pending_bytes);
 }
 
-/* libember's host pool high-water mark (src/mem/hostpool.c). */
-EM_API void em_host_pool_peak(size_t *peak, int reset);
-
 /* _ember._host_pool_peak(reset=False) -> the most host-pool bytes in use
  * since the last reset (the fusion memory test measures with it). */
 static PyObject *f_host_pool_peak(PyObject *self, PyObject *args) {

@@ -1,11 +1,10 @@
-/* Bindings for @em.jit: the C compiler as a JIT (src/jit/cc.h) and the CPU
- * kernel launcher (src/jit/cpu_launch.h). */
+/* Bindings for @em.jit: the C compiler as a JIT and the CPU kernel
+ * launcher (ember/kernel.h). */
+#include "ember/kernel.h"
 #include "pyember.h"
 
-#include "../../src/jit/cc.h"
-#include "../../src/jit/cpu_launch.h"
-
 #include <stdlib.h>
+#include <string.h>
 
 static PyObject *pyem__cc_available(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(em_cc_available());
@@ -242,7 +241,79 @@ static PyObject *pyem__jit_check_launch(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* jit_prelude(dialect) -> the prelude @em.jit kernels are rendered after
+ * (src/codegen/jit_prelude_*: the Python renderer keeps no kernel text). */
+static PyObject *pyem__jit_prelude(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    const char *p = em_jit_prelude(name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)", name);
+    return PyUnicode_FromString(p);
+}
+
+/* expr_prelude(dialect) -> the prelude of expression kernels
+ * (src/codegen/expr_prelude_*), for ember/_expr.py. */
+static PyObject *pyem__expr_prelude(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    const char *p = em_expr_prelude(name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError,
+                            "no expression-kernel prelude for dialect '%s' (c, cuda)", name);
+    return PyUnicode_FromString(p);
+}
+
+/* raw_prelude(dialect) -> CUDA C's names for raw kernels built as C
+ * (src/codegen/raw_prelude_c.inc), for ember/_rawcpu.py. */
+static PyObject *pyem__raw_prelude(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    const char *p = em_raw_prelude(name);
+    if (!p)
+        return PyErr_Format(PyExc_ValueError, "no raw-kernel prelude for dialect '%s' (c)", name);
+    return PyUnicode_FromString(p);
+}
+
+/* dialect(name) -> {field: str, int, bool or None}: the dialect table's
+ * spellings (src/codegen/dialect.h), read once by the renderers. */
+static PyObject *pyem__dialect(PyObject *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    const char *key, *str;
+    int num;
+    em_status s;
+    for (int i = 0; (s = em_dialect_entry(name, i, &key, &str, &num)) == EM_OK; i++) {
+        PyObject *v;
+        if (str) v = PyUnicode_FromString(str);
+        else if (!strncmp(key, "has_", 4) || !strcmp(key, "args_struct")) v = PyBool_FromLong(num);
+        else if (!strcmp(key, "warp_size")) v = PyLong_FromLong(num);
+        else v = Py_NewRef(Py_None);
+        if (!v || PyDict_SetItemString(d, key, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    if (s != EM_EINDEX) {
+        Py_DECREF(d);
+        return pyem_raise(s);
+    }
+    return d;
+}
+
 PyMethodDef pyem_jit_functions[] = {
+    {"jit_prelude", pyem__jit_prelude, METH_O,
+     "jit_prelude(dialect) -> str: the prelude of @em.jit kernels for 'c' or 'cuda'."},
+    {"expr_prelude", pyem__expr_prelude, METH_O,
+     "expr_prelude(dialect) -> str: the prelude of expression kernels for 'c' or 'cuda'."},
+    {"raw_prelude", pyem__raw_prelude, METH_O,
+     "raw_prelude(dialect) -> str: CUDA C's names for raw kernels built as C ('c' only)."},
+    {"dialect", pyem__dialect, METH_O,
+     "dialect(name) -> dict: the kernel dialect table's spellings ('c', 'cuda', 'opencl')."},
     {"_jit_launch", (PyCFunction)(void (*)(void))pyem__jit_launch, METH_FASTCALL,
      "_jit_launch(spec, args, grid, block, shared_dyn): run a compiled @em.jit kernel on the CPU."},
     {"_jit_check_launch", pyem__jit_check_launch, METH_VARARGS,

@@ -16,10 +16,9 @@
  * float64 and complex128.  Values sit in one buffer, each aligned to its
  * size (at most 16), and the driver gets the usual array of their addresses.
  */
-#include "pyember.h"
 #include "ember/cuda.h"
-
-#include "../../src/backend/cpu/xkernel.h"
+#include "ember/kernel.h"
+#include "pyember.h"
 
 #include <limits.h>
 #include <string.h>
@@ -566,8 +565,8 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
 
 
 /* ---- expression kernels on the CPU ----------------------------------------
- * ember/_expr.py renders C for the system compiler (src/jit/cc.h); libember
- * runs it over the worker threads (src/backend/cpu/xkernel.h gives the
+ * ember/_expr.py renders C for the system compiler (em_cc_load); libember
+ * runs it over the worker threads (ember/kernel.h, em_xkernel_run, gives the
  * kernel's signature and what n0, n1 and the operands mean).  Scalars come
  * as one buffer, a scalar per 16 bytes. */
 #define PYEM_XK_MAXOPS 64

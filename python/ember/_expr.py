@@ -54,100 +54,24 @@ _HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})"),
 _RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
-# C on the CPU: what CUDA code takes for granted (min/max/abs on any type,
-# overloaded math), so one body compiles for both.
-_C_PRELUDE = r"""#pragma GCC diagnostic error "-Wimplicit-function-declaration"
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <tgmath.h>
-#define __device__
-#define __host__
-#define __global__
-#define __forceinline__ inline
-static inline long long em__min_i(long long a, long long b) { return a < b ? a : b; }
-static inline long long em__max_i(long long a, long long b) { return a > b ? a : b; }
-static inline unsigned long long em__min_u(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-static inline unsigned long long em__max_u(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
-static inline unsigned long long em__abs_u(unsigned long long a) { return a; }
-#define EM__PICK(x, f, d, ld, u, i) _Generic((x), float: f, double: d, long double: ld, \
-    unsigned int: u, unsigned long: u, unsigned long long: u, default: i)
-#define min(a, b) EM__PICK((a) + (b), fminf, fmin, fminl, em__min_u, em__min_i)(a, b)
-#define max(a, b) EM__PICK((a) + (b), fmaxf, fmax, fmaxl, em__max_u, em__max_i)(a, b)
-#define abs(x) _Generic((x) + 0, float: fabsf, double: fabs, long double: fabsl, \
-    float _Complex: cabsf, double _Complex: cabs, long: labs, long long: llabs, \
-    unsigned int: em__abs_u, unsigned long: em__abs_u, unsigned long long: em__abs_u, default: abs)(x)
-#define real(x) creal(x)
-#define imag(x) cimag(x)
-#define arg(x) carg(x)
-"""
+# Kernel text comes from src/codegen/ through the extension: each device
+# kind's prelude (expr_prelude_c.inc, expr_prelude_cuda.cuh: what one body
+# needs to compile for both) and CUDA's spellings from the dialect table
+# (src/codegen/dialect.c).  What is left here is the kernels' structure.
+_PRELUDE = {"cpu": _ember.expr_prelude("c"), "cuda": _ember.expr_prelude("cuda")}
+_CU = _ember.dialect("cuda")
 
-# CUDA: abs of unsigned and bool values (ambiguous among CUDA's overloads),
-# float16 conversions and a complex type (no cuda_fp16.h or thrust: NVRTC
-# needs no headers).
-_CU_PRELUDE = "\n".join(
-    f"static __device__ __forceinline__ {t} abs({t} v) {{ return v; }}"
-    for t in ("bool", "unsigned char", "unsigned short", "unsigned int", "unsigned long long")) + r"""
-static __device__ __forceinline__ float em__h2f(unsigned short h) {
-  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
-static __device__ __forceinline__ unsigned short em__f2h(float f) {
-  unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
-// complex64 / complex128 for expression kernels: NumPy's layout {re, im},
-// arithmetic with real numbers and with each other (promoting to the wider),
-// and the usual functions.
-template <bool B, class X = void> struct em__if {};
-template <class X> struct em__if<true, X> { typedef X type; };
-template <class R> struct em_complex {
-  R re, im;
-  em_complex() = default;
-  __device__ __forceinline__ em_complex(R r, R i = R(0)) : re(r), im(i) {}
-  template <class S, typename em__if<(sizeof(S) <= sizeof(R)), int>::type = 0>
-  __device__ __forceinline__ em_complex(const em_complex<S> &o) : re(o.re), im(o.im) {}
-  template <class S, typename em__if<(sizeof(S) > sizeof(R)), int>::type = 0>
-  __device__ __forceinline__ explicit em_complex(const em_complex<S> &o) : re((R)o.re), im((R)o.im) {}
-  friend __device__ __forceinline__ em_complex operator+(em_complex a, em_complex b) { return em_complex(a.re + b.re, a.im + b.im); }
-  friend __device__ __forceinline__ em_complex operator-(em_complex a, em_complex b) { return em_complex(a.re - b.re, a.im - b.im); }
-  friend __device__ __forceinline__ em_complex operator*(em_complex a, em_complex b) {
-    return em_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-  friend __device__ __forceinline__ em_complex operator/(em_complex a, em_complex b) {  // Smith's method, as NumPy
-    R abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
-    if (abr >= abi) {
-      if (abr == 0 && abi == 0) return em_complex(a.re / abr, a.im / abi);
-      R rat = b.im / b.re, scl = R(1) / (b.re + b.im * rat);
-      return em_complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-    }
-    R rat = b.re / b.im, scl = R(1) / (b.im + b.re * rat);
-    return em_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-  }
-  friend __device__ __forceinline__ em_complex operator-(em_complex a) { return em_complex(-a.re, -a.im); }
-  friend __device__ __forceinline__ em_complex operator+(em_complex a) { return a; }
-  friend __device__ __forceinline__ bool operator==(em_complex a, em_complex b) { return a.re == b.re && a.im == b.im; }
-  friend __device__ __forceinline__ bool operator!=(em_complex a, em_complex b) { return !(a == b); }
-  __device__ __forceinline__ em_complex &operator+=(em_complex b) { return *this = *this + b; }
-  __device__ __forceinline__ em_complex &operator-=(em_complex b) { return *this = *this - b; }
-  __device__ __forceinline__ em_complex &operator*=(em_complex b) { return *this = *this * b; }
-  __device__ __forceinline__ em_complex &operator/=(em_complex b) { return *this = *this / b; }
-  friend __device__ __forceinline__ R real(em_complex a) { return a.re; }
-  friend __device__ __forceinline__ R imag(em_complex a) { return a.im; }
-  friend __device__ __forceinline__ em_complex conj(em_complex a) { return em_complex(a.re, -a.im); }
-  friend __device__ __forceinline__ R abs(em_complex a) { return hypot(a.re, a.im); }
-  friend __device__ __forceinline__ R arg(em_complex a) { return atan2(a.im, a.re); }
-  friend __device__ __forceinline__ em_complex exp(em_complex a) { R e = exp(a.re); return em_complex(e * cos(a.im), e * sin(a.im)); }
-  friend __device__ __forceinline__ em_complex log(em_complex a) { return em_complex(log(abs(a)), arg(a)); }
-  friend __device__ __forceinline__ em_complex sqrt(em_complex a) {  // principal root, as C's csqrt
-    if (a.re == 0 && a.im == 0) return em_complex(0, a.im);
-    R t = sqrt((fabs(a.re) + abs(a)) / 2);
-    return a.re >= 0 ? em_complex(t, a.im / (2 * t)) : em_complex(fabs(a.im) / (2 * t), a.im < 0 ? -t : t);
-  }
-  friend __device__ __forceinline__ em_complex sin(em_complex a) { return em_complex(sin(a.re) * cosh(a.im), cos(a.re) * sinh(a.im)); }
-  friend __device__ __forceinline__ em_complex cos(em_complex a) { return em_complex(cos(a.re) * cosh(a.im), -sin(a.re) * sinh(a.im)); }
-};
-static __device__ __forceinline__ float real(float x) { return x; }
-static __device__ __forceinline__ double real(double x) { return x; }
-static __device__ __forceinline__ float imag(float) { return 0; }
-static __device__ __forceinline__ double imag(double) { return 0; }
-"""
+
+def _cu_reg(field):
+    """A CUDA index register of dimension x, the table spells it with %c for the dimension."""
+    return _CU[field].replace("%c", "x")
+
+
+_KERNEL = _CU["kernel"]
+_TID, _BID, _BDIM, _GDIM = (_cu_reg(f)
+                             for f in ("local_id", "group_id", "local_size", "num_groups"))
+_BARRIER, _WARP_BARRIER = _CU["barrier"], _CU["warp_barrier"]
+_DYN_SHARED = _CU["dyn_shared"]
 
 
 class _CTypes:
@@ -479,7 +403,7 @@ _FAULT_SLOT = bytes(16)
 
 def _pack_scalars(vals):
     """The scalars for a CPU kernel, 16 bytes each, then a zeroed slot the
-    kernel sets when it faulted (src/backend/cpu/xkernel.h): writable."""
+    kernel sets when it faulted (include/ember/kernel.h): writable."""
     if not vals:
         return bytearray(16)
     return bytearray().join([v.tobytes().ljust(16, b"\0") for v in vals] + [_FAULT_SLOT])
@@ -652,7 +576,7 @@ class ElementwiseKernel(_KernelBase):
             before, after_body = before + b, after_body + a
             defs.append(d)
         undefs = "\n".join(f"#undef {p.name}" for p in ops)
-        head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
+        head = [_PRELUDE["cuda" if kind == "cuda" else "cpu"], self.preamble,
                 self._typedefs(types, ct.table)]
         decls = r.decls(raws, scal, ct)
         loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
@@ -920,7 +844,7 @@ class _Render:
                 ps += [f"long long _em_st{k}_{d}" for k in range(self.nops) for d in range(self.nd)]
             ps += [f"{ctype(p)} {p.name}" for p in scal]
             ps += [f"long long _em_size_{p.name}" for p in raws]
-            return f'extern "C" __global__ void {sym}({", ".join(ps)})'
+            return f'{_KERNEL} {sym}({", ".join(ps)})'
         return (f"void {sym}(long long _em_lo, long long _em_hi, long long _em_n, char *const *_em_p_, "
                 "const long long *_em_shape, "
                 "const long long *_em_st, const void *const *_em_sc)")
@@ -951,8 +875,8 @@ class _Render:
     def loop(self, body):
         nd, nops = self.nd, self.nops
         if self.kind == "cuda":
-            s = ("for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < _em_n;"
-                 " i += (long long)blockDim.x * gridDim.x) {\n")
+            s = (f"for (long long i = (long long){_BID} * {_BDIM} + {_TID}; i < _em_n;"
+                 f" i += (long long){_BDIM} * {_GDIM}) {{\n")
             if nd:
                 s += "long long _em_r = i, _em_c;\n"
                 s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
@@ -1108,7 +1032,7 @@ class ReductionKernel(_KernelBase):
         binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
         out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
         out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:]) + "\n" + "".join(a for _, _, a in binds)
-        head = [(_CU_PRELUDE if kind == "cuda" else _C_PRELUDE), self.preamble,
+        head = [_PRELUDE["cuda" if kind == "cuda" else "cpu"], self.preamble,
                 self._typedefs(types, table), f"typedef {rt} _type_reduce;"]
         nops = len(ops)
         step = (f"{{ const _type_reduce a = _em_acc, b = _em_v; _em_acc = ({self.reduce_expr}); }}")
@@ -1190,8 +1114,8 @@ class ReductionKernel(_KernelBase):
         bases = "".join(f"char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
         per_thread = (
             "if (_em_mode == 3) {\n"
-            "for (long long _em_o = (long long)blockIdx.x * blockDim.x + threadIdx.x; _em_o < _em_nout;"
-            " _em_o += (long long)blockDim.x * gridDim.x) {\n" + bases +
+            f"for (long long _em_o = (long long){_BID} * {_BDIM} + {_TID}; _em_o < _em_nout;"
+            f" _em_o += (long long){_BDIM} * {_GDIM}) {{\n" + bases +
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "for (long long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + inner + mapped + step + "\n}\n"
             + post + "}\nreturn;\n}\n")
@@ -1201,42 +1125,42 @@ class ReductionKernel(_KernelBase):
         # neighbours.  Partials, when split, go to _em_part for mode 2.
         columns = (
             "if (_em_mode == 4) {\n"
-            "const long long _em_nob = (_em_nout + blockDim.x - 1) / blockDim.x;\n"
-            "for (long long _em_blk = blockIdx.x; _em_blk < _em_nob * _em_nsplit; _em_blk += gridDim.x) {\n"
-            "const long long _em_o = (_em_blk % _em_nob) * blockDim.x + threadIdx.x, _em_pi = _em_blk / _em_nob;\n"
+            f"const long long _em_nob = (_em_nout + {_BDIM} - 1) / {_BDIM};\n"
+            f"for (long long _em_blk = {_BID}; _em_blk < _em_nob * _em_nsplit; _em_blk += {_GDIM}) {{\n"
+            f"const long long _em_o = (_em_blk % _em_nob) * {_BDIM} + {_TID}, _em_pi = _em_blk / _em_nob;\n"
             "if (_em_o >= _em_nout) continue;\n" + bases +
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "const long long _em_chunk = (_em_nred + _em_nsplit - 1) / _em_nsplit, _em_j0 = _em_pi * _em_chunk;\n"
             "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
             + strided("_em_j0", "1", _RK_UNROLL_COLS) +
             "if (_em_nsplit > 1) _em_part[_em_o * _em_nsplit + _em_pi] = _em_acc;\nelse " + post + "}\nreturn;\n}\n")
-        body = per_thread + columns + (
-            "extern __shared__ __align__(16) unsigned char _em_smem[];\n"
+        body = per_thread + columns + (_DYN_SHARED % "_em_smem") + (
+            "\n"
             "_type_reduce *_em_s = (_type_reduce *)_em_smem;\n"
             "const long long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
-            "for (long long _em_blk = blockIdx.x; _em_blk < _em_nout * _em_nsp; _em_blk += gridDim.x) {\n"
+            f"for (long long _em_blk = {_BID}; _em_blk < _em_nout * _em_nsp; _em_blk += {_GDIM}) {{\n"
             "const long long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n" + bases +
             f"_type_reduce _em_acc = (_type_reduce)({self.identity});\n"
             "if (_em_mode == 2) {\n"
-            "for (long long _em_j = threadIdx.x; _em_j < _em_nsplit; _em_j += blockDim.x) {\n"
+            f"for (long long _em_j = {_TID}; _em_j < _em_nsplit; _em_j += {_BDIM}) {{\n"
             "const _type_reduce _em_v = _em_part[_em_o * _em_nsplit + _em_j];\n" + step + "\n}\n"
             "} else {\n"
             "const long long _em_chunk = (_em_nred + _em_nsp - 1) / _em_nsp, _em_j0 = _em_pi * _em_chunk;\n"
             "const long long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
-            + strided("_em_j0 + threadIdx.x", "blockDim.x") + "}\n"
-            "_em_s[threadIdx.x] = _em_acc;\n__syncthreads();\n"
-            "for (unsigned _em_w = blockDim.x / 2; _em_w > 32; _em_w >>= 1) {\n"
-            "if (threadIdx.x < _em_w) { const _type_reduce a = _em_s[threadIdx.x], "
-            f"b = _em_s[threadIdx.x + _em_w]; _em_s[threadIdx.x] = ({self.reduce_expr}); }}\n"
-            "__syncthreads();\n}\n"
-            # The last 64 values within one warp: __syncwarp, not a block barrier, per step.
-            "if (threadIdx.x < 32) {\n"
-            "for (unsigned _em_w = blockDim.x / 2 < 32 ? blockDim.x / 2 : 32; _em_w > 0; _em_w >>= 1) {\n"
-            "const _type_reduce a = _em_s[threadIdx.x], b = _em_s[threadIdx.x + _em_w];\n__syncwarp();\n"
-            f"if (threadIdx.x < _em_w) _em_s[threadIdx.x] = ({self.reduce_expr});\n__syncwarp();\n}}\n}}\n"
-            "if (threadIdx.x == 0) {\n_em_acc = _em_s[0];\n"
-            "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + "}\n__syncthreads();\n}\n")
-        return "\n".join(head) + f'\nextern "C" __global__ void {sym}({sig}) {{\n' + body + "}\n"
+            + strided(f"_em_j0 + {_TID}", _BDIM) + "}\n"
+            f"_em_s[{_TID}] = _em_acc;\n{_BARRIER}\n"
+            f"for (unsigned _em_w = {_BDIM} / 2; _em_w > 32; _em_w >>= 1) {{\n"
+            f"if ({_TID} < _em_w) {{ const _type_reduce a = _em_s[{_TID}], "
+            f"b = _em_s[{_TID} + _em_w]; _em_s[{_TID}] = ({self.reduce_expr}); }}\n"
+            f"{_BARRIER}\n}}\n"
+            # The last 64 values within one warp: a warp barrier, not a block barrier, per step.
+            f"if ({_TID} < 32) {{\n"
+            f"for (unsigned _em_w = {_BDIM} / 2 < 32 ? {_BDIM} / 2 : 32; _em_w > 0; _em_w >>= 1) {{\n"
+            f"const _type_reduce a = _em_s[{_TID}], b = _em_s[{_TID} + _em_w];\n{_WARP_BARRIER}\n"
+            f"if ({_TID} < _em_w) _em_s[{_TID}] = ({self.reduce_expr});\n{_WARP_BARRIER}\n}}\n}}\n"
+            f"if ({_TID} == 0) {{\n_em_acc = _em_s[0];\n"
+            "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + f"}}\n{_BARRIER}\n}}\n")
+        return "\n".join(head) + f"\n{_KERNEL} {sym}({sig}) {{\n" + body + "}\n"
 
     @staticmethod
     def _nsplit(dev, nout, nred):

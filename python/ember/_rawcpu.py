@@ -15,7 +15,7 @@ prototype conversions turn into the parameter types.  C++ (templates,
 references, classes) does not compile as C: the CompileError says so.
 An integer division by zero (or INT_MIN / -1) in the kernel traps on x86:
 the launcher recovers from the SIGFPE and the launch raises
-ZeroDivisionError naming the kernel (src/jit/fpe_guard.h, docs/kernels.md).
+ZeroDivisionError naming the kernel (src/host/fpe_guard.h, docs/kernels.md).
 """
 import re
 import sys
@@ -24,88 +24,19 @@ import numpy as np
 
 from . import _ember
 
-_SHIM = r"""
-/* ---- CUDA C's names on the CPU (ember/_rawcpu.py) ---- */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-typedef struct { unsigned int x, y, z; } em_uint3;
-typedef em_uint3 dim3;
-static __thread em_jit_ctx *em__cur;
-static __thread em_uint3 threadIdx, blockIdx, blockDim, gridDim;
-static inline void em__set_idx(em_jit_ctx *c) {
-    threadIdx.x = (unsigned)c->tid[0], threadIdx.y = (unsigned)c->tid[1], threadIdx.z = (unsigned)c->tid[2];
-    blockIdx.x = (unsigned)c->bid[0], blockIdx.y = (unsigned)c->bid[1], blockIdx.z = (unsigned)c->bid[2];
-    blockDim.x = (unsigned)c->bdim[0], blockDim.y = (unsigned)c->bdim[1], blockDim.z = (unsigned)c->bdim[2];
-    gridDim.x = (unsigned)c->gdim[0], gridDim.y = (unsigned)c->gdim[1], gridDim.z = (unsigned)c->gdim[2];
-}
-#define __global__
-#define __device__ static inline
-#define __host__
-#define __forceinline__
-#define __noinline__ __attribute__((noinline))
-#define __restrict__ restrict
-#define __launch_bounds__(...)
-#define __shared__ static __thread
-#define __constant__ static const
-/* A barrier: the coroutine may resume after others ran, so it reloads its
- * own context and indices from a local saved before switching. */
-#define __syncthreads() do { em_jit_ctx *em__me = em__cur; em__me->sync(em__me); em__cur = em__me; em__set_idx(em__me); } while (0)
-#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define printf(...) em__cur->print(em__cur, __VA_ARGS__)
-#undef min
-#undef max
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define max(a, b) ((a) > (b) ? (a) : (b))
-/* Atomics: one function per (operation, type), picked by _Generic on the
- * pointer type as CUDA's overloads are. */
-#define EM_CAS_FLOAT(NAME, T, U, OP)                                                   \
-    static inline T NAME(T *p, T v) {                                                  \
-        U old = __atomic_load_n((U *)p, __ATOMIC_RELAXED), nw;                        \
-        T o;                                                                           \
-        do { memcpy(&o, &old, sizeof o); T r = OP; memcpy(&nw, &r, sizeof nw); }       \
-        while (!__atomic_compare_exchange_n((U *)p, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
-        return o;                                                                      \
-    }
-#define EM_ATOMIC_INT(S, T)                                                            \
-    static inline T em__add_##S(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-    static inline T em__sub_##S(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
-    static inline T em__exch_##S(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); } \
-    static inline T em__cas_##S(T *p, T c, T v) { __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; } \
-    static inline T em__max_##S(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); \
-        while (o < v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
-    static inline T em__min_##S(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); \
-        while (o > v && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; }
-EM_ATOMIC_INT(i, int)
-EM_ATOMIC_INT(u, unsigned int)
-EM_ATOMIC_INT(l, long long)
-EM_ATOMIC_INT(ul, unsigned long long)
-EM_CAS_FLOAT(em__add_f, float, unsigned int, o + v)
-EM_CAS_FLOAT(em__add_d, double, unsigned long long, o + v)
-EM_CAS_FLOAT(em__sub_f, float, unsigned int, o - v)
-EM_CAS_FLOAT(em__max_f, float, unsigned int, (o > v ? o : v))
-EM_CAS_FLOAT(em__min_f, float, unsigned int, (o < v ? o : v))
-EM_CAS_FLOAT(em__exch_f, float, unsigned int, v)
-#define EM_PICK(OP, p) _Generic((p), int *: em__##OP##_i, unsigned int *: em__##OP##_u, \
-    long long *: em__##OP##_l, unsigned long long *: em__##OP##_ul, float *: em__##OP##_f)
-#define atomicAdd(p, v) _Generic((p), double *: em__add_d, default: EM_PICK(add, p))((p), (v))
-#define atomicSub(p, v) EM_PICK(sub, p)((p), (v))
-#define atomicExch(p, v) EM_PICK(exch, p)((p), (v))
-#define atomicMax(p, v) EM_PICK(max, p)((p), (v))
-#define atomicMin(p, v) EM_PICK(min, p)((p), (v))
-#define atomicCAS(p, c, v) _Generic((p), int *: em__cas_i, unsigned int *: em__cas_u, \
-    long long *: em__cas_l, unsigned long long *: em__cas_ul)((p), (c), (v))
-#define __float2int_rn(x) ((int)rintf(x))
-#define __fdividef(a, b) ((a) / (b))
-#define rsqrtf(x) (1.0f / sqrtf(x))
-#define rsqrt(x) (1.0 / sqrt(x))
-/* ---- the user's source ---- */
-"""
+# CUDA C's names given C meanings (src/codegen/raw_prelude_c.inc, embedded by
+# the build): what the docstring above describes.
+_SHIM = _ember.raw_prelude("c")
 
 _EXTERN_C = re.compile(r'extern\s+"C"\s*(\{)?')
 
 
-_DYN_SHARED = re.compile(r"extern\s+__shared__\s+([A-Za-z_][\w\s]*?)\s*(\w+)\s*\[\s*\]\s*;")
+# The user's source is CUDA C: what it spells is read with the CUDA table's
+# spellings (src/codegen/dialect.c).
+_CU = _ember.dialect("cuda")
+_DYN_SHARED = re.compile(r"extern\s+" + re.escape(_CU["shared"])
+                         + r"\s+([A-Za-z_][\w\s]*?)\s*(\w+)\s*\[\s*\]\s*;")
+_BARRIER_NAME = _CU["barrier"].split("(")[0]
 
 
 def _c_source(code):
@@ -224,7 +155,7 @@ def launch(kernel, grid, block, args, shared_mem=0):
                 f"kernel '{kname}': raw CUDA kernels run on the CPU through a C compiler, and none was "
                 f"found: {_ember._cc_why()} (set EMBER_CC, or run on a CUDA device)")
         code = kernel.code
-        uses_sync = "__syncthreads" in code
+        uses_sync = _BARRIER_NAME in code
         src = (_render.prelude("c") + _SHIM + "#line 1 \"" + kname + ".cu\"\n" + _c_source(code)
                + "\n#line 100000 \"ember trampoline\"\n" + _trampoline(kname, types, uses_sync))
         try:

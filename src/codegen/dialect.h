@@ -63,6 +63,12 @@ typedef struct em_dialect {
     bool has_shuffle;          /* warp shuffles (else reductions go through shared memory) */
     const char *shfl_down;     /* %s = value, %s = delta, full mask; NULL if !has_shuffle */
     int warp_size;             /* 0 when the dialect has no fixed warp (OpenCL, C) */
+    /* Barrier among the threads of one warp, a statement; NULL without warps. */
+    const char *warp_barrier;
+    /* Declaration of the block's dynamic shared memory as bytes aligned to 16,
+     * %s = its name; NULL where it is not a declaration (OpenCL passes a
+     * __local pointer argument, the C launcher a context field). */
+    const char *dyn_shared;
 
     /* ---- types and numbers ---- */
     bool has_fp64;             /* double is a storage and compute type (OpenCL: device-dependent) */

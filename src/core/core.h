@@ -44,6 +44,11 @@ static const uint8_t em__dtype_sizes[EM_NDTYPES] = {
 };
 #define EM_DTYPE_SIZE(dt) ((int)em__dtype_sizes[dt])
 
+/* A 0-d host array of at most 8 bytes: device kernels take it by value
+ * (codegen/render.h, class 'P'), so it may join arrays of any device.
+ * Defined in core/ufunc.c; the fusion planner (graph/expr.c) asks too. */
+bool em__host_scalar(const em_array *a);
+
 #define EM_CHECK(expr)                                                                             \
     do {                                                                                           \
         em_status em__s = (expr);                                                                  \

@@ -2,7 +2,7 @@
  * handle `out` and aliasing, then hand a node tree to the device's backend. */
 #include "backend/backend.h"
 #include "core/core.h"
-#include "graph/expr.h"
+#include "ember/fusion.h" /* em_ufunc_plan is public there */
 
 #include <string.h>
 

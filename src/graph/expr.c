@@ -4,7 +4,6 @@
 #include "graph/expr.h"
 
 #include "backend/backend.h"
-#include "codegen/diskcache.h"
 #include "codegen/render.h"
 #include "core/core.h"
 #include "core/spare.h"

@@ -61,9 +61,6 @@ em_status em_expr_eval_index(const em_expr *e, int nix, const em_index_item *ix,
 /* em_reduce of e's values with e as the fused input (CUDA). */
 em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, const int *axes,
                                bool keepdims, em_dtype dt, double ddof, em_array *out);
-/* A 0-d host array of at most 8 bytes: device kernels take it by value
- * (render.h, class 'P'), so it may join arrays of any device (core/ufunc.c). */
-bool em__host_scalar(const em_array *a);
 /* Distinct arrays the DAG reads (stops counting past limit). */
 int em_expr_nleaves(const em_expr *e, int limit);
 /* Counting and logging fused reductions. */

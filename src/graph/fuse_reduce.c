@@ -13,15 +13,15 @@
  * band's results are the corresponding rows of the unfused result.  Other
  * A full reduction, and a suffix one with few outputs, is one pass too:
  * em_reduce runs on a placeholder whose values the CPU reduction fetches
- * band by band (backend/cpu/reduce_src.h), cut where the reduction of the
+ * band by band (backend/reduce_src.h), cut where the reduction of the
  * materialised input would combine them anyway; so is a reduced leading
  * axis with at most EM_FUSE_OUTER_KEPT kept values (bands of whole rows).
  * Other leading-axis reductions evaluate the producer and reduce it.
  */
 #include "graph/expr.h"
 
-#include "backend/cpu/reduce_src.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/reduce_src.h"
+#include "host/threadpool.h"
 #include "core/core.h"
 
 #include <stdatomic.h>
@@ -124,7 +124,7 @@ static bool em__prefix_axes(const em_expr *e, int naxes, const int *axes) {
     return kept <= EM_FUSE_OUTER_KEPT;
 }
 
-/* CPU, the reductions that fetch e's values in bands (backend/cpu/reduce_src.h):
+/* CPU, the reductions that fetch e's values in bands (backend/reduce_src.h):
  * over every axis, or a suffix of them with too few outputs for the row bands
  * above, of a non-empty e; the reductions em_reduce hands to the backend
  * unchanged (as for CUDA; argmin/argmax of one axis: the N-d full ones are

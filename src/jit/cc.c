@@ -1,8 +1,8 @@
-/* The system C compiler as a JIT (see cc.h). */
-#include "jit/cc.h"
+/* The system C compiler as a JIT (ember/kernel.h). */
+#include "ember/kernel.h"
 #include "codegen/diskcache.h"
+#include "codegen/sbuf.h"
 #include "core/core.h"
-#include "codegen/render.h"
 
 #include <dlfcn.h>
 #include <errno.h>

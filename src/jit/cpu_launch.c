@@ -1,9 +1,9 @@
-/* Running @em.jit kernels on the CPU (see cpu_launch.h). */
-#include "jit/cpu_launch.h"
-#include "jit/fpe_guard.h"
-#include "backend/cpu/threadpool.h"
-#include "codegen/render.h"
+/* Running @em.jit kernels on the CPU (ember/kernel.h). */
+#include "ember/kernel.h"
+#include "codegen/sbuf.h"
 #include "core/core.h"
+#include "host/fpe_guard.h"
+#include "host/threadpool.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -11,7 +11,6 @@
 
 void *em_host_alloc(size_t nbytes);
 void em_host_free(void *p, size_t nbytes);
-/* High-water mark of the bytes in use (exported: the extension declares it). */
-void em_host_pool_peak(size_t *peak, int reset);
+/* em_host_pool_peak, the high-water mark, is public: ember/ember.h. */
 
 #endif

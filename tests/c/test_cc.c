@@ -1,7 +1,7 @@
-/* The C compiler JIT (src/jit/cc.h): compile, load, cache, errors.
+/* The C compiler JIT (ember/kernel.h): compile, load, cache, errors.
  * Skips (passes with a note) when the machine has no C compiler. */
 #include "ctest.h"
-#include "jit/cc.h"
+#include "ember/kernel.h"
 
 #include <stdlib.h>
 

@@ -1,13 +1,12 @@
-/* Integer division by zero in CPU kernels (src/jit/fpe_guard.h): a SIGFPE
+/* Integer division by zero in CPU kernels (src/host/fpe_guard.h): a SIGFPE
  * raised by the CPU inside em_fpe_run returns to it; launches of faulting
  * kernels (hand-written entry points) end in EM_EZERODIV on any thread,
  * and the @em.jit divz flag does too.  A failure here kills the test
  * binary, which ctest reports. */
 #define _GNU_SOURCE /* feenableexcept */
 #include "ctest.h"
-#include "backend/cpu/xkernel.h"
-#include "jit/cpu_launch.h"
-#include "jit/fpe_guard.h"
+#include "ember/kernel.h"
+#include "host/fpe_guard.h"
 
 #include <fenv.h>
 #include <limits.h>

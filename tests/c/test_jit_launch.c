@@ -1,8 +1,8 @@
-/* The CPU kernel launcher (src/jit/cpu_launch.h) with hand-written entry
+/* The CPU kernel launcher (ember/kernel.h) with hand-written entry
  * points (no compiler needed): launch limits, every block run once over the
  * thread pool, barriers through coroutines, print order, bounds flags. */
 #include "ctest.h"
-#include "jit/cpu_launch.h"
+#include "ember/kernel.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -678,7 +678,7 @@ def test_more_inputs_than_one_kernel_takes(device, lazy):
 
 # ---- CPU full reductions in one pass ------------------------------------------------
 # A full reduction of a pending producer runs on a placeholder whose values
-# the CPU reduction fetches band by band (backend/cpu/reduce_src.h): cut only
+# the CPU reduction fetches band by band (backend/reduce_src.h): cut only
 # where the reduction of the materialised input combines values anyway, so
 # fused == unfused bit for bit.
 

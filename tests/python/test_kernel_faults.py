@@ -4,7 +4,7 @@ naming the kernel, never a dead process (docs/jit.md, docs/kernels.md).
 @em.jit kernels never trap (their // and % give 0 and set a flag the
 launcher turns into the error); raw CUDA C and expression kernels are C we
 do not rewrite, so the SIGFPE the CPU raises is recovered from
-(src/jit/fpe_guard.h).  Each case runs first in a subprocess, so that a
+(src/host/fpe_guard.h).  Each case runs first in a subprocess, so that a
 regression is a failed test rather than a dead pytest, then in this process,
 which must keep working after it."""
 import functools

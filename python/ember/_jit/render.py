@@ -1,284 +1,38 @@
 """Typed IR -> C source for the CPU or CUDA C for NVRTC.
 
-One renderer, two dialects (tinygrad's cstyle idea): a table says how each
-dialect spells the thread registers, barriers, print, shared memory, the
-function qualifiers and the entry points; everything else (arithmetic with
-Python/NumPy semantics, casts, indexing, loops) is written once, with
-helpers in a prelude shared by both.
+One renderer, two dialects (tinygrad's cstyle idea): the dialect table in
+src/codegen/dialect.c (through the extension, _ember.dialect) says how each
+dialect spells the thread registers, barriers, shared memory and the kernel
+head, and src/codegen/ holds each dialect's prelude (_ember.jit_prelude:
+types, Python/NumPy-semantics helpers, atomics); everything else
+(arithmetic, casts, indexing, loops) is written once here.
 """
+from .. import _ember
 from . import ir
-from .types import BITS, CTYPE, FLOATS, INTS, SIGNED, UNSIGNED, ITEMSIZE
-
-_TYPES_C = """#include <stdint.h>
-#include <stdbool.h>
-#include <math.h>
-typedef int8_t em_i8; typedef int16_t em_i16; typedef int32_t em_i32; typedef int64_t em_i64;
-typedef uint8_t em_u8; typedef uint16_t em_u16; typedef uint32_t em_u32; typedef uint64_t em_u64;
-typedef bool em_b; typedef float em_f32; typedef double em_f64;
-typedef union { em_i64 i; em_u64 u; em_f64 d; } em_slot;
-/* Must match src/jit/cpu_launch.h (EM_JIT_ABI 2). */
-typedef struct em_jit_ctx {
-    em_i64 tid[3], bid[3], bdim[3], gdim[3];
-    char *shared;
-    em_i64 shared_dyn;
-    void (*print)(struct em_jit_ctx *c, const char *fmt, ...);
-    void (*sync)(struct em_jit_ctx *c);
-    int oob;
-    int thread;
-    void *out;
-    void *sched;
-    char scratch[64];
-    int divz;
-} em_jit_ctx;
-typedef em_jit_ctx em_ctx;
-/* The thread's indices, passed by value so they live in registers. */
-typedef struct { em_i64 tid[3], bid[3], bdim[3], gdim[3]; } em_ix;
-#define EM_DEV static inline __attribute__((unused, always_inline))
-#define EM_INF __builtin_inf()
-#define EM_NAN __builtin_nan("")
-/* Set by an integer // or % by zero (which gives 0); the entry points move
- * it into em_c->divz and the launcher raises ZeroDivisionError. */
-static __thread int em_divz __attribute__((unused));
-EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) { c->oob = 1; return 0; }
-    return i;
-}
-EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
-    return c->oob ? (void *)c->scratch : (void *)((char *)p + off * size);
-}
-"""
-
-_TYPES_CUDA = """typedef signed char em_i8; typedef short em_i16; typedef int em_i32; typedef long long em_i64;
-typedef unsigned char em_u8; typedef unsigned short em_u16; typedef unsigned int em_u32;
-typedef unsigned long long em_u64; typedef bool em_b; typedef float em_f32; typedef double em_f64;
-typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
-#define EM_DEV static __device__ __forceinline__
-#define EM_INF __longlong_as_double(0x7ff0000000000000LL)
-#define EM_NAN __longlong_as_double(0x7ff8000000000000LL)
-__device__ char em_scratch[64];
-extern __shared__ __align__(16) char em_dynshm[];
-EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
-    return i;
-}
-EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
-    return c->oob ? (void *)em_scratch : (void *)((char *)p + off * size);
-}
-"""
-
-# Python/NumPy semantics where C differs (both dialects).
-_HELPERS = """EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
-EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i64)(0 - (em_u64)a);
-    em_i64 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i64 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i32)(0 - (em_u32)a);
-    em_i32 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i32 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
-EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
-EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
-EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
-EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
-EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
-EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
-EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
-    em_u64 r = 1;
-    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
-    return r;
-}
-EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
-EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
-EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
-EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
-EM_DEV em_i64 em_f2i64(em_f64 x) {
-    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
-}
-EM_DEV em_u64 em_f2u64(em_f64 x) {
-    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
-    return (em_u64)em_f2i64(x);
-}
-"""
-
-_FLOAT_DIVMOD = """EM_DEV T em_mod_F(T a, T b) {
-    if (b == 0) return FMOD(a, b);
-    T m = FMOD(a, b);
-    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
-    else m = COPYSIGN((T)0, b);
-    return m;
-}
-EM_DEV T em_floordiv_F(T a, T b) {
-    if (b == 0) return a / b;
-    T m = FMOD(a, b), d = (a - m) / b, f;
-    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
-    if (d != 0) { f = FLOOR(d); if (d - f > (T)0.5) f += 1; }
-    else f = COPYSIGN((T)0, a / b);
-    return f;
-}
-"""
-
-
-# On the CPU a zero divisor also sets em_divz (the kernel goes on with 0,
-# the launch then raises ZeroDivisionError); CUDA keeps the plain 0.
-_DIVZ_C = (("if (b == 0) return 0;", "if (b == 0) { em_divz = 1; return 0; }", 2),
-           ("if (b == 0 || b == -1) return 0;", "if (b == 0) { em_divz = 1; return 0; }\n    if (b == -1) return 0;", 2),
-           ("return b ? a / b : 0;", "if (b == 0) { em_divz = 1; return 0; } return a / b;", 2),
-           ("return b ? a % b : 0;", "if (b == 0) { em_divz = 1; return 0; } return a % b;", 2))
-
-
-def _helpers_c():
-    s = _HELPERS
-    for old, new, count in _DIVZ_C:
-        assert s.count(old) == count, old
-        s = s.replace(old, new)
-    return s
-
-
-def _float_helpers():
-    out = []
-    for t, suf in (("float64", ""), ("float32", "f")):
-        s = _FLOAT_DIVMOD.replace("em_mod_F", "em_mod_" + t).replace("em_floordiv_F", "em_floordiv_" + t)
-        s = s.replace("FMOD", "fmod" + suf).replace("COPYSIGN", "copysign" + suf).replace("FLOOR", "floor" + suf)
-        out.append(s.replace("T", CTYPE[t]).replace("(em_f32)0.5", "0.5f"))
-    return "".join(out)
-
-
-def _minmax_helpers():
-    out = []
-    for t, c in CTYPE.items():
-        # floats: NaN wins, either side (NumPy's minimum/maximum, not Python's order-dependent min)
-        nan = " || b != b" if t.startswith("float") else ""
-        out.append(f"EM_DEV {c} em_min_{t}({c} a, {c} b) {{ return (b < a{nan}) ? b : a; }}\n")
-        out.append(f"EM_DEV {c} em_max_{t}({c} a, {c} b) {{ return (b > a{nan}) ? b : a; }}\n")
-        if t in SIGNED:
-            out.append(f"EM_DEV {c} em_abs_{t}({c} a) {{ return a < 0 ? ({c})(0 - (em_u64)a) : a; }}\n")
-        elif t in UNSIGNED or t == "bool":
-            out.append(f"EM_DEV {c} em_abs_{t}({c} a) {{ return a; }}\n")
-    return "".join(out)
-
-
-_ATOMIC_C = """EM_DEV T em_atomic_add_N(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
-EM_DEV T em_atomic_sub_N(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
-EM_DEV T em_atomic_exch_N(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
-EM_DEV T em_atomic_cas_N(T *p, T o, T v) { __atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return o; }
-EM_DEV T em_atomic_max_N(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); while (v > o && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {} return o; }
-EM_DEV T em_atomic_min_N(T *p, T v) { T o = __atomic_load_n(p, __ATOMIC_RELAXED); while (v < o && !__atomic_compare_exchange_n(p, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {} return o; }
-"""
-_ATOMIC_C_FLOAT = """EM_DEV T em_atomic_rmw_N(T *p, T v, int op) {
-    T o, n;
-    __atomic_load(p, &o, __ATOMIC_RELAXED);
-    do {
-        n = op == 0 ? o + v : op == 1 ? o - v : op == 2 ? (v > o ? v : o) : op == 3 ? (v < o ? v : o) : v;
-    } while (!__atomic_compare_exchange(p, &o, &n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    return o;
-}
-EM_DEV T em_atomic_add_N(T *p, T v) { return em_atomic_rmw_N(p, v, 0); }
-EM_DEV T em_atomic_sub_N(T *p, T v) { return em_atomic_rmw_N(p, v, 1); }
-EM_DEV T em_atomic_max_N(T *p, T v) { return em_atomic_rmw_N(p, v, 2); }
-EM_DEV T em_atomic_min_N(T *p, T v) { return em_atomic_rmw_N(p, v, 3); }
-EM_DEV T em_atomic_exch_N(T *p, T v) { return em_atomic_rmw_N(p, v, 4); }
-"""
-# CUDA: native atomics where the hardware has them, a CAS loop otherwise.
-_ATOMIC_CUDA = """EM_DEV em_i32 em_atomic_add_int32(em_i32 *p, em_i32 v) { return atomicAdd(p, v); }
-EM_DEV em_u32 em_atomic_add_uint32(em_u32 *p, em_u32 v) { return atomicAdd(p, v); }
-EM_DEV em_i64 em_atomic_add_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, (em_u64)v); }
-EM_DEV em_u64 em_atomic_add_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, v); }
-EM_DEV em_f32 em_atomic_add_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, v); }
-EM_DEV em_f64 em_atomic_add_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, v); }
-EM_DEV em_i32 em_atomic_sub_int32(em_i32 *p, em_i32 v) { return atomicSub(p, v); }
-EM_DEV em_u32 em_atomic_sub_uint32(em_u32 *p, em_u32 v) { return atomicSub(p, v); }
-EM_DEV em_i64 em_atomic_sub_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, 0 - (em_u64)v); }
-EM_DEV em_u64 em_atomic_sub_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, 0 - v); }
-EM_DEV em_f32 em_atomic_sub_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, -v); }
-EM_DEV em_f64 em_atomic_sub_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, -v); }
-EM_DEV em_i32 em_atomic_max_int32(em_i32 *p, em_i32 v) { return atomicMax(p, v); }
-EM_DEV em_u32 em_atomic_max_uint32(em_u32 *p, em_u32 v) { return atomicMax(p, v); }
-EM_DEV em_i64 em_atomic_max_int64(em_i64 *p, em_i64 v) { return atomicMax(p, v); }
-EM_DEV em_u64 em_atomic_max_uint64(em_u64 *p, em_u64 v) { return atomicMax(p, v); }
-EM_DEV em_i32 em_atomic_min_int32(em_i32 *p, em_i32 v) { return atomicMin(p, v); }
-EM_DEV em_u32 em_atomic_min_uint32(em_u32 *p, em_u32 v) { return atomicMin(p, v); }
-EM_DEV em_i64 em_atomic_min_int64(em_i64 *p, em_i64 v) { return atomicMin(p, v); }
-EM_DEV em_u64 em_atomic_min_uint64(em_u64 *p, em_u64 v) { return atomicMin(p, v); }
-EM_DEV em_i32 em_atomic_exch_int32(em_i32 *p, em_i32 v) { return atomicExch(p, v); }
-EM_DEV em_u32 em_atomic_exch_uint32(em_u32 *p, em_u32 v) { return atomicExch(p, v); }
-EM_DEV em_i64 em_atomic_exch_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicExch((em_u64 *)p, (em_u64)v); }
-EM_DEV em_u64 em_atomic_exch_uint64(em_u64 *p, em_u64 v) { return atomicExch(p, v); }
-EM_DEV em_f32 em_atomic_exch_float32(em_f32 *p, em_f32 v) { return atomicExch(p, v); }
-EM_DEV em_f64 em_atomic_exch_float64(em_f64 *p, em_f64 v) { return __longlong_as_double((long long)atomicExch((em_u64 *)p, (em_u64)__double_as_longlong(v))); }
-EM_DEV em_i32 em_atomic_cas_int32(em_i32 *p, em_i32 o, em_i32 v) { return atomicCAS(p, o, v); }
-EM_DEV em_u32 em_atomic_cas_uint32(em_u32 *p, em_u32 o, em_u32 v) { return atomicCAS(p, o, v); }
-EM_DEV em_i64 em_atomic_cas_int64(em_i64 *p, em_i64 o, em_i64 v) { return (em_i64)atomicCAS((em_u64 *)p, (em_u64)o, (em_u64)v); }
-EM_DEV em_u64 em_atomic_cas_uint64(em_u64 *p, em_u64 o, em_u64 v) { return atomicCAS(p, o, v); }
-EM_DEV em_f32 em_atomic_max_float32(em_f32 *p, em_f32 v) {
-    em_u32 *q = (em_u32 *)p, old = *q, as;
-    do { as = old; if (!(v > __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
-    return __uint_as_float(old);
-}
-EM_DEV em_f32 em_atomic_min_float32(em_f32 *p, em_f32 v) {
-    em_u32 *q = (em_u32 *)p, old = *q, as;
-    do { as = old; if (!(v < __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
-    return __uint_as_float(old);
-}
-EM_DEV em_f64 em_atomic_max_float64(em_f64 *p, em_f64 v) {
-    em_u64 *q = (em_u64 *)p, old = *q, as;
-    do { as = old; if (!(v > __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
-    return __longlong_as_double((long long)old);
-}
-EM_DEV em_f64 em_atomic_min_float64(em_f64 *p, em_f64 v) {
-    em_u64 *q = (em_u64 *)p, old = *q, as;
-    do { as = old; if (!(v < __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
-    return __longlong_as_double((long long)old);
-}
-"""
-
-
-def _atomic_c():
-    out = []
-    for t in ("int32", "uint32", "int64", "uint64"):
-        out.append(_ATOMIC_C.replace("_N(", f"_{t}(").replace("T ", CTYPE[t] + " ").replace("T *", CTYPE[t] + " *"))
-    for t in ("float32", "float64"):
-        out.append(_ATOMIC_C_FLOAT.replace("_N(", f"_{t}(").replace("T ", CTYPE[t] + " ").replace("T *", CTYPE[t] + " *"))
-    return "".join(out)
-
+from .types import BITS, CTYPE, FLOATS, INTS, UNSIGNED, ITEMSIZE
 
 class Dialect:
+    """The spellings of one target, from the dialect table in src/codegen/dialect.c
+    (through the extension), and the target's @em.jit prelude (src/codegen/
+    jit_prelude_*).  What remains here is structure, not spelling: the C dialect
+    passes the launch context and the thread's indices as parameters, prints
+    through the context, and places shared arrays in the launcher's block memory."""
+
     def __init__(self, name):
         self.name = name
         self.cuda = name == "cuda"
+        self.t = _ember.dialect(name)
 
     def prelude(self):
-        if self.cuda:
-            return _TYPES_CUDA + _HELPERS + _float_helpers() + _minmax_helpers() + _ATOMIC_CUDA
-        return _TYPES_C + _helpers_c() + _float_helpers() + _minmax_helpers() + _atomic_c()
+        return _ember.jit_prelude(self.name)
 
     def special(self, reg, d):
-        if self.cuda:
-            cu = {"tid": "threadIdx", "bid": "blockIdx", "bdim": "blockDim", "gdim": "gridDim"}[reg]
-            return f"((em_i64){cu}.{'xyz'[d]})"
-        return f"em_i.{reg}[{d}]"
+        field = {"tid": "local_id", "bid": "group_id", "bdim": "local_size",
+                 "gdim": "num_groups"}[reg]
+        r = self.t[field].replace("%c", "xyz"[d]).replace("%d", str(d))
+        # The C dialect's registers are em_i64 fields already; the others are
+        # 32-bit unsigned and are widened before any arithmetic.
+        return r if self.name == "c" else f"((em_i64){r})"
 
     def ctx_params(self):
         return ["em_ctx *em_c"] if self.cuda else ["em_ctx *em_c", "em_ix em_i"]
@@ -288,12 +42,20 @@ class Dialect:
 
 
 _PRELUDES = {}
+_DIALECTS = {}
 
 
-def prelude(dialect):
-    p = _PRELUDES.get(dialect)
+def dialect(name):
+    d = _DIALECTS.get(name)
+    if d is None:
+        d = _DIALECTS[name] = Dialect(name)
+    return d
+
+
+def prelude(name):
+    p = _PRELUDES.get(name)
     if p is None:
-        p = _PRELUDES[dialect] = Dialect(dialect).prelude()
+        p = _PRELUDES[name] = dialect(name).prelude()
     return p
 
 
@@ -325,8 +87,8 @@ def _float_lit(v, t):
 
 
 class Renderer:
-    def __init__(self, dialect):
-        self.d = Dialect(dialect)
+    def __init__(self, name):
+        self.d = dialect(name)
 
     # -- expressions ---------------------------------------------------------------
     def e(self, x):
@@ -515,7 +277,7 @@ class Renderer:
         return [f"{ind}(void)({self.e(s.value)});"]
 
     def s_Sync(self, s, ind):
-        return [f"{ind}__syncthreads();" if self.d.cuda else f"{ind}em_c->sync(em_c);"]
+        return [f"{ind}{self.d.t['barrier']}"]
 
     def s_Print(self, s, ind):
         fmt, args = [], []
@@ -558,7 +320,7 @@ class Renderer:
         for k in t.shape:
             n *= k
         if self.d.cuda:
-            return [f"{ind}__shared__ {c} {a.cname}_p[{n}];"]
+            return [f"{ind}{self.d.t['shared']} {c} {a.cname}_p[{n}];"]
         return [f"{ind}{c} *{a.cname}_p = ({c} *)(em_c->shared + {s.offset});"]
 
     # -- functions -------------------------------------------------------------------
@@ -628,7 +390,7 @@ def _call_args(fn, dialect):
 
 
 def _tid_deps(e, deps):
-    """The threadIdx dimensions expression e depends on (through locals in deps)."""
+    """The thread-index dimensions expression e depends on (through locals in deps)."""
     if isinstance(e, ir.Special):
         return {e.dim} if e.reg == "tid" else set()
     if isinstance(e, ir.Var):
@@ -644,7 +406,7 @@ def _tid_deps(e, deps):
 
 def _innermost_thread_dim(fn):
     """0 or 1: the thread index that moves along the last (contiguous)
-    dimension of most array accesses, by following which threadIdx
+    dimension of most array accesses, by following which thread-index
     components each local is computed from."""
     deps, votes = {}, [0, 0]
 
@@ -683,7 +445,7 @@ def _accesses(node):
 
 def render_cpu(fn, entry):
     """C source for fn (a kernel, or a plain function run as one thread):
-    `entry`_range and `entry`_thread, per src/jit/cpu_launch.h."""
+    `entry`_range and `entry`_thread, per include/ember/kernel.h."""
     r = Renderer("c")
     parts = [prelude("c")]
     for d in fn.devfuncs:
@@ -697,7 +459,7 @@ def render_cpu(fn, entry):
     yx = ["            for (em_i64 em_y = 0; em_y < em_d1; em_y++)",
           "                for (em_i64 em_x = 0; em_x < em_d0; em_x++) {"]
     if not fn.uses_print and _innermost_thread_dim(fn) == 1:
-        # The kernel indexes arrays' contiguous dimension with threadIdx.y: run y
+        # The kernel indexes arrays' contiguous dimension with the y thread index: run y
         # innermost (threads of a block are unordered; only print shows the order).
         yx = ["            for (em_i64 em_x = 0; em_x < em_d0; em_x++)",
               "                for (em_i64 em_y = 0; em_y < em_d1; em_y++) {"]
@@ -748,7 +510,7 @@ def render_cpu(fn, entry):
 
 
 def render_cuda(fn, entry):
-    """CUDA C for fn: extern "C" __global__ `entry`(params..., int *em_err, em_i64 em_dyn)."""
+    """CUDA C for fn: the kernel `entry`(params..., int *em_err, em_i64 em_dyn)."""
     r = Renderer("cuda")
     parts = [prelude("cuda")]
     for d in fn.devfuncs:
@@ -762,7 +524,7 @@ def render_cuda(fn, entry):
                 params.remove(f"em_i64 {c}_s{d}")
             contig += _contig_strides(c, t.ndim)
     parts.append("\n".join([
-        f'extern "C" __global__ void {entry}({", ".join(params)}) {{'] + contig + [
+        f'{r.d.t["kernel"]} {entry}({", ".join(params)}) {{'] + contig + [
         "    em_ctx em_cx = {0, em_err, em_dyn};",
         "    em_ctx *em_c = &em_cx;",
         f"    {entry}_body({_call_args(fn, 'cuda')});",

@@ -5,7 +5,7 @@
  * so a range of blocks is independent of every other range and the result
  * does not depend on the number of threads. */
 #include "backend/cpu/cpu.h"
-#include "backend/cpu/threadpool.h"
+#include "host/threadpool.h"
 #include "backend/philox.h"
 #include "core/core.h"
 

@@ -21,8 +21,8 @@
 #include "backend/cpu/cast.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/reduce_kernels.h"
-#include "backend/cpu/reduce_src.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/reduce_src.h"
+#include "host/threadpool.h"
 #include "core/core.h"
 #include "mem/hostpool.h"
 

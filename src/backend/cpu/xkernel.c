@@ -1,7 +1,7 @@
-/* Compiled CPU expression kernels over the thread pool (see xkernel.h). */
-#include "backend/cpu/xkernel.h"
-#include "backend/cpu/threadpool.h"
-#include "jit/fpe_guard.h"
+/* Compiled CPU expression kernels over the thread pool (ember/kernel.h). */
+#include "ember/kernel.h"
+#include "host/fpe_guard.h"
+#include "host/threadpool.h"
 
 #include <stdatomic.h>
 
@@ -61,6 +61,6 @@ em_status em_xkernel_run(em_xkernel_fn fn, int64_t n0, int64_t n1, int64_t cost,
         em_parallel_for(n0, grain, em__xk_range, &x);
     int code = atomic_load(&x.fault);
     if (!code) return EM_OK;
-    fn(-1, -1, n1, p, shape, st, sc); /* the kernel records the fault (xkernel.h) */
+    fn(-1, -1, n1, p, shape, st, sc); /* the kernel records the fault (ember/kernel.h) */
     return em_fpe_error(code, "expression kernel");
 }

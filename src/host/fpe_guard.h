@@ -26,8 +26,8 @@
  * print/barrier callbacks, which do not divide.  The jump may cross from a
  * coroutine's stack (kernels that call syncthreads()) to the thread's own:
  * the abandoned coroutines are then freed by their owner without resuming. */
-#ifndef EM_JIT_FPE_GUARD_H
-#define EM_JIT_FPE_GUARD_H
+#ifndef EM_HOST_FPE_GUARD_H
+#define EM_HOST_FPE_GUARD_H
 
 #include "ember/ember.h"
 

@@ -1,6 +1,12 @@
 /* A CPU reduction input that is not in memory (a fused elementwise
  * producer, src/graph/fuse_reduce.c).
  *
+ * The type sits in backend/, below the graph that fills it and beside the
+ * CPU backend that reads it, so that neither includes the other's headers.
+ * It is still a hidden argument (a thread-local the caller sets), like the
+ * CUDA fused input in graph/expr.h: both are to become an argument of the
+ * backend's reduction (docs/architecture.md, "Layers").
+ *
  * While em_cpu_reduce_source.buf is set on a thread, a reduction started on
  * that thread of an array with that buffer (C-contiguous, as the full
  * producer would be) asks fill() for its input in bands of at most `band`
@@ -11,8 +17,8 @@
  * bit for bit the same.  Shapes that cannot be run that way fetch the whole
  * input once and reduce it as memory.
  */
-#ifndef EM_CPU_REDUCE_SRC_H
-#define EM_CPU_REDUCE_SRC_H
+#ifndef EM_REDUCE_SRC_H
+#define EM_REDUCE_SRC_H
 
 #include "ember/ember.h"
 

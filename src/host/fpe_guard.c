@@ -4,7 +4,7 @@
  * jump from a coroutine's stack to a lower address on the thread's stack:
  * that jump is intended here (fpe_guard.h), so this file is not fortified. */
 #undef _FORTIFY_SOURCE
-#include "jit/fpe_guard.h"
+#include "host/fpe_guard.h"
 #include "core/core.h"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "backend/cpu/threadpool.h"
+#include "host/threadpool.h"
 #include "core/core.h"
 
 #include <pthread.h>

@@ -1,0 +1,191 @@
+// The prelude of @em.jit kernels rendered as CUDA C for NVRTC (the CUDA
+// dialect; python/ember/_jit/render.py puts it before every kernel).
+// Storage types em_i8 .. em_f64, the bounds-check context, the dynamic
+// shared memory, the helpers that give Python/NumPy semantics where C
+// differs (// and % rounding down and returning 0 for a zero divisor,
+// shifts past the width, float -> int64 conversions, NaN-propagating
+// min/max), and atomics: native where the hardware has them, a CAS loop
+// otherwise.  Kernel bodies are rendered once for both dialects; what
+// differs between them is spelled by the dialect table (codegen/dialect.c).
+// Embedded by cmake/embed_text.cmake, which drops these leading // lines.
+
+typedef signed char em_i8; typedef short em_i16; typedef int em_i32; typedef long long em_i64;
+typedef unsigned char em_u8; typedef unsigned short em_u16; typedef unsigned int em_u32;
+typedef unsigned long long em_u64; typedef bool em_b; typedef float em_f32; typedef double em_f64;
+typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
+#define EM_DEV static __device__ __forceinline__
+#define EM_INF __longlong_as_double(0x7ff0000000000000LL)
+#define EM_NAN __longlong_as_double(0x7ff8000000000000LL)
+__device__ char em_scratch[64];
+extern __shared__ __align__(16) char em_dynshm[];
+EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
+    return i;
+}
+EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
+    return c->oob ? (void *)em_scratch : (void *)((char *)p + off * size);
+}
+EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
+EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i64)(0 - (em_u64)a);
+    em_i64 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i64 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i32)(0 - (em_u32)a);
+    em_i32 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i32 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
+EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
+EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
+EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
+EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
+EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
+EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
+EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
+    em_u64 r = 1;
+    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
+    return r;
+}
+EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
+EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
+EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
+EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
+EM_DEV em_i64 em_f2i64(em_f64 x) {
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
+}
+EM_DEV em_u64 em_f2u64(em_f64 x) {
+    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
+    return (em_u64)em_f2i64(x);
+}
+EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
+    if (b == 0) return fmod(a, b);
+    em_f64 m = fmod(a, b);
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+    else m = copysign((em_f64)0, b);
+    return m;
+}
+EM_DEV em_f64 em_floordiv_float64(em_f64 a, em_f64 b) {
+    if (b == 0) return a / b;
+    em_f64 m = fmod(a, b), d = (a - m) / b, f;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d != 0) { f = floor(d); if (d - f > (em_f64)0.5) f += 1; }
+    else f = copysign((em_f64)0, a / b);
+    return f;
+}
+EM_DEV em_f32 em_mod_float32(em_f32 a, em_f32 b) {
+    if (b == 0) return fmodf(a, b);
+    em_f32 m = fmodf(a, b);
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+    else m = copysignf((em_f32)0, b);
+    return m;
+}
+EM_DEV em_f32 em_floordiv_float32(em_f32 a, em_f32 b) {
+    if (b == 0) return a / b;
+    em_f32 m = fmodf(a, b), d = (a - m) / b, f;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d != 0) { f = floorf(d); if (d - f > 0.5f) f += 1; }
+    else f = copysignf((em_f32)0, a / b);
+    return f;
+}
+EM_DEV em_b em_min_bool(em_b a, em_b b) { return (b < a) ? b : a; }
+EM_DEV em_b em_max_bool(em_b a, em_b b) { return (b > a) ? b : a; }
+EM_DEV em_b em_abs_bool(em_b a) { return a; }
+EM_DEV em_i8 em_min_int8(em_i8 a, em_i8 b) { return (b < a) ? b : a; }
+EM_DEV em_i8 em_max_int8(em_i8 a, em_i8 b) { return (b > a) ? b : a; }
+EM_DEV em_i8 em_abs_int8(em_i8 a) { return a < 0 ? (em_i8)(0 - (em_u64)a) : a; }
+EM_DEV em_i16 em_min_int16(em_i16 a, em_i16 b) { return (b < a) ? b : a; }
+EM_DEV em_i16 em_max_int16(em_i16 a, em_i16 b) { return (b > a) ? b : a; }
+EM_DEV em_i16 em_abs_int16(em_i16 a) { return a < 0 ? (em_i16)(0 - (em_u64)a) : a; }
+EM_DEV em_i32 em_min_int32(em_i32 a, em_i32 b) { return (b < a) ? b : a; }
+EM_DEV em_i32 em_max_int32(em_i32 a, em_i32 b) { return (b > a) ? b : a; }
+EM_DEV em_i32 em_abs_int32(em_i32 a) { return a < 0 ? (em_i32)(0 - (em_u64)a) : a; }
+EM_DEV em_i64 em_min_int64(em_i64 a, em_i64 b) { return (b < a) ? b : a; }
+EM_DEV em_i64 em_max_int64(em_i64 a, em_i64 b) { return (b > a) ? b : a; }
+EM_DEV em_i64 em_abs_int64(em_i64 a) { return a < 0 ? (em_i64)(0 - (em_u64)a) : a; }
+EM_DEV em_u8 em_min_uint8(em_u8 a, em_u8 b) { return (b < a) ? b : a; }
+EM_DEV em_u8 em_max_uint8(em_u8 a, em_u8 b) { return (b > a) ? b : a; }
+EM_DEV em_u8 em_abs_uint8(em_u8 a) { return a; }
+EM_DEV em_u16 em_min_uint16(em_u16 a, em_u16 b) { return (b < a) ? b : a; }
+EM_DEV em_u16 em_max_uint16(em_u16 a, em_u16 b) { return (b > a) ? b : a; }
+EM_DEV em_u16 em_abs_uint16(em_u16 a) { return a; }
+EM_DEV em_u32 em_min_uint32(em_u32 a, em_u32 b) { return (b < a) ? b : a; }
+EM_DEV em_u32 em_max_uint32(em_u32 a, em_u32 b) { return (b > a) ? b : a; }
+EM_DEV em_u32 em_abs_uint32(em_u32 a) { return a; }
+EM_DEV em_u64 em_min_uint64(em_u64 a, em_u64 b) { return (b < a) ? b : a; }
+EM_DEV em_u64 em_max_uint64(em_u64 a, em_u64 b) { return (b > a) ? b : a; }
+EM_DEV em_u64 em_abs_uint64(em_u64 a) { return a; }
+EM_DEV em_f32 em_min_float32(em_f32 a, em_f32 b) { return (b < a || b != b) ? b : a; }
+EM_DEV em_f32 em_max_float32(em_f32 a, em_f32 b) { return (b > a || b != b) ? b : a; }
+EM_DEV em_f64 em_min_float64(em_f64 a, em_f64 b) { return (b < a || b != b) ? b : a; }
+EM_DEV em_f64 em_max_float64(em_f64 a, em_f64 b) { return (b > a || b != b) ? b : a; }
+EM_DEV em_i32 em_atomic_add_int32(em_i32 *p, em_i32 v) { return atomicAdd(p, v); }
+EM_DEV em_u32 em_atomic_add_uint32(em_u32 *p, em_u32 v) { return atomicAdd(p, v); }
+EM_DEV em_i64 em_atomic_add_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, (em_u64)v); }
+EM_DEV em_u64 em_atomic_add_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, v); }
+EM_DEV em_f32 em_atomic_add_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, v); }
+EM_DEV em_f64 em_atomic_add_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, v); }
+EM_DEV em_i32 em_atomic_sub_int32(em_i32 *p, em_i32 v) { return atomicSub(p, v); }
+EM_DEV em_u32 em_atomic_sub_uint32(em_u32 *p, em_u32 v) { return atomicSub(p, v); }
+EM_DEV em_i64 em_atomic_sub_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, 0 - (em_u64)v); }
+EM_DEV em_u64 em_atomic_sub_uint64(em_u64 *p, em_u64 v) { return atomicAdd(p, 0 - v); }
+EM_DEV em_f32 em_atomic_sub_float32(em_f32 *p, em_f32 v) { return atomicAdd(p, -v); }
+EM_DEV em_f64 em_atomic_sub_float64(em_f64 *p, em_f64 v) { return atomicAdd(p, -v); }
+EM_DEV em_i32 em_atomic_max_int32(em_i32 *p, em_i32 v) { return atomicMax(p, v); }
+EM_DEV em_u32 em_atomic_max_uint32(em_u32 *p, em_u32 v) { return atomicMax(p, v); }
+EM_DEV em_i64 em_atomic_max_int64(em_i64 *p, em_i64 v) { return atomicMax(p, v); }
+EM_DEV em_u64 em_atomic_max_uint64(em_u64 *p, em_u64 v) { return atomicMax(p, v); }
+EM_DEV em_i32 em_atomic_min_int32(em_i32 *p, em_i32 v) { return atomicMin(p, v); }
+EM_DEV em_u32 em_atomic_min_uint32(em_u32 *p, em_u32 v) { return atomicMin(p, v); }
+EM_DEV em_i64 em_atomic_min_int64(em_i64 *p, em_i64 v) { return atomicMin(p, v); }
+EM_DEV em_u64 em_atomic_min_uint64(em_u64 *p, em_u64 v) { return atomicMin(p, v); }
+EM_DEV em_i32 em_atomic_exch_int32(em_i32 *p, em_i32 v) { return atomicExch(p, v); }
+EM_DEV em_u32 em_atomic_exch_uint32(em_u32 *p, em_u32 v) { return atomicExch(p, v); }
+EM_DEV em_i64 em_atomic_exch_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicExch((em_u64 *)p, (em_u64)v); }
+EM_DEV em_u64 em_atomic_exch_uint64(em_u64 *p, em_u64 v) { return atomicExch(p, v); }
+EM_DEV em_f32 em_atomic_exch_float32(em_f32 *p, em_f32 v) { return atomicExch(p, v); }
+EM_DEV em_f64 em_atomic_exch_float64(em_f64 *p, em_f64 v) { return __longlong_as_double((long long)atomicExch((em_u64 *)p, (em_u64)__double_as_longlong(v))); }
+EM_DEV em_i32 em_atomic_cas_int32(em_i32 *p, em_i32 o, em_i32 v) { return atomicCAS(p, o, v); }
+EM_DEV em_u32 em_atomic_cas_uint32(em_u32 *p, em_u32 o, em_u32 v) { return atomicCAS(p, o, v); }
+EM_DEV em_i64 em_atomic_cas_int64(em_i64 *p, em_i64 o, em_i64 v) { return (em_i64)atomicCAS((em_u64 *)p, (em_u64)o, (em_u64)v); }
+EM_DEV em_u64 em_atomic_cas_uint64(em_u64 *p, em_u64 o, em_u64 v) { return atomicCAS(p, o, v); }
+EM_DEV em_f32 em_atomic_max_float32(em_f32 *p, em_f32 v) {
+    em_u32 *q = (em_u32 *)p, old = *q, as;
+    do { as = old; if (!(v > __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
+    return __uint_as_float(old);
+}
+EM_DEV em_f32 em_atomic_min_float32(em_f32 *p, em_f32 v) {
+    em_u32 *q = (em_u32 *)p, old = *q, as;
+    do { as = old; if (!(v < __uint_as_float(as))) break; old = atomicCAS(q, as, __float_as_uint(v)); } while (old != as);
+    return __uint_as_float(old);
+}
+EM_DEV em_f64 em_atomic_max_float64(em_f64 *p, em_f64 v) {
+    em_u64 *q = (em_u64 *)p, old = *q, as;
+    do { as = old; if (!(v > __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
+    return __longlong_as_double((long long)old);
+}
+EM_DEV em_f64 em_atomic_min_float64(em_f64 *p, em_f64 v) {
+    em_u64 *q = (em_u64 *)p, old = *q, as;
+    do { as = old; if (!(v < __longlong_as_double((long long)as))) break; old = atomicCAS(q, as, (em_u64)__double_as_longlong(v)); } while (old != as);
+    return __longlong_as_double((long long)old);
+}

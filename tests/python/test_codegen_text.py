@@ -1,0 +1,95 @@
+"""Kernel text reaches the Python renderers from src/codegen/ through the
+extension: the dialect tables (_ember.dialect) and the @em.jit preludes
+(_ember.jit_prelude, embedded by the build from src/codegen/jit_prelude_*)."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+from ember import _ember
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def _source_text(name):
+    """A prelude file as the build embeds it: its leading // description dropped."""
+    with open(os.path.join(ROOT, "src", "codegen", name)) as f:
+        text = f.read()
+    return re.sub(r"\A(//[^\n]*\n)+\n?", "", text)
+
+
+@pytest.mark.parametrize("dialect,name", [("c", "jit_prelude_c.inc"),
+                                          ("cuda", "jit_prelude_cuda.cuh")])
+def test_jit_prelude_is_the_embedded_file(dialect, name):
+    text = _ember.jit_prelude(dialect)
+    assert text == _source_text(name)
+    first = "#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;"
+    assert text.startswith(first)
+
+
+@pytest.mark.parametrize("dialect,name", [("c", "expr_prelude_c.inc"),
+                                          ("cuda", "expr_prelude_cuda.cuh")])
+def test_expr_prelude_is_the_embedded_file(dialect, name):
+    text = _ember.expr_prelude(dialect)
+    assert text == _source_text(name)
+    assert text.startswith("#pragma GCC" if dialect == "c" else "static __device__")
+
+
+def test_raw_prelude_is_the_embedded_file():
+    text = _ember.raw_prelude("c")
+    assert text == _source_text("raw_prelude_c.inc")
+    assert "#define __syncthreads()" in text
+    with pytest.raises(ValueError, match="cuda"):
+        _ember.raw_prelude("cuda")
+
+
+@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude", "raw_prelude"])
+def test_prelude_unknown_dialect(fn):
+    with pytest.raises(ValueError, match="opencl"):
+        getattr(_ember, fn)("opencl")
+
+
+def test_dialect_tables():
+    cuda, c, ocl = _ember.dialect("cuda"), _ember.dialect("c"), _ember.dialect("opencl")
+    assert cuda["kernel"] == 'extern "C" __global__ void'
+    assert cuda["barrier"] == "__syncthreads();" and cuda["shared"] == "__shared__"
+    assert cuda["local_id"] == "threadIdx.%c" and cuda["warp_size"] == 32
+    assert c["local_id"] == "em_i.tid[%d]" and c["barrier"] == "em_syncthreads();"
+    assert ocl["kernel"] == "__kernel void" and ocl["has_atomic64"] is False
+    assert ocl["shfl_down"] is None and cuda["has_shuffle"] is True
+    assert cuda["warp_barrier"] == "__syncwarp();" and c["warp_barrier"] is None
+    assert cuda["dyn_shared"] % "s" == "extern __shared__ __align__(16) unsigned char s[];"
+    assert set(c) == set(cuda) == set(ocl)
+    with pytest.raises(ValueError, match="no kernel dialect"):
+        _ember.dialect("metal")
+
+
+def test_renderer_spells_through_the_table():
+    """The CPU rendering of a kernel with a barrier uses the C table's spelling,
+    which the C prelude defines; the CUDA one uses CUDA's."""
+    import test_jit as tj
+    a = np.zeros(8)
+    cpu = tj.block_sum.render(a, a, device="cpu")
+    cuda = tj.block_sum.render(a, a, device="cuda")
+    assert "em_syncthreads();" in cpu and "__syncthreads();" not in cpu
+    assert "__syncthreads();" in cuda and 'extern "C" __global__ void' in cuda
+
+
+@pytest.mark.parametrize("path", [("_jit", "render.py"), ("_expr.py",)])
+def test_python_renderers_keep_no_kernel_text(path):
+    """The @em.jit and expression-kernel renderers spell nothing CUDA-specific
+    themselves (comments and docstrings aside)."""
+    import ast
+    with open(os.path.join(ROOT, "python", "ember", *path)) as f:
+        tree = ast.parse(f.read())
+    for node in ast.walk(tree):  # drop docstrings; unparsing drops the comments
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                and isinstance(first.value.value, str):
+            body[0] = ast.Pass()
+    text = ast.unparse(tree)
+    for word in ("__global__", "__syncthreads", "__syncwarp", "__shared__", 'extern "C"',
+                 "threadIdx", "blockIdx", "atomicAdd", "__device__"):
+        assert word not in text, word
