@@ -7,7 +7,7 @@
  * pageable copy (8-14 GB/s on the H100).
  *   cc -O2 -Iinclude -Isrc tools/probe_memcpy.c build/libember_static.a -lm -ldl -pthread -o /tmp/pm
  *   /tmp/pm */
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "ember/ember.h"
 
 #include <stdio.h>

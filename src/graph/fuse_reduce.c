@@ -21,7 +21,7 @@
 #include "graph/expr.h"
 
 #include "backend/cpu/reduce_src.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "core/core.h"
 
 #include <stdatomic.h>

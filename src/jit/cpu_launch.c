@@ -1,7 +1,7 @@
 /* Running @em.jit kernels on the CPU (see cpu_launch.h). */
 #include "jit/cpu_launch.h"
 #include "jit/fpe_guard.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "codegen/render.h"
 #include "core/core.h"
 

@@ -1,6 +1,6 @@
 /* Philox4x32-10 against the Random123 known-answer vectors, and the stream
  * layout of em_random_fill / em_random_integers (ember.h). */
-#include "backend/philox.h"
+#include "codegen/philox.h"
 #include "ctest.h"
 
 #include <math.h>

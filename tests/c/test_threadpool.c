@@ -1,6 +1,6 @@
 /* The thread pool: every index once, nesting runs inline, concurrent callers. */
 #include "ctest.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -11,7 +11,7 @@
  */
 #include "backend/cpu/cast.h"
 #include "backend/cpu/loops.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "backend/backend.h"
 #include "core/core.h"
 #include "mem/hostpool.h"

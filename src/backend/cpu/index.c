@@ -8,7 +8,7 @@
  * NumPy, the last write to a repeated index wins. */
 #include "backend/cpu/cast.h"
 #include "backend/cpu/cpu.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "core/core.h"
 
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * so a range of blocks is independent of every other range and the result
  * does not depend on the number of threads. */
 #include "backend/cpu/cpu.h"
-#include "backend/cpu/threadpool.h"
-#include "backend/philox.h"
+#include "backend/threadpool.h"
+#include "codegen/philox.h"
 #include "core/core.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* Compiled CPU expression kernels over the thread pool (see xkernel.h). */
 #include "backend/cpu/xkernel.h"
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "jit/fpe_guard.h"
 
 #include <stdatomic.h>

@@ -26,7 +26,7 @@
  * before us; the OS takes them back).  If pinning fails, copies take the
  * driver's path for the rest of the process, never an error.
  */
-#include "backend/cpu/threadpool.h"
+#include "backend/threadpool.h"
 #include "backend/cuda/cuda_internal.h"
 
 #include <pthread.h>

@@ -1,7 +1,9 @@
 /* A fixed pool of worker threads (one per core) for data-parallel loops.
  * One job runs at a time; a caller that finds the pool busy (another Python
  * thread, or a nested call from a worker) runs its job inline instead of
- * waiting, so the pool can never deadlock. */
+ * waiting, so the pool can never deadlock.  Shared by the backends (the CPU
+ * backend's loops, the CUDA backend's staged host copies) and the CPU
+ * kernel launcher, so it lives beside them rather than inside either. */
 #ifndef EM_THREADPOOL_H
 #define EM_THREADPOOL_H
 

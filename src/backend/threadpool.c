@@ -1,5 +1,5 @@
-#include "backend/cpu/threadpool.h"
-#include "core/core.h"
+#include "backend/threadpool.h"
+#include "ember/ember.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
