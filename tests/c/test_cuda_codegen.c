@@ -385,7 +385,8 @@ static void test_nvrtc_random(void) {
     if (em_nvrtc_init() != EM_OK) return;
     static const struct { em_random_kind k; em_dtype dt; } cases[] = {
         {EM_RAND_BITS, EM_UINT32}, {EM_RAND_BITS, EM_UINT64}, {EM_RAND_UNIFORM, EM_FLOAT32},
-        {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64}};
+        {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64},
+        {EM_RAND_INTEGERS, EM_BOOL}, {EM_RAND_INTEGERS, EM_INT8}, {EM_RAND_INTEGERS, EM_UINT64}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         em_sbuf src = {0};
         void *cubin = NULL;
