@@ -431,6 +431,9 @@ static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "\n// %s\n%s {\n", "elementwise", cxx ? "struct em_args" : "typedef struct");
     if (d->args_struct) em_sbuf_printf(s, "    char *d[%d];\n", p->nops);
     em_sbuf_printf(s, "    %s n;\n", L);
+    /* OpenCL buffers are handles, not addresses: a view's byte offset into
+     * its buffer travels beside it and is added on entry. */
+    if (!d->args_struct) em_sbuf_printf(s, "    %s off[%d];\n", L, p->nops);
     if (nd) em_sbuf_printf(s, "    %s shape[%d];\n    %s st[%d][%d];\n", L, nd, L, p->nops, nd);
     char bounds[64], ptr[32];
     em_dialect_bounds(d, 256, bounds, sizeof bounds);
@@ -440,6 +443,9 @@ static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
         for (int k = 0; k < p->nops; k++)
             em_sbuf_printf(s, p->cls[k] == 'P' ? "ulong d%d, " : "__global char *d%d, ", k);
     em_sbuf_printf(s, "const em_args p) {\n");
+    if (!d->args_struct)
+        for (int k = 0; k < p->nops; k++)
+            if (p->cls[k] != 'P') em_sbuf_printf(s, "    d%d += p.off[%d];\n", k, k);
     em_sbuf_printf(s, "    typedef %s em_idx;\n", p->idx32 ? "int" : L);
     for (int k = 1; k < p->nops; k++) {
         const char *T = em_render_ctype(p->dtypes[k]);

@@ -84,7 +84,8 @@ EM_API int em_kplan_group(const em_kplan *p);
  * em_render_full).  Where d->args_struct is false (OpenCL) the kernel takes
  * each operand as its own argument before the struct, in operand order:
  * "__global char *dK" for arrays, "ulong dK" (the value's bytes) for host
- * scalars ('P'), and the struct holds the rest (n, shape, st). */
+ * scalars ('P'), and the struct holds the rest: n, off[nops] (each array's
+ * byte offset into its buffer, added on entry), then shape and st. */
 EM_API em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *src);
 /* d's prelude followed by the kernel. */
 EM_API em_status em_render_full(const em_dialect *d, const em_kplan *p, em_sbuf *src);

@@ -71,6 +71,8 @@ static void test_contiguous_add(void) {
     CHECK(strstr(s.s, "((__global const float *)d1)[i]"));
     CHECK(strstr(s.s, "((__global float *)d0)[i] ="));
     CHECK(strstr(s.s, "get_group_id(0)") && strstr(s.s, "get_num_groups(0)"));
+    /* Views: each buffer's byte offset comes in the struct. */
+    CHECK(strstr(s.s, "    long off[3];\n") && strstr(s.s, "    d2 += p.off[2];\n"));
     /* Nothing of CUDA's spelling, no pointer in the struct, no C++ template. */
     CHECK(!strstr(s.s, "p.d[") && !strstr(s.s, "blockIdx") && !strstr(s.s, "em_ldg") &&
           !strstr(s.s, "long long") && !strstr(s.s, "char *d["));
