@@ -2,6 +2,7 @@
 #include "codegen/dialect.h"
 #include "codegen/prelude_cuda.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* C for the CPU: src/jit/cpu_launch.c runs a kernel as a loop over blocks
@@ -31,8 +32,11 @@ const em_dialect em_dialect_c = {
     .warp_size = 0,
     .warp_barrier = NULL,
     .dyn_shared = NULL,
+    .umulhi32 = NULL,
+    .umulhi64 = NULL,
     .has_fp64 = true,
     .has_int64 = true,
+    .i64 = "long long",
     .prelude = "",
 };
 
@@ -60,8 +64,11 @@ const em_dialect em_dialect_cuda = {
     .warp_size = 32,
     .warp_barrier = "__syncwarp();",
     .dyn_shared = "extern __shared__ __align__(16) unsigned char %s[];",
+    .umulhi32 = "__umulhi",
+    .umulhi64 = "__umul64hi",
     .has_fp64 = true,
     .has_int64 = true,
+    .i64 = "long long",
     .prelude = em_prelude_cuda,
 };
 
@@ -91,8 +98,11 @@ const em_dialect em_dialect_opencl = {
     .warp_size = 0,
     .warp_barrier = NULL,
     .dyn_shared = NULL,
+    .umulhi32 = "mul_hi",
+    .umulhi64 = "mul_hi",
     .has_fp64 = true,
     .has_int64 = true,
+    .i64 = "long",
     .prelude = "",
 };
 
@@ -124,5 +134,15 @@ const char *em_dialect_reg(const char *fmt, int dim, char *buf, size_t len) {
         }
     }
     buf[at] = 0;
+    return buf;
+}
+
+/* The bounds field is data with one %d: formatted here, where the one
+ * non-literal format is allowed. */
+const char *em_dialect_bounds(const em_dialect *d, int threads, char *buf, size_t len) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if (len) snprintf(buf, len, d->bounds, threads);
+#pragma GCC diagnostic pop
     return buf;
 }

@@ -69,10 +69,16 @@ typedef struct em_dialect {
      * %s = its name; NULL where it is not a declaration (OpenCL passes a
      * __local pointer argument, the C launcher a context field). */
     const char *dyn_shared;
+    /* High half of an unsigned product, a function name taking (a, b):
+     * 32-bit ("__umulhi", "mul_hi") and 64-bit ("__umul64hi"); NULL where
+     * the dialect has none (renderers then spell it with a wider multiply). */
+    const char *umulhi32;
+    const char *umulhi64;
 
     /* ---- types and numbers ---- */
     bool has_fp64;             /* double is a storage and compute type (OpenCL: device-dependent) */
     bool has_int64;
+    const char *i64;           /* the 64-bit signed integer: "long long", "long" (OpenCL) */
     const char *prelude;       /* storage typedefs and the scalar library, for this dialect */
 } em_dialect;
 
@@ -88,5 +94,8 @@ EM_API const em_dialect *em_dialect_find(const char *name);
  * (0..2) into buf: "threadIdx.x", "get_local_id(0)", "em_i.tid[0]".
  * Returns buf. */
 EM_API const char *em_dialect_reg(const char *fmt, int dim, char *buf, size_t len);
+/* Write d's launch-bounds attribute for threads per block into buf ("" if
+ * the dialect has none).  Returns buf. */
+EM_API const char *em_dialect_bounds(const em_dialect *d, int threads, char *buf, size_t len);
 
 #endif

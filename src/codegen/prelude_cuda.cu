@@ -320,3 +320,4 @@ EM_D em_f16 em_nextafter(em_f16 a, em_f16 b) {
   }
 EM_REAL(float, f)
 EM_REAL(double, )
+// ---- end of Ember's prelude ----

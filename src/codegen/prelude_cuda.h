@@ -324,6 +324,7 @@ static const char em_prelude_cuda[] =
     "    return d;                                                                                  \\\n"
     "  }\n"
     "EM_REAL(float, f)\n"
-    "EM_REAL(double, )\n";
+    "EM_REAL(double, )\n"
+    "// ---- end of Ember's prelude ----\n";
 
 #endif

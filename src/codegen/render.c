@@ -1,4 +1,4 @@
-/* The CUDA renderer (see render.h for the data model). */
+/* The elementwise renderer (see render.h for the data model). */
 #include "codegen/render.h"
 #include "codegen/prelude_cuda.h"
 #include "core/core.h"
@@ -412,21 +412,54 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
     snprintf(name, len, "t%d", t);
 }
 
-static void em__emit_head(const em_kplan *p, em_sbuf *s) {
+/* Operand k's pointer: a field of the argument struct, or (OpenCL, whose
+ * kernel arguments hold no pointers) a kernel argument of its own. */
+static void em__dptr(const em_dialect *d, int k, char *buf, size_t len) {
+    if (d->args_struct) snprintf(buf, len, "p.d[%d]", k);
+    else snprintf(buf, len, "d%d", k);
+}
+
+/* The cast prefix of a device pointer ("__global " in OpenCL, else ""). */
+static const char *em__gq(const em_dialect *d) { return d->global[0] ? "__global " : ""; }
+
+/* The kernel's signature and argument struct (CUDA's is C++, the others
+ * typedef it), then the scalar operands and the loop bounds. */
+static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     int nd = p->contig ? 0 : p->ndim;
-    em_sbuf_printf(s, "\n// %s\nstruct em_args {\n    char *d[%d];\n    long long n;\n", "elementwise", p->nops);
-    if (nd) em_sbuf_printf(s, "    long long shape[%d];\n    long long st[%d][%d];\n", nd, p->nops, nd);
-    em_sbuf_printf(s, "};\n\nextern \"C\" __global__ void __launch_bounds__(256) %s(const em_args p) {\n", EM_KNAME);
-    em_sbuf_printf(s, "    typedef %s em_idx;\n", p->idx32 ? "int" : "long long");
-    for (int k = 1; k < p->nops; k++)
+    const char *L = d->i64;
+    bool cxx = d->id == EM_DIALECT_CUDA;
+    em_sbuf_printf(s, "\n// %s\n%s {\n", "elementwise", cxx ? "struct em_args" : "typedef struct");
+    if (d->args_struct) em_sbuf_printf(s, "    char *d[%d];\n", p->nops);
+    em_sbuf_printf(s, "    %s n;\n", L);
+    /* OpenCL buffers are handles, not addresses: a view's byte offset into
+     * its buffer travels beside it and is added on entry. */
+    if (!d->args_struct) em_sbuf_printf(s, "    %s off[%d];\n", L, p->nops);
+    if (nd) em_sbuf_printf(s, "    %s shape[%d];\n    %s st[%d][%d];\n", L, nd, L, p->nops, nd);
+    char bounds[64], ptr[32];
+    em_dialect_bounds(d, 256, bounds, sizeof bounds);
+    em_sbuf_printf(s, "}%s;\n\n%s %s%s%s(", cxx ? "" : " em_args", d->kernel, bounds, bounds[0] ? " " : "",
+                   EM_KNAME);
+    if (!d->args_struct) /* buffers first, host scalars by value in an 8-byte slot */
+        for (int k = 0; k < p->nops; k++)
+            em_sbuf_printf(s, p->cls[k] == 'P' ? "ulong d%d, " : "__global char *d%d, ", k);
+    em_sbuf_printf(s, "const em_args p) {\n");
+    if (!d->args_struct)
+        for (int k = 0; k < p->nops; k++)
+            if (p->cls[k] != 'P') em_sbuf_printf(s, "    d%d += p.off[%d];\n", k, k);
+    em_sbuf_printf(s, "    typedef %s em_idx;\n", p->idx32 ? "int" : L);
+    for (int k = 1; k < p->nops; k++) {
+        const char *T = em_render_ctype(p->dtypes[k]);
+        em__dptr(d, k, ptr, sizeof ptr);
         if (p->cls[k] == 'S')
-            em_sbuf_printf(s, "    const %s x%d = *(const %s *)p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
-                           em_render_ctype(p->dtypes[k]), k);
+            em_sbuf_printf(s, "    const %s x%d = *(%sconst %s *)%s;\n", T, k, em__gq(d), T, ptr);
         else if (p->cls[k] == 'P')
-            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.d[%d];\n", em_render_ctype(p->dtypes[k]), k,
-                           em_render_ctype(p->dtypes[k]), k);
-    em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)blockDim.x * gridDim.x;\n"
-                      "    em_idx i0 = 0;\n");
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&%s;\n", T, k, T, ptr);
+    }
+    char bdim[32], gdim[32];
+    em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
+    em_dialect_reg(d->num_groups, 0, gdim, sizeof gdim);
+    em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)%s * %s;\n"
+                      "    em_idx i0 = 0;\n", bdim, gdim);
 }
 
 /* Offsets of the non-scalar operands for element i (strided form). */
@@ -446,10 +479,12 @@ static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
 }
 
 /* Address expression of operand k for element i. */
-static void em__addr(const em_kplan *p, int k, char *buf, size_t len, bool out) {
+static void em__addr(const em_dialect *d, const em_kplan *p, int k, char *buf, size_t len, bool out) {
     const char *T = em_render_ctype(p->dtypes[k]), *q = out ? "" : "const ";
-    if (p->contig) snprintf(buf, len, "((%s%s *)p.d[%d])[i]", q, T, k);
-    else snprintf(buf, len, "*(%s%s *)(p.d[%d] + o%d)", q, T, k, k);
+    char ptr[32];
+    em__dptr(d, k, ptr, sizeof ptr);
+    if (p->contig) snprintf(buf, len, "((%s%s%s *)%s)[i]", em__gq(d), q, T, ptr);
+    else snprintf(buf, len, "*(%s%s%s *)(%s + o%d)", em__gq(d), q, T, ptr, k);
 }
 
 void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
@@ -500,27 +535,34 @@ static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
                       "        }\n        i0 = G * EM_V;\n    }\n", O, O);
 }
 
-em_status em_render_ew(const em_kplan *p, em_sbuf *s) {
-    em__emit_head(p, s);
-    if (p->contig) em__emit_wide(p, s);
-    em_sbuf_printf(s, "    for (em_idx i = i0 + (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {\n");
+em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
+    em__emit_head(d, p, s);
+    /* The wide loop's em_ldg / em_stv are templates of the CUDA prelude;
+     * elsewhere each thread takes one element per step (the loop is
+     * grid-strided, so any grid is correct). */
+    if (p->contig && d->id == EM_DIALECT_CUDA) em__emit_wide(p, s);
+    char bid[32], bdim[32], tid[32];
+    em_dialect_reg(d->group_id, 0, bid, sizeof bid);
+    em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
+    em_dialect_reg(d->local_id, 0, tid, sizeof tid);
+    em_sbuf_printf(s, "    for (em_idx i = i0 + (em_idx)%s * %s + %s; i < n; i += step) {\n", bid, bdim, tid);
     if (!p->contig) em__emit_offsets(p, s);
-    char addr[96], name[96];
+    char addr[128], name[96];
     for (int k = 1; k < p->nops; k++) {
         if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
-        em__addr(p, k, addr, sizeof addr, false);
+        em__addr(d, p, k, addr, sizeof addr, false);
         em_sbuf_printf(s, "        const %s x%d = %s;\n", em_render_ctype(p->dtypes[k]), k, addr);
     }
     em__emit e = {.p = p, .s = s};
     em__emit_node(&e, p->root, name, sizeof name);
-    em__addr(p, 0, addr, sizeof addr, true);
+    em__addr(d, p, 0, addr, sizeof addr, true);
     em_sbuf_printf(s, "        %s = ", addr);
     em__conv(s, em__natural(p->root), p->dtypes[0], name);
     em_sbuf_printf(s, ";\n    }\n}\n");
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }
 
-em_status em_render_full(const em_kplan *p, em_sbuf *s) {
-    em_sbuf_printf(s, "%s", em_prelude_cuda);
-    return em_render_ew(p, s);
+em_status em_render_full(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
+    em_sbuf_printf(s, "%s", d->prelude);
+    return em_render_ew(d, p, s);
 }

@@ -1,4 +1,5 @@
-/* The renderer: an elementwise node tree -> CUDA C source.
+/* The renderer: an elementwise node tree -> kernel source in a dialect
+ * (codegen/dialect.h: CUDA C, OpenCL C).
  *
  * Data model: a kernel plan (em_kplan) is the tree plus its operands after
  * broadcasting and coalescing.  Operand 0 is the output; operands 1.. are
@@ -23,6 +24,7 @@
 #define EM_RENDER_H
 
 #include "codegen/sbuf.h"
+#include "codegen/dialect.h"
 #include "graph/node.h"
 
 #include <stdbool.h>
@@ -59,10 +61,15 @@ EM_API uint64_t em_key_hash(const void *data, size_t n);
 /* Elements a thread takes per step in the contiguous form's wide loop: 16
  * bytes of the widest array operand, at least 1 (1 for strided plans). */
 EM_API int em_kplan_group(const em_kplan *p);
-/* The kernel source, prelude not included (see em_render_full). */
-EM_API em_status em_render_ew(const em_kplan *p, em_sbuf *src);
-/* The prelude followed by the kernel. */
-EM_API em_status em_render_full(const em_kplan *p, em_sbuf *src);
+/* The kernel source in dialect d, prelude not included (see
+ * em_render_full).  Where d->args_struct is false (OpenCL) the kernel takes
+ * each operand as its own argument before the struct, in operand order:
+ * "__global char *dK" for arrays, "ulong dK" (the value's bytes) for host
+ * scalars ('P'), and the struct holds the rest: n, off[nops] (each array's
+ * byte offset into its buffer, added on entry), then shape and st. */
+EM_API em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *src);
+/* d's prelude followed by the kernel. */
+EM_API em_status em_render_full(const em_dialect *d, const em_kplan *p, em_sbuf *src);
 /* Pack the kernel argument into buf (cap bytes); returns its size, or 0 if
  * it does not fit. */
 EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);

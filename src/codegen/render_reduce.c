@@ -648,8 +648,12 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
 }
 
-em_status em_render_reduce(const em_rplan *p, em_sbuf *s) {
-    em_sbuf_printf(s, "%s", em_render_prelude());
+em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
+    /* The kernels' text is CUDA's (warp shuffles, C++ helpers); other
+     * dialects wait for issue 16. */
+    if (d->id != EM_DIALECT_CUDA)
+        return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s yet", d->name);
+    em_sbuf_printf(s, "%s", d->prelude);
     em__state_fns(p, s);
     em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
                       "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",

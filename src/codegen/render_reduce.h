@@ -64,7 +64,9 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
 EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a,
                                int naxes, const int *axes, const em_array *out);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
-EM_API em_status em_render_reduce(const em_rplan *p, em_sbuf *src); /* with the prelude */
+/* The kernels of p in dialect d, d's prelude included (CUDA only so far:
+ * EM_EUNSUPPORTED for another dialect). */
+EM_API em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *src);
 EM_API size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap);
 
 #endif

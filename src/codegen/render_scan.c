@@ -170,7 +170,10 @@ static const char em__tile_kernels[] =
     "    }\n"
     "}\n";
 
-em_status em_render_scan(const em_scan_spec *c, em_sbuf *src) {
+em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *src) {
+    /* The kernels' text is CUDA's; other dialects wait for issue 16. */
+    if (d->id != EM_DIALECT_CUDA)
+        return em_error(EM_EUNSUPPORTED, "scans are not rendered for %s yet", d->name);
     if (c->op != EM_RED_CUMSUM && c->op != EM_RED_CUMPROD)
         return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d", (int)c->op);
     if (c->nd < 1 || c->nd > EM_MAXDIMS || c->axis >= c->nd)
@@ -180,7 +183,7 @@ em_status em_render_scan(const em_scan_spec *c, em_sbuf *src) {
         return em_error(EM_ETYPE, "invalid dtype for a scan");
     if (c->tiles && c->out == EM_FLOAT16)
         return em_error(EM_EUNSUPPORTED, "float16 scans round every partial sum (NumPy's order): no tile kernels");
-    em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", em_render_prelude(), c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum",
+    em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", d->prelude, c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum",
                    em_dtype_get(c->in)->name, em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
     em__scan_defs(c, src);
     em_sbuf_printf(src, "%s", c->tiles ? em__tile_kernels : em__line_kernel);

@@ -6,7 +6,7 @@
  * (axis < 0), there is one line, element t is the t-th element in C order
  * of the input, and out is C-contiguous.
  *
- * Two forms (backend/cuda/scan.c chooses, and explains why they are right):
+ * Two forms (codegen/run_scan.c chooses, and explains why they are right):
  *  - the line kernel (EM_KNAME): one thread per line, sequential;
  *  - the tile kernels, one source: the line is cut into tiles of
  *    EM_SCAN_TILE elements; EM_SCAN_UP writes each tile's total to part,
@@ -44,7 +44,8 @@ typedef struct em_scan_spec {
 EM_API em_dtype em_scan_acc(em_dtype out);
 /* The source, prelude included.  EM_EVALUE for a bad op, nd or axis;
  * EM_EUNSUPPORTED for tiles with float16 output. */
-EM_API em_status em_render_scan(const em_scan_spec *c, em_sbuf *src);
+/* In dialect d (CUDA only so far: EM_EUNSUPPORTED for another). */
+EM_API em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *src);
 /* The structural key (everything the source depends on). */
 EM_API void em_scan_key(const em_scan_spec *c, em_sbuf *key);
 

@@ -34,6 +34,13 @@ void em__contig_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_
 em_status em__broadcast_strides(const em_array *a, const em_array *out, int64_t *st);
 /* a + b and a * b on sizes, failing with EM_EOVERFLOW. */
 em_status em__size_mul(int64_t a, int64_t b, int64_t *out);
+struct em_node;
+/* em_reduce where a is a placeholder whose values are the elementwise tree
+ * root's (graph/expr.c, a fused reduction): the backend computes them
+ * instead of loading a (the argument reaches it; nothing thread-local). */
+em_status em__reduce_fused(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                           bool keepdims, em_dtype dt, double ddof, const struct em_node *root,
+                           em_array *out);
 
 /* Dtype helpers for C code that switches on the table.  The sizes are a
  * table in every file, not a call into dtype.c: small ops ask often. */

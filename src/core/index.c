@@ -2,6 +2,7 @@
  * data.  Index arrays are brought to one broadcast shape as C-contiguous
  * int64 (a no-op for indices that already are), so backends see one form. */
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "core/core.h"
 
 #include <string.h>
@@ -90,7 +91,7 @@ static em_status em__take(const em_array *a, int m, int nidx, const em_array *id
     em_array r = {0};
     em_status s = em__gather_shape(a, m, &set, &nd, shape);
     if (s == EM_OK) s = em_array_empty(&r, a->dtype, nd, shape, em_array_device(a));
-    if (s == EM_OK) s = em__backend(em_array_device(a).kind)->take(a, m, nidx, set.ix, &r);
+    if (s == EM_OK) s = em_algo_take(em__backend(em_array_device(a).kind), a, m, nidx, set.ix, &r);
     em__ixset_release(&set);
     if (s != EM_OK) {
         em_array_release(&r);
@@ -112,7 +113,7 @@ static em_status em__put(em_array *a, int m, int nidx, const em_array *idx, cons
      * values that alias a. */
     if (s == EM_OK) s = em_array_empty(&v, a->dtype, nd, shape, em_array_device(a));
     if (s == EM_OK) s = em_copy_into(&v, values);
-    if (s == EM_OK) s = em__backend(em_array_device(a).kind)->put(a, m, nidx, set.ix, &v);
+    if (s == EM_OK) s = em_algo_put(em__backend(em_array_device(a).kind), a, m, nidx, set.ix, &v);
     em__ixset_release(&set);
     em_array_release(&v);
     return s;
@@ -147,5 +148,5 @@ em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values) 
 em_status em_nonzero(const em_array *a, em_array *out) {
     if (a->ndim == 0)
         return em_error(EM_EVALUE, "nonzero of a 0-d array is not allowed; reshape it to 1-d");
-    return em__backend(em_array_device(a).kind)->nonzero(a, out);
+    return em_algo_nonzero(em__backend(em_array_device(a).kind), a, out);
 }

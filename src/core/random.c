@@ -1,6 +1,7 @@
 /* Counter-based random numbers: validation and the stream bookkeeping; the
  * backend of the array's device generates (see ember.h for the stream). */
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "core/core.h"
 
 /* Elements one Philox block (128 bits) yields for this kind and dtype. */
@@ -48,17 +49,17 @@ static em_status em__random_run(em_array *a, const em_random_req *req, uint64_t 
         return em_error(EM_EVALUE, "assignment destination is read-only");
     EM_CHECK(em__check_kind(req->kind, a->dtype));
     const em_backend *be = em__backend(em_array_device(a).kind);
-    if (!be || !be->random)
+    if (!be || (be->ops ? !be->ops->random : !be->launch))
         return em_error(EM_EUNSUPPORTED, "random numbers are not supported on %s",
                         em_device_kind_name(em_array_device(a).kind));
     int64_t n = em_array_size(a), per = em__per_block(req->kind, a->dtype);
     em_status s;
     if (em_array_is_c_contiguous(a)) {
-        s = be->random(a, req);
+        s = em_algo_random(be, a, req);
     } else {
         em_array tmp = {0};
         s = em_array_empty(&tmp, a->dtype, a->ndim, a->shape, em_array_device(a));
-        if (s == EM_OK) s = be->random(&tmp, req);
+        if (s == EM_OK) s = em_algo_random(be, &tmp, req);
         if (s == EM_OK) s = em_copy_into(a, &tmp);
         em_array_release(&tmp);
     }

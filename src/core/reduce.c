@@ -9,6 +9,7 @@
  * and writes out= or reshapes for keepdims.
  */
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "core/core.h"
 
 #include <limits.h>
@@ -43,6 +44,7 @@ typedef struct em__red {
     int axes[EM_MAXDIMS]; /* sorted, distinct, in [0, ndim) */
     bool red[EM_MAXDIMS];
     int64_t count;        /* elements per reduction */
+    const em_node *fused; /* a's values come from this tree (em__reduce_fused), or NULL */
 } em__red;
 
 /* ---- validation ------------------------------------------------------------ */
@@ -162,7 +164,7 @@ static em_status em__raw(const em__red *r, em_reduce_op bop, em_dtype loop, em_a
     } else if (r->count == 0) {
         s = em__fill_identity(bop, &o);
     } else {
-        s = em__be(r->a)->reduce(bop, r->a, r->naxes, r->axes, loop, 0.0, &o);
+        s = em_algo_reduce(em__be(r->a), bop, r->a, r->naxes, r->axes, loop, 0.0, r->fused, &o);
     }
     if (s != EM_OK) {
         em_array_release(&o);
@@ -277,7 +279,7 @@ static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_s
     if (s == EM_OK) s = em_ufunc(EM_OP_SUBTRACT, 2, in2, EM_NDTYPES, &x);
     if (s == EM_OK) s = em__abs2(&x);
     em__red r2 = *r;
-    r2.a = &x;
+    r2.a = &x, r2.fused = NULL; /* x holds its values */
     if (s == EM_OK) s = em__sum_as(&r2, dt != EM_NDTYPES && !em__is_int(dt) ? em_real_for(dt) : x.dtype, &v);
     double n = (double)r->count - ddof;
     if (s == EM_OK) s = em__divide(&v, n > 0 ? n : 0.0, em__is_int(v.dtype) ? EM_FLOAT64 : em_real_for(v.dtype));
@@ -370,7 +372,9 @@ static em_status em__arg_flat(em__red *r, em_dtype loop, em_array *res) {
     em_array c = {0}, f = {0};
     int64_t n = em_array_size(a);
     em_status s = em__flatten(a, &c, &f);
-    em__red r1 = {.op = r->op, .a = &f, .naxes = 1, .axes = {0}, .red = {true}, .count = n};
+    /* f views a's buffer: a fused tree still gives its values. */
+    em__red r1 = {.op = r->op, .a = &f, .naxes = 1, .axes = {0}, .red = {true}, .count = n,
+                  .fused = em_array_is_c_contiguous(a) ? r->fused : NULL};
     if (s == EM_OK) s = em__raw(&r1, r->op, loop, res);
     em_array_release(&c), em_array_release(&f);
     return s;
@@ -413,8 +417,15 @@ static em_status em__compute(em__red *r, em_dtype dt, double ddof, em_array *res
 
 em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes, bool keepdims,
                     em_dtype dt, double ddof, em_array *out) {
+    return em__reduce_fused(op, a, naxes, axes, keepdims, dt, ddof, NULL, out);
+}
+
+em_status em__reduce_fused(em_reduce_op op, const em_array *a, int naxes, const int *axes,
+                           bool keepdims, em_dtype dt, double ddof, const struct em_node *root,
+                           em_array *out) {
     em__red r;
     EM_CHECK(em__prepare(&r, op, a, naxes, axes));
+    r.fused = root;
     if (dt != EM_NDTYPES && (unsigned)dt >= EM_NDTYPES) return em_error(EM_ETYPE, "invalid dtype");
     if (!out) return em_error(EM_EVALUE, "em_reduce: out must not be NULL");
     em_dtype rdt = em__result_dtype(op, a->dtype, dt);
@@ -454,7 +465,7 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     /* The backend writes float16 itself: NumPy rounds each partial sum. */
     if (s == EM_OK) s = em_array_empty(&res, rdt, src.ndim, src.shape, em_array_device(a));
     if (s == EM_OK && em_array_size(&res) > 0)
-        s = em__be(a)->scan(op, &src, axis, &res);
+        s = em_algo_scan(em__be(a), op, &src, axis, &res);
     em__red r = {.a = &src};
     if (s == EM_OK) s = em__finish(&r, &res, rdt, false, out);
     else em_array_release(&res);

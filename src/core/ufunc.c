@@ -1,6 +1,7 @@
 /* Elementwise operations through the op table: resolve dtypes, broadcast,
  * handle `out` and aliasing, then hand a node tree to the device's backend. */
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "core/core.h"
 #include "ember/fusion.h" /* em_ufunc_plan is public there */
 
@@ -122,7 +123,7 @@ static bool em__same_view(const em_array *a, const em_array *b) {
 }
 
 static em_status em__eval(const em_node *root, em_array *out) {
-    return em__backend(em_array_device(out).kind)->eval(root, out, NULL);
+    return em_algo_eval(em__backend(em_array_device(out).kind), root, out, NULL);
 }
 
 /* Everything em_ufunc checks and resolves before it runs: shared with the

@@ -4,6 +4,7 @@
 #include "graph/expr.h"
 
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "codegen/render.h"
 #include "core/core.h"
 #include "core/spare.h"
@@ -58,7 +59,6 @@ bool em_expr_leaf_of(const em_expr *e, const em_array *a) {
     return e->nin == 0 && em__same_view(&e->arr, a);
 }
 
-_Thread_local em_fused_input em__fused_input;
 
 bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
 
@@ -420,7 +420,7 @@ static em_status em__run(const em_expr *e, int nix, const em_index_item *ix, con
     EM_CHECK(em__lower_make_ix(e, nix, ix, &L, &root));
     em__log(L, e->dev, reason);
     uint64_t h = 0;
-    em_status s = em__backend(e->dev.kind)->eval(root, out, &h);
+    em_status s = em_algo_eval(em__backend(e->dev.kind), root, out, &h);
     /* Bands of a fused reduction (no reason) are counted once, by the reduction. */
     if (s == EM_OK && reason) em__note_key(root, out, L->nnodes - L->nleaves, true, h);
     em__lower_free(L);
@@ -476,7 +476,7 @@ em_status em_expr_run(em_expr_job *j, const char *reason, em_array *out) {
     if (j->lower) {
         em__log(j->lower, j->dev, reason);
         uint64_t h = 0;
-        s = em__backend(j->dev.kind)->eval(j->root, &j->out, &h);
+        s = em_algo_eval(em__backend(j->dev.kind), j->root, &j->out, &h);
         if (s == EM_OK)
             em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL, h);
         em__lower_free(j->lower);
@@ -508,9 +508,7 @@ em_status em__expr_reduce_tree(const em_expr *e, em_reduce_op op, int naxes, con
     EM_CHECK(em_expr_placeholder(e, &ph));
     em_status s = em__lower_make(e, 0, -1, &L, &root);
     if (s == EM_OK) {
-        em__fused_input = (em_fused_input){.buf = ph.buf, .root = root};
-        s = em_reduce(op, &ph, naxes, axes, keepdims, dt, ddof, out);
-        em__fused_input = (em_fused_input){0};
+        s = em__reduce_fused(op, &ph, naxes, axes, keepdims, dt, ddof, root, out);
         em__lower_free(L);
     }
     em_array_release(&ph);

@@ -47,14 +47,6 @@ struct em_expr {
 
 /* The fusion API is in ember/fusion.h; these are the planner's internals. */
 
-/* A reduction input that is not in memory: while em_expr_reduce runs a
- * CUDA reduction, the backend computes the values of the array whose
- * buffer is buf from the tree root instead of loading them (one pass). */
-typedef struct em_fused_input {
-    const em_buffer *buf;
-    const em_node *root;
-} em_fused_input;
-extern _Thread_local em_fused_input em__fused_input;
 /* out = e[ix[0], ..., ix[nix - 1]] of a pending e: integer items, then one
  * step-1 slice (a C-order run of e, as a CPU reduction's band needs). */
 em_status em_expr_eval_index(const em_expr *e, int nix, const em_index_item *ix, em_array *out);

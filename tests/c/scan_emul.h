@@ -7,7 +7,7 @@
  *
  * The program takes: ntimes grid nd shape... and runs the scan of a strided
  * input (first dim reversed, last dim every other element) into a
- * C-contiguous output with the orchestration of backend/cuda/scan.c, then
+ * C-contiguous output with the orchestration of codegen/run_scan.c, then
  * compares with a sequential scan by the kernel's own em_load/em_op/em_store.
  * The data are chosen so that every grouping gives the same value
  * (integer-valued sums, products of +-1, +-i, 2, 0.5, zeros, rare infinities

@@ -4,7 +4,12 @@
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
 #include "codegen/render.h"
+#include "codegen/philox.h"
+#include "codegen/render_gather.h"
+#include "codegen/render_index.h"
+#include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
+#include "codegen/render_scan.h"
 #include "ctest.h"
 
 #include <stdlib.h>
@@ -37,7 +42,7 @@ static void golden(const char *name, const em_node *root, const em_array *out) {
     em_kplan p;
     em_sbuf s = {0};
     CHECK(em_kplan_make(root, out, &p) == EM_OK);
-    CHECK(em_render_ew(&p, &s) == EM_OK && s.s);
+    CHECK(em_render_ew(&em_dialect_cuda, &p, &s) == EM_OK && s.s);
     const char *path = golden_path(name);
     if (getenv("EMBER_REGEN_GOLDEN")) {
         FILE *f = fopen(path, "w");
@@ -145,7 +150,7 @@ static void compile_all_ops(em_dtype dt, int *ncompiled) {
         r = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {&la, &lb, &lc}};
         em_kplan p;
         em_sbuf k = {0};
-        CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&p, &k) == EM_OK);
+        CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
         /* Rename em_kernel / em_args apart: kernel_<op>. */
         rename_apart(k.s, "em_args", op);
         rename_apart(k.s, EM_KNAME, op);
@@ -195,7 +200,7 @@ static em_status render_red(em_reduce_op op, em_dtype dt, int naxes, const int *
     mk(&o, red_out(op, dt), on, osh);
     em_rplan p;
     em_status s = em_rplan_make(op, &a, naxes, axes, EM_NDTYPES, 0, &o, &p);
-    if (s == EM_OK) s = em_render_reduce(&p, src);
+    if (s == EM_OK) s = em_render_reduce(&em_dialect_cuda, &p, src);
     em_array_release(&a), em_array_release(&o);
     return s;
 }
@@ -240,7 +245,7 @@ static void test_golden_fused_reduction(void) {
     em_sbuf s = {0};
     em_status st = em_rplan_make(EM_RED_SUM, &a, 1, axes, EM_NDTYPES, 0, &o, &p);
     if (st == EM_OK) st = em_rplan_fuse(&p, &r, &a, 1, axes, &o);
-    if (st == EM_OK) st = em_render_reduce(&p, &s);
+    if (st == EM_OK) st = em_render_reduce(&em_dialect_cuda, &p, &s);
     CHECK(st == EM_OK && s.s);
     if (s.s) golden_body("sum_fused_f32_axis1.cu", s.s);
     if (s.s && em_nvrtc_init() == EM_OK) { /* on a machine with NVRTC: it compiles */
@@ -271,7 +276,7 @@ static void test_golden_seed_reduction(void) {
     em_status st = em_rplan_make(EM_RED_SUM, &a, 1, axes, EM_NDTYPES, 0, &o, &p);
     if (st == EM_OK) st = em_rplan_fuse(&p, &sq, &a, 1, axes, &o);
     p.warp = 1;
-    if (st == EM_OK) st = em_render_reduce(&p, &s);
+    if (st == EM_OK) st = em_render_reduce(&em_dialect_cuda, &p, &s);
     CHECK(st == EM_OK && s.s && p.no == 1 && p.oshape[0] == 120);
     if (s.s) golden_body("sum_sq_f64_warp.cu", s.s);
     if (s.s && em_nvrtc_init() == EM_OK) {
@@ -323,7 +328,7 @@ static void test_nvrtc_take_put(void) {
             em_sbuf src = {0};
             void *cubin = NULL;
             size_t n = 0;
-            CHECK(em_cuda_render_index(put, &a, &idx, put ? &v : NULL, &src) == EM_OK);
+            CHECK(em_render_index(&em_dialect_cuda, put, a.dtype, put ? v.dtype : a.dtype, 2, 1, &src) == EM_OK);
             em_status s = em_cuda_compile(src.s, 90, "take/put", &cubin, &n);
             if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
             CHECK(s == EM_OK);
@@ -347,7 +352,7 @@ static void test_nvrtc_all_casts(void) {
             em_node_leaf(&la, &a);
             em_kplan p;
             em_sbuf k = {0};
-            CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&p, &k) == EM_OK);
+            CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
             int tag = from * EM_NDTYPES + to;
             rename_apart(k.s, "em_args", tag);
             rename_apart(k.s, EM_KNAME, tag);
@@ -366,13 +371,13 @@ static void test_nvrtc_all_casts(void) {
 /* Random123's known-answer vectors for philox4x32_10. */
 static void test_philox_known_answers(void) {
     uint32_t c1[4] = {0, 0, 0, 0};
-    em_philox4x32_10(c1, 0, 0);
+    em_philox(c1, 0, 0);
     CHECK(c1[0] == 0x6627e8d5u && c1[1] == 0xe169c58du && c1[2] == 0xbc57ac4cu && c1[3] == 0x9b00dbd8u);
     uint32_t c2[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
-    em_philox4x32_10(c2, 0xffffffffu, 0xffffffffu);
+    em_philox(c2, 0xffffffffu, 0xffffffffu);
     CHECK(c2[0] == 0x408f276du && c2[1] == 0x41c83b0eu && c2[2] == 0xa20bc7c6u && c2[3] == 0x6d5451fdu);
     uint32_t c3[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
-    em_philox4x32_10(c3, 0xa4093822u, 0x299f31d0u);
+    em_philox(c3, 0xa4093822u, 0x299f31d0u);
     CHECK(c3[0] == 0xd16cfe09u && c3[1] == 0x94fdccebu && c3[2] == 0x5001e420u && c3[3] == 0x24126ea1u);
 }
 
@@ -380,19 +385,20 @@ static void test_nvrtc_random(void) {
     if (em_nvrtc_init() != EM_OK) return;
     static const struct { em_random_kind k; em_dtype dt; } cases[] = {
         {EM_RAND_BITS, EM_UINT32}, {EM_RAND_BITS, EM_UINT64}, {EM_RAND_UNIFORM, EM_FLOAT32},
-        {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64}};
+        {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64},
+        {EM_RAND_INTEGERS, EM_BOOL}, {EM_RAND_INTEGERS, EM_INT8}, {EM_RAND_INTEGERS, EM_UINT64}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         em_sbuf src = {0};
         void *cubin = NULL;
         size_t n = 0;
-        CHECK(em_cuda_render_random(cases[i].k, cases[i].dt, &src) == EM_OK);
+        CHECK(em_render_random(&em_dialect_cuda, cases[i].k, cases[i].dt, &src) == EM_OK);
         em_status s = em_cuda_compile(src.s, 90, "philox", &cubin, &n);
         if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
         CHECK(s == EM_OK);
         free(cubin), em_sbuf_free(&src);
     }
     em_sbuf src = {0};
-    CHECK(em_cuda_render_random(EM_RAND_NORMAL, EM_INT32, &src) == EM_ETYPE);
+    CHECK(em_render_random(&em_dialect_cuda, EM_RAND_NORMAL, EM_INT32, &src) == EM_ETYPE);
     CHECK(strstr(em_last_error(), "float32 or float64") != NULL);
     em_sbuf_free(&src);
 }
@@ -407,7 +413,8 @@ static void test_nvrtc_scans(void) {
             void *cubin = NULL;
             size_t n = 0;
             em_reduce_op op = i % 2 ? EM_RED_CUMPROD : EM_RED_CUMSUM;
-            CHECK(em_cuda_render_scan(op, in[i], out[i], 3, axis, &src) == EM_OK);
+            em_scan_spec c = {op, in[i], out[i], 3, axis < 0 ? -1 : axis, false};
+            CHECK(em_render_scan(&em_dialect_cuda, &c, &src) == EM_OK);
             em_status s = em_cuda_compile(src.s, 90, "scan", &cubin, &n);
             if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
             CHECK(s == EM_OK);

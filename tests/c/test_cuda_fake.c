@@ -6,6 +6,7 @@
  * staged host copies (sizes, streams, pinned memory, failures).
  * Kernels do not run.  Skips when no C compiler or NVRTC is available. */
 #include "backend/cuda/cuda_internal.h"
+#include "codegen/run.h"
 #include "ctest.h"
 
 #include <dlfcn.h>
@@ -125,7 +126,7 @@ static void test_reduce_launches(void) {
     CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&out, EM_FLOAT32, 0, s0, gpu) == EM_OK);
     size_t used0, used1, total;
     em_cuda_pool_stats(0, &used0, &total);
-    CHECK(em_cuda_reduce(EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, &out) == EM_OK);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, NULL, &out) == EM_OK);
     em_cuda_pool_stats(0, &used1, &total);
     CHECK(used1 == used0); /* the partials went back to the pool */
     /* The last launch is pass 2: 4 SMs want 32 units, so 32 interleaved splits. */
@@ -139,12 +140,12 @@ static void test_reduce_launches(void) {
     em_array b, o2;
     int axis = 1;
     CHECK(em_array_empty(&b, EM_INT16, 2, s2, gpu) == EM_OK && em_array_empty(&o2, EM_INT64, 1, so, gpu) == EM_OK);
-    CHECK(em_cuda_reduce(EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, &o2) == EM_OK);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, NULL, &o2) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 100 && v[1] == 1000 && v[2] == 1 && *last_grid == 100);
-    CHECK(em_cuda_reduce(EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, &o2) == EM_ESHAPE);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, NULL, &o2) == EM_ESHAPE);
     int bad = 2;
-    CHECK(em_cuda_reduce(EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, &o2) == EM_EVALUE);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, NULL, &o2) == EM_EVALUE);
     CHECK(strstr(em_last_error(), "axis 2") != NULL);
     em_array_release(&a), em_array_release(&out), em_array_release(&b), em_array_release(&o2);
     em_cuda_pool_free_all(0);
@@ -156,13 +157,13 @@ static void test_random_scan_take_launches(void) {
     int64_t sh[1] = {1001};
     em_array a, c, idx;
     CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
-    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) == EM_OK);
+    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) == EM_OK);
     unsigned long long r[3];
     memcpy(r, last_params + 8, sizeof r);
     CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 && *last_grid == 1); /* 251 blocks of 4: one CUDA block */
-    CHECK(em_cuda_random(&a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
+    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
     CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
-    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
     long long l[3];
     memcpy(l, last_params + 24, sizeof l);
     CHECK(l[0] == 1 && l[1] == 1001 && l[2] == 1); /* one line of 1001: one tile */
@@ -170,8 +171,8 @@ static void test_random_scan_take_launches(void) {
     CHECK(em_array_empty(&idx, EM_INT64, 1, ish, gpu) == EM_OK);
     em_array t;
     CHECK(em_array_empty(&t, EM_FLOAT32, 1, ish, gpu) == EM_OK);
-    CHECK(em_cuda_take(&a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
-    CHECK(em_cuda_take(&a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
+    CHECK(em_run_take_flat(&em_cuda_backend, &a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
+    CHECK(em_run_take_flat(&em_cuda_backend, &a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
     em_array_release(&a), em_array_release(&c), em_array_release(&idx), em_array_release(&t);
 }
 
@@ -185,7 +186,7 @@ static void test_scan_launches(void) {
     em_cuda_pool_free_all(0); /* no cached block the scratch could reuse */
     CHECK(em_array_empty(&a, EM_FLOAT64, 1, sh, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT64, 1, sh, gpu) == EM_OK);
     em_cuda_pool_stats(0, &used0, &total0);
-    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
     em_cuda_pool_stats(0, &used, &total);
     CHECK(used == used0 && total == total0 + 512); /* 9 tile totals: one 512-byte block, freed */
     long long v[3];
@@ -195,27 +196,27 @@ static void test_scan_launches(void) {
     CHECK(part != NULL && v[0] == 1 && v[1] == sh[0] && v[2] == 9 && *last_grid == 9 && *last_block == 256);
     /* Few long rows along axis 1: 4 lines of 3 tiles, 12 blocks (the fake has 4 SMs: at most 64). */
     CHECK(em_array_empty(&b, EM_COMPLEX128, 2, sh2, gpu) == EM_OK && em_array_empty(&d, EM_COMPLEX128, 2, sh2, gpu) == EM_OK);
-    CHECK(em_cuda_scan(EM_RED_CUMPROD, &b, 1, &d) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMPROD, &b, 1, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 4 && v[1] == sh2[1] && v[2] == 3 && *last_grid == 12);
     /* The scratch cannot be had: the error comes back and nothing is launched after. */
     em_cuda_pool_free_all(0);
     em_cuda_pool_stats(0, &used, &total);
     em_cuda_pool_set_limit(0, used);
-    CHECK(em_cuda_scan(EM_RED_CUMPROD, &b, 1, &d) == EM_ENOMEM);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMPROD, &b, 1, &d) == EM_ENOMEM);
     em_cuda_pool_set_limit(0, 0);
     em_cuda_pool_stats(0, &used, &total);
     CHECK(used == total);
     em_array_release(&b), em_array_release(&d);
     /* 2000 interleaved columns of 20 (>= 256 per SM): one thread each; 20 rows of 2000: a block per row. */
     CHECK(em_array_empty(&b, EM_INT32, 2, sh3, gpu) == EM_OK && em_array_empty(&d, EM_INT64, 2, sh3, gpu) == EM_OK);
-    CHECK(em_cuda_scan(EM_RED_CUMSUM, &b, 0, &d) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &b, 0, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 2000 && v[1] == 20 && v[2] == 1 && *last_grid == 8);
-    CHECK(em_cuda_scan(EM_RED_CUMSUM, &b, 1, &d) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &b, 1, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 20 && v[1] == 2000 && v[2] == 1 && *last_grid == 20);
-    CHECK(em_cuda_scan(EM_RED_SUM, &b, 1, &d) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_SUM, &b, 1, &d) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
     em_array_release(&a), em_array_release(&c), em_array_release(&b), em_array_release(&d);
     /* Two float16 rows of 3000: scanned on the host (the fake driver's memory is host memory). */
     int64_t sh4[2] = {2, 3000};
@@ -224,7 +225,7 @@ static void test_scan_launches(void) {
     unsigned grid0 = *last_grid;
     CHECK(em_array_empty(&a, EM_FLOAT16, 2, sh4, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT16, 2, sh4, gpu) == EM_OK);
     CHECK(em_array_write(&a, h, sizeof h) == EM_OK);
-    CHECK(em_cuda_scan(EM_RED_CUMSUM, &a, 1, &c) == EM_OK && em_array_read(&c, r, sizeof r) == EM_OK);
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 1, &c) == EM_OK && em_array_read(&c, r, sizeof r) == EM_OK);
     CHECK(r[0] == 0x3c00 && r[1] == 0x4000 && r[2999] == 0x6800 && r[3000] == 0x3c00); /* 1, 2, 2048 (rounded) */
     CHECK(*last_grid == grid0); /* nothing launched */
     em_array_release(&a), em_array_release(&c);

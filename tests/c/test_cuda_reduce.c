@@ -83,7 +83,7 @@ static em_status wrap_view(em_array *v, void **buf, size_t *len, em_dtype dt, in
     return em_array_wrap(v, e0, dt, nd, sh, bst, cpu, NULL, NULL);
 }
 
-/* Plan c as the CUDA backend would (em_cuda_reduce: make, fuse, split). */
+/* Plan c as the CUDA backend would (em_run_reduce: make, fuse, split). */
 static em_status plan(const rcase *c, rdata *d, em_rplan *p) {
     memset(d, 0, sizeof *d);
     int64_t osh[4];
@@ -297,7 +297,7 @@ static void *build_all(const char *dir, em_rplan *plans, rdata *ds) {
         ok = plan(&cases[i], &ds[i], &plans[i]) == EM_OK;
         set_split(&cases[i], &ds[i], &plans[i]);
         em_sbuf src = {0};
-        ok = ok && em_render_reduce(&plans[i], &src) == EM_OK && !src.oom;
+        ok = ok && em_render_reduce(&em_dialect_cuda, &plans[i], &src) == EM_OK && !src.oom;
         em_sbuf_printf(&s, "namespace e%d {\n", i);
         if (ok) put_body(&s, src.s + strlen(em_render_prelude()));
         if (ok && plans[i].warp) em_sbuf_printf(&s, "%s", REMUL_NO_K2);
@@ -317,7 +317,7 @@ static void *build_all(const char *dir, em_rplan *plans, rdata *ds) {
     return h;
 }
 
-/* Run case i's kernels as em_cuda_reduce launches them; compare. */
+/* Run case i's kernels as em_run_reduce launches them; compare. */
 static bool run_case(void *h, int i, em_rplan *p, rdata *d) {
     const rcase *c = &cases[i];
     char name[32];

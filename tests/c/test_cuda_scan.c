@@ -5,7 +5,7 @@
  * and C++ parts skip when the tool is missing.
  * EMBER_REGEN_GOLDEN=1 rewrites tests/golden/scan_tiles_f32_axis1.cu. */
 #include "backend/cuda/cuda_internal.h"
-#include "backend/cuda/scan.h"
+#include "codegen/run_scan.h"
 #include "codegen/render_scan.h"
 #include "ctest.h"
 #include "scan_emul.h"
@@ -14,43 +14,43 @@
 #include <unistd.h>
 
 static void test_choose(void) {
-    em_scan_plan p = em_cuda_scan_choose(4, (int64_t)1 << 22, false, EM_FLOAT32, 132);
+    em_scan_plan p = em_run_scan_choose(4, (int64_t)1 << 22, false, EM_FLOAT32, 132);
     CHECK(p.mode == 'T' && p.nlines == 4 && p.ntiles == ((int64_t)1 << 22) / EM_SCAN_TILE);
-    p = em_cuda_scan_choose(1, EM_SCAN_TILE + 1, false, EM_INT64, 132);
+    p = em_run_scan_choose(1, EM_SCAN_TILE + 1, false, EM_INT64, 132);
     CHECK(p.mode == 'T' && p.ntiles == 2);
-    p = em_cuda_scan_choose(1000, 300, false, EM_COMPLEX128, 132); /* one tile per line */
+    p = em_run_scan_choose(1000, 300, false, EM_COMPLEX128, 132); /* one tile per line */
     CHECK(p.mode == 'T' && p.ntiles == 1);
-    p = em_cuda_scan_choose(1000000, 16, false, EM_FLOAT64, 132); /* short lines */
+    p = em_run_scan_choose(1000000, 16, false, EM_FLOAT64, 132); /* short lines */
     CHECK(p.mode == 'L' && p.ntiles == 1);
-    p = em_cuda_scan_choose(132 * 256, 1000, true, EM_FLOAT64, 132); /* many interleaved lines */
+    p = em_run_scan_choose(132 * 256, 1000, true, EM_FLOAT64, 132); /* many interleaved lines */
     CHECK(p.mode == 'L');
-    p = em_cuda_scan_choose(132 * 256 - 1, 1000, true, EM_FLOAT64, 132);
+    p = em_run_scan_choose(132 * 256 - 1, 1000, true, EM_FLOAT64, 132);
     CHECK(p.mode == 'T');
-    p = em_cuda_scan_choose(132 * 256, 1000, false, EM_FLOAT64, 132); /* lines not interleaved */
+    p = em_run_scan_choose(132 * 256, 1000, false, EM_FLOAT64, 132); /* lines not interleaved */
     CHECK(p.mode == 'T');
-    p = em_cuda_scan_choose(1, (int64_t)1 << 22, false, EM_FLOAT16, 132); /* float16: NumPy's rounding */
+    p = em_run_scan_choose(1, (int64_t)1 << 22, false, EM_FLOAT16, 132); /* float16: NumPy's rounding */
     CHECK(p.mode == 'H');
-    p = em_cuda_scan_choose(500, 300, false, EM_FLOAT16, 132);
+    p = em_run_scan_choose(500, 300, false, EM_FLOAT16, 132);
     CHECK(p.mode == 'L');
 }
 
 static void test_render_errors(void) {
     em_sbuf s = {0};
     em_scan_spec c = {EM_RED_SUM, EM_FLOAT32, EM_FLOAT32, 2, 1, true};
-    CHECK(em_render_scan(&c, &s) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
     c.op = EM_RED_CUMSUM, c.axis = 2;
-    CHECK(em_render_scan(&c, &s) == EM_EVALUE && strstr(em_last_error(), "along axis 2"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE && strstr(em_last_error(), "along axis 2"));
     c.axis = 1, c.out = EM_FLOAT16;
-    CHECK(em_render_scan(&c, &s) == EM_EUNSUPPORTED && strstr(em_last_error(), "float16"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EUNSUPPORTED && strstr(em_last_error(), "float16"));
     c.tiles = false;
-    CHECK(em_render_scan(&c, &s) == EM_OK && strstr(s.s, "em_h2f(em_f2h(em_add(a, b)))"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK && strstr(s.s, "em_h2f(em_f2h(em_add(a, b)))"));
     em_sbuf_free(&s);
 }
 
 static void test_golden_tiles(void) {
     em_sbuf s = {0};
     em_scan_spec c = {EM_RED_CUMSUM, EM_FLOAT32, EM_FLOAT32, 2, 1, true};
-    CHECK(em_render_scan(&c, &s) == EM_OK && s.s);
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK && s.s);
     if (!s.s) return;
     const char *body = s.s + strlen(em_render_prelude());
     const char *f0 = __FILE__, *slash = strrchr(f0, '/');
@@ -74,7 +74,7 @@ static bool compiles(const em_scan_spec *c) {
     em_sbuf src = {0};
     void *cubin = NULL;
     size_t n = 0;
-    em_status s = em_render_scan(c, &src);
+    em_status s = em_render_scan(&em_dialect_cuda, c, &src);
     if (s == EM_OK) s = em_cuda_compile(src.s, 90, "scan", &cubin, &n);
     if (s != EM_OK)
         fprintf(stderr, "%s %s -> %s axis %d %s: %.2000s\n", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod",
@@ -120,7 +120,7 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes, cons
     em_sbuf_printf(&s, "%s#define EMUL_TILES %d\n#define EMUL_PROD %d\n#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n", EMUL_PRE,
                    c->tiles, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c', k == 'c');
     if (block) em_sbuf_printf(&s, "#define EM_B %d\n#define EM_K %d\n", block, items);
-    bool ok = em_render_scan(c, &s) == EM_OK;
+    bool ok = em_render_scan(&em_dialect_cuda, c, &s) == EM_OK;
     em_sbuf_printf(&s, "%s", EMUL_POST);
     FILE *f = ok && !s.oom ? fopen(src, "w") : NULL;
     ok = f && fputs(s.s, f) >= 0;

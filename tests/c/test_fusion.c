@@ -194,7 +194,7 @@ static void test_host_scalar_by_value(void) {
     CHECK(em_kplan_make(&r, &o, &p) == EM_OK);
     CHECK(p.nops == 3 && p.cls[1] == 'C' && p.cls[2] == 'P' && p.contig);
     em_sbuf src = {0}, key = {0};
-    CHECK(em_render_ew(&p, &src) == EM_OK);
+    CHECK(em_render_ew(&em_dialect_cuda, &p, &src) == EM_OK);
     CHECK(src.s && strstr(src.s, "const double x2 = *(const double *)&p.d[2];"));
     em_kplan_key(&p, &key);
     CHECK(key.s && strchr(key.s, 'P'));
@@ -252,7 +252,7 @@ static em_status render_fused(em_reduce_op op, em_dtype dt, int naxes, const int
     if (s == EM_OK) {
         p->warp = g_warp;
         if (g_plain) p->root = NULL;
-        s = em_render_reduce(p, src);
+        s = em_render_reduce(&em_dialect_cuda, p, src);
     }
     if (s == EM_OK && args) *nargs = em_rplan_args(p, args, 2048); /* while the tree lives */
     if (s == EM_OK && key) em_rplan_key(p, key);
@@ -338,7 +338,7 @@ static void test_by_value_kernel_compiles(void) {
         em_kplan p;
         em_sbuf src = {0};
         CHECK(em_kplan_make(&r, &o, &p) == EM_OK && p.cls[1] == 'P');
-        CHECK(em_render_full(&p, &src) == EM_OK);
+        CHECK(em_render_full(&em_dialect_cuda, &p, &src) == EM_OK);
         void *cubin = NULL;
         size_t nb = 0;
         em_status st = em_cuda_compile(src.s, 90, "by value", &cubin, &nb);

@@ -1,7 +1,8 @@
 /* Philox4x32-10 against the Random123 known-answer vectors, and the stream
  * layout of em_random_fill / em_random_integers (ember.h). */
-#include "backend/philox.h"
+#include "codegen/philox.h"
 #include "ctest.h"
+#include "ember/kernel.h"
 
 #include <math.h>
 
@@ -23,6 +24,29 @@ static void test_philox_known_answers(void) {
     const uint32_t pk[2] = {0xa4093822, 0x299f31d0};
     const uint32_t w2[4] = {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1};
     kat(p, pk, w2);
+}
+
+/* The device text (EM_PHILOX_SRC, what render_random.c pastes into kernels)
+ * compiled by the system C compiler with the names a dialect fills in:
+ * the same known answers as the host expansion.  Skips without a compiler. */
+static void test_device_text_known_answers(void) {
+    if (!em_cc_available()) return;
+    static const char head[] = "#include <stdint.h>\ntypedef uint32_t em_u32;\n#define EM_PHILOX_FN\n"
+                               "#define em_mulhi32(a, b) ((em_u32)(((uint64_t)(a) * (b)) >> 32))\n";
+    char src[4096];
+    snprintf(src, sizeof src, "%s%s\n", head, EM_PHILOX_SRC);
+    em_cc_lib *lib = NULL;
+    CHECK(em_cc_load(src, "philox_text", &lib) == EM_OK);
+    void (*f)(uint32_t *, uint32_t, uint32_t) =
+        lib ? (void (*)(uint32_t *, uint32_t, uint32_t))em_cc_sym(lib, "em_philox") : NULL;
+    CHECK(f != NULL);
+    if (!f) return;
+    uint32_t c[4] = {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344};
+    f(c, 0xa4093822, 0x299f31d0);
+    CHECK(c[0] == 0xd16cfe09 && c[1] == 0x94fdcceb && c[2] == 0x5001e420 && c[3] == 0x24126ea1);
+    uint32_t z[4] = {0, 0, 0, 0};
+    f(z, 0, 0);
+    CHECK(z[0] == 0x6627e8d5 && z[1] == 0xe169c58d && z[2] == 0xbc57ac4c && z[3] == 0x9b00dbd8);
 }
 
 static em_array make(em_dtype dt, int64_t n) {
@@ -150,6 +174,7 @@ static void test_bad_arguments(void) {
 
 int main(void) {
     RUN(test_philox_known_answers);
+    RUN(test_device_text_known_answers);
     RUN(test_fill_bits_layout);
     RUN(test_fill_matches_scalar);
     RUN(test_counter_continues);

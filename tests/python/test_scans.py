@@ -1,5 +1,5 @@
 """cumsum / cumprod against NumPy on the shapes that pick each CUDA form
-(src/backend/cuda/scan.c): lines around the tile size (2048) and several
+(src/codegen/run_scan.c): lines around the tile size (2048) and several
 tiles long, 2**20 + 3 elements, few long lines along an axis, many short or
 interleaved lines, flattened scans of strided and negative-stride input,
 float16 (rounded every step, NumPy's order), empty and 0-d, every dtype.

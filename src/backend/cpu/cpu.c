@@ -92,6 +92,17 @@ static em_status em__cpu_eval(const em_node *root, em_array *out, uint64_t *key)
     return em_cpu_eval(root, out);
 }
 
+/* The precompiled algorithms: loops and the block interpreter. */
+static const em_backend_ops em__cpu_ops = {
+    .eval = em__cpu_eval,
+    .reduce = em_cpu_reduce,
+    .scan = em_cpu_scan,
+    .take = em_cpu_take,
+    .put = em_cpu_put,
+    .nonzero = em_cpu_nonzero,
+    .random = em_cpu_random,
+};
+
 const em_backend em_cpu_backend = {
     .name = "cpu",
     .kind = EM_CPU,
@@ -103,14 +114,8 @@ const em_backend em_cpu_backend = {
     .to_host = em__cpu_memcpy,
     .from_host = em__cpu_memcpy,
     .copy = em__cpu_memcpy,
-    .eval = em__cpu_eval,
-    .reduce = em_cpu_reduce,
-    .scan = em_cpu_scan,
-    .take = em_cpu_take,
-    .put = em_cpu_put,
-    .nonzero = em_cpu_nonzero,
-    .random = em_cpu_random,
     .synchronize = em__cpu_sync,
+    .ops = &em__cpu_ops, /* compiles nothing: no dialect, kernel or launch entries */
 };
 
 void em_cpu_loops_init(void) {

@@ -6,7 +6,8 @@
 
 em_status em_cpu_eval(const em_node *root, em_array *out);                  /* eval.c */
 em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                        em_dtype dt, double ddof, em_array *out);           /* reduce.c */
+                        em_dtype dt, double ddof, const em_node *fused,
+                        em_array *out);                                      /* reduce.c */
 em_status em_cpu_scan(em_reduce_op op, const em_array *a, int axis, em_array *out); /* reduce.c */
 em_status em_cpu_take(const em_array *a, int m, int nidx, const em_array *idx,
                       em_array *out);                                        /* index.c */

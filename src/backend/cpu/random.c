@@ -6,7 +6,7 @@
  * does not depend on the number of threads. */
 #include "backend/cpu/cpu.h"
 #include "host/threadpool.h"
-#include "backend/philox.h"
+#include "codegen/philox.h"
 #include "core/core.h"
 
 #include <math.h>

@@ -762,7 +762,7 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
     return EM_OK;
 }
 
-static em_status em__kernel_op(em_reduce_op op, em__rplan *p) {
+static em_status em__op_kernel(em_reduce_op op, em__rplan *p) {
     switch (op) {
     case EM_RED_SUM: p->kop = EM_RK_SUM; break;
     case EM_RED_COUNT_NONZERO: p->kop = EM_RK_SUM, p->nonzero = true; break;
@@ -782,10 +782,11 @@ static em_status em__kernel_op(em_reduce_op op, em__rplan *p) {
  * and dtype dt (int64 for ARGMIN/ARGMAX, which take one axis); dt is the loop
  * dtype, never float16; the reduction is over at least one element. */
 em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                        em_dtype dt, double ddof, em_array *out) {
+                        em_dtype dt, double ddof, const em_node *fused, em_array *out) {
     EM_UNUSED(ddof);
+    EM_UNUSED(fused); /* CPU fusion runs by bands (graph/fuse_reduce.c), never by tree */
     em__rplan p = {0};
-    EM_CHECK(em__kernel_op(op, &p));
+    EM_CHECK(em__op_kernel(op, &p));
     EM_CHECK(em__plan_init(&p, a, dt, out));
     if (p.mode == 1 && naxes != 1)
         return em_error(EM_EVALUE, "argmin/argmax reduce exactly one axis, got %d", naxes);

@@ -11,7 +11,7 @@
  */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
-#include "codegen/render.h"
+#include "codegen/sbuf.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -31,13 +31,12 @@ static double em__cpu(void) { return em__clock(CLOCK_THREAD_CPUTIME_ID); }
 
 /* EM_ECOMPILE: the log, then the source after the prelude, numbered. */
 static em_status em__compile_error(const char *name, const char *src, const char *log) {
-    const char *pre = em_render_prelude();
-    size_t plen = strlen(pre);
+    const char *end = strstr(src, EM_PRELUDE_END);
     int line = 1;
     const char *body = src;
-    if (!strncmp(src, pre, plen)) {
-        for (size_t i = 0; i < plen; i++) line += pre[i] == '\n';
-        body = src + plen;
+    if (end) {
+        body = end + strlen(EM_PRELUDE_END);
+        for (const char *c = src; c < body; c++) line += *c == '\n';
     }
     em_sbuf m = {0};
     em_sbuf_printf(&m, "NVRTC could not compile kernel '%s':\n%s\n", name, log);

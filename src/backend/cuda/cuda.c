@@ -1,16 +1,11 @@
-/* The CUDA backend vtable: devices, memory, copies and elementwise eval.
+/* The CUDA backend's table: devices, memory, copies, compile and launch.
  * Everything reaches the driver through the dlopen'ed table, and nothing
  * runs until a CUDA device is first asked about. */
 #include "backend/cuda/cuda_internal.h"
-#include "codegen/diskcache.h"
-#include "codegen/render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EM_CU_BLOCK 256
-#define EM_CU_ARGMAX 8192
 
 static int em__count(void) {
     int n = em_cu_init();
@@ -67,67 +62,10 @@ static em_status em__sync(int id) {
     return EM_OK;
 }
 
-static em_status em__render_ew(const void *ctx, void *src) { return em_render_full(ctx, src); }
-
-/* Blocks for a plan: a thread per group of the wide loop (the H100 ran a + b
- * 3 % faster so than with 32 blocks per SM looping); the strided form's
- * per-element index math does better on 32 blocks per SM. */
-static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
-    int64_t v = em_kplan_group(plan), n = (plan->n + v - 1) / v;
-    int64_t g = (n + EM_CU_BLOCK - 1) / EM_CU_BLOCK, cap = (int64_t)p->multiprocessor_count * 32;
-    if (!plan->contig && g > cap) g = cap;
-    if (g > p->max_grid_dim[0]) g = p->max_grid_dim[0];
-    return g < 1 ? 1 : (unsigned)g;
-}
-
-/* Per-thread room for a launch: one TLS lookup for both. */
-static _Thread_local struct {
-    em_kplan plan;
-    unsigned char args[EM_CU_ARGMAX];
-} em__ew;
-
-static em_status em__eval(const em_node *root, em_array *out, uint64_t *keyhash) {
-    em_kplan *plan = &em__ew.plan;
-    unsigned char *args = em__ew.args;
-    int id = em_array_device(out).id;
-    EM_CHECK(em_kplan_make(root, out, plan));
-    if (plan->n == 0) return EM_OK;
-    size_t nargs = em_kplan_args(plan, args, EM_CU_ARGMAX);
-    if (!nargs) return em_error(EM_EUNSUPPORTED, "expression too large for one kernel (%d arrays, %d dimensions)",
-                                plan->nops, plan->ndim);
-    const em_device_props *p;
-    EM_CHECK(em_cu_props(id, &p));
-    char keybuf[512], *key = keybuf; /* a key of a big tree moves to the heap */
-    size_t klen = em_kplan_key_into(plan, keybuf, sizeof keybuf);
-    if (klen >= sizeof keybuf) {
-        if (!(key = malloc(klen + 1))) return em_error(EM_ENOMEM, "out of host memory");
-        em_kplan_key_into(plan, key, klen + 1);
-    }
-    uint64_t h = em_key_hash(key, klen);
-    if (keyhash) *keyhash = h;
-    em_status s = EM_OK;
-    const em_cu_kfn *k = em_cu_kernel_find(id, key, klen, h);
-    if (!k) { /* the name only for a kernel not loaded yet */
-        char name[48];
-        em_kplan_name(plan, name, sizeof name);
-        s = em_cu_kernel_get(id, key, klen, h, name, EM_KNAME, em__render_ew, plan, &k);
-    }
-    if (key != keybuf) free(key);
-    return s == EM_OK ? em_cu_launch(id, k->fn, k->name, em__grid(p, plan), EM_CU_BLOCK, 0, args) : s;
-}
-
-
-/* ANY and ALL reach the backend as MAX and MIN in bool: the values must be
- * made truth values first (max of [-3, 0] is 0, but any() is true). */
-static em_status em__reduce_v(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                              em_dtype dt, double ddof, em_array *out) {
-    if (!((op == EM_RED_MIN || op == EM_RED_MAX) && dt == EM_BOOL && a->dtype != EM_BOOL))
-        return em_cuda_reduce(op, a, naxes, axes, dt, ddof, out);
-    em_array b;
-    EM_CHECK(em_astype(a, EM_BOOL, &b));
-    em_status s = em_cuda_reduce(op, &b, naxes, axes, dt, ddof, out);
-    em_array_release(&b);
-    return s;
+/* The backend's launch: the kernel handle is a CUfunction. */
+static em_status em__launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
+                            void *arg) {
+    return em_cu_launch(id, (CUfunction)k->fn, k->name, grid, block, shmem, arg);
 }
 
 const em_backend em_cuda_backend = {
@@ -142,12 +80,11 @@ const em_backend em_cuda_backend = {
     .from_host = em__from_host,
     .copy = em__copy,
     .fill = em__fill,
-    .eval = em__eval,
-    .reduce = em__reduce_v,
-    .scan = em_cuda_scan,
-    .take = em_cuda_take_v,
-    .put = em_cuda_put_v,
-    .nonzero = em_cuda_nonzero,
-    .random = em_cuda_random,
     .synchronize = em__sync,
+    .dialect = "cuda",
+    .props_ref = em_cu_props,
+    .kernel_find = em_cu_kernel_find,
+    .kernel_get = em_cu_kernel_get,
+    .launch = em__launch,
+    .ops = NULL, /* every algorithm is codegen/run_*.c's over the primitives above */
 };

@@ -26,17 +26,10 @@ EM_API em_status em_cuda_compile_ex(const char *src, int arch, const char *name,
 /* Cached properties of device id (queried once). */
 em_status em_cu_props(int id, const em_device_props **out);
 
-/* A loaded kernel for the structural key on device id: from the in-memory
- * cache, else rendered by render(ctx, &src), compiled and loaded; fname is
- * the kernel's name in the source (the key must name it too). */
-typedef em_status (*em_cu_render_fn)(const void *ctx, void *src_sbuf);
-em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
-                       em_cu_render_fn render, const void *ctx, CUfunction *out);
-/* A loaded kernel and the name messages give it (kept for the process). */
-typedef struct em_cu_kfn {
-    CUfunction fn;
-    char name[48];
-} em_cu_kfn;
+/* How kernel_get renders a kernel's source (backend.h's em_render_cb). */
+typedef em_render_cb em_cu_render_fn;
+/* A loaded kernel (backend.h's em_kfn; fn is a CUfunction). */
+typedef em_kfn em_cu_kfn;
 /* The cached kernel for a key of klen bytes whose em_key_hash is hash, or
  * NULL: no lock, no allocation (a small op's launch path). */
 const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash);
@@ -74,31 +67,5 @@ static inline void em_cu_note_kernel(const char *name) {
     memcpy(d, name, n);
     d[n] = 0;
 }
-
-/* The vtable's entries, exported so the fake-driver test can call them. */
-EM_API em_status em_cuda_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                         em_dtype dt, double ddof, em_array *out);
-
-/* The gather (put false) or scatter kernel's source, for the tests. */
-EM_API em_status em_cuda_render_index(bool put, const em_array *a, const em_array *idx,
-                                      const em_array *v, void *src_sbuf);
-/* Philox4x32-10 (random.c documents the stream mapping); the host copy and
- * the kernel source are exported for the tests. */
-EM_API em_status em_cuda_random(em_array *a, const em_random_req *req);
-EM_API void em_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
-EM_API em_status em_cuda_render_random(em_random_kind kind, em_dtype dt, void *src_sbuf);
-EM_API em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out);
-EM_API em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis,
-                                     void *src_sbuf);
-EM_API em_status em_cuda_take(const em_array *a, const em_array *idx, em_array *out);
-EM_API em_status em_cuda_put(em_array *a, const em_array *idx, const em_array *values);
-/* The vtable forms (backend.h): flat positions on the device, the rest via the host. */
-em_status em_cuda_take_v(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
-em_status em_cuda_put_v(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
-em_status em_cuda_nonzero(const em_array *a, em_array *out);
-/* gather.c: the general gather / scatter (last write wins) and nonzero. */
-em_status em_cuda_gather(const em_array *a, int m, int nidx, const em_array *idx, em_array *out);
-em_status em_cuda_scatter(em_array *a, int m, int nidx, const em_array *idx, const em_array *values);
-em_status em_cuda_nonzero_dev(const em_array *a, em_array *out);
 
 #endif

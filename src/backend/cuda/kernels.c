@@ -7,7 +7,7 @@
  */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
-#include "codegen/render.h"
+#include "codegen/sbuf.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,15 +67,6 @@ static em_status em__build(int id, const char *name, const char *fname, em_cu_re
     return s;
 }
 
-em_status em_cu_kernel(int id, const char *key, const char *name, const char *fname,
-                       em_cu_render_fn render, const void *ctx, CUfunction *out) {
-    size_t klen = strlen(key);
-    const em_cu_kfn *k;
-    EM_CHECK(em_cu_kernel_get(id, key, klen, em_key_hash(key, klen), name, fname, render, ctx, &k));
-    *out = k->fn;
-    return EM_OK;
-}
-
 em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
                            const char *fname, em_cu_render_fn render, const void *ctx,
                            const em_cu_kfn **out) {
@@ -83,7 +74,9 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
     if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
     em__kent *e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
-    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &e->k.fn);
+    CUfunction fn = NULL;
+    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &fn);
+    e->k.fn = fn;
     if (s != EM_OK) {
         free(e);
         return s;

@@ -1,8 +1,8 @@
-/* Inclusive scans (cumsum, cumprod) on CUDA.
+/* Inclusive scans (cumsum, cumprod) over a backend's primitives.
  *
  * The scan runs along lines (codegen/render_scan.h: nlines lines of len
  * elements; a flattened scan is one line in C order over the input), in one
- * of three forms (em_cuda_scan_choose):
+ * of three forms (em_run_scan_choose):
  *
  *  'L' one thread per line, sequential: NumPy's order exactly.  For short
  *      lines, for many lines that lie interleaved in memory (neighbouring
@@ -41,15 +41,15 @@
  *
  * Index math is 64-bit throughout; tile-local indices (< EM_SCAN_TILE) are int.
  */
-#include "backend/cuda/scan.h"
-#include "backend/cuda/cuda_internal.h"
+#include "codegen/run_scan.h"
 #include "codegen/render_scan.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-em_scan_plan em_cuda_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms) {
+em_scan_plan em_run_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms) {
     em_scan_plan p = {'L', nlines, len, 1};
     if (out == EM_FLOAT16) {
         /* One thread per line costs ~len dependent steps; the host path
@@ -63,26 +63,37 @@ em_scan_plan em_cuda_scan_choose(int64_t nlines, int64_t len, bool interleaved, 
     return p;
 }
 
-static em_status em__render(const void *ctx, void *src) { return em_render_scan(ctx, src); }
+typedef struct em__sctx {
+    const em_backend *be;
+    const em_scan_spec *c;
+} em__sctx;
 
-static em_status em__launch(int id, const em_scan_spec *c, const char *fname, int64_t units, int64_t per_sm,
-                            const void *args) {
+static em_status em__render(const void *ctx, void *src) {
+    const em__sctx *x = ctx;
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(x->be, &d));
+    return em_render_scan(d, x->c, src);
+}
+
+static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c, const char *fname,
+                            int64_t units, int64_t per_sm, const void *args) {
     const em_device_props *pr;
-    EM_CHECK(em_cu_props(id, &pr));
+    EM_CHECK(be->props_ref(id, &pr));
     em_sbuf key = {0};
     em_scan_key(c, &key);
     em_sbuf_printf(&key, "|%s", fname);
     char name[64];
     snprintf(name, sizeof name, "%s_%s%s", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod", em_dtype_get(c->in)->name,
              c->tiles ? fname + 7 : ""); /* "cumsum_float32_up" */
-    CUfunction f;
+    const em_kfn *f = NULL;
+    em__sctx x = {be, c};
     em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
-                            em_cu_kernel(id, key.s, name, fname, em__render, c, &f);
+                            em_run_kernel(be, id, key.s, name, fname, em__render, &x, &f);
     em_sbuf_free(&key);
     int64_t g = units, cap = (int64_t)pr->multiprocessor_count * per_sm;
     if (g > cap) g = cap;
     if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
-    if (s == EM_OK) s = em_cu_launch(id, f, name, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
+    if (s == EM_OK) s = be->launch(id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
     return s;
 }
 
@@ -92,7 +103,7 @@ static em_status em__on_host(em_reduce_op op, const em_array *a, int axis, em_ar
     em_array ha = {0}, hout = {0};
     em_status s = em_to_device(a, cpu, &ha);
     if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
-    if (s == EM_OK) s = em_cpu_backend.scan(op, &ha, axis, &hout);
+    if (s == EM_OK) s = em_algo_scan(&em_cpu_backend, op, &ha, axis, &hout);
     if (s == EM_OK) /* em_scan's results are C-contiguous: one host-to-device copy */
         s = em_array_is_c_contiguous(out) ? em_array_write(out, hout.data, em_array_nbytes(&hout)) :
                                             em_copy_into(out, &hout);
@@ -108,7 +119,7 @@ static bool em__interleaved(const em_array *a, int axis) {
     return false;
 }
 
-em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *out) {
+em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis, em_array *out) {
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
         return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d", (int)op);
     if (axis >= a->ndim) return em_error(EM_EVALUE, "scan axis %d out of range for %d dimensions", axis, a->ndim);
@@ -122,9 +133,9 @@ em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *o
     int nd = a->ndim ? a->ndim : 1, id = em_array_device(a).id;
     em_scan_spec c = {op, a->dtype, out->dtype, nd, a->ndim ? axis : -1, false};
     const em_device_props *pr;
-    EM_CHECK(em_cu_props(id, &pr));
+    EM_CHECK(be->props_ref(id, &pr));
     int64_t len = c.axis >= 0 ? a->shape[axis] : n;
-    em_scan_plan p = em_cuda_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis), out->dtype,
+    em_scan_plan p = em_run_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis), out->dtype,
                                          pr->multiprocessor_count);
     /* The host scans along an axis only; em_scan flattens before calling
      * here, so a long flattened float16 line comes only from direct callers. */
@@ -135,23 +146,18 @@ em_status em_cuda_scan(em_reduce_op op, const em_array *a, int axis, em_array *o
     for (int d = 0; d < a->ndim; d++)
         args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d], args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
     if (!a->ndim) args.v[0] = 1;
-    if (p.mode == 'L') return em__launch(id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32, &args);
+    if (p.mode == 'L') return em__launch(be, id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32, &args);
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
-    if (p.ntiles == 1) return em__launch(id, &c, EM_SCAN_DOWN, units, 16, &args);
+    if (p.ntiles == 1) return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
     size_t bytes = (size_t)units * em_dtype_get(em_scan_acc(c.out))->size; /* units <= n: no overflow */
     void *part = NULL;
-    em_status s = em_cu_pool_alloc(id, bytes, &part);
+    em_status s = be->alloc(id, bytes, &part);
     args.part = part;
-    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_UP, units, 16, &args);
-    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_MID, p.nlines, 16, &args);
-    if (s == EM_OK) s = em__launch(id, &c, EM_SCAN_DOWN, units, 16, &args);
+    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_UP, units, 16, &args);
+    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_MID, p.nlines, 16, &args);
+    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
     /* One stream: the pool may hand the block out again once queued work is ordered after. */
-    if (part) em_cu_pool_free(id, part, bytes);
+    if (part) be->free(id, part, bytes);
     return s;
-}
-
-em_status em_cuda_render_scan(em_reduce_op op, em_dtype in, em_dtype out, int nd, int axis, void *src) {
-    em_scan_spec c = {op, in, out, nd, axis < 0 ? -1 : axis, false};
-    return em_render_scan(&c, src);
 }

@@ -1,8 +1,9 @@
-/* Scans on CUDA: the choice of form (scan.c explains the forms). */
-#ifndef EM_CUDA_SCAN_H
-#define EM_CUDA_SCAN_H
+/* Scans over a backend's primitives: the choice of form (run_scan.c
+ * explains the forms). */
+#ifndef EM_RUN_SCAN_H
+#define EM_RUN_SCAN_H
 
-#include "core/core.h"
+#include "codegen/run.h"
 
 #include <stdbool.h>
 
@@ -16,6 +17,6 @@ typedef struct em_scan_plan {
  * of sms multiprocessors; interleaved: neighbouring lines are closer in
  * memory than a line's neighbouring elements (one thread per line then
  * reads coalesced). */
-EM_API em_scan_plan em_cuda_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms);
+EM_API em_scan_plan em_run_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms);
 
 #endif

@@ -1,0 +1,19 @@
+/* The random-fill kernel: Philox4x32-10 blocks turned into elements by the
+ * stream mapping of ember.h (em_random_fill), one thread per Philox block
+ * in a grid-stride loop.  Argument (packed, all fields 8 bytes):
+ *   char *out; unsigned long long n, key, counter, low, range. */
+#ifndef EM_RENDER_RANDOM_H
+#define EM_RENDER_RANDOM_H
+
+#include "codegen/dialect.h"
+#include "codegen/render.h"
+
+/* Elements per Philox block for kind into dt (4 for 32-bit outputs, 2 for
+ * 64-bit ones and integers); EM_ETYPE for a kind dt cannot hold. */
+EM_API em_status em_random_per_block(em_random_kind kind, em_dtype dt, int *per);
+/* The kernel (named EM_KNAME) filling dt with kind, prelude included.
+ * Dialects whose kernels take one argument struct only (args_struct). */
+EM_API em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt,
+                                  em_sbuf *src);
+
+#endif

@@ -1,0 +1,78 @@
+/* The algorithms above the backends: host drivers that render a kernel
+ * template (codegen/render_*.c), get it compiled and launch it through a
+ * backend's primitives (backend.h), so each is written once for every
+ * backend that compiles.  em_algo_* is how the core calls an operation: the
+ * backend's precompiled one where it has ops (the CPU), else the driver.
+ *
+ * The drivers' contracts are backend.h's em_backend_ops entries, with the
+ * backend first.  Launch shapes are 1-D: EM_RUN_BLOCK threads per block
+ * unless a driver says otherwise.
+ */
+#ifndef EM_RUN_H
+#define EM_RUN_H
+
+#include "backend/backend.h"
+#include "codegen/dialect.h"
+
+#define EM_RUN_BLOCK 256
+
+em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, uint64_t *key);
+EM_API em_status em_run_reduce(const em_backend *be, em_reduce_op op, const em_array *a, int naxes,
+                               const int *axes, em_dtype dt, double ddof, const em_node *fused,
+                               em_array *out);
+EM_API em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis,
+                             em_array *out);
+EM_API em_status em_run_take(const em_backend *be, const em_array *a, int m, int nidx,
+                             const em_array *idx, em_array *out);
+EM_API em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx,
+                            const em_array *idx, const em_array *values);
+EM_API em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out);
+EM_API em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req);
+
+/* The flat-position gather over all of a (any layout): out = a.ravel()[idx]
+ * (run_index.c; em_run_take's path for nidx == 1, m == ndim). */
+EM_API em_status em_run_take_flat(const em_backend *be, const em_array *a, const em_array *idx,
+                                  em_array *out);
+
+/* be's dialect table, or an error status (a backend that names none). */
+em_status em_run_dialect(const em_backend *be, const em_dialect **out);
+
+/* The loaded kernel for a NUL-terminated key: be's cache, else rendered,
+ * compiled and loaded (the drivers that launch rarely enough to hash a key
+ * per call). */
+em_status em_run_kernel(const em_backend *be, int id, const char *key, const char *name,
+                        const char *fname, em_render_cb render, const void *ctx,
+                        const em_kfn **out);
+
+static inline em_status em_algo_eval(const em_backend *be, const em_node *root, em_array *out,
+                                     uint64_t *key) {
+    return be->ops ? be->ops->eval(root, out, key) : em_run_eval(be, root, out, key);
+}
+static inline em_status em_algo_reduce(const em_backend *be, em_reduce_op op, const em_array *a,
+                                       int naxes, const int *axes, em_dtype dt, double ddof,
+                                       const em_node *fused, em_array *out) {
+    return be->ops ? be->ops->reduce(op, a, naxes, axes, dt, ddof, fused, out)
+                   : em_run_reduce(be, op, a, naxes, axes, dt, ddof, fused, out);
+}
+static inline em_status em_algo_scan(const em_backend *be, em_reduce_op op, const em_array *a,
+                                     int axis, em_array *out) {
+    return be->ops ? be->ops->scan(op, a, axis, out) : em_run_scan(be, op, a, axis, out);
+}
+static inline em_status em_algo_take(const em_backend *be, const em_array *a, int m, int nidx,
+                                     const em_array *idx, em_array *out) {
+    return be->ops ? be->ops->take(a, m, nidx, idx, out) : em_run_take(be, a, m, nidx, idx, out);
+}
+static inline em_status em_algo_put(const em_backend *be, em_array *a, int m, int nidx,
+                                    const em_array *idx, const em_array *values) {
+    return be->ops ? be->ops->put(a, m, nidx, idx, values)
+                   : em_run_put(be, a, m, nidx, idx, values);
+}
+static inline em_status em_algo_nonzero(const em_backend *be, const em_array *a, em_array *out) {
+    return be->ops ? be->ops->nonzero(a, out) : em_run_nonzero(be, a, out);
+}
+static inline em_status em_algo_random(const em_backend *be, em_array *a,
+                                       const em_random_req *req) {
+    return be->ops ? be->ops->random(a, req) : em_run_random(be, a, req);
+}
+
+#endif

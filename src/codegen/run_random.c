@@ -1,0 +1,46 @@
+/* Random fills over a backend's primitives: Philox4x32-10, counter based,
+ * so element n of a stream is the same on every device and whatever the
+ * launch shape (render_random.c gives the stream mapping and the kernel). */
+#include "codegen/render_random.h"
+#include "codegen/run.h"
+#include "core/core.h"
+
+#include <stdio.h>
+
+typedef struct em__rctx {
+    const em_backend *be;
+    em_random_kind kind;
+    em_dtype dt;
+} em__rctx;
+
+static em_status em__render(const void *ctx, void *sb) {
+    const em__rctx *r = ctx;
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(r->be, &d));
+    return em_render_random(d, r->kind, r->dt, sb);
+}
+
+em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req) {
+    em_random_kind kind = req->kind;
+    int id = em_array_device(a).id, per;
+    em__rctx r = {.be = be, .kind = kind, .dt = a->dtype};
+    EM_CHECK(em_random_per_block(kind, a->dtype, &per));
+    if (!em_array_is_c_contiguous(a))
+        return em_error(EM_EVALUE, "random fill needs a C-contiguous array");
+    uint64_t n = (uint64_t)em_array_size(a);
+    if (n == 0) return EM_OK;
+    char key_s[32], name[48];
+    snprintf(key_s, sizeof key_s, "RND%d|%d", (int)kind, (int)a->dtype);
+    snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
+    const em_kfn *f;
+    EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));
+    const em_device_props *pr;
+    EM_CHECK(be->props_ref(id, &pr));
+    struct {
+        char *out;
+        uint64_t n, key, counter, low, range;
+    } args = {a->data, n, req->key, req->counter, req->low, req->range};
+    uint64_t blocks = (n + (uint64_t)per - 1) / (uint64_t)per, g = (blocks + 255) / 256,
+             cap = (uint64_t)pr->multiprocessor_count * 32;
+    return be->launch(id, f, (unsigned)(g < cap ? g : cap), 256, 0, &args);
+}

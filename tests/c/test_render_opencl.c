@@ -1,0 +1,124 @@
+/* Renderers asked for OpenCL C: the elementwise kernel in OpenCL's form
+ * (buffers as their own __global arguments, the struct holding only
+ * numbers), checked for its shape and, where clang is on the PATH, compiled
+ * as OpenCL C 1.2 (-fsyntax-only) over a stand-in prelude: the generated
+ * OpenCL prelude is branch `scalar`'s.  The renderers not written for
+ * OpenCL yet say so (EM_EUNSUPPORTED) instead of emitting CUDA. */
+#include "codegen/render.h"
+#include "codegen/render_gather.h"
+#include "codegen/render_index.h"
+#include "codegen/render_random.h"
+#include "codegen/render_reduce.h"
+#include "codegen/render_scan.h"
+#include "ctest.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static const em_device cpu = {EM_CPU, 0};
+
+/* Just enough of a prelude for the ops used here. */
+static const char stand_in[] =
+    "typedef char em_i8; typedef short em_i16; typedef int em_i32; typedef long em_i64;\n"
+    "typedef uchar em_u8; typedef ushort em_u16; typedef uint em_u32; typedef ulong em_u64;\n"
+    "#define em_add(a, b) ((a) + (b))\n#define em_multiply(a, b) ((a) * (b))\n"
+    "#define em_sqrt(a) sqrt(a)\n";
+
+static void mk(em_array *a, em_dtype dt, int nd, const int64_t *shape) {
+    CHECK(em_array_empty(a, dt, nd, shape, cpu) == EM_OK);
+}
+
+static void op_node(em_node *n, em_op op, int nin, const em_node *x, const em_node *y) {
+    em_dtype p = nin > 1 ? em_promote(x->dtype, y->dtype) : x->dtype, loop, odt;
+    CHECK(em_op_resolve(op, p, &loop, &odt) == EM_OK);
+    *n = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {x, y}};
+}
+
+static bool have_clang(void) { return system("clang --version > /dev/null 2>&1") == 0; }
+
+/* clang -x cl on the stand-in prelude and src: true when it compiles. */
+static bool cl_compiles(const char *src) {
+    char path[] = "/tmp/ember_cl_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return false;
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "%s%s", stand_in, src);
+    fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "clang -x cl -cl-std=CL1.2 -fsyntax-only -Werror %s", path);
+    int rc = system(cmd);
+    unlink(path);
+    return rc == 0;
+}
+
+static void render_cl(const em_node *root, const em_array *out, em_sbuf *s) {
+    em_kplan p;
+    CHECK(em_kplan_make(root, out, &p) == EM_OK);
+    CHECK(em_render_ew(&em_dialect_opencl, &p, s) == EM_OK && s->s);
+}
+
+static void test_contiguous_add(void) {
+    int64_t sh[1] = {1000};
+    em_array a, b, o;
+    mk(&a, EM_FLOAT32, 1, sh), mk(&b, EM_FLOAT32, 1, sh), mk(&o, EM_FLOAT32, 1, sh);
+    em_node la, lb, r;
+    em_node_leaf(&la, &a), em_node_leaf(&lb, &b);
+    op_node(&r, EM_OP_ADD, 2, &la, &lb);
+    em_sbuf s = {0};
+    render_cl(&r, &o, &s);
+    CHECK(strstr(s.s, "__kernel void __attribute__((reqd_work_group_size(256, 1, 1))) em_kernel("
+                      "__global char *d0, __global char *d1, __global char *d2, const em_args p)"));
+    CHECK(strstr(s.s, "((__global const float *)d1)[i]"));
+    CHECK(strstr(s.s, "((__global float *)d0)[i] ="));
+    CHECK(strstr(s.s, "get_group_id(0)") && strstr(s.s, "get_num_groups(0)"));
+    /* Views: each buffer's byte offset comes in the struct. */
+    CHECK(strstr(s.s, "    long off[3];\n") && strstr(s.s, "    d2 += p.off[2];\n"));
+    /* Nothing of CUDA's spelling, no pointer in the struct, no C++ template. */
+    CHECK(!strstr(s.s, "p.d[") && !strstr(s.s, "blockIdx") && !strstr(s.s, "em_ldg") &&
+          !strstr(s.s, "long long") && !strstr(s.s, "char *d["));
+    if (have_clang()) CHECK(cl_compiles(s.s));
+    em_sbuf_free(&s);
+    em_array_release(&a), em_array_release(&b), em_array_release(&o);
+}
+
+/* A transposed, reversed view: the strided form's shape and strides. */
+static void test_strided_with_broadcast_scalar(void) {
+    int64_t sh[3] = {4, 6, 8}, one[1] = {1};
+    em_array a, t, c, o;
+    mk(&a, EM_FLOAT64, 3, sh), mk(&c, EM_FLOAT64, 1, one);
+    mk(&o, EM_FLOAT64, 3, (int64_t[]){8, 6, 4});
+    int perm[3] = {2, 1, 0};
+    CHECK(em_view_transpose(&a, perm, &t) == EM_OK);
+    em_node lt, lc, m, r;
+    em_node_leaf(&lt, &t), em_node_leaf(&lc, &c);
+    op_node(&m, EM_OP_SQRT, 1, &lt, NULL);
+    op_node(&r, EM_OP_MULTIPLY, 2, &m, &lc);
+    em_sbuf s = {0};
+    render_cl(&r, &o, &s);
+    CHECK(strstr(s.s, "    long shape[") && strstr(s.s, "*(__global const double *)(d1 + o1)"));
+    /* The broadcast scalar, read once. */
+    CHECK(strstr(s.s, "const double x2 = *(__global const double *)d2;"));
+    if (have_clang()) CHECK(cl_compiles(s.s));
+    em_sbuf_free(&s);
+    em_array_release(&a), em_array_release(&t), em_array_release(&c), em_array_release(&o);
+}
+
+static void test_not_yet_rendered(void) {
+    em_sbuf s = {0};
+    const em_dialect *cl = &em_dialect_opencl;
+    em_gather_spec g = {.mode = EM_G_TAKE, .size = 4, .m = 1, .nidx = 1, .r = 1};
+    CHECK(em_render_gather(cl, &g, &s) == EM_EUNSUPPORTED);
+    CHECK(em_render_index(cl, false, EM_FLOAT32, EM_FLOAT32, 1, 1, &s) == EM_EUNSUPPORTED);
+    CHECK(em_render_random(cl, EM_RAND_UNIFORM, EM_FLOAT32, &s) == EM_EUNSUPPORTED);
+    em_scan_spec c = {EM_RED_CUMSUM, EM_FLOAT32, EM_FLOAT32, 1, 0, false};
+    CHECK(em_render_scan(cl, &c, &s) == EM_EUNSUPPORTED);
+    CHECK(s.len == 0); /* nothing half-written */
+    em_sbuf_free(&s);
+}
+
+int main(void) {
+    RUN(test_contiguous_add);
+    RUN(test_strided_with_broadcast_scalar);
+    RUN(test_not_yet_rendered);
+    return ctest_summary();
+}

@@ -1,0 +1,120 @@
+/* The algorithms above the backends (codegen/run_*.c) on a stub backend
+ * that has only the runtime primitives: its kernel cache, compile and
+ * launch record what they are given, so the drivers are seen to render in
+ * the backend's dialect, look kernels up by structural key, and launch
+ * with the packed argument -- on no particular device.  Also the dispatch
+ * (em_algo_*): the CPU's precompiled ops where present, else the drivers. */
+#include "codegen/render.h"
+#include "codegen/run.h"
+#include "ctest.h"
+
+#include <stdlib.h>
+
+static const em_device cpu = {EM_CPU, 0};
+static const em_device_props stub_props = {.multiprocessor_count = 4,
+                                           .max_grid_dim = {1 << 30, 1, 1},
+                                           .max_threads_per_block = 1024};
+
+static struct {
+    int finds, gets, launches;
+    unsigned grid, block;
+    char key[512], src[8192];
+    em_kfn k;
+    bool have;
+} st;
+
+static em_status stub_props_ref(int id, const em_device_props **out) {
+    *out = &stub_props;
+    return EM_OK;
+}
+
+static const em_kfn *stub_find(int id, const char *key, size_t klen, uint64_t hash) {
+    st.finds++;
+    return st.have && strlen(st.key) == klen && !memcmp(st.key, key, klen) ? &st.k : NULL;
+}
+
+static em_status stub_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
+                          const char *fname, em_render_cb render, const void *ctx,
+                          const em_kfn **out) {
+    st.gets++;
+    em_sbuf s = {0};
+    em_status r = render(ctx, &s);
+    if (r != EM_OK) return r;
+    snprintf(st.src, sizeof st.src, "%s", s.s);
+    snprintf(st.key, sizeof st.key, "%.*s", (int)klen, key);
+    snprintf(st.k.name, sizeof st.k.name, "%s", name);
+    em_sbuf_free(&s);
+    st.have = true;
+    *out = &st.k;
+    return EM_OK;
+}
+
+static em_status stub_launch(int id, const em_kfn *k, unsigned grid, unsigned block,
+                             unsigned shmem, void *arg) {
+    st.launches++, st.grid = grid, st.block = block;
+    return EM_OK;
+}
+
+static const em_backend stub = {
+    .name = "stub",
+    .kind = EM_CPU,
+    .dialect = "opencl",
+    .props_ref = stub_props_ref,
+    .kernel_find = stub_find,
+    .kernel_get = stub_get,
+    .launch = stub_launch,
+};
+
+static void test_eval_renders_in_the_backends_dialect(void) {
+    int64_t sh[1] = {10000};
+    em_array a, b, o;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, cpu) == EM_OK);
+    CHECK(em_array_empty(&b, EM_FLOAT32, 1, sh, cpu) == EM_OK);
+    CHECK(em_array_empty(&o, EM_FLOAT32, 1, sh, cpu) == EM_OK);
+    em_node la, lb, r;
+    em_node_leaf(&la, &a), em_node_leaf(&lb, &b);
+    em_dtype loop, odt;
+    CHECK(em_op_resolve(EM_OP_ADD, EM_FLOAT32, &loop, &odt) == EM_OK);
+    r = (em_node){.op = EM_OP_ADD, .loop = loop, .dtype = odt, .nin = 2, .in = {&la, &lb}};
+    uint64_t h1 = 0, h2 = 0;
+    CHECK(em_algo_eval(&stub, &r, &o, &h1) == EM_OK);
+    CHECK(st.gets == 1 && st.launches == 1 && h1 != 0);
+    CHECK(strstr(st.src, "__kernel void") && strstr(st.src, "__global char *d0"));
+    /* A thread per group of the wide loop (4 floats); the OpenCL form has
+     * no wide loop, and its grid-stride loop covers the rest. */
+    CHECK(st.block == EM_RUN_BLOCK && st.grid == (10000 / 4 + 255) / 256);
+    /* The second launch finds the kernel: nothing rendered again. */
+    CHECK(em_algo_eval(&stub, &r, &o, &h2) == EM_OK);
+    CHECK(st.gets == 1 && st.launches == 2 && h2 == h1);
+    em_array_release(&a), em_array_release(&b), em_array_release(&o);
+}
+
+/* A template not written for the backend's dialect is an error, not CUDA text. */
+static void test_unrendered_dialect_is_unsupported(void) {
+    int64_t sh[1] = {8};
+    em_array a;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, cpu) == EM_OK);
+    em_random_req req = {.kind = EM_RAND_UNIFORM, .key = 1};
+    int before = st.launches;
+    CHECK(em_algo_random(&stub, &a, &req) == EM_EUNSUPPORTED);
+    CHECK(st.launches == before);
+    em_array_release(&a);
+}
+
+/* The CPU has precompiled ops and compiles nothing; CUDA the reverse. */
+static void test_tables(void) {
+    CHECK(em_cpu_backend.ops && em_cpu_backend.ops->eval && !em_cpu_backend.kernel_get &&
+          !em_cpu_backend.launch && !em_cpu_backend.dialect);
+    CHECK(!em_cuda_backend.ops && em_cuda_backend.kernel_find && em_cuda_backend.kernel_get &&
+          em_cuda_backend.launch && !strcmp(em_cuda_backend.dialect, "cuda"));
+    const em_dialect *d = NULL;
+    CHECK(em_run_dialect(&em_cpu_backend, &d) == EM_EUNSUPPORTED && !d);
+    CHECK(em_run_dialect(&em_cuda_backend, &d) == EM_OK && d == &em_dialect_cuda);
+}
+
+int main(void) {
+    RUN(test_eval_renders_in_the_backends_dialect);
+    RUN(test_unrendered_dialect_is_unsupported);
+    RUN(test_tables);
+    return ctest_summary();
+}
