@@ -154,6 +154,9 @@ def expand_dims(a, /, axis=0):
     a = _arr(a)
     seq = axis if isinstance(axis, (tuple, list)) else (axis,)
     nd = a.ndim + len(seq)
+    if nd > _ember.MAXDIMS:  # NumPy's error for a shape past the limit (indexing's is IndexError)
+        raise ValueError(f"maximum supported dimension for an ndarray is {_ember.MAXDIMS}, "
+                         f"found {nd}")
     axes = _axes(seq, nd)
     key = [None if i in axes else slice(None) for i in range(nd)]
     return a[tuple(key)]
