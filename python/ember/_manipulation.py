@@ -386,7 +386,7 @@ def array_split(ary, indices_or_sections, axis=0):
     key = [slice(None)] * ary.ndim
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        key[ax] = slice(int(lo), max(int(lo), int(hi)))
+        key[ax] = slice(int(lo), int(hi))  # NumPy's: Python slice rules, negatives from the end
         out.append(ary[tuple(key)])
     return out
 

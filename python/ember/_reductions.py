@@ -274,7 +274,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 def _nanminmax(fn, fill, a, axis, out, keepdims):
     from ._ufuncs import isnan, where
     a = _arr(a)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":  # complex too: a NaN in either part is skipped
         return fn(a, axis, out, keepdims)
     nan = isnan(a)
     res = fn(where(nan, _ember.asarray(fill, a.dtype, None, None), a), axis, None, keepdims)

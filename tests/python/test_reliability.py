@@ -132,3 +132,30 @@ def test_integer_chain_compiles_in_bounded_time(fake_lib, tmp_path):
     assert r.returncode == 0, r.stderr
     assert int(r.stdout.split()[-1]) <= 8  # a few distinct kernels (phases of the loop)
     assert time.monotonic() - t < 120, "compiling the fused integer chain took too long"
+
+
+# ---- wrong answers returned silently ----
+
+@pytest.mark.parametrize("idx", [[3, -2], [-2], [-12, 3], [5, 3], [3, 3, 12], [-1, -5], [0, -10],
+                                 [], [11], [2, 100, -100]])
+@pytest.mark.parametrize("fn", ["split", "array_split"])
+def test_split_at_negative_indices(device, fn, idx):
+    x = np.arange(20).reshape(10, 2)
+    for ax, a in ((0, x), (1, x.T), (-1, x.T)):
+        want = getattr(np, fn)(a, idx, axis=ax)
+        got = getattr(em, fn)(em.asarray(a), idx, axis=ax)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(em.asnumpy(g), w)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("fn", ["nanmax", "nanmin"])
+def test_nan_extrema_of_complex(device, fn, dt):
+    nan = np.nan
+    a = np.array([[1 + 1j, nan, 2], [complex(nan, 1), 3j, -3], [complex(1, nan), 1, 1j]], dt)
+    for axis in (None, 0, 1, -1):
+        want = getattr(np, fn)(a, axis=axis)
+        got = getattr(em, fn)(em.asarray(a), axis=axis)
+        assert em.asnumpy(got).dtype == want.dtype
+        np.testing.assert_array_equal(em.asnumpy(got), want)
