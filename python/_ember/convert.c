@@ -111,6 +111,16 @@ int pyem_scalar_store(PyObject *o, em_dtype dt, void *p) {
         return 0;
     }
     if ((k == 'i' || k == 'u') && PyLong_Check(o)) return pyem__store_int(o, dt, p);
+    if ((k == 'i' || k == 'u') && PyFloat_Check(o)) {
+        /* NumPy 2 stores a Python float into an integer array as int(v):
+         * NaN is a ValueError, an infinity or a value out of the dtype's
+         * range an OverflowError, instead of the cast's garbage. */
+        PyObject *iv = PyNumber_Long(o);
+        if (!iv) return -1;
+        int r = pyem__store_int(iv, dt, p);
+        Py_DECREF(iv);
+        return r;
+    }
     if (k == 'c') {
         Py_complex c = PyComplex_AsCComplex(o);
         if (c.real == -1.0 && PyErr_Occurred()) return -1;
@@ -419,6 +429,10 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
          * out-of-range integer raises OverflowError as in NumPy. */
         em_dtype vdt, sdt;
         vdt = pyem_scalar_dtype(val, &sdt) == 0 ? dt : EM_NDTYPES;
+        /* ... but a float is cast like an array (NumPy's full(2, nan,
+         * dtype=int) warns, where a[0] = nan raises). */
+        if (vdt != EM_NDTYPES && PyFloat_Check(val) && strchr("iu", em_dtype_get(vdt)->kind))
+            vdt = EM_NDTYPES;
         if (pyem_as_array(val, vdt, cpu, -1, &v) < 0) return NULL;
         if (dt == EM_NDTYPES) dt = v.dtype;
     }

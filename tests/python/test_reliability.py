@@ -159,3 +159,35 @@ def test_nan_extrema_of_complex(device, fn, dt):
         got = getattr(em, fn)(em.asarray(a), axis=axis)
         assert em.asnumpy(got).dtype == want.dtype
         np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+INTS = [d for d in ALL_DTYPES if d.kind in "iu"]
+
+
+@pytest.mark.parametrize("dt", INTS)
+@pytest.mark.parametrize("v", [float("nan"), float("inf"), -float("inf"), 65504.0, 300.0, -1.0,
+                               2.0**63, 1e30, 2.5, -2.5, 127.9, -128.0])
+def test_python_float_into_integer_array(device, dt, v):
+    """NumPy 2 stores a Python float into an integer array as int(v): NaN is
+    a ValueError, infinities and out-of-range values an OverflowError."""
+    keys = [0, (slice(None),), [1], np.array([True, False, True])]
+    for key in keys:
+        a, b = np.zeros(3, dt), em.zeros(3, dtype=dt)
+        ek = em.asarray(key) if isinstance(key, np.ndarray) else key
+        try:
+            a[key] = v
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e)):
+                b[ek] = v
+            assert (em.asnumpy(b) == 0).all()  # nothing stored
+            continue
+        b[ek] = v
+        np.testing.assert_array_equal(em.asnumpy(b), a)
+    # asarray of a float scalar with an integer dtype converts the same way
+    try:
+        want = np.asarray(v, dtype=dt)
+    except (ValueError, OverflowError) as e:
+        with pytest.raises(type(e)):
+            em.asarray(v, dtype=dt)
+    else:
+        assert em.asnumpy(em.asarray(v, dtype=dt)) == want
