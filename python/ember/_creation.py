@@ -47,26 +47,30 @@ def _check_order(order):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
-def empty(shape, dtype=None, order="C", *, device=None):
+def _full(shape, fill, dtype, order, device):
+    """_ember.full in C or F order (F: the C array of the reversed shape, transposed)."""
     _check_order(order)
-    return _ember.full(shape, None, dtype if dtype is not None else "float64", device)
+    if order == "F" and not isinstance(shape, int) and len(shape) > 1:
+        return _ember.full(tuple(shape)[::-1], fill, dtype, device).T
+    return _ember.full(shape, fill, dtype, device)
+
+
+def empty(shape, dtype=None, order="C", *, device=None):
+    return _full(shape, None, dtype if dtype is not None else "float64", order, device)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None):
-    _check_order(order)
-    return _ember.full(shape, 0, dtype if dtype is not None else "float64", device)
+    return _full(shape, 0, dtype if dtype is not None else "float64", order, device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None):
-    _check_order(order)
-    return _ember.full(shape, 1, dtype if dtype is not None else "float64", device)
+    return _full(shape, 1, dtype if dtype is not None else "float64", order, device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
-    _check_order(order)
     if dtype is None and isinstance(fill_value, (bool, int, float, complex)):
         dtype = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(fill_value)]
-    return _ember.full(shape, fill_value, dtype, device)
+    return _full(shape, fill_value, dtype, order, device)
 
 
 def _like(a, dtype, shape, device):

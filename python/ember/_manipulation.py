@@ -62,11 +62,22 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     return a.reshape(shape, order=order, copy=copy)
 
 
+def _flat_order(a, order):
+    """The order ravel/flatten read a in: 'F' for order 'F', and for 'A' and
+    'K' when a is F- and not C-contiguous (an approximation of 'K', which
+    NumPy takes as the memory order of any layout)."""
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order == "F" or (order in ("A", "K") and a.ndim > 1 and a.flags.f_contiguous
+                        and not a.flags.c_contiguous):
+        return "F"
+    return "C"
+
+
 def ravel(a, /, order="C"):
     """The flattened array, a view when possible."""
-    if order not in ("C", "K", "A"):
-        raise NotImplementedError("ravel supports order='C' only")
-    return _arr(a).reshape(-1)
+    a = _arr(a)
+    return a.reshape(-1, order=_flat_order(a, order))
 
 
 def transpose(a, /, axes=None):
@@ -553,9 +564,8 @@ def tile(A, reps):
 # ---- methods ------------------------------------------------------------------------
 
 def _m_flatten(self, order="C"):
-    if order not in ("C", "K", "A"):
-        raise NotImplementedError("flatten supports order='C' only")
-    return self.copy().reshape(-1)
+    o = _flat_order(self, order)
+    return self.copy(order=o).reshape(-1, order=o)
 
 
 attach("ravel", lambda self, order="C": ravel(self, order))

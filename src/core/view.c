@@ -201,7 +201,13 @@ em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape, em_
     em__view_init(&o, a);
     EM_CHECK(em__reshape_target(a, ndim, shape, o.shape));
     o.ndim = ndim;
-    if (em_array_size(a) == 0 || em_array_is_c_contiguous(a)) {
+    if (em_array_size(a) == 0) { /* NumPy's reshape keeps products of the other dims */
+        int64_t st = EM_DTYPE_SIZE(a->dtype);
+        for (int i = ndim - 1; i >= 0; i--) {
+            o.strides[i] = st;
+            st *= o.shape[i] > 0 ? o.shape[i] : 1;
+        }
+    } else if (em_array_is_c_contiguous(a)) {
         em__contig_strides(ndim, o.shape, EM_DTYPE_SIZE(a->dtype), o.strides);
     } else if (!em__nocopy_strides(a, ndim, o.shape, o.strides)) {
         return em_error(EM_EUNSUPPORTED, "reshape needs a copy for this layout");

@@ -191,3 +191,180 @@ def test_python_float_into_integer_array(device, dt, v):
             em.asarray(v, dtype=dt)
     else:
         assert em.asnumpy(em.asarray(v, dtype=dt)) == want
+
+
+# ---- casting=, dtype= and where= are honoured ----
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe", "bogus", None, 1])
+@pytest.mark.parametrize("src,dst", [("float64", "int32"), ("int32", "float64"),
+                                     ("float64", "float32"), ("int8", "uint8"),
+                                     ("complex64", "float64"), ("bool", "int8"),
+                                     ("float32", "float32"), ("int64", "int64")])
+def test_astype_casting(device, casting, src, dst):
+    a = np.arange(6).reshape(2, 3).astype(src)
+    try:
+        want = a.astype(dst, casting=casting)
+    except (TypeError, ValueError) as e:
+        with pytest.raises(type(e), match=str(e)[:20].replace("(", r"\(")):
+            em.asarray(a).astype(dst, casting=casting)
+        return
+    got = em.asarray(a).astype(dst, casting=casting)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("name,args,dt", [
+    ("cos", ("f4",), "bool"), ("sqrt", ("i8",), "int32"), ("sqrt", ("i8",), "float32"),
+    ("sqrt", ("i8",), "float16"), ("cos", ("f4",), "complex64"), ("less", ("f4", "f4"), "float64"),
+    ("less", ("f4", "f4"), "bool"), ("add", ("i8", "i8"), "float32"),
+    ("add", ("f4", "f4"), "int32"), ("logical_and", ("i8", "i8"), "float64"),
+    ("logical_and", ("i8", "i8"), "bool"), ("isnan", ("f4",), "bool"),
+    ("isnan", ("f4",), "float64"), ("floor", ("i8",), "int64"), ("invert", ("i8",), "float64"),
+    ("add", ("i8", "i8"), "int8"), ("multiply", ("i8", "i8"), "complex64"),
+    ("equal", ("i8", "i8"), "int64"), ("negative", ("i8",), "uint8"),
+])
+def test_ufunc_dtype_is_the_output_dtype(device, name, args, dt):
+    xs = [np.arange(1, 4).astype(a) for a in args]
+    try:
+        want = getattr(np, name)(*xs, dtype=dt)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(em, name)(*[em.asarray(x) for x in xs], dtype=dt)
+        return
+    got = getattr(em, name)(*[em.asarray(x) for x in xs], dtype=dt)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(em.asnumpy(got), want, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dt", ["float64", "int32", "complex64"])
+def test_ufunc_where(device, dt):
+    rng = np.random.default_rng(3)
+    a = rng.integers(1, 9, (4, 5)).astype(dt)
+    b = rng.integers(1, 9, (5,)).astype(dt)
+    for mask in (rng.random((4, 5)) < 0.5, rng.random(5) < 0.5, [True, False, True, False, True],
+                 True, False, np.array(False)):
+        out = np.full((4, 5), 7, dt)
+        eout = em.asarray(out)
+        np.add(a, b, out=out, where=mask)
+        emask = em.asarray(mask) if isinstance(mask, np.ndarray) else mask
+        r = em.add(em.asarray(a), em.asarray(b), out=eout, where=emask)
+        assert r is eout
+        np.testing.assert_array_equal(em.asnumpy(eout), out)
+        out1 = np.full((4, 5), 7, dt)
+        np.negative(a, out=(out1,), where=mask)
+        eout1 = em.asarray(np.full((4, 5), 7, dt))
+        em.negative(em.asarray(a), out=(eout1,), where=emask)
+        np.testing.assert_array_equal(em.asnumpy(eout1), out1)
+    # without out the unmasked elements are the result's; the shape broadcasts
+    m2 = np.array([[True], [False], [True], [True]])
+    r = em.multiply(em.asarray(a[:1]), 2, where=em.asarray(m2))
+    assert r.shape == (4, 5)
+    np.testing.assert_array_equal(em.asnumpy(r)[m2[:, 0]], np.broadcast_to(a[:1] * 2, (4, 5))[m2[:, 0]])
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\) according to the rule 'safe'"):
+        em.add(em.asarray(a), 1, where=em.asarray([1, 0, 1, 0, 1]))
+
+
+# ---- order='F' ----
+
+def _layouts():
+    a = np.arange(24).reshape(2, 3, 4)
+    return [a, a.T, a.transpose(1, 0, 2), a[:, ::-1, ::2], np.asfortranarray(a), a[:, :, :1],
+            np.arange(6), np.arange(0).reshape(0, 3)]
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A"])
+def test_reshape_ravel_flatten_orders(device, order):
+    for x in _layouts():
+        e = em.asarray(x)
+        for shp in [(-1,), (x.size, 1), (1, -1)] + ([(2, -1)] if x.size % 2 == 0 else []):
+            want = np.reshape(x, shp, order=order)
+            got = em.reshape(e, shp, order=order)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(em.asnumpy(got), want)
+        np.testing.assert_array_equal(em.asnumpy(em.ravel(e, order=order)), np.ravel(x, order=order))
+        np.testing.assert_array_equal(em.asnumpy(e.flatten(order=order)), x.flatten(order=order))
+        for dt in ("float32", "int8"):
+            want = x.astype(dt, order=order)
+            got = e.astype(dt, order=order)
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            np.testing.assert_array_equal(em.asnumpy(got), want)
+        c = e.copy(order=order)
+        assert c.flags.f_contiguous == x.copy(order=order).flags.f_contiguous
+    with pytest.raises(ValueError, match="order 'K' is not permitted for reshaping"):
+        em.arange(6).reshape(6, order="K")
+    with pytest.raises(ValueError, match="order must be one of"):
+        em.arange(6).reshape(6, order="X")
+
+
+@pytest.mark.parametrize("f", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4), 5, (), (0, 3), (2, 1, 3), (1, 3)])
+def test_creation_order(device, f, shape):
+    for order in "CF":
+        want = getattr(np, f)(shape, order=order)
+        got = getattr(em, f)(shape, order=order)
+        assert (got.shape, got.strides) == (want.shape, want.strides)
+        assert got.flags.f_contiguous == want.flags.f_contiguous
+
+
+# ---- flags and strides of size-0 and size-1 dimensions ----
+
+def _size01_views(m):
+    a, b = m.zeros((3, 0, 2)), m.zeros((3, 1, 2))
+    c, d = m.reshape(m.arange(6), (2, 3)), m.zeros((4, 1, 2))
+    return [a[:, :, ::-1], a[::-1], a.T, a[:, :, ::2], b[:, :, ::-1], b[::2], d[::2], c[:, :1],
+            c[:1], c[:, :0], m.zeros((0, 3)), m.zeros((2, 1, 3)), m.reshape(a, (0, 3)),
+            m.zeros((3, 4))[:, ::-1][:, :0], c[:, None], c[None, :, ::-1][..., :1],
+            m.reshape(c, (3, 2, 1)), m.zeros((1, 1))[::-1], m.zeros((5,))[::5],
+            m.zeros((1, 4))[:, ::2], m.zeros((2, 0))[::-1, ::-1]]
+
+
+def test_flags_and_strides_of_size_0_and_1_dims(device):
+    for i, (x, y) in enumerate(zip(_size01_views(np), _size01_views(em))):
+        want = (x.shape, x.strides, x.flags.c_contiguous, x.flags.f_contiguous)
+        got = (y.shape, y.strides, y.flags.c_contiguous, y.flags.f_contiguous)
+        assert got == want, i
+
+
+# ---- result dtypes ----
+
+@pytest.mark.parametrize("src", ["float64", "int64", "complex128", "float32"])
+@pytest.mark.parametrize("dt", [None, "complex128", "complex64", "float32", "float64"])
+@pytest.mark.parametrize("f", ["var", "std"])
+def test_var_std_result_dtype(device, src, dt, f):
+    a = (np.arange(6) * (1 + 2j if src.startswith("c") else 1)).reshape(2, 3).astype(src)
+    for axis in (None, 0, 1):
+        want = getattr(np, f)(a, axis=axis, dtype=dt)
+        got = getattr(em, f)(em.asarray(a), axis=axis, dtype=dt)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(em.asnumpy(got), want, rtol=1e-5)
+
+
+def test_round_and_conj_of_bool(device):
+    b = np.array([True, False, True])
+    assert em.round(em.asarray(b)).dtype == np.round(b).dtype == np.float16
+    np.testing.assert_array_equal(em.asnumpy(em.round(em.asarray(b))), np.round(b))
+    with pytest.raises(TypeError):
+        em.round(em.asarray(b), 1)
+    for x in (b, np.arange(3), np.arange(3.0)):
+        e = em.asarray(x)
+        assert e.conj().dtype == x.conj().dtype and e.conjugate().dtype == x.conjugate().dtype
+        assert em.conj(e).dtype == np.conj(x).dtype
+    z = np.array([1 + 2j, -3j])
+    np.testing.assert_array_equal(em.asnumpy(em.asarray(z).conj()), z.conj())
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint64", "int32", "float64", "bool"])
+def test_host_copies_use_numpys_default_types(device, dt):
+    x = np.arange(3).astype(dt)
+    e = em.asarray(x)
+    assert repr(e) == repr(x)
+    assert em.asnumpy(e).dtype.char == x.dtype.char
+    assert np.asarray(memoryview(em.asarray(x, device="cpu"))).dtype.char == x.dtype.char
+
+
+def test_pinv_of_integers(device):
+    x = np.array([[1, 2], [3, 4], [5, 7]])
+    got = em.linalg.pinv(em.asarray(x))
+    np.testing.assert_allclose(em.asnumpy(got), np.linalg.pinv(x))
+    assert got.dtype == np.float64
