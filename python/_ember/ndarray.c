@@ -299,12 +299,11 @@ static int pyem__check_casting(PyObject *casting, em_dtype from, em_dtype to) {
     return ok ? 0 : -1;
 }
 
-/* order= of a copy: 'C', 'F', 'A' or 'K' (None: dflt); *fortran is whether the
- * copy is F-ordered ('A' and 'K' follow a that is F- and not C-contiguous:
- * other layouts come back C-ordered, where 'K' in NumPy keeps them). */
-int pyem_copy_order(PyObject *order, char dflt, const em_array *a, bool *fortran) {
+/* order= of a copy: 'C', 'F', 'A' or 'K' (None: dflt), resolved for a into
+ * *how: 'C', 'F', or 'K' (the input's stride order; 'A' is F for an array
+ * that is F- and not C-contiguous, else C). */
+int pyem_copy_order(PyObject *order, char dflt, const em_array *a, char *how) {
     char d[2] = {dflt, 0};
-    *fortran = false;
     if (!order || order == Py_None) order = NULL;
     const char *o = order && PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : order ? "" : d;
     if (!o) return -1;
@@ -315,20 +314,36 @@ int pyem_copy_order(PyObject *order, char dflt, const em_array *a, bool *fortran
                      order);
         return -1;
     }
-    *fortran = c == 'F' || ((c == 'A' || c == 'K') && a->ndim > 1 &&
-                            em_array_is_f_contiguous(a) && !em_array_is_c_contiguous(a));
+    if (c == 'A')
+        c = a->ndim > 1 && em_array_is_f_contiguous(a) && !em_array_is_c_contiguous(a) ? 'F' : 'C';
+    *how = c;
     return 0;
 }
 
-/* a cast to dt in C order, or in F order: the C-ordered copy of the
- * reversed-axes view, viewed reversed again. */
-em_status pyem_astype_order(const em_array *a, em_dtype dt, bool fortran, em_array *out) {
-    if (!fortran || a->ndim < 2) return em_astype(a, dt, out);
+/* a cast to dt as a new array in order how: the C-ordered copy of the view
+ * with its axes permuted (reversed for F; for K sorted by decreasing
+ * |stride|, stable, as NumPy's order='K'), viewed back in a's axis order. */
+em_status pyem_astype_order(const em_array *a, em_dtype dt, char how, em_array *out) {
+    int perm[EM_MAXDIMS], inv[EM_MAXDIMS];
+    bool ident = true;
+    for (int i = 0; i < a->ndim; i++) perm[i] = how == 'F' ? a->ndim - 1 - i : i;
+    if (how == 'K')
+        for (int i = 1; i < a->ndim; i++) /* insertion sort: stable, ndim is small */
+            for (int j = i; j > 0; j--) {
+                int64_t x = a->strides[perm[j - 1]], y = a->strides[perm[j]];
+                if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
+                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
+            }
+    for (int i = 0; i < a->ndim; i++) {
+        inv[perm[i]] = i;
+        ident = ident && perm[i] == i;
+    }
+    if (ident) return em_astype(a, dt, out);
     em_array t = {0}, c = {0};
-    em_status s = em_view_transpose(a, NULL, &t);
+    em_status s = em_view_transpose(a, perm, &t);
     if (s == EM_OK) s = em_astype(&t, dt, &c);
     em_array_release(&t);
-    if (s == EM_OK) s = em_view_transpose(&c, NULL, out);
+    if (s == EM_OK) s = em_view_transpose(&c, inv, out);
     em_array_release(&c);
     return s;
 }
@@ -341,16 +356,16 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
                                      &copy, &devo))
         return NULL;
     em_dtype dt;
-    bool fortran;
+    char how;
     if (pyem_dtype_from_obj(dto, &dt, 0) < 0 ||
         pyem__check_casting(casting, EMARR_META(self)->dtype, dt) < 0 ||
-        pyem_copy_order(order, 'K', EMARR_META(self), &fortran) < 0)
+        pyem_copy_order(order, 'K', EMARR_META(self), &how) < 0)
         return NULL;
     if (!copy && dt == EMARR_META(self)->dtype) return Py_NewRef(self);
     em_array r;
     em_status s;
     em_array *a = EMARR(self);
-    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, dt, fortran, &r);
+    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, dt, how, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -359,12 +374,12 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"order", NULL};
     PyObject *order = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &order)) return NULL;
-    bool fortran;
-    if (pyem_copy_order(order, 'C', EMARR_META(self), &fortran) < 0) return NULL;
+    char how;
+    if (pyem_copy_order(order, 'C', EMARR_META(self), &how) < 0) return NULL;
     em_array r;
     em_status s;
     em_array *a = EMARR(self);
-    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, EM_NDTYPES, fortran, &r);
+    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, EM_NDTYPES, how, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -422,16 +437,16 @@ static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *sargs = shp ? PyTuple_Pack(1, shp) : Py_NewRef(args);
     int bad = pyem__shape_args(sargs, &nd, shape);
     Py_DECREF(sargs);
-    bool fortran;
+    char how;
     em_array *a = EMARR(self);
     /* order 'K' is not allowed for reshape; 'A' is F for an F-ordered array. */
-    if (bad < 0 || pyem_copy_order(order, 'C', a, &fortran) < 0) return NULL;
-    if (order && PyUnicode_Check(order) && !PyUnicode_CompareWithASCIIString(order, "K")) {
+    if (bad < 0 || pyem_copy_order(order, 'C', a, &how) < 0) return NULL;
+    if (how == 'K') {
         PyErr_SetString(PyExc_ValueError, "order 'K' is not permitted for reshaping");
         return NULL;
     }
     em_array v;
-    if (!fortran) return pyem__reshape_c(a, nd, shape, copyo, &v) < 0 ? NULL : pyem_wrap(&v);
+    if (how == 'C') return pyem__reshape_c(a, nd, shape, copyo, &v) < 0 ? NULL : pyem_wrap(&v);
     /* F order is C order with every axis reversed, on both sides. */
     int64_t rev[EM_MAXDIMS];
     for (int i = 0; i < nd; i++) rev[i] = shape[nd - 1 - i];

@@ -115,7 +115,8 @@ template <class C, class R> EM_D C em_mk(R re, R im) { C c; c.re = re; c.im = im
   }                                                                                            \
   EM_D C em_power(C a, C b) {                                                                  \
     if (b.re == 0 && b.im == 0) return em_mk<C, R>(1, 0);                                      \
-    if (a.re == 0 && a.im == 0) return em_mk<C, R>(0, 0);                                      \
+    if (a.re == 0 && a.im == 0) /* NumPy 2: 0 for re(b) > 0, else NaN */                     \
+      return b.re > 0 ? em_mk<C, R>(0, 0) : em_mk<C, R>(nan(""), nan(""));                     \
     return em_exp(em_multiply(b, em_log(a)));                                                  \
   }                                                                                            \
   EM_D C em_exp2(C a) { return em_exp(em_multiply(a, em_mk<C, R>((R)0.693147180559945309417232121458176568, 0))); } \

@@ -368,3 +368,38 @@ def test_pinv_of_integers(device):
     got = em.linalg.pinv(em.asarray(x))
     np.testing.assert_allclose(em.asnumpy(got), np.linalg.pinv(x))
     assert got.dtype == np.float64
+
+
+# ---- complex special values as NumPy ----
+
+_CVALS = [0j, complex(-0.0, 0), 1 + 1j, complex(np.inf, np.inf), complex(np.inf, 0),
+          complex(0, np.inf), complex(np.nan, 1), complex(1e300, 1e300), -2 + 0.5j,
+          complex(-np.inf, 2), 3 + 0j, -1 + 0j, 0.5 + 0j, 4 + 0j, -5 + 0j, 99 + 0j, 1.5 - 2j]
+
+
+def _same_complex(got, want):
+    """Equal values, NaN parts where NumPy has them (rtol for the finite ones)."""
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        assert (np.isnan(g) == np.isnan(w)).all()
+        np.testing.assert_allclose(g[~np.isnan(w)], w[~np.isnan(w)], rtol=1e-5)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ["divide", "power", "multiply"])
+def test_complex_special_values(device, dt, name):
+    a = np.array(_CVALS, dt)
+    A, B = np.meshgrid(a, a)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(A, B)
+    got = em.asnumpy(getattr(em, name)(em.asarray(A), em.asarray(B)))
+    _same_complex(got, want)
+
+
+def test_complex_special_scalars(device):
+    with np.errstate(all="ignore"):
+        _same_complex(em.asnumpy(em.asarray([0.0]) ** (1 + 1j)), np.asarray([0.0]) ** (1 + 1j))
+        z = np.asarray([complex(np.inf, np.inf)])
+        _same_complex(em.asnumpy(1 / em.asarray(z)), 1 / z)
+        _same_complex(em.asnumpy(em.reciprocal(em.asarray(np.array(_CVALS)))),
+                      np.reciprocal(np.array(_CVALS)))
