@@ -255,9 +255,49 @@ static PyObject *pyem__item(PyObject *self) {
     return pyem_scalar_load(a->dtype, buf);
 }
 
+/* item(k): the k-th element in C order of an array of any shape (NumPy's
+ * flat index; negative counts from the end). */
+static PyObject *pyem__item_flat(PyObject *self, PyObject *ko) {
+    if (PyBool_Check(ko)) return PyErr_Format(PyExc_TypeError, "an integer is required");
+    PyObject *ix = PyNumber_Index(ko);
+    if (!ix) return NULL;
+    long long k = PyLong_AsLongLong(ix);
+    Py_DECREF(ix);
+    if (k == -1 && PyErr_Occurred()) return NULL;
+    const em_array *a = EMARR_META(self);
+    long long n = (long long)em_array_size(a);
+    if (k < -n || k >= n)
+        return PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for size %lld", k, n);
+    if (k < 0) k += n;
+    if (a->ndim == 0) return pyem__item(self);
+    PyObject *key = PyTuple_New(a->ndim);
+    if (!key) return NULL;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        PyTuple_SET_ITEM(key, d, PyLong_FromLongLong(k % a->shape[d]));
+        k /= a->shape[d];
+    }
+    PyObject *sub = pyem_getitem(self, key);
+    Py_DECREF(key);
+    if (!sub) return NULL;
+    PyObject *r = pyem__item(sub);
+    Py_DECREF(sub);
+    return r;
+}
+
 static PyObject *m_item(PyObject *self, PyObject *args) {
-    if (PyTuple_GET_SIZE(args) == 0) return pyem__item(self);
-    PyObject *sub = pyem_getitem(self, PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : args);
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n == 0) return pyem__item(self);
+    PyObject *k0 = PyTuple_GET_ITEM(args, 0);
+    if (n == 1 && PyTuple_Check(k0)) { /* item((i, j)): the same as item(i, j) */
+        args = k0;
+        n = PyTuple_GET_SIZE(args);
+        if (n == 0) return pyem__item(self);
+        k0 = PyTuple_GET_ITEM(args, 0);
+    }
+    if (n == 1) return pyem__item_flat(self, k0);
+    if (n != EMARR_META(self)->ndim)
+        return PyErr_Format(PyExc_ValueError, "incorrect number of indices for array");
+    PyObject *sub = pyem_getitem(self, args);
     if (!sub) return NULL;
     PyObject *r = pyem__item(sub);
     Py_DECREF(sub);

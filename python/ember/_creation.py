@@ -197,7 +197,7 @@ def tri(N, M=None, k=0, dtype=None, *, device=None):
 
 def _tri_mask(x, k, lower):
     np = _np()
-    n, m = x.shape[-2:]
+    n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])  # 1-d: rows of x
     mask = np.tri(n, m, k, dtype=bool)
     return asarray(mask if lower else ~mask, device=x.device)
 
@@ -205,8 +205,8 @@ def _tri_mask(x, k, lower):
 def _tri_apply(x, k, lower):
     from ._ufuncs import where
     x = x if isinstance(x, _ember.ndarray) else asarray(x)
-    if x.ndim < 2:
-        raise ValueError(f"{'tril' if lower else 'triu'} needs an array of at least 2 dimensions, "
+    if x.ndim < 1:  # NumPy broadcasts a 1-d x as the rows of an (M, M) result
+        raise ValueError(f"{'tril' if lower else 'triu'} needs an array of at least 1 dimension, "
                          f"got {x.ndim}")
     k = _index_int(k, "k")
     return where(_tri_mask(x, k if lower else k - 1, lower), x, zeros((), x.dtype, device=x.device))

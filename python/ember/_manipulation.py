@@ -153,6 +153,8 @@ def squeeze(a, /, axis=None):
     a = _arr(a)
     if axis is None:
         return a.reshape(tuple(n for n in a.shape if n != 1))
+    if a.ndim == 0 and not isinstance(axis, (tuple, list)) and operator.index(axis) in (0, -1):
+        return a.reshape(())  # NumPy: axis 0 / -1 of a 0-d array is its one element
     axes = _axes(axis, a.ndim)
     for ax in axes:
         if a.shape[ax] != 1:

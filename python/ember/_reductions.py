@@ -35,6 +35,8 @@ def _norm_axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
     if not isinstance(axis, (tuple, list)):
+        if ndim == 0 and operator.index(axis) in (0, -1):
+            return ()  # NumPy's reductions take axis 0 / -1 of a 0-d array as all of it
         axis = (axis,)
     return tuple(sorted(operator.index(x) % ndim if ndim and -ndim <= x < ndim else x
                         for x in axis))

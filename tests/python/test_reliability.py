@@ -403,3 +403,90 @@ def test_complex_special_scalars(device):
         _same_complex(em.asnumpy(1 / em.asarray(z)), 1 / z)
         _same_complex(em.asnumpy(em.reciprocal(em.asarray(np.array(_CVALS)))),
                       np.reciprocal(np.array(_CVALS)))
+
+
+# ---- gaps: what NumPy accepts ----
+
+_RED_0D = ["sum", "max", "min", "prod", "any", "all", "argmax", "argmin", "cumsum", "cumprod",
+           "nansum", "nanmax", "nanmin", "count_nonzero", "nanmean", "nanprod", "amax", "amin",
+           "mean", "std", "var"]
+
+
+@pytest.mark.parametrize("f", _RED_0D)
+@pytest.mark.parametrize("axis", [0, -1, 1, -2, (0,)])
+def test_reduction_axis_of_0d(device, f, axis):
+    x = np.asarray(3.0)
+    try:
+        want = getattr(np, f)(x, axis=axis)
+    except (ValueError, TypeError) as e:  # AxisError is a ValueError
+        with pytest.raises((ValueError, TypeError)):
+            getattr(em, f)(em.asarray(x), axis=axis)
+        return
+    got = getattr(em, f)(em.asarray(x), axis=axis)
+    assert got.shape == np.shape(want)
+    np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("f", ["max", "min", "sum", "prod"])
+@pytest.mark.parametrize("axis", [0, -1, None])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_initial_on_0d(device, f, axis, keepdims):
+    want = getattr(np, f)(np.asarray(0.0), axis=axis, initial=1, keepdims=keepdims)
+    got = getattr(em, f)(em.asarray(0.0), axis=axis, initial=1, keepdims=keepdims)
+    assert got.shape == np.shape(want) and float(got) == float(want)
+
+
+def test_squeeze_axis_of_0d(device):
+    for axis in (0, -1):
+        assert em.squeeze(em.asarray(3.0), axis=axis).shape == np.squeeze(np.asarray(3.0), axis).shape
+    with pytest.raises(ValueError):
+        em.squeeze(em.asarray(3.0), axis=1)
+
+
+@pytest.mark.parametrize("f", ["tril", "triu"])
+@pytest.mark.parametrize("k", [-2, -1, 0, 1, 3])
+def test_tril_triu_of_1d(device, f, k):
+    for x in (np.arange(1, 5), np.arange(1.0, 2.0), np.arange(0)):
+        want = getattr(np, f)(x, k)
+        got = getattr(em, f)(em.asarray(x), k)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+def test_item_flat_index(device):
+    arrays = [np.arange(6).reshape(2, 3), np.asarray(5), np.arange(4.0),
+              np.arange(24).reshape(2, 3, 4)[:, ::-1].T, np.array([True])]
+    keys = [(4,), (-1,), (6,), (-7,), ((1, 2),), (1, 2), (np.int64(3),), (True,), (1.0,),
+            ((1,),), (), (0,), (1,), ((),), (1, 2, 3), (0, 0, 0, 0), (0, 0, 0)]
+    for a in arrays:
+        e = em.asarray(a)
+        for args in keys:
+            try:
+                want = a.item(*args)
+            except (IndexError, ValueError, TypeError) as ex:
+                with pytest.raises(type(ex)):
+                    e.item(*args)
+                continue
+            got = e.item(*args)
+            assert got == want and type(got) is type(want), (a.shape, args)
+
+
+@pytest.mark.parametrize("key", [0, (slice(None),), (Ellipsis,), "adv", "bool", (0, slice(1, 3)),
+                                 (0, 0), (0, -1), (), (slice(None, None, -1), 1)])
+@pytest.mark.parametrize("vshape", [(1, 4), (1, 1, 4), (1, 1), (2, 1, 4), (1,), (1, 3, 4), ()])
+def test_setitem_value_with_leading_ones(device, key, vshape):
+    results = []
+    for m in (np, em):
+        a = m.zeros((3, 4))
+        k = {"adv": m.asarray([0, 2]), "bool": m.asarray([True, False, True])}.get(
+            key, key) if isinstance(key, str) else key
+        v = m.reshape(m.arange(int(np.prod(vshape))) + 1.0, vshape)
+        try:
+            a[k] = v
+            results.append(em.asnumpy(a) if m is em else a)
+        except ValueError:
+            results.append("ValueError")
+    if isinstance(results[0], str):
+        assert results[1] == "ValueError"
+    else:
+        np.testing.assert_array_equal(results[1], results[0])
