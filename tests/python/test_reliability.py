@@ -490,3 +490,79 @@ def test_setitem_value_with_leading_ones(device, key, vshape):
         assert results[1] == "ValueError"
     else:
         np.testing.assert_array_equal(results[1], results[0])
+
+
+# ---- boundaries: slices at +-len and beyond, every step sign; where with scalars ----
+
+def _bounds(n):
+    """Start/stop values around the edges of an axis of length n."""
+    return [None] + sorted({0, 1, n // 2, n - 1, n, n + 1, 2 * n + 3, -1, -(n - 1), -n, -n - 1,
+                            -2 * n - 3})
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_slice_bounds_exhaustive(device, n):
+    """Every start/stop at 0, 1, len-1, len, beyond, and their negatives, with
+    every step sign: a bug at exactly +-len (a[3:-5:-1] on 5 elements) was
+    caught only by a randomized test in 2 seeds of 12."""
+    x = np.arange(n) * 10
+    e = em.asarray(x)
+    steps = [None, 1, 2, n + 1, -1, -2, -n - 1]
+    for start in _bounds(n):
+        for stop in _bounds(n):
+            for step in steps:
+                if step == 0:
+                    continue
+                sl = slice(start, stop, step)
+                got = e[sl]
+                want = x[sl]
+                assert got.shape == want.shape, sl
+                np.testing.assert_array_equal(em.asnumpy(got), want, err_msg=str(sl))
+
+
+def test_slice_bounds_2d_and_assignment(device):
+    n = 5
+    x = np.arange(n * 4).reshape(n, 4)
+    for start in _bounds(n):
+        for stop in _bounds(n):
+            for step in (1, -1, 3, -3):
+                sl = slice(start, stop, step)
+                np.testing.assert_array_equal(em.asnumpy(em.asarray(x)[sl, ::-1]), x[sl, ::-1])
+                a, b = x.copy(), em.asarray(x)
+                a[sl] = -1
+                b[sl] = -1
+                np.testing.assert_array_equal(em.asnumpy(b), a, err_msg=str(sl))
+
+
+def test_slice_step_zero_raises(device):
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        em.arange(5)[::0]
+
+
+_CONDS = [True, False, np.True_, np.False_, np.bool_(True), 1, 0, 2.5, 0.0, np.int8(0),
+          np.float32(1), np.asarray(True), np.asarray(False), np.array([True]),
+          np.array([True, False, True])]
+
+
+@pytest.mark.parametrize("cond", _CONDS, ids=repr)
+@pytest.mark.parametrize("xy", ["arrays", "scalars", "mixed", "0-d"])
+def test_where_with_scalar_conditions(device, cond, xy):
+    """em.where(True, a, b) must give a: a bug returning b was caught only by
+    accident in a fusion test."""
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([-1.0, -2.0, -3.0])
+    args = {"arrays": (a, b), "scalars": (7, -7.5), "mixed": (a, 5),
+            "0-d": (np.asarray(4, np.int32), np.asarray(-4, np.int32))}[xy]
+    want = np.where(cond, *args)
+    econd = em.asarray(cond) if isinstance(cond, np.ndarray) else cond
+    eargs = [em.asarray(v) if isinstance(v, np.ndarray) else v for v in args]
+    got = em.where(econd, *eargs)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+def test_where_fused_with_scalar_condition(device):
+    x = em.arange(20000.0)
+    for cond, pick in ((True, 0), (False, 1), (np.True_, 0), (em.asarray(False), 1)):
+        r = em.where(cond, x * 2, x - 1)  # pending operands: the fused path
+        want = np.where(bool(cond), np.arange(20000.0) * 2, np.arange(20000.0) - 1)
+        np.testing.assert_array_equal(em.asnumpy(r), want)
