@@ -195,7 +195,8 @@ def test_python_float_into_integer_array(device, dt, v):
 
 # ---- casting=, dtype= and where= are honoured ----
 
-@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe", "bogus", None, 1])
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe", "bogus", None,
+                                     1])
 @pytest.mark.parametrize("src,dst", [("float64", "int32"), ("int32", "float64"),
                                      ("float64", "float32"), ("int8", "uint8"),
                                      ("complex64", "float64"), ("bool", "int8"),
@@ -259,7 +260,8 @@ def test_ufunc_where(device, dt):
     m2 = np.array([[True], [False], [True], [True]])
     r = em.multiply(em.asarray(a[:1]), 2, where=em.asarray(m2))
     assert r.shape == (4, 5)
-    np.testing.assert_array_equal(em.asnumpy(r)[m2[:, 0]], np.broadcast_to(a[:1] * 2, (4, 5))[m2[:, 0]])
+    rows = m2[:, 0]
+    np.testing.assert_array_equal(em.asnumpy(r)[rows], np.broadcast_to(a[:1] * 2, (4, 5))[rows])
     with pytest.raises(TypeError, match="to dtype\\('bool'\\) according to the rule 'safe'"):
         em.add(em.asarray(a), 1, where=em.asarray([1, 0, 1, 0, 1]))
 
@@ -281,7 +283,8 @@ def test_reshape_ravel_flatten_orders(device, order):
             got = em.reshape(e, shp, order=order)
             assert got.shape == want.shape
             np.testing.assert_array_equal(em.asnumpy(got), want)
-        np.testing.assert_array_equal(em.asnumpy(em.ravel(e, order=order)), np.ravel(x, order=order))
+        np.testing.assert_array_equal(em.asnumpy(em.ravel(e, order=order)),
+                                      np.ravel(x, order=order))
         np.testing.assert_array_equal(em.asnumpy(e.flatten(order=order)), x.flatten(order=order))
         for dt in ("float32", "int8"):
             want = x.astype(dt, order=order)
@@ -438,7 +441,8 @@ def test_initial_on_0d(device, f, axis, keepdims):
 
 def test_squeeze_axis_of_0d(device):
     for axis in (0, -1):
-        assert em.squeeze(em.asarray(3.0), axis=axis).shape == np.squeeze(np.asarray(3.0), axis).shape
+        want = np.squeeze(np.asarray(3.0), axis)
+        assert em.squeeze(em.asarray(3.0), axis=axis).shape == want.shape
     with pytest.raises(ValueError):
         em.squeeze(em.asarray(3.0), axis=1)
 
