@@ -391,7 +391,10 @@ def _same_complex(got, want):
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
 @pytest.mark.parametrize("name", ["divide", "power", "multiply"])
 def test_complex_special_values(device, dt, name):
-    a = np.array(_CVALS, dt)
+    # An overflowing product's parts depend on FMA (NumPy's SIMD loop has it; the
+    # -ffp-contract=off build has not): 1e300 stays out of multiply and power.
+    vals = _CVALS if name == "divide" else [v for v in _CVALS if abs(v.real) != 1e300]
+    a = np.array(vals, dt)
     A, B = np.meshgrid(a, a)
     with np.errstate(all="ignore"):
         want = getattr(np, name)(A, B)
