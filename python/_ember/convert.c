@@ -111,6 +111,16 @@ int pyem_scalar_store(PyObject *o, em_dtype dt, void *p) {
         return 0;
     }
     if ((k == 'i' || k == 'u') && PyLong_Check(o)) return pyem__store_int(o, dt, p);
+    if ((k == 'i' || k == 'u') && PyFloat_Check(o)) {
+        /* NumPy 2 stores a Python float into an integer array as int(v):
+         * NaN is a ValueError, an infinity or a value out of the dtype's
+         * range an OverflowError, instead of the cast's garbage. */
+        PyObject *iv = PyNumber_Long(o);
+        if (!iv) return -1;
+        int r = pyem__store_int(iv, dt, p);
+        Py_DECREF(iv);
+        return r;
+    }
     if (k == 'c') {
         Py_complex c = PyComplex_AsCComplex(o);
         if (c.real == -1.0 && PyErr_Occurred()) return -1;
@@ -184,6 +194,12 @@ static void pyem__decref_owner(void *ctx) {
  * dtype dt; read-only when the buffer is.  Does not release v. */
 static em_status pyem__wrap_view(PyObject *owner, const Py_buffer *v, em_dtype dt, em_array *out) {
     int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
+    /* A buffer may have more dimensions than an em_array holds (NumPy's
+     * limit is 64): refuse before copying its shape into ours. */
+    if (v->ndim < 0 || v->ndim > EM_MAXDIMS)
+        return em_error(EM_EVALUE,
+                        "maximum supported dimension for an ndarray is %d, found %d",
+                        EM_MAXDIMS, v->ndim);
     for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = v->strides[i];
     em_device cpu = {EM_CPU, 0};
     em_status s = em_array_wrap(out, v->buf, dt, v->ndim, shape, strides, cpu, pyem__decref_owner,
@@ -346,10 +362,22 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     return pyem_wrap(&a);
 }
 
+/* One dimension from an index object; a value past int64 is NumPy's
+ * ValueError, not the OverflowError of the conversion. */
+static int64_t pyem__dim_of(PyObject *ix) {
+    int overflow = 0;
+    long long v = ix ? PyLong_AsLongLongAndOverflow(ix, &overflow) : -1;
+    if (overflow) {
+        PyErr_SetString(PyExc_ValueError, "Maximum allowed dimension exceeded");
+        return -1;
+    }
+    return v;
+}
+
 int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape) {
     if (PyLong_Check(o) || PyIndex_Check(o)) {
         PyObject *ix = PyNumber_Index(o);
-        shape[0] = ix ? PyLong_AsLongLong(ix) : -1;
+        shape[0] = pyem__dim_of(ix);
         Py_XDECREF(ix);
         *nd = 1;
         return shape[0] == -1 && PyErr_Occurred() ? -1 : 0;
@@ -359,14 +387,15 @@ int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     if (n > EM_MAXDIMS) {
         Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, found %zd",
+        PyErr_Format(PyExc_ValueError,
+                     "maximum supported dimension for an ndarray is %d, found %zd",
                      EM_MAXDIMS, n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
         PyObject *ix = PyNumber_Index(it);
-        shape[i] = ix ? PyLong_AsLongLong(ix) : -1;
+        shape[i] = pyem__dim_of(ix);
         Py_XDECREF(ix);
         if (shape[i] == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
@@ -400,6 +429,10 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
          * out-of-range integer raises OverflowError as in NumPy. */
         em_dtype vdt, sdt;
         vdt = pyem_scalar_dtype(val, &sdt) == 0 ? dt : EM_NDTYPES;
+        /* ... but a float is cast like an array (NumPy's full(2, nan,
+         * dtype=int) warns, where a[0] = nan raises). */
+        if (vdt != EM_NDTYPES && PyFloat_Check(val) && strchr("iu", em_dtype_get(vdt)->kind))
+            vdt = EM_NDTYPES;
         if (pyem_as_array(val, vdt, cpu, -1, &v) < 0) return NULL;
         if (dt == EM_NDTYPES) dt = v.dtype;
     }

@@ -3,6 +3,8 @@
  * (ember/_indexing.py), which builds flat indices and calls take/put. */
 #include "pyember.h"
 
+#include <string.h>
+
 PyObject *pyem_call_hook2(int h, PyObject *a, PyObject *b);
 enum { HOOK_GETITEM = 1, HOOK_SETITEM = 2 };
 static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo, int flat);
@@ -135,6 +137,17 @@ PyObject *pyem_getitem(PyObject *self, PyObject *key) {
     return pyem_wrap(&v);
 }
 
+/* Whether a basic key names one element (integers only, or ()): NumPy then
+ * takes the value as a scalar and refuses an array of ndim > 0. */
+static bool pyem__element_key(PyObject *key) {
+    if (!PyTuple_Check(key)) return key != Py_None && key != Py_Ellipsis && !PySlice_Check(key);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+        PyObject *k = PyTuple_GET_ITEM(key, i);
+        if (k == Py_None || k == Py_Ellipsis || PySlice_Check(k)) return false;
+    }
+    return true;
+}
+
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
     if (pyem_touch(self, "setitem") < 0 || (EmArray_Check(key) && pyem_force(key, "indexing") < 0) ||
         (EmArray_Check(value) && pyem_force(value, "setitem") < 0))
@@ -168,6 +181,21 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
     if (pyem_as_array(value, dt, at, -1, &src) < 0) {
         em_array_release(&v);
         return -1;
+    }
+    if (v.ndim == 0 && src.ndim > 0 && pyem__element_key(key)) {
+        em_array_release(&src);
+        em_array_release(&v);
+        PyErr_SetString(PyExc_ValueError, "setting an array element with a sequence.");
+        return -1;
+    }
+    /* NumPy's assignment drops leading length-1 dimensions of the value
+     * beyond the target's (a[0] = ones((1, 4))); broadcasting cannot. */
+    int drop = 0;
+    while (src.ndim - drop > v.ndim && src.shape[drop] == 1) drop++;
+    if (drop) {
+        memmove(src.shape, src.shape + drop, sizeof(int64_t) * (size_t)(src.ndim - drop));
+        memmove(src.strides, src.strides + drop, sizeof(int64_t) * (size_t)(src.ndim - drop));
+        src.ndim -= drop;
     }
     em_status s;
     PYEM_CALL(s, em_array_size(&v), em_copy_into(&v, &src));

@@ -255,9 +255,49 @@ static PyObject *pyem__item(PyObject *self) {
     return pyem_scalar_load(a->dtype, buf);
 }
 
+/* item(k): the k-th element in C order of an array of any shape (NumPy's
+ * flat index; negative counts from the end). */
+static PyObject *pyem__item_flat(PyObject *self, PyObject *ko) {
+    if (PyBool_Check(ko)) return PyErr_Format(PyExc_TypeError, "an integer is required");
+    PyObject *ix = PyNumber_Index(ko);
+    if (!ix) return NULL;
+    long long k = PyLong_AsLongLong(ix);
+    Py_DECREF(ix);
+    if (k == -1 && PyErr_Occurred()) return NULL;
+    const em_array *a = EMARR_META(self);
+    long long n = (long long)em_array_size(a);
+    if (k < -n || k >= n)
+        return PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for size %lld", k, n);
+    if (k < 0) k += n;
+    if (a->ndim == 0) return pyem__item(self);
+    PyObject *key = PyTuple_New(a->ndim);
+    if (!key) return NULL;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        PyTuple_SET_ITEM(key, d, PyLong_FromLongLong(k % a->shape[d]));
+        k /= a->shape[d];
+    }
+    PyObject *sub = pyem_getitem(self, key);
+    Py_DECREF(key);
+    if (!sub) return NULL;
+    PyObject *r = pyem__item(sub);
+    Py_DECREF(sub);
+    return r;
+}
+
 static PyObject *m_item(PyObject *self, PyObject *args) {
-    if (PyTuple_GET_SIZE(args) == 0) return pyem__item(self);
-    PyObject *sub = pyem_getitem(self, PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : args);
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n == 0) return pyem__item(self);
+    PyObject *k0 = PyTuple_GET_ITEM(args, 0);
+    if (n == 1 && PyTuple_Check(k0)) { /* item((i, j)): the same as item(i, j) */
+        args = k0;
+        n = PyTuple_GET_SIZE(args);
+        if (n == 0) return pyem__item(self);
+        k0 = PyTuple_GET_ITEM(args, 0);
+    }
+    if (n == 1) return pyem__item_flat(self, k0);
+    if (n != EMARR_META(self)->ndim)
+        return PyErr_Format(PyExc_ValueError, "incorrect number of indices for array");
+    PyObject *sub = pyem_getitem(self, args);
     if (!sub) return NULL;
     PyObject *r = pyem__item(sub);
     Py_DECREF(sub);
@@ -272,6 +312,82 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
     return r;
 }
 
+/* NumPy's casting= rule for a cast from -> to: 0 allowed, -1 raised. */
+static int pyem__check_casting(PyObject *casting, em_dtype from, em_dtype to) {
+    if (!casting) return 0;
+    if (!PyUnicode_Check(casting)) {
+        PyErr_Format(PyExc_TypeError, "casting must be str, not %.100s", Py_TYPE(casting)->tp_name);
+        return -1;
+    }
+    const char *c = PyUnicode_AsUTF8(casting);
+    if (!c) return -1;
+    bool ok;
+    if (!strcmp(c, "no") || !strcmp(c, "equiv")) ok = from == to; /* native byte order only */
+    else if (!strcmp(c, "safe")) ok = em_can_cast_safe(from, to);
+    else if (!strcmp(c, "same_kind")) ok = em_can_cast_same_kind(from, to);
+    else if (!strcmp(c, "unsafe") || !strcmp(c, "same_value")) ok = true; /* same_value: no check */
+    else {
+        PyErr_Format(PyExc_ValueError,
+                     "casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe', "
+                     "'same_value' (got %R)", casting);
+        return -1;
+    }
+    if (!ok)
+        PyErr_Format(PyExc_TypeError,
+                     "Cannot cast array data from dtype('%s') to dtype('%s') according to the "
+                     "rule '%s'", em_dtype_get(from)->name, em_dtype_get(to)->name, c);
+    return ok ? 0 : -1;
+}
+
+/* order= of a copy: 'C', 'F', 'A' or 'K' (None: dflt), resolved for a into
+ * *how: 'C', 'F', or 'K' (the input's stride order; 'A' is F for an array
+ * that is F- and not C-contiguous, else C). */
+int pyem_copy_order(PyObject *order, char dflt, const em_array *a, char *how) {
+    char d[2] = {dflt, 0};
+    if (!order || order == Py_None) order = NULL;
+    const char *o = order && PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : order ? "" : d;
+    if (!o) return -1;
+    char c = (char)(o[0] && !o[1] ? o[0] : 0);
+    if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+    if (c != 'C' && c != 'F' && c != 'A' && c != 'K') {
+        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got %R)",
+                     order);
+        return -1;
+    }
+    if (c == 'A')
+        c = a->ndim > 1 && em_array_is_f_contiguous(a) && !em_array_is_c_contiguous(a) ? 'F' : 'C';
+    *how = c;
+    return 0;
+}
+
+/* a cast to dt as a new array in order how: the C-ordered copy of the view
+ * with its axes permuted (reversed for F; for K sorted by decreasing
+ * |stride|, stable, as NumPy's order='K'), viewed back in a's axis order. */
+em_status pyem_astype_order(const em_array *a, em_dtype dt, char how, em_array *out) {
+    int perm[EM_MAXDIMS], inv[EM_MAXDIMS];
+    bool ident = true;
+    for (int i = 0; i < a->ndim; i++) perm[i] = how == 'F' ? a->ndim - 1 - i : i;
+    if (how == 'K')
+        for (int i = 1; i < a->ndim; i++) /* insertion sort: stable, ndim is small */
+            for (int j = i; j > 0; j--) {
+                int64_t x = a->strides[perm[j - 1]], y = a->strides[perm[j]];
+                if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
+                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
+            }
+    for (int i = 0; i < a->ndim; i++) {
+        inv[perm[i]] = i;
+        ident = ident && perm[i] == i;
+    }
+    if (ident) return em_astype(a, dt, out);
+    em_array t = {0}, c = {0};
+    em_status s = em_view_transpose(a, perm, &t);
+    if (s == EM_OK) s = em_astype(&t, dt, &c);
+    em_array_release(&t);
+    if (s == EM_OK) s = em_view_transpose(&c, inv, out);
+    em_array_release(&c);
+    return s;
+}
+
 static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"dtype", "order", "casting", "subok", "copy", "device", NULL};
     PyObject *dto, *order = NULL, *casting = NULL, *subok = NULL, *devo = NULL;
@@ -280,12 +396,16 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
                                      &copy, &devo))
         return NULL;
     em_dtype dt;
-    if (pyem_dtype_from_obj(dto, &dt, 0) < 0) return NULL;
+    char how;
+    if (pyem_dtype_from_obj(dto, &dt, 0) < 0 ||
+        pyem__check_casting(casting, EMARR_META(self)->dtype, dt) < 0 ||
+        pyem_copy_order(order, 'K', EMARR_META(self), &how) < 0)
+        return NULL;
     if (!copy && dt == EMARR_META(self)->dtype) return Py_NewRef(self);
     em_array r;
     em_status s;
     em_array *a = EMARR(self);
-    Py_BEGIN_ALLOW_THREADS s = em_astype(a, dt, &r);
+    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, dt, how, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -294,10 +414,12 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"order", NULL};
     PyObject *order = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &order)) return NULL;
+    char how;
+    if (pyem_copy_order(order, 'C', EMARR_META(self), &how) < 0) return NULL;
     em_array r;
     em_status s;
     em_array *a = EMARR(self);
-    Py_BEGIN_ALLOW_THREADS s = em_astype(a, EM_NDTYPES, &r);
+    Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, EM_NDTYPES, how, &r);
     Py_END_ALLOW_THREADS
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
@@ -326,35 +448,56 @@ static int pyem__shape_args(PyObject *args, int *nd, int64_t *shape) {
     return pyem_shape_from_obj(seq, nd, shape);
 }
 
+/* a reshaped in C order: a view when the strides allow, else (unless
+ * copy=False) a view of a C-ordered copy.  -1: a Python error is set. */
+static int pyem__reshape_c(const em_array *a, int nd, const int64_t *shape, PyObject *copyo,
+                           em_array *v) {
+    em_array c;
+    em_status s = copyo == Py_True ? EM_EUNSUPPORTED : em_view_reshape(a, nd, shape, v);
+    if (s == EM_EUNSUPPORTED) {
+        if (copyo == Py_False) {
+            PyErr_SetString(PyExc_ValueError, "Unable to avoid creating a copy while reshaping.");
+            return -1;
+        }
+        s = em_astype(a, EM_NDTYPES, &c);
+        if (s == EM_OK) {
+            s = em_view_reshape(&c, nd, shape, v);
+            em_array_release(&c);
+        }
+    }
+    return s == EM_OK ? 0 : (pyem_raise(s), -1);
+}
+
 static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *order = kw ? PyDict_GetItemString(kw, "order") : NULL;
     PyObject *copyo = kw ? PyDict_GetItemString(kw, "copy") : NULL;
-    if (order && order != Py_None && PyUnicode_CompareWithASCIIString(order, "C") != 0) {
-        PyErr_SetString(PyExc_NotImplementedError, "reshape supports order='C' only");
-        return NULL;
-    }
     PyObject *shp = kw ? PyDict_GetItemString(kw, "shape") : NULL;
     int nd;
     int64_t shape[EM_MAXDIMS];
     PyObject *sargs = shp ? PyTuple_Pack(1, shp) : Py_NewRef(args);
     int bad = pyem__shape_args(sargs, &nd, shape);
     Py_DECREF(sargs);
-    if (bad < 0) return NULL;
-    em_array v, c;
-    em_status s = EM_OK;
-    if (copyo == Py_True) s = EM_EUNSUPPORTED;
-    else s = em_view_reshape(EMARR(self), nd, shape, &v);
-    if (s == EM_EUNSUPPORTED) {
-        if (copyo == Py_False) {
-            PyErr_SetString(PyExc_ValueError, "Unable to avoid creating a copy while reshaping.");
-            return NULL;
-        }
-        s = em_astype(EMARR(self), EM_NDTYPES, &c);
-        if (s == EM_OK) {
-            s = em_view_reshape(&c, nd, shape, &v);
-            em_array_release(&c);
-        }
+    char how;
+    em_array *a = EMARR(self);
+    /* order 'K' is not allowed for reshape; 'A' is F for an F-ordered array. */
+    if (bad < 0 || pyem_copy_order(order, 'C', a, &how) < 0) return NULL;
+    if (how == 'K') {
+        PyErr_SetString(PyExc_ValueError, "order 'K' is not permitted for reshaping");
+        return NULL;
     }
+    em_array v;
+    if (how == 'C') return pyem__reshape_c(a, nd, shape, copyo, &v) < 0 ? NULL : pyem_wrap(&v);
+    /* F order is C order with every axis reversed, on both sides. */
+    int64_t rev[EM_MAXDIMS];
+    for (int i = 0; i < nd; i++) rev[i] = shape[nd - 1 - i];
+    em_array t, u;
+    em_status s = em_view_transpose(a, NULL, &t);
+    if (s != EM_OK) return pyem_raise(s);
+    bad = pyem__reshape_c(&t, nd, rev, copyo, &u);
+    em_array_release(&t);
+    if (bad < 0) return NULL;
+    s = em_view_transpose(&u, NULL, &v);
+    em_array_release(&u);
     return s == EM_OK ? pyem_wrap(&v) : pyem_raise(s);
 }
 
@@ -561,6 +704,16 @@ static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
 
 /* ---- buffer protocol (CPU arrays) ------------------------------------ */
 
+/* The PEP 3118 format we export: 8-byte integers as 'l'/'L' where C's long
+ * is 8 bytes, which NumPy reads as its default int64 ('q' becomes the
+ * distinct longlong type, whose repr shows dtype=int64 and which
+ * numpy.linalg refuses). */
+static const char *pyem__export_format(em_dtype dt) {
+    if (sizeof(long) == 8 && dt == EM_INT64) return "l";
+    if (sizeof(long) == 8 && dt == EM_UINT64) return "L";
+    return em_dtype_get(dt)->bufformat;
+}
+
 static int bf_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     if (pyem_touch(self, "buffer export") < 0) return -1;
     em_array *a = EMARR(self);
@@ -590,7 +743,7 @@ static int bf_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     view->len = (Py_ssize_t)em_array_nbytes(a);
     view->readonly = !(a->flags & EM_WRITEABLE);
     view->itemsize = em_dtype_get(a->dtype)->size;
-    view->format = (flags & PyBUF_FORMAT) ? (char *)em_dtype_get(a->dtype)->bufformat : NULL;
+    view->format = (flags & PyBUF_FORMAT) ? (char *)pyem__export_format(a->dtype) : NULL;
     view->ndim = a->ndim;
     /* int64_t and Py_ssize_t are the same size on the platforms we build for. */
     view->shape = (Py_ssize_t *)a->shape;

@@ -156,4 +156,10 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);
         }                                                                                          \
     } while (0)
 
+/* order= of a copy (ndarray.c): 0, or -1 with NumPy's ValueError; *how is
+ * 'C', 'F' or 'K' ('A' resolved for a).  dflt is the order for None. */
+int pyem_copy_order(PyObject *order, char dflt, const em_array *a, char *how);
+/* a cast to dt (EM_NDTYPES: its own) as a new array in order how. */
+em_status pyem_astype_order(const em_array *a, em_dtype dt, char how, em_array *out);
+
 #endif

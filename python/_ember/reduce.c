@@ -74,6 +74,16 @@ static int pyem__axes(PyObject *o, int *n, int *axes) {
     return 0;
 }
 
+/* NumPy's ufunc reductions and scans take an integer axis 0 or -1 of a 0-d
+ * array as the whole of it (a tuple of axes, and mean, var and std, keep
+ * the AxisError): *naxes becomes -1 (all). */
+static void pyem__zero_d_axis(const em_array *a, PyObject *axo, em_reduce_op op, int *naxes,
+                              const int *axes) {
+    if (a->ndim == 0 && *naxes == 1 && (axes[0] == 0 || axes[0] == -1) && !PyTuple_Check(axo) &&
+        !PyList_Check(axo) && op != EM_RED_MEAN && op != EM_RED_VAR && op != EM_RED_STD)
+        *naxes = -1;
+}
+
 /* The input as a view, and out (None or an ndarray). */
 static int pyem__operands(PyObject *ao, PyObject **out, em_array *a) {
     if (*out == Py_None) *out = NULL;
@@ -135,6 +145,7 @@ static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
         return PyErr_Format(PyExc_TypeError, "'%.100s' object cannot be interpreted as an integer",
                             Py_TYPE(axo)->tp_name);
     }
+    pyem__zero_d_axis(&a, axo, op, &naxes, axes);
     if (!out && pyem_is_pending(ao) &&
         em_expr_reduce_fuses(op, ((EmArrayObject *)ao)->pending, naxes, axes)) {
         em_array_release(&a);
@@ -183,6 +194,7 @@ static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
         em_array_release(&a);
         em_array_view(&a, EMARR_META(ao));
     }
+    pyem__zero_d_axis(&a, axo, op, &naxes, axes);
     int axis = naxes < 0 ? INT_MIN : axes[0];
     em_array *dst = out ? EMARR(out) : &res;
     em_status s;

@@ -361,6 +361,24 @@ PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b) {
 
 PyObject *pyem_unary(em_op op, PyObject *a) { return pyem__call(op, &a, 1, NULL, EM_NDTYPES, 0); }
 
+/* NumPy's dtype= names the output dtype: an op whose loop for it gives
+ * another (cos(x, dtype=bool) computes in float16, sqrt(int, dtype=int32)
+ * in float64) has no such loop.  A predicate's dtype=bool is its own
+ * output, so its inputs are promoted as without dtype= (*dt cleared). */
+static int pyem__dtype_is_output(em_op op, em_dtype *dt) {
+    em_dtype loop, out;
+    int res = em_op_get(op)->resolver;
+    if (*dt == EM_BOOL && (res == EM_RES_CMP || res == EM_RES_PRED)) {
+        *dt = EM_NDTYPES;
+        return 0;
+    }
+    if (em_op_resolve(op, *dt, &loop, &out) == EM_OK && out == *dt) return 0;
+    PyErr_Format(PyExc_TypeError,
+                 "No loop matching the specified signature and casting was found for ufunc %s",
+                 em_op_get(op)->name);
+    return -1;
+}
+
 /* _ember.ufunc(op, *inputs, out=None, dtype=None): op is the name or the
  * op's code (em.add passes the code: no name lookup per call).  Fast-call:
  * no argument tuple, no keyword dict. */
@@ -405,6 +423,7 @@ static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     em_dtype dt = EM_NDTYPES;
     if (dto && pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
+    if (dt != EM_NDTYPES && pyem__dtype_is_output(op, &dt) < 0) return NULL;
     return pyem__call(op, args + 1, (int)(n - 1), out, dt, 0);
 }
 

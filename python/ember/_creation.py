@@ -47,34 +47,38 @@ def _check_order(order):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
+def _full(shape, fill, dtype, order, device):
+    """_ember.full in C or F order (F: the C array of the reversed shape, transposed)."""
+    _check_order(order)
+    if order == "F" and not isinstance(shape, int) and len(shape) > 1:
+        return _ember.full(tuple(shape)[::-1], fill, dtype, device).T
+    return _ember.full(shape, fill, dtype, device)
+
+
 def empty(shape, dtype=None, order="C", *, device=None):
     """A new array of `shape` whose values are not set (numpy.empty); float64 unless
     `dtype` says otherwise, on `device` (default: the current device)."""
-    _check_order(order)
-    return _ember.full(shape, None, dtype if dtype is not None else "float64", device)
+    return _full(shape, None, dtype if dtype is not None else "float64", order, device)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None):
     """A new array of `shape` filled with 0 (numpy.zeros); float64 unless `dtype`
     says otherwise, on `device` (default: the current device)."""
-    _check_order(order)
-    return _ember.full(shape, 0, dtype if dtype is not None else "float64", device)
+    return _full(shape, 0, dtype if dtype is not None else "float64", order, device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None):
     """A new array of `shape` filled with 1 (numpy.ones); float64 unless `dtype`
     says otherwise, on `device` (default: the current device)."""
-    _check_order(order)
-    return _ember.full(shape, 1, dtype if dtype is not None else "float64", device)
+    return _full(shape, 1, dtype if dtype is not None else "float64", order, device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """A new array of `shape` filled with `fill_value` (numpy.full); the dtype is
     `dtype`, else that of the value (bool, int64, float64, complex128)."""
-    _check_order(order)
     if dtype is None and isinstance(fill_value, (bool, int, float, complex)):
         dtype = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(fill_value)]
-    return _ember.full(shape, fill_value, dtype, device)
+    return _full(shape, fill_value, dtype, order, device)
 
 
 def _like(a, dtype, shape, device):
@@ -209,7 +213,7 @@ def tri(N, M=None, k=0, dtype=None, *, device=None):
 
 def _tri_mask(x, k, lower):
     np = _np()
-    n, m = x.shape[-2:]
+    n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])  # 1-d: rows of x
     mask = np.tri(n, m, k, dtype=bool)
     return asarray(mask if lower else ~mask, device=x.device)
 
@@ -217,8 +221,8 @@ def _tri_mask(x, k, lower):
 def _tri_apply(x, k, lower):
     from ._ufuncs import where
     x = x if isinstance(x, _ember.ndarray) else asarray(x)
-    if x.ndim < 2:
-        raise ValueError(f"{'tril' if lower else 'triu'} needs an array of at least 2 dimensions, "
+    if x.ndim < 1:  # NumPy broadcasts a 1-d x as the rows of an (M, M) result
+        raise ValueError(f"{'tril' if lower else 'triu'} needs an array of at least 1 dimension, "
                          f"got {x.ndim}")
     k = _index_int(k, "k")
     return where(_tri_mask(x, k if lower else k - 1, lower), x, zeros((), x.dtype, device=x.device))

@@ -62,11 +62,22 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     return a.reshape(shape, order=order, copy=copy)
 
 
+def _flat_order(a, order):
+    """The order ravel/flatten read a in: 'F' for order 'F', and for 'A' and
+    'K' when a is F- and not C-contiguous (an approximation of 'K', which
+    NumPy takes as the memory order of any layout)."""
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order == "F" or (order in ("A", "K") and a.ndim > 1 and a.flags.f_contiguous
+                        and not a.flags.c_contiguous):
+        return "F"
+    return "C"
+
+
 def ravel(a, /, order="C"):
     """The flattened array, a view when possible."""
-    if order not in ("C", "K", "A"):
-        raise NotImplementedError("ravel supports order='C' only")
-    return _arr(a).reshape(-1)
+    a = _arr(a)
+    return a.reshape(-1, order=_flat_order(a, order))
 
 
 def transpose(a, /, axes=None):
@@ -142,6 +153,8 @@ def squeeze(a, /, axis=None):
     a = _arr(a)
     if axis is None:
         return a.reshape(tuple(n for n in a.shape if n != 1))
+    if a.ndim == 0 and not isinstance(axis, (tuple, list)) and operator.index(axis) in (0, -1):
+        return a.reshape(())  # NumPy: axis 0 / -1 of a 0-d array is its one element
     axes = _axes(axis, a.ndim)
     for ax in axes:
         if a.shape[ax] != 1:
@@ -154,6 +167,9 @@ def expand_dims(a, /, axis=0):
     a = _arr(a)
     seq = axis if isinstance(axis, (tuple, list)) else (axis,)
     nd = a.ndim + len(seq)
+    if nd > _ember.MAXDIMS:  # NumPy's error for a shape past the limit (indexing's is IndexError)
+        raise ValueError(f"maximum supported dimension for an ndarray is {_ember.MAXDIMS}, "
+                         f"found {nd}")
     axes = _axes(seq, nd)
     key = [None if i in axes else slice(None) for i in range(nd)]
     return a[tuple(key)]
@@ -383,7 +399,7 @@ def array_split(ary, indices_or_sections, axis=0):
     key = [slice(None)] * ary.ndim
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        key[ax] = slice(int(lo), max(int(lo), int(hi)))
+        key[ax] = slice(int(lo), int(hi))  # NumPy's: Python slice rules, negatives from the end
         out.append(ary[tuple(key)])
     return out
 
@@ -553,9 +569,8 @@ def tile(A, reps):
 # ---- methods ------------------------------------------------------------------------
 
 def _m_flatten(self, order="C"):
-    if order not in ("C", "K", "A"):
-        raise NotImplementedError("flatten supports order='C' only")
-    return self.copy().reshape(-1)
+    o = _flat_order(self, order)
+    return self.copy(order=o).reshape(-1, order=o)
 
 
 attach("ravel", lambda self, order="C": ravel(self, order))

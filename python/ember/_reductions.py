@@ -35,6 +35,8 @@ def _norm_axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
     if not isinstance(axis, (tuple, list)):
+        if ndim == 0 and operator.index(axis) in (0, -1):
+            return ()  # NumPy's reductions take axis 0 / -1 of a 0-d array as all of it
         axis = (axis,)
     return tuple(sorted(operator.index(x) % ndim if ndim and -ndim <= x < ndim else x
                         for x in axis))
@@ -274,7 +276,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 def _nanminmax(fn, fill, a, axis, out, keepdims):
     from ._ufuncs import isnan, where
     a = _arr(a)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":  # complex too: a NaN in either part is skipped
         return fn(a, axis, out, keepdims)
     nan = isnan(a)
     res = fn(where(nan, _ember.asarray(fill, a.dtype, None, None), a), axis, None, keepdims)

@@ -16,25 +16,53 @@ _ufunc = _ember.ufunc
 
 def _make(name, nin, public=None):
     code = _ember.ops[name][0]  # the op's code: the C side looks up no name per call
-    # Without out= and dtype=, no keyword dict is built (a small op's call).
+    # Without out=, dtype= and where=, no keyword dict is built (a small op's call).
     if nin == 1:
-        def f(x, /, out=None, *, dtype=None):
+        def f(x, /, out=None, *, dtype=None, where=True):
+            if where is not True:
+                return _masked(code, (x,), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x)
             return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
-        def f(x1, x2, /, out=None, *, dtype=None):
+        def f(x1, x2, /, out=None, *, dtype=None, where=True):
+            if where is not True:
+                return _masked(code, (x1, x2), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x1, x2)
             return _ufunc(code, x1, x2, out=out, dtype=dtype)
     else:
-        def f(x1, x2, x3, /, out=None, *, dtype=None):
+        def f(x1, x2, x3, /, out=None, *, dtype=None, where=True):
+            if where is not True:
+                return _masked(code, (x1, x2, x3), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x1, x2, x3)
             return _ufunc(code, x1, x2, x3, out=out, dtype=dtype)
     f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
     return f
+
+
+def _masked(code, args, out, dtype, where):
+    """A ufunc with where=: out keeps its values where the mask is False.
+    Without out, NumPy leaves those elements uninitialised; here they hold
+    the unmasked result."""
+    mask = where if _is_em(where) else _ember.asarray(where)
+    if mask.dtype != _np.bool_:  # NumPy casts the mask 'safe'ly: only bools
+        if not (mask.ndim == 0 and not _is_em(where) and isinstance(where, (bool, int))):
+            raise TypeError(f"Cannot cast array data from dtype('{mask.dtype}') to "
+                            "dtype('bool') according to the rule 'safe'")
+        mask = _ember.asarray(bool(where))
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"The 'out' tuple must have exactly one entry per ufunc output")
+        out = out[0]
+    r = _ufunc(code, *args, dtype=dtype)
+    if out is None:
+        shape = _np.broadcast_shapes(r.shape, mask.shape)
+        return r if r.shape == shape else _ufunc("where", mask, r, r)
+    _ufunc("where", mask, r, out, out=out)
+    return out
 
 
 __all__ = []
@@ -94,7 +122,12 @@ def around(a, decimals=0, out=None):
     by scaling with 10**decimals, rounding and scaling back, as NumPy does."""
     decimals = _operator.index(decimals)
     kind = _dtype_of(a).kind
-    if kind in "biu":
+    if kind == "b":  # NumPy rounds bool as float16 (rint's loop), and only to 0 decimals
+        if decimals != 0:
+            raise TypeError("Cannot cast ufunc 'multiply' output from dtype('float64') to "
+                            "dtype('bool') with casting rule 'same_kind'")
+        return _ufunc("rint", a, out=out)
+    if kind in "iu":
         if decimals >= 0:
             return _ufunc("positive" if kind != "b" else "copy", a, out=out)
         scale = 10 ** -decimals
@@ -201,7 +234,9 @@ __all__ += ["real", "imag", "where", "around", "round", "clip", "angle", "divmod
 # ndarray methods and properties that are these functions.
 _attach("real", real, prop=True)
 _attach("imag", imag, prop=True)
-_attach("conj", lambda self: conjugate(self))
-_attach("conjugate", lambda self: conjugate(self))
+# The methods return a non-complex array unchanged (a bool stays bool: the
+# ufunc's bool loop is int8's).
+_attach("conj", lambda self: conjugate(self) if self.dtype.kind == "c" else self)
+_attach("conjugate", lambda self: conjugate(self) if self.dtype.kind == "c" else self)
 _attach("round", lambda self, decimals=0, out=None: around(self, decimals, out))
 _attach("clip", lambda self, min=None, max=None, out=None, **kw: clip(self, min, max, out=out, **kw))

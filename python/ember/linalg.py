@@ -391,6 +391,9 @@ def eigvals(x, /):
 
 def pinv(x, /, *, rtol=None, hermitian=False):
     """Moore-Penrose pseudo-inverse through the SVD (numpy.linalg.pinv)."""
+    x = _ember.asarray(x) if not isinstance(x, _ember.ndarray) else x
+    if x.dtype.kind in "biu" and rtol is None:  # rtol=None takes eps of x's dtype: a float's
+        x = x.astype("float64")
     return _call("pinv", _np.linalg.pinv, (x,), rtol=rtol, hermitian=hermitian)
 
 

@@ -115,7 +115,8 @@ template <class C, class R> EM_D C em_mk(R re, R im) { C c; c.re = re; c.im = im
   }                                                                                            \
   EM_D C em_power(C a, C b) {                                                                  \
     if (b.re == 0 && b.im == 0) return em_mk<C, R>(1, 0);                                      \
-    if (a.re == 0 && a.im == 0) return em_mk<C, R>(0, 0);                                      \
+    if (a.re == 0 && a.im == 0) /* NumPy 2: 0 for re(b) > 0, else NaN */                     \
+      return b.re > 0 ? em_mk<C, R>(0, 0) : em_mk<C, R>(nan(""), nan(""));                     \
     return em_exp(em_multiply(b, em_log(a)));                                                  \
   }                                                                                            \
   EM_D C em_exp2(C a) { return em_exp(em_multiply(a, em_mk<C, R>((R)0.693147180559945309417232121458176568, 0))); } \
@@ -145,18 +146,25 @@ EM_T T em_multiply(T a, T b) { return (T)(a * b); }
 EM_D bool em_add(bool a, bool b) { return a || b; }
 EM_D bool em_multiply(bool a, bool b) { return a && b; }
 EM_T bool em_signed() { return (T)-1 < (T)0; }
+// Integer // and % without branches: the special divisors select a safe
+// one (1) and the result, and the sign fix is a select.  With early
+// returns, a fused chain of them (x = abs(x) % 1000; x = x // 2 + 3 ...)
+// made NVRTC's compile time explode (25 int64 ops never finished).
 EM_T T em_floor_divide(T a, T b) {
-  if (b == 0) return 0;
-  if (em_signed<T>() && b == (T)-1) return (T)(0 - (em_u64)a);  // MIN // -1 wraps
-  T q = (T)(a / b);
-  if (em_signed<T>() && (T)(a % b) != 0 && ((a < 0) != (b < 0))) q = (T)(q - 1);
-  return q;
+  const bool z = b == 0, m1 = em_signed<T>() && b == (T)-1;
+  const T d = (z || m1) ? (T)1 : b;
+  const T q = (T)(a / d), r = (T)(a % d);
+  const bool fix = em_signed<T>() && r != 0 && ((r < 0) != (d < 0));
+  const T f = fix ? (T)(q - 1) : q;
+  return z ? (T)0 : m1 ? (T)(0 - (em_u64)a) : f;  // MIN // -1 wraps
 }
 EM_T T em_remainder(T a, T b) {
-  if (b == 0 || (em_signed<T>() && b == (T)-1)) return 0;
-  T r = (T)(a % b);
-  if (em_signed<T>() && r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);
-  return r;
+  const bool z = b == 0 || (em_signed<T>() && b == (T)-1);
+  const T d = z ? (T)1 : b;
+  const T r = (T)(a % d);
+  const bool fix = em_signed<T>() && r != 0 && ((r < 0) != (d < 0));
+  const T f = fix ? (T)(r + d) : r;
+  return z ? (T)0 : f;
 }
 EM_T T em_power(T a, T b) {
   if (em_signed<T>() && b < 0) return a == 1 ? (T)1 : a == (T)-1 ? (T)((b & 1) ? -1 : 1) : (T)0;

@@ -135,10 +135,19 @@ em_device em_array_device(const em_array *a) {
     return a->buf ? a->buf->device : cpu;
 }
 
+/* NumPy's rule: an empty array is contiguous whatever its strides (a
+ * zero-length dimension anywhere, not only before the first mismatch),
+ * and a length-1 dimension's stride is never looked at. */
+static bool em__has_zero_dim(const em_array *a) {
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] == 0) return true;
+    return false;
+}
+
 bool em_array_is_c_contiguous(const em_array *a) {
     int64_t s = EM_DTYPE_SIZE(a->dtype);
+    if (em__has_zero_dim(a)) return true;
     for (int i = a->ndim - 1; i >= 0; i--) {
-        if (a->shape[i] == 0) return true;
         if (a->shape[i] != 1 && a->strides[i] != s) return false;
         s *= a->shape[i];
     }
@@ -147,8 +156,8 @@ bool em_array_is_c_contiguous(const em_array *a) {
 
 bool em_array_is_f_contiguous(const em_array *a) {
     int64_t s = EM_DTYPE_SIZE(a->dtype);
+    if (em__has_zero_dim(a)) return true;
     for (int i = 0; i < a->ndim; i++) {
-        if (a->shape[i] == 0) return true;
         if (a->shape[i] != 1 && a->strides[i] != s) return false;
         s *= a->shape[i];
     }

@@ -392,6 +392,9 @@ static em_dtype em__result_dtype(em_reduce_op op, em_dtype in, em_dtype dt) {
     case EM_RED_MEAN: return dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
     case EM_RED_VAR:
     case EM_RED_STD: {
+        /* A complex input gives a real result, but a complex dtype= is the
+         * result's dtype (NumPy sums the real squares with dtype=). */
+        if (dt != EM_NDTYPES && em_dtype_get(dt)->kind == 'c') return dt;
         em_dtype m = dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
         return em__is_int(m) ? m : em_real_for(m);
     }

@@ -27,6 +27,8 @@ em_status em_shape_size(int ndim, const int64_t *shape, int64_t *n) {
 
 void em__contig_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *strides) {
     int64_t s = itemsize;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0) s = 0; /* NumPy 2: an empty array's strides are all 0 */
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = s;
         s *= shape[i] > 0 ? shape[i] : 1;

@@ -62,10 +62,18 @@ em_status em_view_index(const em_array *a, int nitems, const em_index_item *item
     em_array o;
     em__view_init(&o, a);
     char *data = a->data;
-    int dim = 0, nnew = 0;
-    for (int k = 0; k < nitems; k++) nnew += items[k].kind == EM_IX_NEWAXIS;
-    if (a->ndim - consumed + nnew > EM_MAXDIMS)
-        return em_error(EM_EINDEX, "indexing gives more than %d dimensions", EM_MAXDIMS);
+    int dim = 0, nint = 0, nnew = 0;
+    /* The result keeps every input dimension but those an integer removes
+     * (a slice keeps its one), plus one per newaxis: count that, not the
+     * items consumed, or 32 slices and a newaxis write past shape[]. */
+    for (int k = 0; k < nitems; k++) {
+        nnew += items[k].kind == EM_IX_NEWAXIS;
+        nint += items[k].kind == EM_IX_INT;
+    }
+    if (a->ndim - nint + nnew > EM_MAXDIMS)
+        return em_error(EM_EINDEX,
+                        "number of dimensions must be within [0, %d], indexing result would "
+                        "have %d", EM_MAXDIMS, a->ndim - nint + nnew);
     for (int k = 0; k < nitems; k++) {
         if (items[k].kind == EM_IX_ELLIPSIS) {
             int skip = a->ndim - consumed;
@@ -193,7 +201,13 @@ em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape, em_
     em__view_init(&o, a);
     EM_CHECK(em__reshape_target(a, ndim, shape, o.shape));
     o.ndim = ndim;
-    if (em_array_size(a) == 0 || em_array_is_c_contiguous(a)) {
+    if (em_array_size(a) == 0) { /* NumPy's reshape keeps products of the other dims */
+        int64_t st = EM_DTYPE_SIZE(a->dtype);
+        for (int i = ndim - 1; i >= 0; i--) {
+            o.strides[i] = st;
+            st *= o.shape[i] > 0 ? o.shape[i] : 1;
+        }
+    } else if (em_array_is_c_contiguous(a)) {
         em__contig_strides(ndim, o.shape, EM_DTYPE_SIZE(a->dtype), o.strides);
     } else if (!em__nocopy_strides(a, ndim, o.shape, o.strides)) {
         return em_error(EM_EUNSUPPORTED, "reshape needs a copy for this layout");

@@ -454,9 +454,17 @@ em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
     else s = em_array_empty(res, e->dtype, e->ndim, e->shape, e->dev);
     em__lower *L = NULL;
     const em_node *root = NULL;
-    if (s == EM_OK && !em_expr_ready(e) && em_array_size(res)) s = em__lower_make(e, 0, -1, &L, &root);
+    /* The backends size their plans by the expanded tree (a node read
+     * twice counts twice), and the planner's tree-size limit is checked
+     * after the op that crosses it: where(c, x, x) over inputs just under
+     * the limit is three times over it.  Such a tree is split here, its
+     * inputs first, instead of reaching the user as "more than N nodes". */
+    bool big = e->nnodes > EM_FUSE_MAXNODES;
+    if (s == EM_OK && !em_expr_ready(e) && em_array_size(res) && !big)
+        s = em__lower_make(e, 0, -1, &L, &root);
     if (e->nin && !em_expr_ready(e) &&
-        (s == EM_EUNSUPPORTED || (s == EM_OK && L && L->nleaves > EM_FUSE_MAXLEAVES))) {
+        ((s == EM_OK && big && em_array_size(res)) || s == EM_EUNSUPPORTED ||
+         (s == EM_OK && L && L->nleaves > EM_FUSE_MAXLEAVES))) {
         if (L) em__lower_free(L), L = NULL;
         s = em__settle_inputs((em_expr *)e); /* the lock is held: see em_expr_begin's contract */
         if (s == EM_OK) s = em__lower_make(e, 0, -1, &L, &root);

@@ -67,6 +67,26 @@ static void test_index_errors(void) {
     em_array_release(&a);
 }
 
+/* Slices keep their dimension: a 32-d array indexed with 32 slices and one
+ * newaxis would have 33 dimensions and must be refused before shape[32] is
+ * written (the check used to count the slices as removed). */
+static void test_index_dim_limit(void) {
+    em_array a, v = {0};
+    int64_t ones[EM_MAXDIMS];
+    for (int i = 0; i < EM_MAXDIMS; i++) ones[i] = 1;
+    CHECK(em_array_empty(&a, EM_INT32, EM_MAXDIMS, ones, cpu) == EM_OK);
+    em_index_item it[EM_MAXDIMS + 1];
+    for (int i = 0; i < EM_MAXDIMS; i++) it[i] = (em_index_item){EM_IX_SLICE, 0, 1, 1};
+    it[EM_MAXDIMS] = (em_index_item){EM_IX_NEWAXIS, 0, 0, 0};
+    CHECK(em_view_index(&a, EM_MAXDIMS + 1, it, &v) == EM_EINDEX);
+    CHECK(strstr(em_last_error(), "indexing result would have 33") != NULL);
+    CHECK(v.buf == NULL);
+    it[0] = (em_index_item){EM_IX_INT, 0, 0, 0}; /* one integer makes room for the newaxis */
+    CHECK(em_view_index(&a, EM_MAXDIMS + 1, it, &v) == EM_OK && v.ndim == EM_MAXDIMS);
+    em_array_release(&v);
+    em_array_release(&a);
+}
+
 static void test_transpose(void) {
     em_array a = iota234(), t;
     int perm[] = {2, 0, 1};
@@ -223,6 +243,7 @@ static void test_device_parse(void) {
 int main(void) {
     RUN(test_index_items);
     RUN(test_index_errors);
+    RUN(test_index_dim_limit);
     RUN(test_transpose);
     RUN(test_broadcast_to);
     RUN(test_reshape);

@@ -252,8 +252,14 @@ def test_zero_d(device):
     for name in ["sum", "max", "mean"]:
         check(name, a, x, keepdims=True)
         check(name, a, x, axis=())
-    with pytest.raises(np.exceptions.AxisError, match="axis 0 is out of bounds for array of dimension 0"):
-        em.sum(x, axis=0)
+    # NumPy's ufunc reductions take axis 0 / -1 of a 0-d array as all of it; mean does not
+    check("sum", a, x, axis=0)
+    check("max", a, x, axis=-1)
+    oob = "axis {} is out of bounds for array of dimension 0"
+    with pytest.raises(np.exceptions.AxisError, match=oob.format(1)):
+        em.sum(x, axis=1)
+    with pytest.raises(np.exceptions.AxisError, match=oob.format(0)):
+        em.mean(x, axis=0)
 
 
 # ---- out= -------------------------------------------------------------------------

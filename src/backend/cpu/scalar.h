@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- type lists: M(suffix, T, U or math-suffix, ...) ---------------------- */
 #define EM__SINTS(M) M(i8, int8_t, uint8_t) M(i16, int16_t, uint16_t) M(i32, int32_t, uint32_t) \
@@ -51,11 +52,52 @@ void em__no_loop(void); /* never defined: selecting it is a compile error */
 /* ---- plain operators (valid for every type; bool results are cast) -------- */
 #define em_add(a, b) ((a) + (b))
 #define em_subtract(a, b) ((a) - (b))
-#define em_multiply(a, b) ((a) * (b))
-#define em_divide(a, b) ((a) / (b))
+/* Complex multiplication is NumPy's plain formula: C's Annex G one recovers
+ * infinities from NaN parts ((inf + 0i) * (inf + inf i) = inf + inf i where
+ * NumPy gives NaN + NaN i). */
+#define em_multiply(a, b)                                                                         \
+    _Generic((a), float _Complex : em__cmul_c64(a, b), double _Complex : em__cmul_c128(a, b),      \
+             default : (a) * (b))
+/* Complex division is NumPy's (Smith's algorithm, as the CUDA prelude), not
+ * C's Annex G one, which gives 1 / (inf + inf i) = 0 where NumPy gives NaN. */
+#define em_divide(a, b)                                                                           \
+    _Generic((a), float _Complex : em__cdiv_c64(a, b), double _Complex : em__cdiv_c128(a, b),      \
+             default : (a) / (b))
 #define em_negative(a) (-(a))
 #define em_equal(a, b) ((a) == (b))
 #define em_not_equal(a, b) ((a) != (b))
+
+/* A complex from its parts (re + im * I would turn an infinite part into a
+ * NaN of the other: 0 * inf). */
+#define EM__CMK(S, T, R, M)                                                                        \
+    static inline T em__cmk_##S(R re, R im) {                                                      \
+        R p[2] = {re, im};                                                                         \
+        T z;                                                                                       \
+        memcpy(&z, p, sizeof z);                                                                   \
+        return z;                                                                                  \
+    }
+EM__CPLXS(EM__CMK)
+
+#define EM__CDIV(S, T, R, M)                                                                       \
+    static inline T em__cdiv_##S(T a, T b) {                                                       \
+        R ar = creal##M(a), ai = cimag##M(a), br = creal##M(b), bi = cimag##M(b);                  \
+        R abr = fabs##M(br), abi = fabs##M(bi);                                                    \
+        if (abr >= abi) {                                                                          \
+            if (abr == 0 && abi == 0) return em__cmk_##S(ar / abr, ai / abr);                      \
+            R rat = bi / br, scl = (R)1 / (br + bi * rat);                                         \
+            return em__cmk_##S((ar + ai * rat) * scl, (ai - ar * rat) * scl);                      \
+        }                                                                                          \
+        R rat = br / bi, scl = (R)1 / (bi + br * rat);                                             \
+        return em__cmk_##S((ar * rat + ai) * scl, (ai * rat - ar) * scl);                         \
+    }
+EM__CPLXS(EM__CDIV)
+
+#define EM__CMUL(S, T, R, M)                                                                       \
+    static inline T em__cmul_##S(T a, T b) {                                                       \
+        R ar = creal##M(a), ai = cimag##M(a), br = creal##M(b), bi = cimag##M(b);                  \
+        return em__cmk_##S(ar * br - ai * bi, ar * bi + ai * br);                                  \
+    }
+EM__CPLXS(EM__CMUL)
 
 /* ---- integer division and powers ------------------------------------------ */
 /* Python's floor division and modulo; b == 0 gives 0, b == -1 avoids the
@@ -132,23 +174,39 @@ EM__FLOATS(EM__FDIV)
 #define em_remainder(a, b) EM__INTF(em_remainder, a)(a, b)
 #define em_fmod(a, b) EM__INTF(em_fmod, a)(a, b)
 
-/* Complex powers: exact repeated multiplication for small integer
- * exponents (as NumPy does), cpow otherwise. */
+/* Complex powers as NumPy's npy_cpow: b == 0 gives 1, a == 0 gives 0 for
+ * re(b) > 0 and NaN otherwise; integer exponents below 100 by repeated
+ * (plain) multiplication, 1, 2 and 3 unrolled, negative ones divided into
+ * 1 (so the special values come out as NumPy's); cpow otherwise. */
 #define EM__CPOW(S, T, R, M)                                                                       \
     static inline T em_power_##S(T a, T b) {                                                       \
-        R n = creal##M(b);                                                                         \
-        if (cimag##M(b) == 0 && n == floor##M(n) && fabs##M(n) <= 100) {                          \
-            if (n == 0) return 1;                                                                  \
-            T r = 0, x = a;                                                                        \
-            bool set = false; /* r starts as a power of a, not 1 * a: 1 * inf gives NaN parts */   \
-            for (long e = (long)fabs##M(n); e; e >>= 1, x *= x)                                    \
-                if (e & 1) r = set ? r * x : x, set = true;                                        \
-            return n < 0 ? 1 / r : r;                                                              \
+        R br = creal##M(b), bi = cimag##M(b);                                                      \
+        if (br == 0 && bi == 0) return 1;                                                          \
+        if (a == 0) return br > 0 ? (T)0 : em__cmk_##S(NAN, NAN);                                  \
+        if (bi == 0 && br == floor##M(br) && fabs##M(br) < 100) {                                  \
+            long n = (long)br;                                                                     \
+            if (n == 1) return a;                                                                  \
+            if (n == 2) return em__cmul_##S(a, a);                                                 \
+            if (n == 3) return em__cmul_##S(a, em__cmul_##S(a, a));                                \
+            T aa = 1, p = a;                                                                       \
+            long m = n < 0 ? -n : n;                                                               \
+            for (long mask = 1;; mask <<= 1, p = em__cmul_##S(p, p)) {                            \
+                if (m & mask) aa = em__cmul_##S(aa, p);                                            \
+                if (m < (mask << 1)) break;                                                        \
+            }                                                                                      \
+            return n < 0 ? em__cdiv_##S(1, aa) : aa;                                               \
         }                                                                                          \
-        if (a == 0) return creal##M(b) > 0 && cimag##M(b) == 0 ? (T)0 : (T)NAN;                    \
         return cpow##M(a, b);                                                                      \
     }                                                                                              \
-    static inline T em_reciprocal_##S(T a) { return 1 / a; }
+    static inline T em_reciprocal_##S(T a) { /* NumPy's: 1 / (inf + inf i) is NaN */             \
+        R ar = creal##M(a), ai = cimag##M(a);                                                      \
+        if (fabs##M(ai) <= fabs##M(ar)) {                                                          \
+            R r = ai / ar, d = ar + ai * r;                                                        \
+            return em__cmk_##S(1 / d, -r / d);                                                     \
+        }                                                                                          \
+        R r = ar / ai, d = ar * r + ai;                                                            \
+        return em__cmk_##S(r / d, -1 / d);                                                        \
+    }
 EM__CPLXS(EM__CPOW)
 #define em_power(a, b) EM__NUM(em_power, a)(a, b)
 #define em_reciprocal(a) EM__NUM(em_reciprocal, a)(a)
