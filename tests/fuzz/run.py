@@ -109,6 +109,8 @@ def campaign(args):
 
     def worker():
         while True:
+            if args.max_seconds and time.time() - t0 > args.max_seconds:
+                return  # out of time: the cases run so far are the campaign
             try:
                 batch = todo.get_nowait()
             except queue.Empty:
@@ -129,6 +131,8 @@ def campaign(args):
                         ran.update(batch[i:i + args.threads])
                 with lock:
                     results.extend(res)
+                    if args.out and len(results) // 5000 != (len(results) - len(res)) // 5000:
+                        write_counts(args, results, time.time() - t0, {})
                     if args.progress and len(results) // 1000 != (len(results) - len(res)) // 1000:
                         print("  %d cases, %.0f s" % (len(results), time.time() - t0),
                               file=sys.stderr, flush=True)
@@ -139,6 +143,28 @@ def campaign(args):
     for w in ws:
         w.join()
     return results, time.time() - t0
+
+
+def tally(results, pats):
+    """Counts per class, and per signature: count, first seed, detail, known."""
+    counts, sigs = {}, {}
+    for r in results:
+        counts[r["cls"]] = counts.get(r["cls"], 0) + 1
+        if r["cls"] != "ok":
+            s = sigs.setdefault(r["sig"], {"count": 0, "seed": r["seed"], "detail":
+                                           r.get("detail", ""), "known": known(r["sig"], pats)})
+            s["count"] += 1
+            s["seed"] = min(s["seed"], r["seed"])
+    return counts, sigs
+
+
+def write_counts(args, results, secs, pats):
+    counts, sigs = tally(results, args.pats)  # pats: args.pats, also mid-campaign
+    with open(args.out + ".tmp", "w") as f:
+        json.dump({"cases": len(results), "seconds": round(secs, 1), "device": args.device,
+                   "seed": args.seed, "threads": args.threads, "classes": counts,
+                   "signatures": sigs}, f, indent=1, sort_keys=True)
+    os.replace(args.out + ".tmp", args.out)
 
 
 def program_of(seed, opts):
@@ -224,8 +250,11 @@ def main():
     p.add_argument("--enable", action="append", default=[],
                    help="turn on a generator feature the expectations file disables")
     p.add_argument("--progress", action="store_true")
+    p.add_argument("--max-seconds", type=float, default=0,
+                   help="start no new batch after this many seconds (long campaigns)")
     args = p.parse_args()
     pats, disabled = load_expectations(args.expect)
+    args.pats = pats
     disabled = [d for d in disabled if d not in args.enable]
     args.opts = {"max_len": args.max_len, **{d: False for d in disabled},
                  **{e: True for e in args.enable}}
@@ -242,15 +271,7 @@ def main():
         print(reproducer(spec, res, args.device))
         return 0 if res["cls"] == "ok" else 1
     results, secs = campaign(args)
-    counts = {}
-    sigs = {}
-    for r in results:
-        counts[r["cls"]] = counts.get(r["cls"], 0) + 1
-        if r["cls"] != "ok":
-            s = sigs.setdefault(r["sig"], {"count": 0, "seed": r["seed"], "detail":
-                                           r.get("detail", ""), "known": known(r["sig"], pats)})
-            s["count"] += 1
-            s["seed"] = min(s["seed"], r["seed"])
+    counts, sigs = tally(results, pats)
     hard = sum(counts.get(c, 0) for c in ("crash", "timeout", "sanitizer"))
     new = {k: v for k, v in sigs.items() if not v["known"] or k.split(":")[0] in (
         "crash", "timeout", "sanitizer")}
@@ -274,10 +295,7 @@ def main():
                 res = run_spec(args, spec)
             print(reproducer(spec, res, args.device))
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"cases": len(results), "seconds": round(secs, 1), "device": args.device,
-                       "seed": args.seed, "threads": args.threads, "classes": counts,
-                       "signatures": sigs}, f, indent=1, sort_keys=True)
+        write_counts(args, results, secs, pats)
     if args.strict and (hard or new):
         print("fuzz: FAILED: %d crashes/timeouts/sanitizer reports, %d new signatures" % (
             hard, len(new)))
