@@ -45,6 +45,10 @@ TOL_ULP = {
 COMPLEX_INEXACT = {"multiply", "divide", "true_divide", "reciprocal", "square", "power", "abs",
                    "absolute", "prod", "cumprod", "mean", "nanmean", "std", "var", "sqrt",
                    "matmul", "sum", "cumsum", "nansum", "linspace"}
+# Functions whose relative error grows without bound near a point of their domain (log
+# near 1, arcsin near +-1 ...): on an inexact input, compared for shape and dtype only.
+ILL_CONDITIONED = {"log", "log2", "log10", "log1p", "arcsin", "arccos", "arctanh", "arccosh",
+                   "sqrt", "cbrt", "power", "float_power", "std", "var"}
 # Operations whose result jumps when an input moves by an ULP.
 DISCONTINUOUS = {"floor", "ceil", "trunc", "rint", "round", "sign", "compare", "floor_divide",
                  "remainder", "fmod", "divmod", "argmax", "argmin", "argsort", "sort", "unique",
@@ -191,7 +195,8 @@ class Gen:
         # absolute error into relative error scaled by |x|
         if k and fn in ("power", "float_power") and len(vals) > 1:
             k *= max(1.0, max(_maxabs(x) for x in vals))
-        elif k and fn in ("exp", "exp2", "expm1", "sinh", "cosh", "tan") and vals:
+        elif k and fn in ("exp", "exp2", "expm1", "sinh", "cosh", "tan", "sin", "cos",
+                          "tanh") and vals:
             k *= max(1.0, _maxabs(vals[0]))
         scale = max([v.scale for v in ins] + [_maxabs(x) for x in vals], default=0.0)
         fragile = undefined or any(v.fragile for v in ins)
@@ -216,6 +221,8 @@ class Gen:
         if discontinuous is None:
             discontinuous = fn in DISCONTINUOUS or fn in COMPARE_OPS or fn in LOGICAL_OPS
         if discontinuous and k > 0:
+            fragile = True
+        if k > 0 and fn in ILL_CONDITIONED:
             fragile = True
         if name:
             self.prog.vars[name] = Var(k + rel, scale, fragile,
@@ -328,6 +335,9 @@ def st_unary(g):
         return
     f = g.rng.choice(UNARY)
     quirk = f in ("real", "imag") and g.ns[a].dtype.kind != "c"
+    if not quirk and g.chance(0.08):  # the ufunc's dtype= (signature ufunc_dtype.F)
+        g.emit("M.%s(%s, dtype=%r)" % (f, a, g.dtype("bifc")), "ufunc_dtype." + f, [a], fn=f)
+        return
     v = g.emit("M.%s(%s)" % (f, a), f + (".alias" if quirk else ""), [a], fn=f)
     if v and quirk:
         g.no_write.add(v)
@@ -404,6 +414,10 @@ def st_reduce(g):
         args.append("dtype=%r" % d)
         # non-finite or out-of-range floats converted to integers: undefined
         undefined = np.dtype(d).kind in "iu" and x.dtype.kind in "fc"
+    kw = ""
+    if g.chance(0.02):
+        kw = g.rng.choice(["bogus", "out", "where"])
+        args.append({"bogus": "bogus=1", "out": "out=None", "where": "where=True"}[kw])
     if f in ("std", "var") and g.chance(0.3):
         args.append("ddof=%d" % g.rng.choice([0, 1, 2]))
     if f in ("max", "min") and g.chance(0.15):
@@ -415,7 +429,7 @@ def st_reduce(g):
                                          "all", "any", "std", "var", "cumsum", "cumprod")
     text = "%s.%s(%s)" % (a, f, ", ".join(args[1:])) if use_method else \
         "M.%s(%s)" % (f, ", ".join(args))
-    g.emit(text, "reduce." + f, [a], fn=f, reduce_n=n if f not in (
+    g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
         "max", "min", "argmax", "argmin", "all", "any", "nanmax", "nanmin", "count_nonzero")
         else 0, undefined=undefined)
 
@@ -619,7 +633,7 @@ def st_manip(g):
     elif r == 9:
         g.emit("M.repeat(%s, %d%s)" % (a, g.rng.randint(0, 3), "" if not nd else
                                        ", axis=%d" % g.rng.randrange(nd)), "repeat", [a])
-    elif r == 10:
+    elif r == 10 and (nd != 1 or x.size <= 64):  # 1-d of n: an n x n result
         f = g.rng.choice(["tril", "triu"])
         g.emit("M.%s(%s, %d)" % (f, a, g.rng.randint(-2, 2)), f, [a])
     elif r == 11:
@@ -678,9 +692,32 @@ def st_creation(g):
                "creation.asarray")
 
 
+LOOP_BODIES = ["M.where(%s > 2, %s, %s) * 0.5", "abs(%s) %% 1000", "%s // 2 + 3",
+               "M.minimum(%s, 500)", "%s + 1", "-%s * 3", "M.maximum(%s, %s - 1) + 2"]
+
+
+def st_loop(g):
+    """A long lazy chain built in a loop (rebinding one name, as user code does): Ember's
+    fusion limits must never reach the user."""
+    # Ember fuses lazily only past a size: large operands half the time
+    a = g.new_input((g.rng.choice([4096, 20000, 16770]),), g.dtype("iuf")) if g.chance(0.5) \
+        else g.pick(lambda y: y.dtype.kind in "iuf")
+    if not a:
+        return
+    n = g.rng.choice([2, 5, 20, 40, 100, 250] if g.chance(0.2) else [2, 5, 10, 20])
+    bodies = g.rng.sample(LOOP_BODIES, g.rng.randint(1, 3))
+    name = "v%d" % g.n
+    g.emit(a + ".copy()", "loop.start", [a], fn="copy")
+    lines = ["for _ in range(%d):" % n]
+    for b in bodies:
+        lines.append("    %s = %s" % (name, b.replace("%s", name).replace("%%", "%")))
+    g.emit("\n".join(lines), "loop", [name], bind=False, fn="floor_divide"
+           if any("//" in b or "%%" in b for b in bodies) else "add")
+
+
 STATEMENTS = [(st_unary, 10), (st_binary, 12), (st_operator, 10), (st_unary_method, 6),
               (st_reduce, 12), (st_view, 14), (st_index, 7), (st_setitem, 9), (st_manip, 10),
-              (st_creation, 4)]
+              (st_creation, 4), (st_loop, 3)]
 
 
 def gen_program(seed, opts=None):

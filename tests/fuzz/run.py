@@ -222,7 +222,7 @@ def reproducer(spec, res, device):
         lines.append("    A = M.asarray")
     lines.append("    print('--', M.__name__)")
     for i, (text, op, bind) in enumerate(spec["stmts"]):
-        lines += ["    try:", "        " + text,
+        lines += ["    try:", "\n".join("        " + ln for ln in text.split("\n")),
                   "        print(%d, %r, repr(%s)[:300])" % (i, op, bind) if bind else
                   "        print(%d, %r, 'ok')" % (i, op),
                   "    except Exception as e:",
