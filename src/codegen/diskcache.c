@@ -151,7 +151,8 @@ bool em_diskcache_get(const char *name, void **data, size_t *n) {
     if (!ok) {
         free(buf);
         if (em_debug_level() >= 2)
-            fprintf(stderr, "ember: kernel cache entry %s is absent or corrupt; rebuilding\n", path);
+            fprintf(stderr, "ember: kernel cache entry %s is corrupt or not a regular file; "
+                    "rebuilding\n", path);
         return false;
     }
     *data = buf;
