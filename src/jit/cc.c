@@ -205,7 +205,8 @@ static em_status em__cc_build(const char *src, const char *name, void **obj, siz
         if (w <= 0) break;
         off += (size_t)w;
     }
-    if (fd < 0 || off != len) s = em_error(EM_EDEVICE, "cannot write C source in %s: %s", dir, strerror(errno));
+    if (fd < 0 || off != len)
+        s = em_error(EM_EDEVICE, "cannot write C source in %s: %s", dir, strerror(errno));
     if (fd >= 0) close(fd);
     int logfd = s == EM_OK ? open(logp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
     if (s == EM_OK && logfd < 0)
@@ -215,7 +216,8 @@ static em_status em__cc_build(const char *src, const char *name, void **obj, siz
         snprintf(flags, sizeof flags, "%s", em__cc_flags());
         int n = em__cc_split(em__cc_cmd, buf, sizeof buf, argv, EM_CC_MAXARGS);
         char *save = NULL;
-        for (char *t = strtok_r(flags, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[n++] = t;
+        for (char *t = strtok_r(flags, " ", &save); t; t = strtok_r(NULL, " ", &save))
+            argv[n++] = t;
         argv[n++] = "-o";
         argv[n++] = tmpso;
         argv[n++] = csrc;
@@ -228,7 +230,8 @@ static em_status em__cc_build(const char *src, const char *name, void **obj, siz
             s = em__cc_error(name, src, log ? log : "", rc);
             free(log);
         } else if (!em__cc_read_file(tmpso, obj, objn)) {
-            s = em_error(EM_EDEVICE, "cannot read the compiled object %s: %s", tmpso, strerror(errno));
+            s = em_error(EM_EDEVICE, "cannot read the compiled object %s: %s", tmpso,
+                         strerror(errno));
         }
     }
     if (logfd >= 0) close(logfd);
@@ -250,7 +253,8 @@ static em_status em__cc_build(const char *src, const char *name, void **obj, siz
 static void *em__cc_dlopen_image(const void *obj, size_t n, char *why, size_t wlen) {
     char path[400], dir[300], target[64];
     if (!em__cc_tmpdir(dir, sizeof dir)) {
-        snprintf(why, wlen, "cannot create a temporary directory (set TMPDIR): %s", strerror(errno));
+        snprintf(why, wlen, "cannot create a temporary directory (set TMPDIR): %s",
+                 strerror(errno));
         return NULL;
     }
     snprintf(path, sizeof path, "%s/kernel.so", dir);
@@ -297,7 +301,8 @@ static em_status em__cc_load_locked(const char *src, const char *name, const cha
     if (em_diskcache_get(file, &obj, &objn)) {
         h = em__cc_dlopen_image(obj, objn, why, sizeof why);
         if (!h && em_debug_level() >= 1)
-            fprintf(stderr, "ember: cached C kernel %s does not load (%s); rebuilding\n", file, why);
+            fprintf(stderr, "ember: cached C kernel %s does not load (%s); rebuilding\n", file,
+                    why);
         free(obj);
     }
     bool hit = h != NULL;

@@ -60,7 +60,8 @@ static void test_round_trip_and_bad_entries(void) {
     if (f) fputc(0, f), fclose(f);
     CHECK(!hit("k1.bin", "payload one"));
     /* A valid entry under another name. */
-    CHECK(em_diskcache_put("k1.bin", "payload one", 11) && em_diskcache_put("k2.bin", "payload two", 11));
+    CHECK(em_diskcache_put("k1.bin", "payload one", 11));
+    CHECK(em_diskcache_put("k2.bin", "payload two", 11));
     snprintf(other, sizeof other, "%s/k2.bin", dir);
     CHECK(rename(path, other) == 0);
     CHECK(!hit("k2.bin", "payload one") && !hit("k2.bin", "payload two"));
