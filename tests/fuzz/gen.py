@@ -379,6 +379,8 @@ def st_unary_method(g):
              ("%s.round()", "round"), ("M.round(%s, 1)", "round"), ("astype", "astype"),
              ("astype_casting", "astype")]
     form, fn = g.rng.choice(forms)
+    if fn == "round" and x.dtype.kind == "b" and g.opts.get("round_bool") is False:
+        return  # round(bool) stays bool (issue 20): what follows it fails in many ways
     if fn == "astype":
         d = g.dtype()
         if np.dtype(d).kind in "iub" and x.dtype.kind in "fc" and x.size and (
@@ -468,8 +470,8 @@ def _view(g, a):
             elif c < 0.7:
                 n = x.shape[d]
                 idx.append(str(g.rng.choice([0, -1, n - 1, n, -n, -n - 1] if n else [0, -1])))
-            elif c < 0.8:
-                idx.append("None")
+            elif c < 0.8 and (g.opts.get("past_dim_limit") or nd + idx.count("None") < 30):
+                idx.append("None")  # past 32 dims, views write out of bounds (issue 20)
             else:
                 idx.append(":")
         if g.chance(0.15):
@@ -484,7 +486,7 @@ def _view(g, a):
             g.emit("M.transpose(%s, %r)" % (a, tuple(perm)), "view.transpose", [a])
         else:
             g.emit("%s.T" % a, "view.T", [a])
-    elif r < 0.55:
+    elif r < 0.55 and (g.opts.get("past_dim_limit") or nd < 30):
         ax = g.rng.randint(-nd - 2, nd + 1)
         g.emit("M.expand_dims(%s, %d)" % (a, ax), "view.expand_dims", [a])
     elif r < 0.62:
