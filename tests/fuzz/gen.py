@@ -49,6 +49,8 @@ COMPLEX_INEXACT = {"multiply", "divide", "true_divide", "reciprocal", "square", 
 # near 1, arcsin near +-1 ...): on an inexact input, compared for shape and dtype only.
 ILL_CONDITIONED = {"log", "log2", "log10", "log1p", "arcsin", "arccos", "arctanh", "arccosh",
                    "sqrt", "cbrt", "power", "float_power", "std", "var"}
+# Operations whose result's shape depends on the values.
+DATA_SHAPE = {"unique", "nonzero", "argwhere", "flatnonzero", "index.mask"}
 # Operations whose result jumps when an input moves by an ULP.
 DISCONTINUOUS = {"floor", "ceil", "trunc", "rint", "round", "sign", "compare", "floor_divide",
                  "remainder", "fmod", "divmod", "argmax", "argmin", "argsort", "sort", "unique",
@@ -74,7 +76,8 @@ LOGICAL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
 
 class Var:
-    """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only; copy:
+    """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
+    compared, its shape came from unreliable values); copy:
     NumPy gave a scalar (a copy) where Ember gives a 0-d view (integer indexing, as CuPy),
     so a later in-place write may show through on Ember's side only."""
     __slots__ = ("k", "scale", "fragile", "copy")
@@ -224,6 +227,8 @@ class Gen:
             fragile = True
         if k > 0 and fn in ILL_CONDITIONED:
             fragile = True
+        if fragile and (fn in DATA_SHAPE or op in DATA_SHAPE):
+            fragile = 2  # unreliable values decide this result's shape: not compared at all
         if name:
             self.prog.vars[name] = Var(k + rel, scale, fragile,
                                        isinstance(self.ns[name], np.generic))
