@@ -238,6 +238,11 @@ class Gen:
                     v = self.prog.vars[i]
                     v.k, v.scale = max(v.k, k + rel), max(v.scale, scale)
                     v.fragile = v.fragile or fragile or (discontinuous and k > 0)
+            # and any variable may be a view of it: their tolerance takes the write's
+            for v in self.prog.vars.values():
+                v.k = max(v.k, k + rel)
+                if fragile or (discontinuous and k > 0):
+                    v.fragile = v.fragile or True
         return name
 
     def chance(self, p):
@@ -588,8 +593,10 @@ def st_setitem(g):
         g.emit("%s %s %s" % (a, aug, val), "inplace" + aug, [a] + ins, bind=False,
                fn={"+=": "add", "-=": "subtract", "*=": "multiply"}.get(aug, "floor_divide"))
         return
+    # float values into an integer array: NaN, inf or out-of-range ones are undefined
+    undefined = x.dtype.kind in "iub" and any(_kind(g.ns[i]) in "fc" for i in ins[:1])
     g.emit("%s = %s" % (target, val), op, [a] + ins, bind=False, fn="setitem",
-           discontinuous=op == "setitem.mask")
+           discontinuous=op == "setitem.mask", undefined=undefined)
 
 
 def st_manip(g):
