@@ -28,11 +28,16 @@ extern "C" {
  * shell.  Objects are built with
  *   -std=gnu11 -O2 -fPIC -shared -fwrapv -ffp-contract=off -fno-fast-math
  *   [-march=native unless EMBER_CC_PORTABLE=1] -lm
- * into the kernel cache directory (codegen/diskcache.h): the source goes to a
- * temporary file there, the object to a temporary name that is renamed to
- * <key>.so, so a concurrent reader sees a whole object or none.  The key
- * hashes the source, the flags, the compiler identity (the first line of
- * `cc --version`) and EM_VERSION.  Loaded objects are kept for the life of
+ * in a private temporary directory (removed when the build ends); the object's
+ * bytes are stored as the kernel cache entry <key>.so (a header with size and
+ * a checksum, written to a temporary name and renamed, verified before use,
+ * so a truncated, corrupt, misnamed or non-regular entry is rebuilt rather
+ * than loaded).  Objects are loaded from memory (a memfd, else a private
+ * temporary file removed once loaded), never mapped from the cache directory,
+ * where a file could shrink under the mapping.  An unusable cache directory
+ * means compiling every process (warned once).  The key hashes the source,
+ * the flags, the compiler identity (the first line of `cc --version`) and
+ * EM_VERSION.  Loaded objects are kept for the life of
  * the process (dlopen RTLD_LOCAL, never closed) in an in-memory table under
  * the same key, so loading the same source twice is a hash lookup.
  * EMBER_DEBUG=2 logs hits and misses with times; 4 also prints the source.

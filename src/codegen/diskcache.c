@@ -3,13 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EM_DC_MAGIC "EMKC0001"
+#define EM_DC_MAGIC "EMKC0002"
 #define EM_DC_HEADER 24
 #define EM_DC_MAXSIZE ((size_t)1 << 30)
 
@@ -19,7 +20,18 @@ uint64_t em_fnv1a(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
-/* mkdir -p with mode 0700 for each component we create. */
+/* One warning per process: a cache that cannot be used is worth knowing
+ * about once, not once per kernel. */
+static atomic_int em__dc_warned;
+
+static void em__dc_warn(const char *what, const char *path, int err) {
+    if (atomic_exchange(&em__dc_warned, 1)) return;
+    fprintf(stderr, "ember: warning: kernel cache %s %s%s%s; compiling without the disk cache "
+            "(set EMBER_CACHE_DIR to a directory of yours)\n", what, path, err ? ": " : "",
+            err ? strerror(err) : "");
+}
+
+/* mkdir -p; components we create are 0700, existing ones are left as they are. */
 static bool em__mkdirs(char *path) {
     for (char *c = path + 1; *c; c++) {
         if (*c != '/') continue;
@@ -31,6 +43,14 @@ static bool em__mkdirs(char *path) {
     return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
+/* A directory we may keep binaries in: a real directory (not a link), ours,
+ * and closed to group and others (anyone who can write there could feed us
+ * code; anyone who can read could learn our kernels). */
+static bool em__private_dir(const char *path, struct stat *st) {
+    return lstat(path, st) == 0 && S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+           (st->st_mode & 077) == 0;
+}
+
 bool em_diskcache_dir(char *buf, size_t len) {
     const char *over = getenv("EMBER_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
@@ -39,11 +59,29 @@ bool em_diskcache_dir(char *buf, size_t len) {
     else if (xdg && *xdg) n = snprintf(buf, len, "%s/ember/kernels", xdg);
     else if (home && *home) n = snprintf(buf, len, "%s/.cache/ember/kernels", home);
     else return false;
-    if (n < 0 || (size_t)n >= len || !em__mkdirs(buf)) return false;
+    if (n < 0 || (size_t)n >= len) return false;
+    int err = em__mkdirs(buf) ? 0 : errno;
     struct stat st;
-    /* Another user's or a world-writable directory could feed us binaries. */
-    if (stat(buf, &st) != 0 || st.st_uid != geteuid()) return false;
-    if ((st.st_mode & 077) && chmod(buf, 0700) != 0) return false;
+    if (err || stat(buf, &st) != 0) {
+        em__dc_warn("directory", buf, err ? err : errno);
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        em__dc_warn("directory", buf, ENOTDIR);
+        return false;
+    }
+    if (em__private_dir(buf, &st)) return true;
+    /* Shared, another user's, or a link: our own private subdirectory, so
+     * the user's directory keeps its modes. */
+    size_t base = (size_t)n;
+    n = snprintf(buf + base, len - base, "/ember-%lu", (unsigned long)geteuid());
+    if (n < 0 || (size_t)n >= len - base) return false;
+    err = mkdir(buf, 0700) == 0 || errno == EEXIST ? 0 : errno;
+    if (err || !em__private_dir(buf, &st)) {
+        em__dc_warn(err ? "directory" : "directory (not a private directory of this user)", buf,
+                    err);
+        return false;
+    }
     return true;
 }
 
@@ -64,28 +102,57 @@ static bool em__path(const char *name, char *path, size_t len) {
     return n > 0 && (size_t)n < len;
 }
 
-static bool em__read_all(FILE *f, void *buf, size_t n) { return fread(buf, 1, n, f) == n; }
+/* The checksum binds the payload to its name (see diskcache.h). */
+static uint64_t em__sum(const char *name, const void *data, size_t n) {
+    return em_fnv1a(em_fnv1a(EM_FNV_BASIS, name, strlen(name) + 1), data, n);
+}
+
+static bool em__read_full(int fd, void *buf, size_t n) {
+    for (size_t off = 0; off < n;) {
+        ssize_t r = read(fd, (char *)buf + off, n - off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        off += (size_t)r;
+    }
+    return true;
+}
+
+static bool em__write_full(int fd, const void *buf, size_t n) {
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(fd, (const char *)buf + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        off += (size_t)w;
+    }
+    return true;
+}
 
 bool em_diskcache_get(const char *name, void **data, size_t *n) {
     char path[4200];
     if (!em__path(name, path, sizeof path)) return false;
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
+     * entry itself, not what a link points to. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
     unsigned char hdr[EM_DC_HEADER];
     uint64_t size = 0, sum = 0;
     void *buf = NULL;
-    bool ok = em__read_all(f, hdr, sizeof hdr) && !memcmp(hdr, EM_DC_MAGIC, 8);
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= EM_DC_HEADER;
+    ok = ok && em__read_full(fd, hdr, sizeof hdr) && !memcmp(hdr, EM_DC_MAGIC, 8);
     if (ok) {
         memcpy(&size, hdr + 8, 8);
         memcpy(&sum, hdr + 16, 8);
-        ok = size > 0 && size <= EM_DC_MAXSIZE && (buf = malloc(size)) != NULL;
+        ok = size > 0 && size <= EM_DC_MAXSIZE && (uint64_t)st.st_size == EM_DC_HEADER + size &&
+             (buf = malloc(size)) != NULL;
     }
-    ok = ok && em__read_all(f, buf, size) && fgetc(f) == EOF;
-    ok = ok && em_fnv1a(EM_FNV_BASIS, buf, size) == sum;
-    fclose(f);
+    ok = ok && em__read_full(fd, buf, size) && em__sum(name, buf, size) == sum;
+    close(fd);
     if (!ok) {
         free(buf);
-        if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache entry %s is corrupt; rebuilding\n", path);
+        if (em_debug_level() >= 2)
+            fprintf(stderr, "ember: kernel cache entry %s is corrupt or not a regular file; "
+                    "rebuilding\n", path);
         return false;
     }
     *data = buf;
@@ -96,17 +163,25 @@ bool em_diskcache_get(const char *name, void **data, size_t *n) {
 bool em_diskcache_put(const char *name, const void *data, size_t n) {
     char path[4200], tmp[4300];
     if (!em__path(name, path, sizeof path)) return false;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)(uintptr_t)&tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) return false;
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        em__dc_warn("entries cannot be written in the directory of", path, errno);
+        return false;
+    }
     unsigned char hdr[EM_DC_HEADER];
-    uint64_t size = n, sum = em_fnv1a(EM_FNV_BASIS, data, n);
+    uint64_t size = n, sum = em__sum(name, data, n);
     memcpy(hdr, EM_DC_MAGIC, 8);
     memcpy(hdr + 8, &size, 8);
     memcpy(hdr + 16, &sum, 8);
-    bool ok = write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr && write(fd, data, n) == (ssize_t)n;
+    bool ok = em__write_full(fd, hdr, sizeof hdr) && em__write_full(fd, data, n);
     ok = close(fd) == 0 && ok;
+    int err = ok ? 0 : errno;
     ok = ok && rename(tmp, path) == 0;
-    if (!ok) unlink(tmp);
+    if (!ok) {
+        if (!err) err = errno;
+        unlink(tmp);
+        em__dc_warn("entry could not be written:", path, err);
+    }
     return ok;
 }

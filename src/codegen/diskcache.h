@@ -1,27 +1,40 @@
 /* The on-disk kernel cache: compiled binaries keyed by a hash.
  *
  * Directory: $EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember/kernels, else
- * ~/.cache/ember/kernels, created 0700.  The key hashes everything that
- * changes the binary (source, options, compiler version, arch, Ember
- * version); the caller passes those as parts.  An entry is
- *   "EMKC0001" | u64 payload bytes | u64 FNV-1a checksum | payload
- * written to a temporary file and renamed into place, so readers see a
- * whole entry or none; a short or corrupt entry reads as a miss (and the
- * rebuilt binary replaces it).  Failures to write are not errors: the cache
- * is an optimisation.
+ * ~/.cache/ember/kernels; missing components are created 0700.  The modes of
+ * an existing directory are never changed: if it is ours and private (no
+ * group or other access) entries go in it, else in a subdirectory
+ * "ember-<uid>" that we create 0700 and check (ours, a real directory,
+ * private) before every use.  When no directory is usable (EMBER_CACHE_DIR
+ * names a file, a read-only parent, a subdirectory that is not ours) or an
+ * entry cannot be written, Ember warns once on stderr and compiles in
+ * memory: the cache is an optimisation, never a reason to fail.
+ *
+ * The key hashes everything that changes the binary (source, options,
+ * compiler version, arch, Ember version); the caller passes those as parts.
+ * An entry is
+ *   "EMKC0002" | u64 payload bytes | u64 checksum | payload
+ * where the checksum is FNV-1a of the entry's file name then the payload, so
+ * a valid entry copied under another key's name does not verify.  It is
+ * written to a temporary file and renamed into place, so readers see a whole
+ * entry or none.  Reading opens without following links and without
+ * blocking (a FIFO in place of an entry does not hang), accepts only a
+ * regular file of exactly the header's size, reads it into memory (never
+ * mmap: a file truncated under a mapping is SIGBUS) and verifies the
+ * checksum; anything else is a miss, and the rebuilt binary replaces it.
  */
 #ifndef EM_DISKCACHE_H
 #define EM_DISKCACHE_H
 
 #include "core/core.h"
 
-/* The cache directory (created on first use); false if unusable. */
+/* The cache directory (created on first use); false if unusable (warned once). */
 EM_API bool em_diskcache_dir(char *buf, size_t len);
 /* The file name for a key made of nparts strings. */
 EM_API void em_diskcache_name(int nparts, const char *const *parts, char *name, size_t len);
 /* Read an entry: *data (malloc'ed) and *n on a hit; false on a miss. */
 EM_API bool em_diskcache_get(const char *name, void **data, size_t *n);
-/* Store an entry atomically; false if it could not be written. */
+/* Store an entry atomically; false if it could not be written (warned once). */
 EM_API bool em_diskcache_put(const char *name, const void *data, size_t n);
 /* 64-bit FNV-1a of n bytes continuing from h (EM_FNV_BASIS to start). */
 #define EM_FNV_BASIS 0xcbf29ce484222325ULL

@@ -1,4 +1,5 @@
 /* The system C compiler as a JIT (ember/kernel.h). */
+#define _GNU_SOURCE /* memfd_create */
 #include "ember/kernel.h"
 #include "codegen/diskcache.h"
 #include "codegen/sbuf.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -124,20 +126,13 @@ static const char *em__cc_flags(void) {
     return p && !strcmp(p, "1") ? EM_CC_FLAGS : EM_CC_FLAGS " -march=native";
 }
 
-/* The working directory: the kernel cache, else a private temporary one. */
-static bool em__cc_dir(char *buf, size_t len) {
-    if (em_diskcache_dir(buf, len)) return true;
-    static char tmpdir[256];
-    if (!tmpdir[0]) {
-        const char *t = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/ember-cc-XXXXXX", t && *t ? t : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            tmpdir[0] = 0;
-            return false;
-        }
-    }
-    snprintf(buf, len, "%s", tmpdir);
-    return true;
+/* A private temporary directory for one compile (mkdtemp: 0700, a fresh
+ * name), removed by the caller: nothing of a build outlives it, so no
+ * directory is left behind at exit whatever the cache's state. */
+static bool em__cc_tmpdir(char *buf, size_t len) {
+    const char *t = getenv("TMPDIR");
+    int n = snprintf(buf, len, "%s/ember-cc-XXXXXX", t && *t ? t : "/tmp");
+    return n > 0 && (size_t)n < len && mkdtemp(buf) != NULL;
 }
 
 /* EM_ECOMPILE with the compiler's output and the numbered source. */
@@ -167,58 +162,125 @@ static void em__cc_slurp(const char *path, char *buf, size_t len) {
     fclose(f);
 }
 
-/* Write src to a fresh file made from tmpl (mkstemps with suffix length sl). */
-static bool em__cc_write_src(char *tmpl, int sl, const char *src) {
-    int fd = mkstemps(tmpl, sl);
+/* Read a whole regular file (that we just built) into memory. */
+static bool em__cc_read_file(const char *path, void **data, size_t *n) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return false;
-    size_t n = strlen(src), off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, src + off, n - off);
-        if (w <= 0 && errno != EINTR) break;
-        if (w > 0) off += (size_t)w;
+    struct stat st;
+    char *buf = NULL;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+              (buf = malloc((size_t)st.st_size)) != NULL;
+    size_t off = 0;
+    while (ok && off < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + off, (size_t)st.st_size - off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) ok = false;
+        else off += (size_t)r;
     }
     close(fd);
-    return off == n;
+    if (!ok) {
+        free(buf);
+        return false;
+    }
+    *data = buf, *n = off;
+    return true;
 }
 
-/* Compile src into `so` (a temporary object renamed into place). */
-static em_status em__cc_build(const char *dir, const char *src, const char *name, const char *so) {
-    char csrc[4200], tmpso[4200], logp[4200], buf[1024], *argv[EM_CC_MAXARGS + 16];
-    snprintf(csrc, sizeof csrc, "%s/jit-XXXXXX.c", dir);
-    snprintf(logp, sizeof logp, "%s/jit-XXXXXX.log", dir);
-    if (!em__cc_write_src(csrc, 2, src)) return em_error(EM_EDEVICE, "cannot write C source in %s: %s", dir, strerror(errno));
-    int logfd = mkstemps(logp, 4);
-    if (logfd < 0) {
-        unlink(csrc);
-        return em_error(EM_EDEVICE, "cannot create a compiler log in %s: %s", dir, strerror(errno));
-    }
-    snprintf(tmpso, sizeof tmpso, "%.*s.so", (int)(strlen(csrc) - 2), csrc);
-    char flags[256];
-    snprintf(flags, sizeof flags, "%s", em__cc_flags());
-    int n = em__cc_split(em__cc_cmd, buf, sizeof buf, argv, EM_CC_MAXARGS);
-    char *save = NULL;
-    for (char *t = strtok_r(flags, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[n++] = t;
-    argv[n++] = "-o";
-    argv[n++] = tmpso;
-    argv[n++] = csrc;
-    argv[n++] = "-lm";
-    argv[n] = NULL;
-    int rc = em__cc_spawn(argv, logfd);
-    close(logfd);
+/* Compile src in a private temporary directory; the object's bytes come
+ * back in *obj (malloc'ed) and the directory is gone on return. */
+static em_status em__cc_build(const char *src, const char *name, void **obj, size_t *objn) {
+    char dir[300], csrc[400], tmpso[400], logp[400], buf[1024], *argv[EM_CC_MAXARGS + 16];
+    if (!em__cc_tmpdir(dir, sizeof dir))
+        return em_error(EM_EDEVICE, "cannot create a temporary directory for the C compiler "
+                        "(set TMPDIR): %s", strerror(errno));
+    snprintf(csrc, sizeof csrc, "%s/kernel.c", dir);
+    snprintf(logp, sizeof logp, "%s/kernel.log", dir);
+    snprintf(tmpso, sizeof tmpso, "%s/kernel.so", dir);
     em_status s = EM_OK;
-    if (rc != 0) {
-        char *log = malloc(12000);
-        if (log) em__cc_slurp(logp, log, 12000);
-        s = em__cc_error(name, src, log ? log : "", rc);
-        free(log);
-        unlink(tmpso);
-    } else if (rename(tmpso, so) != 0) {
-        s = em_error(EM_EDEVICE, "cannot move the compiled object to %s: %s", so, strerror(errno));
-        unlink(tmpso);
+    int fd = open(csrc, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    size_t len = strlen(src), off = 0;
+    while (fd >= 0 && off < len) {
+        ssize_t w = write(fd, src + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
     }
+    if (fd < 0 || off != len)
+        s = em_error(EM_EDEVICE, "cannot write C source in %s: %s", dir, strerror(errno));
+    if (fd >= 0) close(fd);
+    int logfd = s == EM_OK ? open(logp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    if (s == EM_OK && logfd < 0)
+        s = em_error(EM_EDEVICE, "cannot create a compiler log in %s: %s", dir, strerror(errno));
+    if (s == EM_OK) {
+        char flags[256];
+        snprintf(flags, sizeof flags, "%s", em__cc_flags());
+        int n = em__cc_split(em__cc_cmd, buf, sizeof buf, argv, EM_CC_MAXARGS);
+        char *save = NULL;
+        for (char *t = strtok_r(flags, " ", &save); t; t = strtok_r(NULL, " ", &save))
+            argv[n++] = t;
+        argv[n++] = "-o";
+        argv[n++] = tmpso;
+        argv[n++] = csrc;
+        argv[n++] = "-lm";
+        argv[n] = NULL;
+        int rc = em__cc_spawn(argv, logfd);
+        if (rc != 0) {
+            char *log = malloc(12000);
+            if (log) em__cc_slurp(logp, log, 12000);
+            s = em__cc_error(name, src, log ? log : "", rc);
+            free(log);
+        } else if (!em__cc_read_file(tmpso, obj, objn)) {
+            s = em_error(EM_EDEVICE, "cannot read the compiled object %s: %s", tmpso,
+                         strerror(errno));
+        }
+    }
+    if (logfd >= 0) close(logfd);
     unlink(csrc);
     unlink(logp);
+    unlink(tmpso);
+    rmdir(dir);
     return s;
+}
+
+/* dlopen an object held in memory.  It goes to an anonymous memory file
+ * (memfd: no one else can change or truncate it under the mapping, and a
+ * noexec /tmp does not matter) reached through a link in a private
+ * temporary directory (glibc knows loaded objects by the path string, so
+ * "/proc/self/fd/N" itself would be taken for an earlier object whose
+ * descriptor had the same number); without memfd or /proc the object is a
+ * file in that directory.  The directory is removed once the object is
+ * loaded.  NULL if it does not load; *why says why. */
+static void *em__cc_dlopen_image(const void *obj, size_t n, char *why, size_t wlen) {
+    char path[400], dir[300], target[64];
+    if (!em__cc_tmpdir(dir, sizeof dir)) {
+        snprintf(why, wlen, "cannot create a temporary directory (set TMPDIR): %s",
+                 strerror(errno));
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/kernel.so", dir);
+    int fd = memfd_create("ember-kernel", MFD_CLOEXEC);
+    if (fd >= 0) {
+        snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
+        if (access(target, F_OK) != 0 || symlink(target, path) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0) fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+    void *h = NULL;
+    size_t off = 0;
+    while (fd >= 0 && off < n) {
+        ssize_t w = write(fd, (const char *)obj + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    if (fd < 0 || off != n) snprintf(why, wlen, "cannot stage the object: %s", strerror(errno));
+    else if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) snprintf(why, wlen, "%s", dlerror());
+    if (fd >= 0) close(fd);
+    unlink(path);
+    rmdir(dir);
+    return h;
 }
 
 static em_cc_lib *em__cc_find(const char *key) {
@@ -227,21 +289,30 @@ static em_cc_lib *em__cc_find(const char *key) {
     return NULL;
 }
 
-/* Load (building first if needed) the object for key; called with the lock. */
+/* Load (building first if needed) the object for key; called with the lock.
+ * A cache entry is verified (diskcache.h) before it is loaded; one that
+ * fails, or that verifies and still does not load, is rebuilt and replaced. */
 static em_status em__cc_load_locked(const char *src, const char *name, const char *key, em_cc_lib **out) {
-    char dir[4096], so[4200];
-    if (!em__cc_dir(dir, sizeof dir))
-        return em_error(EM_EDEVICE, "no usable directory for compiled kernels (set EMBER_CACHE_DIR)");
-    snprintf(so, sizeof so, "%s/%s.so", dir, key);
+    char file[96], why[512] = "";
+    snprintf(file, sizeof file, "%s.so", key);
     double t0 = em__cc_now();
-    void *h = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
+    void *obj = NULL, *h = NULL;
+    size_t objn = 0;
+    if (em_diskcache_get(file, &obj, &objn)) {
+        h = em__cc_dlopen_image(obj, objn, why, sizeof why);
+        if (!h && em_debug_level() >= 1)
+            fprintf(stderr, "ember: cached C kernel %s does not load (%s); rebuilding\n", file,
+                    why);
+        free(obj);
+    }
     bool hit = h != NULL;
     if (!h) {
-        /* Absent, or a corrupt object left by a crash: build it afresh. */
         if (em_debug_level() >= 4) fprintf(stderr, "ember: C kernel '%s' source:\n%s\n", name, src);
-        EM_CHECK(em__cc_build(dir, src, name, so));
-        h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-        if (!h) return em_error(EM_ECOMPILE, "cannot load the compiled '%s' (%s): %s", name, so, dlerror());
+        EM_CHECK(em__cc_build(src, name, &obj, &objn));
+        h = em__cc_dlopen_image(obj, objn, why, sizeof why);
+        if (h) em_diskcache_put(file, obj, objn);
+        free(obj);
+        if (!h) return em_error(EM_ECOMPILE, "cannot load the compiled '%s': %s", name, why);
     }
     em_cc_lib *l = calloc(1, sizeof *l);
     if (!l) return em_error(EM_ENOMEM, "no memory for a compiled object");

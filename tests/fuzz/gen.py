@@ -1,0 +1,781 @@
+"""Random programs for the differential fuzzer, generated against NumPy.
+
+gen_program(seed, opts) returns a Program: statements (Python source over M, np, R, A),
+each with the operation it exercises, and for each variable the tolerance its comparison
+uses.  Generation runs every statement on NumPy as it goes, so later statements pick
+operands, axes and indices from the real shapes and dtypes (mostly valid arguments, and
+about one in eight deliberately bad: an axis out of range, a shape that does not fit, an
+unknown dtype or keyword).  A statement NumPy rejects binds nothing; later ones do not use
+it.  The same seed always gives the same program.
+
+Tolerances (stated per function in TOL_ULP): a variable's value is compared exactly while
+its lineage holds only exact operations (integer and boolean arithmetic, copies and views,
+IEEE-exact real float operations: + - * / sqrt, comparisons, min/max, rounding); otherwise
+with rtol = k and atol = k * scale, where k sums ULP bound * eps along the lineage (eps of the
+coarsest float type each step involves; a reduction over n elements counts n ULPs; complex
+* / abs sqrt and friends count 4) and scale is the largest magnitude that entered it (for a
+reduction, times n).  Complex arithmetic on non-finite values (where C99 Annex G and NumPy's
+formulas differ) and integer 1/0 (undefined) are compared for shape and dtype only.  A discontinuous step (a comparison, floor,
+sort, argmax, an integer cast ...) applied to an inexact value makes the result's value
+unreliable by design: such variables are compared for shape and dtype only."""
+import random
+import warnings
+
+import numpy as np
+
+from runtime import namespace
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+NUMERIC = DTYPES[1:]
+FLOATS = ["float16", "float32", "float64"]
+
+# ULP bound of each inexact function (per element, in the result's dtype).  Functions not
+# listed are exact: integer and boolean ops, copies and views, and the IEEE-exact float ops.
+TOL_ULP = {
+    **{f: 4 for f in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+                      "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+                      "arccosh", "arctanh", "cbrt", "arctan2", "hypot", "logaddexp",
+                      "logaddexp2", "power", "float_power", "deg2rad", "rad2deg"]},
+    # complex * and / are not single IEEE operations; NumPy and Ember may round differently
+    "complex_arith": 4, "complex_power": 8, "mean": 2, "std": 4, "var": 4, "linspace": 2,
+    "matmul": 2,
+}
+# Operations that are not one correctly rounded IEEE operation on complex numbers.
+COMPLEX_INEXACT = {"multiply", "divide", "true_divide", "reciprocal", "square", "power", "abs",
+                   "absolute", "prod", "cumprod", "mean", "nanmean", "std", "var", "sqrt",
+                   "matmul", "sum", "cumsum", "nansum", "linspace"}
+# Functions whose relative error grows without bound near a point of their domain (log
+# near 1, arcsin near +-1 ...): on an inexact input, compared for shape and dtype only.
+ILL_CONDITIONED = {"log", "log2", "log10", "log1p", "arcsin", "arccos", "arctanh", "arccosh",
+                   "sqrt", "cbrt", "power", "float_power", "std", "var"}
+# Operations whose result's shape depends on the values.
+DATA_SHAPE = {"unique", "nonzero", "argwhere", "flatnonzero", "index.mask"}
+# Operations whose result jumps when an input moves by an ULP.
+DISCONTINUOUS = {"floor", "ceil", "trunc", "rint", "round", "sign", "compare", "floor_divide",
+                 "remainder", "fmod", "divmod", "argmax", "argmin", "argsort", "sort", "unique",
+                 "astype", "nonzero", "searchsorted", "isclose", "count_nonzero", "heaviside",
+                 "clip", "maximum", "minimum", "fmax", "fmin", "max", "min", "where", "logical",
+                 "nanmax", "nanmin", "all", "any", "setitem_mask"}
+
+UNARY = ["abs", "negative", "positive", "sqrt", "square", "exp", "exp2", "expm1", "log", "log2",
+         "log10", "log1p", "sin", "cos", "tan", "arcsin", "arctan", "sinh", "tanh", "arcsinh",
+         "cbrt", "floor", "ceil", "trunc", "rint", "sign", "reciprocal", "isnan", "isinf",
+         "isfinite", "signbit", "logical_not", "invert", "conj", "real", "imag", "deg2rad"]
+BINARY = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
+          "fmod", "power", "maximum", "minimum", "fmax", "fmin", "equal", "not_equal", "less",
+          "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+          "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "arctan2",
+          "hypot", "copysign", "logaddexp", "heaviside", "gcd", "lcm", "nextafter"]
+OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<", "<=", "==", "!=", ">", ">="]
+REDUCE = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any", "std", "var",
+          "nansum", "nanmax", "nanmin", "nanmean", "count_nonzero", "cumsum", "cumprod"]
+COMPARE_OPS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "isnan",
+               "isinf", "isfinite", "signbit", "<", "<=", "==", "!=", ">", ">="}
+LOGICAL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
+
+
+class Var:
+    """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
+    compared, its shape came from unreliable values); copy:
+    NumPy gave a scalar (a copy) where Ember gives a 0-d view (integer indexing, as CuPy),
+    so a later in-place write may show through on Ember's side only."""
+    __slots__ = ("k", "scale", "fragile", "copy")
+
+    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False):
+        self.k, self.scale, self.fragile, self.copy = k, scale, fragile, copy
+
+
+class Stmt:
+    __slots__ = ("text", "op", "bind", "np_error")
+
+    def __init__(self, text, op, bind, np_error):
+        self.text, self.op, self.bind, self.np_error = text, op, bind, np_error
+
+
+class Program:
+    def __init__(self, seed):
+        self.seed = seed
+        self.stmts = []
+        self.vars = {}  # name -> Var, for every name NumPy bound at the end
+        self.ns = None  # NumPy's namespace at the end
+
+    def source(self, upto=None):
+        return "\n".join(s.text for s in self.stmts[:upto])
+
+
+def _maxabs(x):
+    try:
+        a = np.asarray(x)
+        if a.dtype.kind not in "fc" or a.size == 0:
+            return 0.0 if a.dtype.kind not in "iub" or a.size == 0 else float(np.max(np.abs(
+                a.astype(np.float64))))
+        a = np.abs(a.astype(np.complex128))
+        a = a[np.isfinite(a)]
+        return float(a.max()) if a.size else 0.0
+    except Exception:
+        return 0.0
+
+
+def _kind(x):
+    try:
+        return np.asarray(x).dtype.kind
+    except Exception:
+        return "O"
+
+
+def _eps(x):
+    try:
+        return float(np.finfo(np.asarray(x).dtype).eps)
+    except Exception:
+        return 0.0
+
+
+def _finite(x):
+    try:
+        a = np.asarray(x)
+        return a.dtype.kind not in "fc" or bool(np.all(np.isfinite(a)))
+    except Exception:
+        return True
+
+
+def _has_zero(x):
+    a = np.asarray(x)
+    return a.size > 0 and bool(np.any(a == 0))
+
+
+def _inexact(x):
+    try:
+        return np.asarray(x).dtype.kind in "fc"
+    except Exception:
+        return False
+
+
+class Gen:
+    def __init__(self, seed, opts):
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.opts = opts
+        self.prog = Program(seed)
+        self.ns = namespace(np, np.asarray)
+        self.n = 0
+        # results NumPy aliases by a quirk (x.conj(), x.real and x.imag of a real x return x
+        # itself or a read-only view): writes into them are not generated
+        self.no_write = set()
+
+    # -- bookkeeping --------------------------------------------------------------------
+    def arrays(self):
+        return [k for k, v in self.ns.items() if k.startswith("v") and isinstance(v, np.ndarray)]
+
+    def pick(self, pred=None):
+        c = [k for k in self.arrays() if pred is None or pred(self.ns[k])]
+        return self.rng.choice(c) if c else None
+
+    def emit(self, text, op, inputs=(), fn=None, bind=True, reduce_n=0, discontinuous=None,
+             undefined=False):
+        """Run text on NumPy; on success record the bound variable's tolerance."""
+        name = None
+        if bind:
+            name = "v%d" % self.n
+            self.n += 1
+            text = "%s = %s" % (name, text)
+        err = None
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                exec(text, self.ns)
+            except Exception as e:  # NumPy rejects it: Ember must too
+                err = type(e).__name__
+        self.prog.stmts.append(Stmt(text, op, name, err))
+        if err is not None:
+            self.ns.pop(name, None)
+            return None
+        ins = [self.prog.vars[i] for i in inputs if i in self.prog.vars]
+        vals = [self.ns[i] for i in inputs if i in self.ns]
+        res = self.ns.get(name) if name else (vals[0] if vals else None)
+        k = max([v.k for v in ins], default=0.0)
+        # error amplification: x**y multiplies x's relative error by |y|, exp(x) turns x's
+        # absolute error into relative error scaled by |x|
+        if k and fn in ("power", "float_power") and len(vals) > 1:
+            k *= max(1.0, max(_maxabs(x) for x in vals))
+        elif k and fn in ("exp", "exp2", "expm1", "sinh", "cosh", "tan", "sin", "cos",
+                          "tanh") and vals:
+            k *= max(1.0, _maxabs(vals[0]))
+        scale = max([v.scale for v in ins] + [_maxabs(x) for x in vals], default=0.0)
+        fragile = undefined or any(v.fragile for v in ins)
+        fn = fn or op
+        ulp = TOL_ULP.get(fn, 0)
+        cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
+        if cplx and fn in COMPLEX_INEXACT:
+            ulp = max(ulp, TOL_ULP["complex_arith"])
+            if fn == "power":  # exp(y log x): the error grows with |y log x|
+                m = max([_maxabs(x) for x in vals] + [2.0])
+                ulp = max(ulp, TOL_ULP["complex_power"] * m * np.log(m))
+            if not all(_finite(x) for x in vals + [res]):
+                fragile = True  # complex special values: see the module's docstring
+        if fn == "reciprocal" and any(_kind(x) in "iu" and _has_zero(x) for x in vals):
+            fragile = True  # integer 1/0 is undefined
+        if reduce_n and any(_inexact(x) for x in vals):
+            ulp += reduce_n
+            scale *= max(reduce_n, 1)
+        # the tolerance in relative terms: ULPs of the coarsest float type involved
+        eps = max([_eps(x) for x in vals + [res]], default=0.0)
+        rel = ulp * eps
+        if discontinuous is None:
+            discontinuous = fn in DISCONTINUOUS or fn in COMPARE_OPS or fn in LOGICAL_OPS
+        if discontinuous and k > 0:
+            fragile = True
+        if k > 0 and fn in ILL_CONDITIONED:
+            fragile = True
+        if fragile and (fn in DATA_SHAPE or op in DATA_SHAPE):
+            fragile = 2  # unreliable values decide this result's shape: not compared at all
+        if name:
+            self.prog.vars[name] = Var(k + rel, scale, fragile,
+                                       isinstance(self.ns[name], np.generic))
+        else:  # an in-place write: the written inputs[0] now carries both lineages
+            for i in inputs[:1]:
+                if i in self.prog.vars:
+                    v = self.prog.vars[i]
+                    v.k, v.scale = max(v.k, k + rel), max(v.scale, scale)
+                    v.fragile = v.fragile or fragile or (discontinuous and k > 0)
+            # and any variable may be a view of it: their tolerance takes the write's
+            for v in self.prog.vars.values():
+                v.k = max(v.k, k + rel)
+                if fragile or (discontinuous and k > 0):
+                    v.fragile = v.fragile or True
+        return name
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    # -- operands -----------------------------------------------------------------------
+    def shape(self):
+        r = self.rng.random()
+        if r < 0.1:
+            return ()
+        if r < 0.2:
+            nd = self.rng.randint(1, 3)
+            s = [self.rng.randint(0, 4) for _ in range(nd)]
+            s[self.rng.randrange(nd)] = 0
+            return tuple(s)
+        if r < 0.23 and self.opts.get("deep", True):
+            # many dimensions, up to the limit (and past it where not a known defect)
+            lim = 33 if self.opts.get("past_dim_limit") else 32
+            nd = self.rng.randint(20, lim)
+            s = [1] * nd
+            for _ in range(2):
+                s[self.rng.randrange(nd)] = self.rng.randint(1, 3)
+            return tuple(s)
+        nd = self.rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
+        if self.chance(0.05):  # large enough for the CPU's blocks and threads to split it
+            return tuple(self.rng.randint(1, 3000 if d == 0 else 12) for d in range(min(nd, 2)))
+        return tuple(self.rng.randint(1, 5) for _ in range(nd))
+
+    def dtype(self, kinds=None):
+        c = DTYPES if kinds is None else [d for d in DTYPES if np.dtype(d).kind in kinds]
+        return self.rng.choice(c)
+
+    def new_input(self, shape=None, dtype=None):
+        shape = self.shape() if shape is None else shape
+        dtype = dtype or self.dtype()
+        special = self.chance(0.2)
+        seed = self.rng.randrange(1 << 30)
+        return self.emit("A(R(%d, %r, %r%s))" % (seed, tuple(shape), dtype,
+                                                ", True" if special else ""), "input")
+
+    def scalar(self, kind=None):
+        kind = kind or self.rng.choice("bifc")
+        if kind == "b":
+            return self.rng.choice(["True", "False"])
+        if kind == "i":
+            return str(self.rng.choice([0, 1, 2, -1, 3, 7, -128, 255, 300, 2 ** 31, -2 ** 40]))
+        if kind == "f":
+            return self.rng.choice(["0.5", "-0.0", "2.0", "1e10", "-3.25", "float('nan')",
+                                    "float('inf')", "1.5e-8"])
+        return self.rng.choice(["1j", "(2-0.5j)", "complex(0, -1)"])
+
+    def operand_for(self, a):
+        """Another operand for a binary op with array a: a broadcastable array, a scalar,
+        a NumPy scalar, or (rarely) a shape that does not broadcast."""
+        x = self.ns[a]
+        r = self.rng.random()
+        if r < 0.25:
+            return self.scalar(), []
+        if r < 0.3:
+            return "np.%s(%s)" % (self.dtype("iuf"), self.rng.choice(["3", "1", "0"])), []
+        if r < 0.6:
+            b = self.pick(lambda y: _broadcastable(x.shape, y.shape))
+            if b:
+                return b, [b]
+        shape = list(x.shape)
+        if self.chance(0.08) and shape:
+            shape[self.rng.randrange(len(shape))] += 1  # does not broadcast
+        else:
+            shape = [1 if self.chance(0.3) else d for d in shape]
+            if self.chance(0.3):
+                shape = shape[self.rng.randint(0, len(shape)):]
+        b = self.new_input(tuple(shape), self.dtype())
+        return (b, [b]) if b else (self.scalar(), [])
+
+    def axis(self, nd, allow_none=True, allow_tuple=True):
+        r = self.rng.random()
+        if allow_none and r < 0.25:
+            return "None"
+        if r < 0.33:
+            return str(self.rng.choice([nd, -nd - 1, 5]))  # out of range
+        if allow_tuple and r < 0.45 and nd >= 2:
+            ax = self.rng.sample(range(nd), self.rng.randint(1, nd))
+            return repr(tuple(ax))
+        if nd == 0:
+            return self.rng.choice(["0", "-1", "None"])
+        return str(self.rng.randrange(-nd, nd))
+
+
+def _broadcastable(s, t):
+    for a, b in zip(reversed(s), reversed(t)):
+        if a != b and a != 1 and b != 1:
+            return False
+    return True
+
+
+# -- statement kinds ------------------------------------------------------------------------
+def st_unary(g):
+    a = g.pick()
+    if not a:
+        return
+    f = g.rng.choice(UNARY)
+    quirk = f in ("real", "imag") and g.ns[a].dtype.kind != "c"
+    if not quirk and g.chance(0.08):  # the ufunc's dtype= (signature ufunc_dtype.F)
+        g.emit("M.%s(%s, dtype=%r)" % (f, a, g.dtype("bifc")), "ufunc_dtype." + f, [a], fn=f)
+        return
+    v = g.emit("M.%s(%s)" % (f, a), f + (".alias" if quirk else ""), [a], fn=f)
+    if v and quirk:
+        g.no_write.add(v)
+
+
+def st_binary(g):
+    a = g.pick()
+    if not a:
+        return
+    b, ins = g.operand_for(a)
+    f = g.rng.choice(BINARY)
+    args = [a, b] if g.chance(0.7) else [b, a]
+    if not any(x in g.ns and isinstance(g.ns[x], np.ndarray) for x in args):
+        args = [a, b]
+    g.emit("M.%s(%s, %s)" % (f, args[0], args[1]), f, [a] + ins)
+
+
+def st_operator(g):
+    a = g.pick()
+    if not a:
+        return
+    b, ins = g.operand_for(a)
+    op = g.rng.choice(OPERATORS)
+    fn = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "floor_divide",
+          "%": "remainder", "**": "power"}.get(op, op)
+    text = "%s %s %s" % (a, op, b) if g.chance(0.75) else "%s %s %s" % (b, op, a)
+    g.emit(text, "op" + op, [a] + ins, fn=fn)
+
+
+def st_unary_method(g):
+    a = g.pick()
+    if not a:
+        return
+    x = g.ns[a]
+    forms = [("-%s", "negative"), ("abs(%s)", "absolute"), ("~%s", "invert"),
+             ("+%s", "positive"), ("%s.conj()", "conj"), ("%s.copy()", "copy"),
+             ("%s.real", "real"), ("%s.imag", "imag"), ("%s.T", "T"),
+             ("%s.flatten()", "flatten"), ("%s.ravel()", "ravel"), ("%s.squeeze()", "squeeze"),
+             ("%s.round()", "round"), ("M.round(%s, 1)", "round"), ("astype", "astype"),
+             ("astype_casting", "astype")]
+    form, fn = g.rng.choice(forms)
+    if fn == "round" and x.dtype.kind == "b" and g.opts.get("round_bool") is False:
+        return  # round(bool) stays bool (issue 20): what follows it fails in many ways
+    if fn == "astype":
+        d = g.dtype()
+        if np.dtype(d).kind in "iub" and x.dtype.kind in "fc" and x.size and (
+                not np.all(np.isfinite(x)) or np.max(np.abs(x)) > 127):
+            return  # float -> integer of NaN, inf or out-of-range values: undefined
+        if form == "astype":
+            form = "%s.astype(" + repr(d) + ")"
+        else:
+            form = "%s.astype(" + repr(d) + ", casting=" + repr(g.rng.choice(
+                ["safe", "same_kind", "unsafe", "no", "bogus"])) + ")"
+    quirk = fn in ("conj", "real", "imag") and x.dtype.kind != "c"
+    v = g.emit(form % a, "method." + fn + (".alias" if quirk else ""), [a], fn=fn)
+    if v and quirk:
+        g.no_write.add(v)
+
+
+def st_reduce(g):
+    a = g.pick()
+    if not a:
+        return
+    x = g.ns[a]
+    f = g.rng.choice(REDUCE)
+    args = [a]
+    ax = g.axis(x.ndim, allow_tuple=f not in ("argmax", "argmin", "cumsum", "cumprod"))
+    if f in ("cumsum", "cumprod") and ax == "None" and g.chance(0.5):
+        ax = "0" if x.ndim else "None"
+    args.append("axis=%s" % ax)
+    if f not in ("argmax", "argmin", "cumsum", "cumprod", "count_nonzero") and g.chance(0.25):
+        args.append("keepdims=True")
+    undefined = False
+    if f in ("sum", "prod", "mean", "cumsum") and g.chance(0.15):
+        d = g.dtype("iufc")
+        args.append("dtype=%r" % d)
+        # non-finite or out-of-range floats converted to integers: undefined
+        undefined = np.dtype(d).kind in "iu" and x.dtype.kind in "fc"
+    kw = ""
+    if g.chance(0.02):
+        kw = g.rng.choice(["bogus", "out", "where"])
+        args.append({"bogus": "bogus=1", "out": "out=None", "where": "where=True"}[kw])
+    if f in ("std", "var") and g.chance(0.3):
+        args.append("ddof=%d" % g.rng.choice([0, 1, 2]))
+    if f in ("max", "min") and g.chance(0.15):
+        args.append("initial=%s" % g.rng.choice(["0", "1", "-5"]))
+    n = x.size if ax == "None" else max(1, x.size // max(1, (x.shape[int(ax)] if ax.lstrip(
+        "-").isdigit() and -x.ndim <= int(ax) < x.ndim else 1)))
+    n = x.size  # a bound over the whole array is simple and safe
+    use_method = g.chance(0.3) and f in ("sum", "prod", "mean", "max", "min", "argmax", "argmin",
+                                         "all", "any", "std", "var", "cumsum", "cumprod")
+    text = "%s.%s(%s)" % (a, f, ", ".join(args[1:])) if use_method else \
+        "M.%s(%s)" % (f, ", ".join(args))
+    g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
+        "max", "min", "argmax", "argmin", "all", "any", "nanmax", "nanmin", "count_nonzero")
+        else 0, undefined=undefined)
+
+
+def _slice(g, n):
+    def bound():
+        return g.rng.choice([None, 0, 1, -1, n, -n, n - 1, n + 1, -n - 1, 2, -2])
+    start, stop = bound(), bound()
+    step = g.rng.choice([None, None, 1, 2, -1, -2, 3, -3])
+    if g.chance(0.02):
+        step = 0
+    s = "%s:%s" % ("" if start is None else start, "" if stop is None else stop)
+    return s + ("" if step is None else ":%d" % step)
+
+
+def st_view(g):
+    a = g.pick()
+    if not a:
+        return
+    n0 = g.n
+    _view(g, a)
+    if a in g.no_write and g.n > n0:
+        g.no_write.add("v%d" % n0)  # a view of a quirky alias is one too
+
+
+def _view(g, a):
+    x = g.ns[a]
+    nd = x.ndim
+    r = g.rng.random()
+    if r < 0.35 and nd:
+        idx = []
+        for d in range(nd):
+            c = g.rng.random()
+            if c < 0.55:
+                idx.append(_slice(g, x.shape[d]))
+            elif c < 0.7:
+                n = x.shape[d]
+                idx.append(str(g.rng.choice([0, -1, n - 1, n, -n, -n - 1] if n else [0, -1])))
+            elif c < 0.8 and (g.opts.get("past_dim_limit") or nd + idx.count("None") < 30):
+                idx.append("None")  # past 32 dims, views write out of bounds (issue 20)
+            else:
+                idx.append(":")
+        if g.chance(0.15):
+            idx.insert(g.rng.randint(0, len(idx)), "...")
+        if g.chance(0.05):
+            idx.append(":")  # one index too many
+        g.emit("%s[%s]" % (a, ", ".join(idx)), "view.index", [a])
+    elif r < 0.45:
+        if nd >= 2 and g.chance(0.7):
+            perm = list(range(nd))
+            g.rng.shuffle(perm)
+            g.emit("M.transpose(%s, %r)" % (a, tuple(perm)), "view.transpose", [a])
+        else:
+            g.emit("%s.T" % a, "view.T", [a])
+    elif r < 0.55 and (g.opts.get("past_dim_limit") or nd < 30):
+        ax = g.rng.randint(-nd - 2, nd + 1)
+        g.emit("M.expand_dims(%s, %d)" % (a, ax), "view.expand_dims", [a])
+    elif r < 0.62:
+        ax = g.axis(nd, allow_tuple=False)
+        g.emit("M.squeeze(%s%s)" % (a, "" if ax == "None" else ", axis=%s" % ax),
+               "view.squeeze", [a])
+    elif r < 0.75:
+        shape = list(x.shape)
+        g.rng.shuffle(shape)
+        if shape and g.chance(0.3):
+            shape[g.rng.randrange(len(shape))] = -1
+        if g.chance(0.1):
+            shape.append(2)  # usually does not fit
+        if g.chance(0.2):
+            shape = [x.size]
+        order = g.rng.choice(["", "", "", ", order='F'", ", order='C'"])
+        g.emit("M.reshape(%s, %r%s)" % (a, tuple(shape), order), "view.reshape", [a])
+    elif r < 0.82 and nd >= 1:
+        t = [g.rng.choice([1, 2]) for _ in range(g.rng.randint(0, 2))] + \
+            [d if g.chance(0.8) else g.rng.randint(1, 3) for d in x.shape]
+        g.emit("M.broadcast_to(%s, %r)" % (a, tuple(t)), "view.broadcast_to", [a])
+    elif r < 0.9 and nd >= 2:
+        i, j = g.rng.randrange(-nd, nd), g.rng.randrange(-nd, nd + 1)
+        f = g.rng.choice(["swapaxes", "moveaxis"])
+        g.emit("M.%s(%s, %d, %d)" % (f, a, i, j), "view." + f, [a])
+    else:
+        ax = g.axis(nd, allow_tuple=True)
+        g.emit("M.flip(%s%s)" % (a, "" if ax == "None" else ", axis=%s" % ax), "view.flip", [a])
+
+
+def st_index(g):
+    a = g.pick(lambda y: y.ndim >= 1)
+    if not a:
+        return
+    x = g.ns[a]
+    r = g.rng.random()
+    n = x.shape[0]
+    if r < 0.35:
+        m = g.new_input(x.shape[:g.rng.randint(1, x.ndim)], "bool")
+        if m:
+            g.emit("%s[%s]" % (a, m), "index.mask", [a, m])
+    elif r < 0.7:
+        idx = [g.rng.randint(-n, n - 1) if n else 0 for _ in range(g.rng.randint(0, 5))]
+        if g.chance(0.1) or not n:
+            idx.append(n + 1)
+        g.emit("%s[np.array(%r, dtype=np.int64)]" % (a, idx), "index.int_array", [a])
+    elif r < 0.85:
+        idx = [g.rng.randint(-n, n - 1) if n else 0 for _ in range(g.rng.randint(0, 4))]
+        g.emit("M.take(%s, A(np.array(%r, dtype=np.intp)), axis=0)" % (a, idx), "index.take",
+               [a])
+    else:
+        k = g.rng.randint(-x.size - 1, x.size)
+        g.emit("%s.item(%d)" % (a, k) if x.ndim and g.chance(0.5) else "%s.tolist()" % a,
+               "index.item", [a])
+
+
+def st_setitem(g):
+    """In-place writes, often to an array with pending lazy readers."""
+    a = g.pick(lambda y: y.ndim >= 1 and y.flags.writeable)
+    if not a or a in g.no_write:
+        return
+    x = g.ns[a]
+    if g.chance(0.5):  # a lazy reader of a that must not see the write
+        g.emit("%s * 2 + 1" % a, "pending_reader", [a], fn="multiply")
+    r = g.rng.random()
+    n = x.shape[0]
+    val = g.scalar(x.dtype.kind if x.dtype.kind in "bifc" else "i") if g.chance(0.6) else None
+    if val is None:
+        b = g.pick(lambda y: _broadcastable(x[0:1].shape, y.shape) and y.ndim <= x.ndim)
+        val = b or g.scalar("i")
+        ins = [b] if b else []
+    else:
+        ins = []
+    if x.dtype.kind in "iub" and val in ("float('nan')", "float('inf')", "1e10"):
+        return  # known: NaN/inf into integers (issue 20, branch rel) -- see expectations
+    if r < 0.4:
+        target = "%s[%s]" % (a, _slice(g, n))
+        op = "setitem.slice"
+    elif r < 0.55:
+        target = "%s[%d]" % (a, g.rng.randint(-n - 1, n))
+        op = "setitem.int"
+    elif r < 0.7:
+        m = g.new_input(x.shape, "bool")
+        if not m:
+            return
+        target = "%s[%s]" % (a, m)
+        op = "setitem.mask"
+        ins = ins + [m]
+    elif r < 0.8:
+        target = "%s[...]" % a
+        op = "setitem.all"
+    else:
+        aug = g.rng.choice(["+=", "-=", "*=", "//=", "|=", "&="])
+        g.emit("%s %s %s" % (a, aug, val), "inplace" + aug, [a] + ins, bind=False,
+               fn={"+=": "add", "-=": "subtract", "*=": "multiply"}.get(aug, "floor_divide"))
+        return
+    # float values into an integer array: NaN, inf or out-of-range ones are undefined
+    undefined = x.dtype.kind in "iub" and any(_kind(g.ns[i]) in "fc" for i in ins[:1])
+    g.emit("%s = %s" % (target, val), op, [a] + ins, bind=False, fn="setitem",
+           discontinuous=op == "setitem.mask", undefined=undefined)
+
+
+def st_manip(g):
+    a = g.pick()
+    if not a:
+        return
+    x = g.ns[a]
+    nd = x.ndim
+    r = g.rng.randrange(16)
+    if r == 0:
+        b = g.pick(lambda y: y.ndim == nd) or a
+        ax = g.axis(nd, allow_tuple=False)
+        g.emit("M.concatenate([%s, %s], axis=%s)" % (a, b, ax), "concatenate", [a, b])
+    elif r == 1:
+        b = g.pick(lambda y: y.shape == x.shape) or a
+        g.emit("M.stack([%s, %s], axis=%d)" % (a, b, g.rng.randint(-nd - 2, nd + 1)), "stack",
+               [a, b])
+    elif r == 2:
+        n = x.shape[0] if nd else 0
+        sec = g.rng.choice([str(g.rng.randint(1, 4)),
+                            repr([g.rng.randint(-n - 1, n + 1) for _ in range(2)])])
+        f = g.rng.choice(["split", "array_split"])
+        g.emit("M.%s(%s, %s)" % (f, a, sec), f, [a])
+    elif r == 3:
+        c = g.new_input(x.shape if g.chance(0.7) else x.shape[1:], "bool")
+        b, ins = g.operand_for(a)
+        if c:
+            g.emit("M.where(%s, %s, %s)" % (c, a, b), "where", [a, c] + ins)
+    elif r == 4:
+        cond = g.rng.choice(["True", "False", "np.True_", "np.bool_(False)"])
+        b, ins = g.operand_for(a)
+        g.emit("M.where(%s, %s, %s)" % (cond, a, b), "where.scalar", [a] + ins)
+    elif r == 5:
+        lo, hi = g.rng.choice([("0", "3"), ("-1", "None"), ("None", "2.5"), ("2", "1")])
+        g.emit("M.clip(%s, %s, %s)" % (a, lo, hi), "clip", [a])
+    elif r == 6:
+        ax = g.rng.choice(["-1", "0", "None"]) if nd else "None"
+        f = g.rng.choice(["sort", "argsort"])
+        # argsort: the stable order, the only one both sides define for ties
+        g.emit("M.%s(%s, axis=%s%s)" % (f, a, ax, ", kind='stable'" if f == "argsort" else ""),
+               f, [a])
+    elif r == 7:
+        g.emit("M.roll(%s, %d%s)" % (a, g.rng.randint(-5, 5), "" if not nd or g.chance(0.5)
+                                       else ", axis=%d" % g.rng.randrange(nd)), "roll", [a])
+    elif r == 8:
+        reps = tuple(g.rng.randint(0, 2) for _ in range(g.rng.randint(1, 3)))
+        g.emit("M.tile(%s, %r)" % (a, reps), "tile", [a])
+    elif r == 9:
+        g.emit("M.repeat(%s, %d%s)" % (a, g.rng.randint(0, 3), "" if not nd else
+                                       ", axis=%d" % g.rng.randrange(nd)), "repeat", [a])
+    elif r == 10 and (nd != 1 or x.size <= 64):  # 1-d of n: an n x n result
+        f = g.rng.choice(["tril", "triu"])
+        g.emit("M.%s(%s, %d)" % (f, a, g.rng.randint(-2, 2)), f, [a])
+    elif r == 11:
+        g.emit("M.diff(%s%s)" % (a, "" if g.chance(0.5) else ", axis=%d" % g.rng.randint(
+            -nd - 1, nd)), "diff", [a])
+    elif r == 12:
+        f = g.rng.choice(["unique", "nonzero", "argwhere", "flatnonzero"])
+        g.emit("M.%s(%s)" % (f, a), f, [a])
+    elif r == 13 and nd >= 1:
+        b = g.pick(lambda y: y.ndim >= 1 and y.shape[-1] == (x.shape[-2] if nd >= 2 else
+                                                               x.shape[0]))
+        if b:
+            g.emit("M.matmul(%s, %s)" % (b, a) if g.chance(0.5) else "%s @ %s" % (b, a),
+                   "matmul", [a, b], reduce_n=x.shape[0] if x.shape else 1)
+    elif r == 14:
+        ax = g.rng.choice(["0", "-1"])
+        g.emit("M.atleast_2d(%s)" % a if g.chance(0.5) else "M.ravel(%s)" % a,
+               "atleast_ravel", [a])
+        del ax
+    else:
+        d = g.dtype()
+        g.emit("M.result_type(%s, %r)" % (a, d), "result_type", [a])
+
+
+def st_creation(g):
+    r = g.rng.randrange(6)
+    d = g.rng.choice(DTYPES + ["float", "int", "bogus"])
+    shape = g.shape() if g.chance(0.95) else g.rng.choice([(-1,), (2, -3), "2.5"])
+    if r == 0:
+        f = g.rng.choice(["zeros", "ones", "empty"])
+        text = "M.%s(%r, dtype=%r)" % (f, shape, d)
+        if f == "empty":
+            text = "M.zeros_like(M.empty(%r, dtype=%r))" % (shape, d)
+        g.emit(text, "creation." + f)
+    elif r == 1:
+        v = g.scalar()
+        if d in DTYPES and np.dtype(d).kind in "iub" and v in ("float('nan')", "float('inf')",
+                                                             "1e10", "1.5e-8"):
+            return  # known: NaN/inf into integers (issue 20, branch rel)
+        g.emit("M.full(%r, %s, dtype=%r)" % (shape, v, d), "creation.full")
+    elif r == 2:
+        a, b = g.rng.randint(-5, 5), g.rng.randint(-5, 10)
+        step = g.rng.choice([1, 2, -1, 0.5, 3])
+        g.emit("M.arange(%d, %d, %r)" % (a, b, step), "creation.arange")
+    elif r == 3:
+        g.emit("M.linspace(%d, %d, %d, endpoint=%s)" % (g.rng.randint(-3, 3),
+                                                      g.rng.randint(-3, 3), g.rng.randint(0, 7),
+                                                      g.rng.choice(["True", "False"])),
+               "creation.linspace", fn="linspace")
+    elif r == 4:
+        g.emit("M.eye(%d, %d, k=%d)" % (g.rng.randint(0, 4), g.rng.randint(0, 4),
+                                        g.rng.randint(-2, 2)), "creation.eye")
+    else:
+        g.emit("M.asarray(%s)" % g.rng.choice(["[1, 2, 3]", "[[1.5], [2]]", "3", "[]",
+                                                "[[1, 2], [3]]", "[True, 2]", "[1j, 2]"]),
+               "creation.asarray")
+
+
+LOOP_BODIES = ["M.where(%s > 2, %s, %s) * 0.5", "abs(%s) %% 1000", "%s // 2 + 3",
+               "M.minimum(%s, 500)", "%s + 1", "-%s * 3", "M.maximum(%s, %s - 1) + 2"]
+
+
+def st_loop(g):
+    """A long lazy chain built in a loop (rebinding one name, as user code does): Ember's
+    fusion limits must never reach the user."""
+    # Ember fuses lazily only past a size: large operands half the time
+    a = g.new_input((g.rng.choice([4096, 20000, 16770]),), g.dtype("iuf")) if g.chance(0.5) \
+        else g.pick(lambda y: y.dtype.kind in "iuf")
+    if not a:
+        return
+    n = g.rng.choice([2, 5, 20, 40, 100, 250] if g.chance(0.2) else [2, 5, 10, 20])
+    bodies = g.rng.sample(LOOP_BODIES, g.rng.randint(1, 3))
+    name = "v%d" % g.n
+    g.emit(a + ".copy()", "loop.start", [a], fn="copy")
+    lines = ["for _ in range(%d):" % n]
+    for b in bodies:
+        lines.append("    %s = %s" % (name, b.replace("%s", name).replace("%%", "%")))
+    g.emit("\n".join(lines), "loop", [name], bind=False, fn="floor_divide"
+           if any("//" in b or "%%" in b for b in bodies) else "add")
+
+
+STATEMENTS = [(st_unary, 10), (st_binary, 12), (st_operator, 10), (st_unary_method, 6),
+              (st_reduce, 12), (st_view, 14), (st_index, 7), (st_setitem, 9), (st_manip, 10),
+              (st_creation, 4), (st_loop, 3)]
+
+
+def gen_program(seed, opts=None):
+    opts = opts or {}
+    g = Gen(seed, opts)
+    for _ in range(g.rng.randint(1, 2)):
+        g.new_input()
+    kinds, weights = zip(*STATEMENTS)
+    length = g.rng.randint(2, opts.get("max_len", 10))
+    for _ in range(length):
+        if not g.arrays():
+            g.new_input()
+            continue
+        g.rng.choices(kinds, weights)[0](g)
+    g.prog.ns = g.ns
+    return g.prog
+
+
+def to_spec(prog, keep=None):
+    """A program as JSON-able data (keep: the statement indices to keep, for shrinking)."""
+    idx = range(len(prog.stmts)) if keep is None else keep
+    return {"seed": prog.seed,
+            "stmts": [[prog.stmts[i].text, prog.stmts[i].op, prog.stmts[i].bind] for i in idx],
+            "vars": {k: [v.k, v.scale, v.fragile, v.copy] for k, v in prog.vars.items()}}
+
+
+def replay(spec):
+    """The Program of a spec: its statements run again on NumPy (a statement that no longer
+    works there, once others were removed, simply binds nothing)."""
+    prog = Program(spec["seed"])
+    ns = namespace(np, np.asarray)
+    for text, op, bind in spec["stmts"]:
+        err = None
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                exec(text, ns)
+            except Exception as e:
+                err = type(e).__name__
+                if bind:
+                    ns.pop(bind, None)
+        prog.stmts.append(Stmt(text, op, bind, err))
+    for k, v in spec["vars"].items():
+        if k in ns:
+            prog.vars[k] = Var(*v)
+    prog.ns = ns
+    return prog
