@@ -61,6 +61,24 @@ build_tools() {
     echo "${tools[@]}"
 }
 
+# scikit-build-core's editable install puts python/ on sys.path (a .pth) and
+# also a finder in front of sys.meta_path that resolves `ember` in python/
+# only, so PYTHONPATH could not pick another build (tools/dev.sh asan runs
+# the sanitizer build's package that way).  The .pth keeps its path line
+# only: imports then follow sys.path, PYTHONPATH first.
+plain_path_install() {
+    local site
+    site=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    rm -f "$site"/_editable_skbc_ember.start  # Python 3.15+ (PEP 829): the finder's hook
+    [ -f "$site/_editable_skbc_ember.pth" ] && sed -i '/^import /d' "$site/_editable_skbc_ember.pth"
+    local other=$ROOT/.venv/ember-pathcheck
+    mkdir -p "$other/ember"
+    echo "FROM = 'pythonpath'" > "$other/ember/__init__.py"
+    (cd / && PYTHONPATH=$other "$PY" -c "import ember, sys; sys.exit(0 if getattr(ember, 'FROM', '') \
+== 'pythonpath' else 'ember: the editable install hides PYTHONPATH (' + ember.__file__ + ')')")
+    rm -rf "$other"
+}
+
 setup_python() {
     if [ "${EMBER_USE_CURRENT_PYTHON:-0}" = 1 ]; then
         PY=$(command -v "$PY0")
@@ -86,6 +104,7 @@ setup_python() {
             pip_install "${tools[@]}"
             say "installing ember into .venv (editable) with its dependencies: ember[$extras]"
             pip_install --no-build-isolation -e ".[$extras]"
+            plain_path_install
             echo "$stamp" > .venv/ember-setup
         fi
     fi
@@ -108,7 +127,7 @@ build() {
             exit 1
         }
     fi
-    say "building $dir${target:+ (target $target)}"
+    say "building in $dir/${target:+ (target $target only)}"
     # Ninja's status line, one per step when the output is not a terminal.
     NINJA_STATUS="    building (%f/%t) " cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"}
 }

@@ -77,10 +77,10 @@ def seed_examples():
 
 def timing_table(repeat=7):
     dev = em.get_device()
-    print(f"NumPy vs Ember on {dev}: seconds per call, the median of {repeat} runs after a warm-up "
-          "call,\nboth warm; Ember's inputs are em.asarray of NumPy's arrays (on the CPU a zero-copy "
-          "wrap)\nand its device is synchronised before each clock stop.  ratio = NumPy's time / "
-          "Ember's (> 1: Ember is faster).")
+    print(f"NumPy vs Ember on {dev}: seconds per call, each the median of {repeat} runs after a\n"
+          "warm-up call (warm against warm); Ember's inputs are em.asarray of NumPy's arrays\n"
+          "(on the CPU zero-copy wraps) and its device is synchronised before each clock stop.\n"
+          "ratio = NumPy's time / Ember's (> 1: Ember is faster).")
     rng = np.random.default_rng(0)
     n = 1 << 22
     a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
