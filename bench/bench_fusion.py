@@ -87,7 +87,8 @@ def col_ember(device):
 
     # On the CPU, em.asarray(a) wraps NumPy's memory (no copy): the "wrapped" row.
     wrap = {"wrap": lambda a: em.asarray(a, device=dev)} if dev.kind == "cpu" else {}
-    return {**wrap, "put": put, "sync": sync, "seed": lambda x: seed(em, x), "chain8": lambda a: chain8(em, a),
+    return {**wrap, "put": put, "sync": sync, "seed": lambda x: seed(em, x),
+            "chain8": lambda a: chain8(em, a),
             "step": lambda x: x * 0.5 + 1, "sumsq": lambda x: em.sum(x * x)}
 
 

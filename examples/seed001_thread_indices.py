@@ -55,8 +55,8 @@ for blocks, threads in ((2**30, 1), (2**30, 2**10)):
         gpu[blocks, threads]()
         em.get_device().synchronize()
         times.append(time.perf_counter() - t0)
-    print(f"gpu[2**30, {threads}]: Running Success! ({sorted(times)[1]:.3f} s on {em.get_device()}, "
-          "median of 3 launches)")
+    print(f"gpu[2**30, {threads}]: Running Success! "
+          f"({sorted(times)[1]:.3f} s on {em.get_device()}, median of 3 launches)")
 
 # select_device: Numba's spelling; the last device found, so the example runs
 # on a one-GPU machine too.

@@ -42,7 +42,8 @@ say() { printf 'ember: %s\n' "$*"; }
 # is in .venv/pip.log, shown when it fails).
 pip_install() {
     local log=$ROOT/.venv/pip.log
-    if ! "$PY" -m pip install --disable-pip-version-check --progress-bar off "$@" 2>&1 | tee "$log" |
+    if ! "$PY" -m pip install --disable-pip-version-check --progress-bar off "$@" 2>&1 |
+        tee "$log" |
         { grep --line-buffered -E '^(Collecting|Installing collected|Successfully installed)' |
             sed -u 's/^/    /' || true; }; then
         tail -30 "$log" >&2
@@ -54,7 +55,8 @@ pip_install() {
 # Build tools from PyPI only where the system's are missing or too old.
 build_tools() {
     local tools=("scikit-build-core>=1.1")
-    if ! cmake --version 2>/dev/null | head -1 | grep -qE 'version (3\.(2[0-9]|[3-9][0-9])|[4-9])\.'; then
+    local v='version (3\.(2[0-9]|[3-9][0-9])|[4-9])\.'  # 3.20 or later
+    if ! cmake --version 2>/dev/null | head -1 | grep -qE "$v"; then
         tools+=("cmake>=3.20")
     fi
     command -v ninja >/dev/null || tools+=(ninja)
@@ -74,8 +76,9 @@ plain_path_install() {
     local other=$ROOT/.venv/ember-pathcheck
     mkdir -p "$other/ember"
     echo "FROM = 'pythonpath'" > "$other/ember/__init__.py"
-    (cd / && PYTHONPATH=$other "$PY" -c "import ember, sys; sys.exit(0 if getattr(ember, 'FROM', '') \
-== 'pythonpath' else 'ember: the editable install hides PYTHONPATH (' + ember.__file__ + ')')")
+    (cd / && PYTHONPATH=$other "$PY" -c "import ember, sys
+sys.exit(0 if getattr(ember, 'FROM', '') == 'pythonpath' else
+         'ember: the editable install hides PYTHONPATH (' + ember.__file__ + ')')")
     rm -rf "$other"
 }
 
@@ -129,7 +132,8 @@ build() {
     fi
     say "building in $dir/${target:+ (target $target only)}"
     # Ninja's status line, one per step when the output is not a terminal.
-    NINJA_STATUS="    building (%f/%t) " cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"}
+    NINJA_STATUS="    building (%f/%t) " \
+        cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"}
 }
 
 run_tests() {
@@ -164,7 +168,8 @@ asan)
     for f in "$ROOT"/python/ember/*; do
         case $f in *.so | *.so.* | */__pycache__) ;; *) ln -sfn "$f" "$ASAN_PKG/" ;; esac
     done
-    build build-asan "" -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_PKG_DIR="$ASAN_PKG"
+    build build-asan "" -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DEMBER_PKG_DIR="$ASAN_PKG"
     # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL;
     # handle_sigfpe=0: a SIGFPE is Ember's to handle (a user kernel's integer division by zero
     # becomes ZeroDivisionError) or the default's (the process ends), as without the sanitizer

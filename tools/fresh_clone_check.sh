@@ -71,13 +71,18 @@ git clone -q "$ROOT" "$TMP/clone2"
 WPY=$TMP/wheelenv/bin/python
 (cd "$TMP/clone2" && "$WPY" -m pip wheel --disable-pip-version-check --no-deps -w "$TMP/dist" .)
 "$WPY" -m pip install --disable-pip-version-check -q "$TMP"/dist/ember-*.whl
-"$WPY" -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); print(*names, sep='\n'); \
+"$WPY" -c "import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+print(*names, sep='\n')
 assert 'ember/examples/seed004_norm_and_timing.py' in names" "$TMP"/dist/ember-*.whl
 (cd "$TMP/elsewhere" && env -u PYTHONPATH "$WPY" -m ember.demo --quick) | tee "$TMP/wheel-demo.log"
 grep -q "Seed examples from $TMP/wheelenv/.*/site-packages/ember/examples" "$TMP/wheel-demo.log"
 n=$(grep -c -- "^--- examples/seed" "$TMP/wheel-demo.log")
 want=$(ls "$ROOT"/examples/seed*.py | wc -l)
-[ "$n" = "$want" ] || { echo "error: the installed demo ran $n seed examples, not $want" >&2; exit 1; }
+if [ "$n" != "$want" ]; then
+    echo "error: the installed demo ran $n seed examples, not $want" >&2
+    exit 1
+fi
 if grep -q "(exit status" "$TMP/wheel-demo.log"; then
     echo "error: a seed example failed in the installed demo (above)" >&2
     exit 1

@@ -166,7 +166,8 @@ int pyem_touch(PyObject *obj, const char *reason) {
 int pyem_touch_host(PyObject *o, const char *reason) {
     if (EmArray_Check(o)) return pyem_touch(o, reason);
     Py_buffer v;
-    if (!pyem_fusion_live || PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return PyErr_Clear(), 0;
+    if (!pyem_fusion_live) return 0;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return PyErr_Clear(), 0;
     char *lo = v.buf, *hi = (char *)v.buf + v.itemsize;
     for (int d = 0; d < v.ndim; d++) {
         if (v.shape[d] == 0) hi = lo; /* empty: nothing is read or written */

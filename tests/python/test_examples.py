@@ -65,6 +65,7 @@ def test_demo_prefers_the_examples_shipped_in_the_package(tmp_path):
 
 
 def test_demo_rejects_unknown_arguments():
-    r = subprocess.run([sys.executable, "-m", "ember.demo", "--bogus"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")), timeout=120)
+    r = subprocess.run([sys.executable, "-m", "ember.demo", "--bogus"], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")),
+                       timeout=120)
     assert r.returncode != 0 and "usage: python -m ember.demo [--quick]" in r.stderr, r.stderr
