@@ -43,7 +43,8 @@ def _examples_dir(here=None):
     wheel ships examples/seed*.py there), else examples/ of the source
     checkout this package lives in; None if neither exists.  here: the
     package's directory (default: this file's)."""
-    here = here or os.path.dirname(os.path.abspath(__file__))
+    # realpath: the sanitizer build's package (tools/dev.sh asan) links to these files
+    here = here or os.path.dirname(os.path.realpath(__file__))
     for d in (os.path.join(here, "examples"), os.path.join(here, "..", "..", "examples")):
         if os.path.isdir(d) and any(f.startswith("seed") for f in os.listdir(d)):
             return os.path.normpath(d)
