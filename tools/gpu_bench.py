@@ -166,7 +166,7 @@ def main():
         cells = []
         for c in cols:
             v = rows[c].get(k, rows[c].get("error", "-"))
-            cells.append(f"{v:14.1f}" if isinstance(v, float) else f"{str(v)[:13]:>14s}")
+            cells.append((f"{v:14.1f}" if v >= 10 else f"{v:14.4f}") if isinstance(v, float) else f"{str(v)[:13]:>14s}")
         print(f"{k:24s}" + "".join(cells))
     for c in cols:
         for k, v in rows[c].items():

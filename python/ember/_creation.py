@@ -57,21 +57,29 @@ def _check_order(order):
 
 
 def empty(shape, dtype=None, order="C", *, device=None):
+    """A new array of `shape` whose values are not set (numpy.empty); float64 unless
+    `dtype` says otherwise, on `device` (default: the current device)."""
     _check_order(order)
     return _ember.full(shape, None, dtype if dtype is not None else "float64", device)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None):
+    """A new array of `shape` filled with 0 (numpy.zeros); float64 unless `dtype`
+    says otherwise, on `device` (default: the current device)."""
     _check_order(order)
     return _ember.full(shape, 0, dtype if dtype is not None else "float64", device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None):
+    """A new array of `shape` filled with 1 (numpy.ones); float64 unless `dtype`
+    says otherwise, on `device` (default: the current device)."""
     _check_order(order)
     return _ember.full(shape, 1, dtype if dtype is not None else "float64", device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
+    """A new array of `shape` filled with `fill_value` (numpy.full); the dtype is
+    `dtype`, else that of the value (bool, int64, float64, complex128)."""
     _check_order(order)
     if dtype is None and isinstance(fill_value, (bool, int, float, complex)):
         dtype = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(fill_value)]
@@ -86,21 +94,29 @@ def _like(a, dtype, shape, device):
 
 
 def empty_like(a, /, *, dtype=None, device=None, shape=None):
+    """An unset array with the shape, dtype and device of `a` (numpy.empty_like);
+    `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
     return empty(s, d, device=dev)
 
 
 def zeros_like(a, /, *, dtype=None, device=None, shape=None):
+    """Zeros with the shape, dtype and device of `a` (numpy.zeros_like);
+    `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
     return zeros(s, d, device=dev)
 
 
 def ones_like(a, /, *, dtype=None, device=None, shape=None):
+    """Ones with the shape, dtype and device of `a` (numpy.ones_like);
+    `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
     return ones(s, d, device=dev)
 
 
 def full_like(a, /, fill_value, *, dtype=None, device=None, shape=None):
+    """`fill_value` with the shape, dtype and device of `a` (numpy.full_like);
+    `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
     return _ember.full(s, fill_value, d, dev)
 

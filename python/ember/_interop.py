@@ -432,6 +432,8 @@ def set_unpickle_device(device):
 
 
 def get_unpickle_device():
+    """Where unpickled arrays go: what :func:`set_unpickle_device` set, else
+    ``EMBER_UNPICKLE_DEVICE``, else None (the default placement)."""
     return _unpickle_device if _unpickle_device is not None else _os.environ.get(
         "EMBER_UNPICKLE_DEVICE") or None
 

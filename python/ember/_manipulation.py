@@ -405,6 +405,7 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
+    """Split along axis 1 (axis 0 for 1-d arrays) into views (numpy.hsplit)."""
     ary = _arr(ary)
     if ary.ndim == 0:
         raise ValueError("hsplit only works on arrays of 1 or more dimensions")
@@ -412,6 +413,7 @@ def hsplit(ary, indices_or_sections):
 
 
 def vsplit(ary, indices_or_sections):
+    """Split along axis 0 of an array of 2 or more dimensions into views (numpy.vsplit)."""
     ary = _arr(ary)
     if ary.ndim < 2:
         raise ValueError("vsplit only works on arrays of 2 or more dimensions")
@@ -419,6 +421,7 @@ def vsplit(ary, indices_or_sections):
 
 
 def dsplit(ary, indices_or_sections):
+    """Split along axis 2 of an array of 3 or more dimensions into views (numpy.dsplit)."""
     ary = _arr(ary)
     if ary.ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")

@@ -173,7 +173,7 @@ def float_power(x1, x2, /, out=None, *, dtype=None):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b| elementwise, infinities equal only to
+    """``|a - b| <= atol + rtol * |b|`` elementwise, infinities equal only to
     themselves (numpy.isclose)."""
     if not _is_em(a) and not _is_em(b):
         from ._creation import asarray

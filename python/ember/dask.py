@@ -281,8 +281,10 @@ def cluster(n_workers=None, **kwargs):
     ``EMBER_DEVICE=cuda:0``), or on a CPU-only machine one single-threaded
     worker per core (``EMBER_NUM_THREADS=1``).  Extra keyword arguments go to
     ``LocalCluster`` (e.g. ``host="127.0.0.1"``, ``dashboard_address=None``).
+    For example::
 
-    >>> with em.dask.cluster() as c, distributed.Client(c) as client: ...
+        with em.dask.cluster() as c, distributed.Client(c) as client:
+            ...
     """
     from distributed import LocalCluster, Nanny
 

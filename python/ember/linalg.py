@@ -237,14 +237,17 @@ from ._manipulation import matrix_transpose  # noqa: E402  (one implementation, 
 
 
 def multi_dot(arrays, *, out=None):
+    """The product of a list of matrices, in the cheapest order (numpy.linalg.multi_dot)."""
     return _call("multi_dot", lambda *a: _np.linalg.multi_dot(a), tuple(arrays))
 
 
 def matrix_power(a, n, /):
+    """The `n`-th power of a square matrix, by repeated squaring (numpy.linalg.matrix_power)."""
     return _call("matrix_power", _np.linalg.matrix_power, (a,), n)
 
 
 def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-vectors along `axis` (the Array API's linalg.cross)."""
     return _call("cross", _np.linalg.cross, (x1, x2), axis=axis)
 
 
@@ -254,6 +257,8 @@ def trace(x, /, *, offset=0, dtype=None):
 
 
 def diagonal(x, /, *, offset=0):
+    """The diagonals of the last two axes, `offset` above the main one (the Array API's
+    linalg.diagonal)."""
     return _call("diagonal", _np.linalg.diagonal, (x,), offset=offset)
 
 
@@ -326,6 +331,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """Vector norm of order `ord` over `axis` (all elements by default; the Array
+    API's linalg.vector_norm)."""
     if _on_device(x) and x.size and not isinstance(ord, str):
         if axis is None:
             res = _vector_norm(x.reshape(-1), ord, None, False)
@@ -336,6 +343,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """Matrix norm of order `ord` (default Frobenius) over the last two axes (the
+    Array API's linalg.matrix_norm)."""
     if _on_device(x) and x.size and x.ndim >= 2:
         res = _matrix_norm(x, ord, (-2, -1), keepdims)
         if res is not None:
@@ -381,10 +390,12 @@ def eigvals(x, /):
 
 
 def pinv(x, /, *, rtol=None, hermitian=False):
+    """Moore-Penrose pseudo-inverse through the SVD (numpy.linalg.pinv)."""
     return _call("pinv", _np.linalg.pinv, (x,), rtol=rtol, hermitian=hermitian)
 
 
 def matrix_rank(x, /, *, rtol=None, hermitian=False):
+    """Number of singular values above the tolerance (numpy.linalg.matrix_rank)."""
     return _call("matrix_rank", _np.linalg.matrix_rank, (x,), rtol=rtol, hermitian=hermitian)
 
 
@@ -394,6 +405,8 @@ def solve(x1, x2, /):
 
 
 def lstsq(a, b, rcond=None):
+    """Least-squares solution of ``a @ x = b``: (x, residuals, rank, singular values),
+    as numpy.linalg.lstsq."""
     return _call("lstsq", _np.linalg.lstsq, (a, b), rcond=rcond)
 
 
@@ -404,6 +417,8 @@ def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def qr(x, /, mode="reduced"):
+    """QR decomposition, ``mode`` ``'reduced'`` (default), ``'complete'`` or ``'r'``
+    (numpy.linalg.qr)."""
     return _call("qr", _np.linalg.qr, (x,), mode=mode)
 
 

@@ -216,10 +216,12 @@ def seed(seed=None):
 
 
 def get_state():
+    """The global generator's state (to restore with :func:`set_state`)."""
     return _global.bit_generator.state
 
 
 def set_state(state):
+    """Restore the global generator's state from :func:`get_state`."""
     _global.bit_generator.state = state
 
 
@@ -242,14 +244,17 @@ def randn(*shape, device=None):
 
 
 def standard_normal(size=None, dtype=_np.float64, *, device=None):
+    """N(0, 1) samples from the global generator (``Generator.standard_normal``)."""
     return _global.standard_normal(size, dtype, device=device)
 
 
 def uniform(low=0.0, high=1.0, size=None, *, device=None):
+    """Uniform samples in [low, high) from the global generator (``Generator.uniform``)."""
     return _global.uniform(low, high, size, device=device)
 
 
 def normal(loc=0.0, scale=1.0, size=None, *, device=None):
+    """``loc + scale * N(0, 1)`` from the global generator (``Generator.normal``)."""
     return _global.normal(loc, scale, size, device=device)
 
 
@@ -261,4 +266,5 @@ def randint(low, high=None, size=None, dtype=_np.int64, *, device=None):
 
 
 def integers(low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
+    """Integers in [low, high) from the global generator (``Generator.integers``)."""
     return _global.integers(low, high, size, dtype, endpoint, device=device)
