@@ -131,9 +131,26 @@ build() {
         }
     fi
     say "building in $dir/${target:+ (target $target only)}"
-    # Ninja's status line, one per step when the output is not a terminal.
+    # Ninja's status line, one per step when the output is not a terminal;
+    # some files take half a minute to compile, so a heartbeat in between.
+    # (The build stays in the foreground, so Ctrl-C stops it.)
+    heartbeat &
+    local hb=$! rc=0
     NINJA_STATUS="    building (%f/%t) " \
-        cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"}
+        cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"} || rc=$?
+    kill "$hb" 2>/dev/null || true
+    wait "$hb" 2>/dev/null || true
+    [ "$rc" = 0 ] || exit "$rc"
+}
+
+# A line every 15 s until killed, or until this script ($$) has gone.
+heartbeat() {
+    local t=0
+    while kill -0 $$ 2>/dev/null; do
+        sleep 1
+        t=$((t + 1))
+        [ $((t % 15)) != 0 ] || say "still building (${t} s)"
+    done
 }
 
 run_tests() {

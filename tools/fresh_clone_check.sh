@@ -6,7 +6,7 @@
 #   1. The README's set-up in a fresh clone, without EMBER_USE_CURRENT_PYTHON:
 #      `bash tools/dev.sh demo --quick` (the README's first command, with a
 #      shorter timing table).  Its longest silence between two output lines
-#      is reported (and must stay under EMBER_MAX_SILENCE seconds, default 90).
+#      is reported (and must stay under EMBER_MAX_SILENCE seconds, default 60).
 #   2. `import ember` with the Python it made, from another directory.
 #   3. `pip wheel .` of a second fresh clone, installed into a new venv:
 #      `python -m ember.demo --quick` from another directory finds the seed
@@ -43,7 +43,7 @@ print(f"== longest silence: {worst[0]:.1f} s, after the line: {worst[1]}")
 print(f"== total: {time.monotonic() - start:.0f} s")
 limit = float(sys.argv[1])
 sys.exit(f"the set-up was silent for more than {limit:.0f} s" if worst[0] > limit else 0)
-' "${EMBER_MAX_SILENCE:-90}"
+' "${EMBER_MAX_SILENCE:-60}"
 }
 
 say "1. the README's set-up in a fresh clone"
