@@ -9,6 +9,9 @@ CUDA (each column optional: what does not import or has no device is skipped):
     loop      100 iterations of x = x * 0.5 + 1 on 1000 float32, host us per iteration
 CPU: Ember vs NumPy on chain8, seed004 (shape (200, 100, 1000) by default) and
     sum(x*x) on 2**24 float32 and float64 (a full reduction of a fused producer).
+    Ember's inputs are its own memory (em.asarray(a, copy=True)); the row
+    "chain8 f32 wrapped" runs the chain on em.asarray(a), a zero-copy wrap of
+    the NumPy array, which fuses the same way.
 
 Times are the best of several runs after a warm-up, synchronised properly
 (Ember: Device.synchronize, which also evaluates pending arrays; CuPy:
@@ -80,14 +83,18 @@ def col_ember(device):
         dev.synchronize()  # evaluates pending arrays of the device, then waits
 
     def put(a):
-        return em.asarray(a, device=dev, copy=True)  # Ember-owned memory (zero-copy wraps run eagerly)
+        return em.asarray(a, device=dev, copy=True)  # Ember-owned memory
 
-    return {"put": put, "sync": sync, "seed": lambda x: seed(em, x), "chain8": lambda a: chain8(em, a),
+    # On the CPU, em.asarray(a) wraps NumPy's memory (no copy): the "wrapped" row.
+    wrap = {"wrap": lambda a: em.asarray(a, device=dev)} if dev.kind == "cpu" else {}
+    return {**wrap, "put": put, "sync": sync, "seed": lambda x: seed(em, x),
+            "chain8": lambda a: chain8(em, a),
             "step": lambda x: x * 0.5 + 1, "sumsq": lambda x: em.sum(x * x)}
 
 
 def col_numpy():
-    return {"put": lambda a: a, "sync": lambda _: None, "seed": lambda x: seed(np, x),
+    return {"put": lambda a: a, "wrap": lambda a: a, "sync": lambda _: None,
+            "seed": lambda x: seed(np, x),
             "chain8": lambda a: chain8(np, a), "step": lambda x: x * 0.5 + 1,
             "sumsq": lambda x: np.sum(x * x)}
 
@@ -164,6 +171,11 @@ def run_cases(col, seed_shape, chain_n, loop=True):
         a = col["put"](rng.random(chain_n).astype(np.float32))
         return best(lambda: col["chain8"](a), col["sync"]) * 1e3
     guard("chain8 f32 ms", c)
+    if "wrap" in col:
+        def cw():
+            a = col["wrap"](rng.random(chain_n).astype(np.float32))
+            return best(lambda: col["chain8"](a), col["sync"]) * 1e3
+        guard("chain8 f32 wrapped ms", cw)
     if loop:
         def lp():
             x = col["put"](np.ones(1000, np.float32))

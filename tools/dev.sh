@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ember's one entry point for a fresh machine: set up, build, then run the
-# demo, the tests or the benchmarks.
+# demo, the tests or the benchmarks.  Each step prints one line ("ember: ...").
 #
 #   bash tools/dev.sh demo      set up, build, run the demo on the best device found
 #   bash tools/dev.sh test      set up, build, run every test (C tests, then pytest)
@@ -11,10 +11,20 @@
 #                               (EMBER_ASAN_PYTEST=0: C tests only; EMBER_ASAN_LEAKS=0: no
 #                               leak checks)
 #
+# The set-up makes .venv, installs the build tools and Ember's test
+# dependencies into it from PyPI, and installs Ember itself there as an
+# editable package (pyproject.toml: the package is python/ember, where the
+# CMake build puts the extension), so `.venv/bin/python` imports ember from
+# any directory; `bash tools/dev.sh build` rebuilds it in place.
+#
 # Environment:
 #   EMBER_USE_CURRENT_PYTHON=1  use the python3 on PATH as it is (no venv, no
-#                               network): it must already have numpy, pytest
-#                               and hypothesis (the GPU machine does)
+#                               network, no install: PYTHONPATH=python is set
+#                               for the commands run here): it must already
+#                               have numpy, pytest and hypothesis (the GPU
+#                               machine does)
+#   EMBER_EXTRAS=dask,sklearn   optional extras (pyproject.toml) to install too:
+#                               dask, sklearn, frames; their tests skip without them
 #   EMBER_PYTHON=/path/python   the interpreter to start from (default python3)
 #   EMBER_BUILD_DIR=build       where CMake builds
 set -euo pipefail
@@ -26,56 +36,146 @@ shift || true
 PY0=${EMBER_PYTHON:-python3}
 BUILD=${EMBER_BUILD_DIR:-build}
 
+say() { printf 'ember: %s\n' "$*"; }
+
+# pip, showing one line per package it fetches or installs (its full log
+# is in .venv/pip.log, shown when it fails).
+pip_install() {
+    local log=$ROOT/.venv/pip.log
+    if ! "$PY" -m pip install --disable-pip-version-check --progress-bar off "$@" 2>&1 |
+        tee "$log" |
+        { grep --line-buffered -E '^(Collecting|Installing collected|Successfully installed)' |
+            sed -u 's/^/    /' || true; }; then
+        tail -30 "$log" >&2
+        echo "error: pip install $* failed (log: $log)" >&2
+        exit 1
+    fi
+}
+
+# Build tools from PyPI only where the system's are missing or too old.
+build_tools() {
+    local tools=("scikit-build-core>=1.1")
+    local v='version (3\.(2[0-9]|[3-9][0-9])|[4-9])\.'  # 3.20 or later
+    if ! cmake --version 2>/dev/null | head -1 | grep -qE "$v"; then
+        tools+=("cmake>=3.20")
+    fi
+    command -v ninja >/dev/null || tools+=(ninja)
+    echo "${tools[@]}"
+}
+
+# scikit-build-core's editable install puts python/ on sys.path (a .pth) and
+# also a finder in front of sys.meta_path that resolves `ember` in python/
+# only, so PYTHONPATH could not pick another build (tools/dev.sh asan runs
+# the sanitizer build's package that way).  The .pth keeps its path line
+# only: imports then follow sys.path, PYTHONPATH first.
+plain_path_install() {
+    local site
+    site=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    rm -f "$site"/_editable_skbc_ember.start  # Python 3.15+ (PEP 829): the finder's hook
+    [ -f "$site/_editable_skbc_ember.pth" ] && sed -i '/^import /d' "$site/_editable_skbc_ember.pth"
+    local other=$ROOT/.venv/ember-pathcheck
+    mkdir -p "$other/ember"
+    echo "FROM = 'pythonpath'" > "$other/ember/__init__.py"
+    (cd / && PYTHONPATH=$other "$PY" -c "import ember, sys
+sys.exit(0 if getattr(ember, 'FROM', '') == 'pythonpath' else
+         'ember: the editable install hides PYTHONPATH (' + ember.__file__ + ')')")
+    rm -rf "$other"
+}
+
 setup_python() {
     if [ "${EMBER_USE_CURRENT_PYTHON:-0}" = 1 ]; then
         PY=$(command -v "$PY0")
+        export PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
     else
         if [ ! -x .venv/bin/python ]; then
+            say "creating venv (.venv, from $PY0)"
             "$PY0" -m venv .venv || {
                 echo "error: '$PY0 -m venv' failed; on Debian: apt-get install python3-venv python3-dev" >&2
                 exit 1
             }
         fi
         PY=$ROOT/.venv/bin/python
-        if ! "$PY" -c "import numpy, pytest, hypothesis, cmake, ninja" 2>/dev/null; then
-            "$PY" -m pip install -q --upgrade pip
-            "$PY" -m pip install -q -r requirements-dev.txt
-        fi
         export PATH=$ROOT/.venv/bin:$PATH
+        # Installed once; again when pyproject.toml, the extras or the checkout's path change.
+        local extras="test${EMBER_EXTRAS:+,$EMBER_EXTRAS}"
+        local stamp
+        stamp="$ROOT $extras $(cksum < pyproject.toml)"
+        if [ "$(cat .venv/ember-setup 2>/dev/null)" != "$stamp" ]; then
+            local tools
+            read -ra tools <<<"$(build_tools)"
+            say "installing build tools into .venv: ${tools[*]}"
+            pip_install "${tools[@]}"
+            say "installing ember into .venv (editable) with its dependencies: ember[$extras]"
+            pip_install --no-build-isolation -e ".[$extras]"
+            plain_path_install
+            echo "$stamp" > .venv/ember-setup
+        fi
     fi
     "$PY" -c "import numpy" || { echo "error: numpy is missing for $PY" >&2; exit 1; }
 }
 
+# build DIR [TARGET] [CMAKE ARGS...]: configure once, then build (all targets,
+# or TARGET: the demo needs only the extension, not the C tests).
 build() {
-    local dir=$1; shift
+    local dir=$1 target=$2
+    shift 2
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
     if [ ! -f "$dir/CMakeCache.txt" ]; then
-        cmake -S . -B "$dir" "${gen[@]}" -DPython_EXECUTABLE="$PY" -DEMBER_WERROR=ON "$@" >/dev/null
+        say "configuring $dir (CMake; log in $dir/configure.log)"
+        mkdir -p "$dir"
+        cmake -S . -B "$dir" "${gen[@]}" -DPython_EXECUTABLE="$PY" -DEMBER_WERROR=ON "$@" \
+            >"$dir/configure.log" 2>&1 || {
+            cat "$dir/configure.log" >&2
+            exit 1
+        }
     fi
-    cmake --build "$dir" -j "$(nproc)"
+    say "building in $dir/${target:+ (target $target only)}"
+    # Ninja's status line, one per step when the output is not a terminal;
+    # some files take half a minute to compile, so a heartbeat in between.
+    # (The build stays in the foreground, so Ctrl-C stops it.)
+    heartbeat &
+    local hb=$! rc=0
+    NINJA_STATUS="    building (%f/%t) " \
+        cmake --build "$dir" -j "$(nproc)" ${target:+--target "$target"} || rc=$?
+    kill "$hb" 2>/dev/null || true
+    wait "$hb" 2>/dev/null || true
+    [ "$rc" = 0 ] || exit "$rc"
+}
+
+# A line every 15 s until killed, or until this script ($$) has gone.
+heartbeat() {
+    local t=0
+    while kill -0 $$ 2>/dev/null; do
+        sleep 1
+        t=$((t + 1))
+        [ $((t % 15)) != 0 ] || say "still building (${t} s)"
+    done
 }
 
 run_tests() {
     local dir=$1
+    say "running the C tests (ctest)"
     (cd "$dir" && ctest --output-on-failure -j "$(nproc)")
-    PYTHONPATH=$ROOT/python "$PY" -m pytest -q -p no:cacheprovider tests/python "${@:2}"
+    say "running the Python tests (pytest)"
+    "$PY" -m pytest -q -p no:cacheprovider tests/python "${@:2}"
 }
 
 setup_python
 case $cmd in
-build) build "$BUILD" ;;
+build) build "$BUILD" "" ;;
 demo)
-    build "$BUILD"
-    PYTHONPATH=$ROOT/python exec "$PY" -m ember.demo "$@"
+    build "$BUILD" _ember
+    say "running the demo: $PY -m ember.demo $*"
+    exec "$PY" -m ember.demo "$@"
     ;;
 test)
-    build "$BUILD"
+    build "$BUILD" ""
     run_tests "$BUILD" "$@"
     ;;
 bench)
-    build "$BUILD"
-    PYTHONPATH=$ROOT/python exec "$PY" bench/run.py "$@"
+    build "$BUILD" ""
+    exec "$PY" bench/run.py "$@"
     ;;
 asan)
     # ASan+UBSan build (host pool off) in its own directory, with its own
@@ -85,7 +185,8 @@ asan)
     for f in "$ROOT"/python/ember/*; do
         case $f in *.so | *.so.* | */__pycache__) ;; *) ln -sfn "$f" "$ASAN_PKG/" ;; esac
     done
-    build build-asan -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_PKG_DIR="$ASAN_PKG"
+    build build-asan "" -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DEMBER_PKG_DIR="$ASAN_PKG"
     # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL;
     # handle_sigfpe=0: a SIGFPE is Ember's to handle (a user kernel's integer division by zero
     # becomes ZeroDivisionError) or the default's (the process ends), as without the sanitizer

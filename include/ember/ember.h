@@ -145,6 +145,12 @@ EM_API em_status em_array_empty(em_array *out, em_dtype dt, int ndim, const int6
 EM_API em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim,
                                const int64_t *shape, const int64_t *strides, em_device dev,
                                void (*release)(void *ctx), void *ctx);
+/* Let pending (fused) expressions read a's wrapped memory as a leaf, as they
+ * read Ember's own: a write by the owner while a result waits is then the
+ * caller's aliasing (the result may see it).  Without this, operations on
+ * wrapped memory run eagerly.  The Python binding marks NumPy memory that
+ * em.asarray wraps; DLPack and CUDA-array-interface imports stay eager. */
+EM_API void em_array_allow_fusion(em_array *a);
 /* Drop this view's reference and reset it to unset. */
 EM_API void em_array_release(em_array *a);
 /* dst = a new view identical to src (one more buffer reference). */

@@ -76,8 +76,9 @@ EM_API em_status em_expr_eval_rows(const em_expr *e, int64_t r0, int64_t r1, em_
 /* The stand-in array of a pending result: e's dtype, shape and C-contiguous
  * strides, on e's device, with a buffer that has no memory (data NULL). */
 EM_API em_status em_expr_placeholder(const em_expr *e, em_array *out);
-/* Whether a's memory is Ember's own (from a device pool), not another owner's. */
-EM_API bool em_expr_pooled(const em_array *a);
+/* Whether a may be a leaf of a pending expression: its memory is Ember's own
+ * (from a device pool) or wrapped memory marked by em_array_allow_fusion. */
+EM_API bool em_expr_fusable(const em_array *a);
 /* Record e's value (a view of v) so later evaluations read it. */
 EM_API void em_expr_set_value(em_expr *e, const em_array *v);
 

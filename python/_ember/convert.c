@@ -191,7 +191,8 @@ static void pyem__decref_owner(void *ctx) {
 }
 
 /* A CPU array over the buffer v of owner (kept alive by the array), as
- * dtype dt; read-only when the buffer is.  Does not release v. */
+ * dtype dt; read-only when the buffer is; a leaf that fusion may read.
+ * Does not release v. */
 static em_status pyem__wrap_view(PyObject *owner, const Py_buffer *v, em_dtype dt, em_array *out) {
     int64_t shape[EM_MAXDIMS], strides[EM_MAXDIMS];
     /* A buffer may have more dimensions than an em_array holds (NumPy's
@@ -205,6 +206,8 @@ static em_status pyem__wrap_view(PyObject *owner, const Py_buffer *v, em_dtype d
     em_status s = em_array_wrap(out, v->buf, dt, v->ndim, shape, strides, cpu, pyem__decref_owner,
                                 Py_NewRef(owner));
     if (s == EM_OK && v->readonly) out->flags &= ~(uint32_t)EM_WRITEABLE;
+    /* Fused expressions may read it: NumPy's writes after the wrap are the user's aliasing. */
+    if (s == EM_OK) em_array_allow_fusion(out);
     if (s != EM_OK) Py_DECREF(owner);
     return s;
 }

@@ -158,6 +158,40 @@ int pyem_touch(PyObject *obj, const char *reason) {
     return pyem_fusion_live ? pyem__force_each(pyem__reads, &((EmArrayObject *)obj)->a, reason) : 0;
 }
 
+/* Ember is about to write host memory that it reached through the buffer
+ * protocol, not through an ndarray (a NumPy array given to a kernel,
+ * get(out=)): every live pending expression that reads that memory -- an
+ * em.asarray wrap of it is a fusable leaf -- is evaluated first, as
+ * pyem_touch does for ndarrays.  Objects without a buffer touch nothing. */
+int pyem_touch_host(PyObject *o, const char *reason) {
+    if (EmArray_Check(o)) return pyem_touch(o, reason);
+    Py_buffer v;
+    if (!pyem_fusion_live) return 0;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return PyErr_Clear(), 0;
+    char *lo = v.buf, *hi = (char *)v.buf + v.itemsize;
+    for (int d = 0; d < v.ndim; d++) {
+        if (v.shape[d] == 0) hi = lo; /* empty: nothing is read or written */
+        else if (v.strides[d] < 0) lo += (v.shape[d] - 1) * v.strides[d];
+        else hi += (v.shape[d] - 1) * v.strides[d];
+    }
+    int r = 0;
+    if (hi > lo) {
+        em_array span;
+        int64_t n = hi - lo;
+        em_device cpu = {EM_CPU, 0};
+        em_status s = em_array_wrap(&span, lo, EM_UINT8, 1, &n, NULL, cpu, NULL, NULL);
+        r = s == EM_OK ? pyem__force_each(pyem__reads, &span, reason) : (pyem_raise(s), -1);
+        if (s == EM_OK) em_array_release(&span);
+    }
+    PyBuffer_Release(&v);
+    return r;
+}
+
+/* _ember._touch_host(obj): pyem_touch_host for Python code about to write obj. */
+static PyObject *f_touch_host(PyObject *self, PyObject *o) {
+    return pyem_touch_host(o, "write into an input") < 0 ? NULL : Py_NewRef(Py_None);
+}
+
 em_array *pyem_array_slow(PyObject *obj) {
     /* Some callers reach EMARR with the GIL released (inside
      * Py_BEGIN_ALLOW_THREADS): take it back for the registry. */
@@ -359,6 +393,8 @@ PyMethodDef pyem_fusion_functions[] = {
     {"_host_pool_peak", f_host_pool_peak, METH_VARARGS,
      "_host_pool_peak(reset=False) -> peak host-pool bytes in use since the last reset"},
     {"eval", f_eval, METH_VARARGS, "eval(*arrays): evaluate the pending (lazy) arrays given."},
+    {"_touch_host", f_touch_host, METH_O,
+     "_touch_host(obj): evaluate pending results that read obj's memory (about to be written)"},
     {"_is_pending", f_is_pending, METH_O, "_is_pending(a): whether a is a pending lazy result."},
     {"_fusion_config", (PyCFunction)(void (*)(void))f_fusion_config, METH_VARARGS | METH_KEYWORDS,
      "_fusion_config(enabled=None, min_size=None, max_live=None, max_bytes=None) -> old settings"},

@@ -86,6 +86,8 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
             return -1;
         }
         *has_view = 1;
+        /* a NumPy array the kernel writes: pending readers of its memory go first */
+        if (kind == 'W' && pyem_touch_host(o, "kernel argument") < 0) return -1;
         if (view->ndim != ndim || view->itemsize != itemsize) {
             PyErr_Format(PyExc_TypeError, "argument '%U': expected a %d-d %s array", pname, ndim,
                          em_dtype_get(dt)->name);

@@ -197,6 +197,8 @@ static PyObject *m_get(PyObject *self, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &stream, &order, &out, &blocking))
         return NULL;
     if (out && out != Py_None) {
+        /* out may be memory that a pending result reads (an em.asarray wrap) */
+        if (pyem_touch_host(out, "write into an input") < 0) return NULL;
         int done = pyem__read_into(self, out);
         if (done < 0) return NULL;
         if (done) return Py_NewRef(out);

@@ -48,6 +48,8 @@ static inline em_array *pyem_array(PyObject *o) {
 int pyem_force(PyObject *o, const char *reason);
 /* pyem_force, then evaluate the pending expressions that read o's memory. */
 int pyem_touch(PyObject *o, const char *reason);
+/* pyem_touch for any object: a buffer's memory (a NumPy array) that Ember will write. */
+int pyem_touch_host(PyObject *o, const char *reason);
 
 /* Exceptions (module.c). */
 extern PyObject *Em_EmberError, *Em_CompileError, *Em_LaunchError, *Em_DeviceError,

@@ -236,12 +236,14 @@ static int pyem__force_operand(pyem__operand *ops, int n, int i, const char *rea
 }
 
 /* Whether an operand can be a leaf of a pending expression: pending
- * arrays, Python scalars, and arrays in Ember's own (pooled) memory,
- * including private copies of converted objects.  Memory of another owner
- * (a NumPy array wrapped without a copy, DLPack imports) may change behind
- * our back while the expression waits, so those operands run eagerly. */
+ * arrays, Python scalars, arrays in Ember's own (pooled) memory, including
+ * private copies of converted objects, and NumPy memory that em.asarray
+ * wrapped (its owner's writes while a result waits are the user's aliasing,
+ * as between NumPy views).  DLPack and CUDA-array-interface imports may be
+ * written by another library, on its own stream, behind our back: those
+ * operands run eagerly. */
 static int pyem__fusable(const pyem__operand *op) {
-    if (op->weak || em_expr_pooled(&op->a) || pyem_fusion_foreign_ok()) return 1;
+    if (op->weak || em_expr_fusable(&op->a) || pyem_fusion_foreign_ok()) return 1;
     return EmArray_Check(op->obj) && pyem_is_pending(op->obj);
 }
 

@@ -4,7 +4,11 @@
 (and, as the backends land, on CUDA and OpenCL devices).  Importing Ember
 does no device work: no GPU context is created until an array needs one.
 """
-from . import _ember
+try:
+    from . import _ember
+except ImportError as _err:  # an editable install (tools/dev.sh) before its first build
+    raise ImportError(f"ember's C extension is not built in {__path__[0]} ({_err}): in the "
+                      "source checkout run `bash tools/dev.sh build`, or `pip install .`") from _err
 from ._ember import (
     ndarray,
     EmberError,

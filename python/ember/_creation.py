@@ -19,7 +19,16 @@ _NATIVE = frozenset((_ember.ndarray, __import__("numpy").ndarray, list, tuple, i
 def asarray(obj, dtype=None, *, device=None, copy=None):
     """Convert obj (an ember array, NumPy array, buffer, scalar or nested
     sequence, or an object exposing __cuda_array_interface__) to an
-    ember.ndarray; copies only where needed unless copy=True."""
+    ember.ndarray; copies only where needed unless copy=True.
+
+    On the CPU a NumPy array (or other buffer) is wrapped, not copied: the
+    result shares its memory, and operations on it fuse like any other
+    (elementwise results are lazy).  Writing the NumPy array afterwards is
+    aliasing, as between two NumPy views: a result computed from the wrap
+    that has not been evaluated yet may see the new values.  Writes made
+    through Ember (the wrap, a kernel given the NumPy array, get(out=))
+    evaluate such results first.  Use copy=True, or evaluate with em.eval
+    (or any read), before writing through NumPy to keep the old values."""
     if type(obj) not in _NATIVE and hasattr(obj, "__cuda_array_interface__"):
         from ._interop import from_cuda_array_interface
         obj = from_cuda_array_interface(obj)

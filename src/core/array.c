@@ -28,6 +28,7 @@ em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
     b->ptr = p;
     b->nbytes = nbytes;
     b->pooled = true;
+    b->fusable = true;
     b->release = NULL;
     b->ctx = NULL;
     *out = b;
@@ -43,6 +44,7 @@ em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*releas
     b->ptr = ptr;
     b->nbytes = nbytes;
     b->pooled = false;
+    b->fusable = false;
     b->release = release;
     b->ctx = ctx;
     *out = b;
@@ -109,6 +111,10 @@ em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim, const 
     EM_CHECK(em__buffer_wrap(dev, lo, (size_t)(hi - lo), release, ctx, &tmp.buf));
     *out = tmp;
     return EM_OK;
+}
+
+void em_array_allow_fusion(em_array *a) {
+    if (a->buf) a->buf->fusable = true;
 }
 
 void em_array_release(em_array *a) {

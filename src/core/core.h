@@ -17,6 +17,8 @@ struct em_buffer {
     void *ptr;
     size_t nbytes;
     bool pooled;                /* from the backend's allocator: freed there */
+    bool fusable;               /* wrapped, but pending expressions may read it (see
+                                   em_array_allow_fusion) */
     void (*release)(void *ctx); /* else this, if set, tells the outside owner */
     void *ctx;
 };

@@ -128,7 +128,7 @@ em_status em_expr_placeholder(const em_expr *e, em_array *out) {
     return EM_OK;
 }
 
-bool em_expr_pooled(const em_array *a) { return a->buf && a->buf->pooled; }
+bool em_expr_fusable(const em_array *a) { return a->buf && a->buf->fusable; }
 
 void em_expr_set_value(em_expr *e, const em_array *v) {
     if (em_expr_ready(e)) return;

@@ -47,3 +47,25 @@ def test_every_example_is_tested():
     names = {f for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".py")}
     assert names <= set(EXPECT), sorted(names - set(EXPECT))
 
+
+
+def test_demo_finds_the_checkouts_examples():
+    from ember import demo
+    assert os.path.samefile(demo._examples_dir(), os.path.join(ROOT, "examples"))
+
+
+def test_demo_prefers_the_examples_shipped_in_the_package(tmp_path):
+    """An installed package (a wheel) has them in ember/examples."""
+    from ember import demo
+    pkg = tmp_path / "site-packages" / "ember"
+    (pkg / "examples").mkdir(parents=True)
+    assert demo._examples_dir(str(pkg)) is None  # no seed*.py there, no checkout above
+    (pkg / "examples" / "seed999_x.py").write_text("print('x')\n")
+    assert demo._examples_dir(str(pkg)) == str(pkg / "examples")
+
+
+def test_demo_rejects_unknown_arguments():
+    r = subprocess.run([sys.executable, "-m", "ember.demo", "--bogus"], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")),
+                       timeout=120)
+    assert r.returncode != 0 and "usage: python -m ember.demo [--quick]" in r.stderr, r.stderr

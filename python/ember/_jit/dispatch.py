@@ -417,6 +417,7 @@ class Dispatcher(_ember._JitDispatcher):
             spec.kernel(launcher.grid, launcher.block, tuple(kargs), shared_mem=launcher.shmem,
                         stream=launcher.stream)
         for host, a in copied:
+            _ember._touch_host(host)  # pending results reading host (em.asarray wraps) go first
             np.copyto(host, a.get())
         if err is not None and int(err[0]):
             raise IndexError(f"kernel '{self.__name__}': an array index was out of bounds (bounds checking is on)")
