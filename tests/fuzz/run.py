@@ -33,10 +33,12 @@ sys.path.insert(0, HERE)
 SEED_STRIDE = 1000003  # case seeds of campaign s: s * SEED_STRIDE + i
 
 
-def load_expectations(path):
+def load_expectations(path, device="cpu"):
     """Patterns (fnmatch over signatures) and the generator features turned off, from lines
-    "PATTERN  # reason" and "disable FEATURE  # reason"."""
+    "PATTERN  # reason" and "disable FEATURE  # reason"; "on KIND PATTERN" holds only
+    when the campaign's device is of that kind (cuda: a GPU-only difference)."""
     pats, disabled = [], []
+    kind = device.split(":")[0]
     if path and os.path.exists(path):
         for line in open(path):
             line = line.split("#", 1)[0].strip()
@@ -44,6 +46,10 @@ def load_expectations(path):
                 continue
             if line.startswith("disable "):
                 disabled.append(line.split()[1])
+            elif line.startswith("on "):
+                _, k, pat = line.split(None, 2)
+                if k == kind:
+                    pats.append(pat)
             else:
                 pats.append(line)
     return pats, disabled
@@ -253,7 +259,7 @@ def main():
     p.add_argument("--max-seconds", type=float, default=0,
                    help="start no new batch after this many seconds (long campaigns)")
     args = p.parse_args()
-    pats, disabled = load_expectations(args.expect)
+    pats, disabled = load_expectations(args.expect, args.device)
     args.pats = pats
     disabled = [d for d in disabled if d not in args.enable]
     args.opts = {"max_len": args.max_len, **{d: False for d in disabled},
