@@ -1,6 +1,7 @@
 /* The three dialect tables (see dialect.h). */
 #include "codegen/dialect.h"
-#include "codegen/prelude_cuda.h"
+/* em_prelude_c/_cuda/_opencl: made by the build (tools/gen_scalar.c). */
+#include "ember_preludes.h"
 
 #include <string.h>
 
@@ -31,7 +32,7 @@ const em_dialect em_dialect_c = {
     .warp_size = 0,
     .has_fp64 = true,
     .has_int64 = true,
-    .prelude = "",
+    .prelude = em_prelude_c,
 };
 
 const em_dialect em_dialect_cuda = {
@@ -87,7 +88,7 @@ const em_dialect em_dialect_opencl = {
     .warp_size = 0,
     .has_fp64 = true,
     .has_int64 = true,
-    .prelude = "",
+    .prelude = em_prelude_opencl,
 };
 
 const em_dialect *em_dialect_get(em_dialect_id id) {
@@ -119,4 +120,10 @@ const char *em_dialect_reg(const char *fmt, int dim, char *buf, size_t len) {
     }
     buf[at] = 0;
     return buf;
+}
+
+const char *em_scalar_suffix(em_dtype dt) {
+    static const char *const sfx[EM_NDTYPES] = {"b",   "i8",  "i16", "i32", "i64", "u8",  "u16",
+                                                "u32", "u64", "f16", "f32", "f64", "c64", "c128"};
+    return (unsigned)dt < EM_NDTYPES ? sfx[dt] : "";
 }

@@ -82,5 +82,9 @@ EM_API const em_dialect *em_dialect_find(const char *name);
  * (0..2) into buf: "threadIdx.x", "get_local_id(0)", "em_i.tid[0]".
  * Returns buf. */
 EM_API const char *em_dialect_reg(const char *fmt, int dim, char *buf, size_t len);
+/* The scalar library's suffix for a loop dtype ("b", "i8" .. "f32", "c128"):
+ * op name of ops.def + "_" + suffix names its function (em_add_f32), in
+ * every dialect's prelude and in the CPU loops.  "" for a dtype out of range. */
+EM_API const char *em_scalar_suffix(em_dtype dt);
 
 #endif
