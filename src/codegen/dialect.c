@@ -33,6 +33,7 @@ const em_dialect em_dialect_c = {
     .has_fp64 = true,
     .has_int64 = true,
     .prelude = em_prelude_c,
+    .bool_storage = "bool",
 };
 
 const em_dialect em_dialect_cuda = {
@@ -60,6 +61,7 @@ const em_dialect em_dialect_cuda = {
     .has_fp64 = true,
     .has_int64 = true,
     .prelude = em_prelude_cuda,
+    .bool_storage = "bool",
 };
 
 /* OpenCL C 1.2: fp64 is an extension the device may lack; the OpenCL
@@ -89,6 +91,7 @@ const em_dialect em_dialect_opencl = {
     .has_fp64 = true,
     .has_int64 = true,
     .prelude = em_prelude_opencl,
+    .bool_storage = "uchar",
 };
 
 const em_dialect *em_dialect_get(em_dialect_id id) {

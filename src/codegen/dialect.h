@@ -68,6 +68,9 @@ typedef struct em_dialect {
     bool has_fp64;             /* double is a storage and compute type (OpenCL: device-dependent) */
     bool has_int64;
     const char *prelude;       /* storage typedefs and the scalar library, for this dialect */
+    /* Storage type of a bool element in device memory: OpenCL forbids bool
+     * in buffers, so it stores uchar and converts on load and store. */
+    const char *bool_storage;
 } em_dialect;
 
 EM_API extern const em_dialect em_dialect_c;

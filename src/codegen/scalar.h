@@ -9,7 +9,8 @@
  *
  * Written in the subset that C11, CUDA C++ (NVRTC) and OpenCL C 1.2 all
  * accept: no templates, no overloading, no _Generic, no C99 complex, no
- * headers.  The dialect's head, pasted before this file, provides:
+ * headers, and no float used as a truth value (OpenCL C forbids `!x`,
+ * `x ? :` and `if (x)` on floats: compare with 0).  The dialect's head, pasted before this file, provides:
  *   EM_FN                 the function qualifier (static inline, __device__ ...)
  *   em_i8 .. em_u64, em_f32, em_f64, bool
  *   em_f16                struct { unsigned short x; } with em_h2f / em_f2h
@@ -228,25 +229,25 @@ EM__UINTS(EM__UINT)
     EM_FN T em_reciprocal_##S(T a) { return 1 / a; }                                               \
     EM_FN T em_divmod_##S(T a, T b, T *mod) {                                                      \
         T m = fmod##M(a, b);                                                                       \
-        if (!b) return *mod = m, a / b;                                                            \
+        if (b == 0) return *mod = m, a / b;                                                        \
         T div = (a - m) / b;                                                                       \
-        if (m) {                                                                                   \
+        if (m != 0) {                                                                              \
             if (EM_ISLESS(b, (T)0) != EM_ISLESS(m, (T)0)) m += b, div -= 1;                        \
         } else {                                                                                   \
             m = copysign##M((T)0, b);                                                              \
         }                                                                                          \
         *mod = m;                                                                                  \
-        if (!div) return copysign##M((T)0, a / b);                                                 \
+        if (div == 0) return copysign##M((T)0, a / b);                                             \
         T fl = floor##M(div);                                                                      \
         return EM_ISGREATER(div - fl, (T)0.5) ? fl + 1 : fl;                                       \
     }                                                                                              \
     EM_FN T em_floor_divide_##S(T a, T b) {                                                        \
         T m;                                                                                       \
-        return b ? em_divmod_##S(a, b, &m) : a / b;                                                \
+        return b != 0 ? em_divmod_##S(a, b, &m) : a / b;                                           \
     }                                                                                              \
     EM_FN T em_remainder_##S(T a, T b) {                                                           \
         T m;                                                                                       \
-        if (!b) return fmod##M(a, b);                                                              \
+        if (b == 0) return fmod##M(a, b);                                                          \
         em_divmod_##S(a, b, &m);                                                                   \
         return m;                                                                                  \
     }                                                                                              \

@@ -8,6 +8,21 @@
 #ifndef EM_CODEGEN_SCALAR_COMPLEX_H
 #define EM_CODEGEN_SCALAR_COMPLEX_H
 
+/* The product.  On the CPU, C's operator: GCC 12 turns the plain formula,
+ * vectorised, into vfmaddsub (fused, whatever -ffp-contract says), so a
+ * value would depend on where in a loop it fell; C's operator computes the
+ * same two sums unfused, plus Annex G's recovery of infinities (the CPU's
+ * behaviour before the library; NumPy and the devices give NaN there).
+ * The quotient likewise: C's operator on the CPU (as before), Smith's
+ * formula (NumPy's) on the devices. */
+#ifdef EM_LIBM_COMPLEX
+#define EM__CMUL(S, a, b) em_c_##S(em_z_##S(a) * em_z_##S(b))
+#define EM__CDIV(S, a, b) em_c_##S(em_z_##S(a) / em_z_##S(b))
+#else
+#define EM__CMUL(S, a, b) em_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+#define EM__CDIV(S, a, b) em_smith_divide_##S(a, b)
+#endif
+
 #define EM__CPX(S, T, R, M)                                                                        \
     EM_FN T em_positive_##S(T a) { return a; }                                                     \
     EM_FN T em_conjugate_##S(T a) { return em_mk_##S(a.re, -a.im); }                               \
@@ -16,13 +31,11 @@
     EM_FN R em_absolute_##S(T a) { return hypot##M(a.re, a.im); }                                  \
     EM_FN T em_add_##S(T a, T b) { return em_mk_##S(a.re + b.re, a.im + b.im); }                   \
     EM_FN T em_subtract_##S(T a, T b) { return em_mk_##S(a.re - b.re, a.im - b.im); }              \
-    EM_FN T em_multiply_##S(T a, T b) {                                                            \
-        return em_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                    \
-    }                                                                                              \
+    EM_FN T em_multiply_##S(T a, T b) { return EM__CMUL(S, a, b); }                                \
     EM_FN T em_square_##S(T a) { return em_multiply_##S(a, a); }                                   \
     EM_FN T em_negative_##S(T a) { return em_mk_##S(-a.re, -a.im); }                               \
     /* Smith's division, as NumPy's loops; by zero: each part over |0|. */                         \
-    EM_FN T em_divide_##S(T a, T b) {                                                              \
+    EM_FN T em_smith_divide_##S(T a, T b) {                                                        \
         R abr = fabs##M(b.re), abi = fabs##M(b.im);                                                \
         if (abr >= abi) {                                                                          \
             if (abr == 0 && abi == 0) return em_mk_##S(a.re / abr, a.im / abi);                    \
@@ -32,6 +45,7 @@
         R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);                                     \
         return em_mk_##S((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                    \
     }                                                                                              \
+    EM_FN T em_divide_##S(T a, T b) { return EM__CDIV(S, a, b); }                                  \
     EM_FN T em_reciprocal_##S(T a) { return em_divide_##S(em_mk_##S(1, 0), a); }                   \
     EM_FN bool em_equal_##S(T a, T b) { return a.re == b.re && a.im == b.im; }                     \
     EM_FN bool em_not_equal_##S(T a, T b) { return !(a.re == b.re && a.im == b.im); }              \
