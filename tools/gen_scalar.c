@@ -167,7 +167,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *out = argv[1], *src = argv[2];
-    char *lib = slurp(src, "src/codegen/scalar.h"), *cplx = slurp(src, "src/codegen/scalar_complex.h");
+    char *lib = slurp(src, "src/codegen/scalar.h");
+    char *cplx = slurp(src, "src/codegen/scalar_complex.h");
     const char *heads[3] = {"src/codegen/head_c.h", "src/codegen/head_cuda.cuh",
                             "src/codegen/head_opencl.cl"};
     const char *files[3] = {"prelude_c.h", "prelude_cuda.cu", "prelude_opencl.cl"};

@@ -10,7 +10,8 @@
  * Written in the subset that C11, CUDA C++ (NVRTC) and OpenCL C 1.2 all
  * accept: no templates, no overloading, no _Generic, no C99 complex, no
  * headers, and no float used as a truth value (OpenCL C forbids `!x`,
- * `x ? :` and `if (x)` on floats: compare with 0).  The dialect's head, pasted before this file, provides:
+ * `x ? :` and `if (x)` on floats: compare with 0).  The dialect's head,
+ * pasted before this file, provides:
  *   EM_FN                 the function qualifier (static inline, __device__ ...)
  *   em_i8 .. em_u64, em_f32, em_f64, bool
  *   em_f16                struct { unsigned short x; } with em_h2f / em_f2h

@@ -61,8 +61,12 @@
     EM_FN bool em_isinf_##S(T a) { return isinf(a.re) || isinf(a.im); }                            \
     EM_FN bool em_isfinite_##S(T a) { return isfinite(a.re) && isfinite(a.im); }                   \
     /* maximum/minimum propagate a NaN operand, fmax/fmin prefer the other. */                     \
-    EM_FN T em_maximum_##S(T a, T b) { return em_isnan_##S(a) || em_less_equal_##S(b, a) ? a : b; } \
-    EM_FN T em_minimum_##S(T a, T b) { return em_isnan_##S(a) || em_less_equal_##S(a, b) ? a : b; } \
+    EM_FN T em_maximum_##S(T a, T b) {                                                             \
+        return em_isnan_##S(a) || em_less_equal_##S(b, a) ? a : b;                                 \
+    }                                                                                              \
+    EM_FN T em_minimum_##S(T a, T b) {                                                             \
+        return em_isnan_##S(a) || em_less_equal_##S(a, b) ? a : b;                                 \
+    }                                                                                              \
     EM_FN T em_fmax_##S(T a, T b) { return em_isnan_##S(b) || em_less_equal_##S(b, a) ? a : b; }   \
     EM_FN T em_fmin_##S(T a, T b) { return em_isnan_##S(b) || em_less_equal_##S(a, b) ? a : b; }   \
     EM_FN T em_rint_##S(T a) { return em_mk_##S(rint##M(a.re), rint##M(a.im)); }                   \
@@ -98,7 +102,9 @@ EM__CPLXS(EM__CPX)
         R e = exp##M(a.re);                                                                        \
         return em_mk_##S(e * cos##M(a.im), e * sin##M(a.im));                                     \
     }                                                                                              \
-    EM_FN T em_log_##S(T a) { return em_mk_##S(log##M(hypot##M(a.re, a.im)), atan2##M(a.im, a.re)); } \
+    EM_FN T em_log_##S(T a) {                                                                      \
+        return em_mk_##S(log##M(hypot##M(a.re, a.im)), atan2##M(a.im, a.re));                      \
+    }                                                                                              \
     EM_FN T em_sqrt_##S(T a) {                                                                     \
         if (a.re == 0 && a.im == 0) return em_mk_##S(0, a.im);                                     \
         R t = sqrt##M((a.re < 0 ? -a.re : a.re) / 2 + hypot##M(a.re, a.im) / 2);                   \
@@ -125,7 +131,8 @@ EM__CPLXS(EM__CPX)
     }                                                                                              \
     EM_FN T em_arccosh_##S(T a) {                                                                  \
         T one = em_mk_##S(1, 0);                                                                   \
-        T s = em_multiply_##S(em_sqrt_##S(em_add_##S(a, one)), em_sqrt_##S(em_subtract_##S(a, one))); \
+        T p = em_sqrt_##S(em_add_##S(a, one)), q = em_sqrt_##S(em_subtract_##S(a, one));           \
+        T s = em_multiply_##S(p, q);                                                               \
         return em_log_##S(em_add_##S(a, s));                                                       \
     }                                                                                              \
     EM_FN T em_arctanh_##S(T a) {                                                                  \
