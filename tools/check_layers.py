@@ -65,6 +65,12 @@ LEAVES = {
     # C subset every dialect accepts; the CPU loops and the device preludes
     # are built from it.
     "src/codegen/scalar.h": "one scalar library for the CPU loops and every device prelude",
+    "src/codegen/scalar_complex.h":
+        "the scalar library's complex part (follows scalar.h, kept apart for length)",
+    # The C dialect's head: the types, math names and barriers the library
+    # needs in C11; the CPU loops compile the library with it, as the C
+    # prelude does, so the CPU loops and the C JIT share one text.
+    "src/codegen/head_c.h": "the C head of the scalar library, for the CPU loops and the C prelude",
     # The one Philox round function, written once in the dialects' common
     # subset: the CPU backend runs it, the random renderer pastes its text.
     "src/codegen/philox.h": "the one Philox round function, for the CPU and every device",

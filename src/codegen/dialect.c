@@ -1,6 +1,7 @@
 /* The three dialect tables (see dialect.h). */
 #include "codegen/dialect.h"
-#include "codegen/prelude_cuda.h"
+/* em_prelude_c/_cuda/_opencl: made by the build (tools/gen_scalar.c). */
+#include "ember_preludes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +38,8 @@ const em_dialect em_dialect_c = {
     .has_fp64 = true,
     .has_int64 = true,
     .i64 = "long long",
-    .prelude = "",
+    .prelude = em_prelude_c,
+    .bool_storage = "bool",
 };
 
 const em_dialect em_dialect_cuda = {
@@ -70,6 +72,7 @@ const em_dialect em_dialect_cuda = {
     .has_int64 = true,
     .i64 = "long long",
     .prelude = em_prelude_cuda,
+    .bool_storage = "bool",
 };
 
 /* OpenCL C 1.2: fp64 is an extension the device may lack; the OpenCL
@@ -103,7 +106,8 @@ const em_dialect em_dialect_opencl = {
     .has_fp64 = true,
     .has_int64 = true,
     .i64 = "long",
-    .prelude = "",
+    .prelude = em_prelude_opencl,
+    .bool_storage = "uchar",
 };
 
 const em_dialect *em_dialect_get(em_dialect_id id) {
@@ -145,4 +149,10 @@ const char *em_dialect_bounds(const em_dialect *d, int threads, char *buf, size_
     if (len) snprintf(buf, len, d->bounds, threads);
 #pragma GCC diagnostic pop
     return buf;
+}
+
+const char *em_scalar_suffix(em_dtype dt) {
+    static const char *const sfx[EM_NDTYPES] = {"b",   "i8",  "i16", "i32", "i64", "u8",  "u16",
+                                                "u32", "u64", "f16", "f32", "f64", "c64", "c128"};
+    return (unsigned)dt < EM_NDTYPES ? sfx[dt] : "";
 }

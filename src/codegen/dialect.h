@@ -80,6 +80,9 @@ typedef struct em_dialect {
     bool has_int64;
     const char *i64;           /* the 64-bit signed integer: "long long", "long" (OpenCL) */
     const char *prelude;       /* storage typedefs and the scalar library, for this dialect */
+    /* Storage type of a bool element in device memory: OpenCL forbids bool
+     * in buffers, so it stores uchar and converts on load and store. */
+    const char *bool_storage;
 } em_dialect;
 
 EM_API extern const em_dialect em_dialect_c;
@@ -97,5 +100,9 @@ EM_API const char *em_dialect_reg(const char *fmt, int dim, char *buf, size_t le
 /* Write d's launch-bounds attribute for threads per block into buf ("" if
  * the dialect has none).  Returns buf. */
 EM_API const char *em_dialect_bounds(const em_dialect *d, int threads, char *buf, size_t len);
+/* The scalar library's suffix for a loop dtype ("b", "i8" .. "f32", "c128"):
+ * op name of ops.def + "_" + suffix names its function (em_add_f32), in
+ * every dialect's prelude and in the CPU loops.  "" for a dtype out of range. */
+EM_API const char *em_scalar_suffix(em_dtype dt);
 
 #endif

@@ -1,6 +1,6 @@
 /* The elementwise renderer (see render.h for the data model). */
 #include "codegen/render.h"
-#include "codegen/prelude_cuda.h"
+#include "codegen/dialect.h"
 #include "core/core.h"
 
 #include <ctype.h>
@@ -56,7 +56,7 @@ void em_sbuf_free(em_sbuf *b) {
     memset(b, 0, sizeof *b);
 }
 
-const char *em_render_prelude(void) { return em_prelude_cuda; }
+const char *em_render_prelude(void) { return em_dialect_cuda.prelude; }
 
 const char *em_render_ctype(em_dtype dt) {
     static const char *const names[EM_NDTYPES] = {
@@ -358,12 +358,16 @@ static em_dtype em__computes(const em_node *nd) {
  * eager op stores it (fused == unfused). */
 static em_dtype em__natural(const em_node *nd) { return nd->nin == 0 ? nd->leaf->dtype : nd->dtype; }
 
-/* The op's spelling with the operands a, b, c replaced by names. */
-static void em__spell(em_sbuf *s, const char *spell, char names[][96]) {
+/* The op's spelling with the operands a, b, c replaced by names and each
+ * function called given the loop dtype's suffix: em_add(a, b) becomes
+ * em_add_f32(x1, x2), the scalar library's per-type name. */
+static void em__spell(em_sbuf *s, const char *spell, char names[][96], em_dtype loop) {
     for (const char *c = spell; *c; c++) {
         bool word = (c == spell || !(isalnum((unsigned char)c[-1]) || c[-1] == '_')) &&
                     !(isalnum((unsigned char)c[1]) || c[1] == '_');
         if (word && *c >= 'a' && *c <= 'c') em_sbuf_printf(s, "%s", names[*c - 'a']);
+        else if (*c == '(' && c > spell && (isalnum((unsigned char)c[-1]) || c[-1] == '_'))
+            em_sbuf_printf(s, "_%s(", em_scalar_suffix(loop));
         else em_sbuf_printf(s, "%c", *c);
     }
 }
@@ -398,11 +402,11 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
     e->done[t] = nd;
     em_sbuf_printf(e->s, "        const %s t%d = ", em_render_ctype(em__natural(nd)), t);
     if (em__computes(nd) == em__natural(nd)) {
-        em__spell(e->s, em_op_get(nd->op)->spelling, conv);
+        em__spell(e->s, em_op_get(nd->op)->spelling, conv, nd->loop);
     } else {
         em_sbuf ex = {0};
         em_sbuf_printf(&ex, "(");
-        em__spell(&ex, em_op_get(nd->op)->spelling, conv);
+        em__spell(&ex, em_op_get(nd->op)->spelling, conv, nd->loop);
         em_sbuf_printf(&ex, ")");
         em__conv(e->s, em__computes(nd), em__natural(nd), ex.s ? ex.s : "");
         if (ex.oom) e->s->oom = true;

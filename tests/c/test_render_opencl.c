@@ -17,12 +17,13 @@
 
 static const em_device cpu = {EM_CPU, 0};
 
-/* Just enough of a prelude for the ops used here. */
+/* Just enough of a prelude for the ops used here (the scalar library's
+ * names, em_<op>_<suffix>). */
 static const char stand_in[] =
     "typedef char em_i8; typedef short em_i16; typedef int em_i32; typedef long em_i64;\n"
     "typedef uchar em_u8; typedef ushort em_u16; typedef uint em_u32; typedef ulong em_u64;\n"
-    "#define em_add(a, b) ((a) + (b))\n#define em_multiply(a, b) ((a) * (b))\n"
-    "#define em_sqrt(a) sqrt(a)\n";
+    "#define em_add_f32(a, b) ((a) + (b))\n#define em_multiply_f64(a, b) ((a) * (b))\n"
+    "#define em_sqrt_f64(a) sqrt(a)\n";
 
 static void mk(em_array *a, em_dtype dt, int nd, const int64_t *shape) {
     CHECK(em_array_empty(a, dt, nd, shape, cpu) == EM_OK);

@@ -40,7 +40,9 @@ static em_status stub_get(int id, const char *key, size_t klen, uint64_t hash, c
     em_sbuf s = {0};
     em_status r = render(ctx, &s);
     if (r != EM_OK) return r;
-    snprintf(st.src, sizeof st.src, "%s", s.s);
+    /* The kernel after the dialect's prelude (the scalar library, long). */
+    const char *end = strstr(s.s, EM_PRELUDE_END);
+    snprintf(st.src, sizeof st.src, "%s", end ? end + strlen(EM_PRELUDE_END) : s.s);
     snprintf(st.key, sizeof st.key, "%.*s", (int)klen, key);
     snprintf(st.k.name, sizeof st.k.name, "%s", name);
     em_sbuf_free(&s);

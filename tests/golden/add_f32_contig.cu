@@ -22,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(256) em_kernel(const em_args p) {
         for (int e = 0; e < EM_V; e++) {
         const float x1 = x1v[e];
         const float x2 = x2v[e];
-        const float t0 = em_add(x1, x2);
+        const float t0 = em_add_f32(x1, x2);
         ov[e] = t0;
         }
         em_stv<float, EM_V>(p.d[0] + (long long)g * (EM_V * sizeof(float)), ov);
@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(256) em_kernel(const em_args p) {
     for (em_idx i = i0 + (em_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
         const float x1 = ((const float *)p.d[1])[i];
         const float x2 = ((const float *)p.d[2])[i];
-        const float t0 = em_add(x1, x2);
+        const float t0 = em_add_f32(x1, x2);
         ((float *)p.d[0])[i] = t0;
     }
 }

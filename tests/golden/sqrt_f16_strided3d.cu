@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(256) em_kernel(const em_args p) {
         { const em_idx c = r % (em_idx)p.shape[1]; r /= (em_idx)p.shape[1]; o0 += c * (em_idx)p.st[0][1]; o1 += c * (em_idx)p.st[1][1]; }
         { const em_idx c = r; o0 += c * (em_idx)p.st[0][0]; o1 += c * (em_idx)p.st[1][0]; }
         const em_f16 x1 = *(const em_f16 *)(p.d[1] + o1);
-        const em_f16 t0 = em_f2h((em_sqrt(em_h2f(x1))));
+        const em_f16 t0 = em_f2h((em_sqrt_f32(em_h2f(x1))));
         *(float *)(p.d[0] + o0) = em_h2f(t0);
     }
 }

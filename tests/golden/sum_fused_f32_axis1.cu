@@ -25,8 +25,8 @@ struct em_args {
 #define EM_FAST_DONE(g, gs, Gf) \
     if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
 EM_D em_in em_f(const em_args &p, const float x1, const float x2) {
-        const float t0 = em_multiply(x1, x1);
-        const float t1 = em_subtract(t0, x2);
+        const float t0 = em_multiply_f32(x1, x1);
+        const float t1 = em_subtract_f32(t0, x2);
     return t1;
 }
 #define EM_NB EM_NL

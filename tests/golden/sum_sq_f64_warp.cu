@@ -25,7 +25,7 @@ struct em_args {
 #define EM_FAST_DONE(g, gs, Gf) \
     if ((g) + EM_U * (gs) >= (Gf)) { em_ix n_ = (g); while (n_ < (Gf)) n_ += (gs); return n_; }
 EM_D em_in em_f(const em_args &p, const double x1) {
-        const double t0 = em_multiply(x1, x1);
+        const double t0 = em_multiply_f64(x1, x1);
     return t0;
 }
 #define EM_NB EM_NL

@@ -20,8 +20,8 @@ extern "C" __global__ void __launch_bounds__(256) em_kernel(const em_args p) {
         const bool x1 = *(const bool *)(p.d[1] + o1);
         const em_i64 x2 = *(const em_i64 *)(p.d[2] + o2);
         const double x4 = *(const double *)(p.d[4] + o4);
-        const em_i64 t0 = em_multiply(x2, x3);
-        const double t1 = (x1 ? (double)t0 : x4);
+        const em_i64 t0 = em_multiply_i64(x2, x3);
+        const double t1 = em_where_f64(x1, (double)t0, x4);
         *(double *)(p.d[0] + o0) = t1;
     }
 }

@@ -1,5 +1,6 @@
-"""The CUDA prelude's em_* functions (src/codegen/prelude_cuda.cu) against
-NumPy, without a GPU: the prelude also compiles as host C++ (g++), so the
+"""The scalar library (src/codegen/scalar.h, scalar_complex.h) under the CUDA
+head (head_cuda.cuh) against NumPy, without a GPU: the CUDA prelude's
+em_<op>_<suffix> functions also compile as host C++ (g++), so the
 integer and float edge semantics -- Python-style floor_divide/remainder,
 division by zero, shifts past the width, NaN-propagating maximum, signed
 zeros -- are checked on the CPU.  Skips when no C++ compiler is found."""
@@ -10,7 +11,12 @@ import subprocess
 import numpy as np
 import pytest
 
-PRELUDE = os.path.join(os.path.dirname(__file__), "..", "..", "src", "codegen", "prelude_cuda.cu")
+CODEGEN = os.path.join(os.path.dirname(__file__), "..", "..", "src", "codegen")
+PRELUDE = [os.path.abspath(os.path.join(CODEGEN, f)) for f in ("head_cuda.cuh", "scalar.h", "scalar_complex.h")]
+INCLUDES = [f'#include "{f}"' for f in PRELUDE]
+SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+          "uint16": "u16", "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64",
+          "complex128": "c128"}
 CTYPES = {"int8": "em_i8", "int16": "em_i16", "int32": "em_i32", "int64": "em_i64", "uint8": "em_u8",
           "uint16": "em_u16", "uint32": "em_u32", "uint64": "em_u64", "float32": "float", "float64": "double",
           "bool": "bool", "complex128": "em_c128"}
@@ -35,7 +41,7 @@ def _flit(v):
 
 def _lit(v, dt):
     if dt.kind == "c":
-        return f"em_mk<em_c128, double>({_flit(v.real)}, {_flit(v.imag)})"
+        return f"em_mk_c128({_flit(v.real)}, {_flit(v.imag)})"
     if dt.kind == "f":
         if np.isnan(v):
             return "NAN"
@@ -94,7 +100,7 @@ def _cases(rng):
 def _program(cases):
     lines = ["#include <cmath>", "#include <math.h>", "#include <cstdio>",
              "using std::isinf; using std::isfinite; using std::signbit;",
-             "#define __device__", "#define __forceinline__ inline", f'#include "{os.path.abspath(PRELUDE)}"',
+             "#define __device__", "#define __forceinline__ inline", *INCLUDES,
              "static void out(bool v) { printf(\"%d \", (int)v); }",
              "static void out(double v) { printf(\"%.17g \", v); }",
              "static void out(float v) { printf(\"%.9g \", (double)v); }",
@@ -107,7 +113,7 @@ def _program(cases):
         T = CTYPES[dt.name]
         for k, arr in enumerate(args):
             lines.append(f"  static const {T} a{i}_{k}[] = {{{', '.join(_lit(v, dt) for v in arr)}}};")
-        call = f"em_{op}({', '.join(f'a{i}_{k}[j]' for k in range(len(args)))})"
+        call = f"em_{op}_{SUFFIX[dt.name]}({', '.join(f'a{i}_{k}[j]' for k in range(len(args)))})"
         lines.append(f"  for (int j = 0; j < {len(args[0])}; j++) out({call}); puts(\"\");")
     lines.append("}")
     return "\n".join(lines)
@@ -167,7 +173,7 @@ def test_float16_rounding(tmp_path):
     vals = np.array([0.1, 1 / 3, 65504.0, 65520.0, 1e-8, 2.0 ** -24, 3 * 2.0 ** -25, -0.0, 1.0009765625, 1.00048828125])
     src = "\n".join(["#include <cmath>", "#include <math.h>", "#include <cstdio>",
                      "using std::isinf; using std::isfinite; using std::signbit;",
-                     "#define __device__", "#define __forceinline__ inline", f'#include "{os.path.abspath(PRELUDE)}"',
+                     "#define __device__", "#define __forceinline__ inline", *INCLUDES,
                      "int main() {", f"  const double v[] = {{{', '.join(repr(float(x)) for x in vals)}}};",
                      f"  for (int i = 0; i < {len(vals)}; i++) printf(\"%.17g %.17g\\n\", (double)em_h2f(em_d2h(v[i])),"
                      " (double)em_h2f(em_f2h((float)v[i])));", "}"])

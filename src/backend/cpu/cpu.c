@@ -119,10 +119,6 @@ const em_backend em_cpu_backend = {
 };
 
 void em_cpu_loops_init(void) {
-    em_cpu_loops_init_arith();
-    em_cpu_loops_init_compare();
-    em_cpu_loops_init_bitwise();
-    em_cpu_loops_init_math();
-    em_cpu_loops_init_complex();
+    em_cpu_loops_init_table();
     em_cpu_loops_init_vmath(); /* last: replaces some float loops */
 }

@@ -1,0 +1,227 @@
+/* The scalar library, complex part: follows scalar.h (same head, same
+ * rules; see there).  Complex values are struct { re, im }; the formulas
+ * are NumPy's: plain products, Smith's division, lexicographic ordering
+ * where a NaN anywhere makes a comparison false.  The transcendental
+ * functions use libm's where the head defines EM_LIBM_COMPLEX (the CPU,
+ * whose <complex.h> NumPy itself calls) and the formulas below elsewhere.
+ */
+#ifndef EM_CODEGEN_SCALAR_COMPLEX_H
+#define EM_CODEGEN_SCALAR_COMPLEX_H
+
+/* The product is NumPy's plain formula and the quotient Smith's (NumPy's
+ * loops), in every dialect: C's Annex G operators recover infinities from
+ * NaN parts ((inf + 0i) * (inf + inf i) = inf + inf i, 1 / (inf + inf i) = 0)
+ * where NumPy gives NaN.  Each product goes through EM_OPAQUE (head_c.h: an
+ * empty asm on the CPU, nothing on the devices) so that the CPU never fuses
+ * it into the following sum, vectorised or not: fused == unfused. */
+#define EM__CMUL(S, a, b) em_plain_multiply_##S(a, b)
+#define EM__CDIV(S, a, b) em_smith_divide_##S(a, b)
+
+#define EM__CPX(S, T, R, M)                                                                        \
+    EM_FN T em_positive_##S(T a) { return a; }                                                     \
+    EM_FN T em_conjugate_##S(T a) { return em_mk_##S(a.re, -a.im); }                               \
+    EM_FN R em_real_##S(T a) { return a.re; }                                                      \
+    EM_FN R em_imag_##S(T a) { return a.im; }                                                      \
+    EM_FN R em_absolute_##S(T a) { return hypot##M(a.re, a.im); }                                  \
+    EM_FN T em_add_##S(T a, T b) { return em_mk_##S(a.re + b.re, a.im + b.im); }                   \
+    EM_FN T em_subtract_##S(T a, T b) { return em_mk_##S(a.re - b.re, a.im - b.im); }              \
+    EM_FN T em_plain_multiply_##S(T a, T b) {                                                      \
+        R rr = a.re * b.re, ii = a.im * b.im, ri = a.re * b.im, ir = a.im * b.re;                  \
+        EM_OPAQUE(rr); EM_OPAQUE(ii); EM_OPAQUE(ri); EM_OPAQUE(ir);                              \
+        return em_mk_##S(rr - ii, ri + ir);                                                        \
+    }                                                                                              \
+    EM_FN T em_multiply_##S(T a, T b) { return EM__CMUL(S, a, b); }                                \
+    EM_FN T em_square_##S(T a) { return em_multiply_##S(a, a); }                                   \
+    EM_FN T em_negative_##S(T a) { return em_mk_##S(-a.re, -a.im); }                               \
+    /* Smith's division, as NumPy's loops; by zero: each part over |0|. */                         \
+    EM_FN T em_smith_divide_##S(T a, T b) {                                                        \
+        R abr = fabs##M(b.re), abi = fabs##M(b.im);                                                \
+        if (abr >= abi) {                                                                          \
+            if (abr == 0 && abi == 0) return em_mk_##S(a.re / abr, a.im / abr);                    \
+            R rat = b.im / b.re, bir = b.im * rat, air = a.im * rat, arr = a.re * rat;             \
+            EM_OPAQUE(bir); EM_OPAQUE(air); EM_OPAQUE(arr);                                      \
+            R scl = (R)1 / (b.re + bir);                                                           \
+            return em_mk_##S((a.re + air) * scl, (a.im - arr) * scl);                              \
+        }                                                                                          \
+        R rat = b.re / b.im, brr = b.re * rat, arr = a.re * rat, air = a.im * rat;                 \
+        EM_OPAQUE(brr); EM_OPAQUE(arr); EM_OPAQUE(air);                                          \
+        R scl = (R)1 / (b.im + brr);                                                               \
+        return em_mk_##S((arr + a.im) * scl, (air - a.re) * scl);                                  \
+    }                                                                                              \
+    EM_FN T em_divide_##S(T a, T b) { return EM__CDIV(S, a, b); }                                  \
+    /* NumPy's reciprocal: 1 / (inf + inf i) is NaN, 1 / 0 NaN + NaN i. */                        \
+    EM_FN T em_reciprocal_##S(T a) {                                                               \
+        if (fabs##M(a.im) <= fabs##M(a.re)) {                                                      \
+            R r = a.im / a.re, air = a.im * r;                                                     \
+            EM_OPAQUE(air);                                                                        \
+            R d = a.re + air;                                                                      \
+            return em_mk_##S(1 / d, -r / d);                                                       \
+        }                                                                                          \
+        R r = a.re / a.im, arr = a.re * r;                                                         \
+        EM_OPAQUE(arr);                                                                            \
+        R d = arr + a.im;                                                                          \
+        return em_mk_##S(r / d, -1 / d);                                                           \
+    }                                                                                              \
+    EM_FN bool em_equal_##S(T a, T b) { return a.re == b.re && a.im == b.im; }                     \
+    EM_FN bool em_not_equal_##S(T a, T b) { return !(a.re == b.re && a.im == b.im); }              \
+    EM_FN bool em_less_##S(T a, T b) {                                                             \
+        return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);     \
+    }                                                                                              \
+    EM_FN bool em_less_equal_##S(T a, T b) {                                                       \
+        return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);    \
+    }                                                                                              \
+    EM_FN bool em_greater_##S(T a, T b) { return em_less_##S(b, a); }                              \
+    EM_FN bool em_greater_equal_##S(T a, T b) { return em_less_equal_##S(b, a); }                  \
+    EM_FN bool em_isnan_##S(T a) { return a.re != a.re || a.im != a.im; }                          \
+    EM_FN bool em_isinf_##S(T a) { return isinf(a.re) || isinf(a.im); }                            \
+    EM_FN bool em_isfinite_##S(T a) { return isfinite(a.re) && isfinite(a.im); }                   \
+    /* maximum/minimum propagate a NaN operand, fmax/fmin prefer the other. */                     \
+    EM_FN T em_maximum_##S(T a, T b) {                                                             \
+        return em_isnan_##S(a) || em_less_equal_##S(b, a) ? a : b;                                 \
+    }                                                                                              \
+    EM_FN T em_minimum_##S(T a, T b) {                                                             \
+        return em_isnan_##S(a) || em_less_equal_##S(a, b) ? a : b;                                 \
+    }                                                                                              \
+    EM_FN T em_fmax_##S(T a, T b) { return em_isnan_##S(b) || em_less_equal_##S(b, a) ? a : b; }   \
+    EM_FN T em_fmin_##S(T a, T b) { return em_isnan_##S(b) || em_less_equal_##S(a, b) ? a : b; }   \
+    EM_FN T em_rint_##S(T a) { return em_mk_##S(rint##M(a.re), rint##M(a.im)); }                   \
+    EM_FN T em_sign_##S(T a) {                                                                     \
+        if (a.re != a.re || a.im != a.im) return em_mk_##S((R)EM_NAN, (R)EM_NAN);                  \
+        if (isinf(a.re)) {                                                                         \
+            if (isinf(a.im)) return em_mk_##S((R)EM_NAN, (R)EM_NAN);                             \
+            return em_mk_##S(a.re > 0 ? 1 : -1, 0);                                                \
+        }                                                                                          \
+        if (isinf(a.im)) return em_mk_##S(0, a.im > 0 ? 1 : -1);                                   \
+        if (a.re == 0 && a.im == 0) return em_mk_##S(0, 0);                                        \
+        R h = hypot##M(a.re, a.im);                                                                \
+        return em_mk_##S(a.re / h, a.im / h);                                                      \
+    }
+EM__CPLXS(EM__CPX)
+
+#ifdef EM_LIBM_COMPLEX
+/* The head's em_z_<S> / em_c_<S> convert to and from C's complex type. */
+#define EM__CLIB(S, T, M, op, cfn)                                                                 \
+    EM_FN T em_##op##_##S(T a) { return em_c_##S(c##cfn##M(em_z_##S(a))); }
+#define EM__CMATH(S, T, R, M)                                                                      \
+    EM__CLIB(S, T, M, sqrt, sqrt) EM__CLIB(S, T, M, exp, exp) EM__CLIB(S, T, M, log, log)          \
+    EM__CLIB(S, T, M, sin, sin) EM__CLIB(S, T, M, cos, cos) EM__CLIB(S, T, M, tan, tan)            \
+    EM__CLIB(S, T, M, arcsin, asin) EM__CLIB(S, T, M, arccos, acos)                                \
+    EM__CLIB(S, T, M, arctan, atan) EM__CLIB(S, T, M, sinh, sinh) EM__CLIB(S, T, M, cosh, cosh)    \
+    EM__CLIB(S, T, M, tanh, tanh) EM__CLIB(S, T, M, arcsinh, asinh)                                \
+    EM__CLIB(S, T, M, arccosh, acosh) EM__CLIB(S, T, M, arctanh, atanh)                            \
+    EM_FN T em_cpow_##S(T a, T b) { return em_c_##S(cpow##M(em_z_##S(a), em_z_##S(b))); }
+#else
+/* Textbook formulas on the components (the devices have no complex libm). */
+#define EM__CMATH(S, T, R, M)                                                                      \
+    EM_FN T em_exp_##S(T a) {                                                                      \
+        R e = exp##M(a.re);                                                                        \
+        return em_mk_##S(e * cos##M(a.im), e * sin##M(a.im));                                     \
+    }                                                                                              \
+    EM_FN T em_log_##S(T a) {                                                                      \
+        return em_mk_##S(log##M(hypot##M(a.re, a.im)), atan2##M(a.im, a.re));                      \
+    }                                                                                              \
+    EM_FN T em_sqrt_##S(T a) {                                                                     \
+        if (a.re == 0 && a.im == 0) return em_mk_##S(0, a.im);                                     \
+        R t = sqrt##M((a.re < 0 ? -a.re : a.re) / 2 + hypot##M(a.re, a.im) / 2);                   \
+        if (a.re >= 0) return em_mk_##S(t, a.im / (2 * t));                                        \
+        return em_mk_##S((a.im < 0 ? -a.im : a.im) / (2 * t), a.im < 0 ? -t : t);                  \
+    }                                                                                              \
+    EM_FN T em_sin_##S(T a) {                                                                      \
+        return em_mk_##S(sin##M(a.re) * cosh##M(a.im), cos##M(a.re) * sinh##M(a.im));              \
+    }                                                                                              \
+    EM_FN T em_cos_##S(T a) {                                                                      \
+        return em_mk_##S(cos##M(a.re) * cosh##M(a.im), -sin##M(a.re) * sinh##M(a.im));             \
+    }                                                                                              \
+    EM_FN T em_sinh_##S(T a) {                                                                     \
+        return em_mk_##S(sinh##M(a.re) * cos##M(a.im), cosh##M(a.re) * sin##M(a.im));              \
+    }                                                                                              \
+    EM_FN T em_cosh_##S(T a) {                                                                     \
+        return em_mk_##S(cosh##M(a.re) * cos##M(a.im), sinh##M(a.re) * sin##M(a.im));              \
+    }                                                                                              \
+    EM_FN T em_tan_##S(T a) { return em_divide_##S(em_sin_##S(a), em_cos_##S(a)); }                \
+    EM_FN T em_tanh_##S(T a) { return em_divide_##S(em_sinh_##S(a), em_cosh_##S(a)); }             \
+    EM_FN T em_arcsinh_##S(T a) {                                                                  \
+        T one = em_mk_##S(1, 0);                                                                   \
+        return em_log_##S(em_add_##S(a, em_sqrt_##S(em_add_##S(em_multiply_##S(a, a), one))));     \
+    }                                                                                              \
+    EM_FN T em_arccosh_##S(T a) {                                                                  \
+        T one = em_mk_##S(1, 0);                                                                   \
+        T p = em_sqrt_##S(em_add_##S(a, one)), q = em_sqrt_##S(em_subtract_##S(a, one));           \
+        T s = em_multiply_##S(p, q);                                                               \
+        return em_log_##S(em_add_##S(a, s));                                                       \
+    }                                                                                              \
+    EM_FN T em_arctanh_##S(T a) {                                                                  \
+        T p = em_log_##S(em_mk_##S(a.re + 1, a.im)), q = em_log_##S(em_mk_##S(1 - a.re, -a.im));  \
+        T l = em_subtract_##S(p, q);                                                               \
+        return em_mk_##S(l.re / 2, l.im / 2);                                                      \
+    }                                                                                              \
+    EM_FN T em_arcsin_##S(T a) {                                                                   \
+        T r = em_arcsinh_##S(em_mk_##S(-a.im, a.re));                                              \
+        return em_mk_##S(r.im, -r.re);                                                             \
+    }                                                                                              \
+    EM_FN T em_arccos_##S(T a) {                                                                   \
+        T s = em_arcsin_##S(a);                                                                    \
+        return em_mk_##S((R)1.57079632679489661923132169163975144 - s.re, -s.im);                  \
+    }                                                                                              \
+    EM_FN T em_arctan_##S(T a) {                                                                   \
+        T r = em_arctanh_##S(em_mk_##S(-a.im, a.re));                                              \
+        return em_mk_##S(r.im, -r.re);                                                             \
+    }                                                                                              \
+    EM_FN T em_cpow_##S(T a, T b) { return em_exp_##S(em_multiply_##S(b, em_log_##S(a))); }
+#endif
+EM__CPLXS(EM__CMATH)
+
+/* NumPy's complex exp2/log2/log10/expm1/log1p, and powers: exact repeated
+ * multiplication for small integer exponents (as NumPy does), the general
+ * power otherwise.  The first product is a itself, not 1 * a: 1 * inf
+ * would give NaN parts. */
+#define EM__CMORE(S, T, R, M)                                                                      \
+    EM_FN T em_exp2_##S(T a) {                                                                     \
+        const R ln2 = (R)0.693147180559945309417232121458176568;                                   \
+        return em_exp_##S(em_mk_##S(a.re * ln2, a.im * ln2));                                      \
+    }                                                                                              \
+    EM_FN T em_log2_##S(T a) {                                                                     \
+        T l = em_log_##S(a);                                                                       \
+        const R ln2 = (R)0.693147180559945309417232121458176568;                                   \
+        return em_mk_##S(l.re / ln2, l.im / ln2);                                                  \
+    }                                                                                              \
+    EM_FN T em_log10_##S(T a) {                                                                    \
+        T l = em_log_##S(a);                                                                       \
+        const R ln10 = (R)2.302585092994045684017991454684364208;                                  \
+        return em_mk_##S(l.re / ln10, l.im / ln10);                                                \
+    }                                                                                              \
+    EM_FN T em_expm1_##S(T a) {                                                                    \
+        R s = sin##M(a.im / 2);                                                                    \
+        return em_mk_##S(expm1##M(a.re) * cos##M(a.im) - 2 * s * s, exp##M(a.re) * sin##M(a.im));  \
+    }                                                                                              \
+    EM_FN T em_log1p_##S(T a) {                                                                    \
+        R re = a.re + 1;                                                                           \
+        return em_mk_##S(log##M(hypot##M(re, a.im)), atan2##M(a.im, re));                          \
+    }                                                                                              \
+    /* NumPy's npy_cpow: b == 0 gives 1, a == 0 gives 0 for re(b) > 0 and    \
+     * NaN otherwise; integer exponents below 100 by plain multiplication    \
+     * (1, 2, 3 unrolled, the rest from 1 by squaring), negative ones        \
+     * divided into 1, so the special values come out as NumPy's. */         \
+    EM_FN T em_power_##S(T a, T b) {                                                               \
+        R br = b.re, bi = b.im;                                                                    \
+        if (br == 0 && bi == 0) return em_mk_##S(1, 0);                                            \
+        if (a.re == 0 && a.im == 0)                                                                \
+            return br > 0 ? em_mk_##S(0, 0) : em_mk_##S((R)EM_NAN, (R)EM_NAN);                     \
+        if (bi == 0 && br == floor##M(br) && fabs##M(br) < 100) {                                  \
+            em_i64 n = (em_i64)br;                                                                 \
+            if (n == 1) return a;                                                                  \
+            if (n == 2) return em_multiply_##S(a, a);                                              \
+            if (n == 3) return em_multiply_##S(a, em_multiply_##S(a, a));                          \
+            T aa = em_mk_##S(1, 0), p = a;                                                         \
+            em_i64 m = n < 0 ? -n : n;                                                             \
+            for (em_i64 mask = 1;; mask <<= 1, p = em_multiply_##S(p, p)) {                        \
+                if (m & mask) aa = em_multiply_##S(aa, p);                                         \
+                if (m < (mask << 1)) break;                                                        \
+            }                                                                                      \
+            return n < 0 ? em_smith_divide_##S(em_mk_##S(1, 0), aa) : aa;                          \
+        }                                                                                          \
+        return em_cpow_##S(a, b);                                                                  \
+    }
+EM__CPLXS(EM__CMORE)
+
+#endif
