@@ -13,7 +13,10 @@ typedef int (*fn_t)();
 static void *lib;
 static fn_t get(const char *n) {
     fn_t f = (fn_t)dlsym(lib, n);
-    if (!f) { fprintf(stderr, "no %s\n", n); exit(1); }
+    if (!f) {
+        fprintf(stderr, "no %s\n", n);
+        exit(1);
+    }
     return f;
 }
 static double now(void) {
@@ -21,15 +24,24 @@ static double now(void) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
-#define CK(x) do { int r_ = (x); if (r_) { fprintf(stderr, "%s: %d\n", #x, r_); exit(1); } } while (0)
+#define CK(x)                                    \
+    do {                                         \
+        int r_ = (x);                            \
+        if (r_) {                                \
+            fprintf(stderr, "%s: %d\n", #x, r_); \
+            exit(1);                             \
+        }                                        \
+    } while (0)
 
-static const char *ptx =
-    ".version 8.0\n.target sm_90\n.address_size 64\n"
-    ".visible .entry k(.param .u64 p) { ret; }\n";
+static const char *ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                         ".visible .entry k(.param .u64 p) { ret; }\n";
 
 int main(void) {
     lib = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!lib) { fprintf(stderr, "no libcuda\n"); return 1; }
+    if (!lib) {
+        fprintf(stderr, "no libcuda\n");
+        return 1;
+    }
     void *ctx, *mod, *f, *st, *e0, *e1;
     int dev;
     CK(get("cuInit")(0));
@@ -41,8 +53,10 @@ int main(void) {
     CK(get("cuStreamCreate")(&st, 1));
     CK(get("cuEventCreate")(&e0, 0));
     CK(get("cuEventCreate")(&e1, 0));
-    fn_t launch = get("cuLaunchKernel"), sync = get("cuCtxSynchronize"), setc = get("cuCtxSetCurrent");
-    fn_t rec = get("cuEventRecord"), esync = get("cuEventSynchronize"), el = get("cuEventElapsedTime");
+    fn_t launch = get("cuLaunchKernel"), sync = get("cuCtxSynchronize"),
+         setc = get("cuCtxSetCurrent");
+    fn_t rec = get("cuEventRecord"), esync = get("cuEventSynchronize"),
+         el = get("cuEventElapsedTime");
     unsigned long long arg = 0;
     void *params[] = {&arg};
     void *streams[3] = {NULL, st, (void *)0x2};
@@ -51,26 +65,28 @@ int main(void) {
     for (int s = 0; s < 3; s++)
         for (int k = 0; k < 4; k++) {
             int n = ns[k];
-            for (int i = 0; i < 100; i++) CK(launch(f, 1, 1, 1, 32, 1, 1, 0, streams[s], params, NULL));
+            for (int i = 0; i < 100; i++)
+                CK(launch(f, 1, 1, 1, 32, 1, 1, 0, streams[s], params, NULL));
             CK(sync());
             CK(rec(e0, streams[s]));
             double t0 = now();
-            for (int i = 0; i < n; i++) CK(launch(f, 1, 1, 1, 32, 1, 1, 0, streams[s], params, NULL));
+            for (int i = 0; i < n; i++)
+                CK(launch(f, 1, 1, 1, 32, 1, 1, 0, streams[s], params, NULL));
             double t1 = now();
             CK(rec(e1, streams[s]));
             CK(esync(e1));
             double t2 = now();
             float ms;
             CK(el(&ms, e0, e1));
-            printf("%-22s n=%6d  host %.2f us/launch, until done %.2f us/launch, device %.2f us/launch\n",
-                   names[s], n, (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6, ms * 1e3 / n);
+            printf(
+                "%-22s n=%6d  host %.2f us/launch, until done %.2f us/launch, device %.2f us/launch\n",
+                names[s], n, (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6, ms * 1e3 / n);
         }
     /* The same empty kernel launched as Ember launches its own (256
      * threads, one packed argument passed through kernelParams), and with
      * the argument buffer given by CU_LAUNCH_PARAM_BUFFER_POINTER instead. */
-    static const char *ptx2 =
-        ".version 8.0\n.target sm_90\n.address_size 64\n"
-        ".visible .entry k2(.param .align 8 .b8 p[64]) { ret; }\n";
+    static const char *ptx2 = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                              ".visible .entry k2(.param .align 8 .b8 p[64]) { ret; }\n";
     void *mod2, *f2;
     CK(get("cuModuleLoadData")(&mod2, ptx2));
     CK(get("cuModuleGetFunction")(&f2, mod2, "k2"));
@@ -82,20 +98,26 @@ int main(void) {
     for (int form = 0; form < 4; form++) {
         unsigned bx = form & 1 ? 256 : 32;
         for (int i = 0; i < 100; i++)
-            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL) : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
+            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL)
+                        : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
         CK(sync());
         double t0 = now();
         for (int i = 0; i < n; i++)
-            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL) : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
+            CK(form < 2 ? launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, kp, NULL)
+                        : launch(f2, 1, 1, 1, bx, 1, 1, 0, NULL, NULL, extra));
         double t1 = now();
         CK(sync());
-        printf("64-byte argument, %3u threads, %-12s host %.2f us/launch\n", bx, form < 2 ? "kernelParams" : "extra", (t1 - t0) / n * 1e6);
+        printf("64-byte argument, %3u threads, %-12s host %.2f us/launch\n", bx,
+               form < 2 ? "kernelParams" : "extra", (t1 - t0) / n * 1e6);
     }
     double t0 = now();
     for (int i = 0; i < n; i++) CK(setc(ctx));
     printf("cuCtxSetCurrent %.3f us\n", (now() - t0) / n * 1e6);
     t0 = now();
-    for (int i = 0; i < n; i++) { CK(launch(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL)); CK(sync()); }
+    for (int i = 0; i < n; i++) {
+        CK(launch(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+        CK(sync());
+    }
     printf("launch + cuCtxSynchronize %.2f us\n", (now() - t0) / n * 1e6);
     return 0;
 }

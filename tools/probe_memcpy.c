@@ -49,8 +49,10 @@ static double rate(char *src, size_t n, char **ring, size_t chunk, int par) {
         double t0 = now();
         for (size_t off = 0, k = 0; off < n; off += chunk, k++) {
             size_t len = n - off < chunk ? n - off : chunk;
-            if (par) pcopy(ring[k % 4], src + off, len);
-            else memcpy(ring[k % 4], src + off, len);
+            if (par)
+                pcopy(ring[k % 4], src + off, len);
+            else
+                memcpy(ring[k % 4], src + off, len);
         }
         double t = now() - t0;
         if (t < best) best = t;
@@ -63,10 +65,12 @@ int main(void) {
     char *src = malloc(n), *ring[4];
     memset(src, 1, n);
     for (int i = 0; i < 4; i++) memset(ring[i] = malloc(8 * MIB), 0, 8 * MIB);
-    printf("threads %d; 256 MiB pageable -> ring of 4 buffers, GB/s (best of 5)\n", em_get_num_threads());
+    printf("threads %d; 256 MiB pageable -> ring of 4 buffers, GB/s (best of 5)\n",
+           em_get_num_threads());
     printf("%10s %10s %10s\n", "chunk MiB", "memcpy", "pool");
     for (size_t c = MIB; c <= 8 * MIB; c *= 2)
-        printf("%10zu %10.1f %10.1f\n", c / MIB, rate(src, n, ring, c, 0), rate(src, n, ring, c, 1));
+        printf("%10zu %10.1f %10.1f\n", c / MIB, rate(src, n, ring, c, 0),
+               rate(src, n, ring, c, 1));
     /* The pool's cost per chunk: a 64 KiB chunk, where copying is cheap. */
     double t0 = now();
     for (int i = 0; i < 2000; i++) pcopy(ring[i % 4], src + (size_t)i * 65536, 65536 * 2);

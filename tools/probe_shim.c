@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <time.h>
 
-typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        void *, void **, void **);
+typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, void *, void **, void **);
 static launch_t real;
 static double spent;
 static long count;
@@ -24,8 +24,8 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                   unsigned sh, void *st, void **params, void **extra) {
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned sh, void *st, void **params, void **extra) {
     if (!real) real = (launch_t)dlsym(RTLD_NEXT, "cuLaunchKernel");
     double t0 = now();
     int r = real(f, gx, gy, gz, bx, by, bz, sh, st, params, extra);
@@ -40,5 +40,7 @@ double shim_us_per_launch(void) { return count ? spent / count * 1e6 : 0; }
 long shim_launches(void) { return count; }
 
 __attribute__((destructor)) static void report(void) {
-    if (count) fprintf(stderr, "shim: %ld launches, %.2f us each inside cuLaunchKernel\n", count, spent / count * 1e6);
+    if (count)
+        fprintf(stderr, "shim: %ld launches, %.2f us each inside cuLaunchKernel\n", count,
+                spent / count * 1e6);
 }

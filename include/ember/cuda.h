@@ -90,7 +90,8 @@ EM_API em_status em_cuda_module_function(int dev, void *module, const char *name
  * EM_ELAUNCH says which limit was exceeded.  params is the usual void *[]
  * of argument addresses (the driver copies the values before returning). */
 EM_API em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
-                                const unsigned block[3], unsigned shmem, void *stream, void **params);
+                                const unsigned block[3], unsigned shmem, void *stream,
+                                void **params);
 /* A function attribute (cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_* number). */
 EM_API em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value);
 

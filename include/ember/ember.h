@@ -87,8 +87,7 @@ EM_API const char *em_status_name(em_status s);
 /* The message of the last failure on this thread ("" if none). */
 EM_API const char *em_last_error(void);
 /* Record a failure: sets the thread's message and returns s. */
-EM_API em_status em_error(em_status s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+EM_API em_status em_error(em_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- devices ----------------------------------------------------------- */
 
@@ -208,8 +207,7 @@ EM_API em_status em_view_broadcast_to(const em_array *a, int ndim, const int64_t
                                       em_array *out);
 /* Reshape as a view if the strides allow it (C order); EM_EUNSUPPORTED if
  * they don't (the caller then copies).  One -1 in shape is inferred. */
-EM_API em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape,
-                                 em_array *out);
+EM_API em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape, em_array *out);
 /* Reinterpret an array as another dtype of the same size (real/imag views use
  * em_view_component). */
 EM_API em_status em_view_component(const em_array *a, int imag, em_array *out);
@@ -287,8 +285,7 @@ EM_API em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const 
 /* Inclusive scan (CUMSUM or CUMPROD) along axis (negative counts from the
  * end); axis == INT_MIN scans the C-order flattened array (out is 1-d).
  * dt as for em_reduce (EM_NDTYPES: NumPy's default, as SUM). */
-EM_API em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt,
-                         em_array *out);
+EM_API em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_array *out);
 
 /* ---- indexing (gather / scatter) --------------------------------------- */
 
@@ -337,8 +334,8 @@ typedef enum em_random_kind {
 /* Fill a (float32/float64 for UNIFORM/NORMAL in [0,1) / N(0,1); uint32/uint64
  * for BITS) from the stream (key, counter).  The n-th element of a stream is
  * the same on every device.  Returns the next counter in *next. */
-EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key,
-                                uint64_t counter, uint64_t *next);
+EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter,
+                                uint64_t *next);
 /* Fill an integer (or bool) array with low + [0, range) drawn as above.
  * low is the value's 64-bit two's-complement pattern, read as signed or
  * unsigned by a's dtype; range == 0 means 2^64.  Every value must fit a's

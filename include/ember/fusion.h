@@ -28,10 +28,10 @@ typedef struct em_expr em_expr;
 
 /* Why an evaluation happens, for the EMBER_DEBUG log and tests. */
 typedef struct em_fuse_stats {
-    int64_t evals;       /* fused evaluations run */
-    int64_t ops;         /* op nodes evaluated in them */
-    int64_t kernels;     /* distinct structural kernel keys seen (CUDA compiles) */
-    int64_t chunks;      /* producer blocks evaluated by fused reductions */
+    int64_t evals;   /* fused evaluations run */
+    int64_t ops;     /* op nodes evaluated in them */
+    int64_t kernels; /* distinct structural kernel keys seen (CUDA compiles) */
+    int64_t chunks;  /* producer blocks evaluated by fused reductions */
 } em_fuse_stats;
 
 /* A leaf reading a (one more reference to its buffer). */
@@ -42,7 +42,7 @@ EM_API bool em_expr_leaf_of(const em_expr *e, const em_array *a);
 /* op(in...) with loop and result dtypes resolved by the caller (em_ufunc's
  * rules); the shapes must broadcast.  Takes new references to the inputs. */
 EM_API em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dtype dtype,
-                     em_expr **out);
+                            em_expr **out);
 EM_API void em_expr_incref(em_expr *e);
 EM_API void em_expr_decref(em_expr *e);
 
@@ -88,7 +88,8 @@ EM_API void em_expr_set_value(em_expr *e, const em_array *v);
  * scratch and each band reduced into its rows of the result.  Anything
  * else evaluates e and reduces it.  *fused tells which happened. */
 EM_API em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
-                         bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused);
+                                bool keepdims, em_dtype dt, double ddof, em_array *out,
+                                bool *fused);
 
 /* Whether em_expr_reduce would take e into the reduction (else it evaluates e first). */
 EM_API bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes);
@@ -98,8 +99,8 @@ EM_API void em_fuse_stats_get(em_fuse_stats *s);
 /* em_ufunc's checks and dtype resolution without running anything (core/ufunc.c):
  * the device, loop and result dtypes and the broadcast shape. */
 EM_API em_status em_ufunc_plan(em_op op, int nin, const em_array *const *in, em_dtype promoted,
-                         em_device *dev, em_dtype *loop, em_dtype *odt, int *nd, int64_t *shape);
-
+                               em_device *dev, em_dtype *loop, em_dtype *odt, int *nd,
+                               int64_t *shape);
 
 #ifdef __cplusplus
 }

@@ -91,16 +91,16 @@ EM_API const char *em_cc_command(void);
 
 typedef struct em_jit_ctx {
     int64_t tid[3], bid[3], bdim[3], gdim[3];
-    char *shared;        /* this block's shared memory: static arrays, then dynamic */
-    int64_t shared_dyn;  /* bytes of dynamic shared memory */
+    char *shared;       /* this block's shared memory: static arrays, then dynamic */
+    int64_t shared_dyn; /* bytes of dynamic shared memory */
     void (*print)(struct em_jit_ctx *c, const char *fmt, ...);
     void (*sync)(struct em_jit_ctx *c);
-    int oob;             /* an index was out of bounds (bounds-checked kernels) */
-    int thread;          /* linear thread id in the block (coroutines) */
-    void *out;           /* where print() appends */
-    void *sched;         /* the block's coroutine scheduler, NULL when threads run in order */
-    char scratch[64];    /* out-of-bounds accesses land here once oob is set */
-    int divz;            /* an integer // or % by zero returned 0 (@em.jit kernels) */
+    int oob;          /* an index was out of bounds (bounds-checked kernels) */
+    int thread;       /* linear thread id in the block (coroutines) */
+    void *out;        /* where print() appends */
+    void *sched;      /* the block's coroutine scheduler, NULL when threads run in order */
+    char scratch[64]; /* out-of-bounds accesses land here once oob is set */
+    int divz;         /* an integer // or % by zero returned 0 (@em.jit kernels) */
 } em_jit_ctx;
 
 typedef void (*em_jit_range_fn)(em_jit_ctx *c, const int64_t *args, int64_t b0, int64_t b1);
@@ -112,7 +112,7 @@ typedef struct em_jit_launch {
     em_jit_range_fn range;             /* used when thread is NULL */
     em_jit_thread_fn thread;           /* set for kernels that call syncthreads() */
     const int64_t *args;
-    const char *name;                  /* for messages */
+    const char *name; /* for messages */
 } em_jit_launch;
 
 /* Check a launch configuration against CUDA's limits (grid x <= 2^31-1,

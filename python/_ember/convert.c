@@ -18,7 +18,10 @@ static int pyem__device_attrs(PyObject *o, em_device *d) {
     if (k && i && PyUnicode_Check(k) && PyLong_CheckExact(i)) {
         const char *ks = PyUnicode_AsUTF8(k);
         long id = PyLong_AsLong(i);
-        em_device_kind kind = !ks ? EM_NKINDS : !strcmp(ks, "cpu") ? EM_CPU : !strcmp(ks, "cuda") ? EM_CUDA : EM_NKINDS;
+        em_device_kind kind = !ks                   ? EM_NKINDS
+                              : !strcmp(ks, "cpu")  ? EM_CPU
+                              : !strcmp(ks, "cuda") ? EM_CUDA
+                                                    : EM_NKINDS;
         if (kind != EM_NKINDS && id >= 0 && id < 1 << 20) {
             em_device dv = {kind, (int)id};
             em_status st = em_device_check(dv);
@@ -27,8 +30,10 @@ static int pyem__device_attrs(PyObject *o, em_device *d) {
         }
     }
     if (PyErr_Occurred() && r == 0) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) r = -1;
-        else PyErr_Clear();
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            r = -1;
+        else
+            PyErr_Clear();
     }
     Py_XDECREF(k);
     Py_XDECREF(i);
@@ -43,7 +48,7 @@ int pyem_parse_device(PyObject *o, em_device *d) {
     int r = pyem__device_attrs(o, d);
     if (r) return r < 0 ? -1 : 0;
     PyObject *s;
-    if (PyLong_Check(o) && !PyBool_Check(o))  /* an int N means cuda:N, as em.Device(N) */
+    if (PyLong_Check(o) && !PyBool_Check(o)) /* an int N means cuda:N, as em.Device(N) */
         s = PyUnicode_FromFormat("cuda:%S", o);
     else
         s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
@@ -62,11 +67,16 @@ int pyem_parse_device(PyObject *o, em_device *d) {
 /* ---- scalars ----------------------------------------------------------- */
 
 int pyem_scalar_dtype(PyObject *o, em_dtype *dt) {
-    if (PyBool_Check(o)) *dt = EM_BOOL;
-    else if (PyLong_Check(o)) *dt = EM_INT64;
-    else if (PyFloat_Check(o)) *dt = EM_FLOAT64;
-    else if (PyComplex_Check(o)) *dt = EM_COMPLEX128;
-    else return -1;
+    if (PyBool_Check(o))
+        *dt = EM_BOOL;
+    else if (PyLong_Check(o))
+        *dt = EM_INT64;
+    else if (PyFloat_Check(o))
+        *dt = EM_FLOAT64;
+    else if (PyComplex_Check(o))
+        *dt = EM_COMPLEX128;
+    else
+        return -1;
     return 0;
 }
 
@@ -198,8 +208,7 @@ static em_status pyem__wrap_view(PyObject *owner, const Py_buffer *v, em_dtype d
     /* A buffer may have more dimensions than an em_array holds (NumPy's
      * limit is 64): refuse before copying its shape into ours. */
     if (v->ndim < 0 || v->ndim > EM_MAXDIMS)
-        return em_error(EM_EVALUE,
-                        "maximum supported dimension for an ndarray is %d, found %d",
+        return em_error(EM_EVALUE, "maximum supported dimension for an ndarray is %d, found %d",
                         EM_MAXDIMS, v->ndim);
     for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = v->strides[i];
     em_device cpu = {EM_CPU, 0};
@@ -230,12 +239,15 @@ static int pyem__wrap_numpy(PyObject *arr, em_array *out) {
 
 em_dtype pyem_buffer_dtype(const char *f, Py_ssize_t itemsize) {
     if (!f) return EM_UINT8;
-    if (*f == '@' || *f == '=' || *f == '<') f++;
-    else if (*f == '>' || *f == '!') return EM_NDTYPES;
+    if (*f == '@' || *f == '=' || *f == '<')
+        f++;
+    else if (*f == '>' || *f == '!')
+        return EM_NDTYPES;
     /* NumPy says 'l'/'L' for 8-byte longs where we say 'q'/'Q'. */
     if (itemsize == 8 && (!strcmp(f, "l") || !strcmp(f, "L"))) f = f[0] == 'l' ? "q" : "Q";
     for (int d = 0; d < EM_NDTYPES; d++)
-        if (em_dtype_get((em_dtype)d)->size == itemsize && !strcmp(em_dtype_get((em_dtype)d)->bufformat, f))
+        if (em_dtype_get((em_dtype)d)->size == itemsize &&
+            !strcmp(em_dtype_get((em_dtype)d)->bufformat, f))
             return (em_dtype)d;
     return EM_NDTYPES;
 }
@@ -259,8 +271,8 @@ static int pyem__wrap_plain_numpy(PyObject *o, em_dtype want, em_array *out) {
     /* Aligned as NumPy's own loops need (at most 8 bytes: stricter than
      * complex64 asks, never looser). */
     Py_ssize_t al = v.itemsize < 8 ? v.itemsize : 8;
-    bool ok = dt != EM_NDTYPES && (want == EM_NDTYPES || want == dt) && v.ndim <= EM_MAXDIMS && al > 0 &&
-              (uintptr_t)v.buf % (uintptr_t)al == 0;
+    bool ok = dt != EM_NDTYPES && (want == EM_NDTYPES || want == dt) && v.ndim <= EM_MAXDIMS &&
+              al > 0 && (uintptr_t)v.buf % (uintptr_t)al == 0;
     for (int i = 0; ok && i < v.ndim; i++) ok = v.strides[i] % al == 0;
     em_status s = ok ? pyem__wrap_view(o, &v, dt, out) : EM_OK;
     PyBuffer_Release(&v);
@@ -274,7 +286,8 @@ static PyObject *pyem__numpy_of(PyObject *o, em_dtype dtype, int copy) {
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np) return NULL;
     PyObject *asarray = PyObject_GetAttrString(np, "asarray");
-    PyObject *args = Py_BuildValue("(OO)", o, dtype == EM_NDTYPES ? Py_None : pyem_dtype_obj(dtype));
+    PyObject *args =
+        Py_BuildValue("(OO)", o, dtype == EM_NDTYPES ? Py_None : pyem_dtype_obj(dtype));
     PyObject *kw = copy == 0 ? Py_BuildValue("{s:O}", "copy", Py_False) : NULL;
     PyObject *arr = asarray && args ? PyObject_Call(asarray, args, kw) : NULL;
     Py_XDECREF(asarray);
@@ -325,16 +338,16 @@ int pyem_as_array(PyObject *o, em_dtype dtype, em_device dev, int copy, em_array
     }
     if (copy == 0) {
         em_array_release(&src);
-        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as requested");
+        PyErr_SetString(PyExc_ValueError,
+                        "Unable to avoid copy while creating an array as requested");
         return -1;
     }
     em_array tmp = {0}, res = {0};
     em_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = casts ? em_astype(&src, dtype, &tmp) : (em_array_view(&tmp, &src), EM_OK);
+    Py_BEGIN_ALLOW_THREADS s =
+        casts ? em_astype(&src, dtype, &tmp) : (em_array_view(&tmp, &src), EM_OK);
     if (s == EM_OK) s = em_to_device(&tmp, dev, &res);
-    Py_END_ALLOW_THREADS
-    em_array_release(&tmp);
+    Py_END_ALLOW_THREADS em_array_release(&tmp);
     em_array_release(&src);
     if (s != EM_OK) return pyem_raise(s), -1;
     *out = res;
@@ -351,15 +364,17 @@ static PyObject *f_asarray(PyObject *self, PyObject *args, PyObject *kw) {
     em_dtype dt;
     em_device dev;
     if (pyem_dtype_from_obj(dto, &dt, 1) < 0) return NULL;
-    if (devo == Py_None && EmArray_Check(obj)) dev = em_array_device(EMARR(obj));
-    else if (pyem_parse_device(devo, &dev) < 0) return NULL;
-    if (PyUnicode_Check(copyo)) {  /* NumPy 2's check: "if_needed" is not a bool */
+    if (devo == Py_None && EmArray_Check(obj))
+        dev = em_array_device(EMARR(obj));
+    else if (pyem_parse_device(devo, &dev) < 0)
+        return NULL;
+    if (PyUnicode_Check(copyo)) { /* NumPy 2's check: "if_needed" is not a bool */
         PyErr_SetString(PyExc_ValueError,
                         "strings are not allowed for 'copy' keyword. Use True/False/None instead.");
         return NULL;
     }
     int copy = copyo == Py_None ? -1 : PyObject_IsTrue(copyo);
-    if (copy < 0 && copyo != Py_None) return NULL;  /* its __bool__ raised */
+    if (copy < 0 && copyo != Py_None) return NULL; /* its __bool__ raised */
     em_array a;
     if (pyem_as_array(obj, dt, dev, copy, &a) < 0) return NULL;
     return pyem_wrap(&a);
@@ -391,8 +406,7 @@ int pyem_shape_from_obj(PyObject *o, int *nd, int64_t *shape) {
     if (n > EM_MAXDIMS) {
         Py_DECREF(fast);
         PyErr_Format(PyExc_ValueError,
-                     "maximum supported dimension for an ndarray is %d, found %zd",
-                     EM_MAXDIMS, n);
+                     "maximum supported dimension for an ndarray is %d, found %zd", EM_MAXDIMS, n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -443,8 +457,7 @@ static PyObject *f_full(PyObject *self, PyObject *args, PyObject *kw) {
     em_status s = em_array_empty(&r, dt, nd, shape, dev);
     if (s == EM_OK && v.buf) {
         Py_BEGIN_ALLOW_THREADS s = em_copy_into(&r, &v);
-        Py_END_ALLOW_THREADS
-        if (s != EM_OK) em_array_release(&r);
+        Py_END_ALLOW_THREADS if (s != EM_OK) em_array_release(&r);
     }
     em_array_release(&v);
     return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);

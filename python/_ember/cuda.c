@@ -11,16 +11,14 @@ static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
     em_array out = {0};
     em_status s;
     Py_BEGIN_ALLOW_THREADS s = em_cuda_matmul(EMARR(oa), EMARR(ob), &out);
-    Py_END_ALLOW_THREADS
-    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
 /* Pinned host memory: an owner object exporting the bytes through the
  * buffer protocol (numpy.frombuffer takes it; the owner stays alive as the
  * array's base) and unpinning them when the last reference goes. */
 typedef struct {
-    PyObject_HEAD
-    void *p;
+    PyObject_HEAD void *p;
     Py_ssize_t n;
 } PyemPinned;
 
@@ -58,12 +56,11 @@ static PyGetSetDef pyem__pinned_getset[] = {
     {"size", pyem__pinned_len, NULL, "bytes", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
-static PyType_Slot pyem__pinned_slots[] = {
-    {Py_tp_dealloc, pyem__pinned_dealloc},
-    {Py_tp_repr, pyem__pinned_repr},
-    {Py_tp_getset, pyem__pinned_getset},
-    {Py_bf_getbuffer, pyem__pinned_getbuffer},
-    {0, NULL}};
+static PyType_Slot pyem__pinned_slots[] = {{Py_tp_dealloc, pyem__pinned_dealloc},
+                                           {Py_tp_repr, pyem__pinned_repr},
+                                           {Py_tp_getset, pyem__pinned_getset},
+                                           {Py_bf_getbuffer, pyem__pinned_getbuffer},
+                                           {0, NULL}};
 
 static PyType_Spec pyem__pinned_spec = {"ember.cuda.PinnedMemory", sizeof(PyemPinned), 0,
                                         Py_TPFLAGS_DEFAULT, pyem__pinned_slots};
@@ -74,13 +71,13 @@ static PyObject *f_cuda_pinned_alloc(PyObject *self, PyObject *args) {
     int id;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "in", &id, &n)) return NULL;
-    if (n < 0) return PyErr_Format(PyExc_ValueError, "cannot pin a negative number of bytes (%zd)", n);
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "cannot pin a negative number of bytes (%zd)", n);
     if (!tp && !(tp = (PyTypeObject *)PyType_FromSpec(&pyem__pinned_spec))) return NULL;
     void *p = NULL;
     em_status s;
     Py_BEGIN_ALLOW_THREADS s = em_cuda_pinned_alloc(id, (size_t)n, &p);
-    Py_END_ALLOW_THREADS
-    if (s != EM_OK) return pyem_raise(s);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     PyemPinned *m = PyObject_New(PyemPinned, tp);
     if (!m) {
         em_cuda_pinned_free(p);
@@ -132,7 +129,8 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
     int id;
     PyObject *o1, *o2 = Py_None;
     if (!PyArg_ParseTuple(args, "siO|O", &op, &id, &o1, &o2)) return NULL;
-    void *h1 = o1 == Py_None ? NULL : PyLong_AsVoidPtr(o1), *h2 = o2 == Py_None ? NULL : PyLong_AsVoidPtr(o2);
+    void *h1 = o1 == Py_None ? NULL : PyLong_AsVoidPtr(o1),
+         *h2 = o2 == Py_None ? NULL : PyLong_AsVoidPtr(o2);
     if (PyErr_Occurred()) return NULL;
     em_device dev = {EM_CUDA, id};
     if ((!strcmp(op, "stream_sync") || !strcmp(op, "event_record")) &&
@@ -140,8 +138,7 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
         return NULL;
     em_status s;
     float ms = 0;
-    Py_BEGIN_ALLOW_THREADS
-    if (!strcmp(op, "stream_destroy")) s = em_cuda_stream_destroy(id, h1);
+    Py_BEGIN_ALLOW_THREADS if (!strcmp(op, "stream_destroy")) s = em_cuda_stream_destroy(id, h1);
     else if (!strcmp(op, "stream_sync")) s = em_cuda_stream_sync(id, h1);
     else if (!strcmp(op, "event_destroy")) s = em_cuda_event_destroy(id, h1);
     else if (!strcmp(op, "event_record")) s = em_cuda_event_record(id, h1, h2);
@@ -149,8 +146,7 @@ static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
     else if (!strcmp(op, "event_elapsed")) s = em_cuda_event_elapsed(id, h1, h2, &ms);
     else if (!strcmp(op, "stream_wait")) s = em_cuda_stream_wait(id, h1, h2);
     else s = em_error(EM_EVALUE, "unknown CUDA call '%s'", op);
-    Py_END_ALLOW_THREADS
-    if (s != EM_OK) return pyem_raise(s);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     return PyFloat_FromDouble(ms);
 }
 
@@ -177,14 +173,17 @@ static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
     Py_ssize_t limit = 0;
     if (!PyArg_ParseTuple(args, "i|sn", &id, &action, &limit)) return NULL;
     if (id < 0) return PyErr_Format(PyExc_ValueError, "device id must be >= 0, got %d", id);
-    if (limit < 0) return PyErr_Format(PyExc_ValueError, "limit must be >= 0 bytes, got %zd", limit);
+    if (limit < 0)
+        return PyErr_Format(PyExc_ValueError, "limit must be >= 0 bytes, got %zd", limit);
     if (!strcmp(action, "free_all")) {
         Py_BEGIN_ALLOW_THREADS em_cuda_pool_free_all(id);
         Py_END_ALLOW_THREADS
     } else if (!strcmp(action, "set_limit")) {
         em_cuda_pool_set_limit(id, (size_t)limit);
     } else if (strcmp(action, "stats")) {
-        return PyErr_Format(PyExc_ValueError, "unknown pool action '%s'; expected 'stats', 'free_all' or 'set_limit'", action);
+        return PyErr_Format(PyExc_ValueError,
+                            "unknown pool action '%s'; expected 'stats', 'free_all' or 'set_limit'",
+                            action);
     }
     size_t used, total;
     em_cuda_pool_stats(id, &used, &total);
@@ -206,14 +205,14 @@ static PyObject *f_copy_stats(PyObject *self, PyObject *unused) {
     return Py_BuildValue("{sKsKsKsKsKsK}", "staged", (unsigned long long)st.staged, "known",
                          (unsigned long long)st.known, "unstaged", (unsigned long long)st.unstaged,
                          "min_bytes", (unsigned long long)st.min_bytes, "buffers",
-                         (unsigned long long)st.buffers, "buffer_bytes", (unsigned long long)st.buffer_bytes);
+                         (unsigned long long)st.buffers, "buffer_bytes",
+                         (unsigned long long)st.buffer_bytes);
 }
 
 /* _ember._cuda_prefetch_wait(): see pyem_cuda_prefetch_init. */
 static PyObject *f_prefetch_wait(PyObject *self, PyObject *unused) {
     Py_BEGIN_ALLOW_THREADS em_cuda_prefetch_wait();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 /* NVRTC loads while a device's context is made (em_cuda_prefetch_nvrtc);
@@ -240,12 +239,19 @@ PyMethodDef pyem_cuda_functions[] = {
     {"_cuda_copy_stats", f_copy_stats, METH_NOARGS,
      "_cuda_copy_stats() -> dict: staged copies, large copies of driver-known (pinned) memory, large pageable "
      "copies without staging buffers, and the settings"},
-    {"cuda_pool", f_cuda_pool, METH_VARARGS, "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
-    {"cuda_stream_create", f_stream_create, METH_VARARGS, "cuda_stream_create(id, nonblocking=False) -> handle"},
+    {"cuda_pool", f_cuda_pool, METH_VARARGS,
+     "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
+    {"cuda_stream_create", f_stream_create, METH_VARARGS,
+     "cuda_stream_create(id, nonblocking=False) -> handle"},
     {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},
-    {"cuda_call", f_cuda_call, METH_VARARGS, "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
-    {"cuda_matmul", f_cuda_matmul, METH_VARARGS, "cuda_matmul(a, b) -> a @ b via cuBLAS (float/complex stacks, equal batch dims, one CUDA device)"},
-    {"cuda_pinned_alloc", f_cuda_pinned_alloc, METH_VARARGS, "cuda_pinned_alloc(id, nbytes) -> PinnedMemory"},
-    {"cuda_stream_get", f_stream_get, METH_NOARGS, "cuda_stream_get() -> this thread's current stream handle or None"},
-    {"cuda_stream_set", f_stream_set, METH_O, "cuda_stream_set(handle or None) -> previous handle or None"},
+    {"cuda_call", f_cuda_call, METH_VARARGS,
+     "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
+    {"cuda_matmul", f_cuda_matmul, METH_VARARGS,
+     "cuda_matmul(a, b) -> a @ b via cuBLAS (float/complex stacks, equal batch dims, one CUDA device)"},
+    {"cuda_pinned_alloc", f_cuda_pinned_alloc, METH_VARARGS,
+     "cuda_pinned_alloc(id, nbytes) -> PinnedMemory"},
+    {"cuda_stream_get", f_stream_get, METH_NOARGS,
+     "cuda_stream_get() -> this thread's current stream handle or None"},
+    {"cuda_stream_set", f_stream_set, METH_O,
+     "cuda_stream_set(handle or None) -> previous handle or None"},
     {NULL, NULL, 0, NULL}};

@@ -42,8 +42,7 @@ static PyObject *f_synchronize(PyObject *self, PyObject *arg) {
     if (pyem_fusion_flush(d, "synchronize") < 0) return NULL; /* pending work is work too */
     em_status s;
     Py_BEGIN_ALLOW_THREADS s = em_device_synchronize(d);
-    Py_END_ALLOW_THREADS
-    if (s != EM_OK) return pyem_raise(s);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     Py_RETURN_NONE;
 }
 

@@ -222,8 +222,8 @@ static void pyem__release_versioned(void *ctx) {
 }
 
 static int pyem__em_dtype(DLDataType t, em_dtype *out) {
-    static const char kinds[] = {[kDLInt] = 'i', [kDLUInt] = 'u', [kDLFloat] = 'f',
-                                 [kDLComplex] = 'c', [kDLBool] = 'b'};
+    static const char kinds[] = {
+        [kDLInt] = 'i', [kDLUInt] = 'u', [kDLFloat] = 'f', [kDLComplex] = 'c', [kDLBool] = 'b'};
     char kind = t.code < sizeof kinds ? kinds[t.code] : 0;
     for (int i = 0; kind && t.lanes == 1 && i < EM_NDTYPES; i++) {
         const em_dtype_info *info = em_dtype_get(i);
@@ -261,8 +261,8 @@ static int pyem__dl_check_device(em_device dev) {
     if (em_device_count(dev.kind, &n) != EM_OK) n = 0;
     if (dev.id >= 0 && dev.id < n) return 0;
     PyErr_Format(PyExc_BufferError,
-                 "DLPack tensor lives on CUDA device %d but ember sees %d CUDA device(s)",
-                 dev.id, n);
+                 "DLPack tensor lives on CUDA device %d but ember sees %d CUDA device(s)", dev.id,
+                 n);
     return -1;
 }
 
@@ -280,7 +280,8 @@ static int pyem__dl_check_aligned(const DLTensor *t, em_dtype dt) {
     if (addr % align == 0) return 0;
     PyErr_Format(PyExc_BufferError,
                  "DLPack tensor data at %p is not aligned to %u bytes as %s needs; copy it "
-                 "first", (void *)addr, (unsigned)align, info->name);
+                 "first",
+                 (void *)addr, (unsigned)align, info->name);
     return -1;
 }
 
@@ -322,7 +323,8 @@ static PyObject *pyem__dlpack_import(PyObject *self, PyObject *cap) {
     if (!versioned && !PyCapsule_IsValid(cap, CAP_LEGACY))
         return PyErr_Format(PyExc_TypeError,
                             "expected a DLPack capsule named 'dltensor' or 'dltensor_versioned' "
-                            "(a consumed capsule cannot be used twice), got %R", cap);
+                            "(a consumed capsule cannot be used twice), got %R",
+                            cap);
     void *mt = PyCapsule_GetPointer(cap, versioned ? CAP_VERSIONED : CAP_LEGACY);
     if (!mt) return NULL;
     DLTensor *t = &((DLManagedTensor *)mt)->dl_tensor;

@@ -22,11 +22,11 @@ static int64_t pyem__pending_bytes;
 
 /* Settings (_ember._fusion_config). */
 static int pyem__enabled = 1;
-static int64_t pyem__min_size = 16384;     /* CPU results below this run eagerly */
-static Py_ssize_t pyem__max_live = 256;    /* pending arrays alive at once */
+static int64_t pyem__min_size = 16384;             /* CPU results below this run eagerly */
+static Py_ssize_t pyem__max_live = 256;            /* pending arrays alive at once */
 static int64_t pyem__max_bytes = (int64_t)1 << 30; /* bytes of pending results */
-static int pyem__fuse_depth;               /* inside em.fuse: lazy whatever the size */
-static int pyem__foreign;                  /* testing: leaves in other owners' memory too */
+static int pyem__fuse_depth;                       /* inside em.fuse: lazy whatever the size */
+static int pyem__foreign;                          /* testing: leaves in other owners' memory too */
 
 static int64_t pyem__nbytes(const EmArrayObject *o) { return em_array_nbytes(&o->a); }
 
@@ -80,7 +80,8 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
         em_array v;
         v.buf = NULL, v.data = NULL; /* set by em_expr_run on success */
         em_status s = em_expr_begin(x, &job);
-        if (s == EM_OK) PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
+        if (s == EM_OK)
+            PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
         em_array_release(&v);
         if (s != EM_OK) {
             /* Not o: its repr would revive an object being destroyed. */
@@ -117,7 +118,9 @@ static int pyem__on_device(EmArrayObject *o, const void *ctx) {
     return e.kind == d->kind && (d->id < 0 || e.id == d->id);
 }
 
-int pyem_fusion_flush(em_device d, const char *reason) { return pyem__force_each(pyem__on_device, &d, reason); }
+int pyem_fusion_flush(em_device d, const char *reason) {
+    return pyem__force_each(pyem__on_device, &d, reason);
+}
 
 /* Replace o's placeholder by the values in v (steals v). */
 static void pyem__install(EmArrayObject *o, em_array *v) {
@@ -170,9 +173,12 @@ int pyem_touch_host(PyObject *o, const char *reason) {
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return PyErr_Clear(), 0;
     char *lo = v.buf, *hi = (char *)v.buf + v.itemsize;
     for (int d = 0; d < v.ndim; d++) {
-        if (v.shape[d] == 0) hi = lo; /* empty: nothing is read or written */
-        else if (v.strides[d] < 0) lo += (v.shape[d] - 1) * v.strides[d];
-        else hi += (v.shape[d] - 1) * v.strides[d];
+        if (v.shape[d] == 0)
+            hi = lo; /* empty: nothing is read or written */
+        else if (v.strides[d] < 0)
+            lo += (v.shape[d] - 1) * v.strides[d];
+        else
+            hi += (v.shape[d] - 1) * v.strides[d];
     }
     int r = 0;
     if (hi > lo) {
@@ -268,8 +274,8 @@ int pyem_expr_of(PyObject *o, const em_array *view, em_expr **out) {
 static int pyem__relieve(void) {
     while (pyem_fusion_live > pyem__max_live ||
            (pyem_fusion_live > 1 && pyem__pending_bytes > pyem__max_bytes)) {
-        const char *why = pyem_fusion_live > pyem__max_live ? "limit: live pending arrays"
-                                                            : "memory pressure";
+        const char *why =
+            pyem_fusion_live > pyem__max_live ? "limit: live pending arrays" : "memory pressure";
         EmArrayObject *o = pyem__live[0];
         Py_INCREF(o);
         int r = pyem_force((PyObject *)o, why);
@@ -318,7 +324,9 @@ static PyObject *f_eval(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *f_is_pending(PyObject *self, PyObject *o) { return PyBool_FromLong(pyem_is_pending(o)); }
+static PyObject *f_is_pending(PyObject *self, PyObject *o) {
+    return PyBool_FromLong(pyem_is_pending(o));
+}
 
 /* _ember._fusion_config(enabled=None, min_size=None, max_live=None,
  * max_bytes=None): set what is given; returns the previous settings. */
@@ -327,9 +335,10 @@ static PyObject *f_fusion_config(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *en = Py_None, *ms = Py_None, *ml = Py_None, *mb = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &en, &ms, &ml, &mb)) return NULL;
     pyem__read_env();
-    PyObject *old = Py_BuildValue("{s:O,s:L,s:n,s:L}", "enabled", pyem__enabled ? Py_True : Py_False,
-                                  "min_size", (long long)pyem__min_size, "max_live", pyem__max_live,
-                                  "max_bytes", (long long)pyem__max_bytes);
+    PyObject *old =
+        Py_BuildValue("{s:O,s:L,s:n,s:L}", "enabled", pyem__enabled ? Py_True : Py_False,
+                      "min_size", (long long)pyem__min_size, "max_live", pyem__max_live,
+                      "max_bytes", (long long)pyem__max_bytes);
     if (!old) return NULL;
     long long v;
     if (en != Py_None) {

@@ -32,7 +32,8 @@ static int pyem__item(PyObject *k, em_index_item *it) {
         if (EMARR(k)->ndim != 0 || (kind != 'i' && kind != 'u')) return 0;
     } else if (!PyIndex_Check(k)) {
         if (PySequence_Check(k) && !PyUnicode_Check(k) && !PyBytes_Check(k)) return 0;
-        if (PyObject_HasAttrString(k, "__array_interface__") || PyObject_HasAttrString(k, "__array__"))
+        if (PyObject_HasAttrString(k, "__array_interface__") ||
+            PyObject_HasAttrString(k, "__array__"))
             return 0;
         PyErr_SetString(PyExc_IndexError,
                         "only integers, slices (`:`), ellipsis (`...`), None (`numpy.newaxis`) and "
@@ -149,14 +150,14 @@ static bool pyem__element_key(PyObject *key) {
 }
 
 int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
-    if (pyem_touch(self, "setitem") < 0 || (EmArray_Check(key) && pyem_force(key, "indexing") < 0) ||
+    if (pyem_touch(self, "setitem") < 0 ||
+        (EmArray_Check(key) && pyem_force(key, "indexing") < 0) ||
         (EmArray_Check(value) && pyem_force(value, "setitem") < 0))
         return -1;
     /* x[i] = scalar or ember array that needs no leading dims dropped. */
     if (pyem__int_array_key(self, key) &&
         (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
-         (EmArray_Check(value) &&
-          EMARR(value)->ndim <= EMARR(key)->ndim + EMARR(self)->ndim - 1)))
+         (EmArray_Check(value) && EMARR(value)->ndim <= EMARR(key)->ndim + EMARR(self)->ndim - 1)))
         return pyem__scatter(EMARR(self), 1, EMARR(key), value, 0);
     em_array v;
     int r = pyem__basic_view(self, key, &v);
@@ -213,7 +214,8 @@ static int pyem__index_list(PyObject *seq, em_array *ix, int *n) {
     Py_ssize_t m = PySequence_Fast_GET_SIZE(fast);
     if (m < 1 || m > EM_MAXDIMS) {
         Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "%zd index arrays given; 1 to %d are allowed", m, EM_MAXDIMS);
+        PyErr_Format(PyExc_ValueError, "%zd index arrays given; 1 to %d are allowed", m,
+                     EM_MAXDIMS);
         return -1;
     }
     for (Py_ssize_t k = 0; k < m; k++) {
@@ -248,10 +250,8 @@ static PyObject *pyem__take(PyObject *self, PyObject *args) {
     if (flat && n != 1) return PyErr_Format(PyExc_ValueError, "flat take takes one index array");
     em_status s;
     em_array *src = EMARR(a); /* EMARR may evaluate: not without the GIL */
-    Py_BEGIN_ALLOW_THREADS
-    s = flat ? em_take_flat(src, &ix[0], &out) : em_take(src, n, ix, &out);
-    Py_END_ALLOW_THREADS
-    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+    Py_BEGIN_ALLOW_THREADS s = flat ? em_take_flat(src, &ix[0], &out) : em_take(src, n, ix, &out);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
 /* _put(a, indices, values, flat=False): the scatter twin of _take.  Python
@@ -286,10 +286,8 @@ static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     em_array out;
     em_status s;
     em_array *src = EMARR(a); /* EMARR may evaluate: not without the GIL */
-    Py_BEGIN_ALLOW_THREADS
-    s = em_nonzero(src, &out);
-    Py_END_ALLOW_THREADS
-    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+    Py_BEGIN_ALLOW_THREADS s = em_nonzero(src, &out);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
 PyMethodDef pyem_index_functions[] = {

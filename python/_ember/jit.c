@@ -22,8 +22,7 @@ static PyObject *pyem__cc_load(PyObject *self, PyObject *args) {
     em_cc_lib *lib = NULL;
     em_status s;
     Py_BEGIN_ALLOW_THREADS s = em_cc_load(src, name, &lib);
-    Py_END_ALLOW_THREADS
-    if (s != EM_OK) return pyem_raise(s);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     return PyLong_FromVoidPtr(lib);
 }
 
@@ -34,14 +33,14 @@ static PyObject *pyem__cc_sym(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Os", &h, &sym)) return NULL;
     em_cc_lib *lib = PyLong_AsVoidPtr(h);
     if (!lib) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_cc_sym: a handle from _cc_load is required");
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "_cc_sym: a handle from _cc_load is required");
         return NULL;
     }
     void *p = em_cc_sym(lib, sym);
     if (!p) Py_RETURN_NONE;
     return PyLong_FromVoidPtr(p);
 }
-
 
 #define PYEM_JIT_MAXSLOTS 1024
 #define PYEM_JIT_MAXPARAMS 128
@@ -54,7 +53,8 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
     int64_t itemsize = em_dtype_get(dt)->size;
     Py_ssize_t vshape[1];
     if (EmArray_Check(o)) {
-        if (pyem_touch(o, "kernel argument") < 0) return -1; /* pending readers of a written array go first */
+        if (pyem_touch(o, "kernel argument") < 0)
+            return -1; /* pending readers of a written array go first */
         em_array *a = EMARR(o);
         if (em_array_device(a).kind != EM_CPU) {
             PyErr_Format(PyExc_ValueError, "argument '%U' is on %s, not the CPU", pname,
@@ -62,12 +62,14 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
             return -1;
         }
         if (a->dtype != dt || a->ndim != ndim) {
-            PyErr_Format(PyExc_TypeError, "argument '%U': expected a %d-d %s array, got %d-d %s", pname,
-                         ndim, em_dtype_get(dt)->name, a->ndim, em_dtype_get(a->dtype)->name);
+            PyErr_Format(PyExc_TypeError, "argument '%U': expected a %d-d %s array, got %d-d %s",
+                         pname, ndim, em_dtype_get(dt)->name, a->ndim,
+                         em_dtype_get(a->dtype)->name);
             return -1;
         }
         if (kind == 'W' && !(a->flags & EM_WRITEABLE)) {
-            PyErr_Format(PyExc_TypeError, "argument '%U' is read-only but the kernel writes to it", pname);
+            PyErr_Format(PyExc_TypeError, "argument '%U' is read-only but the kernel writes to it",
+                         pname);
             return -1;
         }
         data = a->data, shape = a->shape, strides = a->strides;
@@ -77,7 +79,8 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
             PyErr_Clear();
             if (kind == 'W' && PyObject_GetBuffer(o, view, PyBUF_RECORDS_RO) == 0) {
                 PyBuffer_Release(view);
-                PyErr_Format(PyExc_TypeError, "argument '%U' is read-only but the kernel writes to it", pname);
+                PyErr_Format(PyExc_TypeError,
+                             "argument '%U' is read-only but the kernel writes to it", pname);
                 return -1;
             }
             PyErr_Clear();
@@ -101,7 +104,8 @@ static int pyem__jit_array(PyObject *o, char kind, int ndim, em_dtype dt, PyObje
     slots[0] = (int64_t)(intptr_t)data;
     for (int d = 0; d < ndim; d++) {
         if (strides[d] % itemsize) {
-            PyErr_Format(PyExc_ValueError, "argument '%U': strides must be multiples of the item size", pname);
+            PyErr_Format(PyExc_ValueError,
+                         "argument '%U': strides must be multiples of the item size", pname);
             return -1;
         }
         slots[1 + d] = shape[d];
@@ -137,7 +141,10 @@ static int pyem__jit_scalar(PyObject *o, char kind, PyObject *pname, int64_t *sl
 bad:
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "argument '%U': cannot pass %.100s as this kernel's %s parameter",
-                 pname, Py_TYPE(o)->tp_name, kind == 'f' ? "float" : kind == 'b' ? "bool" : "integer");
+                 pname, Py_TYPE(o)->tp_name,
+                 kind == 'f'   ? "float"
+                 : kind == 'b' ? "bool"
+                               : "integer");
     return -1;
 }
 
@@ -161,14 +168,15 @@ static PyObject *pyem__jit_launch(PyObject *self, PyObject *const *argv, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "_jit_launch(spec, args, grid, block, shared_dyn)");
         return NULL;
     }
-    return pyem_jit_cpu_launch(argv[0], PySequence_Fast_ITEMS(argv[1]), PyTuple_GET_SIZE(argv[1]), argv[2], argv[3],
-                               argv[4]);
+    return pyem_jit_cpu_launch(argv[0], PySequence_Fast_ITEMS(argv[1]), PyTuple_GET_SIZE(argv[1]),
+                               argv[2], argv[3], argv[4]);
 }
 
-PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs, PyObject *grid,
-                              PyObject *block, PyObject *shared_dyn) {
+PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs,
+                              PyObject *grid, PyObject *block, PyObject *shared_dyn) {
     if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 8) {
-        PyErr_SetString(PyExc_TypeError, "_jit_launch(spec, args, grid, block, shared_dyn): malformed spec");
+        PyErr_SetString(PyExc_TypeError,
+                        "_jit_launch(spec, args, grid, block, shared_dyn): malformed spec");
         return NULL;
     }
     em_jit_launch L = {0};
@@ -182,7 +190,8 @@ PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t
     if (PyErr_Occurred() || !L.name || pyem__int3(grid, L.grid, "grid") < 0 ||
         pyem__int3(block, L.block, "block") < 0)
         return NULL;
-    if (!PyBytes_Check(kinds) || !PyBytes_Check(ndims) || !PyBytes_Check(dtypes) || !PyTuple_Check(names)) {
+    if (!PyBytes_Check(kinds) || !PyBytes_Check(ndims) || !PyBytes_Check(dtypes) ||
+        !PyTuple_Check(names)) {
         PyErr_SetString(PyExc_TypeError, "_jit_launch: malformed spec");
         return NULL;
     }
@@ -194,7 +203,8 @@ PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t
     int64_t slots[PYEM_JIT_MAXSLOTS];
     Py_buffer views[PYEM_JIT_MAXPARAMS];
     int has_view[PYEM_JIT_MAXPARAMS] = {0};
-    const char *k = PyBytes_AS_STRING(kinds), *nd = PyBytes_AS_STRING(ndims), *dt = PyBytes_AS_STRING(dtypes);
+    const char *k = PyBytes_AS_STRING(kinds), *nd = PyBytes_AS_STRING(ndims),
+               *dt = PyBytes_AS_STRING(dtypes);
     int used = 0, r = 0;
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n && r >= 0; i++) {
@@ -205,7 +215,8 @@ PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t
             break;
         }
         if (k[i] == 'R' || k[i] == 'W')
-            r = pyem__jit_array(o, k[i], nd[i], (em_dtype)dt[i], pname, slots + used, &views[i], &has_view[i]);
+            r = pyem__jit_array(o, k[i], nd[i], (em_dtype)dt[i], pname, slots + used, &views[i],
+                                &has_view[i]);
         else
             r = pyem__jit_scalar(o, k[i], pname, slots + used);
         used += r;
@@ -217,11 +228,10 @@ PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t
         int oob = 0;
         em_status s;
         Py_BEGIN_ALLOW_THREADS s = em_jit_cpu_launch(&L, &out, &outlen, &oob);
-        Py_END_ALLOW_THREADS
-        if (s != EM_OK) pyem_raise(s);
-        else if (oob)
-            PyErr_Format(PyExc_IndexError, "kernel '%s': an array index was out of bounds (bounds checking is on)",
-                         L.name);
+        Py_END_ALLOW_THREADS if (s != EM_OK) pyem_raise(s);
+        else if (oob) PyErr_Format(
+            PyExc_IndexError,
+            "kernel '%s': an array index was out of bounds (bounds checking is on)", L.name);
         else if (out) result = PyUnicode_DecodeUTF8(out, (Py_ssize_t)outlen, "replace");
         else result = Py_NewRef(Py_None);
         free(out);
@@ -250,7 +260,8 @@ static PyObject *pyem__jit_prelude(PyObject *self, PyObject *arg) {
     if (!name) return NULL;
     const char *p = em_jit_prelude(name);
     if (!p)
-        return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)", name);
+        return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)",
+                            name);
     return PyUnicode_FromString(p);
 }
 
@@ -289,10 +300,14 @@ static PyObject *pyem__dialect(PyObject *self, PyObject *arg) {
     em_status s;
     for (int i = 0; (s = em_dialect_entry(name, i, &key, &str, &num)) == EM_OK; i++) {
         PyObject *v;
-        if (str) v = PyUnicode_FromString(str);
-        else if (!strncmp(key, "has_", 4) || !strcmp(key, "args_struct")) v = PyBool_FromLong(num);
-        else if (!strcmp(key, "warp_size")) v = PyLong_FromLong(num);
-        else v = Py_NewRef(Py_None);
+        if (str)
+            v = PyUnicode_FromString(str);
+        else if (!strncmp(key, "has_", 4) || !strcmp(key, "args_struct"))
+            v = PyBool_FromLong(num);
+        else if (!strcmp(key, "warp_size"))
+            v = PyLong_FromLong(num);
+        else
+            v = Py_NewRef(Py_None);
         if (!v || PyDict_SetItemString(d, key, v) < 0) {
             Py_XDECREF(v);
             Py_DECREF(d);
@@ -320,8 +335,10 @@ PyMethodDef pyem_jit_functions[] = {
      "_jit_launch(spec, args, grid, block, shared_dyn): run a compiled @em.jit kernel on the CPU."},
     {"_jit_check_launch", pyem__jit_check_launch, METH_VARARGS,
      "_jit_check_launch(name, grid, block, shared_bytes): LaunchError if CUDA's limits are exceeded."},
-    {"_cc_available", pyem__cc_available, METH_NOARGS, "Whether a C compiler is usable (probed once)."},
+    {"_cc_available", pyem__cc_available, METH_NOARGS,
+     "Whether a C compiler is usable (probed once)."},
     {"_cc_why", pyem__cc_why, METH_NOARGS, "The compiler command, or why there is none."},
-    {"_cc_load", pyem__cc_load, METH_VARARGS, "_cc_load(src, name) -> handle: compile C source and load it."},
+    {"_cc_load", pyem__cc_load, METH_VARARGS,
+     "_cc_load(src, name) -> handle: compile C source and load it."},
     {"_cc_sym", pyem__cc_sym, METH_VARARGS, "_cc_sym(handle, name) -> address (int) or None."},
     {NULL, NULL, 0, NULL}};

@@ -47,43 +47,43 @@
 enum { JP_ARRAY, JP_INT, JP_FLOAT, JP_BOOL, JP_BYTES };
 
 typedef struct {
-    PyTypeObject *type;       /* the argument's exact type (strong reference) */
-    unsigned char kind;       /* JP_* */
-    unsigned char ndim;       /* JP_ARRAY */
-    unsigned char contig;     /* JP_ARRAY: C-contiguous (no strides passed) */
-    unsigned char written;    /* JP_ARRAY: must be writeable */
-    unsigned char size;       /* scalars: bytes passed */
-    unsigned char dtype;      /* JP_ARRAY: em_dtype */
-    unsigned short src;       /* JP_BYTES: offset of the value in the object */
-    unsigned short off;       /* offset of its first value in the parameter buffer */
+    PyTypeObject *type;    /* the argument's exact type (strong reference) */
+    unsigned char kind;    /* JP_* */
+    unsigned char ndim;    /* JP_ARRAY */
+    unsigned char contig;  /* JP_ARRAY: C-contiguous (no strides passed) */
+    unsigned char written; /* JP_ARRAY: must be writeable */
+    unsigned char size;    /* scalars: bytes passed */
+    unsigned char dtype;   /* JP_ARRAY: em_dtype */
+    unsigned short src;    /* JP_BYTES: offset of the value in the object */
+    unsigned short off;    /* offset of its first value in the parameter buffer */
 } pyem_jparam;
 
 typedef struct {
-    em_device dev;       /* where it runs */
-    int nargs, nptr;     /* Python arguments; CUDA: kernel parameters */
-    int narrays;         /* array arguments */
-    int empty;           /* CPU: the kernel does nothing (not run) */
-    unsigned used;       /* CUDA: bytes of the parameter buffer */
-    unsigned shm_off;    /* CUDA: where the dynamic shared memory word goes (the error slot is before it) */
-    void *fn;            /* CUDA: the loaded function on dev */
-    PyObject *kernel;    /* CUDA: the em.RawKernel (keeps the module's objects alive); CPU: _jit_launch's spec */
-    PyObject *name;      /* CUDA: its name (str) */
+    em_device dev;   /* where it runs */
+    int nargs, nptr; /* Python arguments; CUDA: kernel parameters */
+    int narrays;     /* array arguments */
+    int empty;       /* CPU: the kernel does nothing (not run) */
+    unsigned used;   /* CUDA: bytes of the parameter buffer */
+    unsigned
+        shm_off; /* CUDA: where the dynamic shared memory word goes (the error slot is before it) */
+    void *fn;    /* CUDA: the loaded function on dev */
+    PyObject *
+        kernel; /* CUDA: the em.RawKernel (keeps the module's objects alive); CPU: _jit_launch's spec */
+    PyObject *name; /* CUDA: its name (str) */
     const char *kname;
     unsigned short *ptroff; /* nptr offsets into the buffer */
     pyem_jparam p[];
 } pyem_jsig;
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *configs; /* config -> launcher */
+    PyObject_HEAD PyObject *configs; /* config -> launcher */
     int nsig;
     pyem_jsig *sig[PYEM_JSIG_MAX];
     unsigned long long fast; /* launches made here (tests read _fast_launches) */
 } JitDispatcherObject;
 
 typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
+    PyObject_HEAD vectorcallfunc vectorcall;
     PyObject *disp; /* a JitDispatcherObject */
     PyObject *grid, *block, *stream, *shmem;
     unsigned g[3], b[3], sh;
@@ -113,7 +113,8 @@ static int pyem__jmatch(const pyem_jsig *s, PyObject *const *args, unsigned char
         case JP_ARRAY: {
             const em_array *a = EMARR_META(o);
             if (a->dtype != (em_dtype)p->dtype || a->ndim != p->ndim ||
-                (p->written && !(a->flags & EM_WRITEABLE)) || em_array_is_c_contiguous(a) != p->contig)
+                (p->written && !(a->flags & EM_WRITEABLE)) ||
+                em_array_is_c_contiguous(a) != p->contig)
                 return 0;
             em_device d = em_array_device(a);
             if (d.kind != s->dev.kind || d.id != s->dev.id) return 0;
@@ -151,8 +152,10 @@ static inline int64_t pyem__floordiv(int64_t a, int64_t b) {
 static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, const pyem_jsig *s,
                                PyObject *const *args, unsigned char *buf) {
     void *stream;
-    if (self->stream == Py_None) stream = em_cuda_stream_get();
-    else if (pyem_kernel_stream(self->stream, s->kname, &stream) < 0) return NULL;
+    if (self->stream == Py_None)
+        stream = em_cuda_stream_get();
+    else if (pyem_kernel_stream(self->stream, s->kname, &stream) < 0)
+        return NULL;
     for (int i = 0; i < s->nargs; i++) {
         const pyem_jparam *p = &s->p[i];
         if (p->kind != JP_ARRAY) continue;
@@ -173,20 +176,22 @@ static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, 
     memcpy(buf + s->shm_off, &shm, 8);
     void *ptr[PYEM_JARG_MAX];
     for (int j = 0; j < s->nptr; j++) ptr[j] = buf + s->ptroff[j];
-    em_status st = em_cuda_launch(s->dev.id, s->fn, s->kname, self->g, self->b, self->sh, stream, ptr);
+    em_status st =
+        em_cuda_launch(s->dev.id, s->fn, s->kname, self->g, self->b, self->sh, stream, ptr);
     if (st != EM_OK) return pyem_raise(st);
     d->fast++;
     Py_RETURN_NONE;
 }
 
 /* A CPU launch: jit.c's launcher (it checks and packs the arguments itself). */
-static PyObject *pyem__jlaunch_cpu(JitLauncherObject *self, JitDispatcherObject *d, const pyem_jsig *s,
-                                   PyObject *const *args) {
+static PyObject *pyem__jlaunch_cpu(JitLauncherObject *self, JitDispatcherObject *d,
+                                   const pyem_jsig *s, PyObject *const *args) {
     if (!s->empty) {
-        PyObject *out = pyem_jit_cpu_launch(s->kernel, args, s->nargs, self->grid, self->block, self->shmem);
+        PyObject *out =
+            pyem_jit_cpu_launch(s->kernel, args, s->nargs, self->grid, self->block, self->shmem);
         if (!out) return NULL;
         if (out != Py_None && PyUnicode_GET_LENGTH(out)) { /* print(): sys.stdout.write(out) */
-            PyObject *so = PySys_GetObject("stdout"); /* borrowed */
+            PyObject *so = PySys_GetObject("stdout");      /* borrowed */
             PyObject *r = so ? PyObject_CallMethod(so, "write", "O", out) : NULL;
             if (!so) PyErr_SetString(PyExc_RuntimeError, "lost sys.stdout");
             Py_DECREF(out);
@@ -200,12 +205,14 @@ static PyObject *pyem__jlaunch_cpu(JitLauncherObject *self, JitDispatcherObject 
     Py_RETURN_NONE;
 }
 
-static PyObject *JitLauncher_vectorcall(PyObject *o, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+static PyObject *JitLauncher_vectorcall(PyObject *o, PyObject *const *args, size_t nargsf,
+                                        PyObject *kwnames) {
     JitLauncherObject *self = (JitLauncherObject *)o;
     JitDispatcherObject *d = (JitDispatcherObject *)self->disp;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (kwnames && PyTuple_GET_SIZE(kwnames))
-        return PyErr_Format(PyExc_TypeError, "a kernel launch takes positional arguments only, got %R", kwnames);
+        return PyErr_Format(PyExc_TypeError,
+                            "a kernel launch takes positional arguments only, got %R", kwnames);
     if (self->fast && d->nsig) {
         /* CUDA launches run on the current device, which must be the arrays'; CPU
          * launches on the arrays' device, or the current one when there are none. */
@@ -265,8 +272,8 @@ static int pyem__jdims(PyObject *t, unsigned out[3]) {
 static PyObject *JitLauncher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"disp", "grid", "block", "stream", "shmem", NULL};
     PyObject *disp, *grid, *block, *stream, *shmem;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOO", kwlist, &JitDispatcher_Type, &disp, &grid, &block,
-                                     &stream, &shmem))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOO", kwlist, &JitDispatcher_Type, &disp, &grid,
+                                     &block, &stream, &shmem))
         return NULL;
     JitLauncherObject *self = (JitLauncherObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
@@ -315,7 +322,8 @@ static PyObject *JitLauncher_repr(PyObject *o) {
     JitLauncherObject *self = (JitLauncherObject *)o;
     PyObject *name = PyObject_GetAttrString(self->disp, "__name__");
     if (!name) return NULL;
-    PyObject *r = PyUnicode_FromFormat("<ember.jit launch %S[%R, %R]>", name, self->grid, self->block);
+    PyObject *r =
+        PyUnicode_FromFormat("<ember.jit launch %S[%R, %R]>", name, self->grid, self->block);
     Py_DECREF(name);
     return r;
 }
@@ -323,9 +331,12 @@ static PyObject *JitLauncher_repr(PyObject *o) {
 static PyMemberDef JitLauncher_members[] = {
     {"disp", T_OBJECT_EX, offsetof(JitLauncherObject, disp), READONLY, "the @em.jit kernel"},
     {"grid", T_OBJECT_EX, offsetof(JitLauncherObject, grid), READONLY, "blocks (x, y, z)"},
-    {"block", T_OBJECT_EX, offsetof(JitLauncherObject, block), READONLY, "threads per block (x, y, z)"},
-    {"stream", T_OBJECT_EX, offsetof(JitLauncherObject, stream), READONLY, "the stream, or None (the current one)"},
-    {"shmem", T_OBJECT_EX, offsetof(JitLauncherObject, shmem), READONLY, "dynamic shared memory, bytes"},
+    {"block", T_OBJECT_EX, offsetof(JitLauncherObject, block), READONLY,
+     "threads per block (x, y, z)"},
+    {"stream", T_OBJECT_EX, offsetof(JitLauncherObject, stream), READONLY,
+     "the stream, or None (the current one)"},
+    {"shmem", T_OBJECT_EX, offsetof(JitLauncherObject, shmem), READONLY,
+     "dynamic shared memory, bytes"},
     {NULL, 0, 0, 0, NULL}};
 
 static PyTypeObject JitLauncher_Type = {
@@ -395,9 +406,12 @@ static PyObject *JitDispatcher_subscript(PyObject *o, PyObject *config) {
     static PyObject *meth;
     if (!meth && !(meth = PyUnicode_InternFromString("_configure"))) return NULL;
     l = PyObject_CallMethodObjArgs(o, meth, config, NULL);
-    if (l && keep && PyDict_GET_SIZE(self->configs) < PYEM_JCONFIG_MAX && PyDict_SetItem(self->configs, config, l) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) Py_CLEAR(l);
-        else PyErr_Clear();
+    if (l && keep && PyDict_GET_SIZE(self->configs) < PYEM_JCONFIG_MAX &&
+        PyDict_SetItem(self->configs, config, l) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            Py_CLEAR(l);
+        else
+            PyErr_Clear();
     }
     return l;
 }
@@ -424,20 +438,24 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
     const char *kind;
     int id;
     PyObject *t0, *t1, *argv, *written;
-    if (!PyArg_ParseTuple(args, "(si)(OO)O!O!", &kind, &id, &t0, &t1, &PyTuple_Type, &argv, &PyTuple_Type, &written))
+    if (!PyArg_ParseTuple(args, "(si)(OO)O!O!", &kind, &id, &t0, &t1, &PyTuple_Type, &argv,
+                          &PyTuple_Type, &written))
         return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(argv);
-    if (PyTuple_GET_SIZE(written) != n) return PyErr_Format(PyExc_ValueError, "_register: one written flag per argument");
+    if (PyTuple_GET_SIZE(written) != n)
+        return PyErr_Format(PyExc_ValueError, "_register: one written flag per argument");
     em_device dev = {strcmp(kind, "cuda") ? EM_CPU : EM_CUDA, id};
     if (strcmp(kind, "cuda") && strcmp(kind, "cpu"))
-        return PyErr_Format(PyExc_ValueError, "_register: a device ('cuda', id) or ('cpu', 0), not '%s'", kind);
+        return PyErr_Format(PyExc_ValueError,
+                            "_register: a device ('cuda', id) or ('cpu', 0), not '%s'", kind);
     void *fn = NULL;
     int empty = 0;
     PyObject *name = NULL;
     const char *kname = NULL;
     if (dev.kind == EM_CUDA) {
         if (!(fn = PyLong_AsVoidPtr(t0))) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_register: a NULL function handle");
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "_register: a NULL function handle");
             return NULL;
         }
     } else if ((empty = PyObject_IsTrue(t1)) < 0) {
@@ -449,12 +467,14 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
         kname = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
         if (!kname) {
             Py_XDECREF(name);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_register: the kernel's name must be a str");
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "_register: the kernel's name must be a str");
             return NULL;
         }
     }
     size_t ptrs = 3 * (size_t)n * EM_MAXDIMS + 2; /* an upper bound on the parameters */
-    pyem_jsig *s = PyMem_Calloc(1, sizeof *s + (size_t)n * sizeof(pyem_jparam) + ptrs * sizeof(unsigned short));
+    pyem_jsig *s = PyMem_Calloc(1, sizeof *s + (size_t)n * sizeof(pyem_jparam) +
+                                       ptrs * sizeof(unsigned short));
     if (!s) {
         Py_XDECREF(name);
         return PyErr_NoMemory();
@@ -476,7 +496,8 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
         if (Py_TYPE(a) == EmArray_Type) {
             const em_array *m = EMARR_META(a);
             em_device d = em_array_device(m);
-            p->kind = JP_ARRAY, p->ndim = (unsigned char)m->ndim, p->dtype = (unsigned char)m->dtype;
+            p->kind = JP_ARRAY, p->ndim = (unsigned char)m->ndim,
+            p->dtype = (unsigned char)m->dtype;
             p->contig = em_array_is_c_contiguous(m), p->written = (unsigned char)w;
             ok = d.kind == dev.kind && d.id == dev.id && !(w && !(m->flags & EM_WRITEABLE));
             s->narrays++;
@@ -489,7 +510,8 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
             p->kind = JP_FLOAT, p->size = 8;
         } else if (PyBool_Check(a)) {
             p->kind = JP_BOOL, p->size = 1;
-        } else if (pyem__np_generic && PyObject_TypeCheck(a, (PyTypeObject *)pyem__np_generic) && PyObject_CheckBuffer(a)) {
+        } else if (pyem__np_generic && PyObject_TypeCheck(a, (PyTypeObject *)pyem__np_generic) &&
+                   PyObject_CheckBuffer(a)) {
             /* A NumPy scalar: its value lies at a fixed place in every object of its type. */
             Py_buffer v;
             if (PyObject_GetBuffer(a, &v, PyBUF_SIMPLE) < 0) {
@@ -497,9 +519,11 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
                 ok = 0;
             } else {
                 ptrdiff_t src = (const char *)v.buf - (const char *)a;
-                ok = (v.len == 1 || v.len == 2 || v.len == 4 || v.len == 8) && src >= (ptrdiff_t)sizeof(PyObject) &&
+                ok = (v.len == 1 || v.len == 2 || v.len == 4 || v.len == 8) &&
+                     src >= (ptrdiff_t)sizeof(PyObject) &&
                      src + v.len <= Py_TYPE(a)->tp_basicsize && v.obj == a;
-                p->kind = JP_BYTES, p->size = (unsigned char)v.len, p->src = (unsigned short)(ok ? src : 0);
+                p->kind = JP_BYTES, p->size = (unsigned char)v.len,
+                p->src = (unsigned short)(ok ? src : 0);
                 PyBuffer_Release(&v);
             }
         } else {
@@ -522,9 +546,10 @@ static PyObject *JitDispatcher_register(PyObject *o, PyObject *args) {
         int same = t->dev.kind == s->dev.kind && t->dev.id == s->dev.id && t->nargs == s->nargs &&
                    t->fn == s->fn && t->kernel == s->kernel;
         for (int i = 0; same && i < s->nargs; i++)
-            same = t->p[i].type == s->p[i].type && t->p[i].kind == s->p[i].kind && t->p[i].ndim == s->p[i].ndim &&
-                   t->p[i].dtype == s->p[i].dtype && t->p[i].contig == s->p[i].contig &&
-                   t->p[i].written == s->p[i].written && t->p[i].size == s->p[i].size;
+            same = t->p[i].type == s->p[i].type && t->p[i].kind == s->p[i].kind &&
+                   t->p[i].ndim == s->p[i].ndim && t->p[i].dtype == s->p[i].dtype &&
+                   t->p[i].contig == s->p[i].contig && t->p[i].written == s->p[i].written &&
+                   t->p[i].size == s->p[i].size;
         if (same) {
             pyem__jsig_free(s);
             Py_RETURN_FALSE;
@@ -545,9 +570,11 @@ static PyObject *JitDispatcher_packed(PyObject *o, PyObject *args) {
     _Alignas(16) unsigned char buf[PYEM_JARG_BYTES];
     for (int k = 0; k < self->nsig; k++) {
         const pyem_jsig *s = self->sig[k];
-        if (s->dev.kind != EM_CUDA || s->dev.id != dev || s->nargs != PyTuple_GET_SIZE(argv)) continue;
+        if (s->dev.kind != EM_CUDA || s->dev.id != dev || s->nargs != PyTuple_GET_SIZE(argv))
+            continue;
         memset(buf, 0, s->used);
-        if (pyem__jmatch(s, PySequence_Fast_ITEMS(argv), buf)) return PyBytes_FromStringAndSize((char *)buf, s->used);
+        if (pyem__jmatch(s, PySequence_Fast_ITEMS(argv), buf))
+            return PyBytes_FromStringAndSize((char *)buf, s->used);
     }
     Py_RETURN_NONE;
 }
@@ -559,18 +586,20 @@ static PyObject *JitDispatcher_getsigs(PyObject *o, void *unused) {
 static PyMethodDef JitDispatcher_methods[] = {
     {"_register", JitDispatcher_register, METH_VARARGS,
      "_register(dev, target, args, written) -> bool: launch arguments like args without Python"},
-    {"_packed", JitDispatcher_packed, METH_VARARGS, "_packed(dev, args) -> the signature's parameter layout (tests)"},
+    {"_packed", JitDispatcher_packed, METH_VARARGS,
+     "_packed(dev, args) -> the signature's parameter layout (tests)"},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef JitDispatcher_members[] = {
-    {"_configs", T_OBJECT_EX, offsetof(JitDispatcherObject, configs), READONLY, "launch configuration -> launcher"},
+    {"_configs", T_OBJECT_EX, offsetof(JitDispatcherObject, configs), READONLY,
+     "launch configuration -> launcher"},
     {"_fast_launches", T_ULONGLONG, offsetof(JitDispatcherObject, fast), READONLY,
      "CUDA launches made by the C fast path"},
     {NULL, 0, 0, 0, NULL}};
 
-static PyGetSetDef JitDispatcher_getset[] = {
-    {"_fast_signatures", JitDispatcher_getsigs, NULL, "signatures that launch without Python", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef JitDispatcher_getset[] = {{"_fast_signatures", JitDispatcher_getsigs, NULL,
+                                              "signatures that launch without Python", NULL},
+                                             {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMappingMethods JitDispatcher_mapping = {.mp_subscript = JitDispatcher_subscript};
 
@@ -578,8 +607,9 @@ static PyTypeObject JitDispatcher_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ember._ember._JitDispatcher",
     .tp_basicsize = sizeof(JitDispatcherObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The C side of @em.jit kernels (ember._jit.dispatch.Dispatcher): launch configurations and "
-              "the signatures that launch without Python.",
+    .tp_doc =
+        "The C side of @em.jit kernels (ember._jit.dispatch.Dispatcher): launch configurations and "
+        "the signatures that launch without Python.",
     .tp_new = JitDispatcher_new,
     .tp_dealloc = JitDispatcher_dealloc,
     .tp_traverse = JitDispatcher_traverse,

@@ -28,9 +28,8 @@
 #define PYEM_KDEV 64
 
 typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall; /* Function_vectorcall once initialised */
-    PyObject *name; /* str: the kernel's name, for messages and _load */
+    PyObject_HEAD vectorcallfunc vectorcall; /* Function_vectorcall once initialised */
+    PyObject *name;                          /* str: the kernel's name, for messages and _load */
     const char *cname;
     void *fn[PYEM_KDEV]; /* the loaded kernel per CUDA device id (NULL: not yet) */
 } FunctionObject;
@@ -60,8 +59,10 @@ static int pyem__put(pyem_kargs *k, const void *val, size_t size, int pos, const
     size_t align = size >= 16 ? 16 : size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
     size_t off = (k->used + align - 1) & ~(align - 1);
     if (k->n >= PYEM_KARG_MAX || off + size > PYEM_KARG_BYTES) {
-        PyErr_Format(PyExc_ValueError, "kernel '%s': argument %d does not fit: the arguments may take "
-                     "at most %d bytes", kname, pos, PYEM_KARG_BYTES);
+        PyErr_Format(PyExc_ValueError,
+                     "kernel '%s': argument %d does not fit: the arguments may take "
+                     "at most %d bytes",
+                     kname, pos, PYEM_KARG_BYTES);
         return -1;
     }
     memset(k->buf + k->used, 0, off - k->used); /* padding: the same bytes every launch */
@@ -78,13 +79,17 @@ static int pyem__put_array(pyem_kargs *k, PyObject *o, int kdev, int pos, const 
     if (pyem_touch(o, "kernel argument") < 0) return -1;
     em_device d = em_array_device(EMARR(o));
     if (d.kind != EM_CUDA) {
-        PyErr_Format(PyExc_ValueError, "kernel '%s': argument %d is an array on %s; raw CUDA kernels "
-                     "take arrays on a CUDA device", kname, pos, em_device_kind_name(d.kind));
+        PyErr_Format(PyExc_ValueError,
+                     "kernel '%s': argument %d is an array on %s; raw CUDA kernels "
+                     "take arrays on a CUDA device",
+                     kname, pos, em_device_kind_name(d.kind));
         return -1;
     }
     if (kdev >= 0 && d.id != kdev) {
-        PyErr_Format(PyExc_ValueError, "kernel '%s': argument %d is on cuda:%d but the kernel runs on "
-                     "cuda:%d (the current device)", kname, pos, d.id, kdev);
+        PyErr_Format(PyExc_ValueError,
+                     "kernel '%s': argument %d is on cuda:%d but the kernel runs on "
+                     "cuda:%d (the current device)",
+                     kname, pos, d.id, kdev);
         return -1;
     }
     void *p = EMARR(o)->data;
@@ -99,9 +104,10 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
     Py_XDECREF(dt);
     if (bad) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d is a NumPy scalar of unsupported type "
-                     "'%s' (bool, integer, float and complex types are allowed)", kname, pos,
-                     Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': argument %d is a NumPy scalar of unsupported type "
+                     "'%s' (bool, integer, float and complex types are allowed)",
+                     kname, pos, Py_TYPE(o)->tp_name);
         return -1;
     }
     Py_buffer view;
@@ -110,8 +116,9 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
     if (view.len == em_dtype_get(e)->size)
         r = pyem__put(k, view.buf, (size_t)view.len, pos, kname);
     else
-        PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d: a NumPy scalar of %zd bytes for dtype %s",
-                     kname, pos, view.len, em_dtype_get(e)->name);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': argument %d: a NumPy scalar of %zd bytes for dtype %s", kname,
+                     pos, view.len, em_dtype_get(e)->name);
     PyBuffer_Release(&view);
     return r;
 }
@@ -121,21 +128,25 @@ static int pyem__put_npscalar(pyem_kargs *k, PyObject *o, int pos, const char *k
 static int pyem__put_cai(pyem_kargs *k, PyObject *o, int pos, const char *kname) {
     PyObject *cai;
     if (pyem__optattr(o, "__cuda_array_interface__", &cai) <= 0) return PyErr_Occurred() ? -1 : 1;
-    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL; /* borrowed from cai */
+    PyObject *data =
+        PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL; /* borrowed from cai */
     int ok = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1;
     void *p = ok ? PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)) : NULL;
     Py_DECREF(cai);
     if (!ok || PyErr_Occurred()) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d has a __cuda_array_interface__ without "
-                     "a valid 'data': (pointer, readonly) entry", kname, pos);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': argument %d has a __cuda_array_interface__ without "
+                     "a valid 'data': (pointer, readonly) entry",
+                     kname, pos);
         return -1;
     }
     return pyem__put(k, &p, sizeof p, pos, kname);
 }
 
 static int pyem__put_other(pyem_kargs *k, PyObject *o, int pos, const char *kname) {
-    if (PyObject_TypeCheck(o, (PyTypeObject *)pyem__np_generic)) return pyem__put_npscalar(k, o, pos, kname);
+    if (PyObject_TypeCheck(o, (PyTypeObject *)pyem__np_generic))
+        return pyem__put_npscalar(k, o, pos, kname);
     if (PyBool_Check(o)) {
         unsigned char b = o == Py_True;
         return pyem__put(k, &b, 1, pos, kname);
@@ -143,8 +154,10 @@ static int pyem__put_other(pyem_kargs *k, PyObject *o, int pos, const char *knam
     if (PyLong_Check(o)) {
         long long v = PyLong_AsLongLong(o);
         if (v == -1 && PyErr_Occurred()) {
-            PyErr_Format(PyExc_OverflowError, "kernel '%s': argument %d: Python int %R does not fit "
-                         "int64; pass a NumPy scalar of the kernel's type (e.g. np.uint64(x))", kname, pos, o);
+            PyErr_Format(PyExc_OverflowError,
+                         "kernel '%s': argument %d: Python int %R does not fit "
+                         "int64; pass a NumPy scalar of the kernel's type (e.g. np.uint64(x))",
+                         kname, pos, o);
             return -1;
         }
         return pyem__put(k, &v, sizeof v, pos, kname);
@@ -160,20 +173,26 @@ static int pyem__put_other(pyem_kargs *k, PyObject *o, int pos, const char *knam
     int r = pyem__put_cai(k, o, pos, kname);
     if (r <= 0) return r;
     if (PyObject_TypeCheck(o, (PyTypeObject *)pyem__np_ndarray))
-        PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d is a numpy.ndarray (host memory); copy "
-                     "it to the device first with em.asarray(x, device='cuda:0')", kname, pos);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': argument %d is a numpy.ndarray (host memory); copy "
+                     "it to the device first with em.asarray(x, device='cuda:0')",
+                     kname, pos);
     else
-        PyErr_Format(PyExc_TypeError, "kernel '%s': argument %d has unsupported type '%s'; expected an "
-                     "ember array, an object with __cuda_array_interface__, or a NumPy or Python scalar",
-                     kname, pos, Py_TYPE(o)->tp_name);
+        PyErr_Format(
+            PyExc_TypeError,
+            "kernel '%s': argument %d has unsupported type '%s'; expected an "
+            "ember array, an object with __cuda_array_interface__, or a NumPy or Python scalar",
+            kname, pos, Py_TYPE(o)->tp_name);
     return -1;
 }
 
 /* Pack args (a tuple or list) into k. */
 static int pyem__pack(pyem_kargs *k, PyObject *args, int kdev, const char *kname) {
     if (!PyTuple_Check(args) && !PyList_Check(args)) {
-        PyErr_Format(PyExc_TypeError, "kernel '%s': args must be a tuple or list of kernel arguments, "
-                     "not '%s'", kname, Py_TYPE(args)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': args must be a tuple or list of kernel arguments, "
+                     "not '%s'",
+                     kname, Py_TYPE(args)->tp_name);
         return -1;
     }
     k->used = 0, k->n = 0;
@@ -204,23 +223,29 @@ static int pyem__dims(PyObject *o, const char *what, const char *kname, unsigned
     if (PyTuple_Check(o) || PyList_Check(o)) {
         n = PySequence_Fast_GET_SIZE(o);
         if (n < 1 || n > 3) {
-            PyErr_Format(PyExc_ValueError, "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, "
-                         "got %zd values", kname, what, n);
+            PyErr_Format(PyExc_ValueError,
+                         "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, "
+                         "got %zd values",
+                         kname, what, n);
             return -1;
         }
         for (Py_ssize_t i = 0; i < n; i++) items[i] = PySequence_Fast_GET_ITEM(o, i);
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyIndex_Check(items[i]) || PyBool_Check(items[i])) {
-            PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, "
-                         "got %s", kname, what, Py_TYPE(items[i])->tp_name);
+            PyErr_Format(PyExc_TypeError,
+                         "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, "
+                         "got %s",
+                         kname, what, Py_TYPE(items[i])->tp_name);
             return -1;
         }
         long long v = PyLong_AsLongLong(items[i]);
         if (v == -1 && PyErr_Occurred()) PyErr_Clear(), v = -2;
         if (v < 1 || v > 0x7fffffffLL) {
-            PyErr_Format(PyExc_ValueError, "kernel '%s': %s[%zd] = %R is out of range: each dimension "
-                         "must be >= 1 and < 2**31", kname, what, i, items[i]);
+            PyErr_Format(PyExc_ValueError,
+                         "kernel '%s': %s[%zd] = %R is out of range: each dimension "
+                         "must be >= 1 and < 2**31",
+                         kname, what, i, items[i]);
             return -1;
         }
         out[i] = (unsigned)v;
@@ -232,8 +257,10 @@ static int pyem__shmem(PyObject *o, const char *kname, unsigned *out) {
     long long v = PyIndex_Check(o) && !PyBool_Check(o) ? PyLong_AsLongLong(o) : -2;
     if (v == -1 && PyErr_Occurred()) PyErr_Clear(), v = -2;
     if (v < 0 || v > 0xffffffffLL) {
-        PyErr_Format(PyExc_ValueError, "kernel '%s': shared_mem must be an int of bytes in [0, 2**32), "
-                     "got %R", kname, o);
+        PyErr_Format(PyExc_ValueError,
+                     "kernel '%s': shared_mem must be an int of bytes in [0, 2**32), "
+                     "got %R",
+                     kname, o);
         return -1;
     }
     *out = (unsigned)v;
@@ -255,8 +282,10 @@ int pyem_kernel_stream(PyObject *o, const char *kname, void **out) {
     Py_XDECREF(ptr);
     if (bad) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "kernel '%s': stream must be an ember.Stream, an object with an "
-                     "int .ptr (a CuPy stream), an int handle or None, not '%s'", kname, Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': stream must be an ember.Stream, an object with an "
+                     "int .ptr (a CuPy stream), an int handle or None, not '%s'",
+                     kname, Py_TYPE(o)->tp_name);
         return -1;
     }
     *out = v;
@@ -272,7 +301,8 @@ static void *pyem__function_on(FunctionObject *self, int id) {
     Py_DECREF(r);
     if (!fn) {
         if (!PyErr_Occurred())
-            PyErr_Format(Em_EmberError, "kernel '%s': _load returned a NULL function handle", self->cname);
+            PyErr_Format(Em_EmberError, "kernel '%s': _load returned a NULL function handle",
+                         self->cname);
         return NULL;
     }
     if (id < PYEM_KDEV) self->fn[id] = fn;
@@ -282,20 +312,27 @@ static void *pyem__function_on(FunctionObject *self, int id) {
 static PyObject *pyem__no_cuda(const char *kname, em_device cur) {
     int n = 0;
     if (em_device_count(EM_CUDA, &n) != EM_OK) n = 0;
-    return PyErr_Format(Em_DeviceError, "kernel '%s': raw CUDA kernels need a CUDA device; the current "
-                        "device is %s (%s)", kname, em_device_kind_name(cur.kind),
-                        n ? "make one current with `with em.Device('cuda:0'):`" : "no CUDA device is available");
+    return PyErr_Format(Em_DeviceError,
+                        "kernel '%s': raw CUDA kernels need a CUDA device; the current "
+                        "device is %s (%s)",
+                        kname, em_device_kind_name(cur.kind),
+                        n ? "make one current with `with em.Device('cuda:0'):`"
+                          : "no CUDA device is available");
 }
 
 static int pyem__kwargs(PyObject *kw, const char *kname, PyObject **shm, PyObject **stream) {
     Py_ssize_t pos = 0;
     PyObject *key, *val;
     while (kw && PyDict_Next(kw, &pos, &key, &val)) {
-        if (PyUnicode_CompareWithASCIIString(key, "shared_mem") == 0) *shm = val;
-        else if (PyUnicode_CompareWithASCIIString(key, "stream") == 0) *stream = val;
+        if (PyUnicode_CompareWithASCIIString(key, "shared_mem") == 0)
+            *shm = val;
+        else if (PyUnicode_CompareWithASCIIString(key, "stream") == 0)
+            *stream = val;
         else {
-            PyErr_Format(PyExc_TypeError, "kernel '%s': unexpected keyword argument %R (expected "
-                         "shared_mem or stream)", kname, key);
+            PyErr_Format(PyExc_TypeError,
+                         "kernel '%s': unexpected keyword argument %R (expected "
+                         "shared_mem or stream)",
+                         kname, key);
             return -1;
         }
     }
@@ -315,17 +352,20 @@ static em_device pyem__kernel_device(PyObject *kargs) {
 }
 
 /* The launch: grid, block, args and, where given, shm and st (None: the current stream). */
-static PyObject *pyem__function_launch(PyObject *o, PyObject *const *pos, PyObject *shm, PyObject *st) {
+static PyObject *pyem__function_launch(PyObject *o, PyObject *const *pos, PyObject *shm,
+                                       PyObject *st) {
     FunctionObject *self = (FunctionObject *)o;
     const char *kname = self->cname;
     unsigned grid[3], block[3], shmem = 0;
     void *stream;
-    if (pyem__dims(pos[0], "grid", kname, grid) < 0 || pyem__dims(pos[1], "block", kname, block) < 0 ||
+    if (pyem__dims(pos[0], "grid", kname, grid) < 0 ||
+        pyem__dims(pos[1], "block", kname, block) < 0 ||
         (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem_kernel_stream(st, kname, &stream) < 0)
         return NULL;
     em_device cur = pyem__kernel_device(pos[2]);
     if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
-        return PyObject_CallMethod(o, "_cpu_call", "OOOO", pos[0], pos[1], pos[2], shm ? shm : Py_False);
+        return PyObject_CallMethod(o, "_cpu_call", "OOOO", pos[0], pos[1], pos[2],
+                                   shm ? shm : Py_False);
     pyem_kargs k;
     if (pyem__pack(&k, pos[2], cur.kind == EM_CUDA ? cur.id : -1, kname) < 0) return NULL;
     if (cur.kind != EM_CUDA) return pyem__no_cuda(kname, cur);
@@ -342,32 +382,43 @@ static PyObject *pyem__function_launch(PyObject *o, PyObject *const *pos, PyObje
 static PyObject *Function_call(PyObject *o, PyObject *args, PyObject *kw) {
     FunctionObject *self = (FunctionObject *)o;
     const char *kname = self->cname;
-    if (!kname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
+    if (!kname)
+        return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     Py_ssize_t na = PyTuple_GET_SIZE(args);
     if (na < 3 || na > 5)
-        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
-                            "arguments given", kname, na);
-    PyObject *shm = na > 3 ? PyTuple_GET_ITEM(args, 3) : NULL, *st = na > 4 ? PyTuple_GET_ITEM(args, 4) : Py_None;
+        return PyErr_Format(PyExc_TypeError,
+                            "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
+                            "arguments given",
+                            kname, na);
+    PyObject *shm = na > 3 ? PyTuple_GET_ITEM(args, 3) : NULL,
+             *st = na > 4 ? PyTuple_GET_ITEM(args, 4) : Py_None;
     if (pyem__kwargs(kw, kname, &shm, &st) < 0) return NULL;
     return pyem__function_launch(o, &PyTuple_GET_ITEM(args, 0), shm, st);
 }
 
 /* The same call without an argument tuple (vectorcall). */
-static PyObject *Function_vectorcall(PyObject *o, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+static PyObject *Function_vectorcall(PyObject *o, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames) {
     FunctionObject *self = (FunctionObject *)o;
     const char *kname = self->cname;
     Py_ssize_t na = PyVectorcall_NARGS(nargsf), nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     if (na < 3 || na > 5)
-        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
-                            "arguments given", kname, na);
+        return PyErr_Format(PyExc_TypeError,
+                            "kernel '%s' takes " PYEM_FUNCTION_SIGNATURE ": %zd positional "
+                            "arguments given",
+                            kname, na);
     PyObject *shm = na > 3 ? args[3] : NULL, *st = na > 4 ? args[4] : Py_None;
     for (Py_ssize_t i = 0; i < nk; i++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(key, "shared_mem") == 0) shm = args[na + i];
-        else if (PyUnicode_CompareWithASCIIString(key, "stream") == 0) st = args[na + i];
+        if (PyUnicode_CompareWithASCIIString(key, "shared_mem") == 0)
+            shm = args[na + i];
+        else if (PyUnicode_CompareWithASCIIString(key, "stream") == 0)
+            st = args[na + i];
         else
-            return PyErr_Format(PyExc_TypeError, "kernel '%s': unexpected keyword argument %R (expected "
-                                "shared_mem or stream)", kname, key);
+            return PyErr_Format(PyExc_TypeError,
+                                "kernel '%s': unexpected keyword argument %R (expected "
+                                "shared_mem or stream)",
+                                kname, key);
     }
     return pyem__function_launch(o, args, shm, st);
 }
@@ -377,12 +428,14 @@ static PyObject *Function_pack(PyObject *o, PyObject *args) {
     FunctionObject *self = (FunctionObject *)o;
     pyem_kargs k;
     em_device cur = pyem_current_device();
-    if (!self->cname) return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
+    if (!self->cname)
+        return PyErr_Format(PyExc_TypeError, "this kernel object was not initialised with a name");
     if (pyem__pack(&k, args, cur.kind == EM_CUDA ? cur.id : -1, self->cname) < 0) return NULL;
     PyObject *offs = PyTuple_New(k.n);
     for (int i = 0; offs && i < k.n; i++)
         PyTuple_SET_ITEM(offs, i, PyLong_FromSsize_t((unsigned char *)k.ptr[i] - k.buf));
-    PyObject *r = offs ? Py_BuildValue("(y#N)", (const char *)k.buf, (Py_ssize_t)k.used, offs) : NULL;
+    PyObject *r =
+        offs ? Py_BuildValue("(y#N)", (const char *)k.buf, (Py_ssize_t)k.used, offs) : NULL;
     return r;
 }
 
@@ -404,7 +457,8 @@ static int Function_init(PyObject *o, PyObject *args, PyObject *kw) {
     const char *c = PyUnicode_AsUTF8AndSize(name, &len);
     if (!c) return -1;
     if (!len || strlen(c) != (size_t)len) {
-        PyErr_SetString(PyExc_ValueError, "a kernel name must be a non-empty str without NUL characters");
+        PyErr_SetString(PyExc_ValueError,
+                        "a kernel name must be a non-empty str without NUL characters");
         return -1;
     }
     Py_XSETREF(self->name, Py_NewRef(name));
@@ -441,9 +495,11 @@ static PyTypeObject Function_Type;
  * seen, so only Ember's own subclasses ask.) */
 static PyObject *Function_vectorcall_subclass(PyObject *unused, PyObject *cls) {
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &Function_Type))
-        return PyErr_Format(PyExc_TypeError, "_vectorcall_subclass: a subclass of Function, not %R", cls);
+        return PyErr_Format(PyExc_TypeError, "_vectorcall_subclass: a subclass of Function, not %R",
+                            cls);
     PyTypeObject *t = (PyTypeObject *)cls;
-    if (t->tp_call != Function_call || t->tp_vectorcall_offset != offsetof(FunctionObject, vectorcall))
+    if (t->tp_call != Function_call ||
+        t->tp_vectorcall_offset != offsetof(FunctionObject, vectorcall))
         Py_RETURN_FALSE;
     t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
     Py_RETURN_TRUE;
@@ -452,17 +508,20 @@ static PyObject *Function_vectorcall_subclass(PyObject *unused, PyObject *cls) {
 static PyMethodDef Function_methods[] = {
     {"_vectorcall_subclass", Function_vectorcall_subclass, METH_O | METH_STATIC,
      "_vectorcall_subclass(cls) -> bool: calls of cls skip the argument tuple (its call must be Function's)"},
-    {"_pack", Function_pack, METH_O, "_pack(args) -> (bytes, offsets): the packed kernel arguments"},
-    {"_loaded", Function_loaded, METH_O, "_loaded(id) -> the cached function handle on cuda:id, or None"},
+    {"_pack", Function_pack, METH_O,
+     "_pack(args) -> (bytes, offsets): the packed kernel arguments"},
+    {"_loaded", Function_loaded, METH_O,
+     "_loaded(id) -> the cached function handle on cuda:id, or None"},
     {NULL, NULL, 0, NULL}};
 
-static PyGetSetDef Function_getset[] = {
-    {"name", Function_getname, NULL, "the kernel's name", NULL}, {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef Function_getset[] = {{"name", Function_getname, NULL, "the kernel's name", NULL},
+                                        {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject Function_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ember._ember.Function",
     .tp_basicsize = sizeof(FunctionObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_flags =
+        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
     .tp_doc = "A CUDA kernel: k(grid, block, args, shared_mem=0, stream=None).  Subclasses "
               "provide _load(dev) -> function handle (ember.RawKernel).",
@@ -499,7 +558,8 @@ static const char **pyem__options(PyObject *seq, int *nopt) {
         PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyUnicode_Check(s) || !(v[i] = PyUnicode_AsUTF8(s))) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "expected a tuple of str, got an item of type %s", Py_TYPE(s)->tp_name);
+                PyErr_Format(PyExc_TypeError, "expected a tuple of str, got an item of type %s",
+                             Py_TYPE(s)->tp_name);
             PyMem_Free(v);
             return NULL;
         }
@@ -525,17 +585,19 @@ static PyObject *f_cuda_module_load(PyObject *self, PyObject *args) {
     void *mod = NULL;
     const char *low = NULL;
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_cuda_module_load_ex(dev, src, v, nopt, nv, nnames, name, &mod, &low);
-    Py_END_ALLOW_THREADS
-    PyMem_Free(v);
+    Py_BEGIN_ALLOW_THREADS s =
+        em_cuda_module_load_ex(dev, src, v, nopt, nv, nnames, name, &mod, &low);
+    Py_END_ALLOW_THREADS PyMem_Free(v);
     PyMem_Free(nv);
     if (s != EM_OK) return pyem_raise(s);
     if (names == Py_None) return PyLong_FromVoidPtr(mod);
     PyObject *lt = PyTuple_New(nnames);
     for (int i = 0; lt && i < nnames; i++, low += strlen(low) + 1) {
         PyObject *u = PyUnicode_FromString(low);
-        if (!u) Py_CLEAR(lt);
-        else PyTuple_SET_ITEM(lt, i, u);
+        if (!u)
+            Py_CLEAR(lt);
+        else
+            PyTuple_SET_ITEM(lt, i, u);
     }
     return lt ? Py_BuildValue("(NN)", PyLong_FromVoidPtr(mod), lt) : NULL;
 }
@@ -563,7 +625,6 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
     return s == EM_OK ? PyLong_FromLong(v) : pyem_raise(s);
 }
 
-
 /* ---- expression kernels on the CPU ----------------------------------------
  * ember/_expr.py renders C for the system compiler (em_cc_load); libember
  * runs it over the worker threads (ember/kernel.h, em_xkernel_run, gives the
@@ -572,19 +633,22 @@ static PyObject *f_cuda_func_attribute(PyObject *self, PyObject *args) {
 #define PYEM_XK_MAXOPS 64
 
 /* Data pointers of CPU arrays and, with_strides, their strides (each must have nd dims). */
-static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long *st, int with_strides) {
+static int pyem__xk_arrays(PyObject *seq, int first, int nd, char **p, long long *st,
+                           int with_strides) {
     Py_ssize_t n = PyTuple_GET_SIZE(seq);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *o = PyTuple_GET_ITEM(seq, k);
         if (EmArray_Check(o) && pyem_touch(o, "kernel argument") < 0) return -1;
         if (!EmArray_Check(o) || em_array_device(EMARR(o)).kind != EM_CPU) {
-            PyErr_SetString(PyExc_TypeError, "_cpu_kernel_call: operands must be ember arrays on the CPU");
+            PyErr_SetString(PyExc_TypeError,
+                            "_cpu_kernel_call: operands must be ember arrays on the CPU");
             return -1;
         }
         const em_array *a = EMARR(o);
         if (with_strides && a->ndim != nd) {
-            PyErr_Format(PyExc_ValueError, "_cpu_kernel_call: operand %zd has %d dimensions, expected %d", k,
-                         a->ndim, nd);
+            PyErr_Format(PyExc_ValueError,
+                         "_cpu_kernel_call: operand %zd has %d dimensions, expected %d", k, a->ndim,
+                         nd);
             return -1;
         }
         p[first + k] = a->data;
@@ -600,17 +664,19 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     PyObject *addr, *shape, *ops, *raws;
     long long n0, n1, cost;
     Py_buffer sc;
-    if (!PyArg_ParseTuple(args, "OLLLO!O!O!y*", &addr, &n0, &n1, &cost, &PyTuple_Type, &shape, &PyTuple_Type,
-                          &ops, &PyTuple_Type, &raws, &sc))
+    if (!PyArg_ParseTuple(args, "OLLLO!O!O!y*", &addr, &n0, &n1, &cost, &PyTuple_Type, &shape,
+                          &PyTuple_Type, &ops, &PyTuple_Type, &raws, &sc))
         return NULL;
     PyObject *r = NULL;
     em_xkernel_fn fn = (em_xkernel_fn)PyLong_AsVoidPtr(addr);
-    Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops), nraw = PyTuple_GET_SIZE(raws);
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape), nops = PyTuple_GET_SIZE(ops),
+               nraw = PyTuple_GET_SIZE(raws);
     Py_ssize_t nsc = sc.len / 16;
-    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 || n1 < 0 ||
-        cost < 0) {
+    if (!fn || nd > EM_MAXDIMS || nops + nraw > PYEM_XK_MAXOPS || nsc > PYEM_XK_MAXOPS || n0 < 0 ||
+        n1 < 0 || cost < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: bad kernel address, sizes or operand count");
+            PyErr_SetString(PyExc_ValueError,
+                            "_cpu_kernel_call: bad kernel address, sizes or operand count");
         goto done;
     }
     long long sh[EM_MAXDIMS], st[PYEM_XK_MAXOPS * EM_MAXDIMS];
@@ -618,10 +684,12 @@ static PyObject *f_cpu_kernel_call(PyObject *self, PyObject *args) {
     const void *scp[PYEM_XK_MAXOPS];
     for (Py_ssize_t d = 0; d < nd; d++)
         if ((sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d))) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: negative dimension");
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "_cpu_kernel_call: negative dimension");
             goto done;
         }
-    if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 || pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
+    if (pyem__xk_arrays(ops, 0, (int)nd, p, st, nd > 0) < 0 ||
+        pyem__xk_arrays(raws, (int)nops, 0, p, st, 0) < 0)
         goto done;
     for (Py_ssize_t k = 0; k < nsc; k++) scp[k] = (const char *)sc.buf + 16 * k;
     long long work = cost > 1 && n0 > LLONG_MAX / cost ? LLONG_MAX : n0 * (cost > 1 ? cost : 1);

@@ -112,7 +112,8 @@ static int pyem__default_resolved;
 static void pyem__resolve_default(void) {
     int n = 0;
     pyem__default_resolved = 1;
-    if (em_device_count(EM_CUDA, &n) == EM_OK && n > 0) pyem__default_device = (em_device){EM_CUDA, 0};
+    if (em_device_count(EM_CUDA, &n) == EM_OK && n > 0)
+        pyem__default_device = (em_device){EM_CUDA, 0};
 }
 
 em_device pyem_current_device(void) {
@@ -128,8 +129,10 @@ static PyObject *pyem__set_device(PyObject *self, PyObject *args) {
     em_device d;
     em_status s = em_device_parse(spec, &d);
     if (s != EM_OK) return pyem_raise(s);
-    if (process_default) pyem__default_device = d, pyem__default_resolved = 1;
-    else pyem__device = d, pyem__device_set = 1;
+    if (process_default)
+        pyem__default_device = d, pyem__default_resolved = 1;
+    else
+        pyem__device = d, pyem__device_set = 1;
     Py_RETURN_NONE;
 }
 
@@ -155,10 +158,12 @@ static PyObject *pyem__host_pool(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef pyem__module_functions[] = {
-    {"_set_device", pyem__set_device, METH_VARARGS, "_set_device(spec, process_default=False): make a device current (for this thread)."},
+    {"_set_device", pyem__set_device, METH_VARARGS,
+     "_set_device(spec, process_default=False): make a device current (for this thread)."},
     {"_get_device", pyem__get_device, METH_NOARGS, "(kind, id) of the current device."},
     {"num_threads", pyem__num_threads, METH_VARARGS, "Get (and set, if n > 0) CPU worker threads."},
-    {"host_pool", pyem__host_pool, METH_VARARGS, "(used, cached) bytes of the host pool; release=True frees the cache."},
+    {"host_pool", pyem__host_pool, METH_VARARGS,
+     "(used, cached) bytes of the host pool; release=True frees the cache."},
     {NULL, NULL, 0, NULL}};
 
 static int pyem__add_exceptions(PyObject *m) {
@@ -225,10 +230,9 @@ PyMODINIT_FUNC PyInit__ember(void) {
     PyObject *m = PyModule_Create(&pyem__module);
     if (!m) return NULL;
     PyMethodDef *tables[] = {pyem_ndarray_functions, pyem_convert_functions, pyem_ufunc_functions,
-                             pyem_reduce_functions, pyem_index_functions,   pyem_random_functions,
-                             pyem_device_functions, pyem_cuda_functions, pyem_dlpack_functions,
-                             pyem_kernel_functions, pyem_jit_functions,
-                             pyem_fusion_functions};
+                             pyem_reduce_functions,  pyem_index_functions,   pyem_random_functions,
+                             pyem_device_functions,  pyem_cuda_functions,    pyem_dlpack_functions,
+                             pyem_kernel_functions,  pyem_jit_functions,     pyem_fusion_functions};
     int bad = pyem__add_exceptions(m) < 0 || pyem__add_dtypes(m) < 0 ||
               pyem_ndarray_init_type(m) < 0 || pyem_kernel_init_type(m) < 0 ||
               pyem_jit_launch_init_types(m) < 0;

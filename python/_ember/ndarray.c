@@ -91,17 +91,35 @@ static PyObject *pyem__tuple64(int n, const int64_t *v) {
     return t;
 }
 
-static PyObject *get_shape(PyObject *s, void *c) { return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->shape); }
-static PyObject *get_strides(PyObject *s, void *c) { return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->strides); }
+static PyObject *get_shape(PyObject *s, void *c) {
+    return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->shape);
+}
+static PyObject *get_strides(PyObject *s, void *c) {
+    return pyem__tuple64(EMARR_META(s)->ndim, EMARR_META(s)->strides);
+}
 static PyObject *get_ndim(PyObject *s, void *c) { return PyLong_FromLong(EMARR_META(s)->ndim); }
-static PyObject *get_size(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_size(EMARR_META(s))); }
-static PyObject *get_nbytes(PyObject *s, void *c) { return PyLong_FromLongLong(em_array_nbytes(EMARR_META(s))); }
-static PyObject *get_itemsize(PyObject *s, void *c) { return PyLong_FromLong(em_dtype_get(EMARR_META(s)->dtype)->size); }
-static PyObject *get_dtype(PyObject *s, void *c) { return Py_NewRef(pyem_dtype_obj(EMARR_META(s)->dtype)); }
+static PyObject *get_size(PyObject *s, void *c) {
+    return PyLong_FromLongLong(em_array_size(EMARR_META(s)));
+}
+static PyObject *get_nbytes(PyObject *s, void *c) {
+    return PyLong_FromLongLong(em_array_nbytes(EMARR_META(s)));
+}
+static PyObject *get_itemsize(PyObject *s, void *c) {
+    return PyLong_FromLong(em_dtype_get(EMARR_META(s)->dtype)->size);
+}
+static PyObject *get_dtype(PyObject *s, void *c) {
+    return Py_NewRef(pyem_dtype_obj(EMARR_META(s)->dtype));
+}
 static PyObject *get_ptr(PyObject *s, void *c) { return PyLong_FromVoidPtr(EMARR(s)->data); }
-static PyObject *get_c_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_c_contiguous(EMARR_META(s))); }
-static PyObject *get_f_contig(PyObject *s, void *c) { return PyBool_FromLong(em_array_is_f_contiguous(EMARR_META(s))); }
-static PyObject *get_writeable(PyObject *s, void *c) { return PyBool_FromLong(EMARR_META(s)->flags & EM_WRITEABLE); }
+static PyObject *get_c_contig(PyObject *s, void *c) {
+    return PyBool_FromLong(em_array_is_c_contiguous(EMARR_META(s)));
+}
+static PyObject *get_f_contig(PyObject *s, void *c) {
+    return PyBool_FromLong(em_array_is_f_contiguous(EMARR_META(s)));
+}
+static PyObject *get_writeable(PyObject *s, void *c) {
+    return PyBool_FromLong(EMARR_META(s)->flags & EM_WRITEABLE);
+}
 static PyObject *get_dev(PyObject *s, void *c) {
     em_device d = em_array_device(EMARR_META(s));
     return Py_BuildValue("(si)", em_device_kind_name(d.kind), d.id);
@@ -148,8 +166,7 @@ static PyObject *pyem__to_numpy(PyObject *self, int copy) {
         em_status s;
         em_array *a = EMARR(self);
         Py_BEGIN_ALLOW_THREADS s = em_to_device(a, cpu, &h);
-        Py_END_ALLOW_THREADS
-        Py_DECREF(src);
+        Py_END_ALLOW_THREADS Py_DECREF(src);
         if (s != EM_OK) {
             Py_DECREF(np);
             return pyem_raise(s);
@@ -174,7 +191,8 @@ static int pyem__read_into(PyObject *self, PyObject *out) {
     const em_array *a = EMARR(self);
     if (!PyObject_CheckBuffer(out) || !em_array_is_c_contiguous(a)) return 0;
     Py_buffer v;
-    if (PyObject_GetBuffer(out, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND) < 0) {
+    if (PyObject_GetBuffer(out, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND) <
+        0) {
         PyErr_Clear();
         return 0;
     }
@@ -184,8 +202,7 @@ static int pyem__read_into(PyObject *self, PyObject *out) {
     if (ok) {
         em_status s;
         Py_BEGIN_ALLOW_THREADS s = em_array_read(a, v.buf, (size_t)v.len);
-        Py_END_ALLOW_THREADS
-        r = s == EM_OK ? 1 : (pyem_raise(s), -1);
+        Py_END_ALLOW_THREADS r = s == EM_OK ? 1 : (pyem_raise(s), -1);
     }
     PyBuffer_Release(&v);
     return r;
@@ -227,7 +244,8 @@ static PyObject *m_array(PyObject *self, PyObject *args, PyObject *kw) {
     }
     PyObject *r = pyem__to_numpy(self, copy == Py_True);
     if (r && dtype != Py_None) {
-        PyObject *c = PyObject_CallMethod(r, "astype", "OO", dtype, copy == Py_False ? Py_False : Py_True);
+        PyObject *c =
+            PyObject_CallMethod(r, "astype", "OO", dtype, copy == Py_False ? Py_False : Py_True);
         Py_DECREF(r);
         r = c;
     }
@@ -239,8 +257,9 @@ static PyObject *pyem__item(PyObject *self) {
     if (pyem_force(self, "item") < 0) return NULL;
     em_array *a = EMARR(self);
     if (em_array_size(a) != 1) {
-        PyErr_Format(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar "
-                                       "(this one has size %lld)",
+        PyErr_Format(PyExc_ValueError,
+                     "can only convert an array of size 1 to a Python scalar "
+                     "(this one has size %lld)",
                      (long long)em_array_size(a));
         return NULL;
     }
@@ -324,20 +343,26 @@ static int pyem__check_casting(PyObject *casting, em_dtype from, em_dtype to) {
     const char *c = PyUnicode_AsUTF8(casting);
     if (!c) return -1;
     bool ok;
-    if (!strcmp(c, "no") || !strcmp(c, "equiv")) ok = from == to; /* native byte order only */
-    else if (!strcmp(c, "safe")) ok = em_can_cast_safe(from, to);
-    else if (!strcmp(c, "same_kind")) ok = em_can_cast_same_kind(from, to);
-    else if (!strcmp(c, "unsafe") || !strcmp(c, "same_value")) ok = true; /* same_value: no check */
+    if (!strcmp(c, "no") || !strcmp(c, "equiv"))
+        ok = from == to; /* native byte order only */
+    else if (!strcmp(c, "safe"))
+        ok = em_can_cast_safe(from, to);
+    else if (!strcmp(c, "same_kind"))
+        ok = em_can_cast_same_kind(from, to);
+    else if (!strcmp(c, "unsafe") || !strcmp(c, "same_value"))
+        ok = true; /* same_value: no check */
     else {
         PyErr_Format(PyExc_ValueError,
                      "casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe', "
-                     "'same_value' (got %R)", casting);
+                     "'same_value' (got %R)",
+                     casting);
         return -1;
     }
     if (!ok)
         PyErr_Format(PyExc_TypeError,
                      "Cannot cast array data from dtype('%s') to dtype('%s') according to the "
-                     "rule '%s'", em_dtype_get(from)->name, em_dtype_get(to)->name, c);
+                     "rule '%s'",
+                     em_dtype_get(from)->name, em_dtype_get(to)->name, c);
     return ok ? 0 : -1;
 }
 
@@ -374,7 +399,9 @@ em_status pyem_astype_order(const em_array *a, em_dtype dt, char how, em_array *
             for (int j = i; j > 0; j--) {
                 int64_t x = a->strides[perm[j - 1]], y = a->strides[perm[j]];
                 if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
-                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
+                int t = perm[j];
+                perm[j] = perm[j - 1];
+                perm[j - 1] = t;
             }
     for (int i = 0; i < a->ndim; i++) {
         inv[perm[i]] = i;
@@ -408,8 +435,7 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
     em_status s;
     em_array *a = EMARR(self);
     Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, dt, how, &r);
-    Py_END_ALLOW_THREADS
-    return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
 
 static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
@@ -422,8 +448,7 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
     em_status s;
     em_array *a = EMARR(self);
     Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, EM_NDTYPES, how, &r);
-    Py_END_ALLOW_THREADS
-    return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
 }
 
 static PyObject *m_fill(PyObject *self, PyObject *value) {
@@ -508,7 +533,8 @@ static PyObject *m_transpose(PyObject *self, PyObject *args) {
     em_array *a = EMARR(self);
     int n = (int)PyTuple_GET_SIZE(args);
     PyObject *seq = args;
-    if (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None) n = 0;
+    if (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)
+        n = 0;
     else if (n == 1 && !PyLong_Check(PyTuple_GET_ITEM(args, 0))) {
         seq = PyTuple_GET_ITEM(args, 0);
         n = (int)PySequence_Size(seq);
@@ -576,14 +602,18 @@ static PyObject *m_iter(PyObject *self) {
 }
 
 static PyMethodDef pyem__methods[] = {
-    {"get", (PyCFunction)(void (*)(void))m_get, METH_VARARGS | METH_KEYWORDS, "Copy to a numpy.ndarray."},
+    {"get", (PyCFunction)(void (*)(void))m_get, METH_VARARGS | METH_KEYWORDS,
+     "Copy to a numpy.ndarray."},
     {"__array__", (PyCFunction)(void (*)(void))m_array, METH_VARARGS | METH_KEYWORDS, NULL},
     {"item", m_item, METH_VARARGS, "The element as a Python scalar."},
     {"tolist", m_tolist, METH_NOARGS, "Nested lists of Python scalars."},
-    {"astype", (PyCFunction)(void (*)(void))m_astype, METH_VARARGS | METH_KEYWORDS, "Cast to a dtype."},
-    {"copy", (PyCFunction)(void (*)(void))m_copy, METH_VARARGS | METH_KEYWORDS, "A C-contiguous copy."},
+    {"astype", (PyCFunction)(void (*)(void))m_astype, METH_VARARGS | METH_KEYWORDS,
+     "Cast to a dtype."},
+    {"copy", (PyCFunction)(void (*)(void))m_copy, METH_VARARGS | METH_KEYWORDS,
+     "A C-contiguous copy."},
     {"fill", m_fill, METH_O, "Set every element to a scalar."},
-    {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS, "A view (or copy) with a new shape."},
+    {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS,
+     "A view (or copy) with a new shape."},
     {"transpose", m_transpose, METH_VARARGS, "Permute the axes (a view)."},
     {"_broadcast_to", m_broadcast_to, METH_VARARGS, "Read-only broadcast view."},
     {"_view_as", m_view_as, METH_VARARGS, "View with (shape, strides, byte offset)."},
@@ -681,8 +711,8 @@ static PyObject *m_complex(PyObject *self, PyObject *unused) {
 }
 
 static PyObject *pyem__richcompare(PyObject *a, PyObject *b, int op) {
-    static const em_op map[] = {EM_OP_LESS, EM_OP_LESS_EQUAL, EM_OP_EQUAL, EM_OP_NOT_EQUAL,
-                                EM_OP_GREATER, EM_OP_GREATER_EQUAL};
+    static const em_op map[] = {EM_OP_LESS,      EM_OP_LESS_EQUAL, EM_OP_EQUAL,
+                                EM_OP_NOT_EQUAL, EM_OP_GREATER,    EM_OP_GREATER_EQUAL};
     return pyem_binary(map[op], a, b);
 }
 
@@ -720,15 +750,16 @@ static int bf_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     if (pyem_touch(self, "buffer export") < 0) return -1;
     em_array *a = EMARR(self);
     if (em_array_device(a).kind != EM_CPU) {
-        PyErr_SetString(PyExc_BufferError, "device arrays do not export the buffer protocol; use .get()");
+        PyErr_SetString(PyExc_BufferError,
+                        "device arrays do not export the buffer protocol; use .get()");
         return -1;
     }
     if ((flags & PyBUF_WRITABLE) && !(a->flags & EM_WRITEABLE)) {
         PyErr_SetString(PyExc_BufferError, "array is read-only");
         return -1;
     }
-    if ((flags & PyBUF_ND) != PyBUF_ND || ((flags & PyBUF_STRIDES) != PyBUF_STRIDES &&
-                                           !em_array_is_c_contiguous(a))) {
+    if ((flags & PyBUF_ND) != PyBUF_ND ||
+        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !em_array_is_c_contiguous(a))) {
         PyErr_SetString(PyExc_BufferError, "ember arrays need a strided buffer request");
         return -1;
     }
@@ -778,9 +809,8 @@ static PyObject *pyem__repr(PyObject *self, int str) {
 static PyObject *tp_repr(PyObject *self) { return pyem__repr(self, 0); }
 static PyObject *tp_str(PyObject *self) { return pyem__repr(self, 1); }
 
-static PyMethodDef pyem__extra_methods[] = {
-    {"__complex__", m_complex, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL}};
+static PyMethodDef pyem__extra_methods[] = {{"__complex__", m_complex, METH_NOARGS, NULL},
+                                            {NULL, NULL, 0, NULL}};
 
 /* ---- the type -------------------------------------------------------- */
 
@@ -788,56 +818,55 @@ static PyMemberDef pyem__members[] = {
     {"__weaklistoffset__", T_PYSSIZET, offsetof(EmArrayObject, weakreflist), READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
-static PyType_Slot pyem__slots[] = {
-    {Py_tp_dealloc, pyem__dealloc},
-    {Py_tp_new, pyem__new},
-    {Py_tp_repr, tp_repr},
-    {Py_tp_str, tp_str},
-    {Py_tp_hash, PyObject_HashNotImplemented},
-    {Py_tp_getset, pyem__getset},
-    {Py_tp_methods, pyem__methods},
-    {Py_tp_members, pyem__members},
-    {Py_tp_richcompare, pyem__richcompare},
-    {Py_tp_iter, m_iter},
-    {Py_nb_add, nb_add},
-    {Py_nb_subtract, nb_sub},
-    {Py_nb_multiply, nb_mul},
-    {Py_nb_true_divide, nb_truediv},
-    {Py_nb_floor_divide, nb_floordiv},
-    {Py_nb_remainder, nb_rem},
-    {Py_nb_power, nb_pow},
-    {Py_nb_and, nb_and},
-    {Py_nb_or, nb_or},
-    {Py_nb_xor, nb_xor},
-    {Py_nb_lshift, nb_lshift},
-    {Py_nb_rshift, nb_rshift},
-    {Py_nb_inplace_add, nb_iadd},
-    {Py_nb_inplace_subtract, nb_isub},
-    {Py_nb_inplace_multiply, nb_imul},
-    {Py_nb_inplace_true_divide, nb_itruediv},
-    {Py_nb_inplace_floor_divide, nb_ifloordiv},
-    {Py_nb_inplace_remainder, nb_irem},
-    {Py_nb_inplace_power, nb_ipow},
-    {Py_nb_inplace_and, nb_iand},
-    {Py_nb_inplace_or, nb_ior},
-    {Py_nb_inplace_xor, nb_ixor},
-    {Py_nb_inplace_lshift, nb_ilshift},
-    {Py_nb_inplace_rshift, nb_irshift},
-    {Py_nb_negative, nb_neg},
-    {Py_nb_positive, nb_pos},
-    {Py_nb_absolute, nb_abs},
-    {Py_nb_invert, nb_invert},
-    {Py_nb_matrix_multiply, nb_matmul},
-    {Py_nb_inplace_matrix_multiply, nb_imatmul},
-    {Py_nb_bool, nb_bool},
-    {Py_nb_int, nb_int},
-    {Py_nb_float, nb_float},
-    {Py_nb_index, nb_index},
-    {Py_mp_length, mp_length},
-    {Py_mp_subscript, pyem_getitem},
-    {Py_mp_ass_subscript, mp_ass_subscript},
-    {Py_bf_getbuffer, bf_getbuffer},
-    {0, NULL}};
+static PyType_Slot pyem__slots[] = {{Py_tp_dealloc, pyem__dealloc},
+                                    {Py_tp_new, pyem__new},
+                                    {Py_tp_repr, tp_repr},
+                                    {Py_tp_str, tp_str},
+                                    {Py_tp_hash, PyObject_HashNotImplemented},
+                                    {Py_tp_getset, pyem__getset},
+                                    {Py_tp_methods, pyem__methods},
+                                    {Py_tp_members, pyem__members},
+                                    {Py_tp_richcompare, pyem__richcompare},
+                                    {Py_tp_iter, m_iter},
+                                    {Py_nb_add, nb_add},
+                                    {Py_nb_subtract, nb_sub},
+                                    {Py_nb_multiply, nb_mul},
+                                    {Py_nb_true_divide, nb_truediv},
+                                    {Py_nb_floor_divide, nb_floordiv},
+                                    {Py_nb_remainder, nb_rem},
+                                    {Py_nb_power, nb_pow},
+                                    {Py_nb_and, nb_and},
+                                    {Py_nb_or, nb_or},
+                                    {Py_nb_xor, nb_xor},
+                                    {Py_nb_lshift, nb_lshift},
+                                    {Py_nb_rshift, nb_rshift},
+                                    {Py_nb_inplace_add, nb_iadd},
+                                    {Py_nb_inplace_subtract, nb_isub},
+                                    {Py_nb_inplace_multiply, nb_imul},
+                                    {Py_nb_inplace_true_divide, nb_itruediv},
+                                    {Py_nb_inplace_floor_divide, nb_ifloordiv},
+                                    {Py_nb_inplace_remainder, nb_irem},
+                                    {Py_nb_inplace_power, nb_ipow},
+                                    {Py_nb_inplace_and, nb_iand},
+                                    {Py_nb_inplace_or, nb_ior},
+                                    {Py_nb_inplace_xor, nb_ixor},
+                                    {Py_nb_inplace_lshift, nb_ilshift},
+                                    {Py_nb_inplace_rshift, nb_irshift},
+                                    {Py_nb_negative, nb_neg},
+                                    {Py_nb_positive, nb_pos},
+                                    {Py_nb_absolute, nb_abs},
+                                    {Py_nb_invert, nb_invert},
+                                    {Py_nb_matrix_multiply, nb_matmul},
+                                    {Py_nb_inplace_matrix_multiply, nb_imatmul},
+                                    {Py_nb_bool, nb_bool},
+                                    {Py_nb_int, nb_int},
+                                    {Py_nb_float, nb_float},
+                                    {Py_nb_index, nb_index},
+                                    {Py_mp_length, mp_length},
+                                    {Py_mp_subscript, pyem_getitem},
+                                    {Py_mp_ass_subscript, mp_ass_subscript},
+                                    {Py_bf_getbuffer, bf_getbuffer},
+                                    {0, NULL}};
 
 static PyType_Spec pyem__spec = {"ember.ndarray", sizeof(EmArrayObject), 0,
                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pyem__slots};

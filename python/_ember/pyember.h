@@ -19,8 +19,7 @@ struct em_expr;
  * shape, contiguous strides and a memoryless buffer on its device; its
  * values exist once it is forced (fusion.c). */
 typedef struct {
-    PyObject_HEAD
-    em_array a;
+    PyObject_HEAD em_array a;
     PyObject *weakreflist;
     struct em_expr *pending;
     /* A leaf expression reading this array, kept for the next lazy op
@@ -135,8 +134,8 @@ int pyem_kernel_init_type(PyObject *module);
 /* kernel.c: a launch's stream argument (None: the thread's current stream). */
 int pyem_kernel_stream(PyObject *o, const char *kname, void **out);
 /* jit.c: run a compiled @em.jit kernel on the CPU (_jit_launch) -> its printed text or None. */
-PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs, PyObject *grid,
-                              PyObject *block, PyObject *shared_dyn);
+PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs,
+                              PyObject *grid, PyObject *block, PyObject *shared_dyn);
 /* jit_launch.c: _JitDispatcher and _JitLauncher (@em.jit's launch path). */
 int pyem_jit_launch_init_types(PyObject *module);
 /* index.c: subscript protocol used by the ndarray type. */
@@ -148,14 +147,14 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value);
 
 /* s = call, without the GIL when work (elements) is large enough to pay for
  * releasing and re-taking it; small calls keep it (cheaper). */
-#define PYEM_CALL(s, work, call)                                                                   \
-    do {                                                                                           \
-        if ((work) > PYEM_NOGIL_ELEMS) {                                                           \
-            Py_BEGIN_ALLOW_THREADS (s) = (call);                                                   \
-            Py_END_ALLOW_THREADS                                                                   \
-        } else {                                                                                   \
-            (s) = (call);                                                                          \
-        }                                                                                          \
+#define PYEM_CALL(s, work, call)                \
+    do {                                        \
+        if ((work) > PYEM_NOGIL_ELEMS) {        \
+            Py_BEGIN_ALLOW_THREADS(s) = (call); \
+            Py_END_ALLOW_THREADS                \
+        } else {                                \
+            (s) = (call);                       \
+        }                                       \
     } while (0)
 
 /* order= of a copy (ndarray.c): 0, or -1 with NumPy's ValueError; *how is

@@ -45,8 +45,10 @@ static em_status pyem__rand_run(em_array *a, em_random_kind kind, unsigned long 
     em_status s;
     int nogil = em_array_size(a) > PYEM_NOGIL_ELEMS;
     PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
-    if (kind == EM_RAND_INTEGERS) s = em_random_integers(a, low, range, key, counter, next);
-    else s = em_random_fill(a, kind, key, counter, next);
+    if (kind == EM_RAND_INTEGERS)
+        s = em_random_integers(a, low, range, key, counter, next);
+    else
+        s = em_random_fill(a, kind, key, counter, next);
     if (ts) PyEval_RestoreThread(ts);
     return s;
 }

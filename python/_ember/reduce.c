@@ -102,7 +102,8 @@ static int pyem__operands(PyObject *ao, PyObject **out, em_array *a) {
 /* "reduction sum": the evaluation reason of a reduction's input. */
 static const char *pyem__red_reason(em_reduce_op op) {
     static char reasons[EM_NREDUCE][40];
-    if (!reasons[op][0]) snprintf(reasons[op], sizeof reasons[op], "reduction %s", pyem__red_names[op]);
+    if (!reasons[op][0])
+        snprintf(reasons[op], sizeof reasons[op], "reduction %s", pyem__red_names[op]);
     return reasons[op];
 }
 

@@ -23,10 +23,14 @@ static int pyem__operand_of(PyObject *o, em_device dev, pyem__operand *op) {
         em_array_view(&op->a, EMARR_META(o));
         return 1;
     }
-    if (PyBool_Check(o)) op->weak = 'b';
-    else if (PyLong_CheckExact(o)) op->weak = 'i';
-    else if (PyFloat_CheckExact(o)) op->weak = 'f';
-    else if (PyComplex_CheckExact(o)) op->weak = 'c';
+    if (PyBool_Check(o))
+        op->weak = 'b';
+    else if (PyLong_CheckExact(o))
+        op->weak = 'i';
+    else if (PyFloat_CheckExact(o))
+        op->weak = 'f';
+    else if (PyComplex_CheckExact(o))
+        op->weak = 'c';
     if (op->weak) return 1;
     if (pyem_as_array(o, EM_NDTYPES, dev, -1, &op->a) < 0) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
@@ -101,14 +105,16 @@ static int pyem__cmp_out_of_range(em_op *op, pyem__operand *ops, int i, em_devic
     if (big < 0) return -1;
     em_op o = *op;
     if (i == 0) /* scalar on the left: mirror the comparison */
-        o = o == EM_OP_LESS ? EM_OP_GREATER : o == EM_OP_GREATER ? EM_OP_LESS
-          : o == EM_OP_LESS_EQUAL ? EM_OP_GREATER_EQUAL
-          : o == EM_OP_GREATER_EQUAL ? EM_OP_LESS_EQUAL : o;
-    bool truth = o == EM_OP_NOT_EQUAL ||
-                 (big ? (o == EM_OP_LESS || o == EM_OP_LESS_EQUAL)
-                      : (o == EM_OP_GREATER || o == EM_OP_GREATER_EQUAL));
+        o = o == EM_OP_LESS            ? EM_OP_GREATER
+            : o == EM_OP_GREATER       ? EM_OP_LESS
+            : o == EM_OP_LESS_EQUAL    ? EM_OP_GREATER_EQUAL
+            : o == EM_OP_GREATER_EQUAL ? EM_OP_LESS_EQUAL
+                                       : o;
+    bool truth = o == EM_OP_NOT_EQUAL || (big ? (o == EM_OP_LESS || o == EM_OP_LESS_EQUAL)
+                                              : (o == EM_OP_GREATER || o == EM_OP_GREATER_EQUAL));
     const em_dtype_info *info = em_dtype_get(strong);
-    PyObject *mn = PyLong_FromLongLong(info->kind == 'u' ? 0 : (long long)(~0ULL << (8 * info->size - 1)));
+    PyObject *mn =
+        PyLong_FromLongLong(info->kind == 'u' ? 0 : (long long)(~0ULL << (8 * info->size - 1)));
     if (!mn) return -1;
     int r = pyem_as_array(mn, strong, dev, -1, &ops[i].a);
     Py_DECREF(mn);
@@ -155,8 +161,9 @@ static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev
         PyErr_Clear();
         int r = pyem__cmp_out_of_range(op, ops, i, dev);
         if (r <= 0) {
-            if (r == 0) PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %s",
-                                     ops[i].obj, em_dtype_get(dt)->name);
+            if (r == 0)
+                PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %s",
+                             ops[i].obj, em_dtype_get(dt)->name);
             return -1;
         }
         return 0;
@@ -174,10 +181,9 @@ static int pyem__any_negative(const em_array *a) {
     if (s != EM_OK) return pyem_raise(s), -1;
     const int64_t *v = (const int64_t *)c.data;
     int neg = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (int64_t i = 0, n = em_array_size(&c); i < n && !neg; i++) neg = v[i] < 0;
-    Py_END_ALLOW_THREADS
-    em_array_release(&c);
+    Py_BEGIN_ALLOW_THREADS for (int64_t i = 0, n = em_array_size(&c); i < n && !neg; i++) neg =
+        v[i] < 0;
+    Py_END_ALLOW_THREADS em_array_release(&c);
     return neg;
 }
 
@@ -190,7 +196,8 @@ static int pyem__check_int_power(em_op op, const pyem__operand *ops, em_dtype pr
         return 0;
     int neg = em_dtype_get(ops[1].a.dtype)->kind == 'i' ? pyem__any_negative(&ops[1].a) : 0;
     if (neg < 0) return -1;
-    if (neg) PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+    if (neg)
+        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
     return neg ? -1 : 0;
 }
 
@@ -202,11 +209,13 @@ static int pyem__check_input_casts(em_op op, const pyem__operand *ops, int n, em
     if (info->resolver == EM_RES_BOOL || em_op_resolve(op, dtype, &loop, &out) != EM_OK) return 0;
     for (int i = op == EM_OP_WHERE ? 1 : 0; i < n; i++) {
         em_dtype src = ops[i].weak ? pyem__weak_default(ops[i].weak) : ops[i].a.dtype;
-        if (ops[i].weak == 'i' && em_dtype_get(loop)->kind != 'b') continue; /* weak ints fit any number kind */
+        if (ops[i].weak == 'i' && em_dtype_get(loop)->kind != 'b')
+            continue; /* weak ints fit any number kind */
         if (em_can_cast_same_kind(src, loop)) continue;
         PyErr_Format(PyExc_TypeError,
                      "Cannot cast ufunc '%s' input %d from dtype('%s') to dtype('%s') with casting "
-                     "rule 'same_kind'", info->name, i, em_dtype_get(src)->name,
+                     "rule 'same_kind'",
+                     info->name, i, em_dtype_get(src)->name,
                      em_dtype_get(loop == EM_FLOAT32 && dtype == EM_FLOAT16 ? dtype : loop)->name);
         return -1;
     }
@@ -351,7 +360,8 @@ static int pyem__is_square(PyObject *a, PyObject *b) {
 }
 
 PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b) {
-    if (op == EM_OP_POWER && pyem__is_square(a, b)) return pyem__call(EM_OP_SQUARE, &a, 1, NULL, EM_NDTYPES, 1);
+    if (op == EM_OP_POWER && pyem__is_square(a, b))
+        return pyem__call(EM_OP_SQUARE, &a, 1, NULL, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, NULL, EM_NDTYPES, 1);
 }
@@ -384,7 +394,8 @@ static int pyem__dtype_is_output(em_op op, em_dtype *dt) {
 /* _ember.ufunc(op, *inputs, out=None, dtype=None): op is the name or the
  * op's code (em.add passes the code: no name lookup per call).  Fast-call:
  * no argument tuple, no keyword dict. */
-static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
     static PyObject *out_s, *dtype_s;
     if (!out_s && !(out_s = PyUnicode_InternFromString("out"))) return NULL;
     if (!dtype_s && !(dtype_s = PyUnicode_InternFromString("dtype"))) return NULL;
@@ -394,9 +405,12 @@ static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const char *name = NULL;
     if (first && PyLong_CheckExact(first)) {
         long v = PyLong_AsLong(first);
-        if (v >= 0 && v < EM_NOPS && em_op_get((em_op)v)) op = (em_op)v, name = em_op_get(op)->name;
-        else if (!PyErr_Occurred()) return PyErr_Format(PyExc_ValueError, "unknown ufunc code %ld", v);
-        else return NULL;
+        if (v >= 0 && v < EM_NOPS && em_op_get((em_op)v))
+            op = (em_op)v, name = em_op_get(op)->name;
+        else if (!PyErr_Occurred())
+            return PyErr_Format(PyExc_ValueError, "unknown ufunc code %ld", v);
+        else
+            return NULL;
     } else if (first && PyUnicode_Check(first)) {
         if (!(name = PyUnicode_AsUTF8(first))) return NULL;
         op = em_op_from_name(name);
@@ -405,15 +419,20 @@ static PyObject *f_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return PyErr_Format(PyExc_TypeError, "ufunc(name, *inputs, out=None, dtype=None)");
     }
     if (n - 1 != em_op_get(op)->nin)
-        return PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
-                            name, em_op_get(op)->nin, n - 1);
+        return PyErr_Format(PyExc_TypeError,
+                            "%s() takes %d positional arguments but %zd were given", name,
+                            em_op_get(op)->nin, n - 1);
     PyObject *out = NULL, *dto = NULL;
     for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
         PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
         int is_out = k == out_s || PyUnicode_Compare(k, out_s) == 0;
-        if (is_out) out = v;
-        else if (k == dtype_s || PyUnicode_Compare(k, dtype_s) == 0) dto = v;
-        else return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", name, k);
+        if (is_out)
+            out = v;
+        else if (k == dtype_s || PyUnicode_Compare(k, dtype_s) == 0)
+            dto = v;
+        else
+            return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                                name, k);
     }
     if (dto == Py_None) dto = NULL;
     if (out == Py_None) out = NULL;

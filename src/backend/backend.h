@@ -50,8 +50,8 @@ typedef struct em_backend_ops {
      * NULL): a is a placeholder whose values are this elementwise tree's,
      * computed in the reduction's pass instead of loaded (a backend that
      * cannot fuse is never given one: graph/fuse_reduce.c decides). */
-    em_status (*reduce)(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                        em_dtype dt, double ddof, const em_node *fused, em_array *out);
+    em_status (*reduce)(em_reduce_op op, const em_array *a, int naxes, const int *axes, em_dtype dt,
+                        double ddof, const em_node *fused, em_array *out);
     em_status (*scan)(em_reduce_op op, const em_array *a, int axis, em_array *out);
     /* Gather / scatter (em_take, em_put).  idx: nidx C-contiguous int64
      * arrays of one shape B.  The indices address a's first m dimensions:

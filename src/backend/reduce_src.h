@@ -32,7 +32,7 @@ typedef struct em_cpu_rsource {
     const em_buffer *buf; /* the placeholder array's buffer; NULL: none */
     em_cpu_rfill_fn fill;
     void *ctx;
-    int64_t band;         /* most elements per fill (rounded down to a conversion block) */
+    int64_t band; /* most elements per fill (rounded down to a conversion block) */
 } em_cpu_rsource;
 
 extern _Thread_local em_cpu_rsource em_cpu_reduce_source;

@@ -36,12 +36,12 @@ typedef struct em_dialect {
     const char *name; /* "c", "cuda", "opencl" (the Python side's names) */
 
     /* ---- declarations ---- */
-    const char *kernel;     /* before a kernel's name: 'extern "C" __global__ void' */
-    const char *bounds;     /* launch-bounds attribute, %d = threads per block ("" if none) */
-    const char *device_fn;  /* before a helper function: "static __device__ __forceinline__" */
-    const char *global;     /* address-space qualifier of device memory ("", "__global") */
-    const char *shared;     /* block-shared storage ("__shared__", "__local") */
-    const char *constant;   /* read-only constant storage ("__constant__", "__constant") */
+    const char *kernel;      /* before a kernel's name: 'extern "C" __global__ void' */
+    const char *bounds;      /* launch-bounds attribute, %d = threads per block ("" if none) */
+    const char *device_fn;   /* before a helper function: "static __device__ __forceinline__" */
+    const char *global;      /* address-space qualifier of device memory ("", "__global") */
+    const char *shared;      /* block-shared storage ("__shared__", "__local") */
+    const char *constant;    /* read-only constant storage ("__constant__", "__constant") */
     const char *restrict_kw; /* "__restrict__", "restrict" */
     /* Kernel arguments: CUDA and C take one packed struct by value whose
      * pointers address device memory; OpenCL forbids pointers inside kernel
@@ -49,20 +49,20 @@ typedef struct em_dialect {
     bool args_struct;
 
     /* ---- index registers, %d = dimension 0..2 ---- */
-    const char *local_id;   /* "threadIdx.%c" style: see em_dialect_reg */
+    const char *local_id; /* "threadIdx.%c" style: see em_dialect_reg */
     const char *group_id;
     const char *local_size;
     const char *num_groups;
 
     /* ---- synchronisation and atomics ---- */
-    const char *barrier;       /* block-wide barrier with memory fence, a statement */
-    const char *fence;         /* device-wide memory fence, a statement */
+    const char *barrier; /* block-wide barrier with memory fence, a statement */
+    const char *fence;   /* device-wide memory fence, a statement */
     /* 32-bit atomic add on int/unsigned, %s = address, %s = value (an expression) */
     const char *atomic_add_u32;
-    bool has_atomic64;         /* 64-bit integer atomics */
-    bool has_shuffle;          /* warp shuffles (else reductions go through shared memory) */
-    const char *shfl_down;     /* %s = value, %s = delta, full mask; NULL if !has_shuffle */
-    int warp_size;             /* 0 when the dialect has no fixed warp (OpenCL, C) */
+    bool has_atomic64;     /* 64-bit integer atomics */
+    bool has_shuffle;      /* warp shuffles (else reductions go through shared memory) */
+    const char *shfl_down; /* %s = value, %s = delta, full mask; NULL if !has_shuffle */
+    int warp_size;         /* 0 when the dialect has no fixed warp (OpenCL, C) */
     /* Barrier among the threads of one warp, a statement; NULL without warps. */
     const char *warp_barrier;
     /* Declaration of the block's dynamic shared memory as bytes aligned to 16,
@@ -76,10 +76,10 @@ typedef struct em_dialect {
     const char *umulhi64;
 
     /* ---- types and numbers ---- */
-    bool has_fp64;             /* double is a storage and compute type (OpenCL: device-dependent) */
+    bool has_fp64; /* double is a storage and compute type (OpenCL: device-dependent) */
     bool has_int64;
-    const char *i64;           /* the 64-bit signed integer: "long long", "long" (OpenCL) */
-    const char *prelude;       /* storage typedefs and the scalar library, for this dialect */
+    const char *i64;     /* the 64-bit signed integer: "long long", "long" (OpenCL) */
+    const char *prelude; /* storage typedefs and the scalar library, for this dialect */
     /* Storage type of a bool element in device memory: OpenCL forbids bool
      * in buffers, so it stores uchar and converts on load and store. */
     const char *bool_storage;

@@ -26,9 +26,10 @@ static atomic_int em__dc_warned;
 
 static void em__dc_warn(const char *what, const char *path, int err) {
     if (atomic_exchange(&em__dc_warned, 1)) return;
-    fprintf(stderr, "ember: warning: kernel cache %s %s%s%s; compiling without the disk cache "
-            "(set EMBER_CACHE_DIR to a directory of yours)\n", what, path, err ? ": " : "",
-            err ? strerror(err) : "");
+    fprintf(stderr,
+            "ember: warning: kernel cache %s %s%s%s; compiling without the disk cache "
+            "(set EMBER_CACHE_DIR to a directory of yours)\n",
+            what, path, err ? ": " : "", err ? strerror(err) : "");
 }
 
 /* mkdir -p; components we create are 0700, existing ones are left as they are. */
@@ -55,10 +56,14 @@ bool em_diskcache_dir(char *buf, size_t len) {
     const char *over = getenv("EMBER_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     int n;
-    if (over && *over) n = snprintf(buf, len, "%s", over);
-    else if (xdg && *xdg) n = snprintf(buf, len, "%s/ember/kernels", xdg);
-    else if (home && *home) n = snprintf(buf, len, "%s/.cache/ember/kernels", home);
-    else return false;
+    if (over && *over)
+        n = snprintf(buf, len, "%s", over);
+    else if (xdg && *xdg)
+        n = snprintf(buf, len, "%s/ember/kernels", xdg);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.cache/ember/kernels", home);
+    else
+        return false;
     if (n < 0 || (size_t)n >= len) return false;
     int err = em__mkdirs(buf) ? 0 : errno;
     struct stat st;
@@ -151,8 +156,10 @@ bool em_diskcache_get(const char *name, void **data, size_t *n) {
     if (!ok) {
         free(buf);
         if (em_debug_level() >= 2)
-            fprintf(stderr, "ember: kernel cache entry %s is corrupt or not a regular file; "
-                    "rebuilding\n", path);
+            fprintf(stderr,
+                    "ember: kernel cache entry %s is corrupt or not a regular file; "
+                    "rebuilding\n",
+                    path);
         return false;
     }
     *data = buf;

@@ -22,10 +22,16 @@ typedef uint32_t em_u32;
 typedef uint64_t em_u64;
 typedef float em_f32;
 typedef double em_f64;
-typedef struct em_f16 { unsigned short x; } em_f16;
+typedef struct em_f16 {
+    unsigned short x;
+} em_f16;
 /* The layout of float _Complex / double _Complex (C11 6.2.5p13). */
-typedef struct em_c64 { float re, im; } em_c64;
-typedef struct em_c128 { double re, im; } em_c128;
+typedef struct em_c64 {
+    float re, im;
+} em_c64;
+typedef struct em_c128 {
+    double re, im;
+} em_c128;
 
 #define EM_ISLESS(a, b) isless(a, b)
 #define EM_ISGREATER(a, b) isgreater(a, b)

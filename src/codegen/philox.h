@@ -27,21 +27,21 @@
  * two 32x32->64 multiplies whose halves are mixed with the key.  The body
  * names no macro of its own (the constants are spelled out) so that its
  * stringified form needs nothing but the three open names. */
-#define EM__PHILOX_TEXT(FN, U32, MULHI)                                                    \
-    FN void em_philox(U32 c[4], U32 k0, U32 k1) {                                          \
-        for (int r = 0; r < 10; r++) {                                                     \
-            if (r) {                                                                       \
-                k0 += 0x9E3779B9u;                                                         \
-                k1 += 0xBB67AE85u;                                                         \
-            }                                                                              \
-            const U32 hi0 = MULHI(0xD2511F53u, c[0]), lo0 = 0xD2511F53u * c[0];            \
-            const U32 hi1 = MULHI(0xCD9E8D57u, c[2]), lo1 = 0xCD9E8D57u * c[2];            \
-            const U32 n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;                          \
-            c[0] = n0;                                                                     \
-            c[1] = lo1;                                                                    \
-            c[2] = n2;                                                                     \
-            c[3] = lo0;                                                                    \
-        }                                                                                  \
+#define EM__PHILOX_TEXT(FN, U32, MULHI)                                         \
+    FN void em_philox(U32 c[4], U32 k0, U32 k1) {                               \
+        for (int r = 0; r < 10; r++) {                                          \
+            if (r) {                                                            \
+                k0 += 0x9E3779B9u;                                              \
+                k1 += 0xBB67AE85u;                                              \
+            }                                                                   \
+            const U32 hi0 = MULHI(0xD2511F53u, c[0]), lo0 = 0xD2511F53u * c[0]; \
+            const U32 hi1 = MULHI(0xCD9E8D57u, c[2]), lo1 = 0xCD9E8D57u * c[2]; \
+            const U32 n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;               \
+            c[0] = n0;                                                          \
+            c[1] = lo1;                                                         \
+            c[2] = n2;                                                          \
+            c[3] = lo0;                                                         \
+        }                                                                       \
     }
 
 #define EM__PHILOX_STR(...) #__VA_ARGS__
@@ -54,8 +54,7 @@
 EM__PHILOX_TEXT(static inline, uint32_t, EM__PHILOX_MULHI)
 
 /* out = Philox4x32-10(ctr, key). */
-static inline void em_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
-                                    uint32_t out[4]) {
+static inline void em_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
     uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
     em_philox(c, key[0], key[1]);
     out[0] = c[0], out[1] = c[1], out[2] = c[2], out[3] = c[3];

@@ -44,16 +44,19 @@ typedef struct {
     char kind; /* 's' string, 'b' bool, 'i' int */
 } em__dfield;
 
-#define EM__S(f) {#f, offsetof(em_dialect, f), 's'}
-#define EM__B(f) {#f, offsetof(em_dialect, f), 'b'}
-#define EM__I(f) {#f, offsetof(em_dialect, f), 'i'}
+#define EM__S(f) \
+    { #f, offsetof(em_dialect, f), 's' }
+#define EM__B(f) \
+    { #f, offsetof(em_dialect, f), 'b' }
+#define EM__I(f) \
+    { #f, offsetof(em_dialect, f), 'i' }
 static const em__dfield em__dfields[] = {
-    EM__S(name),       EM__S(kernel),       EM__S(bounds),       EM__S(device_fn),
-    EM__S(global),     EM__S(shared),       EM__S(constant),     EM__S(restrict_kw),
-    EM__B(args_struct), EM__S(local_id),    EM__S(group_id),     EM__S(local_size),
-    EM__S(num_groups), EM__S(barrier),      EM__S(fence),        EM__S(atomic_add_u32),
-    EM__B(has_atomic64), EM__B(has_shuffle), EM__S(shfl_down),   EM__I(warp_size),
-    EM__B(has_fp64),   EM__B(has_int64),  EM__S(warp_barrier), EM__S(dyn_shared),
+    EM__S(name),         EM__S(kernel),      EM__S(bounds),       EM__S(device_fn),
+    EM__S(global),       EM__S(shared),      EM__S(constant),     EM__S(restrict_kw),
+    EM__B(args_struct),  EM__S(local_id),    EM__S(group_id),     EM__S(local_size),
+    EM__S(num_groups),   EM__S(barrier),     EM__S(fence),        EM__S(atomic_add_u32),
+    EM__B(has_atomic64), EM__B(has_shuffle), EM__S(shfl_down),    EM__I(warp_size),
+    EM__B(has_fp64),     EM__B(has_int64),   EM__S(warp_barrier), EM__S(dyn_shared),
 };
 #undef EM__S
 #undef EM__B
@@ -62,8 +65,9 @@ static const em__dfield em__dfields[] = {
 em_status em_dialect_entry(const char *dialect, int i, const char **key, const char **str,
                            int *num) {
     const em_dialect *d = em_dialect_find(dialect);
-    if (!d) return em_error(EM_EVALUE, "no kernel dialect named '%s' (c, cuda, opencl)",
-                            dialect ? dialect : "(null)");
+    if (!d)
+        return em_error(EM_EVALUE, "no kernel dialect named '%s' (c, cuda, opencl)",
+                        dialect ? dialect : "(null)");
     if (i < 0 || (size_t)i >= sizeof em__dfields / sizeof em__dfields[0])
         return em_error(EM_EINDEX, "dialect entry %d is past the last", i);
     const em__dfield *f = &em__dfields[i];
@@ -71,8 +75,11 @@ em_status em_dialect_entry(const char *dialect, int i, const char **key, const c
     *key = f->key;
     *str = NULL;
     *num = 0;
-    if (f->kind == 's') memcpy(str, at, sizeof *str);
-    else if (f->kind == 'b') *num = *(const bool *)(const void *)at;
-    else *num = *(const int *)(const void *)at;
+    if (f->kind == 's')
+        memcpy(str, at, sizeof *str);
+    else if (f->kind == 'b')
+        *num = *(const bool *)(const void *)at;
+    else
+        *num = *(const int *)(const void *)at;
     return EM_OK;
 }

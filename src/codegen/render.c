@@ -31,8 +31,14 @@ void em_sbuf_printf(em_sbuf *b, const char *fmt, ...) {
         size_t room = b->cap - b->len;
         int n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
         va_end(ap);
-        if (n < 0) { b->oom = true; return; }
-        if ((size_t)n < room) { b->len += (size_t)n; return; }
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
         size_t cap = b->cap ? b->cap * 2 : 1024;
         while (cap - b->len <= (size_t)n) cap *= 2;
         if (!em__sbuf_grow(b, cap)) return;
@@ -59,9 +65,9 @@ void em_sbuf_free(em_sbuf *b) {
 const char *em_render_prelude(void) { return em_dialect_cuda.prelude; }
 
 const char *em_render_ctype(em_dtype dt) {
-    static const char *const names[EM_NDTYPES] = {
-        "bool",   "em_i8",  "em_i16", "em_i32", "em_i64", "em_u8",  "em_u16",
-        "em_u32", "em_u64", "em_f16", "float",  "double", "em_c64", "em_c128"};
+    static const char *const names[EM_NDTYPES] = {"bool",  "em_i8",  "em_i16", "em_i32", "em_i64",
+                                                  "em_u8", "em_u16", "em_u32", "em_u64", "em_f16",
+                                                  "float", "double", "em_c64", "em_c128"};
     return (unsigned)dt < EM_NDTYPES ? names[dt] : "void";
 }
 
@@ -81,7 +87,6 @@ static em_status em__add_leaf(em_kplan *p, const em_node *nd, int *nnodes) {
     p->leaves[p->nops++] = nd;
     return EM_OK;
 }
-
 
 /* Drop size-1 dims; merge neighbours contiguous for every operand. */
 static void em__coalesce(em_kplan *p) {
@@ -232,7 +237,8 @@ static void em__key(const em_kplan *p, bool full, em__kw *w) {
  * grown and written again. */
 static void em__key_sbuf(const em_kplan *p, bool full, em_sbuf *key) {
     if (key->oom) return;
-    em__kw w = {key->s ? key->s + key->len : NULL, key->cap > key->len ? key->cap - key->len : 0, 0};
+    em__kw w = {key->s ? key->s + key->len : NULL, key->cap > key->len ? key->cap - key->len : 0,
+                0};
     em__key(p, full, &w);
     if (w.at >= w.cap) {
         if (!em__sbuf_grow(key, key->len + w.at + 1)) return;
@@ -288,7 +294,8 @@ size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
     if (nd) {
         memcpy(b, p->shape, 8 * (size_t)nd);
         b += 8 * (size_t)nd;
-        for (int k = 0; k < p->nops; k++, b += 8 * (size_t)nd) memcpy(b, p->strides[k], 8 * (size_t)nd);
+        for (int k = 0; k < p->nops; k++, b += 8 * (size_t)nd)
+            memcpy(b, p->strides[k], 8 * (size_t)nd);
     }
     return need;
 }
@@ -316,7 +323,8 @@ void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
 void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     char fk = em_dtype_get(from)->kind, tk = em_dtype_get(to)->kind;
     const char *T = em_render_ctype(to);
-    if (from == to) em_sbuf_printf(s, "%s", x);
+    if (from == to)
+        em_sbuf_printf(s, "%s", x);
     else if (from == EM_FLOAT16) {
         char inner[96];
         snprintf(inner, sizeof inner, "em_h2f(%s)", x);
@@ -324,8 +332,8 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     } else if (fk == 'c' && tk == 'c') {
         const char *R = to == EM_COMPLEX64 ? "float" : "double";
         em_sbuf_printf(s, "em_mk<%s, %s>(%s.re, %s.im)", T, R, x, x);
-    }
-    else if (fk == 'c' && tk == 'b') em_sbuf_printf(s, "(%s.re != 0 || %s.im != 0)", x, x);
+    } else if (fk == 'c' && tk == 'b')
+        em_sbuf_printf(s, "(%s.re != 0 || %s.im != 0)", x, x);
     else if (fk == 'c') {
         char inner[96];
         snprintf(inner, sizeof inner, "%s.re", x);
@@ -333,13 +341,16 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     } else if (tk == 'c') {
         const char *R = to == EM_COMPLEX64 ? "float" : "double";
         em_sbuf_printf(s, "em_mk<%s, %s>((%s)%s, 0)", T, R, R, x);
-    }
-    else if (to == EM_FLOAT16) em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
-    else if (tk == 'b') em_sbuf_printf(s, "(%s != 0)", x);
+    } else if (to == EM_FLOAT16)
+        em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
+    else if (tk == 'b')
+        em_sbuf_printf(s, "(%s != 0)", x);
     else if (fk == 'f' && tk != 'f' && (em_dtype_get(to)->size <= 2 || to == EM_INT32))
         em_sbuf_printf(s, "(%s)em_f2i32(%s)", T, x); /* as the CPU: via int32, NumPy on x86 */
-    else if (fk == 'f' && tk != 'f') em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);
-    else em_sbuf_printf(s, "(%s)%s", T, x);
+    else if (fk == 'f' && tk != 'f')
+        em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);
+    else
+        em_sbuf_printf(s, "(%s)%s", T, x);
 }
 
 /* The dtype an op's spelling computes in (float16 ops compute in float32). */
@@ -356,7 +367,9 @@ static em_dtype em__computes(const em_node *nd) {
 /* The dtype of a node's value in the kernel: its own dtype, so a float16
  * node is rounded to float16 before the next op reads it, as when the
  * eager op stores it (fused == unfused). */
-static em_dtype em__natural(const em_node *nd) { return nd->nin == 0 ? nd->leaf->dtype : nd->dtype; }
+static em_dtype em__natural(const em_node *nd) {
+    return nd->nin == 0 ? nd->leaf->dtype : nd->dtype;
+}
 
 /* The op's spelling with the operands a, b, c replaced by names and each
  * function called given the loop dtype's suffix: em_add(a, b) becomes
@@ -365,10 +378,12 @@ static void em__spell(em_sbuf *s, const char *spell, char names[][96], em_dtype 
     for (const char *c = spell; *c; c++) {
         bool word = (c == spell || !(isalnum((unsigned char)c[-1]) || c[-1] == '_')) &&
                     !(isalnum((unsigned char)c[1]) || c[1] == '_');
-        if (word && *c >= 'a' && *c <= 'c') em_sbuf_printf(s, "%s", names[*c - 'a']);
+        if (word && *c >= 'a' && *c <= 'c')
+            em_sbuf_printf(s, "%s", names[*c - 'a']);
         else if (*c == '(' && c > spell && (isalnum((unsigned char)c[-1]) || c[-1] == '_'))
             em_sbuf_printf(s, "_%s(", em_scalar_suffix(loop));
-        else em_sbuf_printf(s, "%c", *c);
+        else
+            em_sbuf_printf(s, "%c", *c);
     }
 }
 
@@ -387,7 +402,10 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
         return;
     }
     for (int i = 0; i < e->ntemps; i++)
-        if (e->done[i] == nd) { snprintf(name, len, "t%d", i); return; }
+        if (e->done[i] == nd) {
+            snprintf(name, len, "t%d", i);
+            return;
+        }
     char args[EM_NODE_MAXIN][96];
     char conv[EM_NODE_MAXIN][96];
     for (int i = 0; i < nd->nin; i++) {
@@ -419,8 +437,10 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
 /* Operand k's pointer: a field of the argument struct, or (OpenCL, whose
  * kernel arguments hold no pointers) a kernel argument of its own. */
 static void em__dptr(const em_dialect *d, int k, char *buf, size_t len) {
-    if (d->args_struct) snprintf(buf, len, "p.d[%d]", k);
-    else snprintf(buf, len, "d%d", k);
+    if (d->args_struct)
+        snprintf(buf, len, "p.d[%d]", k);
+    else
+        snprintf(buf, len, "d%d", k);
 }
 
 /* The cast prefix of a device pointer ("__global " in OpenCL, else ""). */
@@ -441,8 +461,8 @@ static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     if (nd) em_sbuf_printf(s, "    %s shape[%d];\n    %s st[%d][%d];\n", L, nd, L, p->nops, nd);
     char bounds[64], ptr[32];
     em_dialect_bounds(d, 256, bounds, sizeof bounds);
-    em_sbuf_printf(s, "}%s;\n\n%s %s%s%s(", cxx ? "" : " em_args", d->kernel, bounds, bounds[0] ? " " : "",
-                   EM_KNAME);
+    em_sbuf_printf(s, "}%s;\n\n%s %s%s%s(", cxx ? "" : " em_args", d->kernel, bounds,
+                   bounds[0] ? " " : "", EM_KNAME);
     if (!d->args_struct) /* buffers first, host scalars by value in an 8-byte slot */
         for (int k = 0; k < p->nops; k++)
             em_sbuf_printf(s, p->cls[k] == 'P' ? "ulong d%d, " : "__global char *d%d, ", k);
@@ -462,8 +482,10 @@ static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     char bdim[32], gdim[32];
     em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
     em_dialect_reg(d->num_groups, 0, gdim, sizeof gdim);
-    em_sbuf_printf(s, "    const em_idx n = (em_idx)p.n, step = (em_idx)%s * %s;\n"
-                      "    em_idx i0 = 0;\n", bdim, gdim);
+    em_sbuf_printf(s,
+                   "    const em_idx n = (em_idx)p.n, step = (em_idx)%s * %s;\n"
+                   "    em_idx i0 = 0;\n",
+                   bdim, gdim);
 }
 
 /* Offsets of the non-scalar operands for element i (strided form). */
@@ -473,8 +495,12 @@ static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
         if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, ", o%d = 0", k);
     em_sbuf_printf(s, ";\n");
     for (int d = p->ndim - 1; d >= 0; d--) {
-        if (d > 0) em_sbuf_printf(s, "        { const em_idx c = r %% (em_idx)p.shape[%d]; r /= (em_idx)p.shape[%d];", d, d);
-        else em_sbuf_printf(s, "        { const em_idx c = r;");
+        if (d > 0)
+            em_sbuf_printf(
+                s, "        { const em_idx c = r %% (em_idx)p.shape[%d]; r /= (em_idx)p.shape[%d];",
+                d, d);
+        else
+            em_sbuf_printf(s, "        { const em_idx c = r;");
         for (int k = 0; k < p->nops; k++)
             if (p->cls[k] != 'S' && p->cls[k] != 'P')
                 em_sbuf_printf(s, " o%d += c * (em_idx)p.st[%d][%d];", k, k, d);
@@ -483,12 +509,15 @@ static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
 }
 
 /* Address expression of operand k for element i. */
-static void em__addr(const em_dialect *d, const em_kplan *p, int k, char *buf, size_t len, bool out) {
+static void em__addr(const em_dialect *d, const em_kplan *p, int k, char *buf, size_t len,
+                     bool out) {
     const char *T = em_render_ctype(p->dtypes[k]), *q = out ? "" : "const ";
     char ptr[32];
     em__dptr(d, k, ptr, sizeof ptr);
-    if (p->contig) snprintf(buf, len, "((%s%s%s *)%s)[i]", em__gq(d), q, T, ptr);
-    else snprintf(buf, len, "*(%s%s%s *)(%s + o%d)", em__gq(d), q, T, ptr, k);
+    if (p->contig)
+        snprintf(buf, len, "((%s%s%s *)%s)[i]", em__gq(d), q, T, ptr);
+    else
+        snprintf(buf, len, "*(%s%s%s *)(%s + o%d)", em__gq(d), q, T, ptr, k);
 }
 
 void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
@@ -515,28 +544,38 @@ int em_kplan_group(const em_kplan *p) {
 static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "#define EM_V %d\n    if (((unsigned long long)p.d[0]", em_kplan_group(p));
     for (int k = 1; k < p->nops; k++)
-        if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, " | (unsigned long long)p.d[%d]", k);
-    em_sbuf_printf(s, ") %% 16 == 0) {\n"
-                      "        const em_idx G = n / EM_V;\n"
-                      "        for (em_idx g = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; g < G; g += step) {\n");
+        if (p->cls[k] != 'S' && p->cls[k] != 'P')
+            em_sbuf_printf(s, " | (unsigned long long)p.d[%d]", k);
+    em_sbuf_printf(
+        s,
+        ") %% 16 == 0) {\n"
+        "        const em_idx G = n / EM_V;\n"
+        "        for (em_idx g = (em_idx)blockIdx.x * blockDim.x + threadIdx.x; g < G; g += step) {\n");
     for (int k = 1; k < p->nops; k++) {
         if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
         const char *T = em_render_ctype(p->dtypes[k]);
-        em_sbuf_printf(s, "        %s x%dv[EM_V];\n        em_ldg<%s, EM_V>(x%dv, p.d[%d] + (long long)g * (EM_V * sizeof(%s)), sizeof(%s));\n",
-                       T, k, T, k, k, T, T);
+        em_sbuf_printf(
+            s,
+            "        %s x%dv[EM_V];\n        em_ldg<%s, EM_V>(x%dv, p.d[%d] + (long long)g * (EM_V * sizeof(%s)), sizeof(%s));\n",
+            T, k, T, k, k, T, T);
     }
     const char *O = em_render_ctype(p->dtypes[0]);
-    em_sbuf_printf(s, "        %s ov[EM_V];\n#pragma unroll\n        for (int e = 0; e < EM_V; e++) {\n", O);
+    em_sbuf_printf(
+        s, "        %s ov[EM_V];\n#pragma unroll\n        for (int e = 0; e < EM_V; e++) {\n", O);
     for (int k = 1; k < p->nops; k++)
         if (p->cls[k] != 'S' && p->cls[k] != 'P')
-            em_sbuf_printf(s, "        const %s x%d = x%dv[e];\n", em_render_ctype(p->dtypes[k]), k, k);
+            em_sbuf_printf(s, "        const %s x%d = x%dv[e];\n", em_render_ctype(p->dtypes[k]), k,
+                           k);
     char name[96];
     em__emit e = {.p = p, .s = s};
     em__emit_node(&e, p->root, name, sizeof name);
     em_sbuf_printf(s, "        ov[e] = ");
     em__conv(s, em__natural(p->root), p->dtypes[0], name);
-    em_sbuf_printf(s, ";\n        }\n        em_stv<%s, EM_V>(p.d[0] + (long long)g * (EM_V * sizeof(%s)), ov);\n"
-                      "        }\n        i0 = G * EM_V;\n    }\n", O, O);
+    em_sbuf_printf(
+        s,
+        ";\n        }\n        em_stv<%s, EM_V>(p.d[0] + (long long)g * (EM_V * sizeof(%s)), ov);\n"
+        "        }\n        i0 = G * EM_V;\n    }\n",
+        O, O);
 }
 
 em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
@@ -549,7 +588,8 @@ em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     em_dialect_reg(d->group_id, 0, bid, sizeof bid);
     em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
     em_dialect_reg(d->local_id, 0, tid, sizeof tid);
-    em_sbuf_printf(s, "    for (em_idx i = i0 + (em_idx)%s * %s + %s; i < n; i += step) {\n", bid, bdim, tid);
+    em_sbuf_printf(s, "    for (em_idx i = i0 + (em_idx)%s * %s + %s; i < n; i += step) {\n", bid,
+                   bdim, tid);
     if (!p->contig) em__emit_offsets(p, s);
     char addr[128], name[96];
     for (int k = 1; k < p->nops; k++) {

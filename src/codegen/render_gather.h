@@ -20,7 +20,14 @@
  * (through the winner array or by comparing with later positions), copy in
  * (put), and nonzero's count, prefix and coordinates passes. */
 typedef enum em_gather_mode {
-    EM_G_TAKE, EM_G_WIN, EM_G_KEEP, EM_G_DUPS, EM_G_PUT, EM_G_COUNT, EM_G_PREFIX, EM_G_COORDS
+    EM_G_TAKE,
+    EM_G_WIN,
+    EM_G_KEEP,
+    EM_G_DUPS,
+    EM_G_PUT,
+    EM_G_COUNT,
+    EM_G_PREFIX,
+    EM_G_COORDS
 } em_gather_mode;
 
 /* nonzero tiles: 256 threads x 16 consecutive elements. */

@@ -15,9 +15,9 @@ em_dtype em_op1_out_dtype(em_op op, em_dtype loop) {
 
 /* The storage type of dt in this dialect's buffers. */
 static const char *em__store(const em_dialect *d, em_dtype dt) {
-    static const char *const names[EM_NDTYPES] = {
-        "bool",   "em_i8",  "em_i16", "em_i32", "em_i64", "em_u8",  "em_u16",
-        "em_u32", "em_u64", "em_f16", "em_f32", "em_f64", "em_c64", "em_c128"};
+    static const char *const names[EM_NDTYPES] = {"bool",   "em_i8",  "em_i16", "em_i32", "em_i64",
+                                                  "em_u8",  "em_u16", "em_u32", "em_u64", "em_f16",
+                                                  "em_f32", "em_f64", "em_c64", "em_c128"};
     return dt == EM_BOOL ? d->bool_storage : names[dt];
 }
 

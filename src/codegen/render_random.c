@@ -48,35 +48,42 @@ static const char em__rand_helpers[] =
     "}\n";
 
 /* The kernel body after its signature; the index registers are its %s. */
-#define EM__RAND_BODY \
-    "    const unsigned long long nb = (p.n + EM_PER - 1) / EM_PER;\n" \
+#define EM__RAND_BODY                                                           \
+    "    const unsigned long long nb = (p.n + EM_PER - 1) / EM_PER;\n"          \
     "    for (unsigned long long b = %s * (unsigned long long)%s + %s; b < nb;" \
-    " b += (unsigned long long)%s * %s) {\n" \
-    "        const unsigned long long ctr = p.counter + b;\n" \
+    " b += (unsigned long long)%s * %s) {\n"                                    \
+    "        const unsigned long long ctr = p.counter + b;\n"                   \
     "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n" \
-    "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n" \
-    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++) {\n" \
-    "            const unsigned long long i = b * EM_PER + j;\n" \
-    "            ((EM_T *)p.out)[i] = EM_VALUE;\n" \
-    "        }\n" \
-    "    }\n" \
+    "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"         \
+    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++) {\n"      \
+    "            const unsigned long long i = b * EM_PER + j;\n"                \
+    "            ((EM_T *)p.out)[i] = EM_VALUE;\n"                              \
+    "        }\n"                                                               \
+    "    }\n"                                                                   \
     "}\n"
 
 /* Elements per Philox block and the value expression, per kind and dtype. */
 static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, const char **value) {
     bool f32 = dt == EM_FLOAT32, f64 = dt == EM_FLOAT64;
-    if (kind == EM_RAND_BITS && dt == EM_UINT32) *per = 4, *value = "w[j]";
+    if (kind == EM_RAND_BITS && dt == EM_UINT32)
+        *per = 4, *value = "w[j]";
     else if (kind == EM_RAND_BITS && dt == EM_UINT64)
         *per = 2, *value = "((unsigned long long)w[2 * j + 1] << 32) | w[2 * j]";
-    else if (kind == EM_RAND_UNIFORM && f32) *per = 4, *value = "em_u24(w[j])";
-    else if (kind == EM_RAND_UNIFORM && f64) *per = 2, *value = "em_u53(w[2 * j], w[2 * j + 1])";
-    else if (kind == EM_RAND_NORMAL && f32) *per = 4, *value = "em_n24(w, j)";
-    else if (kind == EM_RAND_NORMAL && f64) *per = 2, *value = "em_n53(w, j)";
+    else if (kind == EM_RAND_UNIFORM && f32)
+        *per = 4, *value = "em_u24(w[j])";
+    else if (kind == EM_RAND_UNIFORM && f64)
+        *per = 2, *value = "em_u53(w[2 * j], w[2 * j + 1])";
+    else if (kind == EM_RAND_NORMAL && f32)
+        *per = 4, *value = "em_n24(w, j)";
+    else if (kind == EM_RAND_NORMAL && f64)
+        *per = 2, *value = "em_n53(w, j)";
     else if (kind == EM_RAND_INTEGERS && strchr("biu", em_dtype_get(dt)->kind))
         *per = 2, *value = "(EM_T)em_rint(w, j, p.low, p.range)";
     else
-        return em_error(EM_ETYPE, "random kind %d cannot fill %s: uniform/normal need float32 or float64, "
-                        "bits need uint32 or uint64", (int)kind, em_dtype_get(dt)->name);
+        return em_error(EM_ETYPE,
+                        "random kind %d cannot fill %s: uniform/normal need float32 or float64, "
+                        "bits need uint32 or uint64",
+                        (int)kind, em_dtype_get(dt)->name);
     return EM_OK;
 }
 
@@ -94,8 +101,8 @@ em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt
      * launcher contract for struct arguments (issue 16 renders both). */
     if (d->id != EM_DIALECT_CUDA || !d->umulhi32 || !d->umulhi64)
         return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s yet", d->name);
-    em_sbuf_printf(s, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
-                   d->prelude, per, em_render_ctype(dt), value);
+    em_sbuf_printf(s, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n", d->prelude,
+                   per, em_render_ctype(dt), value);
     em_sbuf_printf(s, "#define EM_PHILOX_FN %s\n#define EM_FN %s\n", d->device_fn, d->device_fn);
     em_sbuf_printf(s, "#define em_mulhi32(a, b) %s(a, b)\n#define em_umulhi64(a, b) %s(a, b)\n",
                    d->umulhi32, d->umulhi64);

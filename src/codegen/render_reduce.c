@@ -46,7 +46,8 @@ static bool em__inner_contiguous(const em_rplan *p) {
     if (!p->root) return p->ist[p->ni - 1] == em_dtype_get(p->in)->size;
     for (int k = 1; k < p->tree.nops; k++) {
         int64_t st = p->list[k][p->ni - 1];
-        if (p->tree.cls[k] != 'P' && st != 0 && st != em_dtype_get(p->tree.dtypes[k])->size) return false;
+        if (p->tree.cls[k] != 'P' && st != 0 && st != em_dtype_get(p->tree.dtypes[k])->size)
+            return false;
     }
     return true;
 }
@@ -58,7 +59,8 @@ static int em__groups_in_flight(const em_rplan *p) {
     pthread_once(&em__tune_once, em__tune_read);
     int v = em__group_elems(p->in);
     if (p->warp && em__tune.u > 0) return em__tune.u;
-    if (p->warp && em__tune.u < 0 && em_dtype_get(p->in)->size == 8 && em__inner_contiguous(p)) return 16;
+    if (p->warp && em__tune.u < 0 && em_dtype_get(p->in)->size == 8 && em__inner_contiguous(p))
+        return 16;
     return 16 / v < 8 ? 16 / v : 8;
 }
 
@@ -73,8 +75,10 @@ static bool em__idx32(const em_rplan *p) {
     const int64_t lim = (int64_t)1 << 30, v = em__group_elems(p->in);
     int64_t esz = em_dtype_get(p->in)->size;
     for (int k = 1; p->root && k < p->tree.nops; k++)
-        if (em_dtype_get(p->tree.dtypes[k])->size > esz) esz = em_dtype_get(p->tree.dtypes[k])->size;
-    int64_t gs = (p->warp ? 32 : 256) * p->nsplit, top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
+        if (em_dtype_get(p->tree.dtypes[k])->size > esz)
+            esz = em_dtype_get(p->tree.dtypes[k])->size;
+    int64_t gs = (p->warp ? 32 : 256) * p->nsplit,
+            top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
     return !em__tune.i64 && p->nout <= lim / p->nsplit && top <= lim / (v * esz);
 }
 
@@ -84,7 +88,9 @@ static em_status em__reduced(const em_array *a, int naxes, const int *axes, bool
     for (int i = 0; i < (naxes < 0 ? a->ndim : naxes); i++) {
         int ax = naxes < 0 ? i : axes[i];
         if (ax < 0 || ax >= a->ndim || red[ax])
-            return em_error(EM_EVALUE, "bad or repeated reduction axis %d for an array of %d dimensions", ax, a->ndim);
+            return em_error(EM_EVALUE,
+                            "bad or repeated reduction axis %d for an array of %d dimensions", ax,
+                            a->ndim);
         red[ax] = true;
     }
     return EM_OK;
@@ -97,20 +103,25 @@ static void em__split_shape(const em_array *a, const bool *red, em_rplan *p) {
     p->nout = p->m = 1;
     for (int i = 0; i < a->ndim; i++) {
         if (a->shape[i] == 1) continue;
-        if (red[i]) p->ishape[p->ni++] = a->shape[i], p->m *= a->shape[i];
-        else p->oshape[p->no++] = a->shape[i], p->nout *= a->shape[i];
+        if (red[i])
+            p->ishape[p->ni++] = a->shape[i], p->m *= a->shape[i];
+        else
+            p->oshape[p->no++] = a->shape[i], p->nout *= a->shape[i];
     }
     if (!p->no) p->oshape[p->no++] = 1;
     if (!p->ni) p->ishape[p->ni++] = 1;
 }
 
 /* One operand's byte strides over a's dims, split as em__split_shape does. */
-static void em__split_strides(const em_array *a, const bool *red, const int64_t *st, int64_t *ost, int64_t *ist) {
+static void em__split_strides(const em_array *a, const bool *red, const int64_t *st, int64_t *ost,
+                              int64_t *ist) {
     int no = 0, ni = 0;
     for (int i = 0; i < a->ndim; i++) {
         if (a->shape[i] == 1) continue;
-        if (red[i]) ist[ni++] = st[i];
-        else ost[no++] = st[i];
+        if (red[i])
+            ist[ni++] = st[i];
+        else
+            ost[no++] = st[i];
     }
     if (!no) ost[0] = 0;
     if (!ni) ist[0] = 0;
@@ -128,8 +139,10 @@ static int em__merge_dims(int n, int64_t *shape, int nst, int64_t *const *st) {
     for (int i = 1; i < n; i++) {
         bool merge = true;
         for (int k = 0; k < nst && merge; k++) merge = st[k][w] == shape[i] * st[k][i];
-        if (merge) shape[w] *= shape[i];
-        else shape[++w] = shape[i];
+        if (merge)
+            shape[w] *= shape[i];
+        else
+            shape[++w] = shape[i];
         for (int k = 0; k < nst; k++) st[k][w] = st[k][i];
     }
     return w + 1;
@@ -184,7 +197,8 @@ em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int
 em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int naxes,
                         const int *axes, const em_array *out) {
     if (root->dtype != a->dtype || !em_array_is_c_contiguous(a))
-        return em_error(EM_EVALUE, "a fused reduction reads a C-contiguous array of its producer's dtype");
+        return em_error(EM_EVALUE,
+                        "a fused reduction reads a C-contiguous array of its producer's dtype");
     EM_CHECK(em_kplan_tree(root, out, &p->tree));
     bool red[EM_MAXDIMS];
     EM_CHECK(em__reduced(a, naxes, axes, red));
@@ -203,7 +217,8 @@ em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int
 static char *em__dec(char *b, int v) {
     char t[12];
     int n = 0;
-    do t[n++] = (char)('0' + v % 10), v /= 10; while (v > 0);
+    do t[n++] = (char)('0' + v % 10), v /= 10;
+    while (v > 0);
     while (n) *b++ = t[--n];
     return b;
 }
@@ -233,8 +248,10 @@ static void em__fused_args(const em_rplan *p, char *b) {
     for (int k = 0; k < nl; k++, b += 8) {
         memset(b, 0, 8);
         if (k == 0) continue;
-        if (p->tree.cls[k] == 'P') memcpy(b, p->tree.data[k], (size_t)em_dtype_get(p->tree.dtypes[k])->size);
-        else memcpy(b, &p->tree.data[k], 8);
+        if (p->tree.cls[k] == 'P')
+            memcpy(b, p->tree.data[k], (size_t)em_dtype_get(p->tree.dtypes[k])->size);
+        else
+            memcpy(b, &p->tree.data[k], 8);
     }
     for (int k = 0; k < nl; k++, b += 8 * (size_t)p->no) memcpy(b, p->lost[k], 8 * (size_t)p->no);
     for (int k = 0; k < nl; k++, b += 8 * (size_t)p->ni) memcpy(b, p->list[k], 8 * (size_t)p->ni);
@@ -258,7 +275,6 @@ size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap) {
     return need;
 }
 
-
 /* The identity value of the accumulator for MIN/MAX. */
 static const char *em__extreme(em_dtype dt, bool max) {
     switch (em_dtype_get(dt)->kind) {
@@ -270,8 +286,11 @@ static const char *em__extreme(em_dtype dt, bool max) {
     int bits = em_dtype_get(dt)->size * 8;
     bool sgn = em_dtype_get(dt)->kind == 'i';
     const char *T = em_render_ctype(dt);
-    if (!sgn) snprintf(buf, sizeof buf, max ? "(%s)0" : "(%s)~(em_u64)0", T);
-    else snprintf(buf, sizeof buf, max ? "(%s)((em_u64)1 << %d)" : "(%s)~((em_u64)1 << %d)", T, bits - 1);
+    if (!sgn)
+        snprintf(buf, sizeof buf, max ? "(%s)0" : "(%s)~(em_u64)0", T);
+    else
+        snprintf(buf, sizeof buf, max ? "(%s)((em_u64)1 << %d)" : "(%s)~((em_u64)1 << %d)", T,
+                 bits - 1);
     return buf;
 }
 
@@ -281,7 +300,7 @@ typedef struct em__rs {
     const em_rplan *p;
     em_sbuf *s;
     const char *A, *I, *O, *R; /* acc, input, output, acc's real component */
-    char load[160], fin[200];   /* conv(x: in -> acc), conv(s: acc -> out) */
+    char load[160], fin[200];  /* conv(x: in -> acc), conv(s: acc -> out) */
 } em__rs;
 
 static void em__conv_into(char *buf, size_t len, em_dtype from, em_dtype to, const char *x) {
@@ -297,19 +316,27 @@ static void em__fns_sum(const em__rs *r) {
     bool prod = op == EM_RED_PROD, cplx = em_dtype_get(r->p->acc)->kind == 'c';
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
-    if (cplx) em_sbuf_printf(s, "EM_D em_state em_ident() { return em_mk<%s, %s>(%d, 0); }\n", r->A, r->R, prod);
-    else em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%d; }\n", r->A, prod);
+    if (cplx)
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return em_mk<%s, %s>(%d, 0); }\n", r->A, r->R,
+                       prod);
+    else
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%d; }\n", r->A, prod);
     em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
     em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s(a, b); }\n",
                    prod ? "em_multiply" : "em_add");
     if (op != EM_RED_MEAN)
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", r->O, r->fin);
+        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n",
+                       r->O, r->fin);
     else if (!cplx)
-        em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
-                       r->O, r->A, r->A, r->fin);
+        em_sbuf_printf(
+            s,
+            "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
+            r->O, r->A, r->A, r->fin);
     else
-        em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = em_mk<%s, %s>(v.re / m, v.im / m); return %s; }\n",
-                       r->O, r->A, r->A, r->R, r->fin);
+        em_sbuf_printf(
+            s,
+            "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = em_mk<%s, %s>(v.re / m, v.im / m); return %s; }\n",
+            r->O, r->A, r->A, r->R, r->fin);
 }
 
 /* MIN, MAX: NaN-propagating, starting from the extreme of the type. */
@@ -318,13 +345,17 @@ static void em__fns_minmax(const em__rs *r) {
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
     if (cplx)
-        em_sbuf_printf(s, "EM_D em_state em_ident() { const %s e = %s; return em_mk<%s, %s>(e, e); }\n", r->R,
-                       em__extreme(EM_FLOAT32, max), r->A, r->R);
-    else em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", em__extreme(r->p->acc, max));
+        em_sbuf_printf(
+            s, "EM_D em_state em_ident() { const %s e = %s; return em_mk<%s, %s>(e, e); }\n", r->R,
+            em__extreme(EM_FLOAT32, max), r->A, r->R);
+    else
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", em__extreme(r->p->acc, max));
     em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
-    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan(b) ? b : %s(a, b); }\n",
-                   max ? "em_maximum" : "em_minimum");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n", r->O, r->fin);
+    em_sbuf_printf(
+        s, "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan(b) ? b : %s(a, b); }\n",
+        max ? "em_maximum" : "em_minimum");
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n",
+                   r->O, r->fin);
 }
 
 /* ARGMIN, ARGMAX: (value, index); the first NaN wins, ties take the lower index. */
@@ -332,15 +363,21 @@ static void em__fns_arg(const em__rs *r) {
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "struct em_state { %s v; long long i; };\n", r->A);
     em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.i = -1; return s; }\n");
-    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.v = %s; s.i = k; return s; }\n",
-                   r->I, r->load);
-    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
-                      "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
-                      "    const bool an = em_isnan(a.v), bn = em_isnan(b.v);\n"
-                      "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
-                      "    if (em_equal(a.v, b.v)) return a.i < b.i ? a : b;\n"
-                      "    return %s(a.v, b.v) ? a : b;\n}\n", r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s.i; }\n", r->O, r->O);
+    em_sbuf_printf(
+        s,
+        "EM_D em_state em_load(%s x, long long k) { em_state s; s.v = %s; s.i = k; return s; }\n",
+        r->I, r->load);
+    em_sbuf_printf(s,
+                   "EM_D em_state em_comb(em_state a, em_state b) {\n"
+                   "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
+                   "    const bool an = em_isnan(a.v), bn = em_isnan(b.v);\n"
+                   "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
+                   "    if (em_equal(a.v, b.v)) return a.i < b.i ? a : b;\n"
+                   "    return %s(a.v, b.v) ? a : b;\n}\n",
+                   r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less");
+    em_sbuf_printf(s,
+                   "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s.i; }\n",
+                   r->O, r->O);
 }
 
 /* ANY, ALL, COUNT_NONZERO: on the truth of each element. */
@@ -350,11 +387,17 @@ static void em__fns_bool(const em__rs *r) {
     bool cnt = r->p->op == EM_RED_COUNT_NONZERO, all = r->p->op == EM_RED_ALL;
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "typedef %s em_state;\n", cnt ? "long long" : "bool");
-    em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", all ? "true" : cnt ? "0" : "false");
+    em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n",
+                   all   ? "true"
+                   : cnt ? "0"
+                         : "false");
     em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, nz);
     em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s; }\n",
-                   cnt ? "a + b" : all ? "a && b" : "a || b");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s; }\n", r->O, r->O);
+                   cnt   ? "a + b"
+                   : all ? "a && b"
+                         : "a || b");
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s; }\n",
+                   r->O, r->O);
 }
 
 /* VAR, STD: Chan et al.'s pairwise combination of (n, mean, M2). */
@@ -362,22 +405,32 @@ static void em__fns_var(const em__rs *r) {
     em_sbuf *s = r->s;
     const char *A = r->A;
     em_sbuf_printf(s, "struct em_state { double n; %s mean, m2; };\n", A);
-    em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
-    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n",
-                   r->I, r->load);
-    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) {\n"
-                      "    if (a.n == 0) return b;\n    if (b.n == 0) return a;\n"
-                      "    em_state r; r.n = a.n + b.n;\n    const %s d = b.mean - a.mean, f = (%s)(b.n / r.n);\n"
-                      "    r.mean = a.mean + d * f;\n    r.m2 = a.m2 + b.m2 + d * d * (%s)(a.n * f);\n    return r;\n}\n",
-                   A, A, A);
+    em_sbuf_printf(
+        s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
+    em_sbuf_printf(
+        s,
+        "EM_D em_state em_load(%s x, long long k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n",
+        r->I, r->load);
+    em_sbuf_printf(
+        s,
+        "EM_D em_state em_comb(em_state a, em_state b) {\n"
+        "    if (a.n == 0) return b;\n    if (b.n == 0) return a;\n"
+        "    em_state r; r.n = a.n + b.n;\n    const %s d = b.mean - a.mean, f = (%s)(b.n / r.n);\n"
+        "    r.mean = a.mean + d * f;\n    r.m2 = a.m2 + b.m2 + d * d * (%s)(a.n * f);\n    return r;\n}\n",
+        A, A, A);
     const char *root = r->p->op != EM_RED_STD ? "" : r->p->acc == EM_FLOAT64 ? "sqrt" : "sqrtf";
-    em_sbuf_printf(s, "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
-                   r->O, A, root, A, r->fin);
+    em_sbuf_printf(
+        s,
+        "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
+        r->O, A, root, A, r->fin);
 }
 
 /* State, identity, load, combine and final for the plan's op. */
 static void em__state_fns(const em_rplan *p, em_sbuf *s) {
-    em__rs r = {.p = p, .s = s, .A = em_render_ctype(p->acc), .I = em_render_ctype(p->in),
+    em__rs r = {.p = p,
+                .s = s,
+                .A = em_render_ctype(p->acc),
+                .I = em_render_ctype(p->in),
                 .O = em_render_ctype(p->out),
                 .R = p->acc == EM_COMPLEX64 || p->acc == EM_FLOAT32 ? "float" : "double"};
     em__conv_into(r.load, sizeof r.load, p->in, p->acc, "x");
@@ -556,8 +609,9 @@ static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
     em_sbuf_printf(s, "    em_ix q = k;\n");
     for (int j = 1; j < t->nops; j++) /* byte offsets: 64-bit whatever em_ix is */
         if (t->cls[j] != 'P') em_sbuf_printf(s, "    long long o%d = lb[%d];\n", j, j);
-    em_sbuf_printf(s, "    for (int d = EM_NI - 1; d > 0; d--) {\n"
-                      "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
+    em_sbuf_printf(
+        s, "    for (int d = EM_NI - 1; d > 0; d--) {\n"
+           "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, "        o%d += c * p.list[%d][d];\n", j, j);
     em_sbuf_printf(s, "    }\n");
@@ -578,74 +632,91 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "EM_D em_in em_f(const em_args &p%s) {\n", params);
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] == 'P')
-            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.ld[%d];\n", em_render_ctype(t->dtypes[j]), j,
-                           em_render_ctype(t->dtypes[j]), j);
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.ld[%d];\n",
+                           em_render_ctype(t->dtypes[j]), j, em_render_ctype(t->dtypes[j]), j);
     em_render_tree(t, s, name, sizeof name);
     em_sbuf_printf(s, "    return ");
     em__render_conv(s, em_render_natural(t->root), p->in, name);
     em_sbuf_printf(s, ";\n}\n");
-    em_sbuf_printf(s, "#define EM_NB EM_NL\n"
-                      "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
-                      "    em_ix r = o;\n"
-                      "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
-                      "    for (int d = EM_NO - 1; d > 0; d--) {\n"
-                      "        const em_ix c = r %% (em_ix)p.oshape[d];\n"
-                      "        r /= (em_ix)p.oshape[d];\n"
-                      "        for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
-                      "    }\n"
-                      "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
+    em_sbuf_printf(
+        s,
+        "#define EM_NB EM_NL\n"
+        "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+        "    em_ix r = o;\n"
+        "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
+        "    for (int d = EM_NO - 1; d > 0; d--) {\n"
+        "        const em_ix c = r %% (em_ix)p.oshape[d];\n"
+        "        r /= (em_ix)p.oshape[d];\n"
+        "        for (int j = 1; j < EM_NL; j++) lb[j] += c * p.lost[j][d];\n"
+        "    }\n"
+        "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
     em_sbuf_printf(s, "%s", em__run);
     em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {\n");
     em__render_leaf_offsets(t, s);
     em_sbuf_printf(s, "    return em_f(p");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
-            em_sbuf_printf(s, ", *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])", em_render_ctype(t->dtypes[j]),
-                           j, j, j);
+            em_sbuf_printf(s, ", *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])",
+                           em_render_ctype(t->dtypes[j]), j, j, j);
     em_sbuf_printf(s, ");\n}\n");
-    em_sbuf_printf(s, "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
-                      "    if (em_run(p, k) < EM_V) {\n"
-                      "        for (int e = 0; e < EM_V; e++)\n"
-                      "            if (k + e < p.m) v[e] = em_at(p, lb, k + e);\n"
-                      "        return;\n    }\n");
+    em_sbuf_printf(
+        s, "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
+           "    if (em_run(p, k) < EM_V) {\n"
+           "        for (int e = 0; e < EM_V; e++)\n"
+           "            if (k + e < p.m) v[e] = em_at(p, lb, k + e);\n"
+           "        return;\n    }\n");
     em__render_leaf_offsets(t, s);
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
-            em_sbuf_printf(s, "    %s x%dv[EM_V];\n    em_ldg<%s, EM_V>(x%dv, p.ld[%d] + o%d + q * p.list[%d][0], "
-                              "p.list[%d][EM_NI - 1]);\n", em_render_ctype(t->dtypes[j]), j,
-                           em_render_ctype(t->dtypes[j]), j, j, j, j, j);
+            em_sbuf_printf(
+                s,
+                "    %s x%dv[EM_V];\n    em_ldg<%s, EM_V>(x%dv, p.ld[%d] + o%d + q * p.list[%d][0], "
+                "p.list[%d][EM_NI - 1]);\n",
+                em_render_ctype(t->dtypes[j]), j, em_render_ctype(t->dtypes[j]), j, j, j, j, j);
     em_sbuf_printf(s, "#pragma unroll\n    for (int e = 0; e < EM_V; e++) v[e] = em_f(p");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, ", x%dv[e]", j);
     em_sbuf_printf(s, ");\n}\n");
-    em_sbuf_printf(s, "EM_D bool em_wide(const em_args &p, const long long *lb) {\n    return EM_NI == 1");
+    em_sbuf_printf(
+        s, "EM_D bool em_wide(const em_args &p, const long long *lb) {\n    return EM_NI == 1");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
-            em_sbuf_printf(s, " &&\n        (p.list[%d][0] == 0 || (p.list[%d][0] == (long long)sizeof(%s) && "
-                              "em_packable<%s, EM_V>(p.ld[%d] + lb[%d])))", j, j, em_render_ctype(t->dtypes[j]),
-                           em_render_ctype(t->dtypes[j]), j, j);
+            em_sbuf_printf(
+                s,
+                " &&\n        (p.list[%d][0] == 0 || (p.list[%d][0] == (long long)sizeof(%s) && "
+                "em_packable<%s, EM_V>(p.ld[%d] + lb[%d])))",
+                j, j, em_render_ctype(t->dtypes[j]), em_render_ctype(t->dtypes[j]), j, j);
     em_sbuf_printf(s, ";\n}\n");
-    em_sbuf_printf(s, "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n");
+    em_sbuf_printf(
+        s,
+        "EM_D em_ix em_fast(const em_args &p, const long long *lb, em_ix g, em_ix gs, em_state &acc) {\n");
     for (int j = 1; j < t->nops; j++) {
         if (t->cls[j] == 'P') continue;
         const char *T = em_render_ctype(t->dtypes[j]);
-        em_sbuf_printf(s, "    typedef em_pack<%s, EM_V> P%d;\n    P%d b%d = {};\n    if (!p.list[%d][0])\n"
-                          "        for (int e = 0; e < EM_V; e++) b%d.v[e] = *(const %s *)(p.ld[%d] + lb[%d]);\n",
-                       T, j, j, j, j, j, T, j, j);
+        em_sbuf_printf(
+            s,
+            "    typedef em_pack<%s, EM_V> P%d;\n    P%d b%d = {};\n    if (!p.list[%d][0])\n"
+            "        for (int e = 0; e < EM_V; e++) b%d.v[e] = *(const %s *)(p.ld[%d] + lb[%d]);\n",
+            T, j, j, j, j, j, T, j, j);
     }
-    em_sbuf_printf(s, "    const em_ix Gf = (em_ix)(p.m / EM_V);\n    for (; g < Gf; g += EM_U * gs) {\n");
+    em_sbuf_printf(
+        s, "    const em_ix Gf = (em_ix)(p.m / EM_V);\n    for (; g < Gf; g += EM_U * gs) {\n");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
-            em_sbuf_printf(s, "        P%d w%d[EM_U];\n#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n"
-                              "            if (g + j * gs < Gf)\n"
-                              "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (em_ix)sizeof(P%d)) : b%d;\n",
-                           j, j, j, j, j, j, j, j, j);
+            em_sbuf_printf(
+                s,
+                "        P%d w%d[EM_U];\n#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n"
+                "            if (g + j * gs < Gf)\n"
+                "                w%d[j] = p.list[%d][0] ? *(const P%d *)(p.ld[%d] + lb[%d] + (g + j * gs) * (em_ix)sizeof(P%d)) : b%d;\n",
+                j, j, j, j, j, j, j, j, j);
     em_sbuf_printf(s, "#pragma unroll\n        for (int j = 0; j < EM_U; j++)\n#pragma unroll\n"
                       "            for (int e = 0; e < EM_V; e++)\n"
                       "                if (g + j * gs < Gf) acc = em_comb(acc, em_load(em_f(p");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P') em_sbuf_printf(s, ", w%d[j].v[e]", j);
-    em_sbuf_printf(s, "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
+    em_sbuf_printf(
+        s,
+        "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
 }
 
 em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
@@ -655,18 +726,26 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
         return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s yet", d->name);
     em_sbuf_printf(s, "%s", d->prelude);
     em__state_fns(p, s);
-    em_sbuf_printf(s, "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
-                      "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",
-                   em_render_ctype(p->in), em_render_ctype(p->out), em__idx32(p) ? "int" : "long long", p->no,
-                   p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
+    em_sbuf_printf(
+        s,
+        "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
+        "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",
+        em_render_ctype(p->in), em_render_ctype(p->out), em__idx32(p) ? "int" : "long long", p->no,
+        p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
-    em_sbuf_printf(s, "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
-                      "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
-    if (p->root) em_sbuf_printf(s, "    char *ld[EM_NL];\n    long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];\n");
+    em_sbuf_printf(
+        s,
+        "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
+        "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
+    if (p->root)
+        em_sbuf_printf(
+            s, "    char *ld[EM_NL];\n    long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];\n");
     em_sbuf_printf(s, "};\n");
     em_sbuf_printf(s, "%s", em__fast_done);
-    if (p->root) em__render_fused_input(p, s);
-    else em_sbuf_printf(s, "%s%s", em__run, em__plain_input);
+    if (p->root)
+        em__render_fused_input(p, s);
+    else
+        em_sbuf_printf(s, "%s%s", em__run, em__plain_input);
     em_sbuf_printf(s, "%s", em__reduce_kernels);
     if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;

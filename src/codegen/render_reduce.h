@@ -61,8 +61,8 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
  * again, as the leaves allow (in, ost and ist are then unused: zero).  The argument then ends
  * with char *ld[nl] ('P' leaves: their value's bytes); long long
  * lost[nl][no], list[nl][ni]  (nl = tree.nops, slot 0 unused). */
-EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a,
-                               int naxes, const int *axes, const em_array *out);
+EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int naxes,
+                               const int *axes, const em_array *out);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
 /* The kernels of p in dialect d, d's prelude included (CUDA only so far:
  * EM_EUNSUPPORTED for another dialect). */

@@ -9,8 +9,8 @@
 em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out; }
 
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd, c->axis < 0 ? -1 : c->axis,
-                   c->tiles ? 'T' : 'L');
+    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd,
+                   c->axis < 0 ? -1 : c->axis, c->tiles ? 'T' : 'L');
 }
 
 /* Types, the op, conversions and addressing. */
@@ -20,8 +20,11 @@ static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
     em_sbuf_printf(s, "typedef %s em_scan_in;\ntypedef %s em_scan_acc;\ntypedef %s em_scan_out;\n",
                    em_render_ctype(c->in), em_render_ctype(acc), em_render_ctype(c->out));
     /* The host emulation test (tests/c/scan_emul.h) shrinks the tile: EM_B, EM_K overridable. */
-    em_sbuf_printf(s, "#define EM_ND %d\n#define EM_AX %d\n#ifndef EM_B\n#define EM_B %d\n#define EM_K %d\n#endif\n"
-                      "#define EM_T (EM_B * EM_K)\n", c->nd, c->axis < 0 ? -1 : c->axis, EM_SCAN_BLOCK, EM_SCAN_ITEMS);
+    em_sbuf_printf(
+        s,
+        "#define EM_ND %d\n#define EM_AX %d\n#ifndef EM_B\n#define EM_B %d\n#define EM_K %d\n#endif\n"
+        "#define EM_T (EM_B * EM_K)\n",
+        c->nd, c->axis < 0 ? -1 : c->axis, EM_SCAN_BLOCK, EM_SCAN_ITEMS);
     em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
                       " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
     /* The input is cast to out's dtype first (NumPy casts, then accumulates). */
@@ -34,13 +37,20 @@ static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
         em__render_conv(s, c->in, acc, "x");
     }
     if (c->out == EM_FLOAT16) /* every partial rounded to float16, as NumPy */
-        em_sbuf_printf(s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return em_h2f(em_f2h(%s(a, b))); }\n", op);
-    else em_sbuf_printf(s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return %s(a, b); }\n", op);
+        em_sbuf_printf(
+            s,
+            "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return em_h2f(em_f2h(%s(a, b))); }\n",
+            op);
+    else
+        em_sbuf_printf(
+            s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return %s(a, b); }\n",
+            op);
     em_sbuf_printf(s, "EM_D em_scan_out em_store(em_scan_acc a) { return ");
     em__render_conv(s, acc, c->out, "a");
     em_sbuf_printf(s, "; }\n");
     if (c->axis >= 0)
-        em_sbuf_printf(s,
+        em_sbuf_printf(
+            s,
             "// Byte offset of line l's first element (strides st): l over the dims but the axis, C order.\n"
             "EM_D long long em_base(const em_args &p, long long l, const long long *st) {\n"
             "    long long b = 0;\n"
@@ -58,7 +68,8 @@ static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
             "    return (em_scan_out *)(p.out + b + t * p.ost[EM_AX]);\n"
             "}\n");
     else
-        em_sbuf_printf(s,
+        em_sbuf_printf(
+            s,
             "// Flattened: one line; element t is the t-th in C order; out is contiguous.\n"
             "EM_D long long em_base(const em_args &p, long long l, const long long *st) { return 0; }\n"
             "EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {\n"
@@ -175,16 +186,21 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     if (d->id != EM_DIALECT_CUDA)
         return em_error(EM_EUNSUPPORTED, "scans are not rendered for %s yet", d->name);
     if (c->op != EM_RED_CUMSUM && c->op != EM_RED_CUMPROD)
-        return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d", (int)c->op);
+        return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d",
+                        (int)c->op);
     if (c->nd < 1 || c->nd > EM_MAXDIMS || c->axis >= c->nd)
-        return em_error(EM_EVALUE, "scan of %d dimensions along axis %d: need 1 <= dimensions <= %d and axis < dimensions",
-                        c->nd, c->axis, EM_MAXDIMS);
+        return em_error(
+            EM_EVALUE,
+            "scan of %d dimensions along axis %d: need 1 <= dimensions <= %d and axis < dimensions",
+            c->nd, c->axis, EM_MAXDIMS);
     if ((unsigned)c->in >= EM_NDTYPES || (unsigned)c->out >= EM_NDTYPES)
         return em_error(EM_ETYPE, "invalid dtype for a scan");
     if (c->tiles && c->out == EM_FLOAT16)
-        return em_error(EM_EUNSUPPORTED, "float16 scans round every partial sum (NumPy's order): no tile kernels");
-    em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", d->prelude, c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum",
-                   em_dtype_get(c->in)->name, em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
+        return em_error(EM_EUNSUPPORTED,
+                        "float16 scans round every partial sum (NumPy's order): no tile kernels");
+    em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", d->prelude,
+                   c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum", em_dtype_get(c->in)->name,
+                   em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
     em__scan_defs(c, src);
     em_sbuf_printf(src, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
     return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;

@@ -24,18 +24,18 @@
 
 #include "codegen/render.h"
 
-#define EM_SCAN_BLOCK 256                    /* threads per block, every kernel */
-#define EM_SCAN_ITEMS 8                      /* consecutive elements per thread in a tile */
+#define EM_SCAN_BLOCK 256 /* threads per block, every kernel */
+#define EM_SCAN_ITEMS 8   /* consecutive elements per thread in a tile */
 #define EM_SCAN_TILE (EM_SCAN_BLOCK * EM_SCAN_ITEMS)
 #define EM_SCAN_UP "em_scan_up"
 #define EM_SCAN_MID "em_scan_mid"
 #define EM_SCAN_DOWN "em_scan_down"
 
 typedef struct em_scan_spec {
-    em_reduce_op op;    /* EM_RED_CUMSUM or EM_RED_CUMPROD */
-    em_dtype in, out;   /* input and output dtypes */
-    int nd, axis;       /* 1 <= nd <= EM_MAXDIMS; axis < 0: flattened */
-    bool tiles;         /* the tile kernels, else the line kernel */
+    em_reduce_op op;  /* EM_RED_CUMSUM or EM_RED_CUMPROD */
+    em_dtype in, out; /* input and output dtypes */
+    int nd, axis;     /* 1 <= nd <= EM_MAXDIMS; axis < 0: flattened */
+    bool tiles;       /* the tile kernels, else the line kernel */
 } em_scan_spec;
 
 /* The accumulator dtype: out's, except float32 for float16 (NumPy rounds

@@ -24,8 +24,8 @@ EM_API em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_arr
                              em_array *out);
 EM_API em_status em_run_take(const em_backend *be, const em_array *a, int m, int nidx,
                              const em_array *idx, em_array *out);
-EM_API em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx,
-                            const em_array *idx, const em_array *values);
+EM_API em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, const em_array *idx,
+                            const em_array *values);
 EM_API em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out);
 EM_API em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req);
 

@@ -52,7 +52,8 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     if (plan->n == 0) return EM_OK;
     size_t nargs = em_kplan_args(plan, args, EM_RUN_ARGMAX);
     if (!nargs)
-        return em_error(EM_EUNSUPPORTED, "expression too large for one kernel (%d arrays, %d dimensions)",
+        return em_error(EM_EUNSUPPORTED,
+                        "expression too large for one kernel (%d arrays, %d dimensions)",
                         plan->nops, plan->ndim);
     const em_device_props *p;
     EM_CHECK(be->props_ref(id, &p));

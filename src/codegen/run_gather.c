@@ -87,8 +87,8 @@ static em_status em__glaunch(const em_backend *be, int id, em__gplan *p, int mod
     p->k.mode = mode;
     char key[96], name[48];
     snprintf(key, sizeof key, "GX%d|%d|%d|%d|%d", mode, p->k.size, p->k.m, p->k.nidx, p->k.r);
-    static const char *const names[] = {"take", "scatter_win", "scatter_keep", "scatter_dups", "put",
-                                        "nonzero_count", "nonzero_prefix", "nonzero"};
+    static const char *const names[] = {"take", "scatter_win",   "scatter_keep",   "scatter_dups",
+                                        "put",  "nonzero_count", "nonzero_prefix", "nonzero"};
     snprintf(name, sizeof name, "%s_%dB", names[mode], p->k.size);
     const em_kfn *f;
     em__gctx c = {be, &p->k};
@@ -104,10 +104,12 @@ static em_status em__glaunch(const em_backend *be, int id, em__gplan *p, int mod
 }
 
 /* The plan shared by take and put; err: 4 int64 on the device, zeroed. */
-static em_status em__gplan_make(const em_array *a, int m, int nidx, const em_array *idx, em__gplan *p) {
+static em_status em__gplan_make(const em_array *a, int m, int nidx, const em_array *idx,
+                                em__gplan *p) {
     memset(p, 0, sizeof *p);
     if (m < 1 || m > a->ndim || nidx < 1 || nidx > EM_MAXDIMS || (nidx != 1 && nidx != m))
-        return em_error(EM_EVALUE, "gather: %d index arrays for %d of %d dimensions", nidx, m, a->ndim);
+        return em_error(EM_EVALUE, "gather: %d index arrays for %d of %d dimensions", nidx, m,
+                        a->ndim);
     int size = em_dtype_get(a->dtype)->size;
     p->k = (em_gather_spec){.size = size, .m = m, .nidx = nidx, .r = a->ndim > m ? a->ndim - m : 1};
     p->a = a;
@@ -116,8 +118,10 @@ static em_status em__gplan_make(const em_array *a, int m, int nidx, const em_arr
     for (int d = m; d < a->ndim; d++) p->inner *= a->shape[d];
     for (int d = 0; d < m; d++) p->total *= a->shape[d];
     for (int i = 0; i < nidx; i++) {
-        if (idx[i].dtype != EM_INT64 || !em_array_is_c_contiguous(&idx[i]) || em_array_size(&idx[i]) != p->nb)
-            return em_error(EM_EVALUE, "gather: indices must be C-contiguous int64 arrays of one shape");
+        if (idx[i].dtype != EM_INT64 || !em_array_is_c_contiguous(&idx[i]) ||
+            em_array_size(&idx[i]) != p->nb)
+            return em_error(EM_EVALUE,
+                            "gather: indices must be C-contiguous int64 arrays of one shape");
         p->ix[i] = (const int64_t *)idx[i].data;
     }
     return EM_OK;
@@ -128,8 +132,8 @@ static em_status em__gcheck(const em_backend *be, int id, int64_t *err) {
     int64_t got[4] = {0};
     EM_CHECK(be->to_host(id, got, err, sizeof got));
     if (got[0])
-        return em_error(EM_EINDEX, "index %lld is out of bounds for axis %d with size %lld", (long long)got[1],
-                        (int)got[2], (long long)got[3]);
+        return em_error(EM_EINDEX, "index %lld is out of bounds for axis %d with size %lld",
+                        (long long)got[1], (int)got[2], (long long)got[3]);
     return EM_OK;
 }
 
@@ -150,13 +154,16 @@ static const em_array *em__as_1d(const em_array *a, int *m, em_array *tmp) {
     return tmp;
 }
 
-static em_status em__gather(const em_backend *be, const em_array *a, int m, int nidx, const em_array *idx, em_array *out) {
+static em_status em__gather(const em_backend *be, const em_array *a, int m, int nidx,
+                            const em_array *idx, em_array *out) {
     em__gplan p;
     em_array a1;
     a = em__as_1d(a, &m, &a1);
     EM_CHECK(em__gplan_make(a, m, nidx, idx, &p));
-    if (!em_array_is_c_contiguous(out) || out->dtype != a->dtype || em_array_size(out) != p.nb * p.inner)
-        return em_error(EM_EVALUE, "gather: out must be C-contiguous, of a's dtype and size B + a.shape[m:]");
+    if (!em_array_is_c_contiguous(out) || out->dtype != a->dtype ||
+        em_array_size(out) != p.nb * p.inner)
+        return em_error(EM_EVALUE,
+                        "gather: out must be C-contiguous, of a's dtype and size B + a.shape[m:]");
     if (p.nb * p.inner == 0) return EM_OK;
     int id = em_array_device(a).id;
     p.buf = out->data;
@@ -195,13 +202,17 @@ static em_status em__last_writers(const em_backend *be, int id, em__gplan *p) {
     return s;
 }
 
-em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
+em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, const em_array *idx,
+                     const em_array *values) {
     em__gplan p;
     em_array a1;
     const em_array *a_ = em__as_1d(a, &m, &a1); /* before m is read */
     EM_CHECK(em__gplan_make(a_, m, nidx, idx, &p));
-    if (!em_array_is_c_contiguous(values) || values->dtype != a->dtype || em_array_size(values) != p.nb * p.inner)
-        return em_error(EM_EVALUE, "scatter: values must be C-contiguous, of a's dtype and size B + a.shape[m:]");
+    if (!em_array_is_c_contiguous(values) || values->dtype != a->dtype ||
+        em_array_size(values) != p.nb * p.inner)
+        return em_error(
+            EM_EVALUE,
+            "scatter: values must be C-contiguous, of a's dtype and size B + a.shape[m:]");
     if (p.nb == 0) return EM_OK;
     int id = em_array_device(a).id;
     p.buf = values->data;
@@ -224,7 +235,10 @@ em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out)
     void *counts = NULL;
     size_t cbytes = (size_t)(ntile + 1) * 8;
     em_status s = em_astype(a, EM_BOOL, &truth); /* C order, NaN is true: NumPy's nonzero */
-    em__gplan p = {.k = {.size = 1, .m = a->ndim, .nidx = 1, .r = 1}, .a = &truth, .nb = n, .inner = 1,
+    em__gplan p = {.k = {.size = 1, .m = a->ndim, .nidx = 1, .r = 1},
+                   .a = &truth,
+                   .nb = n,
+                   .inner = 1,
                    .total = n};
     if (s == EM_OK && n) s = be->alloc(id, cbytes, &counts);
     p.buf = counts;

@@ -30,8 +30,10 @@ static void em__split(em_rplan *p, int sms) {
      * warp per output keeps every thread loading instead of waiting at a
      * block-wide tree once per output. */
     p->warp = p->nout >= want * 8 && p->m <= 8192;
-    if (p->nout >= want || p->m <= EM_RB * 16) return; /* so a warp's units are never split: no pass 2 */
-    int64_t by_work = (p->m + EM_RB * 16 - 1) / (EM_RB * 16), by_dev = (want + p->nout - 1) / p->nout;
+    if (p->nout >= want || p->m <= EM_RB * 16)
+        return; /* so a warp's units are never split: no pass 2 */
+    int64_t by_work = (p->m + EM_RB * 16 - 1) / (EM_RB * 16),
+            by_dev = (want + p->nout - 1) / p->nout;
     p->nsplit = by_work < by_dev ? by_work : by_dev;
 }
 
@@ -47,7 +49,8 @@ static em_status em__launch(const em_backend *be, int id, const em_rplan *p, con
     em_sbuf_put(&key, fname, strlen(fname));
     em_status s = EM_OK;
     const em_kfn *k = NULL;
-    if (key.oom) s = em_error(EM_ENOMEM, "out of host memory");
+    if (key.oom)
+        s = em_error(EM_ENOMEM, "out of host memory");
     else {
         uint64_t h = em_key_hash(key.s, key.len);
         if (!(k = be->kernel_find(id, key.s, key.len, h))) { /* the name only for a new kernel */
@@ -58,7 +61,8 @@ static em_status em__launch(const em_backend *be, int id, const em_rplan *p, con
         }
     }
     em_sbuf_free(&key);
-    if (p->warp && !strcmp(fname, EM_KNAME)) units = (units + EM_RB / 32 - 1) / (EM_RB / 32); /* 8 per block */
+    if (p->warp && !strcmp(fname, EM_KNAME))
+        units = (units + EM_RB / 32 - 1) / (EM_RB / 32); /* 8 per block */
     /* A block per unit: the H100 ran the seed 004 rows 4 % faster with one
      * row per warp than with 8 blocks per SM looping over them. */
     int64_t g = units < pr->max_grid_dim[0] ? units : pr->max_grid_dim[0];
@@ -71,14 +75,20 @@ static em_status em__reduce(const em_backend *be, em_reduce_op op, const em_arra
                             em_array *out) {
     static _Thread_local em_rplan p;
     int id = em_array_device(out).id;
-    if (!be->kernel_find) return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
+    if (!be->kernel_find)
+        return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
     EM_CHECK(em_rplan_make(op, a, naxes, axes, dt, ddof, out, &p));
     if (fused) /* a's values come from a tree */
         EM_CHECK(em_rplan_fuse(&p, fused, a, naxes, axes, out));
     if (p.nout == 0 || em_array_size(out) == 0) return EM_OK;
-    if (p.m == 0 && (op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_ARGMIN || op == EM_RED_ARGMAX))
-        return em_error(EM_EVALUE, "zero-size array to reduction operation %s which has no identity",
-                        op == EM_RED_MIN ? "minimum" : op == EM_RED_MAX ? "maximum" : op == EM_RED_ARGMIN ? "argmin" : "argmax");
+    if (p.m == 0 &&
+        (op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_ARGMIN || op == EM_RED_ARGMAX))
+        return em_error(EM_EVALUE,
+                        "zero-size array to reduction operation %s which has no identity",
+                        op == EM_RED_MIN      ? "minimum"
+                        : op == EM_RED_MAX    ? "maximum"
+                        : op == EM_RED_ARGMIN ? "argmin"
+                                              : "argmax");
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
     em__split(&p, pr->multiprocessor_count);

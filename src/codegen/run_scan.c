@@ -49,7 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-em_scan_plan em_run_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out, int sms) {
+em_scan_plan em_run_scan_choose(int64_t nlines, int64_t len, bool interleaved, em_dtype out,
+                                int sms) {
     em_scan_plan p = {'L', nlines, len, 1};
     if (out == EM_FLOAT16) {
         /* One thread per line costs ~len dependent steps; the host path
@@ -83,17 +84,18 @@ static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c,
     em_scan_key(c, &key);
     em_sbuf_printf(&key, "|%s", fname);
     char name[64];
-    snprintf(name, sizeof name, "%s_%s%s", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod", em_dtype_get(c->in)->name,
-             c->tiles ? fname + 7 : ""); /* "cumsum_float32_up" */
+    snprintf(name, sizeof name, "%s_%s%s", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod",
+             em_dtype_get(c->in)->name, c->tiles ? fname + 7 : ""); /* "cumsum_float32_up" */
     const em_kfn *f = NULL;
     em__sctx x = {be, c};
-    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory") :
-                            em_run_kernel(be, id, key.s, name, fname, em__render, &x, &f);
+    em_status s = key.oom ? em_error(EM_ENOMEM, "out of host memory")
+                          : em_run_kernel(be, id, key.s, name, fname, em__render, &x, &f);
     em_sbuf_free(&key);
     int64_t g = units, cap = (int64_t)pr->multiprocessor_count * per_sm;
     if (g > cap) g = cap;
     if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
-    if (s == EM_OK) s = be->launch(id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
+    if (s == EM_OK)
+        s = be->launch(id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
     return s;
 }
 
@@ -105,8 +107,8 @@ static em_status em__on_host(em_reduce_op op, const em_array *a, int axis, em_ar
     if (s == EM_OK) s = em_array_empty(&hout, out->dtype, out->ndim, out->shape, cpu);
     if (s == EM_OK) s = em_algo_scan(&em_cpu_backend, op, &ha, axis, &hout);
     if (s == EM_OK) /* em_scan's results are C-contiguous: one host-to-device copy */
-        s = em_array_is_c_contiguous(out) ? em_array_write(out, hout.data, em_array_nbytes(&hout)) :
-                                            em_copy_into(out, &hout);
+        s = em_array_is_c_contiguous(out) ? em_array_write(out, hout.data, em_array_nbytes(&hout))
+                                          : em_copy_into(out, &hout);
     em_array_release(&ha), em_array_release(&hout);
     return s;
 }
@@ -119,14 +121,17 @@ static bool em__interleaved(const em_array *a, int axis) {
     return false;
 }
 
-em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis, em_array *out) {
+em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis,
+                      em_array *out) {
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
         return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d", (int)op);
-    if (axis >= a->ndim) return em_error(EM_EVALUE, "scan axis %d out of range for %d dimensions", axis, a->ndim);
+    if (axis >= a->ndim)
+        return em_error(EM_EVALUE, "scan axis %d out of range for %d dimensions", axis, a->ndim);
     int64_t n = em_array_size(a);
     if (n == 0) return EM_OK;
     if (em_array_size(out) != n) return em_error(EM_ESHAPE, "scan output has the wrong size");
-    if (axis >= 0 && (out->ndim != a->ndim || memcmp(out->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)))
+    if (axis >= 0 &&
+        (out->ndim != a->ndim || memcmp(out->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)))
         return em_error(EM_ESHAPE, "scan output must have the input's shape");
     if (axis < 0 && !em_array_is_c_contiguous(out))
         return em_error(EM_EVALUE, "a flattened scan needs a C-contiguous output");
@@ -135,22 +140,28 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
     int64_t len = c.axis >= 0 ? a->shape[axis] : n;
-    em_scan_plan p = em_run_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis), out->dtype,
-                                         pr->multiprocessor_count);
+    em_scan_plan p = em_run_scan_choose(n / len, len, c.axis >= 0 && em__interleaved(a, axis),
+                                        out->dtype, pr->multiprocessor_count);
     /* The host scans along an axis only; em_scan flattens before calling
      * here, so a long flattened float16 line comes only from direct callers. */
     if (p.mode == 'H' && c.axis < 0) p.mode = 'L';
     if (p.mode == 'H') return em__on_host(op, a, axis, out);
-    struct { char *in, *out, *part; int64_t nlines, len, ntiles, v[3 * EM_MAXDIMS]; } args = {
-        a->data, out->data, NULL, p.nlines, p.len, p.ntiles, {0}};
+    struct {
+        char *in, *out, *part;
+        int64_t nlines, len, ntiles, v[3 * EM_MAXDIMS];
+    } args = {a->data, out->data, NULL, p.nlines, p.len, p.ntiles, {0}};
     for (int d = 0; d < a->ndim; d++)
-        args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d], args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
+        args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d],
+        args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
     if (!a->ndim) args.v[0] = 1;
-    if (p.mode == 'L') return em__launch(be, id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32, &args);
+    if (p.mode == 'L')
+        return em__launch(be, id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32,
+                          &args);
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
     if (p.ntiles == 1) return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
-    size_t bytes = (size_t)units * em_dtype_get(em_scan_acc(c.out))->size; /* units <= n: no overflow */
+    size_t bytes =
+        (size_t)units * em_dtype_get(em_scan_acc(c.out))->size; /* units <= n: no overflow */
     void *part = NULL;
     em_status s = be->alloc(id, bytes, &part);
     args.part = part;

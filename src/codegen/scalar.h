@@ -42,10 +42,10 @@
 
 /* ---- type lists: M(suffix, T, U) for ints (U: same-width unsigned),
  * M(suffix, T, libm suffix) for floats, M(suffix, C, R, libm suffix) complex */
-#define EM__SINTS(M) M(i8, em_i8, em_u8) M(i16, em_i16, em_u16) M(i32, em_i32, em_u32) \
-    M(i64, em_i64, em_u64)
-#define EM__UINTS(M) M(u8, em_u8, em_u8) M(u16, em_u16, em_u16) M(u32, em_u32, em_u32) \
-    M(u64, em_u64, em_u64)
+#define EM__SINTS(M) \
+    M(i8, em_i8, em_u8) M(i16, em_i16, em_u16) M(i32, em_i32, em_u32) M(i64, em_i64, em_u64)
+#define EM__UINTS(M) \
+    M(u8, em_u8, em_u8) M(u16, em_u16, em_u16) M(u32, em_u32, em_u32) M(u64, em_u64, em_u64)
 #define EM__INTS(M) EM__SINTS(M) EM__UINTS(M)
 #define EM__FLOATS(M) M(f32, em_f32, f) M(f64, em_f64, )
 #define EM__CPLXS(M) M(c64, em_c64, em_f32, f) M(c128, em_c128, em_f64, )
@@ -62,16 +62,16 @@ EM_FN em_c128 em_mk_c128(em_f64 re, em_f64 im) {
 }
 
 /* ---- every type: copy, positive, where, comparisons, logical ---------------- */
-#define EM__ANY(S, T)                                                                              \
-    EM_FN T em_copy_##S(T a) { return a; }                                                         \
+#define EM__ANY(S, T)                      \
+    EM_FN T em_copy_##S(T a) { return a; } \
     EM_FN T em_where_##S(bool c, T a, T b) { return c ? a : b; }
-#define EM__ORD(S, T)                                                                              \
-    EM_FN T em_positive_##S(T a) { return a; }                                                     \
-    EM_FN bool em_equal_##S(T a, T b) { return a == b; }                                           \
-    EM_FN bool em_not_equal_##S(T a, T b) { return a != b; }                                       \
-    EM_FN bool em_less_##S(T a, T b) { return a < b; }                                             \
-    EM_FN bool em_less_equal_##S(T a, T b) { return a <= b; }                                      \
-    EM_FN bool em_greater_##S(T a, T b) { return b < a; }                                          \
+#define EM__ORD(S, T)                                         \
+    EM_FN T em_positive_##S(T a) { return a; }                \
+    EM_FN bool em_equal_##S(T a, T b) { return a == b; }      \
+    EM_FN bool em_not_equal_##S(T a, T b) { return a != b; }  \
+    EM_FN bool em_less_##S(T a, T b) { return a < b; }        \
+    EM_FN bool em_less_equal_##S(T a, T b) { return a <= b; } \
+    EM_FN bool em_greater_##S(T a, T b) { return b < a; }     \
     EM_FN bool em_greater_equal_##S(T a, T b) { return b <= a; }
 #define EM__ANYI(S, T, U) EM__ANY(S, T) EM__ORD(S, T)
 #define EM__ANYF(S, T, M) EM__ANY(S, T) EM__ORD(S, T)
@@ -112,32 +112,32 @@ EM_FN bool em_bitwise_or_b(bool a, bool b) { return a || b; }
 EM_FN bool em_bitwise_xor_b(bool a, bool b) { return a != b; }
 
 /* ---- integers: arithmetic, bits, ordering ------------------------------------ */
-#define EM__IALL(S, T, U)                                                                          \
-    EM_FN T em_add_##S(T a, T b) { return (T)(a + b); }                                            \
-    EM_FN T em_subtract_##S(T a, T b) { return (T)(a - b); }                                       \
-    EM_FN T em_multiply_##S(T a, T b) { return (T)(a * b); }                                       \
-    EM_FN T em_square_##S(T a) { return (T)(a * a); }                                              \
-    EM_FN T em_negative_##S(T a) { return (T)(0 - a); }                                            \
-    EM_FN T em_conjugate_##S(T a) { return a; }                                                    \
-    EM_FN T em_real_##S(T a) { return a; }                                                         \
-    EM_FN T em_imag_##S(T a) { return 0; }                                                         \
-    EM_FN T em_floor_##S(T a) { return a; }                                                        \
-    EM_FN T em_ceil_##S(T a) { return a; }                                                         \
-    EM_FN T em_trunc_##S(T a) { return a; }                                                        \
-    EM_FN T em_maximum_##S(T a, T b) { return a > b ? a : b; }                                     \
-    EM_FN T em_minimum_##S(T a, T b) { return a < b ? a : b; }                                     \
-    EM_FN T em_fmax_##S(T a, T b) { return a > b ? a : b; }                                        \
-    EM_FN T em_fmin_##S(T a, T b) { return a < b ? a : b; }                                        \
-    EM_FN bool em_isnan_##S(T a) { return false; }                                                 \
-    EM_FN bool em_isinf_##S(T a) { return false; }                                                 \
-    EM_FN bool em_isfinite_##S(T a) { return true; }                                               \
-    EM_FN T em_invert_##S(T a) { return (T)~a; }                                                   \
-    EM_FN T em_bitwise_and_##S(T a, T b) { return (T)(a & b); }                                    \
-    EM_FN T em_bitwise_or_##S(T a, T b) { return (T)(a | b); }                                     \
-    EM_FN T em_bitwise_xor_##S(T a, T b) { return (T)(a ^ b); }                                    \
-    /* Shifts by a negative count or >= the width give 0 (npy_lshift). */                          \
-    EM_FN T em_left_shift_##S(T a, T b) {                                                          \
-        return (T)((em_u64)b < sizeof(T) * 8 ? (U)((U)a << b) : 0);                                \
+#define EM__IALL(S, T, U)                                                 \
+    EM_FN T em_add_##S(T a, T b) { return (T)(a + b); }                   \
+    EM_FN T em_subtract_##S(T a, T b) { return (T)(a - b); }              \
+    EM_FN T em_multiply_##S(T a, T b) { return (T)(a * b); }              \
+    EM_FN T em_square_##S(T a) { return (T)(a * a); }                     \
+    EM_FN T em_negative_##S(T a) { return (T)(0 - a); }                   \
+    EM_FN T em_conjugate_##S(T a) { return a; }                           \
+    EM_FN T em_real_##S(T a) { return a; }                                \
+    EM_FN T em_imag_##S(T a) { return 0; }                                \
+    EM_FN T em_floor_##S(T a) { return a; }                               \
+    EM_FN T em_ceil_##S(T a) { return a; }                                \
+    EM_FN T em_trunc_##S(T a) { return a; }                               \
+    EM_FN T em_maximum_##S(T a, T b) { return a > b ? a : b; }            \
+    EM_FN T em_minimum_##S(T a, T b) { return a < b ? a : b; }            \
+    EM_FN T em_fmax_##S(T a, T b) { return a > b ? a : b; }               \
+    EM_FN T em_fmin_##S(T a, T b) { return a < b ? a : b; }               \
+    EM_FN bool em_isnan_##S(T a) { return false; }                        \
+    EM_FN bool em_isinf_##S(T a) { return false; }                        \
+    EM_FN bool em_isfinite_##S(T a) { return true; }                      \
+    EM_FN T em_invert_##S(T a) { return (T)~a; }                          \
+    EM_FN T em_bitwise_and_##S(T a, T b) { return (T)(a & b); }           \
+    EM_FN T em_bitwise_or_##S(T a, T b) { return (T)(a | b); }            \
+    EM_FN T em_bitwise_xor_##S(T a, T b) { return (T)(a ^ b); }           \
+    /* Shifts by a negative count or >= the width give 0 (npy_lshift). */ \
+    EM_FN T em_left_shift_##S(T a, T b) {                                 \
+        return (T)((em_u64)b < sizeof(T) * 8 ? (U)((U)a << b) : 0);       \
     }
 EM__INTS(EM__IALL)
 
@@ -147,80 +147,80 @@ EM__INTS(EM__IALL)
  * fix is a select.  With early returns, a fused chain of them
  * (x = abs(x) % 1000; x = x // 2 + 3 ...) made NVRTC's compile time explode
  * (25 int64 ops never finished). */
-#define EM__SINT(S, T, U)                                                                          \
-    EM_FN T em_floor_divide_##S(T a, T b) {                                                        \
-        const bool z = b == 0, m1 = b == -1;                                                       \
-        const T d = (T)(z || m1 ? 1 : b);                                                          \
-        const T q = (T)(a / d), r = (T)(a % d);                                                    \
-        const T f = (T)(q - ((r != 0) & ((r < 0) != (d < 0))));                                    \
-        return (T)(z ? 0 : m1 ? (T)(0u - (U)a) : f); /* MIN // -1 wraps */                         \
-    }                                                                                              \
-    EM_FN T em_remainder_##S(T a, T b) {                                                           \
-        const bool z = b == 0 || b == -1;                                                          \
-        const T d = (T)(z ? 1 : b);                                                                \
-        const T r = (T)(a % d);                                                                    \
-        const T f = (T)((r != 0) & ((r < 0) != (d < 0)) ? r + d : r);                              \
-        return (T)(z ? 0 : f);                                                                     \
-    }                                                                                              \
-    EM_FN T em_fmod_##S(T a, T b) {                                                                \
-        const bool z = b == 0 || b == -1;                                                          \
-        const T r = (T)(a % (T)(z ? 1 : b));                                                       \
-        return (T)(z ? 0 : r);                                                                     \
-    }                                                                                              \
-    EM_FN T em_reciprocal_##S(T a) { return (T)(a == 0 ? 0 : 1 / a); }                             \
-    EM_FN T em_power_##S(T a, T b) {                                                               \
-        if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);                      \
-        U r = 1, x = (U)a;                                                                         \
-        for (U e = (U)b; e; e >>= 1, x = (U)(x * x))                                               \
-            if (e & 1) r = (U)(r * x);                                                             \
-        return (T)r;                                                                               \
-    }                                                                                              \
-    EM_FN T em_right_shift_##S(T a, T b) {                                                         \
-        return (T)((em_u64)b < sizeof(T) * 8 ? a >> b : (a < 0 ? -1 : 0));                         \
-    }                                                                                              \
-    EM_FN T em_absolute_##S(T a) { return (T)(a < 0 ? 0 - a : a); }                                \
-    EM_FN T em_sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                                    \
-    EM_FN bool em_signbit_##S(T a) { return a < 0; }                                               \
-    /* gcd by Euclid on magnitudes (|MIN| wraps, as in NumPy); lcm from it. */                     \
-    EM_FN T em_gcd_##S(T a, T b) {                                                                 \
-        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);                      \
-        while (y) {                                                                                \
-            U t = (U)(x % y);                                                                      \
-            x = y, y = t;                                                                          \
-        }                                                                                          \
-        return (T)x;                                                                               \
-    }                                                                                              \
-    EM_FN T em_lcm_##S(T a, T b) {                                                                 \
-        T g = em_gcd_##S(a, b);                                                                    \
-        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);                      \
-        return (T)(g ? (U)(x / (U)g * y) : 0);                                                     \
+#define EM__SINT(S, T, U)                                                      \
+    EM_FN T em_floor_divide_##S(T a, T b) {                                    \
+        const bool z = b == 0, m1 = b == -1;                                   \
+        const T d = (T)(z || m1 ? 1 : b);                                      \
+        const T q = (T)(a / d), r = (T)(a % d);                                \
+        const T f = (T)(q - ((r != 0) & ((r < 0) != (d < 0))));                \
+        return (T)(z ? 0 : m1 ? (T)(0u - (U)a) : f); /* MIN // -1 wraps */     \
+    }                                                                          \
+    EM_FN T em_remainder_##S(T a, T b) {                                       \
+        const bool z = b == 0 || b == -1;                                      \
+        const T d = (T)(z ? 1 : b);                                            \
+        const T r = (T)(a % d);                                                \
+        const T f = (T)((r != 0) & ((r < 0) != (d < 0)) ? r + d : r);          \
+        return (T)(z ? 0 : f);                                                 \
+    }                                                                          \
+    EM_FN T em_fmod_##S(T a, T b) {                                            \
+        const bool z = b == 0 || b == -1;                                      \
+        const T r = (T)(a % (T)(z ? 1 : b));                                   \
+        return (T)(z ? 0 : r);                                                 \
+    }                                                                          \
+    EM_FN T em_reciprocal_##S(T a) { return (T)(a == 0 ? 0 : 1 / a); }         \
+    EM_FN T em_power_##S(T a, T b) {                                           \
+        if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);  \
+        U r = 1, x = (U)a;                                                     \
+        for (U e = (U)b; e; e >>= 1, x = (U)(x * x))                           \
+            if (e & 1) r = (U)(r * x);                                         \
+        return (T)r;                                                           \
+    }                                                                          \
+    EM_FN T em_right_shift_##S(T a, T b) {                                     \
+        return (T)((em_u64)b < sizeof(T) * 8 ? a >> b : (a < 0 ? -1 : 0));     \
+    }                                                                          \
+    EM_FN T em_absolute_##S(T a) { return (T)(a < 0 ? 0 - a : a); }            \
+    EM_FN T em_sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                \
+    EM_FN bool em_signbit_##S(T a) { return a < 0; }                           \
+    /* gcd by Euclid on magnitudes (|MIN| wraps, as in NumPy); lcm from it. */ \
+    EM_FN T em_gcd_##S(T a, T b) {                                             \
+        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);  \
+        while (y) {                                                            \
+            U t = (U)(x % y);                                                  \
+            x = y, y = t;                                                      \
+        }                                                                      \
+        return (T)x;                                                           \
+    }                                                                          \
+    EM_FN T em_lcm_##S(T a, T b) {                                             \
+        T g = em_gcd_##S(a, b);                                                \
+        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);  \
+        return (T)(g ? (U)(x / (U)g * y) : 0);                                 \
     }
-#define EM__UINT(S, T, U)                                                                          \
-    /* As the signed ones: a safe divisor, then a select (no branch). */                           \
-    EM_FN T em_floor_divide_##S(T a, T b) { return (T)(b == 0 ? 0 : a / (T)(b == 0 ? 1 : b)); }    \
-    EM_FN T em_remainder_##S(T a, T b) { return (T)(b == 0 ? 0 : a % (T)(b == 0 ? 1 : b)); }       \
-    EM_FN T em_fmod_##S(T a, T b) { return em_remainder_##S(a, b); }                               \
-    EM_FN T em_reciprocal_##S(T a) { return (T)(a ? 1 / a : 0); }                                  \
-    EM_FN T em_power_##S(T a, T b) {                                                               \
-        T r = 1;                                                                                   \
-        for (; b; b >>= 1, a = (T)(a * a))                                                         \
-            if (b & 1) r = (T)(r * a);                                                             \
-        return r;                                                                                  \
-    }                                                                                              \
-    EM_FN T em_right_shift_##S(T a, T b) { return (T)(b < sizeof(T) * 8 ? a >> b : 0); }           \
-    EM_FN T em_absolute_##S(T a) { return a; }                                                     \
-    EM_FN T em_sign_##S(T a) { return (T)(a > 0); }                                                \
-    EM_FN bool em_signbit_##S(T a) { return false; }                                               \
-    EM_FN T em_gcd_##S(T a, T b) {                                                                 \
-        while (b) {                                                                                \
-            T t = (T)(a % b);                                                                      \
-            a = b, b = t;                                                                          \
-        }                                                                                          \
-        return a;                                                                                  \
-    }                                                                                              \
-    EM_FN T em_lcm_##S(T a, T b) {                                                                 \
-        T g = em_gcd_##S(a, b);                                                                    \
-        return (T)(g ? a / g * b : 0);                                                             \
+#define EM__UINT(S, T, U)                                                                       \
+    /* As the signed ones: a safe divisor, then a select (no branch). */                        \
+    EM_FN T em_floor_divide_##S(T a, T b) { return (T)(b == 0 ? 0 : a / (T)(b == 0 ? 1 : b)); } \
+    EM_FN T em_remainder_##S(T a, T b) { return (T)(b == 0 ? 0 : a % (T)(b == 0 ? 1 : b)); }    \
+    EM_FN T em_fmod_##S(T a, T b) { return em_remainder_##S(a, b); }                            \
+    EM_FN T em_reciprocal_##S(T a) { return (T)(a ? 1 / a : 0); }                               \
+    EM_FN T em_power_##S(T a, T b) {                                                            \
+        T r = 1;                                                                                \
+        for (; b; b >>= 1, a = (T)(a * a))                                                      \
+            if (b & 1) r = (T)(r * a);                                                          \
+        return r;                                                                               \
+    }                                                                                           \
+    EM_FN T em_right_shift_##S(T a, T b) { return (T)(b < sizeof(T) * 8 ? a >> b : 0); }        \
+    EM_FN T em_absolute_##S(T a) { return a; }                                                  \
+    EM_FN T em_sign_##S(T a) { return (T)(a > 0); }                                             \
+    EM_FN bool em_signbit_##S(T a) { return false; }                                            \
+    EM_FN T em_gcd_##S(T a, T b) {                                                              \
+        while (b) {                                                                             \
+            T t = (T)(a % b);                                                                   \
+            a = b, b = t;                                                                       \
+        }                                                                                       \
+        return a;                                                                               \
+    }                                                                                           \
+    EM_FN T em_lcm_##S(T a, T b) {                                                              \
+        T g = em_gcd_##S(a, b);                                                                 \
+        return (T)(g ? a / g * b : 0);                                                          \
     }
 EM__SINTS(EM__SINT)
 EM__UINTS(EM__UINT)
@@ -229,98 +229,98 @@ EM__UINTS(EM__UINT)
 /* NumPy's npy_divmod: fmod, moved to the divisor's sign, quotient snapped
  * to an integer; b == 0 gives a / b and fmod's NaN.  Quiet comparisons, so
  * a NaN raises no FE_INVALID the CPU's error state would report. */
-#define EM__FLT(S, T, M)                                                                           \
-    EM_FN T em_add_##S(T a, T b) { return a + b; }                                                 \
-    EM_FN T em_subtract_##S(T a, T b) { return a - b; }                                            \
-    EM_FN T em_multiply_##S(T a, T b) { return a * b; }                                            \
-    EM_FN T em_square_##S(T a) { return a * a; }                                                   \
-    EM_FN T em_divide_##S(T a, T b) { return a / b; }                                              \
-    EM_FN T em_negative_##S(T a) { return -a; }                                                    \
-    EM_FN T em_conjugate_##S(T a) { return a; }                                                    \
-    EM_FN T em_real_##S(T a) { return a; }                                                         \
-    EM_FN T em_imag_##S(T a) { return 0; }                                                         \
-    EM_FN T em_reciprocal_##S(T a) { return 1 / a; }                                               \
-    EM_FN T em_divmod_##S(T a, T b, T *mod) {                                                      \
-        T m = fmod##M(a, b);                                                                       \
-        if (b == 0) return *mod = m, a / b;                                                        \
-        T div = (a - m) / b;                                                                       \
-        if (m != 0) {                                                                              \
-            if (EM_ISLESS(b, (T)0) != EM_ISLESS(m, (T)0)) m += b, div -= 1;                        \
-        } else {                                                                                   \
-            m = copysign##M((T)0, b);                                                              \
-        }                                                                                          \
-        *mod = m;                                                                                  \
-        if (div == 0) return copysign##M((T)0, a / b);                                             \
-        T fl = floor##M(div);                                                                      \
-        return EM_ISGREATER(div - fl, (T)0.5) ? fl + 1 : fl;                                       \
-    }                                                                                              \
-    EM_FN T em_floor_divide_##S(T a, T b) {                                                        \
-        T m;                                                                                       \
-        return b != 0 ? em_divmod_##S(a, b, &m) : a / b;                                           \
-    }                                                                                              \
-    EM_FN T em_remainder_##S(T a, T b) {                                                           \
-        T m;                                                                                       \
-        if (b == 0) return fmod##M(a, b);                                                          \
-        em_divmod_##S(a, b, &m);                                                                   \
-        return m;                                                                                  \
-    }                                                                                              \
-    EM_FN T em_fmod_##S(T a, T b) { return fmod##M(a, b); }                                        \
-    EM_FN T em_power_##S(T a, T b) { return pow##M(a, b); }                                        \
-    EM_FN T em_absolute_##S(T a) { return fabs##M(a); }                                            \
-    EM_FN T em_sign_##S(T a) { return a > 0 ? 1 : a < 0 ? -1 : a == 0 ? 0 : a; }                   \
-    EM_FN T em_rint_##S(T a) { return rint##M(a); }                                                \
-    EM_FN T em_floor_##S(T a) { return floor##M(a); }                                              \
-    EM_FN T em_ceil_##S(T a) { return ceil##M(a); }                                                \
-    EM_FN T em_trunc_##S(T a) { return trunc##M(a); }                                              \
-    /* maximum/minimum propagate NaN; fmax/fmin ignore it (C's fmax/fmin). */                      \
-    EM_FN T em_maximum_##S(T a, T b) { return a >= b || a != a ? a : b; }                          \
-    EM_FN T em_minimum_##S(T a, T b) { return a <= b || a != a ? a : b; }                          \
-    EM_FN T em_fmax_##S(T a, T b) { return fmax##M(a, b); }                                        \
-    EM_FN T em_fmin_##S(T a, T b) { return fmin##M(a, b); }                                        \
-    EM_FN bool em_isnan_##S(T a) { return a != a; }                                                \
-    EM_FN bool em_isinf_##S(T a) { return isinf(a) != 0; }                                         \
-    EM_FN bool em_isfinite_##S(T a) { return isfinite(a) != 0; }                                   \
-    EM_FN bool em_signbit_##S(T a) { return signbit(a) != 0; }                                     \
-    EM_FN T em_sqrt_##S(T a) { return sqrt##M(a); }                                                \
-    EM_FN T em_exp_##S(T a) { return exp##M(a); }                                                  \
-    EM_FN T em_exp2_##S(T a) { return exp2##M(a); }                                                \
-    EM_FN T em_expm1_##S(T a) { return expm1##M(a); }                                              \
-    EM_FN T em_log_##S(T a) { return log##M(a); }                                                  \
-    EM_FN T em_log1p_##S(T a) { return log1p##M(a); }                                              \
-    EM_FN T em_log2_##S(T a) { return log2##M(a); }                                                \
-    EM_FN T em_log10_##S(T a) { return log10##M(a); }                                              \
-    EM_FN T em_sin_##S(T a) { return sin##M(a); }                                                  \
-    EM_FN T em_cos_##S(T a) { return cos##M(a); }                                                  \
-    EM_FN T em_tan_##S(T a) { return tan##M(a); }                                                  \
-    EM_FN T em_arcsin_##S(T a) { return asin##M(a); }                                              \
-    EM_FN T em_arccos_##S(T a) { return acos##M(a); }                                              \
-    EM_FN T em_arctan_##S(T a) { return atan##M(a); }                                              \
-    EM_FN T em_sinh_##S(T a) { return sinh##M(a); }                                                \
-    EM_FN T em_cosh_##S(T a) { return cosh##M(a); }                                                \
-    EM_FN T em_tanh_##S(T a) { return tanh##M(a); }                                                \
-    EM_FN T em_arcsinh_##S(T a) { return asinh##M(a); }                                            \
-    EM_FN T em_arccosh_##S(T a) { return acosh##M(a); }                                            \
-    EM_FN T em_arctanh_##S(T a) { return atanh##M(a); }                                            \
-    EM_FN T em_cbrt_##S(T a) { return cbrt##M(a); }                                                \
-    EM_FN T em_arctan2_##S(T a, T b) { return atan2##M(a, b); }                                    \
-    EM_FN T em_hypot_##S(T a, T b) { return hypot##M(a, b); }                                      \
-    EM_FN T em_copysign_##S(T a, T b) { return copysign##M(a, b); }                                \
-    EM_FN T em_nextafter_##S(T a, T b) { return nextafter##M(a, b); }                              \
-    EM_FN T em_deg2rad_##S(T a) { return a * (T)(3.141592653589793238462643383279502884 / 180); }  \
-    EM_FN T em_rad2deg_##S(T a) { return a * (T)(180 / 3.141592653589793238462643383279502884); }  \
-    EM_FN T em_heaviside_##S(T a, T b) { return a != a ? a : a == 0 ? b : a < 0 ? 0 : 1; }         \
-    EM_FN T em_logaddexp_##S(T a, T b) {                                                           \
-        if (a == b) return a + (T)0.693147180559945309417232121458176568;                          \
-        T d = a - b;                                                                               \
-        return d > 0 ? a + log1p##M(exp##M(-d)) : d <= 0 ? b + log1p##M(exp##M(d)) : d;            \
-    }                                                                                              \
-    EM_FN T em_logaddexp2_##S(T a, T b) {                                                          \
-        const T log2e = (T)1.442695040888963407359924681001892137;                                 \
-        if (a == b) return a + 1;                                                                  \
-        T d = a - b;                                                                               \
-        return d > 0    ? a + log2e * log1p##M(exp2##M(-d))                                        \
-               : d <= 0 ? b + log2e * log1p##M(exp2##M(d))                                         \
-                        : d;                                                                       \
+#define EM__FLT(S, T, M)                                                                          \
+    EM_FN T em_add_##S(T a, T b) { return a + b; }                                                \
+    EM_FN T em_subtract_##S(T a, T b) { return a - b; }                                           \
+    EM_FN T em_multiply_##S(T a, T b) { return a * b; }                                           \
+    EM_FN T em_square_##S(T a) { return a * a; }                                                  \
+    EM_FN T em_divide_##S(T a, T b) { return a / b; }                                             \
+    EM_FN T em_negative_##S(T a) { return -a; }                                                   \
+    EM_FN T em_conjugate_##S(T a) { return a; }                                                   \
+    EM_FN T em_real_##S(T a) { return a; }                                                        \
+    EM_FN T em_imag_##S(T a) { return 0; }                                                        \
+    EM_FN T em_reciprocal_##S(T a) { return 1 / a; }                                              \
+    EM_FN T em_divmod_##S(T a, T b, T *mod) {                                                     \
+        T m = fmod##M(a, b);                                                                      \
+        if (b == 0) return *mod = m, a / b;                                                       \
+        T div = (a - m) / b;                                                                      \
+        if (m != 0) {                                                                             \
+            if (EM_ISLESS(b, (T)0) != EM_ISLESS(m, (T)0)) m += b, div -= 1;                       \
+        } else {                                                                                  \
+            m = copysign##M((T)0, b);                                                             \
+        }                                                                                         \
+        *mod = m;                                                                                 \
+        if (div == 0) return copysign##M((T)0, a / b);                                            \
+        T fl = floor##M(div);                                                                     \
+        return EM_ISGREATER(div - fl, (T)0.5) ? fl + 1 : fl;                                      \
+    }                                                                                             \
+    EM_FN T em_floor_divide_##S(T a, T b) {                                                       \
+        T m;                                                                                      \
+        return b != 0 ? em_divmod_##S(a, b, &m) : a / b;                                          \
+    }                                                                                             \
+    EM_FN T em_remainder_##S(T a, T b) {                                                          \
+        T m;                                                                                      \
+        if (b == 0) return fmod##M(a, b);                                                         \
+        em_divmod_##S(a, b, &m);                                                                  \
+        return m;                                                                                 \
+    }                                                                                             \
+    EM_FN T em_fmod_##S(T a, T b) { return fmod##M(a, b); }                                       \
+    EM_FN T em_power_##S(T a, T b) { return pow##M(a, b); }                                       \
+    EM_FN T em_absolute_##S(T a) { return fabs##M(a); }                                           \
+    EM_FN T em_sign_##S(T a) { return a > 0 ? 1 : a < 0 ? -1 : a == 0 ? 0 : a; }                  \
+    EM_FN T em_rint_##S(T a) { return rint##M(a); }                                               \
+    EM_FN T em_floor_##S(T a) { return floor##M(a); }                                             \
+    EM_FN T em_ceil_##S(T a) { return ceil##M(a); }                                               \
+    EM_FN T em_trunc_##S(T a) { return trunc##M(a); }                                             \
+    /* maximum/minimum propagate NaN; fmax/fmin ignore it (C's fmax/fmin). */                     \
+    EM_FN T em_maximum_##S(T a, T b) { return a >= b || a != a ? a : b; }                         \
+    EM_FN T em_minimum_##S(T a, T b) { return a <= b || a != a ? a : b; }                         \
+    EM_FN T em_fmax_##S(T a, T b) { return fmax##M(a, b); }                                       \
+    EM_FN T em_fmin_##S(T a, T b) { return fmin##M(a, b); }                                       \
+    EM_FN bool em_isnan_##S(T a) { return a != a; }                                               \
+    EM_FN bool em_isinf_##S(T a) { return isinf(a) != 0; }                                        \
+    EM_FN bool em_isfinite_##S(T a) { return isfinite(a) != 0; }                                  \
+    EM_FN bool em_signbit_##S(T a) { return signbit(a) != 0; }                                    \
+    EM_FN T em_sqrt_##S(T a) { return sqrt##M(a); }                                               \
+    EM_FN T em_exp_##S(T a) { return exp##M(a); }                                                 \
+    EM_FN T em_exp2_##S(T a) { return exp2##M(a); }                                               \
+    EM_FN T em_expm1_##S(T a) { return expm1##M(a); }                                             \
+    EM_FN T em_log_##S(T a) { return log##M(a); }                                                 \
+    EM_FN T em_log1p_##S(T a) { return log1p##M(a); }                                             \
+    EM_FN T em_log2_##S(T a) { return log2##M(a); }                                               \
+    EM_FN T em_log10_##S(T a) { return log10##M(a); }                                             \
+    EM_FN T em_sin_##S(T a) { return sin##M(a); }                                                 \
+    EM_FN T em_cos_##S(T a) { return cos##M(a); }                                                 \
+    EM_FN T em_tan_##S(T a) { return tan##M(a); }                                                 \
+    EM_FN T em_arcsin_##S(T a) { return asin##M(a); }                                             \
+    EM_FN T em_arccos_##S(T a) { return acos##M(a); }                                             \
+    EM_FN T em_arctan_##S(T a) { return atan##M(a); }                                             \
+    EM_FN T em_sinh_##S(T a) { return sinh##M(a); }                                               \
+    EM_FN T em_cosh_##S(T a) { return cosh##M(a); }                                               \
+    EM_FN T em_tanh_##S(T a) { return tanh##M(a); }                                               \
+    EM_FN T em_arcsinh_##S(T a) { return asinh##M(a); }                                           \
+    EM_FN T em_arccosh_##S(T a) { return acosh##M(a); }                                           \
+    EM_FN T em_arctanh_##S(T a) { return atanh##M(a); }                                           \
+    EM_FN T em_cbrt_##S(T a) { return cbrt##M(a); }                                               \
+    EM_FN T em_arctan2_##S(T a, T b) { return atan2##M(a, b); }                                   \
+    EM_FN T em_hypot_##S(T a, T b) { return hypot##M(a, b); }                                     \
+    EM_FN T em_copysign_##S(T a, T b) { return copysign##M(a, b); }                               \
+    EM_FN T em_nextafter_##S(T a, T b) { return nextafter##M(a, b); }                             \
+    EM_FN T em_deg2rad_##S(T a) { return a * (T)(3.141592653589793238462643383279502884 / 180); } \
+    EM_FN T em_rad2deg_##S(T a) { return a * (T)(180 / 3.141592653589793238462643383279502884); } \
+    EM_FN T em_heaviside_##S(T a, T b) { return a != a ? a : a == 0 ? b : a < 0 ? 0 : 1; }        \
+    EM_FN T em_logaddexp_##S(T a, T b) {                                                          \
+        if (a == b) return a + (T)0.693147180559945309417232121458176568;                         \
+        T d = a - b;                                                                              \
+        return d > 0 ? a + log1p##M(exp##M(-d)) : d <= 0 ? b + log1p##M(exp##M(d)) : d;           \
+    }                                                                                             \
+    EM_FN T em_logaddexp2_##S(T a, T b) {                                                         \
+        const T log2e = (T)1.442695040888963407359924681001892137;                                \
+        if (a == b) return a + 1;                                                                 \
+        T d = a - b;                                                                              \
+        return d > 0    ? a + log2e * log1p##M(exp2##M(-d))                                       \
+               : d <= 0 ? b + log2e * log1p##M(exp2##M(d))                                        \
+                        : d;                                                                      \
     }
 EM__FLOATS(EM__FLT)
 
@@ -331,8 +331,10 @@ EM_FN em_f16 em_nextafter_f16(em_f16 a, em_f16 b) {
     if (fa != fa || fb != fb) return em_f2h(fa + fb);
     if (fa == fb) return b;
     em_f16 r = a;
-    if (fa == 0) r.x = (unsigned short)(fb > 0 ? 1 : 0x8001);
-    else r.x = (unsigned short)((fa < fb) == (fa > 0) ? a.x + 1 : a.x - 1);
+    if (fa == 0)
+        r.x = (unsigned short)(fb > 0 ? 1 : 0x8001);
+    else
+        r.x = (unsigned short)((fa < fb) == (fa > 0) ? a.x + 1 : a.x - 1);
     return r;
 }
 

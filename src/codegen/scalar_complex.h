@@ -5,6 +5,9 @@
  * functions use libm's where the head defines EM_LIBM_COMPLEX (the CPU,
  * whose <complex.h> NumPy itself calls) and the formulas below elsewhere.
  */
+/* clang-format 14 rewrites this file's macro bodies differently on each pass (it is not
+ * idempotent there), so the file keeps its own layout. */
+// clang-format off
 #ifndef EM_CODEGEN_SCALAR_COMPLEX_H
 #define EM_CODEGEN_SCALAR_COMPLEX_H
 
@@ -225,3 +228,4 @@ EM__CPLXS(EM__CMATH)
 EM__CPLXS(EM__CMORE)
 
 #endif
+// clang-format on

@@ -57,8 +57,10 @@ void em__buffer_incref(em_buffer *b) {
 
 void em__buffer_decref(em_buffer *b) {
     if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
-    if (b->pooled) em__backend(b->device.kind)->free(b->device.id, b->ptr, b->nbytes);
-    else if (b->release) b->release(b->ctx);
+    if (b->pooled)
+        em__backend(b->device.kind)->free(b->device.id, b->ptr, b->nbytes);
+    else if (b->release)
+        b->release(b->ctx);
     em_spare_free(&em__buffer_spare, b);
 }
 
@@ -104,8 +106,10 @@ em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim, const 
     tmp.flags = EM_WRITEABLE;
     if (ndim > 0) /* shape may be NULL for 0-d */
         memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
-    if (strides && ndim > 0) memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
-    else em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), tmp.strides);
+    if (strides && ndim > 0)
+        memcpy(tmp.strides, strides, sizeof(int64_t) * (size_t)ndim);
+    else
+        em__contig_strides(ndim, shape, EM_DTYPE_SIZE(dt), tmp.strides);
     char *lo, *hi;
     em_array_extent(&tmp, &lo, &hi);
     EM_CHECK(em__buffer_wrap(dev, lo, (size_t)(hi - lo), release, ctx, &tmp.buf));
@@ -178,8 +182,10 @@ void em_array_extent(const em_array *a, char **lo, char **hi) {
     }
     for (int i = 0; i < a->ndim; i++) {
         int64_t span = (a->shape[i] - 1) * a->strides[i];
-        if (span < 0) l += span;
-        else h += span;
+        if (span < 0)
+            l += span;
+        else
+            h += span;
     }
     *lo = l;
     *hi = h + EM_DTYPE_SIZE(a->dtype);

@@ -58,10 +58,10 @@ static const uint8_t em__dtype_sizes[EM_NDTYPES] = {
  * Defined in core/ufunc.c; the fusion planner (graph/expr.c) asks too. */
 bool em__host_scalar(const em_array *a);
 
-#define EM_CHECK(expr)                                                                             \
-    do {                                                                                           \
-        em_status em__s = (expr);                                                                  \
-        if (em__s != EM_OK) return em__s;                                                          \
+#define EM_CHECK(expr)                    \
+    do {                                  \
+        em_status em__s = (expr);         \
+        if (em__s != EM_OK) return em__s; \
     } while (0)
 
 #define EM_UNUSED(x) ((void)(x))

@@ -79,8 +79,8 @@ em_status em_device_parse(const char *spec, em_device *out) {
         if (strlen(em_device_kind_name(k)) == klen && !strncmp(spec, em_device_kind_name(k), klen))
             break;
     if (k == EM_NKINDS)
-        return em_error(EM_EDEVICE, "unknown device '%s'; expected 'cpu', 'cuda[:N]' or 'opencl[:N]'",
-                        spec);
+        return em_error(EM_EDEVICE,
+                        "unknown device '%s'; expected 'cpu', 'cuda[:N]' or 'opencl[:N]'", spec);
     d.kind = (em_device_kind)k;
     if (spec[klen] == ':') {
         char *end;

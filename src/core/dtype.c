@@ -76,9 +76,7 @@ em_dtype em_promote(em_dtype a, em_dtype b) {
     return f;
 }
 
-bool em_can_cast_safe(em_dtype from, em_dtype to) {
-    return em_promote(from, to) == to;
-}
+bool em_can_cast_safe(em_dtype from, em_dtype to) { return em_promote(from, to) == to; }
 
 static int em__kind_rank(char k) {
     return k == 'b' ? 0 : k == 'u' ? 1 : k == 'i' ? 2 : k == 'f' ? 3 : 4;

@@ -38,7 +38,8 @@ static em_status em__index_as_int64(const em_array *ix, int nd, const int64_t *s
     em_array b;
     EM_CHECK(em_view_broadcast_to(ix, nd, shape, &b));
     em_status s = EM_OK;
-    if (b.dtype == EM_INT64 && em_array_is_c_contiguous(&b)) *out = b;
+    if (b.dtype == EM_INT64 && em_array_is_c_contiguous(&b))
+        *out = b;
     else {
         s = em_astype(&b, EM_INT64, out);
         em_array_release(&b);
@@ -101,8 +102,10 @@ static em_status em__take(const em_array *a, int m, int nidx, const em_array *id
     return EM_OK;
 }
 
-static em_status em__put(em_array *a, int m, int nidx, const em_array *idx, const em_array *values) {
-    if (!(a->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+static em_status em__put(em_array *a, int m, int nidx, const em_array *idx,
+                         const em_array *values) {
+    if (!(a->flags & EM_WRITEABLE))
+        return em_error(EM_EVALUE, "assignment destination is read-only");
     em__ixset set;
     EM_CHECK(em__ixset_make(a, nidx, idx, &set));
     int nd = 0;

@@ -51,7 +51,8 @@ typedef struct em__red {
 
 static em_status em__norm_axis(int axis, int ndim, int *out) {
     if (axis < -ndim || axis >= ndim)
-        return em_error(EM_EINDEX, "axis %d is out of bounds for array of dimension %d", axis, ndim);
+        return em_error(EM_EINDEX, "axis %d is out of bounds for array of dimension %d", axis,
+                        ndim);
     *out = axis < 0 ? axis + ndim : axis;
     return EM_OK;
 }
@@ -108,8 +109,10 @@ static bool em__is_int(em_dtype dt) {
 static int em__result_shape(const em__red *r, bool keepdims, int64_t *shape) {
     int nd = 0;
     for (int i = 0; i < r->a->ndim; i++) {
-        if (!r->red[i]) shape[nd++] = r->a->shape[i];
-        else if (keepdims) shape[nd++] = 1;
+        if (!r->red[i])
+            shape[nd++] = r->a->shape[i];
+        else if (keepdims)
+            shape[nd++] = 1;
     }
     return nd;
 }
@@ -118,7 +121,9 @@ static void em__fmt_shape(char *buf, size_t len, int nd, const int64_t *shape) {
     size_t o = (size_t)snprintf(buf, len, "(");
     for (int i = 0; i < nd && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%lld%s", (long long)shape[i],
-                              nd == 1 ? "," : i + 1 < nd ? ", " : "");
+                              nd == 1      ? ","
+                              : i + 1 < nd ? ", "
+                                           : "");
     if (o < len) snprintf(buf + o, len - o, ")");
 }
 
@@ -206,7 +211,8 @@ static em_status em__divide(em_array *x, double d, em_dtype vdt) {
     const em_array *in[2] = {x, &c};
     if (s == EM_OK) s = em_ufunc(EM_OP_DIVIDE, 2, in, EM_NDTYPES, &q);
     em_array_release(&c);
-    if (s == EM_OK && q.dtype != x->dtype) s = em_copy_into(x, &q);
+    if (s == EM_OK && q.dtype != x->dtype)
+        s = em_copy_into(x, &q);
     else if (s == EM_OK) {
         em_array_release(x);
         *x = q;
@@ -273,16 +279,20 @@ static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_s
     int64_t shape[EM_MAXDIMS];
     int nd = em__result_shape(r, true, shape);
     em_status s = em__sum_as(r, mdt, &m);
-    if (s == EM_OK) s = em__divide(&m, (double)r->count, em__is_int(mdt) ? EM_FLOAT64 : em_real_for(mdt));
+    if (s == EM_OK)
+        s = em__divide(&m, (double)r->count, em__is_int(mdt) ? EM_FLOAT64 : em_real_for(mdt));
     if (s == EM_OK) s = em_view_reshape(&m, nd, shape, &mk);
     const em_array *in2[2] = {r->a, &mk};
     if (s == EM_OK) s = em_ufunc(EM_OP_SUBTRACT, 2, in2, EM_NDTYPES, &x);
     if (s == EM_OK) s = em__abs2(&x);
     em__red r2 = *r;
     r2.a = &x, r2.fused = NULL; /* x holds its values */
-    if (s == EM_OK) s = em__sum_as(&r2, dt != EM_NDTYPES && !em__is_int(dt) ? em_real_for(dt) : x.dtype, &v);
+    if (s == EM_OK)
+        s = em__sum_as(&r2, dt != EM_NDTYPES && !em__is_int(dt) ? em_real_for(dt) : x.dtype, &v);
     double n = (double)r->count - ddof;
-    if (s == EM_OK) s = em__divide(&v, n > 0 ? n : 0.0, em__is_int(v.dtype) ? EM_FLOAT64 : em_real_for(v.dtype));
+    if (s == EM_OK)
+        s = em__divide(&v, n > 0 ? n : 0.0,
+                       em__is_int(v.dtype) ? EM_FLOAT64 : em_real_for(v.dtype));
     const em_array *vv[1] = {&v};
     em_array sq = {0};
     if (s == EM_OK && take_sqrt) s = em_ufunc(EM_OP_SQRT, 1, vv, EM_NDTYPES, &sq);
@@ -305,11 +315,20 @@ static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em
     *bop = r->op;
     switch (r->op) {
     case EM_RED_SUM:
-    case EM_RED_PROD: *res = dt != EM_NDTYPES ? dt : em__sum_dtype(in); *loop = em__loop(*res); break;
+    case EM_RED_PROD:
+        *res = dt != EM_NDTYPES ? dt : em__sum_dtype(in);
+        *loop = em__loop(*res);
+        break;
     case EM_RED_MIN:
-    case EM_RED_MAX: *res = dt != EM_NDTYPES ? dt : in; *loop = em__loop(in); break;
+    case EM_RED_MAX:
+        *res = dt != EM_NDTYPES ? dt : in;
+        *loop = em__loop(in);
+        break;
     case EM_RED_ARGMIN:
-    case EM_RED_ARGMAX: *res = EM_INT64; *loop = em__loop(in); break;
+    case EM_RED_ARGMAX:
+        *res = EM_INT64;
+        *loop = em__loop(in);
+        break;
     case EM_RED_ANY: *bop = EM_RED_MAX, *res = *loop = EM_BOOL; break;
     case EM_RED_ALL: *bop = EM_RED_MIN, *res = *loop = EM_BOOL; break;
     default: return em_error(EM_EVALUE, "unknown reduction %d", (int)r->op);
@@ -320,7 +339,8 @@ static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em
 static em_status em__no_identity(const em__red *r) {
     bool arg = r->op == EM_RED_ARGMIN || r->op == EM_RED_ARGMAX;
     if (r->count != 0) return EM_OK;
-    if (arg) return em_error(EM_EVALUE, "attempt to get %s of an empty sequence", em__red_names[r->op]);
+    if (arg)
+        return em_error(EM_EVALUE, "attempt to get %s of an empty sequence", em__red_names[r->op]);
     return em_error(EM_EVALUE, "zero-size array to reduction operation %s which has no identity",
                     em__ufunc_name(r->op));
 }
@@ -344,8 +364,8 @@ static em_status em__prepare(em__red *r, em_reduce_op op, const em_array *a, int
  * unsigned integers of the same size: exact for every dtype, and no
  * conversion loop is needed (float16 has none). */
 static em_status em__copy_contig(const em_array *a, em_array *out) {
-    static const em_dtype bits[17] = {[1] = EM_UINT8, [2] = EM_UINT16, [4] = EM_UINT32,
-                                      [8] = EM_UINT64};
+    static const em_dtype bits[17] = {
+        [1] = EM_UINT8, [2] = EM_UINT16, [4] = EM_UINT32, [8] = EM_UINT64};
     em_array v = *a;
     em_dtype as = bits[EM_DTYPE_SIZE(a->dtype)];
     if (as != EM_BOOL) v.dtype = as; /* EM_BOOL (0) marks "no such size": keep the dtype */
@@ -360,8 +380,10 @@ static em_status em__copy_contig(const em_array *a, em_array *out) {
 static em_status em__flatten(const em_array *a, em_array *keep, em_array *flat) {
     int64_t n = em_array_size(a);
     em_status s = EM_OK;
-    if (em_array_is_c_contiguous(a)) em_array_view(keep, a);
-    else s = em__copy_contig(a, keep);
+    if (em_array_is_c_contiguous(a))
+        em_array_view(keep, a);
+    else
+        s = em__copy_contig(a, keep);
     if (s == EM_OK) s = em_view_reshape(keep, 1, &n, flat);
     return s;
 }
@@ -373,7 +395,12 @@ static em_status em__arg_flat(em__red *r, em_dtype loop, em_array *res) {
     int64_t n = em_array_size(a);
     em_status s = em__flatten(a, &c, &f);
     /* f views a's buffer: a fused tree still gives its values. */
-    em__red r1 = {.op = r->op, .a = &f, .naxes = 1, .axes = {0}, .red = {true}, .count = n,
+    em__red r1 = {.op = r->op,
+                  .a = &f,
+                  .naxes = 1,
+                  .axes = {0},
+                  .red = {true},
+                  .count = n,
                   .fused = em_array_is_c_contiguous(a) ? r->fused : NULL};
     if (s == EM_OK) s = em__raw(&r1, r->op, loop, res);
     em_array_release(&c), em_array_release(&f);
@@ -467,11 +494,12 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     }
     /* The backend writes float16 itself: NumPy rounds each partial sum. */
     if (s == EM_OK) s = em_array_empty(&res, rdt, src.ndim, src.shape, em_array_device(a));
-    if (s == EM_OK && em_array_size(&res) > 0)
-        s = em_algo_scan(em__be(a), op, &src, axis, &res);
+    if (s == EM_OK && em_array_size(&res) > 0) s = em_algo_scan(em__be(a), op, &src, axis, &res);
     em__red r = {.a = &src};
-    if (s == EM_OK) s = em__finish(&r, &res, rdt, false, out);
-    else em_array_release(&res);
+    if (s == EM_OK)
+        s = em__finish(&r, &res, rdt, false, out);
+    else
+        em_array_release(&res);
     em_array_release(&src), em_array_release(&c);
     return s;
 }

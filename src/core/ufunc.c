@@ -44,10 +44,13 @@ em_status em_op_resolve(em_op op, em_dtype promoted, em_dtype *loop, em_dtype *o
         break;
     }
     if (l == EM_BOOL && (op == EM_OP_SUBTRACT || op == EM_OP_NEGATIVE))
-        return em_error(EM_ETYPE, "numpy boolean %s, the `-` operator, is not supported, use %s "
-                                  "instead.", info->name, op == EM_OP_SUBTRACT
-                                  ? "the bitwise_xor, the `^` operator, or the logical_xor function"
-                                  : "the `~` operator or the logical_not function");
+        return em_error(EM_ETYPE,
+                        "numpy boolean %s, the `-` operator, is not supported, use %s "
+                        "instead.",
+                        info->name,
+                        op == EM_OP_SUBTRACT
+                            ? "the bitwise_xor, the `^` operator, or the logical_xor function"
+                            : "the `~` operator or the logical_not function");
     if (!(info->kinds & em_dtype_kindbit(l)) && info->resolver != EM_RES_BOOL)
         return em_error(EM_ETYPE, "ufunc '%s' not supported for the input type %s", info->name,
                         em_dtype_get(promoted)->name);
@@ -101,8 +104,8 @@ static em_status em__promote_inputs(em_op op, int nin, const em_array *const *in
 
 /* Shape of the result: the inputs broadcast together (and with out, which
  * must then equal it). */
-static em_status em__result_shape(int nin, const em_array *const *in, const em_array *out,
-                                  int *nd, int64_t *shape) {
+static em_status em__result_shape(int nin, const em_array *const *in, const em_array *out, int *nd,
+                                  int64_t *shape) {
     int ndims[EM_NODE_MAXIN + 1];
     const int64_t *shapes[EM_NODE_MAXIN + 1];
     for (int i = 0; i < nin; i++) ndims[i] = in[i]->ndim, shapes[i] = in[i]->shape;
@@ -129,12 +132,13 @@ static em_status em__eval(const em_node *root, em_array *out) {
 /* Everything em_ufunc checks and resolves before it runs: shared with the
  * fusion planner (graph/expr.h), which builds the node instead of running it. */
 static em_status em__ufunc_check(em_op op, int nin, const em_array *const *in, em_dtype promoted,
-                                 const em_array *out, em_device *dev, em_dtype *loop,
-                                 em_dtype *odt, int *nd, int64_t *shape) {
+                                 const em_array *out, em_device *dev, em_dtype *loop, em_dtype *odt,
+                                 int *nd, int64_t *shape) {
     const em_op_info *info = em_op_get(op);
     if (!info) return em_error(EM_EVALUE, "unknown op %d", (int)op);
     if (nin != info->nin)
-        return em_error(EM_EVALUE, "ufunc '%s' takes %d inputs, got %d", info->name, info->nin, nin);
+        return em_error(EM_EVALUE, "ufunc '%s' takes %d inputs, got %d", info->name, info->nin,
+                        nin);
     EM_CHECK(em__same_device(nin, in, out, dev));
     if (promoted == EM_NDTYPES) EM_CHECK(em__promote_inputs(op, nin, in, &promoted));
     EM_CHECK(em_op_resolve(op, promoted, loop, odt));
@@ -142,12 +146,11 @@ static em_status em__ufunc_check(em_op op, int nin, const em_array *const *in, e
 }
 
 em_status em_ufunc_plan(em_op op, int nin, const em_array *const *in, em_dtype promoted,
-                         em_device *dev, em_dtype *loop, em_dtype *odt, int *nd, int64_t *shape) {
+                        em_device *dev, em_dtype *loop, em_dtype *odt, int *nd, int64_t *shape) {
     return em__ufunc_check(op, nin, in, promoted, NULL, dev, loop, odt, nd, shape);
 }
 
-em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promoted,
-                   em_array *out) {
+em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promoted, em_array *out) {
     const em_op_info *info = em_op_get(op);
     em_device dev;
     em_dtype loop, odt;
@@ -194,7 +197,8 @@ em_status em_ufunc(em_op op, int nin, const em_array *const *in, em_dtype promot
  * backend's memset fills it (em.zeros, em.ones(float32), x[...] = 0). */
 static bool em__fill_pattern(const em_array *dst, const em_array *src, int *width, uint32_t *v) {
     int s = EM_DTYPE_SIZE(dst->dtype);
-    if (src->dtype != dst->dtype || !em__host_scalar(src) || !em_array_is_c_contiguous(dst)) return false;
+    if (src->dtype != dst->dtype || !em__host_scalar(src) || !em_array_is_c_contiguous(dst))
+        return false;
     const unsigned char *b = (const unsigned char *)src->data;
     for (int w = 1; w <= 4 && w <= s; w *= 2) {
         bool rep = s % w == 0;
@@ -216,13 +220,15 @@ static bool em__fill(em_array *dst, const em_array *src, em_status *s) {
     const em_backend *be = em__backend(d.kind);
     int width;
     uint32_t v;
-    if (!be->fill || em_array_size(dst) == 0 || !em__fill_pattern(dst, src, &width, &v)) return false;
+    if (!be->fill || em_array_size(dst) == 0 || !em__fill_pattern(dst, src, &width, &v))
+        return false;
     *s = be->fill(d.id, dst->data, (size_t)em_array_nbytes(dst) / (size_t)width, width, v);
     return true;
 }
 
 em_status em_copy_into(em_array *dst, const em_array *src) {
-    if (!(dst->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "assignment destination is read-only");
+    if (!(dst->flags & EM_WRITEABLE))
+        return em_error(EM_EVALUE, "assignment destination is read-only");
     em_status filled;
     if (em__fill(dst, src, &filled)) return filled;
     em_device ds = em_array_device(dst), ss = em_array_device(src);
@@ -283,13 +289,17 @@ em_status em_to_device(const em_array *a, em_device dev, em_array *out) {
     if (src.kind == dev.kind && src.id == dev.id) return em_astype(a, EM_NDTYPES, out);
     em_array c = {0}, res = {0};
     em_status s = EM_OK;
-    if (!em_array_is_c_contiguous(a)) s = em_astype(a, EM_NDTYPES, &c);
-    else em_array_view(&c, a);
+    if (!em_array_is_c_contiguous(a))
+        s = em_astype(a, EM_NDTYPES, &c);
+    else
+        em_array_view(&c, a);
     if (s == EM_OK) s = em_array_empty(&res, a->dtype, a->ndim, a->shape, dev);
     size_t n = (size_t)em_array_nbytes(a);
     if (s == EM_OK && n) {
-        if (src.kind == EM_CPU) s = em__backend(dev.kind)->from_host(dev.id, res.data, c.data, n);
-        else if (dev.kind == EM_CPU) s = em__backend(src.kind)->to_host(src.id, res.data, c.data, n);
+        if (src.kind == EM_CPU)
+            s = em__backend(dev.kind)->from_host(dev.id, res.data, c.data, n);
+        else if (dev.kind == EM_CPU)
+            s = em__backend(src.kind)->to_host(src.id, res.data, c.data, n);
         else {
             /* Between two devices: through the host. */
             em_array h = {0};

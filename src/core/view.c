@@ -15,7 +15,8 @@ static em_status em__index_consumed(const em_array *a, int nitems, const em_inde
     int used = 0, ell = -1;
     for (int k = 0; k < nitems; k++) {
         if (items[k].kind == EM_IX_ELLIPSIS) {
-            if (ell >= 0) return em_error(EM_EINDEX, "an index can only have a single ellipsis ('...')");
+            if (ell >= 0)
+                return em_error(EM_EINDEX, "an index can only have a single ellipsis ('...')");
             ell = k;
         } else if (items[k].kind != EM_IX_NEWAXIS) {
             used++;
@@ -73,7 +74,8 @@ em_status em_view_index(const em_array *a, int nitems, const em_index_item *item
     if (a->ndim - nint + nnew > EM_MAXDIMS)
         return em_error(EM_EINDEX,
                         "number of dimensions must be within [0, %d], indexing result would "
-                        "have %d", EM_MAXDIMS, a->ndim - nint + nnew);
+                        "have %d",
+                        EM_MAXDIMS, a->ndim - nint + nnew);
     for (int k = 0; k < nitems; k++) {
         if (items[k].kind == EM_IX_ELLIPSIS) {
             int skip = a->ndim - consumed;
@@ -174,13 +176,18 @@ static bool em__nocopy_strides(const em_array *a, int nd, const int64_t *ns, int
     int64_t os[EM_MAXDIMS], ost[EM_MAXDIMS];
     int ond = 0;
     for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != 1) { os[ond] = a->shape[i]; ost[ond++] = a->strides[i]; }
+        if (a->shape[i] != 1) {
+            os[ond] = a->shape[i];
+            ost[ond++] = a->strides[i];
+        }
     int oi = 0, oj = 1, ni = 0, nj = 1;
     while (ni < nd && oi < ond) {
         int64_t np = ns[ni], op = os[oi];
         while (np != op) {
-            if (np < op) np *= ns[nj++];
-            else op *= os[oj++];
+            if (np < op)
+                np *= ns[nj++];
+            else
+                op *= os[oj++];
         }
         for (int k = oi; k < oj - 1; k++)
             if (ost[k] != os[k + 1] * ost[k + 1]) return false;
@@ -196,7 +203,8 @@ static bool em__nocopy_strides(const em_array *a, int nd, const int64_t *ns, int
 
 em_status em_view_reshape(const em_array *a, int ndim, const int64_t *shape, em_array *out) {
     if (ndim < 0 || ndim > EM_MAXDIMS)
-        return em_error(EM_EVALUE, "reshape to %d dimensions; at most %d allowed", ndim, EM_MAXDIMS);
+        return em_error(EM_EVALUE, "reshape to %d dimensions; at most %d allowed", ndim,
+                        EM_MAXDIMS);
     em_array o;
     em__view_init(&o, a);
     EM_CHECK(em__reshape_target(a, ndim, shape, o.shape));

@@ -59,7 +59,6 @@ bool em_expr_leaf_of(const em_expr *e, const em_array *a) {
     return e->nin == 0 && em__same_view(&e->arr, a);
 }
 
-
 bool em_expr_ready(const em_expr *e) { return e->arr.buf != NULL; }
 
 bool em_expr_consumed(const em_expr *e) { return e->consumed; }
@@ -107,7 +106,9 @@ em_status em_expr_op(em_op op, int nin, em_expr *const *in, em_dtype loop, em_dt
     return EM_OK;
 }
 
-void em_expr_incref(em_expr *e) { atomic_fetch_add_explicit(&e->refcount, 1, memory_order_relaxed); }
+void em_expr_incref(em_expr *e) {
+    atomic_fetch_add_explicit(&e->refcount, 1, memory_order_relaxed);
+}
 
 void em_expr_decref(em_expr *e) {
     if (!e || atomic_fetch_sub_explicit(&e->refcount, 1, memory_order_acq_rel) != 1) return;
@@ -211,7 +212,7 @@ typedef struct em__lower {
     int nnodes, nleaves, nviews;
     em_node nodes[EM_FUSE_MAXNODES];
     em_array leaves[EM_FUSE_MAXNODES]; /* the views made, nviews of them */
-    int nix;        /* the part evaluated: root[ix[0], ..., ix[nix - 1]]; 0: all */
+    int nix; /* the part evaluated: root[ix[0], ..., ix[nix - 1]]; 0: all */
     em_index_item ix[EM_MAXDIMS];
     const em_expr *root;
 } em__lower;
@@ -335,7 +336,8 @@ static atomic_flag em__stats_lock = ATOMIC_FLAG_INIT;
 /* Count the structural kernel key of root into out: the key the CUDA
  * backend compiles by, so "no recompilation" is testable on any device.
  * h is its hash when the backend gave one (eval's key), else 0. */
-static void em__note_key(const em_node *root, const em_array *out, int nops, bool count, uint64_t h) {
+static void em__note_key(const em_node *root, const em_array *out, int nops, bool count,
+                         uint64_t h) {
     if (!h) {
         em_kplan plan;
         em_sbuf key = {0};
@@ -345,13 +347,13 @@ static void em__note_key(const em_node *root, const em_array *out, int nops, boo
         }
         em_sbuf_free(&key);
     }
-    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
-    }
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {}
     if (count) {
         em__stats.evals++;
         em__stats.ops += nops;
     }
-    for (size_t i = h % EM__NKEYS, tries = 0; h && tries < EM__NKEYS; i = (i + 1) % EM__NKEYS, tries++) {
+    for (size_t i = h % EM__NKEYS, tries = 0; h && tries < EM__NKEYS;
+         i = (i + 1) % EM__NKEYS, tries++) {
         if (em__keys[i] == h) break;
         if (em__keys[i] == 0) {
             em__keys[i] = h;
@@ -365,14 +367,13 @@ static void em__note_key(const em_node *root, const em_array *out, int nops, boo
 static void em__log(const em__lower *L, em_device dev, const char *reason) {
     if (!reason || em_debug_level() < 1) return;
     int ops = L->nnodes - L->nleaves;
-    fprintf(stderr, "ember: eval %d op%s, %d input%s, %s:%d (reason: %s)\n", ops, ops == 1 ? "" : "s",
-            L->nleaves, L->nleaves == 1 ? "" : "s", em_device_kind_name(dev.kind), dev.id,
-            reason);
+    fprintf(stderr, "ember: eval %d op%s, %d input%s, %s:%d (reason: %s)\n", ops,
+            ops == 1 ? "" : "s", L->nleaves, L->nleaves == 1 ? "" : "s",
+            em_device_kind_name(dev.kind), dev.id, reason);
 }
 
 void em__fuse_note_chunk(void) {
-    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
-    }
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {}
     em__stats.chunks++;
     atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
 }
@@ -395,8 +396,7 @@ void em__fuse_log_reduce(const em_expr *e, em_reduce_op op) {
         snprintf(reason, sizeof reason, "reduction %s, fused", em__reduce_name(op));
         em__log(L, e->dev, reason);
     }
-    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
-    }
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {}
     em__stats.evals++;
     em__stats.ops += L->nnodes - L->nleaves;
     atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
@@ -404,12 +404,10 @@ void em__fuse_log_reduce(const em_expr *e, em_reduce_op op) {
 }
 
 void em_fuse_stats_get(em_fuse_stats *s) {
-    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {
-    }
+    while (atomic_flag_test_and_set_explicit(&em__stats_lock, memory_order_acquire)) {}
     *s = em__stats;
     atomic_flag_clear_explicit(&em__stats_lock, memory_order_release);
 }
-
 
 /* ---- evaluation ---------------------------------------------------------------------- */
 
@@ -450,8 +448,10 @@ em_status em_expr_begin(const em_expr *e, em_expr_job **job) {
     em_array *res = &j->out; /* built in place: an em_array is 540 bytes */
     res->buf = NULL, res->data = NULL;
     em_status s = EM_OK;
-    if (em_expr_ready(e)) em_array_view(res, &e->arr);
-    else s = em_array_empty(res, e->dtype, e->ndim, e->shape, e->dev);
+    if (em_expr_ready(e))
+        em_array_view(res, &e->arr);
+    else
+        s = em_array_empty(res, e->dtype, e->ndim, e->shape, e->dev);
     em__lower *L = NULL;
     const em_node *root = NULL;
     /* The backends size their plans by the expanded tree (a node read
@@ -489,8 +489,10 @@ em_status em_expr_run(em_expr_job *j, const char *reason, em_array *out) {
             em__note_key(j->root, &j->out, j->lower->nnodes - j->lower->nleaves, reason != NULL, h);
         em__lower_free(j->lower);
     }
-    if (s == EM_OK) em_array_assign(out, &j->out);
-    else em_array_release(&j->out);
+    if (s == EM_OK)
+        em_array_assign(out, &j->out);
+    else
+        em_array_release(&j->out);
     em_spare_free(&em__job_spare, j);
     return s;
 }

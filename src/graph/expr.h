@@ -26,7 +26,6 @@
 
 #include <stdatomic.h>
 
-
 struct em_expr {
     atomic_long refcount;
     em_op op;       /* op nodes only */
@@ -34,16 +33,15 @@ struct em_expr {
     em_dtype dtype; /* dtype of the values */
     int nin;        /* 0 for a leaf */
     struct em_expr *in[EM_NODE_MAXIN];
-    em_array arr;   /* leaf: the array read; op node: its value once evaluated */
+    em_array arr; /* leaf: the array read; op node: its value once evaluated */
     em_device dev;
     int ndim;
     int64_t shape[EM_MAXDIMS];
-    int depth;      /* op levels above the leaves (evaluated nodes count as leaves) */
-    int nnodes;     /* nodes of the tree it expands to */
-    bool consumed;  /* an input of another expression (sticky) */
-    int nleaves;    /* distinct arrays read: an upper bound, exact after a walk */
+    int depth;     /* op levels above the leaves (evaluated nodes count as leaves) */
+    int nnodes;    /* nodes of the tree it expands to */
+    bool consumed; /* an input of another expression (sticky) */
+    int nleaves;   /* distinct arrays read: an upper bound, exact after a walk */
 };
-
 
 /* The fusion API is in ember/fusion.h; these are the planner's internals. */
 

@@ -130,8 +130,7 @@ static bool em__prefix_axes(const em_expr *e, int naxes, const int *axes) {
  * unchanged (as for CUDA; argmin/argmax of one axis: the N-d full ones are
  * flattened first); not float min/max (the vector kernel's lanes pick
  * between -0.0 and 0.0 by position, so a band could pick the other zero). */
-static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes,
-                                    const int *axes) {
+static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
     if (em_expr_ready(e) || e->dev.kind != EM_CPU || e->ndim < 1) return false;
     int64_t n = 1;
     for (int i = 0; i < e->ndim; i++) n *= e->shape[i];
@@ -141,8 +140,8 @@ static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes
         return false;
     char kind = em_dtype_get(e->dtype)->kind;
     if (lead) /* whole rows accumulated element by element: any order-free fold */
-        return op != EM_RED_ARGMIN && op != EM_RED_ARGMAX && op != EM_RED_VAR &&
-               op != EM_RED_STD && op != EM_RED_CUMSUM && op != EM_RED_CUMPROD &&
+        return op != EM_RED_ARGMIN && op != EM_RED_ARGMAX && op != EM_RED_VAR && op != EM_RED_STD &&
+               op != EM_RED_CUMSUM && op != EM_RED_CUMPROD &&
                ((op != EM_RED_ANY && op != EM_RED_ALL) || e->dtype == EM_BOOL);
     switch (op) {
     case EM_RED_SUM:
@@ -162,21 +161,23 @@ static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes
 /* Evaluate the largest box e[i_0, ..., i_(j-1), a:b] that starts at flat
  * (C-order) element at of e and has at most left elements, into elements
  * [put, ...) of the 1-d array band; its size is added to *done. */
-static em_status em__vbox(const em_expr *e, int64_t at, int64_t left, em_array *band,
-                          int64_t put, int64_t *done) {
+static em_status em__vbox(const em_expr *e, int64_t at, int64_t left, em_array *band, int64_t put,
+                          int64_t *done) {
     int64_t inner[EM_MAXDIMS]; /* elements per index of each axis */
     inner[e->ndim - 1] = 1;
     for (int d = e->ndim - 2; d >= 0; d--) inner[d] = inner[d + 1] * e->shape[d + 1];
     int j = 0;
     while (at % inner[j] != 0 || inner[j] > left) j++; /* ends at the last axis (inner 1) */
     em_index_item ix[EM_MAXDIMS];
-    for (int d = 0; d < j; d++) ix[d] = (em_index_item){.kind = EM_IX_INT, .start = at / inner[d] % e->shape[d]};
+    for (int d = 0; d < j; d++)
+        ix[d] = (em_index_item){.kind = EM_IX_INT, .start = at / inner[d] % e->shape[d]};
     int64_t first = at / inner[j] % e->shape[j], cnt = left / inner[j];
     if (cnt > e->shape[j] - first) cnt = e->shape[j] - first;
     ix[j] = (em_index_item){.kind = EM_IX_SLICE, .start = first, .stop = first + cnt, .step = 1};
     int64_t shape[EM_MAXDIMS] = {cnt};
     for (int d = j + 1; d < e->ndim; d++) shape[d - j] = e->shape[d];
-    em_index_item cut = {.kind = EM_IX_SLICE, .start = put, .stop = put + cnt * inner[j], .step = 1};
+    em_index_item cut = {
+        .kind = EM_IX_SLICE, .start = put, .stop = put + cnt * inner[j], .step = 1};
     em_array flat = {0}, box = {0};
     em_status s = em_view_index(band, 1, &cut, &flat);
     if (s == EM_OK) s = em_view_reshape(&flat, e->ndim - j, shape, &box);
@@ -206,8 +207,8 @@ static em_status em__vfill(void *ctx, int64_t i0, int64_t n, em_array *hold, con
 
 /* em_reduce of e's values, fetched in bands by the CPU reduction. */
 static em_status em__cpu_reduce_virtual(em_reduce_op op, const em_expr *e, int naxes,
-                                     const int *axes, bool keepdims, em_dtype dt, double ddof,
-                                     em_array *out) {
+                                        const int *axes, bool keepdims, em_dtype dt, double ddof,
+                                        em_array *out) {
     em_array ph = {0};
     EM_CHECK(em_expr_placeholder(e, &ph));
     em_cpu_reduce_source = (em_cpu_rsource){
@@ -278,8 +279,10 @@ static void em__bands_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
     em__bands *B = ctx;
     for (int64_t i = b; i < e && !atomic_load(&B->failed); i++) {
-        int64_t r0 = (i + 1) * B->rows, r1 = r0 + B->rows < B->e->shape[0] ? r0 + B->rows : B->e->shape[0];
-        em_status s = em__band(B->op, B->e, B->naxes, B->axes, B->keepdims, B->dt, B->ddof, r0, r1, B->res);
+        int64_t r0 = (i + 1) * B->rows,
+                r1 = r0 + B->rows < B->e->shape[0] ? r0 + B->rows : B->e->shape[0];
+        em_status s =
+            em__band(B->op, B->e, B->naxes, B->axes, B->keepdims, B->dt, B->ddof, r0, r1, B->res);
         em__fuse_note_chunk();
         int zero = 0;
         if (s != EM_OK && atomic_compare_exchange_strong(&B->failed, &zero, 1)) {
@@ -329,8 +332,15 @@ em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int
     em__fuse_note_chunk();
     int64_t nbands = (e->shape[0] + rows - 1) / rows;
     if (s == EM_OK && nbands > 1) {
-        em__bands B = {.op = op, .e = e, .naxes = naxes, .axes = axes, .keepdims = keepdims,
-                       .dt = dt, .ddof = ddof, .rows = rows, .res = &res};
+        em__bands B = {.op = op,
+                       .e = e,
+                       .naxes = naxes,
+                       .axes = axes,
+                       .keepdims = keepdims,
+                       .dt = dt,
+                       .ddof = ddof,
+                       .rows = rows,
+                       .res = &res};
         atomic_init(&B.failed, 0);
         em_parallel_for(nbands - 1, 1, em__bands_range, &B);
         if (atomic_load(&B.failed)) s = em_error(B.status, "%s", B.msg);

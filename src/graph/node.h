@@ -16,10 +16,10 @@
 #define EM_NODE_MAXIN 3
 
 typedef struct em_node {
-    em_op op;          /* unused for leaves */
-    em_dtype loop;     /* dtype the inputs are converted to */
-    em_dtype dtype;    /* dtype of this node's values */
-    int nin;           /* 0 for a leaf */
+    em_op op;       /* unused for leaves */
+    em_dtype loop;  /* dtype the inputs are converted to */
+    em_dtype dtype; /* dtype of this node's values */
+    int nin;        /* 0 for a leaf */
     const struct em_node *in[EM_NODE_MAXIN];
     const em_array *leaf; /* the array a leaf reads */
 } em_node;

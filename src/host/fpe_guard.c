@@ -81,7 +81,8 @@ int em_fpe_run(em_fpe_fn fn, void *arg) {
         return 0;
     }
     em__fpe_point pt;
-    void *outer = pthread_getspecific(em__fpe_here); /* not changed after sigsetjmp: kept across the jump */
+    void *outer =
+        pthread_getspecific(em__fpe_here); /* not changed after sigsetjmp: kept across the jump */
     pt.code = 0;
     if (sigsetjmp(pt.jb, 0) == 0) {
         pthread_setspecific(em__fpe_here, &pt);
@@ -94,12 +95,14 @@ int em_fpe_run(em_fpe_fn fn, void *arg) {
 em_status em_fpe_error(int code, const char *kernel) {
     const char *k = kernel ? kernel : "kernel";
     if (code == FPE_INTDIV || code == FPE_INTOVF)
-        return em_error(EM_EZERODIV,
-                        "integer division or modulo by zero (or INT_MIN / -1) in kernel '%s': the CPU raised "
-                        "SIGFPE and the launch was stopped (its outputs are partly written)",
-                        k);
-    return em_error(EM_EZERODIV,
-                    "floating-point exception (SIGFPE, si_code %d: the kernel enabled FP traps) in kernel '%s': "
-                    "the launch was stopped (its outputs are partly written)",
-                    code, k);
+        return em_error(
+            EM_EZERODIV,
+            "integer division or modulo by zero (or INT_MIN / -1) in kernel '%s': the CPU raised "
+            "SIGFPE and the launch was stopped (its outputs are partly written)",
+            k);
+    return em_error(
+        EM_EZERODIV,
+        "floating-point exception (SIGFPE, si_code %d: the kernel enabled FP traps) in kernel '%s': "
+        "the launch was stopped (its outputs are partly written)",
+        code, k);
 }

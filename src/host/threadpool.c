@@ -20,9 +20,9 @@
 static struct {
     pthread_mutex_t lock; /* guards the fields below and the condvars */
     pthread_cond_t start, done;
-    pthread_mutex_t busy; /* held by the thread that owns the running job */
-    int nthreads;         /* threads used per job, the caller included */
-    int spawned;          /* workers started so far */
+    pthread_mutex_t busy;            /* held by the thread that owns the running job */
+    int nthreads;                    /* threads used per job, the caller included */
+    int spawned;                     /* workers started so far */
     atomic_uint_fast64_t generation; /* written under lock, read by spinners */
     atomic_int pending;              /* parts of the current job not yet done */
     int active; /* workers taking part in the current job, the caller included */
@@ -33,8 +33,20 @@ static struct {
      * caller once it has finished its own part and finds p not yet started
      * (a worker descheduled on a busy machine then delays nobody). */
     atomic_int claimed[EM_MAX_WORKERS];
-} em__tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-            PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, {0}};
+} em__tp = {PTHREAD_MUTEX_INITIALIZER,
+            PTHREAD_COND_INITIALIZER,
+            PTHREAD_COND_INITIALIZER,
+            PTHREAD_MUTEX_INITIALIZER,
+            0,
+            0,
+            0,
+            0,
+            0,
+            NULL,
+            NULL,
+            0,
+            0,
+            {0}};
 
 static _Thread_local int em__in_worker;
 

@@ -138,8 +138,9 @@ static bool em__cc_tmpdir(char *buf, size_t len) {
 /* EM_ECOMPILE with the compiler's output and the numbered source. */
 static em_status em__cc_error(const char *name, const char *src, const char *log, int rc) {
     em_sbuf m = {0};
-    em_sbuf_printf(&m, "the C compiler (%s) could not compile '%s' (exit status %d):\n%s\n-- source --\n",
-                   em__cc_cmd, name, rc, log);
+    em_sbuf_printf(
+        &m, "the C compiler (%s) could not compile '%s' (exit status %d):\n%s\n-- source --\n",
+        em__cc_cmd, name, rc, log);
     int line = 1;
     for (const char *c = src; *c;) {
         size_t n = strcspn(c, "\n");
@@ -174,8 +175,10 @@ static bool em__cc_read_file(const char *path, void **data, size_t *n) {
     while (ok && off < (size_t)st.st_size) {
         ssize_t r = read(fd, buf + off, (size_t)st.st_size - off);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) ok = false;
-        else off += (size_t)r;
+        if (r <= 0)
+            ok = false;
+        else
+            off += (size_t)r;
     }
     close(fd);
     if (!ok) {
@@ -191,8 +194,10 @@ static bool em__cc_read_file(const char *path, void **data, size_t *n) {
 static em_status em__cc_build(const char *src, const char *name, void **obj, size_t *objn) {
     char dir[300], csrc[400], tmpso[400], logp[400], buf[1024], *argv[EM_CC_MAXARGS + 16];
     if (!em__cc_tmpdir(dir, sizeof dir))
-        return em_error(EM_EDEVICE, "cannot create a temporary directory for the C compiler "
-                        "(set TMPDIR): %s", strerror(errno));
+        return em_error(EM_EDEVICE,
+                        "cannot create a temporary directory for the C compiler "
+                        "(set TMPDIR): %s",
+                        strerror(errno));
     snprintf(csrc, sizeof csrc, "%s/kernel.c", dir);
     snprintf(logp, sizeof logp, "%s/kernel.log", dir);
     snprintf(tmpso, sizeof tmpso, "%s/kernel.so", dir);
@@ -275,8 +280,10 @@ static void *em__cc_dlopen_image(const void *obj, size_t n, char *why, size_t wl
         if (w <= 0) break;
         off += (size_t)w;
     }
-    if (fd < 0 || off != n) snprintf(why, wlen, "cannot stage the object: %s", strerror(errno));
-    else if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) snprintf(why, wlen, "%s", dlerror());
+    if (fd < 0 || off != n)
+        snprintf(why, wlen, "cannot stage the object: %s", strerror(errno));
+    else if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        snprintf(why, wlen, "%s", dlerror());
     if (fd >= 0) close(fd);
     unlink(path);
     rmdir(dir);
@@ -292,7 +299,8 @@ static em_cc_lib *em__cc_find(const char *key) {
 /* Load (building first if needed) the object for key; called with the lock.
  * A cache entry is verified (diskcache.h) before it is loaded; one that
  * fails, or that verifies and still does not load, is rebuilt and replaced. */
-static em_status em__cc_load_locked(const char *src, const char *name, const char *key, em_cc_lib **out) {
+static em_status em__cc_load_locked(const char *src, const char *name, const char *key,
+                                    em_cc_lib **out) {
     char file[96], why[512] = "";
     snprintf(file, sizeof file, "%s.so", key);
     double t0 = em__cc_now();
@@ -321,14 +329,15 @@ static em_status em__cc_load_locked(const char *src, const char *name, const cha
     l->next = em__cc_libs;
     em__cc_libs = l;
     if (em_debug_level() >= 2)
-        fprintf(stderr, "ember: C kernel cache %s %s for '%s' in %.1f ms\n", hit ? "hit (disk)" : "miss",
-                key, name, (em__cc_now() - t0) * 1e3);
+        fprintf(stderr, "ember: C kernel cache %s %s for '%s' in %.1f ms\n",
+                hit ? "hit (disk)" : "miss", key, name, (em__cc_now() - t0) * 1e3);
     *out = l;
     return EM_OK;
 }
 
 em_status em_cc_load(const char *src, const char *name, em_cc_lib **out) {
-    if (!src || !out) return em_error(EM_EVALUE, "em_cc_load: source and result pointer are required");
+    if (!src || !out)
+        return em_error(EM_EVALUE, "em_cc_load: source and result pointer are required");
     if (!em_cc_available()) return EM_EUNSUPPORTED;
     char ver[64], file[80];
     snprintf(ver, sizeof ver, "ember %s", EM_VERSION);
@@ -339,7 +348,8 @@ em_status em_cc_load(const char *src, const char *name, em_cc_lib **out) {
     em_cc_lib *l = em__cc_find(file);
     em_status s = EM_OK;
     if (l) {
-        if (em_debug_level() >= 3) fprintf(stderr, "ember: C kernel cache hit (memory) for '%s'\n", name ? name : "?");
+        if (em_debug_level() >= 3)
+            fprintf(stderr, "ember: C kernel cache hit (memory) for '%s'\n", name ? name : "?");
     } else {
         s = em__cc_load_locked(src, name ? name : "kernel", file, &l);
     }

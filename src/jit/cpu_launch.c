@@ -28,22 +28,28 @@ em_status em_jit_check_launch(const char *name, const int64_t grid[3], const int
     static const char xyz[3] = {'x', 'y', 'z'};
     for (int d = 0; d < 3; d++) {
         if (grid[d] < 1 || grid[d] > gmax[d])
-            return em_error(EM_ELAUNCH,
-                            "kernel '%s': grid dimension %c = %lld is out of range: it must be 1 to %lld",
-                            name, xyz[d], (long long)grid[d], (long long)gmax[d]);
+            return em_error(
+                EM_ELAUNCH,
+                "kernel '%s': grid dimension %c = %lld is out of range: it must be 1 to %lld", name,
+                xyz[d], (long long)grid[d], (long long)gmax[d]);
         if (block[d] < 1 || block[d] > bmax[d])
-            return em_error(EM_ELAUNCH,
-                            "kernel '%s': block dimension %c = %lld is out of range: it must be 1 to %lld",
-                            name, xyz[d], (long long)block[d], (long long)bmax[d]);
+            return em_error(
+                EM_ELAUNCH,
+                "kernel '%s': block dimension %c = %lld is out of range: it must be 1 to %lld",
+                name, xyz[d], (long long)block[d], (long long)bmax[d]);
     }
     int64_t t = block[0] * block[1] * block[2];
     if (t > EM_JIT_MAX_THREADS)
-        return em_error(EM_ELAUNCH, "kernel '%s': %lld threads per block (%lld x %lld x %lld) exceeds the limit of %d",
-                        name, (long long)t, (long long)block[0], (long long)block[1], (long long)block[2],
-                        EM_JIT_MAX_THREADS);
+        return em_error(
+            EM_ELAUNCH,
+            "kernel '%s': %lld threads per block (%lld x %lld x %lld) exceeds the limit of %d",
+            name, (long long)t, (long long)block[0], (long long)block[1], (long long)block[2],
+            EM_JIT_MAX_THREADS);
     if (shared_bytes < 0 || shared_bytes > EM_JIT_MAX_SHARED)
-        return em_error(EM_ELAUNCH, "kernel '%s': %lld bytes of shared memory per block exceeds the limit of %d",
-                        name, (long long)shared_bytes, EM_JIT_MAX_SHARED);
+        return em_error(
+            EM_ELAUNCH,
+            "kernel '%s': %lld bytes of shared memory per block exceeds the limit of %d", name,
+            (long long)shared_bytes, EM_JIT_MAX_SHARED);
     return EM_OK;
 }
 
@@ -73,8 +79,8 @@ static void em__jit_print(em_jit_ctx *c, const char *fmt, ...) {
 typedef struct em__sched {
     ucontext_t main;
     ucontext_t *uc;
-    em_jit_ctx *ctx;   /* one per thread */
-    em_sbuf *outs;     /* one per thread */
+    em_jit_ctx *ctx; /* one per thread */
+    em_sbuf *outs;   /* one per thread */
     char *done;
     char *stacks;
     size_t stack, span; /* usable stack bytes; stack + guard page */
@@ -110,9 +116,9 @@ typedef struct em__run {
     pthread_mutex_t lock; /* guards chunks */
     em__chunk *chunks;    /* parts that printed, in any order */
     atomic_int oob;
-    atomic_int divz;      /* an @em.jit integer // or % by zero */
-    atomic_int fault;     /* the si_code of the first SIGFPE, 0 if none */
-    atomic_int failed;    /* a part could not get memory */
+    atomic_int divz;   /* an @em.jit integer // or % by zero */
+    atomic_int fault;  /* the si_code of the first SIGFPE, 0 if none */
+    atomic_int failed; /* a part could not get memory */
 } em__run;
 
 /* Record a piece's SIGFPE (the first one wins); later pieces are skipped. */
@@ -121,7 +127,9 @@ static void em__set_fault(em__run *r, int code) {
     atomic_compare_exchange_strong(&r->fault, &none, code);
 }
 
-static bool em__stopped(em__run *r) { return atomic_load_explicit(&r->fault, memory_order_relaxed) != 0; }
+static bool em__stopped(em__run *r) {
+    return atomic_load_explicit(&r->fault, memory_order_relaxed) != 0;
+}
 
 /* Fold a context's flags into the launch's. */
 static void em__run_flags(em__run *r, const em_jit_ctx *c) {
@@ -189,7 +197,8 @@ static bool em__sched_init(em__sched *s, const em_jit_launch *L) {
     s->ctx = calloc((size_t)s->n, sizeof *s->ctx);
     s->outs = calloc((size_t)s->n, sizeof *s->outs);
     s->done = calloc((size_t)s->n, 1);
-    void *m = mmap(NULL, s->span * (size_t)s->n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *m = mmap(NULL, s->span * (size_t)s->n, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     s->stacks = m == MAP_FAILED ? NULL : m;
     if (!s->uc || !s->ctx || !s->outs || !s->done || !s->stacks) return false;
     /* A guard page below each stack turns an overflow into a fault, not corruption. */
@@ -218,7 +227,8 @@ static void em__sched_collect(em__sched *s, em_sbuf *out, em__run *r) {
 /* Thread i of block blk: its context and a fresh coroutine at the kernel's start.
  * Kept apart from the scheduling loop: getcontext returns twice, which
  * makes the compiler distrust the locals of the function calling it. */
-__attribute__((noinline)) static void em__co_init(em__sched *s, const em_jit_ctx *proto, int64_t blk, int i) {
+__attribute__((noinline)) static void em__co_init(em__sched *s, const em_jit_ctx *proto,
+                                                  int64_t blk, int i) {
     const int64_t *g = proto->gdim, *bd = proto->bdim;
     em_jit_ctx *c = &s->ctx[i];
     *c = *proto;
@@ -333,10 +343,13 @@ em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, 
     const char *name = L->name ? L->name : "kernel";
     if (L->shared_static < 0 || L->shared_dyn < 0 || L->shared_static > EM_JIT_MAX_SHARED ||
         L->shared_dyn > EM_JIT_MAX_SHARED) /* checked apart first: their sum cannot overflow */
-        return em_error(EM_ELAUNCH, "kernel '%s': %lld + %lld bytes of shared memory per block: each must be 0 to %d",
-                        name, (long long)L->shared_static, (long long)L->shared_dyn, EM_JIT_MAX_SHARED);
+        return em_error(
+            EM_ELAUNCH,
+            "kernel '%s': %lld + %lld bytes of shared memory per block: each must be 0 to %d", name,
+            (long long)L->shared_static, (long long)L->shared_dyn, EM_JIT_MAX_SHARED);
     EM_CHECK(em_jit_check_launch(name, L->grid, L->block, L->shared_static + L->shared_dyn));
-    if (!L->range && !L->thread) return em_error(EM_EVALUE, "kernel '%s': no compiled entry point", name);
+    if (!L->range && !L->thread)
+        return em_error(EM_EVALUE, "kernel '%s': no compiled entry point", name);
     int64_t nblocks = L->grid[0] * L->grid[1] * L->grid[2];
     int64_t threads = L->block[0] * L->block[1] * L->block[2];
     em__run r = {.L = L, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -356,7 +369,10 @@ em_status em_jit_cpu_launch(const em_jit_launch *L, char **out, size_t *outlen, 
     else if (atomic_load(&r.divz))
         s = em_error(EM_EZERODIV, "integer division or modulo by zero in kernel '%s'", name);
     else if (atomic_load(&r.failed) || !gathered)
-        s = em_error(EM_ENOMEM, "no memory for the blocks of kernel '%s' (shared memory, stacks or print buffers)", name);
+        s = em_error(
+            EM_ENOMEM,
+            "no memory for the blocks of kernel '%s' (shared memory, stacks or print buffers)",
+            name);
     if (s != EM_OK) {
         free(text);
         return s;

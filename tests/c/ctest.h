@@ -9,23 +9,23 @@
 
 static int ctest_checks, ctest_failures, ctest_tests, ctest_failed_tests;
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        ctest_checks++;                                                                            \
-        if (!(cond)) {                                                                             \
-            ctest_failures++;                                                                      \
-            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__,     \
-                    #cond, em_last_error());                                                       \
-        }                                                                                          \
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        ctest_checks++;                                                                       \
+        if (!(cond)) {                                                                        \
+            ctest_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, \
+                    #cond, em_last_error());                                                  \
+        }                                                                                     \
     } while (0)
 
-#define RUN(fn)                                                                                    \
-    do {                                                                                           \
-        int before = ctest_failures;                                                               \
-        fn();                                                                                      \
-        ctest_tests++;                                                                             \
-        if (ctest_failures != before) ctest_failed_tests++;                                        \
-        printf("%s %s\n", ctest_failures == before ? "ok  " : "FAIL", #fn);                        \
+#define RUN(fn)                                                             \
+    do {                                                                    \
+        int before = ctest_failures;                                        \
+        fn();                                                               \
+        ctest_tests++;                                                      \
+        if (ctest_failures != before) ctest_failed_tests++;                 \
+        printf("%s %s\n", ctest_failures == before ? "ok  " : "FAIL", #fn); \
     } while (0)
 
 static inline int ctest_summary(void) {

@@ -33,12 +33,25 @@ size_t fake_used(void) { return used; }
 
 /* Counted entry points ("async_pageable": an async copy whose host side
  * was not from cuMemHostAlloc, which a real driver would run synchronously). */
-enum { F_HTOD, F_DTOH, F_HTOD_ASYNC, F_DTOH_ASYNC, F_EVENT_RECORD, F_EVENT_SYNC, F_HOST_ALLOC,
-       F_FREE_HOST, F_PTR_ATTR, F_STREAM_SYNC, F_ASYNC_PAGEABLE, F_MEMSET, F_N };
-static const char *const fnames[F_N] = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoDAsync",
-                                        "cuMemcpyDtoHAsync", "cuEventRecord", "cuEventSynchronize",
-                                        "cuMemHostAlloc", "cuMemFreeHost", "cuPointerGetAttribute",
-                                        "cuStreamSynchronize", "async_pageable", "cuMemset"};
+enum {
+    F_HTOD,
+    F_DTOH,
+    F_HTOD_ASYNC,
+    F_DTOH_ASYNC,
+    F_EVENT_RECORD,
+    F_EVENT_SYNC,
+    F_HOST_ALLOC,
+    F_FREE_HOST,
+    F_PTR_ATTR,
+    F_STREAM_SYNC,
+    F_ASYNC_PAGEABLE,
+    F_MEMSET,
+    F_N
+};
+static const char *const fnames[F_N] = {
+    "cuMemcpyHtoD",          "cuMemcpyDtoH",        "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
+    "cuEventRecord",         "cuEventSynchronize",  "cuMemHostAlloc",    "cuMemFreeHost",
+    "cuPointerGetAttribute", "cuStreamSynchronize", "async_pageable",    "cuMemset"};
 static atomic_int calls[F_N], fail_in[F_N], fail_times[F_N], fail_code[F_N];
 
 static int fidx(const char *name) {
@@ -47,7 +60,10 @@ static int fidx(const char *name) {
     return -1;
 }
 /* Calls of name so far (-1: not counted). */
-int fake_calls(const char *name) { int i = fidx(name); return i < 0 ? -1 : atomic_load(&calls[i]); }
+int fake_calls(const char *name) {
+    int i = fidx(name);
+    return i < 0 ? -1 : atomic_load(&calls[i]);
+}
 /* Calls nth to nth + times - 1 of name from now (1: the next) return code
  * (one thread at a time; times 0 clears). */
 int fake_fail_call(const char *name, int nth, int times, int code) {
@@ -72,18 +88,27 @@ static CUresult enter(int f) {
 
 /* Pinned ranges (cuMemHostAlloc), for cuPointerGetAttribute. */
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
-static struct { char *p; size_t n; } pinned[256];
+static struct {
+    char *p;
+    size_t n;
+} pinned[256];
 static int is_pinned(const void *p) {
     int r = 0;
     pthread_mutex_lock(&lk);
-    for (int i = 0; i < 256 && !r; i++) r = pinned[i].p && (const char *)p >= pinned[i].p && (const char *)p < pinned[i].p + pinned[i].n;
+    for (int i = 0; i < 256 && !r; i++)
+        r = pinned[i].p && (const char *)p >= pinned[i].p &&
+            (const char *)p < pinned[i].p + pinned[i].n;
     pthread_mutex_unlock(&lk);
     return r;
 }
 
 /* The deferred copies: a ring of (dst, src, n), run in order. */
 #define QN 4096
-static struct { void *d; const void *s; size_t n; } q[QN];
+static struct {
+    void *d;
+    const void *s;
+    size_t n;
+} q[QN];
 static uint64_t qhead, qtail;
 static void run_to(uint64_t pos) {
     pthread_mutex_lock(&lk);
@@ -109,23 +134,42 @@ int fake_pending(void) {
 }
 
 CUresult cuInit(unsigned f) { return 0; }
-CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
-CUresult cuGetErrorName(CUresult e, const char **s) {
-    *s = e == 1 ? "CUDA_ERROR_INVALID_VALUE" : e == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
-       : e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+CUresult cuDriverGetVersion(int *v) {
+    *v = 13000;
     return 0;
 }
-CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake error"; return 0; }
-CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
-CUresult cuDeviceGet(int *d, int i) { *d = i; return 0; }
-CUresult cuDeviceGetName(char *n, int len, int d) { strncpy(n, "Fake GPU", (size_t)len); return 0; }
+CUresult cuGetErrorName(CUresult e, const char **s) {
+    *s = e == 1     ? "CUDA_ERROR_INVALID_VALUE"
+         : e == 2   ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+                    : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
+CUresult cuGetErrorString(CUresult e, const char **s) {
+    *s = "fake error";
+    return 0;
+}
+CUresult cuDeviceGetCount(int *n) {
+    *n = 1;
+    return 0;
+}
+CUresult cuDeviceGet(int *d, int i) {
+    *d = i;
+    return 0;
+}
+CUresult cuDeviceGetName(char *n, int len, int d) {
+    strncpy(n, "Fake GPU", (size_t)len);
+    return 0;
+}
 CUresult cuDeviceGetAttribute(int *v, int a, int d) {
     switch (a) {
     case 1: *v = max_threads; break;
-    case 2: case 3: *v = 1024; break;
+    case 2:
+    case 3: *v = 1024; break;
     case 4: *v = 64; break;
     case 5: *v = 0x7fffffff; break;
-    case 6: case 7: *v = 65535; break;
+    case 6:
+    case 7: *v = 65535; break;
     case 8: *v = 48 * 1024; break;
     case 16: *v = 4; break;
     case 75: *v = 9; break;
@@ -134,11 +178,26 @@ CUresult cuDeviceGetAttribute(int *v, int a, int d) {
     }
     return 0;
 }
-CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = cap; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void **c, int d) { static int ctx; *c = &ctx; return 0; }
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) {
+    *b = cap;
+    return 0;
+}
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) {
+    static int ctx;
+    *c = &ctx;
+    return 0;
+}
 CUresult cuCtxSetCurrent(void *c) { return 0; }
-CUresult cuCtxSynchronize(void) { int r = fail_sync; fail_sync = 0; run_all(); return r; }
-CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = cap - used, *t = cap; return 0; }
+CUresult cuCtxSynchronize(void) {
+    int r = fail_sync;
+    fail_sync = 0;
+    run_all();
+    return r;
+}
+CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
+    *f = cap - used, *t = cap;
+    return 0;
+}
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
     if (used + n > cap) return 2;
     size_t *b = malloc(n + 16);
@@ -171,7 +230,8 @@ CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) {
     CUresult r = enter(F_HTOD_ASYNC);
     if (r) return r;
-    if (!is_pinned(s) || !is_pinned((const char *)s + n - 1)) atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
+    if (!is_pinned(s) || !is_pinned((const char *)s + n - 1))
+        atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
     fake_last_copy_stream = st;
     enqueue((void *)(uintptr_t)d, s, n);
     return 0;
@@ -179,7 +239,8 @@ CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, voi
 CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) {
     CUresult r = enter(F_DTOH_ASYNC);
     if (r) return r;
-    if (!is_pinned(d) || !is_pinned((char *)d + n - 1)) atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
+    if (!is_pinned(d) || !is_pinned((char *)d + n - 1))
+        atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
     fake_last_copy_stream = st;
     enqueue(d, (const void *)(uintptr_t)s, n);
     return 0;
@@ -213,7 +274,11 @@ CUresult cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
 }
-CUresult cuModuleLoadData(void **m, const void *img) { static int mod; *m = &mod; return 0; }
+CUresult cuModuleLoadData(void **m, const void *img) {
+    static int mod;
+    *m = &mod;
+    return 0;
+}
 CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
     static int fn;
     if (!strncmp(name, "no_such", 7)) return 500; /* CUDA_ERROR_NOT_FOUND */
@@ -230,8 +295,8 @@ CUresult cuFuncSetAttribute(void *f, int attr, int v) {
     fake_func_attr[attr] = v;
     return 0;
 }
-CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                        unsigned sh, void *st, void **params, void **extra) {
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned sh, void *st, void **params, void **extra) {
     fake_last_grid = gx, fake_last_block = bx;
     unsigned cfg[7] = {gx, gy, gz, bx, by, bz, sh};
     memcpy(fake_last_cfg, cfg, sizeof cfg);
@@ -239,8 +304,14 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     memcpy(fake_last_params, params[0], sizeof fake_last_params);
     return 0;
 }
-CUresult cuStreamCreate(void **s, unsigned f) { *s = malloc(1); return 0; }
-CUresult cuStreamDestroy_v2(void *s) { free(s); return 0; }
+CUresult cuStreamCreate(void **s, unsigned f) {
+    *s = malloc(1);
+    return 0;
+}
+CUresult cuStreamDestroy_v2(void *s) {
+    free(s);
+    return 0;
+}
 CUresult cuStreamSynchronize(void *s) {
     CUresult r = enter(F_STREAM_SYNC);
     if (r) return r;
@@ -248,8 +319,14 @@ CUresult cuStreamSynchronize(void *s) {
     return 0;
 }
 /* An event is the queue position it was recorded at. */
-CUresult cuEventCreate(void **e, unsigned f) { *e = calloc(1, sizeof(uint64_t)); return 0; }
-CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
+CUresult cuEventCreate(void **e, unsigned f) {
+    *e = calloc(1, sizeof(uint64_t));
+    return 0;
+}
+CUresult cuEventDestroy_v2(void *e) {
+    free(e);
+    return 0;
+}
 CUresult cuEventRecord(void *e, void *s) {
     CUresult r = enter(F_EVENT_RECORD);
     if (r) return r;
@@ -264,9 +341,15 @@ CUresult cuEventSynchronize(void *e) {
     run_to(*(uint64_t *)e);
     return 0;
 }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.5f; return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+    *ms = 1.5f;
+    return 0;
+}
 int fake_stream_waits;
-CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { fake_stream_waits++; return 0; }
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) {
+    fake_stream_waits++;
+    return 0;
+}
 /* Pinned host memory: plain malloc, so the binding and its owner type can
  * be tested without a GPU. */
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {

@@ -24,7 +24,8 @@ static void test_flags(void) {
     em_cc_lib *lib = NULL;
     CHECK(em_cc_load(src, "flags", &lib) == EM_OK);
     int (*w)(int) = (int (*)(int))em_cc_sym(lib, "em_t_wrap");
-    double (*m)(double, double, double) = (double (*)(double, double, double))em_cc_sym(lib, "em_t_fma");
+    double (*m)(double, double, double) =
+        (double (*)(double, double, double))em_cc_sym(lib, "em_t_fma");
     CHECK(w && w(2147483647) == -2147483647 - 1);
     double a = 1.0 + 0x1p-30, c = -(1.0 + 0x1p-29);
     CHECK(m && m(a, a, c) == 0.0); /* a fused multiply-add would give 2^-60 */

@@ -24,8 +24,10 @@ static void mk(em_array *a, em_dtype dt, int nd, const int64_t *shape) {
 
 static void op_node(em_node *n, em_op op, int nin, const em_node *x, const em_node *y,
                     const em_node *z) {
-    em_dtype p = op == EM_OP_WHERE ? em_promote(y->dtype, z->dtype) :
-                 nin > 1 ? em_promote(x->dtype, y->dtype) : x->dtype, loop, odt;
+    em_dtype p = op == EM_OP_WHERE ? em_promote(y->dtype, z->dtype)
+                 : nin > 1         ? em_promote(x->dtype, y->dtype)
+                                   : x->dtype,
+             loop, odt;
     CHECK(em_op_resolve(op, p, &loop, &odt) == EM_OK);
     *n = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {x, y, z}};
 }
@@ -33,7 +35,8 @@ static void op_node(em_node *n, em_op op, int nin, const em_node *x, const em_no
 static char *golden_path(const char *name) {
     static char path[4096];
     const char *f = __FILE__, *slash = strrchr(f, '/');
-    snprintf(path, sizeof path, "%.*s/../golden/%s", (int)(slash ? slash - f : 1), slash ? f : ".", name);
+    snprintf(path, sizeof path, "%.*s/../golden/%s", (int)(slash ? slash - f : 1), slash ? f : ".",
+             name);
     return path;
 }
 
@@ -113,7 +116,8 @@ static void test_golden_strided_3d(void) {
     mk(&a, EM_FLOAT16, 3, sh), mk(&o, EM_FLOAT32, 3, (int64_t[]){8, 6, 4});
     int perm[3] = {2, 1, 0};
     CHECK(em_view_transpose(&a, perm, &t) == EM_OK);
-    em_index_item it[3] = {{EM_IX_SLICE, 0, INT64_MAX, 1}, {EM_IX_SLICE, INT64_MAX, INT64_MIN, -1},
+    em_index_item it[3] = {{EM_IX_SLICE, 0, INT64_MAX, 1},
+                           {EM_IX_SLICE, INT64_MAX, INT64_MIN, -1},
                            {EM_IX_SLICE, 0, INT64_MAX, 1}};
     CHECK(em_view_index(&t, 3, it, &v) == EM_OK);
     em_node lv, r;
@@ -146,11 +150,13 @@ static void compile_all_ops(em_dtype dt, int *ncompiled) {
         if (em_op_resolve(op, dt, &loop, &odt) != EM_OK) continue;
         CHECK(em_array_empty(&o, odt, 2, sh, cpu) == EM_OK);
         em_node la, lb, lc, r;
-        em_node_leaf(&la, op == EM_OP_WHERE ? &c : &a), em_node_leaf(&lb, &b), em_node_leaf(&lc, &a);
+        em_node_leaf(&la, op == EM_OP_WHERE ? &c : &a), em_node_leaf(&lb, &b),
+            em_node_leaf(&lc, &a);
         r = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = nin, .in = {&la, &lb, &lc}};
         em_kplan p;
         em_sbuf k = {0};
-        CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
+        CHECK(em_kplan_make(&r, &o, &p) == EM_OK &&
+              em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
         /* Rename em_kernel / em_args apart: kernel_<op>. */
         rename_apart(k.s, "em_args", op);
         rename_apart(k.s, EM_KNAME, op);
@@ -177,7 +183,8 @@ static em_dtype red_out(em_reduce_op op, em_dtype dt) {
     case EM_RED_PROD: return k == 'b' || k == 'i' ? EM_INT64 : k == 'u' ? EM_UINT64 : dt;
     case EM_RED_MEAN:
     case EM_RED_VAR:
-    case EM_RED_STD: return k == 'f' ? dt : k == 'c' ? (op == EM_RED_MEAN ? dt : em_real_for(dt)) : EM_FLOAT64;
+    case EM_RED_STD:
+        return k == 'f' ? dt : k == 'c' ? (op == EM_RED_MEAN ? dt : em_real_for(dt)) : EM_FLOAT64;
     case EM_RED_ARGMIN:
     case EM_RED_ARGMAX:
     case EM_RED_COUNT_NONZERO: return EM_INT64;
@@ -187,7 +194,8 @@ static em_dtype red_out(em_reduce_op op, em_dtype dt) {
     }
 }
 
-static em_status render_red(em_reduce_op op, em_dtype dt, int naxes, const int *axes, em_sbuf *src) {
+static em_status render_red(em_reduce_op op, em_dtype dt, int naxes, const int *axes,
+                            em_sbuf *src) {
     int64_t sh[3] = {5, 6, 7}, osh[3];
     em_array a, o;
     mk(&a, dt, 3, sh);
@@ -235,7 +243,8 @@ static void test_golden_sum_reduction(void) {
 static void test_golden_fused_reduction(void) {
     int64_t sx[2] = {4, 8}, sb[2] = {4, 1}, so[1] = {4};
     em_array x, b, a, o;
-    mk(&x, EM_FLOAT32, 2, sx), mk(&b, EM_FLOAT32, 2, sb), mk(&a, EM_FLOAT32, 2, sx), mk(&o, EM_FLOAT32, 1, so);
+    mk(&x, EM_FLOAT32, 2, sx), mk(&b, EM_FLOAT32, 2, sb), mk(&a, EM_FLOAT32, 2, sx),
+        mk(&o, EM_FLOAT32, 1, so);
     em_node lx, lb, sq, r;
     em_node_leaf(&lx, &x), em_node_leaf(&lb, &b);
     op_node(&sq, EM_OP_MULTIPLY, 2, &lx, &lx, NULL);
@@ -303,14 +312,17 @@ static void test_nvrtc_reductions(void) {
             for (int op = 0; op < EM_RED_CUMSUM; op++) {
                 em_dtype dt = pass ? some[i] : all[i];
                 bool take = !pass;
-                for (size_t j = 0; pass && j < sizeof some_ops / sizeof *some_ops; j++) take = take || (int)some_ops[j] == op;
+                for (size_t j = 0; pass && j < sizeof some_ops / sizeof *some_ops; j++)
+                    take = take || (int)some_ops[j] == op;
                 if (!take) continue;
                 em_sbuf src = {0};
                 void *cubin = NULL;
                 size_t n = 0;
                 CHECK(render_red(op, dt, op % 2 ? 2 : -1, axes, &src) == EM_OK);
                 em_status s = em_cuda_compile(src.s, 90, "reduction", &cubin, &n);
-                if (s != EM_OK) fprintf(stderr, "op %d dtype %s: %.2000s\n", op, em_dtype_get(dt)->name, em_last_error());
+                if (s != EM_OK)
+                    fprintf(stderr, "op %d dtype %s: %.2000s\n", op, em_dtype_get(dt)->name,
+                            em_last_error());
                 CHECK(s == EM_OK);
                 free(cubin);
                 em_sbuf_free(&src);
@@ -328,7 +340,8 @@ static void test_nvrtc_take_put(void) {
             em_sbuf src = {0};
             void *cubin = NULL;
             size_t n = 0;
-            CHECK(em_render_index(&em_dialect_cuda, put, a.dtype, put ? v.dtype : a.dtype, 2, 1, &src) == EM_OK);
+            CHECK(em_render_index(&em_dialect_cuda, put, a.dtype, put ? v.dtype : a.dtype, 2, 1,
+                                  &src) == EM_OK);
             em_status s = em_cuda_compile(src.s, 90, "take/put", &cubin, &n);
             if (s != EM_OK) fprintf(stderr, "%.2000s\n", em_last_error());
             CHECK(s == EM_OK);
@@ -352,7 +365,8 @@ static void test_nvrtc_all_casts(void) {
             em_node_leaf(&la, &a);
             em_kplan p;
             em_sbuf k = {0};
-            CHECK(em_kplan_make(&r, &o, &p) == EM_OK && em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
+            CHECK(em_kplan_make(&r, &o, &p) == EM_OK &&
+                  em_render_ew(&em_dialect_cuda, &p, &k) == EM_OK);
             int tag = from * EM_NDTYPES + to;
             rename_apart(k.s, "em_args", tag);
             rename_apart(k.s, EM_KNAME, tag);
@@ -372,21 +386,27 @@ static void test_nvrtc_all_casts(void) {
 static void test_philox_known_answers(void) {
     uint32_t c1[4] = {0, 0, 0, 0};
     em_philox(c1, 0, 0);
-    CHECK(c1[0] == 0x6627e8d5u && c1[1] == 0xe169c58du && c1[2] == 0xbc57ac4cu && c1[3] == 0x9b00dbd8u);
+    CHECK(c1[0] == 0x6627e8d5u && c1[1] == 0xe169c58du && c1[2] == 0xbc57ac4cu &&
+          c1[3] == 0x9b00dbd8u);
     uint32_t c2[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
     em_philox(c2, 0xffffffffu, 0xffffffffu);
-    CHECK(c2[0] == 0x408f276du && c2[1] == 0x41c83b0eu && c2[2] == 0xa20bc7c6u && c2[3] == 0x6d5451fdu);
+    CHECK(c2[0] == 0x408f276du && c2[1] == 0x41c83b0eu && c2[2] == 0xa20bc7c6u &&
+          c2[3] == 0x6d5451fdu);
     uint32_t c3[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
     em_philox(c3, 0xa4093822u, 0x299f31d0u);
-    CHECK(c3[0] == 0xd16cfe09u && c3[1] == 0x94fdccebu && c3[2] == 0x5001e420u && c3[3] == 0x24126ea1u);
+    CHECK(c3[0] == 0xd16cfe09u && c3[1] == 0x94fdccebu && c3[2] == 0x5001e420u &&
+          c3[3] == 0x24126ea1u);
 }
 
 static void test_nvrtc_random(void) {
     if (em_nvrtc_init() != EM_OK) return;
-    static const struct { em_random_kind k; em_dtype dt; } cases[] = {
-        {EM_RAND_BITS, EM_UINT32}, {EM_RAND_BITS, EM_UINT64}, {EM_RAND_UNIFORM, EM_FLOAT32},
+    static const struct {
+        em_random_kind k;
+        em_dtype dt;
+    } cases[] = {
+        {EM_RAND_BITS, EM_UINT32},     {EM_RAND_BITS, EM_UINT64},    {EM_RAND_UNIFORM, EM_FLOAT32},
         {EM_RAND_UNIFORM, EM_FLOAT64}, {EM_RAND_NORMAL, EM_FLOAT32}, {EM_RAND_NORMAL, EM_FLOAT64},
-        {EM_RAND_INTEGERS, EM_BOOL}, {EM_RAND_INTEGERS, EM_INT8}, {EM_RAND_INTEGERS, EM_UINT64}};
+        {EM_RAND_INTEGERS, EM_BOOL},   {EM_RAND_INTEGERS, EM_INT8},  {EM_RAND_INTEGERS, EM_UINT64}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         em_sbuf src = {0};
         void *cubin = NULL;
@@ -430,7 +450,8 @@ static void test_nvrtc_every_op(void) {
         return;
     }
     int n = 0;
-    static const em_dtype dts[] = {EM_BOOL, EM_INT8, EM_INT32, EM_UINT64, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX64};
+    static const em_dtype dts[] = {EM_BOOL,    EM_INT8,    EM_INT32,    EM_UINT64,
+                                   EM_FLOAT16, EM_FLOAT64, EM_COMPLEX64};
     for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) compile_all_ops(dts[i], &n);
     CHECK(n > 250);
 }
@@ -440,7 +461,8 @@ static void test_compile_error_message(void) {
     void *cubin = NULL;
     size_t n = 0;
     em_sbuf src = {0};
-    em_sbuf_printf(&src, "%sextern \"C\" __global__ void em_kernel() {\n    undeclared_thing();\n}\n",
+    em_sbuf_printf(&src,
+                   "%sextern \"C\" __global__ void em_kernel() {\n    undeclared_thing();\n}\n",
                    em_render_prelude());
     CHECK(em_cuda_compile(src.s, 90, "broken", &cubin, &n) == EM_ECOMPILE);
     em_sbuf_free(&src);

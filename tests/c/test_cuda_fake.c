@@ -28,7 +28,8 @@ static void test_props(void) {
     CHECK(em_device_count(EM_CUDA, &n) == EM_OK && n == 1);
     em_device_props p;
     CHECK(em_device_props_get(gpu, &p) == EM_OK);
-    CHECK(!strcmp(p.name, "Fake GPU") && p.compute_capability[0] == 9 && p.multiprocessor_count == 4);
+    CHECK(!strcmp(p.name, "Fake GPU") && p.compute_capability[0] == 9 &&
+          p.multiprocessor_count == 4);
     CHECK(p.max_grid_dim[0] == 0x7fffffff && p.shared_memory_per_block == 48 * 1024);
     size_t fr, tot;
     CHECK(em_device_mem_info(gpu, &fr, &tot) == EM_OK && tot == (1u << 20));
@@ -92,10 +93,12 @@ static void test_eval_launch(void) {
     }
     int64_t sh[1] = {1000};
     em_array a, b, out = {0};
-    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&b, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK &&
+          em_array_empty(&b, EM_FLOAT32, 1, sh, gpu) == EM_OK);
     const em_array *in[2] = {&a, &b};
     CHECK(em_ufunc(EM_OP_ADD, 2, in, EM_NDTYPES, &out) == EM_OK);
-    CHECK(*last_block == 256 && *last_grid == 1); /* the wide loop: 4 floats a thread, 250 threads */
+    CHECK(*last_block == 256 &&
+          *last_grid == 1); /* the wide loop: 4 floats a thread, 250 threads */
     char *ptrs[3];
     long long n;
     memcpy(ptrs, last_params, sizeof ptrs), memcpy(&n, last_params + 24, 8);
@@ -108,11 +111,13 @@ static void test_eval_launch(void) {
     CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in2, EM_NDTYPES, &out2) == EM_OK);
     long long f[4];
     memcpy(f, last_params + 16, sizeof f);
-    CHECK(f[0] == 334 && f[1] == 334 && f[2] == 4 && f[3] == 12); /* n, shape, out stride, in stride */
+    CHECK(f[0] == 334 && f[1] == 334 && f[2] == 4 &&
+          f[3] == 12); /* n, shape, out stride, in stride */
     /* A fault reported at the next synchronisation names the kernel. */
     fake_fail_next_sync(700);
     CHECK(em_device_synchronize(gpu) == EM_EDEVICE);
-    CHECK(strstr(em_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") && strstr(em_last_error(), "negative_float32"));
+    CHECK(strstr(em_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") &&
+          strstr(em_last_error(), "negative_float32"));
     CHECK(em_device_synchronize(gpu) == EM_OK);
     em_array_release(&v), em_array_release(&out2);
     em_array_release(&a), em_array_release(&b), em_array_release(&out);
@@ -123,10 +128,12 @@ static void test_reduce_launches(void) {
     fake_set(1024, (size_t)64 << 20); /* room for 4 MB */
     int64_t sh[1] = {1000000}, s0[1] = {1};
     em_array a, out;
-    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK && em_array_empty(&out, EM_FLOAT32, 0, s0, gpu) == EM_OK);
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK &&
+          em_array_empty(&out, EM_FLOAT32, 0, s0, gpu) == EM_OK);
     size_t used0, used1, total;
     em_cuda_pool_stats(0, &used0, &total);
-    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, NULL, &out) == EM_OK);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &a, -1, NULL, EM_NDTYPES, 0, NULL, &out) ==
+          EM_OK);
     em_cuda_pool_stats(0, &used1, &total);
     CHECK(used1 == used0); /* the partials went back to the pool */
     /* The last launch is pass 2: 4 SMs want 32 units, so 32 interleaved splits. */
@@ -139,13 +146,17 @@ static void test_reduce_launches(void) {
     int64_t s2[2] = {100, 1000}, so[1] = {100};
     em_array b, o2;
     int axis = 1;
-    CHECK(em_array_empty(&b, EM_INT16, 2, s2, gpu) == EM_OK && em_array_empty(&o2, EM_INT64, 1, so, gpu) == EM_OK);
-    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, NULL, &o2) == EM_OK);
+    CHECK(em_array_empty(&b, EM_INT16, 2, s2, gpu) == EM_OK &&
+          em_array_empty(&o2, EM_INT64, 1, so, gpu) == EM_OK);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_ARGMAX, &b, 1, &axis, EM_NDTYPES, 0, NULL, &o2) ==
+          EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 100 && v[1] == 1000 && v[2] == 1 && *last_grid == 100);
-    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, NULL, &o2) == EM_ESHAPE);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_MIN, &b, 0, &axis, EM_NDTYPES, 0, NULL, &o2) ==
+          EM_ESHAPE);
     int bad = 2;
-    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, NULL, &o2) == EM_EVALUE);
+    CHECK(em_run_reduce(&em_cuda_backend, EM_RED_SUM, &b, 1, &bad, EM_NDTYPES, 0, NULL, &o2) ==
+          EM_EVALUE);
     CHECK(strstr(em_last_error(), "axis 2") != NULL);
     em_array_release(&a), em_array_release(&out), em_array_release(&b), em_array_release(&o2);
     em_cuda_pool_free_all(0);
@@ -157,11 +168,14 @@ static void test_random_scan_take_launches(void) {
     int64_t sh[1] = {1001};
     em_array a, c, idx;
     CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
-    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) == EM_OK);
+    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_UNIFORM, 42, 7, 0, 0}) ==
+          EM_OK);
     unsigned long long r[3];
     memcpy(r, last_params + 8, sizeof r);
-    CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 && *last_grid == 1); /* 251 blocks of 4: one CUDA block */
-    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) == EM_ETYPE);
+    CHECK(r[0] == 1001 && r[1] == 42 && r[2] == 7 &&
+          *last_grid == 1); /* 251 blocks of 4: one CUDA block */
+    CHECK(em_run_random(&em_cuda_backend, &a, &(em_random_req){EM_RAND_BITS, 1, 0, 0, 0}) ==
+          EM_ETYPE);
     CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
     CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
     long long l[3];
@@ -171,8 +185,10 @@ static void test_random_scan_take_launches(void) {
     CHECK(em_array_empty(&idx, EM_INT64, 1, ish, gpu) == EM_OK);
     em_array t;
     CHECK(em_array_empty(&t, EM_FLOAT32, 1, ish, gpu) == EM_OK);
-    CHECK(em_run_take_flat(&em_cuda_backend, &a, &idx, &t) == EM_OK); /* the fake runs no kernel: no bad index seen */
-    CHECK(em_run_take_flat(&em_cuda_backend, &a, &t, &t) == EM_ETYPE && strstr(em_last_error(), "indices must be int64"));
+    CHECK(em_run_take_flat(&em_cuda_backend, &a, &idx, &t) ==
+          EM_OK); /* the fake runs no kernel: no bad index seen */
+    CHECK(em_run_take_flat(&em_cuda_backend, &a, &t, &t) == EM_ETYPE &&
+          strstr(em_last_error(), "indices must be int64"));
     em_array_release(&a), em_array_release(&c), em_array_release(&idx), em_array_release(&t);
 }
 
@@ -184,7 +200,8 @@ static void test_scan_launches(void) {
     em_array a, c, b, d;
     size_t used0, total0, used, total;
     em_cuda_pool_free_all(0); /* no cached block the scratch could reuse */
-    CHECK(em_array_empty(&a, EM_FLOAT64, 1, sh, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT64, 1, sh, gpu) == EM_OK);
+    CHECK(em_array_empty(&a, EM_FLOAT64, 1, sh, gpu) == EM_OK &&
+          em_array_empty(&c, EM_FLOAT64, 1, sh, gpu) == EM_OK);
     em_cuda_pool_stats(0, &used0, &total0);
     CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 0, &c) == EM_OK);
     em_cuda_pool_stats(0, &used, &total);
@@ -193,9 +210,11 @@ static void test_scan_launches(void) {
     void *part = NULL;
     memcpy(&part, last_params + 16, sizeof part);
     memcpy(v, last_params + 24, sizeof v);
-    CHECK(part != NULL && v[0] == 1 && v[1] == sh[0] && v[2] == 9 && *last_grid == 9 && *last_block == 256);
+    CHECK(part != NULL && v[0] == 1 && v[1] == sh[0] && v[2] == 9 && *last_grid == 9 &&
+          *last_block == 256);
     /* Few long rows along axis 1: 4 lines of 3 tiles, 12 blocks (the fake has 4 SMs: at most 64). */
-    CHECK(em_array_empty(&b, EM_COMPLEX128, 2, sh2, gpu) == EM_OK && em_array_empty(&d, EM_COMPLEX128, 2, sh2, gpu) == EM_OK);
+    CHECK(em_array_empty(&b, EM_COMPLEX128, 2, sh2, gpu) == EM_OK &&
+          em_array_empty(&d, EM_COMPLEX128, 2, sh2, gpu) == EM_OK);
     CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMPROD, &b, 1, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 4 && v[1] == sh2[1] && v[2] == 3 && *last_grid == 12);
@@ -209,24 +228,29 @@ static void test_scan_launches(void) {
     CHECK(used == total);
     em_array_release(&b), em_array_release(&d);
     /* 2000 interleaved columns of 20 (>= 256 per SM): one thread each; 20 rows of 2000: a block per row. */
-    CHECK(em_array_empty(&b, EM_INT32, 2, sh3, gpu) == EM_OK && em_array_empty(&d, EM_INT64, 2, sh3, gpu) == EM_OK);
+    CHECK(em_array_empty(&b, EM_INT32, 2, sh3, gpu) == EM_OK &&
+          em_array_empty(&d, EM_INT64, 2, sh3, gpu) == EM_OK);
     CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &b, 0, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 2000 && v[1] == 20 && v[2] == 1 && *last_grid == 8);
     CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &b, 1, &d) == EM_OK);
     memcpy(v, last_params + 24, sizeof v);
     CHECK(v[0] == 20 && v[1] == 2000 && v[2] == 1 && *last_grid == 20);
-    CHECK(em_run_scan(&em_cuda_backend, EM_RED_SUM, &b, 1, &d) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_SUM, &b, 1, &d) == EM_EVALUE &&
+          strstr(em_last_error(), "cumsum and cumprod"));
     em_array_release(&a), em_array_release(&c), em_array_release(&b), em_array_release(&d);
     /* Two float16 rows of 3000: scanned on the host (the fake driver's memory is host memory). */
     int64_t sh4[2] = {2, 3000};
     static uint16_t h[6000], r[6000];
     for (int i = 0; i < 6000; i++) h[i] = 0x3c00; /* 1.0 */
     unsigned grid0 = *last_grid;
-    CHECK(em_array_empty(&a, EM_FLOAT16, 2, sh4, gpu) == EM_OK && em_array_empty(&c, EM_FLOAT16, 2, sh4, gpu) == EM_OK);
+    CHECK(em_array_empty(&a, EM_FLOAT16, 2, sh4, gpu) == EM_OK &&
+          em_array_empty(&c, EM_FLOAT16, 2, sh4, gpu) == EM_OK);
     CHECK(em_array_write(&a, h, sizeof h) == EM_OK);
-    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 1, &c) == EM_OK && em_array_read(&c, r, sizeof r) == EM_OK);
-    CHECK(r[0] == 0x3c00 && r[1] == 0x4000 && r[2999] == 0x6800 && r[3000] == 0x3c00); /* 1, 2, 2048 (rounded) */
+    CHECK(em_run_scan(&em_cuda_backend, EM_RED_CUMSUM, &a, 1, &c) == EM_OK &&
+          em_array_read(&c, r, sizeof r) == EM_OK);
+    CHECK(r[0] == 0x3c00 && r[1] == 0x4000 && r[2999] == 0x6800 &&
+          r[3000] == 0x3c00);   /* 1, 2, 2048 (rounded) */
     CHECK(*last_grid == grid0); /* nothing launched */
     em_array_release(&a), em_array_release(&c);
     em_cuda_pool_free_all(0);
@@ -296,7 +320,8 @@ static bool round_trip(size_t n) {
  * buffers many times.  Only copies from EM_STAGE_MIN on are staged. */
 static void test_staged_sizes(void) {
     const size_t M = (size_t)1 << 20, c = 3 * 4096;
-    const size_t big[] = {4 * M - 1, 4 * M, 4 * M + 1, 8 * M - 1, 8 * M + 1, 32 * M, 32 * M + 1, 41 * M + 3};
+    const size_t big[] = {4 * M - 1, 4 * M,  4 * M + 1,  8 * M - 1,
+                          8 * M + 1, 32 * M, 32 * M + 1, 41 * M + 3};
     const size_t small[] = {1, 999, 1000, c - 1, c, c + 1, 4 * c, 4 * c + 1, 10 * c - 7, M + 3};
     fake_set(1024, (size_t)256 << 20);
     int sync0 = fake_calls("cuMemcpyHtoD");
@@ -348,7 +373,8 @@ static void test_pinned_direct(void) {
     em_array a, b;
     em_cuda_copy_stats s0, s1;
     CHECK(h && em_cuda_pinned_alloc(0, n, (void **)&p) == EM_OK);
-    CHECK(em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK && em_array_empty(&b, EM_UINT8, 1, sh2, gpu) == EM_OK);
+    CHECK(em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK &&
+          em_array_empty(&b, EM_UINT8, 1, sh2, gpu) == EM_OK);
     fill(p, n, 3), memcpy(h, p, n);
     em_cuda_copy_stats_get(&s0);
     int d0 = fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH");
@@ -356,7 +382,8 @@ static void test_pinned_direct(void) {
     CHECK(em_array_write(&a, p, n) == EM_OK);
     memset(p, 0, n);
     CHECK(em_array_read(&a, p, n) == EM_OK && !memcmp(p, h, n));
-    CHECK(em_array_write(&b, p + 4096, n - 8192) == EM_OK && em_array_read(&b, p + 4096, n - 8192) == EM_OK);
+    CHECK(em_array_write(&b, p + 4096, n - 8192) == EM_OK &&
+          em_array_read(&b, p + 4096, n - 8192) == EM_OK);
     em_cuda_copy_stats_get(&s1);
     CHECK(s1.known - s0.known == 4 && s1.staged == s0.staged);
     CHECK(fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH") - d0 == 4);
@@ -392,7 +419,8 @@ static void test_staged_failures(void) {
     em_cuda_copy_tune(1000, 4096); /* 12 chunks */
     fail_once("cuMemcpyHtoDAsync", 3, true, "CUDA error during a host-to-device copy");
     fail_once("cuMemcpyHtoDAsync", 1, true, "CUDA error during a host-to-device copy");
-    fail_once("cuMemcpyDtoHAsync", 6, false, "CUDA error during a device-to-host copy"); /* a refill */
+    fail_once("cuMemcpyDtoHAsync", 6, false,
+              "CUDA error during a device-to-host copy"); /* a refill */
     fail_once("cuEventSynchronize", 2, false, "CUDA error during a device-to-host copy");
     /* A DMA queued without its event: still waited for (the stream). */
     fail_once("cuEventRecord", 2, true, "CUDA error during a host-to-device copy");
@@ -439,9 +467,10 @@ static void test_launch_limit(void) {
         int64_t sh[1] = {10};
         em_array a, out = {0};
         const em_array *in[1] = {&a};
-        int ok = em_array_empty(&a, EM_INT32, 1, sh, gpu) == EM_OK &&
-                 em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_ELAUNCH &&
-                 strstr(em_last_error(), "block of 256 threads exceeds the device limit of 128") != NULL;
+        int ok =
+            em_array_empty(&a, EM_INT32, 1, sh, gpu) == EM_OK &&
+            em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_ELAUNCH &&
+            strstr(em_last_error(), "block of 256 threads exceeds the device limit of 128") != NULL;
         if (!ok) fprintf(stderr, "child: %s\n", em_last_error());
         _exit(ok ? 0 : 1);
     }
@@ -459,14 +488,16 @@ static bool load_fake(const char *dir) {
     setenv("EMBER_LIBCUDA", lib, 1);
     last_grid = dlsym(fake, "fake_last_grid"), last_block = dlsym(fake, "fake_last_block");
     last_params = dlsym(fake, "fake_last_params");
-    *(void **)&fake_allocs = dlsym(fake, "fake_allocs"), *(void **)&fake_used = dlsym(fake, "fake_used");
+    *(void **)&fake_allocs = dlsym(fake, "fake_allocs"),
+           *(void **)&fake_used = dlsym(fake, "fake_used");
     *(void **)&fake_set = dlsym(fake, "fake_set");
     *(void **)&fake_fail_next_sync = dlsym(fake, "fake_fail_next_sync");
-    *(void **)&fake_calls = dlsym(fake, "fake_calls"), *(void **)&fake_fail_call = dlsym(fake, "fake_fail_call");
+    *(void **)&fake_calls = dlsym(fake, "fake_calls"),
+           *(void **)&fake_fail_call = dlsym(fake, "fake_fail_call");
     *(void **)&fake_pending = dlsym(fake, "fake_pending");
     last_copy_stream = dlsym(fake, "fake_last_copy_stream");
-    return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set && fake_fail_next_sync &&
-           fake_calls && fake_fail_call && fake_pending && last_copy_stream;
+    return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set &&
+           fake_fail_next_sync && fake_calls && fake_fail_call && fake_pending && last_copy_stream;
 }
 
 int main(void) {

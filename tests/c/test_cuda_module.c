@@ -10,14 +10,14 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-static char tmpdir[64], cachedir[96]; /* cachedir is tmpdir/cache; the fake driver is built in tmpdir */
+static char tmpdir[64],
+    cachedir[96]; /* cachedir is tmpdir/cache; the fake driver is built in tmpdir */
 static unsigned *last_cfg;
 static void **last_stream;
 
-static const char *FMA_SRC =
-    "extern \"C\" __global__ void f(const float *a, float *o) {\n"
-    "#ifndef SCALE\n#error SCALE is not defined\n#endif\n"
-    "    o[0] = a[0] * a[1] + a[2] * SCALE;\n}\n";
+static const char *FMA_SRC = "extern \"C\" __global__ void f(const float *a, float *o) {\n"
+                             "#ifndef SCALE\n#error SCALE is not defined\n#endif\n"
+                             "    o[0] = a[0] * a[1] + a[2] * SCALE;\n}\n";
 
 static int cache_entries(void) {
     char cmd[128], line[256];
@@ -44,7 +44,8 @@ static void test_user_options(void) {
     CHECK(cache_entries() == before + 2);
     CHECK(n1 != n2 || memcmp(c1, c2, n1) != 0);
     /* The same options again: a disk cache hit with the same bytes. */
-    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, 0, NULL, &c3, &n3, NULL) == EM_OK && n3 == n1 && !memcmp(c1, c3, n1));
+    CHECK(em_cuda_compile_ex(FMA_SRC, 90, "f", def, 1, 0, NULL, &c3, &n3, NULL) == EM_OK &&
+          n3 == n1 && !memcmp(c1, c3, n1));
     CHECK(cache_entries() == before + 2);
     free(c1), free(c2), free(c3);
     /* An option NVRTC rejects: its error string stands in for the empty log. */
@@ -66,14 +67,16 @@ static void test_name_expressions(void) {
     size_t n1 = 0, n2 = 0;
     CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 2, names, &c1, &n1, &low1) == EM_OK);
     /* Each lowered name is a mangled instance: _Z5scaleIfEvPT_S0_ and the double one. */
-    CHECK(low1 && !strcmp(low1, "_Z5scaleIfEvPT_S0_") && !strcmp(low1 + strlen(low1) + 1, "_Z5scaleIdEvPT_S0_"));
+    CHECK(low1 && !strcmp(low1, "_Z5scaleIfEvPT_S0_") &&
+          !strcmp(low1 + strlen(low1) + 1, "_Z5scaleIdEvPT_S0_"));
     /* Again, from the disk cache: the same cubin and names come back apart. */
     CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 2, names, &c2, &n2, &low2) == EM_OK);
     CHECK(n1 == n2 && !memcmp(c1, c2, n1) && low2 && !strcmp(low1, low2));
     CHECK(n1 > 4 && !memcmp(c1, "\177ELF", 4)); /* the cubin, without the header */
     free(c1), free(c2), free(low1), free(low2);
     CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 1, bad, &c1, &n1, &low1) != EM_OK);
-    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 1, names, &c1, &n1, NULL) == EM_EVALUE);
+    CHECK(em_cuda_compile_ex(TEMPLATE_SRC, 90, "t", NULL, 0, 1, names, &c1, &n1, NULL) ==
+          EM_EVALUE);
 }
 
 static void test_module_api(void) {
@@ -104,7 +107,8 @@ static void test_module_api(void) {
           last_cfg[4] == 4 && last_cfg[5] == 2 && last_cfg[6] == 128 && *last_stream == stream);
     unsigned big[3] = {32, 32, 2}, zero[3] = {1, 0, 1}, gy[3] = {1, 65536, 1};
     CHECK(em_cuda_launch(0, fn, "k", grid, big, 0, NULL, params) == EM_ELAUNCH);
-    CHECK(strstr(em_last_error(), "32 x 32 x 2 = 2048 threads exceeds the device limit of 1024") != NULL);
+    CHECK(strstr(em_last_error(), "32 x 32 x 2 = 2048 threads exceeds the device limit of 1024") !=
+          NULL);
     CHECK(em_cuda_launch(0, fn, "k", grid, zero, 0, NULL, params) == EM_ELAUNCH);
     CHECK(strstr(em_last_error(), "block.y = 0 is outside the device limit 1..1024") != NULL);
     CHECK(em_cuda_launch(0, fn, "k", gy, block, 0, NULL, params) == EM_ELAUNCH);
@@ -147,8 +151,10 @@ int main(void) {
     } else {
         RUN(test_user_options);
         RUN(test_name_expressions);
-        if (load_fake()) RUN(test_module_api);
-        else printf("skip: could not build the fake driver with cc\n");
+        if (load_fake())
+            RUN(test_module_api);
+        else
+            printf("skip: could not build the fake driver with cc\n");
     }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

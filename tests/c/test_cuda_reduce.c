@@ -60,25 +60,29 @@ static int64_t view_span(int nd, const int64_t *sh, const int64_t *st, int64_t *
 static unsigned long long rng = 88172645463325252ULL;
 static double rnd(void) {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * (double)(1 << (rng % 7)); /* mixed magnitudes */
+    return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) *
+           (double)(1 << (rng % 7)); /* mixed magnitudes */
 }
 
 /* The view's buffer is mapped, not allocated, and only its elements are
  * written: a view may span more than 4 GiB in a few pages (offsets past
  * 32 bits with 32-bit loop indices). */
-static em_status wrap_view(em_array *v, void **buf, size_t *len, em_dtype dt, int nd, const int64_t *sh,
-                           const int64_t *st) {
+static em_status wrap_view(em_array *v, void **buf, size_t *len, em_dtype dt, int nd,
+                           const int64_t *sh, const int64_t *st) {
     int64_t off, span = view_span(nd, sh, st, &off), esz = em_dtype_get(dt)->size, bst[4], n = 1;
     *len = (size_t)((span ? span : 1) * esz);
-    *buf = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    *buf = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+                0);
     if (*buf == MAP_FAILED) return *buf = NULL, EM_ENOMEM;
     for (int i = 0; i < nd; i++) bst[i] = st[i] * esz, n *= sh[i];
     char *e0 = (char *)*buf + off * esz;
     for (int64_t i = 0; i < n; i++) {
         char *q = e0;
         for (int64_t d = nd - 1, r = i; d >= 0; d--) q += r % sh[d] * bst[d], r /= sh[d];
-        if (dt == EM_FLOAT32) *(float *)q = (float)rnd();
-        else *(double *)q = rnd();
+        if (dt == EM_FLOAT32)
+            *(float *)q = (float)rnd();
+        else
+            *(double *)q = rnd();
     }
     return em_array_wrap(v, e0, dt, nd, sh, bst, cpu, NULL, NULL);
 }
@@ -96,18 +100,24 @@ static em_status plan(const rcase *c, rdata *d, em_rplan *p) {
     int64_t nout = 1;
     for (int i = 0; i < on; i++) nout *= osh[i];
     em_status s = wrap_view(&d->x, &d->xbuf, &d->xlen, c->dt, c->nd, c->sh, c->str);
-    if (s == EM_OK && c->fuse == 'y') s = wrap_view(&d->y, &d->ybuf, &d->ylen, c->dt, c->ynd, c->ysh, c->ystr);
+    if (s == EM_OK && c->fuse == 'y')
+        s = wrap_view(&d->y, &d->ybuf, &d->ylen, c->dt, c->ynd, c->ysh, c->ystr);
     d->obuf = calloc((size_t)(nout ? nout : 1), 8);
     if (s == EM_OK) s = em_array_wrap(&d->o, d->obuf, c->dt, on, osh, NULL, cpu, NULL, NULL);
     if (s != EM_OK) return s;
-    if (!c->fuse) return em_rplan_make(EM_RED_SUM, &d->x, c->naxes, c->axes, EM_NDTYPES, 0, &d->o, p);
+    if (!c->fuse)
+        return em_rplan_make(EM_RED_SUM, &d->x, c->naxes, c->axes, EM_NDTYPES, 0, &d->o, p);
     d->abuf = calloc(1, 16); /* the placeholder: never read */
     s = em_array_wrap(&d->a, d->abuf, c->dt, c->nd, c->sh, NULL, cpu, NULL, NULL);
     em_node_leaf(&d->lx, &d->x);
     if (c->fuse == 'y') em_node_leaf(&d->ly, &d->y);
-    d->prod = (em_node){.op = EM_OP_MULTIPLY, .loop = c->dt, .dtype = c->dt, .nin = 2,
+    d->prod = (em_node){.op = EM_OP_MULTIPLY,
+                        .loop = c->dt,
+                        .dtype = c->dt,
+                        .nin = 2,
                         .in = {&d->lx, c->fuse == 'y' ? &d->ly : &d->lx}};
-    if (s == EM_OK) s = em_rplan_make(EM_RED_SUM, &d->a, c->naxes, c->axes, EM_NDTYPES, 0, &d->o, p);
+    if (s == EM_OK)
+        s = em_rplan_make(EM_RED_SUM, &d->a, c->naxes, c->axes, EM_NDTYPES, 0, &d->o, p);
     if (s == EM_OK) s = em_rplan_fuse(p, &d->prod, &d->a, c->naxes, c->axes, &d->o);
     return s;
 }
@@ -115,11 +125,13 @@ static em_status plan(const rcase *c, rdata *d, em_rplan *p) {
 static void set_split(const rcase *c, rdata *d, em_rplan *p) {
     p->warp = c->mode == 'w';
     p->nsplit = c->mode == 's' ? 3 : 1;
-    if (p->nsplit > 1) d->part = calloc((size_t)(p->nout * p->nsplit), EM_RSTATE_MAX), p->part = d->part;
+    if (p->nsplit > 1)
+        d->part = calloc((size_t)(p->nout * p->nsplit), EM_RSTATE_MAX), p->part = d->part;
 }
 
 static void release(rdata *d) {
-    em_array_release(&d->x), em_array_release(&d->y), em_array_release(&d->a), em_array_release(&d->o);
+    em_array_release(&d->x), em_array_release(&d->y), em_array_release(&d->a),
+        em_array_release(&d->o);
     if (d->xbuf) munmap(d->xbuf, d->xlen);
     if (d->ybuf) munmap(d->ybuf, d->ylen);
     free(d->obuf), free(d->abuf), free(d->part);
@@ -171,7 +183,8 @@ static double ref_split(const rcase *c, const rdata *d, const em_rplan *p, int64
     for (int l = 0; l < rw; l++) {
         acc[l] = 0;
         for (int64_t g = s * rw + l; g * v < p->m; g += rw * p->nsplit)
-            for (int64_t k = g * v; k < g * v + v && k < p->m; k++) acc[l] = add(f32, acc[l], value_ok(c, d, o, k));
+            for (int64_t k = g * v; k < g * v + v && k < p->m; k++)
+                acc[l] = add(f32, acc[l], value_ok(c, d, o, k));
     }
     for (int w = rw / 2; w > 0; w /= 2)
         for (int l = 0; l < w; l++) acc[l] = add(f32, acc[l], acc[l + w]);
@@ -185,7 +198,8 @@ static double ref_out(const rcase *c, const rdata *d, const em_rplan *p, int64_t
     double acc[256];
     for (int t = 0; t < 256; t++) {
         acc[t] = 0;
-        for (int64_t s = t; s < p->nsplit; s += 256) acc[t] = add(f32, acc[t], ref_split(c, d, p, o, s));
+        for (int64_t s = t; s < p->nsplit; s += 256)
+            acc[t] = add(f32, acc[t], ref_split(c, d, p, o, s));
     }
     for (int w = 128; w > 0; w /= 2)
         for (int t = 0; t < w; t++) acc[t] = add(f32, acc[t], acc[t + w]);
@@ -200,7 +214,16 @@ static const rcase cases[] = {
     /* seed 004's shape, small: kept (3, 40) merge into one dim */
     {F64, 3, {3, 40, 100}, {4000, 100, 1}, 1, {2}, 's', .mode = 'w', .no = 1, .ni = 1},
     {F64, 3, {3, 40, 100}, {4000, 100, 1}, 1, {2}, 0, .mode = 'w', .no = 1, .ni = 1},
-    {F32, 3, {3, 40, 101}, {4040, 101, 1}, 1, {2}, 's', .mode = 'w', .no = 1, .ni = 1}, /* odd rows: misaligned */
+    {F32,
+     3,
+     {3, 40, 101},
+     {4040, 101, 1},
+     1,
+     {2},
+     's',
+     .mode = 'w',
+     .no = 1,
+     .ni = 1}, /* odd rows: misaligned */
     {F32, 3, {2, 70, 64}, {4480, 64, 1}, 1, {2}, 0, .mode = 'w', .grid_cap = 3, .no = 1, .ni = 1},
     /* every other row of a (6, 40, 50): still one kept dim; every other column: not wide */
     {F64, 3, {6, 20, 50}, {2000, 100, 1}, 1, {2}, 's', .mode = 'w', .no = 1, .ni = 1},
@@ -225,10 +248,46 @@ static const rcase cases[] = {
     /* a leaf broadcast over both kept dims merges with x; one broadcast
      * over one of them stops the merge for all */
     {F64, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 1, {64}, {1}, .mode = 'w', .no = 1, .ni = 1},
-    {F64, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 2, {30, 64}, {64, 1}, .mode = 'w', .no = 2, .ni = 1},
-    {F64, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 3, {5, 1, 64}, {64, 64, 1}, .mode = 'w', .no = 2, .ni = 1},
+    {F64,
+     3,
+     {5, 30, 64},
+     {1920, 64, 1},
+     1,
+     {2},
+     'y',
+     2,
+     {30, 64},
+     {64, 1},
+     .mode = 'w',
+     .no = 2,
+     .ni = 1},
+    {F64,
+     3,
+     {5, 30, 64},
+     {1920, 64, 1},
+     1,
+     {2},
+     'y',
+     3,
+     {5, 1, 64},
+     {64, 64, 1},
+     .mode = 'w',
+     .no = 2,
+     .ni = 1},
     /* y broadcast along the reduced axis: loaded once per unit */
-    {F32, 3, {5, 30, 64}, {1920, 64, 1}, 1, {2}, 'y', 3, {5, 30, 1}, {30, 1, 1}, .mode = 'w', .no = 1, .ni = 1},
+    {F32,
+     3,
+     {5, 30, 64},
+     {1920, 64, 1},
+     1,
+     {2},
+     'y',
+     3,
+     {5, 30, 1},
+     {30, 1, 1},
+     .mode = 'w',
+     .no = 1,
+     .ni = 1},
     /* rows 2^31 + 8 bytes apart (32-bit loop indices, 64-bit offsets), odd
      * and misaligned rows: the per-element paths; reversed past 4 GiB */
     {F64, 2, {3, 37}, {268435457, 1}, 1, {1}, 's', .mode = 'w', .no = 1, .ni = 1},
@@ -248,7 +307,8 @@ static void test_merged_dims(void) {
         em_status s = plan(&cases[i], &d, &p);
         CHECK(s == EM_OK);
         if (s == EM_OK && (p.no != cases[i].no || p.ni != cases[i].ni))
-            fprintf(stderr, "case %d: no %d ni %d, want %d %d\n", i, p.no, p.ni, cases[i].no, cases[i].ni);
+            fprintf(stderr, "case %d: no %d ni %d, want %d %d\n", i, p.no, p.ni, cases[i].no,
+                    cases[i].ni);
         CHECK(s != EM_OK || (p.no == cases[i].no && p.ni == cases[i].ni));
         release(&d);
     }
@@ -258,7 +318,8 @@ static void test_merged_dims(void) {
  * 2^30 with room (the key says which). */
 static void test_idx32_decision(void) {
     static char mem[64];
-    int64_t big[2] = {2, (int64_t)1 << 27}, fits[2] = {2, (int64_t)1 << 25}, many[2] = {(int64_t)1 << 31, 2};
+    int64_t big[2] = {2, (int64_t)1 << 27}, fits[2] = {2, (int64_t)1 << 25},
+            many[2] = {(int64_t)1 << 31, 2};
     const int64_t *shapes[3] = {big, fits, many};
     bool want[3] = {false, true, false};
     for (int i = 0; i < 3; i++) {
@@ -305,12 +366,15 @@ static void *build_all(const char *dir, em_rplan *plans, rdata *ds) {
         em_sbuf_free(&src);
     }
     char path[600], lib[600], cmd[1400];
-    snprintf(path, sizeof path, "%s/reduce.cpp", dir), snprintf(lib, sizeof lib, "%s/reduce.so", dir);
+    snprintf(path, sizeof path, "%s/reduce.cpp", dir),
+        snprintf(lib, sizeof lib, "%s/reduce.so", dir);
     FILE *f = ok && !s.oom ? fopen(path, "w") : NULL;
     ok = f && fputs(s.s, f) >= 0;
     if (f) fclose(f);
     em_sbuf_free(&s);
-    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O1 -fwrapv -ffp-contract=off -w -pthread -shared -fPIC -o %s %s", lib, path);
+    snprintf(cmd, sizeof cmd,
+             "c++ -std=c++17 -O1 -fwrapv -ffp-contract=off -w -pthread -shared -fPIC -o %s %s", lib,
+             path);
     if (ok && system(cmd) != 0) fprintf(stderr, "could not build %s\n", path), ok = false;
     void *h = ok ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : NULL;
     if (ok && !h) fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -330,15 +394,19 @@ static bool run_case(void *h, int i, em_rplan *p, rdata *d) {
     if (c->grid_cap && g > c->grid_cap) g = c->grid_cap;
     if (p->nout > 0) {
         fn(args, (unsigned)(g < 1 ? 1 : g), 0);
-        if (p->nsplit > 1) fn(args, (unsigned)(p->nout < c->grid_cap || !c->grid_cap ? p->nout : c->grid_cap), 1);
+        if (p->nsplit > 1)
+            fn(args, (unsigned)(p->nout < c->grid_cap || !c->grid_cap ? p->nout : c->grid_cap), 1);
     }
     int64_t bad = 0;
     for (int64_t o = 0; o < p->nout; o++) {
         double want = ref_out(c, d, p, o), got;
-        if (c->dt == EM_FLOAT32) got = ((float *)d->obuf)[o];
-        else got = ((double *)d->obuf)[o];
+        if (c->dt == EM_FLOAT32)
+            got = ((float *)d->obuf)[o];
+        else
+            got = ((double *)d->obuf)[o];
         if (memcmp(&want, &got, 8) && bad++ < 3)
-            fprintf(stderr, "case %d output %lld: got %.17g want %.17g\n", i, (long long)o, got, want);
+            fprintf(stderr, "case %d output %lld: got %.17g want %.17g\n", i, (long long)o, got,
+                    want);
     }
     return bad == 0;
 }

@@ -28,7 +28,8 @@ static void test_choose(void) {
     CHECK(p.mode == 'T');
     p = em_run_scan_choose(132 * 256, 1000, false, EM_FLOAT64, 132); /* lines not interleaved */
     CHECK(p.mode == 'T');
-    p = em_run_scan_choose(1, (int64_t)1 << 22, false, EM_FLOAT16, 132); /* float16: NumPy's rounding */
+    p = em_run_scan_choose(1, (int64_t)1 << 22, false, EM_FLOAT16,
+                           132); /* float16: NumPy's rounding */
     CHECK(p.mode == 'H');
     p = em_run_scan_choose(500, 300, false, EM_FLOAT16, 132);
     CHECK(p.mode == 'L');
@@ -37,13 +38,17 @@ static void test_choose(void) {
 static void test_render_errors(void) {
     em_sbuf s = {0};
     em_scan_spec c = {EM_RED_SUM, EM_FLOAT32, EM_FLOAT32, 2, 1, true};
-    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE && strstr(em_last_error(), "cumsum and cumprod"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE &&
+          strstr(em_last_error(), "cumsum and cumprod"));
     c.op = EM_RED_CUMSUM, c.axis = 2;
-    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE && strstr(em_last_error(), "along axis 2"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EVALUE &&
+          strstr(em_last_error(), "along axis 2"));
     c.axis = 1, c.out = EM_FLOAT16;
-    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EUNSUPPORTED && strstr(em_last_error(), "float16"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EUNSUPPORTED &&
+          strstr(em_last_error(), "float16"));
     c.tiles = false;
-    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK && strstr(s.s, "em_h2f(em_f2h(em_add(a, b)))"));
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK &&
+          strstr(s.s, "em_h2f(em_f2h(em_add(a, b)))"));
     em_sbuf_free(&s);
 }
 
@@ -55,7 +60,8 @@ static void test_golden_tiles(void) {
     const char *body = s.s + strlen(em_render_prelude());
     const char *f0 = __FILE__, *slash = strrchr(f0, '/');
     char path[4096];
-    snprintf(path, sizeof path, "%.*s/../golden/scan_tiles_f32_axis1.cu", (int)(slash ? slash - f0 : 1), slash ? f0 : ".");
+    snprintf(path, sizeof path, "%.*s/../golden/scan_tiles_f32_axis1.cu",
+             (int)(slash ? slash - f0 : 1), slash ? f0 : ".");
     if (getenv("EMBER_REGEN_GOLDEN")) {
         FILE *f = fopen(path, "w");
         CHECK(f && fputs(body, f) >= 0);
@@ -65,7 +71,8 @@ static void test_golden_tiles(void) {
     static char want[32768];
     CHECK(f != NULL);
     if (f) want[fread(want, 1, sizeof want - 1, f)] = 0, fclose(f);
-    if (strcmp(want, body)) fprintf(stderr, "golden scan_tiles_f32_axis1.cu differs; got:\n%s\n", body);
+    if (strcmp(want, body))
+        fprintf(stderr, "golden scan_tiles_f32_axis1.cu differs; got:\n%s\n", body);
     CHECK(!strcmp(want, body));
     em_sbuf_free(&s);
 }
@@ -77,9 +84,9 @@ static bool compiles(const em_scan_spec *c) {
     em_status s = em_render_scan(&em_dialect_cuda, c, &src);
     if (s == EM_OK) s = em_cuda_compile(src.s, 90, "scan", &cubin, &n);
     if (s != EM_OK)
-        fprintf(stderr, "%s %s -> %s axis %d %s: %.2000s\n", c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod",
-                em_dtype_get(c->in)->name, em_dtype_get(c->out)->name, c->axis, c->tiles ? "tiles" : "line",
-                em_last_error());
+        fprintf(stderr, "%s %s -> %s axis %d %s: %.2000s\n",
+                c->op == EM_RED_CUMSUM ? "cumsum" : "cumprod", em_dtype_get(c->in)->name,
+                em_dtype_get(c->out)->name, c->axis, c->tiles ? "tiles" : "line", em_last_error());
     free(cubin), em_sbuf_free(&src);
     return s == EM_OK;
 }
@@ -89,36 +96,47 @@ static bool compiles(const em_scan_spec *c) {
  * addressing forms. */
 static void test_nvrtc_every_dtype(void) {
     if (em_nvrtc_init() != EM_OK) return;
-    static const em_dtype dflt[] = {[EM_BOOL] = EM_INT64, [EM_INT8] = EM_INT64, [EM_INT16] = EM_INT64,
-                                    [EM_INT32] = EM_INT64, [EM_INT64] = EM_INT64, [EM_UINT8] = EM_UINT64,
-                                    [EM_UINT16] = EM_UINT64, [EM_UINT32] = EM_UINT64, [EM_UINT64] = EM_UINT64,
-                                    [EM_FLOAT16] = EM_FLOAT16, [EM_FLOAT32] = EM_FLOAT32, [EM_FLOAT64] = EM_FLOAT64,
-                                    [EM_COMPLEX64] = EM_COMPLEX64, [EM_COMPLEX128] = EM_COMPLEX128};
+    static const em_dtype dflt[] = {
+        [EM_BOOL] = EM_INT64,          [EM_INT8] = EM_INT64,           [EM_INT16] = EM_INT64,
+        [EM_INT32] = EM_INT64,         [EM_INT64] = EM_INT64,          [EM_UINT8] = EM_UINT64,
+        [EM_UINT16] = EM_UINT64,       [EM_UINT32] = EM_UINT64,        [EM_UINT64] = EM_UINT64,
+        [EM_FLOAT16] = EM_FLOAT16,     [EM_FLOAT32] = EM_FLOAT32,      [EM_FLOAT64] = EM_FLOAT64,
+        [EM_COMPLEX64] = EM_COMPLEX64, [EM_COMPLEX128] = EM_COMPLEX128};
     for (int dt = 0; dt < EM_NDTYPES; dt++)
         for (int form = 0; form < 2; form++) {
-            if ((form && dflt[dt] == EM_FLOAT16) || (!form && dt % 3)) continue; /* the line kernel: a few */
-            em_scan_spec c = {dt % 2 ? EM_RED_CUMPROD : EM_RED_CUMSUM, (em_dtype)dt, dflt[dt], 3, dt % 3 - 1, form};
+            if ((form && dflt[dt] == EM_FLOAT16) || (!form && dt % 3))
+                continue; /* the line kernel: a few */
+            em_scan_spec c = {dt % 2 ? EM_RED_CUMPROD : EM_RED_CUMSUM,
+                              (em_dtype)dt,
+                              dflt[dt],
+                              3,
+                              dt % 3 - 1,
+                              form};
             CHECK(compiles(&c));
         }
-    static const em_dtype casts[][2] = {{EM_FLOAT32, EM_FLOAT16}, {EM_INT32, EM_FLOAT16}, {EM_FLOAT64, EM_INT8},
-                                        {EM_COMPLEX64, EM_COMPLEX128}, {EM_FLOAT16, EM_FLOAT32},
-                                        {EM_BOOL, EM_BOOL}, {EM_INT64, EM_COMPLEX64}};
+    static const em_dtype casts[][2] = {{EM_FLOAT32, EM_FLOAT16}, {EM_INT32, EM_FLOAT16},
+                                        {EM_FLOAT64, EM_INT8},    {EM_COMPLEX64, EM_COMPLEX128},
+                                        {EM_FLOAT16, EM_FLOAT32}, {EM_BOOL, EM_BOOL},
+                                        {EM_INT64, EM_COMPLEX64}};
     for (size_t i = 0; i < sizeof casts / sizeof *casts; i++) {
-        em_scan_spec c = {EM_RED_CUMPROD, casts[i][0], casts[i][1], 2, (int)i % 2 - 1, casts[i][1] != EM_FLOAT16};
+        em_scan_spec c = {EM_RED_CUMPROD,           casts[i][0], casts[i][1], 2, (int)i % 2 - 1,
+                          casts[i][1] != EM_FLOAT16};
         CHECK(compiles(&c));
     }
 }
 
 /* Run the kernels of c on the host for each shape (grid blocks, one after
  * another); false if the build or any run fails. */
-static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes, const char *const *shapes, int grid,
-                       int block, int items) {
+static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
+                       const char *const *shapes, int grid, int block, int items) {
     char src[600], exe[600], cmd[2400];
     snprintf(src, sizeof src, "%s/scan.cpp", dir), snprintf(exe, sizeof exe, "%s/scan", dir);
     em_sbuf s = {0};
     char k = em_dtype_get(c->out)->kind;
-    em_sbuf_printf(&s, "%s#define EMUL_TILES %d\n#define EMUL_PROD %d\n#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n", EMUL_PRE,
-                   c->tiles, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c', k == 'c');
+    em_sbuf_printf(
+        &s,
+        "%s#define EMUL_TILES %d\n#define EMUL_PROD %d\n#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
+        EMUL_PRE, c->tiles, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c', k == 'c');
     if (block) em_sbuf_printf(&s, "#define EM_B %d\n#define EM_K %d\n", block, items);
     bool ok = em_render_scan(&em_dialect_cuda, c, &s) == EM_OK;
     em_sbuf_printf(&s, "%s", EMUL_POST);
@@ -126,7 +144,8 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes, cons
     ok = f && fputs(s.s, f) >= 0;
     if (f) fclose(f);
     em_sbuf_free(&s);
-    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O0 -fwrapv -ffp-contract=off -w -pthread -o %s %s", exe, src);
+    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O0 -fwrapv -ffp-contract=off -w -pthread -o %s %s",
+             exe, src);
     if (ok && system(cmd) != 0) {
         fprintf(stderr, "could not build %s\n", src);
         return false;
@@ -139,7 +158,8 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes, cons
     return ok;
 }
 
-static bool emulate(const char *dir, const em_scan_spec *c, int nshapes, const char *const *shapes, int grid) {
+static bool emulate(const char *dir, const em_scan_spec *c, int nshapes, const char *const *shapes,
+                    int grid) {
     return emulate_bk(dir, c, nshapes, shapes, grid, 0, 0);
 }
 

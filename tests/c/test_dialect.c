@@ -16,7 +16,8 @@ static void test_lookup(void) {
 static void test_registers(void) {
     char b[32];
     CHECK(strcmp(em_dialect_reg(em_dialect_cuda.local_id, 1, b, sizeof b), "threadIdx.y") == 0);
-    CHECK(strcmp(em_dialect_reg(em_dialect_opencl.group_id, 2, b, sizeof b), "get_group_id(2)") == 0);
+    CHECK(strcmp(em_dialect_reg(em_dialect_opencl.group_id, 2, b, sizeof b), "get_group_id(2)") ==
+          0);
     CHECK(strcmp(em_dialect_reg(em_dialect_c.local_size, 0, b, sizeof b), "em_i.bdim[0]") == 0);
     /* Truncated, still terminated. */
     CHECK(strcmp(em_dialect_reg(em_dialect_cuda.num_groups, 0, b, 5), "grid") == 0);

@@ -73,8 +73,10 @@ static void expect(em_dtype from, const void *p, em_dtype to, void *out) {
     }
     if (!isf) {
         /* integer -> float: convert from the exact integer type, as C does */
-        if (kf == 'u') c = (double)u;
-        else c = (double)i;
+        if (kf == 'u')
+            c = (double)u;
+        else
+            c = (double)i;
         float f32 = kf == 'u' ? (float)u : (float)i;
         _Float16 f16 = kf == 'u' ? (_Float16)u : (_Float16)i;
         if (to == EM_FLOAT32) *(float *)out = f32;
@@ -98,7 +100,10 @@ static void test_cast_all_pairs(void) {
         for (int k = 0; k < NV; k++) put(f, a.data + k * fs, vals[k] + (k == 3 ? 4 * I : 0));
         for (int t = 0; t < EM_NDTYPES; t++) {
             em_array b;
-            if (em_astype(&a, t, &b) != EM_OK) { bad++; continue; }
+            if (em_astype(&a, t, &b) != EM_OK) {
+                bad++;
+                continue;
+            }
             int ts = (int)EM_DTYPE_SIZE(t);
             for (int k = 0; k < NV; k++) {
                 char want[16] = {0};
@@ -134,7 +139,8 @@ static void test_cast_out_of_range(void) {
     CHECK(r32[0] == INT32_MIN && r32[1] == INT32_MIN && r32[4] == INT32_MIN && r32[6] == -7);
     em_array_release(&b);
     CHECK(em_astype(&a, EM_INT16, &b) == EM_OK);
-    CHECK(((int16_t *)b.data)[0] == 0 && ((int16_t *)b.data)[5] == 0 && ((int16_t *)b.data)[6] == -7);
+    CHECK(((int16_t *)b.data)[0] == 0 && ((int16_t *)b.data)[5] == 0 &&
+          ((int16_t *)b.data)[6] == -7);
     em_array_release(&b);
     CHECK(em_astype(&a, EM_UINT32, &b) == EM_OK);
     CHECK(((uint32_t *)b.data)[0] == 3000000000u && ((uint32_t *)b.data)[6] == (uint32_t)-7);

@@ -30,7 +30,7 @@ static void nested(void *arg) {
     int64_t x = 10;
     int *inner = arg;
     *inner = em_fpe_run(divide, &x); /* the inner point catches it */
-    g_sink = 1;                       /* and this outer one goes on */
+    g_sink = 1;                      /* and this outer one goes on */
 }
 
 static void test_run_returns_the_fault(void) {
@@ -45,7 +45,8 @@ static void test_run_returns_the_fault(void) {
     g_divisor = 0, g_sink = 0;
     CHECK(em_fpe_run(nested, &inner) == 0 && inner == FPE_INTDIV && g_sink == 1);
     CHECK(em_fpe_error(FPE_INTDIV, "kk") == EM_EZERODIV);
-    CHECK(strstr(em_last_error(), "integer division or modulo by zero (or INT_MIN / -1) in kernel 'kk'"));
+    CHECK(strstr(em_last_error(),
+                 "integer division or modulo by zero (or INT_MIN / -1) in kernel 'kk'"));
 }
 
 /* A kernel that turns on FP traps (feenableexcept) and divides by 0.0. */
@@ -66,8 +67,10 @@ static void test_float_trap(void) {
     CHECK(code == FPE_FLTDIV && x == 0);
     CHECK(em_fpe_error(code, "fk") == EM_EZERODIV);
     char want[128];
-    snprintf(want, sizeof want, "floating-point exception (SIGFPE, si_code %d: the kernel enabled FP traps) in kernel 'fk'",
-             FPE_FLTDIV);
+    snprintf(
+        want, sizeof want,
+        "floating-point exception (SIGFPE, si_code %d: the kernel enabled FP traps) in kernel 'fk'",
+        FPE_FLTDIV);
     CHECK(strstr(em_last_error(), want));
     CHECK(1.0 / g_fzero > 0); /* traps are off again: inf, no signal */
 }
@@ -91,20 +94,28 @@ static void test_launch_fault_on_any_thread(void) {
     for (int k = 0; k < 3; k++) {
         atomic_store(&count, 0);
         int64_t args[2] = {(int64_t)(intptr_t)&count, where[k]};
-        em_jit_launch L = {.grid = {NB, 1, 1}, .block = {1, 1, 1}, .range = faulting_range, .args = args,
+        em_jit_launch L = {.grid = {NB, 1, 1},
+                           .block = {1, 1, 1},
+                           .range = faulting_range,
+                           .args = args,
                            .name = "faulty"};
         char *text = NULL;
         size_t len = 0;
         int oob = 0;
         CHECK(em_jit_cpu_launch(&L, &text, &len, &oob) == EM_EZERODIV);
-        CHECK(strstr(em_last_error(), "in kernel 'faulty': the CPU raised SIGFPE and the launch was stopped"));
+        CHECK(strstr(em_last_error(),
+                     "in kernel 'faulty': the CPU raised SIGFPE and the launch was stopped"));
         CHECK(text == NULL);
         CHECK(atomic_load(&count) <= NB);
     }
     /* The process goes on, and a launch that does not fault runs every block. */
     atomic_store(&count, 0);
     int64_t args[2] = {(int64_t)(intptr_t)&count, -1};
-    em_jit_launch L = {.grid = {NB, 1, 1}, .block = {1, 1, 1}, .range = faulting_range, .args = args, .name = "ok"};
+    em_jit_launch L = {.grid = {NB, 1, 1},
+                       .block = {1, 1, 1},
+                       .range = faulting_range,
+                       .args = args,
+                       .name = "ok"};
     char *text = NULL;
     size_t len = 0;
     int oob = 0;
@@ -121,7 +132,8 @@ EM_RAW_DIV static void faulting_thread(em_jit_ctx *c, const int64_t *args) {
 
 static void test_coroutine_fault(void) {
     g_divisor = 0;
-    em_jit_launch L = {.grid = {4, 1, 1}, .block = {8, 1, 1}, .thread = faulting_thread, .name = "co"};
+    em_jit_launch L = {
+        .grid = {4, 1, 1}, .block = {8, 1, 1}, .thread = faulting_thread, .name = "co"};
     char *text = NULL;
     size_t len = 0;
     int oob = 0;
@@ -146,8 +158,8 @@ static void test_divz_flag(void) {
 }
 
 /* An expression kernel: out[i] = 100 / in[i]; the call with lo = -1 records the fault. */
-EM_RAW_DIV static void xk_div(long long lo, long long hi, long long n1, char *const *p, const long long *shape,
-                   const long long *st, const void *const *sc) {
+EM_RAW_DIV static void xk_div(long long lo, long long hi, long long n1, char *const *p,
+                              const long long *shape, const long long *st, const void *const *sc) {
     (void)n1, (void)shape, (void)st;
     if (lo < 0) {
         *(int *)sc[0] = 1;
@@ -165,7 +177,8 @@ static void test_xkernel_fault(void) {
     const void *sc[1] = {&cell};
     for (int i = 0; i < N; i++) in[i] = 1 + i % 7;
     char *p[2] = {(char *)in, (char *)out};
-    CHECK(em_xkernel_run(xk_div, N, N, 1, p, NULL, NULL, sc) == EM_OK && cell == 0 && out[N - 1] == 100 / in[N - 1]);
+    CHECK(em_xkernel_run(xk_div, N, N, 1, p, NULL, NULL, sc) == EM_OK && cell == 0 &&
+          out[N - 1] == 100 / in[N - 1]);
     in[N - 10] = 0;
     CHECK(em_xkernel_run(xk_div, N, N, 1, p, NULL, NULL, sc) == EM_EZERODIV && cell == 1);
     cell = 0;

@@ -17,7 +17,8 @@ static const em_device cpu = {EM_CPU, 0};
 static em_array iota(em_dtype dt, int nd, const int64_t *shape, double scale) {
     em_array d, a;
     CHECK(em_array_empty(&d, EM_FLOAT64, nd, shape, cpu) == EM_OK);
-    for (int64_t i = 0; i < em_array_size(&d); i++) ((double *)d.data)[i] = (double)(i % 97) * scale - 3;
+    for (int64_t i = 0; i < em_array_size(&d); i++)
+        ((double *)d.data)[i] = (double)(i % 97) * scale - 3;
     CHECK(em_astype(&d, dt, &a) == EM_OK);
     em_array_release(&d);
     return a;
@@ -59,7 +60,8 @@ static void test_expression_equals_eager_chain(void) {
         em_array hh;
         CHECK(em_astype(&h, dts[k], &hh) == EM_OK);
         em_expr *ex = leaf(&x), *ey = leaf(&y), *eh = leaf(&hh);
-        em_expr *m = op2(EM_OP_MULTIPLY, ex, eh), *a = op2(EM_OP_ADD, m, ey), *r = op2(EM_OP_MULTIPLY, a, ex);
+        em_expr *m = op2(EM_OP_MULTIPLY, ex, eh), *a = op2(EM_OP_ADD, m, ey),
+                *r = op2(EM_OP_MULTIPLY, a, ex);
         em_array fused = {0}, t1 = {0}, t2 = {0}, want = {0};
         CHECK(em_expr_eval(r, "test", &fused) == EM_OK);
         const em_array *i1[2] = {&x, &hh}, *i2[2] = {&t1, &y}, *i3[2] = {&t2, &x};
@@ -67,7 +69,8 @@ static void test_expression_equals_eager_chain(void) {
         CHECK(em_ufunc(EM_OP_ADD, 2, i2, EM_NDTYPES, &t2) == EM_OK);
         CHECK(em_ufunc(EM_OP_MULTIPLY, 2, i3, EM_NDTYPES, &want) == EM_OK);
         CHECK(same_bytes(&fused, &want));
-        CHECK(r->depth == 3 && r->nnodes == 7 && em_expr_nleaves(r, 15) == 3); /* x counted twice in the tree */
+        CHECK(r->depth == 3 && r->nnodes == 7 &&
+              em_expr_nleaves(r, 15) == 3); /* x counted twice in the tree */
         /* Once evaluated, a node is a leaf to later expressions. */
         em_expr_set_value(a, &t2);
         CHECK(em_expr_ready(a) && em_expr_nleaves(r, 15) == 2);
@@ -118,7 +121,7 @@ static void test_reads_and_shared_leaves(void) {
     em_array x = iota(EM_FLOAT64, 1, s, 1.0), y = iota(EM_FLOAT64, 1, s, 2.0), v;
     em_index_item it = {.kind = EM_IX_SLICE, .start = 2, .stop = 5, .step = 1};
     CHECK(em_view_index(&x, 1, &it, &v) == EM_OK);
-    em_expr *ex1 = leaf(&x), *ex2 = leaf(&x);  /* two leaves of one view: one operand */
+    em_expr *ex1 = leaf(&x), *ex2 = leaf(&x); /* two leaves of one view: one operand */
     em_expr *sq1 = op2(EM_OP_MULTIPLY, ex1, ex1), *sq2 = op2(EM_OP_MULTIPLY, ex2, ex2);
     em_expr *r = op2(EM_OP_ADD, sq1, sq2);
     CHECK(em_expr_nleaves(r, 15) == 1);
@@ -129,14 +132,16 @@ static void test_reads_and_shared_leaves(void) {
         double xi = ((double *)x.data)[i];
         CHECK(((double *)got.data)[i] == xi * xi + xi * xi);
     }
-    em_expr_decref(r), em_expr_decref(sq1), em_expr_decref(sq2), em_expr_decref(ex1), em_expr_decref(ex2);
+    em_expr_decref(r), em_expr_decref(sq1), em_expr_decref(sq2), em_expr_decref(ex1),
+        em_expr_decref(ex2);
     em_array_release(&got), em_array_release(&v), em_array_release(&x), em_array_release(&y);
 }
 
 /* sum(x * x, axis=(1, 2)) fused vs em_reduce of the evaluated product. */
 static void test_fused_reduction_equals_unfused(void) {
     int64_t s[3] = {64, 5, 333};
-    em_reduce_op ops[] = {EM_RED_SUM, EM_RED_PROD, EM_RED_MAX, EM_RED_MEAN, EM_RED_VAR, EM_RED_ARGMIN};
+    em_reduce_op ops[] = {EM_RED_SUM,  EM_RED_PROD, EM_RED_MAX,
+                          EM_RED_MEAN, EM_RED_VAR,  EM_RED_ARGMIN};
     em_dtype dts[] = {EM_FLOAT32, EM_FLOAT16, EM_INT16, EM_COMPLEX128};
     for (size_t d = 0; d < sizeof dts / sizeof *dts; d++) {
         em_array x = iota(dts[d], 3, s, 0.01);
@@ -153,7 +158,8 @@ static void test_fused_reduction_equals_unfused(void) {
             bool fused = false;
             CHECK(em_reduce(ops[k], &prod, naxes, axes, false, EM_NDTYPES, 0.0, &want) == EM_OK);
             CHECK(em_expr_reduce_fuses(ops[k], sq, naxes, axes));
-            CHECK(em_expr_reduce(ops[k], sq, naxes, axes, false, EM_NDTYPES, 0.0, &got, &fused) == EM_OK);
+            CHECK(em_expr_reduce(ops[k], sq, naxes, axes, false, EM_NDTYPES, 0.0, &got, &fused) ==
+                  EM_OK);
             CHECK(fused && same_bytes(&got, &want));
             em_array_release(&want), em_array_release(&got);
         }
@@ -171,7 +177,8 @@ static void test_fused_reduction_equals_unfused(void) {
         fused = true;
         CHECK(!em_expr_reduce_fuses(EM_RED_SUM, sq, 2, ax02));
         CHECK(em_reduce(EM_RED_SUM, &prod, 2, ax02, true, EM_NDTYPES, 0.0, &want) == EM_OK);
-        CHECK(em_expr_reduce(EM_RED_SUM, sq, 2, ax02, true, EM_NDTYPES, 0.0, &got, &fused) == EM_OK);
+        CHECK(em_expr_reduce(EM_RED_SUM, sq, 2, ax02, true, EM_NDTYPES, 0.0, &got, &fused) ==
+              EM_OK);
         CHECK(!fused && same_bytes(&got, &want));
         em_array_release(&want), em_array_release(&got), em_array_release(&prod);
         em_expr_decref(sq), em_expr_decref(ex), em_array_release(&x);
@@ -270,7 +277,8 @@ static void test_fused_reduction_kernels(void) {
     em_sbuf key = {0};
     CHECK(render_fused(EM_RED_SUM, EM_FLOAT32, 1, ax1, &src, &p, args, &n, &key) == EM_OK && src.s);
     CHECK(p.root && p.tree.nops == 4 && p.tree.cls[2] == 'P');
-    CHECK(src.s && strstr(src.s, "em_at(p, lb, k + e)") && strstr(src.s, "*(const float *)&p.ld[2]"));
+    CHECK(src.s && strstr(src.s, "em_at(p, lb, k + e)") &&
+          strstr(src.s, "*(const float *)&p.ld[2]"));
     size_t base = 8 * (3 + 3 + 1 + 2 * (size_t)p.no + 2 * (size_t)p.ni);
     float v;
     memcpy(&v, args + base + 16, 4);
@@ -283,18 +291,21 @@ static void test_fused_reduction_kernels(void) {
     CHECK(key.s && strstr(key.s, "|F"));
     em_sbuf_free(&key), em_sbuf_free(&src);
     if (em_nvrtc_init() != EM_OK) return; /* the compiles need libnvrtc */
-    em_reduce_op ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMAX, EM_RED_MEAN, EM_RED_PROD, EM_RED_VAR,
-                          EM_RED_ANY};
+    em_reduce_op ops[] = {EM_RED_SUM,  EM_RED_MAX, EM_RED_ARGMAX, EM_RED_MEAN,
+                          EM_RED_PROD, EM_RED_VAR, EM_RED_ANY};
     em_dtype dts[] = {EM_FLOAT32, EM_FLOAT64, EM_FLOAT16};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         for (size_t j = 0; j < sizeof dts / sizeof *dts; j++) {
             em_sbuf s2 = {0};
             bool two = ops[i] != EM_RED_ARGMAX && j != 1;
-            CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s2, &p, NULL, NULL, NULL) == EM_OK);
+            CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s2, &p, NULL, NULL,
+                               NULL) == EM_OK);
             void *cubin = NULL;
             size_t nb = 0;
             em_status s = em_cuda_compile(s2.s, 90, "fused reduction", &cubin, &nb);
-            if (s != EM_OK) fprintf(stderr, "%s\n%.3000s\n", em_last_error(), s2.s + strlen(em_render_prelude()));
+            if (s != EM_OK)
+                fprintf(stderr, "%s\n%.3000s\n", em_last_error(),
+                        s2.s + strlen(em_render_prelude()));
             CHECK(s == EM_OK);
             free(cubin);
             em_sbuf_free(&s2);
@@ -303,7 +314,8 @@ static void test_fused_reduction_kernels(void) {
             for (g_plain = 0; g_plain < 2; g_plain++) {
                 em_sbuf s3 = {0};
                 g_warp = 1;
-                CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s3, &p, NULL, NULL, NULL) == EM_OK);
+                CHECK(render_fused(ops[i], dts[j], two ? 2 : 1, two ? ax2 : ax1, &s3, &p, NULL,
+                                   NULL, NULL) == EM_OK);
                 g_warp = 0;
                 CHECK(s3.s && strstr(s3.s, "#define EM_RW 32"));
                 cubin = NULL;
@@ -379,7 +391,10 @@ static void test_key_into_matches_sbuf_key(void) {
     em_node leaf, chain[DEPTH];
     em_node_leaf(&leaf, &x);
     for (int i = 0; i < DEPTH; i++)
-        chain[i] = (em_node){.op = EM_OP_NEGATIVE, .loop = EM_FLOAT32, .dtype = EM_FLOAT32, .nin = 1,
+        chain[i] = (em_node){.op = EM_OP_NEGATIVE,
+                             .loop = EM_FLOAT32,
+                             .dtype = EM_FLOAT32,
+                             .nin = 1,
                              .in = {i ? &chain[i - 1] : &leaf}};
     em_kplan p;
     CHECK(em_kplan_make(&chain[DEPTH - 1], &o, &p) == EM_OK);

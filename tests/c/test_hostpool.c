@@ -30,7 +30,7 @@ static void test_alloc_alignment_and_stats(void) {
     em_host_pool_stats(&used, NULL);
     size_t want = 0;
     for (int i = 0; i < 8; i++) want += sizes[i];
-    CHECK(used - used0 >= want);            /* rounded up to a size class... */
+    CHECK(used - used0 >= want);                     /* rounded up to a size class... */
     CHECK(used - used0 <= want + want / 4 + 8 * 64); /* ...with at most 25% slack */
     for (int i = 0; i < 8; i++) em_host_free(p[i], sizes[i]);
     em_host_pool_stats(&used, &cached);

@@ -24,7 +24,8 @@ static void test_take_rows_and_elements(void) {
     em_array a = iota(2, shape), i = ints(3, iv), j = ints(3, jv), out;
     CHECK(em_take(&a, 1, &i, &out) == EM_OK);
     CHECK(out.ndim == 2 && out.shape[0] == 3 && out.shape[1] == 3);
-    CHECK(((double *)out.data)[0] == 9 && ((double *)out.data)[3] == 0 && ((double *)out.data)[8] == 5);
+    CHECK(((double *)out.data)[0] == 9 && ((double *)out.data)[3] == 0 &&
+          ((double *)out.data)[8] == 5);
     em_array_release(&out);
     em_array ij[2] = {i, j};
     CHECK(em_take(&a, 2, ij, &out) == EM_OK);
@@ -34,7 +35,8 @@ static void test_take_rows_and_elements(void) {
     em_array t;
     CHECK(em_view_transpose(&a, NULL, &t) == EM_OK); /* flat take on a non-contiguous view */
     CHECK(em_take_flat(&t, &j, &out) == EM_OK);
-    CHECK(((double *)out.data)[0] == 6 && ((double *)out.data)[1] == 0 && ((double *)out.data)[2] == 11);
+    CHECK(((double *)out.data)[0] == 6 && ((double *)out.data)[1] == 0 &&
+          ((double *)out.data)[2] == 11);
     em_array_release(&out);
     em_array_release(&t);
     em_array_release(&a), em_array_release(&i), em_array_release(&j);

@@ -20,10 +20,13 @@ static void test_limits(void) {
     CHECK(em_jit_check_launch("k", g, b, 0) == EM_OK);
     g[0] = (int64_t)1 << 50;
     CHECK(em_jit_check_launch("k", g, b, 0) == EM_ELAUNCH);
-    CHECK(strstr(em_last_error(), "grid dimension x = 1125899906842624 is out of range: it must be 1 to 2147483647"));
+    CHECK(
+        strstr(em_last_error(),
+               "grid dimension x = 1125899906842624 is out of range: it must be 1 to 2147483647"));
     g[0] = 1, b[0] = 32, b[1] = 64;
     CHECK(em_jit_check_launch("k", g, b, 0) == EM_ELAUNCH);
-    CHECK(strstr(em_last_error(), "2048 threads per block (32 x 64 x 1) exceeds the limit of 1024"));
+    CHECK(
+        strstr(em_last_error(), "2048 threads per block (32 x 64 x 1) exceeds the limit of 1024"));
     b[1] = 1, b[2] = 65;
     CHECK(em_jit_check_launch("k", g, b, 0) == EM_ELAUNCH);
     b[2] = 1;
@@ -37,7 +40,8 @@ static void test_every_block_once(void) {
     enum { NB = 5000, NT = 3 };
     int64_t *out = calloc(NB * NT, sizeof *out);
     int64_t args[1] = {(int64_t)(intptr_t)out};
-    em_jit_launch L = {.grid = {NB, 1, 1}, .block = {NT, 1, 1}, .range = fill_range, .args = args, .name = "fill"};
+    em_jit_launch L = {
+        .grid = {NB, 1, 1}, .block = {NT, 1, 1}, .range = fill_range, .args = args, .name = "fill"};
     char *text = NULL;
     size_t len = 99;
     int oob = 1;
@@ -73,8 +77,12 @@ static void test_barriers_and_print_order(void) {
     enum { NB = 4, NT = 8 };
     int64_t out[NB * NT] = {0};
     int64_t args[1] = {(int64_t)(intptr_t)out};
-    em_jit_launch L = {.grid = {NB, 1, 1}, .block = {NT, 1, 1}, .shared_static = NT * 8,
-                       .thread = neighbour_thread, .args = args, .name = "neighbour"};
+    em_jit_launch L = {.grid = {NB, 1, 1},
+                       .block = {NT, 1, 1},
+                       .shared_static = NT * 8,
+                       .thread = neighbour_thread,
+                       .args = args,
+                       .name = "neighbour"};
     char *text = NULL;
     size_t len = 0;
     int oob = 0;

@@ -141,8 +141,8 @@ static void test_opencl_compiles(void) {
         for (int i = 0; i < npairs; i++) {
             char *one = render_one(&em_dialect_opencl, i);
             if (em_opencl_build(one, "-cl-std=CL1.2", NULL) != EM_OK)
-                fprintf(stderr, "OpenCL: %s on %s does not compile\n",
-                        em_op_get(pairs[i].op)->name, em_dtype_get(pairs[i].loop)->name);
+                fprintf(stderr, "OpenCL: %s on %s does not compile\n", em_op_get(pairs[i].op)->name,
+                        em_dtype_get(pairs[i].loop)->name);
             free(one);
         }
     }

@@ -31,8 +31,9 @@ static void test_philox_known_answers(void) {
  * the same known answers as the host expansion.  Skips without a compiler. */
 static void test_device_text_known_answers(void) {
     if (!em_cc_available()) return;
-    static const char head[] = "#include <stdint.h>\ntypedef uint32_t em_u32;\n#define EM_PHILOX_FN\n"
-                               "#define em_mulhi32(a, b) ((em_u32)(((uint64_t)(a) * (b)) >> 32))\n";
+    static const char head[] =
+        "#include <stdint.h>\ntypedef uint32_t em_u32;\n#define EM_PHILOX_FN\n"
+        "#define em_mulhi32(a, b) ((em_u32)(((uint64_t)(a) * (b)) >> 32))\n";
     char src[4096];
     snprintf(src, sizeof src, "%s%s\n", head, EM_PHILOX_SRC);
     em_cc_lib *lib = NULL;

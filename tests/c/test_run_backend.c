@@ -11,9 +11,8 @@
 #include <stdlib.h>
 
 static const em_device cpu = {EM_CPU, 0};
-static const em_device_props stub_props = {.multiprocessor_count = 4,
-                                           .max_grid_dim = {1 << 30, 1, 1},
-                                           .max_threads_per_block = 1024};
+static const em_device_props stub_props = {
+    .multiprocessor_count = 4, .max_grid_dim = {1 << 30, 1, 1}, .max_threads_per_block = 1024};
 
 static struct {
     int finds, gets, launches;
@@ -51,8 +50,8 @@ static em_status stub_get(int id, const char *key, size_t klen, uint64_t hash, c
     return EM_OK;
 }
 
-static em_status stub_launch(int id, const em_kfn *k, unsigned grid, unsigned block,
-                             unsigned shmem, void *arg) {
+static em_status stub_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
+                             void *arg) {
     st.launches++, st.grid = grid, st.block = block;
     return EM_OK;
 }

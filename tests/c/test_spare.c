@@ -38,8 +38,7 @@ static void *hammer(void *arg) {
         uintptr_t *p = em_spare_alloc(&shared, 64);
         if (!p) return (void *)1;
         *p = me;
-        for (volatile int k = 0; k < 8; k++) {
-        }
+        for (volatile int k = 0; k < 8; k++) {}
         bad += *p != me;
         em_spare_free(&shared, p);
     }
@@ -48,7 +47,8 @@ static void *hammer(void *arg) {
 
 static void test_threads(void) {
     pthread_t t[6];
-    for (uintptr_t i = 0; i < 6; i++) CHECK(pthread_create(&t[i], NULL, hammer, (void *)(i + 1)) == 0);
+    for (uintptr_t i = 0; i < 6; i++)
+        CHECK(pthread_create(&t[i], NULL, hammer, (void *)(i + 1)) == 0);
     for (int i = 0; i < 6; i++) {
         void *r;
         pthread_join(t[i], &r);

@@ -24,9 +24,8 @@ static int32_t at(const em_array *a, const int64_t *idx) {
 
 static void test_index_items(void) {
     em_array a = iota234(), v;
-    em_index_item it[] = {{EM_IX_INT, -1, 0, 0},
-                          {EM_IX_NEWAXIS, 0, 0, 0},
-                          {EM_IX_SLICE, INT64_MAX, INT64_MIN, -2}};
+    em_index_item it[] = {
+        {EM_IX_INT, -1, 0, 0}, {EM_IX_NEWAXIS, 0, 0, 0}, {EM_IX_SLICE, INT64_MAX, INT64_MIN, -2}};
     CHECK(em_view_index(&a, 3, it, &v) == EM_OK); /* a[-1, None, ::-2] -> (1, 2, 4) */
     CHECK(v.ndim == 3 && v.shape[0] == 1 && v.shape[1] == 2 && v.shape[2] == 4);
     CHECK(v.buf == a.buf);
@@ -52,8 +51,8 @@ static void test_index_errors(void) {
     CHECK(strstr(em_last_error(), "out of bounds for axis 0 with size 2") != NULL);
     em_index_item neg[] = {{EM_IX_INT, -3, 0, 0}};
     CHECK(em_view_index(&a, 1, neg, &v) == EM_EINDEX);
-    em_index_item many[] = {{EM_IX_INT, 0, 0, 0}, {EM_IX_INT, 0, 0, 0}, {EM_IX_INT, 0, 0, 0},
-                            {EM_IX_INT, 0, 0, 0}};
+    em_index_item many[] = {
+        {EM_IX_INT, 0, 0, 0}, {EM_IX_INT, 0, 0, 0}, {EM_IX_INT, 0, 0, 0}, {EM_IX_INT, 0, 0, 0}};
     CHECK(em_view_index(&a, 4, many, &v) == EM_EINDEX);
     CHECK(strstr(em_last_error(), "too many indices") != NULL);
     em_index_item ells[] = {{EM_IX_ELLIPSIS, 0, 0, 0}, {EM_IX_ELLIPSIS, 0, 0, 0}};
@@ -216,8 +215,8 @@ static void test_device_parse(void) {
     em_device d = {EM_CUDA, 7};
     CHECK(em_device_parse("cpu", &d) == EM_OK && d.kind == EM_CPU && d.id == 0);
     CHECK(em_device_parse("cpu:0", &d) == EM_OK);
-    const char *bad[] = {"gpu", "", "cpu:", "cpu:x", "cpu:-1", "cpu:1", "cpu:0x", "cuda:99999999",
-                         "CPU", "opencl:"};
+    const char *bad[] = {"gpu",   "",       "cpu:",          "cpu:x", "cpu:-1",
+                         "cpu:1", "cpu:0x", "cuda:99999999", "CPU",   "opencl:"};
     for (int i = 0; i < 10; i++) {
         em_device e = {EM_CUDA, 7};
         CHECK(em_device_parse(bad[i], &e) == EM_EDEVICE);
@@ -234,7 +233,8 @@ static void test_device_parse(void) {
     CHECK(em_device_props_get(nope, &p) == EM_EDEVICE);
     /* em_device_check: the parse's answer without the string. */
     CHECK(em_device_check(cpu) == EM_OK);
-    CHECK(em_device_check(nope) == EM_EDEVICE && strstr(em_last_error(), "no device cpu:3 (1 cpu device available)"));
+    CHECK(em_device_check(nope) == EM_EDEVICE &&
+          strstr(em_last_error(), "no device cpu:3 (1 cpu device available)"));
     em_device negative = {EM_CPU, -1}, kind = {(em_device_kind)9, 0};
     CHECK(em_device_check(negative) == EM_EDEVICE);
     CHECK(em_device_check(kind) == EM_EDEVICE && strstr(em_last_error(), "unknown device kind 9"));

@@ -15,9 +15,9 @@ static inline uint64_t em__f2u(double v) {
 #define EM_ISINT(k) ((k) == 'i' || (k) == 'u')
 
 /* The kinds are constants, so each instance folds to one branch. */
-#define EM_CVT(fk, tk, TT, x)                                                                      \
-    ((tk) == 'b'                    ? (TT)((x) != 0)                                               \
-     : EM_ISFLT(fk) && EM_ISINT(tk) ? (TT)em__f2u((double)(x))                                     \
+#define EM_CVT(fk, tk, TT, x)                                  \
+    ((tk) == 'b'                    ? (TT)((x) != 0)           \
+     : EM_ISFLT(fk) && EM_ISINT(tk) ? (TT)em__f2u((double)(x)) \
                                     : (TT)(x))
 
 /* Float -> integer of at most 32 bits.  int8/16/32 and uint8/16 follow
@@ -26,28 +26,29 @@ static inline uint64_t em__f2u(double v) {
  * bits; that is one branch-free select, which vectorises.  uint32 goes
  * through int64 (as NumPy's scalar path does): a chunk whose values all lie
  * in the int32 range takes the fast truncation, other chunks em__f2u. */
-#define EM_NARROW_INT(tk, TT)                                                                      \
+#define EM_NARROW_INT(tk, TT) \
     (EM_ISINT(tk) && (sizeof(TT) <= 2 || ((tk) == 'i' && sizeof(TT) == 4)))
-#define EM_CAST_F2I_NARROW(TT)                                                                     \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-        int in = (EM_RE(src[i]) >= -2147483648.0f) & (EM_RE(src[i]) < 2147483648.0f);             \
-        dst[i] = (TT)(in ? (int32_t)EM_RE(src[i]) : INT32_MIN);                                    \
+#define EM_CAST_F2I_NARROW(TT)                                                        \
+    for (int64_t i = 0; i < n; i++) {                                                 \
+        int in = (EM_RE(src[i]) >= -2147483648.0f) & (EM_RE(src[i]) < 2147483648.0f); \
+        dst[i] = (TT)(in ? (int32_t)EM_RE(src[i]) : INT32_MIN);                       \
     }
 #define EM_F2I_CHUNK 512
 /* The real part of x in its own precision (float stays float, so the range
  * check and the truncation vectorise as single-precision instructions). */
-#define EM_RE(x) _Generic((x), float _Complex: crealf(x), double _Complex: creal(x), default: (x))
-#define EM_CAST_F2I32(FT, TT, fk, tk)                                                              \
-    for (int64_t b = 0; b < n; b += EM_F2I_CHUNK) {                                                \
-        int64_t e = n - b < EM_F2I_CHUNK ? n : b + EM_F2I_CHUNK;                                   \
-        int ok = 1;                                                                                \
-        for (int64_t i = b; i < e; i++)                                                            \
-            ok &= (EM_RE(src[i]) >= -2147483648.0f) & (EM_RE(src[i]) < 2147483648.0f);            \
-        if (ok) {                                                                                  \
-            for (int64_t i = b; i < e; i++) dst[i] = (TT)(int32_t)EM_RE(src[i]);                   \
-        } else {                                                                                   \
-            for (int64_t i = b; i < e; i++) dst[i] = EM_CVT(fk, tk, TT, src[i]);                   \
-        }                                                                                          \
+#define EM_RE(x) \
+    _Generic((x), float _Complex : crealf(x), double _Complex : creal(x), default : (x))
+#define EM_CAST_F2I32(FT, TT, fk, tk)                                                  \
+    for (int64_t b = 0; b < n; b += EM_F2I_CHUNK) {                                    \
+        int64_t e = n - b < EM_F2I_CHUNK ? n : b + EM_F2I_CHUNK;                       \
+        int ok = 1;                                                                    \
+        for (int64_t i = b; i < e; i++)                                                \
+            ok &= (EM_RE(src[i]) >= -2147483648.0f) & (EM_RE(src[i]) < 2147483648.0f); \
+        if (ok) {                                                                      \
+            for (int64_t i = b; i < e; i++) dst[i] = (TT)(int32_t)EM_RE(src[i]);       \
+        } else {                                                                       \
+            for (int64_t i = b; i < e; i++) dst[i] = EM_CVT(fk, tk, TT, src[i]);       \
+        }                                                                              \
     }
 
 /* float16 <-> float32 by bit manipulation (F. Giesen's public-domain
@@ -101,68 +102,68 @@ static inline uint16_t em__f2h(float f) {
     return (uint16_t)(o | (sign >> 16));
 }
 
-#define EM_CAST_FN(FE, FT, fk, TE, TT, tk)                                                         \
-    EM_CLONES static void em__cast_##FE##_##TE(int64_t n, const void *s, void *d) {              \
-        const FT *src = s;                                                                         \
-        TT *dst = d;                                                                               \
-        if ((fk) == 'f' && sizeof(FT) == 2) { /* from float16: through the exact float */         \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                uint16_t h;                                                                        \
-                memcpy(&h, &src[i], 2);                                                            \
-                float v = em__h2f(h);                                                              \
-                if (EM_NARROW_INT(tk, TT))                                                         \
-                    dst[i] = (TT)((v >= -2147483648.0f) & (v < 2147483648.0f) ? (int32_t)v        \
-                                                                                : INT32_MIN);      \
-                else                                                                               \
-                    dst[i] = EM_CVT('f', tk, TT, v);                                               \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        if ((tk) == 'f' && sizeof(TT) == 2 && (fk) == 'f' && sizeof(FT) == 4) {                    \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                float v;                                                                           \
-                memcpy(&v, &src[i], 4);                                                            \
-                uint16_t h = em__f2h(v);                                                           \
-                memcpy(&dst[i], &h, 2);                                                            \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        if (EM_ISFLT(fk) && EM_NARROW_INT(tk, TT)) {                                               \
-            EM_CAST_F2I_NARROW(TT)                                                                 \
-            return;                                                                                \
-        }                                                                                          \
-        if (EM_ISFLT(fk) && EM_ISINT(tk) && sizeof(TT) == 4) {                                     \
-            EM_CAST_F2I32(FT, TT, fk, tk)                                                          \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t i = 0; i < n; i++) dst[i] = EM_CVT(fk, tk, TT, src[i]);                       \
+#define EM_CAST_FN(FE, FT, fk, TE, TT, tk)                                                  \
+    EM_CLONES static void em__cast_##FE##_##TE(int64_t n, const void *s, void *d) {         \
+        const FT *src = s;                                                                  \
+        TT *dst = d;                                                                        \
+        if ((fk) == 'f' && sizeof(FT) == 2) { /* from float16: through the exact float */   \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                uint16_t h;                                                                 \
+                memcpy(&h, &src[i], 2);                                                     \
+                float v = em__h2f(h);                                                       \
+                if (EM_NARROW_INT(tk, TT))                                                  \
+                    dst[i] = (TT)((v >= -2147483648.0f) & (v < 2147483648.0f) ? (int32_t)v  \
+                                                                              : INT32_MIN); \
+                else                                                                        \
+                    dst[i] = EM_CVT('f', tk, TT, v);                                        \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        if ((tk) == 'f' && sizeof(TT) == 2 && (fk) == 'f' && sizeof(FT) == 4) {             \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                float v;                                                                    \
+                memcpy(&v, &src[i], 4);                                                     \
+                uint16_t h = em__f2h(v);                                                    \
+                memcpy(&dst[i], &h, 2);                                                     \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        if (EM_ISFLT(fk) && EM_NARROW_INT(tk, TT)) {                                        \
+            EM_CAST_F2I_NARROW(TT)                                                          \
+            return;                                                                         \
+        }                                                                                   \
+        if (EM_ISFLT(fk) && EM_ISINT(tk) && sizeof(TT) == 4) {                              \
+            EM_CAST_F2I32(FT, TT, fk, tk)                                                   \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) dst[i] = EM_CVT(fk, tk, TT, src[i]);                \
     }
 
-#define EM_CAST_FROM(FE, FT, fk)                                                                   \
-    EM_CAST_FN(FE, FT, fk, BOOL, bool, 'b')                                                        \
-    EM_CAST_FN(FE, FT, fk, INT8, int8_t, 'i')                                                      \
-    EM_CAST_FN(FE, FT, fk, INT16, int16_t, 'i')                                                    \
-    EM_CAST_FN(FE, FT, fk, INT32, int32_t, 'i')                                                    \
-    EM_CAST_FN(FE, FT, fk, INT64, int64_t, 'i')                                                    \
-    EM_CAST_FN(FE, FT, fk, UINT8, uint8_t, 'u')                                                    \
-    EM_CAST_FN(FE, FT, fk, UINT16, uint16_t, 'u')                                                  \
-    EM_CAST_FN(FE, FT, fk, UINT32, uint32_t, 'u')                                                  \
-    EM_CAST_FN(FE, FT, fk, UINT64, uint64_t, 'u')                                                  \
-    EM_CAST_FN(FE, FT, fk, FLOAT16, _Float16, 'f')                                                 \
-    EM_CAST_FN(FE, FT, fk, FLOAT32, float, 'f')                                                    \
-    EM_CAST_FN(FE, FT, fk, FLOAT64, double, 'f')                                                   \
-    EM_CAST_FN(FE, FT, fk, COMPLEX64, float _Complex, 'c')                                         \
+#define EM_CAST_FROM(FE, FT, fk)                           \
+    EM_CAST_FN(FE, FT, fk, BOOL, bool, 'b')                \
+    EM_CAST_FN(FE, FT, fk, INT8, int8_t, 'i')              \
+    EM_CAST_FN(FE, FT, fk, INT16, int16_t, 'i')            \
+    EM_CAST_FN(FE, FT, fk, INT32, int32_t, 'i')            \
+    EM_CAST_FN(FE, FT, fk, INT64, int64_t, 'i')            \
+    EM_CAST_FN(FE, FT, fk, UINT8, uint8_t, 'u')            \
+    EM_CAST_FN(FE, FT, fk, UINT16, uint16_t, 'u')          \
+    EM_CAST_FN(FE, FT, fk, UINT32, uint32_t, 'u')          \
+    EM_CAST_FN(FE, FT, fk, UINT64, uint64_t, 'u')          \
+    EM_CAST_FN(FE, FT, fk, FLOAT16, _Float16, 'f')         \
+    EM_CAST_FN(FE, FT, fk, FLOAT32, float, 'f')            \
+    EM_CAST_FN(FE, FT, fk, FLOAT64, double, 'f')           \
+    EM_CAST_FN(FE, FT, fk, COMPLEX64, float _Complex, 'c') \
     EM_CAST_FN(FE, FT, fk, COMPLEX128, double _Complex, 'c')
 
 #define EM_DTYPE(E, name, ctype, kind, size, buf) EM_CAST_FROM(E, ctype, kind)
 #include "ember/dtypes.def"
 #undef EM_DTYPE
 
-#define EM_CAST_ROW(FE)                                                                            \
-    {em__cast_##FE##_BOOL,    em__cast_##FE##_INT8,    em__cast_##FE##_INT16,                      \
-     em__cast_##FE##_INT32,   em__cast_##FE##_INT64,   em__cast_##FE##_UINT8,                      \
-     em__cast_##FE##_UINT16,  em__cast_##FE##_UINT32,  em__cast_##FE##_UINT64,                     \
-     em__cast_##FE##_FLOAT16, em__cast_##FE##_FLOAT32, em__cast_##FE##_FLOAT64,                    \
+#define EM_CAST_ROW(FE)                                                             \
+    {em__cast_##FE##_BOOL,      em__cast_##FE##_INT8,      em__cast_##FE##_INT16,   \
+     em__cast_##FE##_INT32,     em__cast_##FE##_INT64,     em__cast_##FE##_UINT8,   \
+     em__cast_##FE##_UINT16,    em__cast_##FE##_UINT32,    em__cast_##FE##_UINT64,  \
+     em__cast_##FE##_FLOAT16,   em__cast_##FE##_FLOAT32,   em__cast_##FE##_FLOAT64, \
      em__cast_##FE##_COMPLEX64, em__cast_##FE##_COMPLEX128},
 
 const em_cast_fn em_cast_table[EM_NDTYPES][EM_NDTYPES] = {
@@ -178,25 +179,25 @@ const em_cast_fn em_cast_table[EM_NDTYPES][EM_NDTYPES] = {
  * prefetches EM_PF_AHEAD elements ahead keep the memory busy (measured: the
  * stride-2 gather of a 8 MB array ran ~1.4x faster with them). */
 #define EM_PF_AHEAD 256
-#define EM_GATHER_TYPED(T)                                                                         \
-    EM_CLONES static void em__gather_##T(int64_t n, const T *s, int64_t k, T *d) {                \
-        if (k == 2) {                                                                              \
-            for (int64_t b = 0; b < n; b += 16) {                                                  \
-                int64_t e = b + 16 < n ? b + 16 : n;                                               \
-                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD));                                     \
-                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD) + 64 / sizeof(T));                    \
-                for (int64_t i = b; i < e; i++) d[i] = s[2 * i];                                   \
-            }                                                                                      \
-        } else if (k == -1) {                                                                      \
-            for (int64_t i = 0; i < n; i++) d[i] = s[-i];                                          \
-        } else if (k * (int64_t)sizeof(T) >= 64 || k * (int64_t)sizeof(T) <= -64) {                \
-            for (int64_t i = 0; i < n; i++) { /* one cache line per element */                     \
-                __builtin_prefetch(s + (i + 16) * k);                                              \
-                d[i] = s[i * k];                                                                   \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++) d[i] = s[i * k];                                       \
-        }                                                                                          \
+#define EM_GATHER_TYPED(T)                                                          \
+    EM_CLONES static void em__gather_##T(int64_t n, const T *s, int64_t k, T *d) {  \
+        if (k == 2) {                                                               \
+            for (int64_t b = 0; b < n; b += 16) {                                   \
+                int64_t e = b + 16 < n ? b + 16 : n;                                \
+                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD));                      \
+                __builtin_prefetch(s + 2 * (b + EM_PF_AHEAD) + 64 / sizeof(T));     \
+                for (int64_t i = b; i < e; i++) d[i] = s[2 * i];                    \
+            }                                                                       \
+        } else if (k == -1) {                                                       \
+            for (int64_t i = 0; i < n; i++) d[i] = s[-i];                           \
+        } else if (k * (int64_t)sizeof(T) >= 64 || k * (int64_t)sizeof(T) <= -64) { \
+            for (int64_t i = 0; i < n; i++) { /* one cache line per element */      \
+                __builtin_prefetch(s + (i + 16) * k);                               \
+                d[i] = s[i * k];                                                    \
+            }                                                                       \
+        } else {                                                                    \
+            for (int64_t i = 0; i < n; i++) d[i] = s[i * k];                        \
+        }                                                                           \
     }
 EM_GATHER_TYPED(uint8_t)
 EM_GATHER_TYPED(uint16_t)

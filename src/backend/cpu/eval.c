@@ -26,7 +26,7 @@
 #define EM_SLOT 16 /* bytes per element of a scratch buffer: the widest dtype */
 #define EM_GRAIN_ELEMS 32768
 #define EM_SCRATCH_BYTES (1 << 20) /* per thread: deep fused trees get shorter blocks */
-#define EM_MAXSHARED 16 /* shared subexpressions computed once per block */
+#define EM_MAXSHARED 16            /* shared subexpressions computed once per block */
 
 typedef struct em__plan {
     const em_node *root;
@@ -48,9 +48,9 @@ typedef struct em__block {
     const em__plan *p;
     char *arena;
     int next;
-    int64_t n;                          /* elements in this block */
-    char *ptr[EM_MAXLEAVES + 1];        /* leaves and out at this block's start */
-    int nmemo;                          /* values of shared nodes in this block */
+    int64_t n;                   /* elements in this block */
+    char *ptr[EM_MAXLEAVES + 1]; /* leaves and out at this block's start */
+    int nmemo;                   /* values of shared nodes in this block */
     const em_node *memo_node[2 * EM_MAXSHARED];
     em_dtype memo_want[2 * EM_MAXSHARED];
     const void *memo_val[2 * EM_MAXSHARED];
@@ -94,15 +94,16 @@ static em_status em__collect(em__plan *p, const em_node *nd) {
      * the memo, so a value computed again (another dtype wanted) still fits. */
     bool again = false;
     for (int i = 0; i < p->nseen && !again; i++) again = p->seen[i] == nd;
-    if (!again) p->seen[p->nseen++] = nd;
-    else if (!em__is_shared(p, nd) && p->nshared < EM_MAXSHARED) p->shared[p->nshared++] = nd;
+    if (!again)
+        p->seen[p->nseen++] = nd;
+    else if (!em__is_shared(p, nd) && p->nshared < EM_MAXSHARED)
+        p->shared[p->nshared++] = nd;
     if (nd->op != EM_OP_COPY && !em_cpu_loops[nd->op][nd->loop])
         return em_error(EM_EUNSUPPORTED, "ufunc '%s' has no CPU loop for dtype %s yet",
                         em_op_get(nd->op)->name, em_dtype_get(nd->loop)->name);
     for (int i = 0; i < nd->nin; i++) EM_CHECK(em__collect(p, nd->in[i]));
     return EM_OK;
 }
-
 
 /* Order the dimensions so that the innermost is the one where the operands
  * step least in memory (summed over all of them), keeping C order on ties:
@@ -117,8 +118,12 @@ static void em__order_dims(em__plan *p, int nops) {
     }
     for (int i = 1; i < p->ndim; i++) {
         for (int j = i; j > 0 && cost[j - 1] < cost[j]; j--) {
-            int64_t t = cost[j]; cost[j] = cost[j - 1]; cost[j - 1] = t;
-            t = p->shape[j]; p->shape[j] = p->shape[j - 1]; p->shape[j - 1] = t;
+            int64_t t = cost[j];
+            cost[j] = cost[j - 1];
+            cost[j - 1] = t;
+            t = p->shape[j];
+            p->shape[j] = p->shape[j - 1];
+            p->shape[j - 1] = t;
             for (int k = 0; k < nops; k++) {
                 t = p->strides[k][j];
                 p->strides[k][j] = p->strides[k][j - 1];
@@ -202,8 +207,8 @@ static const void *em__convert(em__block *b, const void *v, em_dtype from, em_dt
 static const void *em__value(em__block *b, const em_node *nd, em_dtype want, int64_t *step,
                              char *dest);
 
-static const void *em__leaf_value(em__block *b, const em_node *nd, em_dtype want,
-                                  int64_t *step, char *dest) {
+static const void *em__leaf_value(em__block *b, const em_node *nd, em_dtype want, int64_t *step,
+                                  char *dest) {
     const em__plan *p = b->p;
     int k = 0;
     while (p->leaves[k] != nd) k++;

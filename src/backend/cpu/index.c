@@ -25,15 +25,15 @@ typedef struct em__gather {
     const em_array *a;
     int m, nidx;
     const int64_t *ix[EM_MAXDIMS];
-    int64_t total;   /* prod(a.shape[:m]) for flat indices */
-    int size;        /* itemsize */
-    int rnd;         /* the block: a's dimensions m.. */
+    int64_t total; /* prod(a.shape[:m]) for flat indices */
+    int size;      /* itemsize */
+    int rnd;       /* the block: a's dimensions m.. */
     int64_t rshape[EM_MAXDIMS], rstrides[EM_MAXDIMS];
-    int64_t inner;   /* elements per block */
-    bool rcontig;    /* block is one contiguous run */
-    char *buf;       /* take: out; put: values (contiguous) */
-    char *base;      /* a->data */
-    em__bad *bad;    /* one per worker */
+    int64_t inner; /* elements per block */
+    bool rcontig;  /* block is one contiguous run */
+    char *buf;     /* take: out; put: values (contiguous) */
+    char *base;    /* a->data */
+    em__bad *bad;  /* one per worker */
 } em__gather;
 
 /* Byte offset of position b in a, or false (recording why) when out of bounds. */
@@ -73,8 +73,10 @@ static void em__block(const em__gather *g, char *p, char *c, bool to_c) {
     int64_t rs = g->rnd ? g->rstrides[g->rnd - 1] : g->size;
     int64_t idx[EM_MAXDIMS] = {0};
     for (int64_t done = 0; done < g->inner; done += row) {
-        if (to_c) em_gather(row, g->size, p, rs, c);
-        else em_scatter(row, g->size, c, p, rs);
+        if (to_c)
+            em_gather(row, g->size, p, rs, c);
+        else
+            em_scatter(row, g->size, c, p, rs);
         c += row * g->size;
         for (int k = g->rnd - 2; k >= 0; k--) { /* next row: odometer over outer dims */
             p += g->rstrides[k];
@@ -105,18 +107,20 @@ static inline void em__move(const em__gather *g, char *p, char *c, bool to_c) {
 /* The common case, one index per element of a 1-d (or flat contiguous)
  * source: a tight loop the compiler can keep in registers, so many loads
  * are in flight at once.  Returns the first bad position or end. */
-#define EM__TAKE1(T)                                                                               \
-    static int64_t em__take1_##T(const char *base, int64_t stride, int64_t n, const int64_t *ix,  \
-                                 T *restrict out, int64_t begin, int64_t end) {                    \
-        for (int64_t b = begin; b < end; b++) {                                                    \
-            int64_t v = ix[b];                                                                     \
-            v += v < 0 ? n : 0;                                                                    \
-            if ((uint64_t)v >= (uint64_t)n) return b;                                              \
-            memcpy(&out[b], base + v * stride, sizeof(T));                                         \
-        }                                                                                          \
-        return end;                                                                                \
+#define EM__TAKE1(T)                                                                             \
+    static int64_t em__take1_##T(const char *base, int64_t stride, int64_t n, const int64_t *ix, \
+                                 T *restrict out, int64_t begin, int64_t end) {                  \
+        for (int64_t b = begin; b < end; b++) {                                                  \
+            int64_t v = ix[b];                                                                   \
+            v += v < 0 ? n : 0;                                                                  \
+            if ((uint64_t)v >= (uint64_t)n) return b;                                            \
+            memcpy(&out[b], base + v * stride, sizeof(T));                                       \
+        }                                                                                        \
+        return end;                                                                              \
     }
-typedef struct { uint64_t lo, hi; } em__u128;
+typedef struct {
+    uint64_t lo, hi;
+} em__u128;
 EM__TAKE1(uint8_t)
 EM__TAKE1(uint16_t)
 EM__TAKE1(uint32_t)
@@ -212,16 +216,16 @@ em_status em_cpu_take(const em_array *a, int m, int nidx, const em_array *idx, e
 }
 
 /* Scatter twin of EM__TAKE1 (in order: the last write wins). */
-#define EM__PUT1(T)                                                                                \
-    static int64_t em__put1_##T(char *base, int64_t stride, int64_t n, const int64_t *ix,         \
-                                const T *vals, int64_t end) {                                      \
-        for (int64_t b = 0; b < end; b++) {                                                        \
-            int64_t v = ix[b];                                                                     \
-            v += v < 0 ? n : 0;                                                                    \
-            if ((uint64_t)v >= (uint64_t)n) return b;                                              \
-            memcpy(base + v * stride, &vals[b], sizeof(T));                                        \
-        }                                                                                          \
-        return end;                                                                                \
+#define EM__PUT1(T)                                                                       \
+    static int64_t em__put1_##T(char *base, int64_t stride, int64_t n, const int64_t *ix, \
+                                const T *vals, int64_t end) {                             \
+        for (int64_t b = 0; b < end; b++) {                                               \
+            int64_t v = ix[b];                                                            \
+            v += v < 0 ? n : 0;                                                           \
+            if ((uint64_t)v >= (uint64_t)n) return b;                                     \
+            memcpy(base + v * stride, &vals[b], sizeof(T));                               \
+        }                                                                                 \
+        return end;                                                                       \
     }
 EM__PUT1(uint8_t)
 EM__PUT1(uint16_t)
@@ -321,17 +325,17 @@ static const uint8_t *em__nz_mask(const em__nz *z, int64_t s0, int64_t cnt, char
 }
 
 /* Runs BODY for each block [s0, s0 + cnt) of [begin, end), em__m its truth bytes. */
-#define EM__NZ_SCAN(z, begin, end, BODY)                                                           \
-    do {                                                                                           \
-        bool em__b[EM__NZ_BLOCK];                                                                  \
-        char *em__t = malloc((size_t)EM__NZ_BLOCK * 16);                                          \
-        for (int64_t s0 = (begin); em__t && s0 < (end); s0 += EM__NZ_BLOCK) {                     \
-            int64_t cnt = (end)-s0 < EM__NZ_BLOCK ? (end)-s0 : EM__NZ_BLOCK;                       \
-            const uint8_t *em__m = em__nz_mask((z), s0, cnt, em__t, em__b);                       \
-            BODY                                                                                   \
-        }                                                                                          \
-        if (!em__t) (z)->failed = true;                                                            \
-        free(em__t);                                                                               \
+#define EM__NZ_SCAN(z, begin, end, BODY)                                      \
+    do {                                                                      \
+        bool em__b[EM__NZ_BLOCK];                                             \
+        char *em__t = malloc((size_t)EM__NZ_BLOCK * 16);                      \
+        for (int64_t s0 = (begin); em__t && s0 < (end); s0 += EM__NZ_BLOCK) { \
+            int64_t cnt = (end)-s0 < EM__NZ_BLOCK ? (end)-s0 : EM__NZ_BLOCK;  \
+            const uint8_t *em__m = em__nz_mask((z), s0, cnt, em__t, em__b);   \
+            BODY                                                              \
+        }                                                                     \
+        if (!em__t) (z)->failed = true;                                       \
+        free(em__t);                                                          \
     } while (0)
 
 static int64_t em__count_bytes(const uint8_t *m, int64_t n) {
@@ -397,8 +401,12 @@ static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
 }
 
 em_status em_cpu_nonzero(const em_array *a, em_array *out) {
-    em__nz z = {.a = a, .contig = em_array_is_c_contiguous(a), .size = EM_DTYPE_SIZE(a->dtype),
-                .ndim = a->ndim, .shape = a->shape, .n = em_array_size(a)};
+    em__nz z = {.a = a,
+                .contig = em_array_is_c_contiguous(a),
+                .size = EM_DTYPE_SIZE(a->dtype),
+                .ndim = a->ndim,
+                .shape = a->shape,
+                .n = em_array_size(a)};
     z.tobool = em_cast_table[a->dtype][EM_BOOL];
     int nw = em_pool_workers();
     z.nchunks = z.n < 65536 || nw < 2 ? 1 : 4 * nw;

@@ -11,13 +11,13 @@
 
 em_loop_fn em_cpu_loops[EM_NOPS][EM_NDTYPES];
 
-#define EM_LOOP_ROW(OP, name, nin, DT, S, T, OT)                                                   \
+#define EM_LOOP_ROW(OP, name, nin, DT, S, T, OT) \
     EM_LOOP##nin(em__##OP##_##DT, T, OT, em_##name##_##S)
 #include "ember_loops.inc"
 #undef EM_LOOP_ROW
 
 void em_cpu_loops_init_table(void) {
-#define EM_LOOP_ROW(OP, name, nin, DT, S, T, OT)                                                   \
+#define EM_LOOP_ROW(OP, name, nin, DT, S, T, OT) \
     em_cpu_loops[EM_OP_##OP][EM_##DT] = em__##OP##_##DT;
 #include "ember_loops.inc"
 #undef EM_LOOP_ROW

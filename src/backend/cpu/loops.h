@@ -19,7 +19,7 @@ extern em_loop_fn em_cpu_loops[EM_NOPS][EM_NDTYPES];
 void em_cpu_loops_init(void);
 
 void em_cpu_loops_init_table(void); /* every op of ops.def (loops.c) */
-void em_cpu_loops_init_vmath(void);   /* libmvec SIMD exp, log, trig (vmath.c), when present */
+void em_cpu_loops_init_vmath(void); /* libmvec SIMD exp, log, trig (vmath.c), when present */
 
 /* Every loop is compiled for baseline x86-64 and for AVX2 (x86-64-v3) and
  * picked at load time (GCC function multiversioning): the contiguous paths
@@ -34,46 +34,48 @@ void em_cpu_loops_init_vmath(void);   /* libmvec SIMD exp, log, trig (vmath.c), 
 /* Generators.  T is the loop type, OT the output type, F the scalar-library
  * function (codegen/scalar.h) computing one OT from one, two or three T
  * (where: a bool and two T). */
-#define EM_LOOP1(NAME, T, OT, F)                                                                \
-    EM_LOOP_ATTR static void NAME(int64_t n, void *out, const void *const *in, const int64_t *st) {            \
-        OT *o = out;                                                                               \
-        const T *a = in[0];                                                                        \
-        if (st[0]) {                                                                               \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = F(a[i]);                                                                    \
-            }                                                                                      \
-        } else {                                                                                   \
-            OT r = F(a[0]);                                                                        \
-            for (int64_t i = 0; i < n; i++) o[i] = r;                                              \
-        }                                                                                          \
+#define EM_LOOP1(NAME, T, OT, F)                                               \
+    EM_LOOP_ATTR static void NAME(int64_t n, void *out, const void *const *in, \
+                                  const int64_t *st) {                         \
+        OT *o = out;                                                           \
+        const T *a = in[0];                                                    \
+        if (st[0]) {                                                           \
+            for (int64_t i = 0; i < n; i++) {                                  \
+                o[i] = F(a[i]);                                                \
+            }                                                                  \
+        } else {                                                               \
+            OT r = F(a[0]);                                                    \
+            for (int64_t i = 0; i < n; i++) o[i] = r;                          \
+        }                                                                      \
     }
 
-#define EM_LOOP2(NAME, T, OT, F)                                                                \
-    EM_LOOP_ATTR static void NAME(int64_t n, void *out, const void *const *in, const int64_t *st) {            \
-        OT *o = out;                                                                               \
-        const T *a = in[0], *b = in[1];                                                            \
-        if (st[0] && st[1]) {                                                                      \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = F(a[i], b[i]);                                                              \
-            }                                                                                      \
-        } else if (st[1]) {                                                                        \
-            const T x = a[0];                                                                      \
-            for (int64_t i = 0; i < n; i++) o[i] = F(x, b[i]);                                     \
-        } else if (st[0]) {                                                                        \
-            const T y = b[0];                                                                      \
-            for (int64_t i = 0; i < n; i++) o[i] = F(a[i], y);                                     \
-        } else {                                                                                   \
-            OT r = F(a[0], b[0]);                                                                  \
-            for (int64_t i = 0; i < n; i++) o[i] = r;                                              \
-        }                                                                                          \
+#define EM_LOOP2(NAME, T, OT, F)                                               \
+    EM_LOOP_ATTR static void NAME(int64_t n, void *out, const void *const *in, \
+                                  const int64_t *st) {                         \
+        OT *o = out;                                                           \
+        const T *a = in[0], *b = in[1];                                        \
+        if (st[0] && st[1]) {                                                  \
+            for (int64_t i = 0; i < n; i++) {                                  \
+                o[i] = F(a[i], b[i]);                                          \
+            }                                                                  \
+        } else if (st[1]) {                                                    \
+            const T x = a[0];                                                  \
+            for (int64_t i = 0; i < n; i++) o[i] = F(x, b[i]);                 \
+        } else if (st[0]) {                                                    \
+            const T y = b[0];                                                  \
+            for (int64_t i = 0; i < n; i++) o[i] = F(a[i], y);                 \
+        } else {                                                               \
+            OT r = F(a[0], b[0]);                                              \
+            for (int64_t i = 0; i < n; i++) o[i] = r;                          \
+        }                                                                      \
     }
 
 #define EM_LOOP3(NAME, T, OT, F)                                                            \
-    static void NAME(int64_t n, void *out, const void *const *in, const int64_t *st) {            \
-        OT *o = out;                                                                               \
-        const bool *a = in[0];                                                                     \
-        const T *b = in[1], *c = in[2];                                                            \
-        for (int64_t i = 0; i < n; i++) o[i] = F(a[i * st[0]], b[i * st[1]], c[i * st[2]]);        \
+    static void NAME(int64_t n, void *out, const void *const *in, const int64_t *st) {      \
+        OT *o = out;                                                                        \
+        const bool *a = in[0];                                                              \
+        const T *b = in[1], *c = in[2];                                                     \
+        for (int64_t i = 0; i < n; i++) o[i] = F(a[i * st[0]], b[i * st[1]], c[i * st[2]]); \
     }
 
 /* Register NAME_<DTYPE> for op. */

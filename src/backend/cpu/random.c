@@ -111,8 +111,8 @@ typedef void (*em__philox_fn)(uint64_t key, uint64_t first, em__lanes *x);
 static void em__philox_lanes(uint64_t key, uint64_t first, em__lanes *x) {
     em__lanes_init(first, x);
     for (int l = 0; l < EM__LANES; l++) {
-        uint32_t ctr[4] = {x->w[0][l], x->w[1][l], 0, 0}, k[2] = {(uint32_t)key,
-                                                               (uint32_t)(key >> 32)}, out[4];
+        uint32_t ctr[4] = {x->w[0][l], x->w[1][l], 0, 0},
+                 k[2] = {(uint32_t)key, (uint32_t)(key >> 32)}, out[4];
         em_philox4x32_10(ctr, k, out);
         for (int i = 0; i < 4; i++) x->w[i][l] = out[i];
     }
@@ -197,13 +197,13 @@ static inline uint64_t em__scale(uint64_t b, uint64_t low, uint64_t range) {
     return low + (uint64_t)(((unsigned __int128)b * range) >> 64);
 }
 
-#define EM__CONV_INT(bits)                                                                         \
-    static void em__conv_int##bits(const em__rand_ctx *c, const em__lanes *x, void *v) {           \
-        uint##bits##_t *o = v;                                                                     \
-        uint64_t low = c->req->low, range = c->req->range;                                         \
-        for (int l = 0; l < EM__LANES; l++)                                                        \
-            for (int k = 0; k < 2; k++)                                                            \
-                o[2 * l + k] = (uint##bits##_t)em__scale(em__b64(x, l, k), low, range);           \
+#define EM__CONV_INT(bits)                                                               \
+    static void em__conv_int##bits(const em__rand_ctx *c, const em__lanes *x, void *v) { \
+        uint##bits##_t *o = v;                                                           \
+        uint64_t low = c->req->low, range = c->req->range;                               \
+        for (int l = 0; l < EM__LANES; l++)                                              \
+            for (int k = 0; k < 2; k++)                                                  \
+                o[2 * l + k] = (uint##bits##_t)em__scale(em__b64(x, l, k), low, range);  \
     }
 EM__CONV_INT(8)
 EM__CONV_INT(16)
@@ -248,8 +248,10 @@ static em__rand_conv em__pick(em_random_kind kind, int itemsize) {
     case EM_RAND_NORMAL: return itemsize == 4 ? em__conv_norm32 : em__conv_norm64;
     case EM_RAND_BITS: return itemsize == 4 ? em__conv_bits32 : em__conv_bits64;
     default:
-        return itemsize == 1 ? em__conv_int8 : itemsize == 2 ? em__conv_int16
-             : itemsize == 4 ? em__conv_int32 : em__conv_int64;
+        return itemsize == 1   ? em__conv_int8
+               : itemsize == 2 ? em__conv_int16
+               : itemsize == 4 ? em__conv_int32
+                               : em__conv_int64;
     }
 }
 

@@ -31,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EM_RBLOCK 8192   /* elements converted at a time (NumPy's buffer size) */
-#define EM_RCHUNK 8192   /* accumulator vector length in outer mode (<= EM_RBLOCK) */
-#define EM_RGRAIN 65536  /* elements of work worth waking a thread for */
-#define EM_RSLOT 16      /* bytes of the widest dtype */
+#define EM_RBLOCK 8192  /* elements converted at a time (NumPy's buffer size) */
+#define EM_RCHUNK 8192  /* accumulator vector length in outer mode (<= EM_RBLOCK) */
+#define EM_RGRAIN 65536 /* elements of work worth waking a thread for */
+#define EM_RSLOT 16     /* bytes of the widest dtype */
 
 typedef struct em__rdim {
     int64_t n, is, os; /* length, input and output byte strides */
@@ -50,26 +50,26 @@ typedef struct em__vfail {
 
 typedef struct em__rplan {
     em_rk_op kop;
-    int mode;            /* 0 fold, 1 arg (ARGMIN/ARGMAX), 2 scan */
-    int which;           /* arg: 0 min / 1 max; scan: 0 sum / 1 prod */
-    em_dtype in_dt, dt;  /* input dtype, loop dtype */
-    int isz, lsz;        /* their item sizes */
-    int osz;             /* output item size (int64 for arg) */
+    int mode;           /* 0 fold, 1 arg (ARGMIN/ARGMAX), 2 scan */
+    int which;          /* arg: 0 min / 1 max; scan: 0 sum / 1 prod */
+    em_dtype in_dt, dt; /* input dtype, loop dtype */
+    int isz, lsz;       /* their item sizes */
+    int osz;            /* output item size (int64 for arg) */
     const em_rk_table *k;
     const char *ip;
     char *op;
     /* inner run (inner mode) or vector dim (outer mode) */
     em__rdim in;
     bool outer;
-    int nk, nr;          /* other kept dims, other reduced dims (outer to inner) */
+    int nk, nr; /* other kept dims, other reduced dims (outer to inner) */
     em__rdim kd[EM_MAXDIMS], rd[EM_MAXDIMS];
-    int64_t K, R;        /* their products */
-    int64_t chunk;       /* outer mode: accumulator vector length per work item */
-    bool pairwise;       /* float sum of an unconverted input */
-    bool nonzero;        /* COUNT_NONZERO: SUM of (x != 0) */
-    bool convert;        /* input values go through em__convert */
-    bool half;           /* scan with float16 output: float32 loop, rounded every step */
-    bool virt;           /* a full reduction of a virtual input (reduce_src.h) */
+    int64_t K, R;  /* their products */
+    int64_t chunk; /* outer mode: accumulator vector length per work item */
+    bool pairwise; /* float sum of an unconverted input */
+    bool nonzero;  /* COUNT_NONZERO: SUM of (x != 0) */
+    bool convert;  /* input values go through em__convert */
+    bool half;     /* scan with float16 output: float32 loop, rounded every step */
+    bool virt;     /* a full reduction of a virtual input (reduce_src.h) */
     em_cpu_rsource src;
     em__vfail *vf;
 } em__rplan;
@@ -135,8 +135,10 @@ static void em__split_dims(em__rplan *p, em__rdim *d, int nd) {
     p->nk = p->nr = 0;
     p->K = p->R = 1;
     for (int i = 0; i < nd - 1; i++) {
-        if (d[i].red) p->rd[p->nr++] = d[i], p->R *= d[i].n;
-        else p->kd[p->nk++] = d[i], p->K *= d[i].n;
+        if (d[i].red)
+            p->rd[p->nr++] = d[i], p->R *= d[i].n;
+        else
+            p->kd[p->nk++] = d[i], p->K *= d[i].n;
     }
 }
 
@@ -156,8 +158,8 @@ static void em__offsets(const em__rdim *d, int nd, int64_t idx, int64_t *io, int
 /* ---- scratch and conversion ---------------------------------------------- */
 
 typedef struct em__scratch {
-    char *raw, *cvt, *acc, *acc2; /* gathered input, converted input, accumulators */
-    char *nz;                     /* count_nonzero: the input as bool */
+    char *raw, *cvt, *acc, *acc2;    /* gathered input, converted input, accumulators */
+    char *nz;                        /* count_nonzero: the input as bool */
     _Alignas(16) char one[EM_RSLOT]; /* the accumulator of a single reduction */
 } em__scratch;
 
@@ -225,8 +227,10 @@ static void em__fold_run(const em__rplan *p, em__scratch *sc, int64_t n, const c
         const char *q = src + b * st;
         int64_t qs = st;
         if (p->convert) q = em__convert(p, sc, m, q, st), qs = p->lsz;
-        if (p->mode == 1) p->k->argfold[p->which](m, q, qs, acc, bi, i0 + b);
-        else p->k->fold[p->kop](m, q, qs, acc);
+        if (p->mode == 1)
+            p->k->argfold[p->which](m, q, qs, acc, bi, i0 + b);
+        else
+            p->k->fold[p->kop](m, q, qs, acc);
         b += m;
     }
 }
@@ -234,8 +238,10 @@ static void em__fold_run(const em__rplan *p, em__scratch *sc, int64_t n, const c
 /* Start value of one reduction whose first element is at src. */
 static void em__fold_init(const em__rplan *p, const char *src, void *acc, int64_t *bi) {
     *bi = 0;
-    if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) em__load1(p, src, acc);
-    else em__identity(p, 1, acc);
+    if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX)
+        em__load1(p, src, acc);
+    else
+        em__identity(p, 1, acc);
 }
 
 /* Fold the runs [r0, r1) (indices over the outer reduced dims) of the
@@ -251,8 +257,10 @@ static void em__reduce_one(const em__rplan *p, em__scratch *sc, const char *base
 }
 
 static void em__store(const em__rplan *p, char *dst, const void *acc, int64_t bi) {
-    if (p->mode == 1) memcpy(dst, &bi, sizeof bi);
-    else memcpy(dst, acc, (size_t)p->lsz);
+    if (p->mode == 1)
+        memcpy(dst, &bi, sizeof bi);
+    else
+        memcpy(dst, acc, (size_t)p->lsz);
 }
 
 /* ---- virtual input (reduce_src.h) ------------------------------------------
@@ -265,8 +273,7 @@ static void em__store(const em__rplan *p, char *dst, const void *acc, int64_t bi
  * its accumulator, which for those kernels is the same as one call. */
 
 /* Elements [i0, i0 + n) of the input into *hold; false (failure kept) if not. */
-static bool em__vfetch(const em__rplan *p, int64_t i0, int64_t n, em_array *hold,
-                       const char **q) {
+static bool em__vfetch(const em__rplan *p, int64_t i0, int64_t n, em_array *hold, const char **q) {
     if (atomic_load(&p->vf->failed)) return false;
     em_status s = p->src.fill(p->src.ctx, i0, n, hold, q);
     if (s == EM_OK) return true;
@@ -283,8 +290,10 @@ static void em__negzero(const em__rplan *p, char *v) {
     bool f32 = p->dt == EM_FLOAT32 || p->dt == EM_COMPLEX64;
     int parts = p->dt == EM_COMPLEX64 || p->dt == EM_COMPLEX128 ? 2 : 1;
     for (int i = 0; i < parts; i++) {
-        if (f32) ((float *)v)[i] = -0.0f;
-        else ((double *)v)[i] = -0.0;
+        if (f32)
+            ((float *)v)[i] = -0.0f;
+        else
+            ((double *)v)[i] = -0.0;
     }
 }
 
@@ -336,8 +345,10 @@ static void em__vfold_init(const em__rplan *p, int64_t i0, int64_t org, void *ac
     }
     em_array hold = {0};
     const char *q;
-    if (em__vfetch(p, i0, 1, &hold, &q)) em__load1(p, q, acc);
-    else em__identity(p, 1, acc); /* any value: the failure is reported */
+    if (em__vfetch(p, i0, 1, &hold, &q))
+        em__load1(p, q, acc);
+    else
+        em__identity(p, 1, acc); /* any value: the failure is reported */
     em_array_release(&hold);
 }
 
@@ -345,7 +356,7 @@ static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
     const em__rplan *p = ctx;
     em__scratch sc;
-    if (!em__scratch_new(p, &sc)) return; /* the caller made a trial allocation */
+    if (!em__scratch_new(p, &sc)) return;        /* the caller made a trial allocation */
     for (int64_t k = b; k < e && p->virt; k++) { /* R == 1: one run per output */
         int64_t io, oo, bi;
         em__offsets(p->kd, p->nk, k, &io, &oo);
@@ -368,7 +379,7 @@ static void em__inner_range(void *ctx, int64_t b, int64_t e, int worker) {
 typedef struct em__split {
     const em__rplan *p;
     const char *base;
-    int64_t base_idx;           /* virtual input: the element base is */
+    int64_t base_idx; /* virtual input: the element base is */
     int npieces;
     int64_t start[64], len[64]; /* run pieces (R == 1) or reduced-index ranges */
     char *parts;                /* npieces accumulators */
@@ -391,11 +402,14 @@ static void em__piece_range(void *ctx, int64_t b, int64_t e, int worker) {
         }
         const char *first = s->base + s->start[i] * p->in.is;
         s->bis[i] = s->start[i];
-        if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX) em__load1(p, first, acc);
-        else em__identity(p, 1, acc);
+        if (p->mode == 1 || p->kop == EM_RK_MIN || p->kop == EM_RK_MAX)
+            em__load1(p, first, acc);
+        else
+            em__identity(p, 1, acc);
         if (p->R == 1)
             em__fold_run(p, &sc, s->len[i], first, p->in.is, acc, &s->bis[i], s->start[i]);
-        else em__reduce_one(p, &sc, s->base, s->start[i], s->start[i] + s->len[i], acc, NULL);
+        else
+            em__reduce_one(p, &sc, s->base, s->start[i], s->start[i] + s->len[i], acc, NULL);
     }
     em__scratch_free(&sc);
 }
@@ -451,8 +465,10 @@ static em_status em__inner_split(const em__rplan *p) {
     for (int64_t k = 0; k < p->K; k++) {
         int64_t io, oo;
         em__offsets(p->kd, p->nk, k, &io, &oo);
-        if (p->virt) s.base_idx = io / p->isz; /* p->ip is no memory */
-        else s.base = p->ip + io;
+        if (p->virt)
+            s.base_idx = io / p->isz; /* p->ip is no memory */
+        else
+            s.base = p->ip + io;
         em__split_pieces(&s, em_get_num_threads());
         em_parallel_for(s.npieces, 1, em__piece_range, &s);
         if (p->R == 1 && p->pairwise && (s.npieces & (s.npieces - 1)) == 0)
@@ -504,8 +520,10 @@ static void em__accum_row(const em__rplan *p, em__scratch *sc, int64_t n, const 
                           void *acc, int64_t *bi, int64_t r) {
     int64_t st = p->in.is;
     if (p->convert) src = em__convert(p, sc, n, src, st), st = p->lsz;
-    if (p->mode == 1) p->k->argaccum[p->which](n, acc, bi, src, st, r);
-    else p->k->accum[p->kop](n, acc, src, st);
+    if (p->mode == 1)
+        p->k->argaccum[p->which](n, acc, bi, src, st, r);
+    else
+        p->k->accum[p->kop](n, acc, src, st);
 }
 
 static void em__outer_init(const em__rplan *p, em__scratch *sc, int64_t n, const char *row0,
@@ -531,8 +549,8 @@ static int64_t em__item_geom(const em__rplan *p, int64_t item, const char **base
 /* em__outer_rows of a virtual input whose item is the whole vector (one
  * reduced dim, no other kept dims: row r is elements [r n, r n + n)):
  * bands of whole rows, accumulated row by row as from memory. */
-static void em__vouter_rows(const em__rplan *p, em__scratch *sc, int64_t n, int64_t r0,
-                            int64_t r1, char *acc) {
+static void em__vouter_rows(const em__rplan *p, em__scratch *sc, int64_t n, int64_t r0, int64_t r1,
+                            char *acc) {
     int64_t per = p->src.band / n > 0 ? p->src.band / n : 1;
     for (int64_t r = r0; r < r1; r += per) {
         int64_t m = r1 - r < per ? r1 - r : per;
@@ -592,7 +610,7 @@ typedef struct em__rowsplit {
     const em__rplan *p;
     int64_t item, n, per; /* the item, its length, rows per band */
     const char *base;
-    char *parts;          /* one accumulator vector per band */
+    char *parts; /* one accumulator vector per band */
 } em__rowsplit;
 
 static void em__band_range(void *ctx, int64_t b, int64_t e, int worker) {
@@ -612,7 +630,8 @@ static em_status em__outer_bands(const em__rplan *p, int nt) {
     int64_t bands = nt < p->R ? nt : p->R;
     size_t bytes = (size_t)(bands * p->chunk * p->lsz);
     em__rowsplit rs = {.p = p, .per = (p->R + bands - 1) / bands, .parts = em_host_alloc(bytes)};
-    if (!rs.parts) return em_error(EM_ENOMEM, "out of host memory for %zu bytes of partial sums", bytes);
+    if (!rs.parts)
+        return em_error(EM_ENOMEM, "out of host memory for %zu bytes of partial sums", bytes);
     bands = (p->R + rs.per - 1) / rs.per;
     for (int64_t it = 0; it < p->K * em__nchunks(p); it++) {
         char *dst;
@@ -686,8 +705,7 @@ static em_status em__run(em__rplan *p) {
     int nt = em_get_num_threads();
     if (p->outer) {
         p->chunk = EM_RCHUNK;
-        if (p->mode == 0 && p->K * em__nchunks(p) < nt && p->R >= 4 * nt &&
-            total >= 2 * EM_RGRAIN)
+        if (p->mode == 0 && p->K * em__nchunks(p) < nt && p->R >= 4 * nt && total >= 2 * EM_RGRAIN)
             return em__outer_bands(p, nt); /* bands of rows, whole vectors */
         em__pick_chunk(p, nt);
         int64_t items = p->K * em__nchunks(p);
@@ -758,7 +776,8 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
     em_dtype want = p->mode == 1 ? EM_INT64 : p->half ? EM_FLOAT16 : dt;
     if (out->dtype != want)
         return em_error(EM_ETYPE, "reduction output has dtype %s; the backend writes %s",
-                        em_dtype_get(out->dtype)->name, p->mode == 1 ? "int64" : em_dtype_get(dt)->name);
+                        em_dtype_get(out->dtype)->name,
+                        p->mode == 1 ? "int64" : em_dtype_get(dt)->name);
     return EM_OK;
 }
 
@@ -781,8 +800,8 @@ static em_status em__op_kernel(em_reduce_op op, em__rplan *p) {
 /* Contract: out is allocated by the core with the kept dims of a (in order)
  * and dtype dt (int64 for ARGMIN/ARGMAX, which take one axis); dt is the loop
  * dtype, never float16; the reduction is over at least one element. */
-em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
-                        em_dtype dt, double ddof, const em_node *fused, em_array *out) {
+em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes, em_dtype dt,
+                        double ddof, const em_node *fused, em_array *out) {
     EM_UNUSED(ddof);
     EM_UNUSED(fused); /* CPU fusion runs by bands (graph/fuse_reduce.c), never by tree */
     em__rplan p = {0};

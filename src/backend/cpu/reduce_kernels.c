@@ -45,59 +45,59 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
 
 /* ---- generic templates ---------------------------------------------------- */
 
-#define EM_FOLD(NAME, T, COMB)                                                                     \
-    EM_RK_ATTR static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
-        T a = *(T *)accp;                                                                          \
-        if (s == (int64_t)sizeof(T)) {                                                             \
-            const T *q = (const T *)p;                                                             \
-            for (int64_t i = 0; i < n; i++) a = COMB(a, q[i]);                                     \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++) a = COMB(a, EM_AT(T, p, i, s));                        \
-        }                                                                                          \
-        *(T *)accp = a;                                                                            \
+#define EM_FOLD(NAME, T, COMB)                                                     \
+    EM_RK_ATTR static void NAME(int64_t n, const char *p, int64_t s, void *accp) { \
+        T a = *(T *)accp;                                                          \
+        if (s == (int64_t)sizeof(T)) {                                             \
+            const T *q = (const T *)p;                                             \
+            for (int64_t i = 0; i < n; i++) a = COMB(a, q[i]);                     \
+        } else {                                                                   \
+            for (int64_t i = 0; i < n; i++) a = COMB(a, EM_AT(T, p, i, s));        \
+        }                                                                          \
+        *(T *)accp = a;                                                            \
     }
 
-#define EM_ACCUM(NAME, T, COMB)                                                                    \
-    EM_RK_ATTR static void NAME(int64_t n, void *accp, const char *p, int64_t s) {                           \
-        T *a = accp;                                                                               \
-        if (s == (int64_t)sizeof(T)) {                                                             \
-            const T *q = (const T *)p;                                                             \
-            for (int64_t i = 0; i < n; i++) a[i] = COMB(a[i], q[i]);                               \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++) a[i] = COMB(a[i], EM_AT(T, p, i, s));                  \
-        }                                                                                          \
+#define EM_ACCUM(NAME, T, COMB)                                                    \
+    EM_RK_ATTR static void NAME(int64_t n, void *accp, const char *p, int64_t s) { \
+        T *a = accp;                                                               \
+        if (s == (int64_t)sizeof(T)) {                                             \
+            const T *q = (const T *)p;                                             \
+            for (int64_t i = 0; i < n; i++) a[i] = COMB(a[i], q[i]);               \
+        } else {                                                                   \
+            for (int64_t i = 0; i < n; i++) a[i] = COMB(a[i], EM_AT(T, p, i, s));  \
+        }                                                                          \
     }
 
-#define EM_SCAN(NAME, T, COMB)                                                                     \
-    static void NAME(int64_t n, const char *p, int64_t s, char *o, int64_t os, void *carry) {     \
-        T c = *(T *)carry;                                                                         \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            c = COMB(c, EM_AT(T, p, i, s));                                                        \
-            *(T *)(o + i * os) = c;                                                                \
-        }                                                                                          \
-        *(T *)carry = c;                                                                           \
+#define EM_SCAN(NAME, T, COMB)                                                                \
+    static void NAME(int64_t n, const char *p, int64_t s, char *o, int64_t os, void *carry) { \
+        T c = *(T *)carry;                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            c = COMB(c, EM_AT(T, p, i, s));                                                   \
+            *(T *)(o + i * os) = c;                                                           \
+        }                                                                                     \
+        *(T *)carry = c;                                                                      \
     }
 
 /* BETTER(x, b): x replaces the current best b; ISNAN(v) for the NaN rule. */
-#define EM_ARGFOLD(NAME, T, BETTER, ISNAN)                                                         \
+#define EM_ARGFOLD(NAME, T, BETTER, ISNAN)                                                        \
     static void NAME(int64_t n, const char *p, int64_t s, void *bestp, int64_t *bi, int64_t i0) { \
-        T b = *(T *)bestp;                                                                         \
-        int64_t k = *bi;                                                                           \
-        for (int64_t i = 0; i < n && !ISNAN(b); i++) {                                             \
-            T x = EM_AT(T, p, i, s);                                                               \
-            if (BETTER(x, b) || ISNAN(x)) b = x, k = i0 + i;                                       \
-        }                                                                                          \
-        *(T *)bestp = b;                                                                           \
-        *bi = k;                                                                                   \
+        T b = *(T *)bestp;                                                                        \
+        int64_t k = *bi;                                                                          \
+        for (int64_t i = 0; i < n && !ISNAN(b); i++) {                                            \
+            T x = EM_AT(T, p, i, s);                                                              \
+            if (BETTER(x, b) || ISNAN(x)) b = x, k = i0 + i;                                      \
+        }                                                                                         \
+        *(T *)bestp = b;                                                                          \
+        *bi = k;                                                                                  \
     }
 
-#define EM_ARGACCUM(NAME, T, BETTER, ISNAN)                                                        \
-    static void NAME(int64_t n, void *bestp, int64_t *bi, const char *p, int64_t s, int64_t r) {  \
-        T *b = bestp;                                                                              \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T x = EM_AT(T, p, i, s);                                                               \
-            if (!ISNAN(b[i]) && (BETTER(x, b[i]) || ISNAN(x))) b[i] = x, bi[i] = r;                \
-        }                                                                                          \
+#define EM_ARGACCUM(NAME, T, BETTER, ISNAN)                                                      \
+    static void NAME(int64_t n, void *bestp, int64_t *bi, const char *p, int64_t s, int64_t r) { \
+        T *b = bestp;                                                                            \
+        for (int64_t i = 0; i < n; i++) {                                                        \
+            T x = EM_AT(T, p, i, s);                                                             \
+            if (!ISNAN(b[i]) && (BETTER(x, b[i]) || ISNAN(x))) b[i] = x, bi[i] = r;              \
+        }                                                                                        \
     }
 
 #define EM_LT(x, b) ((x) < (b))
@@ -116,65 +116,73 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
  * bitwise select.  chk accumulates x - x, which is NaN once any x was NaN
  * or infinite. */
 #if defined(__SSE2__)
-#define EM_VPICK_GT(V, I, x, m)                                                                    \
-    _Generic((x), em_v4f: (V)_mm_max_ps((__m128)(x), (__m128)(m)),                                 \
-             em_v2d: (V)_mm_max_pd((__m128d)(x), (__m128d)(m)))
-#define EM_VPICK_LT(V, I, x, m)                                                                    \
-    _Generic((x), em_v4f: (V)_mm_min_ps((__m128)(x), (__m128)(m)),                                 \
-             em_v2d: (V)_mm_min_pd((__m128d)(x), (__m128d)(m)))
+#define EM_VPICK_GT(V, I, x, m)                                \
+    _Generic((x), em_v4f                                       \
+             : (V)_mm_max_ps((__m128)(x), (__m128)(m)), em_v2d \
+             : (V)_mm_max_pd((__m128d)(x), (__m128d)(m)))
+#define EM_VPICK_LT(V, I, x, m)                                \
+    _Generic((x), em_v4f                                       \
+             : (V)_mm_min_ps((__m128)(x), (__m128)(m)), em_v2d \
+             : (V)_mm_min_pd((__m128d)(x), (__m128d)(m)))
 #else
 #define EM_VPICK_GT(V, I, x, m) ((V)(((I)(x) & ((x) > (m))) | ((I)(m) & ~((x) > (m)))))
 #define EM_VPICK_LT(V, I, x, m) ((V)(((I)(x) & ((x) < (m))) | ((I)(m) & ~((x) < (m)))))
 #endif
-#define EM_VSTEP(V, I, PICK, m, chk, x)                                                            \
-    do {                                                                                           \
-        (m) = PICK(V, I, x, m);                                                                    \
-        (chk) += (x) - (x);                                                                        \
+#define EM_VSTEP(V, I, PICK, m, chk, x) \
+    do {                                \
+        (m) = PICK(V, I, x, m);         \
+        (chk) += (x) - (x);             \
     } while (0)
 
-#define EM_FMINMAX_FOLD(NAME, T, V, I, CMP, PICK)                                                        \
-    static T NAME##_scalar(int64_t n, const char *p, int64_t s, T a, int *nan) {                   \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T x = EM_AT(T, p, i, s);                                                               \
-            *nan |= x != x;                                                                        \
-            a = x CMP a ? x : a;                                                                   \
-        }                                                                                          \
-        return a;                                                                                  \
-    }                                                                                              \
-    /* Four 16-byte vectors per step (16 floats or 8 doubles), each a named */                   \
-    /* variable so that they stay in registers: four independent chains. */                       \
-    EM_RK_ATTR static T NAME##_vector(int64_t n, const T *q, T a, int *nan) {                      \
-        enum { L = sizeof(V) / sizeof(T), S = 4 * L };                                             \
-        V m0, m1, m2, m3, c0, c1, c2, c3, x;                                                       \
-        memcpy(&m0, q, sizeof(V)), memcpy(&m1, q + L, sizeof(V));                                  \
-        memcpy(&m2, q + 2 * L, sizeof(V)), memcpy(&m3, q + 3 * L, sizeof(V));                      \
-        c0 = m0 - m0, c1 = m1 - m1, c2 = m2 - m2, c3 = m3 - m3;                                    \
-        int64_t i;                                                                                 \
-        for (i = S; i + S <= n; i += S) {                                                          \
-            memcpy(&x, q + i, sizeof(V)); EM_VSTEP(V, I, PICK, m0, c0, x);                          \
-            memcpy(&x, q + i + L, sizeof(V)); EM_VSTEP(V, I, PICK, m1, c1, x);                      \
-            memcpy(&x, q + i + 2 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m2, c2, x);                  \
-            memcpy(&x, q + i + 3 * L, sizeof(V)); EM_VSTEP(V, I, PICK, m3, c3, x);                  \
-        }                                                                                          \
-        V mm[4] = {m0, m1, m2, m3}, cc[4] = {c0, c1, c2, c3};                                      \
-        T c = 0;                                                                                   \
-        for (int v = 0; v < 4; v++)                                                                \
-            for (int j = 0; j < L; j++) c += cc[v][j], a = mm[v][j] CMP a ? mm[v][j] : a;          \
-        *nan |= c != c;                                                                            \
-        return NAME##_scalar(n - i, (const char *)(q + i), (int64_t)sizeof(T), a, nan);           \
-    }                                                                                              \
-    static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
-        T a = *(T *)accp;                                                                          \
-        if (a != a) return;                                                                        \
-        int nan = 0;                                                                               \
-        if (s == (int64_t)sizeof(T) && n >= 32) a = NAME##_vector(n, (const T *)p, a, &nan);       \
-        else a = NAME##_scalar(n, p, s, a, &nan);                                                  \
-        for (int64_t i = 0; nan && i < n; i++)                                                     \
-            if (EM_AT(T, p, i, s) != EM_AT(T, p, i, s)) {                                          \
-                a = EM_AT(T, p, i, s);                                                             \
-                break;                                                                             \
-            }                                                                                      \
-        *(T *)accp = a;                                                                            \
+#define EM_FMINMAX_FOLD(NAME, T, V, I, CMP, PICK)                                         \
+    static T NAME##_scalar(int64_t n, const char *p, int64_t s, T a, int *nan) {          \
+        for (int64_t i = 0; i < n; i++) {                                                 \
+            T x = EM_AT(T, p, i, s);                                                      \
+            *nan |= x != x;                                                               \
+            a = x CMP a ? x : a;                                                          \
+        }                                                                                 \
+        return a;                                                                         \
+    }                                                                                     \
+    /* Four 16-byte vectors per step (16 floats or 8 doubles), each a named */            \
+    /* variable so that they stay in registers: four independent chains. */               \
+    EM_RK_ATTR static T NAME##_vector(int64_t n, const T *q, T a, int *nan) {             \
+        enum { L = sizeof(V) / sizeof(T), S = 4 * L };                                    \
+        V m0, m1, m2, m3, c0, c1, c2, c3, x;                                              \
+        memcpy(&m0, q, sizeof(V)), memcpy(&m1, q + L, sizeof(V));                         \
+        memcpy(&m2, q + 2 * L, sizeof(V)), memcpy(&m3, q + 3 * L, sizeof(V));             \
+        c0 = m0 - m0, c1 = m1 - m1, c2 = m2 - m2, c3 = m3 - m3;                           \
+        int64_t i;                                                                        \
+        for (i = S; i + S <= n; i += S) {                                                 \
+            memcpy(&x, q + i, sizeof(V));                                                 \
+            EM_VSTEP(V, I, PICK, m0, c0, x);                                              \
+            memcpy(&x, q + i + L, sizeof(V));                                             \
+            EM_VSTEP(V, I, PICK, m1, c1, x);                                              \
+            memcpy(&x, q + i + 2 * L, sizeof(V));                                         \
+            EM_VSTEP(V, I, PICK, m2, c2, x);                                              \
+            memcpy(&x, q + i + 3 * L, sizeof(V));                                         \
+            EM_VSTEP(V, I, PICK, m3, c3, x);                                              \
+        }                                                                                 \
+        V mm[4] = {m0, m1, m2, m3}, cc[4] = {c0, c1, c2, c3};                             \
+        T c = 0;                                                                          \
+        for (int v = 0; v < 4; v++)                                                       \
+            for (int j = 0; j < L; j++) c += cc[v][j], a = mm[v][j] CMP a ? mm[v][j] : a; \
+        *nan |= c != c;                                                                   \
+        return NAME##_scalar(n - i, (const char *)(q + i), (int64_t)sizeof(T), a, nan);   \
+    }                                                                                     \
+    static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                   \
+        T a = *(T *)accp;                                                                 \
+        if (a != a) return;                                                               \
+        int nan = 0;                                                                      \
+        if (s == (int64_t)sizeof(T) && n >= 32)                                           \
+            a = NAME##_vector(n, (const T *)p, a, &nan);                                  \
+        else                                                                              \
+            a = NAME##_scalar(n, p, s, a, &nan);                                          \
+        for (int64_t i = 0; nan && i < n; i++)                                            \
+            if (EM_AT(T, p, i, s) != EM_AT(T, p, i, s)) {                                 \
+                a = EM_AT(T, p, i, s);                                                    \
+                break;                                                                    \
+            }                                                                             \
+        *(T *)accp = a;                                                                   \
     }
 
 /* ---- fast argmin/argmax for real types ---------------------------------------
@@ -187,26 +195,26 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
 
 /* The first i < n with x[i] == b (one exists).  Floats compare four or two
  * at a time where SSE2 is there. */
-#define EM_FIND_SCALAR(NAME, T)                                                                    \
-    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) {                                \
-        int64_t i = 0;                                                                             \
-        while (i < n - 1 && EM_AT(T, p, i, s) != b) i++;                                           \
-        return i;                                                                                  \
+#define EM_FIND_SCALAR(NAME, T)                                     \
+    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) { \
+        int64_t i = 0;                                              \
+        while (i < n - 1 && EM_AT(T, p, i, s) != b) i++;            \
+        return i;                                                   \
     }
 #if defined(__SSE2__)
-#define EM_FIND_SSE(NAME, T, M, SET1, LOADU, CMPEQ, MOVEMASK)                                      \
-    EM_FIND_SCALAR(NAME##_scalar, T)                                                               \
-    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) {                                \
-        enum { L = 16 / sizeof(T) };                                                               \
-        if (s != (int64_t)sizeof(T)) return NAME##_scalar(n, p, s, b);                             \
-        const T *q = (const T *)p;                                                                 \
-        M bv = SET1(b);                                                                            \
-        int64_t i = 0;                                                                             \
-        for (; i + L <= n; i += L) {                                                               \
-            int mask = MOVEMASK(CMPEQ(LOADU(q + i), bv));                                          \
-            if (mask) return i + __builtin_ctz((unsigned)mask);                                    \
-        }                                                                                          \
-        return i + NAME##_scalar(n - i, (const char *)(q + i), s, b);                              \
+#define EM_FIND_SSE(NAME, T, M, SET1, LOADU, CMPEQ, MOVEMASK)          \
+    EM_FIND_SCALAR(NAME##_scalar, T)                                   \
+    static int64_t NAME(int64_t n, const char *p, int64_t s, T b) {    \
+        enum { L = 16 / sizeof(T) };                                   \
+        if (s != (int64_t)sizeof(T)) return NAME##_scalar(n, p, s, b); \
+        const T *q = (const T *)p;                                     \
+        M bv = SET1(b);                                                \
+        int64_t i = 0;                                                 \
+        for (; i + L <= n; i += L) {                                   \
+            int mask = MOVEMASK(CMPEQ(LOADU(q + i), bv));              \
+            if (mask) return i + __builtin_ctz((unsigned)mask);        \
+        }                                                              \
+        return i + NAME##_scalar(n - i, (const char *)(q + i), s, b);  \
     }
 EM_FIND_SSE(find_f32, float, __m128, _mm_set1_ps, _mm_loadu_ps, _mm_cmpeq_ps, _mm_movemask_ps)
 EM_FIND_SSE(find_f64, double, __m128d, _mm_set1_pd, _mm_loadu_pd, _mm_cmpeq_pd, _mm_movemask_pd)
@@ -215,146 +223,146 @@ EM_FIND_SCALAR(find_f32, float)
 EM_FIND_SCALAR(find_f64, double)
 #endif
 
-#define EM_FAST_ARGFOLD(NAME, T, FOLD, CMP, ISNAN, FIND)                                           \
+#define EM_FAST_ARGFOLD(NAME, T, FOLD, CMP, ISNAN, FIND)                                          \
     static void NAME(int64_t n, const char *p, int64_t s, void *bestp, int64_t *bi, int64_t i0) { \
-        T b = *(T *)bestp;                                                                         \
-        int64_t k = *bi, blk = -1;                                                                 \
-        if (ISNAN(b)) return;                                                                      \
-        for (int64_t j = 0; j < n; j += EM_ARG_BLOCK) {                                            \
-            int64_t m = n - j < EM_ARG_BLOCK ? n - j : EM_ARG_BLOCK;                               \
-            const char *q = p + j * s;                                                             \
-            T e = *(const T *)q;                                                                   \
-            FOLD(m, q, s, &e);                                                                     \
-            if (ISNAN(e)) {                                                                        \
-                int64_t i = 0;                                                                     \
-                while (!ISNAN(EM_AT(T, q, i, s))) i++;                                             \
-                *(T *)bestp = e;                                                                   \
-                *bi = i0 + j + i;                                                                  \
-                return;                                                                            \
-            }                                                                                      \
-            if (e CMP b) b = e, blk = j;                                                           \
-        }                                                                                          \
-        if (blk >= 0) {                                                                            \
-            int64_t m = n - blk < EM_ARG_BLOCK ? n - blk : EM_ARG_BLOCK;                           \
-            k = i0 + blk + FIND(m, p + blk * s, s, b);                                             \
-        }                                                                                          \
-        *(T *)bestp = b;                                                                           \
-        *bi = k;                                                                                   \
+        T b = *(T *)bestp;                                                                        \
+        int64_t k = *bi, blk = -1;                                                                \
+        if (ISNAN(b)) return;                                                                     \
+        for (int64_t j = 0; j < n; j += EM_ARG_BLOCK) {                                           \
+            int64_t m = n - j < EM_ARG_BLOCK ? n - j : EM_ARG_BLOCK;                              \
+            const char *q = p + j * s;                                                            \
+            T e = *(const T *)q;                                                                  \
+            FOLD(m, q, s, &e);                                                                    \
+            if (ISNAN(e)) {                                                                       \
+                int64_t i = 0;                                                                    \
+                while (!ISNAN(EM_AT(T, q, i, s))) i++;                                            \
+                *(T *)bestp = e;                                                                  \
+                *bi = i0 + j + i;                                                                 \
+                return;                                                                           \
+            }                                                                                     \
+            if (e CMP b) b = e, blk = j;                                                          \
+        }                                                                                         \
+        if (blk >= 0) {                                                                           \
+            int64_t m = n - blk < EM_ARG_BLOCK ? n - blk : EM_ARG_BLOCK;                          \
+            k = i0 + blk + FIND(m, p + blk * s, s, b);                                            \
+        }                                                                                         \
+        *(T *)bestp = b;                                                                          \
+        *bi = k;                                                                                  \
     }
 
 /* ---- float pairwise sums (NumPy's pairwise_sum) -------------------------- */
 
-#define EM_PAIRWISE(NAME, T)                                                                       \
-    static T NAME(int64_t n, const char *p, int64_t s) {                                           \
-        if (n < 8) {                                                                               \
-            T res = (T)-0.0;                                                                       \
-            for (int64_t i = 0; i < n; i++) res += EM_AT(T, p, i, s);                              \
-            return res;                                                                            \
-        }                                                                                          \
-        if (n <= 128) {                                                                            \
-            T r[8];                                                                                \
-            for (int j = 0; j < 8; j++) r[j] = EM_AT(T, p, j, s);                                  \
-            int64_t i;                                                                             \
-            for (i = 8; i < n - (n % 8); i += 8)                                                   \
-                for (int j = 0; j < 8; j++) r[j] += EM_AT(T, p, i + j, s);                         \
-            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));             \
-            for (; i < n; i++) res += EM_AT(T, p, i, s);                                           \
-            return res;                                                                            \
-        }                                                                                          \
-        int64_t n2 = em_rk_pairwise_split(n);                                                      \
-        return NAME(n2, p, s) + NAME(n - n2, p + n2 * s, s);                                       \
+#define EM_PAIRWISE(NAME, T)                                                           \
+    static T NAME(int64_t n, const char *p, int64_t s) {                               \
+        if (n < 8) {                                                                   \
+            T res = (T)-0.0;                                                           \
+            for (int64_t i = 0; i < n; i++) res += EM_AT(T, p, i, s);                  \
+            return res;                                                                \
+        }                                                                              \
+        if (n <= 128) {                                                                \
+            T r[8];                                                                    \
+            for (int j = 0; j < 8; j++) r[j] = EM_AT(T, p, j, s);                      \
+            int64_t i;                                                                 \
+            for (i = 8; i < n - (n % 8); i += 8)                                       \
+                for (int j = 0; j < 8; j++) r[j] += EM_AT(T, p, i + j, s);             \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+            for (; i < n; i++) res += EM_AT(T, p, i, s);                               \
+            return res;                                                                \
+        }                                                                              \
+        int64_t n2 = em_rk_pairwise_split(n);                                          \
+        return NAME(n2, p, s) + NAME(n - n2, p + n2 * s, s);                           \
     }
 
 /* The contiguous twin: the same arithmetic with the eight accumulators in
  * GCC vectors (lane j is r[j]), so the block is vectorised whatever the
  * compiler's cost model thinks; the results are bit-identical. */
-#define EM_PAIRWISE_C(NAME, T, V)                                                                  \
-    EM_RK_ATTR static T NAME(int64_t n, const char *p) {                                                      \
-        const T *q = (const T *)p;                                                                 \
-        if (n < 8) {                                                                               \
-            T res = (T)-0.0;                                                                       \
-            for (int64_t i = 0; i < n; i++) res += q[i];                                           \
-            return res;                                                                            \
-        }                                                                                          \
-        if (n <= 128) {                                                                            \
-            /* Lanes: f32 uses r0, r1 (4 each); f64 uses r0..r3 (2 each).  Named */               \
-            /* variables, not an array, so they stay in registers. */                             \
-            enum { L = sizeof(V) / sizeof(T), NV = 8 / L };                                        \
-            V r0, r1, r2, r3, x;                                                                   \
-            memcpy(&r0, q, sizeof(V)), memcpy(&r1, q + L, sizeof(V));                              \
-            r2 = r3 = r0 - r0;                                                                     \
-            if (NV == 4) memcpy(&r2, q + 2 * L, sizeof(V)), memcpy(&r3, q + 3 * L, sizeof(V));     \
-            int64_t i;                                                                             \
-            for (i = 8; i < n - (n % 8); i += 8) {                                                 \
-                memcpy(&x, q + i, sizeof(V)), r0 += x;                                             \
-                memcpy(&x, q + i + L, sizeof(V)), r1 += x;                                         \
-                if (NV == 4) {                                                                     \
-                    memcpy(&x, q + i + 2 * L, sizeof(V)), r2 += x;                                 \
-                    memcpy(&x, q + i + 3 * L, sizeof(V)), r3 += x;                                 \
-                }                                                                                  \
-            }                                                                                      \
-            T a[8];                                                                                \
-            memcpy(a, &r0, sizeof(V)), memcpy(a + L, &r1, sizeof(V));                              \
-            if (NV == 4) memcpy(a + 2 * L, &r2, sizeof(V)), memcpy(a + 3 * L, &r3, sizeof(V));     \
-            T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));             \
-            for (; i < n; i++) res += q[i];                                                        \
-            return res;                                                                            \
-        }                                                                                          \
-        int64_t n2 = em_rk_pairwise_split(n);                                                      \
-        return NAME(n2, p) + NAME(n - n2, p + n2 * (int64_t)sizeof(T));                            \
+#define EM_PAIRWISE_C(NAME, T, V)                                                              \
+    EM_RK_ATTR static T NAME(int64_t n, const char *p) {                                       \
+        const T *q = (const T *)p;                                                             \
+        if (n < 8) {                                                                           \
+            T res = (T)-0.0;                                                                   \
+            for (int64_t i = 0; i < n; i++) res += q[i];                                       \
+            return res;                                                                        \
+        }                                                                                      \
+        if (n <= 128) {                                                                        \
+            /* Lanes: f32 uses r0, r1 (4 each); f64 uses r0..r3 (2 each).  Named */            \
+            /* variables, not an array, so they stay in registers. */                          \
+            enum { L = sizeof(V) / sizeof(T), NV = 8 / L };                                    \
+            V r0, r1, r2, r3, x;                                                               \
+            memcpy(&r0, q, sizeof(V)), memcpy(&r1, q + L, sizeof(V));                          \
+            r2 = r3 = r0 - r0;                                                                 \
+            if (NV == 4) memcpy(&r2, q + 2 * L, sizeof(V)), memcpy(&r3, q + 3 * L, sizeof(V)); \
+            int64_t i;                                                                         \
+            for (i = 8; i < n - (n % 8); i += 8) {                                             \
+                memcpy(&x, q + i, sizeof(V)), r0 += x;                                         \
+                memcpy(&x, q + i + L, sizeof(V)), r1 += x;                                     \
+                if (NV == 4) {                                                                 \
+                    memcpy(&x, q + i + 2 * L, sizeof(V)), r2 += x;                             \
+                    memcpy(&x, q + i + 3 * L, sizeof(V)), r3 += x;                             \
+                }                                                                              \
+            }                                                                                  \
+            T a[8];                                                                            \
+            memcpy(a, &r0, sizeof(V)), memcpy(a + L, &r1, sizeof(V));                          \
+            if (NV == 4) memcpy(a + 2 * L, &r2, sizeof(V)), memcpy(a + 3 * L, &r3, sizeof(V)); \
+            T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));         \
+            for (; i < n; i++) res += q[i];                                                    \
+            return res;                                                                        \
+        }                                                                                      \
+        int64_t n2 = em_rk_pairwise_split(n);                                                  \
+        return NAME(n2, p) + NAME(n - n2, p + n2 * (int64_t)sizeof(T));                        \
     }
 
-#define EM_PWFOLD(NAME, T, V)                                                                      \
-    EM_PAIRWISE(NAME##_pw, T)                                                                      \
-    EM_PAIRWISE_C(NAME##_pwc, T, V)                                                                \
-    static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                           \
-        *(T *)accp += s == (int64_t)sizeof(T) ? NAME##_pwc(n, p) : NAME##_pw(n, p, s);            \
+#define EM_PWFOLD(NAME, T, V)                                                          \
+    EM_PAIRWISE(NAME##_pw, T)                                                          \
+    EM_PAIRWISE_C(NAME##_pwc, T, V)                                                    \
+    static void NAME(int64_t n, const char *p, int64_t s, void *accp) {                \
+        *(T *)accp += s == (int64_t)sizeof(T) ? NAME##_pwc(n, p) : NAME##_pw(n, p, s); \
     }
 
 /* ---- families ----------------------------------------------------------- */
 
-#define EM_TABLE(SUF)                                                                              \
-    static const em_rk_table em__rk_##SUF = {                                                      \
-        {fold_sum_##SUF, fold_prod_##SUF, fold_min_##SUF, fold_max_##SUF},                         \
-        {accum_sum_##SUF, accum_prod_##SUF, accum_min_##SUF, accum_max_##SUF},                     \
-        {argfold_min_##SUF, argfold_max_##SUF},                                                    \
-        {argaccum_min_##SUF, argaccum_max_##SUF},                                                  \
+#define EM_TABLE(SUF)                                                          \
+    static const em_rk_table em__rk_##SUF = {                                  \
+        {fold_sum_##SUF, fold_prod_##SUF, fold_min_##SUF, fold_max_##SUF},     \
+        {accum_sum_##SUF, accum_prod_##SUF, accum_min_##SUF, accum_max_##SUF}, \
+        {argfold_min_##SUF, argfold_max_##SUF},                                \
+        {argaccum_min_##SUF, argaccum_max_##SUF},                              \
         {scan_sum_##SUF, scan_prod_##SUF}};
 
 /* Integers and bool: plain loops (exact, wrapping). */
-#define EM_INT_FAMILY(SUF, T, SUM, PROD)                                                           \
-    EM_FOLD(fold_sum_##SUF, T, SUM)                                                                \
-    EM_FOLD(fold_prod_##SUF, T, PROD)                                                              \
-    EM_FOLD(fold_min_##SUF, T, EM_C_IMIN)                                                          \
-    EM_FOLD(fold_max_##SUF, T, EM_C_IMAX)                                                          \
-    EM_ACCUM(accum_sum_##SUF, T, SUM)                                                              \
-    EM_ACCUM(accum_prod_##SUF, T, PROD)                                                            \
-    EM_ACCUM(accum_min_##SUF, T, EM_C_IMIN)                                                        \
-    EM_ACCUM(accum_max_##SUF, T, EM_C_IMAX)                                                        \
-    EM_FIND_SCALAR(find_##SUF, T)                                                                  \
-    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_NONAN, find_##SUF)                 \
-    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_NONAN, find_##SUF)                 \
-    EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_NONAN)                                            \
-    EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_NONAN)                                            \
-    EM_SCAN(scan_sum_##SUF, T, SUM)                                                                \
-    EM_SCAN(scan_prod_##SUF, T, PROD)                                                              \
+#define EM_INT_FAMILY(SUF, T, SUM, PROD)                                           \
+    EM_FOLD(fold_sum_##SUF, T, SUM)                                                \
+    EM_FOLD(fold_prod_##SUF, T, PROD)                                              \
+    EM_FOLD(fold_min_##SUF, T, EM_C_IMIN)                                          \
+    EM_FOLD(fold_max_##SUF, T, EM_C_IMAX)                                          \
+    EM_ACCUM(accum_sum_##SUF, T, SUM)                                              \
+    EM_ACCUM(accum_prod_##SUF, T, PROD)                                            \
+    EM_ACCUM(accum_min_##SUF, T, EM_C_IMIN)                                        \
+    EM_ACCUM(accum_max_##SUF, T, EM_C_IMAX)                                        \
+    EM_FIND_SCALAR(find_##SUF, T)                                                  \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_NONAN, find_##SUF) \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_NONAN, find_##SUF) \
+    EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_NONAN)                            \
+    EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_NONAN)                            \
+    EM_SCAN(scan_sum_##SUF, T, SUM)                                                \
+    EM_SCAN(scan_prod_##SUF, T, PROD)                                              \
     EM_TABLE(SUF)
 
-#define EM_FLOAT_FAMILY(SUF, T, V, I)                                                              \
-    EM_PWFOLD(fold_sum_##SUF, T, V)                                                                \
-    EM_FOLD(fold_prod_##SUF, T, EM_C_PROD)                                                         \
-    EM_FMINMAX_FOLD(fold_min_##SUF, T, V, I, <, EM_VPICK_LT)                                                    \
-    EM_FMINMAX_FOLD(fold_max_##SUF, T, V, I, >, EM_VPICK_GT)                                                    \
-    EM_ACCUM(accum_sum_##SUF, T, EM_C_SUM)                                                         \
-    EM_ACCUM(accum_prod_##SUF, T, EM_C_PROD)                                                       \
-    EM_ACCUM(accum_min_##SUF, T, EM_C_FMIN)                                                        \
-    EM_ACCUM(accum_max_##SUF, T, EM_C_FMAX)                                                        \
-    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_ISNANF, find_##SUF)                \
-    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_ISNANF, find_##SUF)                \
-    EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_ISNANF)                                           \
-    EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_ISNANF)                                           \
-    EM_SCAN(scan_sum_##SUF, T, EM_C_SUM)                                                           \
-    EM_SCAN(scan_prod_##SUF, T, EM_C_PROD)                                                         \
+#define EM_FLOAT_FAMILY(SUF, T, V, I)                                               \
+    EM_PWFOLD(fold_sum_##SUF, T, V)                                                 \
+    EM_FOLD(fold_prod_##SUF, T, EM_C_PROD)                                          \
+    EM_FMINMAX_FOLD(fold_min_##SUF, T, V, I, <, EM_VPICK_LT)                        \
+    EM_FMINMAX_FOLD(fold_max_##SUF, T, V, I, >, EM_VPICK_GT)                        \
+    EM_ACCUM(accum_sum_##SUF, T, EM_C_SUM)                                          \
+    EM_ACCUM(accum_prod_##SUF, T, EM_C_PROD)                                        \
+    EM_ACCUM(accum_min_##SUF, T, EM_C_FMIN)                                         \
+    EM_ACCUM(accum_max_##SUF, T, EM_C_FMAX)                                         \
+    EM_FAST_ARGFOLD(argfold_min_##SUF, T, fold_min_##SUF, <, EM_ISNANF, find_##SUF) \
+    EM_FAST_ARGFOLD(argfold_max_##SUF, T, fold_max_##SUF, >, EM_ISNANF, find_##SUF) \
+    EM_ARGACCUM(argaccum_min_##SUF, T, EM_LT, EM_ISNANF)                            \
+    EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_ISNANF)                            \
+    EM_SCAN(scan_sum_##SUF, T, EM_C_SUM)                                            \
+    EM_SCAN(scan_prod_##SUF, T, EM_C_PROD)                                          \
     EM_TABLE(SUF)
 
 EM_INT_FAMILY(b, bool, EM_C_OR, EM_C_AND)
@@ -372,34 +380,36 @@ EM_FLOAT_FAMILY(f64, double, em_v2d, em_v2l)
 /* ---- complex: a pair of reals ------------------------------------------- */
 
 /* Complex values as structs, so the templates' `a = COMB(a, x)` works. */
-#define EM_CPLX_OPS(SUF, R)                                                                        \
-    typedef struct { R re, im; } em_##SUF;                                                         \
-    static inline int em_##SUF##_isnan(em_##SUF v) { return v.re != v.re || v.im != v.im; }      \
-    static inline em_##SUF em_##SUF##_add(em_##SUF a, em_##SUF x) {                               \
-        return (em_##SUF){a.re + x.re, a.im + x.im};                                               \
-    }                                                                                              \
-    /* NumPy's plain formula (no C99 Annex G rescaling). */                                        \
-    static inline em_##SUF em_##SUF##_mul(em_##SUF a, em_##SUF x) {                               \
-        return (em_##SUF){a.re * x.re - a.im * x.im, a.re * x.im + a.im * x.re};                   \
-    }                                                                                              \
-    static inline int em_##SUF##_lt(em_##SUF x, em_##SUF b) {                                      \
-        return x.re < b.re || (x.re == b.re && x.im < b.im);                                       \
-    }                                                                                              \
-    static inline int em_##SUF##_gt(em_##SUF x, em_##SUF b) {                                      \
-        return x.re > b.re || (x.re == b.re && x.im > b.im);                                       \
-    }                                                                                              \
-    /* NaN sticks; otherwise lexicographic (NumPy's minimum/maximum). */                          \
-    static inline em_##SUF em_##SUF##_min(em_##SUF a, em_##SUF x) {                               \
-        return !em_##SUF##_isnan(a) && (em_##SUF##_lt(x, a) || em_##SUF##_isnan(x)) ? x : a;      \
-    }                                                                                              \
-    static inline em_##SUF em_##SUF##_max(em_##SUF a, em_##SUF x) {                               \
-        return !em_##SUF##_isnan(a) && (em_##SUF##_gt(x, a) || em_##SUF##_isnan(x)) ? x : a;      \
-    }                                                                                              \
-    /* Sum: each component pairwise. */                                                            \
-    static void fold_sum_##SUF(int64_t n, const char *p, int64_t s, void *accp) {                 \
-        R *acc = accp;                                                                             \
-        fold_sum_##SUF##_part(n, p, s, &acc[0]);                                                   \
-        fold_sum_##SUF##_part(n, p + sizeof(R), s, &acc[1]);                                       \
+#define EM_CPLX_OPS(SUF, R)                                                                  \
+    typedef struct {                                                                         \
+        R re, im;                                                                            \
+    } em_##SUF;                                                                              \
+    static inline int em_##SUF##_isnan(em_##SUF v) { return v.re != v.re || v.im != v.im; }  \
+    static inline em_##SUF em_##SUF##_add(em_##SUF a, em_##SUF x) {                          \
+        return (em_##SUF){a.re + x.re, a.im + x.im};                                         \
+    }                                                                                        \
+    /* NumPy's plain formula (no C99 Annex G rescaling). */                                  \
+    static inline em_##SUF em_##SUF##_mul(em_##SUF a, em_##SUF x) {                          \
+        return (em_##SUF){a.re * x.re - a.im * x.im, a.re * x.im + a.im * x.re};             \
+    }                                                                                        \
+    static inline int em_##SUF##_lt(em_##SUF x, em_##SUF b) {                                \
+        return x.re < b.re || (x.re == b.re && x.im < b.im);                                 \
+    }                                                                                        \
+    static inline int em_##SUF##_gt(em_##SUF x, em_##SUF b) {                                \
+        return x.re > b.re || (x.re == b.re && x.im > b.im);                                 \
+    }                                                                                        \
+    /* NaN sticks; otherwise lexicographic (NumPy's minimum/maximum). */                     \
+    static inline em_##SUF em_##SUF##_min(em_##SUF a, em_##SUF x) {                          \
+        return !em_##SUF##_isnan(a) && (em_##SUF##_lt(x, a) || em_##SUF##_isnan(x)) ? x : a; \
+    }                                                                                        \
+    static inline em_##SUF em_##SUF##_max(em_##SUF a, em_##SUF x) {                          \
+        return !em_##SUF##_isnan(a) && (em_##SUF##_gt(x, a) || em_##SUF##_isnan(x)) ? x : a; \
+    }                                                                                        \
+    /* Sum: each component pairwise. */                                                      \
+    static void fold_sum_##SUF(int64_t n, const char *p, int64_t s, void *accp) {            \
+        R *acc = accp;                                                                       \
+        fold_sum_##SUF##_part(n, p, s, &acc[0]);                                             \
+        fold_sum_##SUF##_part(n, p + sizeof(R), s, &acc[1]);                                 \
     }
 
 static void fold_sum_c64_part(int64_t n, const char *p, int64_t s, void *acc) {
@@ -409,21 +419,21 @@ static void fold_sum_c128_part(int64_t n, const char *p, int64_t s, void *acc) {
     *(double *)acc += fold_sum_f64_pw(n, p, s);
 }
 
-#define EM_CPLX_FAMILY(SUF, R)                                                                     \
-    EM_CPLX_OPS(SUF, R)                                                                            \
-    EM_FOLD(fold_prod_##SUF, em_##SUF, em_##SUF##_mul)                                             \
-    EM_FOLD(fold_min_##SUF, em_##SUF, em_##SUF##_min)                                              \
-    EM_FOLD(fold_max_##SUF, em_##SUF, em_##SUF##_max)                                              \
-    EM_ACCUM(accum_sum_##SUF, em_##SUF, em_##SUF##_add)                                            \
-    EM_ACCUM(accum_prod_##SUF, em_##SUF, em_##SUF##_mul)                                           \
-    EM_ACCUM(accum_min_##SUF, em_##SUF, em_##SUF##_min)                                            \
-    EM_ACCUM(accum_max_##SUF, em_##SUF, em_##SUF##_max)                                            \
-    EM_ARGFOLD(argfold_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan)                       \
-    EM_ARGFOLD(argfold_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan)                       \
-    EM_ARGACCUM(argaccum_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan)                     \
-    EM_ARGACCUM(argaccum_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan)                     \
-    EM_SCAN(scan_sum_##SUF, em_##SUF, em_##SUF##_add)                                              \
-    EM_SCAN(scan_prod_##SUF, em_##SUF, em_##SUF##_mul)                                             \
+#define EM_CPLX_FAMILY(SUF, R)                                                 \
+    EM_CPLX_OPS(SUF, R)                                                        \
+    EM_FOLD(fold_prod_##SUF, em_##SUF, em_##SUF##_mul)                         \
+    EM_FOLD(fold_min_##SUF, em_##SUF, em_##SUF##_min)                          \
+    EM_FOLD(fold_max_##SUF, em_##SUF, em_##SUF##_max)                          \
+    EM_ACCUM(accum_sum_##SUF, em_##SUF, em_##SUF##_add)                        \
+    EM_ACCUM(accum_prod_##SUF, em_##SUF, em_##SUF##_mul)                       \
+    EM_ACCUM(accum_min_##SUF, em_##SUF, em_##SUF##_min)                        \
+    EM_ACCUM(accum_max_##SUF, em_##SUF, em_##SUF##_max)                        \
+    EM_ARGFOLD(argfold_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan)   \
+    EM_ARGFOLD(argfold_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan)   \
+    EM_ARGACCUM(argaccum_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan) \
+    EM_ARGACCUM(argaccum_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan) \
+    EM_SCAN(scan_sum_##SUF, em_##SUF, em_##SUF##_add)                          \
+    EM_SCAN(scan_prod_##SUF, em_##SUF, em_##SUF##_mul)                         \
     EM_TABLE(SUF)
 
 EM_CPLX_FAMILY(c64, float)
@@ -431,10 +441,10 @@ EM_CPLX_FAMILY(c128, double)
 
 const em_rk_table *em_rk_get(em_dtype dt) {
     static const em_rk_table *const tables[EM_NDTYPES] = {
-        [EM_BOOL] = &em__rk_b,     [EM_INT8] = &em__rk_i8,        [EM_INT16] = &em__rk_i16,
-        [EM_INT32] = &em__rk_i32,  [EM_INT64] = &em__rk_i64,      [EM_UINT8] = &em__rk_u8,
-        [EM_UINT16] = &em__rk_u16, [EM_UINT32] = &em__rk_u32,     [EM_UINT64] = &em__rk_u64,
-        [EM_FLOAT32] = &em__rk_f32, [EM_FLOAT64] = &em__rk_f64,   [EM_COMPLEX64] = &em__rk_c64,
+        [EM_BOOL] = &em__rk_b,         [EM_INT8] = &em__rk_i8,     [EM_INT16] = &em__rk_i16,
+        [EM_INT32] = &em__rk_i32,      [EM_INT64] = &em__rk_i64,   [EM_UINT8] = &em__rk_u8,
+        [EM_UINT16] = &em__rk_u16,     [EM_UINT32] = &em__rk_u32,  [EM_UINT64] = &em__rk_u64,
+        [EM_FLOAT32] = &em__rk_f32,    [EM_FLOAT64] = &em__rk_f64, [EM_COMPLEX64] = &em__rk_c64,
         [EM_COMPLEX128] = &em__rk_c128};
     return (unsigned)dt < EM_NDTYPES ? tables[dt] : NULL;
 }

@@ -36,9 +36,9 @@ typedef void (*em_rk_scan_fn)(int64_t n, const char *p, int64_t s, char *o, int6
 typedef struct em_rk_table {
     em_rk_fold_fn fold[EM_RK_NOPS];
     em_rk_accum_fn accum[EM_RK_NOPS];
-    em_rk_argfold_fn argfold[2];     /* [0] argmin, [1] argmax */
+    em_rk_argfold_fn argfold[2]; /* [0] argmin, [1] argmax */
     em_rk_argaccum_fn argaccum[2];
-    em_rk_scan_fn scan[2];           /* [0] cumsum, [1] cumprod */
+    em_rk_scan_fn scan[2]; /* [0] cumsum, [1] cumprod */
 } em_rk_table;
 
 /* The kernels of loop dtype dt; NULL for float16. */

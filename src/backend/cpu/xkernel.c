@@ -16,7 +16,7 @@ typedef struct {
     char *const *p;
     const long long *shape, *st;
     const void *const *sc;
-    int64_t grain;   /* items per em_fpe_run call */
+    int64_t grain;    /* items per em_fpe_run call */
     atomic_int fault; /* si_code of the first SIGFPE, 0 if none */
 } em__xk;
 

@@ -51,8 +51,10 @@ static bool em__batch_stride(const em_array *x, int64_t isz, long long *bs) {
     bool any = false;
     for (int i = nb - 1; i >= 0; i--) {
         if (x->shape[i] == 1) continue;
-        if (!any) st = x->strides[i], any = true;
-        else if (x->strides[i] != st * span) return false;
+        if (!any)
+            st = x->strides[i], any = true;
+        else if (x->strides[i] != st * span)
+            return false;
         span *= x->shape[i];
         if (st == 0 && x->strides[i] != 0) return false;
     }
@@ -72,11 +74,13 @@ static em_status em__operand(const em_array *x, em_array *tmp, em__gop *g) {
         long long bs;
         bool row = (sc == isz || c == 1) && (r == 1 || (sr > 0 && sr % isz == 0 && sr / isz >= c));
         bool col = (sr == isz || r == 1) && (c == 1 || (sc > 0 && sc % isz == 0 && sc / isz >= r));
-        if ((row || col) && em__batch_stride(x, isz, &bs) && (row ? (r == 1 ? c : sr / isz)
-                                                                : (c == 1 ? r : sc / isz)) <= 0x7fffffff) {
+        if ((row || col) && em__batch_stride(x, isz, &bs) &&
+            (row ? (r == 1 ? c : sr / isz) : (c == 1 ? r : sc / isz)) <= 0x7fffffff) {
             g->data = x->data, g->bstride = bs;
-            if (row) g->op = EM_BLAS_N, g->ld = (int)(r == 1 ? (c ? c : 1) : sr / isz);
-            else g->op = EM_BLAS_T, g->ld = (int)(c == 1 ? (r ? r : 1) : sc / isz);
+            if (row)
+                g->op = EM_BLAS_N, g->ld = (int)(r == 1 ? (c ? c : 1) : sr / isz);
+            else
+                g->op = EM_BLAS_T, g->ld = (int)(c == 1 ? (r ? r : 1) : sc / isz);
             if (g->ld < 1) g->ld = 1;
             return EM_OK;
         }
@@ -89,24 +93,28 @@ static em_status em__operand(const em_array *x, em_array *tmp, em__gop *g) {
 
 static em_status em__check(const em_array *a, const em_array *b) {
     if (a->ndim < 2 || a->ndim != b->ndim)
-        return em_error(EM_EVALUE, "cuBLAS matmul takes two arrays of the same ndim >= 2, got %d-d and %d-d",
+        return em_error(EM_EVALUE,
+                        "cuBLAS matmul takes two arrays of the same ndim >= 2, got %d-d and %d-d",
                         a->ndim, b->ndim);
     em_dtype t = a->dtype;
-    if (b->dtype != t || (t != EM_FLOAT16 && t != EM_FLOAT32 && t != EM_FLOAT64 && t != EM_COMPLEX64 &&
-                          t != EM_COMPLEX128))
-        return em_error(EM_ETYPE, "cuBLAS matmul takes two arrays of one dtype among float16, float32, "
+    if (b->dtype != t || (t != EM_FLOAT16 && t != EM_FLOAT32 && t != EM_FLOAT64 &&
+                          t != EM_COMPLEX64 && t != EM_COMPLEX128))
+        return em_error(EM_ETYPE,
+                        "cuBLAS matmul takes two arrays of one dtype among float16, float32, "
                         "float64, complex64 and complex128, got %s and %s",
                         em_dtype_get(a->dtype)->name, em_dtype_get(b->dtype)->name);
     int nd = a->ndim;
     for (int i = 0; i < nd - 2; i++)
         if (a->shape[i] != b->shape[i])
-            return em_error(EM_ESHAPE, "cuBLAS matmul: batch dimensions differ (broadcast them first)");
+            return em_error(EM_ESHAPE,
+                            "cuBLAS matmul: batch dimensions differ (broadcast them first)");
     if (a->shape[nd - 1] != b->shape[nd - 2])
         return em_error(EM_ESHAPE, "matmul: a has %lld columns but b has %lld rows",
                         (long long)a->shape[nd - 1], (long long)b->shape[nd - 2]);
     for (int i = nd - 2; i < nd; i++)
         if (a->shape[i] > 0x7fffffff || b->shape[i] > 0x7fffffff)
-            return em_error(EM_EOVERFLOW, "matmul: dimensions beyond 2^31-1 are not supported by cuBLAS");
+            return em_error(EM_EOVERFLOW,
+                            "matmul: dimensions beyond 2^31-1 are not supported by cuBLAS");
     em_device da = em_array_device(a), db = em_array_device(b);
     if (da.kind != EM_CUDA || db.kind != EM_CUDA || da.id != db.id)
         return em_error(EM_EDEVICE, "cuBLAS matmul needs both arrays on one CUDA device");
@@ -117,8 +125,8 @@ static em_status em__check(const em_array *a, const em_array *b) {
  * the row-major output needs no transpose.  float16 accumulates in float32
  * (as NumPy does); float32 stays full precision (no TF32), like PyTorch's
  * default. */
-static em_status em__gemm(int id, em_dtype t, const em__gop *ga, const em__gop *gb, char *c, int m, int n,
-                          int k, int64_t batch) {
+static em_status em__gemm(int id, em_dtype t, const em__gop *ga, const em__gop *gb, char *c, int m,
+                          int n, int k, int64_t batch) {
     cublasHandle h = NULL;
     EM_CHECK(em__handle(id, &h));
     double one[2] = {1, 0}, zero[2] = {0, 0};
@@ -136,8 +144,9 @@ static em_status em__gemm(int id, em_dtype t, const em__gop *ga, const em__gop *
      * pick its kernel differently for a batch of one (float16 8192^3 on the
      * H100 read 93-100 % of PyTorch's rate through the batched call). */
     if (batch == 1) {
-        int r = em__cublas.cublasGemmEx(h, gb->op, ga->op, n, m, k, al, gb->data, dt, gb->ld, ga->data, dt,
-                                        ga->ld, be, c, dt, n, compute, EM_GEMM_DEFAULT);
+        int r =
+            em__cublas.cublasGemmEx(h, gb->op, ga->op, n, m, k, al, gb->data, dt, gb->ld, ga->data,
+                                    dt, ga->ld, be, c, dt, n, compute, EM_GEMM_DEFAULT);
         return r ? em_error(EM_EDEVICE, "cuBLAS gemm failed with status %d", r) : EM_OK;
     }
     /* cuBLAS counts batches in int: larger stacks go in slices. */
@@ -145,9 +154,9 @@ static em_status em__gemm(int id, em_dtype t, const em__gop *ga, const em__gop *
     for (int64_t b0 = 0; b0 < batch; b0 += 0x7fffffff) {
         int nb = (int)(batch - b0 < 0x7fffffff ? batch - b0 : 0x7fffffff);
         int r = em__cublas.cublasGemmStridedBatchedEx(
-            h, gb->op, ga->op, n, m, k, al, gb->data + b0 * gb->bstride * isz, dt, gb->ld, gb->bstride,
-            ga->data + b0 * ga->bstride * isz, dt, ga->ld, ga->bstride, be, c + b0 * (int64_t)m * n * isz, dt,
-            n, (long long)m * n, nb, compute, EM_GEMM_DEFAULT);
+            h, gb->op, ga->op, n, m, k, al, gb->data + b0 * gb->bstride * isz, dt, gb->ld,
+            gb->bstride, ga->data + b0 * ga->bstride * isz, dt, ga->ld, ga->bstride, be,
+            c + b0 * (int64_t)m * n * isz, dt, n, (long long)m * n, nb, compute, EM_GEMM_DEFAULT);
         if (r != 0) return em_error(EM_EDEVICE, "cuBLAS gemm failed with status %d", r);
     }
     return EM_OK;

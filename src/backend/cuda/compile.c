@@ -40,8 +40,10 @@ static em_status em__compile_error(const char *name, const char *src, const char
     }
     em_sbuf m = {0};
     em_sbuf_printf(&m, "NVRTC could not compile kernel '%s':\n%s\n", name, log);
-    if (line > 1) em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
-    else em_sbuf_printf(&m, "-- source --\n");
+    if (line > 1)
+        em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
+    else
+        em_sbuf_printf(&m, "-- source --\n");
     for (const char *c = body; *c;) {
         size_t n = strcspn(c, "\n");
         em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
@@ -55,15 +57,18 @@ static em_status em__compile_error(const char *name, const char *src, const char
 
 /* The lowered (mangled) names of the name expressions, each NUL-terminated,
  * in their order, into a malloc'ed table of *len bytes. */
-static em_status em__lowered(nvrtcProgram prog, const char *name, int nnames, const char *const *names,
-                             char **table, size_t *len) {
+static em_status em__lowered(nvrtcProgram prog, const char *name, int nnames,
+                             const char *const *names, char **table, size_t *len) {
     em_sbuf t = {0};
     for (int i = 0; i < nnames; i++) {
         const char *low = NULL;
         if (em__nvrtc.nvrtcGetLoweredName(prog, names[i], &low) != 0 || !low) {
             em_sbuf_free(&t);
-            return em_error(EM_EVALUE, "kernel '%s': NVRTC has no lowered name for the name expression "
-                            "'%s' (is it a __global__ function or template instance in the source?)", name, names[i]);
+            return em_error(
+                EM_EVALUE,
+                "kernel '%s': NVRTC has no lowered name for the name expression "
+                "'%s' (is it a __global__ function or template instance in the source?)",
+                name, names[i]);
         }
         em_sbuf_printf(&t, "%s", low);
         em_sbuf_putc(&t, '\0');
@@ -157,12 +162,13 @@ static bool em__overrides(const char *user, const char *ours) {
 
 /* opts = Ember's options that no user option replaces, then the user's
  * (at most EM_NVRTC_MAXOPT in all: the caller checked nuopt). */
-static em_status em__options(const char *name, const char *archopt, const char *const *uopts, int nuopt,
-                             const char **opts, int *nopt) {
+static em_status em__options(const char *name, const char *archopt, const char *const *uopts,
+                             int nuopt, const char **opts, int *nopt) {
     const char *ours[] = {archopt, "--fmad=false", "-std=c++17"};
     int n = 0;
     for (int i = 0; i < nuopt; i++)
-        if (!uopts[i]) return em_error(EM_EVALUE, "kernel '%s': compiler option %d is NULL", name, i);
+        if (!uopts[i])
+            return em_error(EM_EVALUE, "kernel '%s': compiler option %d is NULL", name, i);
     for (int k = 0; k < 3; k++) {
         bool replaced = false;
         for (int i = 0; i < nuopt && !replaced; i++) replaced = em__overrides(uopts[i], ours[k]);
@@ -174,8 +180,8 @@ static em_status em__options(const char *name, const char *archopt, const char *
 }
 
 em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const char *const *uopts,
-                             int nuopt, int nnames, const char *const *names, void **cubin, size_t *n,
-                             char **lowered) {
+                             int nuopt, int nnames, const char *const *names, void **cubin,
+                             size_t *n, char **lowered) {
     EM_CHECK(em_nvrtc_init());
     if (arch < 50 || arch > 200) return em_error(EM_EVALUE, "bad GPU architecture sm_%d", arch);
     if (nuopt < 0 || nuopt > EM_NVRTC_MAXOPT - 3 || (nuopt && !uopts))
@@ -190,12 +196,14 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
     int nopt = 0, np = 0;
     EM_CHECK(em__options(name, archopt, uopts, nuopt, opts, &nopt));
     for (int i = 0; i < nnames; i++)
-        if (!names[i]) return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
+        if (!names[i])
+            return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
     parts[np++] = src;
     for (int i = 0; i < nopt; i++) parts[np++] = opts[i];
     parts[np++] = ver;
-    if (nnames) parts[np++] = "\001name expressions:"; /* not an option: NVRTC options have no \001 */
+    if (nnames)
+        parts[np++] = "\001name expressions:"; /* not an option: NVRTC options have no \001 */
     for (int i = 0; i < nnames; i++) parts[np++] = names[i];
     em_diskcache_name(np, parts, file, sizeof file);
     if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
@@ -211,14 +219,17 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
         double t1 = em__now(), c1 = em__cpu();
         bool stored = em_diskcache_put(file, img, in);
         if (em_debug_level() >= 2)
-            fprintf(stderr, "ember: kernel cache miss %s for '%s': compiled in %.1f ms (NVRTC %.1f, "
-                    "of it CPU %.1f; store %.1f)%s\n", file, name, (em__now() - t0) * 1e3, (t1 - t0) * 1e3,
-                    (c1 - c0) * 1e3, (em__now() - t1) * 1e3,
+            fprintf(stderr,
+                    "ember: kernel cache miss %s for '%s': compiled in %.1f ms (NVRTC %.1f, "
+                    "of it CPU %.1f; store %.1f)%s\n",
+                    file, name, (em__now() - t0) * 1e3, (t1 - t0) * 1e3, (c1 - c0) * 1e3,
+                    (em__now() - t1) * 1e3,
                     stored ? "" : " (not stored: cache directory unusable)");
     }
     if (nnames && !em__split(img, in, nnames, &in, lowered)) {
         free(img);
-        return em_error(EM_EINTERNAL, "kernel '%s': malformed compiled image with name expressions", name);
+        return em_error(EM_EINTERNAL, "kernel '%s': malformed compiled image with name expressions",
+                        name);
     }
     *cubin = img, *n = in;
     return EM_OK;

@@ -40,7 +40,8 @@ static em_status em__from_host(int id, void *dst, const void *src, size_t n) {
 
 static em_status em__copy(int id, void *dst, const void *src, size_t n) {
     EM_CHECK(em_cu_ctx(id));
-    EM_CU(em__cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, em_cu_stream()),
+    EM_CU(em__cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n,
+                                   em_cu_stream()),
           "a device-to-device copy");
     return EM_OK;
 }
@@ -50,9 +51,9 @@ static em_status em__fill(int id, void *dst, size_t n, int width, uint32_t v) {
     EM_CHECK(em_cu_ctx(id));
     CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst;
     CUstream st = em_cu_stream();
-    CUresult r = width == 1 ? em__cu.cuMemsetD8Async(d, (unsigned char)v, n, st)
-               : width == 2 ? em__cu.cuMemsetD16Async(d, (unsigned short)v, n, st)
-                            : em__cu.cuMemsetD32Async(d, v, n, st);
+    CUresult r = width == 1   ? em__cu.cuMemsetD8Async(d, (unsigned char)v, n, st)
+                 : width == 2 ? em__cu.cuMemsetD16Async(d, (unsigned short)v, n, st)
+                              : em__cu.cuMemsetD32Async(d, v, n, st);
     return r == EM_CU_SUCCESS ? EM_OK : em_cu_fail(r, "a memset");
 }
 

@@ -75,10 +75,10 @@ em_status em_cublas_init(void);
 /* Why the driver gave no devices ("" if it did). */
 const char *em_cu_why(void);
 em_status em_cu_fail(CUresult r, const char *what);
-#define EM_CU(call, what)                                                                          \
-    do {                                                                                           \
-        CUresult em__r = (call);                                                                   \
-        if (em__r != EM_CU_SUCCESS) return em_cu_fail(em__r, what);                               \
+#define EM_CU(call, what)                                           \
+    do {                                                            \
+        CUresult em__r = (call);                                    \
+        if (em__r != EM_CU_SUCCESS) return em_cu_fail(em__r, what); \
     } while (0)
 
 /* Make device id's primary context current on this thread, retaining it on

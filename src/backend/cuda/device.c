@@ -66,7 +66,8 @@ static em_status em__open(int id, em__dev *dv) {
 }
 
 static em_status em__dev_get(int id, em__dev **out) {
-    if ((unsigned)id < EM_CU_MAXDEV && atomic_load_explicit(&em__devs[id].ready, memory_order_acquire)) {
+    if ((unsigned)id < EM_CU_MAXDEV &&
+        atomic_load_explicit(&em__devs[id].ready, memory_order_acquire)) {
         *out = &em__devs[id];
         return EM_OK;
     }
@@ -75,8 +76,10 @@ static em_status em__dev_get(int id, em__dev **out) {
     pthread_mutex_lock(&em__devs_lock);
     if (!dv->ctx && dv->status == EM_OK) {
         dv->status = em__open(id, dv);
-        if (dv->status != EM_OK) snprintf(dv->why, sizeof dv->why, "%s", em_last_error());
-        else atomic_store_explicit(&dv->ready, true, memory_order_release);
+        if (dv->status != EM_OK)
+            snprintf(dv->why, sizeof dv->why, "%s", em_last_error());
+        else
+            atomic_store_explicit(&dv->ready, true, memory_order_release);
     }
     pthread_mutex_unlock(&em__devs_lock);
     if (dv->status != EM_OK) return em_error(dv->status, "cuda:%d is unusable: %s", id, dv->why);

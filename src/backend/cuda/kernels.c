@@ -71,7 +71,8 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
                            const char *fname, em_cu_render_fn render, const void *ctx,
                            const em_cu_kfn **out) {
     if ((*out = em_cu_kernel_find(id, key, klen, hash))) return EM_OK;
-    if (em_debug_level() >= 2) fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
+    if (em_debug_level() >= 2)
+        fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
     em__kent *e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
     CUfunction fn = NULL;
@@ -87,7 +88,8 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
     e->key[klen] = 0;
     _Atomic(em__kent *) *b = &em__kc[hash % EM_KC_BUCKETS];
     pthread_mutex_lock(&em__kc_lock);
-    e->next = atomic_load_explicit(b, memory_order_relaxed); /* a racing duplicate is harmless: both work */
+    e->next = atomic_load_explicit(
+        b, memory_order_relaxed); /* a racing duplicate is harmless: both work */
     atomic_store_explicit(b, e, memory_order_release);
     pthread_mutex_unlock(&em__kc_lock);
     *out = &e->k;
@@ -98,19 +100,26 @@ em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, un
                        unsigned shmem, void *arg) {
     const em_device_props *p;
     EM_CHECK(em_cu_props(id, &p));
-    if (block == 0 || block > (unsigned)p->max_threads_per_block || block > (unsigned)p->max_block_dim[0])
-        return em_error(EM_ELAUNCH, "kernel '%s': block of %u threads exceeds the device limit of %d "
-                        "threads per block", name, block, p->max_threads_per_block);
+    if (block == 0 || block > (unsigned)p->max_threads_per_block ||
+        block > (unsigned)p->max_block_dim[0])
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': block of %u threads exceeds the device limit of %d "
+                        "threads per block",
+                        name, block, p->max_threads_per_block);
     if (grid == 0 || grid > (unsigned)p->max_grid_dim[0])
-        return em_error(EM_ELAUNCH, "kernel '%s': grid of %u blocks is outside the device limit 1..%d",
-                        name, grid, p->max_grid_dim[0]);
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': grid of %u blocks is outside the device limit 1..%d", name,
+                        grid, p->max_grid_dim[0]);
     if (shmem > p->shared_memory_per_block)
-        return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of shared memory exceed the device limit "
-                        "of %zu per block", name, shmem, p->shared_memory_per_block);
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': %u bytes of shared memory exceed the device limit "
+                        "of %zu per block",
+                        name, shmem, p->shared_memory_per_block);
     EM_CHECK(em_cu_ctx(id));
     em_cu_note_kernel(name);
     void *params[] = {arg};
-    CUresult r = em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, em_cu_stream(), params, NULL);
+    CUresult r =
+        em__cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, em_cu_stream(), params, NULL);
     if (r != EM_CU_SUCCESS) {
         char what[96];
         snprintf(what, sizeof what, "launch of kernel '%s'", name);

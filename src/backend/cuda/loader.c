@@ -43,10 +43,10 @@ static void *em__open(em__lib *lib, const char *const *names) {
 }
 
 /* Fill table from handle using the .fn rows; false names the missing one. */
-#define EM_FN(ret, field, sym, params)                                                             \
-    if (!(*(void **)&t->field = dlsym(h, sym))) {                                                  \
-        snprintf(lib->why, sizeof lib->why, "symbol %s missing", sym);                             \
-        return false;                                                                              \
+#define EM_FN(ret, field, sym, params)                                 \
+    if (!(*(void **)&t->field = dlsym(h, sym))) {                      \
+        snprintf(lib->why, sizeof lib->why, "symbol %s missing", sym); \
+        return false;                                                  \
     }
 static bool em__bind_cu(em__lib *lib, void *h, em__cu_api *t) {
 #include "backend/cuda/libcuda.fn"
@@ -69,11 +69,11 @@ static void em__say(const char *lib, const char *why) {
 /* $EMBER_LIBCUDA (a path: a shim or the tests' fake driver), then the sonames. */
 static void em__load_cu(void) {
     const char *over = getenv("EMBER_LIBCUDA");
-    const char *names[] = {over && *over ? over : "libcuda.so.1", "libcuda.so.1", "libcuda.so", NULL};
+    const char *names[] = {over && *over ? over : "libcuda.so.1", "libcuda.so.1", "libcuda.so",
+                           NULL};
     em__lib *lib = &em__culib;
     lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) || !em__bind_cu(lib, lib->handle, &em__cu))
-        goto fail;
+    if (!(lib->handle = em__open(lib, names)) || !em__bind_cu(lib, lib->handle, &em__cu)) goto fail;
     CUresult r = em__cu.cuInit(0);
     int n = 0;
     if (r == EM_CU_SUCCESS) r = em__cu.cuDeviceGetCount(&n);
@@ -108,10 +108,13 @@ static void em__load_nvrtc(void) {
     for (int e = 1; e < 3; e++)
         if (envs[e] && *envs[e])
             for (int v = 0; v < 2; v++) {
-                snprintf(paths[(e - 1) * 2 + v], sizeof paths[0], "%s/lib64/libnvrtc.so.%d", envs[e], v ? 12 : 13);
+                snprintf(paths[(e - 1) * 2 + v], sizeof paths[0], "%s/lib64/libnvrtc.so.%d",
+                         envs[e], v ? 12 : 13);
                 names[n++] = paths[(e - 1) * 2 + v];
             }
-    static const char *const fixed[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+    static const char *const fixed[] = {"libnvrtc.so.13",
+                                        "libnvrtc.so.12",
+                                        "libnvrtc.so",
                                         "/usr/local/cuda/lib64/libnvrtc.so.13",
                                         "/usr/local/cuda/lib64/libnvrtc.so.12",
                                         "/usr/local/cuda/lib64/libnvrtc.so"};
@@ -119,8 +122,7 @@ static void em__load_nvrtc(void) {
     names[n] = NULL;
     em__lib *lib = &em__nvlib;
     lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) ||
-        !em__bind_nvrtc(lib, lib->handle, &em__nvrtc)) {
+    if (!(lib->handle = em__open(lib, names)) || !em__bind_nvrtc(lib, lib->handle, &em__nvrtc)) {
         em__say("NVRTC", lib->why);
         return;
     }
@@ -179,12 +181,10 @@ em_status em_nvrtc_init(void) {
 int em_nvrtc_version(void) { return em__nvrtc_ver; }
 
 static void em__load_cublas(void) {
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                                        NULL};
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     em__lib *lib = &em__bllib;
     lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) ||
-        !em__bind_cublas(lib, lib->handle, &em__cublas)) {
+    if (!(lib->handle = em__open(lib, names)) || !em__bind_cublas(lib, lib->handle, &em__cublas)) {
         em__say("cuBLAS", lib->why);
         return;
     }

@@ -21,10 +21,10 @@ enum {
     EM_CU_ERROR_INVALID_VALUE = 1,
     EM_CU_ERROR_NOT_FOUND = 500,
     EM_CU_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
-    EM_CU_ATTR_SHARED_OPTIN = 97,        /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
-    EM_CU_FUNC_MAX_THREADS = 0,          /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
-    EM_CU_FUNC_SHARED_SIZE = 1,          /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static) */
-    EM_CU_FUNC_MAX_DYNAMIC_SHARED = 8,   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    EM_CU_ATTR_SHARED_OPTIN = 97,      /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    EM_CU_FUNC_MAX_THREADS = 0,        /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+    EM_CU_FUNC_SHARED_SIZE = 1,        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static) */
+    EM_CU_FUNC_MAX_DYNAMIC_SHARED = 8, /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 
 typedef struct em__ment {
@@ -75,7 +75,8 @@ static em_status em__mload(int dev, const char *src, const char *const *opts, in
     int arch = pr->compute_capability[0] * 10 + pr->compute_capability[1];
     void *cubin = NULL;
     size_t n = 0;
-    em_status s = em_cuda_compile_ex(src, arch, name, opts, nopt, nnames, names, &cubin, &n, lowered);
+    em_status s =
+        em_cuda_compile_ex(src, arch, name, opts, nopt, nnames, names, &cubin, &n, lowered);
     if (s == EM_OK) s = em_cu_ctx(dev);
     if (s == EM_OK) {
         CUresult r = em__cu.cuModuleLoadData(mod, cubin);
@@ -98,8 +99,8 @@ static em_status em__check_list(const char *name, const char *what, const char *
 }
 
 em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *opts, int nopt,
-                                 const char *const *names, int nnames, const char *name, void **module,
-                                 const char **lowered) {
+                                 const char *const *names, int nnames, const char *name,
+                                 void **module, const char **lowered) {
     if (!name) name = "raw module";
     if (!src || !module || (nnames && !lowered))
         return em_error(EM_EVALUE, "module '%s': NULL source or result pointer", name);
@@ -145,13 +146,16 @@ em_status em_cuda_module_load(int dev, const char *src, const char *const *opts,
 }
 
 em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn) {
-    if (!module || !name || !fn) return em_error(EM_EVALUE, "em_cuda_module_function: NULL argument");
+    if (!module || !name || !fn)
+        return em_error(EM_EVALUE, "em_cuda_module_function: NULL argument");
     EM_CHECK(em_cu_ctx(dev));
     CUfunction f;
     CUresult r = em__cu.cuModuleGetFunction(&f, module, name);
     if (r == EM_CU_ERROR_NOT_FOUND)
-        return em_error(EM_EVALUE, "the module has no kernel named '%s' (a kernel is found by its "
-                        "extern \"C\" name; C++ names are mangled)", name);
+        return em_error(EM_EVALUE,
+                        "the module has no kernel named '%s' (a kernel is found by its "
+                        "extern \"C\" name; C++ names are mangled)",
+                        name);
     if (r != EM_CU_SUCCESS) return em_cu_fail(r, "cuModuleGetFunction");
     *fn = f;
     return EM_OK;
@@ -194,23 +198,29 @@ static em_status em__check_config(int dev, const em_device_props *p, const char 
     static const char axis[3] = {'x', 'y', 'z'};
     for (int i = 0; i < 3; i++) {
         if (grid[i] == 0 || grid[i] > (unsigned)p->max_grid_dim[i])
-            return em_error(EM_ELAUNCH, "kernel '%s': grid.%c = %u is outside the device limit 1..%d",
-                            name, axis[i], grid[i], p->max_grid_dim[i]);
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': grid.%c = %u is outside the device limit 1..%d", name,
+                            axis[i], grid[i], p->max_grid_dim[i]);
         if (block[i] == 0 || block[i] > (unsigned)p->max_block_dim[i])
-            return em_error(EM_ELAUNCH, "kernel '%s': block.%c = %u is outside the device limit 1..%d",
-                            name, axis[i], block[i], p->max_block_dim[i]);
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': block.%c = %u is outside the device limit 1..%d", name,
+                            axis[i], block[i], p->max_block_dim[i]);
     }
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     if (threads > (uint64_t)p->max_threads_per_block)
-        return em_error(EM_ELAUNCH, "kernel '%s': a block of %u x %u x %u = %llu threads exceeds the "
-                        "device limit of %d threads per block", name, block[0], block[1], block[2],
-                        (unsigned long long)threads, p->max_threads_per_block);
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': a block of %u x %u x %u = %llu threads exceeds the "
+                        "device limit of %d threads per block",
+                        name, block[0], block[1], block[2], (unsigned long long)threads,
+                        p->max_threads_per_block);
     if (shmem > p->shared_memory_per_block) {
         size_t limit = 0;
         EM_CHECK(em__shared_limit(dev, p, &limit));
         if (shmem > limit)
-            return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of dynamic shared memory exceed the "
-                            "device limit of %zu bytes per block", name, shmem, limit);
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': %u bytes of dynamic shared memory exceed the "
+                            "device limit of %zu bytes per block",
+                            name, shmem, limit);
     }
     return EM_OK;
 }
@@ -225,8 +235,10 @@ static em_status em__optin_shared(void *fn, const char *name, unsigned shmem) {
     if (r != EM_CU_SUCCESS) {
         int stat = 0;
         em__cu.cuFuncGetAttribute(&stat, EM_CU_FUNC_SHARED_SIZE, fn);
-        return em_error(EM_ELAUNCH, "kernel '%s': %u bytes of dynamic shared memory plus its %d "
-                        "bytes of static shared memory exceed the device limit", name, shmem, stat);
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': %u bytes of dynamic shared memory plus its %d "
+                        "bytes of static shared memory exceed the device limit",
+                        name, shmem, stat);
     }
     return EM_OK;
 }
@@ -234,14 +246,17 @@ static em_status em__optin_shared(void *fn, const char *name, unsigned shmem) {
 /* A launch the driver refused: say why when the kernel's own limits
  * (registers make its threads-per-block limit lower than the device's)
  * explain it. */
-static em_status em__launch_failed(CUresult r, void *fn, const char *name, const unsigned block[3]) {
+static em_status em__launch_failed(CUresult r, void *fn, const char *name,
+                                   const unsigned block[3]) {
     int maxt = 0;
     unsigned threads = block[0] * block[1] * block[2];
     if ((r == EM_CU_ERROR_INVALID_VALUE || r == EM_CU_ERROR_LAUNCH_OUT_OF_RESOURCES) &&
-        em__cu.cuFuncGetAttribute(&maxt, EM_CU_FUNC_MAX_THREADS, fn) == EM_CU_SUCCESS &&
-        maxt > 0 && threads > (unsigned)maxt)
-        return em_error(EM_ELAUNCH, "kernel '%s': a block of %u threads exceeds this kernel's limit "
-                        "of %d threads per block (set by its register use)", name, threads, maxt);
+        em__cu.cuFuncGetAttribute(&maxt, EM_CU_FUNC_MAX_THREADS, fn) == EM_CU_SUCCESS && maxt > 0 &&
+        threads > (unsigned)maxt)
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': a block of %u threads exceeds this kernel's limit "
+                        "of %d threads per block (set by its register use)",
+                        name, threads, maxt);
     em_cu_last_kernel[0] = 0; /* a refused launch is not a fault of an earlier kernel */
     char what[96];
     snprintf(what, sizeof what, "launch of kernel '%s'", name);
@@ -252,7 +267,8 @@ static em_status em__launch_failed(CUresult r, void *fn, const char *name, const
 em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
                          const unsigned block[3], unsigned shmem, void *stream, void **params) {
     if (!name) name = "raw kernel";
-    if (!fn || !grid || !block) return em_error(EM_EVALUE, "kernel '%s': NULL function or configuration", name);
+    if (!fn || !grid || !block)
+        return em_error(EM_EVALUE, "kernel '%s': NULL function or configuration", name);
     const em_device_props *p; /* no lock once the device is open (device.c) */
     EM_CHECK(em_cu_props(dev, &p));
     EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));

@@ -79,7 +79,8 @@ static em_status em__fresh(em__pool *p, int id, size_t size, CUdeviceptr *out) {
     if (r == EM_CU_ERROR_OUT_OF_MEMORY) {
         size_t fr = 0, tot = 0;
         em__cu.cuMemGetInfo(&fr, &tot);
-        return em_error(EM_ENOMEM, "out of memory allocating %zu bytes on cuda:%d (%zu bytes free of %zu)",
+        return em_error(EM_ENOMEM,
+                        "out of memory allocating %zu bytes on cuda:%d (%zu bytes free of %zu)",
                         size, id, fr, tot);
     }
     return r == EM_CU_SUCCESS ? EM_OK : em_cu_fail(r, "cuMemAlloc");
@@ -87,9 +88,13 @@ static em_status em__fresh(em__pool *p, int id, size_t size, CUdeviceptr *out) {
 
 em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr) {
     em__pool *p = em__pool_get(id);
-    if (!p) return em_error(EM_EDEVICE, "cuda:%d is beyond the %d devices Ember supports", id, EM_CU_MAXDEV);
-    if (nbytes > SIZE_MAX - EM_POOL_ROUND) return em_error(EM_EOVERFLOW, "allocation of %zu bytes is too large", nbytes);
-    size_t size = nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
+    if (!p)
+        return em_error(EM_EDEVICE, "cuda:%d is beyond the %d devices Ember supports", id,
+                        EM_CU_MAXDEV);
+    if (nbytes > SIZE_MAX - EM_POOL_ROUND)
+        return em_error(EM_EOVERFLOW, "allocation of %zu bytes is too large", nbytes);
+    size_t size =
+        nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
     pthread_mutex_lock(&p->lock);
     CUdeviceptr d = em__take_cached(p, size);
     /* The context only for the driver's allocation: a cached block needs
@@ -105,11 +110,14 @@ em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr) {
 /* A block comes back: it is cached, not freed (free_all_blocks frees). */
 void em_cu_pool_free(int id, void *ptr, size_t nbytes) {
     em__pool *p = em__pool_get(id);
-    size_t size = nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
+    size_t size =
+        nbytes ? (nbytes + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
     pthread_mutex_lock(&p->lock);
     em__blk *b = p->nodes;
-    if (b) p->nodes = b->next;
-    else b = malloc(sizeof *b);
+    if (b)
+        p->nodes = b->next;
+    else
+        b = malloc(sizeof *b);
     p->used -= size;
     if (b) {
         b->ptr = (CUdeviceptr)(uintptr_t)ptr;

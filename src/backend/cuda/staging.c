@@ -110,16 +110,20 @@ static void em__open(em__stage *st, int id) {
     CUresult r = EM_CU_SUCCESS;
     for (int i = 0; i < EM_STAGE_NBUF && r == EM_CU_SUCCESS; i++) {
         r = em__cu.cuMemHostAlloc(&st->buf[i], EM_STAGE_BUF, 0);
-        if (r != EM_CU_SUCCESS) st->buf[i] = NULL;
-        else if ((r = em__cu.cuEventCreate(&st->ev[i], EM_CU_EVENT_DISABLE_TIMING)) != EM_CU_SUCCESS)
+        if (r != EM_CU_SUCCESS)
+            st->buf[i] = NULL;
+        else if ((r = em__cu.cuEventCreate(&st->ev[i], EM_CU_EVENT_DISABLE_TIMING)) !=
+                 EM_CU_SUCCESS)
             st->ev[i] = NULL;
     }
     st->state = r == EM_CU_SUCCESS ? EM__READY : EM__OFF;
     if (r == EM_CU_SUCCESS) return;
     em__close(st);
     if (em_debug_level() >= 1)
-        fprintf(stderr, "ember: cuda:%d: no pinned staging buffers (CUDA error %d); large pageable copies "
-                "take the driver's path\n", id, r);
+        fprintf(stderr,
+                "ember: cuda:%d: no pinned staging buffers (CUDA error %d); large pageable copies "
+                "take the driver's path\n",
+                id, r);
 }
 
 /* Whether the driver knows host memory [p, p + n): pinned, registered or
@@ -129,13 +133,15 @@ static bool em__known(const void *p, size_t n) {
     unsigned type = 0;
     CUdeviceptr a = (CUdeviceptr)(uintptr_t)p;
     return em__cu.cuPointerGetAttribute(&type, EM_CU_POINTER_MEMORY_TYPE, a) == EM_CU_SUCCESS &&
-           em__cu.cuPointerGetAttribute(&type, EM_CU_POINTER_MEMORY_TYPE, a + n - 1) == EM_CU_SUCCESS;
+           em__cu.cuPointerGetAttribute(&type, EM_CU_POINTER_MEMORY_TYPE, a + n - 1) ==
+               EM_CU_SUCCESS;
 }
 
 /* Device id's staging set, locked, when a copy of n bytes at host should be
  * staged; NULL when the driver should copy. */
 static em__stage *em__take(int id, const void *host, size_t n) {
-    if (n < atomic_load_explicit(&em__min, memory_order_relaxed) || (unsigned)id >= EM_CU_MAXDEV) return NULL;
+    if (n < atomic_load_explicit(&em__min, memory_order_relaxed) || (unsigned)id >= EM_CU_MAXDEV)
+        return NULL;
     if (em__known(host, n)) {
         atomic_fetch_add_explicit(&em__n_known, 1, memory_order_relaxed);
         return NULL;
@@ -153,7 +159,8 @@ static em__stage *em__take(int id, const void *host, size_t n) {
 static size_t em__chunk(size_t n) {
     size_t c = atomic_load_explicit(&em__chunk_set, memory_order_relaxed);
     if (c) return c;
-    c = ((n + EM_STAGE_NBUF - 1) / EM_STAGE_NBUF + EM_STAGE_ALIGN - 1) / EM_STAGE_ALIGN * EM_STAGE_ALIGN;
+    c = ((n + EM_STAGE_NBUF - 1) / EM_STAGE_NBUF + EM_STAGE_ALIGN - 1) / EM_STAGE_ALIGN *
+        EM_STAGE_ALIGN;
     return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > EM_STAGE_BUF ? EM_STAGE_BUF : c;
 }
 
@@ -219,14 +226,16 @@ static void em__h2d(em__pipe *p, CUdeviceptr dst, const char *src) {
         size_t off = k * p->chunk, len = em__len(p, k);
         if (!em__wait(p, b)) return;
         em__pmemcpy(p->st->buf[b], src + off, len);
-        if (!em__queued(p, b, em__cu.cuMemcpyHtoDAsync(dst + off, p->st->buf[b], len, p->s))) return;
+        if (!em__queued(p, b, em__cu.cuMemcpyHtoDAsync(dst + off, p->st->buf[b], len, p->s)))
+            return;
     }
 }
 
 /* Queue chunk k's DMA from the device into its buffer. */
 static bool em__fetch(em__pipe *p, CUdeviceptr src, size_t k) {
     int b = (int)(k % EM_STAGE_NBUF);
-    return em__queued(p, b, em__cu.cuMemcpyDtoHAsync(p->st->buf[b], src + k * p->chunk, em__len(p, k), p->s));
+    return em__queued(
+        p, b, em__cu.cuMemcpyDtoHAsync(p->st->buf[b], src + k * p->chunk, em__len(p, k), p->s));
 }
 
 static void em__d2h(em__pipe *p, char *dst, CUdeviceptr src) {

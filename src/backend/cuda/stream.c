@@ -73,7 +73,8 @@ em_status em_cuda_event_sync(int id, void *e) {
 
 em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms) {
     EM_CHECK(em_cu_ctx(id));
-    EM_CU(em__cu.cuEventElapsedTime(ms, a, b), "cuEventElapsedTime (were both events recorded and completed?)");
+    EM_CU(em__cu.cuEventElapsedTime(ms, a, b),
+          "cuEventElapsedTime (were both events recorded and completed?)");
     return EM_OK;
 }
 

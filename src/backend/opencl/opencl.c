@@ -40,10 +40,10 @@ static cl_context em__cl_ctx;
 static char em__cl_name[128];
 
 static bool em__cl_bind(void *h) {
-#define EM_FN(ret, field, sym, params)                                                             \
-    if (!(*(void **)&em__cl.field = dlsym(h, sym))) {                                              \
-        snprintf(em__cl_why, sizeof em__cl_why, "libOpenCL: symbol %s missing", sym);              \
-        return false;                                                                              \
+#define EM_FN(ret, field, sym, params)                                                \
+    if (!(*(void **)&em__cl.field = dlsym(h, sym))) {                                 \
+        snprintf(em__cl_why, sizeof em__cl_why, "libOpenCL: symbol %s missing", sym); \
+        return false;                                                                 \
     }
 #include "backend/opencl/libOpenCL.fn"
 #undef EM_FN
@@ -69,7 +69,8 @@ static void em__cl_load(void) {
     for (cl_uint i = 0; i < np && i < 16 && !em__cl_dev; i++) {
         cl_uint nd = 0;
         if (em__cl.clGetDeviceIDs(plats[i], EM_CL_DEVICE_TYPE_ALL, 1, &em__cl_dev, &nd) !=
-                EM_CL_SUCCESS || nd == 0)
+                EM_CL_SUCCESS ||
+            nd == 0)
             em__cl_dev = NULL;
     }
     if (!em__cl_dev) {
@@ -118,8 +119,10 @@ em_status em_opencl_build(const char *src, const char *options, char **log) {
         em__cl.clReleaseProgram(p);
         st = em_error(EM_ECOMPILE, "OpenCL build failed (%d) on %s: %.400s", (int)err, em__cl_name,
                       text ? text : "");
-        if (log) *log = text;
-        else free(text);
+        if (log)
+            *log = text;
+        else
+            free(text);
         return st;
     }
     em__cl.clReleaseProgram(p);
