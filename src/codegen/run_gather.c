@@ -164,7 +164,14 @@ static em_status em__gather(const em_backend *be, const em_array *a, int m, int 
         em_array_size(out) != p.nb * p.inner)
         return em_error(EM_EVALUE,
                         "gather: out must be C-contiguous, of a's dtype and size B + a.shape[m:]");
-    if (p.nb * p.inner == 0) return EM_OK;
+    if (p.nb * p.inner == 0) {
+        /* Nothing to copy, but NumPy still checks the indices: into an
+         * indexed dimension of size 0 every index is out of bounds. */
+        for (int k = 0; p.nb && k < m; k++)
+            if (a->shape[k] == 0)
+                return em_error(EM_EINDEX, "index is out of bounds for axis %d with size 0", k);
+        return EM_OK;
+    }
     int id = em_array_device(a).id;
     p.buf = out->data;
     EM_CHECK(em__gerr_alloc(be, id, &p.err));

@@ -38,6 +38,8 @@ def load_expectations(path, device="cpu"):
     "PATTERN  # reason" and "disable FEATURE  # reason"; "on KIND PATTERN" holds only
     when the campaign's device is of that kind (cuda: a GPU-only difference)."""
     pats, disabled = [], []
+    if device == "cpu":  # the campaign follows EMBER_DEVICE when --device is not given
+        device = os.environ.get("EMBER_DEVICE", "cpu")
     kind = device.split(":")[0]
     if path and os.path.exists(path):
         for line in open(path):
