@@ -22,8 +22,8 @@ def rows(path):
         if not line.strip():
             continue
         toks = line.split()
-        if line.startswith(("cpu ", "gpu ")) and len(toks) == 3 and NUM.match(toks[2]):
-            out[(toks[0], toks[1])] = (["value"], [float(toks[2])])
+        if line.startswith(("cpu ", "gpu ")) and len(toks) >= 3 and NUM.match(toks[-1]):
+            out[(toks[0], " ".join(toks[1:-1]))] = (["value"], [float(toks[-1])])
             continue
         label = line[:24].strip()
         cells = [line[i:i + 14].strip() for i in range(24, len(line), 14)]
