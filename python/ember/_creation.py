@@ -85,8 +85,21 @@ def ones(shape, dtype=None, order="C", *, device=None):
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """A new array of `shape` filled with `fill_value` (numpy.full); the dtype is
     `dtype`, else that of the value (bool, int64, float64, complex128)."""
+    import numpy as _np
+
     if dtype is None and isinstance(fill_value, (bool, int, float, complex)):
         dtype = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}[type(fill_value)]
+    elif (dtype is not None and isinstance(fill_value, (complex, _np.complexfloating))
+          and _np.dtype(dtype).kind == "b"):
+        fill_value = bool(fill_value)  # NumPy: nonzero, no warning
+    elif (dtype is not None and isinstance(fill_value, (complex, _np.complexfloating))
+          and _np.dtype(dtype).kind in "iuf"):
+        # NumPy casts unsafely here: the imaginary part is dropped, with its warning.
+        import warnings
+
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      _np.exceptions.ComplexWarning, stacklevel=2)
+        fill_value = fill_value.real
     return _full(shape, fill_value, dtype, order, device)
 
 

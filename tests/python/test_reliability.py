@@ -583,3 +583,19 @@ def test_where_fused_with_scalar_condition(device):
         r = em.where(cond, x * 2, x - 1)  # pending operands: the fused path
         want = np.where(bool(cond), np.arange(20000.0) * 2, np.arange(20000.0) - 1)
         np.testing.assert_array_equal(em.asnumpy(r), want)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("v", [1 + 2j, np.complex64(3 - 1j), complex(0, 5)])
+def test_full_complex_fill_into_real_dtype(device, dt, v):
+    # NumPy drops the imaginary part (with a ComplexWarning) instead of raising;
+    # into bool it tests for nonzero, without a warning.
+    import contextlib
+    warns = (contextlib.nullcontext() if dt == "bool"
+             else pytest.warns(np.exceptions.ComplexWarning))
+    with warns:
+        want = np.full((2, 3), v, dtype=dt)
+    with warns if dt == "bool" else pytest.warns(np.exceptions.ComplexWarning):
+        got = em.full((2, 3), v, dtype=dt, device=device)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(em.asnumpy(got), want)
