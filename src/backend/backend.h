@@ -34,12 +34,30 @@ typedef struct em_kfn {
 /* Writes a kernel's source into src_sbuf (an em_sbuf, codegen/render.h). */
 typedef em_status (*em_render_cb)(const void *ctx, void *src_sbuf);
 
-/* Whole operations, for a backend that has them precompiled (see above). */
 /* The last line of every device prelude.  A compiling runtime numbers the
  * source of a compile error from the line after it, so the user reads their
  * kernel and not the prelude, without the runtime knowing the prelude. */
 #define EM_PRELUDE_END "// ---- end of Ember's prelude ----\n"
 
+/* Kernel arguments for a dialect without args_struct (OpenCL: a kernel
+ * argument may not hold a device pointer).  Such a kernel's parameters are
+ *     (__global char *d0, ulong o0, ..., __global char *d<nbuf-1>,
+ *      ulong o<nbuf-1>, const em_args p [, __local char *em_dyn])
+ * -- each buffer with the byte offset of the view into it (the kernel adds
+ * it: d0 += o0), then the by-value struct of numbers, then, when the launch
+ * asks for shared bytes, the dynamic local memory.  The driver lists the
+ * device pointers it got from alloc (plus any byte offset, as with CUDA);
+ * the runtime alone knows how a pointer maps to a buffer and an offset.
+ * launch's arg then points to one of these instead of the packed struct. */
+#define EM_KARGS_MAXBUF 40
+typedef struct em_kargs {
+    int nbuf;
+    const void *buf[EM_KARGS_MAXBUF];
+    const void *blob; /* the em_args struct */
+    size_t blob_size;
+} em_kargs;
+
+/* Whole operations, for a backend that has them precompiled (see above). */
 typedef struct em_backend_ops {
     /* Evaluate an elementwise tree into out (same device).  *key (when
      * key is not NULL) gets a hash of the structural key the kernel was
@@ -103,7 +121,8 @@ typedef struct em_backend {
                             const em_kfn **out);
     /* Queue k on the calling thread's current stream: grid x block threads
      * (one dimension), shmem bytes of dynamic shared memory, one packed
-     * argument struct at arg; checked against the device limits first. */
+     * argument struct at arg (an em_kargs where the dialect has no
+     * args_struct); checked against the device limits first. */
     em_status (*launch)(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
                         void *arg);
 
