@@ -35,6 +35,7 @@ from ._reductions import *  # noqa: E402,F401,F403
 from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
 from ._fusion import *  # noqa: E402,F401,F403  (em.eval, em.fuse)
+from ._host import HostFallbackWarning  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 
 newaxis = None

@@ -39,3 +39,23 @@ def check(a, name):
     """TypeError unless a is an ember array."""
     if not isinstance(a, _ember.ndarray):
         raise TypeError(f"{name}() expects an ember.ndarray, not {type(a).__name__}")
+
+
+class HostFallbackWarning(UserWarning):
+    """A function ran on the host for an array on a device: its data made a
+    round trip through host memory.  Warned once per function name; the
+    functions that still do this are listed in docs/host_fallbacks.txt."""
+
+
+_warned = set()
+
+
+def warn_fallback(name, device):
+    """Warn (once per function) that name ran on the host for device; on the
+    CPU the host is the device and nothing is said."""
+    if device is None or str(device).startswith("cpu") or name in _warned:
+        return
+    _warned.add(name)
+    import warnings
+    warnings.warn(f"ember.{name} ran on the host for an array on {device} (a copy each way); "
+                  "a device kernel for it is not written yet", HostFallbackWarning, stacklevel=3)
