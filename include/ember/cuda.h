@@ -1,7 +1,8 @@
-/* The CUDA backend's entry points beyond the backend vtable, for the Python
- * extension (python/_ember/cuda.c) and the backend itself
- * (src/backend/cuda/), declared once here.  Streams and events are the
- * driver's handles as void *; id is the CUDA device number. */
+/* The CUDA backend's entry points beyond the backend table, for the Python
+ * extension (python/_ember/cuda.c, kernel.c) and the backend itself
+ * (src/backend/cuda/), declared once here; id is the CUDA device number.
+ * Streams and events are the device-neutral em_stream_* / em_event_* of
+ * ember.h (on CUDA: the driver's handles as void *). */
 #ifndef EMBER_CUDA_H
 #define EMBER_CUDA_H
 
@@ -16,22 +17,6 @@
 EM_API void em_cuda_prefetch_nvrtc(bool on);
 /* Wait for a prefetch under way, and start none after this. */
 EM_API void em_cuda_prefetch_wait(void);
-
-/* The calling thread's current stream (NULL: the default stream). */
-EM_API void em_cuda_stream_set(void *s);
-EM_API void *em_cuda_stream_get(void);
-EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
-EM_API em_status em_cuda_stream_destroy(int id, void *s);
-EM_API em_status em_cuda_stream_sync(int id, void *s);
-/* Work queued on `waiter` after this call runs after the work queued on
- * `producer` so far (an event; the host does not wait).  NULL or 1: the
- * legacy default stream. */
-EM_API em_status em_cuda_stream_wait(int id, void *waiter, void *producer);
-EM_API em_status em_cuda_event_create(int id, void **out);
-EM_API em_status em_cuda_event_destroy(int id, void *e);
-EM_API em_status em_cuda_event_record(int id, void *e, void *s);
-EM_API em_status em_cuda_event_sync(int id, void *e);
-EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
 
 /* The device memory pool (src/backend/cuda/pool.h): bytes in live blocks
  * and live + cached; release the cached blocks to the driver; cap the bytes

@@ -270,9 +270,9 @@ static int pyem__shmem(PyObject *o, const char *kname, unsigned *out) {
 /* None: this thread's current stream; an int handle; or an object with
  * .ptr (ember.Stream, a CuPy stream).  (Also @em.jit's launch path, jit_launch.c.) */
 int pyem_kernel_stream(PyObject *o, const char *kname, void **out) {
-    if (o == Py_None) {
-        *out = em_cuda_stream_get();
-        return 0;
+    if (o == Py_None) { /* CUDA's current stream is one per thread, whatever the device */
+        em_device cuda = {EM_CUDA, 0};
+        return em_stream_get(cuda, out) == EM_OK ? 0 : (pyem_raise(EM_EDEVICE), -1);
     }
     PyObject *ptr = NULL;
     if (!PyLong_Check(o) && pyem__optattr(o, "ptr", &ptr) < 0) return -1;

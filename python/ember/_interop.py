@@ -58,8 +58,9 @@ def _sync_for_stream(arr, stream):
     host does not block."""
     kind, dev_id = arr._dev
     if kind != "cpu" and stream != -1:
-        _ember.cuda_call("stream_wait", dev_id, 1 if stream is None else stream,
-                         _ember.cuda_stream_get())
+        dev = f"{kind}:{dev_id}"  # 1, the legacy default stream, is the null stream to Ember
+        _ember.stream_call("stream_wait", dev, None if stream in (None, 1) else stream,
+                           _ember.stream_get(dev))
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -108,8 +109,10 @@ def _consumer_stream(x):
     dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_kDLCPU, 0)
     if dev[0] != _kDLCUDA:
         return None
-    current = getattr(_ember, "cuda_stream_get", None)  # present with the CUDA backend
-    return (current() if current else 0) or 1
+    try:
+        return _ember.stream_get("cuda") or 1
+    except _em().DeviceError:  # no CUDA device here: nothing of Ember's to order after
+        return 1
 
 
 def _request_capsule(x, device, copy):
@@ -138,7 +141,7 @@ def _cuda_array_interface(self):
         raise AttributeError(
             f"__cuda_array_interface__ is only defined for CUDA arrays (this one is on {kind}); "
             "use __array_interface__ / the buffer protocol or DLPack")
-    stream = _ember.cuda_stream_get()
+    stream = _ember.stream_get(f"cuda:{dev_id}")
     return {
         "shape": self.shape,
         "typestr": self.dtype.str,
@@ -171,7 +174,9 @@ def from_cuda_array_interface(obj):
                          "(1: legacy default stream, 2: per-thread default stream)")
     if producer is not None and producer != -1:
         # Ember's work on this data goes after the producer's (no host wait).
-        _ember.cuda_call("stream_wait", dev_id, _ember.cuda_stream_get(), producer)
+        dev = f"cuda:{dev_id}"
+        _ember.stream_call("stream_wait", dev, _ember.stream_get(dev),
+                           None if producer == 1 else producer)
     return _ember._wrap_pointer(ptr, tuple(cai["shape"]), _np.dtype(cai["typestr"]).name,
                                 cai.get("strides"), f"cuda:{dev_id}", obj, bool(readonly))
 

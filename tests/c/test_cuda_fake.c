@@ -257,23 +257,32 @@ static void test_scan_launches(void) {
 }
 
 static void test_streams_events(void) {
-    void *s = NULL, *e1 = NULL, *e2 = NULL;
+    em_device cuda = {EM_CUDA, 0}, nodev = {EM_CUDA, 5};
+    void *s = NULL, *e1 = NULL, *e2 = NULL, *cur = (void *)1;
     float ms = 0;
-    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
-    em_cuda_stream_set(s);
-    CHECK(em_cuda_stream_get() == s);
-    CHECK(em_cuda_event_create(0, &e1) == EM_OK && em_cuda_event_create(0, &e2) == EM_OK);
-    CHECK(em_cuda_event_record(0, e1, s) == EM_OK && em_cuda_event_record(0, e2, s) == EM_OK);
-    CHECK(em_cuda_event_elapsed(0, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    bool done = false;
+    CHECK(em_stream_create(cuda, true, &s) == EM_OK);
+    CHECK(em_stream_set(cuda, s) == EM_OK && em_stream_get(cuda, &cur) == EM_OK && cur == s);
+    CHECK(em_event_create(cuda, true, &e1) == EM_OK && em_event_create(cuda, true, &e2) == EM_OK);
+    CHECK(em_event_record(cuda, e1, s) == EM_OK && em_event_record(cuda, e2, s) == EM_OK);
+    CHECK(em_event_elapsed(cuda, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    CHECK(em_event_query(cuda, e2, &done) == EM_OK && done); /* nothing queued before it */
+    CHECK(em_event_synchronize(cuda, e2) == EM_OK && em_stream_synchronize(cuda, s) == EM_OK);
+    CHECK(em_stream_create(nodev, false, &cur) == EM_EDEVICE);
+    CHECK(strstr(em_last_error(), "no device cuda:5") != NULL);
     /* Cross-stream ordering goes through one stream wait; the same stream
-     * (1 and NULL both name the legacy default) needs none. */
+     * needs none.  The runtime's own (raw launches) also takes DLPack's 1
+     * for the legacy default stream. */
     int *waits = dlsym(fake, "fake_stream_waits");
     CHECK(waits != NULL);
     int w0 = waits ? *waits : 0;
-    CHECK(em_cuda_stream_wait(0, (void *)1, s) == EM_OK && waits && *waits == w0 + 1);
-    CHECK(em_cuda_stream_wait(0, (void *)1, NULL) == EM_OK && waits && *waits == w0 + 1);
-    CHECK(em_cuda_stream_destroy(0, s) == EM_OK && em_cuda_stream_get() == NULL);
-    CHECK(em_cuda_event_destroy(0, e1) == EM_OK && em_cuda_event_destroy(0, e2) == EM_OK);
+    CHECK(em_stream_wait(cuda, NULL, s) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_stream_wait(cuda, s, s) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_cu_order(0, (void *)1, NULL) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_cu_order(0, (void *)1, s) == EM_OK && waits && *waits == w0 + 2);
+    CHECK(em_stream_destroy(cuda, s) == EM_OK);
+    CHECK(em_stream_get(cuda, &cur) == EM_OK && cur == NULL); /* it was current */
+    CHECK(em_event_destroy(cuda, e1) == EM_OK && em_event_destroy(cuda, e2) == EM_OK);
 }
 
 /* ---- host copies: the staged pipeline (staging.c) ---- */
@@ -350,16 +359,16 @@ static void test_staged_sizes(void) {
 static void test_staged_stream(void) {
     void *s = NULL;
     em_cuda_copy_tune(1000, 4096);
-    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
-    em_cuda_stream_set(s);
+    em_device cuda = {EM_CUDA, 0};
+    CHECK(em_stream_create(cuda, true, &s) == EM_OK && em_stream_set(cuda, s) == EM_OK);
     *last_copy_stream = (void *)1;
     int w0 = fake_calls("cuStreamSynchronize");
     CHECK(round_trip(20000) && *last_copy_stream == NULL);
     CHECK(fake_calls("cuStreamSynchronize") - w0 == 4); /* each copy waited for s */
-    em_cuda_stream_set(NULL);
+    CHECK(em_stream_set(cuda, NULL) == EM_OK);
     *last_copy_stream = (void *)1;
     CHECK(round_trip(20000) && *last_copy_stream == NULL);
-    CHECK(em_cuda_stream_destroy(0, s) == EM_OK);
+    CHECK(em_stream_destroy(cuda, s) == EM_OK);
     em_cuda_copy_tune(0, 0);
 }
 

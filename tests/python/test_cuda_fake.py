@@ -61,11 +61,11 @@ def test_null_stream_and_nesting(fake_lib):
                          "from ember import _ember\n"
                          "s = em.Stream()\n"
                          "with s:\n"
-                         "    inner = _ember.cuda_stream_get() == s.ptr\n"
+                         "    inner = _ember.stream_get() == s.ptr\n"
                          "    with em.Stream.null:\n"
-                         "        null = _ember.cuda_stream_get() is None\n"
-                         "    back = _ember.cuda_stream_get() == s.ptr\n"
-                         "print(inner, null, back, _ember.cuda_stream_get() is None)")
+                         "        null = _ember.stream_get() is None\n"
+                         "    back = _ember.stream_get() == s.ptr\n"
+                         "print(inner, null, back, _ember.stream_get() is None)")
     assert out == ["True", "True", "True", "True"]
 
 

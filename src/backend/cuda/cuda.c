@@ -88,4 +88,16 @@ const em_backend em_cuda_backend = {
     .kernel_get = em_cu_kernel_get,
     .launch = em__launch,
     .ops = NULL, /* every algorithm is codegen/run_*.c's over the primitives above */
+    .stream_create = em_cu_stream_create,
+    .stream_destroy = em_cu_stream_destroy,
+    .stream_synchronize = em_cu_stream_sync,
+    .stream_wait_event = em_cu_stream_wait_event,
+    .stream_set = em_cu_stream_set,
+    .stream_get = em_cu_stream_get,
+    .event_create = em_cu_event_create,
+    .event_destroy = em_cu_event_destroy,
+    .event_record = em_cu_event_record,
+    .event_synchronize = em_cu_event_sync,
+    .event_query = em_cu_event_query,
+    .event_elapsed = em_cu_event_elapsed,
 };

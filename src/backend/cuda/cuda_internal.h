@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_api.h"
+#include "backend/cuda/libs.h"
 #include "backend/cuda/pool.h"
 #include "ember/cuda.h"
 
@@ -43,10 +44,25 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
 em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
                        unsigned shmem, void *arg);
 
-/* The calling thread's current stream (NULL: the default stream), and a
- * wait for it before host copies. */
-CUstream em_cu_stream(void);
+/* A wait for the calling thread's current stream (libs.h: em_cu_stream),
+ * before host copies. */
 em_status em_cu_wait_current(void);
+/* The table's streams and events (stream.c; backend.h says what each does). */
+void em_cu_stream_set(int id, void *s);
+void *em_cu_stream_get(int id);
+em_status em_cu_stream_create(int id, bool nonblocking, void **out);
+em_status em_cu_stream_destroy(int id, void *s);
+em_status em_cu_stream_sync(int id, void *s);
+em_status em_cu_stream_wait_event(int id, void *s, void *e);
+em_status em_cu_event_create(int id, bool timing, void **out);
+em_status em_cu_event_destroy(int id, void *e);
+em_status em_cu_event_record(int id, void *e, void *s);
+em_status em_cu_event_sync(int id, void *e);
+em_status em_cu_event_query(int id, void *e, bool *done);
+em_status em_cu_event_elapsed(int id, void *a, void *b, float *ms);
+/* Work queued on waiter after this runs after what producer holds now (an
+ * event, no host wait); 1 is the legacy default stream, as NULL. */
+em_status em_cu_order(int id, void *waiter, void *producer);
 
 /* Host<->device copies of n bytes (staging.c): large ones from or to
  * pageable memory through Ember's pinned buffers, the rest by the driver's

@@ -278,7 +278,7 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
      * stream: a launch on another stream starts after what is queued there
      * (a non-blocking stream does not wait for the legacy one by itself;
      * the H100 read a fresh em.ones() array as garbage). */
-    if (stream != em_cu_stream()) EM_CHECK(em_cuda_stream_wait(dev, stream, em_cu_stream()));
+    if (stream != em_cu_stream()) EM_CHECK(em_cu_order(dev, stream, em_cu_stream()));
     CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        shmem, stream, params, NULL);
     if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);
