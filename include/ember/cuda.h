@@ -24,22 +24,6 @@ EM_API void em_cuda_prefetch_wait(void);
 EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
 EM_API void em_cuda_pool_free_all(int id);
 EM_API void em_cuda_pool_set_limit(int id, size_t limit);
-/* Page-locked host memory (portable: pinned for every device). */
-EM_API em_status em_cuda_pinned_alloc(int id, size_t n, void **out);
-EM_API em_status em_cuda_pinned_free(void *p);
-/* Host<->device copies of pageable memory from EM_STAGE_MIN bytes (4 MiB)
- * on go through pinned staging buffers (src/backend/cuda/staging.c).
- * For tests and probes: staging from min_bytes on (0: the default;
- * SIZE_MAX: never), in chunks of chunk bytes (0: the default, which depends
- * on the size; at most a buffer).  Not for use while copies run. */
-EM_API void em_cuda_copy_tune(size_t min_bytes, size_t chunk);
-typedef struct em_cuda_copy_stats {
-    uint64_t staged;   /* copies through the staging buffers */
-    uint64_t known;    /* large copies left to the driver: memory it knows (pinned) */
-    uint64_t unstaged; /* large pageable copies left to the driver: no buffers */
-    size_t min_bytes, buffers, buffer_bytes; /* the settings */
-} em_cuda_copy_stats;
-EM_API void em_cuda_copy_stats_get(em_cuda_copy_stats *out);
 /* out = a @ b through cuBLAS (float/complex stacks of equal batch shape on
  * one CUDA device; out is a new C-contiguous array). */
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);

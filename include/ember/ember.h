@@ -150,6 +150,26 @@ EM_API em_status em_event_query(em_device dev, void *e, bool *done);
 /* Milliseconds from start to end, two recorded, completed timing events. */
 EM_API em_status em_event_elapsed(em_device dev, void *start, void *end, float *ms);
 
+/* ---- host memory and host copies ------------------------------------------
+ * Page-locked ("pinned") host memory, for every device of dev's kind: copies
+ * between it and a device go by DMA at the bus's full rate.  EM_EUNSUPPORTED
+ * where host memory is the device's own (the CPU). */
+EM_API em_status em_pinned_alloc(em_device dev, size_t n, void **out);
+EM_API em_status em_pinned_free(em_device dev, void *p);
+/* Host<->device copies of pageable memory from 4 MiB on go through pinned
+ * staging buffers (src/codegen/run_copy.c).  For tests and probes: staging
+ * from min_bytes on (0: the default; SIZE_MAX: never), in chunks of chunk
+ * bytes (0: the default, which depends on the size; at most a buffer).  Not
+ * for use while copies run. */
+EM_API void em_copy_tune(size_t min_bytes, size_t chunk);
+typedef struct em_copy_stats {
+    uint64_t staged;   /* copies through the staging buffers */
+    uint64_t known;    /* large copies left to the driver: memory it knows (pinned) */
+    uint64_t unstaged; /* large pageable copies left to the driver: no buffers */
+    size_t min_bytes, buffers, buffer_bytes; /* the settings */
+} em_copy_stats;
+EM_API void em_copy_stats_get(em_copy_stats *out);
+
 /* ---- arrays ------------------------------------------------------------ */
 
 typedef struct em_buffer em_buffer;

@@ -20,12 +20,13 @@ static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
 typedef struct {
     PyObject_HEAD void *p;
     Py_ssize_t n;
+    em_device dev;
 } PyemPinned;
 
 static void pyem__pinned_dealloc(PyObject *o) {
     PyemPinned *m = (PyemPinned *)o;
     PyTypeObject *tp = Py_TYPE(o);
-    if (em_cuda_pinned_free(m->p) != EM_OK) PyErr_WriteUnraisable(o);
+    if (em_pinned_free(m->dev, m->p) != EM_OK) PyErr_WriteUnraisable(o);
     tp->tp_free(o);
     Py_DECREF(tp);
 }
@@ -75,16 +76,17 @@ static PyObject *f_cuda_pinned_alloc(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "cannot pin a negative number of bytes (%zd)", n);
     if (!tp && !(tp = (PyTypeObject *)PyType_FromSpec(&pyem__pinned_spec))) return NULL;
     void *p = NULL;
+    em_device dev = {EM_CUDA, id};
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_cuda_pinned_alloc(id, (size_t)n, &p);
+    Py_BEGIN_ALLOW_THREADS s = em_pinned_alloc(dev, (size_t)n, &p);
     Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     PyemPinned *m = PyObject_New(PyemPinned, tp);
     if (!m) {
-        em_cuda_pinned_free(p);
+        em_pinned_free(dev, p);
         return NULL;
     }
     Py_INCREF(tp); /* each instance holds its heap type */
-    m->p = p, m->n = n;
+    m->p = p, m->n = n, m->dev = dev;
     return (PyObject *)m;
 }
 
@@ -113,18 +115,18 @@ static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
 }
 
-/* _cuda_copy_tune(min_bytes=0, chunk=0): em_cuda_copy_tune, for tests and probes. */
+/* _cuda_copy_tune(min_bytes=0, chunk=0): em_copy_tune, for tests and probes. */
 static PyObject *f_copy_tune(PyObject *self, PyObject *args) {
     unsigned long long min_bytes = 0, chunk = 0;
     if (!PyArg_ParseTuple(args, "|KK", &min_bytes, &chunk)) return NULL;
-    em_cuda_copy_tune((size_t)(min_bytes > SIZE_MAX ? SIZE_MAX : min_bytes), (size_t)chunk);
+    em_copy_tune((size_t)(min_bytes > SIZE_MAX ? SIZE_MAX : min_bytes), (size_t)chunk);
     Py_RETURN_NONE;
 }
 
-/* _cuda_copy_stats() -> dict of em_cuda_copy_stats. */
+/* _cuda_copy_stats() -> dict of em_copy_stats. */
 static PyObject *f_copy_stats(PyObject *self, PyObject *unused) {
-    em_cuda_copy_stats st;
-    em_cuda_copy_stats_get(&st);
+    em_copy_stats st;
+    em_copy_stats_get(&st);
     return Py_BuildValue("{sKsKsKsKsKsK}", "staged", (unsigned long long)st.staged, "known",
                          (unsigned long long)st.known, "unstaged", (unsigned long long)st.unstaged,
                          "min_bytes", (unsigned long long)st.min_bytes, "buffers",

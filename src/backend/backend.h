@@ -95,7 +95,10 @@ typedef struct em_backend {
     em_status (*alloc)(int id, size_t nbytes, void **ptr);
     void (*free)(int id, void *ptr, size_t nbytes);
     /* Contiguous byte copies; host pointers are plain CPU memory.  to_host
-     * and from_host return when the bytes are in place; copy is queued. */
+     * and from_host wait for the calling thread's current stream, copy and
+     * return when the bytes are in place (the core calls them through
+     * em_algo_to_host/from_host, which stage large pageable copies where
+     * the backend has host_alloc); copy is queued. */
     em_status (*to_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*from_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*copy)(int id, void *dst, const void *src, size_t nbytes);
@@ -177,6 +180,25 @@ typedef struct em_backend {
     /* Milliseconds between two recorded and completed timing events
      * (EM_EDEVICE, saying so, when either is not). */
     em_status (*event_elapsed)(int id, void *start, void *end, float *ms);
+
+    /* ---- page-locked host memory and queued host copies (NULL where host
+     * memory is the device's own: the CPU) ----
+     * codegen/run_copy.c stages large copies of pageable memory through
+     * buffers from host_alloc with these (em_algo_to_host/from_host). */
+    /* n bytes of host memory the device reaches by DMA (CUDA: cuMemHostAlloc).
+     * all_devices: for every device of the backend (CUDA's PORTABLE flag),
+     * else at least for id. */
+    em_status (*host_alloc)(int id, size_t n, bool all_devices, void **out);
+    em_status (*host_free)(int id, void *p);
+    /* Whether the runtime already knows host memory [p, p + n): memory from
+     * host_alloc, or pinned, registered or managed by anyone (to_host and
+     * from_host copy it by DMA already).  Never fails: false when unsure. */
+    bool (*host_known)(int id, const void *p, size_t n);
+    /* Queue a copy of n bytes on stream s (NULL: the default stream)
+     * between device memory and host memory from host_alloc; it runs in
+     * s's order, and an event recorded on s after it says when it is done. */
+    em_status (*to_host_async)(int id, void *dst, const void *src, size_t n, void *s);
+    em_status (*from_host_async)(int id, void *dst, const void *src, size_t n, void *s);
 } em_backend;
 
 const em_backend *em__backend(em_device_kind kind);

@@ -64,12 +64,12 @@ em_status em_cu_event_elapsed(int id, void *a, void *b, float *ms);
  * event, no host wait); 1 is the legacy default stream, as NULL. */
 em_status em_cu_order(int id, void *waiter, void *producer);
 
-/* Host<->device copies of n bytes (staging.c): large ones from or to
- * pageable memory through Ember's pinned buffers, the rest by the driver's
- * synchronous copy.  Device id's context is current and the current stream
- * has been waited for; they return when the bytes are in place. */
-em_status em_cu_copy_h2d(int id, CUdeviceptr dst, const void *src, size_t n);
-em_status em_cu_copy_d2h(int id, void *dst, CUdeviceptr src, size_t n);
+/* Pinned host memory and queued host copies (hostmem.c; backend.h). */
+em_status em_cu_host_alloc(int id, size_t n, bool all_devices, void **out);
+em_status em_cu_host_free(int id, void *p);
+bool em_cu_host_known(int id, const void *p, size_t n);
+em_status em_cu_to_host_async(int id, void *dst, const void *src, size_t n, void *s);
+em_status em_cu_from_host_async(int id, void *dst, const void *src, size_t n, void *s);
 
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];

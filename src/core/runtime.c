@@ -1,6 +1,6 @@
-/* Streams and events on any device: the public em_stream_* / em_event_*
- * (ember.h) over the backend table's primitives (backend.h), after a check
- * of the device. */
+/* The runtime's public entry points on any device: streams and events
+ * (em_stream_* / em_event_*) and pinned host memory (em_pinned_*), over the
+ * backend table's primitives (backend.h), after a check of the device. */
 #include "backend/backend.h"
 #include "core/core.h"
 
@@ -96,4 +96,22 @@ em_status em_event_elapsed(em_device dev, void *start, void *end, float *ms) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
     return be->event_elapsed(dev.id, start, end, ms);
+}
+
+em_status em_pinned_alloc(em_device dev, size_t n, void **out) {
+    const em_backend *be;
+    EM_CHECK(em__backend_for(dev, &be));
+    if (!be->host_alloc)
+        return em_error(EM_EUNSUPPORTED,
+                        "%s devices have no pinned host memory (their memory "
+                        "is the host's)",
+                        be->name);
+    return be->host_alloc(dev.id, n, true, out);
+}
+
+em_status em_pinned_free(em_device dev, void *p) {
+    const em_backend *be;
+    if (!p) return EM_OK;
+    EM_CHECK(em__backend_for(dev, &be));
+    return be->host_free ? be->host_free(dev.id, p) : EM_OK;
 }
