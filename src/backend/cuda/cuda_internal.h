@@ -39,6 +39,24 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
                            const char *fname, em_cu_render_fn render, const void *ctx,
                            const em_cu_kfn **out);
 
+/* What the in-memory cache of loaded code (kernels.c) holds for a key:
+ * one of Ember's kernels (k, in mod) or a raw module (mod and the lowered
+ * names of its name expressions, NULL without any; module.c).  Keys of raw
+ * modules begin with a byte the renderer's keys never hold (\002). */
+typedef struct em_cu_code {
+    CUmodule mod;
+    em_kfn k;
+    char *lowered;
+} em_cu_code;
+/* The entry for (device id, key of klen bytes, hash), or NULL: no lock, no
+ * allocation.  The caller picks the hash function; it must be the same for
+ * find and put. */
+const em_cu_code *em_cu_code_find(int id, const char *key, size_t klen, uint64_t hash);
+/* Publish a copy of code under the key, for the process; the entry, or
+ * NULL when there is no memory for it. */
+const em_cu_code *em_cu_code_put(int id, const char *key, size_t klen, uint64_t hash,
+                                 const em_cu_code *code);
+
 /* Launch f with one packed argument of nbytes on device id's stream,
  * checking the configuration against the device limits first. */
 em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
