@@ -154,7 +154,7 @@ static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, 
     void *stream;
     if (self->stream == Py_None) {
         if (em_stream_get(s->dev, &stream) != EM_OK) return pyem_raise(EM_EDEVICE);
-    } else if (pyem_kernel_stream(self->stream, s->kname, &stream) < 0)
+    } else if (pyem_kernel_stream(self->stream, s->dev.kind, s->kname, &stream) < 0)
         return NULL;
     for (int i = 0; i < s->nargs; i++) {
         const pyem_jparam *p = &s->p[i];
