@@ -277,7 +277,12 @@ int pyem_kernel_stream(PyObject *o, em_device_kind kind, const char *kname, void
         return em_stream_get(cuda, out) == EM_OK ? 0 : (pyem_raise(EM_EDEVICE), -1);
     }
     PyObject *ptr = NULL, *dev = NULL;
-    if (!PyLong_Check(o) && pyem__optattr(o, "_dev", &dev) < 0) return -1;
+    /* Only a class named Stream (ember's) is asked for _dev: a failed lookup
+     * raises and clears an AttributeError, a microsecond per launch with a
+     * CuPy stream. */
+    if (!PyLong_Check(o) && !strcmp(Py_TYPE(o)->tp_name, "Stream") &&
+        pyem__optattr(o, "_dev", &dev) < 0)
+        return -1;
     const char *d = dev && PyUnicode_Check(dev) ? PyUnicode_AsUTF8(dev) : NULL;
     const char *want = em_device_kind_name(kind);
     int foreign = d && strncmp(d, want, strlen(want)) != 0;
