@@ -52,8 +52,9 @@ def test_stream_event(fake_lib):
                          "with s:\n"
                          "    a.record(); b.record(s)\n"
                          "b.synchronize(); s.synchronize()\n"
-                         "print(em.get_elapsed_time(a, b))")
-    assert out == ["1.5"]
+                         "print(em.get_elapsed_time(a, b), a.done, b.done, s._dev)\n"
+                         "c = em.Event(disable_timing=True); c.record(); print(c.done)")
+    assert out == ["1.5", "True", "True", "cuda:0", "True"]
 
 
 def test_null_stream_and_nesting(fake_lib):
