@@ -42,6 +42,11 @@ from ._statistics import *  # noqa: E402,F401,F403
 from ._histograms import *  # noqa: E402,F401,F403
 from ._setops import *  # noqa: E402,F401,F403
 from ._arraytools import *  # noqa: E402,F401,F403
+from ._index_tricks import *  # noqa: E402,F401,F403
+from ._mathfuncs import *  # noqa: E402,F401,F403
+from ._polynomial import *  # noqa: E402,F401,F403
+from ._typeinfo import *  # noqa: E402,F401,F403
+from ._io import *  # noqa: E402,F401,F403
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 
 newaxis = None
