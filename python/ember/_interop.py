@@ -327,29 +327,6 @@ def _numpy_calling(np_fn, em_fn):
     return call
 
 
-def _unravel_index(indices, shape, order="C"):
-    """np.unravel_index on Ember index arrays (computed on their device)."""
-    if order != "C":
-        raise NotImplementedError("ember's unravel_index supports order='C' only")
-    out, rest = [], indices
-    for n in reversed(tuple(shape)):
-        out.append(rest % n)
-        rest = rest // n
-    return tuple(reversed(out))
-
-
-def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """np.ravel_multi_index on Ember index arrays (mode='raise', order='C')."""
-    if mode != "raise" or order != "C":
-        raise NotImplementedError("ember's ravel_multi_index supports mode='raise', order='C'")
-    flat = 0
-    for idx, n in zip(multi_index, dims):
-        if bool(((idx < 0) | (idx >= n)).any()):
-            raise ValueError("invalid entry in coordinates array")
-        flat = flat * n + idx
-    return flat
-
-
 def _build_function_table():
     """{numpy function: ember function} for every public name both have."""
     em = _em()
@@ -367,8 +344,6 @@ def _build_function_table():
                 or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
             continue
         table[np_fn] = _numpy_calling(np_fn, em_fn)
-    table[_np.unravel_index] = _unravel_index
-    table[_np.ravel_multi_index] = _ravel_multi_index
     # Metadata queries Ember has no function for (NumPy's answer is exact).
     table[_np.shape] = lambda a: a.shape if isinstance(a, ndarray) else _np.shape(_np.asarray(a))
     table[_np.ndim] = lambda a: a.ndim if isinstance(a, ndarray) else _np.ndim(_np.asarray(a))
@@ -394,11 +369,17 @@ def _array_function(self, func, types, args, kwargs):
     if _FUNCTIONS is None:
         _FUNCTIONS = _build_function_table()
     fn = _FUNCTIONS.get(func)
-    if fn is None:
-        return NotImplemented
     for t in types:
         if not issubclass(t, (ndarray, _np.ndarray)):
             return NotImplemented
+    if fn is None:
+        # Said here rather than by NumPy's generic message: which function,
+        # and how to get NumPy's answer on purpose.
+        name = getattr(func, "__module__", "numpy").replace("numpy._core", "numpy").split(".")
+        name = ".".join(p for p in name if not p.startswith("_")) + "." + func.__name__
+        raise TypeError(f"{name} is not implemented for ember arrays (see "
+                        "docs/numpy_not_implemented.txt); convert explicitly, e.g. "
+                        f"{name}(x.get()), to run NumPy's on a host copy")
     if func in _LIKE_FUNCTIONS:  # reached through like=self: make it on self's device
         with self.device:
             return fn(*args, **kwargs)

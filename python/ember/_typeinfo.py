@@ -11,7 +11,14 @@ __all__ = ["isscalar", "iterable", "ndim", "shape", "size", "issubdtype", "promo
            "min_scalar_type", "common_type", "mintypecode", "iscomplexobj", "isrealobj",
            "isfortran", "may_share_memory", "shares_memory", "typename", "array2string",
            "array_repr", "array_str", "base_repr", "binary_repr", "format_float_positional",
-           "format_float_scientific", "einsum_path"]
+           "format_float_scientific", "einsum_path", "get_printoptions", "set_printoptions",
+           "printoptions"]
+
+# Ember arrays print through NumPy (repr and str format a host copy), so
+# NumPy's print options are Ember's: these are NumPy's functions.
+get_printoptions = _np.get_printoptions
+set_printoptions = _np.set_printoptions
+printoptions = _np.printoptions
 
 issubdtype = _np.issubdtype
 promote_types = _np.promote_types
