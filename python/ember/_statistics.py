@@ -75,7 +75,7 @@ def _lerp(lo, hi, t):
     return em.where(t >= 0.5, hi - d * (1 - t), lo + d * t)
 
 
-def _quantile(a, q, axis, method, keepdims, skipnan, name):
+def _quantile(a, q, axis, method, keepdims, skipnan):
     a = _arr(a)
     qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
     if qh.dtype.kind not in "biuf":
@@ -156,14 +156,14 @@ def _pick(vlo, vhi, t, method, lo):
     return em.where(up, vhi, vlo)
 
 
-def _q_api(name, a, q, axis, out, overwrite_input, method, keepdims, weights, interpolation,
+def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, interpolation,
            skipnan, scale):
+    """The quantile functions' common body; host(method) runs NumPy's (named
+    at each caller, so that the host-fallback list can be read off the source)."""
     if interpolation is not None:
         method = interpolation
     if method not in _NATIVE_METHODS or weights is not None:
-        np_fn = getattr(_np, name)
-        return _fallback(name, np_fn, a, q, axis=axis, method=method, keepdims=keepdims,
-                         weights=weights)
+        return _into(host(method), out)
     qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
     if qh.dtype.kind not in "biuf":
         raise TypeError("q must be a real number")
@@ -171,7 +171,7 @@ def _q_api(name, a, q, axis, out, overwrite_input, method, keepdims, weights, in
         qh = _np.true_divide(qh, scale)
         if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
             raise ValueError("Percentiles must be in the range [0, 100]")
-    r = _quantile(a, qh, axis, method, keepdims, skipnan, name)
+    r = _quantile(a, qh, axis, method, keepdims, skipnan)
     return _into(r, out)
 
 
@@ -185,40 +185,51 @@ def _into(r, out):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
     """The q-th quantiles (q in [0, 1]) along axis, as numpy.quantile."""
-    return _q_api("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+    def host(m):
+        return _fallback("quantile", _np.quantile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
                   interpolation, False, 1)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
                *, weights=None, interpolation=None):
     """The q-th percentiles (q in [0, 100]) along axis, as numpy.percentile."""
-    return _q_api("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+    def host(m):
+        return _fallback("percentile", _np.percentile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
                   interpolation, False, 100)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
                 *, weights=None, interpolation=None):
     """quantile ignoring NaNs (an all-NaN slice gives NaN)."""
-    return _q_api("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+    def host(m):
+        return _fallback("nanquantile", _np.nanquantile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
                   interpolation, True, 1)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
     """percentile ignoring NaNs (an all-NaN slice gives NaN)."""
-    return _q_api("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+    def host(m):
+        return _fallback("nanpercentile", _np.nanpercentile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
                   interpolation, True, 100)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along axis (the mean of the two middle values for even counts)."""
-    return _into(_quantile(a, 0.5, axis, "midpoint" if False else "linear", keepdims, False,
-                           "median"), out)
+    return _into(_quantile(a, 0.5, axis, "linear", keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaNs."""
-    return _into(_quantile(a, 0.5, axis, "linear", keepdims, True, "nanmedian"), out)
+    return _into(_quantile(a, 0.5, axis, "linear", keepdims, True), out)
 
 
 # ---- moments -------------------------------------------------------------------
