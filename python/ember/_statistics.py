@@ -63,10 +63,11 @@ def _keep(r, a_shape, axes, keepdims, nq):
     return em.reshape(r, tuple(shape))
 
 
-def _result_dtype(a):
-    if a.dtype.kind in "fc":
+def _result_dtype(a, method, qtype):
+    if method in ("lower", "higher", "nearest"):
         return a.dtype
-    return _np.dtype(_np.float64)
+    return _np.result_type(a.dtype, qtype if not isinstance(qtype, _np.ndarray)
+                           else qtype.dtype)
 
 
 def _lerp(lo, hi, t):
@@ -75,7 +76,7 @@ def _lerp(lo, hi, t):
     return em.where(t >= 0.5, hi - d * (1 - t), lo + d * t)
 
 
-def _quantile(a, q, axis, method, keepdims, skipnan):
+def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     a = _arr(a)
     qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
     if qh.dtype.kind not in "biuf":
@@ -87,7 +88,7 @@ def _quantile(a, q, axis, method, keepdims, skipnan):
     if a.dtype.kind == "b":
         a = a.astype(_np.float64)
     axes = _norm_axis(axis, a.ndim)
-    rdt = _result_dtype(a)
+    rdt = _result_dtype(a, method, qtype)
     if a.ndim == 0:
         a = em.reshape(a, (1,))
         axes = (0,)
@@ -101,8 +102,12 @@ def _quantile(a, q, axis, method, keepdims, skipnan):
         _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
     s = em.sort(flat, axis=-1)
-    if rdt != s.dtype:
-        s = s.astype(rdt)
+    # NumPy interpolates in a's float dtype (float64 for integers) and casts
+    # to the result dtype after
+    cdt = s.dtype if s.dtype.kind == "f" or method in ("lower", "higher", "nearest") \
+        else _np.dtype(_np.float64)
+    if cdt != s.dtype:
+        s = s.astype(cdt)
     nan_any = None
     if s.dtype.kind == "f":
         isn = em.isnan(s)
@@ -133,9 +138,9 @@ def _quantile(a, q, axis, method, keepdims, skipnan):
             vlo = em.take_along_axis(s, lo_i, axis=-1)[..., 0]
             vhi = em.take_along_axis(s, hi_i, axis=-1)[..., 0]
             r = _pick(vlo, vhi, t[..., 0], method, lo[..., 0])
-            r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=rdt), r)
+            r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype), r)
         if nan_any is not None:
-            r = em.where(nan_any, em.asarray(_np.nan, dtype=rdt), r)
+            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype), r)
         outs.append(r.astype(rdt) if r.dtype != rdt else r)
     r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt)
     r = em.reshape(r, qh.shape + flat.shape[:-1])
@@ -171,7 +176,10 @@ def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, in
         qh = _np.true_divide(qh, scale)
         if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
             raise ValueError("Percentiles must be in the range [0, 100]")
-    r = _quantile(a, qh, axis, method, keepdims, skipnan)
+    # NumPy's result dtype: a's for the discrete methods, else a's promoted
+    # with q's (a Python scalar q is weak, NEP 50)
+    qtype = q if isinstance(q, (int, float)) and not isinstance(q, bool) else qh
+    r = _quantile(a, qh, axis, method, keepdims, skipnan, qtype)
     return _into(r, out)
 
 
