@@ -86,7 +86,8 @@ def _edges(a, bins, range_, weights, name):
     elif a.size == 0:
         lo, hi = 0, 1
     else:
-        lo, hi = em.min(a).item(), em.max(a).item()
+        # NumPy's scalars of a's dtype (linspace then works in float32 for float32 data)
+        lo, hi = a.dtype.type(em.min(a).item()), a.dtype.type(em.max(a).item())
         if not (_np.isfinite(lo) and _np.isfinite(hi)):
             raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
@@ -127,8 +128,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                           em.searchsorted(s, ecmp[-1:], side="right")))
     counts = pos[1:] - pos[:-1]
     if density:
-        db = (edges[1:] - edges[:-1]).astype(_np.float64) if edges.dtype.kind != "f" else \
-            edges[1:] - edges[:-1]
+        db = (edges[1:] - edges[:-1]).astype(_np.float64)  # NumPy: diff, then float
         with _np.errstate(all="ignore"):
             return counts / db / em.sum(counts), edges
     return counts, edges
