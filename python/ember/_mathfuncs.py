@@ -125,8 +125,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     lv = fp[0] if left is None else em.asarray(left, dtype=f64)
     rv = fp[-1] if right is None else em.asarray(right, dtype=f64)
     if n == 1:
-        r = em.where(x < xp[0], lv, em.where(x > xp[0], rv, fp[0]))
-        return em.where(em.isnan(x), em.asarray(_np.nan), r)
+        return em.where(x < xp[0], lv, em.where(x > xp[0], rv, fp[0]))
     j = em.clip(em.searchsorted(xp, x, side="right") - 1, 0, n - 2)
     x0, x1 = em.take(xp, j), em.take(xp, j + 1)
     y0, y1 = em.take(fp, j), em.take(fp, j + 1)

@@ -71,11 +71,10 @@ def polyder(p, m=1):
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
     p = _1d(p)
-    for _ in range(m):
+    for _ in range(m):  # NumPy's recursion: p[:-1] * (n, n-1, ..., 1), down to empty
         n = p.shape[0] - 1
-        if n <= 0:
-            return em.zeros((1,), dtype=p.dtype) if n == 0 else p
-        p = p[:-1] * em.arange(n, 0, -1, dtype=p.dtype if p.dtype.kind != "b" else _np.int64)
+        dt = p.dtype if p.dtype.kind != "b" else _np.dtype(_np.int64)
+        p = p[:-1] * em.arange(n, 0, -1, dtype=dt) if n > 0 else p[:0].astype(dt)
     return p
 
 
