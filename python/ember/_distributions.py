@@ -90,7 +90,7 @@ class Distributions:
         """Standard exponentials: -log1p(-U), U in [0, 1)."""
         return -em.log1p(-self._u(shape, device, dtype))
 
-    def _host_draw(self, name, method, *args, size=None, device=None, **kwargs):
+    def _host_draw(self, name, np_method, *args, size=None, device=None, **kwargs):
         """NumPy's method on a host Philox seeded from this stream."""
         dev = _dev(device)
         _hostmod.warn_fallback(name, dev)
@@ -98,7 +98,7 @@ class Distributions:
         g = _np.random.Generator(_np.random.Philox(seed))
         hargs = [_hv(a) if _is_em(a) else a for a in args]
         hkw = {k: (_hv(v) if _is_em(v) else v) for k, v in kwargs.items()}
-        r = getattr(g, method)(*hargs, size=size, **hkw)
+        r = getattr(g, np_method)(*hargs, size=size, **hkw)
         return em.asarray(_np.asarray(r), device=dev)
 
     # ---- closed forms on the device stream ------------------------------------
