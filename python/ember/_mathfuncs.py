@@ -462,7 +462,7 @@ def spacing(x, /, *args, **kwargs):
 
 
 def bitwise_count(x, /, *args, **kwargs):
-    """Set bits of |x| (on the host for now)."""
+    """Set bits of abs(x) (on the host for now)."""
     return _fallback("bitwise_count", _np.bitwise_count, x, *args, **kwargs)
 
 
