@@ -92,9 +92,8 @@ def _make_accumulate(f, name, nin):
         if scan is not None:
             if a.ndim == 0:
                 raise TypeError("cannot accumulate on a scalar")
-            # NumPy's accumulate keeps the input dtype (cumsum widens small ints)
-            dt = dtype if dtype is not None else (a.dtype if a.dtype != _np.bool_ else None)
-            r = getattr(em, scan)(a, axis=axis, dtype=dt)
+            # (NumPy's add/multiply.accumulate widen small ints as cumsum does)
+            r = getattr(em, scan)(a, axis=axis, dtype=dtype)
             return _into(r, out)
         if npu is None:
             raise NotImplementedError(f"{name}.accumulate")
