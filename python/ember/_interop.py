@@ -183,10 +183,6 @@ _attach("__cuda_array_interface__", _cuda_array_interface, prop=True)
 
 # ---- __array_ufunc__ ------------------------------------------------------------
 
-# ufunc.reduce / .accumulate with an Ember equivalent.
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 _DEFAULT_KW = {"casting": "same_kind", "order": "K", "subok": True, "where": True,
                "signature": None, "initial": _np._NoValue}
 
@@ -231,14 +227,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
             kwargs["out"] = out
     if method == "__call__":
         fn = getattr(em, ufunc.__name__, None)
-    elif method == "reduce":
-        fn = getattr(em, _REDUCE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
-    elif method == "accumulate":
-        fn = getattr(em, _ACCUMULATE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
     else:
-        fn = None
+        # Ember's ufuncs carry NumPy's methods (_ufunc_methods): np.add.reduce(x),
+        # np.multiply.outer(x, y), np.add.at(x, i, v) ... run as Ember's.
+        fn = getattr(getattr(em, ufunc.__name__, None), method, None)
     if fn is None or not callable(fn):
         return NotImplemented
     return fn(*inputs, **kwargs)

@@ -1,9 +1,9 @@
 """NumPy's numerical functions defined in Python (cross, convolve, correlate,
 interp, gradient, trapezoid, unwrap, sinc, the windows, vander,
 nan_to_num, real_if_close, iscomplex/isreal, sort_complex, matvec/vecmat)
-and the ufuncs Ember's op table lacks (fabs, ldexp, modf composed of table
-ops; frexp, spacing, bitwise_count, i0, kaiser, packbits and unpackbits on
-the host for now).  Compositions are elementwise Ember ops, so they fuse."""
+and the ufuncs Ember's op table lacks (fabs, ldexp, modf, spacing,
+bitwise_count composed of table ops, and packbits/unpackbits; frexp, i0
+and kaiser on the host for now).  Compositions are elementwise Ember ops, so they fuse."""
 import math as _math
 import operator as _operator
 
@@ -457,20 +457,92 @@ def modf(x, /, *args, **kwargs):
 
 
 def spacing(x, /, *args, **kwargs):
-    """Distance to the next larger-magnitude float (on the host for now)."""
-    return _fallback("spacing", _np.spacing, x, *args, **kwargs)
+    """Distance to the next float away from zero: nextafter(x, +-inf) - x
+    (negative for x < 0, as NumPy); float16 and out=/where= on the host."""
+    xa = _arr(x)
+    if args or kwargs or xa.dtype.kind in "biu" or xa.dtype == _np.float16:
+        return _fallback("spacing", _np.spacing, x, *args, **kwargs)
+    if xa.dtype.kind == "c":
+        raise TypeError("ufunc 'spacing' not supported for the input types")
+    away = em.where(xa < 0, em.asarray(-_np.inf, dtype=xa.dtype),
+                    em.asarray(_np.inf, dtype=xa.dtype))
+    return em.nextafter(xa, away) - xa
+
+
+_POP = [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F)]
 
 
 def bitwise_count(x, /, *args, **kwargs):
-    """Set bits of abs(x) (on the host for now)."""
-    return _fallback("bitwise_count", _np.bitwise_count, x, *args, **kwargs)
+    """Set bits of abs(x) (uint8), by the SWAR popcount on uint64."""
+    xa = _arr(x)
+    if args or kwargs:
+        return _fallback("bitwise_count", _np.bitwise_count, x, *args, **kwargs)
+    if xa.dtype.kind not in "biu":
+        raise TypeError("ufunc 'bitwise_count' not supported for the input types, and the "
+                        "inputs could not be safely coerced to any supported types according "
+                        "to the casting rule ''safe''")
+    if xa.dtype.kind == "i":
+        xa = em.abs(xa.astype(_np.int64))  # abs(int64 min) wraps to itself: 1 bit, as NumPy
+    v = xa.astype(_np.uint64)
+    v = v - ((v >> 1) & _POP[0][1])
+    v = (v & _POP[1][1]) + ((v >> 2) & _POP[1][1])
+    v = (v + (v >> 4)) & _POP[2][1]
+    v = (v * 0x0101010101010101) >> 56
+    return v.astype(_np.uint8)
+
+
+def _bit_axis(a, axis):
+    if axis is None:
+        return em.ravel(a), 0
+    return a, _axis(axis, a.ndim)
 
 
 def packbits(a, /, axis=None, bitorder="big"):
-    """Booleans packed into uint8 bits (on the host for now)."""
-    return _fallback("packbits", _np.packbits, a, axis=axis, bitorder=bitorder)
+    """Nonzero elements as bits of uint8 (padded with zero bits to a multiple of 8)."""
+    a = _arr(a)
+    if a.dtype.kind not in "biu":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    a, axis = _bit_axis(a, axis)
+    if a.ndim == 0:
+        a, axis = em.reshape(a, (1,)), 0
+    n = a.shape[axis]
+    bits = (a != 0).astype(_np.uint8)
+    pad = (-n) % 8
+    if pad:
+        width = [(0, 0)] * a.ndim
+        width[axis] = (0, pad)
+        from ._arraytools import pad as _pad
+        bits = _pad(bits, width)
+    bits = em.moveaxis(bits, axis, -1)
+    bits = em.reshape(bits, bits.shape[:-1] + ((n + pad) // 8, 8))
+    w = [128, 64, 32, 16, 8, 4, 2, 1] if bitorder == "big" else [1, 2, 4, 8, 16, 32, 64, 128]
+    r = em.sum(bits * em.asarray(w, dtype=_np.uint8), axis=-1, dtype=_np.uint8)
+    return em.moveaxis(r, -1, axis)
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
-    """uint8 bits unpacked into 0/1 (on the host for now)."""
-    return _fallback("unpackbits", _np.unpackbits, a, axis=axis, count=count, bitorder=bitorder)
+    """The bits of uint8 elements as 0/1 uint8 (count: keep or zero-pad to count bits)."""
+    a = _arr(a)
+    if a.dtype != _np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    a, axis = _bit_axis(a, axis)
+    if a.ndim == 0:
+        raise ValueError("Cannot unpack bits of a 0-d array with an axis")
+    shifts = [7, 6, 5, 4, 3, 2, 1, 0] if bitorder == "big" else [0, 1, 2, 3, 4, 5, 6, 7]
+    m = em.moveaxis(a, axis, -1)
+    bits = (m[..., None] >> em.asarray(shifts, dtype=_np.uint8)) & 1
+    bits = em.reshape(bits, m.shape[:-1] + (m.shape[-1] * 8,)).astype(_np.uint8)
+    total = bits.shape[-1]
+    if count is not None:
+        count = _operator.index(count)
+        keep = count if count >= 0 else max(total + count, 0)
+        if keep <= total:
+            bits = bits[..., :keep]
+        else:
+            bits = em.concatenate((bits, em.zeros(bits.shape[:-1] + (keep - total,),
+                                                  dtype=_np.uint8)), axis=-1)
+    return em.moveaxis(bits, -1, axis)

@@ -371,10 +371,8 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """Covariance matrix of the rows (rowvar) or columns of m (and y)."""
-    if fweights is not None or aweights is not None:
-        return _fallback("cov", _np.cov, m, y, rowvar, bias, ddof, fweights, aweights,
-                         dtype=dtype)
+    """Covariance matrix of the rows (rowvar) or columns of m (and y),
+    optionally with frequency and/or observation weights."""
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
     m = _arr(m)
@@ -400,14 +398,44 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if ddof is None:
         ddof = 0 if bias else 1
     n = X.shape[1]
-    fact = n - ddof
+    w = aw = None
+    for name, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is None:
+            continue
+        wt = _arr(wt).astype(_np.float64)
+        if name == "fweights" and wt.size and not bool(em.all(wt == em.round(wt))):
+            raise TypeError("fweights must be integer")
+        if wt.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if wt.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        if wt.size and bool(em.any(wt < 0)):
+            raise ValueError(f"{name} cannot be negative")
+        if name == "aweights":
+            aw = wt
+        w = wt if w is None else w * wt
+    if w is None:
+        fact = n - ddof
+        X = X - em.mean(X, axis=1, keepdims=True)
+        XT = X.T
+    else:
+        avg, w_sum = average(X, axis=1, weights=w, returned=True)
+        w_sum = float(w_sum[0].real) if w_sum.size else 0.0
+        if ddof == 0:
+            fact = w_sum
+        elif aw is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * float(em.sum(w * aw)) / w_sum
+        X = X - avg[:, None]
+        XT = (X * w).T
     if fact <= 0:
         _warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
-    X = X - em.mean(X, axis=1, keepdims=True)
-    c = em.matmul(X, em.conj(X.T) if X.dtype.kind == "c" else X.T)
+    c = em.matmul(X, em.conj(XT) if X.dtype.kind == "c" else XT)
     with _np.errstate(all="ignore"):
-        c = c / em.asarray(fact, dtype=c.real.dtype if c.dtype.kind == "c" else c.dtype)
+        inv = _np.true_divide(1, fact)  # NumPy multiplies by the reciprocal
+        c = c * em.asarray(inv, dtype=c.real.dtype if c.dtype.kind == "c" else c.dtype)
     return em.squeeze(c) if c.shape == (1, 1) else c
 
 

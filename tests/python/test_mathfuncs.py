@@ -210,3 +210,30 @@ def test_io_round_trips(device, tmp_path, rng):
     assert_same(em.frombuffer(b.tobytes(), dtype=np.int16), b)
     assert_same(em.fromstring("1 2 3", dtype=np.int64, sep=" "), np.fromstring("1 2 3", dtype=np.int64, sep=" "))
     assert_same(em.fromiter(range(4), dtype=np.float64), np.fromiter(range(4), dtype=np.float64))
+
+
+def test_bits_and_spacing_edges(device, rng):
+    ext = np.array([0, 1, -1, np.iinfo(np.int64).min, np.iinfo(np.int64).max, 12345], np.int64)
+    assert_same(em.bitwise_count(to_em(ext)), np.bitwise_count(ext))
+    u = np.array([0, np.iinfo(np.uint64).max, 2 ** 63, 255], np.uint64)
+    assert_same(em.bitwise_count(to_em(u)), np.bitwise_count(u))
+    with pytest.raises(TypeError):
+        em.bitwise_count(em.asarray([1.0]))
+    for dt in (np.float32, np.float64):
+        fi = np.finfo(dt)
+        s = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, fi.max, -fi.max, fi.smallest_subnormal,
+                      3.5e-3], dt)
+        with np.errstate(over="ignore"):
+            assert_same(em.spacing(to_em(s)), np.spacing(s))
+    b = rng.integers(0, 2, size=(5, 13)).astype(bool)
+    for axis in (None, 0, 1):
+        for order in ("big", "little"):
+            p = np.packbits(b, axis=axis, bitorder=order)
+            assert_same(em.packbits(to_em(b), axis=axis, bitorder=order), p)
+            for count in (None, 3, -2, 100 if axis is None else None):
+                assert_same(em.unpackbits(to_em(p), axis=axis, count=count, bitorder=order),
+                            np.unpackbits(p, axis=axis, count=count, bitorder=order))
+    ints = rng.integers(-3, 3, size=10).astype(np.int16)
+    assert_same(em.packbits(to_em(ints)), np.packbits(ints))
+    with pytest.raises(TypeError, match="unsigned byte"):
+        em.unpackbits(em.asarray([1, 2]))

@@ -53,7 +53,10 @@ def test_ufunc_what_ember_lacks_raises_typeerror():
     with pytest.raises(TypeError, match="operand type.*NotImplemented"):
         np.add(x, 1.0, out=np.zeros(4))  # a NumPy out= is not ours to fill
     with pytest.raises(TypeError, match="operand type.*NotImplemented"):
-        np.add.at(x, [0], 1.0)
+        np.isnat(x)  # a ufunc Ember does not have
+    np.add.at(x, [0, 0], 1.0)  # ufunc methods are Ember's (_ufunc_methods)
+    assert x.tolist() == [2.0, 1.0, 2.0, 3.0]
+    x = em.arange(4.0)
     with pytest.raises(TypeError, match="operand type.*NotImplemented"):
         np.add(x, 1.0, where=np.array([True, False, True, False]))
     assert_same(np.add(x, 1.0, casting="same_kind"), np.arange(4.0) + 1.0)  # defaults are fine

@@ -158,3 +158,19 @@ def test_cov_corrcoef(device, rng, dtype):
     assert_same(em.cov(to_em(a), fweights=to_em(fw)), np.cov(a, fweights=fw), **tol)
     with pytest.raises(ValueError, match="m has more than 2 dimensions"):
         em.cov(em.zeros((2, 2, 2)))
+
+
+def test_cov_weights(device, rng):
+    a = rng.normal(size=(3, 9))
+    fw = rng.integers(0, 4, size=9)
+    aw = rng.random(9)
+    for kw in ({"fweights": fw}, {"aweights": aw}, {"fweights": fw, "aweights": aw},
+               {"fweights": fw, "aweights": aw, "ddof": 0}, {"aweights": aw, "bias": True}):
+        ekw = {k: (to_em(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+        assert_same(em.cov(to_em(a), **ekw), np.cov(a, **kw), rtol=1e-12)
+    with pytest.raises(TypeError, match="fweights must be integer"):
+        em.cov(to_em(a), fweights=to_em(aw))
+    with pytest.raises(ValueError, match="aweights cannot be negative"):
+        em.cov(to_em(a), aweights=to_em(-aw))
+    with pytest.raises(RuntimeError, match="incompatible numbers of samples and fweights"):
+        em.cov(to_em(a), fweights=to_em(fw[:3]))

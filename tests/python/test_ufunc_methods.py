@@ -134,3 +134,19 @@ def test_numpy_function_ember_lacks_raises_typeerror():
         np.busday_count(x, x)
     # converting explicitly is the way: NumPy's function on a host copy
     assert np.isnat(np.asarray(x.get(), dtype="datetime64[D]")).tolist() == [False] * 4
+
+
+def test_numpy_ufunc_methods_on_ember_arrays(device, rng):
+    a = rng.normal(size=(3, 4))
+    x = to_em(a)
+    for got, want in [(np.add.reduce(x), np.add.reduce(a)),
+                      (np.subtract.reduce(x, axis=1), np.subtract.reduce(a, axis=1)),
+                      (np.maximum.accumulate(x, axis=1), np.maximum.accumulate(a, axis=1)),
+                      (np.multiply.outer(x[0], x[1]), np.multiply.outer(a[0], a[1])),
+                      (np.add.reduceat(x, [0, 2], axis=1), np.add.reduceat(a, [0, 2], axis=1))]:
+        assert isinstance(got, em.ndarray)
+        assert_same(got, want)
+    y, b = to_em(a), a.copy()
+    np.add.at(y, (em.asarray([0, 0, 2]), em.asarray([1, 1, 3])), 1.0)
+    np.add.at(b, ([0, 0, 2], [1, 1, 3]), 1.0)
+    assert_same(y, b)
