@@ -7,10 +7,9 @@ of consecutive bin numbers.  A histogram is then exact for NumPy's edge
 rule (bin i holds ``edges[i] <= x < edges[i+1]``, the last bin closed).
 Bin edges come from NumPy (a handful of numbers; for ``bins=int`` the data's
 minimum and maximum are two scalars read back); the string estimators
-(``bins='auto'``...) look at all the data and run NumPy on the host, as
-do weights (a weighted count is a scatter-add, which the core lacks; a
-difference of cumulative sums would lose precision and let one NaN spread
-to every later bin)."""
+(``bins='auto'``...) look at all the data and run NumPy on the host.
+Weighted counts are a scatter-add (``_scatter``: atomics on a device,
+NumPy's loop on the CPU)."""
 import builtins as _builtins
 import operator as _operator
 
@@ -19,7 +18,8 @@ import numpy as _np
 import ember as em
 
 from . import _ember
-from ._hostcall import numpy_fallback as _fallback
+from . import _scatter
+from ._hostcall import host_only as _host_only, numpy_fallback as _fallback
 
 __all__ = ["bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd",
            "digitize"]
@@ -53,9 +53,19 @@ def bincount(x, /, weights=None, minlength=0):
         s = em.sort(xi)
         pos = em.searchsorted(s, bounds)
         return pos[1:] - pos[:-1]
-    # Weighted sums need a scatter-add (differences of a cumulative sum would
-    # lose precision and spread one NaN to every later bin): NumPy's for now.
-    return _fallback("bincount", _np.bincount, x, weights, minlength)
+    # Weighted sums are a scatter-add (differences of a cumulative sum would
+    # lose precision and spread one NaN to every later bin): atomics on a
+    # device, NumPy's loop on the CPU's shared buffer.
+    w = _arr(weights)
+    if w.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if w.dtype.kind == "c":
+        raise TypeError("Cannot cast array data from dtype('complex128') to dtype('float64') "
+                        "according to the rule 'safe'")
+    if not _scatter.on_device(x):
+        return _host_only(_np.bincount, x, w, minlength)
+    out = em.zeros((n,), dtype=_np.float64, device=x.device)
+    return _scatter.scatter_add(out, xi, w.astype(_np.float64))
 
 
 def _edges(a, bins, range_, weights, name):
@@ -120,8 +130,15 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     cmp_dt = _np.result_type(x.dtype, e.dtype)
     xs_key = x.astype(cmp_dt)
     ecmp = edges.astype(cmp_dt)
-    if weights is not None:  # weighted: a scatter-add (see bincount)
-        return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
+    if weights is not None:
+        counts = _weighted_hist(xs_key, ecmp, _arr(weights), a.shape)
+        if counts is None:
+            return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
+        if density:
+            db = (edges[1:] - edges[:-1]).astype(_np.float64)
+            with _np.errstate(all="ignore"):
+                return counts / db / em.sum(counts), edges
+        return counts, edges
     s = em.sort(xs_key)
     # cum[i]: values below edge i; the last edge counts values equal to it too
     pos = em.concatenate((em.searchsorted(s, ecmp[:-1], side="left"),
@@ -132,6 +149,28 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         with _np.errstate(all="ignore"):
             return counts / db / em.sum(counts), edges
     return counts, edges
+
+
+def _weighted_hist(x, edges, w, shape):
+    """Weighted counts per bin by a scatter-add (None: NumPy must do it)."""
+    if w.shape != shape:
+        raise ValueError("weights should have the same shape as a.")
+    if w.dtype.kind == "c":
+        return None
+    if not _scatter.on_device(x):
+        c, _ = _host_only(_np.histogram, x, edges, None, None, em.ravel(w))
+        return c
+    nb = edges.shape[0] - 1
+    idx = em.searchsorted(edges, x, side="right") - 1
+    idx = em.where(x == edges[-1], nb - 1, idx)  # the last bin is closed
+    ok = (x >= edges[0]) & (x <= edges[-1])
+    wf = em.ravel(w)
+    odt = wf.dtype  # NumPy's: the weights' dtype
+    if odt not in _scatter.KINDS:
+        odt = _np.dtype(_np.int64 if odt.kind in "biu" else _np.float64)
+    vals = em.where(ok, wf.astype(odt), em.zeros((), dtype=odt))
+    out = em.zeros((nb,), dtype=odt, device=x.device)
+    return _scatter.scatter_add(out, em.where(ok, idx, 0), vals)
 
 
 def _edges_dd(sample, bins, range_, D):
@@ -168,7 +207,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
                                  any(isinstance(b, str) for b in bins)):
         return _fallback("histogramdd", _np.histogramdd, sample, bins, range, density, weights)
     edges = _edges_dd(sample, bins, range, D)
-    if edges is None or weights is not None:  # weighted: a scatter-add (see bincount)
+    if edges is None:
         return _fallback("histogramdd", _np.histogramdd, sample, bins, range, density, weights)
     nbin = [len(e) + 1 for e in edges]  # with an outlier bin at each end
     flat = em.zeros((N,), dtype=_np.int64)
@@ -181,7 +220,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         idx = idx - (c == ed[-1].astype(cdt)).astype(_np.int64)
         flat = flat * nbin[i] + idx
     total = int(_np.prod(nbin))
-    hist = bincount(flat, minlength=total).astype(_np.float64)
+    if weights is None:
+        hist = bincount(flat, minlength=total).astype(_np.float64)
+    else:
+        hist = bincount(flat, weights=em.ravel(_arr(weights)), minlength=total)
     hist = em.reshape(hist, tuple(nbin))
     core = tuple(slice(1, -1) for _ in _builtins.range(D))
     hist = hist[core].copy()

@@ -12,8 +12,9 @@ for the ufunc of the same name) and the methods
 - ``accumulate``: add and multiply are cumsum and cumprod; others on the host;
 - ``outer``: the op on broadcast views (one fused elementwise kernel);
 - ``at``: in place; on the CPU NumPy's own ``ufunc.at`` works on the shared
-  buffer (duplicated indices accumulate), on a device on the host for now
-  (the core has no scatter-add);
+  buffer (duplicated indices accumulate); on a device add.at and subtract.at
+  with integer-array indices are an atomic scatter-add (``_scatter``), the
+  other ops and keys run on the host;
 - ``reduceat``: on the host.
 Host paths warn (``HostFallbackWarning``) for arrays on a device."""
 import numpy as _np
@@ -23,6 +24,7 @@ import ember as em
 from . import _ember
 from ._hostcall import numpy_fallback as _fallback, find_device as _find_device
 from . import _host
+from . import _scatter
 
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                "logical_and": "all", "logical_or": "any", "fmax": "nanmax", "fmin": "nanmin"}
@@ -124,12 +126,20 @@ def _make_at(f, name, nin):
         if (b is None) != (nin == 1):
             raise ValueError("second operand needed for ufunc" if b is None else
                              "second operand provided when ufunc is unary")
-        if a._dev[0] == "cpu":
+        if not _scatter.on_device(a):
             # NumPy's ufunc.at on the shared buffer: in place, duplicates accumulate
             from ._hostcall import to_host
             args = (to_host(indices),) + (() if b is None else (to_host(b),))
             npu.at(_np.asarray(a), *args)
             return None
+        if name in ("add", "subtract") and b is not None and _scatter.on_device(a):
+            flat = _flat_indices(a, indices)
+            if flat is not None and a.dtype in _scatter.KINDS and a._c_contiguous:
+                vals = em.ravel(em.broadcast_to(_arr(b).astype(a.dtype), flat[1]))
+                if name == "subtract":
+                    vals = -vals
+                _scatter.scatter_add(em.reshape(a, (-1,)), flat[0], vals)
+                return None
         dev = _find_device((a,))
         _host.warn_fallback("ufunc.at", dev)
         from ._hostcall import to_host
@@ -140,6 +150,29 @@ def _make_at(f, name, nin):
         return None
     at.__name__ = "at"
     return at
+
+
+def _flat_indices(a, indices):
+    """(flat int64 indices, their shape) for integer-array indexing of every
+    axis of a, negatives wrapped and bounds checked; None for other keys
+    (slices, booleans, partial indexing: the host path handles those)."""
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    if len(keys) != a.ndim:
+        return None
+    arrs = []
+    for k in keys:
+        k = _arr(k)
+        if k.dtype.kind not in "iu":
+            return None
+        arrs.append(k.astype(_np.int64))
+    arrs = em.broadcast_arrays(*arrs)
+    flat = em.zeros(arrs[0].shape, dtype=_np.int64)
+    for ax, (k, n) in enumerate(zip(arrs, a.shape)):
+        if k.size and bool(em.any((k < -n) | (k >= n))):
+            bad = int(em.max(k)) if bool(em.any(k >= n)) else int(em.min(k))
+            raise IndexError(f"index {bad} is out of bounds for axis {ax} with size {n}")
+        flat = flat * n + em.where(k < 0, k + n, k)
+    return em.ravel(flat), arrs[0].shape
 
 
 def _make_reduceat(f, name, nin):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from helpers import assert_same, to_em
+from helpers import assert_same, random_array, to_em
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int16", "int64", "bool"])
@@ -114,3 +114,31 @@ def test_set_operations(device, rng, dtype):
     want = np.intersect1d(a, b, return_indices=True)
     for g, w in zip(got, want):
         assert_same(g, w)
+
+
+@pytest.fixture
+def kernel_path(monkeypatch):
+    """Run the device path (the atomic scatter-add kernel) on CPU arrays: on a
+    real device it is the only path, so it is checked here against NumPy."""
+    from ember import _scatter
+    monkeypatch.setattr(_scatter, "on_device", lambda a: True)
+
+
+@pytest.mark.parametrize("wdtype", ["float32", "float64", "int64", "int32"])
+def test_weighted_counts_by_scatter_add(kernel_path, rng, wdtype):
+    x = rng.integers(0, 20, size=300)
+    w = random_array(rng, (300,), wdtype)
+    assert_same(em.bincount(to_em(x), weights=to_em(w), minlength=25),
+                np.bincount(x, weights=w, minlength=25))
+    a = rng.normal(size=300) * 4
+    a[:5] = [np.nan, -4.0, 4.0, 100.0, -100.0]
+    edges = np.array([-4.0, -1.0, 0.0, 2.5, 4.0])
+    tol = {"rtol": 1e-4} if wdtype == "float32" else {}
+    assert_same(em.histogram(to_em(a), bins=to_em(edges), weights=to_em(w))[0],
+                np.histogram(a, bins=edges, weights=w)[0], **tol)
+    fin = a[5:]
+    assert_same(em.histogram(to_em(fin), bins=7, weights=to_em(w[5:]), density=True)[0],
+                np.histogram(fin, bins=7, weights=w[5:], density=True)[0], **tol)
+    s = rng.normal(size=(300, 2))
+    assert_same(em.histogramdd(to_em(s), bins=(3, 4), weights=to_em(w))[0],
+                np.histogramdd(s, bins=(3, 4), weights=w)[0], **tol)

@@ -150,3 +150,49 @@ def test_numpy_ufunc_methods_on_ember_arrays(device, rng):
     np.add.at(y, (em.asarray([0, 0, 2]), em.asarray([1, 1, 3])), 1.0)
     np.add.at(b, ([0, 0, 2], [1, 1, 3]), 1.0)
     assert_same(y, b)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+def test_add_at_by_scatter_add(monkeypatch, rng, dtype):
+    """The device path of add.at / subtract.at (an atomic scatter-add kernel),
+    run on CPU arrays and checked against NumPy's at."""
+    from ember import _scatter
+    monkeypatch.setattr(_scatter, "on_device", lambda a: True)
+    a = random_array(rng, (4, 5), dtype)
+    i0 = np.array([0, 3, 3, -1, 0])
+    i1 = np.array([1, 1, 1, 4, -5])
+    v = random_array(rng, (5,), dtype)
+    for op in ("add", "subtract"):
+        want = a.copy()
+        getattr(np, op).at(want, (i0, i1), v)
+        got = to_em(a.copy())
+        getattr(em, op).at(got, (to_em(i0), to_em(i1)), to_em(v))
+        assert_same(got, want, rtol=1e-5 if dtype == "float32" else None)
+    flat = random_array(rng, (6,), dtype)
+    want, got = flat.copy(), to_em(flat.copy())
+    np.add.at(want, [0, 0, 5], 2)
+    em.add.at(got, [0, 0, 5], 2)
+    assert_same(got, want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        em.add.at(to_em(a.copy()), (to_em(i0 + 9), to_em(i1)), to_em(v))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64", "uint64", "float32", "float64"])
+def test_scatter_add_kernel_compiles_for_cuda(dtype):
+    """The scatter-add kernel's CUDA rendering compiles with NVRTC for every
+    dtype it is used with (the GPU run executes it; here it is compiled)."""
+    import ctypes
+    import os
+    from ember import _scatter
+    lib = ctypes.CDLL(os.path.join(em.__path__[0], "libember.so"))
+    lib.em_cuda_compile.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    lib.em_last_error.restype = ctypes.c_char_p
+    lib.em_nvrtc_init.restype = ctypes.c_int
+    if lib.em_nvrtc_init() != 0:
+        pytest.skip("NVRTC is not installed")
+    k = _scatter._get_kernel()
+    src = k.render(np.zeros(4, dtype), np.zeros(3, np.int64), np.zeros(3, dtype), 3, device="cuda")
+    p, n = ctypes.c_void_p(), ctypes.c_size_t()
+    assert lib.em_cuda_compile(src.encode(), 90, b"scatter_add", ctypes.byref(p), ctypes.byref(n)) == 0, \
+        lib.em_last_error().decode()[:2000]
