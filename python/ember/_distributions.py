@@ -7,9 +7,11 @@ draw is elementwise Ember arithmetic on the device stream (exponential,
 gumbel, laplace, logistic, lognormal, rayleigh, weibull, pareto, power,
 standard_cauchy, triangular, wald, geometric, multivariate_normal), and so
 are choice, permutation, permuted and shuffle (sorting random keys; choice
-without replacement and with p draws Efraimidis-Spirakis keys).  The
-distributions that need rejection loops or long series (the gamma family,
-Poisson, binomial, hypergeometric, zipf, ...) draw on the host from a NumPy
+without replacement and with p draws Efraimidis-Spirakis keys) and the gamma
+family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
+Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
+ones).  The distributions that need other rejection loops or long series
+(Poisson, binomial, hypergeometric, zipf, von Mises, ...) draw on the host from a NumPy
 Philox seeded from this stream (reproducible for a seed) and warn
 (``HostFallbackWarning``) for a device."""
 import operator as _operator
@@ -353,33 +355,103 @@ class Distributions:
         keys = self.integers(0, 2 ** 63 - 1, (n_children,), device="cpu").get()
         return [type(self)(int(k)) for k in keys]
 
-    # ---- on the host (rejection sampling, series) --------------------------------
+    # ---- the gamma family: Marsaglia-Tsang rejection on the device ----------------
+    def _gamma(self, k, shape, device):
+        """Standard gamma variates of shape k (>= 0, broadcast to shape):
+        Marsaglia and Tsang's method, every element drawing in parallel and the
+        rejected ones (about 2 to 5 %) drawing again until none is left; shapes
+        below 1 use gamma(k + 1) * U ** (1 / k)."""
+        n = int(_np.prod(shape, dtype=_np.int64))
+        kk = em.ravel(em.broadcast_to(em.asarray(k, dtype=_np.float64, device=device)
+                                      if not _is_em(k) else k.astype(_np.float64), shape))
+        small = kk < 1.0
+        d = em.where(small, kk + 1.0, kk) - 1.0 / 3.0
+        c = 1.0 / em.sqrt(9.0 * d)
+        out = em.zeros((n,), dtype=_np.float64, device=device)
+        pending = em.arange(n, device=device)
+        while pending.shape[0]:
+            m = pending.shape[0]
+            dp, cp = em.take(d, pending), em.take(c, pending)
+            x = self.standard_normal((m,), device=device)
+            u = self.random((m,), device=device)
+            t = 1.0 + cp * x
+            v = t * t * t
+            ok = (v > 0) & (em.log(u) < 0.5 * x * x + dp - dp * v +
+                            dp * em.log(em.where(v > 0, v, 1.0)))
+            if bool(em.any(ok)):
+                em.put(out, pending[ok], (dp * v)[ok])
+            pending = pending[~ok]
+        if bool(em.any(small)):
+            u = self.random((n,), device=device)
+            with _np.errstate(divide="ignore"):
+                out = out * em.where(small, em.power(u, 1.0 / kk), 1.0)
+        return em.reshape(out, shape)
+
     def standard_gamma(self, shape, size=None, dtype=_np.float64, out=None, *, device=None):
-        return _store(self._host_draw("random.standard_gamma", "standard_gamma", shape,
-                                      size=size, dtype=dtype, device=device), out)
+        """Gamma(shape, 1) variates (on the device: see _gamma)."""
+        _check(_hv(shape) >= 0, "shape < 0")
+        r = self._gamma(shape, self._out_shape(size, shape), device)
+        if _np.dtype(dtype) != _np.float64:
+            r = r.astype(dtype)
+        return _store(r, out)
 
     def gamma(self, shape, scale=1.0, size=None, *, device=None):
-        return self._host_draw("random.gamma", "gamma", shape, scale, size=size, device=device)
+        """Gamma(shape, scale) variates."""
+        _check(_hv(shape) >= 0, "shape < 0")
+        _check(_hv(scale) >= 0, "scale < 0")
+        g = self._gamma(shape, self._out_shape(size, shape, scale), device)
+        return g * _param(scale, device)
 
     def beta(self, a, b, size=None, *, device=None):
-        return self._host_draw("random.beta", "beta", a, b, size=size, device=device)
+        """Beta(a, b) variates: X / (X + Y) of gamma variates."""
+        _check(_hv(a) > 0, "a <= 0")
+        _check(_hv(b) > 0, "b <= 0")
+        shape = self._out_shape(size, a, b)
+        x, y = self._gamma(a, shape, device), self._gamma(b, shape, device)
+        return x / (x + y)
 
     def chisquare(self, df, size=None, *, device=None):
-        return self._host_draw("random.chisquare", "chisquare", df, size=size, device=device)
+        """Chi-square variates: 2 * gamma(df / 2)."""
+        _check(_hv(df) > 0, "df <= 0")
+        return 2.0 * self._gamma(_half(df), self._out_shape(size, df), device)
 
+    def f(self, dfnum, dfden, size=None, *, device=None):
+        """F variates: a ratio of chi-squares over their degrees of freedom."""
+        _check(_hv(dfnum) > 0, "dfnum <= 0")
+        _check(_hv(dfden) > 0, "dfden <= 0")
+        shape = self._out_shape(size, dfnum, dfden)
+        num = 2.0 * self._gamma(_half(dfnum), shape, device) / _param(dfnum, device)
+        den = 2.0 * self._gamma(_half(dfden), shape, device) / _param(dfden, device)
+        return num / den
+
+    def standard_t(self, df, size=None, *, device=None):
+        """Student's t variates: N / sqrt(chi2(df) / df)."""
+        _check(_hv(df) > 0, "df <= 0")
+        shape = self._out_shape(size, df)
+        z = self.standard_normal(shape, device=device)
+        g = self._gamma(_half(df), shape, device)
+        return em.sqrt(_param(df, device) / 2.0) * z / em.sqrt(g)
+
+    def dirichlet(self, alpha, size=None, *, device=None):
+        """Dirichlet variates: gamma(alpha_i) normalised to sum 1 (last axis)."""
+        al = _np.asarray(_hv(alpha), dtype=_np.float64)
+        if al.ndim != 1:
+            raise ValueError("object too deep for desired array" if al.ndim > 1 else
+                             "object of too small depth for desired array")
+        if _np.any(al < 0) or _np.any(_np.isnan(al)):
+            raise ValueError("alpha < 0")
+        shape = (_shape(size) or ()) + al.shape
+        g = self._gamma(em.asarray(al, device=device), shape, device)
+        return g / em.sum(g, axis=-1, keepdims=True)
+
+    # ---- on the host (rejection sampling, series) --------------------------------
     def noncentral_chisquare(self, df, nonc, size=None, *, device=None):
         return self._host_draw("random.noncentral_chisquare", "noncentral_chisquare", df, nonc,
                                size=size, device=device)
 
-    def f(self, dfnum, dfden, size=None, *, device=None):
-        return self._host_draw("random.f", "f", dfnum, dfden, size=size, device=device)
-
     def noncentral_f(self, dfnum, dfden, nonc, size=None, *, device=None):
         return self._host_draw("random.noncentral_f", "noncentral_f", dfnum, dfden, nonc,
                                size=size, device=device)
-
-    def standard_t(self, df, size=None, *, device=None):
-        return self._host_draw("random.standard_t", "standard_t", df, size=size, device=device)
 
     def vonmises(self, mu, kappa, size=None, *, device=None):
         return self._host_draw("random.vonmises", "vonmises", mu, kappa, size=size,
@@ -405,10 +477,6 @@ class Distributions:
     def logseries(self, p, size=None, *, device=None):
         return self._host_draw("random.logseries", "logseries", p, size=size, device=device)
 
-    def dirichlet(self, alpha, size=None, *, device=None):
-        return self._host_draw("random.dirichlet", "dirichlet", alpha, size=size,
-                               device=device)
-
     def multinomial(self, n, pvals, size=None, *, device=None):
         return self._host_draw("random.multinomial", "multinomial", n, pvals, size=size,
                                device=device)
@@ -418,6 +486,10 @@ class Distributions:
         return self._host_draw("random.multivariate_hypergeometric",
                                "multivariate_hypergeometric", colors, nsample, size=size,
                                method=method, device=device)
+
+
+def _half(x):
+    return _hv(x) / 2.0 if not _is_em(x) else x.astype(_np.float64) / 2.0
 
 
 def _store(r, out):

@@ -26,6 +26,8 @@ CASES = [
     ("geometric", (0.2,), (5.0, 0.8 / 0.04)),
     ("gamma", (2.0, 3.0), (6.0, 18.0)),
     ("standard_gamma", (2.5,), (2.5, 2.5)),
+    ("standard_gamma", (0.3,), (0.3, 0.3)),  # shape < 1: gamma(k + 1) * U ** (1 / k)
+    ("beta", (0.5, 0.5), (0.5, 0.125)),
     ("beta", (2.0, 3.0), (0.4, 6 / (25 * 6))),
     ("chisquare", (4.0,), (4.0, 8.0)),
     ("f", (5.0, 10.0), (1.25, 2 * 100 * 13 / (5 * 64 * 6))),
@@ -41,7 +43,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,args,moments", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,args,moments", CASES, ids=[f"{c[0]}{c[1]}" for c in CASES])
 def test_moments(device, name, args, moments):
     g = em.random.default_rng(2024)
     x = getattr(g, name)(*args, size=N)
@@ -187,3 +189,21 @@ def test_legacy_functions(device):
     assert em.random.permutation(4).shape == (4,)
     assert em.random.choice(5, 3).shape == (3,)
     assert em.random.poisson(2.0, 4).dtype == np.int64
+
+
+def test_gamma_family_parameters(device):
+    g = em.random.default_rng(21)
+    k = em.asarray([0.5, 1.0, 7.0])
+    x = g.standard_gamma(k, size=(60_000, 3)).get()
+    np.testing.assert_allclose(x.mean(0), [0.5, 1.0, 7.0], rtol=0.03)
+    np.testing.assert_allclose(x.var(0), [0.5, 1.0, 7.0], rtol=0.06)
+    assert g.standard_gamma(2.0, size=5, dtype=np.float32).dtype == np.float32
+    assert float(em.max(g.standard_gamma(0.0, size=10))) == 0.0
+    d = g.dirichlet([0.5, 2.0, 3.5], size=40_000).get()
+    np.testing.assert_allclose(d.sum(1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(d.mean(0), [0.5 / 6, 2.0 / 6, 3.5 / 6], atol=0.005)
+    for call, msg in [(lambda: g.gamma(-1.0), "shape < 0"), (lambda: g.beta(0.0, 1.0), "a <= 0"),
+                      (lambda: g.chisquare(0), "df <= 0"), (lambda: g.f(1, 0), "dfden <= 0"),
+                      (lambda: g.standard_t(-2), "df <= 0"), (lambda: g.dirichlet([1.0, -1.0]), "alpha < 0")]:
+        with pytest.raises(ValueError, match=msg):
+            call()
