@@ -10,8 +10,9 @@ are choice, permutation, permuted and shuffle (sorting random keys; choice
 without replacement and with p draws Efraimidis-Spirakis keys) and the gamma
 family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
 Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
-ones).  The distributions that need other rejection loops or long series
-(Poisson, binomial, hypergeometric, zipf, von Mises, ...) draw on the host from a NumPy
+ones) and poisson (NumPy's multiplication method below lam = 10, PTRS
+rejection above).  The distributions that need other rejection loops or
+long series (binomial, hypergeometric, zipf, von Mises, ...) draw on the host from a NumPy
 Philox seeded from this stream (reproducible for a seed) and warn
 (``HostFallbackWarning``) for a device."""
 import operator as _operator
@@ -458,7 +459,59 @@ class Distributions:
                                device=device)
 
     def poisson(self, lam=1.0, size=None, *, device=None):
-        return self._host_draw("random.poisson", "poisson", lam, size=size, device=device)
+        """Poisson variates (int64), NumPy's two algorithms on the device: the
+        multiplication method for lam < 10, Hormann's PTRS rejection above;
+        every element draws at once and the unfinished ones draw again."""
+        lh = _hv(lam)
+        _check(lh >= 0, "lam < 0")
+        _check(lh <= 9.223372006484771e18, "lam value too large")
+        shape = self._out_shape(size, lam)
+        n = int(_np.prod(shape, dtype=_np.int64))
+        L = em.ravel(em.broadcast_to(em.asarray(lam, dtype=_np.float64, device=device)
+                                     if not _is_em(lam) else lam.astype(_np.float64), shape))
+        out = em.zeros((n,), dtype=_np.int64, device=device)
+        pend = em.flatnonzero((L > 0) & (L < 10))
+        if pend.shape[0]:
+            enlam = em.exp(-em.take(L, pend))
+            prod = em.ones(pend.shape, device=device)
+            x = em.zeros(pend.shape, dtype=_np.int64, device=device)
+            while pend.shape[0]:
+                prod = prod * self.random(pend.shape, device=device)
+                more = prod > enlam
+                done = ~more
+                if bool(em.any(done)):
+                    em.put(out, pend[done], x[done])
+                x = (x + 1)[more]
+                pend, prod, enlam = pend[more], prod[more], enlam[more]
+        pend = em.flatnonzero(L >= 10)
+        while pend.shape[0]:
+            lam_p = em.take(L, pend)
+            k, ok = self._ptrs(lam_p, pend.shape, device)
+            if bool(em.any(ok)):
+                em.put(out, pend[ok], k[ok])
+            pend = pend[~ok]
+        return em.reshape(out, shape)
+
+    def _ptrs(self, lam, shape, device):
+        """One round of PTRS (Hormann 1993, as NumPy's random_poisson_ptrs):
+        (candidates, accepted)."""
+        slam = em.sqrt(lam)
+        loglam = em.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        U = self.random(shape, device=device) - 0.5
+        V = self.random(shape, device=device)
+        us = 0.5 - em.abs(U)
+        kf = em.floor((2 * a / us + b) * U + lam + 0.43)
+        accept1 = (us >= 0.07) & (V <= vr)
+        reject = (kf < 0) | ((us < 0.013) & (V > us))
+        with _np.errstate(all="ignore"):
+            lhs = em.log(V) + em.log(invalpha) - em.log(a / (us * us) + b)
+            rhs = -lam + kf * loglam - _loggam(em.maximum(kf, 0.0) + 1.0)
+        ok = accept1 | (~reject & (lhs <= rhs))
+        return kf.astype(_np.int64), ok
 
     def binomial(self, n, p, size=None, *, device=None):
         return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
@@ -486,6 +539,27 @@ class Distributions:
         return self._host_draw("random.multivariate_hypergeometric",
                                "multivariate_hypergeometric", colors, nsample, size=size,
                                method=method, device=device)
+
+
+_LOGGAM_A = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
+             -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
+             6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
+             -1.39243221690590e+00)
+
+
+def _loggam(x):
+    """log(gamma(x)) for x >= 1, elementwise: Stirling's series at x + n >= 7
+    (the series NumPy's random_loggam uses), then down by log(x0 - j)."""
+    n = em.where(x <= 7, em.floor(7 - x), 0.0)
+    x0 = x + n
+    x2 = 1.0 / (x0 * x0)
+    gl0 = em.zeros(x.shape) + _LOGGAM_A[9]
+    for c in _LOGGAM_A[8::-1]:
+        gl0 = gl0 * x2 + c
+    gl = gl0 / x0 + 0.5 * _np.log(2 * _np.pi) + (x0 - 0.5) * em.log(x0) - x0
+    for j in range(1, 7):
+        gl = gl - em.where(n >= j, em.log(em.maximum(x0 - j, 1.0)), 0.0)
+    return em.where((x == 1) | (x == 2), 0.0, gl)
 
 
 def _half(x):

@@ -32,7 +32,9 @@ CASES = [
     ("chisquare", (4.0,), (4.0, 8.0)),
     ("f", (5.0, 10.0), (1.25, 2 * 100 * 13 / (5 * 64 * 6))),
     ("standard_t", (5.0,), (0.0, 5.0 / 3)),
-    ("poisson", (3.0,), (3.0, 3.0)),
+    ("poisson", (3.0,), (3.0, 3.0)),  # the multiplication method (lam < 10)
+    ("poisson", (50.0,), (50.0, 50.0)),  # PTRS rejection (lam >= 10)
+    ("poisson", (1e4,), (1e4, 1e4)),
     ("binomial", (10, 0.3), (3.0, 2.1)),
     ("negative_binomial", (5, 0.5), (5.0, 10.0)),
     ("hypergeometric", (10, 20, 6), (2.0, 6 * (1 / 3) * (2 / 3) * 24 / 29)),
@@ -207,3 +209,17 @@ def test_gamma_family_parameters(device):
                       (lambda: g.standard_t(-2), "df <= 0"), (lambda: g.dirichlet([1.0, -1.0]), "alpha < 0")]:
         with pytest.raises(ValueError, match=msg):
             call()
+
+
+@pytest.mark.parametrize("lam", [4.0, 12.0])
+def test_poisson_pmf(device, lam):
+    """Frequencies against the exact probabilities, on both algorithms' sides."""
+    import math
+    k = em.random.default_rng(8).poisson(lam, size=200_000).get()
+    freq = np.bincount(k, minlength=40)[:40] / k.size
+    pmf = np.array([math.exp(-lam + j * math.log(lam) - math.lgamma(j + 1)) for j in range(40)])
+    np.testing.assert_allclose(freq, pmf, atol=0.004)
+    z = em.random.default_rng(8).poisson([0.0, 1.0], size=(10, 2)).get()
+    assert (z[:, 0] == 0).all() and z.dtype == np.int64
+    with pytest.raises(ValueError, match="lam < 0"):
+        em.random.default_rng(8).poisson(-1.0)
