@@ -10,8 +10,9 @@ are choice, permutation, permuted and shuffle (sorting random keys; choice
 without replacement and with p draws Efraimidis-Spirakis keys) and the gamma
 family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
 Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
-ones) and poisson (NumPy's multiplication method below lam = 10, PTRS
-rejection above).  The distributions that need other rejection loops or
+ones), poisson (NumPy's multiplication method below lam = 10, PTRS
+rejection above) and what NumPy builds from those (negative_binomial,
+noncentral_chisquare, noncentral_f).  The distributions that need other rejection loops or
 long series (binomial, hypergeometric, zipf, von Mises, ...) draw on the host from a NumPy
 Philox seeded from this stream (reproducible for a seed) and warn
 (``HostFallbackWarning``) for a device."""
@@ -445,15 +446,44 @@ class Distributions:
         g = self._gamma(em.asarray(al, device=device), shape, device)
         return g / em.sum(g, axis=-1, keepdims=True)
 
-    # ---- on the host (rejection sampling, series) --------------------------------
+    def negative_binomial(self, n, p, size=None, *, device=None):
+        """Failures before n successes (int64): poisson(gamma(n, (1 - p) / p)), as NumPy."""
+        nh, ph = _hv(n), _hv(p)
+        _check(nh > 0, "n <= 0")
+        _check((ph > 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
+        shape = self._out_shape(size, n, p)
+        pp = _param(p, device)
+        y = self._gamma(n, shape, device) * ((1.0 - pp) / pp)
+        return self.poisson(y, device=device)
+
     def noncentral_chisquare(self, df, nonc, size=None, *, device=None):
-        return self._host_draw("random.noncentral_chisquare", "noncentral_chisquare", df, nonc,
-                               size=size, device=device)
+        """Noncentral chi-square variates (NumPy's construction from chi-square,
+        normal and Poisson variates)."""
+        _check(_hv(df) > 0, "df <= 0")
+        _check(_hv(nonc) >= 0, "nonc < 0")
+        shape = self._out_shape(size, df, nonc)
+        d = em.broadcast_to(em.asarray(_param(df, device), dtype=_np.float64), shape)
+        lam = em.broadcast_to(em.asarray(_param(nonc, device), dtype=_np.float64), shape)
+        # df > 1: chi2(df - 1) + (Z + sqrt(nonc))**2
+        big = 2.0 * self._gamma(em.maximum(d - 1.0, 0.0) / 2.0, shape, device)
+        z = self.standard_normal(shape, device=device) + em.sqrt(lam)
+        big = big + z * z
+        # df <= 1: chi2(df + 2 * poisson(nonc / 2))
+        i = self.poisson(lam / 2.0, device=device).astype(_np.float64)
+        small = 2.0 * self._gamma((d + 2.0 * i) / 2.0, shape, device)
+        return em.where(lam == 0, 2.0 * self._gamma(d / 2.0, shape, device),
+                        em.where(d > 1, big, small))
 
     def noncentral_f(self, dfnum, dfden, nonc, size=None, *, device=None):
-        return self._host_draw("random.noncentral_f", "noncentral_f", dfnum, dfden, nonc,
-                               size=size, device=device)
+        """Noncentral F variates: a noncentral chi-square over a chi-square."""
+        _check(_hv(dfnum) > 0, "dfnum <= 0")
+        _check(_hv(dfden) > 0, "dfden <= 0")
+        _check(_hv(nonc) >= 0, "nonc < 0")
+        shape = self._out_shape(size, dfnum, dfden, nonc)
+        t = self.noncentral_chisquare(dfnum, nonc, shape, device=device) * _param(dfden, device)
+        return t / (2.0 * self._gamma(_half(dfden), shape, device) * _param(dfnum, device))
 
+    # ---- on the host (rejection sampling, series) --------------------------------
     def vonmises(self, mu, kappa, size=None, *, device=None):
         return self._host_draw("random.vonmises", "vonmises", mu, kappa, size=size,
                                device=device)
@@ -515,10 +545,6 @@ class Distributions:
 
     def binomial(self, n, p, size=None, *, device=None):
         return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
-
-    def negative_binomial(self, n, p, size=None, *, device=None):
-        return self._host_draw("random.negative_binomial", "negative_binomial", n, p,
-                               size=size, device=device)
 
     def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
         return self._host_draw("random.hypergeometric", "hypergeometric", ngood, nbad, nsample,

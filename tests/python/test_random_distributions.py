@@ -41,7 +41,11 @@ CASES = [
     ("vonmises", (0.0, 2.0), (0.0, None)),  # mu = 0: the linear mean is mu (no wrap bias)
     ("logseries", (0.5,), (-0.5 / (0.5 * np.log(0.5)), None)),
     ("zipf", (4.0,), (1.1106174, None)),
-    ("noncentral_chisquare", (3.0, 2.0), (5.0, 14.0)),
+    ("noncentral_chisquare", (3.0, 2.0), (5.0, 14.0)),  # df > 1
+    ("noncentral_chisquare", (0.5, 2.0), (2.5, 9.0)),  # df <= 1: the Poisson mixture
+    ("noncentral_chisquare", (3.0, 0.0), (3.0, 6.0)),
+    ("noncentral_f", (5.0, 20.0, 3.0), (20 * 8 / (5 * 18), None)),
+    ("negative_binomial", (2.5, 0.3), (2.5 * 0.7 / 0.3, 2.5 * 0.7 / 0.09)),
 ]
 
 
