@@ -12,8 +12,8 @@ family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
 Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
 ones), poisson (NumPy's multiplication method below lam = 10, PTRS
 rejection above) and what NumPy builds from those (negative_binomial,
-noncentral_chisquare, noncentral_f).  The distributions that need other rejection loops or
-long series (binomial, hypergeometric, zipf, von Mises, ...) draw on the host from a NumPy
+noncentral_chisquare, noncentral_f), and vonmises (Best-Fisher rejection).  The distributions that need other rejection loops or
+long series (binomial, hypergeometric, zipf, logseries, ...) draw on the host from a NumPy
 Philox seeded from this stream (reproducible for a seed) and warn
 (``HostFallbackWarning``) for a device."""
 import operator as _operator
@@ -483,11 +483,44 @@ class Distributions:
         t = self.noncentral_chisquare(dfnum, nonc, shape, device=device) * _param(dfden, device)
         return t / (2.0 * self._gamma(_half(dfden), shape, device) * _param(dfnum, device))
 
-    # ---- on the host (rejection sampling, series) --------------------------------
     def vonmises(self, mu, kappa, size=None, *, device=None):
-        return self._host_draw("random.vonmises", "vonmises", mu, kappa, size=size,
-                               device=device)
+        """von Mises variates on [-pi, pi]: Best and Fisher's rejection (NumPy's
+        variant), every element at once, the rejected redrawing."""
+        _check(_hv(kappa) >= 0, "kappa < 0")
+        shape = self._out_shape(size, mu, kappa)
+        n = int(_np.prod(shape, dtype=_np.int64))
+        m = em.ravel(em.broadcast_to(em.asarray(_param(mu, device), dtype=_np.float64), shape))
+        k = em.ravel(em.broadcast_to(em.asarray(_param(kappa, device), dtype=_np.float64),
+                                     shape))
+        kk = em.maximum(k, 1e-300)
+        r = 1.0 + em.sqrt(1.0 + 4.0 * kk * kk)
+        rho = (r - em.sqrt(2.0 * r)) / (2.0 * kk)
+        s = em.where(kk < 1e-5, 1.0 / kk + kk, (1.0 + rho * rho) / (2.0 * rho))
+        w = em.zeros((n,), device=device)
+        pend = em.flatnonzero((k >= 1e-8) & (k <= 1e6))
+        while pend.shape[0]:
+            sp, kp = em.take(s, pend), em.take(kk, pend)
+            z = em.cos(_np.pi * self.random(pend.shape, device=device))
+            wp = (1.0 + sp * z) / (sp + z)
+            y = kp * (sp - wp)
+            v = self.random(pend.shape, device=device)
+            with _np.errstate(all="ignore"):
+                ok = (y * (2.0 - y) - v >= 0) | (em.log(y / v) + 1.0 - y >= 0)
+            if bool(em.any(ok)):
+                em.put(w, pend[ok], wp[ok])
+            pend = pend[~ok]
+        u = self.random((n,), device=device)
+        ang = em.arccos(em.clip(w, -1.0, 1.0))
+        ang = em.where(u < 0.5, -ang, ang) + m
+        # kappa ~ 0: uniform; huge kappa: a wrapped normal (as NumPy)
+        ang = em.where(k < 1e-8, _np.pi * (2.0 * self.random((n,), device=device) - 1.0), ang)
+        ang = em.where(k > 1e6, m + em.sqrt(1.0 / kk) * self.standard_normal((n,), device=device),
+                       ang)
+        neg = ang < 0
+        mod = em.fmod(em.abs(ang) + _np.pi, 2.0 * _np.pi) - _np.pi
+        return em.reshape(em.where(neg, -mod, mod), shape)
 
+    # ---- on the host (rejection sampling, series) --------------------------------
     def poisson(self, lam=1.0, size=None, *, device=None):
         """Poisson variates (int64), NumPy's two algorithms on the device: the
         multiplication method for lam < 10, Hormann's PTRS rejection above;

@@ -227,3 +227,13 @@ def test_poisson_pmf(device, lam):
     assert (z[:, 0] == 0).all() and z.dtype == np.int64
     with pytest.raises(ValueError, match="lam < 0"):
         em.random.default_rng(8).poisson(-1.0)
+
+
+@pytest.mark.parametrize("mu,kappa", [(0.0, 2.0), (1.0, 0.5), (3.0, 10.0), (0.0, 1e-9), (-2.0, 1e7)])
+def test_vonmises_circular_moments(device, mu, kappa):
+    """E[cos x], E[sin x] against a large NumPy sample; values in [-pi, pi]."""
+    x = em.random.default_rng(13).vonmises(mu, kappa, size=200_000).get()
+    y = np.random.default_rng(13).vonmises(mu, kappa, size=400_000)
+    assert x.min() >= -np.pi and x.max() <= np.pi
+    np.testing.assert_allclose([np.cos(x).mean(), np.sin(x).mean()],
+                               [np.cos(y).mean(), np.sin(y).mean()], atol=0.008)
