@@ -2,7 +2,7 @@
 interp, gradient, trapezoid, unwrap, sinc, the windows, vander,
 nan_to_num, real_if_close, iscomplex/isreal, sort_complex, matvec/vecmat)
 and the ufuncs Ember's op table lacks (fabs, ldexp, modf, spacing,
-bitwise_count composed of table ops, and packbits/unpackbits; frexp, i0
+bitwise_count, frexp composed of table ops, and packbits/unpackbits; i0
 and kaiser on the host for now).  Compositions are elementwise Ember ops, so they fuse."""
 import math as _math
 import operator as _operator
@@ -438,8 +438,30 @@ def ldexp(x1, x2, /, out=None, *, dtype=None, where=True):
 
 
 def frexp(x, /, *args, **kwargs):
-    """(mantissa, exponent) with x = m * 2**e (on the host for now)."""
-    return _fallback("frexp", _np.frexp, x, *args, **kwargs)
+    """(mantissa, exponent) with x = m * 2**e and 0.5 <= abs(m) < 1 (m = x, e = 0
+    for zeros, infinities and NaNs); exponents int32, as NumPy."""
+    xa = _arr(x)
+    if args or kwargs or xa.dtype.kind == "c":
+        return _fallback("frexp", _np.frexp, x, *args, **kwargs)
+    if xa.dtype.kind != "f":
+        xa = xa.astype(_np.float16 if xa.dtype.kind == "b" or xa.dtype.itemsize == 1 else
+                       _np.float32 if xa.dtype.itemsize == 2 else _np.float64)
+    dt = xa.dtype
+    xd = xa.astype(_np.float64)
+    special = (xd == 0) | ~em.isfinite(xd)
+    ax = em.where(special, 1.0, em.abs(xd))
+    e = em.floor(em.log2(ax)) + 1.0
+    # 2**-e in two halves: a subnormal's 2**1074 does not fit one float64
+    e1 = em.floor(e / 2.0)
+    m = xd * em.exp2(-e1) * em.exp2(-(e - e1))
+    # log2 may round across a power of two: one step fixes the range
+    hi = em.abs(m) >= 1.0
+    lo = em.abs(m) < 0.5
+    m = em.where(hi, m * 0.5, em.where(lo, m * 2.0, m))
+    e = e + hi.astype(_np.float64) - lo.astype(_np.float64)
+    m = em.where(special, xd, m).astype(dt)
+    e = em.where(special, 0.0, e).astype(_np.int32)
+    return m, e
 
 
 def modf(x, /, *args, **kwargs):

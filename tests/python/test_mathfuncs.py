@@ -237,3 +237,19 @@ def test_bits_and_spacing_edges(device, rng):
     assert_same(em.packbits(to_em(ints)), np.packbits(ints))
     with pytest.raises(TypeError, match="unsigned byte"):
         em.unpackbits(em.asarray([1, 2]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_frexp_exact(device, rng, dtype):
+    fi = np.finfo(dtype)
+    x = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 0.75, 3.0, -1e-3, np.inf, -np.inf, np.nan, fi.max,
+                  fi.tiny, fi.smallest_subnormal, fi.max / 3], dtype)
+    with np.errstate(over="ignore"):
+        r = (rng.normal(size=500) * np.exp2(rng.integers(-12, 12, 500))).astype(dtype)
+    x = np.concatenate([x, r])
+    m, e = em.frexp(to_em(x))
+    nm, ne = np.frexp(x)
+    np.testing.assert_array_equal(m.get(), nm)
+    np.testing.assert_array_equal(np.signbit(m.get()), np.signbit(nm))
+    assert e.dtype == ne.dtype
+    np.testing.assert_array_equal(e.get(), ne)
