@@ -188,10 +188,6 @@ _attach("__cuda_array_interface__", _cuda_array_interface, prop=True)
 
 # ---- __array_ufunc__ ------------------------------------------------------------
 
-# ufunc.reduce / .accumulate with an Ember equivalent.
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 _DEFAULT_KW = {"casting": "same_kind", "order": "K", "subok": True, "where": True,
                "signature": None, "initial": _np._NoValue}
 
@@ -236,14 +232,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
             kwargs["out"] = out
     if method == "__call__":
         fn = getattr(em, ufunc.__name__, None)
-    elif method == "reduce":
-        fn = getattr(em, _REDUCE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
-    elif method == "accumulate":
-        fn = getattr(em, _ACCUMULATE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
     else:
-        fn = None
+        # Ember's ufuncs carry NumPy's methods (_ufunc_methods): np.add.reduce(x),
+        # np.multiply.outer(x, y), np.add.at(x, i, v) ... run as Ember's.
+        fn = getattr(getattr(em, ufunc.__name__, None), method, None)
     if fn is None or not callable(fn):
         return NotImplemented
     return fn(*inputs, **kwargs)
@@ -332,29 +324,6 @@ def _numpy_calling(np_fn, em_fn):
     return call
 
 
-def _unravel_index(indices, shape, order="C"):
-    """np.unravel_index on Ember index arrays (computed on their device)."""
-    if order != "C":
-        raise NotImplementedError("ember's unravel_index supports order='C' only")
-    out, rest = [], indices
-    for n in reversed(tuple(shape)):
-        out.append(rest % n)
-        rest = rest // n
-    return tuple(reversed(out))
-
-
-def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """np.ravel_multi_index on Ember index arrays (mode='raise', order='C')."""
-    if mode != "raise" or order != "C":
-        raise NotImplementedError("ember's ravel_multi_index supports mode='raise', order='C'")
-    flat = 0
-    for idx, n in zip(multi_index, dims):
-        if bool(((idx < 0) | (idx >= n)).any()):
-            raise ValueError("invalid entry in coordinates array")
-        flat = flat * n + idx
-    return flat
-
-
 def _build_function_table():
     """{numpy function: ember function} for every public name both have."""
     em = _em()
@@ -372,8 +341,6 @@ def _build_function_table():
                 or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
             continue
         table[np_fn] = _numpy_calling(np_fn, em_fn)
-    table[_np.unravel_index] = _unravel_index
-    table[_np.ravel_multi_index] = _ravel_multi_index
     # Metadata queries Ember has no function for (NumPy's answer is exact).
     table[_np.shape] = lambda a: a.shape if isinstance(a, ndarray) else _np.shape(_np.asarray(a))
     table[_np.ndim] = lambda a: a.ndim if isinstance(a, ndarray) else _np.ndim(_np.asarray(a))
@@ -399,11 +366,17 @@ def _array_function(self, func, types, args, kwargs):
     if _FUNCTIONS is None:
         _FUNCTIONS = _build_function_table()
     fn = _FUNCTIONS.get(func)
-    if fn is None:
-        return NotImplemented
     for t in types:
         if not issubclass(t, (ndarray, _np.ndarray)):
             return NotImplemented
+    if fn is None:
+        # Said here rather than by NumPy's generic message: which function,
+        # and how to get NumPy's answer on purpose.
+        name = getattr(func, "__module__", "numpy").replace("numpy._core", "numpy").split(".")
+        name = ".".join(p for p in name if not p.startswith("_")) + "." + func.__name__
+        raise TypeError(f"{name} is not implemented for ember arrays (see "
+                        "docs/numpy_not_implemented.txt); convert explicitly, e.g. "
+                        f"{name}(x.get()), to run NumPy's on a host copy")
     if func in _LIKE_FUNCTIONS:  # reached through like=self: make it on self's device
         with self.device:
             return fn(*args, **kwargs)
