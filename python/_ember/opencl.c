@@ -11,14 +11,13 @@ static PyObject *f_opencl_info(PyObject *self, PyObject *arg) {
     em_opencl_info in;
     em_status s = em_opencl_device_info(id, &in);
     if (s != EM_OK) return pyem_raise(s);
-    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:n,s:n,s:n,s:n,s:O,s:O}", "name", in.name,
-                         "vendor", in.vendor, "platform", in.platform, "version", in.version,
-                         "driver_version", in.driver, "type", in.type, "compute_units",
-                         in.compute_units, "max_work_group_size",
-                         (Py_ssize_t)in.max_work_group_size, "local_memory",
-                         (Py_ssize_t)in.local_memory, "total_memory", (Py_ssize_t)in.total_memory,
-                         "max_alloc", (Py_ssize_t)in.max_alloc, "fp64", in.fp64 ? Py_True : Py_False,
-                         "fp16", in.fp16 ? Py_True : Py_False);
+    return Py_BuildValue(
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:n,s:n,s:n,s:n,s:O,s:O}", "name", in.name, "vendor",
+        in.vendor, "platform", in.platform, "version", in.version, "driver_version", in.driver,
+        "type", in.type, "compute_units", in.compute_units, "max_work_group_size",
+        (Py_ssize_t)in.max_work_group_size, "local_memory", (Py_ssize_t)in.local_memory,
+        "total_memory", (Py_ssize_t)in.total_memory, "max_alloc", (Py_ssize_t)in.max_alloc, "fp64",
+        in.fp64 ? Py_True : Py_False, "fp16", in.fp16 ? Py_True : Py_False);
 }
 
 /* opencl_pool(id[, "free_all" | "set_limit", limit]) -> (used, total) */
@@ -95,8 +94,8 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     int id;
     PyObject *cap, *g, *l, *a;
     const char *name;
-    if (!PyArg_ParseTuple(args, "iOsO!OO!", &id, &cap, &name, &PyTuple_Type, &g, &l,
-                          &PyTuple_Type, &a))
+    if (!PyArg_ParseTuple(args, "iOsO!OO!", &id, &cap, &name, &PyTuple_Type, &g, &l, &PyTuple_Type,
+                          &a))
         return NULL;
     void *k = PyCapsule_GetPointer(cap, "ember.opencl.kernel");
     if (!k) return NULL;
@@ -131,8 +130,8 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
                                     name, i, em_device_kind_name(d.kind), d.id, id);
             cargs[i] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
         } else if (PyBytes_Check(o)) {
-            cargs[i] = (em_clarg){EM_CLARG_BYTES, (size_t)PyBytes_GET_SIZE(o),
-                                  PyBytes_AS_STRING(o)};
+            cargs[i] =
+                (em_clarg){EM_CLARG_BYTES, (size_t)PyBytes_GET_SIZE(o), PyBytes_AS_STRING(o)};
         } else if (PyLong_Check(o)) {
             Py_ssize_t n = PyLong_AsSsize_t(o);
             if (n <= 0) return PyErr_Format(PyExc_ValueError, "local memory of %zd bytes", n);
@@ -143,8 +142,8 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
         }
     }
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls,
-                                                    (int)na, cargs);
+    Py_BEGIN_ALLOW_THREADS s =
+        em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls, (int)na, cargs);
     Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     Py_RETURN_NONE;
 }

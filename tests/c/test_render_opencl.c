@@ -125,7 +125,7 @@ static void test_bool_storage_and_kargs(void) {
     size_t n = em_kplan_kargs(&p, &ka, blob, sizeof blob);
     CHECK(n == 8 * (1 + 2 + 2 * 2) && ka.blob == blob && ka.blob_size == n);
     CHECK(ka.nbuf == 2 && ka.buf[0] == o.data && ka.buf[1] == t.data);
-    CHECK(blob[0] == 15 && blob[1] == 5 && blob[2] == 3); /* n, then the shape */
+    CHECK(blob[0] == 15 && blob[1] == 5 && blob[2] == 3);                 /* n, then the shape */
     CHECK(blob[3] == 3 && blob[4] == 1 && blob[5] == 4 && blob[6] == 20); /* byte strides */
     CHECK(em_kplan_kargs(&p, &ka, blob, 16) == 0); /* too small: refused, not overrun */
     em_sbuf_free(&s);

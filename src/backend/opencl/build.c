@@ -65,8 +65,8 @@ static void *em__binary(cl_program p, size_t *n) {
     return b;
 }
 
-static em_status em__from_source(em_cl_dev *d, const char *src, const char *opts,
-                                 const char *name, cl_program *out) {
+static em_status em__from_source(em_cl_dev *d, const char *src, const char *opts, const char *name,
+                                 cl_program *out) {
     cl_int err = 0;
     cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
     if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
@@ -106,8 +106,13 @@ em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, cons
                         cl_program *prog) {
     const char *opts = options ? options : "";
     char file[80];
-    const char *parts[] = {src,           opts,           d->info.name, d->info.vendor,
-                           d->info.driver, d->info.version, "ember " EM_VERSION " opencl"};
+    const char *parts[] = {src,
+                           opts,
+                           d->info.name,
+                           d->info.vendor,
+                           d->info.driver,
+                           d->info.version,
+                           "ember " EM_VERSION " opencl"};
     em_diskcache_name(7, parts, file, sizeof file);
     if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
     void *bin = NULL;

@@ -122,5 +122,4 @@ em_status em_cl_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
 em_status em_cl_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
                        void *arg);
 
-
 #endif

@@ -74,8 +74,9 @@ void em_cl_read_info(em_cl_dev *d) {
     /* -w: a compiler's warnings about the prelude are not the user's (PoCL
      * prints them on stderr). */
     snprintf(d->opts, sizeof d->opts, "-w%s",
-             fpc & EM_CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ? " -cl-fp32-correctly-rounded-divide-sqrt"
-                                                          : "");
+             fpc & EM_CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+                 ? " -cl-fp32-correctly-rounded-divide-sqrt"
+                 : "");
     /* The generic properties: OpenCL's work-group is CUDA's block; there is
      * no grid limit beyond size_t, so the grid's is INT_MAX. */
     snprintf(p->name, sizeof p->name, "%s", in->name);
@@ -92,8 +93,8 @@ void em_cl_read_info(em_cl_dev *d) {
 static em_status em__check_id(int id) {
     int n = em_cl_count();
     if (id < 0 || id >= n)
-        return em_error(EM_EDEVICE, "no device opencl:%d (%d OpenCL device%s available%s%s)", id,
-                        n, n == 1 ? "" : "s", n ? "" : ": ", n ? "" : em_cl_why());
+        return em_error(EM_EDEVICE, "no device opencl:%d (%d OpenCL device%s available%s%s)", id, n,
+                        n == 1 ? "" : "s", n ? "" : ": ", n ? "" : em_cl_why());
     return EM_OK;
 }
 

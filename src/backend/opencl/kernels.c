@@ -38,9 +38,8 @@ const em_kfn *em_cl_kernel_find(int id, const char *key, size_t klen, uint64_t h
  * which the CPU's loops do not (fused results must equal unfused ones). */
 static const char em__head[] = "#pragma OPENCL FP_CONTRACT OFF\n";
 
-static em_status em__build(em_cl_dev *d, const char *name, const char *fname,
-                           em_render_cb render, const void *ctx, cl_program *prog,
-                           cl_kernel *kern) {
+static em_status em__build(em_cl_dev *d, const char *name, const char *fname, em_render_cb render,
+                           const void *ctx, cl_program *prog, cl_kernel *kern) {
     em_sbuf src = {0};
     em_sbuf_printf(&src, "%s", em__head);
     em_status s = render(ctx, &src);

@@ -166,8 +166,7 @@ static em_status em__fresh(em__pool *p, int id, size_t size, em__slot **out) {
         return em_error(EM_ENOMEM,
                         "out of memory allocating %zu bytes on opencl:%d: %s %zu bytes and %zu "
                         "are in use",
-                        size, id, p->limit ? "the pool limit is" : "the device has", cap,
-                        p->used);
+                        size, id, p->limit ? "the pool limit is" : "the device has", cap, p->used);
     em__slot *s = em__slot_new();
     if (!s) return em_error(EM_ENOMEM, "out of OpenCL buffer slots");
     cl_int err = 0;
@@ -200,8 +199,10 @@ em_status em_cl_alloc(int id, size_t nbytes, void **ptr) {
     em__pool *p = em__pool_get(id);
     if (!p) return em_error(EM_EDEVICE, "no device opencl:%d", id);
     if (nbytes >= ((size_t)1 << EM_SLOT_SHIFT))
-        return em_error(EM_ENOMEM, "out of memory allocating %zu bytes on opencl:%d: a buffer "
-                                   "is below 1 TiB", nbytes, id);
+        return em_error(EM_ENOMEM,
+                        "out of memory allocating %zu bytes on opencl:%d: a buffer "
+                        "is below 1 TiB",
+                        nbytes, id);
     size_t size = em__round(nbytes);
     pthread_mutex_lock(&p->lock);
     em__slot *s = em__take_cached(p, size);

@@ -44,8 +44,8 @@ static void em__cl_load(void) {
         snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL platform");
         return;
     }
-    const cl_ulong types = EM_CL_DEVICE_TYPE_GPU | EM_CL_DEVICE_TYPE_CPU |
-                           EM_CL_DEVICE_TYPE_ACCELERATOR;
+    const cl_ulong types =
+        EM_CL_DEVICE_TYPE_GPU | EM_CL_DEVICE_TYPE_CPU | EM_CL_DEVICE_TYPE_ACCELERATOR;
     for (cl_uint i = 0; i < np && i < 16; i++) {
         cl_device_id ids[EM_CL_MAXDEV];
         cl_uint nd = 0;

@@ -145,8 +145,7 @@ em_status em_opencl_launch_raw(int id, void *kernel, const char *name, int ndim,
         }
         if (err && s == EM_OK) {
             char what[128];
-            snprintf(what, sizeof what, "argument %d of kernel '%s' (%zu bytes)", i, name,
-                     a->size);
+            snprintf(what, sizeof what, "argument %d of kernel '%s' (%zu bytes)", i, name, a->size);
             s = em_cl_fail(err, what);
             if (s == EM_EDEVICE) s = em_error(EM_EVALUE, "%s", em_last_error());
         }
