@@ -83,8 +83,7 @@ static void test_kargs_launch(void) {
     const char key[] = "test_opencl_runtime scale";
     uint64_t h = 0x1234;
     CHECK(be->kernel_find(0, key, sizeof key - 1, h) == NULL);
-    CHECK(be->kernel_get(0, key, sizeof key - 1, h, "scale", "k", render_scale, NULL, &k) ==
-          EM_OK);
+    CHECK(be->kernel_get(0, key, sizeof key - 1, h, "scale", "k", render_scale, NULL, &k) == EM_OK);
     CHECK(be->kernel_find(0, key, sizeof key - 1, h) == k);
     float x[40], y[40] = {0};
     for (int i = 0; i < 40; i++) x[i] = (float)i;
@@ -96,8 +95,8 @@ static void test_kargs_launch(void) {
         float f;
         int32_t pad;
     } blob = {30, 2.5f, 0};
-    em_kargs ka = {.nbuf = 2, .buf = {(char *)b + 8, (char *)a + 4}, .blob = &blob,
-                   .blob_size = sizeof blob};
+    em_kargs ka = {
+        .nbuf = 2, .buf = {(char *)b + 8, (char *)a + 4}, .blob = &blob, .blob_size = sizeof blob};
     CHECK(be->launch(0, k, 2, 16, 0, &ka) == EM_OK);
     CHECK(be->launch(0, k, 1, 1u << 30, 0, &ka) == EM_ELAUNCH); /* beyond the work-group limit */
     CHECK(be->to_host(0, y, b, sizeof y) == EM_OK);
@@ -112,8 +111,9 @@ static void test_kargs_launch(void) {
 
 static void test_raw_program(void) {
     void *prog = NULL, *k = NULL, *buf;
-    CHECK(em_opencl_program_build(0, "__kernel void inc(__global int *a, int by) "
-                                     "{ a[get_global_id(0)] += by; }",
+    CHECK(em_opencl_program_build(0,
+                                  "__kernel void inc(__global int *a, int by) "
+                                  "{ a[get_global_id(0)] += by; }",
                                   "", &prog) == EM_OK);
     CHECK(em_opencl_kernel_create(0, prog, "nope", &k) == EM_EVALUE);
     CHECK(em_opencl_kernel_create(0, prog, "inc", &k) == EM_OK);
@@ -133,6 +133,31 @@ static void test_raw_program(void) {
     be->free(0, buf, sizeof v);
 }
 
+/* A stream takes the thread's work; blocks freed on it are reused there
+ * only; events time the work between them. */
+static void test_streams_and_events(void) {
+    void *st = NULL, *e0 = NULL, *e1 = NULL, *a = NULL, *b = NULL;
+    int32_t v[256], back[256];
+    for (int i = 0; i < 256; i++) v[i] = i;
+    CHECK(em_opencl_stream_create(0, &st) == EM_OK && st);
+    CHECK(be->alloc(0, sizeof v, &a) == EM_OK);
+    be->free(0, a, sizeof v); /* cached on the device's own queue */
+    CHECK(em_opencl_stream_set(0, st) == EM_OK && em_opencl_stream_get() == st);
+    CHECK(be->alloc(0, sizeof v, &b) == EM_OK && b != a); /* not reused across queues */
+    CHECK(em_opencl_event_record(0, NULL, &e0) == EM_OK);
+    CHECK(be->from_host(0, b, v, sizeof v) == EM_OK && be->fill(0, b, 8, 4, 9) == EM_OK);
+    CHECK(em_opencl_event_record(0, NULL, &e1) == EM_OK);
+    float ms = -1;
+    CHECK(em_opencl_event_elapsed(e0, e1, &ms) == EM_OK && ms >= 0);
+    CHECK(em_opencl_stream_sync(0, st) == EM_OK && be->to_host(0, back, b, sizeof back) == EM_OK);
+    CHECK(back[0] == 9 && back[7] == 9 && back[8] == 8 && back[255] == 255);
+    be->free(0, b, sizeof v);
+    CHECK(em_opencl_stream_set(0, NULL) == EM_OK && em_opencl_stream_get() == NULL);
+    em_opencl_event_destroy(e0), em_opencl_event_destroy(e1);
+    CHECK(em_opencl_stream_destroy(0, st) == EM_OK);
+    em_opencl_pool_free_all(0);
+}
+
 int main(void) {
     int n = 0;
     be = em__backend(EM_OPENCL);
@@ -145,5 +170,6 @@ int main(void) {
     RUN(test_copies_and_fill);
     RUN(test_kargs_launch);
     RUN(test_raw_program);
+    RUN(test_streams_and_events);
     return ctest_summary();
 }
