@@ -208,5 +208,6 @@ em_status em__backend_for(em_device dev, const em_backend **out);
 
 extern const em_backend em_cpu_backend;
 extern const em_backend em_cuda_backend;
+extern const em_backend em_opencl_backend;
 
 #endif
