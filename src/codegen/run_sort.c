@@ -173,7 +173,12 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     const bool segword = nseg > 1 && !seghi;
     const int nwords = (two ? 2 : 1) + segword;
     const bool vals = arg || nwords > 1;
-    s.c = (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, vals,
+    /* -0.0 keyed as +0.0 wherever the order of equal keys shows: in the
+     * permutation, and inside a complex64 key, whose imaginary part must
+     * decide between real parts -0.0 and 0.0.  A decoded real float keeps
+     * its -0.0 (before 0.0: equal values, NumPy's ties differ unseen). */
+    const bool canon = vals || a->dtype == EM_COMPLEX64;
+    s.c = (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon,
                          seghi,    a->ndim ? a->ndim : 1};
     const int64_t nb = (n + EM_SORT_TILE - 1) / EM_SORT_TILE;
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;

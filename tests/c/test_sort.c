@@ -4,8 +4,8 @@
  *     where it loads and with the OpenCL platform where one loads (PoCL);
  *   - the CUDA text runs on the host: the driver em_run_sort drives a fake
  *     backend whose kernel_get builds the rendered source as C++ (CUDA's
- *     block model with POSIX threads: 256 threads per block, blocks one
- *     after another, __shared__ as statics, __syncthreads() a barrier; a
+ *     block model on one OS thread: 256 coroutines per block, blocks one
+ *     after another, __shared__ as statics, __syncthreads() a yield; a
  *     grid of at most 3 blocks, so every kernel's block loop turns) and
  *     whose memory is host memory.  Results are compared with a stable
  *     merge sort by NumPy's order written here independently (NaNs last,
@@ -111,39 +111,54 @@ static void test_opencl(void) {
 
 /* ---- the fake backend: host memory, kernels built as C++ ---------------- */
 
+/* A block on one OS thread: each kernel thread is a coroutine (ucontext)
+ * and __syncthreads() returns to the scheduler, which runs every thread of
+ * the block to its next barrier in turn -- a barrier is a round.  The
+ * kernels' barriers are block-uniform, so every round ends with all threads
+ * at the same barrier (or done), as on a GPU. */
 static const char emul_pre[] =
-    "#include <pthread.h>\n#include <cstring>\n#include <cmath>\n#include <math.h>\n"
+    "#include <ucontext.h>\n#include <cstring>\n#include <cstdlib>\n#include <cmath>\n"
+    "#include <math.h>\n"
     "using std::isinf; using std::isfinite; using std::signbit; using std::isnan;\n"
     "#define __device__\n#define __forceinline__ inline\n#define __global__\n"
     "#define __launch_bounds__(n)\n#define __shared__ static\n"
     "struct em_dim3 { unsigned x, y, z; };\n"
-    "static thread_local em_dim3 threadIdx, blockIdx;\n"
-    "static em_dim3 blockDim, gridDim;\n"
-    "static pthread_barrier_t em_bar;\n"
-    "#define __syncthreads() pthread_barrier_wait(&em_bar)\n";
+    "static em_dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
+    "static ucontext_t em_main, em_co[256];\n"
+    "static int em_t;\n"
+    "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n";
 
 static const char emul_post[] =
     "\ntypedef void (*em_kf)(const em_sargs);\n"
-    "static em_kf em_cur; static em_sargs em_arg;\n"
-    "static void *em_thread(void *v) {\n"
-    "    threadIdx.x = (unsigned)(size_t)v;\n"
-    "    for (unsigned b = 0; b < gridDim.x; b++) {\n"
-    "        blockIdx.x = b;\n"
-    "        em_cur(em_arg);\n"
-    "        pthread_barrier_wait(&em_bar); // no thread starts block b + 1 early\n"
-    "    }\n"
-    "    return 0;\n"
-    "}\n"
+    "static em_kf em_cur; static em_sargs em_arg; static bool em_done[EM_B];\n"
+    "static void em_entry() { em_cur(em_arg); em_done[em_t] = true; }\n"
     "extern \"C\" int em_emul_launch(void *k, unsigned grid, const void *arg) {\n"
+    "    enum { STACK = 64 * 1024 };\n"
+    "    static char *stacks;\n"
+    "    if (!stacks && !(stacks = (char *)malloc((size_t)STACK * EM_B))) return 1;\n"
     "    blockDim.x = EM_B, blockDim.y = blockDim.z = 1, gridDim.x = grid;\n"
     "    em_cur = (em_kf)k;\n"
     "    memcpy(&em_arg, arg, sizeof em_arg);\n"
-    "    pthread_t t[EM_B];\n"
-    "    pthread_barrier_init(&em_bar, 0, EM_B);\n"
-    "    for (size_t i = 0; i < EM_B; i++)\n"
-    "        if (pthread_create(&t[i], 0, em_thread, (void *)i)) return 1;\n"
-    "    for (int i = 0; i < EM_B; i++) pthread_join(t[i], 0);\n"
-    "    pthread_barrier_destroy(&em_bar);\n"
+    "    for (unsigned b = 0; b < grid; b++) {\n"
+    "        blockIdx.x = b;\n"
+    "        for (int t = 0; t < EM_B; t++) {\n"
+    "            getcontext(&em_co[t]);\n"
+    "            em_co[t].uc_stack.ss_sp = stacks + (size_t)t * STACK;\n"
+    "            em_co[t].uc_stack.ss_size = STACK;\n"
+    "            em_co[t].uc_link = &em_main;\n"
+    "            makecontext(&em_co[t], em_entry, 0);\n"
+    "            em_done[t] = false;\n"
+    "        }\n"
+    "        for (bool any = true; any;) { // one round: every thread to its next barrier\n"
+    "            any = false;\n"
+    "            for (int t = 0; t < EM_B; t++) {\n"
+    "                if (em_done[t]) continue;\n"
+    "                em_t = t, threadIdx.x = (unsigned)t;\n"
+    "                swapcontext(&em_main, &em_co[t]);\n"
+    "                any = true;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
     "    return 0;\n"
     "}\n";
 
@@ -210,8 +225,7 @@ static void *emul_lib(const char *key, em_render_cb render, const void *ctx) {
     bool ok = f && fputs(s.s, f) >= 0;
     if (f) fclose(f);
     em_sbuf_free(&s);
-    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O1 -fwrapv -w -pthread -shared -fPIC -o %s %s", so,
-             src);
+    snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O0 -fwrapv -w -shared -fPIC -o %s %s", so, src);
     if (!ok || system(cmd) != 0) {
         fprintf(stderr, "could not build %s\n", src);
         return NULL;
@@ -419,8 +433,9 @@ static void test_emulated(void) {
         printf("skip: no C++ compiler\n");
         return;
     }
-    /* Every dtype once (a barrier of 256 POSIX threads on a small machine
-     * is slow, so the cases are few): over a tile (4096) and under, one row
+    /* Each case builds a C++ library (seconds), so the cases are few; the
+     * other dtypes' kernels differ only in the key functions, which the
+     * Python tests run on PoCL and on the GPU.  Over a tile (4096) and under, one row
      * and several (the row in the key's high half, or its own word), both
      * directions, values and indices, strided and reversed layouts. */
     static const struct {
@@ -430,11 +445,8 @@ static void test_emulated(void) {
         {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},  {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
         {EM_INT64, 2, 700, 1, 1, 1, 1},     {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
         {EM_UINT8, 3, 900, 0, 0, 1, 1},     {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
-        {EM_COMPLEX64, 2, 200, 0, 1, 2, 0}, {EM_BOOL, 1, 5000, 0, 0, 1, 0},
-        {EM_INT8, 5, 1, 0, 1, 1, 0},        {EM_INT16, 1, 333, 1, 0, 3, 0},
-        {EM_INT32, 2, 257, 0, 1, 1, 1},     {EM_UINT16, 1, 100, 1, 1, 1, 0},
-        {EM_UINT32, 1, 1, 0, 0, 1, 0},      {EM_UINT64, 1, 400, 0, 0, 1, 0},
-        {EM_FLOAT64, 3, 150, 1, 0, 1, 1},   {EM_FLOAT64, 1, 129, 0, 1, 1, 0},
+        {EM_COMPLEX64, 1, 300, 1, 0, 1, 0}, /* decoded: real parts -0.0 and 0.0 tie */
+        {EM_BOOL, 1, 5000, 0, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         CHECK(run_case(cases[i].dt, cases[i].nrow, cases[i].len, cases[i].desc, cases[i].arg,
