@@ -72,7 +72,8 @@ static void test_nvrtc(void) {
     int n;
     const em_sort_spec *c = specs(&n);
     for (int i = 0; i < n; i++) {
-        if (i % 4 != (int)c[i].dtype % 4) continue; /* one variant per dtype: compiles are slow */
+        if (i % 4 != (int)c[i].dtype % 4 || c[i].dtype == EM_INT16 || c[i].dtype == EM_UINT32)
+            continue; /* one variant per dtype, the key functions once each: compiles are slow */
         em_sbuf s = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c[i], &s) == EM_OK);
         void *cubin = NULL;
