@@ -359,6 +359,25 @@ EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *v
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
 
+/* ---- sorting and searching (device kernels; the CPU sorts with NumPy) ---- */
+
+/* A sorted copy of a along axis (negative counts from the end; INT_MIN:
+ * the C-order flattened array, out 1-d): a stable LSD radix sort in
+ * NumPy's order (NaNs last; complex by real, then imaginary part); with
+ * descending the order flips (NaNs first) and ties keep their original
+ * order.  out gets a's shape (along an axis other than the last, a view of
+ * a C-contiguous result with that axis last).  Devices that compile
+ * kernels only: EM_EUNSUPPORTED on the CPU.  A bad axis is EM_EINDEX. */
+EM_API em_status em_sort(const em_array *a, int axis, bool descending, em_array *out);
+/* The same order as int64 indices along axis (argsort). */
+EM_API em_status em_argsort(const em_array *a, int axis, bool descending, em_array *out);
+/* Insertion points (int64, v's shape) of v's elements into the ascending
+ * 1-D a (read through the int64 permutation sorter when not NULL): before
+ * equal elements, after them with right.  v is cast to a's dtype first when
+ * they differ (callers promote); NaNs order last, as in em_sort. */
+EM_API em_status em_searchsorted(const em_array *a, const em_array *v, bool right,
+                                 const em_array *sorter, em_array *out);
+
 /* ---- random (Philox4x32-10, counter based) ----------------------------- */
 
 /* The stream (key, counter) is the sequence of Philox4x32-10 blocks

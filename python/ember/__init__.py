@@ -73,7 +73,7 @@ _LAZY_MODULES = frozenset(("fft", "linalg", "random", "dask", "cuda_runtime", "_
 _LAZY_NAMES = {
     "linalg": ("matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot"),
     "_sorting": ("sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts", "unique_inverse",
-                 "unique_values", "isin"),
+                 "unique_values", "isin", "partition", "argpartition", "lexsort", "digitize"),
     "cuda_runtime": ("MemoryPool", "get_default_memory_pool", "Stream", "Event", "get_elapsed_time"),
     "_interop": ("from_dlpack", "set_unpickle_device", "get_unpickle_device"),
     "_kernels": ("RawKernel", "RawModule"),

@@ -1,11 +1,17 @@
 """Sorting, searching and set functions: sort, argsort, searchsorted, unique
 (NumPy's) and unique_all/unique_counts/unique_inverse/unique_values, isin
-(the Array API's).
+(the Array API's), partition/argpartition, lexsort, digitize.
 
-The work is NumPy's on the host (see _host.py: zero copy on the CPU, a
-round trip through host memory on other devices).  NaN handling is
-NumPy's: NaNs sort last (first when descending), and ``unique_*`` treat
-every NaN as distinct, as the Array API requires.
+On the CPU the work is NumPy's host functions (zero copy: see _host.py).
+On a device that compiles kernels the work stays there: a stable LSD
+radix sort and a binary-search kernel (em_sort / em_argsort /
+em_searchsorted, codegen/run_sort.c), and the rest composed from device
+operations over them (unique: sort + adjacent difference + mask
+compaction; isin: sort + searchsorted; lexsort: one stable argsort per
+key).  What still takes the host for a device array warns once
+(_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
+when descending), and ``unique_*`` treat every NaN as distinct, as the
+Array API requires.
 """
 from collections import namedtuple
 
@@ -13,15 +19,46 @@ import numpy as _np
 
 from . import _ember
 from ._host import check as _check, device_of as _device, host as _host, wrap as _wrap
+from ._host import warn_fallback as _warn_fallback
 
 __all__ = [
     "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
-    "unique_inverse", "unique_values", "isin",
+    "unique_inverse", "unique_values", "isin", "partition", "argpartition", "lexsort", "digitize",
 ]
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _on_device(*arrays):
+    """Whether the first ember array among arrays lives off the CPU (then
+    the device kernels run; on the CPU NumPy does, in place)."""
+    for a in arrays:
+        if isinstance(a, _ember.ndarray):
+            return a._dev[0] != "cpu"
+    return False
+
+
+def _em():
+    import ember
+    return ember
+
+
+def _axis(axis, ndim):
+    """axis normalised as NumPy does (AxisError when out of range)."""
+    from numpy.lib.array_utils import normalize_axis_index
+    return normalize_axis_index(axis, ndim)
+
+
+def _dev_sort(x, axis, descending, arg):
+    """The device radix sort of x along axis (None: flattened), stable."""
+    if axis is None:
+        if x.ndim == 0:
+            x = x.reshape(1)
+    else:
+        axis = _axis(axis, x.ndim)
+    return _ember.sort(x, axis, bool(descending), bool(arg))
 
 
 # ---- sorting --------------------------------------------------------------
@@ -52,6 +89,8 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=No
         raise ValueError("argsort(order=...) needs structured dtypes, which ember does not have")
     if stable is None and kind is not None:
         stable = kind == "stable" or kind == "mergesort"
+    if _on_device(x):  # the radix sort is stable in both directions
+        return _dev_sort(x, axis, descending, True)
     h = _host(x)
     return _wrap(_argsort_host(h, axis, descending, True if stable is None else stable), _device(x))
 
@@ -61,6 +100,8 @@ def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None)
     _check(x, "sort")
     if order is not None:
         raise ValueError("sort(order=...) needs structured dtypes, which ember does not have")
+    if _on_device(x):
+        return _dev_sort(x, axis, descending, False)
     h = _host(x)
     if not descending:
         return _wrap(_np.sort(h, axis=axis, kind=kind, stable=stable), _device(x))
@@ -85,6 +126,41 @@ def _argsort_method(self, axis=-1, kind=None, order=None, *, descending=False, s
 
 # ---- searching ------------------------------------------------------------
 
+def _to_dev(v, dev):
+    """v as an ember array on dev (ember arrays as they are)."""
+    return v if isinstance(v, _ember.ndarray) else _em().asarray(v, device=dev)
+
+
+def _common(a, b):
+    """NumPy's common dtype of a and b (Python scalars weak, as NEP 50)."""
+    def d(v):
+        if isinstance(v, _ember.ndarray):
+            return _np.dtype(v.dtype.name) if hasattr(v.dtype, "name") else _np.dtype(str(v.dtype))
+        return v if isinstance(v, (bool, int, float, complex)) else _np.asarray(v).dtype
+    return _np.result_type(d(a), d(b))
+
+
+def _dev_searchsorted(x1, x2, side, sorter):
+    em = _em()
+    dev = _device(x1, x2)
+    dt = _common(x1, x2)
+    a = x1.astype(dt.name) if str(x1.dtype) != dt.name else x1
+    v = _to_dev(x2, dev)
+    if str(v.dtype) != dt.name:
+        v = v.astype(dt.name)
+    so = None
+    if sorter is not None:
+        so = _to_dev(sorter, dev)
+        if so.ndim != 1 or so.shape[0] != a.shape[0]:
+            raise ValueError("sorter.size must equal a.size")
+        if so.dtype.kind not in "iu":
+            raise TypeError("sorter must only contain integers")
+        if so.shape[0] and (int(em.min(so)) < 0 or int(em.max(so)) >= a.shape[0]):
+            raise ValueError("Sorter index out of range.")
+        so = so.astype("int64")
+    return _ember.searchsorted(a, v, side == "right", so)
+
+
 def searchsorted(x1, x2, /, side="left", sorter=None):
     """Indices where the values x2 would be inserted into the ascending 1-D
     x1 (sorted through ``sorter`` when given) to keep it sorted (int64)."""
@@ -93,18 +169,104 @@ def searchsorted(x1, x2, /, side="left", sorter=None):
         raise ValueError(f"searchsorted(side=...) must be 'left' or 'right', not {side!r}")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted() needs a 1-D x1, got {x1.ndim} dimensions")
+    if _on_device(x1):
+        return _dev_searchsorted(x1, x2, side, sorter)
     r = _np.searchsorted(_host(x1), _host(x2), side=side,
                          sorter=None if sorter is None else _host(sorter))
     return _wrap(_np.asarray(r, dtype=_np.int64), _device(x1, x2))
 
 
+def digitize(x, bins, right=False):
+    """The index of the bin each element of x falls in (NumPy's digitize:
+    bins monotonically increasing or decreasing; ``right`` says which edge
+    a bin includes)."""
+    _check(x if isinstance(x, _ember.ndarray) else bins, "digitize")
+    em = _em()
+    if not _on_device(x, bins):
+        r = _np.digitize(_host(x), _host(bins), right=right)
+        return _wrap(_np.asarray(r, dtype=_np.int64), _device(x, bins))
+    dev = _device(x, bins)
+    b = _to_dev(bins, dev)
+    if b.ndim != 1:
+        raise ValueError("object too deep for desired array" if b.ndim > 1
+                         else "object of too small depth for desired array")
+    side = "left" if right else "right"
+    if b.shape[0] < 2:
+        return searchsorted(b, x, side=side)
+    d = b[1:] >= b[:-1]
+    if bool(em.all(d)):
+        return searchsorted(b, x, side=side)
+    if bool(em.all(b[1:] <= b[:-1])):
+        return b.shape[0] - searchsorted(em.flip(b, axis=0), x, side=side)
+    raise ValueError("bins must be monotonically increasing or decreasing")
+
+
 # ---- sets -----------------------------------------------------------------
+
+_INVERSE_SHAPED = None
+
+
+def _inverse_shaped():
+    """Whether this NumPy's unique(return_inverse=True) shapes the inverse
+    like the input (2.0 and >= 2.1 do; 2.0.1 did not)."""
+    global _INVERSE_SHAPED
+    if _INVERSE_SHAPED is None:
+        _INVERSE_SHAPED = _np.unique(_np.zeros((2, 2)), return_inverse=True)[1].ndim == 2
+    return _INVERSE_SHAPED
+
+
+def _dev_unique(x, equal_nan, index, inverse, counts):
+    """Sorted distinct values of x (flattened) on its device, with the
+    first indices, the inverse (flat) and the counts: sort (argsort when
+    indices are wanted), mark each element that differs from the one
+    before it, keep the marked ones."""
+    em = _em()
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    perm = None
+    if index or inverse:
+        perm = _ember.sort(flat, 0, False, True)
+        s = em.take(flat, perm)
+    else:
+        s = _ember.sort(flat, 0, False, False)
+    if n == 0:
+        z = em.zeros((0,), dtype="int64", device=_device(x))
+        return s, z, z, z
+    new = s[1:] != s[:-1]  # a NaN differs from everything: each is its own value
+    if equal_nan and s.dtype.kind in "fc":
+        nan = em.isnan(s)
+        new = new & ~(nan[1:] & nan[:-1])  # NumPy's unique: one NaN (they sort last)
+    mask = em.concat([em.ones((1,), dtype="bool", device=_device(x)), new])
+    values = s[mask]
+    first = em.nonzero(mask)[0]
+    idx = em.take(perm, first) if index else None
+    cnt = None
+    if counts:
+        ends = em.concat([first[1:], em.full((1,), n, dtype="int64", device=_device(x))])
+        cnt = ends - first
+    inv = None
+    if inverse:
+        inv = em.empty((n,), dtype="int64", device=_device(x))
+        inv[perm] = em.cumsum(mask.astype("int64")) - 1
+    return values, idx, inv, cnt
+
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     """NumPy's unique: the sorted distinct values of ar, with the requested
     first indices, inverse indices and counts (int64)."""
     _check(ar, "unique")
+    if _on_device(ar) and axis is None:
+        v, i, inv, c = _dev_unique(ar, equal_nan, return_index, return_inverse, return_counts)
+        out = [v]
+        if return_index:
+            out.append(i)
+        if return_inverse:
+            out.append(inv.reshape(ar.shape) if _inverse_shaped() else inv)
+        if return_counts:
+            out.append(c)
+        return tuple(out) if len(out) > 1 else v
+    _warn_fallback("unique", _device(ar))
     r = _np.unique(_host(ar), return_index=return_index, return_inverse=return_inverse,
                    return_counts=return_counts, axis=axis, equal_nan=equal_nan, sorted=sorted)
     dev = _device(ar)
@@ -116,6 +278,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 def unique_all(x, /):
     """(values, indices, inverse_indices, counts); every NaN is its own value."""
     _check(x, "unique_all")
+    if _on_device(x):
+        v, i, inv, c = _dev_unique(x, False, True, True, True)
+        return UniqueAllResult(v, i, inv.reshape(x.shape), c)
     r, dev = _np.unique_all(_host(x)), _device(x)
     return UniqueAllResult(*(_wrap(a, dev) for a in r))
 
@@ -123,6 +288,9 @@ def unique_all(x, /):
 def unique_counts(x, /):
     """(values, counts); every NaN is its own value."""
     _check(x, "unique_counts")
+    if _on_device(x):
+        v, _, _, c = _dev_unique(x, False, False, False, True)
+        return UniqueCountsResult(v, c)
     r, dev = _np.unique_counts(_host(x)), _device(x)
     return UniqueCountsResult(*(_wrap(a, dev) for a in r))
 
@@ -130,6 +298,9 @@ def unique_counts(x, /):
 def unique_inverse(x, /):
     """(values, inverse_indices) with inverse_indices shaped like x."""
     _check(x, "unique_inverse")
+    if _on_device(x):
+        v, _, inv, _ = _dev_unique(x, False, False, True, False)
+        return UniqueInverseResult(v, inv.reshape(x.shape))
     r, dev = _np.unique_inverse(_host(x)), _device(x)
     return UniqueInverseResult(*(_wrap(a, dev) for a in r))
 
@@ -137,6 +308,8 @@ def unique_inverse(x, /):
 def unique_values(x, /):
     """The distinct values of x (sorted); every NaN is its own value."""
     _check(x, "unique_values")
+    if _on_device(x):
+        return _dev_unique(x, False, False, False, False)[0]
     # np.unique, not np.unique_values: NumPy >= 2.3 returns the latter in hash
     # order, and array-API users (scikit-learn's LDA) rely on sorted classes.
     return _wrap(_np.unique(_host(x), equal_nan=False), _device(x))
@@ -146,8 +319,108 @@ def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of x1 is in x2 (``invert=True``: is not)."""
     if not isinstance(x1, _ember.ndarray) and not isinstance(x2, _ember.ndarray):
         raise TypeError("isin() needs at least one ember.ndarray argument")
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    if _on_device(x1, x2):
+        em = _em()
+        dev = _device(x1, x2)
+        dt = _common(x1, x2)
+        a, b = _to_dev(x1, dev), _to_dev(x2, dev)
+        a = a if str(a.dtype) == dt.name else a.astype(dt.name)
+        b = b if str(b.dtype) == dt.name else b.astype(dt.name)
+        if b.size == 0:
+            r = em.zeros(a.shape, dtype="bool", device=dev)
+        else:
+            s = _ember.sort(b, None, False, False)
+            pos = em.minimum(_ember.searchsorted(s, a, False, None), s.shape[0] - 1)
+            r = em.take(s, pos) == a  # NaN is in nothing, as NumPy
+        return ~r if invert else r
     r = _np.isin(_host(x1), _host(x2), assume_unique=assume_unique, invert=invert, kind=kind)
     return _wrap(r, _device(x1, x2))
+
+
+# ---- partitions and several keys -------------------------------------------
+
+def _kth(kth, n):
+    ks = _np.atleast_1d(_np.asarray(kth))
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    for k in ks.ravel():
+        if not -n <= int(k) < n:
+            raise ValueError(f"kth(={int(k)}) out of bounds ({n})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A copy of a with the element that would sit at kth (each kth) in
+    sorted order there, smaller ones before it and larger after (NumPy's
+    partition; on a device through the full sort, which is one)."""
+    _check(a, "partition")
+    if order is not None:
+        raise ValueError("partition(order=...) needs structured dtypes, which ember does not have")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise np_axis_error(axis, 0)
+    ax = _axis(axis, a.ndim)
+    _kth(kth, a.shape[ax])
+    if _on_device(a):
+        return _dev_sort(a, ax, False, False)
+    return _wrap(_np.partition(_host(a), kth, axis=ax), _device(a))
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition a along axis (see partition), int64."""
+    _check(a, "argpartition")
+    if order is not None:
+        raise ValueError("argpartition(order=...) needs structured dtypes, which ember does not "
+                         "have")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise np_axis_error(axis, 0)
+    ax = _axis(axis, a.ndim)
+    _kth(kth, a.shape[ax])
+    if _on_device(a):
+        return _dev_sort(a, ax, False, True)
+    return _wrap(_np.argpartition(_host(a), kth, axis=ax).astype(_np.int64), _device(a))
+
+
+def np_axis_error(axis, ndim):
+    return _np.exceptions.AxisError(axis, ndim)
+
+
+def lexsort(keys, axis=-1):
+    """Indices that sort by several keys, the last the primary (NumPy's
+    lexsort; int64).  keys: a sequence of arrays of one shape, or a 2-D+
+    array whose first dimension runs over the keys."""
+    if isinstance(keys, _ember.ndarray):
+        if keys.ndim == 0:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        keys = [keys[i] for i in range(keys.shape[0])]
+    keys = list(keys)
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if not any(isinstance(k, _ember.ndarray) for k in keys):
+        raise TypeError("lexsort() needs at least one ember.ndarray key")
+    dev = _device(*keys)
+    if not _on_device(*keys):
+        r = _np.lexsort(tuple(_host(k) for k in keys), axis=axis)
+        return _wrap(_np.asarray(r, dtype=_np.int64), dev)
+    em = _em()
+    ks = [_to_dev(k, dev) for k in keys]
+    shape = ks[0].shape
+    if any(k.shape != shape for k in ks):
+        raise ValueError("all keys need to be the same shape")
+    if len(shape) == 0:
+        raise np_axis_error(axis, 0)
+    ax = _axis(axis, len(shape))
+    # LSD over the keys: each a stable argsort of the key permuted so far.
+    ks = [em.moveaxis(k, ax, -1) for k in ks]
+    perm = _ember.sort(ks[0], -1, False, True)
+    for k in ks[1:]:
+        p = _ember.sort(em.take_along_axis(k, perm, axis=-1), -1, False, True)
+        perm = em.take_along_axis(perm, p, axis=-1)
+    return em.moveaxis(perm, -1, ax)
 
 
 from ._methods import attach  # noqa: E402

@@ -124,3 +124,171 @@ def test_isin(device, rng, dtype):
     assert_same(em.isin(2, to_em(b)), np.isin(2, b))
     with pytest.raises(TypeError, match="needs at least one ember.ndarray"):
         em.isin(1, [1, 2])
+
+
+# ---- the device radix sort's edges (every test runs on each device) --------
+
+def _specials(dtype, n, rng):
+    """n values of dtype with ties, extremes, and for floats NaN, +-inf, -0.0."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(n) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        pool = np.array([info.min, info.min + 1, -1 if dtype.kind == "i" else 1, 0, 1, 2,
+                         info.max - 1, info.max], dtype=dtype)
+        return pool[rng.integers(0, len(pool), n)]
+    pool = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-3],
+                    dtype=np.float64)
+    re = pool[rng.integers(0, len(pool), n)]
+    if dtype.kind == "c":
+        im = pool[rng.integers(0, len(pool), n)]
+        return _cplx(re, im, dtype)
+    return re.astype(dtype)
+
+
+def _cplx(re, im, dtype):
+    out = np.empty(re.shape, dtype)
+    out.real, out.imag = re, im  # keeps NaN/inf parts as given (re + 1j*im would mix them)
+    return out
+
+
+def _stable_desc(a, axis):
+    """NumPy's order reversed with ties kept in their original order."""
+    n = a.shape[axis]
+    return (n - 1) - np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 2, 255, 257, 4095, 4096, 4097, 8193])
+def test_sort_specials_lengths(device, dtype, n):
+    rng = np.random.default_rng(n)
+    a = _specials(dtype, n, rng)
+    x = em.asarray(a)
+    assert_same(em.argsort(x), np.argsort(a, kind="stable"))
+    assert_same(em.sort(x), np.sort(a))
+    assert_same(em.argsort(x, descending=True), _stable_desc(a, 0))
+    assert_same(em.sort(x, descending=True), np.take(a, _stable_desc(a, 0)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "complex64", "float16", "bool"])
+def test_sort_every_axis_noncontiguous(device, rng, dtype):
+    a = _specials(dtype, 3 * 5 * 70, rng).reshape(3, 5, 70)
+    views = {"c": a, "f": np.asfortranarray(a), "rev": a[::-1, :, ::-2], "t": a.transpose(2, 0, 1)}
+    for name, v in views.items():
+        x = to_em(v)
+        for axis in (0, 1, 2, -1, None):
+            assert_same(em.argsort(x, axis=axis), np.argsort(v, axis=axis, kind="stable"))
+            assert_same(em.sort(x, axis=axis), np.sort(v, axis=axis))
+        for axis in (0, 2):
+            assert_same(em.argsort(x, axis=axis, descending=True), _stable_desc(v, axis))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128"])
+def test_sort_all_equal_and_empty(device, dtype):
+    a = np.full(5000, 3, dtype=dtype)
+    assert_same(em.argsort(em.asarray(a)), np.arange(5000))
+    assert_same(em.argsort(em.asarray(a), descending=True), np.arange(5000))
+    assert_same(em.sort(em.asarray(a)), a)
+    for shape in [(0,), (3, 0), (0, 4)]:
+        e = np.zeros(shape, dtype)
+        for axis in (-1, 0, None):
+            assert_same(em.sort(em.asarray(e), axis=axis), np.sort(e, axis=axis))
+            assert_same(em.argsort(em.asarray(e), axis=axis), np.argsort(e, axis=axis))
+    z = np.array(2.5).astype(dtype)
+    assert_same(em.sort(em.asarray(z), axis=None), np.sort(z, axis=None))
+    assert_same(em.argsort(em.asarray(z), axis=None), np.argsort(z, axis=None))
+
+
+def test_sort_many_rows(device, rng):
+    """Rows as segments: many short rows (the row in the key's high bits)
+    and few long ones, 64-bit keys (the row as its own word)."""
+    for dtype, shape in (("float32", (3000, 7)), ("int16", (9, 5000)), ("float64", (700, 13)),
+                         ("uint64", (4, 3000))):
+        a = _specials(dtype, shape[0] * shape[1], rng).reshape(shape)
+        x = em.asarray(a)
+        assert_same(em.argsort(x), np.argsort(a, kind="stable"))
+        assert_same(em.argsort(x, axis=0, descending=True), _stable_desc(a, 0))
+        assert_same(em.sort(x, axis=0), np.sort(a, axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint32", "complex64"])
+def test_searchsorted_specials(device, rng, dtype):
+    hay = np.sort(_specials(dtype, 600, rng))
+    v = _specials(dtype, 301, rng).reshape(7, 43)[:, ::2]
+    for side in ("left", "right"):
+        assert_same(em.searchsorted(em.asarray(hay), to_em(v), side=side),
+                    np.searchsorted(hay, v, side=side).astype(np.int64))
+    u = _specials(dtype, 600, rng)
+    s = np.argsort(u, kind="stable")
+    assert_same(em.searchsorted(em.asarray(u), em.asarray(v), sorter=em.asarray(s)),
+                np.searchsorted(u, v, sorter=s).astype(np.int64))
+    assert_same(em.searchsorted(em.asarray(hay[:0]), em.asarray(v)),
+                np.searchsorted(hay[:0], v).astype(np.int64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "complex128"])
+def test_unique_specials(device, rng, dtype):
+    a = _specials(dtype, 3000, rng).reshape(3, 1000, 1)[:, ::-1]
+    x = to_em(a)
+    for got, want in zip(em.unique(x, return_index=True, return_inverse=True, return_counts=True),
+                         np.unique(a, return_index=True, return_inverse=True, return_counts=True)):
+        assert_same(got, want)
+    if dtype != "complex128":  # NumPy's complex NaN grouping is its own
+        assert_same(em.unique_values(x), np.unique(a, equal_nan=False))
+        for got, want in zip(em.unique_counts(x), np.unique_counts(a)):
+            assert_same(got, want)
+
+
+def test_isin_lexsort_digitize_partition(device, rng):
+    a = rng.integers(0, 50, (40, 30)).astype(np.int32)
+    b = rng.integers(0, 50, 17).astype(np.int64)
+    assert_same(em.isin(em.asarray(a), em.asarray(b)), np.isin(a, b))
+    assert_same(em.isin(em.asarray(a), em.asarray(b), invert=True), np.isin(a, b, invert=True))
+    k = [rng.integers(0, 3, 500).astype(t) for t in ("float32", "int8", "uint16")]
+    assert_same(em.lexsort([em.asarray(x) for x in k]), np.lexsort(k))
+    f = rng.standard_normal(1000)
+    bins = np.linspace(-2, 2, 9)
+    assert_same(em.digitize(em.asarray(f), em.asarray(bins)), np.digitize(f, bins).astype(np.int64))
+    p = np.asarray(em.partition(em.asarray(f), 400))
+    assert p[400] == np.sort(f)[400] and (p[:400] <= p[400]).all() and (p[401:] >= p[400]).all()
+    ip = np.asarray(em.argpartition(em.asarray(f), 400))
+    assert f[ip[400]] == np.sort(f)[400]
+
+
+hyp = pytest.importorskip("hypothesis")
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+_HDTYPES = st.sampled_from(["int8", "uint16", "int32", "int64", "float32", "float64", "bool"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(_HDTYPES, hnp.array_shapes(min_dims=1, max_dims=3, max_side=40)), st.booleans())
+def test_hypothesis_sort(a, desc):
+    x = em.asarray(a)
+    axis = -1
+    if desc:
+        assert_same(em.argsort(x, axis=axis, descending=True), _stable_desc(a, a.ndim - 1))
+    else:
+        assert_same(em.argsort(x, axis=axis), np.argsort(a, axis=axis, kind="stable"))
+        assert_same(em.sort(x, axis=None), np.sort(a, axis=None))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(_HDTYPES, hnp.array_shapes(min_dims=1, max_dims=2, max_side=60)))
+def test_hypothesis_unique(a):
+    x = em.asarray(a)
+    for got, want in zip(em.unique(x, return_index=True, return_inverse=True, return_counts=True),
+                         np.unique(a, return_index=True, return_inverse=True, return_counts=True)):
+        assert_same(got, want)
+    assert_same(em.unique_values(x), np.unique(a, equal_nan=False))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays("float64", st.integers(0, 80)), hnp.arrays("float64", st.integers(0, 30)),
+       st.sampled_from(["left", "right"]))
+def test_hypothesis_searchsorted(hay, v, side):
+    hay = np.sort(hay)
+    assert_same(em.searchsorted(em.asarray(hay), em.asarray(v), side=side),
+                np.searchsorted(hay, v, side=side).astype(np.int64))

@@ -1,0 +1,459 @@
+/* The radix-sort kernels (render_sort.h).  The kernel text below is one
+ * string for every dialect: it spells what differs through a few macros
+ * (EM_G, EM_SH, EM_SHP, EM_TID, EM_BID, EM_NBLK, EM_SYNC, EM_KERNEL, EM_PRO) that
+ * em_render_sort defines from the dialect table, and uses only what CUDA C
+ * and OpenCL C share: no references, templates, unions of pointers or long
+ * long (em_i64 / em_u64 from the prelude), locals in shared memory declared
+ * at a kernel's outermost scope. */
+#include "codegen/render_sort.h"
+
+#include <stdio.h>
+
+int em_sort_key_bits(em_dtype dt) {
+    switch (dt) {
+    case EM_BOOL:
+    case EM_INT8:
+    case EM_UINT8: return 8;
+    case EM_INT16:
+    case EM_UINT16:
+    case EM_FLOAT16: return 16;
+    case EM_INT32:
+    case EM_UINT32:
+    case EM_FLOAT32: return 32;
+    default: return 64;
+    }
+}
+
+void em_sort_key(const em_sort_spec *c, em_sbuf *key) {
+    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d", (int)c->dtype, c->keybits, c->descending,
+                   c->canon, c->seghi, c->nd, EM_SORT_ITEMS);
+}
+
+/* A float's key from its bits r (fb bits), and back: named em_fk<fb>, em_fu<fb>. */
+static void em__float_fns(em_sbuf *s, int fb, const char *inf, const char *qnan) {
+    em_sbuf_printf(s,
+                   "EM_FN em_u64 em_fk%d(em_u64 r) {\n"
+                   "    const em_u64 sg = (em_u64)1 << %d, m = sg | (sg - (em_u64)1);\n"
+                   "    const em_u64 mag = r & (sg - (em_u64)1);\n"
+                   "    if (mag > (em_u64)%s) return m; // every NaN last, all equal\n"
+                   "    if (EM_CANON && mag == 0) r = 0; // -0.0 == 0.0: ties keep their order\n"
+                   "    return (r & sg) ? (~r & m) : (r | sg);\n"
+                   "}\n"
+                   "EM_FN em_u64 em_fu%d(em_u64 k) {\n"
+                   "    const em_u64 sg = (em_u64)1 << %d, m = sg | (sg - (em_u64)1);\n"
+                   "    if (k == m) return (em_u64)%s;\n"
+                   "    return (k & sg) ? (k & ~sg) : (~k & m);\n"
+                   "}\n",
+                   fb, fb - 1, inf, fb, fb - 1, qnan);
+}
+
+/* em_kw(e, w): the key word w (0 or 1) of the element at e, before the
+ * descending flip; em_unkey(k, o): its bits stored at o (one-word dtypes). */
+static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) {
+    const char *g = d->global;
+    const em_dtype dt = c->dtype;
+    const int kb = em_sort_key_bits(dt);
+    const char *raw = kb == 8 ? "em_u8" : kb == 16 ? "em_u16" : kb == 32 ? "em_u32" : "em_u64";
+    if (dt == EM_FLOAT16) em__float_fns(s, 16, "0x7c00", "0x7e00");
+    if (dt == EM_FLOAT32 || dt == EM_COMPLEX64) em__float_fns(s, 32, "0x7f800000", "0x7fc00000");
+    if (dt == EM_FLOAT64 || dt == EM_COMPLEX128)
+        em__float_fns(s, 64, "0x7ff0000000000000UL", "0x7ff8000000000000UL");
+    em_sbuf_printf(s, "EM_FN em_u64 em_kw(%s const char *e, int w) {\n", g);
+    switch (dt) {
+    case EM_BOOL: em_sbuf_printf(s, "    return *(%s const em_u8 *)e != 0;\n", g); break;
+    case EM_UINT8:
+    case EM_UINT16:
+    case EM_UINT32:
+    case EM_UINT64: em_sbuf_printf(s, "    return *(%s const %s *)e;\n", g, raw); break;
+    case EM_INT8:
+    case EM_INT16:
+    case EM_INT32:
+    case EM_INT64:
+        em_sbuf_printf(s, "    return (em_u64)(*(%s const %s *)e ^ ((%s)1 << %d));\n", g, raw, raw,
+                       kb - 1);
+        break;
+    case EM_FLOAT16:
+    case EM_FLOAT32:
+    case EM_FLOAT64:
+        em_sbuf_printf(s, "    return em_fk%d(*(%s const %s *)e);\n", kb, g, raw);
+        break;
+    case EM_COMPLEX64: /* (real, imag) lexicographic: real's key above imag's */
+        em_sbuf_printf(s,
+                       "    %s const em_u32 *q = (%s const em_u32 *)e;\n"
+                       "    return em_fk32(q[0]) << 32 | em_fk32(q[1]);\n",
+                       g, g);
+        break;
+    default: /* complex128: word 0 the imaginary part, word 1 the real */
+        em_sbuf_printf(s, "    return em_fk64(((%s const em_u64 *)e)[w == 1 ? 0 : 1]);\n", g);
+        break;
+    }
+    em_sbuf_printf(s, "}\nEM_FN void em_unkey(em_u64 k, %s char *o) {\n", g);
+    switch (dt) {
+    case EM_BOOL:
+    case EM_UINT8:
+    case EM_UINT16:
+    case EM_UINT32:
+    case EM_UINT64: em_sbuf_printf(s, "    *(%s %s *)o = (%s)k;\n", g, raw, raw); break;
+    case EM_INT8:
+    case EM_INT16:
+    case EM_INT32:
+    case EM_INT64:
+        em_sbuf_printf(s, "    *(%s %s *)o = (%s)(k ^ ((em_u64)1 << %d));\n", g, raw, raw, kb - 1);
+        break;
+    case EM_FLOAT16:
+    case EM_FLOAT32:
+    case EM_FLOAT64:
+        em_sbuf_printf(s, "    *(%s %s *)o = (%s)em_fu%d(k);\n", g, raw, raw, kb);
+        break;
+    case EM_COMPLEX64:
+        em_sbuf_printf(s,
+                       "    %s em_u32 *q = (%s em_u32 *)o;\n"
+                       "    q[0] = (em_u32)em_fu32(k >> 32);\n"
+                       "    q[1] = (em_u32)em_fu32(k & 0xffffffffUL);\n",
+                       g, g);
+        break;
+    default: em_sbuf_printf(s, "    (void)k, (void)o; // complex128 is never decoded\n"); break;
+    }
+    em_sbuf_printf(s, "}\n");
+    /* An element's bytes copied (the gather through the permutation). */
+    em_sbuf_printf(s, "EM_FN void em_copy_el(%s char *o, %s const char *e) {\n", g, g);
+    if (dt == EM_COMPLEX128)
+        em_sbuf_printf(s,
+                       "    ((%s em_u64 *)o)[0] = ((%s const em_u64 *)e)[0];\n"
+                       "    ((%s em_u64 *)o)[1] = ((%s const em_u64 *)e)[1];\n",
+                       g, g, g, g);
+    else
+        em_sbuf_printf(s, "    *(%s %s *)o = *(%s const %s *)e;\n", g,
+                       dt == EM_COMPLEX64 ? "em_u64" : raw, g, dt == EM_COMPLEX64 ? "em_u64" : raw);
+    em_sbuf_printf(s, "}\n");
+}
+
+/* The kernels: one text for every dialect (see the file comment). */
+static const char em__sort_kernels[] =
+    "// Byte offset of the element with C-order index i over shape/st.\n"
+    "EM_FN em_i64 em_off(const em_sargs *p, em_i64 i) {\n"
+    "    em_i64 o = 0;\n"
+    "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
+    "        o += (i % p->shape[d]) * p->st[d];\n"
+    "        i /= p->shape[d];\n"
+    "    }\n"
+    "    return o;\n"
+    "}\n"
+    "// The key the sort orders element src by: word w (2: the segment), flipped\n"
+    "// when descending, the segment in the high half with EM_SEGHI.\n"
+    "EM_FN em_u64 em_key_of(const em_sargs *p, EM_G const char *a, em_i64 src, int w) {\n"
+    "    if (w == 2) return (em_u64)(src / p->len);\n"
+    "    em_u64 k = em_kw(a + em_off(p, src), w) ^ (EM_DESC ? EM_KMASK : (em_u64)0);\n"
+    "    if (EM_SEGHI) k |= (em_u64)(src / p->len) << 32;\n"
+    "    return k;\n"
+    "}\n"
+    "EM_FN em_u32 em_digit(em_key_t k, em_i64 shift) { return (em_u32)(k >> shift) & 15u; }\n"
+    "\n"
+    "EM_KERNEL(" EM_SORT_KEYS ") {\n"
+    "    EM_SH em_u64 s_or[EM_B], s_and[EM_B];\n"
+    "    EM_PRO\n"
+    "    EM_G em_key_t *keys = (EM_G em_key_t *)b1;\n"
+    "    EM_G em_i64 *vin = (EM_G em_i64 *)b3, *vout = (EM_G em_i64 *)b4;\n"
+    "    EM_G em_u64 *part = (EM_G em_u64 *)b5;\n"
+    "    const int t = (int)EM_TID;\n"
+    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "        em_u64 o = 0, an = ~(em_u64)0;\n"
+    "        for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "            const em_i64 i = blk * EM_TILE + (em_i64)j * EM_B + t;\n"
+    "            if (i >= p.n) break;\n"
+    "            em_i64 src = i;\n"
+    "            if (p.mode == 1) src = vin[i];\n"
+    "            else if (p.hasvals) vout[i] = i;\n"
+    "            const em_key_t k = (em_key_t)em_key_of(&p, b0, src, (int)p.word);\n"
+    "            keys[i] = k;\n"
+    "            o |= k;\n"
+    "            an &= k;\n"
+    "        }\n"
+    "        s_or[t] = o;\n"
+    "        s_and[t] = an;\n"
+    "        EM_SYNC\n"
+    "        for (int h = EM_B / 2; h > 0; h >>= 1) {\n"
+    "            if (t < h) {\n"
+    "                s_or[t] |= s_or[t + h];\n"
+    "                s_and[t] &= s_and[t + h];\n"
+    "            }\n"
+    "            EM_SYNC\n"
+    "        }\n"
+    "        if (t == 0) {\n"
+    "            part[2 * blk] = s_or[0];\n"
+    "            part[2 * blk + 1] = s_and[0];\n"
+    "        }\n"
+    "        EM_SYNC // s_or is read before the next tile writes it\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// One block: part[2 nb], part[2 nb + 1] = the OR and AND over every tile.\n"
+    "EM_KERNEL(" EM_SORT_ORAND ") {\n"
+    "    EM_SH em_u64 s_or[EM_B], s_and[EM_B];\n"
+    "    EM_PRO\n"
+    "    EM_G em_u64 *part = (EM_G em_u64 *)b5;\n"
+    "    const int t = (int)EM_TID;\n"
+    "    em_u64 o = 0, an = ~(em_u64)0;\n"
+    "    for (em_i64 b = t; b < p.nb; b += EM_B) {\n"
+    "        o |= part[2 * b];\n"
+    "        an &= part[2 * b + 1];\n"
+    "    }\n"
+    "    s_or[t] = o;\n"
+    "    s_and[t] = an;\n"
+    "    EM_SYNC\n"
+    "    for (int h = EM_B / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h) {\n"
+    "            s_or[t] |= s_or[t + h];\n"
+    "            s_and[t] &= s_and[t + h];\n"
+    "        }\n"
+    "        EM_SYNC\n"
+    "    }\n"
+    "    if (t == 0 && EM_BID == 0) {\n"
+    "        part[2 * p.nb] = s_or[0];\n"
+    "        part[2 * p.nb + 1] = s_and[0];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// counts[digit * nb + tile]: per-thread counters cnt[digit][thread] (no\n"
+    "// atomics), summed by 256 threads over 16 each, then by 16 over 16 each.\n"
+    "EM_KERNEL(" EM_SORT_COUNT ") {\n"
+    "    EM_SH em_u32 cnt[EM_RADIX * EM_B];\n"
+    "    EM_SH em_u32 sum[EM_B];\n"
+    "    EM_PRO\n"
+    "    EM_G const em_key_t *keys = (EM_G const em_key_t *)b1;\n"
+    "    EM_G em_u32 *counts = (EM_G em_u32 *)b5;\n"
+    "    const int t = (int)EM_TID;\n"
+    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "        for (int d = 0; d < EM_RADIX; d++) cnt[d * EM_B + t] = 0;\n"
+    "        for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "            const em_i64 i = blk * EM_TILE + (em_i64)j * EM_B + t;\n"
+    "            if (i >= p.n) break;\n"
+    "            cnt[em_digit(keys[i], p.shift) * EM_B + t]++;\n"
+    "        }\n"
+    "        EM_SYNC\n"
+    "        {\n"
+    "            const int d = t / 16, q = (t % 16) * 16;\n"
+    "            em_u32 r = 0;\n"
+    "            for (int j = 0; j < 16; j++) r += cnt[d * EM_B + q + j];\n"
+    "            sum[t] = r;\n"
+    "        }\n"
+    "        EM_SYNC\n"
+    "        if (t < EM_RADIX) {\n"
+    "            em_u32 r = 0;\n"
+    "            for (int j = 0; j < 16; j++) r += sum[t * 16 + j];\n"
+    "            counts[t * p.nb + blk] = r;\n"
+    "        }\n"
+    "        EM_SYNC // cnt and sum are read before the next tile clears them\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// Block-wide inclusive scan of s[0..EM_B) (Hillis-Steele: every read of a\n"
+    "// step before any write).  Called by every thread of the block, each\n"
+    "// having just written its s[t].\n"
+    "EM_FN void em_block_scan(EM_SHP em_u32 *s, int t) {\n"
+    "    EM_SYNC // every s[t] is written\n"
+    "    for (int off = 1; off < EM_B; off <<= 1) {\n"
+    "        const em_u32 v = t >= off ? s[t - off] : 0u;\n"
+    "        EM_SYNC\n"
+    "        s[t] += v;\n"
+    "        EM_SYNC\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// One block per digit: its row of counts scanned exclusively in place.\n"
+    "EM_KERNEL(" EM_SORT_SCAN ") {\n"
+    "    EM_SH em_u32 s[EM_B];\n"
+    "    EM_PRO\n"
+    "    EM_G em_u32 *counts = (EM_G em_u32 *)b5;\n"
+    "    const int t = (int)EM_TID;\n"
+    "    for (em_i64 d = EM_BID; d < EM_RADIX; d += EM_NBLK) {\n"
+    "        EM_G em_u32 *row = counts + d * p.nb;\n"
+    "        em_u32 carry = 0;\n"
+    "        for (em_i64 c0 = 0; c0 < p.nb; c0 += EM_B) {\n"
+    "            const em_i64 i = c0 + t;\n"
+    "            const em_u32 v = i < p.nb ? row[i] : 0u;\n"
+    "            s[t] = v;\n"
+    "            em_block_scan(s, t);\n"
+    "            if (i < p.nb) row[i] = carry + s[t] - v;\n"
+    "            carry += s[EM_B - 1];\n"
+    "            EM_SYNC // s[EM_B - 1] is read before the next chunk writes s\n"
+    "        }\n"
+    "        if (t == 0) counts[EM_RADIX * p.nb + d] = carry;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// Thread t owns the tile's keys t * EM_ITEMS .. + EM_ITEMS - 1, so counting\n"
+    "// them in order into cnt[digit][t] and scanning cnt in digit-major order\n"
+    "// ranks every key stably: cnt[d][t] - cnt[d][0] keys of digit d lie in\n"
+    "// earlier threads, r[j] in this one before key j.\n"
+    "EM_KERNEL(" EM_SORT_SCATTER ") {\n"
+    "    EM_SH em_u32 cnt[EM_RADIX * EM_B];\n"
+    "    EM_SH em_u32 tot[EM_B];\n"
+    "    EM_SH em_u32 gs[EM_RADIX];\n"
+    "    EM_PRO\n"
+    "    EM_G const em_key_t *kin = (EM_G const em_key_t *)b1;\n"
+    "    EM_G em_key_t *kout = (EM_G em_key_t *)b2;\n"
+    "    EM_G const em_i64 *vin = (EM_G const em_i64 *)b3;\n"
+    "    EM_G em_i64 *vout = (EM_G em_i64 *)b4;\n"
+    "    EM_G const em_u32 *counts = (EM_G const em_u32 *)b5;\n"
+    "    const int t = (int)EM_TID;\n"
+    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "        for (int d = 0; d < EM_RADIX; d++) cnt[d * EM_B + t] = 0;\n"
+    "        if (t < EM_RADIX) { // the digit's start: the digits below it, the tiles before\n"
+    "            em_u32 base = 0;\n"
+    "            for (int d = 0; d < t; d++) base += counts[EM_RADIX * p.nb + d];\n"
+    "            gs[t] = base + counts[t * p.nb + blk];\n"
+    "        }\n"
+    "        em_key_t k[EM_ITEMS];\n"
+    "        em_u32 r[EM_ITEMS];\n"
+    "        const em_i64 i0 = blk * EM_TILE + (em_i64)t * EM_ITEMS;\n"
+    "        for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "            k[j] = 0;\n"
+    "            r[j] = 0;\n"
+    "            if (i0 + j < p.n) {\n"
+    "                k[j] = kin[i0 + j];\n"
+    "                const em_u32 d = em_digit(k[j], p.shift);\n"
+    "                r[j] = cnt[d * EM_B + t];\n"
+    "                cnt[d * EM_B + t] = r[j] + 1u;\n"
+    "            }\n"
+    "        }\n"
+    "        EM_SYNC\n"
+    "        em_u32 mine = 0;\n"
+    "        for (int j = 0; j < 16; j++) mine += cnt[t * 16 + j];\n"
+    "        tot[t] = mine;\n"
+    "        em_block_scan(tot, t);\n"
+    "        {\n"
+    "            em_u32 run = tot[t] - mine;\n"
+    "            for (int j = 0; j < 16; j++) {\n"
+    "                const em_u32 v = cnt[t * 16 + j];\n"
+    "                cnt[t * 16 + j] = run;\n"
+    "                run += v;\n"
+    "            }\n"
+    "        }\n"
+    "        EM_SYNC\n"
+    "        for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "            if (i0 + j < p.n) {\n"
+    "                const em_u32 d = em_digit(k[j], p.shift);\n"
+    "                const em_i64 at = (em_i64)gs[d] + cnt[d * EM_B + t] - cnt[d * EM_B] + r[j];\n"
+    "                kout[at] = k[j];\n"
+    "                if (p.hasvals) vout[at] = vin[i0 + j];\n"
+    "            }\n"
+    "        }\n"
+    "        EM_SYNC // cnt and gs are read before the next tile writes them\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "EM_KERNEL(" EM_SORT_OUT ") {\n"
+    "    EM_PRO\n"
+    "    EM_G const em_key_t *keys = (EM_G const em_key_t *)b1;\n"
+    "    EM_G const em_i64 *vals = (EM_G const em_i64 *)b3;\n"
+    "    const em_i64 step = EM_NBLK * EM_B;\n"
+    "    for (em_i64 i = EM_BID * EM_B + EM_TID; i < p.n; i += step) {\n"
+    "        if (p.mode == 0)\n"
+    "            em_unkey(((em_u64)keys[i] & EM_KMASK) ^ (EM_DESC ? EM_KMASK : (em_u64)0),\n"
+    "                     b5 + i * EM_SIZE);\n"
+    "        else if (p.mode == 1)\n"
+    "            em_copy_el(b5 + i * EM_SIZE, b0 + em_off(&p, vals[i]));\n"
+    "        else\n"
+    "            ((EM_G em_i64 *)b5)[i] = vals[i] % p.len;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// Element j of the haystack (through the sorter when there is one).\n"
+    "EM_FN EM_G const char *em_hay(const em_sargs *p, EM_G const char *h, EM_G const em_i64 *so,\n"
+    "                              em_i64 j) {\n"
+    "    return h + (p->hasvals ? so[j] : j) * p->hst;\n"
+    "}\n"
+    "// Whether key (hi, lo) of x comes before (strict) or not after y's.\n"
+    "EM_FN bool em_before(em_u64 xh, em_u64 xl, em_u64 yh, em_u64 yl, bool strict) {\n"
+    "    if (xh != yh) return xh < yh;\n"
+    "    return strict ? xl < yl : xl <= yl;\n"
+    "}\n"
+    "EM_KERNEL(" EM_SORT_SEARCH ") {\n"
+    "    EM_PRO\n"
+    "    EM_G const em_i64 *so = (EM_G const em_i64 *)b3;\n"
+    "    EM_G em_i64 *out = (EM_G em_i64 *)b5;\n"
+    "    const em_i64 step = EM_NBLK * EM_B;\n"
+    "    for (em_i64 i = EM_BID * EM_B + EM_TID; i < p.n; i += step) {\n"
+    "        EM_G const char *e = b1 + em_off(&p, i);\n"
+    "        const em_u64 vh = EM_TWO ? em_kw(e, 1) : 0, vl = em_kw(e, 0);\n"
+    "        em_i64 lo = 0, hi = p.len; // the answer lies in [lo, hi]\n"
+    "        while (lo < hi) {\n"
+    "            const em_i64 mid = lo + (hi - lo) / 2;\n"
+    "            EM_G const char *m = em_hay(&p, b0, so, mid);\n"
+    "            const em_u64 mh = EM_TWO ? em_kw(m, 1) : 0, ml = em_kw(m, 0);\n"
+    "            // left: count the keys < v; right: the keys <= v\n"
+    "            if (em_before(mh, ml, vh, vl, p.mode == 0)) lo = mid + 1;\n"
+    "            else hi = mid;\n"
+    "        }\n"
+    "        out[i] = lo;\n"
+    "    }\n"
+    "}\n";
+
+/* The per-dialect macros the kernel text is written in. */
+static void em__macros(const em_dialect *d, em_sbuf *s) {
+    char r[64], bounds[64];
+    /* A pointer into shared memory: OpenCL names its address space, CUDA
+     * infers it (__shared__ is no pointer qualifier there). */
+    em_sbuf_printf(s, "#define EM_G %s\n#define EM_SH %s\n#define EM_SHP %s\n", d->global,
+                   d->shared, d->id == EM_DIALECT_OPENCL ? d->shared : "");
+    em_sbuf_printf(s, "#define EM_TID ((em_i64)%s)\n", em_dialect_reg(d->local_id, 0, r, sizeof r));
+    em_sbuf_printf(s, "#define EM_BID ((em_i64)%s)\n", em_dialect_reg(d->group_id, 0, r, sizeof r));
+    em_sbuf_printf(s, "#define EM_NBLK ((em_i64)%s)\n",
+                   em_dialect_reg(d->num_groups, 0, r, sizeof r));
+    em_sbuf_printf(s, "#define EM_SYNC %s\n", d->barrier);
+    em_dialect_bounds(d, EM_SORT_B, bounds, sizeof bounds);
+    if (d->args_struct) {
+        em_sbuf_printf(s, "#define EM_KERNEL(name) %s %s name(const em_sargs p)\n", d->kernel,
+                       bounds);
+        em_sbuf_printf(s, "#define EM_PRO EM_G char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3,"
+                          " *b4 = p.b4, *b5 = p.b5; (void)b2, (void)b4;\n");
+    } else { /* backend.h's em_kargs: each buffer and its byte offset, then the numbers */
+        em_sbuf_printf(s, "#define EM_KERNEL(name) %s %s name(", d->kernel, bounds);
+        for (int k = 0; k < EM_SORT_NBUF; k++)
+            em_sbuf_printf(s, "%s char *d%d, ulong o%d, ", d->global, k, k);
+        em_sbuf_printf(s, "const em_sargs p)\n#define EM_PRO EM_G char ");
+        for (int k = 0; k < EM_SORT_NBUF; k++)
+            em_sbuf_printf(s, "%s*b%d = d%d + o%d", k ? ", " : "", k, k, k);
+        em_sbuf_printf(s, "; (void)b2, (void)b4;\n");
+    }
+}
+
+em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *src) {
+    if (!d || !c || (unsigned)c->dtype >= EM_NDTYPES || (c->keybits != 32 && c->keybits != 64) ||
+        c->nd < 1 || c->nd > EM_MAXDIMS)
+        return em_error(EM_EVALUE, "em_render_sort: bad dialect or spec");
+    if (d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED,
+                        "the radix sort is not rendered for C: the CPU sorts with NumPy");
+    if (!d->has_int64)
+        return em_error(EM_EUNSUPPORTED, "the radix sort needs 64-bit integers on %s", d->name);
+    const int kb = em_sort_key_bits(c->dtype);
+    if (kb > c->keybits || (c->seghi && c->keybits != 64))
+        return em_error(EM_EVALUE, "em_render_sort: %d-bit keys in a %d-bit buffer", kb,
+                        c->keybits);
+    em_sbuf_printf(src, "%s\n// radix sort of %s, %d-bit keys%s%s, %s\n", d->prelude,
+                   em_dtype_get(c->dtype)->name, c->keybits, c->descending ? ", descending" : "",
+                   c->seghi ? ", segmented" : "", d->name);
+    em__macros(d, src);
+    em_sbuf_printf(
+        src,
+        "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
+        "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
+        "#define EM_TWO %d\n#define EM_SIZE %d\n",
+        EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
+        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size);
+    em_sbuf_printf(src, "#define EM_KMASK ((em_u64)%s)\n",
+                   kb == 64   ? "~(em_u64)0"
+                   : kb == 32 ? "0xffffffffUL"
+                   : kb == 16 ? "0xffffUL"
+                              : "0xffUL");
+    em_sbuf_printf(src, "typedef %s em_key_t;\n", c->keybits == 64 ? "em_u64" : "em_u32");
+    em_sbuf_printf(src, "typedef struct em_sargs {\n");
+    if (d->args_struct) em_sbuf_printf(src, "    char *b0, *b1, *b2, *b3, *b4, *b5;\n");
+    em_sbuf_printf(src, "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
+                        "    em_i64 shape[EM_ND], st[EM_ND];\n} em_sargs;\n");
+    em__key_fns(d, c, src);
+    em_sbuf_printf(src, "%s", em__sort_kernels);
+    return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}

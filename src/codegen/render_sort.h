@@ -1,0 +1,86 @@
+/* The radix-sort renderer: the kernels of a stable LSD radix sort (and the
+ * binary search that shares its keys) as one source per spec, in the
+ * dialect-neutral subset (CUDA C and OpenCL C render from the same text;
+ * codegen/run_sort.c drives them and explains the algorithm).
+ *
+ * Keys.  Every element maps to unsigned bits whose unsigned order is
+ * NumPy's sort order (em_sort_key_bits): bool and unsigned as they are,
+ * signed with the sign bit flipped, floats with the sign bit flipped for
+ * positives and all bits flipped for negatives, every NaN the largest key
+ * (last, as NumPy), -0.0 the key of +0.0 when spec.canon (ties then keep
+ * their order), complex64 as (real key << 32 | imag key), complex128 as
+ * two 64-bit words (word 1 the real part's key, word 0 the imaginary's).
+ * Descending flips the key's bits (NaNs then first, as the Array API's
+ * descending argsort of NumPy's order).
+ *
+ * Kernels (names EM_SORT_*), all grid-stride over blocks of EM_SORT_B
+ * threads; a tile is EM_SORT_TILE consecutive elements:
+ *   KEYS    keys[i] = key of element src(i) (word p.word: 0 low, 1 the
+ *           real part of complex128, 2 the segment src / len); src(i) = i,
+ *           or vals_in[i] when p.mode == 1 (a later word gathered through
+ *           the permutation so far); with p.mode == 0 and p.hasvals,
+ *           vals_out[i] = i.  Per tile, the OR and the AND of its keys.
+ *   ORAND   one block: the OR and AND over all tiles (a digit where they
+ *           agree is the same in every key: that pass is skipped).
+ *   COUNT   per tile, the number of keys of each 4-bit digit at p.shift:
+ *           counts[digit * nb + tile].
+ *   SCAN    one block per digit: its row of counts scanned (exclusive) in
+ *           place; the row's total to counts[16 * nb + digit].
+ *   SCATTER per tile, each key's stable rank among the tile's keys of its
+ *           digit; written to keys_out (and its value to vals_out) at the
+ *           digit's start + the tiles' before it + that rank.
+ *   OUT     p.mode 0: out[i] = the value decoded from keys[i] (sort,
+ *           one word); 1: out[i] = element vals[i] (sort through the
+ *           permutation); 2: out[i] = vals[i] % len (argsort, int64).
+ *   SEARCH  searchsorted: out (b5, int64) [i] for element i of the needles
+ *           (b1, C order over shape/st) = the number of elements of the
+ *           sorted 1-D haystack (b0: len elements hst bytes apart, read
+ *           through the int64 sorter b3 when p.hasvals) whose key is < its
+ *           key (side left, p.mode 0) or <= (side right, p.mode 1).
+ *
+ * Input elements (b0 for the sort kernels) are addressed by their C-order
+ * index over shape/st: the sort runs along the last dimension, so row r of
+ * the output is segment r.
+ *
+ * Argument: six buffers b0..b5, then em_i64 n, len, nb, shift, mode, word,
+ * hasvals, hst, shape[EM_ND], st[EM_ND] (byte strides).  Where the dialect takes a struct (CUDA, C) the buffers are its
+ * first six pointer fields; elsewhere (OpenCL) they are em_kargs buffers
+ * and the struct holds the numbers only.
+ */
+#ifndef EM_RENDER_SORT_H
+#define EM_RENDER_SORT_H
+
+#include "codegen/render.h"
+
+#define EM_SORT_B 256    /* threads per block, every kernel */
+#define EM_SORT_ITEMS 16 /* keys per thread in a tile */
+#define EM_SORT_TILE (EM_SORT_B * EM_SORT_ITEMS)
+#define EM_SORT_RADIX 16 /* 4-bit digits: 16 x 256 per-thread counters fit shared memory */
+#define EM_SORT_NBUF 6
+#define EM_SORT_KEYS "em_sort_keys"
+#define EM_SORT_ORAND "em_sort_orand"
+#define EM_SORT_COUNT "em_sort_count"
+#define EM_SORT_SCAN "em_sort_scan"
+#define EM_SORT_SCATTER "em_sort_scatter"
+#define EM_SORT_OUT "em_sort_out"
+#define EM_SORT_SEARCH "em_sort_search"
+
+typedef struct em_sort_spec {
+    em_dtype dtype; /* the elements' */
+    int keybits;    /* 32 or 64: the width of the keys buffer */
+    bool descending;
+    bool canon; /* -0.0 keyed as +0.0 (stable ties); off only where keys are decoded */
+    bool seghi; /* the segment (src / len) in the key's high 32 bits */
+    int nd;     /* 1 <= nd <= EM_MAXDIMS: dimensions of the addressed array */
+} em_sort_spec;
+
+/* Bits of one key word of dt (8, 16, 32 or 64; complex128: 64 per word). */
+EM_API int em_sort_key_bits(em_dtype dt);
+/* The source, prelude included.  EM_EUNSUPPORTED for the C dialect (the
+ * CPU sorts with NumPy's host functions) and for 64-bit keys where the
+ * dialect has no 64-bit integers; EM_EVALUE for a bad spec. */
+EM_API em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *src);
+/* The structural key (everything the source depends on). */
+EM_API void em_sort_key(const em_sort_spec *c, em_sbuf *key);
+
+#endif

@@ -1,0 +1,237 @@
+/* The stable LSD radix sort and the binary search over a backend's
+ * primitives (kernels: codegen/render_sort.[ch]).
+ *
+ * The sort orders the rows of a (any layout, its elements taken in C order,
+ * every len consecutive ones a row: len = the last dimension sorts along it,
+ * len = the size sorts the flattened array) into a C-contiguous out of the
+ * same size: the values (em_run_sort) or, for argsort, each
+ * element's index within its row (int64).
+ *
+ * Keys.  Each element maps to unsigned bits in NumPy's order (render_sort.h).
+ * A sort by several words runs from the least significant word up, each word
+ * a full radix sort of (word, permutation) pairs that carries the order so
+ * far (LSD over words: every pass is stable).  Words, least first:
+ *   - the key (complex128: its imaginary word, then its real word);
+ *   - the row, when there are several: in the high half of a 64-bit key
+ *     when the key has at most 32 bits (no extra word), else its own word.
+ *
+ * One word: KEYS writes the keys (and the identity permutation) into
+ * contiguous scratch and the OR and AND of all keys (ORAND); the host reads
+ * those two numbers (a synchronisation) and skips every 4-bit digit in which
+ * they agree -- the same in every key, so the pass would not move anything:
+ * a bool or int8 sort in 32-bit keys runs 2 passes, not 8, and data of a
+ * small range likewise.  Each remaining pass, digit d at bits 4p..4p+3:
+ *   COUNT   counts[d][tile] = keys of digit d in each tile of 4096;
+ *   SCAN    each digit's row scanned: the keys of d in earlier tiles;
+ *   SCATTER the key with digit d at rank j among its tile's keys of d goes
+ *           to (keys of smaller digits) + (keys of d in earlier tiles) + j.
+ *           The rank is stable because thread t ranks its 16 consecutive
+ *           keys in order and the per-thread counters are scanned in
+ *           (digit, thread) order; so each pass is a stable counting sort of
+ *           the keys by d, and after all passes the keys are in order
+ *           (LSD radix sort), equal keys in their original order.
+ * Out: decoded keys (sort, one word, no permutation needed), else elements
+ * gathered through the permutation, or the permutation mod the row length
+ * (argsort).  The launches are queued on one stream: each sees the last.
+ *
+ * Sizes: counts are 32-bit, so n < 2^31 elements (a larger sort is refused).
+ */
+#include "codegen/run_sort.h"
+#include "codegen/render_sort.h"
+#include "core/core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct em__sortctx {
+    const em_backend *be;
+    const em_sort_spec *c;
+} em__sortctx;
+
+static em_status em__render(const void *ctx, void *src) {
+    const em__sortctx *x = ctx;
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(x->be, &d));
+    return em_render_sort(d, x->c, src);
+}
+
+/* The argument: buffers, then the numbers (render_sort.h).  All 8 bytes. */
+typedef struct em__sargs {
+    void *b[EM_SORT_NBUF];
+    int64_t n, len, nb, shift, mode, word, hasvals, hst;
+    int64_t v[2 * EM_MAXDIMS]; /* shape[nd], then st[nd] */
+} em__sargs;
+
+typedef struct em__sorter {
+    const em_backend *be;
+    const em_dialect *d;
+    int id;
+    em_sort_spec c;
+    em__sargs a;
+} em__sorter;
+
+/* Launch kernel fname with grid blocks (capped by the device) on a->b. */
+static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
+    const em_device_props *pr;
+    EM_CHECK(s->be->props_ref(s->id, &pr));
+    em_sbuf key = {0};
+    em_sort_key(&s->c, &key);
+    em_sbuf_printf(&key, "|%s", fname);
+    char name[64];
+    snprintf(name, sizeof name, "%s_%s", fname + 3, em_dtype_get(s->c.dtype)->name);
+    const em_kfn *f = NULL;
+    em__sortctx x = {s->be, &s->c};
+    em_status st = key.oom ? em_error(EM_ENOMEM, "out of host memory")
+                           : em_run_kernel(s->be, s->id, key.s, name, fname, em__render, &x, &f);
+    em_sbuf_free(&key);
+    EM_CHECK(st);
+    if (grid > pr->max_grid_dim[0]) grid = pr->max_grid_dim[0];
+    if (grid < 1) grid = 1;
+    /* A buffer slot the kernel does not use still gets a valid pointer
+     * (an OpenCL runtime maps each to its buffer). */
+    void *any = NULL;
+    for (int k = 0; k < EM_SORT_NBUF && !any; k++) any = s->a.b[k];
+    for (int k = 0; k < EM_SORT_NBUF; k++)
+        if (!s->a.b[k]) s->a.b[k] = any;
+    const size_t numbers = sizeof s->a - sizeof s->a.b;
+    if (s->d->args_struct) return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a);
+    em_kargs ka = {.nbuf = EM_SORT_NBUF, .blob = &s->a.n, .blob_size = numbers};
+    for (int k = 0; k < EM_SORT_NBUF; k++) ka.buf[k] = s->a.b[k];
+    return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &ka);
+}
+
+static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5) {
+    void *b[EM_SORT_NBUF] = {b0, b1, b2, b3, b4, b5};
+    memcpy(s->a.b, b, sizeof b);
+}
+
+/* The address data of a: shape and byte strides into the argument. */
+static void em__addr(em__sorter *s, const em_array *a) {
+    const int nd = a->ndim ? a->ndim : 1;
+    for (int d = 0; d < nd; d++) {
+        s->a.v[d] = a->ndim ? a->shape[d] : 1;
+        s->a.v[nd + d] = a->ndim ? a->strides[d] : 0;
+    }
+}
+
+typedef struct em__scratch {
+    void *keys[2], *vals[2], *counts, *part;
+    size_t kbytes, vbytes, cbytes, pbytes;
+} em__scratch;
+
+static void em__scratch_free(const em_backend *be, int id, em__scratch *m) {
+    /* One stream: the pool may hand a block out again once queued work is ordered after. */
+    for (int k = 0; k < 2; k++) {
+        if (m->keys[k]) be->free(id, m->keys[k], m->kbytes);
+        if (m->vals[k]) be->free(id, m->vals[k], m->vbytes);
+    }
+    if (m->counts) be->free(id, m->counts, m->cbytes);
+    if (m->part) be->free(id, m->part, m->pbytes);
+}
+
+/* Sort the current keys (and permutation) by every digit that varies. */
+static em_status em__passes(em__sorter *s, em__scratch *m, int *cur, bool vals) {
+    const int64_t nb = s->a.nb;
+    uint64_t orand[2];
+    EM_CHECK(em__go(s, EM_SORT_ORAND, 1));
+    EM_CHECK(s->be->to_host(s->id, orand, (char *)m->part + 16 * nb, sizeof orand));
+    const uint64_t vary = orand[0] ^ orand[1];
+    for (int shift = 0; shift < s->c.keybits; shift += 4) {
+        if (!((vary >> shift) & 15u)) continue;
+        const int k = *cur;
+        s->a.shift = shift;
+        em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
+                 vals ? m->vals[1 - k] : NULL, m->counts);
+        EM_CHECK(em__go(s, EM_SORT_COUNT, nb));
+        EM_CHECK(em__go(s, EM_SORT_SCAN, EM_SORT_RADIX));
+        EM_CHECK(em__go(s, EM_SORT_SCATTER, nb));
+        *cur = 1 - k;
+    }
+    return EM_OK;
+}
+
+em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
+                      bool arg, em_array *out) {
+    const int64_t n = em_array_size(a);
+    if (n == 0) return EM_OK;
+    if (len < 1 || n % len)
+        return em_error(EM_EVALUE, "sort: rows of %lld do not tile %lld elements", (long long)len,
+                        (long long)n);
+    if (n >= ((int64_t)1 << 31))
+        return em_error(EM_EVALUE, "the device sort takes fewer than 2^31 elements, got %lld",
+                        (long long)n);
+    if (em_array_size(out) != n || !em_array_is_c_contiguous(out) ||
+        out->dtype != (arg ? EM_INT64 : a->dtype))
+        return em_error(EM_EVALUE, "sort: out must be C-contiguous, %s, of the input's size",
+                        arg ? "int64" : "the input's dtype");
+    em__sorter s = {.be = be, .id = em_array_device(a).id};
+    EM_CHECK(em_run_dialect(be, &s.d));
+    const int64_t nseg = n / len;
+    const int kb = em_sort_key_bits(a->dtype);
+    const bool two = a->dtype == EM_COMPLEX128;
+    const bool seghi = nseg > 1 && kb <= 32;
+    const bool segword = nseg > 1 && !seghi;
+    const int nwords = (two ? 2 : 1) + segword;
+    const bool vals = arg || nwords > 1;
+    /* -0.0 keyed as +0.0 wherever the order of equal keys shows: in the
+     * permutation, and inside a complex64 key, whose imaginary part must
+     * decide between real parts -0.0 and 0.0.  A decoded real float keeps
+     * its -0.0 (before 0.0: equal values, NumPy's ties differ unseen). */
+    const bool canon = vals || a->dtype == EM_COMPLEX64;
+    s.c = (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon,
+                         seghi,    a->ndim ? a->ndim : 1};
+    const int64_t nb = (n + EM_SORT_TILE - 1) / EM_SORT_TILE;
+    s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
+    em__addr(&s, a);
+    em__scratch m = {.kbytes = (size_t)n * (size_t)(s.c.keybits / 8),
+                     .vbytes = (size_t)n * 8,
+                     .cbytes = (size_t)(EM_SORT_RADIX * nb + EM_SORT_RADIX) * 4,
+                     .pbytes = (size_t)(2 * nb + 2) * 8};
+    em_status st = EM_OK;
+    for (int k = 0; k < 2 && st == EM_OK; k++) {
+        st = be->alloc(s.id, m.kbytes, &m.keys[k]);
+        if (st == EM_OK && vals) st = be->alloc(s.id, m.vbytes, &m.vals[k]);
+    }
+    if (st == EM_OK) st = be->alloc(s.id, m.cbytes, &m.counts);
+    if (st == EM_OK) st = be->alloc(s.id, m.pbytes, &m.part);
+    int cur = 0;
+    for (int w = 0; w < nwords && st == EM_OK; w++) {
+        /* Word w of the key (2: the row); after the first, gathered through
+         * the permutation so far, which stays where it is. */
+        s.a.word = w < (two ? 2 : 1) ? w : 2;
+        s.a.mode = w > 0;
+        em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL,
+                 vals ? m.vals[cur] : NULL, m.part);
+        st = em__go(&s, EM_SORT_KEYS, nb);
+        if (st == EM_OK) st = em__passes(&s, &m, &cur, vals);
+    }
+    if (st == EM_OK) {
+        s.a.mode = arg ? 2 : vals ? 1 : 0;
+        em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL, NULL, out->data);
+        st = em__go(&s, EM_SORT_OUT, (n + EM_SORT_B - 1) / EM_SORT_B);
+    }
+    em__scratch_free(be, s.id, &m);
+    return st;
+}
+
+em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const em_array *sorter,
+                              const em_array *v, bool right, em_array *out) {
+    const int64_t n = em_array_size(v);
+    if (n == 0) return EM_OK;
+    if (hay->ndim != 1 || hay->dtype != v->dtype || out->dtype != EM_INT64 ||
+        em_array_size(out) != n || !em_array_is_c_contiguous(out) ||
+        (sorter && (sorter->dtype != EM_INT64 || sorter->ndim != 1 ||
+                    sorter->shape[0] != hay->shape[0] || !em_array_is_c_contiguous(sorter))))
+        return em_error(EM_EVALUE, "searchsorted: bad arguments");
+    em__sorter s = {.be = be, .id = em_array_device(v).id};
+    EM_CHECK(em_run_dialect(be, &s.d));
+    s.c = (em_sort_spec){v->dtype, em_sort_key_bits(v->dtype) == 64 ? 64 : 32,
+                         false,    true,
+                         false,    v->ndim ? v->ndim : 1};
+    s.a.n = n, s.a.len = hay->shape[0], s.a.mode = right, s.a.hasvals = sorter != NULL;
+    s.a.hst = hay->strides[0];
+    em__addr(&s, v);
+    /* An empty haystack: every answer is 0, no element is read. */
+    em__bufs(&s, hay->data, v->data, NULL, sorter ? sorter->data : NULL, NULL, out->data);
+    return em__go(&s, EM_SORT_SEARCH, (n + EM_SORT_B - 1) / EM_SORT_B);
+}
