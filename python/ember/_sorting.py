@@ -19,7 +19,7 @@ import numpy as _np
 
 from . import _ember
 from ._host import check as _check, device_of as _device, host as _host, wrap as _wrap
-from ._host import warn_fallback as _warn_fallback
+from ._host import warn_fallback
 
 __all__ = [
     "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
@@ -266,7 +266,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if return_counts:
             out.append(c)
         return tuple(out) if len(out) > 1 else v
-    _warn_fallback("unique", _device(ar))
+    warn_fallback("unique", _device(ar))
     r = _np.unique(_host(ar), return_index=return_index, return_inverse=return_inverse,
                    return_counts=return_counts, axis=axis, equal_nan=equal_nan, sorted=sorted)
     dev = _device(ar)

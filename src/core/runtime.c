@@ -4,27 +4,42 @@
 #include "backend/backend.h"
 #include "core/core.h"
 
+/* A backend that has not filled its stream and event fields yet (OpenCL:
+ * its queues and markers are in ember/opencl.h) says so, not a NULL call. */
+#define EM__NEED(be, field)                                               \
+    do {                                                                  \
+        if (!(be)->field)                                                 \
+            return em_error(EM_EUNSUPPORTED,                              \
+                            "streams and events are not available on %s " \
+                            "devices yet",                                \
+                            (be)->name);                                  \
+    } while (0)
+
 em_status em_stream_create(em_device dev, bool nonblocking, void **out) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, stream_create);
     return be->stream_create(dev.id, nonblocking, out);
 }
 
 em_status em_stream_destroy(em_device dev, void *s) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, stream_destroy);
     return be->stream_destroy(dev.id, s);
 }
 
 em_status em_stream_synchronize(em_device dev, void *s) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, stream_synchronize);
     return be->stream_synchronize(dev.id, s);
 }
 
 em_status em_stream_wait_event(em_device dev, void *s, void *e) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, stream_wait_event);
     return be->stream_wait_event(dev.id, s, e);
 }
 
@@ -32,6 +47,10 @@ em_status em_stream_wait(em_device dev, void *waiter, void *producer) {
     if (waiter == producer) return EM_OK; /* one stream: already in order */
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_create);
+    EM__NEED(be, event_record);
+    EM__NEED(be, stream_wait_event);
+    EM__NEED(be, event_destroy);
     void *e;
     EM_CHECK(be->event_create(dev.id, false, &e));
     em_status s = be->event_record(dev.id, e, producer);
@@ -51,6 +70,7 @@ static em_status em__kind(em_device dev, const em_backend **out) {
 em_status em_stream_set(em_device dev, void *s) {
     const em_backend *be;
     EM_CHECK(em__kind(dev, &be));
+    EM__NEED(be, stream_set);
     be->stream_set(dev.id, s);
     return EM_OK;
 }
@@ -58,6 +78,7 @@ em_status em_stream_set(em_device dev, void *s) {
 em_status em_stream_get(em_device dev, void **out) {
     const em_backend *be;
     EM_CHECK(em__kind(dev, &be));
+    EM__NEED(be, stream_get);
     *out = be->stream_get(dev.id);
     return EM_OK;
 }
@@ -65,36 +86,42 @@ em_status em_stream_get(em_device dev, void **out) {
 em_status em_event_create(em_device dev, bool timing, void **out) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_create);
     return be->event_create(dev.id, timing, out);
 }
 
 em_status em_event_destroy(em_device dev, void *e) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_destroy);
     return be->event_destroy(dev.id, e);
 }
 
 em_status em_event_record(em_device dev, void *e, void *s) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_record);
     return be->event_record(dev.id, e, s);
 }
 
 em_status em_event_synchronize(em_device dev, void *e) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_synchronize);
     return be->event_synchronize(dev.id, e);
 }
 
 em_status em_event_query(em_device dev, void *e, bool *done) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_query);
     return be->event_query(dev.id, e, done);
 }
 
 em_status em_event_elapsed(em_device dev, void *start, void *end, float *ms) {
     const em_backend *be;
     EM_CHECK(em__backend_for(dev, &be));
+    EM__NEED(be, event_elapsed);
     return be->event_elapsed(dev.id, start, end, ms);
 }
 

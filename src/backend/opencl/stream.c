@@ -63,8 +63,8 @@ em_status em_opencl_event_elapsed(void *a, void *b, float *ms) {
     cl_ulong ta = 0, tb = 0;
     EM_CHECK(em_opencl_event_sync(a));
     EM_CHECK(em_opencl_event_sync(b));
-    cl_int err = em__cl.clGetEventProfilingInfo(a, EM_CL_PROFILING_COMMAND_END, sizeof ta, &ta,
-                                                NULL);
+    cl_int err =
+        em__cl.clGetEventProfilingInfo(a, EM_CL_PROFILING_COMMAND_END, sizeof ta, &ta, NULL);
     if (!err)
         err = em__cl.clGetEventProfilingInfo(b, EM_CL_PROFILING_COMMAND_END, sizeof tb, &tb, NULL);
     if (err) return em_cl_fail(err, "reading an event's time");
