@@ -76,9 +76,12 @@ static PyObject *f_solver(PyObject *self, PyObject *args) {
     const char *op;
     PyObject *oa, *ob = NULL, *oc = NULL;
     int f1 = 0, f2 = 0;
-    if (!PyArg_ParseTuple(args, "sO!|O!O!ii", &op, EmArray_Type, &oa, EmArray_Type, &ob,
-                          EmArray_Type, &oc, &f1, &f2))
+    if (!PyArg_ParseTuple(args, "sO!|OOii", &op, EmArray_Type, &oa, &ob, &oc, &f1, &f2))
         return NULL;
+    if (ob == Py_None) ob = NULL;
+    if (oc == Py_None) oc = NULL;
+    if ((ob && !EmArray_Check(ob)) || (oc && !EmArray_Check(oc)))
+        return PyErr_Format(PyExc_TypeError, "cuda_solver: b and c must be ember arrays or None");
     PyObject *objs[3] = {oa, ob, oc};
     if (pyem__ready(objs, 3, "cuda_solver") < 0) return NULL;
     em_array r[4] = {{0}};

@@ -35,8 +35,10 @@ __all__ = [
 _FORWARD, _INVERSE, _R2C, _C2R = 0, 1, 2, 3  # include/ember/cudalib.h's EM_FFT_*
 _NORMS = (None, "backward", "ortho", "forward")
 
-# The transform itself, replaceable by the tests' emulator (no GPU here).
+# The transform and the device kinds it serves, replaceable by the tests'
+# emulator (numpy.fft unnormalised, on the CPU).
 _exec = _ember.cuda_fft
+_DEVICES = ("cuda",)
 
 
 @_functools.lru_cache(maxsize=None)
@@ -46,7 +48,7 @@ def _cufft_loaded():
 
 def _on_cuda(x):
     """True when x should go through cuFFT (a CUDA array and cuFFT loads)."""
-    return x._dev[0] == "cuda" and _cufft_loaded()
+    return x._dev[0] in _DEVICES and _cufft_loaded()
 
 
 def _host_call(name, fn, x, out, **kw):
