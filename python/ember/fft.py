@@ -55,7 +55,7 @@ def _host_call(name, fn, x, out, **kw):
     """numpy.fft's fn on the host (zero copy on the CPU; a warned round
     trip for other devices), the result back on x's device or in out."""
     dev = _device(x)
-    _warn_fallback(name, dev)
+    _warn_fallback("fft." + name, dev)
     return _finish(name, fn(_host(x), **kw), x, out)
 
 

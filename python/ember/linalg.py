@@ -59,7 +59,7 @@ def _warn_host(name, arrays):
     for a device array holding data (empty arrays cost no copy)."""
     for a in arrays:
         if isinstance(a, _ember.ndarray) and a._dev[0] != "cpu" and a.size:
-            _hostlib.warn_fallback(name, _device_of((a,)))
+            _hostlib.warn_fallback("linalg." + name, _device_of((a,)))
             return
 
 
