@@ -23,6 +23,15 @@
 static cusolverDnHandle em__handles[EM_CU_MAXDEV];
 static cusolverDnParams em__params[EM_CU_MAXDEV];
 static pthread_mutex_t em__sol_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A handle is bound to one stream at a time: a call holds its device's
+ * lock from SetStream until its last cuSOLVER call is queued, so that two
+ * threads on different streams do not retarget each other's handle. */
+static pthread_mutex_t em__dev_lock[EM_CU_MAXDEV];
+static pthread_once_t em__dev_once = PTHREAD_ONCE_INIT;
+
+static void em__dev_locks_init(void) {
+    for (int i = 0; i < EM_CU_MAXDEV; i++) pthread_mutex_init(&em__dev_lock[i], NULL);
+}
 
 static em_status em__fail(cusolverStatus r, const char *what) {
     /* cusolverStatus_t: 2 ALLOC_FAILED, 3 INVALID_VALUE, 6 EXECUTION_FAILED,
@@ -31,20 +40,32 @@ static em_status em__fail(cusolverStatus r, const char *what) {
 }
 
 /* Device id's handle and params (made on first use), bound to the
- * thread's current stream. */
+ * thread's current stream, with the device's lock held (em__release drops
+ * it); *h stays NULL on failure. */
 static em_status em__handle(int id, cusolverDnHandle *h, cusolverDnParams *p) {
+    *h = NULL;
     EM_CHECK(em_cusolver_init());
     EM_CHECK(em_cu_ctx(id));
+    pthread_once(&em__dev_once, em__dev_locks_init);
     pthread_mutex_lock(&em__sol_lock);
     cusolverStatus r = 0;
     if (!em__handles[id]) r = em__cusolver.cusolverDnCreate(&em__handles[id]);
     if (!r && !em__params[id]) r = em__cusolver.cusolverDnCreateParams(&em__params[id]);
-    *h = em__handles[id], *p = em__params[id];
+    cusolverDnHandle hh = em__handles[id];
+    *p = em__params[id];
     pthread_mutex_unlock(&em__sol_lock);
     if (r) return em__fail(r, "handle creation");
-    if ((r = em__cusolver.cusolverDnSetStream(*h, em_cu_stream())))
+    pthread_mutex_lock(&em__dev_lock[id]);
+    if ((r = em__cusolver.cusolverDnSetStream(hh, em_cu_stream()))) {
+        pthread_mutex_unlock(&em__dev_lock[id]);
         return em__fail(r, "SetStream");
+    }
+    *h = hh;
     return EM_OK;
+}
+
+static void em__release(int id, cusolverDnHandle h) {
+    if (h) pthread_mutex_unlock(&em__dev_lock[id]);
 }
 
 /* A stack of column-major matrices: the C-contiguous copy's shape (..., c, r)
@@ -145,7 +166,7 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
     EM_CHECK(em__describe("getrf", a, true, &m));
     em_array A = {0}, P = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
     em_status s = em_astype(a, EM_NDTYPES, &A);
@@ -165,6 +186,7 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &A, &P, &I, NULL);
     *lu = A, *ipiv = P, *info = I;
     return EM_OK;
@@ -185,7 +207,7 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
                                    "outputs and a right-hand side of the same batch and dtype)");
     em_array X = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     em_status s = em_astype(b, EM_NDTYPES, &X);
     if (s == EM_OK && m.batch && n && k) {
@@ -200,6 +222,7 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &X, NULL, NULL, NULL);
     *x = X;
     return EM_OK;
@@ -210,7 +233,7 @@ em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *
     EM_CHECK(em__describe("potrf", a, true, &m));
     em_array A = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
     int uplo = upper ? 1 : 0; /* CUBLAS_FILL_MODE_UPPER / LOWER */
@@ -229,6 +252,7 @@ em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &A, &I, NULL, NULL);
     *out = A, *info = I;
     return EM_OK;
@@ -239,7 +263,7 @@ em_status em_cuda_geqrf(const em_array *a, em_array *out, em_array *tau, em_arra
     EM_CHECK(em__describe("geqrf", a, false, &m));
     em_array A = {0}, T = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int64_t rows = m.r, cols = m.c, k = rows < cols ? rows : cols, ld = rows ? rows : 1;
     em_status s = em_astype(a, EM_NDTYPES, &A);
@@ -260,6 +284,7 @@ em_status em_cuda_geqrf(const em_array *a, em_array *out, em_array *tau, em_arra
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &A, &T, &I, NULL);
     *out = A, *tau = T, *info = I;
     return EM_OK;
@@ -277,7 +302,7 @@ em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q, em_
                                    "tau (..., k) of its dtype and batch");
     em_array A = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int ld = rows ? (int)rows : 1, lwork = 0;
     em_status s = em_astype(a, EM_NDTYPES, &A);
@@ -317,6 +342,7 @@ em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q, em_
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &A, &I, NULL, NULL);
     *q = A, *info = I;
     return EM_OK;
@@ -333,7 +359,7 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
                         (long long)cols, job);
     em_array A = {0}, S = {0}, U = {0}, V = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     signed char jobu = job == 0 ? 'N' : job == 1 ? 'S' : 'A', jobvt = job == 0 ? 'N' : 'S';
     int64_t ucols = job == 2 ? rows : cols, ldvt = cols ? cols : 1;
@@ -367,6 +393,7 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     em_array_release(&A);
     if (s != EM_OK) {
         em_array_release(&I);
@@ -439,7 +466,7 @@ em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w
     EM_CHECK(em__describe("syevd", a, true, &m));
     em_array A = {0}, W = {0}, I = {0};
     em__work w = {0};
-    cusolverDnHandle h;
+    cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
     int jobz = vectors ? 1 : 0, uplo = upper ? 1 : 0, dw = em_cudalib_dtype(m.real);
@@ -466,6 +493,7 @@ em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w
     }
 done:
     em__work_put(&w);
+    em__release(m.id, h);
     if (s != EM_OK) return em__undo(s, &A, &W, &I, NULL);
     *wout = W, *info = I;
     if (vectors)
