@@ -8,7 +8,8 @@
 
 #include "ember/ember.h"
 
-enum { EM_CUDALIB_CUFFT = 0, EM_CUDALIB_CUSOLVER = 1 };
+/* EM_CUDALIB_CUBLAS: the batched LU entry points cudalib binds itself. */
+enum { EM_CUDALIB_CUFFT = 0, EM_CUDALIB_CUSOLVER = 1, EM_CUDALIB_CUBLAS = 2 };
 
 /* Whether the library loads (the first call loads it). */
 EM_API bool em_cudalib_available(int which);
@@ -44,14 +45,16 @@ EM_API void em_cuda_fft_plans_stats(int *cached, int *created);
  * the batch shape on the device (LAPACK's info of each matrix), left on
  * the device so that the caller decides when to look. */
 /* LU with partial pivoting of square matrices: lu (the factors), ipiv
- * (int64, 1-based rows). */
+ * (1-based rows: int64, or int32 when a stack of matrices up to 32 x 32
+ * went through cuBLAS's batched LU in one call; getrs takes either). */
 EM_API em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info);
 /* Solve op(A) X = B from getrf's lu and ipiv (trans 0: A, 1: A^T, 2: A^H);
  * b (..., k, n) holds n x k column-major right-hand sides. */
 EM_API em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array *b,
                                int trans, em_array *x);
 /* Cholesky factor in the upper (upper=true) or lower triangle; the other
- * triangle keeps the input's values. */
+ * triangle is left undefined (the batched call for stacks of matrices up
+ * to 32 x 32 uses it as work space). */
 EM_API em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *info);
 /* QR: out holds R above the diagonal and the reflectors below, tau their
  * scales (min(m, n) per matrix). */

@@ -33,8 +33,12 @@ static void test_symbols_resolve(void) {
     const char *sol[] = {"/usr/local/cuda/lib64/libcusolver.so.12",
                          "/usr/local/cuda-13.0/lib64/libcusolver.so.12",
                          "/usr/local/cuda-12/lib64/libcusolver.so.11", NULL};
+    const char *blas[] = {"/usr/local/cuda/lib64/libcublas.so.13",
+                          "/usr/local/cuda-13.0/lib64/libcublas.so.13",
+                          "/usr/local/cuda-12/lib64/libcublas.so.12", NULL};
     probe(EM_CUDALIB_CUFFT, fft);
     probe(EM_CUDALIB_CUSOLVER, sol);
+    probe(EM_CUDALIB_CUBLAS, blas);
     /* A library without the symbols: the message names the first missing one. */
     CHECK(em_cudalib_probe(EM_CUDALIB_CUFFT, "libm.so.6") == EM_EDEVICE);
     CHECK(strstr(em_last_error(), "symbol cufftGetVersion missing") != NULL);

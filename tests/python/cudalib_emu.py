@@ -79,10 +79,12 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
     if op == "getrf":
         LU = np.empty_like(A); P = np.empty(bs + (A.shape[-1],), np.int64); I = np.zeros(bs, np.int32)
         for i in np.ndindex(bs): LU[i], P[i], I[i] = _getrf(A[i])
+        if int(np.prod(bs)) > 1 and A.shape[-1] <= 32:  # cuBLAS's batched LU: int32 pivots
+            P = P.astype(np.int32)
         return _st(LU), em.asarray(P), em.asarray(I)
     if op == "getrs":
         LU, P, B = A, np.asarray(b), _cm(c)
-        assert P.dtype == np.int64 and B.dtype == LU.dtype and B.shape[:-2] == bs
+        assert P.dtype in (np.int32, np.int64) and B.dtype == LU.dtype and B.shape[:-2] == bs
         X = np.empty_like(B)
         for i in np.ndindex(bs): X[i] = _getrs(LU[i], P[i], B[i], f1)
         return _st(X)

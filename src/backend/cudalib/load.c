@@ -15,6 +15,7 @@
 
 em__cufft_api em__cufft;
 em__cusolver_api em__cusolver;
+em__cublasb_api em__cublasb;
 
 typedef struct em__clib {
     pthread_once_t once;
@@ -22,7 +23,8 @@ typedef struct em__clib {
     char why[512];
 } em__clib;
 
-static em__clib em__fftlib = {PTHREAD_ONCE_INIT}, em__sollib = {PTHREAD_ONCE_INIT};
+static em__clib em__fftlib = {PTHREAD_ONCE_INIT}, em__sollib = {PTHREAD_ONCE_INIT},
+                em__bllib = {PTHREAD_ONCE_INIT};
 
 #define EM_FN(ret, field, sym, params)                     \
     if (!(*(void **)&t->field = dlsym(h, sym))) {          \
@@ -35,6 +37,10 @@ static bool em__bind_cufft(void *h, em__cufft_api *t, char *why, size_t nwhy) {
 }
 static bool em__bind_cusolver(void *h, em__cusolver_api *t, char *why, size_t nwhy) {
 #include "backend/cudalib/libcusolver.fn"
+    return true;
+}
+static bool em__bind_cublasb(void *h, em__cublasb_api *t, char *why, size_t nwhy) {
+#include "backend/cudalib/libcublas_batched.fn"
     return true;
 }
 #undef EM_FN
@@ -89,6 +95,29 @@ static void em__load_cusolver(void) {
     l->status = EM_OK;
 }
 
+/* cuBLAS's sonames, as src/backend/cuda/loader.c tries them (CUDA 13, 12);
+ * dlopen hands back the handle already loaded for the gemms. */
+static const char *const em__blas_names[] = {"libcublas.so.13", "libcublas.so.12",
+                                             "libcublas.so", NULL};
+
+static void em__load_cublasb(void) {
+    em__clib *l = &em__bllib;
+    l->status = EM_EDEVICE;
+    void *h = em__open("EMBER_LIBCUBLAS", em__blas_names, l->why, sizeof l->why);
+    if (!h || !em__bind_cublasb(h, &em__cublasb, l->why, sizeof l->why)) {
+        em__say("cuBLAS (batched LU)", l->why);
+        return;
+    }
+    l->status = EM_OK;
+}
+
+em_status em_cublasb_init(void) {
+    pthread_once(&em__bllib.once, em__load_cublasb);
+    if (em__bllib.status != EM_OK)
+        return em_error(EM_EDEVICE, "cuBLAS is unavailable: %s", em__bllib.why);
+    return EM_OK;
+}
+
 em_status em_cufft_init(void) {
     pthread_once(&em__fftlib.once, em__load_cufft);
     if (em__fftlib.status != EM_OK)
@@ -104,7 +133,9 @@ em_status em_cusolver_init(void) {
 }
 
 bool em_cudalib_available(int which) {
-    return (which == EM_CUDALIB_CUFFT ? em_cufft_init() : em_cusolver_init()) == EM_OK;
+    em_status s = which == EM_CUDALIB_CUFFT ? em_cufft_init()
+                : which == EM_CUDALIB_CUBLAS ? em_cublasb_init() : em_cusolver_init();
+    return s == EM_OK;
 }
 
 /* Bind one library file into a scratch table, uncached (for the tests: do
@@ -117,6 +148,9 @@ em_status em_cudalib_probe(int which, const char *path) {
     if (which == EM_CUDALIB_CUFFT) {
         em__cufft_api t;
         ok = em__bind_cufft(h, &t, why, sizeof why);
+    } else if (which == EM_CUDALIB_CUBLAS) {
+        em__cublasb_api t;
+        ok = em__bind_cublasb(h, &t, why, sizeof why);
     } else {
         em__cusolver_api t;
         ok = em__bind_cusolver(h, &t, why, sizeof why);

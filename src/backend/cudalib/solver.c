@@ -120,6 +120,12 @@ static em_status em__info(const em__mats *m, em_array *info) {
     return EM_OK;
 }
 
+/* Whether the stack goes to a batched call: several matrices up to
+ * EM_CUDALIB_SMALL square, counted in an int. */
+static bool em__small(const em__mats *m) {
+    return m->batch > 1 && m->batch <= INT_MAX && m->r == m->c && m->r <= EM_CUDALIB_SMALL;
+}
+
 typedef struct em__work {
     int id;
     void *dev, *host;
@@ -169,12 +175,20 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
     cusolverDnHandle h = NULL;
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
+    /* A stack of small matrices goes through cuBLAS's batched LU in one
+     * call (its pivots are int32) when cuBLAS loads. */
+    bool small = em__small(&m) && em_cublasb_init() == EM_OK;
     em_status s = em_astype(a, EM_NDTYPES, &A);
-    if (s == EM_OK) s = em__new(&m, EM_INT64, 1, n, 0, &P);
+    if (s == EM_OK) s = em__new(&m, small ? EM_INT32 : EM_INT64, 1, n, 0, &P);
     if (s == EM_OK) s = em__info(&m, &I);
     if (s == EM_OK && m.batch && n) {
         size_t nd = 0, nh = 0;
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (small) {
+            s = em_cudalib_getrf_batched(m.id, m.dt, (int)n, (int)m.batch, A.data,
+                                         (int *)P.data, (int *)I.data);
+            goto done;
+        }
         EM__SOLVE(em__cusolver.Xgetrf_bufferSize(h, p, n, n, m.dt, A.data, ld, m.dt, &nd, &nh),
                   "getrf_bufferSize");
         if ((s = em__work_get(&w, m.id, nd, nh)) != EM_OK) goto done;
@@ -198,7 +212,9 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     EM_CHECK(em__describe("getrs", lu, true, &m));
     EM_CHECK(em__describe("getrs", b, false, &mb));
     int64_t n = m.r, k = mb.c, ld = n ? n : 1;
-    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch && ipiv->dtype == EM_INT64 &&
+    bool batched = ipiv->dtype == EM_INT32; /* pivots of the batched LU */
+    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch &&
+              (ipiv->dtype == EM_INT64 || (batched && m.batch <= INT_MAX)) &&
               em_array_is_c_contiguous(ipiv) && em_array_is_c_contiguous(lu) &&
               ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2;
     for (int i = 0; ok && i < m.nb; i++) ok = mb.bshape[i] == m.bshape[i];
@@ -212,6 +228,15 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     em_status s = em_astype(b, EM_NDTYPES, &X);
     if (s == EM_OK && m.batch && n && k) {
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (batched) {
+            if (k > INT_MAX) {
+                s = em_error(EM_EOVERFLOW, "cuBLAS getrsBatched: more than 2^31-1 columns");
+                goto done;
+            }
+            s = em_cudalib_getrs_batched(m.id, m.dt, trans, (int)n, (int)k, (int)m.batch,
+                                         lu->data, (const int *)ipiv->data, X.data);
+            goto done;
+        }
         /* getrs reports only bad arguments in info: one scratch int serves. */
         if ((s = em__work_get(&w, m.id, sizeof(int), 0)) != EM_OK) goto done;
         for (int64_t i = 0; i < m.batch; i++)
@@ -242,6 +267,11 @@ em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *
     if (s == EM_OK && m.batch && n) {
         size_t nd = 0, nh = 0;
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (em__small(&m)) {
+            s = em_cudalib_potrf_batched(h, m.id, m.dt, uplo, (int)n, (int)m.batch, A.data,
+                                         (int *)I.data);
+            goto done;
+        }
         EM__SOLVE(em__cusolver.Xpotrf_bufferSize(h, p, uplo, n, m.dt, A.data, ld, m.dt, &nd, &nh),
                   "potrf_bufferSize");
         if ((s = em__work_get(&w, m.id, nd, nh)) != EM_OK) goto done;
