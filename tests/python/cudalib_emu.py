@@ -106,8 +106,16 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
         rdt = np.finfo(A.dtype).dtype
         if f1 == 0:
             return em.asarray(np.linalg.svd(A, compute_uv=False).astype(rdt)), None, None, em.asarray(np.zeros(bs, np.int32))
+        info = em.asarray(np.zeros(bs, np.int32))
+        if int(np.prod(bs)) > 1 and m <= 32 and A.dtype.kind == "f":
+            # gesvdjBatched: the full U viewed down to n columns, V^T as a view of V
+            U, S, VT = np.linalg.svd(A, full_matrices=True)
+            u = _st(U.astype(A.dtype))
+            u = u[..., :n, :] if f1 == 1 else u
+            v = _st(np.swapaxes(VT, -1, -2).astype(A.dtype))
+            return em.asarray(S.astype(rdt)), u, v.mT, info
         U, S, VT = np.linalg.svd(A, full_matrices=f1 == 2)
-        return em.asarray(S.astype(rdt)), _st(U.astype(A.dtype)), _st(VT.astype(A.dtype)), em.asarray(np.zeros(bs, np.int32))
+        return em.asarray(S.astype(rdt)), _st(U.astype(A.dtype)), _st(VT.astype(A.dtype)), info
     if op == "syevd":
         W = np.empty(bs + (A.shape[-1],), np.finfo(A.dtype).dtype); V = np.empty_like(A)
         for i in np.ndindex(bs): W[i], V[i] = np.linalg.eigh(_herm(A[i], bool(f2)))

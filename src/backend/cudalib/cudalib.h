@@ -19,6 +19,7 @@ typedef int cusolverStatus;
 typedef struct cusolverDnContext *cusolverDnHandle;
 typedef struct cusolverDnParams_st *cusolverDnParams;
 typedef struct syevjInfo_st *syevjInfo;
+typedef struct gesvdjInfo_st *gesvdjInfo;
 /* cublasHandle comes from backend/cuda/cuda_api.h. */
 
 #define EM_FN(ret, field, sym, params) ret(*field) params;

@@ -378,6 +378,34 @@ done:
     return EM_OK;
 }
 
+/* Batches of real matrices up to 32 x 32 in one Jacobi call; U (m x m)
+ * and V (n x n, not V^H) in full, S descending as gesvd's. */
+static em_status em__gesvdj_batched(const em__mats *m, cusolverDnHandle h, int job,
+                                    em_array *A, em_array *S, em_array *U, em_array *V,
+                                    em_array *I) {
+    gesvdjInfo prm = NULL;
+    cusolverStatus r = em__cusolver.cusolverDnCreateGesvdjInfo(&prm);
+    if (r) return em__fail(r, "CreateGesvdjInfo");
+    int rows = (int)m->r, cols = (int)m->c, nb = (int)m->batch, lwork = 0, jobz = job ? 1 : 0;
+    void *u = job ? U->data : NULL, *v = job ? V->data : NULL;
+    em_status s = EM_OK;
+    em__work w = {0};
+    bool f32 = m->t == EM_FLOAT32;
+    r = (f32 ? em__cusolver.SgesvdjBatched_bufferSize : em__cusolver.DgesvdjBatched_bufferSize)(
+        h, jobz, rows, cols, A->data, rows, S->data, u, rows, v, cols, &lwork, prm, nb);
+    if (r) s = em__fail(r, "gesvdjBatched_bufferSize");
+    if (s == EM_OK) s = em__work_get(&w, m->id, (size_t)lwork * (size_t)m->isz, 0);
+    if (s == EM_OK) {
+        r = (f32 ? em__cusolver.SgesvdjBatched : em__cusolver.DgesvdjBatched)(
+            h, jobz, rows, cols, A->data, rows, S->data, u, rows, v, cols, w.dev, lwork,
+            (int *)I->data, prm, nb);
+        if (r) s = em__fail(r, "gesvdjBatched");
+    }
+    em__work_put(&w);
+    em__cusolver.cusolverDnDestroyGesvdjInfo(prm);
+    return s;
+}
+
 em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, em_array *vt,
                         em_array *info) {
     em__mats m = {0};
@@ -394,9 +422,12 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
     signed char jobu = job == 0 ? 'N' : job == 1 ? 'S' : 'A', jobvt = job == 0 ? 'N' : 'S';
     int64_t ucols = job == 2 ? rows : cols, ldvt = cols ? cols : 1;
     int drs = em_cudalib_dtype(m.real);
+    /* Stacks of small real matrices: one gesvdjBatched call (full U). */
+    bool jac = m.batch > 1 && m.batch <= INT_MAX && rows <= EM_CUDALIB_SMALL &&
+               (m.t == EM_FLOAT32 || m.t == EM_FLOAT64);
     em_status s = em_astype(a, EM_NDTYPES, &A);
     if (s == EM_OK) s = em__new(&m, m.real, 1, cols, 0, &S);
-    if (s == EM_OK && job) s = em__new(&m, m.t, 2, ucols, rows, &U);
+    if (s == EM_OK && job) s = em__new(&m, m.t, 2, jac ? rows : ucols, rows, &U);
     if (s == EM_OK && job) s = em__new(&m, m.t, 2, cols, cols, &V);
     if (s == EM_OK) s = em__info(&m, &I);
     if (s == EM_OK && job == 2 && m.batch && rows && !cols) {
@@ -406,6 +437,10 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
     if (s == EM_OK && m.batch && cols) {
         size_t nd = 0, nh = 0;
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (jac) {
+            s = em__gesvdj_batched(&m, h, job, &A, &S, &U, &V, &I);
+            goto done;
+        }
         EM__SOLVE(em__cusolver.Xgesvd_bufferSize(h, p, jobu, jobvt, rows, cols, m.dt, A.data, ld,
                                                  drs, S.data, m.dt, U.data, ld, m.dt, V.data,
                                                  ldvt, m.dt, &nd, &nh),
@@ -428,6 +463,13 @@ done:
     if (s != EM_OK) {
         em_array_release(&I);
         return em__undo(s, &S, &U, &V, NULL);
+    }
+    if (jac && job && m.batch && cols) {
+        /* The reduced U: the first n columns of the full one (a view); V^H
+         * of a real V: its transpose (a view with the strides swapped). */
+        if (job == 1) U.shape[m.nb] = cols;
+        int64_t t = V.strides[m.nb];
+        V.strides[m.nb] = V.strides[m.nb + 1], V.strides[m.nb + 1] = t;
     }
     *sv = S, *info = I;
     if (job) *u = U, *vt = V;
