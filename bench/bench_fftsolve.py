@@ -158,8 +158,8 @@ def main():
     gpu = em.cuda.is_available() and not args.cpu
     libs = libraries(gpu)
     device = em.Device("cuda:0").name if gpu else "CPU"
-    print(f"# FFT and linear algebra, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} "
-          f"UTC, {device}\n")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    print(f"# FFT and linear algebra, {now:%Y-%m-%d %H:%M} UTC, {device}\n")
     head = "| case | " + " | ".join(f"{lib.name} ms" for lib in libs)
     head += " | ember / best other |" if len(libs) > 1 else " |"
     print(head)

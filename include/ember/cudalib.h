@@ -28,8 +28,7 @@ EM_API em_status em_cudalib_probe(int which, const char *path);
  * are cached by device, stream, type, sizes and batch; their work area
  * comes from Ember's memory pool at each call. */
 enum { EM_FFT_FORWARD = 0, EM_FFT_INVERSE = 1, EM_FFT_R2C = 2, EM_FFT_C2R = 3 };
-EM_API em_status em_cuda_fft(const em_array *x, int rank, int kind, int64_t nlast,
-                             em_array *out);
+EM_API em_status em_cuda_fft(const em_array *x, int rank, int kind, int64_t nlast, em_array *out);
 /* Destroy the cached plans (tests; also frees nothing else). */
 EM_API void em_cuda_fft_plans_clear(void);
 /* Number of cached plans, and of plans created since the process began. */
@@ -61,12 +60,11 @@ EM_API em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_
 EM_API em_status em_cuda_geqrf(const em_array *a, em_array *out, em_array *tau, em_array *info);
 /* Q's first ncols columns from a (..., ncols, m): m x ncols whose first
  * k = tau's length columns hold geqrf's reflectors. */
-EM_API em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q,
-                               em_array *info);
+EM_API em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q, em_array *info);
 /* SVD of m x n matrices with m >= n: job 0 values only, 1 the reduced U
  * (m x n) and V^H (n x n), 2 the full U (m x m).  s is real. */
-EM_API em_status em_cuda_gesvd(const em_array *a, int job, em_array *s, em_array *u,
-                               em_array *vt, em_array *info);
+EM_API em_status em_cuda_gesvd(const em_array *a, int job, em_array *s, em_array *u, em_array *vt,
+                               em_array *info);
 /* Eigenvalues (ascending, real) of Hermitian matrices from their upper
  * (upper=true) or lower triangle, and the eigenvectors as columns when
  * vectors is true.  Batches of matrices up to 32 x 32 go in one Jacobi

@@ -89,26 +89,32 @@ static PyObject *f_solver(PyObject *self, PyObject *args) {
     em_status s = EM_EVALUE;
     const em_array *a = EMARR(oa), *b = ob ? EMARR(ob) : NULL, *c = oc ? EMARR(oc) : NULL;
     int n = 0;
-    Py_BEGIN_ALLOW_THREADS
-    if (!strcmp(op, "getrf")) {
+    Py_BEGIN_ALLOW_THREADS if (!strcmp(op, "getrf")) {
         s = em_cuda_getrf(a, &r[0], &r[1], &r[2]), n = 3;
-    } else if (!strcmp(op, "getrs") && b && c) {
+    }
+    else if (!strcmp(op, "getrs") && b && c) {
         s = em_cuda_getrs(a, b, c, f1, &r[0]), n = 1;
-    } else if (!strcmp(op, "potrf")) {
+    }
+    else if (!strcmp(op, "potrf")) {
         s = em_cuda_potrf(a, f1 != 0, &r[0], &r[1]), n = 2;
-    } else if (!strcmp(op, "geqrf")) {
+    }
+    else if (!strcmp(op, "geqrf")) {
         s = em_cuda_geqrf(a, &r[0], &r[1], &r[2]), n = 3;
-    } else if (!strcmp(op, "orgqr") && b) {
+    }
+    else if (!strcmp(op, "orgqr") && b) {
         s = em_cuda_orgqr(a, b, &r[0], &r[1]), n = 2;
-    } else if (!strcmp(op, "gesvd")) {
+    }
+    else if (!strcmp(op, "gesvd")) {
         s = em_cuda_gesvd(a, f1, &r[0], &r[1], &r[2], &r[3]), n = 4;
-    } else if (!strcmp(op, "syevd")) {
+    }
+    else if (!strcmp(op, "syevd")) {
         s = em_cuda_syevd(a, f1 != 0, f2 != 0, &r[0], &r[1], &r[2]), n = 3;
-    } else {
+    }
+    else {
         n = -1;
     }
-    Py_END_ALLOW_THREADS
-    if (n < 0) return PyErr_Format(PyExc_ValueError, "cuda_solver: unknown op or arguments '%s'", op);
+    Py_END_ALLOW_THREADS if (n < 0) return PyErr_Format(
+        PyExc_ValueError, "cuda_solver: unknown op or arguments '%s'", op);
     if (s != EM_OK) return pyem_raise(s);
     for (int i = 0; i < n; i++) set[i] = r[i].buf != NULL;
     return n == 1 ? pyem_wrap(&r[0]) : pyem__tuple(r, set, n);

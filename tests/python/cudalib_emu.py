@@ -77,7 +77,8 @@ def _orgqr(A, tau):
 def solver(op, a, b=None, c=None, f1=0, f2=0):
     A = _cm(a); bs = A.shape[:-2]
     if op == "getrf":
-        LU = np.empty_like(A); P = np.empty(bs + (A.shape[-1],), np.int64); I = np.zeros(bs, np.int32)
+        LU = np.empty_like(A); I = np.zeros(bs, np.int32)
+        P = np.empty(bs + (A.shape[-1],), np.int64)
         for i in np.ndindex(bs): LU[i], P[i], I[i] = _getrf(A[i])
         if int(np.prod(bs)) > 1 and A.shape[-1] <= 32:  # cuBLAS's batched LU: int32 pivots
             P = P.astype(np.int32)
@@ -105,7 +106,8 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
         m, n = A.shape[-2:]; assert m >= n
         rdt = np.finfo(A.dtype).dtype
         if f1 == 0:
-            return em.asarray(np.linalg.svd(A, compute_uv=False).astype(rdt)), None, None, em.asarray(np.zeros(bs, np.int32))
+            s = np.linalg.svd(A, compute_uv=False).astype(rdt)
+            return em.asarray(s), None, None, em.asarray(np.zeros(bs, np.int32))
         info = em.asarray(np.zeros(bs, np.int32))
         if int(np.prod(bs)) > 1 and m <= 32 and A.dtype.kind == "f":
             # gesvdjBatched: the full U viewed down to n columns, V^T as a view of V

@@ -352,10 +352,11 @@ def test_linalg_errors(where):
     with pytest.raises(em.linalg.LinAlgError, match="1-dimensional array given"):
         em.linalg.inv(v)
     r = em.asarray(np.ones((2, 3)), device=where)
-    with pytest.raises(em.linalg.LinAlgError, match="Last 2 dimensions of the array must be square"):
+    with pytest.raises(em.linalg.LinAlgError, match="Last 2 dimensions of the array must be"):
         em.linalg.det(r)
     with pytest.raises(ValueError):
-        em.linalg.solve(em.asarray(np.eye(3), device=where), em.asarray(np.ones((4, 1)), device=where))
+        em.linalg.solve(em.asarray(np.eye(3), device=where),
+                        em.asarray(np.ones((4, 1)), device=where))
     with pytest.raises(ValueError, match="UPLO"):
         em.linalg.eigh(em.asarray(np.eye(3), device=where), UPLO="X")
     with pytest.raises(ValueError, match="Unrecognized mode"):

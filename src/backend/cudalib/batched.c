@@ -61,8 +61,8 @@ em_status em_cudalib_getrf_batched(int id, int dt, int n, int batch, char *A, in
     return r ? em_error(EM_EDEVICE, "cuBLAS getrfBatched failed (status %d)", r) : EM_OK;
 }
 
-em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int batch,
-                                   char *lu, const int *ipiv, char *B) {
+em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int batch, char *lu,
+                                   const int *ipiv, char *B) {
     cublasHandle h = NULL;
     EM_CHECK(em__blas(id, &h));
     size_t isz = em__isz(dt);
@@ -80,7 +80,9 @@ em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int 
     case 0: r = em__cublasb.SgetrsBatched(h, trans, n, k, pa, n, ipiv, pb, n, &hinfo, batch); break;
     case 1: r = em__cublasb.DgetrsBatched(h, trans, n, k, pa, n, ipiv, pb, n, &hinfo, batch); break;
     case 4: r = em__cublasb.CgetrsBatched(h, trans, n, k, pa, n, ipiv, pb, n, &hinfo, batch); break;
-    default: r = em__cublasb.ZgetrsBatched(h, trans, n, k, pa, n, ipiv, pb, n, &hinfo, batch); break;
+    default:
+        r = em__cublasb.ZgetrsBatched(h, trans, n, k, pa, n, ipiv, pb, n, &hinfo, batch);
+        break;
     }
     em_array_release(&PA), em_array_release(&PB);
     if (r || hinfo)
@@ -88,8 +90,8 @@ em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int 
     return EM_OK;
 }
 
-em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n,
-                                   int batch, char *A, int *info) {
+em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n, int batch,
+                                   char *A, int *info) {
     em_array P = {0};
     EM_CHECK(em__ptrs(id, A, em__isz(dt) * (size_t)n * (size_t)n, batch, &P));
     void **pa = (void **)P.data;

@@ -51,13 +51,12 @@ em_status em_cublasb_init(void);
  * current.  A is the stack's contiguous data: batch matrices of n x n
  * (column-major, leading dimension n); dt is the cudaDataType. */
 enum { EM_CUDALIB_SMALL = 32 };
-em_status em_cudalib_getrf_batched(int id, int dt, int n, int batch, char *A, int *ipiv,
-                                   int *info);
+em_status em_cudalib_getrf_batched(int id, int dt, int n, int batch, char *A, int *ipiv, int *info);
 /* B: batch n x k column-major right-hand sides, overwritten by X. */
-em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int batch,
-                                   char *lu, const int *ipiv, char *B);
-em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n,
-                                   int batch, char *A, int *info);
+em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int batch, char *lu,
+                                   const int *ipiv, char *B);
+em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n, int batch,
+                                   char *A, int *info);
 
 /* cudaDataType of an Ember dtype (float32/64, complex64/128), -1 otherwise. */
 int em_cudalib_dtype(em_dtype t);

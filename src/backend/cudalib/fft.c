@@ -13,8 +13,14 @@
 #include <pthread.h>
 
 enum { EM__FFT_CACHE = 32 };
-enum { EM__R2C = 0x2a, EM__C2R = 0x2c, EM__C2C = 0x29, EM__D2Z = 0x6a, EM__Z2D = 0x6c,
-       EM__Z2Z = 0x69 };
+enum {
+    EM__R2C = 0x2a,
+    EM__C2R = 0x2c,
+    EM__C2C = 0x29,
+    EM__D2Z = 0x6a,
+    EM__Z2D = 0x6c,
+    EM__Z2Z = 0x69
+};
 
 typedef struct em__plan {
     bool used;
@@ -34,8 +40,7 @@ static pthread_mutex_t em__fft_lock = PTHREAD_MUTEX_INITIALIZER;
 static em_status em__fail(cufftResult r, const char *what) {
     /* cufftResult: 2 ALLOC_FAILED, 4 INVALID_VALUE, 5 INTERNAL_ERROR,
      * 6 EXEC_FAILED, 7 SETUP_FAILED, 8 INVALID_SIZE. */
-    return em_error(r == 2 ? EM_ENOMEM : EM_EDEVICE, "cuFFT %s failed (cufftResult %d)", what,
-                    r);
+    return em_error(r == 2 ? EM_ENOMEM : EM_EDEVICE, "cuFFT %s failed (cufftResult %d)", what, r);
 }
 
 /* The cached plan for the key, made on a miss (lock held). */
@@ -80,15 +85,19 @@ static em_status em__check(const em_array *x, int rank, int kind, int64_t nlast)
     em_device d = em_array_device(x);
     if (d.kind != EM_CUDA) return em_error(EM_EDEVICE, "cuFFT takes an array on a CUDA device");
     if (rank < 1 || rank > 3 || rank > x->ndim)
-        return em_error(EM_EVALUE, "cuFFT transforms 1 to 3 trailing axes of a %d-d array, "
-                                   "not %d", x->ndim, rank);
+        return em_error(EM_EVALUE,
+                        "cuFFT transforms 1 to 3 trailing axes of a %d-d array, "
+                        "not %d",
+                        x->ndim, rank);
     if (kind < EM_FFT_FORWARD || kind > EM_FFT_C2R)
         return em_error(EM_EVALUE, "unknown FFT kind %d", kind);
     bool real = x->dtype == EM_FLOAT32 || x->dtype == EM_FLOAT64;
     bool cplx = x->dtype == EM_COMPLEX64 || x->dtype == EM_COMPLEX128;
     if (kind == EM_FFT_R2C ? !real : !cplx)
         return em_error(EM_ETYPE, "cuFFT %s takes %s input, got %s",
-                        kind == EM_FFT_R2C ? "R2C" : kind == EM_FFT_C2R ? "C2R" : "C2C",
+                        kind == EM_FFT_R2C   ? "R2C"
+                        : kind == EM_FFT_C2R ? "C2R"
+                                             : "C2C",
                         kind == EM_FFT_R2C ? "float32 or float64" : "complex64 or complex128",
                         em_dtype_get(x->dtype)->name);
     for (int i = x->ndim - rank; i < x->ndim; i++)
@@ -105,9 +114,9 @@ static em_status em__check(const em_array *x, int rank, int kind, int64_t nlast)
 static em_status em__exec(int id, const em_array *in, em_array *res, int rank, int kind,
                           const long long *n, long long batch) {
     bool dbl = in->dtype == EM_FLOAT64 || in->dtype == EM_COMPLEX128;
-    int type = kind == EM_FFT_R2C ? (dbl ? EM__D2Z : EM__R2C)
-             : kind == EM_FFT_C2R ? (dbl ? EM__Z2D : EM__C2R)
-                                  : (dbl ? EM__Z2Z : EM__C2C);
+    int type = kind == EM_FFT_R2C   ? (dbl ? EM__D2Z : EM__R2C)
+               : kind == EM_FFT_C2R ? (dbl ? EM__Z2D : EM__C2R)
+                                    : (dbl ? EM__Z2Z : EM__C2C);
     EM_CHECK(em_cufft_init());
     EM_CHECK(em_cu_ctx(id));
     pthread_mutex_lock(&em__fft_lock);

@@ -26,10 +26,10 @@ typedef struct em__clib {
 static em__clib em__fftlib = {PTHREAD_ONCE_INIT}, em__sollib = {PTHREAD_ONCE_INIT},
                 em__bllib = {PTHREAD_ONCE_INIT};
 
-#define EM_FN(ret, field, sym, params)                     \
-    if (!(*(void **)&t->field = dlsym(h, sym))) {          \
-        snprintf(why, nwhy, "symbol %s missing", sym);     \
-        return false;                                      \
+#define EM_FN(ret, field, sym, params)                 \
+    if (!(*(void **)&t->field = dlsym(h, sym))) {      \
+        snprintf(why, nwhy, "symbol %s missing", sym); \
+        return false;                                  \
     }
 static bool em__bind_cufft(void *h, em__cufft_api *t, char *why, size_t nwhy) {
 #include "backend/cudalib/libcufft.fn"
@@ -97,8 +97,8 @@ static void em__load_cusolver(void) {
 
 /* cuBLAS's sonames, as src/backend/cuda/loader.c tries them (CUDA 13, 12);
  * dlopen hands back the handle already loaded for the gemms. */
-static const char *const em__blas_names[] = {"libcublas.so.13", "libcublas.so.12",
-                                             "libcublas.so", NULL};
+static const char *const em__blas_names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                             NULL};
 
 static void em__load_cublasb(void) {
     em__clib *l = &em__bllib;
@@ -133,8 +133,9 @@ em_status em_cusolver_init(void) {
 }
 
 bool em_cudalib_available(int which) {
-    em_status s = which == EM_CUDALIB_CUFFT ? em_cufft_init()
-                : which == EM_CUDALIB_CUBLAS ? em_cublasb_init() : em_cusolver_init();
+    em_status s = which == EM_CUDALIB_CUFFT    ? em_cufft_init()
+                  : which == EM_CUDALIB_CUBLAS ? em_cublasb_init()
+                                               : em_cusolver_init();
     return s == EM_OK;
 }
 

@@ -74,7 +74,7 @@ typedef struct em__mats {
     int id, dt;
     em_dtype t, real; /* the dtype and its real counterpart (for S, W) */
     int64_t batch, r, c, isz;
-    int nb;           /* batch ndim */
+    int nb; /* batch ndim */
     int64_t bshape[EM_MAXDIMS];
 } em__mats;
 
@@ -82,15 +82,20 @@ static em_status em__describe(const char *name, const em_array *a, bool square, 
     em_device d = em_array_device(a);
     if (d.kind != EM_CUDA) return em_error(EM_EDEVICE, "cuSOLVER %s needs a CUDA array", name);
     if (a->ndim < 2)
-        return em_error(EM_EVALUE, "%d-dimensional array given. Array must be at least "
-                                   "two-dimensional", a->ndim);
+        return em_error(EM_EVALUE,
+                        "%d-dimensional array given. Array must be at least "
+                        "two-dimensional",
+                        a->ndim);
     m->dt = em_cudalib_dtype(a->dtype);
     if (m->dt < 0)
-        return em_error(EM_ETYPE, "cuSOLVER %s takes float32, float64, complex64 or complex128, "
-                                  "got %s", name, em_dtype_get(a->dtype)->name);
+        return em_error(EM_ETYPE,
+                        "cuSOLVER %s takes float32, float64, complex64 or complex128, "
+                        "got %s",
+                        name, em_dtype_get(a->dtype)->name);
     m->id = d.id, m->t = a->dtype;
-    m->real = a->dtype == EM_COMPLEX64 ? EM_FLOAT32
-            : a->dtype == EM_COMPLEX128 ? EM_FLOAT64 : a->dtype;
+    m->real = a->dtype == EM_COMPLEX64    ? EM_FLOAT32
+              : a->dtype == EM_COMPLEX128 ? EM_FLOAT64
+                                          : a->dtype;
     m->nb = a->ndim - 2, m->batch = 1;
     for (int i = 0; i < m->nb; i++) m->bshape[i] = a->shape[i], m->batch *= a->shape[i];
     m->c = a->shape[a->ndim - 2], m->r = a->shape[a->ndim - 1];
@@ -100,6 +105,11 @@ static em_status em__describe(const char *name, const em_array *a, bool square, 
     if (m->r > INT_MAX || m->c > INT_MAX)
         return em_error(EM_EOVERFLOW, "cuSOLVER %s: matrix dimensions beyond 2^31-1", name);
     return EM_OK;
+}
+
+static bool em__same_device(const em_array *x, int id) {
+    em_device d = em_array_device(x);
+    return d.kind == EM_CUDA && d.id == id;
 }
 
 /* An array of the batch shape followed by up to two more dimensions. */
@@ -158,13 +168,13 @@ static em_status em__undo(em_status s, em_array *a, em_array *b, em_array *c, em
 }
 
 #define EM__MAT(arr, m, i) ((arr).data + (i) * (m).r * (m).c * (m).isz)
-#define EM__SOLVE(call, what)             \
-    do {                                  \
-        cusolverStatus em__r = (call);    \
-        if (em__r) {                      \
-            s = em__fail(em__r, what);    \
-            goto done;                    \
-        }                                 \
+#define EM__SOLVE(call, what)          \
+    do {                               \
+        cusolverStatus em__r = (call); \
+        if (em__r) {                   \
+            s = em__fail(em__r, what); \
+            goto done;                 \
+        }                              \
     } while (0)
 
 em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info) {
@@ -185,8 +195,8 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
         size_t nd = 0, nh = 0;
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
         if (small) {
-            s = em_cudalib_getrf_batched(m.id, m.dt, (int)n, (int)m.batch, A.data,
-                                         (int *)P.data, (int *)I.data);
+            s = em_cudalib_getrf_batched(m.id, m.dt, (int)n, (int)m.batch, A.data, (int *)P.data,
+                                         (int *)I.data);
             goto done;
         }
         EM__SOLVE(em__cusolver.Xgetrf_bufferSize(h, p, n, n, m.dt, A.data, ld, m.dt, &nd, &nh),
@@ -216,7 +226,8 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch &&
               (ipiv->dtype == EM_INT64 || (batched && m.batch <= INT_MAX)) &&
               em_array_is_c_contiguous(ipiv) && em_array_is_c_contiguous(lu) &&
-              ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2;
+              ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2 &&
+              mb.id == m.id && em__same_device(ipiv, m.id);
     for (int i = 0; ok && i < m.nb; i++) ok = mb.bshape[i] == m.bshape[i];
     if (!ok)
         return em_error(EM_EVALUE, "cuSOLVER getrs: lu, ipiv and b do not match (getrf's "
@@ -233,8 +244,8 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
                 s = em_error(EM_EOVERFLOW, "cuBLAS getrsBatched: more than 2^31-1 columns");
                 goto done;
             }
-            s = em_cudalib_getrs_batched(m.id, m.dt, trans, (int)n, (int)k, (int)m.batch,
-                                         lu->data, (const int *)ipiv->data, X.data);
+            s = em_cudalib_getrs_batched(m.id, m.dt, trans, (int)n, (int)k, (int)m.batch, lu->data,
+                                         (const int *)ipiv->data, X.data);
             goto done;
         }
         /* getrs reports only bad arguments in info: one scratch int serves. */
@@ -325,7 +336,7 @@ em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q, em_
     EM_CHECK(em__describe("orgqr", a, false, &m));
     int64_t rows = m.r, cols = m.c, k = tau->ndim ? tau->shape[tau->ndim - 1] : -1;
     bool ok = tau->dtype == m.t && tau->ndim == m.nb + 1 && em_array_is_c_contiguous(tau) &&
-              rows >= cols && cols >= k && k >= 0;
+              em__same_device(tau, m.id) && rows >= cols && cols >= k && k >= 0;
     for (int i = 0; ok && i < m.nb; i++) ok = tau->shape[i] == m.bshape[i];
     if (!ok)
         return em_error(EM_EVALUE, "cuSOLVER orgqr: a (..., ncols, m) with m >= ncols >= k and "
@@ -362,9 +373,15 @@ em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array *q, em_
             int *inf = (int *)I.data + i;
             cusolverStatus r;
             switch (m.t) {
-            case EM_FLOAT32: r = em__cusolver.Sorgqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf); break;
-            case EM_FLOAT64: r = em__cusolver.Dorgqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf); break;
-            case EM_COMPLEX64: r = em__cusolver.Cungqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf); break;
+            case EM_FLOAT32:
+                r = em__cusolver.Sorgqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf);
+                break;
+            case EM_FLOAT64:
+                r = em__cusolver.Dorgqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf);
+                break;
+            case EM_COMPLEX64:
+                r = em__cusolver.Cungqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf);
+                break;
             default: r = em__cusolver.Zungqr(h, M, N, K, ai, ld, ti, w.dev, lwork, inf); break;
             }
             EM__SOLVE(r, "orgqr");
@@ -380,9 +397,8 @@ done:
 
 /* Batches of real matrices up to 32 x 32 in one Jacobi call; U (m x m)
  * and V (n x n, not V^H) in full, S descending as gesvd's. */
-static em_status em__gesvdj_batched(const em__mats *m, cusolverDnHandle h, int job,
-                                    em_array *A, em_array *S, em_array *U, em_array *V,
-                                    em_array *I) {
+static em_status em__gesvdj_batched(const em__mats *m, cusolverDnHandle h, int job, em_array *A,
+                                    em_array *S, em_array *U, em_array *V, em_array *I) {
     gesvdjInfo prm = NULL;
     cusolverStatus r = em__cusolver.cusolverDnCreateGesvdjInfo(&prm);
     if (r) return em__fail(r, "CreateGesvdjInfo");
@@ -412,9 +428,10 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
     EM_CHECK(em__describe("gesvd", a, false, &m));
     int64_t rows = m.r, cols = m.c, ld = rows ? rows : 1;
     if (rows < cols || job < 0 || job > 2)
-        return em_error(EM_EVALUE, "cuSOLVER gesvd takes m x n matrices with m >= n and job 0, 1 "
-                                   "or 2 (got %lld x %lld, job %d)", (long long)rows,
-                        (long long)cols, job);
+        return em_error(EM_EVALUE,
+                        "cuSOLVER gesvd takes m x n matrices with m >= n and job 0, 1 "
+                        "or 2 (got %lld x %lld, job %d)",
+                        (long long)rows, (long long)cols, job);
     em_array A = {0}, S = {0}, U = {0}, V = {0}, I = {0};
     em__work w = {0};
     cusolverDnHandle h = NULL;
@@ -442,18 +459,17 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
             goto done;
         }
         EM__SOLVE(em__cusolver.Xgesvd_bufferSize(h, p, jobu, jobvt, rows, cols, m.dt, A.data, ld,
-                                                 drs, S.data, m.dt, U.data, ld, m.dt, V.data,
-                                                 ldvt, m.dt, &nd, &nh),
+                                                 drs, S.data, m.dt, U.data, ld, m.dt, V.data, ldvt,
+                                                 m.dt, &nd, &nh),
                   "gesvd_bufferSize");
         if ((s = em__work_get(&w, m.id, nd, nh)) != EM_OK) goto done;
         int64_t rsz = em_dtype_get(m.real)->size;
         for (int64_t i = 0; i < m.batch; i++)
-            EM__SOLVE(em__cusolver.Xgesvd(
-                          h, p, jobu, jobvt, rows, cols, m.dt, EM__MAT(A, m, i), ld, drs,
-                          S.data + i * cols * rsz, m.dt,
-                          job ? U.data + i * rows * ucols * m.isz : NULL, ld, m.dt,
-                          job ? V.data + i * cols * cols * m.isz : NULL, ldvt, m.dt, w.dev, nd,
-                          w.host, nh, (int *)I.data + i),
+            EM__SOLVE(em__cusolver.Xgesvd(h, p, jobu, jobvt, rows, cols, m.dt, EM__MAT(A, m, i), ld,
+                                          drs, S.data + i * cols * rsz, m.dt,
+                                          job ? U.data + i * rows * ucols * m.isz : NULL, ld, m.dt,
+                                          job ? V.data + i * cols * cols * m.isz : NULL, ldvt, m.dt,
+                                          w.dev, nd, w.host, nh, (int *)I.data + i),
                       "gesvd");
     }
 done:
@@ -509,20 +525,20 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
         int *inf = (int *)I->data;
         switch (m->t) {
         case EM_FLOAT32:
-            r = em__cusolver.SsyevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork,
-                                           inf, prm, nb);
+            r = em__cusolver.SsyevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork, inf,
+                                           prm, nb);
             break;
         case EM_FLOAT64:
-            r = em__cusolver.DsyevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork,
-                                           inf, prm, nb);
+            r = em__cusolver.DsyevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork, inf,
+                                           prm, nb);
             break;
         case EM_COMPLEX64:
-            r = em__cusolver.CheevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork,
-                                           inf, prm, nb);
+            r = em__cusolver.CheevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork, inf,
+                                           prm, nb);
             break;
         default:
-            r = em__cusolver.ZheevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork,
-                                           inf, prm, nb);
+            r = em__cusolver.ZheevjBatched(h, jobz, uplo, n, A->data, n, W->data, w.dev, lwork, inf,
+                                           prm, nb);
             break;
         }
         if (r) s = em__fail(r, "syevjBatched");
@@ -532,8 +548,8 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
     return s;
 }
 
-em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *wout,
-                        em_array *v, em_array *info) {
+em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *wout, em_array *v,
+                        em_array *info) {
     em__mats m = {0};
     EM_CHECK(em__describe("syevd", a, true, &m));
     em_array A = {0}, W = {0}, I = {0};
