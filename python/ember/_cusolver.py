@@ -201,6 +201,11 @@ def qr(a, mode="reduced"):
     if mode == "r":
         return r
     ncols = m if mode == "complete" else k
+    batch = 1
+    for d in a.shape[:-2]:
+        batch *= d
+    if batch > 1 and m <= 32:  # a stack of small matrices: Q without a call per matrix
+        return _result_type("qr")(_form_q(f, tau, ncols), r)
     if n >= ncols:
         h = f[..., :ncols, :]
     else:  # complete with m > n: Q's m columns from the n reflectors
@@ -208,6 +213,27 @@ def qr(a, mode="reduced"):
         h[..., :n, :] = f
     q, _ = _solver("orgqr", h, tau)
     return _result_type("qr")(q.mT, r)
+
+
+def _form_q(f, tau, ncols):
+    """Q's first ncols columns (row-major) from geqrf's factors f (..., n, m)
+    and tau (..., k), for a stack of small matrices: the reflectors
+    H_i = I - tau_i v_i v_i^H applied to the identity, last first, each as
+    one batched product over the whole stack (orgqr has no batched form, and
+    a loop of calls costs microseconds of host time per matrix)."""
+    from . import _ufuncs as u
+    from ._creation import eye
+    from ._manipulation import broadcast_to
+    from .linalg import matmul
+    m, k = f.shape[-1], tau.shape[-1]
+    batch = f.shape[:-2]
+    q = broadcast_to(eye(m, ncols, dtype=f.dtype, device=_dev(f)), batch + (m, ncols)).copy()
+    for i in reversed(range(k)):
+        v = f[..., i, i:].copy()  # column i of the factors from row i: the reflector
+        v[..., 0] = 1
+        w = matmul(u.conj(v)[..., None, :], q[..., i:, :])  # v^H Q[i:]: (..., 1, ncols)
+        q[..., i:, :] = q[..., i:, :] - (tau[..., i, None, None] * v[..., :, None]) * w
+    return q
 
 
 # ---- SVD and Hermitian eigenproblems ---------------------------------------

@@ -278,7 +278,8 @@ def _abs(x):
 
 
 @pytest.mark.parametrize("dt", LA_DTYPES)
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 6), (2, 6, 4), (4, 4), (1, 3), (64, 8)])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 6), (2, 6, 4), (4, 4), (1, 3), (64, 8),
+                                   (50, 8, 8), (3, 40, 5)])
 def test_qr_svd(where, rng, dt, shape):
     a = _rand(rng, shape, dt)
     x = em.asarray(a, device=where)

@@ -90,6 +90,32 @@ em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int 
     return EM_OK;
 }
 
+em_status em_cudalib_geqrf_batched(int id, int dt, int m, int n, int batch, char *A, char *tau) {
+    cublasHandle h = NULL;
+    EM_CHECK(em__blas(id, &h));
+    size_t isz = em__isz(dt);
+    int k = m < n ? m : n;
+    em_array PA = {0}, PT = {0};
+    EM_CHECK(em__ptrs(id, A, isz * (size_t)m * (size_t)n, batch, &PA));
+    em_status s = em__ptrs(id, tau, isz * (size_t)k, batch, &PT);
+    if (s != EM_OK) {
+        em_array_release(&PA);
+        return s;
+    }
+    void *const *pa = (void *const *)PA.data, *const *pt = (void *const *)PT.data;
+    int hinfo = 0, r;
+    switch (dt) {
+    case 0: r = em__cublasb.SgeqrfBatched(h, m, n, pa, m, pt, &hinfo, batch); break;
+    case 1: r = em__cublasb.DgeqrfBatched(h, m, n, pa, m, pt, &hinfo, batch); break;
+    case 4: r = em__cublasb.CgeqrfBatched(h, m, n, pa, m, pt, &hinfo, batch); break;
+    default: r = em__cublasb.ZgeqrfBatched(h, m, n, pa, m, pt, &hinfo, batch); break;
+    }
+    em_array_release(&PA), em_array_release(&PT);
+    if (r || hinfo)
+        return em_error(EM_EDEVICE, "cuBLAS geqrfBatched failed (status %d, info %d)", r, hinfo);
+    return EM_OK;
+}
+
 em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n, int batch,
                                    char *A, int *info) {
     em_array P = {0};

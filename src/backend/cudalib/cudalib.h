@@ -55,6 +55,9 @@ em_status em_cudalib_getrf_batched(int id, int dt, int n, int batch, char *A, in
 /* B: batch n x k column-major right-hand sides, overwritten by X. */
 em_status em_cudalib_getrs_batched(int id, int dt, int trans, int n, int k, int batch, char *lu,
                                    const int *ipiv, char *B);
+/* QR of batch m x n matrices (m >= n): A overwritten as geqrf's, tau
+ * (min(m, n) per matrix, contiguous). */
+em_status em_cudalib_geqrf_batched(int id, int dt, int m, int n, int batch, char *A, char *tau);
 em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n, int batch,
                                    char *A, int *info);
 

@@ -310,9 +310,17 @@ em_status em_cuda_geqrf(const em_array *a, em_array *out, em_array *tau, em_arra
     em_status s = em_astype(a, EM_NDTYPES, &A);
     if (s == EM_OK) s = em__new(&m, m.t, 1, k, 0, &T);
     if (s == EM_OK) s = em__info(&m, &I);
+    /* Stacks of small matrices with rows >= cols: cuBLAS's batched QR. */
+    bool small = m.batch > 1 && m.batch <= INT_MAX && rows <= EM_CUDALIB_SMALL && rows >= cols &&
+                 em_cublasb_init() == EM_OK;
     if (s == EM_OK && m.batch && k) {
         size_t nd = 0, nh = 0;
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (small) {
+            s = em_cudalib_geqrf_batched(m.id, m.dt, (int)rows, (int)cols, (int)m.batch, A.data,
+                                         T.data);
+            goto done;
+        }
         EM__SOLVE(em__cusolver.Xgeqrf_bufferSize(h, p, rows, cols, m.dt, A.data, ld, m.dt, T.data,
                                                  m.dt, &nd, &nh),
                   "geqrf_bufferSize");
