@@ -11,9 +11,12 @@ the Hermitian input of cholesky's and eigh's other triangle) it is skipped.
 
 Errors: each piece leaves LAPACK's info per matrix in an int32 device
 array.  The functions that must raise (solve, inv, cholesky, eigh, svd...)
-reduce it on the device and read one flag, ``any(info != 0)``: the only
-host round trip, a few bytes, after the factorization has run; det and
-slogdet never read it (a singular matrix is a valid input there).
+reduce it on the device and read one flag, ``any(info != 0)``, after the
+rest of their work is queued: one read of a few bytes per call, whatever
+the batch size, which waits for the result as any read of it would (the
+device never idles waiting for the host in the middle of a function); det
+and slogdet never read it (a singular matrix is a valid input there).
+NumPy's semantics (raise at the call) leave no way to skip that one wait.
 
 Dtypes are NumPy's: float32/64 and complex64/128 kept, bool and integers
 taken as float64; other dtypes (float16, ...) go to NumPy, which raises.
@@ -113,9 +116,9 @@ def solve(a, b):
     a = broadcast_to(a, batch + (n, n))
     b = broadcast_to(b, batch + b.shape[-2:])
     lu, ipiv, info = _solver("getrf", a.mT)
-    if _failed(info):
-        raise LinAlgError("Singular matrix")
     x = _solver("getrs", lu, ipiv, b.mT, 0).mT
+    if _failed(info):  # read once the solve is queued: the device never waits for the host
+        raise LinAlgError("Singular matrix")
     return x[..., 0] if vec else x
 
 
@@ -126,10 +129,11 @@ def inv(a):
     a = _cast(a)
     n = a.shape[-1]
     lu, ipiv, info = _solver("getrf", a.mT)
+    ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
+    x = _solver("getrs", lu, ipiv, ident, 0).mT
     if _failed(info):
         raise LinAlgError("Singular matrix")
-    ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
-    return _solver("getrs", lu, ipiv, ident, 0).mT
+    return x
 
 
 def _dev(a):
@@ -181,9 +185,10 @@ def cholesky(a, upper=False):
     # The column-major view of a.mT is a itself: potrf factors a in the
     # triangle asked for and leaves the other with a's values (cleared here).
     f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
+    r = triu(f.mT) if upper else tril(f.mT)
     if _failed(info):
         raise LinAlgError("Matrix is not positive definite")
-    return triu(f.mT) if upper else tril(f.mT)
+    return r
 
 
 def qr(a, mode="reduced"):
