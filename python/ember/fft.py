@@ -181,6 +181,8 @@ def _one_axis(name, kind):
                 return _finish(name, fn(_host(x), n=n, axis=axis, norm=norm), x, out)
             return _host_call(name, fn, x, out, n=n, axis=axis, norm=norm)
         rt = _result_dtype(name, x.dtype)
+        if n is None:
+            x.shape[axis]  # NumPy's first step: IndexError for a bad axis (0-d input too)
         ax = _axis(axis, x.ndim)
         return _finish(name, _cuda_one(kind, x, n, ax, norm, rt), x, out)
     f.__name__ = f.__qualname__ = name

@@ -146,8 +146,12 @@ def test_fft_errors(where):
         em.fft.fft(x, n=0)
     with pytest.raises(ValueError, match="Invalid norm value"):
         em.fft.fft(x, norm="bogus")
+    with pytest.raises(IndexError, match="tuple index out of range"):  # NumPy's, as it reads
+        em.fft.fft(x, axis=2)                                             # x.shape[axis]
     with pytest.raises(np.exceptions.AxisError):
-        em.fft.fft(x, axis=2)
+        em.fft.fft(x, n=4, axis=2)
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        em.fft.rfft(em.asarray(np.float32(1), device=where))
     with pytest.raises(ValueError, match="Shape and axes have different lengths"):
         em.fft.fftn(x, s=(2, 3), axes=(0,))
     with pytest.raises(ValueError, match="Invalid number of FFT data points"):
