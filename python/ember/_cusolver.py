@@ -294,8 +294,8 @@ def pinv(a, rtol=None, hermitian=False):
     cutoff = cutoff * _max(s, axis=-1, keepdims=True)
     keep = s > cutoff
     sinv = u.where(keep, 1 / u.where(keep, s, 1), 0).astype(s.dtype)
-    vs = u.conj(vh).mT * sinv[..., None, :].astype(a.dtype)
-    return matmul(vs, u.conj(uu).mT)
+    # NumPy's order: vh^H @ (s^-1[:, None] * u^H)
+    return matmul(u.conj(vh).mT, sinv[..., :, None].astype(a.dtype) * u.conj(uu).mT)
 
 
 def matrix_rank(a, rtol=None, hermitian=False):
