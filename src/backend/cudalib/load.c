@@ -140,7 +140,8 @@ bool em_cudalib_available(int which) {
 }
 
 /* Bind one library file into a scratch table, uncached (for the tests: do
- * the symbol lists resolve against a real library?). */
+ * the symbol lists resolve against a real library?).  The library stays
+ * loaded. */
 em_status em_cudalib_probe(int which, const char *path) {
     char why[512];
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -156,7 +157,9 @@ em_status em_cudalib_probe(int which, const char *path) {
         em__cusolver_api t;
         ok = em__bind_cusolver(h, &t, why, sizeof why);
     }
-    dlclose(h);
+    /* No dlclose: NVIDIA's libraries allocate at load (their own copies of
+     * libstdc++'s exception pool among them) and free nothing at unload, so
+     * unloading would leak what staying loaded keeps reachable. */
     return ok ? EM_OK : em_error(EM_EDEVICE, "%s: %s", path, why);
 }
 
