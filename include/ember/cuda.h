@@ -1,7 +1,8 @@
-/* The CUDA backend's entry points beyond the backend vtable, for the Python
- * extension (python/_ember/cuda.c) and the backend itself
- * (src/backend/cuda/), declared once here.  Streams and events are the
- * driver's handles as void *; id is the CUDA device number. */
+/* The CUDA backend's entry points beyond the backend table, for the Python
+ * extension (python/_ember/cuda.c, kernel.c) and the backend itself
+ * (src/backend/cuda/), declared once here; id is the CUDA device number.
+ * Streams and events are the device-neutral em_stream_* / em_event_* of
+ * ember.h (on CUDA: the driver's handles as void *). */
 #ifndef EMBER_CUDA_H
 #define EMBER_CUDA_H
 
@@ -17,44 +18,12 @@ EM_API void em_cuda_prefetch_nvrtc(bool on);
 /* Wait for a prefetch under way, and start none after this. */
 EM_API void em_cuda_prefetch_wait(void);
 
-/* The calling thread's current stream (NULL: the default stream). */
-EM_API void em_cuda_stream_set(void *s);
-EM_API void *em_cuda_stream_get(void);
-EM_API em_status em_cuda_stream_create(int id, bool nonblocking, void **out);
-EM_API em_status em_cuda_stream_destroy(int id, void *s);
-EM_API em_status em_cuda_stream_sync(int id, void *s);
-/* Work queued on `waiter` after this call runs after the work queued on
- * `producer` so far (an event; the host does not wait).  NULL or 1: the
- * legacy default stream. */
-EM_API em_status em_cuda_stream_wait(int id, void *waiter, void *producer);
-EM_API em_status em_cuda_event_create(int id, void **out);
-EM_API em_status em_cuda_event_destroy(int id, void *e);
-EM_API em_status em_cuda_event_record(int id, void *e, void *s);
-EM_API em_status em_cuda_event_sync(int id, void *e);
-EM_API em_status em_cuda_event_elapsed(int id, void *a, void *b, float *ms);
-
 /* The device memory pool (src/backend/cuda/pool.h): bytes in live blocks
  * and live + cached; release the cached blocks to the driver; cap the bytes
  * held on device id (0: no limit). */
 EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
 EM_API void em_cuda_pool_free_all(int id);
 EM_API void em_cuda_pool_set_limit(int id, size_t limit);
-/* Page-locked host memory (portable: pinned for every device). */
-EM_API em_status em_cuda_pinned_alloc(int id, size_t n, void **out);
-EM_API em_status em_cuda_pinned_free(void *p);
-/* Host<->device copies of pageable memory from EM_STAGE_MIN bytes (4 MiB)
- * on go through pinned staging buffers (src/backend/cuda/staging.c).
- * For tests and probes: staging from min_bytes on (0: the default;
- * SIZE_MAX: never), in chunks of chunk bytes (0: the default, which depends
- * on the size; at most a buffer).  Not for use while copies run. */
-EM_API void em_cuda_copy_tune(size_t min_bytes, size_t chunk);
-typedef struct em_cuda_copy_stats {
-    uint64_t staged;   /* copies through the staging buffers */
-    uint64_t known;    /* large copies left to the driver: memory it knows (pinned) */
-    uint64_t unstaged; /* large pageable copies left to the driver: no buffers */
-    size_t min_bytes, buffers, buffer_bytes; /* the settings */
-} em_cuda_copy_stats;
-EM_API void em_cuda_copy_stats_get(em_cuda_copy_stats *out);
 /* out = a @ b through cuBLAS (float/complex stacks of equal batch shape on
  * one CUDA device; out is a new C-contiguous array). */
 EM_API em_status em_cuda_matmul(const em_array *a, const em_array *b, em_array *out);

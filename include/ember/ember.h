@@ -120,6 +120,56 @@ EM_API em_status em_device_parse(const char *spec, em_device *out);
  * saying what is (em_device_parse without the string). */
 EM_API em_status em_device_check(em_device dev);
 
+/* ---- streams and events, on any device --------------------------------
+ * Handles are the device backend's own, as void *; a NULL stream is the
+ * device's default stream.  Each call checks dev (EM_EDEVICE) and passes the
+ * handles to the backend's primitives (src/backend/backend.h says exactly
+ * what each does).  On the CPU every operation has finished when it returns:
+ * a stream is always complete and an event holds the host's clock. */
+EM_API em_status em_stream_create(em_device dev, bool nonblocking, void **out);
+EM_API em_status em_stream_destroy(em_device dev, void *s);
+EM_API em_status em_stream_synchronize(em_device dev, void *s);
+/* Work queued on s after this call starts after the work e recorded. */
+EM_API em_status em_stream_wait_event(em_device dev, void *s, void *e);
+/* Work queued on `waiter` after this call runs after the work queued on
+ * `producer` so far, through an event; the host does not wait.  Nothing to
+ * do when they are one stream. */
+EM_API em_status em_stream_wait(em_device dev, void *waiter, void *producer);
+/* The calling thread's current stream on dev's kind of device (NULL: the
+ * default stream): launches and device copies queue on it, host copies wait
+ * for it first. */
+EM_API em_status em_stream_set(em_device dev, void *s);
+EM_API em_status em_stream_get(em_device dev, void **out);
+/* timing: usable with em_event_elapsed (else only for ordering: cheaper). */
+EM_API em_status em_event_create(em_device dev, bool timing, void **out);
+EM_API em_status em_event_destroy(em_device dev, void *e);
+EM_API em_status em_event_record(em_device dev, void *e, void *s);
+EM_API em_status em_event_synchronize(em_device dev, void *e);
+/* *done: whether the recorded work has finished (never waits). */
+EM_API em_status em_event_query(em_device dev, void *e, bool *done);
+/* Milliseconds from start to end, two recorded, completed timing events. */
+EM_API em_status em_event_elapsed(em_device dev, void *start, void *end, float *ms);
+
+/* ---- host memory and host copies ------------------------------------------
+ * Page-locked ("pinned") host memory, for every device of dev's kind: copies
+ * between it and a device go by DMA at the bus's full rate.  EM_EUNSUPPORTED
+ * where host memory is the device's own (the CPU). */
+EM_API em_status em_pinned_alloc(em_device dev, size_t n, void **out);
+EM_API em_status em_pinned_free(em_device dev, void *p);
+/* Host<->device copies of pageable memory from 4 MiB on go through pinned
+ * staging buffers (src/codegen/run_copy.c).  For tests and probes: staging
+ * from min_bytes on (0: the default; SIZE_MAX: never), in chunks of chunk
+ * bytes (0: the default, which depends on the size; at most a buffer).  Not
+ * for use while copies run. */
+EM_API void em_copy_tune(size_t min_bytes, size_t chunk);
+typedef struct em_copy_stats {
+    uint64_t staged;   /* copies through the staging buffers */
+    uint64_t known;    /* large copies left to the driver: memory it knows (pinned) */
+    uint64_t unstaged; /* large pageable copies left to the driver: no buffers */
+    size_t min_bytes, buffers, buffer_bytes; /* the settings */
+} em_copy_stats;
+EM_API void em_copy_stats_get(em_copy_stats *out);
+
 /* ---- arrays ------------------------------------------------------------ */
 
 typedef struct em_buffer em_buffer;

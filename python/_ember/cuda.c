@@ -1,6 +1,6 @@
-/* CUDA-only helpers from Python: the device memory pool, streams, events.
- * Streams and events cross into Python as integers (their driver handles);
- * ember/cuda_runtime.py wraps them in objects that own them. */
+/* CUDA-only helpers from Python: the device memory pool, pinned memory,
+ * cuBLAS, the staged copies' knobs (streams and events, on any device, are
+ * stream.c's). */
 #include "pyember.h"
 #include "ember/cuda.h"
 
@@ -20,12 +20,13 @@ static PyObject *f_cuda_matmul(PyObject *self, PyObject *args) {
 typedef struct {
     PyObject_HEAD void *p;
     Py_ssize_t n;
+    em_device dev;
 } PyemPinned;
 
 static void pyem__pinned_dealloc(PyObject *o) {
     PyemPinned *m = (PyemPinned *)o;
     PyTypeObject *tp = Py_TYPE(o);
-    if (em_cuda_pinned_free(m->p) != EM_OK) PyErr_WriteUnraisable(o);
+    if (em_pinned_free(m->dev, m->p) != EM_OK) PyErr_WriteUnraisable(o);
     tp->tp_free(o);
     Py_DECREF(tp);
 }
@@ -75,94 +76,18 @@ static PyObject *f_cuda_pinned_alloc(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "cannot pin a negative number of bytes (%zd)", n);
     if (!tp && !(tp = (PyTypeObject *)PyType_FromSpec(&pyem__pinned_spec))) return NULL;
     void *p = NULL;
+    em_device dev = {EM_CUDA, id};
     em_status s;
-    Py_BEGIN_ALLOW_THREADS s = em_cuda_pinned_alloc(id, (size_t)n, &p);
+    Py_BEGIN_ALLOW_THREADS s = em_pinned_alloc(dev, (size_t)n, &p);
     Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     PyemPinned *m = PyObject_New(PyemPinned, tp);
     if (!m) {
-        em_cuda_pinned_free(p);
+        em_pinned_free(dev, p);
         return NULL;
     }
     Py_INCREF(tp); /* each instance holds its heap type */
-    m->p = p, m->n = n;
+    m->p = p, m->n = n, m->dev = dev;
     return (PyObject *)m;
-}
-
-/* Check that cuda:id exists (DeviceError naming why not). */
-static int pyem__cuda_dev(int id) {
-    char spec[32];
-    em_device d;
-    snprintf(spec, sizeof spec, "cuda:%d", id);
-    em_status s = em_device_parse(spec, &d);
-    if (s != EM_OK) {
-        pyem_raise(s);
-        return -1;
-    }
-    return 0;
-}
-
-/* Note: callers compute s before reading h (argument order is unspecified). */
-static PyObject *pyem__handle(em_status s, void *h) {
-    return s == EM_OK ? PyLong_FromVoidPtr(h) : pyem_raise(s);
-}
-
-static PyObject *f_stream_create(PyObject *self, PyObject *args) {
-    int id, nonblocking = 0;
-    void *h = NULL;
-    if (!PyArg_ParseTuple(args, "i|p", &id, &nonblocking) || pyem__cuda_dev(id) < 0) return NULL;
-    em_status s = em_cuda_stream_create(id, nonblocking, &h);
-    return pyem__handle(s, h);
-}
-
-static PyObject *f_event_create(PyObject *self, PyObject *args) {
-    int id;
-    void *h = NULL;
-    if (!PyArg_ParseTuple(args, "i", &id) || pyem__cuda_dev(id) < 0) return NULL;
-    em_status s = em_cuda_event_create(id, &h);
-    return pyem__handle(s, h);
-}
-
-/* op(id, handle[, handle2]) for the calls that only return a status; the
- * waits release the GIL. */
-static PyObject *f_cuda_call(PyObject *self, PyObject *args) {
-    const char *op;
-    int id;
-    PyObject *o1, *o2 = Py_None;
-    if (!PyArg_ParseTuple(args, "siO|O", &op, &id, &o1, &o2)) return NULL;
-    void *h1 = o1 == Py_None ? NULL : PyLong_AsVoidPtr(o1),
-         *h2 = o2 == Py_None ? NULL : PyLong_AsVoidPtr(o2);
-    if (PyErr_Occurred()) return NULL;
-    em_device dev = {EM_CUDA, id};
-    if ((!strcmp(op, "stream_sync") || !strcmp(op, "event_record")) &&
-        pyem_fusion_flush(dev, op) < 0) /* pending work is queued work */
-        return NULL;
-    em_status s;
-    float ms = 0;
-    Py_BEGIN_ALLOW_THREADS if (!strcmp(op, "stream_destroy")) s = em_cuda_stream_destroy(id, h1);
-    else if (!strcmp(op, "stream_sync")) s = em_cuda_stream_sync(id, h1);
-    else if (!strcmp(op, "event_destroy")) s = em_cuda_event_destroy(id, h1);
-    else if (!strcmp(op, "event_record")) s = em_cuda_event_record(id, h1, h2);
-    else if (!strcmp(op, "event_sync")) s = em_cuda_event_sync(id, h1);
-    else if (!strcmp(op, "event_elapsed")) s = em_cuda_event_elapsed(id, h1, h2, &ms);
-    else if (!strcmp(op, "stream_wait")) s = em_cuda_stream_wait(id, h1, h2);
-    else s = em_error(EM_EVALUE, "unknown CUDA call '%s'", op);
-    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
-    return PyFloat_FromDouble(ms);
-}
-
-static PyObject *f_stream_get(PyObject *self, PyObject *unused) {
-    void *h = em_cuda_stream_get();
-    return h ? PyLong_FromVoidPtr(h) : Py_NewRef(Py_None);
-}
-
-static PyObject *f_stream_set(PyObject *self, PyObject *arg) {
-    void *h = arg == Py_None ? NULL : PyLong_AsVoidPtr(arg);
-    if (PyErr_Occurred()) return NULL;
-    em_device cuda = {EM_CUDA, -1}; /* pending work runs on the stream it was asked on */
-    if (pyem_fusion_flush(cuda, "stream change") < 0) return NULL;
-    void *prev = em_cuda_stream_get();
-    em_cuda_stream_set(h);
-    return prev ? PyLong_FromVoidPtr(prev) : Py_NewRef(Py_None);
 }
 
 /* cuda_pool(id, action="stats", limit=0) -> (used, total) bytes, after
@@ -190,18 +115,18 @@ static PyObject *f_cuda_pool(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
 }
 
-/* _cuda_copy_tune(min_bytes=0, chunk=0): em_cuda_copy_tune, for tests and probes. */
+/* _cuda_copy_tune(min_bytes=0, chunk=0): em_copy_tune, for tests and probes. */
 static PyObject *f_copy_tune(PyObject *self, PyObject *args) {
     unsigned long long min_bytes = 0, chunk = 0;
     if (!PyArg_ParseTuple(args, "|KK", &min_bytes, &chunk)) return NULL;
-    em_cuda_copy_tune((size_t)(min_bytes > SIZE_MAX ? SIZE_MAX : min_bytes), (size_t)chunk);
+    em_copy_tune((size_t)(min_bytes > SIZE_MAX ? SIZE_MAX : min_bytes), (size_t)chunk);
     Py_RETURN_NONE;
 }
 
-/* _cuda_copy_stats() -> dict of em_cuda_copy_stats. */
+/* _cuda_copy_stats() -> dict of em_copy_stats. */
 static PyObject *f_copy_stats(PyObject *self, PyObject *unused) {
-    em_cuda_copy_stats st;
-    em_cuda_copy_stats_get(&st);
+    em_copy_stats st;
+    em_copy_stats_get(&st);
     return Py_BuildValue("{sKsKsKsKsKsK}", "staged", (unsigned long long)st.staged, "known",
                          (unsigned long long)st.known, "unstaged", (unsigned long long)st.unstaged,
                          "min_bytes", (unsigned long long)st.min_bytes, "buffers",
@@ -241,17 +166,8 @@ PyMethodDef pyem_cuda_functions[] = {
      "copies without staging buffers, and the settings"},
     {"cuda_pool", f_cuda_pool, METH_VARARGS,
      "cuda_pool(id, action='stats', limit=0) -> (used, total)"},
-    {"cuda_stream_create", f_stream_create, METH_VARARGS,
-     "cuda_stream_create(id, nonblocking=False) -> handle"},
-    {"cuda_event_create", f_event_create, METH_VARARGS, "cuda_event_create(id) -> handle"},
-    {"cuda_call", f_cuda_call, METH_VARARGS,
-     "cuda_call(op, id, h1, h2=None) -> float (ms for event_elapsed)"},
     {"cuda_matmul", f_cuda_matmul, METH_VARARGS,
      "cuda_matmul(a, b) -> a @ b via cuBLAS (float/complex stacks, equal batch dims, one CUDA device)"},
     {"cuda_pinned_alloc", f_cuda_pinned_alloc, METH_VARARGS,
      "cuda_pinned_alloc(id, nbytes) -> PinnedMemory"},
-    {"cuda_stream_get", f_stream_get, METH_NOARGS,
-     "cuda_stream_get() -> this thread's current stream handle or None"},
-    {"cuda_stream_set", f_stream_set, METH_O,
-     "cuda_stream_set(handle or None) -> previous handle or None"},
     {NULL, NULL, 0, NULL}};

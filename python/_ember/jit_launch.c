@@ -152,9 +152,9 @@ static inline int64_t pyem__floordiv(int64_t a, int64_t b) {
 static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, const pyem_jsig *s,
                                PyObject *const *args, unsigned char *buf) {
     void *stream;
-    if (self->stream == Py_None)
-        stream = em_cuda_stream_get();
-    else if (pyem_kernel_stream(self->stream, s->kname, &stream) < 0)
+    if (self->stream == Py_None) {
+        if (em_stream_get(s->dev, &stream) != EM_OK) return pyem_raise(EM_EDEVICE);
+    } else if (pyem_kernel_stream(self->stream, s->dev.kind, s->kname, &stream) < 0)
         return NULL;
     for (int i = 0; i < s->nargs; i++) {
         const pyem_jparam *p = &s->p[i];

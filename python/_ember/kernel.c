@@ -268,13 +268,29 @@ static int pyem__shmem(PyObject *o, const char *kname, unsigned *out) {
 }
 
 /* None: this thread's current stream; an int handle; or an object with
- * .ptr (ember.Stream, a CuPy stream).  (Also @em.jit's launch path, jit_launch.c.) */
-int pyem_kernel_stream(PyObject *o, const char *kname, void **out) {
-    if (o == Py_None) {
-        *out = em_cuda_stream_get();
-        return 0;
+ * .ptr (ember.Stream, a CuPy stream), which must not be an ember.Stream of
+ * another kind of device than the launch's.  (Also @em.jit's launch path,
+ * jit_launch.c.) */
+int pyem_kernel_stream(PyObject *o, em_device_kind kind, const char *kname, void **out) {
+    if (o == Py_None) { /* CUDA's current stream is one per thread, whatever the device */
+        em_device cuda = {EM_CUDA, 0};
+        return em_stream_get(cuda, out) == EM_OK ? 0 : (pyem_raise(EM_EDEVICE), -1);
     }
-    PyObject *ptr = NULL;
+    PyObject *ptr = NULL, *dev = NULL;
+    /* Only a class named Stream (ember's) is asked for _dev: a failed lookup
+     * raises and clears an AttributeError, a microsecond per launch with a
+     * CuPy stream. */
+    if (!PyLong_Check(o) && !strcmp(Py_TYPE(o)->tp_name, "Stream") &&
+        pyem__optattr(o, "_dev", &dev) < 0)
+        return -1;
+    const char *d = dev && PyUnicode_Check(dev) ? PyUnicode_AsUTF8(dev) : NULL;
+    const char *want = em_device_kind_name(kind);
+    int foreign = d && strncmp(d, want, strlen(want)) != 0;
+    Py_XDECREF(dev);
+    if (foreign) {
+        PyErr_Format(PyExc_ValueError, "kernel '%s': stream %R is not a %s stream", kname, o, want);
+        return -1;
+    }
     if (!PyLong_Check(o) && pyem__optattr(o, "ptr", &ptr) < 0) return -1;
     PyObject *h = ptr ? ptr : o;
     void *v = PyLong_Check(h) && !PyBool_Check(h) ? PyLong_AsVoidPtr(h) : NULL;
@@ -358,11 +374,12 @@ static PyObject *pyem__function_launch(PyObject *o, PyObject *const *pos, PyObje
     const char *kname = self->cname;
     unsigned grid[3], block[3], shmem = 0;
     void *stream;
+    em_device cur = pyem__kernel_device(pos[2]);
     if (pyem__dims(pos[0], "grid", kname, grid) < 0 ||
         pyem__dims(pos[1], "block", kname, block) < 0 ||
-        (shm && pyem__shmem(shm, kname, &shmem) < 0) || pyem_kernel_stream(st, kname, &stream) < 0)
+        (shm && pyem__shmem(shm, kname, &shmem) < 0) ||
+        pyem_kernel_stream(st, cur.kind, kname, &stream) < 0)
         return NULL;
-    em_device cur = pyem__kernel_device(pos[2]);
     if (cur.kind == EM_CPU) /* the C subset of CUDA through the C compiler (ember/_rawcpu.py) */
         return PyObject_CallMethod(o, "_cpu_call", "OOOO", pos[0], pos[1], pos[2],
                                    shm ? shm : Py_False);

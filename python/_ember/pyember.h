@@ -109,6 +109,7 @@ extern PyMethodDef pyem_dlpack_functions[];
 extern PyMethodDef pyem_kernel_functions[];
 extern PyMethodDef pyem_jit_functions[];
 extern PyMethodDef pyem_fusion_functions[];
+extern PyMethodDef pyem_stream_functions[];
 extern PyMethodDef pyem_cudalib_functions[];
 
 /* fusion.c: lazy elementwise results (see fusion.c). */
@@ -133,7 +134,7 @@ int pyem_ndarray_init_type(PyObject *module);
 /* kernel.c: the Function type (raw CUDA kernels). */
 int pyem_kernel_init_type(PyObject *module);
 /* kernel.c: a launch's stream argument (None: the thread's current stream). */
-int pyem_kernel_stream(PyObject *o, const char *kname, void **out);
+int pyem_kernel_stream(PyObject *o, em_device_kind kind, const char *kname, void **out);
 /* jit.c: run a compiled @em.jit kernel on the CPU (_jit_launch) -> its printed text or None. */
 PyObject *pyem_jit_cpu_launch(PyObject *spec, PyObject *const *items, Py_ssize_t nargs,
                               PyObject *grid, PyObject *block, PyObject *shared_dyn);

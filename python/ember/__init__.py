@@ -36,6 +36,17 @@ from ._manipulation import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
 from ._fusion import *  # noqa: E402,F401,F403  (em.eval, em.fuse)
 from ._host import HostFallbackWarning  # noqa: E402,F401
+# NumPy's surface written in Python on the core (statistics, histograms, sets,
+# array tools, I/O, polynomials): small modules, imported eagerly.
+from ._statistics import *  # noqa: E402,F401,F403
+from ._histograms import *  # noqa: E402,F401,F403
+from ._setops import *  # noqa: E402,F401,F403
+from ._arraytools import *  # noqa: E402,F401,F403
+from ._index_tricks import *  # noqa: E402,F401,F403
+from ._mathfuncs import *  # noqa: E402,F401,F403
+from ._polynomial import *  # noqa: E402,F401,F403
+from ._typeinfo import *  # noqa: E402,F401,F403
+from ._io import *  # noqa: E402,F401,F403
 from . import _methods  # noqa: E402,F401  (attaches Python-level ndarray methods)
 
 newaxis = None

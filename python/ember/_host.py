@@ -52,10 +52,25 @@ _warned = set()
 
 def warn_fallback(name, device):
     """Warn (once per function) that name ran on the host for device; on the
-    CPU the host is the device and nothing is said."""
-    if device is None or str(device).startswith("cpu") or name in _warned:
+    CPU the host is the device and nothing is said.  With EMBER_DEBUG set
+    (>= 1) every such call is also printed to stderr, not only the first."""
+    if device is None or str(device).startswith("cpu"):
+        return
+    msg = (f"ember.{name} ran on the host for an array on {device} (a copy each way); "
+           "a device kernel for it is not written yet")
+    if _debug():
+        import sys
+        print(f"[ember] host fallback: {msg}", file=sys.stderr)
+    if name in _warned:
         return
     _warned.add(name)
     import warnings
-    warnings.warn(f"ember.{name} ran on the host for an array on {device} (a copy each way); "
-                  "a device kernel for it is not written yet", HostFallbackWarning, stacklevel=3)
+    warnings.warn(msg, HostFallbackWarning, stacklevel=3)
+
+
+def _debug():
+    import os
+    try:
+        return int(os.environ.get("EMBER_DEBUG", "0") or "0") >= 1
+    except ValueError:
+        return False

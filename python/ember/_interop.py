@@ -58,8 +58,9 @@ def _sync_for_stream(arr, stream):
     host does not block."""
     kind, dev_id = arr._dev
     if kind != "cpu" and stream != -1:
-        _ember.cuda_call("stream_wait", dev_id, 1 if stream is None else stream,
-                         _ember.cuda_stream_get())
+        dev = f"{kind}:{dev_id}"  # 1, the legacy default stream, is the null stream to Ember
+        _ember.stream_call("stream_wait", dev, None if stream in (None, 1) else stream,
+                           _ember.stream_get(dev))
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -108,8 +109,10 @@ def _consumer_stream(x):
     dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_kDLCPU, 0)
     if dev[0] != _kDLCUDA:
         return None
-    current = getattr(_ember, "cuda_stream_get", None)  # present with the CUDA backend
-    return (current() if current else 0) or 1
+    try:
+        return _ember.stream_get("cuda") or 1
+    except _em().DeviceError:  # no CUDA device here: nothing of Ember's to order after
+        return 1
 
 
 def _request_capsule(x, device, copy):
@@ -138,7 +141,7 @@ def _cuda_array_interface(self):
         raise AttributeError(
             f"__cuda_array_interface__ is only defined for CUDA arrays (this one is on {kind}); "
             "use __array_interface__ / the buffer protocol or DLPack")
-    stream = _ember.cuda_stream_get()
+    stream = _ember.stream_get(f"cuda:{dev_id}")
     return {
         "shape": self.shape,
         "typestr": self.dtype.str,
@@ -171,7 +174,9 @@ def from_cuda_array_interface(obj):
                          "(1: legacy default stream, 2: per-thread default stream)")
     if producer is not None and producer != -1:
         # Ember's work on this data goes after the producer's (no host wait).
-        _ember.cuda_call("stream_wait", dev_id, _ember.cuda_stream_get(), producer)
+        dev = f"cuda:{dev_id}"
+        _ember.stream_call("stream_wait", dev, _ember.stream_get(dev),
+                           None if producer == 1 else producer)
     return _ember._wrap_pointer(ptr, tuple(cai["shape"]), _np.dtype(cai["typestr"]).name,
                                 cai.get("strides"), f"cuda:{dev_id}", obj, bool(readonly))
 
@@ -183,10 +188,6 @@ _attach("__cuda_array_interface__", _cuda_array_interface, prop=True)
 
 # ---- __array_ufunc__ ------------------------------------------------------------
 
-# ufunc.reduce / .accumulate with an Ember equivalent.
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 _DEFAULT_KW = {"casting": "same_kind", "order": "K", "subok": True, "where": True,
                "signature": None, "initial": _np._NoValue}
 
@@ -231,14 +232,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
             kwargs["out"] = out
     if method == "__call__":
         fn = getattr(em, ufunc.__name__, None)
-    elif method == "reduce":
-        fn = getattr(em, _REDUCE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
-    elif method == "accumulate":
-        fn = getattr(em, _ACCUMULATE.get(ufunc.__name__, ""), None)
-        kwargs.setdefault("axis", 0)
     else:
-        fn = None
+        # Ember's ufuncs carry NumPy's methods (_ufunc_methods): np.add.reduce(x),
+        # np.multiply.outer(x, y), np.add.at(x, i, v) ... run as Ember's.
+        fn = getattr(getattr(em, ufunc.__name__, None), method, None)
     if fn is None or not callable(fn):
         return NotImplemented
     return fn(*inputs, **kwargs)
@@ -327,29 +324,6 @@ def _numpy_calling(np_fn, em_fn):
     return call
 
 
-def _unravel_index(indices, shape, order="C"):
-    """np.unravel_index on Ember index arrays (computed on their device)."""
-    if order != "C":
-        raise NotImplementedError("ember's unravel_index supports order='C' only")
-    out, rest = [], indices
-    for n in reversed(tuple(shape)):
-        out.append(rest % n)
-        rest = rest // n
-    return tuple(reversed(out))
-
-
-def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """np.ravel_multi_index on Ember index arrays (mode='raise', order='C')."""
-    if mode != "raise" or order != "C":
-        raise NotImplementedError("ember's ravel_multi_index supports mode='raise', order='C'")
-    flat = 0
-    for idx, n in zip(multi_index, dims):
-        if bool(((idx < 0) | (idx >= n)).any()):
-            raise ValueError("invalid entry in coordinates array")
-        flat = flat * n + idx
-    return flat
-
-
 def _build_function_table():
     """{numpy function: ember function} for every public name both have."""
     em = _em()
@@ -367,8 +341,6 @@ def _build_function_table():
                 or not callable(np_fn) or not callable(em_fn) or isinstance(np_fn, _np.ufunc)):
             continue
         table[np_fn] = _numpy_calling(np_fn, em_fn)
-    table[_np.unravel_index] = _unravel_index
-    table[_np.ravel_multi_index] = _ravel_multi_index
     # Metadata queries Ember has no function for (NumPy's answer is exact).
     table[_np.shape] = lambda a: a.shape if isinstance(a, ndarray) else _np.shape(_np.asarray(a))
     table[_np.ndim] = lambda a: a.ndim if isinstance(a, ndarray) else _np.ndim(_np.asarray(a))
@@ -394,11 +366,17 @@ def _array_function(self, func, types, args, kwargs):
     if _FUNCTIONS is None:
         _FUNCTIONS = _build_function_table()
     fn = _FUNCTIONS.get(func)
-    if fn is None:
-        return NotImplemented
     for t in types:
         if not issubclass(t, (ndarray, _np.ndarray)):
             return NotImplemented
+    if fn is None:
+        # Said here rather than by NumPy's generic message: which function,
+        # and how to get NumPy's answer on purpose.
+        name = getattr(func, "__module__", "numpy").replace("numpy._core", "numpy").split(".")
+        name = ".".join(p for p in name if not p.startswith("_")) + "." + func.__name__
+        raise TypeError(f"{name} is not implemented for ember arrays (see "
+                        "docs/numpy_not_implemented.txt); convert explicitly, e.g. "
+                        f"{name}(x.get()), to run NumPy's on a host copy")
     if func in _LIKE_FUNCTIONS:  # reached through like=self: make it on self's device
         with self.device:
             return fn(*args, **kwargs)

@@ -84,6 +84,14 @@ for _alias, _name in _ALIASES.items():
     globals()[_alias] = _make(_name, _ember.ops[_name][1], _alias)
     __all__.append(_alias)
 
+# NumPy's ufunc attributes and methods (.reduce, .accumulate, .outer, .at ...).
+from ._ufunc_methods import install as _install  # noqa: E402
+for _name, (_code, _nin) in _ember.ops.items():
+    if _name in globals():
+        _install(globals()[_name], _name, _nin)
+for _alias, _name in _ALIASES.items():
+    _install(globals()[_alias], _name, _ember.ops[_name][1])
+
 
 def _is_em(x):
     return isinstance(x, _ember.ndarray)

@@ -57,75 +57,82 @@ def get_default_memory_pool():
     return _default
 
 
-def _cuda_id():
-    kind, id_ = _ember._get_device()
-    return id_ if kind == "cuda" else 0
-
-
 class Stream:
-    """A CUDA stream on the current CUDA device (cuda:0 when the current
-    device is not a GPU).  ``with stream:`` makes it current for this
-    thread: kernels and device copies queue on it; host reads wait for it.
-    ``non_blocking=True`` means it does not order against the default stream."""
+    """A stream on the current device (CuPy's ``cupy.cuda.Stream``).  ``with
+    stream:`` makes it current for this thread: kernels and device copies
+    queue on it; host reads wait for it.  ``non_blocking=True`` means it does
+    not order against the default stream.  On the CPU every operation has
+    finished when it returns: a CPU stream is always complete."""
 
-    null = None  # the default stream (set below, without touching the driver)
+    null = None  # the default stream of the current device (set below, touching no driver)
 
     def __init__(self, non_blocking=False, *, _handle=None, _device=None):
-        self.device_id = _cuda_id() if _device is None else _device
+        if _handle == 0:  # the null stream: the device current where it is used
+            self._dev, self.device_id = None, 0
+        else:
+            kind, id_ = _ember._get_device() if _device is None else _device
+            self._dev, self.device_id = f"{kind}:{id_}", id_
         self._owned = _handle is None
-        self.ptr = _ember.cuda_stream_create(self.device_id, bool(non_blocking)) if self._owned else _handle
+        self.ptr = _ember.stream_create(self._dev, bool(non_blocking)) if self._owned else _handle
         self.non_blocking = bool(non_blocking)
         self._prev = []
 
     def __enter__(self):
-        self._prev.append(_ember.cuda_stream_set(self.ptr or None))
+        self._prev.append(_ember.stream_set(self._dev, self.ptr or None))
         return self
 
     def __exit__(self, *exc):
-        _ember.cuda_stream_set(self._prev.pop())
+        _ember.stream_set(self._dev, self._prev.pop())
 
     def use(self):
         """Make this the current stream of this thread."""
-        _ember.cuda_stream_set(self.ptr or None)
+        _ember.stream_set(self._dev, self.ptr or None)
         return self
 
     def synchronize(self):
         """Wait for all work queued on this stream."""
-        _ember.cuda_call("stream_sync", self.device_id, self.ptr or None)
+        _ember.stream_call("stream_sync", self._dev, self.ptr or None)
 
     def __del__(self):
         if getattr(self, "_owned", False) and getattr(self, "ptr", None):
             try:
-                _ember.cuda_call("stream_destroy", self.device_id, self.ptr)
+                _ember.stream_call("stream_destroy", self._dev, self.ptr)
             except Exception:  # noqa: BLE001 - interpreter shutdown or a dead context
                 pass
 
     def __repr__(self):
-        return f"<ember.Stream 0x{self.ptr or 0:x} on cuda:{self.device_id}>"
+        return f"<ember.Stream 0x{self.ptr or 0:x} on {self._dev or 'the current device'}>"
 
 
-Stream.null = Stream(_handle=0, _device=0)
+Stream.null = Stream(_handle=0)
 
 
 class Event:
-    """A CUDA event: ``record(stream=None)`` (the current stream),
-    ``synchronize()``, and ``get_elapsed_time(start, end)`` between two."""
+    """An event on the current device: ``record(stream=None)`` (the current
+    stream), ``synchronize()``, ``done``, and ``get_elapsed_time(start, end)``
+    between two (on the CPU, the host's clock at each record)."""
 
-    def __init__(self):
-        self.device_id = _cuda_id()
-        self.ptr = _ember.cuda_event_create(self.device_id)
+    def __init__(self, disable_timing=False):
+        kind, self.device_id = _ember._get_device()
+        self._dev = f"{kind}:{self.device_id}"
+        self.ptr = _ember.event_create(self._dev, not disable_timing)
 
     def record(self, stream=None):
-        s = stream.ptr if stream is not None else _ember.cuda_stream_get()
-        _ember.cuda_call("event_record", self.device_id, self.ptr, s or None)
+        s = stream.ptr if stream is not None else _ember.stream_get(self._dev)
+        _ember.stream_call("event_record", self._dev, self.ptr, s or None)
 
     def synchronize(self):
-        _ember.cuda_call("event_sync", self.device_id, self.ptr)
+        _ember.stream_call("event_sync", self._dev, self.ptr)
+
+    @property
+    def done(self):
+        """Whether the work the event recorded has finished (never waits)."""
+        return _ember.stream_call("event_query", self._dev, self.ptr) == 1.0
 
     def __del__(self):
         if getattr(self, "ptr", None):
             try:
-                _ember.cuda_call("event_destroy", self.device_id, self.ptr)
+                _ember.stream_call("event_destroy", self._dev, self.ptr)
             except Exception:  # noqa: BLE001
                 pass
 
@@ -134,7 +141,9 @@ def get_elapsed_time(start, end):
     """Milliseconds between two recorded events (CuPy's cupy.cuda.get_elapsed_time)."""
     if not isinstance(start, Event) or not isinstance(end, Event):
         raise TypeError("get_elapsed_time takes two ember.Event objects")
-    return _ember.cuda_call("event_elapsed", start.device_id, start.ptr, end.ptr)
+    if start._dev != end._dev:
+        raise ValueError(f"get_elapsed_time: the events are on {start._dev} and {end._dev}")
+    return _ember.stream_call("event_elapsed", start._dev, start.ptr, end.ptr)
 
 
 __all__ += ["Stream", "Event", "get_elapsed_time"]

@@ -23,7 +23,8 @@ from . import _ember
 __all__ = [
     "Philox", "Generator", "default_rng", "seed", "get_state", "set_state",
     "random", "random_sample", "rand", "randn", "uniform", "normal", "standard_normal",
-    "randint", "integers",
+    "randint", "integers", "random_integers", "ranf", "sample", "get_bit_generator",
+    "set_bit_generator",
 ]
 
 _U64 = 1 << 64
@@ -111,7 +112,11 @@ class Philox:
         return f"Philox(key={self.key}, counter={self.counter})"
 
 
-class Generator:
+from ._distributions import Distributions as _Distributions, LEGACY as _LEGACY  # noqa: E402
+from ._distributions import legacy_function as _legacy_function  # noqa: E402
+
+
+class Generator(_Distributions):
     """NumPy's ``Generator`` interface over a :class:`Philox` stream."""
 
     def __init__(self, bit_generator=None):
@@ -268,3 +273,30 @@ def randint(low, high=None, size=None, dtype=_np.int64, *, device=None):
 def integers(low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
     """Integers in [low, high) from the global generator (``Generator.integers``)."""
     return _global.integers(low, high, size, dtype, endpoint, device=device)
+
+
+def random_integers(low, high=None, size=None, *, device=None):
+    """Integers in [low, high] (one argument: [1, low]); NumPy's deprecated spelling."""
+    if high is None:
+        low, high = 1, low
+    return _global.integers(low, high, size, endpoint=True, device=device)
+
+
+ranf = sample = random
+
+
+def get_bit_generator():
+    """The global generator's bit generator (a Philox)."""
+    return _global.bit_generator
+
+
+def set_bit_generator(bitgen):
+    """Make bitgen (a Philox) the global generator's bit generator."""
+    if not isinstance(bitgen, Philox):
+        raise TypeError("set_bit_generator expects an ember.random.Philox")
+    _global.bit_generator = bitgen
+
+
+for _name in _LEGACY:
+    globals()[_name] = _legacy_function(lambda: _global, _name)
+    __all__.append(_name)

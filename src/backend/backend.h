@@ -2,8 +2,8 @@
  * devices only through it, so a missing driver is a status, not a build
  * failure.  A backend that cannot do something returns EM_EUNSUPPORTED.
  *
- * A backend is a runtime: memory and copies, then -- where it compiles
- * kernels -- compile and launch.  The algorithms (elementwise eval,
+ * A backend is a runtime: memory and copies, streams and events, then --
+ * where it compiles kernels -- compile and launch.  The algorithms (elementwise eval,
  * reductions, scans, gather/scatter/nonzero, random) are written once above
  * it, as kernel templates in codegen/render_*.c and host drivers in
  * codegen/run_*.c that use only these primitives, so they run on any
@@ -95,7 +95,10 @@ typedef struct em_backend {
     em_status (*alloc)(int id, size_t nbytes, void **ptr);
     void (*free)(int id, void *ptr, size_t nbytes);
     /* Contiguous byte copies; host pointers are plain CPU memory.  to_host
-     * and from_host return when the bytes are in place; copy is queued. */
+     * and from_host wait for the calling thread's current stream, copy and
+     * return when the bytes are in place (the core calls them through
+     * em_algo_to_host/from_host, which stage large pageable copies where
+     * the backend has host_alloc); copy is queued. */
     em_status (*to_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*from_host)(int id, void *dst, const void *src, size_t nbytes);
     em_status (*copy)(int id, void *dst, const void *src, size_t nbytes);
@@ -128,9 +131,80 @@ typedef struct em_backend {
 
     /* ---- precompiled algorithms (NULL: codegen/run_*.c drive the primitives) ---- */
     const em_backend_ops *ops;
+
+    /* ---- streams and events (every backend fills all of them) ----
+     * Handles are the backend's own, opaque to everyone above it; id is the
+     * device the handle belongs to (each call makes it current as it needs).
+     * A NULL stream is the device's default stream (CUDA: the legacy default
+     * stream, which orders against every blocking stream).  Work queued on a
+     * stream runs in the order it was queued.  A backend that queues nothing
+     * (the CPU: every call has finished when it returns) makes streams that
+     * are always complete and events that hold the host's clock at record.
+     * The public em_stream_* / em_event_* (ember.h, src/core/stream.c) call
+     * these after checking the device. */
+    /* A new stream.  nonblocking: it does not order against the default
+     * stream (CUDA's CU_STREAM_NON_BLOCKING; where every stream is
+     * independent of the default one, ignored). */
+    em_status (*stream_create)(int id, bool nonblocking, void **out);
+    /* Destroy s; work already queued on it still runs.  If s is the calling
+     * thread's current stream, the default stream becomes current. */
+    em_status (*stream_destroy)(int id, void *s);
+    /* Return when all work queued on s (NULL: the default stream) so far
+     * has finished. */
+    em_status (*stream_synchronize)(int id, void *s);
+    /* Work queued on s after this call starts only after the work that e
+     * recorded has finished; the host does not wait.  e may be destroyed
+     * right after (the wait keeps what it needs). */
+    em_status (*stream_wait_event)(int id, void *s, void *e);
+    /* The calling thread's current stream: where launches, device copies,
+     * fills and library calls go, and what host copies wait for first.  NULL:
+     * the default stream.  No allocation, no lock, no driver call (it is read
+     * per launch).  CUDA keeps one per thread for all its devices (a stream
+     * belongs to its device: setting one of cuda:1 while using cuda:0 is the
+     * caller's error, as in CuPy); a backend may keep one per device. */
+    void (*stream_set)(int id, void *s);
+    void *(*stream_get)(int id);
+    /* A new event.  timing: it can be used with event_elapsed (CUDA creates
+     * it without CU_EVENT_DISABLE_TIMING); an event only for ordering is
+     * cheaper where the backend knows the difference. */
+    em_status (*event_create)(int id, bool timing, void **out);
+    em_status (*event_destroy)(int id, void *e);
+    /* Mark the point in s (NULL: the default stream) that e stands for:
+     * the work queued on s so far.  Recording again moves the mark. */
+    em_status (*event_record)(int id, void *e, void *s);
+    /* Return when the work e recorded has finished (at once if e was never
+     * recorded). */
+    em_status (*event_synchronize)(int id, void *e);
+    /* *done: whether the work e recorded has finished; never waits. */
+    em_status (*event_query)(int id, void *e, bool *done);
+    /* Milliseconds between two recorded and completed timing events
+     * (EM_EDEVICE, saying so, when either is not). */
+    em_status (*event_elapsed)(int id, void *start, void *end, float *ms);
+
+    /* ---- page-locked host memory and queued host copies (NULL where host
+     * memory is the device's own: the CPU) ----
+     * codegen/run_copy.c stages large copies of pageable memory through
+     * buffers from host_alloc with these (em_algo_to_host/from_host). */
+    /* n bytes of host memory the device reaches by DMA (CUDA: cuMemHostAlloc).
+     * all_devices: for every device of the backend (CUDA's PORTABLE flag),
+     * else at least for id. */
+    em_status (*host_alloc)(int id, size_t n, bool all_devices, void **out);
+    em_status (*host_free)(int id, void *p);
+    /* Whether the runtime already knows host memory [p, p + n): memory from
+     * host_alloc, or pinned, registered or managed by anyone (to_host and
+     * from_host copy it by DMA already).  Never fails: false when unsure. */
+    bool (*host_known)(int id, const void *p, size_t n);
+    /* Queue a copy of n bytes on stream s (NULL: the default stream)
+     * between device memory and host memory from host_alloc; it runs in
+     * s's order, and an event recorded on s after it says when it is done. */
+    em_status (*to_host_async)(int id, void *dst, const void *src, size_t n, void *s);
+    em_status (*from_host_async)(int id, void *dst, const void *src, size_t n, void *s);
 } em_backend;
 
 const em_backend *em__backend(em_device_kind kind);
+/* The backend of dev after checking that dev exists (EM_EDEVICE saying
+ * what does; src/core/device.c). */
+em_status em__backend_for(em_device dev, const em_backend **out);
 
 extern const em_backend em_cpu_backend;
 extern const em_backend em_cuda_backend;

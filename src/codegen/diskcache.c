@@ -1,5 +1,7 @@
 /* The on-disk kernel cache (see diskcache.h). */
 #include "codegen/diskcache.h"
+#include "backend/backend.h"
+#include "codegen/sbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,4 +193,28 @@ bool em_diskcache_put(const char *name, const void *data, size_t n) {
         em__dc_warn("entry could not be written:", path, err);
     }
     return ok;
+}
+
+em_status em_compile_error(const char *head, const char *log, const char *src) {
+    const char *end = strstr(src, EM_PRELUDE_END), *body = src;
+    int line = 1;
+    if (end) {
+        body = end + strlen(EM_PRELUDE_END);
+        for (const char *c = src; c < body; c++) line += *c == '\n';
+    }
+    em_sbuf m = {0};
+    em_sbuf_printf(&m, "%s\n%s\n", head, log);
+    if (line > 1)
+        em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
+    else
+        em_sbuf_printf(&m, "-- source --\n");
+    for (const char *c = body; *c;) {
+        size_t n = strcspn(c, "\n");
+        em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
+        c += n + (c[n] == '\n');
+    }
+    em_status s = em_error(EM_ECOMPILE, "%s", m.s ? m.s : head);
+    if (em_debug_level() >= 1 && m.s) fprintf(stderr, "ember: %s\n", m.s);
+    em_sbuf_free(&m);
+    return s;
 }

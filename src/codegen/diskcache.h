@@ -36,6 +36,12 @@ EM_API void em_diskcache_name(int nparts, const char *const *parts, char *name, 
 EM_API bool em_diskcache_get(const char *name, void **data, size_t *n);
 /* Store an entry atomically; false if it could not be written (warned once). */
 EM_API bool em_diskcache_put(const char *name, const void *data, size_t n);
+/* A compiler's failure, as every compiler of Ember reports it (NVRTC, the C
+ * JIT): EM_ECOMPILE with head (what failed), the compiler's log, then the
+ * source with line numbers -- from the line after EM_PRELUDE_END (backend.h)
+ * when the source has one, so the user reads their kernel and not the
+ * prelude -- also printed with EMBER_DEBUG >= 1. */
+EM_API em_status em_compile_error(const char *head, const char *log, const char *src);
 /* 64-bit FNV-1a of n bytes continuing from h (EM_FNV_BASIS to start). */
 #define EM_FNV_BASIS 0xcbf29ce484222325ULL
 EM_API uint64_t em_fnv1a(uint64_t h, const void *data, size_t n);

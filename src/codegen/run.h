@@ -44,6 +44,12 @@ em_status em_run_kernel(const em_backend *be, int id, const char *key, const cha
                         const char *fname, em_render_cb render, const void *ctx,
                         const em_kfn **out);
 
+/* Host copies of n contiguous bytes (run_copy.c): large ones from or to
+ * pageable memory staged through pinned buffers where be has host_alloc,
+ * the rest be's to_host / from_host; the same semantics either way. */
+em_status em_algo_to_host(const em_backend *be, int id, void *dst, const void *src, size_t n);
+em_status em_algo_from_host(const em_backend *be, int id, void *dst, const void *src, size_t n);
+
 static inline em_status em_algo_eval(const em_backend *be, const em_node *root, em_array *out,
                                      uint64_t *key) {
     return be->ops ? be->ops->eval(root, out, key) : em_run_eval(be, root, out, key);

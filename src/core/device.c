@@ -26,7 +26,7 @@ em_status em_device_count(em_device_kind kind, int *count) {
     return EM_OK;
 }
 
-static em_status em__backend_for(em_device dev, const em_backend **out) {
+em_status em__backend_for(em_device dev, const em_backend **out) {
     int n = 0;
     EM_CHECK(em_device_count(dev.kind, &n));
     if (dev.id < 0 || dev.id >= n) {

@@ -297,15 +297,16 @@ em_status em_to_device(const em_array *a, em_device dev, em_array *out) {
     size_t n = (size_t)em_array_nbytes(a);
     if (s == EM_OK && n) {
         if (src.kind == EM_CPU)
-            s = em__backend(dev.kind)->from_host(dev.id, res.data, c.data, n);
+            s = em_algo_from_host(em__backend(dev.kind), dev.id, res.data, c.data, n);
         else if (dev.kind == EM_CPU)
-            s = em__backend(src.kind)->to_host(src.id, res.data, c.data, n);
+            s = em_algo_to_host(em__backend(src.kind), src.id, res.data, c.data, n);
         else {
             /* Between two devices: through the host. */
             em_array h = {0};
             em_device cpu = {EM_CPU, 0};
             s = em_to_device(&c, cpu, &h);
-            if (s == EM_OK) s = em__backend(dev.kind)->from_host(dev.id, res.data, h.data, n);
+            if (s == EM_OK)
+                s = em_algo_from_host(em__backend(dev.kind), dev.id, res.data, h.data, n);
             em_array_release(&h);
         }
     }
@@ -323,7 +324,7 @@ em_status em_array_read(const em_array *a, void *host, size_t nbytes) {
         return em_error(EM_EVALUE, "em_array_read needs a C-contiguous array of exactly %zu bytes",
                         nbytes);
     em_device d = em_array_device(a);
-    return nbytes ? em__backend(d.kind)->to_host(d.id, host, a->data, nbytes) : EM_OK;
+    return nbytes ? em_algo_to_host(em__backend(d.kind), d.id, host, a->data, nbytes) : EM_OK;
 }
 
 em_status em_array_write(em_array *a, const void *host, size_t nbytes) {
@@ -331,5 +332,5 @@ em_status em_array_write(em_array *a, const void *host, size_t nbytes) {
         return em_error(EM_EVALUE, "em_array_write needs a C-contiguous array of exactly %zu bytes",
                         nbytes);
     em_device d = em_array_device(a);
-    return nbytes ? em__backend(d.kind)->from_host(d.id, a->data, host, nbytes) : EM_OK;
+    return nbytes ? em_algo_from_host(em__backend(d.kind), d.id, a->data, host, nbytes) : EM_OK;
 }

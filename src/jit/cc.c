@@ -137,20 +137,10 @@ static bool em__cc_tmpdir(char *buf, size_t len) {
 
 /* EM_ECOMPILE with the compiler's output and the numbered source. */
 static em_status em__cc_error(const char *name, const char *src, const char *log, int rc) {
-    em_sbuf m = {0};
-    em_sbuf_printf(
-        &m, "the C compiler (%s) could not compile '%s' (exit status %d):\n%s\n-- source --\n",
-        em__cc_cmd, name, rc, log);
-    int line = 1;
-    for (const char *c = src; *c;) {
-        size_t n = strcspn(c, "\n");
-        em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
-        c += n + (c[n] == '\n');
-    }
-    em_status s = em_error(EM_ECOMPILE, "%s", m.s ? m.s : "C compilation failed");
-    if (em_debug_level() >= 1 && m.s) fprintf(stderr, "ember: %s\n", m.s);
-    em_sbuf_free(&m);
-    return s;
+    char head[1024];
+    snprintf(head, sizeof head,
+             "the C compiler (%s) could not compile '%s' (exit status %d):", em__cc_cmd, name, rc);
+    return em_compile_error(head, log, src);
 }
 
 /* Read up to len-1 bytes of a file into buf (NUL-terminated). */

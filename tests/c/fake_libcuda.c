@@ -341,6 +341,13 @@ CUresult cuEventSynchronize(void *e) {
     run_to(*(uint64_t *)e);
     return 0;
 }
+/* Done once the copies queued before it ran (600: CUDA_ERROR_NOT_READY). */
+CUresult cuEventQuery(void *e) {
+    pthread_mutex_lock(&lk);
+    int done = qhead >= *(uint64_t *)e;
+    pthread_mutex_unlock(&lk);
+    return done ? 0 : 600;
+}
 CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
     *ms = 1.5f;
     return 0;

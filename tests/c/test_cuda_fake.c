@@ -257,23 +257,32 @@ static void test_scan_launches(void) {
 }
 
 static void test_streams_events(void) {
-    void *s = NULL, *e1 = NULL, *e2 = NULL;
+    em_device cuda = {EM_CUDA, 0}, nodev = {EM_CUDA, 5};
+    void *s = NULL, *e1 = NULL, *e2 = NULL, *cur = (void *)1;
     float ms = 0;
-    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
-    em_cuda_stream_set(s);
-    CHECK(em_cuda_stream_get() == s);
-    CHECK(em_cuda_event_create(0, &e1) == EM_OK && em_cuda_event_create(0, &e2) == EM_OK);
-    CHECK(em_cuda_event_record(0, e1, s) == EM_OK && em_cuda_event_record(0, e2, s) == EM_OK);
-    CHECK(em_cuda_event_elapsed(0, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    bool done = false;
+    CHECK(em_stream_create(cuda, true, &s) == EM_OK);
+    CHECK(em_stream_set(cuda, s) == EM_OK && em_stream_get(cuda, &cur) == EM_OK && cur == s);
+    CHECK(em_event_create(cuda, true, &e1) == EM_OK && em_event_create(cuda, true, &e2) == EM_OK);
+    CHECK(em_event_record(cuda, e1, s) == EM_OK && em_event_record(cuda, e2, s) == EM_OK);
+    CHECK(em_event_elapsed(cuda, e1, e2, &ms) == EM_OK && ms == 1.5f);
+    CHECK(em_event_query(cuda, e2, &done) == EM_OK && done); /* nothing queued before it */
+    CHECK(em_event_synchronize(cuda, e2) == EM_OK && em_stream_synchronize(cuda, s) == EM_OK);
+    CHECK(em_stream_create(nodev, false, &cur) == EM_EDEVICE);
+    CHECK(strstr(em_last_error(), "no device cuda:5") != NULL);
     /* Cross-stream ordering goes through one stream wait; the same stream
-     * (1 and NULL both name the legacy default) needs none. */
+     * needs none.  The runtime's own (raw launches) also takes DLPack's 1
+     * for the legacy default stream. */
     int *waits = dlsym(fake, "fake_stream_waits");
     CHECK(waits != NULL);
     int w0 = waits ? *waits : 0;
-    CHECK(em_cuda_stream_wait(0, (void *)1, s) == EM_OK && waits && *waits == w0 + 1);
-    CHECK(em_cuda_stream_wait(0, (void *)1, NULL) == EM_OK && waits && *waits == w0 + 1);
-    CHECK(em_cuda_stream_destroy(0, s) == EM_OK && em_cuda_stream_get() == NULL);
-    CHECK(em_cuda_event_destroy(0, e1) == EM_OK && em_cuda_event_destroy(0, e2) == EM_OK);
+    CHECK(em_stream_wait(cuda, NULL, s) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_stream_wait(cuda, s, s) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_cu_order(0, (void *)1, NULL) == EM_OK && waits && *waits == w0 + 1);
+    CHECK(em_cu_order(0, (void *)1, s) == EM_OK && waits && *waits == w0 + 2);
+    CHECK(em_stream_destroy(cuda, s) == EM_OK);
+    CHECK(em_stream_get(cuda, &cur) == EM_OK && cur == NULL); /* it was current */
+    CHECK(em_event_destroy(cuda, e1) == EM_OK && em_event_destroy(cuda, e2) == EM_OK);
 }
 
 /* ---- host copies: the staged pipeline (staging.c) ---- */
@@ -289,8 +298,8 @@ static void fill(unsigned char *p, size_t n, unsigned seed) {
 }
 
 static uint64_t staged(void) {
-    em_cuda_copy_stats st;
-    em_cuda_copy_stats_get(&st);
+    em_copy_stats st;
+    em_copy_stats_get(&st);
     return st.staged;
 }
 
@@ -331,13 +340,13 @@ static void test_staged_sizes(void) {
         CHECK(staged() - s0 == (big[i] >= 4 * M ? 4u : 0u));
     }
     CHECK(fake_calls("cuMemcpyHtoD") - sync0 == 2); /* 4 MiB - 1 only */
-    em_cuda_copy_tune(1000, c);
+    em_copy_tune(1000, c);
     for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
         uint64_t s0 = staged();
         CHECK(round_trip(small[i]));
         CHECK(staged() - s0 == (small[i] >= 1000 ? 4u : 0u));
     }
-    em_cuda_copy_tune(0, 0);
+    em_copy_tune(0, 0);
     CHECK(fake_calls("async_pageable") == 0); /* every DMA from or to pinned buffers */
     CHECK(fake_calls("cuMemHostAlloc") == 4); /* allocated once */
     CHECK(fake_pending() == 0);
@@ -349,18 +358,18 @@ static void test_staged_sizes(void) {
  * ran, whatever the current stream (which the copy waited for first). */
 static void test_staged_stream(void) {
     void *s = NULL;
-    em_cuda_copy_tune(1000, 4096);
-    CHECK(em_cuda_stream_create(0, true, &s) == EM_OK);
-    em_cuda_stream_set(s);
+    em_copy_tune(1000, 4096);
+    em_device cuda = {EM_CUDA, 0};
+    CHECK(em_stream_create(cuda, true, &s) == EM_OK && em_stream_set(cuda, s) == EM_OK);
     *last_copy_stream = (void *)1;
     int w0 = fake_calls("cuStreamSynchronize");
     CHECK(round_trip(20000) && *last_copy_stream == NULL);
     CHECK(fake_calls("cuStreamSynchronize") - w0 == 4); /* each copy waited for s */
-    em_cuda_stream_set(NULL);
+    CHECK(em_stream_set(cuda, NULL) == EM_OK);
     *last_copy_stream = (void *)1;
     CHECK(round_trip(20000) && *last_copy_stream == NULL);
-    CHECK(em_cuda_stream_destroy(0, s) == EM_OK);
-    em_cuda_copy_tune(0, 0);
+    CHECK(em_stream_destroy(cuda, s) == EM_OK);
+    em_copy_tune(0, 0);
 }
 
 /* Pinned memory (Ember's or anyone's: the driver knows it) keeps the
@@ -371,12 +380,12 @@ static void test_pinned_direct(void) {
     unsigned char *p = NULL, *h = malloc(n);
     int64_t sh[1] = {(int64_t)n}, sh2[1] = {(int64_t)n - 8192};
     em_array a, b;
-    em_cuda_copy_stats s0, s1;
-    CHECK(h && em_cuda_pinned_alloc(0, n, (void **)&p) == EM_OK);
+    em_copy_stats s0, s1;
+    CHECK(h && em_pinned_alloc(gpu, n, (void **)&p) == EM_OK);
     CHECK(em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK &&
           em_array_empty(&b, EM_UINT8, 1, sh2, gpu) == EM_OK);
     fill(p, n, 3), memcpy(h, p, n);
-    em_cuda_copy_stats_get(&s0);
+    em_copy_stats_get(&s0);
     int d0 = fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH");
     int a0 = fake_calls("cuMemcpyHtoDAsync") + fake_calls("cuMemcpyDtoHAsync");
     CHECK(em_array_write(&a, p, n) == EM_OK);
@@ -384,12 +393,12 @@ static void test_pinned_direct(void) {
     CHECK(em_array_read(&a, p, n) == EM_OK && !memcmp(p, h, n));
     CHECK(em_array_write(&b, p + 4096, n - 8192) == EM_OK &&
           em_array_read(&b, p + 4096, n - 8192) == EM_OK);
-    em_cuda_copy_stats_get(&s1);
+    em_copy_stats_get(&s1);
     CHECK(s1.known - s0.known == 4 && s1.staged == s0.staged);
     CHECK(fake_calls("cuMemcpyHtoD") + fake_calls("cuMemcpyDtoH") - d0 == 4);
     CHECK(fake_calls("cuMemcpyHtoDAsync") + fake_calls("cuMemcpyDtoHAsync") == a0);
     em_array_release(&a), em_array_release(&b);
-    CHECK(em_cuda_pinned_free(p) == EM_OK);
+    CHECK(em_pinned_free(gpu, p) == EM_OK);
     free(h);
     em_cuda_pool_free_all(0);
     fake_set(1024, (size_t)1 << 20);
@@ -416,16 +425,22 @@ static void fail_once(const char *call, int nth, bool h2d, const char *what) {
 }
 
 static void test_staged_failures(void) {
-    em_cuda_copy_tune(1000, 4096); /* 12 chunks */
-    fail_once("cuMemcpyHtoDAsync", 3, true, "CUDA error during a host-to-device copy");
-    fail_once("cuMemcpyHtoDAsync", 1, true, "CUDA error during a host-to-device copy");
+    em_copy_tune(1000, 4096); /* 12 chunks */
+    /* The message: which copy, then which call failed and the driver's error. */
+    fail_once("cuMemcpyHtoDAsync", 3, true,
+              "a host-to-device copy failed: CUDA error during "
+              "cuMemcpyHtoDAsync");
+    fail_once("cuMemcpyHtoDAsync", 1, true, "a host-to-device copy failed");
     fail_once("cuMemcpyDtoHAsync", 6, false,
-              "CUDA error during a device-to-host copy"); /* a refill */
-    fail_once("cuEventSynchronize", 2, false, "CUDA error during a device-to-host copy");
+              "a device-to-host copy failed: CUDA error during cuMemcpyDtoHAsync"); /* a refill */
+    fail_once("cuEventSynchronize", 2, false,
+              "a device-to-host copy failed: CUDA error during cuEventSynchronize");
     /* A DMA queued without its event: still waited for (the stream). */
-    fail_once("cuEventRecord", 2, true, "CUDA error during a host-to-device copy");
-    fail_once("cuEventRecord", 5, false, "CUDA error during a device-to-host copy");
-    em_cuda_copy_tune(0, 0);
+    fail_once("cuEventRecord", 2, true,
+              "a host-to-device copy failed: CUDA error during "
+              "cuEventRecord");
+    fail_once("cuEventRecord", 5, false, "a device-to-host copy failed");
+    em_copy_tune(0, 0);
 }
 
 /* In a child (it turns staging off for the process): when even waiting
@@ -438,17 +453,18 @@ static void test_staged_wait_failure(void) {
         unsigned char h[20000];
         int64_t sh[1] = {(int64_t)n};
         em_array a;
-        em_cuda_copy_stats s0, s1;
-        em_cuda_copy_tune(1000, 4096);
+        em_copy_stats s0, s1;
+        em_copy_tune(1000, 4096);
         fill(h, n, 5);
         bool ok = em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK;
         fake_fail_call("cuEventSynchronize", 1, 1000, 700);
         ok = ok && em_array_write(&a, h, n) == EM_EDEVICE &&
-             strstr(em_last_error(), "host-to-device copy: CUDA_ERROR_ILLEGAL_ADDRESS");
+             strstr(em_last_error(), "host-to-device copy failed: CUDA error during "
+                                     "cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS");
         fake_fail_call("cuEventSynchronize", 0, 0, 0);
-        em_cuda_copy_stats_get(&s0);
+        em_copy_stats_get(&s0);
         ok = ok && round_trip(n);
-        em_cuda_copy_stats_get(&s1);
+        em_copy_stats_get(&s1);
         ok = ok && s1.staged == s0.staged && s1.unstaged - s0.unstaged == 4;
         if (!ok) fprintf(stderr, "child: %s\n", em_last_error());
         _exit(ok ? 0 : 1);

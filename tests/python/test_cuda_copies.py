@@ -132,7 +132,8 @@ for call, what in [("cuMemcpyHtoDAsync", "host-to-device"), ("cuMemcpyDtoHAsync"
         em.asarray(h, device="cuda:0") if what[0] == "h" else d.get()
         print("no error")
     except em.DeviceError as e:
-        print(type(e).__name__, f"during a {what} copy: CUDA_ERROR_INVALID_VALUE" in str(e))
+        print(type(e).__name__, str(e).startswith(f"a {what} copy failed: CUDA error during {call}: "
+                                                  "CUDA_ERROR_INVALID_VALUE"))
     s0 = stats()["staged"]
     print(fk.fake_pending(), round_trip(50000, 9), stats()["staged"] - s0)
 """)

@@ -52,8 +52,9 @@ def test_stream_event(fake_lib):
                          "with s:\n"
                          "    a.record(); b.record(s)\n"
                          "b.synchronize(); s.synchronize()\n"
-                         "print(em.get_elapsed_time(a, b))")
-    assert out == ["1.5"]
+                         "print(em.get_elapsed_time(a, b), a.done, b.done, s._dev)\n"
+                         "c = em.Event(disable_timing=True); c.record(); print(c.done)")
+    assert out == ["1.5", "True", "True", "cuda:0", "True"]
 
 
 def test_null_stream_and_nesting(fake_lib):
@@ -61,11 +62,11 @@ def test_null_stream_and_nesting(fake_lib):
                          "from ember import _ember\n"
                          "s = em.Stream()\n"
                          "with s:\n"
-                         "    inner = _ember.cuda_stream_get() == s.ptr\n"
+                         "    inner = _ember.stream_get() == s.ptr\n"
                          "    with em.Stream.null:\n"
-                         "        null = _ember.cuda_stream_get() is None\n"
-                         "    back = _ember.cuda_stream_get() == s.ptr\n"
-                         "print(inner, null, back, _ember.cuda_stream_get() is None)")
+                         "        null = _ember.stream_get() is None\n"
+                         "    back = _ember.stream_get() == s.ptr\n"
+                         "print(inner, null, back, _ember.stream_get() is None)")
     assert out == ["True", "True", "True", "True"]
 
 

@@ -91,6 +91,7 @@ def test_cpu_device_runs_kernels_as_c(cpu, noop):
     if not em._ember._cc_available():
         pytest.skip("no C compiler")
     noop((1,), (1,), ())
+    noop((1,), (1,), (), stream=em.Stream())  # a CPU stream: always complete
     em.RawModule(code=NOOP).compile()
     em.RawModule(code=NOOP).get_function("noop")(1, 1, [])
 
@@ -273,6 +274,25 @@ def test_fake_launch_on_another_stream_waits_for_the_current(fake_lib, tmp_path)
             w0 = waits(); k(1, 8, (x, y, z, 8), stream=em.Stream.null); print(waits() - w0, stream())
     """)
     assert out == ["0", "1 True", "0", "1", "1 0"]
+
+
+@needs_nvrtc
+def test_fake_launch_refuses_a_cpu_stream(fake_lib, tmp_path):
+    # em.Stream() is the current device's: one made while the CPU was current
+    # is no CUDA stream, and a CUDA launch says so instead of handing the
+    # driver a host pointer.
+    out = _run(fake_lib, tmp_path, f"""
+        k = em.RawKernel({ADD!r}, "add")
+        x, y, z = (em.zeros(8, dtype=em.float32) for _ in range(3))
+        with em.Device("cpu"):
+            s = em.Stream()
+        try:
+            k(1, 8, (x, y, z, 8), stream=s)
+        except ValueError as e:
+            print("not a cuda stream" in str(e))
+        k(1, 8, (x, y, z, 8), stream=em.Stream.null); print(stream())
+    """)
+    assert out == ["True", "0"]
 
 
 @needs_nvrtc

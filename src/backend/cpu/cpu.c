@@ -116,6 +116,18 @@ const em_backend em_cpu_backend = {
     .copy = em__cpu_memcpy,
     .synchronize = em__cpu_sync,
     .ops = &em__cpu_ops, /* compiles nothing: no dialect, kernel or launch entries */
+    .stream_create = em_cpu_stream_create,
+    .stream_destroy = em_cpu_stream_destroy,
+    .stream_synchronize = em_cpu_stream_sync,
+    .stream_wait_event = em_cpu_stream_wait_event,
+    .stream_set = em_cpu_stream_set,
+    .stream_get = em_cpu_stream_get,
+    .event_create = em_cpu_event_create,
+    .event_destroy = em_cpu_event_destroy,
+    .event_record = em_cpu_event_record,
+    .event_synchronize = em_cpu_event_sync,
+    .event_query = em_cpu_event_query,
+    .event_elapsed = em_cpu_event_elapsed,
 };
 
 void em_cpu_loops_init(void) {

@@ -14,6 +14,19 @@ em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx,
                      const em_array *values);                   /* index.c */
 em_status em_cpu_nonzero(const em_array *a, em_array *out);     /* index.c */
 em_status em_cpu_random(em_array *a, const em_random_req *req); /* random.c */
+/* Streams and events (stream.c): always complete, timed by the host clock. */
+void em_cpu_stream_set(int id, void *s);
+void *em_cpu_stream_get(int id);
+em_status em_cpu_stream_create(int id, bool nonblocking, void **out);
+em_status em_cpu_stream_destroy(int id, void *s);
+em_status em_cpu_stream_sync(int id, void *s);
+em_status em_cpu_stream_wait_event(int id, void *s, void *e);
+em_status em_cpu_event_create(int id, bool timing, void **out);
+em_status em_cpu_event_destroy(int id, void *e);
+em_status em_cpu_event_record(int id, void *e, void *s);
+em_status em_cpu_event_sync(int id, void *e);
+em_status em_cpu_event_query(int id, void *e, bool *done);
+em_status em_cpu_event_elapsed(int id, void *start, void *end, float *ms);
 /* The dtype a loop writes before any cast to the node's dtype. */
 em_dtype em__loop_out_dtype(em_op op, em_dtype loop);
 

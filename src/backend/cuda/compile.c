@@ -7,7 +7,8 @@
  * the source, every option, the NVRTC version and Ember's version.
  * EMBER_DEBUG=2 logs cache hits and misses with compile times; 4 prints the
  * source.  A failure is EM_ECOMPILE with the NVRTC log and the numbered
- * kernel source (the prelude's lines are counted but not repeated).
+ * kernel source (em_compile_error: the prelude's lines are counted but not
+ * repeated).
  */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
@@ -28,32 +29,6 @@ static double em__now(void) { return em__clock(CLOCK_MONOTONIC); }
 /* The thread's CPU time: a compile whose wall time is far above it waited
  * (page faults on a cold disk, a busy machine). */
 static double em__cpu(void) { return em__clock(CLOCK_THREAD_CPUTIME_ID); }
-
-/* EM_ECOMPILE: the log, then the source after the prelude, numbered. */
-static em_status em__compile_error(const char *name, const char *src, const char *log) {
-    const char *end = strstr(src, EM_PRELUDE_END);
-    int line = 1;
-    const char *body = src;
-    if (end) {
-        body = end + strlen(EM_PRELUDE_END);
-        for (const char *c = src; c < body; c++) line += *c == '\n';
-    }
-    em_sbuf m = {0};
-    em_sbuf_printf(&m, "NVRTC could not compile kernel '%s':\n%s\n", name, log);
-    if (line > 1)
-        em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
-    else
-        em_sbuf_printf(&m, "-- source --\n");
-    for (const char *c = body; *c;) {
-        size_t n = strcspn(c, "\n");
-        em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
-        c += n + (c[n] == '\n');
-    }
-    em_status s = em_error(EM_ECOMPILE, "%s", m.s ? m.s : "NVRTC failed (no memory for the log)");
-    if (em_debug_level() >= 1 && m.s) fprintf(stderr, "ember: %s\n", m.s);
-    em_sbuf_free(&m);
-    return s;
-}
 
 /* The lowered (mangled) names of the name expressions, each NUL-terminated,
  * in their order, into a malloc'ed table of *len bytes. */
@@ -102,7 +77,9 @@ static em_status em__nvrtc_run(const char *src, const char *name, const char *co
             log[0] = 0;
             em__nvrtc.nvrtcGetProgramLog(prog, log);
         }
-        s = em__compile_error(name, src, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r));
+        char head[256];
+        snprintf(head, sizeof head, "NVRTC could not compile kernel '%s':", name);
+        s = em_compile_error(head, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r), src);
         free(log);
         goto done;
     }

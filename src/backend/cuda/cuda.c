@@ -26,16 +26,20 @@ static em_status em__mem_info(int id, size_t *fr, size_t *tot) {
     return EM_OK;
 }
 
+/* The driver's synchronous copies (large pageable ones are staged above
+ * the table: codegen/run_copy.c). */
 static em_status em__to_host(int id, void *dst, const void *src, size_t n) {
     EM_CHECK(em_cu_ctx(id));
     EM_CHECK(em_cu_wait_current());
-    return em_cu_copy_d2h(id, dst, (CUdeviceptr)(uintptr_t)src, n);
+    EM_CU(em__cu.cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, n), "a device-to-host copy");
+    return EM_OK;
 }
 
 static em_status em__from_host(int id, void *dst, const void *src, size_t n) {
     EM_CHECK(em_cu_ctx(id));
     EM_CHECK(em_cu_wait_current());
-    return em_cu_copy_h2d(id, (CUdeviceptr)(uintptr_t)dst, src, n);
+    EM_CU(em__cu.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, n), "a host-to-device copy");
+    return EM_OK;
 }
 
 static em_status em__copy(int id, void *dst, const void *src, size_t n) {
@@ -88,4 +92,21 @@ const em_backend em_cuda_backend = {
     .kernel_get = em_cu_kernel_get,
     .launch = em__launch,
     .ops = NULL, /* every algorithm is codegen/run_*.c's over the primitives above */
+    .stream_create = em_cu_stream_create,
+    .stream_destroy = em_cu_stream_destroy,
+    .stream_synchronize = em_cu_stream_sync,
+    .stream_wait_event = em_cu_stream_wait_event,
+    .stream_set = em_cu_stream_set,
+    .stream_get = em_cu_stream_get,
+    .event_create = em_cu_event_create,
+    .event_destroy = em_cu_event_destroy,
+    .event_record = em_cu_event_record,
+    .event_synchronize = em_cu_event_sync,
+    .event_query = em_cu_event_query,
+    .event_elapsed = em_cu_event_elapsed,
+    .host_alloc = em_cu_host_alloc,
+    .host_free = em_cu_host_free,
+    .host_known = em_cu_host_known,
+    .to_host_async = em_cu_to_host_async,
+    .from_host_async = em_cu_from_host_async,
 };

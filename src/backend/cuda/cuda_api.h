@@ -1,4 +1,4 @@
-/* The slice of the CUDA driver, NVRTC and cuBLAS APIs that Ember uses,
+/* The slice of the CUDA driver and NVRTC APIs that Ember uses,
  * declared here so that building needs no CUDA headers.  The entry points
  * are function pointers filled by dlsym from the .fn tables (loader.c);
  * nothing is loaded until a CUDA device is first asked about.
@@ -11,6 +11,9 @@
 
 #include "core/core.h"
 
+/* The devices Ember addresses (a device id indexes per-device tables). */
+#define EM_CU_MAXDEV 64
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -21,8 +24,6 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram *nvrtcProgram;
-typedef int cublasStatus;
-typedef struct cublasContext *cublasHandle;
 
 enum {
     EM_CU_SUCCESS = 0,
@@ -48,14 +49,10 @@ typedef struct em__cu_api {
 typedef struct em__nvrtc_api {
 #include "backend/cuda/libnvrtc.fn"
 } em__nvrtc_api;
-typedef struct em__cublas_api {
-#include "backend/cuda/libcublas.fn"
-} em__cublas_api;
 #undef EM_FN
 
 extern em__cu_api em__cu;
 extern em__nvrtc_api em__nvrtc;
-extern em__cublas_api em__cublas;
 
 /* Load the driver once (thread-safe) and return the number of visible
  * devices; 0, never an error, when there is no driver or no GPU (the reason
@@ -69,7 +66,6 @@ EM_API em_status em_nvrtc_init(void);
 void em_nvrtc_prefetch(void);
 /* NVRTC version as major * 1000 + minor * 10 (0 before em_nvrtc_init). */
 int em_nvrtc_version(void);
-em_status em_cublas_init(void);
 /* Map a failed driver call to EM_EDEVICE (EM_ENOMEM for out-of-memory)
  * with the driver's error name and what was being done. */
 /* Why the driver gave no devices ("" if it did). */

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_api.h"
+#include "backend/cuda/libs.h"
 #include "backend/cuda/pool.h"
 #include "ember/cuda.h"
 
@@ -38,22 +39,55 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
                            const char *fname, em_cu_render_fn render, const void *ctx,
                            const em_cu_kfn **out);
 
+/* What the in-memory cache of loaded code (kernels.c) holds for a key:
+ * one of Ember's kernels (k, in mod) or a raw module (mod and the lowered
+ * names of its name expressions, NULL without any; module.c).  Keys of raw
+ * modules begin with a byte the renderer's keys never hold (\002). */
+typedef struct em_cu_code {
+    CUmodule mod;
+    em_kfn k;
+    char *lowered;
+} em_cu_code;
+/* The entry for (device id, key of klen bytes, hash), or NULL: no lock, no
+ * allocation.  The caller picks the hash function; it must be the same for
+ * find and put. */
+const em_cu_code *em_cu_code_find(int id, const char *key, size_t klen, uint64_t hash);
+/* Publish a copy of code under the key, for the process; the entry, or
+ * NULL when there is no memory for it. */
+const em_cu_code *em_cu_code_put(int id, const char *key, size_t klen, uint64_t hash,
+                                 const em_cu_code *code);
+
 /* Launch f with one packed argument of nbytes on device id's stream,
  * checking the configuration against the device limits first. */
 em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
                        unsigned shmem, void *arg);
 
-/* The calling thread's current stream (NULL: the default stream), and a
- * wait for it before host copies. */
-CUstream em_cu_stream(void);
+/* A wait for the calling thread's current stream (libs.h: em_cu_stream),
+ * before host copies. */
 em_status em_cu_wait_current(void);
+/* The table's streams and events (stream.c; backend.h says what each does). */
+void em_cu_stream_set(int id, void *s);
+void *em_cu_stream_get(int id);
+em_status em_cu_stream_create(int id, bool nonblocking, void **out);
+em_status em_cu_stream_destroy(int id, void *s);
+em_status em_cu_stream_sync(int id, void *s);
+em_status em_cu_stream_wait_event(int id, void *s, void *e);
+em_status em_cu_event_create(int id, bool timing, void **out);
+em_status em_cu_event_destroy(int id, void *e);
+em_status em_cu_event_record(int id, void *e, void *s);
+em_status em_cu_event_sync(int id, void *e);
+em_status em_cu_event_query(int id, void *e, bool *done);
+em_status em_cu_event_elapsed(int id, void *a, void *b, float *ms);
+/* Work queued on waiter after this runs after what producer holds now (an
+ * event, no host wait); 1 is the legacy default stream, as NULL. */
+em_status em_cu_order(int id, void *waiter, void *producer);
 
-/* Host<->device copies of n bytes (staging.c): large ones from or to
- * pageable memory through Ember's pinned buffers, the rest by the driver's
- * synchronous copy.  Device id's context is current and the current stream
- * has been waited for; they return when the bytes are in place. */
-em_status em_cu_copy_h2d(int id, CUdeviceptr dst, const void *src, size_t n);
-em_status em_cu_copy_d2h(int id, void *dst, CUdeviceptr src, size_t n);
+/* Pinned host memory and queued host copies (hostmem.c; backend.h). */
+em_status em_cu_host_alloc(int id, size_t n, bool all_devices, void **out);
+em_status em_cu_host_free(int id, void *p);
+bool em_cu_host_known(int id, const void *p, size_t n);
+em_status em_cu_to_host_async(int id, void *dst, const void *src, size_t n, void *s);
+em_status em_cu_from_host_async(int id, void *dst, const void *src, size_t n, void *s);
 
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];

@@ -1,12 +1,13 @@
-/* Loaded kernels: the in-memory cache and launching.
+/* Loaded code: the in-memory cache and launching Ember's kernels.
  *
- * The cache maps (device, structural key) to a CUfunction; the key includes
- * the function's name when one source holds several kernels.  Keys come from
- * the renderer and name everything the source depends on; the device's
- * architecture is part of the device.  Entries live for the process.
+ * The cache maps (device, key) to loaded code: for Ember's kernels a
+ * structural key from the renderer, naming everything the source depends
+ * on (the function's name too when one source holds several kernels; the
+ * device's architecture is part of the device), to a CUfunction; for raw
+ * modules (module.c) their source and options to a CUmodule.  Entries live
+ * for the process.
  */
 #include "backend/cuda/cuda_internal.h"
-#include "codegen/diskcache.h"
 #include "codegen/sbuf.h"
 
 #include <pthread.h>
@@ -25,24 +26,44 @@ typedef struct em__kent {
     uint64_t hash;
     int dev;
     size_t klen;
-    CUmodule mod;
-    em_cu_kfn k;
+    em_cu_code code;
     char key[]; /* NUL-terminated */
 } em__kent;
 
 static _Atomic(em__kent *) em__kc[EM_KC_BUCKETS];
 static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash) {
+const em_cu_code *em_cu_code_find(int id, const char *key, size_t klen, uint64_t hash) {
     em__kent *e = atomic_load_explicit(&em__kc[hash % EM_KC_BUCKETS], memory_order_acquire);
     for (; e; e = e->next)
-        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen)) {
-            /* Every launch hits: logged one level above the disk cache's log. */
-            if (em_debug_level() >= 3)
-                fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", e->k.name, key);
-            return &e->k;
-        }
+        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen))
+            return &e->code;
     return NULL;
+}
+
+const em_cu_code *em_cu_code_put(int id, const char *key, size_t klen, uint64_t hash,
+                                 const em_cu_code *code) {
+    em__kent *e = malloc(sizeof *e + klen + 1);
+    if (!e) return NULL;
+    e->hash = hash, e->dev = id, e->klen = klen, e->code = *code;
+    memcpy(e->key, key, klen);
+    e->key[klen] = 0;
+    _Atomic(em__kent *) *b = &em__kc[hash % EM_KC_BUCKETS];
+    pthread_mutex_lock(&em__kc_lock);
+    /* A racing duplicate is harmless: both work. */
+    e->next = atomic_load_explicit(b, memory_order_relaxed);
+    atomic_store_explicit(b, e, memory_order_release);
+    pthread_mutex_unlock(&em__kc_lock);
+    return &e->code;
+}
+
+const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash) {
+    const em_cu_code *c = em_cu_code_find(id, key, klen, hash);
+    if (!c) return NULL;
+    /* Every launch hits: logged one level above the disk cache's log. */
+    if (em_debug_level() >= 3)
+        fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", c->k.name, key);
+    return &c->k;
 }
 
 /* Render, compile (or read the disk cache) and load into device id. */
@@ -73,25 +94,13 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
     if ((*out = em_cu_kernel_find(id, key, klen, hash))) return EM_OK;
     if (em_debug_level() >= 2)
         fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
-    em__kent *e = malloc(sizeof *e + klen + 1);
-    if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
+    em_cu_code c = {0};
     CUfunction fn = NULL;
-    em_status s = em__build(id, name, fname, render, ctx, &e->mod, &fn);
-    e->k.fn = fn;
-    if (s != EM_OK) {
-        free(e);
-        return s;
-    }
-    e->hash = hash, e->dev = id, e->klen = klen;
-    snprintf(e->k.name, sizeof e->k.name, "%s", name);
-    memcpy(e->key, key, klen);
-    e->key[klen] = 0;
-    _Atomic(em__kent *) *b = &em__kc[hash % EM_KC_BUCKETS];
-    pthread_mutex_lock(&em__kc_lock);
-    e->next = atomic_load_explicit(
-        b, memory_order_relaxed); /* a racing duplicate is harmless: both work */
-    atomic_store_explicit(b, e, memory_order_release);
-    pthread_mutex_unlock(&em__kc_lock);
+    EM_CHECK(em__build(id, name, fname, render, ctx, &c.mod, &fn));
+    c.k.fn = fn;
+    snprintf(c.k.name, sizeof c.k.name, "%s", name);
+    const em_cu_code *e = em_cu_code_put(id, key, klen, hash, &c);
+    if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
     *out = &e->k;
     return EM_OK;
 }

@@ -1,4 +1,5 @@
-/* Run-time loading of the CUDA driver, NVRTC and cuBLAS.
+/* Run-time loading of the CUDA driver and NVRTC (the CUDA libraries'
+ * bindings in backend/cudalib/ load theirs through em_cu_lib_open).
  *
  * Each library's entry points come from its .fn table, expanded twice: once
  * into the struct of function pointers (cuda_api.h), once here into the
@@ -16,7 +17,6 @@
 
 em__cu_api em__cu;
 em__nvrtc_api em__nvrtc;
-em__cublas_api em__cublas;
 
 typedef struct em__lib {
     pthread_once_t once;
@@ -25,8 +25,7 @@ typedef struct em__lib {
     char why[512]; /* why loading failed, for messages and EMBER_DEBUG */
 } em__lib;
 
-static em__lib em__culib = {PTHREAD_ONCE_INIT}, em__nvlib = {PTHREAD_ONCE_INIT},
-               em__bllib = {PTHREAD_ONCE_INIT};
+static em__lib em__culib = {PTHREAD_ONCE_INIT}, em__nvlib = {PTHREAD_ONCE_INIT};
 static int em__cu_count;
 static int em__nvrtc_ver;
 
@@ -54,10 +53,6 @@ static bool em__bind_cu(em__lib *lib, void *h, em__cu_api *t) {
 }
 static bool em__bind_nvrtc(em__lib *lib, void *h, em__nvrtc_api *t) {
 #include "backend/cuda/libnvrtc.fn"
-    return true;
-}
-static bool em__bind_cublas(em__lib *lib, void *h, em__cublas_api *t) {
-#include "backend/cuda/libcublas.fn"
     return true;
 }
 #undef EM_FN
@@ -180,22 +175,14 @@ em_status em_nvrtc_init(void) {
 
 int em_nvrtc_version(void) { return em__nvrtc_ver; }
 
-static void em__load_cublas(void) {
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
-    em__lib *lib = &em__bllib;
-    lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) || !em__bind_cublas(lib, lib->handle, &em__cublas)) {
-        em__say("cuBLAS", lib->why);
-        return;
+void *em_cu_lib_open(const char *lib, const char *const *names, char *why, size_t whylen) {
+    em__lib l = {PTHREAD_ONCE_INIT};
+    void *h = em__open(&l, names);
+    if (!h) {
+        snprintf(why, whylen, "%s", l.why);
+        em__say(lib, why);
     }
-    lib->status = EM_OK;
-}
-
-em_status em_cublas_init(void) {
-    pthread_once(&em__bllib.once, em__load_cublas);
-    if (em__bllib.status != EM_OK)
-        return em_error(EM_EDEVICE, "cuBLAS is unavailable: %s", em__bllib.why);
-    return EM_OK;
+    return h;
 }
 
 /* Why the driver gave no devices ("" when it did), for device errors. */

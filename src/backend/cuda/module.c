@@ -3,19 +3,18 @@
  * through the disk cache, loaded once per device, and launched with a 3-d
  * configuration checked against the device's limits.
  *
- * Loaded modules are cached in memory by (device, options, source) and live
- * for the process, like the backend's own kernels (kernels.c): a module
- * handle given out stays valid, so callers may keep function handles.
+ * Loaded modules are cached in memory by (device, options, source), in the
+ * cache of the backend's own kernels (kernels.c), and live for the process:
+ * a module handle given out stays valid, so callers may keep function
+ * handles.
  */
 #include "backend/cuda/cuda_internal.h"
 #include "codegen/diskcache.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EM_MC_BUCKETS 256
 
 enum {
     EM_CU_ERROR_INVALID_VALUE = 1,
@@ -27,43 +26,23 @@ enum {
     EM_CU_FUNC_MAX_DYNAMIC_SHARED = 8, /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 
-typedef struct em__ment {
-    struct em__ment *next;
-    int dev;
-    uint64_t hash;
-    CUmodule mod;
-    char *lowered; /* the name expressions' lowered names (NULL without any) */
-    size_t keylen;
-    char key[]; /* options, "\001", name expressions, source: each NUL-terminated */
-} em__ment;
-
-static em__ment *em__mc[EM_MC_BUCKETS];
-static pthread_mutex_t em__mc_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The cache key: each option, a \001 separator, each name expression,
- * then the source, each followed by a NUL. */
+/* The cache key (kernels.c's cache): \002 (no renderer key begins with it),
+ * each option, a \001 separator, each name expression, then the source,
+ * each followed by a NUL. */
 static char *em__mkey(const char *src, const char *const *opts, int nopt, const char *const *names,
                       int nnames, size_t *len) {
-    size_t n = strlen(src) + 3;
+    size_t n = strlen(src) + 4;
     for (int i = 0; i < nopt; i++) n += strlen(opts[i]) + 1;
     for (int i = 0; i < nnames; i++) n += strlen(names[i]) + 1;
     char *k = malloc(n), *p = k;
     if (!k) return NULL;
+    *p++ = '\002';
     for (int i = 0; i < nopt; i++) p += strlen(strcpy(p, opts[i])) + 1;
     p += strlen(strcpy(p, "\001")) + 1;
     for (int i = 0; i < nnames; i++) p += strlen(strcpy(p, names[i])) + 1;
     strcpy(p, src);
     *len = n;
     return k;
-}
-
-static em__ment *em__mc_find(int dev, uint64_t h, const char *key, size_t len) {
-    em__ment *m = NULL;
-    pthread_mutex_lock(&em__mc_lock);
-    for (em__ment *e = em__mc[h % EM_MC_BUCKETS]; e && !m; e = e->next)
-        if (e->dev == dev && e->hash == h && e->keylen == len && !memcmp(e->key, key, len)) m = e;
-    pthread_mutex_unlock(&em__mc_lock);
-    return m;
 }
 
 /* Compile (or read the disk cache) and load into cuda:dev. */
@@ -109,33 +88,23 @@ em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *op
     size_t len;
     char *key = em__mkey(src, opts, nopt, names, nnames, &len);
     if (!key) return em_error(EM_ENOMEM, "out of host memory for the module cache");
-    uint64_t h = em_fnv1a(EM_FNV_BASIS ^ (uint64_t)dev, key, len);
+    uint64_t h = em_fnv1a(EM_FNV_BASIS, key, len);
     em_status s = EM_OK;
-    em__ment *e = em__mc_find(dev, h, key, len);
-    if (!e) {
-        e = malloc(sizeof *e + len);
-        CUmodule m = NULL;
-        char *low = NULL;
-        s = e ? em__mload(dev, src, opts, nopt, names, nnames, name, &m, &low)
-              : em_error(EM_ENOMEM, "out of host memory for the module cache");
-        if (s == EM_OK) {
-            *e = (em__ment){.dev = dev, .hash = h, .mod = m, .lowered = low, .keylen = len};
-            memcpy(e->key, key, len);
-            pthread_mutex_lock(&em__mc_lock);
-            e->next = em__mc[h % EM_MC_BUCKETS]; /* a racing duplicate is harmless: both work */
-            em__mc[h % EM_MC_BUCKETS] = e;
-            pthread_mutex_unlock(&em__mc_lock);
-        } else {
-            free(e);
-            e = NULL;
-        }
-    } else if (em_debug_level() >= 2) {
+    const em_cu_code *c = em_cu_code_find(dev, key, len, h);
+    if (c && em_debug_level() >= 2)
         fprintf(stderr, "ember: module cache hit (memory) for '%s' on cuda:%d\n", name, dev);
+    if (!c) {
+        em_cu_code v = {0};
+        s = em__mload(dev, src, opts, nopt, names, nnames, name, &v.mod, &v.lowered);
+        if (s == EM_OK && !(c = em_cu_code_put(dev, key, len, h, &v))) {
+            free(v.lowered); /* the module stays loaded: no memory to keep it */
+            s = em_error(EM_ENOMEM, "out of host memory for the module cache");
+        }
     }
     free(key);
     if (s == EM_OK) {
-        *module = e->mod;
-        if (nnames) *lowered = e->lowered;
+        *module = c->mod;
+        if (nnames) *lowered = c->lowered;
     }
     return s;
 }
@@ -171,21 +140,17 @@ em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value) {
 }
 
 /* The device's opt-in limit of dynamic shared memory per block (queried
- * once; 0 when the device has none beyond the default). */
-static int em__optin[EM_CU_MAXDEV];
+ * once; -1 when the device has none beyond the default, 0 not asked yet). */
+static _Atomic int em__optin[EM_CU_MAXDEV];
 
 static em_status em__shared_limit(int dev, const em_device_props *p, size_t *limit) {
-    pthread_mutex_lock(&em__mc_lock);
-    int v = em__optin[dev];
-    pthread_mutex_unlock(&em__mc_lock);
+    int v = atomic_load_explicit(&em__optin[dev], memory_order_relaxed);
     if (!v) {
         CUdevice d;
         EM_CU(em__cu.cuDeviceGet(&d, dev), "cuDeviceGet");
         EM_CU(em__cu.cuDeviceGetAttribute(&v, EM_CU_ATTR_SHARED_OPTIN, d), "cuDeviceGetAttribute");
         if (v <= 0) v = -1;
-        pthread_mutex_lock(&em__mc_lock);
-        em__optin[dev] = v;
-        pthread_mutex_unlock(&em__mc_lock);
+        atomic_store_explicit(&em__optin[dev], v, memory_order_relaxed);
     }
     size_t optin = v > 0 ? (size_t)v : 0;
     *limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
@@ -278,7 +243,7 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
      * stream: a launch on another stream starts after what is queued there
      * (a non-blocking stream does not wait for the legacy one by itself;
      * the H100 read a fresh em.ones() array as garbage). */
-    if (stream != em_cu_stream()) EM_CHECK(em_cuda_stream_wait(dev, stream, em_cu_stream()));
+    if (stream != em_cu_stream()) EM_CHECK(em_cu_order(dev, stream, em_cu_stream()));
     CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        shmem, stream, params, NULL);
     if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);

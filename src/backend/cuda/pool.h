@@ -13,9 +13,7 @@
 #ifndef EM_CUDA_POOL_H
 #define EM_CUDA_POOL_H
 
-#include "core/core.h"
-
-#define EM_CU_MAXDEV 64
+#include "backend/cuda/cuda_api.h"
 
 em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr);
 void em_cu_pool_free(int id, void *ptr, size_t nbytes);

@@ -20,7 +20,7 @@ typedef struct cusolverDnContext *cusolverDnHandle;
 typedef struct cusolverDnParams_st *cusolverDnParams;
 typedef struct syevjInfo_st *syevjInfo;
 typedef struct gesvdjInfo_st *gesvdjInfo;
-/* cublasHandle comes from backend/cuda/cuda_api.h. */
+typedef struct cublasContext *cublasHandle; /* as blas.c declares it */
 
 #define EM_FN(ret, field, sym, params) ret(*field) params;
 typedef struct em__cufft_api {

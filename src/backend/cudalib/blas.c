@@ -1,4 +1,5 @@
-/* Matrix multiply on CUDA through cuBLAS (dlopen'ed like the driver).
+/* Matrix multiply on CUDA through cuBLAS (dlopen'ed like the driver, from
+ * libcublas.fn).
  *
  * out (..., m, n) = a (..., m, k) @ b (..., k, n) on one CUDA device, for
  * float16/32/64 and complex64/128 stacks with equal batch dimensions (the
@@ -10,9 +11,42 @@
  * Other layouts are copied to C-contiguous first.  One handle per device,
  * created on first use; the call goes on the thread's current stream.
  */
-#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/libs.h"
+#include "ember/cuda.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
+
+typedef int cublasStatus;
+typedef struct cublasContext *cublasHandle;
+
+#define EM_FN(ret, field, sym, params) ret(*field) params;
+static struct {
+#include "backend/cudalib/libcublas.fn"
+} em__cublas;
+#undef EM_FN
+
+static pthread_once_t em__blas_once = PTHREAD_ONCE_INIT;
+static char em__blas_why[512]; /* empty once loaded */
+
+static void em__blas_load(void) {
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+    void *h = em_cu_lib_open("cuBLAS", names, em__blas_why, sizeof em__blas_why);
+#define EM_FN(ret, field, sym, params)                                         \
+    if (h && !(*(void **)&em__cublas.field = dlsym(h, sym))) {                 \
+        snprintf(em__blas_why, sizeof em__blas_why, "symbol %s missing", sym); \
+        h = NULL;                                                              \
+    }
+#include "backend/cudalib/libcublas.fn"
+#undef EM_FN
+}
+
+static em_status em__blas_init(void) {
+    pthread_once(&em__blas_once, em__blas_load);
+    if (em__blas_why[0]) return em_error(EM_EDEVICE, "cuBLAS is unavailable: %s", em__blas_why);
+    return EM_OK;
+}
 
 enum { EM_BLAS_N = 0, EM_BLAS_T = 1 };
 
@@ -20,7 +54,7 @@ static cublasHandle em__handles[EM_CU_MAXDEV];
 static pthread_mutex_t em__blas_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static em_status em__handle(int id, cublasHandle *out) {
-    EM_CHECK(em_cublas_init());
+    EM_CHECK(em__blas_init());
     EM_CHECK(em_cu_ctx(id));
     pthread_mutex_lock(&em__blas_lock);
     int r = em__handles[id] ? 0 : em__cublas.cublasCreate(&em__handles[id]);

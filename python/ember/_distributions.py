@@ -1,0 +1,652 @@
+"""The distributions of em.random.Generator beyond uniform, normal and
+integers (mixed into Generator; the module-level legacy functions call the
+global generator's).
+
+Where a closed form turns uniforms or normals into the distribution, the
+draw is elementwise Ember arithmetic on the device stream (exponential,
+gumbel, laplace, logistic, lognormal, rayleigh, weibull, pareto, power,
+standard_cauchy, triangular, wald, geometric, multivariate_normal), and so
+are choice, permutation, permuted and shuffle (sorting random keys; choice
+without replacement and with p draws Efraimidis-Spirakis keys) and the gamma
+family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
+Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
+ones), poisson (NumPy's multiplication method below lam = 10, PTRS
+rejection above) and what NumPy builds from those (negative_binomial,
+noncentral_chisquare, noncentral_f), and vonmises (Best-Fisher rejection).  The distributions that need other rejection loops or
+long series (binomial, hypergeometric, zipf, logseries, ...) draw on the host from a NumPy
+Philox seeded from this stream (reproducible for a seed) and warn
+(``HostFallbackWarning``) for a device."""
+import operator as _operator
+
+import numpy as _np
+
+import ember as em
+
+from . import _ember
+from . import _host as _hostmod
+
+
+def _is_em(x):
+    return isinstance(x, _ember.ndarray)
+
+
+def _hv(x):
+    """A parameter's values on the host (to validate them; parameters are small)."""
+    return x.get() if _is_em(x) else _np.asarray(x)
+
+
+def _shape(size):
+    if size is None:
+        return None
+    if isinstance(size, (int, _np.integer)):
+        return (int(size),)
+    return tuple(_operator.index(s) for s in size)
+
+
+def _pshape(*params):
+    return _np.broadcast_shapes(*[p.shape if _is_em(p) else _np.shape(p) for p in params])
+
+
+def _current_device():
+    kind, id_ = _ember._get_device()
+    return f"{kind}:{id_}"
+
+
+def _dev(device):
+    return str(device) if device is not None else _current_device()
+
+
+def _param(x, device):
+    """A parameter as a float64 ember array on device, or a Python float."""
+    if _is_em(x):
+        return x.astype(_np.float64)
+    if _np.ndim(x) == 0:
+        return float(_np.asarray(x))
+    return em.asarray(_np.asarray(x, dtype=_np.float64), device=device)
+
+
+def _check(cond, msg):
+    if not bool(_np.all(cond)):
+        raise ValueError(msg)
+
+
+class Distributions:
+    """Mixin: the distribution methods of Generator."""
+
+    # ---- helpers ---------------------------------------------------------------
+    def _out_shape(self, size, *params):
+        shape = _shape(size)
+        pshape = _pshape(*params)
+        if shape is None:
+            return pshape
+        try:
+            if _np.broadcast_shapes(shape, pshape) != shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"shape mismatch: objects cannot be broadcast to a single shape "
+                             f"(size {shape}, parameters {pshape})") from None
+        return shape
+
+    def _u(self, shape, device, dtype=_np.float64):
+        return self.random(shape, dtype, device=device)
+
+    def _e(self, shape, device, dtype=_np.float64):
+        """Standard exponentials: -log1p(-U), U in [0, 1)."""
+        return -em.log1p(-self._u(shape, device, dtype))
+
+    def _host_draw(self, name, np_method, *args, size=None, device=None, **kwargs):
+        """NumPy's method on a host Philox seeded from this stream."""
+        dev = _dev(device)
+        _hostmod.warn_fallback(name, dev)
+        seed = int(self.integers(0, 2 ** 63 - 1, device="cpu").item())
+        g = _np.random.Generator(_np.random.Philox(seed))
+        hargs = [_hv(a) if _is_em(a) else a for a in args]
+        hkw = {k: (_hv(v) if _is_em(v) else v) for k, v in kwargs.items()}
+        r = getattr(g, np_method)(*hargs, size=size, **hkw)
+        return em.asarray(_np.asarray(r), device=dev)
+
+    # ---- closed forms on the device stream ------------------------------------
+    def standard_exponential(self, size=None, dtype=_np.float64, method="zig", out=None, *,
+                             device=None):
+        """Exp(1) samples (inverse transform of the uniform stream)."""
+        r = self._e(_shape(size) or (), device, dtype)
+        return _store(r, out)
+
+    def exponential(self, scale=1.0, size=None, *, device=None):
+        """Exponential samples with mean scale."""
+        _check(_hv(scale) >= 0, "scale < 0")
+        s = _param(scale, device)
+        return self._e(self._out_shape(size, scale), device) * s
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Gumbel (extreme value) samples: loc - scale * log(E)."""
+        _check(_hv(scale) >= 0, "scale < 0")
+        e = self._e(self._out_shape(size, loc, scale), device)
+        return _param(loc, device) - _param(scale, device) * em.log(e)
+
+    def laplace(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Laplace (double exponential) samples."""
+        _check(_hv(scale) >= 0, "scale < 0")
+        u = self._u(self._out_shape(size, loc, scale), device)
+        loc, scale = _param(loc, device), _param(scale, device)
+        return em.where(u >= 0.5, loc - scale * em.log(2.0 - u - u), loc + scale * em.log(u + u))
+
+    def logistic(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Logistic samples: loc + scale * log(U / (1 - U))."""
+        _check(_hv(scale) >= 0, "scale < 0")
+        u = self._u(self._out_shape(size, loc, scale), device)
+        return _param(loc, device) + _param(scale, device) * em.log(u / (1.0 - u))
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None, *, device=None):
+        """exp of normal(mean, sigma) samples."""
+        _check(_hv(sigma) >= 0, "sigma < 0")
+        z = self.standard_normal(self._out_shape(size, mean, sigma), device=device)
+        return em.exp(_param(mean, device) + _param(sigma, device) * z)
+
+    def rayleigh(self, scale=1.0, size=None, *, device=None):
+        """Rayleigh samples: scale * sqrt(2 E)."""
+        _check(_hv(scale) >= 0, "scale < 0")
+        return _param(scale, device) * em.sqrt(2.0 * self._e(self._out_shape(size, scale),
+                                                             device))
+
+    def weibull(self, a, size=None, *, device=None):
+        """Weibull samples: E ** (1 / a) (0 where a == 0)."""
+        _check(_hv(a) >= 0, "a < 0")
+        e = self._e(self._out_shape(size, a), device)
+        ap = _param(a, device)
+        with _np.errstate(divide="ignore"):
+            r = em.power(e, 1.0 / ap) if _is_em(ap) or ap != 0 else em.zeros(e.shape)
+        return em.where(ap == 0, 0.0, r) if _is_em(ap) else r
+
+    def pareto(self, a, size=None, *, device=None):
+        """Pareto II (Lomax) samples: expm1(E / a)."""
+        _check(_hv(a) > 0, "a <= 0")
+        return em.expm1(self._e(self._out_shape(size, a), device) / _param(a, device))
+
+    def power(self, a, size=None, *, device=None):
+        """Power-function samples on [0, 1]: (1 - exp(-E)) ** (1 / a)."""
+        _check(_hv(a) > 0, "a <= 0")
+        e = self._e(self._out_shape(size, a), device)
+        return em.power(-em.expm1(-e), 1.0 / _param(a, device))
+
+    def standard_cauchy(self, size=None, *, device=None):
+        """Cauchy samples: a ratio of two normals."""
+        shape = _shape(size) or ()
+        return self.standard_normal(shape, device=device) / \
+            self.standard_normal(shape, device=device)
+
+    def triangular(self, left, mode, right, size=None, *, device=None):
+        """Triangular samples on [left, right] peaking at mode (inverse transform)."""
+        lh, mh, rh = _hv(left), _hv(mode), _hv(right)
+        _check(lh <= mh, "left > mode")
+        _check(mh <= rh, "mode > right")
+        _check(lh < rh, "left == right")
+        u = self._u(self._out_shape(size, left, mode, right), device)
+        lo, mo, hi = _param(left, device), _param(mode, device), _param(right, device)
+        base, lb, rb = hi - lo, mo - lo, hi - mo
+        fc = lb / base
+        return em.where(u <= fc, lo + em.sqrt(u * base * lb), hi - em.sqrt((1.0 - u) * base * rb))
+
+    def wald(self, mean, scale, size=None, *, device=None):
+        """Inverse Gaussian samples (Michael, Schucany and Haas)."""
+        _check(_hv(mean) > 0, "mean <= 0")
+        _check(_hv(scale) > 0, "scale <= 0")
+        shape = self._out_shape(size, mean, scale)
+        mu, lam = _param(mean, device), _param(scale, device)
+        n = self.standard_normal(shape, device=device)
+        y = mu * n * n
+        x = mu + (mu / (2.0 * lam)) * (y - em.sqrt(4.0 * lam * y + y * y))
+        u = self._u(shape, device)
+        return em.where(u <= mu / (mu + x), x, mu * mu / x)
+
+    def geometric(self, p, size=None, *, device=None):
+        """Trials to the first success (>= 1, int64): ceil(-E / log1p(-p))."""
+        ph = _hv(p)
+        _check((ph > 0) & (ph <= 1), "p <= 0, p > 1 or p contains NaNs")
+        e = self._e(self._out_shape(size, p), device)
+        pp = _param(p, device)
+        with _np.errstate(divide="ignore"):
+            k = em.ceil(-e / em.log1p(-em.asarray(pp) if not _is_em(pp) else -pp))
+        return em.maximum(k, 1.0).astype(_np.int64)
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
+                            method="svd", device=None):
+        """mean + z @ A with A A^T = cov (A from the parameters on the host; the
+        samples are a device matmul)."""
+        m = _np.asarray(_hv(mean), dtype=_np.float64)
+        c = _np.asarray(_hv(cov), dtype=_np.float64)
+        if m.ndim != 1:
+            raise ValueError("mean must be 1 dimensional")
+        if c.ndim != 2 or c.shape[0] != c.shape[1]:
+            raise ValueError("cov must be 2 dimensional and square")
+        if m.shape[0] != c.shape[0]:
+            raise ValueError("mean and cov must have same length")
+        if check_valid not in ("warn", "raise", "ignore"):
+            raise ValueError("check_valid must equal 'warn', 'raise', or 'ignore'")
+        if method == "cholesky":
+            A = _np.linalg.cholesky(c).T
+        else:
+            if method == "eigh":
+                s, u = _np.linalg.eigh(c)
+                vh = u.T
+            else:
+                u, s, vh = _np.linalg.svd(c)
+            if check_valid != "ignore" and method == "svd":
+                psd = _np.allclose(_np.dot(vh.T * s, vh), c, rtol=tol, atol=tol)
+                if not psd:
+                    if check_valid == "warn":
+                        import warnings
+                        warnings.warn("covariance is not symmetric positive-semidefinite.",
+                                      RuntimeWarning, stacklevel=2)
+                    else:
+                        raise ValueError("covariance is not symmetric positive-semidefinite.")
+            A = _np.sqrt(_np.abs(s))[:, None] * vh
+        shape = (_shape(size) or ()) + m.shape
+        z = self.standard_normal(shape, device=device)
+        dev = z.device
+        return em.matmul(z, em.asarray(A, device=dev)) + em.asarray(m, device=dev)
+
+    # ---- sampling and shuffling -------------------------------------------------
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *,
+               device=None):
+        """Samples from a (an int n means arange(n)), with or without replacement,
+        uniform or with probabilities p."""
+        if _is_em(a) or _np.ndim(a) > 0:
+            pop = a if _is_em(a) else em.asarray(a, device=device)
+            if pop.ndim == 0:
+                raise ValueError("a must be a sequence or an integer, not a 0-d array")
+            axis = _operator.index(axis) % pop.ndim
+            n = pop.shape[axis]
+            device = device or pop.device
+        else:
+            pop = None
+            n = _operator.index(a)
+            if n < 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+        shape = _shape(size)
+        k = 1 if shape is None else int(_np.prod(shape, dtype=_np.int64))
+        if n == 0 and k:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        if p is not None:
+            ph = _np.asarray(_hv(p), dtype=_np.float64)
+            if ph.ndim != 1:
+                raise ValueError("p must be 1-dimensional")
+            if ph.shape[0] != n:
+                raise ValueError("a and p must have same size")
+            if _np.any(ph < 0) or _np.any(_np.isnan(ph)):
+                raise ValueError("probabilities are not non-negative")
+            if abs(ph.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
+                raise ValueError("probabilities do not sum to 1")
+        if replace:
+            if p is None:
+                idx = self.integers(0, max(n, 1), shape, device=device)
+            else:
+                cdf = em.cumsum(em.asarray(ph, device=device))
+                cdf = cdf / cdf[-1]
+                u = self.random(shape, device=device)
+                idx = em.minimum(em.searchsorted(cdf, u, side="right"), n - 1)
+        else:
+            if k > n:
+                raise ValueError("Cannot take a larger sample than population when "
+                                 "replace is False")
+            if p is None:
+                keys = self.random((n,), device=device)
+            else:
+                if _np.count_nonzero(ph) < k:
+                    raise ValueError("Fewer non-zero entries in p than size")
+                # Efraimidis-Spirakis: the k largest U ** (1/p) (as logs)
+                u = self.random((n,), device=device)
+                with _np.errstate(divide="ignore"):
+                    keys = -(em.log(u) / em.asarray(ph, device=device))
+                keys = em.where(em.asarray(ph == 0, device=device), em.asarray(_np.inf), keys)
+            idx = em.argsort(keys)[:k]
+            if not shuffle and p is None:
+                idx = em.sort(idx)
+            idx = em.reshape(idx, shape if shape is not None else ())
+        if pop is None:
+            return idx
+        if shape is None:
+            return em.take(pop, idx, axis=axis)
+        return em.take(pop, idx, axis=axis)
+
+    def permutation(self, x, axis=0, *, device=None):
+        """A permuted range (x an int) or a shuffled copy of x along axis."""
+        if not _is_em(x) and _np.ndim(x) == 0:
+            n = _operator.index(x)
+            return em.argsort(self.random((n,), device=device))
+        arr = x if _is_em(x) else em.asarray(x, device=device)
+        if arr.ndim == 0:
+            raise _np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
+        axis = _operator.index(axis)
+        if not -arr.ndim <= axis < arr.ndim:
+            raise _np.exceptions.AxisError(axis, arr.ndim)
+        perm = em.argsort(self.random((arr.shape[axis],), device=arr.device))
+        return em.take(arr, perm, axis=axis)
+
+    def shuffle(self, x, axis=0):
+        """Shuffle an ember array in place along axis."""
+        if not _is_em(x):
+            raise TypeError("shuffle() expects an ember.ndarray (shuffle a list with "
+                            "random.shuffle or a NumPy array with numpy's Generator)")
+        if x.ndim == 0:
+            raise TypeError("shuffle() does not take a 0-d array")
+        x[...] = self.permutation(x, axis)
+
+    def permuted(self, x, *, axis=None, out=None):
+        """x with each slice along axis shuffled independently (all of it when None)."""
+        arr = x if _is_em(x) else em.asarray(x)
+        if axis is None:
+            flat = em.ravel(arr)
+            r = em.reshape(em.take(flat, em.argsort(self.random(flat.shape,
+                                                                device=arr.device))),
+                           arr.shape)
+        else:
+            axis = _operator.index(axis)
+            if not -arr.ndim <= axis < arr.ndim:
+                raise _np.exceptions.AxisError(axis, arr.ndim)
+            keys = self.random(arr.shape, device=arr.device)
+            r = em.take_along_axis(arr, em.argsort(keys, axis=axis), axis=axis)
+        return _store(r, out)
+
+    def bytes(self, length):
+        """length random bytes."""
+        return self.integers(0, 256, (length,), dtype=_np.uint8, device="cpu").get().tobytes()
+
+    def spawn(self, n_children):
+        """n independent Generators keyed from this stream."""
+        keys = self.integers(0, 2 ** 63 - 1, (n_children,), device="cpu").get()
+        return [type(self)(int(k)) for k in keys]
+
+    # ---- the gamma family: Marsaglia-Tsang rejection on the device ----------------
+    def _gamma(self, k, shape, device):
+        """Standard gamma variates of shape k (>= 0, broadcast to shape):
+        Marsaglia and Tsang's method, every element drawing in parallel and the
+        rejected ones (about 2 to 5 %) drawing again until none is left; shapes
+        below 1 use gamma(k + 1) * U ** (1 / k)."""
+        n = int(_np.prod(shape, dtype=_np.int64))
+        kk = em.ravel(em.broadcast_to(em.asarray(k, dtype=_np.float64, device=device)
+                                      if not _is_em(k) else k.astype(_np.float64), shape))
+        small = kk < 1.0
+        d = em.where(small, kk + 1.0, kk) - 1.0 / 3.0
+        c = 1.0 / em.sqrt(9.0 * d)
+        out = em.zeros((n,), dtype=_np.float64, device=device)
+        pending = em.arange(n, device=device)
+        while pending.shape[0]:
+            m = pending.shape[0]
+            dp, cp = em.take(d, pending), em.take(c, pending)
+            x = self.standard_normal((m,), device=device)
+            u = self.random((m,), device=device)
+            t = 1.0 + cp * x
+            v = t * t * t
+            ok = (v > 0) & (em.log(u) < 0.5 * x * x + dp - dp * v +
+                            dp * em.log(em.where(v > 0, v, 1.0)))
+            if bool(em.any(ok)):
+                em.put(out, pending[ok], (dp * v)[ok])
+            pending = pending[~ok]
+        if bool(em.any(small)):
+            u = self.random((n,), device=device)
+            with _np.errstate(divide="ignore"):
+                out = out * em.where(small, em.power(u, 1.0 / kk), 1.0)
+        return em.reshape(out, shape)
+
+    def standard_gamma(self, shape, size=None, dtype=_np.float64, out=None, *, device=None):
+        """Gamma(shape, 1) variates (on the device: see _gamma)."""
+        _check(_hv(shape) >= 0, "shape < 0")
+        r = self._gamma(shape, self._out_shape(size, shape), device)
+        if _np.dtype(dtype) != _np.float64:
+            r = r.astype(dtype)
+        return _store(r, out)
+
+    def gamma(self, shape, scale=1.0, size=None, *, device=None):
+        """Gamma(shape, scale) variates."""
+        _check(_hv(shape) >= 0, "shape < 0")
+        _check(_hv(scale) >= 0, "scale < 0")
+        g = self._gamma(shape, self._out_shape(size, shape, scale), device)
+        return g * _param(scale, device)
+
+    def beta(self, a, b, size=None, *, device=None):
+        """Beta(a, b) variates: X / (X + Y) of gamma variates."""
+        _check(_hv(a) > 0, "a <= 0")
+        _check(_hv(b) > 0, "b <= 0")
+        shape = self._out_shape(size, a, b)
+        x, y = self._gamma(a, shape, device), self._gamma(b, shape, device)
+        return x / (x + y)
+
+    def chisquare(self, df, size=None, *, device=None):
+        """Chi-square variates: 2 * gamma(df / 2)."""
+        _check(_hv(df) > 0, "df <= 0")
+        return 2.0 * self._gamma(_half(df), self._out_shape(size, df), device)
+
+    def f(self, dfnum, dfden, size=None, *, device=None):
+        """F variates: a ratio of chi-squares over their degrees of freedom."""
+        _check(_hv(dfnum) > 0, "dfnum <= 0")
+        _check(_hv(dfden) > 0, "dfden <= 0")
+        shape = self._out_shape(size, dfnum, dfden)
+        num = 2.0 * self._gamma(_half(dfnum), shape, device) / _param(dfnum, device)
+        den = 2.0 * self._gamma(_half(dfden), shape, device) / _param(dfden, device)
+        return num / den
+
+    def standard_t(self, df, size=None, *, device=None):
+        """Student's t variates: N / sqrt(chi2(df) / df)."""
+        _check(_hv(df) > 0, "df <= 0")
+        shape = self._out_shape(size, df)
+        z = self.standard_normal(shape, device=device)
+        g = self._gamma(_half(df), shape, device)
+        return em.sqrt(_param(df, device) / 2.0) * z / em.sqrt(g)
+
+    def dirichlet(self, alpha, size=None, *, device=None):
+        """Dirichlet variates: gamma(alpha_i) normalised to sum 1 (last axis)."""
+        al = _np.asarray(_hv(alpha), dtype=_np.float64)
+        if al.ndim != 1:
+            raise ValueError("object too deep for desired array" if al.ndim > 1 else
+                             "object of too small depth for desired array")
+        if _np.any(al < 0) or _np.any(_np.isnan(al)):
+            raise ValueError("alpha < 0")
+        shape = (_shape(size) or ()) + al.shape
+        g = self._gamma(em.asarray(al, device=device), shape, device)
+        return g / em.sum(g, axis=-1, keepdims=True)
+
+    def negative_binomial(self, n, p, size=None, *, device=None):
+        """Failures before n successes (int64): poisson(gamma(n, (1 - p) / p)), as NumPy."""
+        nh, ph = _hv(n), _hv(p)
+        _check(nh > 0, "n <= 0")
+        _check((ph > 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
+        shape = self._out_shape(size, n, p)
+        pp = _param(p, device)
+        y = self._gamma(n, shape, device) * ((1.0 - pp) / pp)
+        return self.poisson(y, device=device)
+
+    def noncentral_chisquare(self, df, nonc, size=None, *, device=None):
+        """Noncentral chi-square variates (NumPy's construction from chi-square,
+        normal and Poisson variates)."""
+        _check(_hv(df) > 0, "df <= 0")
+        _check(_hv(nonc) >= 0, "nonc < 0")
+        shape = self._out_shape(size, df, nonc)
+        d = em.broadcast_to(em.asarray(_param(df, device), dtype=_np.float64), shape)
+        lam = em.broadcast_to(em.asarray(_param(nonc, device), dtype=_np.float64), shape)
+        # df > 1: chi2(df - 1) + (Z + sqrt(nonc))**2
+        big = 2.0 * self._gamma(em.maximum(d - 1.0, 0.0) / 2.0, shape, device)
+        z = self.standard_normal(shape, device=device) + em.sqrt(lam)
+        big = big + z * z
+        # df <= 1: chi2(df + 2 * poisson(nonc / 2))
+        i = self.poisson(lam / 2.0, device=device).astype(_np.float64)
+        small = 2.0 * self._gamma((d + 2.0 * i) / 2.0, shape, device)
+        return em.where(lam == 0, 2.0 * self._gamma(d / 2.0, shape, device),
+                        em.where(d > 1, big, small))
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None, *, device=None):
+        """Noncentral F variates: a noncentral chi-square over a chi-square."""
+        _check(_hv(dfnum) > 0, "dfnum <= 0")
+        _check(_hv(dfden) > 0, "dfden <= 0")
+        _check(_hv(nonc) >= 0, "nonc < 0")
+        shape = self._out_shape(size, dfnum, dfden, nonc)
+        t = self.noncentral_chisquare(dfnum, nonc, shape, device=device) * _param(dfden, device)
+        return t / (2.0 * self._gamma(_half(dfden), shape, device) * _param(dfnum, device))
+
+    def vonmises(self, mu, kappa, size=None, *, device=None):
+        """von Mises variates on [-pi, pi]: Best and Fisher's rejection (NumPy's
+        variant), every element at once, the rejected redrawing."""
+        _check(_hv(kappa) >= 0, "kappa < 0")
+        shape = self._out_shape(size, mu, kappa)
+        n = int(_np.prod(shape, dtype=_np.int64))
+        m = em.ravel(em.broadcast_to(em.asarray(_param(mu, device), dtype=_np.float64), shape))
+        k = em.ravel(em.broadcast_to(em.asarray(_param(kappa, device), dtype=_np.float64),
+                                     shape))
+        kk = em.maximum(k, 1e-300)
+        r = 1.0 + em.sqrt(1.0 + 4.0 * kk * kk)
+        rho = (r - em.sqrt(2.0 * r)) / (2.0 * kk)
+        s = em.where(kk < 1e-5, 1.0 / kk + kk, (1.0 + rho * rho) / (2.0 * rho))
+        w = em.zeros((n,), device=device)
+        pend = em.flatnonzero((k >= 1e-8) & (k <= 1e6))
+        while pend.shape[0]:
+            sp, kp = em.take(s, pend), em.take(kk, pend)
+            z = em.cos(_np.pi * self.random(pend.shape, device=device))
+            wp = (1.0 + sp * z) / (sp + z)
+            y = kp * (sp - wp)
+            v = self.random(pend.shape, device=device)
+            with _np.errstate(all="ignore"):
+                ok = (y * (2.0 - y) - v >= 0) | (em.log(y / v) + 1.0 - y >= 0)
+            if bool(em.any(ok)):
+                em.put(w, pend[ok], wp[ok])
+            pend = pend[~ok]
+        u = self.random((n,), device=device)
+        ang = em.arccos(em.clip(w, -1.0, 1.0))
+        ang = em.where(u < 0.5, -ang, ang) + m
+        # kappa ~ 0: uniform; huge kappa: a wrapped normal (as NumPy)
+        ang = em.where(k < 1e-8, _np.pi * (2.0 * self.random((n,), device=device) - 1.0), ang)
+        ang = em.where(k > 1e6, m + em.sqrt(1.0 / kk) * self.standard_normal((n,), device=device),
+                       ang)
+        neg = ang < 0
+        mod = em.fmod(em.abs(ang) + _np.pi, 2.0 * _np.pi) - _np.pi
+        return em.reshape(em.where(neg, -mod, mod), shape)
+
+    # ---- on the host (rejection sampling, series) --------------------------------
+    def poisson(self, lam=1.0, size=None, *, device=None):
+        """Poisson variates (int64), NumPy's two algorithms on the device: the
+        multiplication method for lam < 10, Hormann's PTRS rejection above;
+        every element draws at once and the unfinished ones draw again."""
+        lh = _hv(lam)
+        _check(lh >= 0, "lam < 0")
+        _check(lh <= 9.223372006484771e18, "lam value too large")
+        shape = self._out_shape(size, lam)
+        n = int(_np.prod(shape, dtype=_np.int64))
+        L = em.ravel(em.broadcast_to(em.asarray(lam, dtype=_np.float64, device=device)
+                                     if not _is_em(lam) else lam.astype(_np.float64), shape))
+        out = em.zeros((n,), dtype=_np.int64, device=device)
+        pend = em.flatnonzero((L > 0) & (L < 10))
+        if pend.shape[0]:
+            enlam = em.exp(-em.take(L, pend))
+            prod = em.ones(pend.shape, device=device)
+            x = em.zeros(pend.shape, dtype=_np.int64, device=device)
+            while pend.shape[0]:
+                prod = prod * self.random(pend.shape, device=device)
+                more = prod > enlam
+                done = ~more
+                if bool(em.any(done)):
+                    em.put(out, pend[done], x[done])
+                x = (x + 1)[more]
+                pend, prod, enlam = pend[more], prod[more], enlam[more]
+        pend = em.flatnonzero(L >= 10)
+        while pend.shape[0]:
+            lam_p = em.take(L, pend)
+            k, ok = self._ptrs(lam_p, pend.shape, device)
+            if bool(em.any(ok)):
+                em.put(out, pend[ok], k[ok])
+            pend = pend[~ok]
+        return em.reshape(out, shape)
+
+    def _ptrs(self, lam, shape, device):
+        """One round of PTRS (Hormann 1993, as NumPy's random_poisson_ptrs):
+        (candidates, accepted)."""
+        slam = em.sqrt(lam)
+        loglam = em.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        U = self.random(shape, device=device) - 0.5
+        V = self.random(shape, device=device)
+        us = 0.5 - em.abs(U)
+        kf = em.floor((2 * a / us + b) * U + lam + 0.43)
+        accept1 = (us >= 0.07) & (V <= vr)
+        reject = (kf < 0) | ((us < 0.013) & (V > us))
+        with _np.errstate(all="ignore"):
+            lhs = em.log(V) + em.log(invalpha) - em.log(a / (us * us) + b)
+            rhs = -lam + kf * loglam - _loggam(em.maximum(kf, 0.0) + 1.0)
+        ok = accept1 | (~reject & (lhs <= rhs))
+        return kf.astype(_np.int64), ok
+
+    def binomial(self, n, p, size=None, *, device=None):
+        return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
+        return self._host_draw("random.hypergeometric", "hypergeometric", ngood, nbad, nsample,
+                               size=size, device=device)
+
+    def zipf(self, a, size=None, *, device=None):
+        return self._host_draw("random.zipf", "zipf", a, size=size, device=device)
+
+    def logseries(self, p, size=None, *, device=None):
+        return self._host_draw("random.logseries", "logseries", p, size=size, device=device)
+
+    def multinomial(self, n, pvals, size=None, *, device=None):
+        return self._host_draw("random.multinomial", "multinomial", n, pvals, size=size,
+                               device=device)
+
+    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals", *,
+                                    device=None):
+        return self._host_draw("random.multivariate_hypergeometric",
+                               "multivariate_hypergeometric", colors, nsample, size=size,
+                               method=method, device=device)
+
+
+_LOGGAM_A = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
+             -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
+             6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
+             -1.39243221690590e+00)
+
+
+def _loggam(x):
+    """log(gamma(x)) for x >= 1, elementwise: Stirling's series at x + n >= 7
+    (the series NumPy's random_loggam uses), then down by log(x0 - j)."""
+    n = em.where(x <= 7, em.floor(7 - x), 0.0)
+    x0 = x + n
+    x2 = 1.0 / (x0 * x0)
+    gl0 = em.zeros(x.shape) + _LOGGAM_A[9]
+    for c in _LOGGAM_A[8::-1]:
+        gl0 = gl0 * x2 + c
+    gl = gl0 / x0 + 0.5 * _np.log(2 * _np.pi) + (x0 - 0.5) * em.log(x0) - x0
+    for j in range(1, 7):
+        gl = gl - em.where(n >= j, em.log(em.maximum(x0 - j, 1.0)), 0.0)
+    return em.where((x == 1) | (x == 2), 0.0, gl)
+
+
+def _half(x):
+    return _hv(x) / 2.0 if not _is_em(x) else x.astype(_np.float64) / 2.0
+
+
+def _store(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+# Module-level (legacy) functions: the global generator's methods.
+LEGACY = ("standard_exponential", "exponential", "gumbel", "laplace", "logistic", "lognormal",
+          "rayleigh", "weibull", "pareto", "power", "standard_cauchy", "triangular", "wald",
+          "geometric", "multivariate_normal", "choice", "permutation", "shuffle", "bytes",
+          "standard_gamma", "gamma", "beta", "chisquare", "noncentral_chisquare", "f",
+          "noncentral_f", "standard_t", "vonmises", "poisson", "binomial", "negative_binomial",
+          "hypergeometric", "zipf", "logseries", "dirichlet", "multinomial")
+
+
+def legacy_function(get_global, name):
+    def fn(*args, **kwargs):
+        return getattr(get_global(), name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = getattr(Distributions, name).__doc__
+    return fn
+
+
+

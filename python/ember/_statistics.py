@@ -1,0 +1,453 @@
+"""Order statistics and moments NumPy defines in Python: median, percentile,
+quantile (and their nan* forms), average, the remaining nan* reductions,
+ptp, cov and corrcoef.
+
+Everything here is written on Ember's own operations, so it runs on the
+array's device: quantiles sort along the axis (``em.sort``) and gather the
+two neighbours of each virtual index with ``take_along_axis``; the nan*
+forms count the non-NaN elements of each slice (NaNs sort last) so each
+slice has its own index.  Methods other than NumPy's five continuous/discrete
+basics and weighted quantiles run NumPy on the host (``_hostcall``)."""
+import operator as _operator
+import warnings as _warnings
+
+import numpy as _np
+
+import ember as em
+
+from . import _ember
+from ._hostcall import numpy_fallback as _fallback
+
+__all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile",
+           "average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nancumsum", "nancumprod",
+           "ptp", "cov", "corrcoef"]
+
+_NATIVE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _arr(a):
+    return a if isinstance(a, _ember.ndarray) else em.asarray(a)
+
+
+def _norm_axis(axis, ndim):
+    """axis as a tuple of distinct non-negative ints (None: all)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for ax in axes:
+        ax = _operator.index(ax)
+        if not -ndim <= ax < ndim:
+            raise _np.exceptions.AxisError(ax, ndim)
+        out.append(ax % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(out)
+
+
+def _to_last(a, axes):
+    """a with the axes moved to the end and merged into one."""
+    rest = [i for i in range(a.ndim) if i not in axes]
+    a = em.permute_dims(a, tuple(rest) + tuple(sorted(axes)))
+    return em.reshape(a, tuple(a.shape[i] for i in range(len(rest))) + (-1,))
+
+
+def _keep(r, a_shape, axes, keepdims, nq):
+    """Reinsert the reduced axes as length 1 (after the nq leading q axes)."""
+    if not keepdims:
+        return r
+    shape = list(r.shape[:nq])
+    rest = iter(r.shape[nq:])
+    for i in range(len(a_shape)):
+        shape.append(1 if i in axes else next(rest))
+    return em.reshape(r, tuple(shape))
+
+
+def _result_dtype(a, method, qtype):
+    if method in ("lower", "higher", "nearest"):
+        return a.dtype
+    return _np.result_type(a.dtype, qtype if not isinstance(qtype, _np.ndarray)
+                           else qtype.dtype)
+
+
+def _lerp(lo, hi, t):
+    """NumPy's _lerp: exact at both ends, monotone in t."""
+    d = hi - lo
+    return em.where(t >= 0.5, hi - d * (1 - t), lo + d * t)
+
+
+def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
+    a = _arr(a)
+    qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
+    if qh.dtype.kind not in "biuf":
+        raise TypeError("a must be an array of real numbers")
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    if a.dtype.kind == "b":
+        a = a.astype(_np.float64)
+    axes = _norm_axis(axis, a.ndim)
+    rdt = _result_dtype(a, method, qtype)
+    if a.ndim == 0:
+        a = em.reshape(a, (1,))
+        axes = (0,)
+        shape0 = ()
+    else:
+        shape0 = a.shape
+    flat = _to_last(a, axes)  # (..., n)
+    n = flat.shape[-1]
+    if n == 0:
+        r = em.full(qh.shape + flat.shape[:-1], _np.nan, dtype=rdt)
+        _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
+    s = em.sort(flat, axis=-1)
+    # NumPy interpolates in a's float dtype (float64 for integers) and casts
+    # to the result dtype after
+    cdt = s.dtype if s.dtype.kind == "f" or method in ("lower", "higher", "nearest") \
+        else _np.dtype(_np.float64)
+    if cdt != s.dtype:
+        s = s.astype(cdt)
+    nan_any = None
+    if s.dtype.kind == "f":
+        isn = em.isnan(s)
+        if skipnan:
+            cnt = em.sum(~isn, axis=-1, keepdims=True)  # non-NaN per slice (NaNs sort last)
+        else:
+            nan_any = em.any(isn[..., -1:], axis=-1)
+            cnt = None
+    else:
+        cnt = None
+    outs = []
+    qdt = _np.float64
+    for qv in qh.reshape(-1).tolist():
+        if cnt is None:
+            pos_f = qv * (n - 1)
+            lo_i = int(_np.floor(pos_f))
+            hi_i = min(lo_i + 1, n - 1)
+            t = pos_f - lo_i
+            vlo, vhi = s[..., lo_i], s[..., hi_i]
+            r = _pick(vlo, vhi, em.asarray(t, dtype=qdt), method, em.asarray(float(lo_i)))
+        else:
+            last = em.maximum(cnt - 1, 0)
+            pos = last.astype(qdt) * qv
+            lo = em.floor(pos)
+            t = pos - lo
+            lo_i = lo.astype(_np.int64)
+            hi_i = em.minimum(lo_i + 1, last)
+            vlo = em.take_along_axis(s, lo_i, axis=-1)[..., 0]
+            vhi = em.take_along_axis(s, hi_i, axis=-1)[..., 0]
+            r = _pick(vlo, vhi, t[..., 0], method, lo[..., 0])
+            r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype), r)
+        if nan_any is not None:
+            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype), r)
+        outs.append(r.astype(rdt) if r.dtype != rdt else r)
+    r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt)
+    r = em.reshape(r, qh.shape + flat.shape[:-1])
+    return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
+
+
+def _pick(vlo, vhi, t, method, lo):
+    if method == "linear":
+        return _lerp(vlo, vhi, t.astype(vlo.dtype) if vlo.dtype.kind == "f" else t)
+    if method == "lower":
+        return vlo
+    if method == "higher":
+        return em.where(t > 0, vhi, vlo)
+    if method == "midpoint":
+        return em.where(t > 0, (vlo + vhi) / 2, vlo)
+    # nearest: round half to even on the virtual index, as NumPy
+    up = (t > 0.5) | ((t == 0.5) & (em.remainder(lo, 2) == 1))
+    return em.where(up, vhi, vlo)
+
+
+def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, interpolation,
+           skipnan, scale):
+    """The quantile functions' common body; host(method) runs NumPy's (named
+    at each caller, so that the host-fallback list can be read off the source)."""
+    if interpolation is not None:
+        method = interpolation
+    if method not in _NATIVE_METHODS or weights is not None:
+        return _into(host(method), out)
+    qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
+    if qh.dtype.kind not in "biuf":
+        raise TypeError("q must be a real number")
+    if scale != 1:
+        qh = _np.true_divide(qh, scale)
+        if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
+            raise ValueError("Percentiles must be in the range [0, 100]")
+    # NumPy's result dtype: a's for the discrete methods, else a's promoted
+    # with q's (a Python scalar q is weak, NEP 50)
+    qtype = q if isinstance(q, (int, float)) and not isinstance(q, bool) else qh
+    r = _quantile(a, qh, axis, method, keepdims, skipnan, qtype)
+    return _into(r, out)
+
+
+def _into(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None, interpolation=None):
+    """The q-th quantiles (q in [0, 1]) along axis, as numpy.quantile."""
+    def host(m):
+        return _fallback("quantile", _np.quantile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  interpolation, False, 1)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+               *, weights=None, interpolation=None):
+    """The q-th percentiles (q in [0, 100]) along axis, as numpy.percentile."""
+    def host(m):
+        return _fallback("percentile", _np.percentile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  interpolation, False, 100)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+                *, weights=None, interpolation=None):
+    """quantile ignoring NaNs (an all-NaN slice gives NaN)."""
+    def host(m):
+        return _fallback("nanquantile", _np.nanquantile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  interpolation, True, 1)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+    """percentile ignoring NaNs (an all-NaN slice gives NaN)."""
+    def host(m):
+        return _fallback("nanpercentile", _np.nanpercentile, a, q, axis=axis, method=m, keepdims=keepdims,
+                         weights=weights)
+    return _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  interpolation, True, 100)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along axis (the mean of the two middle values for even counts)."""
+    return _into(_quantile(a, 0.5, axis, "linear", keepdims, False), out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """median ignoring NaNs."""
+    return _into(_quantile(a, 0.5, axis, "linear", keepdims, True), out)
+
+
+# ---- moments -------------------------------------------------------------------
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """The weighted mean along axis (weights broadcast along axis when 1-d)."""
+    a = _arr(a)
+    if weights is None:
+        avg = em.mean(a, axis=axis, keepdims=keepdims)
+        if returned:
+            scl = em.full(avg.shape, a.size // max(avg.size, 1) if a.size else 0,
+                          dtype=avg.dtype)
+            return avg, scl
+        return avg
+    w = _arr(weights)
+    if a.shape != w.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = _norm_axis(axis, a.ndim)
+        if w.ndim != len(axes) or w.shape != tuple(a.shape[ax] for ax in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        shape = [1] * a.ndim
+        for ax, n in zip(axes, w.shape):
+            shape[ax] = n
+        w = em.reshape(w, tuple(shape))
+    rdt = em.result_type(a.dtype, w.dtype, _np.float64 if a.dtype.kind in "biu" else a.dtype)
+    wgt = em.broadcast_to(w, a.shape).astype(rdt)
+    scl = em.sum(wgt, axis=axis, keepdims=keepdims)
+    if bool(em.any(scl == 0)):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = em.sum(a.astype(rdt) * wgt, axis=axis, keepdims=keepdims) / scl
+    if returned:
+        return avg, em.broadcast_to(scl, avg.shape).copy()
+    return avg
+
+
+def _nan_dtype_check(a, name):
+    if a.dtype.kind not in "biufc":
+        raise TypeError(f"{name}: unsupported dtype {a.dtype}")
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           mean=None, correction=None):
+    """Variance ignoring NaNs (a slice with no more than ddof values gives NaN)."""
+    a = _arr(a)
+    _nan_dtype_check(a, "nanvar")
+    if correction is not None:
+        ddof = correction
+    if a.dtype.kind not in "fc":
+        return em.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      **({} if where is None else {"where": where}))
+    ok = ~em.isnan(a)
+    if where is not None:
+        ok = ok & where
+    cnt = em.sum(ok, axis=axis, keepdims=True)
+    x = em.where(ok, a, em.asarray(0, dtype=a.dtype))
+    if dtype is not None:
+        x = x.astype(dtype)
+    avg = em.sum(x, axis=axis, keepdims=True) / cnt.astype(x.real.dtype if x.dtype.kind == "c"
+                                                           else x.dtype)
+    d = em.where(ok, x - avg, em.asarray(0, dtype=x.dtype))
+    sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
+    denom = (cnt - ddof).astype(sq.dtype)
+    with _np.errstate(all="ignore"):
+        v = em.sum(sq, axis=axis, keepdims=keepdims) / (denom if keepdims else
+                                                         em.squeeze(denom, axis=_axes_of(axis,
+                                                                                          a.ndim)))
+    bad = denom <= 0
+    v = em.where(bad if keepdims else em.squeeze(bad, axis=_axes_of(axis, a.ndim)),
+                 em.asarray(_np.nan, dtype=v.dtype), v)
+    return _into(v, out)
+
+
+def _axes_of(axis, ndim):
+    return _norm_axis(axis, ndim)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           mean=None, correction=None):
+    """Standard deviation ignoring NaNs."""
+    return _into(em.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where,
+                                correction=correction)), out)
+
+
+def _nanarg(a, axis, out, keepdims, fill, fn, name):
+    a = _arr(a)
+    if a.dtype.kind in "fc":
+        isn = em.isnan(a)
+        if bool(em.any(em.all(isn, axis=axis))) if a.size else False:
+            raise ValueError("All-NaN slice encountered")
+        a = em.where(isn, em.asarray(fill, dtype=a.dtype), a)
+    r = fn(a, axis=axis, keepdims=keepdims)
+    return _into(r, out)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """argmin ignoring NaNs; an all-NaN slice raises ValueError."""
+    return _nanarg(a, axis, out, keepdims, _np.inf, em.argmin, "nanargmin")
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """argmax ignoring NaNs; an all-NaN slice raises ValueError."""
+    return _nanarg(a, axis, out, keepdims, -_np.inf, em.argmax, "nanargmax")
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """cumsum with NaNs counted as zero."""
+    a = _arr(a)
+    if a.dtype.kind in "fc":
+        a = em.where(em.isnan(a), em.asarray(0, dtype=a.dtype), a)
+    return em.cumsum(a, axis=axis, dtype=dtype, out=out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """cumprod with NaNs counted as one."""
+    a = _arr(a)
+    if a.dtype.kind in "fc":
+        a = em.where(em.isnan(a), em.asarray(1, dtype=a.dtype), a)
+    return em.cumprod(a, axis=axis, dtype=dtype, out=out)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range (maximum - minimum) along axis."""
+    a = _arr(a)
+    return _into(em.subtract(em.max(a, axis=axis, keepdims=keepdims),
+                             em.min(a, axis=axis, keepdims=keepdims)), out)
+
+
+# ---- covariance ---------------------------------------------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """Covariance matrix of the rows (rowvar) or columns of m (and y),
+    optionally with frequency and/or observation weights."""
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    m = _arr(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is None:
+        dtype = em.result_type(m.dtype, _np.float64) if y is None else \
+            em.result_type(m.dtype, _arr(y).dtype, _np.float64)
+    X = em.atleast_2d(m)
+    if not rowvar and m.ndim != 1 and X.shape[0] != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return em.empty((0, 0), dtype=dtype).reshape(0, 0)
+    if y is not None:
+        y = _arr(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        Y = em.atleast_2d(y)
+        if not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        X = em.concatenate((X, Y), axis=0)
+    X = X.astype(dtype)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = X.shape[1]
+    w = aw = None
+    for name, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is None:
+            continue
+        wt = _arr(wt).astype(_np.float64)
+        if name == "fweights" and wt.size and not bool(em.all(wt == em.round(wt))):
+            raise TypeError("fweights must be integer")
+        if wt.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if wt.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        if wt.size and bool(em.any(wt < 0)):
+            raise ValueError(f"{name} cannot be negative")
+        if name == "aweights":
+            aw = wt
+        w = wt if w is None else w * wt
+    if w is None:
+        fact = n - ddof
+        X = X - em.mean(X, axis=1, keepdims=True)
+        XT = X.T
+    else:
+        avg, w_sum = average(X, axis=1, weights=w, returned=True)
+        w_sum = float(w_sum[0].real) if w_sum.size else 0.0
+        if ddof == 0:
+            fact = w_sum
+        elif aw is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * float(em.sum(w * aw)) / w_sum
+        X = X - avg[:, None]
+        XT = (X * w).T
+    if fact <= 0:
+        _warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    c = em.matmul(X, em.conj(XT) if X.dtype.kind == "c" else XT)
+    with _np.errstate(all="ignore"):
+        inv = _np.true_divide(1, fact)  # NumPy multiplies by the reciprocal
+        c = c * em.asarray(inv, dtype=c.real.dtype if c.dtype.kind == "c" else c.dtype)
+    return em.squeeze(c) if c.shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """Pearson correlation coefficients (values clipped to [-1, 1])."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = em.diagonal(c)
+    sd = em.sqrt(d.real if d.dtype.kind == "c" else d)
+    c = c / sd[:, None]
+    c = c / sd[None, :]
+    if c.dtype.kind == "c":
+        return em.clip(c.real, -1, 1) + 1j * em.clip(c.imag, -1, 1)
+    return em.clip(c, -1, 1)

@@ -1,0 +1,207 @@
+"""NumPy's ufunc methods and attributes on Ember's elementwise functions.
+
+Ember's ufuncs stay plain Python functions (their call is the hot path and
+an object's ``__call__`` would add a layer); this module gives each one the
+rest of ``numpy.ufunc``'s face as function attributes: ``nin``, ``nout``,
+``nargs``, ``ntypes``, ``types``, ``identity``, ``signature`` (NumPy's values
+for the ufunc of the same name) and the methods
+
+- ``reduce``: the matching Ember reduction (add.reduce is sum, multiply
+  prod, maximum max, minimum min, logical_and all, logical_or any, fmax and
+  fmin the nan-ignoring max and min), on the device; other ops on the host;
+- ``accumulate``: add and multiply are cumsum and cumprod; others on the host;
+- ``outer``: the op on broadcast views (one fused elementwise kernel);
+- ``at``: in place; on the CPU NumPy's own ``ufunc.at`` works on the shared
+  buffer (duplicated indices accumulate); on a device add.at and subtract.at
+  with integer-array indices are an atomic scatter-add (``_scatter``), the
+  other ops and keys run on the host;
+- ``reduceat``: on the host.
+Host paths warn (``HostFallbackWarning``) for arrays on a device."""
+import numpy as _np
+
+import ember as em
+
+from . import _ember
+from ._hostcall import numpy_fallback as _fallback, find_device as _find_device
+from . import _host
+from . import _scatter
+
+_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+               "logical_and": "all", "logical_or": "any", "fmax": "nanmax", "fmin": "nanmin"}
+_SCANS = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def _arr(a):
+    return a if isinstance(a, _ember.ndarray) else em.asarray(a)
+
+
+def _np_ufunc(name):
+    u = getattr(_np, name, None)
+    return u if isinstance(u, _np.ufunc) else None
+
+
+def _make_reduce(f, name, nin):
+    red = _REDUCTIONS.get(name)
+    npu = _np_ufunc(name)
+
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_np._NoValue,
+               where=True):
+        if nin != 2:
+            raise ValueError("reduce only supported for binary functions")
+        a = _arr(array)
+        if red is not None and where is True and (initial is _np._NoValue or
+                                                  red in ("sum", "prod", "max", "min")):
+            fn = getattr(em, red)
+            kw = {"axis": axis, "keepdims": keepdims}
+            if red in ("sum", "prod"):
+                kw["dtype"] = dtype
+            if initial is not _np._NoValue:
+                kw["initial"] = initial
+            r = fn(a, **kw)
+            if dtype is not None and r.dtype != _np.dtype(dtype):
+                r = r.astype(dtype)
+            if out is not None:
+                out[...] = r
+                return out
+            return r
+        if npu is None:
+            raise NotImplementedError(f"{name}.reduce")
+        kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "where": where}
+        if initial is not _np._NoValue:
+            kw["initial"] = initial
+        r = _fallback("ufunc.reduce", npu.reduce, a, **kw)
+        return _into(r, out)
+    reduce.__name__ = "reduce"
+    return reduce
+
+
+def _into(r, out):
+    if out is None:
+        return r
+    out = out[0] if isinstance(out, tuple) else out
+    out[...] = r
+    return out
+
+
+def _make_accumulate(f, name, nin):
+    scan = _SCANS.get(name)
+    npu = _np_ufunc(name)
+
+    def accumulate(array, axis=0, dtype=None, out=None):
+        if nin != 2:
+            raise ValueError("accumulate only supported for binary functions")
+        a = _arr(array)
+        if scan is not None:
+            if a.ndim == 0:
+                raise TypeError("cannot accumulate on a scalar")
+            # (NumPy's add/multiply.accumulate widen small ints as cumsum does)
+            r = getattr(em, scan)(a, axis=axis, dtype=dtype)
+            return _into(r, out)
+        if npu is None:
+            raise NotImplementedError(f"{name}.accumulate")
+        return _into(_fallback("ufunc.accumulate", npu.accumulate, a, axis=axis, dtype=dtype),
+                     out)
+    accumulate.__name__ = "accumulate"
+    return accumulate
+
+
+def _make_outer(f, name, nin):
+    def outer(A, B, /, **kwargs):
+        if nin != 2:
+            raise ValueError("outer product only supported for binary functions")
+        a, b = _arr(A), _arr(B)
+        return f(em.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
+    outer.__name__ = "outer"
+    return outer
+
+
+def _make_at(f, name, nin):
+    npu = _np_ufunc(name)
+
+    def at(a, indices, b=None, /):
+        if not isinstance(a, _ember.ndarray):
+            raise TypeError(f"{name}.at expects an ember.ndarray to modify in place")
+        if npu is None:
+            raise NotImplementedError(f"{name}.at")
+        if (b is None) != (nin == 1):
+            raise ValueError("second operand needed for ufunc" if b is None else
+                             "second operand provided when ufunc is unary")
+        if not _scatter.on_device(a):
+            # NumPy's ufunc.at on the shared buffer: in place, duplicates accumulate
+            from ._hostcall import to_host
+            args = (to_host(indices),) + (() if b is None else (to_host(b),))
+            npu.at(_np.asarray(a), *args)
+            return None
+        if name in ("add", "subtract") and b is not None and _scatter.on_device(a):
+            flat = _flat_indices(a, indices)
+            if flat is not None and a.dtype in _scatter.KINDS and a._c_contiguous:
+                vals = em.ravel(em.broadcast_to(_arr(b).astype(a.dtype), flat[1]))
+                if name == "subtract":
+                    vals = -vals
+                _scatter.scatter_add(em.reshape(a, (-1,)), flat[0], vals)
+                return None
+        dev = _find_device((a,))
+        _host.warn_fallback("ufunc.at", dev)
+        from ._hostcall import to_host
+        h = a.get()
+        args = (to_host(indices),) + (() if b is None else (to_host(b),))
+        npu.at(h, *args)
+        a[...] = em.asarray(h, device=a.device)
+        return None
+    at.__name__ = "at"
+    return at
+
+
+def _flat_indices(a, indices):
+    """(flat int64 indices, their shape) for integer-array indexing of every
+    axis of a, negatives wrapped and bounds checked; None for other keys
+    (slices, booleans, partial indexing: the host path handles those)."""
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    if len(keys) != a.ndim:
+        return None
+    arrs = []
+    for k in keys:
+        k = _arr(k)
+        if k.dtype.kind not in "iu":
+            return None
+        arrs.append(k.astype(_np.int64))
+    arrs = em.broadcast_arrays(*arrs)
+    flat = em.zeros(arrs[0].shape, dtype=_np.int64)
+    for ax, (k, n) in enumerate(zip(arrs, a.shape)):
+        if k.size and bool(em.any((k < -n) | (k >= n))):
+            bad = int(em.max(k)) if bool(em.any(k >= n)) else int(em.min(k))
+            raise IndexError(f"index {bad} is out of bounds for axis {ax} with size {n}")
+        flat = flat * n + em.where(k < 0, k + n, k)
+    return em.ravel(flat), arrs[0].shape
+
+
+def _make_reduceat(f, name, nin):
+    npu = _np_ufunc(name)
+
+    def reduceat(array, indices, axis=0, dtype=None, out=None):
+        if nin != 2:
+            raise ValueError("reduceat only supported for binary functions")
+        if npu is None:
+            raise NotImplementedError(f"{name}.reduceat")
+        return _into(_fallback("ufunc.reduceat", npu.reduceat, _arr(array), indices, axis=axis,
+                               dtype=dtype), out)
+    reduceat.__name__ = "reduceat"
+    return reduceat
+
+
+def install(f, name, nin):
+    """Give the Ember ufunc f (NumPy's op `name`, nin inputs) ufunc attributes."""
+    npu = _np_ufunc(name)
+    f.nin = nin
+    f.nout = npu.nout if npu is not None else 1
+    f.nargs = f.nin + f.nout
+    f.ntypes = npu.ntypes if npu is not None else 0
+    f.types = list(npu.types) if npu is not None else []
+    f.identity = npu.identity if npu is not None else None
+    f.signature = npu.signature if npu is not None else None
+    f.reduce = _make_reduce(f, name, nin)
+    f.accumulate = _make_accumulate(f, name, nin)
+    f.outer = _make_outer(f, name, nin)
+    f.at = _make_at(f, name, nin)
+    f.reduceat = _make_reduceat(f, name, nin)
+    return f

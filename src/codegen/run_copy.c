@@ -1,0 +1,296 @@
+/* Host copies through staging buffers: the driver of em_algo_to_host and
+ * em_algo_from_host, written once over the backend table's pinned host
+ * memory, asynchronous copies and events (backend.h).
+ *
+ * A device driver copies pageable memory through small pinned buffers of
+ * its own, one piece at a time: CUDA's runs at 8-14 GB/s on the H100, where
+ * pinned memory moves at ~55 GB/s.  A large copy from or to pageable memory
+ * goes instead through a few larger pinned buffers of Ember's, per device,
+ * as a pipeline: for host-to-device the CPU threads copy chunk k into a
+ * buffer while the DMA engine moves the chunks before it to the device;
+ * device-to-host is the mirror (a DMA into a buffer, then the threads copy
+ * out of it while the next chunks' DMAs run).  An event per buffer says
+ * when its DMA finished: a buffer is refilled (or read) only after that.
+ *
+ * The semantics are the backend's synchronous copy's: the copy first waits
+ * for the calling thread's current stream, the DMAs go on the default
+ * stream, where the synchronous copy runs (so they are ordered against
+ * other streams exactly as it is, for every caller, and a current stream of
+ * another device cannot get in the way), and the call returns when every
+ * byte is in place.  One copy at a time uses a device's buffers (a lock per
+ * device).  On a failure the DMAs already queued are waited for before the
+ * error is returned, so the next copy finds idle buffers.
+ *
+ * Host memory the runtime already knows (host_known: pinned by Ember or by
+ * another library, registered or managed) keeps the synchronous copy, a DMA
+ * at the bus's rate.  The buffers are allocated on a device's first large
+ * pageable copy and kept for the process: never freed (at exit the driver
+ * may be gone before us; the OS takes them back).  If pinning fails, copies
+ * take the synchronous path for the rest of the process, never an error.
+ * A backend without host_alloc (the CPU) always copies directly.
+ */
+#include "codegen/run.h"
+#include "core/core.h"
+#include "host/threadpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EM_MIB ((size_t)1 << 20)
+/* Smaller copies take the synchronous path.  A 4 MiB copy takes CUDA's
+ * driver ~400 us; staged, its four chunks' fixed costs (handing a memcpy to
+ * the pool, ~5 us on a 2-core VM, a DMA and an event of a few us each) are
+ * ~10 % of that, where at 1 MiB they would be most of it and the pipeline
+ * barely overlaps.  An estimate: tools/gpu_copies.sh measures staged and
+ * driver copies by size on a GPU machine, to place it. */
+#define EM_STAGE_MIN (4 * EM_MIB)
+/* Buffers per device and their size: 32 MiB pinned per device in all.
+ * Four let three DMAs wait queued while the threads fill the fourth, so
+ * the DMA engine never idles on a late host copy. */
+enum { EM_STAGE_NBUF = 4 };
+#define EM_STAGE_BUF (8 * EM_MIB)
+/* A copy is cut into at least EM_STAGE_NBUF chunks (so that a 4 MiB one
+ * still overlaps), none below 1 MiB (per-chunk costs) nor above a buffer;
+ * chunks are whole 64 KiB.  Long copies pay about one chunk's memcpy and
+ * one chunk's DMA that do not overlap (~3 % of 256 MiB at 8 MiB). */
+#define EM_STAGE_CHUNK_MIN EM_MIB
+#define EM_STAGE_ALIGN ((size_t)64 << 10)
+/* The memcpy is split over the CPU pool in whole pages, at least 256 KiB a
+ * thread (less would cost more to hand out than to copy). */
+#define EM_STAGE_PAGE ((size_t)4096)
+#define EM_STAGE_GRAIN ((size_t)256 << 10)
+/* Devices per kind with staging buffers; the others copy directly. */
+#define EM_STAGE_MAXDEV 64
+
+enum { EM__UNTRIED, EM__READY, EM__OFF };
+
+typedef struct em__stage {
+    pthread_mutex_t lock; /* held for a whole staged copy, and while opening */
+    int state;
+    void *buf[EM_STAGE_NBUF];
+    void *ev[EM_STAGE_NBUF]; /* recorded after the DMA that uses buf[i] */
+} em__stage;
+
+static em__stage em__st[EM_NKINDS][EM_STAGE_MAXDEV];
+static pthread_once_t em__st_once = PTHREAD_ONCE_INIT;
+
+static void em__st_init(void) {
+    for (int k = 0; k < EM_NKINDS; k++)
+        for (int i = 0; i < EM_STAGE_MAXDEV; i++) pthread_mutex_init(&em__st[k][i].lock, NULL);
+}
+
+/* em_copy_tune's settings, and the counters of em_copy_stats_get. */
+static _Atomic size_t em__min = EM_STAGE_MIN, em__chunk_set;
+static atomic_uint_fast64_t em__n_staged, em__n_known, em__n_unstaged;
+
+void em_copy_tune(size_t min_bytes, size_t chunk) {
+    atomic_store(&em__min, min_bytes ? min_bytes : EM_STAGE_MIN);
+    atomic_store(&em__chunk_set, chunk > EM_STAGE_BUF ? EM_STAGE_BUF : chunk);
+}
+
+void em_copy_stats_get(em_copy_stats *out) {
+    out->staged = atomic_load(&em__n_staged);
+    out->known = atomic_load(&em__n_known);
+    out->unstaged = atomic_load(&em__n_unstaged);
+    out->min_bytes = atomic_load(&em__min);
+    out->buffers = EM_STAGE_NBUF;
+    out->buffer_bytes = EM_STAGE_BUF;
+}
+
+/* Pin the buffers and make the events (lock held).  Tried once: a failure
+ * (a locked-memory limit, no memory) would most likely fail again, and each
+ * try costs milliseconds. */
+static void em__open(const em_backend *be, em__stage *st, int id) {
+    em_status s = EM_OK;
+    for (int i = 0; i < EM_STAGE_NBUF && s == EM_OK; i++) {
+        s = be->host_alloc(id, EM_STAGE_BUF, false, &st->buf[i]);
+        if (s != EM_OK)
+            st->buf[i] = NULL;
+        else if ((s = be->event_create(id, false, &st->ev[i])) != EM_OK)
+            st->ev[i] = NULL;
+    }
+    st->state = s == EM_OK ? EM__READY : EM__OFF;
+    if (s == EM_OK) return;
+    for (int i = 0; i < EM_STAGE_NBUF; i++) {
+        if (st->ev[i]) be->event_destroy(id, st->ev[i]);
+        if (st->buf[i]) be->host_free(id, st->buf[i]);
+    }
+    if (em_debug_level() >= 1)
+        fprintf(stderr,
+                "ember: %s:%d: no pinned staging buffers (%s); large pageable copies take the "
+                "driver's path\n",
+                be->name, id, em_last_error());
+}
+
+/* Device id's staging set, locked, when a copy of n bytes at host should be
+ * staged; NULL when the backend's synchronous copy should copy. */
+static em__stage *em__take(const em_backend *be, int id, const void *host, size_t n) {
+    if (!be->host_alloc || n < atomic_load_explicit(&em__min, memory_order_relaxed) ||
+        (unsigned)id >= EM_STAGE_MAXDEV)
+        return NULL;
+    if (be->host_known(id, host, n)) {
+        atomic_fetch_add_explicit(&em__n_known, 1, memory_order_relaxed);
+        return NULL;
+    }
+    pthread_once(&em__st_once, em__st_init);
+    em__stage *st = &em__st[be->kind][id];
+    pthread_mutex_lock(&st->lock);
+    if (st->state == EM__UNTRIED) em__open(be, st, id);
+    if (st->state == EM__READY) return st;
+    pthread_mutex_unlock(&st->lock);
+    atomic_fetch_add_explicit(&em__n_unstaged, 1, memory_order_relaxed);
+    return NULL;
+}
+
+static size_t em__chunk(size_t n) {
+    size_t c = atomic_load_explicit(&em__chunk_set, memory_order_relaxed);
+    if (c) return c;
+    c = ((n + EM_STAGE_NBUF - 1) / EM_STAGE_NBUF + EM_STAGE_ALIGN - 1) / EM_STAGE_ALIGN *
+        EM_STAGE_ALIGN;
+    return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > EM_STAGE_BUF ? EM_STAGE_BUF : c;
+}
+
+/* ---- the host side: a memcpy over the CPU pool ---- */
+
+typedef struct em__mc {
+    char *d;
+    const char *s;
+    size_t n;
+} em__mc;
+
+static void em__mc_part(void *ctx, int64_t b, int64_t e, int worker) {
+    (void)worker;
+    const em__mc *m = ctx;
+    size_t lo = (size_t)b * EM_STAGE_PAGE, hi = (size_t)e * EM_STAGE_PAGE;
+    memcpy(m->d + lo, m->s + lo, (hi < m->n ? hi : m->n) - lo);
+}
+
+/* em_parallel_for is safe from any thread: when the pool is busy (another
+ * thread's job) or we are inside one of its workers, it runs inline. */
+static void em__pmemcpy(void *d, const void *s, size_t n) {
+    em__mc m = {d, s, n};
+    em_parallel_for((int64_t)((n + EM_STAGE_PAGE - 1) / EM_STAGE_PAGE),
+                    (int64_t)(EM_STAGE_GRAIN / EM_STAGE_PAGE), em__mc_part, &m);
+}
+
+/* ---- the pipeline ---- */
+
+typedef struct em__pipe {
+    const em_backend *be;
+    int id;
+    em__stage *st;
+    size_t n, chunk;
+    unsigned busy; /* buffers whose recorded DMA may still run */
+    bool queued;   /* some DMA was queued (its event perhaps not recorded) */
+    em_status s;   /* the first failure, its message in why */
+    char why[512];
+} em__pipe;
+
+/* Whether s failed; the first failure is kept, with its message. */
+static bool em__failed(em__pipe *p, em_status s) {
+    if (s == EM_OK) return false;
+    if (p->s == EM_OK) {
+        p->s = s;
+        snprintf(p->why, sizeof p->why, "%s", em_last_error());
+    }
+    return true;
+}
+
+static size_t em__len(const em__pipe *p, size_t k) {
+    size_t off = k * p->chunk;
+    return p->n - off < p->chunk ? p->n - off : p->chunk;
+}
+
+/* Wait until buffer b's DMA has finished. */
+static bool em__wait(em__pipe *p, int b) {
+    if (!(p->busy & 1u << b)) return true;
+    if (em__failed(p, p->be->event_synchronize(p->id, p->st->ev[b]))) return false;
+    p->busy &= ~(1u << b);
+    return true;
+}
+
+/* After queueing a DMA on buffer b (s: how that went): record b's event on
+ * the default stream, the DMAs' own. */
+static bool em__queued(em__pipe *p, int b, em_status s) {
+    if (em__failed(p, s)) return false;
+    p->queued = true;
+    if (em__failed(p, p->be->event_record(p->id, p->st->ev[b], NULL))) return false;
+    p->busy |= 1u << b;
+    return true;
+}
+
+static void em__h2d(em__pipe *p, char *dst, const char *src) {
+    for (size_t k = 0; k * p->chunk < p->n; k++) {
+        int b = (int)(k % EM_STAGE_NBUF);
+        size_t off = k * p->chunk, len = em__len(p, k);
+        if (!em__wait(p, b)) return;
+        em__pmemcpy(p->st->buf[b], src + off, len);
+        if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
+            return;
+    }
+}
+
+/* Queue chunk k's DMA from the device into its buffer. */
+static bool em__fetch(em__pipe *p, const char *src, size_t k) {
+    int b = (int)(k % EM_STAGE_NBUF);
+    return em__queued(
+        p, b, p->be->to_host_async(p->id, p->st->buf[b], src + k * p->chunk, em__len(p, k), NULL));
+}
+
+static void em__d2h(em__pipe *p, char *dst, const char *src) {
+    size_t nk = (p->n + p->chunk - 1) / p->chunk;
+    for (size_t k = 0; k < nk && k < EM_STAGE_NBUF; k++)
+        if (!em__fetch(p, src, k)) return;
+    for (size_t k = 0; k < nk; k++) {
+        int b = (int)(k % EM_STAGE_NBUF);
+        if (!em__wait(p, b)) return;
+        em__pmemcpy(dst + k * p->chunk, p->st->buf[b], em__len(p, k));
+        if (k + EM_STAGE_NBUF < nk && !em__fetch(p, src, k + EM_STAGE_NBUF)) return;
+    }
+}
+
+/* Wait for every DMA still queued, whatever happened, so that the next copy
+ * finds the buffers idle; then report the first failure.  If the waiting
+ * itself fails, whether a DMA still runs is unknown: the buffers are never
+ * used again (nor freed) and later copies take the synchronous path. */
+static em_status em__finish(em__pipe *p, const char *what) {
+    bool failed = p->s != EM_OK, lost = false;
+    for (int b = 0; b < EM_STAGE_NBUF; b++)
+        if (p->busy & 1u << b) lost |= em__failed(p, p->be->event_synchronize(p->id, p->st->ev[b]));
+    if (failed && p->queued) /* a DMA whose event was never recorded: the stream */
+        lost |= em__failed(p, p->be->stream_synchronize(p->id, NULL));
+    if (lost) p->st->state = EM__OFF;
+    if (p->s != EM_OK) return em_error(p->s, "%s failed: %s", what, p->why);
+    atomic_fetch_add_explicit(&em__n_staged, 1, memory_order_relaxed);
+    return EM_OK;
+}
+
+/* The staged copy of n bytes between dst and src (which one is the host's
+ * is h2d's to say), or the backend's synchronous one. */
+static em_status em__copy(const em_backend *be, int id, void *dst, const void *src, size_t n,
+                          bool h2d) {
+    em__stage *st = em__take(be, id, h2d ? src : dst, n);
+    if (!st) return h2d ? be->from_host(id, dst, src, n) : be->to_host(id, dst, src, n);
+    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, EM_OK, ""};
+    void *cur = be->stream_get(id);
+    em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
+    if (s == EM_OK) {
+        if (h2d)
+            em__h2d(&p, dst, src);
+        else
+            em__d2h(&p, dst, src);
+        s = em__finish(&p, h2d ? "a host-to-device copy" : "a device-to-host copy");
+    }
+    pthread_mutex_unlock(&st->lock);
+    return s;
+}
+
+em_status em_algo_to_host(const em_backend *be, int id, void *dst, const void *src, size_t n) {
+    return em__copy(be, id, dst, src, n, false);
+}
+
+em_status em_algo_from_host(const em_backend *be, int id, void *dst, const void *src, size_t n) {
+    return em__copy(be, id, dst, src, n, true);
+}

@@ -1,0 +1,239 @@
+"""em.random's distributions against NumPy's moments: fixed seeds, sample
+sizes and tolerances of about five standard errors (a wrong transform or
+parameter misses them by far more), plus exact properties (support, dtype,
+shape, reproducibility) and NumPy's errors for bad parameters."""
+import numpy as np
+import pytest
+
+import ember as em
+
+N = 200_000
+
+# name, args, (mean, variance) of the distribution
+CASES = [
+    ("exponential", (2.0,), (2.0, 4.0)),
+    ("standard_exponential", (), (1.0, 1.0)),
+    ("gumbel", (1.0, 2.0), (1.0 + 2.0 * np.euler_gamma, np.pi ** 2 / 6 * 4)),
+    ("laplace", (1.0, 2.0), (1.0, 8.0)),
+    ("logistic", (1.0, 2.0), (1.0, 4.0 * np.pi ** 2 / 3)),
+    ("lognormal", (0.0, 0.5), (np.exp(0.125), (np.exp(0.25) - 1) * np.exp(0.25))),
+    ("rayleigh", (2.0,), (2.0 * np.sqrt(np.pi / 2), (4 - np.pi) / 2 * 4)),
+    ("weibull", (1.5,), (0.9027452929509336, 0.37569028405845)),
+    ("pareto", (5.0,), (0.25, 5.0 / (16 * 3))),
+    ("power", (2.0,), (2.0 / 3, 2.0 / (9 * 4))),
+    ("triangular", (0.0, 1.0, 3.0), (4.0 / 3, (9 + 1 - 3) / 18)),
+    ("wald", (2.0, 3.0), (2.0, 8.0 / 3)),
+    ("geometric", (0.2,), (5.0, 0.8 / 0.04)),
+    ("gamma", (2.0, 3.0), (6.0, 18.0)),
+    ("standard_gamma", (2.5,), (2.5, 2.5)),
+    ("standard_gamma", (0.3,), (0.3, 0.3)),  # shape < 1: gamma(k + 1) * U ** (1 / k)
+    ("beta", (0.5, 0.5), (0.5, 0.125)),
+    ("beta", (2.0, 3.0), (0.4, 6 / (25 * 6))),
+    ("chisquare", (4.0,), (4.0, 8.0)),
+    ("f", (5.0, 10.0), (1.25, 2 * 100 * 13 / (5 * 64 * 6))),
+    ("standard_t", (5.0,), (0.0, 5.0 / 3)),
+    ("poisson", (3.0,), (3.0, 3.0)),  # the multiplication method (lam < 10)
+    ("poisson", (50.0,), (50.0, 50.0)),  # PTRS rejection (lam >= 10)
+    ("poisson", (1e4,), (1e4, 1e4)),
+    ("binomial", (10, 0.3), (3.0, 2.1)),
+    ("negative_binomial", (5, 0.5), (5.0, 10.0)),
+    ("hypergeometric", (10, 20, 6), (2.0, 6 * (1 / 3) * (2 / 3) * 24 / 29)),
+    ("vonmises", (0.0, 2.0), (0.0, None)),  # mu = 0: the linear mean is mu (no wrap bias)
+    ("logseries", (0.5,), (-0.5 / (0.5 * np.log(0.5)), None)),
+    ("zipf", (4.0,), (1.1106174, None)),
+    ("noncentral_chisquare", (3.0, 2.0), (5.0, 14.0)),  # df > 1
+    ("noncentral_chisquare", (0.5, 2.0), (2.5, 9.0)),  # df <= 1: the Poisson mixture
+    ("noncentral_chisquare", (3.0, 0.0), (3.0, 6.0)),
+    ("noncentral_f", (5.0, 20.0, 3.0), (20 * 8 / (5 * 18), None)),
+    ("negative_binomial", (2.5, 0.3), (2.5 * 0.7 / 0.3, 2.5 * 0.7 / 0.09)),
+]
+
+
+@pytest.mark.parametrize("name,args,moments", CASES, ids=[f"{c[0]}{c[1]}" for c in CASES])
+def test_moments(device, name, args, moments):
+    g = em.random.default_rng(2024)
+    x = getattr(g, name)(*args, size=N)
+    assert isinstance(x, em.ndarray) and x.shape == (N,)
+    want = getattr(np.random.default_rng(7), name)(*args, size=10)
+    assert x.dtype == want.dtype, (x.dtype, want.dtype)
+    h = x.get().astype(np.float64)
+    mean, var = moments
+    sd = np.sqrt(var if var is not None else h.var())
+    assert abs(h.mean() - mean) < 5 * sd / np.sqrt(N), (h.mean(), mean)
+    if var is not None and name not in ("pareto",):  # pareto(5) has a heavy fourth moment
+        # the variance's standard error: sqrt((m4 - var^2) / N)
+        m4 = np.mean((h - h.mean()) ** 4)
+        assert abs(h.var() - var) < 6 * np.sqrt(max(m4 - var ** 2, 1e-12) / N), (h.var(), var)
+
+
+def test_same_seed_same_numbers_and_array_parameters(device):
+    a = em.random.default_rng(5).gumbel(0.0, 1.0, size=100)
+    b = em.random.default_rng(5).gumbel(0.0, 1.0, size=100)
+    np.testing.assert_array_equal(a.get(), b.get())
+    s = em.random.default_rng(5).exponential(em.asarray([1.0, 10.0]), size=(50_000, 2)).get()
+    assert abs(s[:, 0].mean() - 1) < 0.03 and abs(s[:, 1].mean() - 10) < 0.3
+    t = em.random.default_rng(5).triangular([0.0, 5.0], 6.0, 7.0)
+    assert t.shape == (2,)
+    p = em.random.default_rng(5).poisson([1.0, 100.0], size=(3, 2))
+    assert p.shape == (3, 2) and p.dtype == np.int64
+
+
+def test_support(device):
+    g = em.random.default_rng(9)
+    assert float(em.min(g.geometric(0.9, size=10_000))) >= 1
+    assert float(em.min(g.geometric(1.0, size=100))) == 1
+    w = g.power(0.5, size=10_000).get()
+    assert w.min() >= 0 and w.max() <= 1
+    t = g.triangular(-1.0, 0.0, 2.0, size=10_000).get()
+    assert t.min() >= -1 and t.max() <= 2
+    assert float(em.min(g.wald(1.0, 1.0, size=10_000))) > 0
+    assert float(em.max(g.weibull(0.0, size=10))) == 0.0
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda g: g.exponential(-1.0), "scale < 0"),
+    (lambda g: g.laplace(0.0, -2.0), "scale < 0"),
+    (lambda g: g.pareto(0.0), "a <= 0"),
+    (lambda g: g.triangular(2.0, 1.0, 3.0), "left > mode"),
+    (lambda g: g.triangular(1.0, 1.0, 1.0), "left == right"),
+    (lambda g: g.wald(0.0, 1.0), "mean <= 0"),
+    (lambda g: g.geometric(1.5), "p <= 0, p > 1"),
+    (lambda g: g.choice(3, 5, replace=False), "Cannot take a larger sample"),
+    (lambda g: g.choice(3, p=[0.5, 0.5]), "a and p must have same size"),
+    (lambda g: g.choice(3, p=[0.5, 0.6, -0.1]), "probabilities are not non-negative"),
+    (lambda g: g.choice(3, p=[0.5, 0.6, 0.1]), "probabilities do not sum to 1"),
+    (lambda g: g.choice(0, 2), "a cannot be empty"),
+    (lambda g: g.choice(3, 3, replace=False, p=[0.5, 0.5, 0.0]), "Fewer non-zero entries in p"),
+    (lambda g: g.multivariate_normal([0.0], [[1.0, 0.0]]), "cov must be 2 dimensional and square"),
+    (lambda g: g.exponential(1.0, size=(3,)) if False else g.exponential([1.0, 2.0], size=3),
+     "shape mismatch"),
+])
+def test_bad_parameters(device, call, msg):
+    with pytest.raises(ValueError, match=msg):
+        call(em.random.default_rng(0))
+
+
+def test_choice(device):
+    g = em.random.default_rng(11)
+    x = g.choice(5, size=100_000, p=[0.1, 0.2, 0.3, 0.4, 0.0]).get()
+    freq = np.bincount(x, minlength=5) / x.size
+    np.testing.assert_allclose(freq, [0.1, 0.2, 0.3, 0.4, 0.0], atol=0.006)
+    u = g.choice(4, size=100_000).get()
+    np.testing.assert_allclose(np.bincount(u) / u.size, 0.25, atol=0.006)
+    s = g.choice(em.arange(10) * 3, size=10, replace=False).get()
+    assert sorted(s.tolist()) == list(range(0, 30, 3))
+    # without replacement, with p: the first pick follows p, no repeats
+    picks = np.array([g.choice(3, size=2, replace=False, p=[0.6, 0.3, 0.1]).get() for _ in range(3000)])
+    assert (picks[:, 0] != picks[:, 1]).all()
+    np.testing.assert_allclose(np.bincount(picks[:, 0], minlength=3) / 3000, [0.6, 0.3, 0.1], atol=0.03)
+    r = g.choice(em.arange(12).reshape(3, 4), 2, axis=1)
+    assert r.shape == (3, 2)
+    assert g.choice(5).shape == ()
+
+
+def test_permutation_shuffle_permuted(device):
+    g = em.random.default_rng(3)
+    p = g.permutation(10).get()
+    assert sorted(p.tolist()) == list(range(10)) and p.tolist() != list(range(10))
+    a = em.arange(12).reshape(4, 3)
+    q = g.permutation(a).get()
+    assert sorted(map(tuple, q.tolist())) == sorted(map(tuple, a.get().tolist()))
+    q1 = g.permutation(a, axis=1).get()
+    assert (np.sort(q1, axis=1) == a.get()).all()
+    x = em.arange(20)
+    g.shuffle(x)
+    assert sorted(x.tolist()) == list(range(20)) and x.tolist() != list(range(20))
+    with pytest.raises(TypeError):
+        g.shuffle([1, 2, 3])
+    pr = g.permuted(em.arange(20).reshape(2, 10), axis=1).get()
+    assert (np.sort(pr, axis=1) == np.arange(20).reshape(2, 10)).all()
+    assert not (pr[0] + 10 == pr[1]).all()  # rows shuffled independently
+    first = np.array([g.permutation(3).get()[0] for _ in range(3000)])
+    np.testing.assert_allclose(np.bincount(first) / 3000, 1 / 3, atol=0.03)
+
+
+def test_multivariate_normal_and_misc(device):
+    g = em.random.default_rng(4)
+    cov = np.array([[1.0, 0.5], [0.5, 2.0]])
+    x = g.multivariate_normal([1.0, -2.0], cov, size=100_000)
+    assert x.shape == (100_000, 2)
+    h = x.get()
+    np.testing.assert_allclose(h.mean(0), [1.0, -2.0], atol=0.015)
+    np.testing.assert_allclose(np.cov(h.T), cov, atol=0.03)
+    c = g.multivariate_normal([0.0, 0.0], cov, size=(4, 5), method="cholesky")
+    assert c.shape == (4, 5, 2)
+    with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+        g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
+    d = g.dirichlet([1.0, 2.0, 3.0], size=1000).get()
+    np.testing.assert_allclose(d.sum(1), 1.0)
+    m = g.multinomial(20, [0.2, 0.8], size=50).get()
+    assert (m.sum(1) == 20).all()
+    assert len(g.bytes(7)) == 7 and isinstance(g.bytes(1), bytes)
+    kids = g.spawn(2)
+    assert kids[0].random(3).get().tolist() != kids[1].random(3).get().tolist()
+    mh = g.multivariate_hypergeometric([3, 4, 5], 6, size=10).get()
+    assert (mh.sum(1) == 6).all()
+    assert g.standard_cauchy((3, 2)).shape == (3, 2)
+
+
+def test_legacy_functions(device):
+    em.random.seed(1)
+    a = em.random.exponential(2.0, size=5)
+    em.random.seed(1)
+    b = em.random.exponential(2.0, size=5)
+    np.testing.assert_array_equal(a.get(), b.get())
+    assert em.random.random_integers(3, size=1000).get().min() == 1
+    assert em.random.random_integers(3, size=1000).get().max() == 3
+    assert em.random.ranf(3).shape == (3,) and em.random.sample(2).shape == (2,)
+    assert isinstance(em.random.get_bit_generator(), em.random.Philox)
+    bg = em.random.Philox(5)
+    em.random.set_bit_generator(bg)
+    assert em.random.get_bit_generator() is bg
+    x = em.arange(10)
+    em.random.shuffle(x)
+    assert sorted(x.tolist()) == list(range(10))
+    assert em.random.permutation(4).shape == (4,)
+    assert em.random.choice(5, 3).shape == (3,)
+    assert em.random.poisson(2.0, 4).dtype == np.int64
+
+
+def test_gamma_family_parameters(device):
+    g = em.random.default_rng(21)
+    k = em.asarray([0.5, 1.0, 7.0])
+    x = g.standard_gamma(k, size=(60_000, 3)).get()
+    np.testing.assert_allclose(x.mean(0), [0.5, 1.0, 7.0], rtol=0.03)
+    np.testing.assert_allclose(x.var(0), [0.5, 1.0, 7.0], rtol=0.06)
+    assert g.standard_gamma(2.0, size=5, dtype=np.float32).dtype == np.float32
+    assert float(em.max(g.standard_gamma(0.0, size=10))) == 0.0
+    d = g.dirichlet([0.5, 2.0, 3.5], size=40_000).get()
+    np.testing.assert_allclose(d.sum(1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(d.mean(0), [0.5 / 6, 2.0 / 6, 3.5 / 6], atol=0.005)
+    for call, msg in [(lambda: g.gamma(-1.0), "shape < 0"), (lambda: g.beta(0.0, 1.0), "a <= 0"),
+                      (lambda: g.chisquare(0), "df <= 0"), (lambda: g.f(1, 0), "dfden <= 0"),
+                      (lambda: g.standard_t(-2), "df <= 0"), (lambda: g.dirichlet([1.0, -1.0]), "alpha < 0")]:
+        with pytest.raises(ValueError, match=msg):
+            call()
+
+
+@pytest.mark.parametrize("lam", [4.0, 12.0])
+def test_poisson_pmf(device, lam):
+    """Frequencies against the exact probabilities, on both algorithms' sides."""
+    import math
+    k = em.random.default_rng(8).poisson(lam, size=200_000).get()
+    freq = np.bincount(k, minlength=40)[:40] / k.size
+    pmf = np.array([math.exp(-lam + j * math.log(lam) - math.lgamma(j + 1)) for j in range(40)])
+    np.testing.assert_allclose(freq, pmf, atol=0.004)
+    z = em.random.default_rng(8).poisson([0.0, 1.0], size=(10, 2)).get()
+    assert (z[:, 0] == 0).all() and z.dtype == np.int64
+    with pytest.raises(ValueError, match="lam < 0"):
+        em.random.default_rng(8).poisson(-1.0)
+
+
+@pytest.mark.parametrize("mu,kappa", [(0.0, 2.0), (1.0, 0.5), (3.0, 10.0), (0.0, 1e-9), (-2.0, 1e7)])
+def test_vonmises_circular_moments(device, mu, kappa):
+    """E[cos x], E[sin x] against a large NumPy sample; values in [-pi, pi]."""
+    x = em.random.default_rng(13).vonmises(mu, kappa, size=200_000).get()
+    y = np.random.default_rng(13).vonmises(mu, kappa, size=400_000)
+    assert x.min() >= -np.pi and x.max() <= np.pi
+    np.testing.assert_allclose([np.cos(x).mean(), np.sin(x).mean()],
+                               [np.cos(y).mean(), np.sin(y).mean()], atol=0.008)
