@@ -2,7 +2,7 @@
  * run time with dlopen like the driver and cuBLAS (src/backend/cuda/
  * loader.c), so that building needs no CUDA headers and a machine without
  * them still runs.  This folder is the one place outside src/backend/cuda/
- * allowed to include that backend's private headers (tools/check_layers.py):
+ * allowed to include that backend's private headers (tools/check_layers.py, LIBRARY_OF):
  * the libraries run on its contexts, streams and memory pool.
  *
  * Invariant: em__cufft.* only after em_cufft_init() returned EM_OK,
