@@ -17,6 +17,24 @@ export EMBER_USE_CURRENT_PYTHON=1 EMBER_PYTHON=$PY
 export EMBER_CACHE_DIR=${EMBER_CACHE_DIR:-$(mktemp -d)/kernels}  # not under $OUT: keep the logs small
 declare -a RESULTS=()
 
+# cuFFT, cuSOLVER and cuBLAS (src/backend/cudalib/, the matmuls): when the
+# loader cannot find one by its soname, put the pip wheel's folder (nvidia-
+# cufft, nvidia-cusolver, nvidia-cublas, ...) on LD_LIBRARY_PATH; without
+# them those functions take the host path and their CUDA tests skip.
+for lib in libcufft.so.1 libcusolver.so.1 libcublas.so.1; do
+    ldconfig -p 2>/dev/null | grep -q "$lib[123]" && continue
+    d=$("$PY" -c "
+import glob, os, site
+for s in site.getsitepackages():
+    for p in glob.glob(os.path.join(s, 'nvidia', '*', 'lib')) + glob.glob(os.path.join(s, 'nvidia', 'cu1*', 'lib')):
+        if glob.glob(os.path.join(p, '$lib[123]*')): print(p); break
+" 2>/dev/null | head -n 1)
+    if [ -n "$d" ]; then
+        export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "using ${lib%.so.1} from $d"
+    fi
+done
+
 # NVRTC: if the loader cannot find it, borrow the one a pip wheel (CuPy's or
 # PyTorch's nvidia-cuda-nvrtc) or the toolkit ships.
 if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.1[23]'; then

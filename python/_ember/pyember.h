@@ -112,6 +112,7 @@ extern PyMethodDef pyem_kernel_functions[];
 extern PyMethodDef pyem_jit_functions[];
 extern PyMethodDef pyem_fusion_functions[];
 extern PyMethodDef pyem_stream_functions[];
+extern PyMethodDef pyem_cudalib_functions[];
 
 /* fusion.c: lazy elementwise results (see fusion.c). */
 void pyem_fusion_dealloc(EmArrayObject *o);

@@ -2,13 +2,21 @@
 
 On the CPU the work is NumPy's (and its BLAS/LAPACK): an ember array lends
 its buffer to ``numpy.asarray`` without a copy and NumPy's result is wrapped
-back the same way.  Device arrays are copied to the host, computed there and
-the results copied back to their device, except the products of floating
-and complex CUDA arrays (``matmul``, ``dot``, ``inner``, ``tensordot``,
-``einsum``), which run in cuBLAS as strided-batched gemms
-(``_ember.cuda_matmul``, ``_einsum``), and the vector and Frobenius/1/inf
-matrix norms of device arrays, which run as Ember reductions.  Dtype promotion, shape rules and error
-messages are therefore NumPy's; singular matrices raise
+back the same way.  On CUDA:
+
+- the products of floating and complex arrays (``matmul``, ``dot``,
+  ``inner``, ``tensordot``, ``einsum``) run in cuBLAS as strided-batched
+  gemms (``_ember.cuda_matmul``, ``_einsum``);
+- ``solve``, ``inv``, ``det``, ``slogdet``, ``cholesky``, ``qr``, ``svd``,
+  ``svdvals``, ``eigh``, ``eigvalsh``, ``lstsq``, ``pinv``,
+  ``matrix_rank``, ``cond`` and the singular-value norms (``ord`` 2, -2,
+  'nuc') run in cuSOLVER (``_cusolver``), batched over leading axes;
+- the vector and Frobenius/1/inf matrix norms run as Ember reductions.
+
+Everything else, and all of it on other devices or when cuSOLVER is
+missing, is copied to the host, computed by NumPy and copied back, with
+``em.HostFallbackWarning`` once per function.  Dtype promotion, shape rules
+and error messages are NumPy's; singular matrices raise
 ``em.linalg.LinAlgError`` (NumPy's class).
 
 ``__all__`` lists the names ``import ember`` also exports at top level
@@ -17,6 +25,7 @@ NumPy.
 """
 import numpy as _np
 
+from . import _cusolver as _cs
 from . import _ember
 from . import _host as _hostlib
 
@@ -41,8 +50,17 @@ def _device_of(arrays):
 
 def _host(name, a):
     """A NumPy view of a: no copy for CPU ember arrays; for device arrays a
-    host copy (the results go back to the device).  cuSOLVER is not built yet."""
+    host copy (the results go back to the device)."""
     return _hostlib.host(a)
+
+
+def _warn_host(name, arrays):
+    """em.HostFallbackWarning (once per function) when name runs on the host
+    for a device array holding data (empty arrays cost no copy)."""
+    for a in arrays:
+        if isinstance(a, _ember.ndarray) and a._dev[0] != "cpu" and a.size:
+            _hostlib.warn_fallback("linalg." + name, _device_of((a,)))
+            return
 
 
 def _wrap(r, dev):
@@ -58,6 +76,7 @@ def _wrap(r, dev):
 def _call(name, fn, arrays, *args, **kw):
     """fn(*host(arrays), *args, **kw) with the result wrapped back."""
     dev = _device_of(arrays)
+    _warn_host(name, arrays)
     host = [_host(name, a) for a in arrays]
     return _wrap(fn(*host, *args, **kw), dev)
 
@@ -70,6 +89,7 @@ def _out_call(name, fn, arrays, out, **kw):
         raise TypeError(f"out must be an ember.ndarray, not {type(out).__name__}")
     if not out._writeable:
         raise ValueError("output array is read-only")
+    _warn_host(name, tuple(arrays) + (out,))
     if out._dev[0] == "cpu":
         fn(*[_host(name, a) for a in arrays], out=_host(name, out), **kw)
     else:
@@ -290,12 +310,15 @@ def _vector_norm(x, ord, axis, keepdims):
 
 
 def _matrix_norm(x, ord, axes, keepdims):
-    """Frobenius and the max/min column/row sums on the device, or None for
-    the norms that need singular values (2, -2, 'nuc': NumPy's path)."""
+    """Frobenius and the max/min column/row sums on the device, the norms
+    that need singular values (2, -2, 'nuc') through cuSOLVER on CUDA, or
+    None (NumPy's path)."""
     from . import _reductions as r, _ufuncs as u
     r0, c0 = (ax % x.ndim for ax in axes)
     if r0 == c0:
         return None
+    if ord in (2, -2, "nuc"):
+        return _cs.norm2(x, ord, (r0, c0), keepdims) if _cs.usable(x) else None
     if ord in (None, "fro"):
         return _vector_norm(x, None, (r0, c0), keepdims)
     if ord not in (1, -1, _np.inf, -_np.inf):
@@ -352,23 +375,55 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _call("matrix_norm", _np.linalg.matrix_norm, (x,), keepdims=keepdims, ord=ord)
 
 
-# ---- solvers and decompositions (LAPACK through NumPy) --------------------
+# ---- solvers and decompositions (cuSOLVER on CUDA, else LAPACK through NumPy)
 
-def _unary(name, **fixed):
-    fn = getattr(_np.linalg, name)
-
-    def f(x, /, **kw):
-        return _call(name, fn, (x,), **fixed, **kw)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"numpy.linalg.{name} on the CPU (batched over leading axes)."
-    return f
+def _cuda(name, *arrays):
+    """True when name's arguments go to cuSOLVER (see _cusolver.usable)."""
+    return _cs.usable(*arrays)
 
 
-inv = _unary("inv")
-det = _unary("det")
-slogdet = _unary("slogdet")
-svdvals = _unary("svdvals")
-eigvalsh = _unary("eigvalsh")
+def solve(x1, x2, /):
+    """Solve x1 @ x = x2 (x2 a vector only when it is 1-d, as in NumPy 2)."""
+    if _cuda("solve", x1, x2):
+        r = _cs.solve(x1, x2)
+        if r is not None:
+            return r
+    return _call("solve", _np.linalg.solve, (x1, x2))
+
+
+def inv(x, /):
+    """The inverse of each square matrix (LinAlgError "Singular matrix")."""
+    if _cuda("inv", x):
+        return _cs.inv(x)
+    return _call("inv", _np.linalg.inv, (x,))
+
+
+def det(x, /):
+    """Determinants from the LU factors (0 for singular matrices)."""
+    if _cuda("det", x):
+        return _cs.det(x)
+    return _call("det", _np.linalg.det, (x,))
+
+
+def slogdet(x, /):
+    """(sign, log|det|) from the LU factors (sign 0, -inf for singular matrices)."""
+    if _cuda("slogdet", x):
+        return _cs.slogdet(x)
+    return _call("slogdet", _np.linalg.slogdet, (x,))
+
+
+def svdvals(x, /):
+    """Singular values, descending (the Array API's linalg.svdvals)."""
+    if _cuda("svdvals", x):
+        return _cs.svd(x, compute_uv=False)
+    return _call("svdvals", _np.linalg.svdvals, (x,))
+
+
+def eigvalsh(x, /, UPLO="L"):
+    """Eigenvalues, ascending, of Hermitian matrices (from the UPLO triangle)."""
+    if _cuda("eigvalsh", x):
+        return _cs.eigh(x, UPLO, vectors=False)
+    return _call("eigvalsh", _np.linalg.eigvalsh, (x,), UPLO=UPLO)
 
 
 def _complex(a):
@@ -379,13 +434,16 @@ def _complex(a):
 
 def eig(x, /):
     """(eigenvalues, eigenvectors) of general matrices, always complex as the
-    Array API asks (NumPy returns real arrays when every eigenvalue is real)."""
+    Array API asks (NumPy returns real arrays when every eigenvalue is real).
+    On the host everywhere (cuSOLVER's geev is not bound)."""
+    _warn_host("eig", (x,))
     r = _np.linalg.eig(_host("eig", x))
     return _wrap(type(r)(_complex(r.eigenvalues), _complex(r.eigenvectors)), _device_of((x,)))
 
 
 def eigvals(x, /):
     """Eigenvalues of general matrices, always complex (see eig)."""
+    _warn_host("eigvals", (x,))
     return _wrap(_complex(_np.linalg.eigvals(_host("eigvals", x))), _device_of((x,)))
 
 
@@ -394,44 +452,64 @@ def pinv(x, /, *, rtol=None, hermitian=False):
     x = _ember.asarray(x) if not isinstance(x, _ember.ndarray) else x
     if x.dtype.kind in "biu" and rtol is None:  # rtol=None takes eps of x's dtype: a float's
         x = x.astype("float64")
+    if _cuda("pinv", x) and x.ndim >= 2 and not _np.ndim(rtol):
+        return _cs.pinv(x, rtol, hermitian)
     return _call("pinv", _np.linalg.pinv, (x,), rtol=rtol, hermitian=hermitian)
 
 
 def matrix_rank(x, /, *, rtol=None, hermitian=False):
     """Number of singular values above the tolerance (numpy.linalg.matrix_rank)."""
+    if _cuda("matrix_rank", x) and x.ndim >= 2 and not _np.ndim(rtol):
+        return _cs.matrix_rank(x, rtol, hermitian)
     return _call("matrix_rank", _np.linalg.matrix_rank, (x,), rtol=rtol, hermitian=hermitian)
 
 
-def solve(x1, x2, /):
-    """Solve x1 @ x = x2 (x2 a vector only when it is 1-d, as in NumPy 2)."""
-    return _call("solve", _np.linalg.solve, (x1, x2))
+def cond(x, p=None):
+    """Condition number in the norm p (numpy.linalg.cond); singular matrices give inf."""
+    if _cuda("cond", x) and x.ndim >= 2 and (p in (None, 2, -2, "fro", "nuc") or
+                                             p in (1, -1, _np.inf, -_np.inf)):
+        return _cs.cond(x, p)
+    return _call("cond", _np.linalg.cond, (x,), p=p)
 
 
 def lstsq(a, b, rcond=None):
     """Least-squares solution of ``a @ x = b``: (x, residuals, rank, singular values),
     as numpy.linalg.lstsq."""
+    if _cuda("lstsq", a, b) and (rcond is None or not _np.ndim(rcond)):
+        r = _cs.lstsq(a, b, rcond)
+        if r is not None:
+            return r
     return _call("lstsq", _np.linalg.lstsq, (a, b), rcond=rcond)
 
 
 def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
-    """(U, S, Vh) as numpy.linalg.svd; S only when compute_uv=False."""
+    """(U, S, Vh) as numpy.linalg.svd; S only when compute_uv=False.  On CUDA a
+    Hermitian input takes the general SVD (hermitian= is a speed hint in NumPy)."""
+    if _cuda("svd", x):
+        return _cs.svd(x, full_matrices, compute_uv)
     return _call("svd", _np.linalg.svd, (x,), full_matrices=full_matrices,
                  compute_uv=compute_uv, hermitian=hermitian)
 
 
 def qr(x, /, mode="reduced"):
-    """QR decomposition, ``mode`` ``'reduced'`` (default), ``'complete'`` or ``'r'``
-    (numpy.linalg.qr)."""
+    """QR decomposition, ``mode`` ``'reduced'`` (default), ``'complete'``, ``'r'`` or
+    ``'raw'`` (numpy.linalg.qr)."""
+    if _cuda("qr", x):
+        return _cs.qr(x, mode)
     return _call("qr", _np.linalg.qr, (x,), mode=mode)
 
 
 def cholesky(x, /, *, upper=False):
     """Lower (or, with upper=True, upper) Cholesky factor."""
+    if _cuda("cholesky", x):
+        return _cs.cholesky(x, upper)
     return _call("cholesky", _np.linalg.cholesky, (x,), upper=upper)
 
 
 def eigh(x, /, UPLO="L"):
     """(eigenvalues, eigenvectors) of Hermitian matrices."""
+    if _cuda("eigh", x):
+        return _cs.eigh(x, UPLO)
     return _call("eigh", _np.linalg.eigh, (x,), UPLO=UPLO)
 
 

@@ -1,0 +1,378 @@
+"""NumPy's linalg functions on CUDA arrays, assembled from cuSOLVER pieces
+(``_ember.cuda_solver``: getrf, getrs, potrf, geqrf, orgqr, gesvd, syevd;
+include/ember/cudalib.h).
+
+Layout: the pieces take stacks of column-major matrices, an array of shape
+(..., c, r) holding r x c matrices.  A row-major ember array ``a`` is
+therefore passed as ``a.mT`` (the C side makes the one contiguous copy it
+needs anyway, since cuSOLVER overwrites its operands), and a result ``r``
+read back as ``r.mT`` (a view).  Where the transpose does not matter (det,
+the Hermitian input of cholesky's and eigh's other triangle) it is skipped.
+
+Errors: each piece leaves LAPACK's info per matrix in an int32 device
+array.  The functions that must raise (solve, inv, cholesky, eigh, svd...)
+reduce it on the device and read one flag, ``any(info != 0)``, after the
+rest of their work is queued: one read of a few bytes per call, whatever
+the batch size, which waits for the result as any read of it would (the
+device never idles waiting for the host in the middle of a function); det
+and slogdet never read it (a singular matrix is a valid input there).
+NumPy's semantics (raise at the call) leave no way to skip that one wait.
+
+Dtypes are NumPy's: float32/64 and complex64/128 kept, bool and integers
+taken as float64; other dtypes (float16, ...) go to NumPy, which raises.
+"""
+import functools as _functools
+
+import numpy as _np
+
+from . import _ember
+
+LinAlgError = _np.linalg.LinAlgError
+
+# The cuSOLVER pieces and the device kinds they serve, replaceable by the
+# tests' emulator (a NumPy model of the column-major contract on the CPU).
+_solver = _ember.cuda_solver
+_DEVICES = ("cuda",)
+
+_INTS = "?bBhHiIlLqQ"
+
+
+@_functools.lru_cache(maxsize=None)
+def loaded():
+    return _ember.cudalib_available(1)
+
+
+def work_dtype(x):
+    """NumPy linalg's working dtype for x, or None when NumPy refuses it."""
+    c = x.dtype.char
+    if c in "fdFD":
+        return x.dtype
+    if c in _INTS:
+        return _np.dtype(_np.float64)
+    return None
+
+
+def usable(*arrays):
+    """True when every argument is a CUDA ember array on one device with a
+    dtype cuSOLVER takes, none of them empty, and cuSOLVER loads."""
+    first = arrays[0]
+    for a in arrays:
+        if not isinstance(a, _ember.ndarray) or a._dev[0] not in _DEVICES or a._dev != first._dev:
+            return False
+        if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
+            return False
+    return loaded()
+
+
+def _real(dt):
+    return _np.dtype(_np.float32 if dt in (_np.float32, _np.complex64) else _np.float64)
+
+
+def _cast(a, dt=None):
+    return a.astype(work_dtype(a) if dt is None else dt, copy=False)
+
+
+def _at_least_2d(a):
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          "two-dimensional")
+
+
+def _square(a):
+    _at_least_2d(a)
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def _failed(info):
+    """Whether any matrix's info is nonzero: one reduction on the device and
+    one flag read back."""
+    from ._reductions import any as _any
+    return info.size > 0 and bool(_any(info != 0))
+
+
+@_functools.lru_cache(maxsize=None)
+def _result_type(name):
+    """NumPy's namedtuple class for a linalg result (SlogdetResult, ...)."""
+    eye = _np.eye(2)
+    return type({"slogdet": _np.linalg.slogdet, "qr": _np.linalg.qr, "svd": _np.linalg.svd,
+                 "eigh": _np.linalg.eigh}[name](eye))
+
+
+# ---- LU: solve, inv, det, slogdet -----------------------------------------
+
+def solve(a, b):
+    from ._manipulation import broadcast_shapes, broadcast_to
+    _square(a)
+    dt = _np.result_type(work_dtype(a), work_dtype(b))
+    a, b = _cast(a, dt), _cast(b, dt)
+    vec = b.ndim == 1
+    if vec:
+        b = b[:, None]
+    n = a.shape[-1]
+    if b.shape[-2] != n:
+        return None  # NumPy's path raises its gufunc error
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = broadcast_to(a, batch + (n, n))
+    b = broadcast_to(b, batch + b.shape[-2:])
+    lu, ipiv, info = _solver("getrf", a.mT)
+    x = _solver("getrs", lu, ipiv, b.mT, 0).mT
+    if _failed(info):  # read once the solve is queued: the device never waits for the host
+        raise LinAlgError("Singular matrix")
+    return x[..., 0] if vec else x
+
+
+def inv(a):
+    from ._creation import eye
+    from ._manipulation import broadcast_to
+    _square(a)
+    a = _cast(a)
+    n = a.shape[-1]
+    lu, ipiv, info = _solver("getrf", a.mT)
+    ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
+    x = _solver("getrs", lu, ipiv, ident, 0).mT
+    if _failed(info):
+        raise LinAlgError("Singular matrix")
+    return x
+
+
+def _dev(a):
+    return f"{a._dev[0]}:{a._dev[1]}"
+
+
+def _lu_parts(a):
+    """(diagonal of U, (-1) ** number of row swaps) of a's LU factors; the
+    factors of a^T serve (same determinant), so no transpose is made."""
+    from ._creation import arange, diagonal
+    from ._reductions import sum as _sum
+    n = a.shape[-1]
+    lu, ipiv, _ = _solver("getrf", a)
+    d = diagonal(lu, axis1=-2, axis2=-1)
+    swaps = _sum(ipiv != arange(1, n + 1, dtype=_np.int64, device=_dev(a)), axis=-1)
+    return d, 1 - 2 * (swaps % 2)
+
+
+def det(a):
+    from ._reductions import prod
+    _square(a)
+    a = _cast(a)
+    d, sign = _lu_parts(a)
+    return prod(d, axis=-1) * sign.astype(a.dtype)
+
+
+def slogdet(a):
+    from . import _ufuncs as u
+    from ._reductions import prod, sum as _sum
+    _square(a)
+    a = _cast(a)
+    d, sign = _lu_parts(a)
+    mag = u.abs(d)
+    logdet = _sum(u.log(mag), axis=-1)
+    if a.dtype.kind == "c":
+        unit = u.where(mag == 0, 0, d / u.where(mag == 0, 1, mag).astype(a.dtype))
+    else:
+        unit = u.sign(d)
+    s = prod(unit, axis=-1) * sign.astype(a.dtype)
+    return _result_type("slogdet")(s, logdet)
+
+
+# ---- Cholesky, QR ----------------------------------------------------------
+
+def cholesky(a, upper=False):
+    from ._creation import tril, triu
+    _square(a)
+    a = _cast(a)
+    # The column-major view of a.mT is a itself: potrf factors a in the
+    # triangle asked for and leaves the other with a's values (cleared here).
+    f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
+    r = triu(f.mT) if upper else tril(f.mT)
+    if _failed(info):
+        raise LinAlgError("Matrix is not positive definite")
+    return r
+
+
+def qr(a, mode="reduced"):
+    from ._creation import triu, zeros
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    _at_least_2d(a)
+    a = _cast(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    f, tau, _ = _solver("geqrf", a.mT)  # f: (..., n, m), a's m x n factors column-major
+    if mode == "raw":
+        return f, tau  # NumPy's raw h is this transposed layout, (..., n, m)
+    r = triu(f.mT[..., :k, :] if mode != "complete" else f.mT)
+    if mode == "r":
+        return r
+    ncols = m if mode == "complete" else k
+    batch = 1
+    for d in a.shape[:-2]:
+        batch *= d
+    if batch > 1 and m <= 32:  # a stack of small matrices: Q without a call per matrix
+        return _result_type("qr")(_form_q(f, tau, ncols), r)
+    if n >= ncols:
+        h = f[..., :ncols, :]
+    else:  # complete with m > n: Q's m columns from the n reflectors
+        h = zeros(a.shape[:-2] + (m, m), dtype=a.dtype, device=_dev(a))
+        h[..., :n, :] = f
+    q, _ = _solver("orgqr", h, tau)
+    return _result_type("qr")(q.mT, r)
+
+
+def _form_q(f, tau, ncols):
+    """Q's first ncols columns (row-major) from geqrf's factors f (..., n, m)
+    and tau (..., k), for a stack of small matrices: the reflectors
+    H_i = I - tau_i v_i v_i^H applied to the identity, last first, each as
+    one batched product over the whole stack (orgqr has no batched form, and
+    a loop of calls costs microseconds of host time per matrix)."""
+    from . import _ufuncs as u
+    from ._creation import eye
+    from ._manipulation import broadcast_to
+    from .linalg import matmul
+    m, k = f.shape[-1], tau.shape[-1]
+    batch = f.shape[:-2]
+    q = broadcast_to(eye(m, ncols, dtype=f.dtype, device=_dev(f)), batch + (m, ncols)).copy()
+    for i in reversed(range(k)):
+        v = f[..., i, i:].copy()  # column i of the factors from row i: the reflector
+        v[..., 0] = 1
+        w = matmul(u.conj(v)[..., None, :], q[..., i:, :])  # v^H Q[i:]: (..., 1, ncols)
+        q[..., i:, :] = q[..., i:, :] - (tau[..., i, None, None] * v[..., :, None]) * w
+    return q
+
+
+# ---- SVD and Hermitian eigenproblems ---------------------------------------
+
+def svd(a, full_matrices=True, compute_uv=True):
+    _at_least_2d(a)
+    a = _cast(a)
+    m, n = a.shape[-2:]
+    job = 0 if not compute_uv else (2 if full_matrices else 1)
+    # gesvd takes m >= n: a's column-major copy when it is tall, else a^T's
+    # (a^T = U' S V'^H gives a = conj(V') S U'^T: U = V'^H read row-major
+    # transposed, which is the array gesvd returns as it stands).
+    tall = m >= n
+    s, u, vt, info = _solver("gesvd", a.mT if tall else a, None, None, job)
+    if _failed(info):
+        raise LinAlgError("SVD did not converge")
+    if not compute_uv:
+        return s
+    if tall:
+        return _result_type("svd")(u.mT, s, vt.mT)
+    return _result_type("svd")(vt, s, u)
+
+
+def eigh(a, UPLO="L", vectors=True):
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    _square(a)
+    a = _cast(a)
+    # The column-major view of a.mT is a: its lower triangle is cuSOLVER's lower.
+    w, v, info = _solver("syevd", a.mT, None, None, 1 if vectors else 0, 1 if UPLO == "U" else 0)
+    if _failed(info):
+        raise LinAlgError("Eigenvalues did not converge")
+    return _result_type("eigh")(w, v.mT) if vectors else w
+
+
+# ---- built from the above ---------------------------------------------------
+
+def _eps(dt):
+    return _np.finfo(_real(dt)).eps
+
+
+def pinv(a, rtol=None, hermitian=False):
+    from . import _ufuncs as u
+    from ._reductions import max as _max
+    from .linalg import matmul
+    _at_least_2d(a)
+    a = _cast(a)
+    m, n = a.shape[-2:]
+    if rtol is None:
+        rtol = max(m, n) * _eps(a.dtype)
+    uu, s, vh = svd(a, full_matrices=False)
+    cutoff = _np.asarray(rtol)[..., None] if _np.ndim(rtol) else rtol
+    cutoff = cutoff * _max(s, axis=-1, keepdims=True)
+    keep = s > cutoff
+    sinv = u.where(keep, 1 / u.where(keep, s, 1), 0).astype(s.dtype)
+    # NumPy's order: vh^H @ (s^-1[:, None] * u^H)
+    return matmul(u.conj(vh).mT, sinv[..., :, None].astype(a.dtype) * u.conj(uu).mT)
+
+
+def matrix_rank(a, rtol=None, hermitian=False):
+    from ._reductions import max as _max, sum as _sum
+    s = svd(a, compute_uv=False)
+    m, n = a.shape[-2:]
+    if rtol is None:
+        rtol = max(m, n) * _eps(s.dtype)
+    tol = _max(s, axis=-1, keepdims=True) * rtol
+    return _sum(s > tol, axis=-1)
+
+
+def lstsq(a, b, rcond=None):
+    from . import _ufuncs as u
+    from ._reductions import max as _max, sum as _sum
+    from .linalg import matmul
+    if a.ndim != 2 or b.ndim not in (1, 2):
+        return None  # NumPy's errors
+    dt = _np.result_type(work_dtype(a), work_dtype(b))
+    a, b = _cast(a, dt), _cast(b, dt)
+    m, n = a.shape
+    if b.shape[0] != m:
+        return None
+    vec = b.ndim == 1
+    bb = b[:, None] if vec else b
+    if rcond is None:
+        rcond = _eps(dt) * max(m, n)
+    uu, s, vh = svd(a, full_matrices=False)
+    keep = s > rcond * _max(s)
+    rank = int(_sum(keep))
+    sinv = u.where(keep, 1 / u.where(keep, s, 1), 0).astype(dt)
+    x = matmul(u.conj(vh).mT, sinv[:, None] * matmul(u.conj(uu).mT, bb))
+    if rank == n and m > n:
+        r = bb - matmul(a, x)
+        resid = _sum(u.real(r * u.conj(r)) if dt.kind == "c" else r * r, axis=0)
+    else:
+        from ._creation import empty
+        resid = empty((0,), dtype=_real(dt), device=_dev(a))
+    return (x[:, 0] if vec else x), resid, _np.int32(rank), s
+
+
+def cond(x, p=None):
+    """numpy.linalg.cond: the ratio of extreme singular values for p None,
+    2 and -2; otherwise norm(x, p) * norm(inv(x), p), NaNs from singular
+    matrices turned into inf as NumPy does."""
+    from . import _ufuncs as u
+    from ._reductions import any as _any
+    from .linalg import norm
+    _at_least_2d(x)
+    x = _cast(x)
+    if p is None or p == 2 or p == -2:
+        s = svd(x, compute_uv=False)
+        r = s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
+    else:
+        _square(x)
+        from ._creation import eye
+        from ._manipulation import broadcast_to
+        n = x.shape[-1]
+        lu, ipiv, _ = _solver("getrf", x.mT)  # no check: singular -> inf / nan
+        ident = broadcast_to(eye(n, dtype=x.dtype, device=_dev(x)), x.shape)
+        xi = _solver("getrs", lu, ipiv, ident, 0).mT
+        r = (norm(x, p, axis=(-2, -1)) * norm(xi, p, axis=(-2, -1))).astype(_real(x.dtype))
+    nan = u.isnan(r) & ~_any(u.isnan(x), axis=(-2, -1))
+    return u.where(nan, _np.inf, r).astype(r.dtype)
+
+
+def norm2(x, ord, axes, keepdims):
+    """Matrix norms from singular values: ord 2 (largest), -2 (smallest),
+    'nuc' (their sum), over axes (r, c)."""
+    from ._manipulation import moveaxis
+    from ._reductions import max as _max, min as _min, sum as _sum
+    r0, c0 = (a % x.ndim for a in axes)
+    y = moveaxis(x, (r0, c0), (-2, -1))
+    s = svd(y, compute_uv=False)
+    res = (_max if ord == 2 else _min if ord == -2 else _sum)(s, axis=-1)
+    if keepdims:
+        shape = list(x.shape)
+        shape[r0] = shape[c0] = 1
+        res = res.reshape(tuple(shape))
+    return res
