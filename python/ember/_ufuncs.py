@@ -94,9 +94,10 @@ def _dtype_of(x):
 
 
 def real(val, /, out=None, *, dtype=None):
-    """The real part; for a complex ember array a view sharing its memory."""
-    if _is_em(val) and val.dtype.kind == "c" and out is None and dtype is None:
-        return _ember.view_component(val, False)
+    """The real part; for a complex ember array a view sharing its memory, for a real one
+    the array itself (NumPy's x.real is x: writes show through)."""
+    if _is_em(val) and out is None and dtype is None:
+        return _ember.view_component(val, False) if val.dtype.kind == "c" else val
     return _ufunc("real", val, out=out, dtype=dtype)
 
 

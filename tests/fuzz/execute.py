@@ -150,12 +150,6 @@ def run_ember(em, prog, device):
                 bind = [i for i, s in enumerate(prog.stmts) if s.bind == name][0]
                 # a later in-place write may be the cause rather than the defining statement
                 wrote = any(s.bind is None for s in prog.stmts[bind + 1:])
-                alias = [s.op for s in prog.stmts if s.op.endswith(".alias")]
-                if wrote and alias and r[0] == "wrong_value":
-                    # NumPy's x.real / x.conj() of a real x is x itself; Ember's a copy
-                    res.update(cls=r[0], sig="wrong_value:alias:" + alias[0], stmt=bind,
-                               var=name, detail=r[1])
-                    return res
                 dt = getattr(npv, "dtype", None)
                 res.update(cls=r[0], sig="%s:%s:%s%s" % (r[0], prog.stmts[bind].op, dt,
                                                         ":then_written" if wrote else ""),

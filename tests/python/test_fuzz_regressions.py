@@ -88,3 +88,25 @@ def test_nanmean_where(device, axis, dt):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy's "Mean of empty slice"
         _check(lambda M, a, m: M.nanmean(a, axis=axis, where=m), src, MASK)
+
+
+# ---- x.real and x.conj() of a real array are x itself, as in NumPy ----
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint32", "float16", "float64"])
+@pytest.mark.parametrize("get", [lambda M, x: x.real, lambda M, x: M.real(x),
+                                 lambda M, x: x.conj(), lambda M, x: x.conjugate()])
+def test_real_and_conj_of_real_alias(device, dt, get):
+    src = np.arange(6).reshape(2, 3)[:, ::-1].astype(dt)
+    for M, x in ((np, src.copy()), (em, em.asarray(src))):
+        r = get(M, x)
+        assert r is x
+        x[0, 0] = 0  # the write shows through, as in NumPy
+        assert not bool(r[0, 0])
+
+
+def test_real_of_complex_is_a_view(device):
+    x = em.asarray(np.array([1 + 2j, 3 - 4j]))
+    r = x.real
+    x[0] = 7
+    np.testing.assert_array_equal(em.asnumpy(r), [7.0, 3.0])
+    assert em.real(em.asarray(np.arange(3)), dtype="float32").dtype == np.float32
