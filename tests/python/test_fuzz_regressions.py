@@ -110,3 +110,28 @@ def test_real_of_complex_is_a_view(device):
     x[0] = 7
     np.testing.assert_array_equal(em.asnumpy(r), [7.0, 3.0])
     assert em.real(em.asarray(np.arange(3)), dtype="float32").dtype == np.float32
+
+
+# ---- ravel copies unless the array is contiguous in the order read ----
+
+_A = np.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("key", [(0, slice(None, None, -1)), (0, slice(None, None, 2)),
+                                 (slice(None), 1), (slice(None, None, -1),), (slice(1, 2),),
+                                 (slice(None, None, -1), slice(None, None, -1)),
+                                 (slice(None, 2), slice(None, 2)), "T", (slice(0, 0),)])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("dt", ["int16", "float64", "complex64"])
+@pytest.mark.parametrize("method", [True, False])
+def test_ravel_copies_unless_contiguous(device, key, order, dt, method):
+    outs = []
+    for M in (np, em):
+        base = M.asarray(_A.astype(dt))
+        x = base.T if key == "T" else base[key]
+        r = x.ravel(order) if method else M.ravel(x, order)
+        x[...] = -1  # shows through a view only
+        outs.append(r)
+    want, got = outs
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(em.asnumpy(got), want)
