@@ -135,3 +135,29 @@ def test_ravel_copies_unless_contiguous(device, key, order, dt, method):
     want, got = outs
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+# ---- assignment through a full boolean mask takes 0-d and 1-d values only ----
+
+_M = np.array([[1, 0, 1], [0, 1, 0]], bool)
+
+
+@pytest.mark.parametrize("key", [_M, (_M,), _M.tolist(), _M[0], np.array(True), _M[:, :0]])
+@pytest.mark.parametrize("vshape", [(), (1,), (3,), (2,), (1, 3), (1, 1), (1, 2, 3), (0,)])
+@pytest.mark.parametrize("dt", ["int32", "float64", "bool"])
+def test_mask_assignment_value_ndim(device, key, vshape, dt):
+    outs = []
+    for M in (np, em):
+        a = M.zeros((2, 3), dtype=dt)
+        k = key if M is np or isinstance(key, list) else \
+            tuple(em.asarray(x) for x in key) if isinstance(key, tuple) else em.asarray(key)
+        try:
+            a[k] = M.ones(vshape, dtype=dt)
+            outs.append(a)
+        except Exception as e:  # noqa: BLE001 -- the exception type is the outcome
+            outs.append(type(e))
+    want, got = outs
+    if isinstance(want, type):
+        assert got is want or issubclass(got, want), (want, got)
+    else:
+        np.testing.assert_array_equal(em.asnumpy(got), want)
