@@ -142,6 +142,44 @@ static em_dtype pyem__weak_target(em_op op, int i, em_dtype promoted, char weak)
     return promoted;
 }
 
+/* where(c, int_array, python_int): NumPy 2 converts the int to the array's integer dtype
+ * unsafely (where(c, int32, 2**31) holds -2**31; uint8 with -1 holds 255), through a C
+ * long long or unsigned long long: an int neither can hold is NumPy's OverflowError.
+ * Returns 1 if done, 0 if this operand is not such a scalar, -1 on error. */
+static int pyem__where_wrap(em_op op, int i, pyem__operand *o, em_dtype dt, em_device at) {
+    if (op != EM_OP_WHERE || i == 0 || o->weak != 'i' ||
+        !(em_dtype_kindbit(dt) & (EM_KI | EM_KU)))
+        return 0;
+    int over = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o->obj, &over);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    em_dtype wide = EM_INT64;
+    if (over > 0) { /* 2**63 .. 2**64-1 go through an unsigned long long */
+        unsigned long long u = PyLong_AsUnsignedLongLong(o->obj);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            over = 1;
+        } else {
+            v = (long long)u, over = 0, wide = EM_UINT64;
+        }
+    }
+    if (over) {
+        PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+        return -1;
+    }
+    PyObject *w = wide == EM_UINT64 ? PyLong_FromUnsignedLongLong((unsigned long long)v)
+                                    : PyLong_FromLongLong(v);
+    if (!w) return -1;
+    em_array t = {0};
+    int r = pyem_as_array(w, wide, at, -1, &t);
+    Py_DECREF(w);
+    if (r < 0) return -1;
+    em_status s = em_astype(&t, dt, &o->a); /* C's wrapping integer conversion */
+    em_array_release(&t);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    return 1;
+}
+
 /* Turn each Python scalar into a 0-d array of the dtype it computes in.
  * A comparison of an integer array with an int the dtype cannot hold is
  * rewritten (pyem__cmp_out_of_range), as NumPy 2 answers it. */
@@ -154,7 +192,9 @@ static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev
         em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
         /* Device kernels take small host scalars by value: no device copy. */
         em_device at = arrays ? pyem_scalar_home(dt, dev) : dev;
-        if (pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
+        int w = pyem__where_wrap(*op, i, &ops[i], dt, at);
+        if (w < 0) return -1;
+        if (w > 0 || pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
         if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
             !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;

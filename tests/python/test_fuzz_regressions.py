@@ -161,3 +161,20 @@ def test_mask_assignment_value_ndim(device, key, vshape, dt):
         assert got is want or issubclass(got, want), (want, got)
     else:
         np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+# ---- where(c, int_array, python_int): NumPy 2 wraps the int into the array's dtype ----
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "uint8", "uint64", "int64"])
+@pytest.mark.parametrize("v", [2**31, -1, 300, 2**63, 2**64 - 1, -2**63, 2**64, -2**63 - 1, 5])
+@pytest.mark.parametrize("side", [1, 2])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_where_wraps_python_int(device, dt, v, side, lazy):
+    c = np.array([[True, False, True]])
+    x = np.array([1, 2, 3], dtype=dt)
+
+    def f(M, c, x):
+        if lazy:
+            x = x + x  # a pending fused producer
+        return M.where(c, x, v) if side == 2 else M.where(c, v, x)
+    _check(f, c, x)
