@@ -228,11 +228,14 @@ static int pyem__any_negative(const em_array *a) {
 }
 
 /* NumPy refuses integer ** negative integer (the loop would have to return
- * a fraction): check the exponent before running the op. */
+ * a fraction): check the exponent before running the op.  NumPy's loop raises
+ * only when it meets a negative exponent, so an empty result (an operand of
+ * size 0: broadcasting gives size 0 or fails later) never raises. */
 static int pyem__check_int_power(em_op op, const pyem__operand *ops, em_dtype promoted) {
     em_dtype loop, out;
     if (op != EM_OP_POWER || em_op_resolve(op, promoted, &loop, &out) != EM_OK ||
-        em_dtype_get(loop)->kind != 'i')
+        em_dtype_get(loop)->kind != 'i' || em_array_size(&ops[0].a) == 0 ||
+        em_array_size(&ops[1].a) == 0)
         return 0;
     int neg = em_dtype_get(ops[1].a.dtype)->kind == 'i' ? pyem__any_negative(&ops[1].a) : 0;
     if (neg < 0) return -1;

@@ -178,3 +178,35 @@ def test_where_wraps_python_int(device, dt, v, side, lazy):
             x = x + x  # a pending fused producer
         return M.where(c, x, v) if side == 2 else M.where(c, v, x)
     _check(f, c, x)
+
+
+# ---- integer ** negative integer raises only where a negative exponent is met ----
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "int64", "uint8"])
+@pytest.mark.parametrize("xs,ys", [((0,), None), ((0, 3), (3,)), ((2, 0), (2, 1)), ((2,), (2,)),
+                                   ((), (0,)), ((3, 1), (0,))])
+@pytest.mark.parametrize("op", ["**", "power"])
+def test_int_power_negative_exponent_on_empty(device, dt, xs, ys, op):
+    x = np.arange(int(np.prod(xs)), dtype=dt).reshape(xs) + 2
+    y = -1 if ys is None else -(np.arange(int(np.prod(ys))).reshape(ys) % 2) - 1
+    y = y if ys is None else y.astype("int16")
+    if ys is None:
+        _check(lambda M, x: x ** y if op == "**" else M.power(x, y), x)
+    else:
+        _check(lambda M, x, y: x ** y if op == "**" else M.power(x, y), x, y)
+
+
+# ---- sign, positive and negative have no bool loop (NumPy raises), lazy inputs too ----
+
+@pytest.mark.parametrize("f", [lambda M, b: M.sign(b), lambda M, b: M.positive(b),
+                               lambda M, b: M.negative(b), lambda M, b: +b, lambda M, b: -b,
+                               lambda M, b: b.__neg__()])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 70000)])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_sign_positive_negative_of_bool_raise(device, f, shape, lazy):
+    b = np.ones(shape, bool)
+    with pytest.raises(TypeError):
+        f(np, b)
+    x = em.asarray(b)
+    with pytest.raises(TypeError):
+        f(em, em.logical_not(x) if lazy else x)
