@@ -210,3 +210,30 @@ def test_sign_positive_negative_of_bool_raise(device, f, shape, lazy):
     x = em.asarray(b)
     with pytest.raises(TypeError):
         f(em, em.logical_not(x) if lazy else x)
+
+
+# ---- one bool element takes any object's truth (NumPy's bool setitem) ----
+
+@pytest.mark.parametrize("shape,key", [((), ()), ((3,), 0), ((3,), -1), ((2, 2), (0, 1))])
+@pytest.mark.parametrize("v", [[1, 2], [0, 0], [], [[0]], "x", "", None, 2 + 0j, 0.0,
+                               np.float32(0.0), np.array([0]), np.array([7]), np.array([]),
+                               np.array([1, 2]), np.array(0.5), "em1", "em0", "em2"])
+@pytest.mark.parametrize("dt", ["bool", "int32"])
+def test_setitem_one_element_truth(device, shape, key, v, dt):
+    outs = []
+    for M in (np, em):
+        a = M.zeros(shape, dtype=dt)
+        val = v
+        if isinstance(v, str) and v.startswith("em"):
+            val = (np if M is np else em).asarray([1] * int(v[2]))
+        try:
+            a[key] = val
+            outs.append(a)
+        except Exception as e:  # noqa: BLE001 -- the exception type is the outcome
+            outs.append(type(e))
+    want, got = outs
+    if isinstance(want, type):
+        assert isinstance(got, type) and issubclass(got, (want, ValueError, TypeError)), got
+    else:
+        assert not isinstance(got, type), "Ember raises %s" % got.__name__
+        np.testing.assert_array_equal(em.asnumpy(got), want)
