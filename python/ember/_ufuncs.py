@@ -136,6 +136,20 @@ def around(a, decimals=0, out=None):
         return _ufunc("copy", r, out=out) if out is not None else r.astype(_dtype_of(a))
     if decimals == 0:
         return _ufunc("rint", a, out=out)
+    if kind == "c":
+        # NumPy rounds the real and imaginary parts apart, as real arrays: a complex
+        # multiply by 10**d would make inf * 0 = nan and may round the scaled parts
+        # differently in the last bit.
+        if not _is_em(a):
+            a = _ember.asarray(a, None, None, None)
+        res = _ufunc("copy", a) if out is None else out
+        if out is not None and _dtype_of(out).kind != "c":
+            raise TypeError(f"Cannot cast ufunc 'multiply' output from dtype('{a.dtype}') to "
+                            f"dtype('{_dtype_of(out)}') with casting rule 'same_kind'")
+        re, im = around(real(a), decimals), around(imag(a), decimals)
+        real(res)[...] = re
+        imag(res)[...] = im
+        return res
     if decimals > 0:
         scale = 10.0 ** decimals
         return _ufunc("divide", rint(multiply(a, scale)), scale, out=out)

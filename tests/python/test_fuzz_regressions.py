@@ -237,3 +237,29 @@ def test_setitem_one_element_truth(device, shape, key, v, dt):
     else:
         assert not isinstance(got, type), "Ember raises %s" % got.__name__
         np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+# ---- complex round: the parts rounded apart, as NumPy ----
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("d", [-2, -1, 1, 2, 3, 7])
+@pytest.mark.parametrize("shape", [(), (0,), (5, 7)])
+def test_complex_round_exact(device, dt, d, shape):
+    rng = np.random.default_rng(abs(d) + len(shape))
+    n = int(np.prod(shape))
+    z = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n) +
+         1j * rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n))
+    special = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300]
+    z = np.where(rng.random(n) < 0.2, rng.choice(special, n) + 1j * z.imag, z)
+    z = z.astype(dt).reshape(shape)
+    with np.errstate(all="ignore"):
+        want = np.round(z, d)
+        got = em.asnumpy(em.round(em.asarray(z), d))
+        flip = (Ellipsis, slice(None, None, -1)) if z.ndim else ()  # a negative stride
+        got2 = em.asnumpy(em.asarray(z)[flip].round(d))[flip]
+    for g in (got, got2):
+        assert g.dtype == want.dtype and g.shape == want.shape
+        np.testing.assert_array_equal(g, want)  # exact: NaNs in the same places
+    out = em.zeros(shape, dtype=dt)
+    assert em.round(em.asarray(z), d, out=out) is out
+    np.testing.assert_array_equal(em.asnumpy(out), want)
