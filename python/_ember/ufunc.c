@@ -326,6 +326,39 @@ static PyObject *pyem__lazy(em_op op, pyem__operand *ops, int n, const em_array 
     return pyem_wrap_pending(x);
 }
 
+/* NumPy's float32/float64 power loops compute a scalar exponent of 0.5 as
+ * sqrt (so (-inf) ** 0.5 is nan where C99 pow gives +inf; -0.0 stays -0.0).
+ * The scalar here is a Python float or a one-element array in host memory of
+ * no more dimensions than x (the loop sees it with stride 0); a device one is
+ * not read back and keeps pow.  Turns power(x, 0.5) into
+ * sqrt(x) computed in the promoted dtype; returns -1 on error. */
+static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype promoted) {
+    em_dtype loop, out;
+    if (*op != EM_OP_POWER || *n != 2 || em_array_size(&ops[1].a) != 1 ||
+        ops[1].a.ndim > ops[0].a.ndim ||
+        em_op_resolve(*op, promoted, &loop, &out) != EM_OK ||
+        (out != EM_FLOAT32 && out != EM_FLOAT64)) /* float16 computes in float32: pow */
+        return 0;
+    double y;
+    if (ops[1].weak == 'f') {
+        y = PyFloat_AsDouble(ops[1].obj);
+        if (y == -1.0 && PyErr_Occurred()) return -1;
+    } else if (em_array_device(&ops[1].a).kind == EM_CPU &&
+               em_dtype_get(ops[1].a.dtype)->kind == 'f' &&
+               !(EmArray_Check(ops[1].obj) && pyem_is_pending(ops[1].obj))) {
+        em_array d = {0};
+        if (em_astype(&ops[1].a, EM_FLOAT64, &d) != EM_OK) return 0; /* keep pow */
+        y = *(const double *)d.data; /* one element, contiguous */
+        em_array_release(&d);
+    } else {
+        return 0;
+    }
+    if (y != 0.5) return 0;
+    em_array_release(&ops[1].a);
+    *op = EM_OP_SQRT, *n = 1;
+    return 0;
+}
+
 /* The shared path.  out may be NULL; dtype EM_NDTYPES means promote.
  * Returns Py_NotImplemented (new ref) when notimpl and an operand is foreign. */
 static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *out, em_dtype dtype,
@@ -354,7 +387,8 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
     if ((op == EM_OP_POWER && n == 2 && pyem__force_operand(ops, n, 1, "integer power") < 0) ||
         pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
-        pyem__check_int_power(op, ops, promoted) < 0) {
+        pyem__check_int_power(op, ops, promoted) < 0 ||
+        pyem__power_half(&op, ops, &n, promoted) < 0) {
         pyem__operands_release(ops, n);
         return NULL;
     }
@@ -402,14 +436,26 @@ static int pyem__is_square(PyObject *a, PyObject *b) {
            strchr("fc", em_dtype_get(EMARR_META(a)->dtype)->kind) != NULL;
 }
 
+/* x ** 0.5 with a Python float 0.5 is sqrt(x) for every float and complex x,
+ * as NumPy's fast scalar power (float16 and complex too, unlike its power
+ * loops: np.power(float16, 0.5) of -inf is +inf, (-inf) ** 0.5 nan). */
+static int pyem__is_half(PyObject *a, PyObject *b) {
+    return EmArray_Check(a) && PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 0.5 &&
+           strchr("fc", em_dtype_get(EMARR_META(a)->dtype)->kind) != NULL;
+}
+
 PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b) {
     if (op == EM_OP_POWER && pyem__is_square(a, b))
         return pyem__call(EM_OP_SQUARE, &a, 1, NULL, EM_NDTYPES, 1);
+    if (op == EM_OP_POWER && pyem__is_half(a, b))
+        return pyem__call(EM_OP_SQRT, &a, 1, NULL, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, NULL, EM_NDTYPES, 1);
 }
 
 PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b) {
+    if (op == EM_OP_POWER && pyem__is_half(a, b))
+        return pyem__call(EM_OP_SQRT, &a, 1, a, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, a, EM_NDTYPES, 1);
 }

@@ -263,3 +263,38 @@ def test_complex_round_exact(device, dt, d, shape):
     out = em.zeros(shape, dtype=dt)
     assert em.round(em.asarray(z), d, out=out) is out
     np.testing.assert_array_equal(em.asnumpy(out), want)
+
+
+# ---- x ** 0.5 as NumPy's sqrt fast paths: (-inf) ** 0.5 is nan ----
+
+_POW_X = np.array([-np.inf, np.inf, -4.0, 4.0, -0.0, 0.0, np.nan, 2.5])
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("form", ["op", "iop", "power", "power_np64", "power_0d", "op_0d",
+                                  "power_bcast", "power_arr", "power_f32_scalar"])
+@pytest.mark.parametrize("view", [False, True])
+def test_power_half_as_numpy(device, dt, form, view):
+    x = _POW_X.astype(dt)
+    if view:
+        x = np.stack([x, x])[:, ::-1]  # 2-d, negative strides
+
+    def f(M, x):
+        half = {"power_np64": np.float64(0.5), "power_0d": M.asarray(0.5),
+                "op_0d": M.asarray(0.5), "power_bcast": M.asarray([0.5], dtype=dt),
+                "power_arr": M.asarray(np.full(x.shape, 0.5, dt)),
+                "power_f32_scalar": np.float32(0.5)}.get(form, 0.5)
+        if form == "iop":
+            x = x.copy()
+            x **= half
+            return x
+        return x ** half if form.startswith("op") else M.power(x, half)
+    with np.errstate(all="ignore"):
+        want, got = _both(f, x)
+    assert not isinstance(got, type), got
+    got = em.asnumpy(got)
+    assert got.dtype == want.dtype
+    # exact where NumPy takes sqrt (its scalar fast paths), a few ulp where it calls pow
+    tol = 0 if np.all(np.isclose(want.real, np.sqrt(x.astype(want.dtype)).real, 0, 0,
+                                 equal_nan=True)) else 4 * np.finfo(want.dtype).eps
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
