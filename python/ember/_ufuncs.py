@@ -23,6 +23,7 @@ def _make(name, nin, public=None):
                 return _masked(code, (x,), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x)
+            x, = _f16_inputs(dtype, x)
             return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
         def f(x1, x2, /, out=None, *, dtype=None, where=True):
@@ -30,6 +31,7 @@ def _make(name, nin, public=None):
                 return _masked(code, (x1, x2), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x1, x2)
+            x1, x2 = _f16_inputs(dtype, x1, x2)
             return _ufunc(code, x1, x2, out=out, dtype=dtype)
     else:
         def f(x1, x2, x3, /, out=None, *, dtype=None, where=True):
@@ -41,6 +43,17 @@ def _make(name, nin, public=None):
     f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
     return f
+
+
+def _f16_inputs(dtype, *xs):
+    """With dtype=float16 NumPy casts each input to float16 before its loop runs (uint16
+    65535 becomes inf); Ember's float16 loops compute in float32, so real arrays of another
+    dtype are rounded to float16 here first.  Complex ones are left for the C side's
+    'same_kind' check to refuse."""
+    if dtype is None or _np.dtype(dtype) != _np.float16:
+        return xs
+    return tuple(x.astype("float16") if _is_em(x) and x.dtype != _np.float16 and
+                 x.dtype.kind in "biuf" else x for x in xs)
 
 
 def _masked(code, args, out, dtype, where):

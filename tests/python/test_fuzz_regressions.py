@@ -298,3 +298,23 @@ def test_power_half_as_numpy(device, dt, form, view):
     tol = 0 if np.all(np.isclose(want.real, np.sqrt(x.astype(want.dtype)).real, 0, 0,
                                  equal_nan=True)) else 4 * np.finfo(want.dtype).eps
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+
+
+# ---- dtype=float16 rounds the inputs to float16 first, as NumPy's float16 loops ----
+
+@pytest.mark.parametrize("src", ["uint16", "int32", "float32", "float64", "bool", "float16"])
+@pytest.mark.parametrize("f", ["arcsinh", "tan", "sqrt", "add", "multiply", "maximum"])
+def test_dtype_float16_rounds_inputs(device, src, f):
+    x = np.array([0, 1, 3, 20, 2049, 65535, 1000, 30000, 65519], dtype="float64")
+    if src == "float32":
+        x = x + 1 / 3
+    x = x.astype(src)
+    nin = 2 if f in ("add", "multiply", "maximum") else 1
+    with np.errstate(all="ignore"):
+        want, got = _both(lambda M, x: getattr(M, f)(*[x] * nin, dtype="float16"), x)
+    got = em.asnumpy(got)
+    assert got.dtype == want.dtype
+    # exact for the IEEE ops; 4 ulp (float16) for the transcendentals
+    tol = 0 if f in ("sqrt", "add", "multiply", "maximum") else 4 * np.finfo("float16").eps
+    np.testing.assert_allclose(got.astype("float64"), want.astype("float64"), rtol=tol,
+                               equal_nan=True)
