@@ -75,15 +75,26 @@ COMPARE_OPS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_e
 LOGICAL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
 
+# The sign of a zero from max/min is unspecified: NumPy's float32/float64 SIMD loops return
+# the second operand of an equal pair (maximum(0.0, -0.0) is -0.0), its float16 loop and
+# Ember the first.  Such zeros are equal, but these functions tell their signs apart.
+ZERO_SIGN_FROM = {"maximum", "minimum", "fmax", "fmin", "max", "min", "nanmax", "nanmin",
+                  "clip"}
+ZERO_SIGN_SHOWN = {"copysign", "signbit", "divide", "true_divide", "reciprocal", "arctan2",
+                   "nextafter", "floor_divide", "remainder", "fmod", "divmod", "power",
+                   "float_power"}
+
+
 class Var:
     """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
     compared, its shape came from unreliable values); copy:
     NumPy gave a scalar (a copy) where Ember gives a 0-d view (integer indexing, as CuPy),
     so a later in-place write may show through on Ember's side only."""
-    __slots__ = ("k", "scale", "fragile", "copy")
+    __slots__ = ("k", "scale", "fragile", "copy", "zsign")
 
-    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False):
+    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False, zsign=False):
         self.k, self.scale, self.fragile, self.copy = k, scale, fragile, copy
+        self.zsign = zsign  # may hold a zero whose sign is unspecified (ZERO_SIGN_FROM)
 
 
 class Stmt:
@@ -204,6 +215,9 @@ class Gen:
         scale = max([v.scale for v in ins] + [_maxabs(x) for x in vals], default=0.0)
         fragile = undefined or any(v.fragile for v in ins)
         fn = fn or op
+        zsign = fn in ZERO_SIGN_FROM or any(v.zsign for v in ins)
+        if fn in ZERO_SIGN_SHOWN and any(v.zsign for v in ins):
+            fragile = True
         ulp = TOL_ULP.get(fn, 0)
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
         if cplx and fn in COMPLEX_INEXACT:
@@ -231,13 +245,14 @@ class Gen:
             fragile = 2  # unreliable values decide this result's shape: not compared at all
         if name:
             self.prog.vars[name] = Var(k + rel, scale, fragile,
-                                       isinstance(self.ns[name], np.generic))
+                                       isinstance(self.ns[name], np.generic), zsign)
         else:  # an in-place write: the written inputs[0] now carries both lineages
             for i in inputs[:1]:
                 if i in self.prog.vars:
                     v = self.prog.vars[i]
                     v.k, v.scale = max(v.k, k + rel), max(v.scale, scale)
                     v.fragile = v.fragile or fragile or (discontinuous and k > 0)
+                    v.zsign = v.zsign or zsign
             # and any variable may be a view of it: their tolerance takes the write's
             for v in self.prog.vars.values():
                 v.k = max(v.k, k + rel)
@@ -751,7 +766,8 @@ def to_spec(prog, keep=None):
     idx = range(len(prog.stmts)) if keep is None else keep
     return {"seed": prog.seed,
             "stmts": [[prog.stmts[i].text, prog.stmts[i].op, prog.stmts[i].bind] for i in idx],
-            "vars": {k: [v.k, v.scale, v.fragile, v.copy] for k, v in prog.vars.items()}}
+            "vars": {k: [v.k, v.scale, v.fragile, v.copy, v.zsign]
+                     for k, v in prog.vars.items()}}
 
 
 def replay(spec):
