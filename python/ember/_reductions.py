@@ -65,6 +65,21 @@ def _with_initial(res, initial, op, out):
     return f(res, initial, out=res if out is None else out)
 
 
+def _f16_input(a, dtype):
+    """With dtype=float16 NumPy casts the input to float16 before reducing (an int32 or
+    float64 beyond 65504 becomes inf, so prod meets inf * 0); Ember accumulates float16 in
+    float32, so the input is rounded here first.  The accumulation itself is then more
+    precise than NumPy's float16 steps: within the n-ULP bound of docs/fuzzing.md."""
+    import numpy as np
+    try:
+        if dtype is None or np.dtype(dtype) != np.float16:
+            return a
+    except TypeError:
+        return a  # an unknown dtype: the reduction's own error
+    a = _arr(a)
+    return a.astype("float16") if a.dtype.kind in "biuf" and a.dtype != "float16" else a
+
+
 def _no_mask(where):
     """None for where=None or the Python True (NumPy's default: every element counts, and
     min/max need no identity); other masks are kept, np.True_ included, as NumPy does."""
@@ -80,6 +95,7 @@ def _initial_of(initial, dtype):
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over the given axes (pairwise for floats, as NumPy)."""
     where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is not None:
         a = _masked(a, where, 0)
     res = _reduce("sum", a, axis, keepdims, dtype, 0.0, out if initial is None else None)
@@ -89,6 +105,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over the given axes."""
     where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is not None:
         a = _masked(a, where, 1)
     res = _reduce("prod", a, axis, keepdims, dtype, 0.0, out if initial is None else None)
@@ -174,6 +191,7 @@ def _where_count(a, axis, where, keepdims):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean: the sum (in float64 for ints) divided by the count."""
     where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is None:
         return _reduce("mean", a, axis, keepdims, dtype, 0.0, out)
     a = _arr(a)
@@ -232,12 +250,12 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Inclusive cumulative sum along axis (None: over the flattened array)."""
-    return _scan("cumsum", a, axis, dtype, out)
+    return _scan("cumsum", _f16_input(a, dtype), axis, dtype, out)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """Inclusive cumulative product along axis (None: over the flattened array)."""
-    return _scan("cumprod", a, axis, dtype, out)
+    return _scan("cumprod", _f16_input(a, dtype), axis, dtype, out)
 
 
 def _cumulative(name, x, axis, dtype, include_initial, identity):

@@ -452,9 +452,15 @@ def st_reduce(g):
                                          "all", "any", "std", "var", "cumsum", "cumprod")
     text = "%s.%s(%s)" % (a, f, ", ".join(args[1:])) if use_method else \
         "M.%s(%s)" % (f, ", ".join(args))
-    g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
+    v = g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
         "max", "min", "argmax", "argmin", "all", "any", "nanmax", "nanmin", "count_nonzero")
         else 0, undefined=undefined)
+    r = g.ns.get(v) if v else None
+    if r is not None and _kind(r) == "f" and np.asarray(r).dtype == np.float16 and \
+            _finite(x) and not _finite(r):
+        # NumPy accumulates float16 in float16 (every step rounded), Ember in float32: where
+        # NumPy's partial sums or products overflowed, Ember's may not (docs/fuzzing.md)
+        g.prog.vars[v].fragile = True
 
 
 def _slice(g, n):

@@ -318,3 +318,18 @@ def test_dtype_float16_rounds_inputs(device, src, f):
     tol = 0 if f in ("sqrt", "add", "multiply", "maximum") else 4 * np.finfo("float16").eps
     np.testing.assert_allclose(got.astype("float64"), want.astype("float64"), rtol=tol,
                                equal_nan=True)
+
+
+# ---- reductions with dtype=float16 cast the input to float16 first, as NumPy ----
+
+@pytest.mark.parametrize("src", ["int32", "float64", "float32", "uint16"])
+@pytest.mark.parametrize("f", ["sum", "prod", "mean", "cumsum", "cumprod"])
+@pytest.mark.parametrize("dt", ["float16", np.float16, "e"])
+def test_reduction_dtype_float16_casts_input(device, src, f, dt):
+    x = np.array([[70000, 0, 3], [2, 100, 1]]).astype(src)  # 70000 is inf in float16
+    for axis in (None, 0, 1):
+        with np.errstate(all="ignore"):
+            want, got = _both(lambda M, x: getattr(M, f)(x, axis=axis, dtype=dt), x)
+        got = em.asnumpy(got)
+        assert got.dtype == want.dtype == np.float16
+        np.testing.assert_array_equal(got, want)
