@@ -55,6 +55,19 @@ em_status em_cu_wait_current(void);
 em_status em_cu_copy_h2d(int id, CUdeviceptr dst, const void *src, size_t n);
 em_status em_cu_copy_d2h(int id, void *dst, CUdeviceptr src, size_t n);
 
+/* Recovery after a faulting kernel (reset.c): a sticky error marks the current
+ * device lost; em_cu_ctx then resets its primary context (em_cu_recover) after
+ * each cache of the old context is forgotten (pool.c, staging.c, blas.c). */
+bool em_cu_sticky(CUresult r);
+void em_cu_note_fault(CUresult r);
+void em_cu_note_current(int id);
+bool em_cu_lost(int id);
+em_status em_cu_recover(int id, CUcontext *ctx);
+unsigned em_cu_resets(void);
+void em_cu_pool_forget(int id);
+void em_cu_staging_forget(int id);
+void em_cu_blas_forget(int id);
+
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];
 

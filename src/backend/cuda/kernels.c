@@ -24,6 +24,7 @@ typedef struct em__kent {
     struct em__kent *next;
     uint64_t hash;
     int dev;
+    uint32_t gen; /* the device's generation when loaded: older ones are never found */
     size_t klen;
     CUmodule mod;
     em_cu_kfn k;
@@ -35,8 +36,11 @@ static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash) {
     em__kent *e = atomic_load_explicit(&em__kc[hash % EM_KC_BUCKETS], memory_order_acquire);
+    em_device dev = {EM_CUDA, id};
+    uint32_t gen = em_device_generation(dev);
     for (; e; e = e->next)
-        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen)) {
+        if (e->hash == hash && e->dev == id && e->gen == gen && e->klen == klen &&
+            !memcmp(e->key, key, klen)) {
             /* Every launch hits: logged one level above the disk cache's log. */
             if (em_debug_level() >= 3)
                 fprintf(stderr, "ember: kernel cache hit (memory) '%s' key %s\n", e->k.name, key);
@@ -76,6 +80,8 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
     em__kent *e = malloc(sizeof *e + klen + 1);
     if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
     CUfunction fn = NULL;
+    em_device dev = {EM_CUDA, id};
+    e->gen = em_device_generation(dev); /* before building: a reset meanwhile makes it old */
     em_status s = em__build(id, name, fname, render, ctx, &e->mod, &fn);
     e->k.fn = fn;
     if (s != EM_OK) {

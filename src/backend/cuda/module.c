@@ -30,6 +30,7 @@ enum {
 typedef struct em__ment {
     struct em__ment *next;
     int dev;
+    uint32_t gen; /* the device's generation when loaded (reset.c) */
     uint64_t hash;
     CUmodule mod;
     char *lowered; /* the name expressions' lowered names (NULL without any) */
@@ -60,8 +61,12 @@ static char *em__mkey(const char *src, const char *const *opts, int nopt, const 
 static em__ment *em__mc_find(int dev, uint64_t h, const char *key, size_t len) {
     em__ment *m = NULL;
     pthread_mutex_lock(&em__mc_lock);
+    em_device d = {EM_CUDA, dev};
+    uint32_t gen = em_device_generation(d);
     for (em__ment *e = em__mc[h % EM_MC_BUCKETS]; e && !m; e = e->next)
-        if (e->dev == dev && e->hash == h && e->keylen == len && !memcmp(e->key, key, len)) m = e;
+        if (e->dev == dev && e->gen == gen && e->hash == h && e->keylen == len &&
+            !memcmp(e->key, key, len))
+            m = e;
     pthread_mutex_unlock(&em__mc_lock);
     return m;
 }
@@ -115,11 +120,14 @@ em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *op
     if (!e) {
         e = malloc(sizeof *e + len);
         CUmodule m = NULL;
+        em_device d = {EM_CUDA, dev};
+        uint32_t gen = em_device_generation(d); /* before loading: a reset meanwhile makes it old */
         char *low = NULL;
         s = e ? em__mload(dev, src, opts, nopt, names, nnames, name, &m, &low)
               : em_error(EM_ENOMEM, "out of host memory for the module cache");
         if (s == EM_OK) {
-            *e = (em__ment){.dev = dev, .hash = h, .mod = m, .lowered = low, .keylen = len};
+            *e = (em__ment){
+                .dev = dev, .gen = gen, .hash = h, .mod = m, .lowered = low, .keylen = len};
             memcpy(e->key, key, len);
             pthread_mutex_lock(&em__mc_lock);
             e->next = em__mc[h % EM_MC_BUCKETS]; /* a racing duplicate is harmless: both work */

@@ -103,6 +103,18 @@ static void em__close(em__stage *st) {
     }
 }
 
+/* The device was reset (reset.c): the pinned buffers and events went with
+ * the old context; forget them (no driver call) and pin anew when needed. */
+void em_cu_staging_forget(int id) {
+    if ((unsigned)id >= EM_CU_MAXDEV) return;
+    pthread_once(&em__st_once, em__st_init);
+    em__stage *st = &em__st[id];
+    pthread_mutex_lock(&st->lock);
+    for (int i = 0; i < EM_STAGE_NBUF; i++) st->buf[i] = NULL, st->ev[i] = NULL;
+    st->state = EM__UNTRIED;
+    pthread_mutex_unlock(&st->lock);
+}
+
 /* Pin the buffers and make the events (lock held; device id's context is
  * current).  Tried once: a failure (a locked-memory limit, no memory) would
  * most likely fail again, and each try costs milliseconds. */
