@@ -34,8 +34,6 @@ void em__buffer_incref(em_buffer *b);
  * made in; one from an older generation is never freed to the backend nor used. */
 uint32_t em_device_generation(em_device dev);
 void em_device_generation_bump(em_device dev);
-/* EM_OK, or EM_EDEVICE when a's memory was lost in a device reset. */
-em_status em_array_live(const em_array *a);
 void em__buffer_decref(em_buffer *b);
 
 /* C-contiguous strides for shape and itemsize. */
