@@ -147,8 +147,7 @@ static em_dtype pyem__weak_target(em_op op, int i, em_dtype promoted, char weak)
  * long long or unsigned long long: an int neither can hold is NumPy's OverflowError.
  * Returns 1 if done, 0 if this operand is not such a scalar, -1 on error. */
 static int pyem__where_wrap(em_op op, int i, pyem__operand *o, em_dtype dt, em_device at) {
-    if (op != EM_OP_WHERE || i == 0 || o->weak != 'i' ||
-        !(em_dtype_kindbit(dt) & (EM_KI | EM_KU)))
+    if (op != EM_OP_WHERE || i == 0 || o->weak != 'i' || !(em_dtype_kindbit(dt) & (EM_KI | EM_KU)))
         return 0;
     int over = 0;
     long long v = PyLong_AsLongLongAndOverflow(o->obj, &over);
@@ -335,8 +334,7 @@ static PyObject *pyem__lazy(em_op op, pyem__operand *ops, int n, const em_array 
 static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype promoted) {
     em_dtype loop, out;
     if (*op != EM_OP_POWER || *n != 2 || em_array_size(&ops[1].a) != 1 ||
-        ops[1].a.ndim > ops[0].a.ndim ||
-        em_op_resolve(*op, promoted, &loop, &out) != EM_OK ||
+        ops[1].a.ndim > ops[0].a.ndim || em_op_resolve(*op, promoted, &loop, &out) != EM_OK ||
         (out != EM_FLOAT32 && out != EM_FLOAT64)) /* float16 computes in float32: pow */
         return 0;
     double y;
@@ -348,7 +346,7 @@ static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype prom
                !(EmArray_Check(ops[1].obj) && pyem_is_pending(ops[1].obj))) {
         em_array d = {0};
         if (em_astype(&ops[1].a, EM_FLOAT64, &d) != EM_OK) return 0; /* keep pow */
-        y = *(const double *)d.data; /* one element, contiguous */
+        y = *(const double *)d.data;                                 /* one element, contiguous */
         em_array_release(&d);
     } else {
         return 0;

@@ -33,10 +33,10 @@ static atomic_int sticky;
 int fake_resets;
 void fake_sticky_fault(int code) { atomic_store(&sticky, code); }
 /* The sticky error, if any: the first thing each context call checks. */
-#define STICKY()                                  \
-    do {                                          \
-        int code_ = atomic_load(&sticky);         \
-        if (code_) return code_;                  \
+#define STICKY()                          \
+    do {                                  \
+        int code_ = atomic_load(&sticky); \
+        if (code_) return code_;          \
     } while (0)
 void fake_fail_next_sync(int code) { fail_sync = code; }
 int fake_allocs(void) { return allocs; }

@@ -559,7 +559,8 @@ static bool load_fake(const char *dir) {
     *(void **)&fake_pending = dlsym(fake, "fake_pending");
     last_copy_stream = dlsym(fake, "fake_last_copy_stream");
     return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set &&
-           fake_fail_next_sync && fake_sticky_fault && fake_resets && fake_calls && fake_fail_call && fake_pending && last_copy_stream;
+           fake_fail_next_sync && fake_sticky_fault && fake_resets && fake_calls &&
+           fake_fail_call && fake_pending && last_copy_stream;
 }
 
 int main(void) {

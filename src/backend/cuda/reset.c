@@ -53,8 +53,7 @@ bool em_cu_sticky(CUresult r) {
     case 716: /* CUDA_ERROR_MISALIGNED_ADDRESS */
     case 717: /* CUDA_ERROR_INVALID_ADDRESS_SPACE */
     case 718: /* CUDA_ERROR_INVALID_PC */
-    case 719: /* CUDA_ERROR_LAUNCH_FAILED */
-        return true;
+    case 719: /* CUDA_ERROR_LAUNCH_FAILED */ return true;
     default: return false;
     }
 }
@@ -66,8 +65,7 @@ void em_cu_note_fault(CUresult r) {
 }
 
 bool em_cu_lost(int id) {
-    return (unsigned)id < EM_CU_MAXDEV &&
-           atomic_load_explicit(&em__lost[id], memory_order_acquire);
+    return (unsigned)id < EM_CU_MAXDEV && atomic_load_explicit(&em__lost[id], memory_order_acquire);
 }
 
 em_status em_cu_recover(int id, CUcontext *ctx) {
@@ -91,8 +89,10 @@ em_status em_cu_recover(int id, CUcontext *ctx) {
             if (em_debug_level() >= 1)
                 fprintf(stderr, "ember: cuda:%d was reset after a faulting kernel\n", id);
         } else {
-            s = em_error(EM_EDEVICE, "cuda:%d could not be reset after a faulting kernel "
-                         "(CUDA error %d)", id, r);
+            s = em_error(EM_EDEVICE,
+                         "cuda:%d could not be reset after a faulting kernel "
+                         "(CUDA error %d)",
+                         id, r);
         }
     }
     pthread_mutex_unlock(&em__reset_lock);
