@@ -23,6 +23,8 @@ def _make(name, nin, public=None):
                 return _masked(code, (x,), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x)
+            if name == "absolute" and _is_em(x) and x.dtype.kind == "c":
+                x, dtype = _abs_complex_dtype(x, dtype)
             x, = _f16_inputs(dtype, x)
             return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
@@ -54,6 +56,15 @@ def _f16_inputs(dtype, *xs):
         return xs
     return tuple(x.astype("float16") if _is_em(x) and x.dtype != _np.float16 and
                  x.dtype.kind in "biuf" else x for x in xs)
+
+
+def _abs_complex_dtype(x, dtype):
+    """abs(complex, dtype=float64) is NumPy's D->d loop (its input safely cast to
+    complex128), not a cast of the complex input to float64."""
+    cplx = {"float32": "complex64", "float64": "complex128"}.get(_np.dtype(dtype).name)
+    if cplx is None or not _np.can_cast(x.dtype, cplx, "safe"):
+        return x, dtype
+    return (x if x.dtype == cplx else x.astype(cplx)), None
 
 
 def _masked(code, args, out, dtype, where):

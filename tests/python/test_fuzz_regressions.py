@@ -358,3 +358,13 @@ def test_fused_integer_wraparound(device, dt):
                   lambda M, v: M.square(v) % 1000):
             want, got = _both(f, x)
             np.testing.assert_array_equal(em.asnumpy(got), want)
+
+
+# ---- abs(complex, dtype=float) is NumPy's complex -> real loop ----
+
+@pytest.mark.parametrize("src", ["complex64", "complex128"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex128", "float16", "int32"])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_abs_of_complex_with_dtype(device, src, dt, lazy):
+    z = np.array([[3 + 4j, -1 - 1j, 0j], [np.inf + 1j, 1e-3 + 0j, -2j]], dtype=src)
+    _check(lambda M, z: M.abs(z * 2 + 1 if lazy else z, dtype=dt), z)
