@@ -12,8 +12,7 @@
 
 #include <float.h>
 
-static const double vals[] = {0.0,  0.01, 0.5,  0.99, 1.0,  1.5,
-                              3.0,  10.0, 212.1, 1e5, 1e30, 0.3333};
+static const double vals[] = {0.0, 0.01, 0.5, 0.99, 1.0, 1.5, 3.0, 10.0, 212.1, 1e5, 1e30, 0.3333};
 
 /* Max-norm error of got against want in units of eps * |want|. */
 static double err(double gr, double gi, double complex want, double eps) {
