@@ -216,6 +216,9 @@ static inline void em_array_assign(em_array *dst, const em_array *src) {
 EM_API int64_t em_array_size(const em_array *a);
 EM_API int64_t em_array_nbytes(const em_array *a);
 EM_API em_device em_array_device(const em_array *a);
+/* EM_OK, or EM_EDEVICE when a's device memory was lost: the device was reset after a
+ * faulting kernel since a was allocated (the CUDA backend's recovery). */
+EM_API em_status em_array_live(const em_array *a);
 EM_API bool em_array_is_c_contiguous(const em_array *a);
 EM_API bool em_array_is_f_contiguous(const em_array *a);
 /* Address range [lo, hi) the view can touch; lo == hi for empty arrays. */

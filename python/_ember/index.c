@@ -176,6 +176,20 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
      * arrays keep theirs and are cast on the copy. */
     bool scalar = !EmArray_Check(value) && pyem_scalar_dtype(value, &sdt) == 0;
     if (!EmArray_Check(value) && !scalar) dt = EM_NDTYPES;
+    /* NumPy stores any non-array object into one bool element by its truth
+     * (b[0] = [1, 2] is True, b[0] = None False): its bool setitem calls
+     * PyObject_IsTrue.  Arrays (with __array__) take the one-element rule below. */
+    bool bool_elem = v.ndim == 0 && v.dtype == EM_BOOL && pyem__element_key(key);
+    if (bool_elem && !scalar && !EmArray_Check(value) &&
+        !PyObject_HasAttrString(value, "__array__")) {
+        int t = PyObject_IsTrue(value);
+        if (t < 0) {
+            em_array_release(&v);
+            return -1;
+        }
+        value = t ? Py_True : Py_False; /* borrowed: immortal singletons */
+        scalar = true, dt = EM_BOOL;
+    }
     /* A Python scalar stays on the host when a device kernel can take it by
      * value (em_copy_into): no copy to the device first. */
     em_device at = scalar ? pyem_scalar_home(dt, em_array_device(&v)) : em_array_device(&v);
@@ -183,6 +197,8 @@ int pyem_setitem(PyObject *self, PyObject *key, PyObject *value) {
         em_array_release(&v);
         return -1;
     }
+    if (bool_elem && src.ndim > 0 && em_array_size(&src) == 1)
+        src.ndim = 0; /* NumPy: a one-element array into a bool element is its truth */
     if (v.ndim == 0 && src.ndim > 0 && pyem__element_key(key)) {
         em_array_release(&src);
         em_array_release(&v);

@@ -162,6 +162,8 @@ static PyObject *pyem__jlaunch(JitLauncherObject *self, JitDispatcherObject *d, 
         /* A kernel may write any argument: pending readers of it go first (as em.RawKernel). */
         if (pyem_touch(args[i], "kernel argument") < 0) return NULL;
         const em_array *a = EMARR_META(args[i]);
+        em_status live = em_array_live(a); /* lost in a device reset: never passed */
+        if (live != EM_OK) return pyem_raise(live);
         unsigned char *w = buf + p->off;
         int64_t ptr = (int64_t)(intptr_t)a->data, it = em_dtype_get(a->dtype)->size;
         memcpy(w, &ptr, 8);

@@ -77,6 +77,8 @@ static int pyem__put(pyem_kargs *k, const void *val, size_t size, int pos, const
 static int pyem__put_array(pyem_kargs *k, PyObject *o, int kdev, int pos, const char *kname) {
     /* A kernel may write any argument: pending readers of it go first. */
     if (pyem_touch(o, "kernel argument") < 0) return -1;
+    em_status live = em_array_live(EMARR(o)); /* lost in a device reset: never passed */
+    if (live != EM_OK) return pyem_raise(live), -1;
     em_device d = em_array_device(EMARR(o));
     if (d.kind != EM_CUDA) {
         PyErr_Format(PyExc_ValueError,

@@ -142,6 +142,43 @@ static em_dtype pyem__weak_target(em_op op, int i, em_dtype promoted, char weak)
     return promoted;
 }
 
+/* where(c, int_array, python_int): NumPy 2 converts the int to the array's integer dtype
+ * unsafely (where(c, int32, 2**31) holds -2**31; uint8 with -1 holds 255), through a C
+ * long long or unsigned long long: an int neither can hold is NumPy's OverflowError.
+ * Returns 1 if done, 0 if this operand is not such a scalar, -1 on error. */
+static int pyem__where_wrap(em_op op, int i, pyem__operand *o, em_dtype dt, em_device at) {
+    if (op != EM_OP_WHERE || i == 0 || o->weak != 'i' || !(em_dtype_kindbit(dt) & (EM_KI | EM_KU)))
+        return 0;
+    int over = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o->obj, &over);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    em_dtype wide = EM_INT64;
+    if (over > 0) { /* 2**63 .. 2**64-1 go through an unsigned long long */
+        unsigned long long u = PyLong_AsUnsignedLongLong(o->obj);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            over = 1;
+        } else {
+            v = (long long)u, over = 0, wide = EM_UINT64;
+        }
+    }
+    if (over) {
+        PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+        return -1;
+    }
+    PyObject *w = wide == EM_UINT64 ? PyLong_FromUnsignedLongLong((unsigned long long)v)
+                                    : PyLong_FromLongLong(v);
+    if (!w) return -1;
+    em_array t = {0};
+    int r = pyem_as_array(w, wide, at, -1, &t);
+    Py_DECREF(w);
+    if (r < 0) return -1;
+    em_status s = em_astype(&t, dt, &o->a); /* C's wrapping integer conversion */
+    em_array_release(&t);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    return 1;
+}
+
 /* Turn each Python scalar into a 0-d array of the dtype it computes in.
  * A comparison of an integer array with an int the dtype cannot hold is
  * rewritten (pyem__cmp_out_of_range), as NumPy 2 answers it. */
@@ -154,7 +191,9 @@ static int pyem__materialise(em_op *op, pyem__operand *ops, int n, em_device dev
         em_dtype dt = pyem__weak_target(*op, i, promoted, ops[i].weak);
         /* Device kernels take small host scalars by value: no device copy. */
         em_device at = arrays ? pyem_scalar_home(dt, dev) : dev;
-        if (pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
+        int w = pyem__where_wrap(*op, i, &ops[i], dt, at);
+        if (w < 0) return -1;
+        if (w > 0 || pyem_as_array(ops[i].obj, dt, at, -1, &ops[i].a) == 0) continue;
         if (em_op_get(*op)->resolver != EM_RES_CMP || n != 2 || ops[1 - i].weak ||
             !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;
@@ -188,11 +227,14 @@ static int pyem__any_negative(const em_array *a) {
 }
 
 /* NumPy refuses integer ** negative integer (the loop would have to return
- * a fraction): check the exponent before running the op. */
+ * a fraction): check the exponent before running the op.  NumPy's loop raises
+ * only when it meets a negative exponent, so an empty result (an operand of
+ * size 0: broadcasting gives size 0 or fails later) never raises. */
 static int pyem__check_int_power(em_op op, const pyem__operand *ops, em_dtype promoted) {
     em_dtype loop, out;
     if (op != EM_OP_POWER || em_op_resolve(op, promoted, &loop, &out) != EM_OK ||
-        em_dtype_get(loop)->kind != 'i')
+        em_dtype_get(loop)->kind != 'i' || em_array_size(&ops[0].a) == 0 ||
+        em_array_size(&ops[1].a) == 0)
         return 0;
     int neg = em_dtype_get(ops[1].a.dtype)->kind == 'i' ? pyem__any_negative(&ops[1].a) : 0;
     if (neg < 0) return -1;
@@ -283,6 +325,38 @@ static PyObject *pyem__lazy(em_op op, pyem__operand *ops, int n, const em_array 
     return pyem_wrap_pending(x);
 }
 
+/* NumPy's float32/float64 power loops compute a scalar exponent of 0.5 as
+ * sqrt (so (-inf) ** 0.5 is nan where C99 pow gives +inf; -0.0 stays -0.0).
+ * The scalar here is a Python float or a one-element array in host memory of
+ * no more dimensions than x (the loop sees it with stride 0); a device one is
+ * not read back and keeps pow.  Turns power(x, 0.5) into
+ * sqrt(x) computed in the promoted dtype; returns -1 on error. */
+static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype promoted) {
+    em_dtype loop, out;
+    if (*op != EM_OP_POWER || *n != 2 || em_array_size(&ops[1].a) != 1 ||
+        ops[1].a.ndim > ops[0].a.ndim || em_op_resolve(*op, promoted, &loop, &out) != EM_OK ||
+        (out != EM_FLOAT32 && out != EM_FLOAT64)) /* float16 computes in float32: pow */
+        return 0;
+    double y;
+    if (ops[1].weak == 'f') {
+        y = PyFloat_AsDouble(ops[1].obj);
+        if (y == -1.0 && PyErr_Occurred()) return -1;
+    } else if (em_array_device(&ops[1].a).kind == EM_CPU &&
+               em_dtype_get(ops[1].a.dtype)->kind == 'f' &&
+               !(EmArray_Check(ops[1].obj) && pyem_is_pending(ops[1].obj))) {
+        em_array d = {0};
+        if (em_astype(&ops[1].a, EM_FLOAT64, &d) != EM_OK) return 0; /* keep pow */
+        y = *(const double *)d.data;                                 /* one element, contiguous */
+        em_array_release(&d);
+    } else {
+        return 0;
+    }
+    if (y != 0.5) return 0;
+    em_array_release(&ops[1].a);
+    *op = EM_OP_SQRT, *n = 1;
+    return 0;
+}
+
 /* The shared path.  out may be NULL; dtype EM_NDTYPES means promote.
  * Returns Py_NotImplemented (new ref) when notimpl and an operand is foreign. */
 static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *out, em_dtype dtype,
@@ -311,7 +385,8 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
     em_dtype promoted = dtype != EM_NDTYPES ? dtype : pyem__promote(op, ops, n);
     if ((op == EM_OP_POWER && n == 2 && pyem__force_operand(ops, n, 1, "integer power") < 0) ||
         pyem__materialise(&op, ops, n, dev, promoted) < 0 ||
-        pyem__check_int_power(op, ops, promoted) < 0) {
+        pyem__check_int_power(op, ops, promoted) < 0 ||
+        pyem__power_half(&op, ops, &n, promoted) < 0) {
         pyem__operands_release(ops, n);
         return NULL;
     }
@@ -359,14 +434,26 @@ static int pyem__is_square(PyObject *a, PyObject *b) {
            strchr("fc", em_dtype_get(EMARR_META(a)->dtype)->kind) != NULL;
 }
 
+/* x ** 0.5 with a Python float 0.5 is sqrt(x) for every float and complex x,
+ * as NumPy's fast scalar power (float16 and complex too, unlike its power
+ * loops: np.power(float16, 0.5) of -inf is +inf, (-inf) ** 0.5 nan). */
+static int pyem__is_half(PyObject *a, PyObject *b) {
+    return EmArray_Check(a) && PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 0.5 &&
+           strchr("fc", em_dtype_get(EMARR_META(a)->dtype)->kind) != NULL;
+}
+
 PyObject *pyem_binary(em_op op, PyObject *a, PyObject *b) {
     if (op == EM_OP_POWER && pyem__is_square(a, b))
         return pyem__call(EM_OP_SQUARE, &a, 1, NULL, EM_NDTYPES, 1);
+    if (op == EM_OP_POWER && pyem__is_half(a, b))
+        return pyem__call(EM_OP_SQRT, &a, 1, NULL, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, NULL, EM_NDTYPES, 1);
 }
 
 PyObject *pyem_inplace(em_op op, PyObject *a, PyObject *b) {
+    if (op == EM_OP_POWER && pyem__is_half(a, b))
+        return pyem__call(EM_OP_SQRT, &a, 1, a, EM_NDTYPES, 1);
     PyObject *objs[2] = {a, b};
     return pyem__call(op, objs, 2, a, EM_NDTYPES, 1);
 }

@@ -136,6 +136,10 @@ class _Plan:
     def __init__(self, x, key):
         items = _classify(x, key)
         self.basic = None
+        # x[mask] with a mask of x's own shape: NumPy's boolean-assignment path, which takes
+        # only 0-d and 1-d values (checked by _setitem)
+        self.mask_only = (len(items) == 1 and isinstance(items[0], _Adv) and items[0].is_bool
+                          and tuple(items[0].arr.shape) == tuple(x.shape))
         if not any(isinstance(it, _Adv) for it in items):
             self.basic = tuple(items)
             return
@@ -226,6 +230,9 @@ def _setitem(x, args):
         raise ValueError("assignment destination is read-only")
     if not isinstance(value, (bool, int, float, complex)):
         v = value if isinstance(value, ndarray) else _ember.asarray(value, None, x._dev_spec(), None)
+        if p.mask_only and v.ndim > 1:
+            raise TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                            f"1-dimensional input, input has {v.ndim} dimensions")
         shape = tuple(p.bshape) + tuple(p.front().shape[len(p.dims):])
         rshape = tuple(shape[i] for i in p.result_axes())
         while v.ndim > len(rshape) and v.shape[0] == 1:  # NumPy drops leading 1s

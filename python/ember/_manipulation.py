@@ -75,9 +75,14 @@ def _flat_order(a, order):
 
 
 def ravel(a, /, order="C"):
-    """The flattened array, a view when possible."""
+    """The flattened array: a view when a is contiguous in the order read, else a copy
+    (as NumPy: a flipped or strided array is copied even where one stride could describe
+    it, so later writes to a do not show through)."""
     a = _arr(a)
-    return a.reshape(-1, order=_flat_order(a, order))
+    o = _flat_order(a, order)
+    if not (a.flags.c_contiguous if o == "C" else a.flags.f_contiguous):
+        a = a.copy(order=o)
+    return a.reshape(-1, order=o)
 
 
 def transpose(a, /, axes=None):

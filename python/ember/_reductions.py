@@ -45,6 +45,9 @@ def _norm_axes(axis, ndim):
 def _count(a, axis):
     n = 1
     for ax in _norm_axes(axis, a.ndim):
+        if not 0 <= ax < a.ndim:
+            import numpy as np
+            raise np.exceptions.AxisError(ax, a.ndim)
         n *= a.shape[ax]
     return n
 
@@ -62,8 +65,37 @@ def _with_initial(res, initial, op, out):
     return f(res, initial, out=res if out is None else out)
 
 
+def _f16_input(a, dtype):
+    """With dtype=float16 NumPy casts the input to float16 before reducing (an int32 or
+    float64 beyond 65504 becomes inf, so prod meets inf * 0); Ember accumulates float16 in
+    float32, so the input is rounded here first.  The accumulation itself is then more
+    precise than NumPy's float16 steps: within the n-ULP bound of docs/fuzzing.md."""
+    import numpy as np
+    try:
+        if dtype is None or np.dtype(dtype) != np.float16:
+            return a
+    except TypeError:
+        return a  # an unknown dtype: the reduction's own error
+    a = _arr(a)
+    return a.astype("float16") if a.dtype.kind in "biuf" and a.dtype != "float16" else a
+
+
+def _no_mask(where):
+    """None for where=None or the Python True (NumPy's default: every element counts, and
+    min/max need no identity); other masks are kept, np.True_ included, as NumPy does."""
+    return None if where is None or where is True else where
+
+
+def _initial_of(initial, dtype):
+    """initial as a 0-d array of the reduced dtype: NumPy casts it to the array's dtype
+    (a bool array's max with initial=0 stays bool; -5 into uint8 is an OverflowError)."""
+    return _ember.asarray(initial, dtype, None, None)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over the given axes (pairwise for floats, as NumPy)."""
+    where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is not None:
         a = _masked(a, where, 0)
     res = _reduce("sum", a, axis, keepdims, dtype, 0.0, out if initial is None else None)
@@ -72,18 +104,23 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over the given axes."""
+    where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is not None:
         a = _masked(a, where, 1)
     res = _reduce("prod", a, axis, keepdims, dtype, 0.0, out if initial is None else None)
     return res if initial is None else _with_initial(res, initial, "multiply", out)
 
 
-def _minmax(name, ufunc, a, axis, out, keepdims, initial, where):
+def _minmax(name, ufunc, a, axis, out, keepdims, initial, where, uname=None):
     a = _arr(a)
+    where = _no_mask(where)
+    if where is not None and initial is None:
+        raise ValueError(f"reduction operation '{uname or ufunc}' does not have an identity, so "
+                         "to use a where mask one has to specify 'initial'")
+    if initial is not None:
+        initial = _initial_of(initial, a.dtype)
     if where is not None:
-        if initial is None:
-            raise ValueError(f"reduction operation '{ufunc}' does not have an identity, so to use "
-                             "a where mask one has to specify 'initial'")
         a = _masked(a, where, initial)
     if initial is not None and _count(a, axis) == 0:
         from ._creation import full
@@ -124,6 +161,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether any element is nonzero over the given axes."""
+    where = _no_mask(where)
     if where is not None:
         a = _masked(_arr(a).astype("bool"), where, False)
     return _reduce("any", a, axis, keepdims, None, 0.0, out)
@@ -131,6 +169,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether every element is nonzero over the given axes."""
+    where = _no_mask(where)
     if where is not None:
         a = _masked(_arr(a).astype("bool"), where, True)
     return _reduce("all", a, axis, keepdims, None, 0.0, out)
@@ -151,6 +190,8 @@ def _where_count(a, axis, where, keepdims):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean: the sum (in float64 for ints) divided by the count."""
+    where = _no_mask(where)
+    a = _f16_input(a, dtype)
     if where is None:
         return _reduce("mean", a, axis, keepdims, dtype, 0.0, out)
     a = _arr(a)
@@ -193,7 +234,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     """Variance, two-pass as NumPy (mean, then squared deviations); complex gives real."""
     ddof = _ddof(ddof, correction)
-    if where is not None:
+    if _no_mask(where) is not None:
         return _var_where(a, axis, dtype, out, ddof, keepdims, where, False)
     return _reduce("var", a, axis, keepdims, dtype, ddof, out)
 
@@ -202,19 +243,19 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     """Standard deviation: the square root of var."""
     ddof = _ddof(ddof, correction)
-    if where is not None:
+    if _no_mask(where) is not None:
         return _var_where(a, axis, dtype, out, ddof, keepdims, where, True)
     return _reduce("std", a, axis, keepdims, dtype, ddof, out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Inclusive cumulative sum along axis (None: over the flattened array)."""
-    return _scan("cumsum", a, axis, dtype, out)
+    return _scan("cumsum", _f16_input(a, dtype), axis, dtype, out)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """Inclusive cumulative product along axis (None: over the flattened array)."""
-    return _scan("cumprod", a, axis, dtype, out)
+    return _scan("cumprod", _f16_input(a, dtype), axis, dtype, out)
 
 
 def _cumulative(name, x, axis, dtype, include_initial, identity):
@@ -273,39 +314,54 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     return prod(_nan_to(a, 1) if _is_inexact(a) else a, axis, dtype, out, keepdims, initial, where)
 
 
-def _nanminmax(fn, fill, a, axis, out, keepdims):
-    from ._ufuncs import isnan, where
+def _nanminmax(ufunc, fill, a, axis, out, keepdims, initial, where):
+    """nanmin/nanmax: NumPy's fmin/fmax reductions.  NaNs (and elements masked off by
+    `where`) become +-inf, the identity of min/max; a slice of NaNs only gives NaN (NumPy
+    warns "All-NaN slice encountered") unless `initial` is given, which then wins."""
+    from ._ufuncs import isnan, logical_not, logical_or, where as _where
     a = _arr(a)
+    where = _no_mask(where)
+    uname = "f" + ufunc[:3]
     if a.dtype.kind not in "fc":  # complex too: a NaN in either part is skipped
-        return fn(a, axis, out, keepdims)
+        return _minmax(ufunc[:3], ufunc, a, axis, out, keepdims, initial, where, uname)
+    if where is not None and initial is None:
+        raise ValueError(f"reduction operation '{uname}' does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
     nan = isnan(a)
-    res = fn(where(nan, _ember.asarray(fill, a.dtype, None, None), a), axis, None, keepdims)
-    # A slice of NaNs only gives NaN (NumPy warns "All-NaN slice encountered").
-    res = where(all(nan, axis, None, keepdims), _ember.asarray(float("nan"), a.dtype, None, None), res)
+    skip = nan if where is None else logical_or(nan, logical_not(where))
+    res = _minmax(ufunc[:3], ufunc, _where(skip, _ember.asarray(fill, a.dtype, None, None), a),
+                  axis, None, keepdims, initial, None)
+    if initial is None:
+        res = _where(all(nan, axis, None, keepdims),
+                     _ember.asarray(float("nan"), a.dtype, None, None), res)
     if out is not None:
         out[...] = res
         return out
     return res
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum ignoring NaNs (NaN for a slice of NaNs only)."""
-    return _nanminmax(min, float("inf"), a, axis, out, keepdims)
+    return _nanminmax("minimum", float("inf"), a, axis, out, keepdims, initial, where)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum ignoring NaNs (NaN for a slice of NaNs only)."""
-    return _nanminmax(max, float("-inf"), a, axis, out, keepdims)
+    return _nanminmax("maximum", float("-inf"), a, axis, out, keepdims, initial, where)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Mean of the non-NaN elements (NaN where there are none)."""
-    from ._ufuncs import divide, isnan, logical_not
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Mean of the non-NaN elements (NaN where there are none); `where` masks as in mean."""
+    from ._ufuncs import divide, isnan, logical_and, logical_not
     a = _arr(a)
+    where = _no_mask(where)
     if not _is_inexact(a):
-        return mean(a, axis, dtype, out, keepdims)
-    n = sum(logical_not(isnan(a)), axis, keepdims=keepdims)
-    s = sum(_nan_to(a, 0), axis, dtype=dtype, keepdims=keepdims)
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    keep = logical_not(isnan(a))
+    if where is not None:
+        keep = logical_and(keep, where)
+    n = sum(keep, axis, keepdims=keepdims)
+    s = sum(_nan_to(a, 0), axis, dtype=dtype, keepdims=keepdims, where=keep)
     res = divide(s, n).astype(s.dtype)
     if out is not None:
         out[...] = res

@@ -23,6 +23,9 @@ def _make(name, nin, public=None):
                 return _masked(code, (x,), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x)
+            if name == "absolute" and _is_em(x) and x.dtype.kind == "c":
+                x, dtype = _abs_complex_dtype(x, dtype)
+            x, = _f16_inputs(dtype, x)
             return _ufunc(code, x, out=out, dtype=dtype)
     elif nin == 2:
         def f(x1, x2, /, out=None, *, dtype=None, where=True):
@@ -30,6 +33,7 @@ def _make(name, nin, public=None):
                 return _masked(code, (x1, x2), out, dtype, where)
             if out is None and dtype is None:
                 return _ufunc(code, x1, x2)
+            x1, x2 = _f16_inputs(dtype, x1, x2)
             return _ufunc(code, x1, x2, out=out, dtype=dtype)
     else:
         def f(x1, x2, x3, /, out=None, *, dtype=None, where=True):
@@ -41,6 +45,26 @@ def _make(name, nin, public=None):
     f.__name__ = f.__qualname__ = public or name
     f.__doc__ = f"Elementwise {name}, as numpy.{name}."
     return f
+
+
+def _f16_inputs(dtype, *xs):
+    """With dtype=float16 NumPy casts each input to float16 before its loop runs (uint16
+    65535 becomes inf); Ember's float16 loops compute in float32, so real arrays of another
+    dtype are rounded to float16 here first.  Complex ones are left for the C side's
+    'same_kind' check to refuse."""
+    if dtype is None or _np.dtype(dtype) != _np.float16:
+        return xs
+    return tuple(x.astype("float16") if _is_em(x) and x.dtype != _np.float16 and
+                 x.dtype.kind in "biuf" else x for x in xs)
+
+
+def _abs_complex_dtype(x, dtype):
+    """abs(complex, dtype=float64) is NumPy's D->d loop (its input safely cast to
+    complex128), not a cast of the complex input to float64."""
+    cplx = {"float32": "complex64", "float64": "complex128"}.get(_np.dtype(dtype).name)
+    if cplx is None or not _np.can_cast(x.dtype, cplx, "safe"):
+        return x, dtype
+    return (x if x.dtype == cplx else x.astype(cplx)), None
 
 
 def _masked(code, args, out, dtype, where):
@@ -102,9 +126,10 @@ def _dtype_of(x):
 
 
 def real(val, /, out=None, *, dtype=None):
-    """The real part; for a complex ember array a view sharing its memory."""
-    if _is_em(val) and val.dtype.kind == "c" and out is None and dtype is None:
-        return _ember.view_component(val, False)
+    """The real part; for a complex ember array a view sharing its memory, for a real one
+    the array itself (NumPy's x.real is x: writes show through)."""
+    if _is_em(val) and out is None and dtype is None:
+        return _ember.view_component(val, False) if val.dtype.kind == "c" else val
     return _ufunc("real", val, out=out, dtype=dtype)
 
 
@@ -143,6 +168,20 @@ def around(a, decimals=0, out=None):
         return _ufunc("copy", r, out=out) if out is not None else r.astype(_dtype_of(a))
     if decimals == 0:
         return _ufunc("rint", a, out=out)
+    if kind == "c":
+        # NumPy rounds the real and imaginary parts apart, as real arrays: a complex
+        # multiply by 10**d would make inf * 0 = nan and may round the scaled parts
+        # differently in the last bit.
+        if not _is_em(a):
+            a = _ember.asarray(a, None, None, None)
+        res = _ufunc("copy", a) if out is None else out
+        if out is not None and _dtype_of(out).kind != "c":
+            raise TypeError(f"Cannot cast ufunc 'multiply' output from dtype('{a.dtype}') to "
+                            f"dtype('{_dtype_of(out)}') with casting rule 'same_kind'")
+        re, im = around(real(a), decimals), around(imag(a), decimals)
+        real(res)[...] = re
+        imag(res)[...] = im
+        return res
     if decimals > 0:
         scale = 10.0 ** decimals
         return _ufunc("divide", rint(multiply(a, scale)), scale, out=out)

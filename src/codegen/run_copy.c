@@ -71,6 +71,7 @@ typedef struct em__stage {
     int state;
     void *buf[EM_STAGE_NBUF];
     void *ev[EM_STAGE_NBUF]; /* recorded after the DMA that uses buf[i] */
+    uint32_t gen;            /* the device's generation when they were made */
 } em__stage;
 
 static em__stage em__st[EM_NKINDS][EM_STAGE_MAXDEV];
@@ -137,7 +138,15 @@ static em__stage *em__take(const em_backend *be, int id, const void *host, size_
     pthread_once(&em__st_once, em__st_init);
     em__stage *st = &em__st[be->kind][id];
     pthread_mutex_lock(&st->lock);
-    if (st->state == EM__UNTRIED) em__open(be, st, id);
+    /* A device reset (CUDA after a faulting kernel: backend/cuda/reset.c)
+     * took the buffers and events with the old context: forget them, with
+     * no call on them, and pin anew. */
+    uint32_t gen = em_device_generation((em_device){be->kind, id});
+    if (st->state != EM__UNTRIED && st->gen != gen) {
+        for (int i = 0; i < EM_STAGE_NBUF; i++) st->buf[i] = NULL, st->ev[i] = NULL;
+        st->state = EM__UNTRIED;
+    }
+    if (st->state == EM__UNTRIED) st->gen = gen, em__open(be, st, id);
     if (st->state == EM__READY) return st;
     pthread_mutex_unlock(&st->lock);
     atomic_fetch_add_explicit(&em__n_unstaged, 1, memory_order_relaxed);

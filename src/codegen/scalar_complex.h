@@ -127,7 +127,8 @@ EM__CPLXS(EM__CPX)
         if (a.re == 0 && a.im == 0) return em_mk_##S(0, a.im);                                     \
         R t = sqrt##M((a.re < 0 ? -a.re : a.re) / 2 + hypot##M(a.re, a.im) / 2);                   \
         if (a.re >= 0) return em_mk_##S(t, a.im / (2 * t));                                        \
-        return em_mk_##S((a.im < 0 ? -a.im : a.im) / (2 * t), a.im < 0 ? -t : t);                  \
+        /* the sign bit: sqrt(-4 - 0i) is -2i, as C99 and NumPy (not +2i) */                  \
+        return em_mk_##S((a.im < 0 ? -a.im : a.im) / (2 * t), signbit(a.im) ? -t : t);            \
     }                                                                                              \
     EM_FN T em_sin_##S(T a) {                                                                      \
         return em_mk_##S(sin##M(a.re) * cosh##M(a.im), cos##M(a.re) * sinh##M(a.im));              \
@@ -143,9 +144,27 @@ EM__CPLXS(EM__CPX)
     }                                                                                              \
     EM_FN T em_tan_##S(T a) { return em_divide_##S(em_sin_##S(a), em_cos_##S(a)); }                \
     EM_FN T em_tanh_##S(T a) { return em_divide_##S(em_sinh_##S(a), em_cosh_##S(a)); }             \
+    /* asinh is odd: it is computed for w = +-a with re(w) >= 0 (the sign bit, for the     \
+     * branch cut's signed zeros), where w + sqrt(w*w + 1) cancels in neither part, as       \
+     * log1p(u), u = w + w*w / (sqrt(w*w + 1) + 1) (so small |w| keeps its relative          \
+     * accuracy); beyond 2^12 (float) or 2^26 (double) it is log(2w).  The textbook          \
+     * log(a + sqrt(a*a + 1)) lost every digit for re(a) < 0 (8.7e15 ulp against libm). */  \
     EM_FN T em_arcsinh_##S(T a) {                                                                  \
-        T one = em_mk_##S(1, 0);                                                                   \
-        return em_log_##S(em_add_##S(a, em_sqrt_##S(em_add_##S(em_multiply_##S(a, a), one))));     \
+        const bool neg = signbit(a.re) != 0;                                                       \
+        const T w = neg ? em_mk_##S(-a.re, -a.im) : a;                                            \
+        const R big = (R)(sizeof(R) == 4 ? 4096.0f : 67108864.0f);                                 \
+        T r;                                                                                       \
+        if (!(hypot##M(w.re, w.im) <= big)) { /* large, inf or nan */                              \
+            r = em_log_##S(w);                                                                     \
+            r.re += (R)0.693147180559945309417232121458176568;                                     \
+        } else {                                                                                   \
+            /* + 1 to the real parts only: the zero imaginary part keeps its sign */              \
+            const T ww = em_multiply_##S(w, w), sq = em_sqrt_##S(em_mk_##S(ww.re + 1, ww.im));     \
+            const T u = em_add_##S(w, em_smith_divide_##S(ww, em_mk_##S(sq.re + 1, sq.im)));        \
+            r = em_mk_##S(log1p##M(u.re * (2 + u.re) + u.im * u.im) / 2,                           \
+                          atan2##M(u.im, 1 + u.re));                                               \
+        }                                                                                          \
+        return neg ? em_mk_##S(-r.re, -r.im) : r;                                                  \
     }                                                                                              \
     EM_FN T em_arccosh_##S(T a) {                                                                  \
         T one = em_mk_##S(1, 0);                                                                   \

@@ -26,6 +26,7 @@ em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
     }
     atomic_init(&b->refcount, 1);
     b->device = dev;
+    b->gen = em_device_generation(dev);
     b->ptr = p;
     b->nbytes = nbytes;
     b->pooled = true;
@@ -42,6 +43,7 @@ em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*releas
     if (!b) return em_error(EM_ENOMEM, "out of host memory for a buffer header");
     atomic_init(&b->refcount, 1);
     b->device = dev;
+    b->gen = em_device_generation(dev);
     b->ptr = ptr;
     b->nbytes = nbytes;
     b->pooled = false;
@@ -58,7 +60,9 @@ void em__buffer_incref(em_buffer *b) {
 
 void em__buffer_decref(em_buffer *b) {
     if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
-    if (b->pooled)
+    /* Memory of an older generation went with the device's reset: nothing to free (its
+     * address may already belong to a new allocation). */
+    if (b->pooled && b->gen == em_device_generation(b->device))
         em__backend(b->device.kind)->free(b->device.id, b->ptr, b->nbytes);
     else if (b->release)
         b->release(b->ctx);

@@ -17,6 +17,7 @@ struct em_buffer {
     void *ptr;
     size_t nbytes;
     bool pooled;                /* from the backend's allocator: freed there */
+    uint32_t gen;               /* the device's generation when allocated (em_array_live) */
     bool fusable;               /* wrapped, but pending expressions may read it (see
                                    em_array_allow_fusion) */
     void (*release)(void *ctx); /* else this, if set, tells the outside owner */
@@ -28,6 +29,11 @@ em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out);
 em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*release)(void *),
                           void *ctx, em_buffer **out);
 void em__buffer_incref(em_buffer *b);
+/* A device's generation: bumped when its memory is lost (a CUDA context reset after a
+ * faulting kernel, src/backend/cuda/reset.c).  Buffers remember the generation they were
+ * made in; one from an older generation is never freed to the backend nor used. */
+uint32_t em_device_generation(em_device dev);
+void em_device_generation_bump(em_device dev);
 void em__buffer_decref(em_buffer *b);
 
 /* C-contiguous strides for shape and itemsize. */

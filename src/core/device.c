@@ -2,9 +2,32 @@
 #include "backend/backend.h"
 #include "core/core.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Generations per device (em_device_generation): 0 until a device is reset. */
+#define EM__GEN_DEVS 64
+static _Atomic uint32_t em__gen[EM_NKINDS][EM__GEN_DEVS];
+
+uint32_t em_device_generation(em_device dev) {
+    if ((unsigned)dev.kind >= EM_NKINDS || (unsigned)dev.id >= EM__GEN_DEVS) return 0;
+    return atomic_load_explicit(&em__gen[dev.kind][dev.id], memory_order_acquire);
+}
+
+void em_device_generation_bump(em_device dev) {
+    if ((unsigned)dev.kind < EM_NKINDS && (unsigned)dev.id < EM__GEN_DEVS)
+        atomic_fetch_add_explicit(&em__gen[dev.kind][dev.id], 1, memory_order_acq_rel);
+}
+
+em_status em_array_live(const em_array *a) {
+    if (!a || !a->buf || a->buf->gen == em_device_generation(a->buf->device)) return EM_OK;
+    return em_error(EM_EDEVICE,
+                    "the array's memory was lost when the device %s:%d was reset after a "
+                    "faulting kernel; arrays made before the fault cannot be used",
+                    em_device_kind_name(a->buf->device.kind), a->buf->device.id);
+}
 
 const em_backend *em__backend(em_device_kind kind) {
     switch (kind) {

@@ -85,6 +85,7 @@ static em_status em__gather_shape(const em_array *a, int m, const em__ixset *set
 /* take with the indices addressing a's first m dims (one array each, or one
  * flat array when nidx == 1 != m). */
 static em_status em__take(const em_array *a, int m, int nidx, const em_array *idx, em_array *out) {
+    EM_CHECK(em_array_live(a));
     em__ixset set;
     EM_CHECK(em__ixset_make(a, nidx, idx, &set));
     int nd = 0;
@@ -106,6 +107,8 @@ static em_status em__put(em_array *a, int m, int nidx, const em_array *idx,
                          const em_array *values) {
     if (!(a->flags & EM_WRITEABLE))
         return em_error(EM_EVALUE, "assignment destination is read-only");
+    EM_CHECK(em_array_live(a));
+    EM_CHECK(em_array_live(values));
     em__ixset set;
     EM_CHECK(em__ixset_make(a, nidx, idx, &set));
     int nd = 0;

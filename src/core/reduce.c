@@ -82,7 +82,7 @@ static em_status em__axes(em__red *r, int naxes, const int *axes) {
 static em_status em__check_input(const em_array *a) {
     if (!a || !a->buf) return em_error(EM_EVALUE, "reduction input is not set");
     if ((unsigned)a->dtype >= EM_NDTYPES) return em_error(EM_ETYPE, "invalid input dtype");
-    return EM_OK;
+    return em_array_live(a);
 }
 
 /* ---- dtypes ------------------------------------------------------------------- */

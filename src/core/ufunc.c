@@ -80,6 +80,7 @@ static em_status em__same_device(int nin, const em_array *const *in, const em_ar
     for (int i = 0; i <= nin; i++) {
         const em_array *a = i < nin ? in[i] : out;
         if (!a || !a->buf || (i < nin && em__host_scalar(a))) continue;
+        EM_CHECK(em_array_live(a));
         em_device e = em_array_device(a);
         if (e.kind != d.kind || e.id != d.id)
             return em_error(EM_EDEVICE, "arrays are on different devices: %s:%d and %s:%d",
@@ -229,6 +230,8 @@ static bool em__fill(em_array *dst, const em_array *src, em_status *s) {
 em_status em_copy_into(em_array *dst, const em_array *src) {
     if (!(dst->flags & EM_WRITEABLE))
         return em_error(EM_EVALUE, "assignment destination is read-only");
+    EM_CHECK(em_array_live(dst));
+    EM_CHECK(em_array_live(src));
     em_status filled;
     if (em__fill(dst, src, &filled)) return filled;
     em_device ds = em_array_device(dst), ss = em_array_device(src);
@@ -285,6 +288,7 @@ em_status em_fill(em_array *dst, em_dtype vdt, const void *value) {
 }
 
 em_status em_to_device(const em_array *a, em_device dev, em_array *out) {
+    EM_CHECK(em_array_live(a));
     em_device src = em_array_device(a);
     if (src.kind == dev.kind && src.id == dev.id) return em_astype(a, EM_NDTYPES, out);
     em_array c = {0}, res = {0};
@@ -323,6 +327,7 @@ em_status em_array_read(const em_array *a, void *host, size_t nbytes) {
     if (!em_array_is_c_contiguous(a) || (size_t)em_array_nbytes(a) != nbytes)
         return em_error(EM_EVALUE, "em_array_read needs a C-contiguous array of exactly %zu bytes",
                         nbytes);
+    EM_CHECK(em_array_live(a));
     em_device d = em_array_device(a);
     return nbytes ? em_algo_to_host(em__backend(d.kind), d.id, host, a->data, nbytes) : EM_OK;
 }
@@ -331,6 +336,7 @@ em_status em_array_write(em_array *a, const void *host, size_t nbytes) {
     if (!em_array_is_c_contiguous(a) || (size_t)em_array_nbytes(a) != nbytes)
         return em_error(EM_EVALUE, "em_array_write needs a C-contiguous array of exactly %zu bytes",
                         nbytes);
+    EM_CHECK(em_array_live(a));
     em_device d = em_array_device(a);
     return nbytes ? em_algo_from_host(em__backend(d.kind), d.id, a->data, host, nbytes) : EM_OK;
 }

@@ -40,6 +40,7 @@ static em_expr *em__expr_new(void) {
 
 em_status em_expr_leaf(const em_array *a, em_expr **out) {
     if (!a || !a->buf) return em_error(EM_EVALUE, "em_expr_leaf needs a set array");
+    EM_CHECK(em_array_live(a));
     em_expr *e = em__expr_new();
     if (!e) return em_error(EM_ENOMEM, "out of host memory for an expression node");
     em_array_view(&e->arr, a);
@@ -247,6 +248,8 @@ static em_status em__leaf_view(em__lower *L, const em_array *a, em_array *v) {
 /* The array a leaf node reads: a's own, or a view of the part evaluated
  * kept in L (NULL and an error when out of room). */
 static const em_array *em__leaf_array(em__lower *L, const em_array *a, em_status *s) {
+    /* a pending expression made before a device reset reads lost memory */
+    if ((*s = em_array_live(a)) != EM_OK) return NULL;
     if (L->nix == 0) return a;
     if (L->nviews == EM_FUSE_MAXNODES) {
         *s = em_error(EM_EUNSUPPORTED, "expression has more than %d leaves", EM_FUSE_MAXNODES);

@@ -10,7 +10,9 @@
  * context is synchronised, or a synchronous copy starts.  A caller that
  * reuses a staging buffer before its copy finished then sees wrong bytes.
  * Entry points of interest are counted and can be made to fail
- * (fake_calls, fake_fail_call). */
+ * (fake_calls, fake_fail_call).  fake_sticky_fault makes the context sticky, as a
+ * faulting kernel does: every call that works in the context returns the code
+ * until cuDevicePrimaryCtxReset, which frees all device memory (fake_resets counts). */
 #include <pthread.h> /* in libc since glibc 2.34; else the process has it */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -27,6 +29,15 @@ int fake_func_attr[16]; /* what cuFuncGetAttribute reports (set by cuFuncSetAttr
 unsigned char fake_last_params[4096];
 
 void fake_set(int threads, size_t mem) { max_threads = threads, cap = mem; }
+static atomic_int sticky;
+int fake_resets;
+void fake_sticky_fault(int code) { atomic_store(&sticky, code); }
+/* The sticky error, if any: the first thing each context call checks. */
+#define STICKY()                          \
+    do {                                  \
+        int code_ = atomic_load(&sticky); \
+        if (code_) return code_;          \
+    } while (0)
 void fake_fail_next_sync(int code) { fail_sync = code; }
 int fake_allocs(void) { return allocs; }
 size_t fake_used(void) { return used; }
@@ -189,6 +200,7 @@ CUresult cuDevicePrimaryCtxRetain(void **c, int d) {
 }
 CUresult cuCtxSetCurrent(void *c) { return 0; }
 CUresult cuCtxSynchronize(void) {
+    STICKY();
     int r = fail_sync;
     fail_sync = 0;
     run_all();
@@ -198,22 +210,53 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
     *f = cap - used, *t = cap;
     return 0;
 }
+/* Live device blocks, listed through their headers (size, next) for a reset. */
+static size_t *blocks;
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
+    STICKY();
     if (used + n > cap) return 2;
     size_t *b = malloc(n + 16);
     if (!b) return 2;
-    b[0] = n, used += n, allocs++;
+    pthread_mutex_lock(&lk);
+    b[0] = n, b[1] = (size_t)(uintptr_t)blocks, blocks = b;
+    used += n, allocs++;
+    pthread_mutex_unlock(&lk);
     *p = (unsigned long long)(uintptr_t)(b + 2);
     return 0;
 }
 CUresult cuMemFree_v2(unsigned long long p) {
     size_t *b = (size_t *)(uintptr_t)p - 2;
+    pthread_mutex_lock(&lk);
+    for (size_t **l = &blocks; *l; l = (size_t **)(void *)&(*l)[1])
+        if (*l == b) {
+            *l = (size_t *)(uintptr_t)b[1];
+            break;
+        }
     used -= b[0];
+    pthread_mutex_unlock(&lk);
     free(b);
+    return 0;
+}
+/* A reset frees every device block and drops queued copies; pinned host
+ * memory is left (the caller's, in the fake) and the sticky error cleared. */
+CUresult cuDevicePrimaryCtxReset_v2(int d) {
+    (void)d;
+    pthread_mutex_lock(&lk);
+    while (blocks) {
+        size_t *b = blocks;
+        blocks = (size_t *)(uintptr_t)b[1];
+        used -= b[0];
+        free(b);
+    }
+    qhead = qtail;
+    pthread_mutex_unlock(&lk);
+    atomic_store(&sticky, 0);
+    fake_resets++;
     return 0;
 }
 /* Synchronous copies run on the legacy stream: after everything queued. */
 CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) {
+    STICKY();
     CUresult r = enter(F_HTOD);
     if (r) return r;
     run_all();
@@ -221,6 +264,7 @@ CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) {
     return 0;
 }
 CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
+    STICKY();
     CUresult r = enter(F_DTOH);
     if (r) return r;
     run_all();
@@ -228,6 +272,7 @@ CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
     return 0;
 }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) {
+    STICKY();
     CUresult r = enter(F_HTOD_ASYNC);
     if (r) return r;
     if (!is_pinned(s) || !is_pinned((const char *)s + n - 1))
@@ -237,6 +282,7 @@ CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, voi
     return 0;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) {
+    STICKY();
     CUresult r = enter(F_DTOH_ASYNC);
     if (r) return r;
     if (!is_pinned(d) || !is_pinned((char *)d + n - 1))
@@ -256,25 +302,30 @@ CUresult cuPointerGetAttribute(void *data, int attr, unsigned long long p) {
 }
 /* Memsets run at once (the fake's device memory is host memory) and are counted. */
 CUresult cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void *st) {
+    STICKY();
     CUresult r = enter(F_MEMSET);
     if (!r) memset((void *)(uintptr_t)d, v, n);
     return r;
 }
 CUresult cuMemsetD16Async(unsigned long long d, unsigned short v, size_t n, void *st) {
+    STICKY();
     CUresult r = enter(F_MEMSET);
     for (size_t i = 0; !r && i < n; i++) ((unsigned short *)(uintptr_t)d)[i] = v;
     return r;
 }
 CUresult cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *st) {
+    STICKY();
     CUresult r = enter(F_MEMSET);
     for (size_t i = 0; !r && i < n; i++) ((unsigned *)(uintptr_t)d)[i] = v;
     return r;
 }
 CUresult cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) {
+    STICKY();
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
 }
 CUresult cuModuleLoadData(void **m, const void *img) {
+    STICKY();
     static int mod;
     *m = &mod;
     return 0;
@@ -297,6 +348,7 @@ CUresult cuFuncSetAttribute(void *f, int attr, int v) {
 }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned sh, void *st, void **params, void **extra) {
+    STICKY();
     fake_last_grid = gx, fake_last_block = bx;
     unsigned cfg[7] = {gx, gy, gz, bx, by, bz, sh};
     memcpy(fake_last_cfg, cfg, sizeof cfg);
@@ -313,6 +365,7 @@ CUresult cuStreamDestroy_v2(void *s) {
     return 0;
 }
 CUresult cuStreamSynchronize(void *s) {
+    STICKY();
     CUresult r = enter(F_STREAM_SYNC);
     if (r) return r;
     run_all();
@@ -328,6 +381,7 @@ CUresult cuEventDestroy_v2(void *e) {
     return 0;
 }
 CUresult cuEventRecord(void *e, void *s) {
+    STICKY();
     CUresult r = enter(F_EVENT_RECORD);
     if (r) return r;
     pthread_mutex_lock(&lk);
@@ -336,6 +390,7 @@ CUresult cuEventRecord(void *e, void *s) {
     return 0;
 }
 CUresult cuEventSynchronize(void *e) {
+    STICKY();
     CUresult r = enter(F_EVENT_SYNC);
     if (r) return r;
     run_to(*(uint64_t *)e);

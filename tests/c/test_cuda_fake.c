@@ -22,6 +22,8 @@ static int (*fake_allocs)(void);
 static size_t (*fake_used)(void);
 static void (*fake_set)(int, size_t);
 static void (*fake_fail_next_sync)(int);
+static void (*fake_sticky_fault)(int);
+static int *fake_resets;
 
 static void test_props(void) {
     int n = 0;
@@ -121,6 +123,64 @@ static void test_eval_launch(void) {
     CHECK(em_device_synchronize(gpu) == EM_OK);
     em_array_release(&v), em_array_release(&out2);
     em_array_release(&a), em_array_release(&b), em_array_release(&out);
+}
+
+/* A faulting kernel leaves the context sticky (every call fails); the next
+ * use of the device resets it (reset.c): arrays of before raise "lost",
+ * their memory is never freed into the new pool, and new work runs. */
+static void test_fault_recovery(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    em_cuda_pool_free_all(0);
+    int64_t sh[1] = {256};
+    float host[256], back[256];
+    for (int i = 0; i < 256; i++) host[i] = (float)i;
+    em_array a, b, c, out = {0};
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_array_write(&a, host, sizeof host) == EM_OK);
+    CHECK(em_array_empty(&b, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    em_array_release(&b); /* a cached block of the old context */
+    int resets = *fake_resets;
+    fake_sticky_fault(700);
+    const em_array *in[1] = {&a};
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) != EM_OK);
+    CHECK(strstr(em_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") != NULL);
+    CHECK(*fake_resets == resets); /* not inside the failing call */
+    /* The next use resets the device and works. */
+    CHECK(em_device_synchronize(gpu) == EM_OK);
+    CHECK(*fake_resets == resets + 1);
+    size_t used, total;
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == 0 && total == 0); /* the cached block was forgotten, not freed */
+    /* The array of before: a clear error, never a read of lost memory. */
+    CHECK(em_array_read(&a, back, sizeof back) == EM_EDEVICE);
+    CHECK(strstr(em_last_error(), "memory was lost when the device cuda:0 was reset") != NULL);
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_EDEVICE);
+    em_array_release(&a); /* not given to the new pool: its address may be reused */
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == 0 && total == 0);
+    /* New arrays and kernels work (the kernel is loaded again into the new context). */
+    CHECK(em_array_empty(&c, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_array_write(&c, host, sizeof host) == EM_OK);
+    CHECK(em_array_read(&c, back, sizeof back) == EM_OK && !memcmp(host, back, sizeof host));
+    in[0] = &c;
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_OK);
+    CHECK(em_device_synchronize(gpu) == EM_OK && *fake_resets == resets + 1);
+    em_array_release(&out), em_array_release(&c);
+    em_cuda_pool_stats(0, &used, &total);
+    CHECK(used == 0 && total > 0);
+    em_cuda_pool_free_all(0);
+    /* A stream set before a reset reads as the default stream after it. */
+    void *st = NULL;
+    CHECK(em_stream_create(gpu, false, &st) == EM_OK);
+    CHECK(em_stream_set(gpu, st) == EM_OK);
+    void *cur = NULL;
+    CHECK(em_stream_get(gpu, &cur) == EM_OK && cur == st);
+    fake_sticky_fault(719);
+    CHECK(em_device_synchronize(gpu) == EM_EDEVICE);
+    CHECK(em_device_synchronize(gpu) == EM_OK && *fake_resets == resets + 2);
+    CHECK(em_cu_stream() == NULL);
+    CHECK(em_stream_set(gpu, NULL) == EM_OK);
+    (void)em_stream_destroy(gpu, st); /* frees the fake's; a real driver refuses it */
 }
 
 static void test_reduce_launches(void) {
@@ -457,10 +517,12 @@ static void test_staged_wait_failure(void) {
         em_copy_tune(1000, 4096);
         fill(h, n, 5);
         bool ok = em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK;
-        fake_fail_call("cuEventSynchronize", 1, 1000, 700);
+        /* Not a sticky fault (that would reset the device: test_fault_recovery): the
+         * staging buffers are given up while their DMA may still run. */
+        fake_fail_call("cuEventSynchronize", 1, 1000, 999);
         ok = ok && em_array_write(&a, h, n) == EM_EDEVICE &&
              strstr(em_last_error(), "host-to-device copy failed: CUDA error during "
-                                     "cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS");
+                                     "cuEventSynchronize: CUDA_ERROR_UNKNOWN");
         fake_fail_call("cuEventSynchronize", 0, 0, 0);
         em_copy_stats_get(&s0);
         ok = ok && round_trip(n);
@@ -508,12 +570,15 @@ static bool load_fake(const char *dir) {
            *(void **)&fake_used = dlsym(fake, "fake_used");
     *(void **)&fake_set = dlsym(fake, "fake_set");
     *(void **)&fake_fail_next_sync = dlsym(fake, "fake_fail_next_sync");
+    *(void **)&fake_sticky_fault = dlsym(fake, "fake_sticky_fault");
+    fake_resets = dlsym(fake, "fake_resets");
     *(void **)&fake_calls = dlsym(fake, "fake_calls"),
            *(void **)&fake_fail_call = dlsym(fake, "fake_fail_call");
     *(void **)&fake_pending = dlsym(fake, "fake_pending");
     last_copy_stream = dlsym(fake, "fake_last_copy_stream");
     return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set &&
-           fake_fail_next_sync && fake_calls && fake_fail_call && fake_pending && last_copy_stream;
+           fake_fail_next_sync && fake_sticky_fault && fake_resets && fake_calls &&
+           fake_fail_call && fake_pending && last_copy_stream;
 }
 
 int main(void) {
@@ -530,6 +595,7 @@ int main(void) {
         RUN(test_pool_retry_and_oom);
         RUN(test_host_round_trip);
         RUN(test_eval_launch);
+        RUN(test_fault_recovery);
         RUN(test_reduce_launches);
         RUN(test_random_scan_take_launches);
         RUN(test_scan_launches);

@@ -49,6 +49,10 @@ COMPLEX_INEXACT = {"multiply", "divide", "true_divide", "reciprocal", "square", 
 # near 1, arcsin near +-1 ...): on an inexact input, compared for shape and dtype only.
 ILL_CONDITIONED = {"log", "log2", "log10", "log1p", "arcsin", "arccos", "arctanh", "arccosh",
                    "sqrt", "cbrt", "power", "float_power", "std", "var"}
+# Complex functions with branch cuts: discontinuous across them, so an inexact complex input
+# that lies on a cut (re(x*x) rounding to -5e-7 or +5e-7) flips the result's sign.
+BRANCH_CUT = {"sqrt", "log", "log2", "log10", "log1p", "arcsin", "arccos", "arctan",
+              "arcsinh", "arccosh", "arctanh", "power", "float_power"}
 # Operations whose result's shape depends on the values.
 DATA_SHAPE = {"unique", "nonzero", "argwhere", "flatnonzero", "index.mask"}
 # Operations whose result jumps when an input moves by an ULP.
@@ -75,15 +79,26 @@ COMPARE_OPS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_e
 LOGICAL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
 
+# The sign of a zero from max/min is unspecified: NumPy's float32/float64 SIMD loops return
+# the second operand of an equal pair (maximum(0.0, -0.0) is -0.0), its float16 loop and
+# Ember the first.  Such zeros are equal, but these functions tell their signs apart.
+ZERO_SIGN_FROM = {"maximum", "minimum", "fmax", "fmin", "max", "min", "nanmax", "nanmin",
+                  "clip"}
+ZERO_SIGN_SHOWN = {"copysign", "signbit", "divide", "true_divide", "reciprocal", "arctan2",
+                   "nextafter", "floor_divide", "remainder", "fmod", "divmod", "power",
+                   "float_power"}
+
+
 class Var:
     """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
     compared, its shape came from unreliable values); copy:
     NumPy gave a scalar (a copy) where Ember gives a 0-d view (integer indexing, as CuPy),
     so a later in-place write may show through on Ember's side only."""
-    __slots__ = ("k", "scale", "fragile", "copy")
+    __slots__ = ("k", "scale", "fragile", "copy", "zsign")
 
-    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False):
+    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False, zsign=False):
         self.k, self.scale, self.fragile, self.copy = k, scale, fragile, copy
+        self.zsign = zsign  # may hold a zero whose sign is unspecified (ZERO_SIGN_FROM)
 
 
 class Stmt:
@@ -159,8 +174,8 @@ class Gen:
         self.prog = Program(seed)
         self.ns = namespace(np, np.asarray)
         self.n = 0
-        # results NumPy aliases by a quirk (x.conj(), x.real and x.imag of a real x return x
-        # itself or a read-only view): writes into them are not generated
+        # arrays no write is generated into (none today: x.real and x.conj() of a real x
+        # are x itself in Ember as in NumPy, x.imag a read-only array in NumPy)
         self.no_write = set()
 
     # -- bookkeeping --------------------------------------------------------------------
@@ -204,6 +219,9 @@ class Gen:
         scale = max([v.scale for v in ins] + [_maxabs(x) for x in vals], default=0.0)
         fragile = undefined or any(v.fragile for v in ins)
         fn = fn or op
+        zsign = fn in ZERO_SIGN_FROM or any(v.zsign for v in ins)
+        if fn in ZERO_SIGN_SHOWN and any(v.zsign for v in ins):
+            fragile = True
         ulp = TOL_ULP.get(fn, 0)
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
         if cplx and fn in COMPLEX_INEXACT:
@@ -225,19 +243,22 @@ class Gen:
             discontinuous = fn in DISCONTINUOUS or fn in COMPARE_OPS or fn in LOGICAL_OPS
         if discontinuous and k > 0:
             fragile = True
+        if cplx and fn in BRANCH_CUT and k > 0:
+            fragile = True
         if k > 0 and fn in ILL_CONDITIONED:
             fragile = True
         if fragile and (fn in DATA_SHAPE or op in DATA_SHAPE):
             fragile = 2  # unreliable values decide this result's shape: not compared at all
         if name:
             self.prog.vars[name] = Var(k + rel, scale, fragile,
-                                       isinstance(self.ns[name], np.generic))
+                                       isinstance(self.ns[name], np.generic), zsign)
         else:  # an in-place write: the written inputs[0] now carries both lineages
             for i in inputs[:1]:
                 if i in self.prog.vars:
                     v = self.prog.vars[i]
                     v.k, v.scale = max(v.k, k + rel), max(v.scale, scale)
                     v.fragile = v.fragile or fragile or (discontinuous and k > 0)
+                    v.zsign = v.zsign or zsign
             # and any variable may be a view of it: their tolerance takes the write's
             for v in self.prog.vars.values():
                 v.k = max(v.k, k + rel)
@@ -348,9 +369,7 @@ def st_unary(g):
     if not quirk and g.chance(0.08):  # the ufunc's dtype= (signature ufunc_dtype.F)
         g.emit("M.%s(%s, dtype=%r)" % (f, a, g.dtype("bifc")), "ufunc_dtype." + f, [a], fn=f)
         return
-    v = g.emit("M.%s(%s)" % (f, a), f + (".alias" if quirk else ""), [a], fn=f)
-    if v and quirk:
-        g.no_write.add(v)
+    g.emit("M.%s(%s)" % (f, a), f + (".alias" if quirk else ""), [a], fn=f)
 
 
 def st_binary(g):
@@ -402,9 +421,7 @@ def st_unary_method(g):
             form = "%s.astype(" + repr(d) + ", casting=" + repr(g.rng.choice(
                 ["safe", "same_kind", "unsafe", "no", "bogus"])) + ")"
     quirk = fn in ("conj", "real", "imag") and x.dtype.kind != "c"
-    v = g.emit(form % a, "method." + fn + (".alias" if quirk else ""), [a], fn=fn)
-    if v and quirk:
-        g.no_write.add(v)
+    g.emit(form % a, "method." + fn + (".alias" if quirk else ""), [a], fn=fn)
 
 
 def st_reduce(g):
@@ -441,9 +458,15 @@ def st_reduce(g):
                                          "all", "any", "std", "var", "cumsum", "cumprod")
     text = "%s.%s(%s)" % (a, f, ", ".join(args[1:])) if use_method else \
         "M.%s(%s)" % (f, ", ".join(args))
-    g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
+    v = g.emit(text, "reduce." + f + ("+" + kw if kw else ""), [a], fn=f, reduce_n=n if f not in (
         "max", "min", "argmax", "argmin", "all", "any", "nanmax", "nanmin", "count_nonzero")
         else 0, undefined=undefined)
+    r = g.ns.get(v) if v else None
+    if r is not None and _kind(r) == "f" and np.asarray(r).dtype == np.float16 and \
+            _finite(x) and not _finite(r):
+        # NumPy accumulates float16 in float16 (every step rounded), Ember in float32: where
+        # NumPy's partial sums or products overflowed, Ember's may not (docs/fuzzing.md)
+        g.prog.vars[v].fragile = True
 
 
 def _slice(g, n):
@@ -755,7 +778,8 @@ def to_spec(prog, keep=None):
     idx = range(len(prog.stmts)) if keep is None else keep
     return {"seed": prog.seed,
             "stmts": [[prog.stmts[i].text, prog.stmts[i].op, prog.stmts[i].bind] for i in idx],
-            "vars": {k: [v.k, v.scale, v.fragile, v.copy] for k, v in prog.vars.items()}}
+            "vars": {k: [v.k, v.scale, v.fragile, v.copy, v.zsign]
+                     for k, v in prog.vars.items()}}
 
 
 def replay(spec):

@@ -1,8 +1,10 @@
 """GPU-only fault cases for the fuzzer: each runs in its own child process and must end in a
 clean Python exception (or a correct result), never a crash or a hang, and leave the process
-working: after the fault the CPU device computes correctly, and the GPU either does or raises
-a clear error (a fault inside a kernel poisons the CUDA context, see the report's
-"device_after" field).
+working: after the fault the CPU and the GPU compute correctly ("cpu_after", "device_after":
+a fault inside a kernel makes the CUDA context sticky; Ember resets the device at its next
+use, src/backend/cuda/reset.c), and an array made on the device before the fault either
+still reads correctly or raises Ember's DeviceError "the array's memory was lost ..."
+("old_array_after"), never a wrong value.
 
     python tests/fuzz/gpu_faults.py [--device cuda:0] [--out faults.json]
 
@@ -14,7 +16,8 @@ Cases:
   oom_reduce        the limit hit by a fused reduction's temporaries
   corrupt_cubin     every cached cubin bit-flipped / truncated / swapped / a FIFO: rebuilt
 Each result: {"case", "outcome": ok | raised | crash | timeout, "error", "cpu_after",
-"device_after"}; the exit status is 1 when a case crashed, hung, or left the CPU broken."""
+"device_after", "old_array_after"}; the exit status is 1 when a case crashed, hung, left the
+CPU or the GPU broken, or an old array read back wrong."""
 import argparse
 import json
 import os
@@ -27,6 +30,10 @@ PRELUDE = """
 import json, sys, numpy as np, ember as em
 DEV = sys.argv[1]
 res = {"outcome": "ok", "error": None}
+OLD = []  # an array made on the device before the fault: np.arange(n) as float32
+def keep():
+    with em.Device(DEV):
+        OLD.append(em.asarray(np.arange(100, dtype=np.float32)))
 def check_after():
     a = np.arange(1000, dtype=np.float32)
     with em.Device("cpu"):
@@ -38,6 +45,14 @@ def check_after():
                                                    np.sqrt(a * 2 + 1).sum(), rtol=1e-4))
     except Exception as e:
         res["device_after"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+    for old in OLD:
+        try:
+            good = np.array_equal(em.asnumpy(old), np.arange(old.size, dtype=np.float32))
+            res["old_array_after"] = "ok" if good else "WRONG"
+        except em.DeviceError as e:
+            res["old_array_after"] = "lost" if "memory was lost" in str(e) else "DeviceError: " + str(e)[:120]
+        except Exception as e:
+            res["old_array_after"] = "%s: %s" % (type(e).__name__, str(e)[:120])
 def fault(body):
     try:
         body()
@@ -66,6 +81,7 @@ def body():
         z = (y + 1).sum()
         em.asnumpy(z)
         em.synchronize()
+keep()
 fault(body)
 check_after()
 """ % OOB,
@@ -77,6 +93,7 @@ def body():
         em.RawKernel(%r, "trap")((1,), (32,), (x,))
         em.asnumpy(y)
         em.synchronize()
+keep()
 fault(body)
 check_after()
 """ % TRAP,
@@ -86,6 +103,7 @@ def body():
         x = em.asarray(np.ones((512, 512), dtype=np.float32))
         em.RawKernel(%r, "oob")((1,), (32,), (x, np.int64(-(1 << 40))))
         em.asnumpy((x * x + 1).sum(axis=0))
+keep()
 fault(body)
 check_after()
 """ % OOB,
@@ -203,10 +221,12 @@ def main():
     results["corrupt_cubin"] = corrupt_cubin(a.device)
     bad = 0
     for name, r in results.items():
-        ok = r.get("outcome") in ("ok", "raised") and r.get("cpu_after") is True
+        ok = (r.get("outcome") in ("ok", "raised") and r.get("cpu_after") is True and
+              r.get("device_after") is True and r.get("old_array_after") in (None, "ok", "lost"))
         bad += not ok
-        print("%-16s %-8s cpu_after=%s device_after=%s %s" % (
+        print("%-16s %-8s cpu_after=%s device_after=%s old_array_after=%s %s" % (
             name, r.get("outcome"), r.get("cpu_after"), r.get("device_after"),
+            r.get("old_array_after"),
             (r.get("error") or "")[:160]))
     if a.out:
         with open(a.out, "w") as f:

@@ -168,3 +168,28 @@ def test_exit_while_nvrtc_loads(fake_lib):
         pytest.skip("NVRTC is not installed")
     for _ in range(8):
         assert _run(fake_lib, "import ember as em\nprint(em.Device('cuda:0').name)") == ["Fake", "GPU"]
+
+
+def test_device_recovers_after_a_sticky_fault(fake_lib):
+    # A faulting kernel leaves the CUDA context sticky (simulated by the fake); the next
+    # use of the device resets it: the array of before raises a clear DeviceError, new
+    # arrays work, and so does the pool.
+    out = _run(fake_lib, "import ctypes, numpy as np, ember as em\n"
+                         "fake = ctypes.CDLL(%r)\n"
+                         "x = em.asarray(np.arange(8, dtype=np.float32), device='cuda:0')\n"
+                         "fake.fake_sticky_fault(700)\n"
+                         "try:\n"
+                         "    em.Device('cuda:0').synchronize()\n"
+                         "except Exception as e:\n"
+                         "    print(type(e).__name__, 'ILLEGAL_ADDRESS' in str(e))\n"
+                         "em.Device('cuda:0').synchronize()\n"
+                         "print(ctypes.c_int.in_dll(fake, 'fake_resets').value)\n"
+                         "try:\n"
+                         "    em.asnumpy(x)\n"
+                         "except em.DeviceError as e:\n"
+                         "    print('lost', isinstance(e, RuntimeError), 'memory was lost' in str(e))\n"
+                         "y = em.asarray(np.arange(8, dtype=np.float32), device='cuda:0')\n"
+                         "print(em.asnumpy(y).tolist() == list(range(8)))\n"
+                         "del x\n"
+                         "print(em.get_default_memory_pool().used_bytes())\n" % fake_lib)
+    assert out == ["DeviceError", "True", "1", "lost", "True", "True", "True", "512"]

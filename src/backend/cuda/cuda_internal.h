@@ -47,6 +47,9 @@ typedef struct em_cu_code {
     CUmodule mod;
     em_kfn k;
     char *lowered;
+    /* The device's generation (em_device_generation) before the code was
+     * built: after a reset (reset.c) the old context's code is never found. */
+    uint32_t gen;
 } em_cu_code;
 /* The entry for (device id, key of klen bytes, hash), or NULL: no lock, no
  * allocation.  The caller picks the hash function; it must be the same for
@@ -88,6 +91,18 @@ em_status em_cu_host_free(int id, void *p);
 bool em_cu_host_known(int id, const void *p, size_t n);
 em_status em_cu_to_host_async(int id, void *dst, const void *src, size_t n, void *s);
 em_status em_cu_from_host_async(int id, void *dst, const void *src, size_t n, void *s);
+
+/* Recovery after a faulting kernel (reset.c): a sticky error marks the current
+ * device lost; em_cu_ctx then resets its primary context (em_cu_recover) after
+ * each cache of the old context is forgotten (pool.c, staging.c, blas.c). */
+bool em_cu_sticky(CUresult r);
+void em_cu_note_fault(CUresult r);
+void em_cu_note_current(int id);
+bool em_cu_lost(int id);
+em_status em_cu_recover(int id, CUcontext *ctx);
+unsigned em_cu_resets(void);
+void em_cu_pool_forget(int id);
+void em_cu_blas_forget(int id);
 
 /* The name of the last kernel launched on this thread (for fault messages). */
 extern _Thread_local char em_cu_last_kernel[64];

@@ -90,6 +90,8 @@ static em_status em__dev_get(int id, em__dev **out) {
 em_status em_cu_ctx(int id) {
     em__dev *dv;
     EM_CHECK(em__dev_get(id, &dv));
+    if (em_cu_lost(id)) EM_CHECK(em_cu_recover(id, &dv->ctx)); /* after a fault: reset.c */
+    em_cu_note_current(id);
     EM_CU(em__cu.cuCtxSetCurrent(dv->ctx), "cuCtxSetCurrent");
     return EM_OK;
 }

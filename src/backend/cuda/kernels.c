@@ -35,8 +35,10 @@ static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const em_cu_code *em_cu_code_find(int id, const char *key, size_t klen, uint64_t hash) {
     em__kent *e = atomic_load_explicit(&em__kc[hash % EM_KC_BUCKETS], memory_order_acquire);
+    uint32_t gen = em_device_generation((em_device){EM_CUDA, id});
     for (; e; e = e->next)
-        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen))
+        if (e->hash == hash && e->dev == id && e->code.gen == gen && e->klen == klen &&
+            !memcmp(e->key, key, klen))
             return &e->code;
     return NULL;
 }
@@ -94,7 +96,8 @@ em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, 
     if ((*out = em_cu_kernel_find(id, key, klen, hash))) return EM_OK;
     if (em_debug_level() >= 2)
         fprintf(stderr, "ember: kernel cache miss (memory) '%s' key %s\n", name, key);
-    em_cu_code c = {0};
+    /* The generation before building: a reset meanwhile makes the code old. */
+    em_cu_code c = {.gen = em_device_generation((em_device){EM_CUDA, id})};
     CUfunction fn = NULL;
     EM_CHECK(em__build(id, name, fname, render, ctx, &c.mod, &fn));
     c.k.fn = fn;

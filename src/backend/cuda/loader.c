@@ -199,6 +199,7 @@ em_status em_cu_fail(CUresult r, const char *what) {
     em__cu.cuGetErrorString(r, &text);
     /* Codes 700-799 are faults of a kernel, reported at the next call. */
     bool fault = r >= 700 && r < 800 && em_cu_last_kernel[0];
+    em_cu_note_fault(r); /* a sticky one: the device is reset at its next use (reset.c) */
     return em_error(r == EM_CU_ERROR_OUT_OF_MEMORY ? EM_ENOMEM : EM_EDEVICE,
                     "CUDA error during %s: %s (%s)%s%s%s", what, name ? name : "unknown",
                     text ? text : "no description", fault ? "; the last kernel launched was '" : "",

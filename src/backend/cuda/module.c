@@ -94,7 +94,8 @@ em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *op
     if (c && em_debug_level() >= 2)
         fprintf(stderr, "ember: module cache hit (memory) for '%s' on cuda:%d\n", name, dev);
     if (!c) {
-        em_cu_code v = {0};
+        /* The generation before loading: a reset meanwhile makes it old (reset.c). */
+        em_cu_code v = {.gen = em_device_generation((em_device){EM_CUDA, dev})};
         s = em__mload(dev, src, opts, nopt, names, nnames, name, &v.mod, &v.lowered);
         if (s == EM_OK && !(c = em_cu_code_put(dev, key, len, h, &v))) {
             free(v.lowered); /* the module stays loaded: no memory to keep it */

@@ -91,6 +91,7 @@ em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr) {
     if (!p)
         return em_error(EM_EDEVICE, "cuda:%d is beyond the %d devices Ember supports", id,
                         EM_CU_MAXDEV);
+    if (em_cu_lost(id)) EM_CHECK(em_cu_ctx(id)); /* reset first: no block of before */
     if (nbytes > SIZE_MAX - EM_POOL_ROUND)
         return em_error(EM_EOVERFLOW, "allocation of %zu bytes is too large", nbytes);
     size_t size =
@@ -129,6 +130,22 @@ void em_cu_pool_free(int id, void *ptr, size_t nbytes) {
     } else {
         em__cu.cuMemFree((CUdeviceptr)(uintptr_t)ptr);
     }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The device was reset (reset.c): its blocks are gone with the old context.
+ * Forget them without cuMemFree; live arrays of before are never freed back
+ * (core/array.c compares generations), so nothing of them stays counted. */
+void em_cu_pool_forget(int id) {
+    em__pool *p = em__pool_get(id);
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    while (p->free_list) {
+        em__blk *b = p->free_list;
+        p->free_list = b->next;
+        free(b);
+    }
+    p->used = p->cached = 0;
     pthread_mutex_unlock(&p->lock);
 }
 

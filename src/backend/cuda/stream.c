@@ -15,21 +15,29 @@
 enum { EM_CU_ERROR_NOT_READY = 600 };
 
 static _Thread_local CUstream em__stream;
+static _Thread_local unsigned em__stream_resets; /* em_cu_resets() when it was set */
 
-CUstream em_cu_stream(void) { return em__stream; }
+/* A stream set before a device reset (reset.c) belongs to the old context:
+ * the thread falls back to the default stream. */
+CUstream em_cu_stream(void) {
+    return em__stream && em__stream_resets != em_cu_resets() ? NULL : em__stream;
+}
 
 void em_cu_stream_set(int id, void *s) {
     (void)id; /* one current stream per thread (see above) */
     em__stream = s;
+    em__stream_resets = em_cu_resets();
 }
 
+/* What was set (a stream of before a reset too: stream_destroy needs it). */
 void *em_cu_stream_get(int id) {
     (void)id;
     return em__stream;
 }
 
 em_status em_cu_wait_current(void) {
-    if (em__stream) EM_CU(em__cu.cuStreamSynchronize(em__stream), "waiting for the current stream");
+    CUstream s = em_cu_stream();
+    if (s) EM_CU(em__cu.cuStreamSynchronize(s), "waiting for the current stream");
     return EM_OK;
 }
 

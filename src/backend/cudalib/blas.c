@@ -53,6 +53,14 @@ enum { EM_BLAS_N = 0, EM_BLAS_T = 1 };
 static cublasHandle em__handles[EM_CU_MAXDEV];
 static pthread_mutex_t em__blas_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The device was reset (reset.c): the handle belonged to the old context and
+ * is dropped without cublasDestroy (which would touch it); a new one is made. */
+void em_cu_blas_forget(int id) {
+    pthread_mutex_lock(&em__blas_lock);
+    if ((unsigned)id < EM_CU_MAXDEV) em__handles[id] = NULL;
+    pthread_mutex_unlock(&em__blas_lock);
+}
+
 static em_status em__handle(int id, cublasHandle *out) {
     EM_CHECK(em__blas_init());
     EM_CHECK(em_cu_ctx(id));
