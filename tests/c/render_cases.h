@@ -68,8 +68,8 @@ static void rc_op_node(em_node *n, em_op op, const em_node *x, const em_node *y)
 }
 
 /* op over axes of a (5, 6, 7) array of dt; form: 0 block, 1 split, 2 warp. */
-static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int naxes,
-                      const int *axes, int form, rc_fn fn, void *ctx) {
+static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int naxes, const int *axes,
+                      int form, rc_fn fn, void *ctx) {
     static em_rplan p;
     int64_t sh[3] = {5, 6, 7}, osh[3];
     int on = 0;
@@ -87,8 +87,8 @@ static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int nax
         st = em_render_reduce(d, &p, &s);
     }
     char name[96];
-    snprintf(name, sizeof name, "reduce_%s_%s_ax%d%d_%s", rc_red_name(op),
-             em_dtype_get(dt)->name, naxes, naxes > 0 ? axes[0] : 9,
+    snprintf(name, sizeof name, "reduce_%s_%s_ax%d%d_%s", rc_red_name(op), em_dtype_get(dt)->name,
+             naxes, naxes > 0 ? axes[0] : 9,
              form == 0   ? "block"
              : form == 1 ? "split"
                          : "warp");
@@ -119,7 +119,7 @@ static void rc_fused(const em_dialect *d, const char *tag, em_reduce_op op, em_d
     if (st == EM_OK) {
         for (int k = 1; host_scalar && k < p.tree.nops; k++)
             if (p.tree.leaves[k] == &ly) p.tree.cls[k] = 'P';
-        p.warp = warp;
+        p.warp = warp && d->has_shuffle; /* as the driver: blocks without shuffles */
         st = em_render_reduce(d, &p, &s);
     }
     char name[96];
@@ -130,8 +130,8 @@ static void rc_fused(const em_dialect *d, const char *tag, em_reduce_op op, em_d
 }
 
 /* The reduction dtypes: each class, and float16 / the complexes apart. */
-static const em_dtype rc_red_dtypes[] = {EM_BOOL,    EM_INT8,    EM_INT32,   EM_INT64,
-                                         EM_UINT64,  EM_FLOAT16, EM_FLOAT32, EM_FLOAT64,
+static const em_dtype rc_red_dtypes[] = {EM_BOOL,      EM_INT8,      EM_INT32,   EM_INT64,
+                                         EM_UINT64,    EM_FLOAT16,   EM_FLOAT32, EM_FLOAT64,
                                          EM_COMPLEX64, EM_COMPLEX128};
 #define RC_NRED_DTYPES ((int)(sizeof rc_red_dtypes / sizeof *rc_red_dtypes))
 
