@@ -232,7 +232,8 @@ PyMODINIT_FUNC PyInit__ember(void) {
     PyMethodDef *tables[] = {pyem_ndarray_functions, pyem_convert_functions, pyem_ufunc_functions,
                              pyem_reduce_functions,  pyem_index_functions,   pyem_random_functions,
                              pyem_device_functions,  pyem_cuda_functions,    pyem_dlpack_functions,
-                             pyem_kernel_functions,  pyem_jit_functions,     pyem_fusion_functions};
+                             pyem_kernel_functions,  pyem_jit_functions,     pyem_fusion_functions,
+                             pyem_opencl_functions};
     int bad = pyem__add_exceptions(m) < 0 || pyem__add_dtypes(m) < 0 ||
               pyem_ndarray_init_type(m) < 0 || pyem_kernel_init_type(m) < 0 ||
               pyem_jit_launch_init_types(m) < 0;

@@ -105,6 +105,7 @@ extern PyMethodDef pyem_index_functions[];
 extern PyMethodDef pyem_random_functions[];
 extern PyMethodDef pyem_device_functions[];
 extern PyMethodDef pyem_cuda_functions[];
+extern PyMethodDef pyem_opencl_functions[];
 extern PyMethodDef pyem_dlpack_functions[];
 extern PyMethodDef pyem_kernel_functions[];
 extern PyMethodDef pyem_jit_functions[];

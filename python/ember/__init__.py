@@ -56,7 +56,7 @@ euler_gamma = 0.5772156649015329
 
 # Submodules imported on first attribute access.
 _LAZY_MODULES = frozenset(("fft", "linalg", "random", "dask", "cuda_runtime", "_sorting", "_interop",
-                           "_kernels", "_array_api"))
+                           "_kernels", "_array_api", "opencl"))
 # Top-level names and the module that defines them: each module's __all__
 # (tests/python/test_lazy_import.py checks this table against them).
 _LAZY_NAMES = {

@@ -34,9 +34,9 @@ def _check_backend(backend):
     if backend in ("cuda", "nvrtc"):
         return "cuda"
     if backend == "opencl":
-        raise ValueError("backend='opencl': the OpenCL backend is not built yet; raw kernels are "
-                         "CUDA C (backend='cuda') for now")
-    raise ValueError(f"unknown backend {backend!r}; expected 'cuda' (or 'opencl' once it is built)")
+        raise ValueError("backend='opencl': RawModule takes CUDA C; for OpenCL C use "
+                         "em.opencl.Program(source).build() or em.RawKernel(..., backend='opencl')")
+    raise ValueError(f"unknown backend {backend!r}; expected 'cuda' or 'opencl'")
 
 
 def _check_options(options):
@@ -126,6 +126,14 @@ class RawKernel(_ember.Function):
     stream=None)``.  ``grid`` and ``block`` are an int or a tuple of up to 3
     ints; ``stream`` is an ``em.Stream``, an object with ``.ptr`` (a CuPy
     stream), an int handle or None (this thread's current stream)."""
+
+    def __new__(cls, code=None, name=None, options=(), backend="cuda", **kwargs):
+        if backend == "opencl":  # OpenCL C: a different object (ember/opencl.py)
+            from .opencl import RawKernel as _ClRawKernel
+            if kwargs:
+                raise TypeError(f"unexpected arguments for an OpenCL kernel: {sorted(kwargs)}")
+            return _ClRawKernel(code, name, options)
+        return super().__new__(cls, name)
 
     def __init__(self, code, name, options=(), backend="cuda", **kwargs):
         if not isinstance(name, str):

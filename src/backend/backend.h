@@ -134,5 +134,6 @@ const em_backend *em__backend(em_device_kind kind);
 
 extern const em_backend em_cpu_backend;
 extern const em_backend em_cuda_backend;
+extern const em_backend em_opencl_backend;
 
 #endif

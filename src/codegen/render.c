@@ -300,6 +300,34 @@ size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap) {
     return need;
 }
 
+size_t em_kplan_kargs(const em_kplan *p, em_kargs *ka, void *blob, size_t cap) {
+    int nd = p->contig ? 0 : p->ndim, np = 0;
+    for (int k = 1; k < p->nops; k++) np += p->cls[k] == 'P';
+    size_t need = 8 * (1 + (size_t)np + (size_t)nd + (size_t)p->nops * (size_t)nd);
+    if (need > cap || p->nops > EM_KARGS_MAXBUF) return 0;
+    char *b = blob;
+    ka->nbuf = 0;
+    memcpy(b, &p->n, 8);
+    b += 8;
+    for (int k = 0; k < p->nops; k++)
+        if (p->cls[k] == 'P') { /* the value's bytes, zero-padded, in its field */
+            memset(b, 0, 8);
+            memcpy(b, p->data[k], (size_t)EM_DTYPE_SIZE(p->dtypes[k]));
+            b += 8;
+        } else {
+            ka->buf[ka->nbuf++] = p->data[k];
+        }
+    if (nd) {
+        memcpy(b, p->shape, 8 * (size_t)nd);
+        b += 8 * (size_t)nd;
+        for (int k = 0; k < p->nops; k++, b += 8 * (size_t)nd)
+            memcpy(b, p->strides[k], 8 * (size_t)nd);
+    }
+    ka->blob = blob;
+    ka->blob_size = need;
+    return need;
+}
+
 /* Copy src at buf + at (room for len bytes in all); returns the new end. */
 static size_t em__cat(char *buf, size_t len, size_t at, const char *src) {
     while (*src && at + 1 < len) buf[at++] = *src++;
@@ -319,16 +347,11 @@ void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
 /* ---- source ---------------------------------------------------------------- */
 
 /* expr converted from dtype `from` to `to`, with the CPU backend's rules,
- * in dialect d (CUDA builds a complex with its em_mk template, the others
- * with the scalar library's em_mk_c64 / em_mk_c128). */
+ * in dialect d (the same text in CUDA and OpenCL C today; d is for a
+ * spelling that differs). */
 void em__render_conv_d(const em_dialect *d, em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     char fk = em_dtype_get(from)->kind, tk = em_dtype_get(to)->kind;
     const char *T = em_render_ctype(to);
-    char mk[48];
-    if (tk == 'c' && d->id == EM_DIALECT_CUDA)
-        snprintf(mk, sizeof mk, "em_mk<%s, %s>", T, to == EM_COMPLEX64 ? "float" : "double");
-    else if (tk == 'c')
-        snprintf(mk, sizeof mk, "em_mk_%s", em_scalar_suffix(to));
     if (from == to)
         em_sbuf_printf(s, "%s", x);
     else if (from == EM_FLOAT16) {
@@ -336,7 +359,9 @@ void em__render_conv_d(const em_dialect *d, em_sbuf *s, em_dtype from, em_dtype 
         snprintf(inner, sizeof inner, "em_h2f(%s)", x);
         em__render_conv_d(d, s, EM_FLOAT32, to, inner);
     } else if (fk == 'c' && tk == 'c') {
-        em_sbuf_printf(s, "%s(%s.re, %s.im)", mk, x, x);
+        /* em_mk_c64 / em_mk_c128: in every prelude (OpenCL has no templates). */
+        const char *R = to == EM_COMPLEX64 ? "float" : "double";
+        em_sbuf_printf(s, "em_mk_%s((%s)%s.re, (%s)%s.im)", em_scalar_suffix(to), R, x, R, x);
     } else if (fk == 'c' && tk == 'b')
         em_sbuf_printf(s, "(%s.re != 0 || %s.im != 0)", x, x);
     else if (fk == 'c') {
@@ -345,7 +370,7 @@ void em__render_conv_d(const em_dialect *d, em_sbuf *s, em_dtype from, em_dtype 
         em__render_conv_d(d, s, from == EM_COMPLEX64 ? EM_FLOAT32 : EM_FLOAT64, to, inner);
     } else if (tk == 'c') {
         const char *R = to == EM_COMPLEX64 ? "float" : "double";
-        em_sbuf_printf(s, "%s((%s)%s, 0)", mk, R, x);
+        em_sbuf_printf(s, "em_mk_%s((%s)%s, (%s)0)", em_scalar_suffix(to), R, x, R);
     } else if (to == EM_FLOAT16)
         em_sbuf_printf(s, from == EM_FLOAT32 ? "em_f2h(%s)" : "em_d2h((double)%s)", x);
     else if (tk == 'b')
@@ -455,6 +480,13 @@ static void em__dptr(const em_dialect *d, int k, char *buf, size_t len) {
         snprintf(buf, len, "d%d", k);
 }
 
+/* The type an element is stored as: bool as the dialect's bool_storage
+ * (OpenCL's bool has no defined size, so buffers hold uchar; loads and
+ * stores convert by C's rules: nonzero is true, true is 1). */
+static const char *em__stype(const em_dialect *d, em_dtype dt) {
+    return dt == EM_BOOL ? d->bool_storage : em_render_ctype(dt);
+}
+
 /* The cast prefix of a device pointer ("__global " in OpenCL, else ""). */
 static const char *em__gq(const em_dialect *d) { return d->global[0] ? "__global " : ""; }
 
@@ -467,29 +499,35 @@ static void em__emit_head(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     em_sbuf_printf(s, "\n// %s\n%s {\n", "elementwise", cxx ? "struct em_args" : "typedef struct");
     if (d->args_struct) em_sbuf_printf(s, "    char *d[%d];\n", p->nops);
     em_sbuf_printf(s, "    %s n;\n", L);
-    /* OpenCL buffers are handles, not addresses: a view's byte offset into
-     * its buffer travels beside it and is added on entry. */
-    if (!d->args_struct) em_sbuf_printf(s, "    %s off[%d];\n", L, p->nops);
+    /* Without args_struct (OpenCL) a host scalar's 8-byte slot is a field. */
+    if (!d->args_struct)
+        for (int k = 1; k < p->nops; k++)
+            if (p->cls[k] == 'P') em_sbuf_printf(s, "    ulong v%d;\n", k);
     if (nd) em_sbuf_printf(s, "    %s shape[%d];\n    %s st[%d][%d];\n", L, nd, L, p->nops, nd);
     char bounds[64], ptr[32];
     em_dialect_bounds(d, 256, bounds, sizeof bounds);
     em_sbuf_printf(s, "}%s;\n\n%s %s%s%s(", cxx ? "" : " em_args", d->kernel, bounds,
                    bounds[0] ? " " : "", EM_KNAME);
-    if (!d->args_struct) /* buffers first, host scalars by value in an 8-byte slot */
+    /* The em_kargs form (backend.h): each buffer then the byte offset of
+     * the view into it (OpenCL buffers are handles, not addresses), added on
+     * entry; host scalars are in the struct. */
+    if (!d->args_struct)
         for (int k = 0; k < p->nops; k++)
-            em_sbuf_printf(s, p->cls[k] == 'P' ? "ulong d%d, " : "__global char *d%d, ", k);
+            if (p->cls[k] != 'P') em_sbuf_printf(s, "__global char *d%d, ulong o%d, ", k, k);
     em_sbuf_printf(s, "const em_args p) {\n");
     if (!d->args_struct)
         for (int k = 0; k < p->nops; k++)
-            if (p->cls[k] != 'P') em_sbuf_printf(s, "    d%d += p.off[%d];\n", k, k);
+            if (p->cls[k] != 'P') em_sbuf_printf(s, "    d%d += o%d;\n", k, k);
     em_sbuf_printf(s, "    typedef %s em_idx;\n", p->idx32 ? "int" : L);
     for (int k = 1; k < p->nops; k++) {
-        const char *T = em_render_ctype(p->dtypes[k]);
+        const char *T = em_render_ctype(p->dtypes[k]), *ST = em__stype(d, p->dtypes[k]);
         em__dptr(d, k, ptr, sizeof ptr);
         if (p->cls[k] == 'S')
-            em_sbuf_printf(s, "    const %s x%d = *(%sconst %s *)%s;\n", T, k, em__gq(d), T, ptr);
+            em_sbuf_printf(s, "    const %s x%d = *(%sconst %s *)%s;\n", T, k, em__gq(d), ST, ptr);
+        else if (p->cls[k] == 'P' && d->args_struct)
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&%s;\n", T, k, ST, ptr);
         else if (p->cls[k] == 'P')
-            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&%s;\n", T, k, T, ptr);
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.v%d;\n", T, k, ST, k);
     }
     char bdim[32], gdim[32];
     em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
@@ -523,7 +561,7 @@ static void em__emit_offsets(const em_kplan *p, em_sbuf *s) {
 /* Address expression of operand k for element i. */
 static void em__addr(const em_dialect *d, const em_kplan *p, int k, char *buf, size_t len,
                      bool out) {
-    const char *T = em_render_ctype(p->dtypes[k]), *q = out ? "" : "const ";
+    const char *T = em__stype(d, p->dtypes[k]), *q = out ? "" : "const ";
     char ptr[32];
     em__dptr(d, k, ptr, sizeof ptr);
     if (p->contig)

@@ -23,8 +23,9 @@
 #ifndef EM_RENDER_H
 #define EM_RENDER_H
 
-#include "codegen/sbuf.h"
+#include "backend/backend.h"
 #include "codegen/dialect.h"
+#include "codegen/sbuf.h"
 #include "graph/node.h"
 
 #include <stdbool.h>
@@ -73,6 +74,12 @@ EM_API em_status em_render_full(const em_dialect *d, const em_kplan *p, em_sbuf 
 /* Pack the kernel argument into buf (cap bytes); returns its size, or 0 if
  * it does not fit. */
 EM_API size_t em_kplan_args(const em_kplan *p, void *buf, size_t cap);
+/* The same for a dialect without args_struct (OpenCL), as backend.h's
+ * em_kargs: the non-'P' operands' pointers in ka->buf in operand order, and
+ * the struct at blob (cap bytes): long n; ulong v<k> for each 'P' operand
+ * k (its value's bytes, zero-padded); then shape and strides as above.
+ * Returns its size, 0 when it does not fit. */
+EM_API size_t em_kplan_kargs(const em_kplan *p, em_kargs *ka, void *blob, size_t cap);
 /* A short name for messages: "add_float32". */
 EM_API void em_kplan_name(const em_kplan *p, char *buf, size_t len);
 

@@ -36,11 +36,27 @@ static em_status em__render(const void *ctx, void *src) {
     return em_render_full(d, c->plan, src);
 }
 
-/* Per-thread room for a launch: one TLS lookup for both. */
+/* Per-thread room for a launch: one TLS lookup for all. */
 static _Thread_local struct {
     em_kplan plan;
     unsigned char args[EM_RUN_ARGMAX];
+    em_kargs kargs;
+    const em_backend *be; /* the backend whose dialect `flat` is */
+    bool flat;            /* its dialect has no args_struct: launch with kargs */
 } em__ew;
+
+/* Whether be's kernels take an em_kargs (remembered per thread: the small
+ * op's path does no string compare). */
+static em_status em__flat(const em_backend *be, bool *flat) {
+    if (em__ew.be != be) {
+        const em_dialect *d;
+        EM_CHECK(em_run_dialect(be, &d));
+        em__ew.flat = !d->args_struct;
+        em__ew.be = be;
+    }
+    *flat = em__ew.flat;
+    return EM_OK;
+}
 
 em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, uint64_t *keyhash) {
     em_kplan *plan = &em__ew.plan;
@@ -50,7 +66,11 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
         return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
     EM_CHECK(em_kplan_make(root, out, plan));
     if (plan->n == 0) return EM_OK;
-    size_t nargs = em_kplan_args(plan, args, EM_RUN_ARGMAX);
+    bool flat;
+    EM_CHECK(em__flat(be, &flat));
+    void *launch_arg = flat ? (void *)&em__ew.kargs : (void *)args;
+    size_t nargs = flat ? em_kplan_kargs(plan, &em__ew.kargs, args, EM_RUN_ARGMAX)
+                        : em_kplan_args(plan, args, EM_RUN_ARGMAX);
     if (!nargs)
         return em_error(EM_EUNSUPPORTED,
                         "expression too large for one kernel (%d arrays, %d dimensions)",
@@ -74,5 +94,5 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
         s = be->kernel_get(id, key, klen, h, name, EM_KNAME, em__render, &c, &k);
     }
     if (key != keybuf) free(key);
-    return s == EM_OK ? be->launch(id, k, em__grid(p, plan), EM_RUN_BLOCK, 0, args) : s;
+    return s == EM_OK ? be->launch(id, k, em__grid(p, plan), EM_RUN_BLOCK, 0, launch_arg) : s;
 }

@@ -1,4 +1,5 @@
 /* Buffers and array views. */
+#include "ember/opencl.h"
 #include "backend/backend.h"
 #include "core/core.h"
 #include "core/spare.h"
@@ -77,6 +78,10 @@ static em_status em__check_dtype(em_dtype dt) {
 em_status em_array_empty(em_array *out, em_dtype dt, int ndim, const int64_t *shape,
                          em_device dev) {
     EM_CHECK(em__check_dtype(dt));
+    /* An OpenCL device without double precision holds no float64 array:
+     * refused here, where every device array is made, with the device named
+     * (a kernel would otherwise fail to build with a compiler's message). */
+    if (dev.kind == EM_OPENCL) EM_CHECK(em_opencl_check_dtype(dev.id, dt));
     int64_t n, nbytes;
     EM_CHECK(em_shape_size(ndim, shape, &n));
     EM_CHECK(em__size_mul(n, EM_DTYPE_SIZE(dt), &nbytes));

@@ -10,7 +10,8 @@ const em_backend *em__backend(em_device_kind kind) {
     switch (kind) {
     case EM_CPU: return &em_cpu_backend;
     case EM_CUDA: return &em_cuda_backend;
-    default: return NULL; /* the OpenCL backend plugs in here. */
+    case EM_OPENCL: return &em_opencl_backend;
+    default: return NULL;
     }
 }
 

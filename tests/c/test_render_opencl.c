@@ -73,12 +73,13 @@ static void test_contiguous_add(void) {
     em_sbuf s = {0};
     render_cl(&r, &o, &s);
     CHECK(strstr(s.s, "__kernel void __attribute__((reqd_work_group_size(256, 1, 1))) em_kernel("
-                      "__global char *d0, __global char *d1, __global char *d2, const em_args p)"));
+                      "__global char *d0, ulong o0, __global char *d1, ulong o1, "
+                      "__global char *d2, ulong o2, const em_args p)"));
     CHECK(strstr(s.s, "((__global const float *)d1)[i]"));
     CHECK(strstr(s.s, "((__global float *)d0)[i] ="));
     CHECK(strstr(s.s, "get_group_id(0)") && strstr(s.s, "get_num_groups(0)"));
-    /* Views: each buffer's byte offset comes in the struct. */
-    CHECK(strstr(s.s, "    long off[3];\n") && strstr(s.s, "    d2 += p.off[2];\n"));
+    /* Views: each buffer's byte offset comes beside it (backend.h's em_kargs). */
+    CHECK(strstr(s.s, "    d2 += o2;\n") && !strstr(s.s, "off["));
     /* Nothing of CUDA's spelling, no pointer in the struct, no C++ template. */
     CHECK(!strstr(s.s, "p.d[") && !strstr(s.s, "blockIdx") && !strstr(s.s, "em_ldg") &&
           !strstr(s.s, "long long") && !strstr(s.s, "char *d["));
@@ -107,6 +108,33 @@ static void test_strided_with_broadcast_scalar(void) {
     if (have_clang()) CHECK(cl_compiles(s.s));
     em_sbuf_free(&s);
     em_array_release(&a), em_array_release(&t), em_array_release(&c), em_array_release(&o);
+}
+
+/* bool is stored as uchar (OpenCL's bool has no defined size) and the
+ * em_kargs packer lists the buffers and writes n, shape and strides. */
+static void test_bool_storage_and_kargs(void) {
+    int64_t sh[2] = {3, 5};
+    em_array a, t, o;
+    mk(&a, EM_FLOAT32, 2, sh), mk(&o, EM_BOOL, 2, (int64_t[]){5, 3});
+    CHECK(em_view_transpose(&a, (int[]){1, 0}, &t) == EM_OK);
+    em_node lt, r;
+    em_node_leaf(&lt, &t);
+    op_node(&r, EM_OP_ISNAN, 1, &lt, NULL);
+    em_kplan p;
+    CHECK(em_kplan_make(&r, &o, &p) == EM_OK);
+    em_sbuf s = {0};
+    CHECK(em_render_ew(&em_dialect_opencl, &p, &s) == EM_OK);
+    CHECK(strstr(s.s, "*(__global uchar *)(d0 + o0) =") && !strstr(s.s, "bool *"));
+    em_kargs ka;
+    int64_t blob[32];
+    size_t n = em_kplan_kargs(&p, &ka, blob, sizeof blob);
+    CHECK(n == 8 * (1 + 2 + 2 * 2) && ka.blob == blob && ka.blob_size == n);
+    CHECK(ka.nbuf == 2 && ka.buf[0] == o.data && ka.buf[1] == t.data);
+    CHECK(blob[0] == 15 && blob[1] == 5 && blob[2] == 3);                 /* n, then the shape */
+    CHECK(blob[3] == 3 && blob[4] == 1 && blob[5] == 4 && blob[6] == 20); /* byte strides */
+    CHECK(em_kplan_kargs(&p, &ka, blob, 16) == 0); /* too small: refused, not overrun */
+    em_sbuf_free(&s);
+    em_array_release(&a), em_array_release(&t), em_array_release(&o);
 }
 
 /* What a dialect cannot run is refused, with nothing half-written: the C
@@ -207,6 +235,7 @@ static void test_every_template_builds(void) {
 int main(void) {
     RUN(test_contiguous_add);
     RUN(test_strided_with_broadcast_scalar);
+    RUN(test_bool_storage_and_kargs);
     RUN(test_refusals);
     RUN(test_kargs_form);
     RUN(test_every_template_builds);

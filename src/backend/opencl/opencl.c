@@ -1,43 +1,19 @@
-/* The OpenCL loader and the build-only entry point (see opencl.h).  The
- * few OpenCL types are declared here: handles are opaque pointers, the
- * integers have the widths the OpenCL 1.2 headers give them. */
-#include "backend/opencl/opencl.h"
+/* The OpenCL loader: the ICD loader opened at run time (never linked, no
+ * OpenCL headers at build time), every GPU, CPU and accelerator device of
+ * every platform found once, errors named; and the build-only entry point
+ * (opencl.h) that the ops-table test compiles every op with. */
+#include "backend/opencl/cl_internal.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef int32_t cl_int;
-typedef uint32_t cl_uint;
-typedef uint64_t cl_ulong;
-typedef struct _cl_platform_id *cl_platform_id;
-typedef struct _cl_device_id *cl_device_id;
-typedef struct _cl_context *cl_context;
-typedef struct _cl_program *cl_program;
-
-enum {
-    EM_CL_SUCCESS = 0,
-    EM_CL_DEVICE_NAME = 0x102B,
-    EM_CL_PROGRAM_BUILD_LOG = 0x1183,
-};
-static const cl_ulong EM_CL_DEVICE_TYPE_ALL = 0xFFFFFFFFu;
-
-typedef struct em__cl_api {
-#define EM_FN(ret, field, sym, params) ret(*field) params;
-#include "backend/opencl/libOpenCL.fn"
-#undef EM_FN
-} em__cl_api;
-
-static em__cl_api em__cl;
+em__cl_api em__cl;
+em_cl_dev em_cl_devs[EM_CL_MAXDEV];
+int em_cl_ndev;
 static pthread_once_t em__cl_once = PTHREAD_ONCE_INIT;
-static em_status em__cl_status = EM_EUNSUPPORTED;
 static char em__cl_why[256] = "OpenCL not loaded";
-static cl_device_id em__cl_dev;
-static cl_context em__cl_ctx;
-static char em__cl_name[128];
 
 static bool em__cl_bind(void *h) {
 #define EM_FN(ret, field, sym, params)                                                \
@@ -50,8 +26,10 @@ static bool em__cl_bind(void *h) {
     return true;
 }
 
-/* Open the ICD loader, take the first device of the first platform that
- * has one and make one context for it (kept for the process). */
+void em_cl_read_info(em_cl_dev *d); /* device.c */
+
+/* Open the ICD loader and list the devices (their properties too: cheap,
+ * and the count must not depend on which device was used first). */
 static void em__cl_load(void) {
     void *h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) h = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
@@ -66,65 +44,100 @@ static void em__cl_load(void) {
         snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL platform");
         return;
     }
-    for (cl_uint i = 0; i < np && i < 16 && !em__cl_dev; i++) {
+    const cl_ulong types =
+        EM_CL_DEVICE_TYPE_GPU | EM_CL_DEVICE_TYPE_CPU | EM_CL_DEVICE_TYPE_ACCELERATOR;
+    for (cl_uint i = 0; i < np && i < 16; i++) {
+        cl_device_id ids[EM_CL_MAXDEV];
         cl_uint nd = 0;
-        if (em__cl.clGetDeviceIDs(plats[i], EM_CL_DEVICE_TYPE_ALL, 1, &em__cl_dev, &nd) !=
-                EM_CL_SUCCESS ||
-            nd == 0)
-            em__cl_dev = NULL;
+        if (em__cl.clGetDeviceIDs(plats[i], types, EM_CL_MAXDEV, ids, &nd) != EM_CL_SUCCESS)
+            continue;
+        for (cl_uint j = 0; j < nd && j < EM_CL_MAXDEV && em_cl_ndev < EM_CL_MAXDEV; j++) {
+            em_cl_dev *d = &em_cl_devs[em_cl_ndev++];
+            d->plat = plats[i], d->dev = ids[j];
+            pthread_mutex_init(&d->launch_lock, NULL);
+            em_cl_read_info(d);
+        }
     }
-    if (!em__cl_dev) {
-        snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL device");
-        return;
-    }
-    cl_int err = 0;
-    em__cl_ctx = em__cl.clCreateContext(NULL, 1, &em__cl_dev, NULL, NULL, &err);
-    if (!em__cl_ctx || err != EM_CL_SUCCESS) {
-        snprintf(em__cl_why, sizeof em__cl_why, "clCreateContext failed (%d)", (int)err);
-        return;
-    }
-    if (em__cl.clGetDeviceInfo(em__cl_dev, EM_CL_DEVICE_NAME, sizeof em__cl_name - 1, em__cl_name,
-                               NULL) != EM_CL_SUCCESS)
-        snprintf(em__cl_name, sizeof em__cl_name, "OpenCL device");
-    em__cl_status = EM_OK;
+    if (!em_cl_ndev) snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL device");
 }
+
+int em_cl_count(void) {
+    pthread_once(&em__cl_once, em__cl_load);
+    return em_cl_ndev;
+}
+
+const char *em_cl_why(void) { return em__cl_why; }
+
+/* The names of the codes a user may meet (cl.h's); others by number. */
+static const char *em__cl_errname(cl_int e) {
+    switch (e) {
+    case -1: return "CL_DEVICE_NOT_FOUND";
+    case -2: return "CL_DEVICE_NOT_AVAILABLE";
+    case -4: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case -5: return "CL_OUT_OF_RESOURCES";
+    case -6: return "CL_OUT_OF_HOST_MEMORY";
+    case -11: return "CL_BUILD_PROGRAM_FAILURE";
+    case -30: return "CL_INVALID_VALUE";
+    case -36: return "CL_INVALID_COMMAND_QUEUE";
+    case -38: return "CL_INVALID_MEM_OBJECT";
+    case -46: return "CL_INVALID_KERNEL_NAME";
+    case -48: return "CL_INVALID_KERNEL";
+    case -49: return "CL_INVALID_ARG_INDEX";
+    case -50: return "CL_INVALID_ARG_VALUE";
+    case -51: return "CL_INVALID_ARG_SIZE";
+    case -52: return "CL_INVALID_KERNEL_ARGS";
+    case -53: return "CL_INVALID_WORK_DIMENSION";
+    case -54: return "CL_INVALID_WORK_GROUP_SIZE";
+    case -55: return "CL_INVALID_WORK_ITEM_SIZE";
+    case -61: return "CL_INVALID_BUFFER_SIZE";
+    case -63: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    default: return "an OpenCL error";
+    }
+}
+
+em_status em_cl_fail(cl_int err, const char *what) {
+    em_status s = err == EM_CL_OUT_OF_HOST_MEMORY || err == EM_CL_MEM_OBJECT_ALLOCATION_FAILURE
+                      ? EM_ENOMEM
+                      : EM_EDEVICE;
+    return em_error(s, "OpenCL: %s failed: %s (%d)", what, em__cl_errname(err), (int)err);
+}
+
+/* ---- the build-only entry point (opencl.h): opencl:0 ---- */
 
 em_status em_opencl_init(void) {
-    pthread_once(&em__cl_once, em__cl_load);
-    if (em__cl_status != EM_OK) return em_error(em__cl_status, "OpenCL: %s", em__cl_why);
-    return EM_OK;
+    if (em_cl_count() == 0) return em_error(EM_EUNSUPPORTED, "OpenCL: %s", em__cl_why);
+    em_cl_dev *d;
+    return em_cl_open(0, &d);
 }
 
-const char *em_opencl_device_name(void) { return em__cl_name; }
+const char *em_opencl_device_name(void) { return em_cl_ndev ? em_cl_devs[0].props.name : ""; }
 
 em_status em_opencl_build(const char *src, const char *options, char **log) {
     if (log) *log = NULL;
-    em_status st = em_opencl_init();
-    if (st != EM_OK) return st;
+    EM_CHECK(em_opencl_init());
     if (!src) return em_error(EM_EVALUE, "em_opencl_build: no source");
+    em_cl_dev *d = &em_cl_devs[0];
     cl_int err = 0;
-    cl_program p = em__cl.clCreateProgramWithSource(em__cl_ctx, 1, &src, NULL, &err);
-    if (!p || err != EM_CL_SUCCESS)
-        return em_error(EM_EDEVICE, "clCreateProgramWithSource failed (%d)", (int)err);
-    err = em__cl.clBuildProgram(p, 1, &em__cl_dev, options ? options : "", NULL, NULL);
+    cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
+    if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
+    err = em__cl.clBuildProgram(p, 1, &d->dev, options ? options : "", NULL, NULL);
+    em_status st = EM_OK;
     if (err != EM_CL_SUCCESS) {
         size_t n = 0;
-        em__cl.clGetProgramBuildInfo(p, em__cl_dev, EM_CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+        em__cl.clGetProgramBuildInfo(p, d->dev, EM_CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
         char *text = malloc(n + 1);
         if (text) {
             text[0] = 0;
-            em__cl.clGetProgramBuildInfo(p, em__cl_dev, EM_CL_PROGRAM_BUILD_LOG, n, text, NULL);
+            em__cl.clGetProgramBuildInfo(p, d->dev, EM_CL_PROGRAM_BUILD_LOG, n, text, NULL);
             text[n] = 0;
         }
-        em__cl.clReleaseProgram(p);
-        st = em_error(EM_ECOMPILE, "OpenCL build failed (%d) on %s: %.400s", (int)err, em__cl_name,
-                      text ? text : "");
+        st = em_error(EM_ECOMPILE, "OpenCL build failed (%d) on %s: %.400s", (int)err,
+                      d->props.name, text ? text : "");
         if (log)
             *log = text;
         else
             free(text);
-        return st;
     }
     em__cl.clReleaseProgram(p);
-    return EM_OK;
+    return st;
 }

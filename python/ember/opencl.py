@@ -1,0 +1,262 @@
+"""``em.opencl``: OpenCL devices and raw OpenCL C programs, PyOpenCL's way.
+
+    prg = em.opencl.Program('''
+    __kernel void twice(__global float *a, float f) {
+        int i = get_global_id(0);
+        a[i] *= f;
+    }''').build()
+    prg.twice((n,), None, a, np.float32(2))
+
+Every GPU, CPU and accelerator device of every OpenCL platform is a device
+``opencl:N`` (``em.Device("opencl:0")``, ``EMBER_DEVICE=opencl:0``); Ember's
+arrays live on it as on a CUDA device.  A program is built for the current
+device when it is an OpenCL one, else for ``opencl:0`` (or the ``device``
+given), through Ember's disk cache.  Kernel arguments are Ember arrays on that
+device (passed as their buffer: a view at an offset into its buffer is
+refused), NumPy scalars (``np.float32(2)``: their type is the argument's, as
+in PyOpenCL; a Python int or float is refused unless
+``kernel.set_scalar_arg_dtypes`` names its type) and ``LocalMemory(nbytes)``.
+"""
+import numpy as _np
+
+from . import _ember
+from ._device import Device, get_device
+
+__all__ = ["is_available", "device_count", "devices", "device_info", "platforms", "Program",
+           "Kernel", "LocalMemory", "RawKernel", "pool_stats", "pool_free_all", "pool_set_limit"]
+
+
+def is_available():
+    """Whether an OpenCL device is present (the ICD loader found one)."""
+    return _ember.device_count("opencl") > 0
+
+
+def device_count():
+    return _ember.device_count("opencl")
+
+
+def devices():
+    return [Device(f"opencl:{i}") for i in range(device_count())]
+
+
+def _id(device):
+    if device is None:
+        cur = get_device()
+        if cur.kind == "opencl":
+            return cur.id
+        if not is_available():
+            raise _ember.DeviceError("no OpenCL device (the ICD loader found none)")
+        return 0
+    d = device if isinstance(device, Device) else Device(device)
+    if d.kind != "opencl":
+        raise ValueError(f"{d} is not an OpenCL device")
+    return d.id
+
+
+def device_info(device=None):
+    """What OpenCL tells of a device: name, vendor, platform, version,
+    driver_version, type ("gpu", "cpu", "accelerator"), compute_units,
+    max_work_group_size, local_memory, total_memory, max_alloc, fp64, fp16."""
+    return _ember.opencl_info(_id(device))
+
+
+class Platform:
+    """An OpenCL platform (PyOpenCL's ``cl.get_platforms()`` items): its
+    ``name`` and the Ember ``devices`` it has."""
+
+    def __init__(self, name, devices):
+        self.name, self._devices = name, devices
+
+    def get_devices(self):
+        return list(self._devices)
+
+    devices = property(get_devices)
+
+    def __repr__(self):
+        return f"<ember.opencl.Platform {self.name!r}: {len(self._devices)} device(s)>"
+
+
+def platforms():
+    """The platforms that have devices, in the ICD loader's order."""
+    out = {}
+    for d in devices():
+        out.setdefault(_ember.opencl_info(d.id)["platform"], []).append(d)
+    return [Platform(n, ds) for n, ds in out.items()]
+
+
+def pool_stats(device=None):
+    """(bytes in live buffers, bytes held: live + cached) of the buffer pool."""
+    return _ember.opencl_pool(_id(device))
+
+
+def pool_free_all(device=None):
+    _ember.opencl_pool(_id(device), "free_all")
+
+
+def pool_set_limit(size, device=None):
+    """Cap the bytes the pool holds (0 or None: the device's memory)."""
+    _ember.opencl_pool(_id(device), "set_limit", int(size or 0))
+
+
+class LocalMemory:
+    """``nbytes`` of ``__local`` memory as a kernel argument (PyOpenCL's)."""
+
+    def __init__(self, nbytes):
+        nbytes = int(nbytes)
+        if nbytes <= 0:
+            raise ValueError(f"LocalMemory needs a positive size, got {nbytes}")
+        self.size = nbytes
+
+
+def _sizes(v, what):
+    if v is None:
+        return None
+    if isinstance(v, (int, _np.integer)):
+        return (int(v),)
+    t = tuple(int(x) for x in v)
+    if not 1 <= len(t) <= 3:
+        raise ValueError(f"{what} size must have 1 to 3 dimensions, got {len(t)}")
+    return t
+
+
+class Kernel:
+    """A kernel of a built Program: ``k(global_size, local_size, *args)``."""
+
+    def __init__(self, program, name):
+        self.program, self.function_name = program, name
+        self._handle, self.num_args = _ember.opencl_kernel(program._dev, program._handle, name)
+        self._dtypes = None
+
+    def set_scalar_arg_dtypes(self, dtypes):
+        """Types for Python scalars, one per argument (None for arrays and
+        local memory), as in PyOpenCL."""
+        self._dtypes = [None if t is None else _np.dtype(t) for t in dtypes]
+
+    def _arg(self, i, a):
+        if isinstance(a, _ember.ndarray):
+            return a
+        if isinstance(a, LocalMemory):
+            return a.size
+        if self._dtypes is not None and i < len(self._dtypes) and self._dtypes[i] is not None:
+            return _np.asarray(a, dtype=self._dtypes[i]).tobytes()
+        if isinstance(a, _np.generic):
+            return a.tobytes()
+        if isinstance(a, _np.ndarray):
+            raise TypeError(f"kernel '{self.function_name}': argument {i} is a NumPy array; "
+                            "move it to the device first (em.asarray(x, device=...))")
+        if isinstance(a, (bool, int, float, complex)):
+            raise TypeError(f"kernel '{self.function_name}': argument {i} is a Python "
+                            f"{type(a).__name__}, whose OpenCL type is unknown; pass a NumPy "
+                            "scalar (np.int32(...), np.float32(...)) or call "
+                            "set_scalar_arg_dtypes")
+        raise TypeError(f"kernel '{self.function_name}': argument {i} of type "
+                        f"{type(a).__name__} is not an ember.ndarray, a NumPy scalar or "
+                        "LocalMemory")
+
+    def __call__(self, global_size, local_size, *args, wait_for=None):
+        if len(args) != self.num_args:
+            raise TypeError(f"kernel '{self.function_name}' takes {self.num_args} arguments, "
+                            f"got {len(args)}")
+        g = _sizes(global_size, "global")
+        loc = _sizes(local_size, "local")
+        packed = tuple(self._arg(i, a) for i, a in enumerate(args))
+        _ember.opencl_launch(self.program._dev, self._handle, self.function_name, g, loc, packed)
+        return _Event(self.program._dev)
+
+    def __repr__(self):
+        return f"<ember.opencl.Kernel {self.function_name!r}>"
+
+
+class _Event:
+    """What a launch returns (PyOpenCL returns an event): ``wait()``."""
+
+    def __init__(self, dev):
+        self._dev = dev
+
+    def wait(self):
+        _ember.synchronize(f"opencl:{self._dev}")
+
+
+class Program:
+    """OpenCL C source: ``Program(src).build(options=())``; then each kernel
+    is an attribute (``prg.name(global, local, *args)``) or ``prg.kernel(name)``.
+    ``CompileError`` carries the build log and the numbered source."""
+
+    def __init__(self, source, device=None):
+        if not isinstance(source, str):
+            raise TypeError(f"source must be a str of OpenCL C, got {type(source).__name__}")
+        self.source = source
+        self._device = device
+        self._handle = None
+        self._kernels = {}
+
+    def build(self, options=()):
+        if isinstance(options, str):
+            options = (options,)
+        if not all(isinstance(o, str) for o in options):
+            raise TypeError("options must be a str or a sequence of str")
+        self._dev = _id(self._device)
+        self.options = tuple(options)
+        self._handle = _ember.opencl_program(self._dev, self.source, " ".join(self.options))
+        return self
+
+    def kernel(self, name):
+        if self._handle is None:
+            raise RuntimeError("the program is not built: call build() first")
+        k = self._kernels.get(name)
+        if k is None:
+            k = self._kernels[name] = Kernel(self, name)
+        return k
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self.kernel(name)
+        except ValueError as e:
+            raise AttributeError(str(e)) from None
+
+    @property
+    def device(self):
+        return Device(f"opencl:{self._dev}")
+
+
+class RawKernel:
+    """``em.RawKernel(code, name, backend="opencl")``: one OpenCL C kernel
+    called CuPy's way, ``k(grid, block, args, shared_mem=0)``: ``grid`` in
+    work-groups and ``block`` in work-items (global size = grid * block),
+    ``shared_mem`` bytes of ``__local`` memory appended as a last argument
+    when not 0.  Built for the current device when it is an OpenCL one,
+    else opencl:0, at the first call (or ``compile()``)."""
+
+    backend = "opencl"
+
+    def __init__(self, code, name, options=()):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str (the kernel's name), got {type(name).__name__}")
+        if isinstance(options, str):
+            options = (options,)
+        self.code, self.name, self.options = code, name, tuple(options)
+        self._by_dev = {}
+
+    def _kernel(self):
+        dev = _id(None)
+        k = self._by_dev.get(dev)
+        if k is None:
+            prog = Program(self.code, device=f"opencl:{dev}").build(self.options)
+            k = self._by_dev[dev] = prog.kernel(self.name)
+        return k
+
+    def compile(self):
+        self._kernel()
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        g, b = _sizes(grid, "grid"), _sizes(block, "block")
+        if len(g) != len(b):
+            raise ValueError("grid and block must have as many dimensions")
+        k = self._kernel()
+        args = tuple(args) + ((LocalMemory(shared_mem),) if shared_mem else ())
+        return k(tuple(x * y for x, y in zip(g, b)), b, *args)
+
+    def __repr__(self):
+        return f"<ember.RawKernel {self.name!r} (OpenCL)>"

@@ -1,0 +1,165 @@
+/* Raw OpenCL C programs from the user (em.opencl.Program, RawKernel with
+ * backend="opencl"): built through the disk cache, kept in memory by
+ * (device, options, source) for the process, and launched over 1 to 3
+ * dimensions with the arguments the Python side packed. */
+#include "backend/opencl/cl_internal.h"
+#include "codegen/diskcache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct em__prog {
+    struct em__prog *next;
+    int dev;
+    uint64_t hash;
+    cl_program prog;
+    size_t klen;
+    char key[]; /* options, NUL, source, NUL */
+} em__prog;
+
+static em__prog *em__progs;
+static pthread_mutex_t em__progs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+em_status em_opencl_program_build(int id, const char *src, const char *options, void **program) {
+    if (!src || !program) return em_error(EM_EVALUE, "em_opencl_program_build: NULL argument");
+    const char *opts = options ? options : "";
+    em_cl_dev *d;
+    EM_CHECK(em_cl_open(id, &d));
+    size_t lo = strlen(opts) + 1, klen = lo + strlen(src) + 1;
+    em__prog *e = malloc(sizeof *e + klen);
+    if (!e) return em_error(EM_ENOMEM, "out of host memory for a program");
+    memcpy(e->key, opts, lo);
+    memcpy(e->key + lo, src, klen - lo);
+    uint64_t h = em_fnv1a(EM_FNV_BASIS ^ (uint64_t)id, e->key, klen);
+    pthread_mutex_lock(&em__progs_lock);
+    for (em__prog *p = em__progs; p; p = p->next)
+        if (p->dev == id && p->hash == h && p->klen == klen && !memcmp(p->key, e->key, klen)) {
+            pthread_mutex_unlock(&em__progs_lock);
+            free(e);
+            *program = p->prog;
+            return EM_OK;
+        }
+    pthread_mutex_unlock(&em__progs_lock);
+    em_status s = em_cl_program(d, src, opts, "raw program", &e->prog);
+    if (s != EM_OK) {
+        free(e);
+        return s;
+    }
+    e->dev = id, e->hash = h, e->klen = klen;
+    pthread_mutex_lock(&em__progs_lock);
+    e->next = em__progs; /* a racing duplicate is harmless: both work */
+    em__progs = e;
+    pthread_mutex_unlock(&em__progs_lock);
+    *program = e->prog;
+    return EM_OK;
+}
+
+em_status em_opencl_kernel_create(int id, void *program, const char *name, void **kernel) {
+    if (!program || !name || !kernel) return em_error(EM_EVALUE, "NULL program or kernel name");
+    em_cl_dev *d;
+    EM_CHECK(em_cl_open(id, &d));
+    cl_int err = 0;
+    cl_kernel k = em__cl.clCreateKernel(program, name, &err);
+    if (err == EM_CL_INVALID_KERNEL_NAME || (!k && !err))
+        return em_error(EM_EVALUE, "the program has no kernel named '%s'", name);
+    if (!k || err) return em_cl_fail(err, "clCreateKernel");
+    *kernel = k;
+    return EM_OK;
+}
+
+void em_opencl_kernel_release(void *kernel) {
+    if (kernel) em__cl.clReleaseKernel(kernel);
+}
+
+em_status em_opencl_kernel_nargs(void *kernel, int *nargs) {
+    cl_uint n = 0;
+    cl_int err = em__cl.clGetKernelInfo(kernel, EM_CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL);
+    if (err) return em_cl_fail(err, "clGetKernelInfo");
+    *nargs = (int)n;
+    return EM_OK;
+}
+
+/* Sizes against the device's limits (as CUDA's launch checks grid/block). */
+static em_status em__check(em_cl_dev *d, int id, void *k, const char *name, int ndim,
+                           const size_t *global, const size_t *local) {
+    if (ndim < 1 || ndim > 3)
+        return em_error(EM_ELAUNCH, "kernel '%s': %d dimensions (1 to 3 are allowed)", name, ndim);
+    if (!local) return EM_OK;
+    size_t items = 1, kmax = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (local[i] == 0 || local[i] > (size_t)d->props.max_block_dim[i])
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': local size %zu in dimension %d is outside the "
+                            "device limit 1..%d on opencl:%d",
+                            name, local[i], i, d->props.max_block_dim[i], id);
+        if (global[i] % local[i])
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': global size %zu in dimension %d is not a multiple of "
+                            "the local size %zu (OpenCL 1.2)",
+                            name, global[i], i, local[i]);
+        items *= local[i];
+    }
+    em__cl.clGetKernelWorkGroupInfo(k, d->dev, EM_CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax,
+                                    NULL);
+    size_t lim = kmax ? kmax : d->info.max_work_group_size;
+    if (items > lim)
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': a work-group of %zu items exceeds the limit of %zu on "
+                        "opencl:%d",
+                        name, items, lim, id);
+    return EM_OK;
+}
+
+em_status em_opencl_launch_raw(int id, void *kernel, const char *name, int ndim,
+                               const size_t *global, const size_t *local, int nargs,
+                               const em_clarg *args) {
+    if (!name) name = "raw kernel";
+    if (!kernel || !global || (nargs && !args))
+        return em_error(EM_EVALUE, "kernel '%s': NULL kernel, sizes or arguments", name);
+    em_cl_dev *d;
+    EM_CHECK(em_cl_open(id, &d));
+    EM_CHECK(em__check(d, id, kernel, name, ndim, global, local));
+    for (int i = 0; i < ndim; i++)
+        if (global[i] == 0) return EM_OK; /* nothing to run, as PyOpenCL */
+    pthread_mutex_lock(&d->launch_lock);
+    em_status s = EM_OK;
+    cl_int err = 0;
+    for (int i = 0; i < nargs && s == EM_OK && !err; i++) {
+        const em_clarg *a = &args[i];
+        if (a->kind == EM_CLARG_BUFFER) {
+            cl_mem m = NULL;
+            size_t off = 0;
+            s = em_cl_ptr(a->value, &m, &off);
+            if (s == EM_OK && off)
+                s = em_error(EM_EVALUE,
+                             "kernel '%s': argument %d is a view at byte offset %zu into its "
+                             "buffer; an OpenCL kernel gets whole buffers (pass a copy, or "
+                             "the base array and the offset)",
+                             name, i, off);
+            if (s == EM_OK) err = em__cl.clSetKernelArg(kernel, (cl_uint)i, sizeof m, &m);
+        } else if (a->kind == EM_CLARG_LOCAL) {
+            err = em__cl.clSetKernelArg(kernel, (cl_uint)i, a->size, NULL);
+        } else {
+            err = em__cl.clSetKernelArg(kernel, (cl_uint)i, a->size, a->value);
+        }
+        if (err && s == EM_OK) {
+            char what[128];
+            snprintf(what, sizeof what, "argument %d of kernel '%s' (%zu bytes)", i, name, a->size);
+            s = em_cl_fail(err, what);
+            if (s == EM_EDEVICE) s = em_error(EM_EVALUE, "%s", em_last_error());
+        }
+    }
+    if (s == EM_OK) {
+        err = em__cl.clEnqueueNDRangeKernel(em_cl_queue(d), kernel, (cl_uint)ndim, NULL, global,
+                                            local, 0, NULL, NULL);
+        if (err) {
+            char what[96];
+            snprintf(what, sizeof what, "launch of kernel '%s'", name);
+            s = em_cl_fail(err, what);
+            if (s == EM_EDEVICE) s = em_error(EM_ELAUNCH, "%s", em_last_error());
+        }
+    }
+    pthread_mutex_unlock(&d->launch_lock);
+    return s;
+}
