@@ -34,6 +34,13 @@ em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned 
             memcpy(&ptr, (const char *)blob + 8 * (size_t)slots[i], sizeof ptr);
         ka.buf[i] = ptr;
     }
+    /* A NULL slot (no partials, a fused leaf passed by value) is never read
+     * by the kernel; the runtime maps every entry to a buffer, so it gets
+     * one of the launch's own. */
+    const void *any = NULL;
+    for (int i = 0; i < nslots && !any; i++) any = ka.buf[i];
+    for (int i = 0; i < nslots; i++)
+        if (!ka.buf[i]) ka.buf[i] = any;
     return be->launch(id, k, grid, block, shmem, &ka);
 }
 

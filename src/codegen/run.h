@@ -40,7 +40,8 @@ em_status em_run_dialect(const em_backend *be, const em_dialect **out);
 /* Launch k on be with a template's packed argument (blob, size bytes, the
  * layout its render_*.h gives, pointers in 8-byte slots): as it is where
  * be's dialect takes the struct, else (OpenCL) as an em_kargs whose
- * buffers are the slots listed in order (-1: a NULL buffer), the blob
+ * buffers are the slots listed in order (-1 or a NULL pointer: a slot the
+ * kernel never reads, passed as another of its buffers), the blob
  * passed whole as the kernel's numbers (codegen/tmpl.h: em_argv keeps a
  * slot per pointer).  The one place a driver's argument becomes the
  * backend's. */
