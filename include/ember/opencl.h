@@ -66,4 +66,20 @@ EM_API em_status em_opencl_launch_raw(int id, void *kernel, const char *name, in
                                       const size_t *global, const size_t *local, int nargs,
                                       const em_clarg *args);
 
+/* Streams (in-order queues of the device's context) and events (markers
+ * with profiling), as em_cuda_stream_* / em_cuda_event_*.  A stream made
+ * current (stream_set) takes this thread's work for that device; NULL: the
+ * device's own queue.  Only the pool's blocks freed by the same thread's
+ * current queue are reused without a wait, so destroy waits for a stream. */
+EM_API em_status em_opencl_stream_create(int id, void **out);
+EM_API em_status em_opencl_stream_destroy(int id, void *s);
+EM_API em_status em_opencl_stream_set(int id, void *s);
+EM_API void *em_opencl_stream_get(void);
+EM_API em_status em_opencl_stream_sync(int id, void *s);
+EM_API em_status em_opencl_event_record(int id, void *s, void **out);
+EM_API em_status em_opencl_event_sync(void *e);
+/* Milliseconds between two recorded events (waits for both). */
+EM_API em_status em_opencl_event_elapsed(void *a, void *b, float *ms);
+EM_API void em_opencl_event_destroy(void *e);
+
 #endif

@@ -232,6 +232,8 @@ class RawKernel:
     backend = "opencl"
 
     def __init__(self, code, name, options=()):
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str of OpenCL C, got {type(code).__name__}")
         if not isinstance(name, str):
             raise TypeError(f"name must be a str (the kernel's name), got {type(name).__name__}")
         if isinstance(options, str):

@@ -41,13 +41,18 @@ EM_FN em_f16 em_d2h(double v) {
 }
 
 // float -> int8/16/32, uint8/16 as the CPU backend (NumPy on x86): through
-// int32, out-of-range values and NaN giving INT32_MIN, then the low bits
-// (the renderers' conversions; the same as CUDA's head).
-EM_FN em_i32 em_f2i32(double v) {
+// int32, out-of-range values and NaN giving INT32_MIN, then the low bits;
+// float -> integer bits without UB (head_cuda.cuh's).  In double where the
+// device has it; the bounds are exact in float too.
+#ifdef cl_khr_fp64
+typedef double em_fconv;
+#else
+typedef float em_fconv;
+#endif
+EM_FN em_i32 em_f2i32(em_fconv v) {
     return (v >= -2147483648.0 && v < 2147483648.0) ? (em_i32)v : (em_i32)(-2147483647 - 1);
 }
-// float -> integer bits as the CPU backend does it (no UB, no saturation).
-EM_FN em_u64 em_f2u(double v) {
+EM_FN em_u64 em_f2u(em_fconv v) {
     if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return (em_u64)(em_i64)v;
     if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) return (em_u64)v;
     return (em_u64)1 << 63;

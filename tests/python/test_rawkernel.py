@@ -45,8 +45,12 @@ def noop():
 # ---- construction ---------------------------------------------------------
 
 def test_construction_errors():
-    with pytest.raises(ValueError, match="OpenCL backend is not built yet"):
-        em.RawKernel(NOOP, "noop", backend="opencl")
+    k = em.RawKernel("__kernel void noop(void) {}", "noop", backend="opencl")  # built lazily
+    assert k.backend == "opencl" and type(k).__module__ == "ember.opencl"
+    with pytest.raises(TypeError, match="code must be a str of OpenCL C"):
+        em.RawKernel(NOOP.encode(), "noop", backend="opencl")
+    with pytest.raises(ValueError, match="RawModule takes CUDA C"):
+        em.RawModule(code=NOOP, backend="opencl")
     with pytest.raises(ValueError, match="unknown backend 'metal'"):
         em.RawKernel(NOOP, "noop", backend="metal")
     with pytest.raises(TypeError, match="code must be a str of CUDA C source, got bytes"):

@@ -99,6 +99,9 @@ em_status em_cl_open(int id, em_cl_dev **out);
 /* The queue work on device id goes to from the calling thread (the
  * device's own unless a stream was made current: em_cl_stream_set). */
 cl_command_queue em_cl_queue(em_cl_dev *d);
+/* The thread's current stream and its device (stream.c sets them). */
+extern _Thread_local cl_command_queue em_cl_cur_queue;
+extern _Thread_local const em_cl_dev *em_cl_cur_dev;
 /* An OpenCL error code as a status with its name and what failed. */
 em_status em_cl_fail(cl_int err, const char *what);
 /* The build-only device's context (em_opencl_build). */

@@ -135,11 +135,15 @@ em_status em_cl_open(int id, em_cl_dev **out) {
     return EM_OK;
 }
 
-/* The stream hook: a later em_opencl_stream_* sets it (the table's stream
- * fields are being added on another branch). */
-static _Thread_local cl_command_queue em__cur_queue;
+/* The calling thread's current stream and the device it belongs to
+ * (stream.c sets them); work for another device goes to that device's own
+ * queue. */
+_Thread_local cl_command_queue em_cl_cur_queue;
+_Thread_local const em_cl_dev *em_cl_cur_dev;
 
-cl_command_queue em_cl_queue(em_cl_dev *d) { return em__cur_queue ? em__cur_queue : d->queue; }
+cl_command_queue em_cl_queue(em_cl_dev *d) {
+    return em_cl_cur_queue && em_cl_cur_dev == d ? em_cl_cur_queue : d->queue;
+}
 
 em_status em_opencl_device_info(int id, em_opencl_info *out) {
     EM_CHECK(em__check_id(id));

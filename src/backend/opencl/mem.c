@@ -16,7 +16,8 @@
  *
  * The pool (as CUDA's, backend/cuda/pool.c): sizes rounded to 512 bytes, a
  * freed block cached and reused for a request between half its size and
- * its size; an allocation beyond the limit or the device's memory first
+ * its size, on the queue it was freed on (work queued there before the
+ * free is done before the new owner's); an allocation beyond the limit or the device's memory first
  * releases the cached blocks, then fails with EM_ENOMEM and the sizes.
  * OpenCL allocates lazily, so the device's global memory size is checked
  * here rather than trusting clCreateBuffer to fail.
@@ -35,7 +36,8 @@ typedef struct em__slot {
     cl_mem mem;
     size_t size;
     int dev;
-    struct em__slot *next; /* the free-slot list, or the pool's cached list */
+    struct em__slot *next;  /* the free-slot list, or the pool's cached list */
+    cl_command_queue queue; /* freed on this queue: reused only there (in order) */
     uint32_t index;
 } em__slot;
 
@@ -125,11 +127,11 @@ static size_t em__round(size_t n) {
     return n ? (n + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
 }
 
-static em__slot *em__take_cached(em__pool *p, size_t size) {
+static em__slot *em__take_cached(em__pool *p, size_t size, cl_command_queue q) {
     em__slot **best = NULL;
     for (em__slot **b = &p->cached; *b; b = &(*b)->next) {
         size_t s = (*b)->size;
-        if (s < size || s / 2 > size) continue;
+        if (s < size || s / 2 > size || (*b)->queue != q) continue;
         if (!best || s < (*best)->size) best = b;
         if (s == size) break;
     }
@@ -204,8 +206,10 @@ em_status em_cl_alloc(int id, size_t nbytes, void **ptr) {
                         "is below 1 TiB",
                         nbytes, id);
     size_t size = em__round(nbytes);
+    em_cl_dev *d;
+    EM_CHECK(em_cl_open(id, &d));
     pthread_mutex_lock(&p->lock);
-    em__slot *s = em__take_cached(p, size);
+    em__slot *s = em__take_cached(p, size, em_cl_queue(d));
     em_status st = s ? EM_OK : em__fresh(p, id, size, &s);
     if (st == EM_OK) p->used += s->size;
     pthread_mutex_unlock(&p->lock);
@@ -217,8 +221,10 @@ void em_cl_free(int id, void *ptr, size_t nbytes) {
     (void)nbytes; /* the slot knows its size */
     em__pool *p = em__pool_get(id);
     em__slot *s = em__slot_at((uint64_t)(uintptr_t)ptr >> EM_SLOT_SHIFT);
-    if (!p || !s || !s->mem) return;
+    em_cl_dev *d;
+    if (!p || !s || !s->mem || em_cl_open(id, &d) != EM_OK) return;
     pthread_mutex_lock(&p->lock);
+    s->queue = em_cl_queue(d);
     p->used -= s->size;
     s->next = p->cached;
     p->cached = s;

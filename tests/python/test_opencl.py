@@ -1,0 +1,298 @@
+"""The OpenCL runtime on the first OpenCL device (PoCL's CPU device in CI):
+enumeration, properties, copies, the buffer pool, elementwise kernels with
+fusion, raw programs the PyOpenCL way, and the clear errors for what does
+not run there yet.  Kernels are few and small: each one costs PoCL about a
+second to build the first time (later runs read Ember's disk cache)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember import _ember as _e
+
+pytestmark = pytest.mark.skipif(not em.opencl.is_available(), reason="no OpenCL device")
+
+CL = "opencl:0"
+
+
+@pytest.fixture
+def cl():
+    with em.Device(CL) as d:
+        yield d
+
+
+def _run(code, **env):
+    """code in a fresh interpreter (environment switches read at load)."""
+    e = dict(os.environ, **env)
+    r = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+# ---- devices ------------------------------------------------------------------
+
+def test_enumeration():
+    n = em.opencl.device_count()
+    assert n >= 1 and _e.device_count("opencl") == n
+    devs = em.opencl.devices()
+    assert [str(d) for d in devs] == [f"opencl:{i}" for i in range(n)]
+    assert all(d in em.devices() for d in devs)
+    plats = em.opencl.platforms()
+    assert sum(len(p.devices) for p in plats) == n and all(p.name for p in plats)
+    with pytest.raises(em.DeviceError, match=f"no device opencl:{n} \\({n} opencl device"):
+        em.Device(f"opencl:{n}")
+
+
+def test_props():
+    info = em.opencl.device_info(CL)
+    d = em.Device(CL)
+    assert d.kind == "opencl" and d.id == 0 and d.name == info["name"] != ""
+    assert info["type"] in ("gpu", "cpu", "accelerator")
+    assert info["compute_units"] == d.multiprocessor_count >= 1
+    assert info["max_work_group_size"] == d.max_threads_per_block >= 1
+    assert info["local_memory"] == d.shared_memory_per_block > 0
+    assert info["total_memory"] == d.total_memory >= info["max_alloc"] > 0
+    assert isinstance(info["fp64"], bool) and isinstance(info["fp16"], bool)
+    assert info["vendor"] and info["driver_version"] and info["version"].startswith("OpenCL")
+    free, total = d.mem_info()
+    assert total == info["total_memory"] and 0 <= free <= total
+
+
+def test_env_device():
+    out = _run("import ember as em; print(em.get_device())", EMBER_DEVICE=CL)
+    assert out.strip() == CL
+
+
+# ---- copies -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "int64", "float16", "float32",
+                                "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4, 5)])
+def test_roundtrip(cl, dt, shape):
+    if dt in ("float64", "complex128") and not em.opencl.device_info()["fp64"]:
+        pytest.skip("no fp64")
+    rng = np.random.default_rng(1)
+    x = (rng.random(shape) * 100).astype(dt)
+    a = em.asarray(x)
+    assert str(a.device) == CL and a.dtype == x.dtype and a.shape == x.shape
+    np.testing.assert_array_equal(a.get(), x)
+    np.testing.assert_array_equal(em.asnumpy(a), x)
+
+
+def test_copies_between_devices(cl):
+    x = np.arange(24, dtype=np.int32).reshape(4, 6)
+    a = em.asarray(x)
+    h = em.asarray(a, device="cpu")
+    assert str(h.device) == "cpu"
+    np.testing.assert_array_equal(h.get(), x)
+    b = em.asarray(h, device=CL)
+    np.testing.assert_array_equal(b.get(), x)
+    c = a.copy()  # a device-to-device copy into a new buffer
+    a[...] = 0
+    np.testing.assert_array_equal(c.get(), x)
+    np.testing.assert_array_equal(a.get(), 0)
+
+
+def test_views_and_noncontiguous(cl):
+    x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    a = em.asarray(x)
+    for v, w in [(a[1], x[1]), (a[:, ::-2], x[:, ::-2]), (a.T, x.T), (a[..., 3], x[..., 3])]:
+        np.testing.assert_array_equal(v.get(), w)
+    # a non-contiguous NumPy source
+    np.testing.assert_array_equal(em.asarray(x[::-1, :, 1::2]).get(), x[::-1, :, 1::2])
+
+
+@pytest.mark.parametrize("dt,v", [("int8", -3), ("int16", 300), ("float32", 1.5), ("bool", True),
+                                  ("int64", 2**40 + 3)])
+def test_fill(cl, dt, v):
+    a = em.full((5, 3), v, dtype=dt)
+    np.testing.assert_array_equal(a.get(), np.full((5, 3), v, dtype=dt))
+    z = em.zeros(9, dtype=dt)
+    np.testing.assert_array_equal(z.get(), np.zeros(9, dtype=dt))
+    b = em.ones((4, 4), dtype=dt)
+    b[1:3, ::2] = v  # a fill into a strided view
+    want = np.ones((4, 4), dtype=dt)
+    want[1:3, ::2] = v
+    np.testing.assert_array_equal(b.get(), want)
+
+
+# ---- the pool ---------------------------------------------------------------------
+
+def test_pool_reuse(cl):
+    em.opencl.pool_free_all()
+    a = em.empty(1 << 20, dtype=np.uint8)
+    used, held = em.opencl.pool_stats()
+    assert used >= 1 << 20 and held >= used
+    del a
+    used2, held2 = em.opencl.pool_stats()
+    assert used2 == used - (1 << 20) and held2 == held  # cached, not freed
+    b = em.empty(1 << 20, dtype=np.uint8)
+    assert em.opencl.pool_stats()[1] == held  # the cached buffer came back
+    del b
+    em.opencl.pool_free_all()
+    assert em.opencl.pool_stats()[1] == em.opencl.pool_stats()[0]
+
+
+def test_pool_oom_with_limit(cl):
+    em.opencl.pool_free_all()
+    em.opencl.pool_set_limit(4 << 20)
+    try:
+        a = em.empty(3 << 20, dtype=np.uint8)
+        with pytest.raises(em.OutOfMemoryError, match=r"allocating 2097152 bytes on opencl:0: "
+                           r"the pool limit is 4194304 bytes"):
+            em.empty(2 << 20, dtype=np.uint8)
+        del a
+        b = em.empty(3 << 20, dtype=np.uint8)  # fits again once freed
+        del b
+        c = em.empty(1 << 20, dtype=np.uint8)  # the cached 3 MiB block is dropped to fit
+        del c
+    finally:
+        em.opencl.pool_set_limit(0)
+    big = em.opencl.device_info()["max_alloc"] + 4096
+    with pytest.raises(em.OutOfMemoryError, match="largest buffer"):
+        em.empty(big, dtype=np.uint8)
+
+
+# ---- elementwise ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["int32", "float32", "float64", "complex64"])
+def test_elementwise_fused(cl, dt):
+    if dt == "float64" and not em.opencl.device_info()["fp64"]:
+        pytest.skip("no fp64")
+    rng = np.random.default_rng(2)
+    x = (rng.random((6, 7)) * 10).astype(dt)
+    y = (rng.random(7) * 10 + 1).astype(dt)
+    a, b = em.asarray(x), em.asarray(y)
+    ar = a[::-1]  # (a view taken mid-chain would evaluate the chain so far first)
+    before = _e._kernel_stats()["evals"]
+    r = (a * 2 + b) - ar  # broadcast, negative strides, a host scalar
+    assert _e._is_pending(r)
+    got = r.get()
+    assert _e._kernel_stats()["evals"] == before + 1  # one kernel for the chain
+    np.testing.assert_allclose(got, (x * 2 + y) - x[::-1], rtol=1e-6)
+
+
+def test_ops_and_casts(cl):
+    x = np.linspace(-3, 3, 25, dtype=np.float32).reshape(5, 5)
+    a = em.asarray(x)
+    np.testing.assert_allclose(em.sqrt(em.abs(a)).get(), np.sqrt(np.abs(x)), rtol=1e-6)
+    np.testing.assert_array_equal((a > 0).get(), x > 0)
+    np.testing.assert_array_equal(em.where(a > 0, a, 0).get(), np.where(x > 0, x, 0))
+    np.testing.assert_array_equal(a.astype(np.int16).get(), x.astype(np.int16))
+    np.testing.assert_array_equal(a.astype(np.float16).get(), x.astype(np.float16))
+    i = em.arange(10, dtype=np.int64)
+    np.testing.assert_array_equal((i // 3 - i % 4).get(), np.arange(10) // 3 - np.arange(10) % 4)
+
+
+def test_not_implemented_yet(cl):
+    """Templates without an OpenCL rendering (branch ocltpl): a clear
+    error naming the op and the device, never a crash."""
+    a = em.arange(10, dtype=np.float32)
+    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
+        em.sum(a).get()
+    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
+        em.cumsum(a).get()
+    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
+        a[em.asarray(np.array([1, 3]))].get()
+    a2 = a + 1  # the device still works
+    np.testing.assert_array_equal(a2.get(), np.arange(10, dtype=np.float32) + 1)
+
+
+def test_fp64_refused_without_the_extension():
+    out = _run("import ember as em, numpy as np\n"
+               "print(em.opencl.device_info()['fp64'])\n"
+               "a = em.ones(3, dtype=np.float32, device='opencl:0')\n"
+               "print((a * 2).get().tolist())\n"
+               "for dt in ('float64', 'complex128'):\n"
+               "    try:\n"
+               "        em.zeros(3, dtype=dt, device='opencl:0')\n"
+               "    except TypeError as e:\n"
+               "        print(e)\n", EMBER_OPENCL_NO_FP64="1")
+    lines = out.splitlines()
+    assert lines[0] == "False" and lines[1] == "[2.0, 2.0, 2.0]"
+    assert "float64 is not supported on opencl:0 (" in lines[2] and "cl_khr_fp64" in lines[2]
+    assert "complex128 is not supported on opencl:0" in lines[3]
+
+
+# ---- raw programs -------------------------------------------------------------------
+
+SRC = r"""
+__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] += a * x[i];
+}
+__kernel void blocksum(__global const int *x, __global int *out, __local int *tmp) {
+    int l = get_local_id(0), g = get_group_id(0), n = get_local_size(0);
+    tmp[l] = x[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (int k = 0; k < n; k++) s += tmp[k];
+        out[g] = s;
+    }
+}
+__kernel void fill2d(__global int *o, int w) {
+    o[get_global_id(1) * w + get_global_id(0)] = get_global_id(1) * 100 + get_global_id(0);
+}
+"""
+
+
+def test_program(cl):
+    prg = em.opencl.Program(SRC).build()
+    assert prg.device == em.Device(CL)
+    y = em.asarray(np.ones(100, dtype=np.float32))
+    x = em.asarray(np.arange(100, dtype=np.float32))
+    prg.axpy((128,), (64,), y, x, np.float32(0.5), np.int32(100)).wait()
+    np.testing.assert_array_equal(y.get(), 1 + 0.5 * np.arange(100, dtype=np.float32))
+    xs = em.asarray(np.arange(64, dtype=np.int32))
+    out = em.zeros(4, dtype=np.int32)
+    prg.blocksum((64,), (16,), xs, out, em.opencl.LocalMemory(16 * 4))
+    np.testing.assert_array_equal(out.get(), np.arange(64).reshape(4, 16).sum(1))
+    o = em.zeros((3, 5), dtype=np.int32)
+    k = prg.kernel("fill2d")
+    k.set_scalar_arg_dtypes([None, np.int32])
+    k((5, 3), None, o, 5)  # a Python int typed by set_scalar_arg_dtypes
+    np.testing.assert_array_equal(o.get(), np.add.outer(np.arange(3) * 100, np.arange(5)))
+
+
+def test_program_errors(cl):
+    prg = em.opencl.Program(SRC).build()
+    y = em.zeros(8, dtype=np.float32)
+    with pytest.raises(TypeError, match="Python int"):
+        prg.axpy((8,), None, y, y, np.float32(1), 8)
+    with pytest.raises(TypeError, match="takes 4 arguments, got 3"):
+        prg.axpy((8,), None, y, y, np.float32(1))
+    with pytest.raises(TypeError, match="NumPy array"):
+        prg.axpy((8,), None, y, np.zeros(8, np.float32), np.float32(1), np.int32(8))
+    with pytest.raises(ValueError, match="byte offset 4"):
+        prg.axpy((4,), None, y[1:5], y, np.float32(1), np.int32(4))
+    with pytest.raises(em.LaunchError, match="not a multiple of the local size"):
+        prg.axpy((10,), (4,), y, y, np.float32(1), np.int32(8))
+    with pytest.raises(AttributeError, match="no kernel named 'nope'"):
+        prg.nope
+    with pytest.raises(ValueError, match="is on cpu"):
+        prg.axpy((8,), None, y, em.zeros(8, dtype=np.float32, device="cpu"), np.float32(1),
+                 np.int32(8))
+
+
+def test_compile_error(cl):
+    with pytest.raises(em.CompileError) as e:
+        em.opencl.Program("__kernel void k(__global int *a) {\n    a[0] = undeclared_thing;\n}\n"
+                          ).build()
+    msg = str(e.value)
+    assert "undeclared_thing" in msg  # the build log
+    assert "   2      a[0] = undeclared_thing;" in msg  # the numbered source
+
+
+def test_rawkernel_opencl(cl):
+    k = em.RawKernel("__kernel void inc(__global int *a, int by) "
+                     "{ a[get_global_id(0)] += by; }", "inc", backend="opencl")
+    a = em.zeros(12, dtype=np.int32)
+    k((3,), (4,), (a, np.int32(5)))
+    np.testing.assert_array_equal(a.get(), np.full(12, 5))
+    with pytest.raises(ValueError, match="RawModule takes CUDA C"):
+        em.RawModule(code="", backend="opencl")
