@@ -40,6 +40,11 @@ const em_dialect em_dialect_c = {
     .i64 = "long long",
     .prelude = em_prelude_c,
     .bool_storage = "bool",
+    .u64 = "unsigned long long",
+    .ref = "",
+    .atomic_claim = "__atomic_exchange_n((long long *)%s, 1LL, __ATOMIC_SEQ_CST) == 0",
+    .atomic_max_i32 = NULL,
+    .int_as_float = NULL,
 };
 
 const em_dialect em_dialect_cuda = {
@@ -73,6 +78,11 @@ const em_dialect em_dialect_cuda = {
     .i64 = "long long",
     .prelude = em_prelude_cuda,
     .bool_storage = "bool",
+    .u64 = "unsigned long long",
+    .ref = "&",
+    .atomic_claim = "atomicCAS((unsigned long long *)%s, 0ull, 1ull) == 0ull",
+    .atomic_max_i32 = "atomicMax(%s, %s)",
+    .int_as_float = "__int_as_float",
 };
 
 /* OpenCL C 1.2: fp64 is an extension the device may lack; the OpenCL
@@ -108,6 +118,11 @@ const em_dialect em_dialect_opencl = {
     .i64 = "long",
     .prelude = em_prelude_opencl,
     .bool_storage = "uchar",
+    .u64 = "ulong",
+    .ref = "",
+    .atomic_claim = "atomic_cmpxchg((volatile __global int *)%s, 0, 1) == 0",
+    .atomic_max_i32 = "atomic_max(%s, %s)",
+    .int_as_float = "as_float",
 };
 
 const em_dialect *em_dialect_get(em_dialect_id id) {

@@ -83,6 +83,20 @@ typedef struct em_dialect {
     /* Storage type of a bool element in device memory: OpenCL forbids bool
      * in buffers, so it stores uchar and converts on load and store. */
     const char *bool_storage;
+
+    /* ---- for kernel templates (codegen/tmpl.h expands them) ---- */
+    const char *u64; /* the 64-bit unsigned integer: "unsigned long long", "ulong" */
+    /* How a helper takes a struct it only reads: "&" (a C++ reference) or
+     * "" (by value, where the language has no references). */
+    const char *ref;
+    /* Set a zeroed 64-bit error word at address %s to nonzero, an
+     * expression true in the one thread that set it first (OpenCL 1.2 has
+     * only 32-bit atomics: it claims the low word). */
+    const char *atomic_claim;
+    /* 32-bit signed atomic max, %s = address, %s = value; NULL if none. */
+    const char *atomic_max_i32;
+    /* The function reinterpreting an int's bits as a float. */
+    const char *int_as_float;
 } em_dialect;
 
 EM_API extern const em_dialect em_dialect_c;

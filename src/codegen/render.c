@@ -346,9 +346,10 @@ void em_kplan_name(const em_kplan *p, char *buf, size_t len) {
 
 /* ---- source ---------------------------------------------------------------- */
 
-/* expr converted from dtype `from` to `to`, with the CPU backend's rules. */
-#define em__conv em__render_conv
-void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
+/* expr converted from dtype `from` to `to`, with the CPU backend's rules,
+ * in dialect d (the same text in CUDA and OpenCL C today; d is for a
+ * spelling that differs). */
+void em__render_conv_d(const em_dialect *d, em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     char fk = em_dtype_get(from)->kind, tk = em_dtype_get(to)->kind;
     const char *T = em_render_ctype(to);
     if (from == to)
@@ -356,7 +357,7 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     else if (from == EM_FLOAT16) {
         char inner[96];
         snprintf(inner, sizeof inner, "em_h2f(%s)", x);
-        em__conv(s, EM_FLOAT32, to, inner);
+        em__render_conv_d(d, s, EM_FLOAT32, to, inner);
     } else if (fk == 'c' && tk == 'c') {
         /* em_mk_c64 / em_mk_c128: in every prelude (OpenCL has no templates). */
         const char *R = to == EM_COMPLEX64 ? "float" : "double";
@@ -366,7 +367,7 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
     else if (fk == 'c') {
         char inner[96];
         snprintf(inner, sizeof inner, "%s.re", x);
-        em__conv(s, from == EM_COMPLEX64 ? EM_FLOAT32 : EM_FLOAT64, to, inner);
+        em__render_conv_d(d, s, from == EM_COMPLEX64 ? EM_FLOAT32 : EM_FLOAT64, to, inner);
     } else if (tk == 'c') {
         const char *R = to == EM_COMPLEX64 ? "float" : "double";
         em_sbuf_printf(s, "em_mk_%s((%s)%s, (%s)0)", em_scalar_suffix(to), R, x, R);
@@ -380,6 +381,10 @@ void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
         em_sbuf_printf(s, "(%s)em_f2u(%s)", T, x);
     else
         em_sbuf_printf(s, "(%s)%s", T, x);
+}
+
+void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x) {
+    em__render_conv_d(&em_dialect_cuda, s, from, to, x);
 }
 
 /* The dtype an op's spelling computes in (float16 ops compute in float32). */
@@ -417,6 +422,7 @@ static void em__spell(em_sbuf *s, const char *spell, char names[][96], em_dtype 
 }
 
 typedef struct em__emit {
+    const em_dialect *d; /* NULL: CUDA */
     const em_kplan *p;
     em_sbuf *s;
     int ntemps;
@@ -441,7 +447,8 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
         em__emit_node(e, nd->in[i], args[i], sizeof args[i]);
         em_dtype want = (nd->op == EM_OP_WHERE && i == 0) ? EM_BOOL : nd->loop;
         em_sbuf c = {0};
-        em__conv(&c, em__natural(nd->in[i]), want, args[i]);
+        em__render_conv_d(e->d ? e->d : &em_dialect_cuda, &c, em__natural(nd->in[i]), want,
+                          args[i]);
         snprintf(conv[i], sizeof conv[i], "%s", c.s ? c.s : "");
         em_sbuf_free(&c);
     }
@@ -455,7 +462,8 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
         em_sbuf_printf(&ex, "(");
         em__spell(&ex, em_op_get(nd->op)->spelling, conv, nd->loop);
         em_sbuf_printf(&ex, ")");
-        em__conv(e->s, em__computes(nd), em__natural(nd), ex.s ? ex.s : "");
+        em__render_conv_d(e->d ? e->d : &em_dialect_cuda, e->s, em__computes(nd), em__natural(nd),
+                          ex.s ? ex.s : "");
         if (ex.oom) e->s->oom = true;
         em_sbuf_free(&ex);
     }
@@ -563,7 +571,11 @@ static void em__addr(const em_dialect *d, const em_kplan *p, int k, char *buf, s
 }
 
 void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len) {
-    em__emit e = {.p = p, .s = s};
+    em_render_tree_d(&em_dialect_cuda, p, s, name, len);
+}
+
+void em_render_tree_d(const em_dialect *d, const em_kplan *p, em_sbuf *s, char *name, size_t len) {
+    em__emit e = {.d = d, .p = p, .s = s};
     em__emit_node(&e, p->root, name, len);
 }
 
@@ -612,7 +624,7 @@ static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
     em__emit e = {.p = p, .s = s};
     em__emit_node(&e, p->root, name, sizeof name);
     em_sbuf_printf(s, "        ov[e] = ");
-    em__conv(s, em__natural(p->root), p->dtypes[0], name);
+    em__render_conv(s, em__natural(p->root), p->dtypes[0], name);
     em_sbuf_printf(
         s,
         ";\n        }\n        em_stv<%s, EM_V>(p.d[0] + (long long)g * (EM_V * sizeof(%s)), ov);\n"
@@ -639,11 +651,11 @@ em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
         em__addr(d, p, k, addr, sizeof addr, false);
         em_sbuf_printf(s, "        const %s x%d = %s;\n", em_render_ctype(p->dtypes[k]), k, addr);
     }
-    em__emit e = {.p = p, .s = s};
+    em__emit e = {.d = d, .p = p, .s = s};
     em__emit_node(&e, p->root, name, sizeof name);
     em__addr(d, p, 0, addr, sizeof addr, true);
     em_sbuf_printf(s, "        %s = ", addr);
-    em__conv(s, em__natural(p->root), p->dtypes[0], name);
+    em__render_conv_d(d, s, em__natural(p->root), p->dtypes[0], name);
     em_sbuf_printf(s, ";\n    }\n}\n");
     return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

@@ -92,11 +92,15 @@ void em_kplan_tree_key(const em_kplan *p, em_sbuf *key);
 /* Emit the statements computing p->root from operands named x1.. (already
  * loaded); the name of the result (its natural dtype) goes to name. */
 void em_render_tree(const em_kplan *p, em_sbuf *s, char *name, size_t len);
+/* The same in dialect d (conversions spelled for it). */
+void em_render_tree_d(const em_dialect *d, const em_kplan *p, em_sbuf *s, char *name, size_t len);
 /* The dtype a node's statement computes in (its loop's output). */
 em_dtype em_render_natural(const em_node *nd);
 
 /* Append x converted from dtype `from` to `to` (the CPU backend's rules). */
 void em__render_conv(em_sbuf *s, em_dtype from, em_dtype to, const char *x);
+/* The same in dialect d. */
+void em__render_conv_d(const em_dialect *d, em_sbuf *s, em_dtype from, em_dtype to, const char *x);
 /* C spelling of a storage dtype in the prelude ("float", "em_i64"). */
 EM_API const char *em_render_ctype(em_dtype dt);
 /* The prelude source. */

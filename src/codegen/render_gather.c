@@ -1,146 +1,185 @@
-/* The gather, scatter and nonzero kernels (render_gather.h). */
+/* The gather, scatter and nonzero kernels (render_gather.h): one template
+ * (codegen/tmpl.h) for CUDA and OpenCL. */
 #include "codegen/render_gather.h"
+#include "codegen/tmpl.h"
 
-static const char *em__copy_type(int size) {
+static const char *em__copy_type(const em_dialect *d, int size) {
     switch (size) {
     case 1: return "unsigned char";
     case 2: return "unsigned short";
     case 4: return "unsigned int";
-    case 8: return "unsigned long long";
+    case 8: return d->u64;
     default: return "em_b16";
     }
 }
 
-em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf *s) {
-    /* The text uses CUDA's references, atomics and warp-free barriers as
-     * spelled; other dialects wait for issue 16. */
-    if (d->id != EM_DIALECT_CUDA)
-        return em_error(EM_EUNSUPPORTED, "the gather kernels are not rendered for %s yet", d->name);
-    em_sbuf_printf(s,
-                   "%s\nstruct __align__(8) em_b16 { unsigned long long lo, hi; };\n"
-                   "typedef %s em_t;\n#define EM_M %d\n#define EM_NIDX %d\n#define EM_R %d\n",
-                   d->prelude, em__copy_type(k->size), k->m, k->nidx, k->r);
-    em_sbuf_printf(
-        s,
-        "struct em_args {\n    char *a, *buf;\n    const long long *ix[EM_NIDX];\n"
-        "    long long *err;\n    int *win;\n    unsigned char *keep;\n"
-        "    long long nb, inner, total;\n    long long ashape[EM_M], ast[EM_M], rshape[EM_R], rst[EM_R];\n};\n");
-    /* Position b -> flat target in a's first m dims and its byte offset. */
-    em_sbuf_printf(
-        s,
-        "EM_D bool em_pos(const em_args &p, long long b, long long *flat, long long *off) {\n"
-        "    long long f = 0, o = 0;\n"
-        "    if (EM_NIDX == 1 && EM_M > 1) {\n"
-        "        long long v = p.ix[0][b];\n        if (v < 0) v += p.total;\n"
-        "        if (v < 0 || v >= p.total) {\n"
-        "            if (atomicCAS((unsigned long long *)p.err, 0ull, 1ull) == 0ull) {"
-        " p.err[1] = p.ix[0][b]; p.err[2] = 0; p.err[3] = p.total; }\n"
-        "            return false;\n        }\n        f = v;\n"
-        "        for (int d = EM_M - 1; d >= 0; d--) { o += (v %% p.ashape[d]) * p.ast[d]; v /= p.ashape[d]; }\n"
-        "    } else {\n"
-        "        for (int d = 0; d < EM_M; d++) {\n"
-        "            long long v = p.ix[EM_NIDX == 1 ? 0 : d][b], n = p.ashape[d];\n"
-        "            if (v < 0) v += n;\n"
-        "            if (v < 0 || v >= n) {\n"
-        "                if (atomicCAS((unsigned long long *)p.err, 0ull, 1ull) == 0ull) {"
-        " p.err[1] = p.ix[EM_NIDX == 1 ? 0 : d][b]; p.err[2] = d; p.err[3] = n; }\n"
-        "                return false;\n            }\n"
-        "            o += v * p.ast[d];\n            f = f * n + v;\n        }\n    }\n"
-        "    *flat = f;\n    *off = o;\n    return true;\n}\n");
-    em_sbuf_printf(
-        s,
-        "EM_D long long em_rest(const em_args &p, long long r) {\n"
-        "    long long o = 0;\n"
-        "    for (int d = EM_R - 1; d >= 0; d--) { o += (r %% p.rshape[d]) * p.rst[d]; r /= p.rshape[d]; }\n"
-        "    return o;\n}\n");
-    char bounds[64];
-    em_sbuf_printf(s,
-                   "%s %s %s(const em_args p) {\n"
-                   "    const long long step = (long long)blockDim.x * gridDim.x;\n",
-                   d->kernel, em_dialect_bounds(d, 256, bounds, sizeof bounds), EM_KNAME);
+/* The argument's fields (run_gather.c packs them), for the em_kargs form. */
+static int em__gfields(const em_gather_spec *k, em_tfield *f) {
+    int n = 0;
+    f[n++] = (em_tfield){'p', "a", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "buf", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "ix", k->nidx, 0, "const ${ll}"};
+    f[n++] = (em_tfield){'p', "err", 0, 0, "${ll}"};
+    f[n++] = (em_tfield){'p', "win", 0, 0, "int"};
+    f[n++] = (em_tfield){'p', "keep", 0, 0, "unsigned char"};
+    f[n++] = (em_tfield){'i', "nb", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "inner", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "total", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "ashape", k->m, 0, NULL};
+    f[n++] = (em_tfield){'i', "ast", k->m, 0, NULL};
+    f[n++] = (em_tfield){'i', "rshape", k->r, 0, NULL};
+    f[n++] = (em_tfield){'i', "rst", k->r, 0, NULL};
+    return n;
+}
+
+/* Position b -> flat target in a's first m dims and its byte offset; a bad
+ * index claims the error word (the first one wins) and says where. */
+static const char em__pos[] =
+    "EM_D bool em_pos(const em_args ${ref}p, ${ll} b, ${ll} *flat, ${ll} *off) {\n"
+    "    ${ll} f = 0, o = 0;\n"
+    "    if (EM_NIDX == 1 && EM_M > 1) {\n"
+    "        ${ll} v = p.ix[0][b];\n        if (v < 0) v += p.total;\n"
+    "        if (v < 0 || v >= p.total) {\n"
+    "            if (${claim(p.err)}) {"
+    " p.err[1] = p.ix[0][b]; p.err[2] = 0; p.err[3] = p.total; }\n"
+    "            return false;\n        }\n        f = v;\n"
+    "        for (int d = EM_M - 1; d >= 0; d--) { o += (v % p.ashape[d]) * p.ast[d]; v /= p.ashape[d]; }\n"
+    "    } else {\n"
+    "        for (int d = 0; d < EM_M; d++) {\n"
+    "            ${ll} v = p.ix[EM_NIDX == 1 ? 0 : d][b], n = p.ashape[d];\n"
+    "            if (v < 0) v += n;\n"
+    "            if (v < 0 || v >= n) {\n"
+    "                if (${claim(p.err)}) {"
+    " p.err[1] = p.ix[EM_NIDX == 1 ? 0 : d][b]; p.err[2] = d; p.err[3] = n; }\n"
+    "                return false;\n            }\n"
+    "            o += v * p.ast[d];\n            f = f * n + v;\n        }\n    }\n"
+    "    *flat = f;\n    *off = o;\n    return true;\n}\n"
+    "EM_D ${ll} em_rest(const em_args ${ref}p, ${ll} r) {\n"
+    "    ${ll} o = 0;\n"
+    "    for (int d = EM_R - 1; d >= 0; d--) { o += (r % p.rshape[d]) * p.rst[d]; r /= p.rshape[d]; }\n"
+    "    return o;\n}\n"
+    "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    const ${ll} step = (${ll})${bdim} * ${gdim};\n";
+
+/* nonzero: the truth of element j of a tile, and the block's scan of the
+ * threads' counts (sh[i] = counts of threads 0..i). */
+#define EM__TRUTH "((${global}const ${bool} *)p.a)[j0 + i]"
+#define EM__BLOCK_SCAN(IND)                                                                     \
+    IND "for (int w = 1; w < 256; w <<= 1) {\n" IND                                             \
+        "    const ${ll} v = (int)${tid} >= w ? sh[${tid} - w] : 0;\n" IND "    ${sync};\n" IND \
+        "    sh[${tid}] += v;\n" IND "    ${sync};\n" IND "}\n"
+
+static void em__body(const em_gather_spec *k, em_sbuf *s) {
     switch (k->mode) {
     case EM_G_TAKE:
     case EM_G_PUT:
         em_sbuf_printf(
             s,
-            "    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < p.nb * p.inner; j += step) {\n"
-            "        const long long b = j / p.inner;\n        long long f, o;\n");
+            "    for (${ll} j = ${bid} * (${ll})${bdim} + ${tid}; j < p.nb * p.inner; j += step) {\n"
+            "        const ${ll} b = j / p.inner;\n        ${ll} f, o;\n");
         if (k->mode == EM_G_PUT) em_sbuf_printf(s, "        if (!p.keep[b]) continue;\n");
         em_sbuf_printf(
             s,
             "        if (!em_pos(p, b, &f, &o)) continue;\n        o += em_rest(p, j - b * p.inner);\n");
-        em_sbuf_printf(s, k->mode == EM_G_TAKE
-                              ? "        ((em_t *)p.buf)[j] = *(const em_t *)(p.a + o);\n"
-                              : "        *(em_t *)(p.a + o) = ((const em_t *)p.buf)[j];\n");
+        em_sbuf_printf(
+            s, k->mode == EM_G_TAKE
+                   ? "        ((${global}em_t *)p.buf)[j] = *(${global}const em_t *)(p.a + o);\n"
+                   : "        *(${global}em_t *)(p.a + o) = ((${global}const em_t *)p.buf)[j];\n");
         em_sbuf_printf(s, "    }\n");
         break;
     case EM_G_WIN:
     case EM_G_KEEP:
     case EM_G_DUPS:
         em_sbuf_printf(
-            s,
-            "    for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < p.nb; b += step) {\n"
-            "        long long f, o;\n        if (!em_pos(p, b, &f, &o)) continue;\n");
+            s, "    for (${ll} b = ${bid} * (${ll})${bdim} + ${tid}; b < p.nb; b += step) {\n"
+               "        ${ll} f, o;\n        if (!em_pos(p, b, &f, &o)) continue;\n");
         if (k->mode == EM_G_WIN)
-            em_sbuf_printf(s, "        atomicMax(p.win + f, (int)b);\n");
+            em_sbuf_printf(s, "        ${amax(p.win + f, (int)b)};\n");
         else if (k->mode == EM_G_KEEP)
             em_sbuf_printf(s, "        p.keep[b] = p.win[f] == (int)b;\n");
         else
             em_sbuf_printf(
                 s,
                 "        unsigned char last = 1;\n"
-                "        for (long long c = b + 1; c < p.nb && last; c++) {\n"
-                "            long long f2, o2;\n            if (em_pos(p, c, &f2, &o2) && f2 == f) last = 0;\n"
+                "        for (${ll} c = b + 1; c < p.nb && last; c++) {\n"
+                "            ${ll} f2, o2;\n            if (em_pos(p, c, &f2, &o2) && f2 == f) last = 0;\n"
                 "        }\n        p.keep[b] = last;\n");
         em_sbuf_printf(s, "    }\n");
         break;
     case EM_G_COUNT: /* a: truth (bool, C order); buf: one int64 count per tile */
         em_sbuf_printf(
             s,
-            "    __shared__ long long sh[256];\n"
-            "    for (long long t = blockIdx.x; t * %d < p.nb; t += gridDim.x) {\n"
-            "        const long long j0 = t * %d + threadIdx.x * %d;\n        long long c = 0;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += ((const bool *)p.a)[j0 + i];\n"
-            "        sh[threadIdx.x] = c;\n        __syncthreads();\n"
-            "        for (int w = 128; w > 0; w >>= 1) { if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w]; __syncthreads(); }\n"
-            "        if (threadIdx.x == 0) ((long long *)p.buf)[t] = sh[0];\n        __syncthreads();\n    }\n",
+            "    ${shared} ${ll} sh[256];\n"
+            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
+            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
+            "        sh[${tid}] = c;\n        ${sync};\n"
+            "        for (int w = 128; w > 0; w >>= 1) { if ((int)${tid} < w) sh[${tid}] += sh[${tid} + w]; ${sync}; }\n"
+            "        if (${tid} == 0) ((${global}${ll} *)p.buf)[t] = sh[0];\n        ${sync};\n    }\n",
             EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
         break;
     case EM_G_PREFIX: /* one block: buf[0..nb) counts -> exclusive prefixes, buf[nb] = total */
         em_sbuf_printf(
             s,
-            "    __shared__ long long sh[256];\n"
-            "    long long *c = (long long *)p.buf;\n"
-            "    const long long per = (p.nb + 255) / 256, b0 = threadIdx.x * per;\n"
-            "    long long mine = 0;\n"
-            "    for (long long i = b0; i < b0 + per && i < p.nb; i++) mine += c[i];\n"
-            "    sh[threadIdx.x] = mine;\n    __syncthreads();\n"
-            "    for (int w = 1; w < 256; w <<= 1) {\n"
-            "        const long long v = (int)threadIdx.x >= w ? sh[threadIdx.x - w] : 0;\n"
-            "        __syncthreads();\n        sh[threadIdx.x] += v;\n        __syncthreads();\n    }\n"
-            "    long long run = sh[threadIdx.x] - mine;\n"
-            "    for (long long i = b0; i < b0 + per && i < p.nb; i++) { const long long v = c[i]; c[i] = run; run += v; }\n"
-            "    if (threadIdx.x == 255) c[p.nb] = sh[255];\n");
+            "    ${shared} ${ll} sh[256];\n"
+            "    ${global}${ll} *c = (${global}${ll} *)p.buf;\n"
+            "    const ${ll} per = (p.nb + 255) / 256, b0 = ${tid} * per;\n"
+            "    ${ll} mine = 0;\n"
+            "    for (${ll} i = b0; i < b0 + per && i < p.nb; i++) mine += c[i];\n"
+            "    sh[${tid}] = mine;\n    ${sync};\n" EM__BLOCK_SCAN(
+                "    ") "    ${ll} run = sh[${tid}] - mine;\n"
+                        "    for (${ll} i = b0; i < b0 + per && i < p.nb; i++) { const ${ll} v = c[i]; c[i] = run; run += v; }\n"
+                        "    if (${tid} == 255) c[p.nb] = sh[255];\n");
         break;
     default: /* EM_G_COORDS: a truth, buf tile prefixes, ix[0] the (nnz, m) output; C order kept */
         em_sbuf_printf(
             s,
-            "    __shared__ long long sh[256];\n"
-            "    for (long long t = blockIdx.x; t * %d < p.nb; t += gridDim.x) {\n"
-            "        const long long j0 = t * %d + threadIdx.x * %d;\n        long long c = 0;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += ((const bool *)p.a)[j0 + i];\n"
-            "        sh[threadIdx.x] = c;\n        __syncthreads();\n"
-            "        for (int w = 1; w < 256; w <<= 1) {\n"
-            "            const long long v = (int)threadIdx.x >= w ? sh[threadIdx.x - w] : 0;\n"
-            "            __syncthreads();\n            sh[threadIdx.x] += v;\n            __syncthreads();\n        }\n"
-            "        long long k = ((const long long *)p.buf)[t] + sh[threadIdx.x] - c;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
-            "            if (!((const bool *)p.a)[j0 + i]) continue;\n"
-            "            long long *row = (long long *)p.ix[0] + (k++) * EM_M, r = j0 + i;\n"
-            "            for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
-            "        }\n        __syncthreads();\n    }\n",
+            "    ${shared} ${ll} sh[256];\n"
+            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
+            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
+            "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
+                "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
+                            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
+                            "            if (!" EM__TRUTH ") continue;\n"
+                            "            ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
+                            "            ${ll} r = j0 + i;\n"
+                            "            for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                            "        }\n        ${sync};\n    }\n",
             EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
     }
     em_sbuf_printf(s, "}\n");
-    return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}
+
+em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf *out) {
+    if (!d->kernel || !d->bounds || !d->atomic_max_i32 || d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED, "the gather kernels are not rendered for %s", d->name);
+    bool cxx = d->id == EM_DIALECT_CUDA;
+    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_tfield f[13];
+    int nf = em__gfields(k, f);
+    em_sbuf_printf(out, "%s\n", d->prelude);
+    em_sbuf_printf(&t, "%s",
+                   cxx ? "struct __align__(8) em_b16 { unsigned long long lo, hi; };\n"
+                       : "typedef struct { ulong lo, hi; } em_b16;\n");
+    em_sbuf_printf(&t, "typedef %s em_t;\n#define EM_M %d\n#define EM_NIDX %d\n#define EM_R %d\n",
+                   em__copy_type(d, k->size), k->m, k->nidx, k->r);
+    if (cxx)
+        em_sbuf_printf(
+            &t,
+            "struct em_args {\n    char *a, *buf;\n    const long long *ix[EM_NIDX];\n"
+            "    long long *err;\n    int *win;\n    unsigned char *keep;\n"
+            "    long long nb, inner, total;\n    long long ashape[EM_M], ast[EM_M], rshape[EM_R], rst[EM_R];\n};\n");
+    else
+        em_tmpl_args_types(d, f, nf, &t);
+    em_sbuf_printf(&t, "%s", em__pos);
+    em__body(k, &t);
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "",
+                          "bool",   d->bool_storage,          NULL};
+    bool oom = t.oom || params.oom || pro.oom;
+    if (!oom) em_tmpl_expand(d, t.s, vars, out);
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

@@ -20,18 +20,19 @@
  * else is exact.  The Philox function is codegen/philox.h's, pasted in. */
 #include "codegen/render_random.h"
 #include "codegen/philox.h"
+#include "codegen/tmpl.h"
 
 #include <string.h>
 
 static const char em__philox_src[] = EM_PHILOX_SRC;
 
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
- * em_umulhi64 its 64-bit high product. */
+ * em_umulhi64 its 64-bit high product.  The argument struct comes first
+ * (CUDA's; codegen/tmpl.h writes the em_kargs form). */
 static const char em__rand_helpers[] =
-    "\nstruct em_args { char *out; unsigned long long n, key, counter, low, range; };\n"
     "EM_FN float em_u24(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }\n"
     "EM_FN double em_u53(unsigned lo, unsigned hi) {\n"
-    "    return (double)((((unsigned long long)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);\n"
+    "    return (double)((((${ull})hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);\n"
     "}\n"
     "EM_FN float em_n24(const unsigned *w, int j) {\n"
     "    const int k = j & ~1;\n"
@@ -42,25 +43,26 @@ static const char em__rand_helpers[] =
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
-    "EM_FN unsigned long long em_rint(const unsigned *w, int j, unsigned long long low, unsigned long long range) {\n"
-    "    const unsigned long long b = ((unsigned long long)w[2 * j + 1] << 32) | w[2 * j];\n"
+    "EM_FN ${ull} em_rint(const unsigned *w, int j, ${ull} low, ${ull} range) {\n"
+    "    const ${ull} b = ((${ull})w[2 * j + 1] << 32) | w[2 * j];\n"
     "    return range ? low + em_umulhi64(b, range) : low + b;\n"
     "}\n";
 
-/* The kernel body after its signature; the index registers are its %s. */
-#define EM__RAND_BODY                                                           \
-    "    const unsigned long long nb = (p.n + EM_PER - 1) / EM_PER;\n"          \
-    "    for (unsigned long long b = %s * (unsigned long long)%s + %s; b < nb;" \
-    " b += (unsigned long long)%s * %s) {\n"                                    \
-    "        const unsigned long long ctr = p.counter + b;\n"                   \
-    "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n" \
-    "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"         \
-    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++) {\n"      \
-    "            const unsigned long long i = b * EM_PER + j;\n"                \
-    "            ((EM_T *)p.out)[i] = EM_VALUE;\n"                              \
-    "        }\n"                                                               \
-    "    }\n"                                                                   \
-    "}\n"
+/* The kernel, after the helpers. */
+static const char em__rand_kernel[] =
+    "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    const ${ull} nb = (p.n + EM_PER - 1) / EM_PER;\n"
+    "    for (${ull} b = ${bid} * (${ull})${bdim} + ${tid}; b < nb;"
+    " b += (${ull})${bdim} * ${gdim}) {\n"
+    "        const ${ull} ctr = p.counter + b;\n"
+    "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n"
+    "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"
+    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++) {\n"
+    "            const ${ull} i = b * EM_PER + j;\n"
+    "            ((${global}EM_T *)p.out)[i] = EM_VALUE;\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
 
 /* Elements per Philox block and the value expression, per kind and dtype. */
 static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, const char **value) {
@@ -68,7 +70,7 @@ static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, cons
     if (kind == EM_RAND_BITS && dt == EM_UINT32)
         *per = 4, *value = "w[j]";
     else if (kind == EM_RAND_BITS && dt == EM_UINT64)
-        *per = 2, *value = "((unsigned long long)w[2 * j + 1] << 32) | w[2 * j]";
+        *per = 2, *value = "((${ull})w[2 * j + 1] << 32) | w[2 * j]";
     else if (kind == EM_RAND_UNIFORM && f32)
         *per = 4, *value = "em_u24(w[j])";
     else if (kind == EM_RAND_UNIFORM && f64)
@@ -92,28 +94,35 @@ em_status em_random_per_block(em_random_kind kind, em_dtype dt, int *per) {
     return em__rand_shape(kind, dt, per, &value);
 }
 
-em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *s) {
+em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *out) {
     int per = 0;
     const char *value = NULL;
     em_status st = em__rand_shape(kind, dt, &per, &value);
     if (st != EM_OK) return st;
-    /* CUDA only so far: OpenCL needs the buffer as its own argument, C a
-     * launcher contract for struct arguments (issue 16 renders both). */
-    if (d->id != EM_DIALECT_CUDA || !d->umulhi32 || !d->umulhi64)
-        return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s yet", d->name);
-    em_sbuf_printf(s, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n", d->prelude,
-                   per, em_render_ctype(dt), value);
-    em_sbuf_printf(s, "#define EM_PHILOX_FN %s\n#define EM_FN %s\n", d->device_fn, d->device_fn);
-    em_sbuf_printf(s, "#define em_mulhi32(a, b) %s(a, b)\n#define em_umulhi64(a, b) %s(a, b)\n",
+    if (!d->kernel || !d->bounds || !d->umulhi32 || !d->umulhi64 || d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s", d->name);
+    static const em_tfield f[] = {{'p', "out", 0, 0, NULL}, {'u', "n", 0, 0, NULL},
+                                  {'u', "key", 0, 0, NULL}, {'u', "counter", 0, 0, NULL},
+                                  {'u', "low", 0, 0, NULL}, {'u', "range", 0, 0, NULL}};
+    const int nf = (int)(sizeof f / sizeof *f);
+    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf_printf(&t, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
+                   d->prelude, per, em_tmpl_stype(d, dt), value);
+    em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define EM_FN %s\n", d->device_fn, d->device_fn);
+    em_sbuf_printf(&t, "#define em_mulhi32(a, b) %s(a, b)\n#define em_umulhi64(a, b) %s(a, b)\n",
                    d->umulhi32, d->umulhi64);
-    em_sbuf_printf(s, "%s%s", em__philox_src, em__rand_helpers);
-    char bid[32], bdim[32], tid[32], gdim[32], bounds[64];
-    em_dialect_bounds(d, 256, bounds, sizeof bounds);
-    em_dialect_reg(d->group_id, 0, bid, sizeof bid);
-    em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);
-    em_dialect_reg(d->local_id, 0, tid, sizeof tid);
-    em_dialect_reg(d->num_groups, 0, gdim, sizeof gdim);
-    em_sbuf_printf(s, "%s %s %s(const em_args p) {\n", d->kernel, bounds, EM_KNAME);
-    em_sbuf_printf(s, EM__RAND_BODY, bid, bdim, tid, bdim, gdim);
-    return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    em_sbuf_printf(&t, "%s\n", em__philox_src);
+    if (d->args_struct)
+        em_sbuf_printf(&t, "struct em_args { char *out; unsigned long long n, key, counter, low, "
+                           "range; };\n");
+    else
+        em_tmpl_args_types(d, f, nf, &t);
+    em_sbuf_printf(&t, "%s%s", em__rand_helpers, em__rand_kernel);
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
+    bool oom = t.oom || params.oom || pro.oom;
+    if (!oom) em_tmpl_expand(d, t.s, vars, out);
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

@@ -1,5 +1,6 @@
 /* The reduction renderer (see render_reduce.h). */
 #include "codegen/render_reduce.h"
+#include "codegen/tmpl.h"
 #include "core/core.h"
 
 #include <pthread.h>
@@ -276,13 +277,15 @@ size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap) {
 }
 
 /* The identity value of the accumulator for MIN/MAX. */
-static const char *em__extreme(em_dtype dt, bool max) {
+static const char *em__extreme(const em_dialect *d, em_dtype dt, bool max) {
+    static _Thread_local char buf[64];
     switch (em_dtype_get(dt)->kind) {
     case 'b': return max ? "false" : "true";
-    case 'f': return max ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)";
+    case 'f':
+        snprintf(buf, sizeof buf, "%s%s(0x7f800000)", max ? "-" : "", d->int_as_float);
+        return buf;
     default: break;
     }
-    static char buf[64];
     int bits = em_dtype_get(dt)->size * 8;
     bool sgn = em_dtype_get(dt)->kind == 'i';
     const char *T = em_render_ctype(dt);
@@ -295,19 +298,34 @@ static const char *em__extreme(em_dtype dt, bool max) {
 }
 
 /* What every op's state functions need: type names and the conversions
- * of an input to the accumulator and of the accumulator to the output. */
+ * of an input to the accumulator and of the accumulator to the output.
+ * The text is a template (codegen/tmpl.h: ${ll} ...); the scalar
+ * library's functions are called by their per-type names (em_add_f32). */
 typedef struct em__rs {
+    const em_dialect *d;
     const em_rplan *p;
     em_sbuf *s;
     const char *A, *I, *O, *R; /* acc, input, output, acc's real component */
+    const char *sfx;           /* the accumulator's scalar-library suffix */
+    char mk[48];               /* a complex accumulator from its parts */
     char load[160], fin[200];  /* conv(x: in -> acc), conv(s: acc -> out) */
+    bool cxx;                  /* C++ (CUDA): a struct names its type */
 } em__rs;
 
-static void em__conv_into(char *buf, size_t len, em_dtype from, em_dtype to, const char *x) {
+static void em__conv_into(const em_dialect *d, char *buf, size_t len, em_dtype from, em_dtype to,
+                          const char *x) {
     em_sbuf c = {0};
-    em__render_conv(&c, from, to, x);
+    em__render_conv_d(d, &c, from, to, x);
     snprintf(buf, len, "%s", c.s ? c.s : x);
     em_sbuf_free(&c);
+}
+
+/* "struct em_state { F };" in C++, "typedef struct { F } em_state;" in C. */
+static void em__state_struct(const em__rs *r, const char *fields) {
+    if (r->cxx)
+        em_sbuf_printf(r->s, "struct em_state { %s };\n", fields);
+    else
+        em_sbuf_printf(r->s, "typedef struct { %s } em_state;\n", fields);
 }
 
 /* SUM, PROD, MEAN: the accumulator is the value. */
@@ -317,26 +335,25 @@ static void em__fns_sum(const em__rs *r) {
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
     if (cplx)
-        em_sbuf_printf(s, "EM_D em_state em_ident() { return em_mk<%s, %s>(%d, 0); }\n", r->A, r->R,
-                       prod);
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s(%d, 0); }\n", r->mk, prod);
     else
         em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%d; }\n", r->A, prod);
-    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
-    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s(a, b); }\n",
-                   prod ? "em_multiply" : "em_add");
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, ${ll} k) { return %s; }\n", r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s_%s(a, b); }\n",
+                   prod ? "em_multiply" : "em_add", r->sfx);
     if (op != EM_RED_MEAN)
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n",
+        em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return %s; }\n",
                        r->O, r->fin);
     else if (!cplx)
         em_sbuf_printf(
             s,
-            "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
+            "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
             r->O, r->A, r->A, r->fin);
     else
         em_sbuf_printf(
             s,
-            "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = em_mk<%s, %s>(v.re / m, v.im / m); return %s; }\n",
-            r->O, r->A, r->A, r->R, r->fin);
+            "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = %s(v.re / m, v.im / m); return %s; }\n",
+            r->O, r->A, r->mk, r->fin);
 }
 
 /* MIN, MAX: NaN-propagating, starting from the extreme of the type. */
@@ -345,58 +362,60 @@ static void em__fns_minmax(const em__rs *r) {
     em_sbuf *s = r->s;
     em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
     if (cplx)
-        em_sbuf_printf(
-            s, "EM_D em_state em_ident() { const %s e = %s; return em_mk<%s, %s>(e, e); }\n", r->R,
-            em__extreme(EM_FLOAT32, max), r->A, r->R);
+        em_sbuf_printf(s, "EM_D em_state em_ident() { const %s e = %s; return %s(e, e); }\n", r->R,
+                       em__extreme(r->d, EM_FLOAT32, max), r->mk);
     else
-        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n", em__extreme(r->p->acc, max));
-    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, r->load);
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n",
+                       em__extreme(r->d, r->p->acc, max));
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, ${ll} k) { return %s; }\n", r->I, r->load);
     em_sbuf_printf(
-        s, "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan(b) ? b : %s(a, b); }\n",
-        max ? "em_maximum" : "em_minimum");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return %s; }\n",
-                   r->O, r->fin);
+        s,
+        "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan_%s(b) ? b : %s_%s(a, b); }\n",
+        r->sfx, max ? "em_maximum" : "em_minimum", r->sfx);
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return %s; }\n", r->O,
+                   r->fin);
 }
 
 /* ARGMIN, ARGMAX: (value, index); the first NaN wins, ties take the lower index. */
 static void em__fns_arg(const em__rs *r) {
     em_sbuf *s = r->s;
-    em_sbuf_printf(s, "struct em_state { %s v; long long i; };\n", r->A);
+    char fields[64];
+    snprintf(fields, sizeof fields, "%s v; ${ll} i;", r->A);
+    em__state_struct(r, fields);
     em_sbuf_printf(s, "EM_D em_state em_ident() { em_state s; s.i = -1; return s; }\n");
     em_sbuf_printf(
-        s,
-        "EM_D em_state em_load(%s x, long long k) { em_state s; s.v = %s; s.i = k; return s; }\n",
+        s, "EM_D em_state em_load(%s x, ${ll} k) { em_state s; s.v = %s; s.i = k; return s; }\n",
         r->I, r->load);
     em_sbuf_printf(s,
                    "EM_D em_state em_comb(em_state a, em_state b) {\n"
                    "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
-                   "    const bool an = em_isnan(a.v), bn = em_isnan(b.v);\n"
+                   "    const bool an = em_isnan_%s(a.v), bn = em_isnan_%s(b.v);\n"
                    "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
-                   "    if (em_equal(a.v, b.v)) return a.i < b.i ? a : b;\n"
-                   "    return %s(a.v, b.v) ? a : b;\n}\n",
-                   r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less");
-    em_sbuf_printf(s,
-                   "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s.i; }\n",
+                   "    if (em_equal_%s(a.v, b.v)) return a.i < b.i ? a : b;\n"
+                   "    return %s_%s(a.v, b.v) ? a : b;\n}\n",
+                   r->sfx, r->sfx, r->sfx, r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less",
+                   r->sfx);
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return (%s)s.i; }\n",
                    r->O, r->O);
 }
 
 /* ANY, ALL, COUNT_NONZERO: on the truth of each element. */
 static void em__fns_bool(const em__rs *r) {
     char nz[160];
-    em__conv_into(nz, sizeof nz, r->p->in, EM_BOOL, "x");
+    em__conv_into(r->d, nz, sizeof nz, r->p->in, EM_BOOL, "x");
     bool cnt = r->p->op == EM_RED_COUNT_NONZERO, all = r->p->op == EM_RED_ALL;
     em_sbuf *s = r->s;
-    em_sbuf_printf(s, "typedef %s em_state;\n", cnt ? "long long" : "bool");
+    em_sbuf_printf(s, "typedef %s em_state;\n", cnt ? "${ll}" : "bool");
     em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n",
                    all   ? "true"
                    : cnt ? "0"
                          : "false");
-    em_sbuf_printf(s, "EM_D em_state em_load(%s x, long long k) { return %s; }\n", r->I, nz);
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, ${ll} k) { return %s; }\n", r->I, nz);
     em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s; }\n",
                    cnt   ? "a + b"
                    : all ? "a && b"
                          : "a || b");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, long long m, double ddof) { return (%s)s; }\n",
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return (%s)s; }\n",
                    r->O, r->O);
 }
 
@@ -404,12 +423,14 @@ static void em__fns_bool(const em__rs *r) {
 static void em__fns_var(const em__rs *r) {
     em_sbuf *s = r->s;
     const char *A = r->A;
-    em_sbuf_printf(s, "struct em_state { double n; %s mean, m2; };\n", A);
+    char fields[64];
+    snprintf(fields, sizeof fields, "double n; %s mean, m2;", A);
+    em__state_struct(r, fields);
     em_sbuf_printf(
         s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
     em_sbuf_printf(
         s,
-        "EM_D em_state em_load(%s x, long long k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n",
+        "EM_D em_state em_load(%s x, ${ll} k) { em_state s; s.n = 1; s.mean = %s; s.m2 = 0; return s; }\n",
         r->I, r->load);
     em_sbuf_printf(
         s,
@@ -421,20 +442,27 @@ static void em__fns_var(const em__rs *r) {
     const char *root = r->p->op != EM_RED_STD ? "" : r->p->acc == EM_FLOAT64 ? "sqrt" : "sqrtf";
     em_sbuf_printf(
         s,
-        "EM_D %s em_final(em_state v, long long m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
+        "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
         r->O, A, root, A, r->fin);
 }
 
 /* State, identity, load, combine and final for the plan's op. */
-static void em__state_fns(const em_rplan *p, em_sbuf *s) {
-    em__rs r = {.p = p,
+static void em__state_fns(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
+    em__rs r = {.d = d,
+                .p = p,
                 .s = s,
                 .A = em_render_ctype(p->acc),
                 .I = em_render_ctype(p->in),
                 .O = em_render_ctype(p->out),
-                .R = p->acc == EM_COMPLEX64 || p->acc == EM_FLOAT32 ? "float" : "double"};
-    em__conv_into(r.load, sizeof r.load, p->in, p->acc, "x");
-    em__conv_into(r.fin, sizeof r.fin, p->acc, p->out, "s");
+                .R = p->acc == EM_COMPLEX64 || p->acc == EM_FLOAT32 ? "float" : "double",
+                .sfx = em_scalar_suffix(p->acc),
+                .cxx = d->id == EM_DIALECT_CUDA};
+    if (r.cxx)
+        snprintf(r.mk, sizeof r.mk, "em_mk<%s, %s>", r.A, r.R);
+    else
+        snprintf(r.mk, sizeof r.mk, "em_mk_%s", r.sfx);
+    em__conv_into(d, r.load, sizeof r.load, p->in, p->acc, "x");
+    em__conv_into(d, r.fin, sizeof r.fin, p->acc, p->out, "s");
     em_sbuf_printf(s, "\n// reduction %d: %s -> %s via %s\n", (int)p->op, r.I, r.O, r.A);
     switch (p->op) {
     case EM_RED_SUM:
@@ -465,30 +493,37 @@ static void em__state_fns(const em_rplan *p, em_sbuf *s) {
  * result, and the plain and fused kernels agree bit for bit.
  * em_unit_end combines the unit's threads: a shared-memory tree with
  * barriers, or warp shuffles (no barrier: warps of a block run different
- * numbers of units). */
-static const char em__reduce_kernels[] =
+ * numbers of units).  A dialect without shuffles runs block units only
+ * (the driver never asks it for warp mode), and its em_fast is the plain
+ * loop's (em_wide false). */
+static const char em__reduce_tree[] =
     "\n#define EM_RBLOCK 256\n"
     "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
-    "#define EM_LANE ((int)threadIdx.x % EM_RW)\n"
-    "#define EM_U0 ((em_ix)blockIdx.x * EM_UPB + (em_ix)threadIdx.x / EM_RW)\n"
-    "#define EM_USTEP ((em_ix)gridDim.x * EM_UPB)\n"
-    "EM_D void em_tree(em_state *sh) {\n"
-    "    __syncthreads();\n"
+    "#define EM_LANE ((int)${tid} % EM_RW)\n"
+    "#define EM_U0 ((em_ix)${bid} * EM_UPB + (em_ix)${tid} / EM_RW)\n"
+    "#define EM_USTEP ((em_ix)${gdim} * EM_UPB)\n"
+    "EM_D void em_tree(${local}em_state *sh) {\n"
+    "    ${sync};\n"
     "    for (int w = EM_RBLOCK / 2; w > 0; w >>= 1) {\n"
-    "        if ((int)threadIdx.x < w) sh[threadIdx.x] = em_comb(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-    "        __syncthreads();\n"
+    "        if ((int)${tid} < w) sh[${tid}] = em_comb(sh[${tid}], sh[${tid} + w]);\n"
+    "        ${sync};\n"
     "    }\n"
-    "}\n"
+    "}\n";
+
+/* Warp shuffles of any state (CUDA: a template over the state's type). */
+static const char em__reduce_shfl[] =
     "template <class T> EM_D T em_shfl_down(const T &v, int d) {\n"
     "    unsigned w[(sizeof(T) + 3) / 4];\n"
     "    memcpy(w, &v, sizeof(T));\n"
     "    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);\n"
     "    T r;\n    memcpy(&r, w, sizeof(T));\n    return r;\n"
-    "}\n"
+    "}\n";
+
+static const char em__reduce_kernels[] =
     "#if EM_RW == EM_RBLOCK\n"
-    "#define EM_UNIT_DECL __shared__ em_state sh[EM_RBLOCK];\n"
-    "#define EM_UNIT_END(acc) (sh[threadIdx.x] = (acc), em_tree(sh), sh[0])\n"
-    "#define EM_UNIT_NEXT() __syncthreads()\n"
+    "#define EM_UNIT_DECL ${shared} em_state sh[EM_RBLOCK];\n"
+    "#define EM_UNIT_END(acc) (sh[${tid}] = (acc), em_tree(sh), sh[0])\n"
+    "#define EM_UNIT_NEXT() ${sync}\n"
     "#else\n"
     "#define EM_UNIT_DECL\n"
     "EM_D em_state em_warp_end(em_state acc) {\n"
@@ -498,13 +533,13 @@ static const char em__reduce_kernels[] =
     "#define EM_UNIT_END(acc) em_warp_end(acc)\n"
     "#define EM_UNIT_NEXT() ((void)0)\n"
     "#endif\n\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel(const em_args p) {\n"
+    "${kernel(EM_RBLOCK)} em_kernel(${params}) {\n${prologue}"
     "    EM_UNIT_DECL\n"
     "    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;\n"
     "    const em_ix units = (em_ix)(p.nout * p.nsplit);\n"
     "    for (em_ix u = EM_U0; u < units; u += EM_USTEP) {\n"
     "        const em_ix o = ns == 1 ? u : u / ns, s = u - o * ns;\n"
-    "        long long lb[EM_NB];\n"
+    "        ${ll} lb[EM_NB];\n"
     "        em_bases(p, o, lb);\n"
     "        em_state acc = em_ident();\n"
     "        em_ix g = s * EM_RW + EM_LANE;\n"
@@ -520,8 +555,8 @@ static const char em__reduce_kernels[] =
     "        /* The unit's result: the final value, or a partial state for pass 2. */\n"
     "        const em_state tot = EM_UNIT_END(acc);\n"
     "        if (EM_LANE == 0) {\n"
-    "            if (p.nsplit == 1) ((em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
-    "            else ((em_state *)p.part)[u] = tot;\n"
+    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
+    "            else ((${global}em_state *)p.part)[u] = tot;\n"
     "        }\n"
     "        EM_UNIT_NEXT();\n"
     "    }\n"
@@ -530,16 +565,16 @@ static const char em__reduce_kernels[] =
 /* Pass 2, only where a unit can be split: block mode (a warp's units are
  * many, never split).  NVRTC spent 22 of seed 004's 125 ms on it. */
 static const char em__reduce_kernel2[] =
-    "\nextern \"C\" __global__ void __launch_bounds__(EM_RBLOCK) em_kernel2(const em_args p) {\n"
-    "    __shared__ em_state sh[EM_RBLOCK];\n"
-    "    for (long long o = blockIdx.x; o < p.nout; o += gridDim.x) {\n"
+    "\n${kernel(EM_RBLOCK)} em_kernel2(${params}) {\n${prologue}"
+    "    ${shared} em_state sh[EM_RBLOCK];\n"
+    "    for (${ll} o = ${bid}; o < p.nout; o += ${gdim}) {\n"
     "        em_state acc = em_ident();\n"
-    "        for (long long s = threadIdx.x; s < p.nsplit; s += EM_RBLOCK)\n"
-    "            acc = em_comb(acc, ((const em_state *)p.part)[o * p.nsplit + s]);\n"
-    "        sh[threadIdx.x] = acc;\n"
+    "        for (${ll} s = ${tid}; s < p.nsplit; s += EM_RBLOCK)\n"
+    "            acc = em_comb(acc, ((${global}const em_state *)p.part)[o * p.nsplit + s]);\n"
+    "        sh[${tid}] = acc;\n"
     "        em_tree(sh);\n"
-    "        if (threadIdx.x == 0) ((em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);\n"
-    "        __syncthreads();\n"
+    "        if (${tid} == 0) ((${global}em_out *)p.out)[o] = em_final(sh[0], p.m, p.ddof);\n"
+    "        ${sync};\n"
     "    }\n"
     "}\n";
 
@@ -554,27 +589,34 @@ static const char em__fast_done[] =
  * modulo costs tens of instructions: with one reduced dimension (seed 004's
  * rows) there is none, which the H100 showed to matter (0.18 -> 0.2 ms). */
 static const char em__run[] =
-    "EM_D em_ix em_run(const em_args &p, em_ix k) {\n"
+    "EM_D em_ix em_run(const em_args ${ref}p, em_ix k) {\n"
     "    return EM_NI == 1 ? (em_ix)p.m - k : (em_ix)p.ishape[EM_NI - 1] - k % (em_ix)p.ishape[EM_NI - 1];\n"
     "}\n";
+
+/* Where the dialect has no wide loads (no em_ldg / em_pack templates): one
+ * element at a time, and no fast loop. */
+static const char em__no_fast[] = "#define em_wide(p, lb) false\n"
+                                  "#define em_fast(p, lb, g, gs, acc) (g)\n";
 
 /* A plain reduction reads its input: one base offset per output; a group
  * is one wide load when its elements are consecutive in the innermost
  * reduced dimension (em_ldg checks the stride and the alignment). */
 static const char em__plain_input[] =
     "#define EM_NB 1\n"
-    "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
-    "    long long base = 0;\n"
+    "EM_D void em_bases(const em_args ${ref}p, em_ix o, ${ll} *lb) {\n"
+    "    ${ll} base = 0;\n"
     "    em_ix r = o;\n"
     "    for (int d = EM_NO - 1; d > 0; d--) { base += (r % (em_ix)p.oshape[d]) * p.ost[d]; r /= (em_ix)p.oshape[d]; }\n"
     "    lb[0] = base + r * p.ost[0]; /* r < oshape[0]: no division for the outermost */\n"
     "}\n"
-    "EM_D long long em_off(const em_args &p, em_ix k) {\n"
-    "    long long off = 0;\n"
+    "EM_D ${ll} em_off(const em_args ${ref}p, em_ix k) {\n"
+    "    ${ll} off = 0;\n"
     "    em_ix q = k;\n"
     "    for (int d = EM_NI - 1; d > 0; d--) { off += (q % (em_ix)p.ishape[d]) * p.ist[d]; q /= (em_ix)p.ishape[d]; }\n"
     "    return off + q * p.ist[0]; /* q < ishape[0]: no division for the outermost */\n"
-    "}\n"
+    "}\n";
+
+static const char em__plain_wide[] =
     "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
     "    if (em_run(p, k) >= EM_V)\n"
     "        em_ldg<em_in, EM_V>(v, p.in + lb[0] + em_off(p, k), p.ist[EM_NI - 1]);\n"
@@ -603,12 +645,18 @@ static const char em__plain_input[] =
     "    return g;\n"
     "}\n";
 
+static const char em__plain_narrow[] =
+    "EM_D void em_group(const em_args p, const ${ll} *lb, em_ix k, em_in *v) {\n"
+    "    for (int e = 0; e < EM_V; e++)\n"
+    "        if (k + e < p.m) v[e] = *(${global}const em_in *)(p.in + lb[0] + em_off(p, k + e));\n"
+    "}\n";
+
 /* The fused producer's leaves' offsets for reduced element k, from their
  * bases lb (o<j> = lb[j] + the reduced dims' part; q: the outermost index). */
 static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
     em_sbuf_printf(s, "    em_ix q = k;\n");
     for (int j = 1; j < t->nops; j++) /* byte offsets: 64-bit whatever em_ix is */
-        if (t->cls[j] != 'P') em_sbuf_printf(s, "    long long o%d = lb[%d];\n", j, j);
+        if (t->cls[j] != 'P') em_sbuf_printf(s, "    ${ll} o%d = lb[%d];\n", j, j);
     em_sbuf_printf(
         s, "    for (int d = EM_NI - 1; d > 0; d--) {\n"
            "        const em_ix c = q %% (em_ix)p.ishape[d];\n        q /= (em_ix)p.ishape[d];\n");
@@ -618,30 +666,34 @@ static void em__render_leaf_offsets(const em_kplan *t, em_sbuf *s) {
 }
 
 /* The fused producer's value from its leaves' values (em_f), element k
- * from memory (em_at), a group (em_group), and the wide loop: a leaf that
- * is contiguous along the reduced axis is one 16-byte load per group, one
- * broadcast along it (stride 0) one load per unit. */
-static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
+ * from memory (em_at), a group (em_group), and -- CUDA -- the wide loop: a
+ * leaf that is contiguous along the reduced axis is one 16-byte load per
+ * group, one broadcast along it (stride 0) one load per unit. */
+static void em__render_fused_input(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
     const em_kplan *t = &p->tree;
+    bool cxx = d->id == EM_DIALECT_CUDA;
     char name[96], params[EM_KMAXOPS * 40] = "";
     for (int j = 1; j < t->nops; j++) {
         if (t->cls[j] == 'P') continue;
         size_t n = strlen(params);
         snprintf(params + n, sizeof params - n, ", const %s x%d", em_render_ctype(t->dtypes[j]), j);
     }
-    em_sbuf_printf(s, "EM_D em_in em_f(const em_args &p%s) {\n", params);
+    em_sbuf_printf(s, "EM_D em_in em_f(const em_args ${ref}p%s) {\n", params);
+    /* A host scalar's bytes sit in its pointer's slot (p.ld_v: the raw
+     * slots where the dialect rebuilds the pointers). */
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] == 'P')
-            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.ld[%d];\n",
-                           em_render_ctype(t->dtypes[j]), j, em_render_ctype(t->dtypes[j]), j);
-    em_render_tree(t, s, name, sizeof name);
+            em_sbuf_printf(s, "    const %s x%d = *(const %s *)&p.ld%s[%d];\n",
+                           em_render_ctype(t->dtypes[j]), j, em_tmpl_stype(d, t->dtypes[j]),
+                           d->args_struct ? "" : "_v", j);
+    em_render_tree_d(d, t, s, name, sizeof name);
     em_sbuf_printf(s, "    return ");
-    em__render_conv(s, em_render_natural(t->root), p->in, name);
+    em__render_conv_d(d, s, em_render_natural(t->root), p->in, name);
     em_sbuf_printf(s, ";\n}\n");
     em_sbuf_printf(
         s,
         "#define EM_NB EM_NL\n"
-        "EM_D void em_bases(const em_args &p, em_ix o, long long *lb) {\n"
+        "EM_D void em_bases(const em_args ${ref}p, em_ix o, ${ll} *lb) {\n"
         "    em_ix r = o;\n"
         "    for (int j = 0; j < EM_NL; j++) lb[j] = 0;\n"
         "    for (int d = EM_NO - 1; d > 0; d--) {\n"
@@ -651,14 +703,22 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
         "    }\n"
         "    for (int j = 1; j < EM_NL; j++) lb[j] += r * p.lost[j][0]; /* r < oshape[0] */\n}\n");
     em_sbuf_printf(s, "%s", em__run);
-    em_sbuf_printf(s, "EM_D em_in em_at(const em_args &p, const long long *lb, em_ix k) {\n");
+    em_sbuf_printf(s, "EM_D em_in em_at(const em_args ${ref}p, const ${ll} *lb, em_ix k) {\n");
     em__render_leaf_offsets(t, s);
     em_sbuf_printf(s, "    return em_f(p");
     for (int j = 1; j < t->nops; j++)
         if (t->cls[j] != 'P')
-            em_sbuf_printf(s, ", *(const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])",
-                           em_render_ctype(t->dtypes[j]), j, j, j);
+            em_sbuf_printf(s, ", *(${global}const %s *)(p.ld[%d] + o%d + q * p.list[%d][0])",
+                           em_tmpl_stype(d, t->dtypes[j]), j, j, j);
     em_sbuf_printf(s, ");\n}\n");
+    if (!cxx) {
+        em_sbuf_printf(s,
+                       "EM_D void em_group(const em_args p, const ${ll} *lb, em_ix k, em_in *v) {\n"
+                       "    for (int e = 0; e < EM_V; e++)\n"
+                       "        if (k + e < p.m) v[e] = em_at(p, lb, k + e);\n}\n%s",
+                       em__no_fast);
+        return;
+    }
     em_sbuf_printf(
         s, "EM_D void em_group(const em_args &p, const long long *lb, em_ix k, em_in *v) {\n"
            "    if (em_run(p, k) < EM_V) {\n"
@@ -719,34 +779,83 @@ static void em__render_fused_input(const em_rplan *p, em_sbuf *s) {
         "), (g + j * gs) * EM_V + e));\n        EM_FAST_DONE(g, gs, Gf);\n    }\n    return g;\n}\n");
 }
 
-em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
-    /* The kernels' text is CUDA's (warp shuffles, C++ helpers); other
-     * dialects wait for issue 16. */
-    if (d->id != EM_DIALECT_CUDA)
-        return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s yet", d->name);
-    em_sbuf_printf(s, "%s", d->prelude);
-    em__state_fns(p, s);
+/* The argument's fields (em_rplan_args' layout), for the em_kargs form. */
+static int em__rfields(const em_rplan *p, em_tfield *f) {
+    int n = 0;
+    f[n++] = (em_tfield){'p', "in", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "out", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "part", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "nout", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "m", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "nsplit", 0, 0, NULL};
+    f[n++] = (em_tfield){'d', "ddof", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "oshape", p->no, 0, NULL};
+    f[n++] = (em_tfield){'i', "ost", p->no, 0, NULL};
+    f[n++] = (em_tfield){'i', "ishape", p->ni, 0, NULL};
+    f[n++] = (em_tfield){'i', "ist", p->ni, 0, NULL};
+    if (p->root) {
+        f[n++] = (em_tfield){'q', "ld", p->tree.nops, 0, NULL};
+        f[n++] = (em_tfield){'i', "lost", p->tree.nops, p->no, NULL};
+        f[n++] = (em_tfield){'i', "list", p->tree.nops, p->ni, NULL};
+    }
+    return n;
+}
+
+int em_rplan_buffers(const em_rplan *p, int *slots) {
+    int n = 0;
+    for (int k = 0; k < 3; k++) slots[n++] = k;
+    if (!p->root) return n;
+    int base = 7 + 2 * p->no + 2 * p->ni; /* the 8-byte slot of ld[0] */
+    for (int k = 0; k < p->tree.nops; k++) slots[n++] = k && p->tree.cls[k] != 'P' ? base + k : -1;
+    return n;
+}
+
+em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out) {
+    if (!d->kernel || !d->bounds || !d->int_as_float || d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s", d->name);
+    if (p->warp && !d->has_shuffle)
+        return em_error(EM_EUNSUPPORTED, "%s has no warp shuffles: reductions run in blocks",
+                        d->name);
+    bool cxx = d->id == EM_DIALECT_CUDA;
+    em_sbuf t = {0}, *s = &t; /* the template, expanded into out at the end */
+    em_tfield f[16];
+    int nf = em__rfields(p, f);
+    em_sbuf_printf(out, "%s", d->prelude);
+    em__state_fns(d, p, s);
     em_sbuf_printf(
         s,
         "typedef %s em_in;\ntypedef %s em_out;\ntypedef %s em_ix;\n"
         "#define EM_NO %d\n#define EM_NI %d\n#define EM_RW %d\n#define EM_V %d\n#define EM_U %d\n",
-        em_render_ctype(p->in), em_render_ctype(p->out), em__idx32(p) ? "int" : "long long", p->no,
+        em_tmpl_stype(d, p->in), em_tmpl_stype(d, p->out), em__idx32(p) ? "int" : "${ll}", p->no,
         p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
-    em_sbuf_printf(
-        s,
-        "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
-        "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
-    if (p->root)
+    if (cxx) {
         em_sbuf_printf(
-            s, "    char *ld[EM_NL];\n    long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];\n");
-    em_sbuf_printf(s, "};\n");
+            s,
+            "struct em_args {\n    char *in, *out, *part;\n    long long nout, m, nsplit;\n"
+            "    double ddof;\n    long long oshape[EM_NO], ost[EM_NO], ishape[EM_NI], ist[EM_NI];\n");
+        if (p->root)
+            em_sbuf_printf(
+                s, "    char *ld[EM_NL];\n    long long lost[EM_NL][EM_NO], list[EM_NL][EM_NI];\n");
+        em_sbuf_printf(s, "};\n");
+    } else {
+        em_tmpl_args_types(d, f, nf, s);
+    }
     em_sbuf_printf(s, "%s", em__fast_done);
     if (p->root)
-        em__render_fused_input(p, s);
+        em__render_fused_input(d, p, s);
     else
-        em_sbuf_printf(s, "%s%s", em__run, em__plain_input);
-    em_sbuf_printf(s, "%s", em__reduce_kernels);
+        em_sbuf_printf(s, "%s%s%s", em__run, em__plain_input, cxx ? em__plain_wide : "");
+    if (!p->root && !cxx) em_sbuf_printf(s, "%s%s", em__plain_narrow, em__no_fast);
+    em_sbuf_printf(s, "%s%s%s", em__reduce_tree, d->has_shuffle ? em__reduce_shfl : "",
+                   em__reduce_kernels);
     if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
-    return s->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    em_sbuf params = {0}, pro = {0};
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
+    if (!t.oom && !params.oom && !pro.oom) em_tmpl_expand(d, t.s, vars, out);
+    bool oom = t.oom || params.oom || pro.oom || out->oom;
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

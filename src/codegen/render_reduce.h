@@ -1,4 +1,4 @@
-/* The reduction renderer: a reduction of one array -> CUDA C source.
+/* The reduction renderer: a reduction of one array -> kernel source.
  *
  * Data model: the input's axes split into kept ("outer", one output element
  * per index) and reduced ("inner", m elements per output).  A work unit is
@@ -20,6 +20,9 @@
  * (em__merge_dims): the output index and the flat reduced index k name
  * the same elements as before the merge, so the combination order -- and
  * every result, bit for bit -- does not depend on it.
+ *
+ * The kernels are one template (codegen/tmpl.h) for CUDA and OpenCL; CUDA
+ * alone has the warp form (shuffles) and the wide loads (em_ldg, em_pack).
  *
  * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
  * nsplit; double ddof; long long oshape[no], ost[no], ishape[ni],
@@ -64,9 +67,14 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
 EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int naxes,
                                const int *axes, const em_array *out);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
-/* The kernels of p in dialect d, d's prelude included (CUDA only so far:
- * EM_EUNSUPPORTED for another dialect). */
+/* The kernels of p in dialect d, d's prelude included: CUDA, or OpenCL in
+ * the em_kargs form (codegen/tmpl.h; block units only -- warp mode needs
+ * shuffles: EM_EUNSUPPORTED).  EM_EUNSUPPORTED for the C dialect. */
 EM_API em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *src);
 EM_API size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap);
+/* The 8-byte slots of em_rplan_args' argument that are buffers in the
+ * em_kargs form, in order (-1: a NULL buffer -- a fused leaf passed by
+ * value, or leaf slot 0); returns how many (at most 3 + EM_KMAXOPS). */
+EM_API int em_rplan_buffers(const em_rplan *p, int *slots);
 
 #endif

@@ -3,6 +3,7 @@
  * em_load, em_op, em_store, em_src, em_dst), so the kernels are the same
  * text for every dtype and layout. */
 #include "codegen/render_scan.h"
+#include "codegen/tmpl.h"
 
 #include <stdio.h>
 
@@ -13,28 +14,52 @@ void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
                    c->axis < 0 ? -1 : c->axis, c->tiles ? 'T' : 'L');
 }
 
+/* The argument's fields (run_scan.c packs them), for the em_kargs form. */
+static int em__scan_fields(const em_scan_spec *c, em_tfield *f) {
+    int n = 0;
+    f[n++] = (em_tfield){'p', "in", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "out", 0, 0, NULL};
+    f[n++] = (em_tfield){'p', "part", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "nlines", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "len", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "ntiles", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "shape", c->nd, 0, NULL};
+    f[n++] = (em_tfield){'i', "ist", c->nd, 0, NULL};
+    f[n++] = (em_tfield){'i', "ost", c->nd, 0, NULL};
+    return n;
+}
+
 /* Types, the op, conversions and addressing. */
-static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
+static void em__scan_defs(const em_dialect *d, const em_scan_spec *c, em_sbuf *s) {
     const em_dtype acc = em_scan_acc(c->out);
-    const char *op = c->op == EM_RED_CUMPROD ? "em_multiply" : "em_add";
+    char op[32];
+    snprintf(op, sizeof op, "%s_%s", c->op == EM_RED_CUMPROD ? "em_multiply" : "em_add",
+             em_scalar_suffix(acc));
     em_sbuf_printf(s, "typedef %s em_scan_in;\ntypedef %s em_scan_acc;\ntypedef %s em_scan_out;\n",
-                   em_render_ctype(c->in), em_render_ctype(acc), em_render_ctype(c->out));
+                   em_tmpl_stype(d, c->in), em_tmpl_stype(d, acc), em_tmpl_stype(d, c->out));
     /* The host emulation test (tests/c/scan_emul.h) shrinks the tile: EM_B, EM_K overridable. */
     em_sbuf_printf(
         s,
         "#define EM_ND %d\n#define EM_AX %d\n#ifndef EM_B\n#define EM_B %d\n#define EM_K %d\n#endif\n"
         "#define EM_T (EM_B * EM_K)\n",
         c->nd, c->axis < 0 ? -1 : c->axis, EM_SCAN_BLOCK, EM_SCAN_ITEMS);
-    em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
-                      " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
+    if (d->args_struct) {
+        em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
+                          " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
+    } else {
+        em_tfield f[9];
+        em_tmpl_args_types(d, f, em__scan_fields(c, f), s);
+        em_sbuf_printf(s,
+                       "EM_D em_scan_acc em_scan_zero(void) { em_scan_acc z = {0}; return z; }\n");
+    }
     /* The input is cast to out's dtype first (NumPy casts, then accumulates). */
     em_sbuf_printf(s, "EM_D em_scan_acc em_load(em_scan_in x) { return ");
     if (c->out == EM_FLOAT16) {
         em_sbuf_printf(s, "em_h2f(");
-        em__render_conv(s, c->in, EM_FLOAT16, "x");
+        em__render_conv_d(d, s, c->in, EM_FLOAT16, "x");
         em_sbuf_printf(s, ")");
     } else {
-        em__render_conv(s, c->in, acc, "x");
+        em__render_conv_d(d, s, c->in, acc, "x");
     }
     if (c->out == EM_FLOAT16) /* every partial rounded to float16, as NumPy */
         em_sbuf_printf(
@@ -46,14 +71,14 @@ static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
             s, "; }\nEM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return %s(a, b); }\n",
             op);
     em_sbuf_printf(s, "EM_D em_scan_out em_store(em_scan_acc a) { return ");
-    em__render_conv(s, acc, c->out, "a");
+    em__render_conv_d(d, s, acc, c->out, "a");
     em_sbuf_printf(s, "; }\n");
     if (c->axis >= 0)
         em_sbuf_printf(
             s,
             "// Byte offset of line l's first element (strides st): l over the dims but the axis, C order.\n"
-            "EM_D long long em_base(const em_args &p, long long l, const long long *st) {\n"
-            "    long long b = 0;\n"
+            "EM_D ${ll} em_base(const em_args ${ref}p, ${ll} l, const ${ll} *st) {\n"
+            "    ${ll} b = 0;\n"
             "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
             "        if (d == EM_AX) continue;\n"
             "        b += (l %% p.shape[d]) * st[d];\n"
@@ -61,37 +86,37 @@ static void em__scan_defs(const em_scan_spec *c, em_sbuf *s) {
             "    }\n"
             "    return b;\n"
             "}\n"
-            "EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {\n"
-            "    return (const em_scan_in *)(p.in + b + t * p.ist[EM_AX]);\n"
+            "EM_D ${global}const em_scan_in *em_src(const em_args ${ref}p, ${ll} b, ${ll} t) {\n"
+            "    return (${global}const em_scan_in *)(p.in + b + t * p.ist[EM_AX]);\n"
             "}\n"
-            "EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) {\n"
-            "    return (em_scan_out *)(p.out + b + t * p.ost[EM_AX]);\n"
+            "EM_D ${global}em_scan_out *em_dst(const em_args ${ref}p, ${ll} b, ${ll} t) {\n"
+            "    return (${global}em_scan_out *)(p.out + b + t * p.ost[EM_AX]);\n"
             "}\n");
     else
         em_sbuf_printf(
             s,
             "// Flattened: one line; element t is the t-th in C order; out is contiguous.\n"
-            "EM_D long long em_base(const em_args &p, long long l, const long long *st) { return 0; }\n"
-            "EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {\n"
-            "    long long o = 0;\n"
+            "EM_D ${ll} em_base(const em_args ${ref}p, ${ll} l, const ${ll} *st) { return 0; }\n"
+            "EM_D ${global}const em_scan_in *em_src(const em_args ${ref}p, ${ll} b, ${ll} t) {\n"
+            "    ${ll} o = 0;\n"
             "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
             "        o += (t %% p.shape[d]) * p.ist[d];\n"
             "        t /= p.shape[d];\n"
             "    }\n"
-            "    return (const em_scan_in *)(p.in + o);\n"
+            "    return (${global}const em_scan_in *)(p.in + o);\n"
             "}\n"
-            "EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) { return (em_scan_out *)p.out + t; }\n");
+            "EM_D ${global}em_scan_out *em_dst(const em_args ${ref}p, ${ll} b, ${ll} t) { return (${global}em_scan_out *)p.out + t; }\n");
 }
 
 /* One thread per line: the sequential scan, NumPy's order exactly. */
 static const char em__line_kernel[] =
-    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_KNAME "(const em_args p) {\n"
-    "    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < p.nlines;\n"
-    "         l += (long long)blockDim.x * gridDim.x) {\n"
-    "        const long long bi = em_base(p, l, p.ist), bo = em_base(p, l, p.ost);\n"
+    "${kernel(EM_B)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    for (${ll} l = ${bid} * (${ll})${bdim} + ${tid}; l < p.nlines;\n"
+    "         l += (${ll})${bdim} * ${gdim}) {\n"
+    "        const ${ll} bi = em_base(p, l, p.ist), bo = em_base(p, l, p.ost);\n"
     "        em_scan_acc acc = em_load(*em_src(p, bi, 0));\n"
     "        *em_dst(p, bo, 0) = em_store(acc);\n"
-    "        for (long long t = 1; t < p.len; t++) {\n"
+    "        for (${ll} t = 1; t < p.len; t++) {\n"
     "            acc = em_op(acc, em_load(*em_src(p, bi, t)));\n"
     "            *em_dst(p, bo, t) = em_store(acc);\n"
     "        }\n"
@@ -109,23 +134,23 @@ static const char em__tile_kernels[] =
     "// each owner its prefix, and each owner rescans its elements from it.  Only\n"
     "// owners (i < nv) take part, reading only lower owners: no identity is needed,\n"
     "// so signed zeros, infinities and NaNs come out as in a sequential scan.\n"
-    "EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c) {\n"
-    "    const int i = threadIdx.x, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;\n"
+    "EM_D em_scan_acc em_tile_scan(${local}em_scan_acc *s, ${local}em_scan_acc *tot, int m, bool has, em_scan_acc c) {\n"
+    "    const int i = ${tid}, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;\n"
     "    const int nv = (m + EM_K - 1) / EM_K;\n"
-    "    __syncthreads(); // s is filled\n"
+    "    ${sync}; // s is filled\n"
     "    if (lo < hi) {\n"
     "        em_scan_acc r = s[lo];\n"
     "        for (int j = lo + 1; j < hi; j++) r = em_op(r, s[j]);\n"
     "        tot[i] = r;\n"
     "    }\n"
-    "    __syncthreads();\n"
+    "    ${sync};\n"
     "    for (int off = 1; off < nv; off <<= 1) {\n"
     "        // invariant: tot[i] folds owners max(0, i - off + 1) .. i\n"
     "        const bool act = i < nv && i >= off;\n"
-    "        const em_scan_acc v = act ? em_op(tot[i - off], tot[i]) : em_scan_acc();\n"
-    "        __syncthreads(); // every read of this step before any write\n"
+    "        const em_scan_acc v = act ? em_op(tot[i - off], tot[i]) : ${zero};\n"
+    "        ${sync}; // every read of this step before any write\n"
     "        if (act) tot[i] = v;\n"
-    "        __syncthreads();\n"
+    "        ${sync};\n"
     "    }\n"
     "    if (lo < hi) {\n"
     "        em_scan_acc r = s[lo];\n"
@@ -134,57 +159,56 @@ static const char em__tile_kernels[] =
     "        s[lo] = r;\n"
     "        for (int j = lo + 1; j < hi; j++) s[j] = r = em_op(r, s[j]);\n"
     "    }\n"
-    "    __syncthreads(); // s is scanned\n"
+    "    ${sync}; // s is scanned\n"
     "    return s[m - 1];\n"
     "}\n"
     "// The tile (line l, tile k) for block index b = l * ntiles + k: first element t0, m elements.\n"
     "#define EM_TILE(b)                                                    \\\n"
-    "    const long long l = (b) / p.ntiles, t0 = ((b) - l * p.ntiles) * EM_T; \\\n"
+    "    const ${ll} l = (b) / p.ntiles, t0 = ((b) - l * p.ntiles) * EM_T; \\\n"
     "    const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \\\n"
-    "    const long long bi = em_base(p, l, p.ist);                         \\\n"
-    "    __syncthreads(); /* the last tile's readers of s are done */       \\\n"
-    "    for (int j = threadIdx.x; j < m; j += EM_B) s[j] = em_load(*em_src(p, bi, t0 + j));\n"
+    "    const ${ll} bi = em_base(p, l, p.ist);                         \\\n"
+    "    ${sync}; /* the last tile's readers of s are done */       \\\n"
+    "    for (int j = ${tid}; j < m; j += EM_B) s[j] = em_load(*em_src(p, bi, t0 + j));\n"
     "// Phase 1: part[b] = the total of tile b.\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_UP "(const em_args p) {\n"
-    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
-    "    for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {\n"
+    "${kernel(EM_B)} " EM_SCAN_UP "(${params}) {\n${prologue}"
+    "    ${shared} em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (${ll} b = ${bid}; b < p.nlines * p.ntiles; b += ${gdim}) {\n"
     "        EM_TILE(b)\n"
-    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc());\n"
-    "        if (threadIdx.x == 0) ((em_scan_acc *)p.part)[b] = r;\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero});\n"
+    "        if (${tid} == 0) ((${global}em_scan_acc *)p.part)[b] = r;\n"
     "    }\n"
     "}\n"
     "// Phase 2: each line's ntiles totals scanned in place, EM_T at a time, one block per line.\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_MID "(const em_args p) {\n"
-    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
-    "    for (long long l = blockIdx.x; l < p.nlines; l += gridDim.x) {\n"
-    "        em_scan_acc *q = (em_scan_acc *)p.part + l * p.ntiles;\n"
-    "        em_scan_acc c = em_scan_acc();\n"
-    "        for (long long t0 = 0; t0 < p.ntiles; t0 += EM_T) {\n"
+    "${kernel(EM_B)} " EM_SCAN_MID "(${params}) {\n${prologue}"
+    "    ${shared} em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (${ll} l = ${bid}; l < p.nlines; l += ${gdim}) {\n"
+    "        ${global}em_scan_acc *q = (${global}em_scan_acc *)p.part + l * p.ntiles;\n"
+    "        em_scan_acc c = ${zero};\n"
+    "        for (${ll} t0 = 0; t0 < p.ntiles; t0 += EM_T) {\n"
     "            const int m = p.ntiles - t0 < EM_T ? (int)(p.ntiles - t0) : EM_T;\n"
-    "            __syncthreads(); // the last chunk's readers of s are done\n"
-    "            for (int j = threadIdx.x; j < m; j += EM_B) s[j] = q[t0 + j];\n"
+    "            ${sync}; // the last chunk's readers of s are done\n"
+    "            for (int j = ${tid}; j < m; j += EM_B) s[j] = q[t0 + j];\n"
     "            c = em_tile_scan(s, tot, m, t0 > 0, c);\n"
-    "            for (int j = threadIdx.x; j < m; j += EM_B) q[t0 + j] = s[j];\n"
+    "            for (int j = ${tid}; j < m; j += EM_B) q[t0 + j] = s[j];\n"
     "        }\n"
     "    }\n"
     "}\n"
     "// Phase 3: tile b rescanned from part[b - 1] (the line's tiles before it), written out.\n"
-    "extern \"C\" __global__ void __launch_bounds__(EM_B) " EM_SCAN_DOWN "(const em_args p) {\n"
-    "    __shared__ em_scan_acc s[EM_T], tot[EM_B];\n"
-    "    for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {\n"
+    "${kernel(EM_B)} " EM_SCAN_DOWN "(${params}) {\n${prologue}"
+    "    ${shared} em_scan_acc s[EM_T], tot[EM_B];\n"
+    "    for (${ll} b = ${bid}; b < p.nlines * p.ntiles; b += ${gdim}) {\n"
     "        EM_TILE(b)\n"
     "        const bool has = t0 > 0;\n"
-    "        const em_scan_acc c = has ? ((const em_scan_acc *)p.part)[b - 1] : em_scan_acc();\n"
+    "        const em_scan_acc c = has ? ((${global}const em_scan_acc *)p.part)[b - 1] : ${zero};\n"
     "        em_tile_scan(s, tot, m, has, c);\n"
-    "        const long long bo = em_base(p, l, p.ost);\n"
-    "        for (int j = threadIdx.x; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[j]);\n"
+    "        const ${ll} bo = em_base(p, l, p.ost);\n"
+    "        for (int j = ${tid}; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[j]);\n"
     "    }\n"
     "}\n";
 
 em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *src) {
-    /* The kernels' text is CUDA's; other dialects wait for issue 16. */
-    if (d->id != EM_DIALECT_CUDA)
-        return em_error(EM_EUNSUPPORTED, "scans are not rendered for %s yet", d->name);
+    if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED, "scans are not rendered for %s", d->name);
     if (c->op != EM_RED_CUMSUM && c->op != EM_RED_CUMPROD)
         return em_error(EM_EVALUE, "scan supports cumsum and cumprod, got reduction %d",
                         (int)c->op);
@@ -198,10 +222,22 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     if (c->tiles && c->out == EM_FLOAT16)
         return em_error(EM_EUNSUPPORTED,
                         "float16 scans round every partial sum (NumPy's order): no tile kernels");
+    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into src */
     em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", d->prelude,
                    c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum", em_dtype_get(c->in)->name,
                    em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
-    em__scan_defs(c, src);
-    em_sbuf_printf(src, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
-    return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    em__scan_defs(d, c, &t);
+    em_sbuf_printf(&t, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
+    em_tfield f[9];
+    int nf = em__scan_fields(c, f);
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    const char *vars[] = {"params",   params.s ? params.s : "",
+                          "prologue", pro.s ? pro.s : "",
+                          "zero",     d->id == EM_DIALECT_CUDA ? "em_scan_acc()" : "em_scan_zero()",
+                          NULL};
+    bool oom = t.oom || params.oom || pro.oom;
+    if (!oom) em_tmpl_expand(d, t.s, vars, src);
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom || src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

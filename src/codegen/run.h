@@ -37,6 +37,20 @@ EM_API em_status em_run_take_flat(const em_backend *be, const em_array *a, const
 /* be's dialect table, or an error status (a backend that names none). */
 em_status em_run_dialect(const em_backend *be, const em_dialect **out);
 
+/* Launch k on be with a template's packed argument (blob, size bytes, the
+ * layout its render_*.h gives, pointers in 8-byte slots): as it is where
+ * be's dialect takes the struct, else (OpenCL) as an em_kargs whose
+ * buffers are the slots listed in order (-1 or a NULL pointer: a slot the
+ * kernel never reads, passed as another of its buffers), the blob
+ * passed whole as the kernel's numbers (codegen/tmpl.h: em_argv keeps a
+ * slot per pointer).  The one place a driver's argument becomes the
+ * backend's. */
+em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned grid,
+                        unsigned block, unsigned shmem, void *blob, size_t size, const int *slots,
+                        int nslots);
+/* Slots first, first + 1, ..., first + n - 1 into slots; returns n. */
+int em_run_slots(int *slots, int first, int n);
+
 /* The loaded kernel for a NUL-terminated key: be's cache, else rendered,
  * compiled and loaded (the drivers that launch rarely enough to hash a key
  * per call). */

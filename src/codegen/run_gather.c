@@ -100,7 +100,9 @@ static em_status em__glaunch(const em_backend *be, int id, em__gplan *p, int mod
     /* work: elements, one per thread -- or, for the nonzero kernels, blocks. */
     bool tiles = mode >= EM_G_COUNT;
     int64_t grid = tiles ? work : (work + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
-    return be->launch(id, f, (unsigned)(grid < cap ? grid : cap), 256, 0, g.b);
+    int slots[5 + EM_MAXDIMS]; /* a, buf, ix[nidx], err, win, keep */
+    return em_run_launch(be, id, f, (unsigned)(grid < cap ? grid : cap), 256, 0, g.b, g.n, slots,
+                         em_run_slots(slots, 0, 5 + p->k.nidx));
 }
 
 /* The plan shared by take and put; err: 4 int64 on the device, zeroed. */

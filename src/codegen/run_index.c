@@ -74,10 +74,13 @@ static em_status em__ix_run(em__ix *x) {
     int64_t zero[2] = {0, 0}, got[2] = {0, 0};
     EM_CHECK(be->alloc(id, sizeof zero, &err));
     unsigned char args[1024];
-    em__ix_args(x, err, n, size, args);
+    size_t nargs = em__ix_args(x, err, n, size, args);
+    int slots[5]; /* a, idx, v, out, err */
     int64_t g = (n + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
     em_status s = be->from_host(id, err, zero, sizeof zero);
-    if (s == EM_OK) s = be->launch(id, f, (unsigned)(g < cap ? g : cap), 256, 0, args);
+    if (s == EM_OK)
+        s = em_run_launch(be, id, f, (unsigned)(g < cap ? g : cap), 256, 0, args, nargs, slots,
+                          em_run_slots(slots, 0, 5));
     if (s == EM_OK) s = be->to_host(id, got, err, sizeof got);
     be->free(id, err, sizeof zero);
     if (s == EM_OK && got[0])

@@ -42,5 +42,7 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     } args = {a->data, n, req->key, req->counter, req->low, req->range};
     uint64_t blocks = (n + (uint64_t)per - 1) / (uint64_t)per, g = (blocks + 255) / 256,
              cap = (uint64_t)pr->multiprocessor_count * 32;
-    return be->launch(id, f, (unsigned)(g < cap ? g : cap), 256, 0, &args);
+    int slot = 0; /* out */
+    return em_run_launch(be, id, f, (unsigned)(g < cap ? g : cap), 256, 0, &args, sizeof args,
+                         &slot, 1);
 }

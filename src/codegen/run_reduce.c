@@ -66,7 +66,9 @@ static em_status em__launch(const em_backend *be, int id, const em_rplan *p, con
     /* A block per unit: the H100 ran the seed 004 rows 4 % faster with one
      * row per warp than with 8 blocks per SM looping over them. */
     int64_t g = units < pr->max_grid_dim[0] ? units : pr->max_grid_dim[0];
-    if (s == EM_OK) s = be->launch(id, k, (unsigned)(g < 1 ? 1 : g), EM_RB, 0, args);
+    int slots[3 + EM_KMAXOPS], ns = em_rplan_buffers(p, slots);
+    if (s == EM_OK)
+        s = em_run_launch(be, id, k, (unsigned)(g < 1 ? 1 : g), EM_RB, 0, args, n, slots, ns);
     return s;
 }
 
@@ -92,6 +94,9 @@ static em_status em__reduce(const em_backend *be, em_reduce_op op, const em_arra
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
     em__split(&p, pr->multiprocessor_count);
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(be, &d));
+    if (!d->has_shuffle) p.warp = 0; /* block units (a warp's were never split) */
     void *part = NULL;
     size_t pbytes = 0;
     em_status s = EM_OK;

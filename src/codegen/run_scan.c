@@ -78,6 +78,9 @@ static em_status em__render(const void *ctx, void *src) {
 
 static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c, const char *fname,
                             int64_t units, int64_t per_sm, const void *args) {
+    /* The argument's size: its fields up to the three nd-long arrays. */
+    size_t size = 8 * (6 + 3 * (size_t)c->nd);
+    int slots[3];
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
     em_sbuf key = {0};
@@ -95,7 +98,8 @@ static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c,
     if (g > cap) g = cap;
     if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
     if (s == EM_OK)
-        s = be->launch(id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args);
+        s = em_run_launch(be, id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args,
+                          size, slots, em_run_slots(slots, 0, 3));
     return s;
 }
 

@@ -48,7 +48,7 @@ static void test_render_errors(void) {
           strstr(em_last_error(), "float16"));
     c.tiles = false;
     CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK &&
-          strstr(s.s, "em_h2f(em_f2h(em_add(a, b)))"));
+          strstr(s.s, "em_h2f(em_f2h(em_add_f32(a, b)))"));
     em_sbuf_free(&s);
 }
 

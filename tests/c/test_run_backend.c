@@ -4,6 +4,7 @@
  * the backend's dialect, look kernels up by structural key, and launch
  * with the packed argument -- on no particular device.  Also the dispatch
  * (em_algo_*): the CPU's precompiled ops where present, else the drivers. */
+#include "backend/backend.h"
 #include "codegen/render.h"
 #include "codegen/run.h"
 #include "ctest.h"
@@ -17,6 +18,9 @@ static const em_device_props stub_props = {
 static struct {
     int finds, gets, launches;
     unsigned grid, block;
+    bool kargs;  /* launches given an em_kargs (the templates' drivers) */
+    em_kargs ka; /* the last such launch's argument */
+    unsigned char blob[1024];
     char key[512], src[8192];
     em_kfn k;
     bool have;
@@ -53,6 +57,9 @@ static em_status stub_get(int id, const char *key, size_t klen, uint64_t hash, c
 static em_status stub_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
                              void *arg) {
     st.launches++, st.grid = grid, st.block = block;
+    if (!st.kargs) return EM_OK; /* eval's OpenCL form is its own (render.h) */
+    st.ka = *(const em_kargs *)arg;
+    if (st.ka.blob_size <= sizeof st.blob) memcpy(st.blob, st.ka.blob, st.ka.blob_size);
     return EM_OK;
 }
 
@@ -90,16 +97,36 @@ static void test_eval_renders_in_the_backends_dialect(void) {
     em_array_release(&a), em_array_release(&b), em_array_release(&o);
 }
 
-/* A template not written for the backend's dialect is an error, not CUDA text. */
-static void test_unrendered_dialect_is_unsupported(void) {
-    int64_t sh[1] = {8};
-    em_array a;
-    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, cpu) == EM_OK);
+/* The templates' drivers launch an OpenCL backend with the em_kargs form
+ * (backend.h): the pointer slots as buffers, in the kernel's order, and
+ * the packed numbers whole. */
+static void test_templates_launch_kargs(void) {
+    int64_t sh[2] = {3, 5}, three[1] = {3};
+    em_array a, o;
+    CHECK(em_array_empty(&a, EM_FLOAT32, 2, sh, cpu) == EM_OK);
+    CHECK(em_array_empty(&o, EM_FLOAT32, 1, three, cpu) == EM_OK);
     em_random_req req = {.kind = EM_RAND_UNIFORM, .key = 1};
     int before = st.launches;
-    CHECK(em_algo_random(&stub, &a, &req) == EM_EUNSUPPORTED);
-    CHECK(st.launches == before);
-    em_array_release(&a);
+    st.kargs = true;
+    CHECK(em_algo_random(&stub, &a, &req) == EM_OK && st.launches == before + 1);
+    CHECK(strstr(st.src, "__kernel void") && strstr(st.src, "const em_argv a)"));
+    CHECK(st.ka.nbuf == 1 && st.ka.buf[0] == a.data && st.ka.blob_size == 48);
+    uint64_t n = 0;
+    memcpy(&n, st.blob + 8, 8);
+    CHECK(n == 15);
+    int axes[1] = {1};
+    CHECK(em_algo_reduce(&stub, EM_RED_SUM, &a, 1, axes, EM_FLOAT32, 0, NULL, &o) == EM_OK);
+    CHECK(strstr(st.src, "em_kernel(__global char *d0, ulong o0, __global char *d1, ulong o1, "
+                         "__global char *d2, ulong o2, const em_argv a)"));
+    /* in, out, part (none: one pass, so another buffer stands in); in the
+     * blob: nout, m after the pointer slots */
+    CHECK(st.ka.nbuf == 3 && st.ka.buf[0] == a.data && st.ka.buf[1] == o.data &&
+          st.ka.buf[2] == a.data);
+    int64_t nout = 0, m = 0;
+    memcpy(&nout, st.blob + 24, 8), memcpy(&m, st.blob + 32, 8);
+    CHECK(nout == 3 && m == 5 && st.ka.blob_size == 8 * (7 + 4));
+    st.kargs = false;
+    em_array_release(&a), em_array_release(&o);
 }
 
 /* The CPU has precompiled ops and compiles nothing; CUDA the reverse. */
@@ -115,7 +142,7 @@ static void test_tables(void) {
 
 int main(void) {
     RUN(test_eval_renders_in_the_backends_dialect);
-    RUN(test_unrendered_dialect_is_unsupported);
+    RUN(test_templates_launch_kargs);
     RUN(test_tables);
     return ctest_summary();
 }

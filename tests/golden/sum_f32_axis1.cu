@@ -3,7 +3,7 @@
 typedef float em_state;
 EM_D em_state em_ident() { return (float)0; }
 EM_D em_state em_load(float x, long long k) { return x; }
-EM_D em_state em_comb(em_state a, em_state b) { return em_add(a, b); }
+EM_D em_state em_comb(em_state a, em_state b) { return em_add_f32(a, b); }
 EM_D float em_final(em_state s, long long m, double ddof) { return s; }
 typedef float em_in;
 typedef float em_out;

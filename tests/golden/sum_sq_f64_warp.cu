@@ -3,7 +3,7 @@
 typedef double em_state;
 EM_D em_state em_ident() { return (double)0; }
 EM_D em_state em_load(double x, long long k) { return x; }
-EM_D em_state em_comb(em_state a, em_state b) { return em_add(a, b); }
+EM_D em_state em_comb(em_state a, em_state b) { return em_add_f64(a, b); }
 EM_D double em_final(em_state s, long long m, double ddof) { return s; }
 typedef double em_in;
 typedef double em_out;

@@ -25,10 +25,6 @@ def _devices():
 _OPENCL_MODULES = {"test_core_array"}
 # Why the others do not run there yet (what is left of issue 16).
 _OPENCL_SKIP = {
-    "test_reductions": "reductions have no OpenCL template yet (branch ocltpl)",
-    "test_scans": "scans have no OpenCL template yet (branch ocltpl)",
-    "test_indexing": "gather/scatter/nonzero have no OpenCL template yet (branch ocltpl)",
-    "test_random": "random has no OpenCL template yet (branch ocltpl)",
     "test_sorting": "sorting needs scans and gathers on OpenCL (branch ocltpl)",
     "test_linalg": "matmul has no OpenCL path yet (a tiled kernel or CLBlast)",
     "test_fft": "the FFT runs on the host through reductions and gathers",

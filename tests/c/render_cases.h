@@ -1,0 +1,253 @@
+/* Every kernel template in its variants, rendered for one dialect: each
+ * reduction op over the dtype classes (block, split and warp forms, several
+ * axes, fused producers), each scan (line and tile kernels, flattened and
+ * along an axis), every gather/scatter/nonzero mode, the flat take/put and
+ * every random kind.  Shared by test_render_cuda_all.c (NVRTC, and a dump
+ * for comparing the CUDA text before and after a change) and
+ * test_render_opencl.c (built with the OpenCL compiler).
+ *
+ * render_cases(d, fn, ctx) calls fn(ctx, name, status, source) once per
+ * case; the source is NULL when the renderer refused (status says why).
+ * A case refused for the dialect by design has a status other than EM_OK:
+ * the callers decide which refusals they accept.  Names are unique and
+ * usable as file names. */
+#ifndef EM_TEST_RENDER_CASES_H
+#define EM_TEST_RENDER_CASES_H
+
+#include "codegen/render_gather.h"
+#include "codegen/render_index.h"
+#include "codegen/render_random.h"
+#include "codegen/render_reduce.h"
+#include "codegen/render_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*rc_fn)(void *ctx, const char *name, em_status st, const char *src);
+
+static const em_device rc_cpu = {EM_CPU, 0};
+
+/* NumPy's result dtype of a full reduction of dt (the callers' rule). */
+static em_dtype rc_red_out(em_reduce_op op, em_dtype dt) {
+    char k = em_dtype_get(dt)->kind;
+    switch (op) {
+    case EM_RED_SUM:
+    case EM_RED_PROD: return k == 'b' || k == 'i' ? EM_INT64 : k == 'u' ? EM_UINT64 : dt;
+    case EM_RED_MEAN:
+    case EM_RED_VAR:
+    case EM_RED_STD:
+        return k == 'f' ? dt : k == 'c' ? (op == EM_RED_MEAN ? dt : em_real_for(dt)) : EM_FLOAT64;
+    case EM_RED_ARGMIN:
+    case EM_RED_ARGMAX:
+    case EM_RED_COUNT_NONZERO: return EM_INT64;
+    case EM_RED_ANY:
+    case EM_RED_ALL: return EM_BOOL;
+    default: return dt;
+    }
+}
+
+static const char *rc_red_name(int op) {
+    static const char *const names[] = {
+#define EM_REDUCE(E, name) #name,
+#include "ember/reductions.def"
+#undef EM_REDUCE
+    };
+    return names[op];
+}
+
+static void rc_emit(rc_fn fn, void *ctx, const char *name, em_status st, em_sbuf *s) {
+    fn(ctx, name, st, st == EM_OK ? s->s : NULL);
+    em_sbuf_free(s);
+}
+
+static void rc_op_node(em_node *n, em_op op, const em_node *x, const em_node *y) {
+    em_dtype p = y ? em_promote(x->dtype, y->dtype) : x->dtype, loop = p, odt = p;
+    if (em_op_resolve(op, p, &loop, &odt) != EM_OK) fprintf(stderr, "render_cases: resolve\n");
+    *n = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = y ? 2 : 1, .in = {x, y}};
+}
+
+/* op over axes of a (5, 6, 7) array of dt; form: 0 block, 1 split, 2 warp. */
+static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int naxes, const int *axes,
+                      int form, rc_fn fn, void *ctx) {
+    static em_rplan p;
+    int64_t sh[3] = {5, 6, 7}, osh[3];
+    int on = 0;
+    for (int i = 0; i < 3; i++) {
+        bool red = naxes < 0;
+        for (int j = 0; j < naxes; j++) red = red || axes[j] == i;
+        if (!red) osh[on++] = sh[i];
+    }
+    em_array a, o;
+    em_array_empty(&a, dt, 3, sh, rc_cpu), em_array_empty(&o, rc_red_out(op, dt), on, osh, rc_cpu);
+    em_sbuf s = {0};
+    em_status st = em_rplan_make(op, &a, naxes, axes, EM_NDTYPES, 1, &o, &p);
+    if (st == EM_OK) {
+        p.nsplit = form == 1 ? 3 : 1, p.warp = form == 2;
+        st = em_render_reduce(d, &p, &s);
+    }
+    char name[96];
+    snprintf(name, sizeof name, "reduce_%s_%s_ax%d%d_%s", rc_red_name(op), em_dtype_get(dt)->name,
+             naxes, naxes > 0 ? axes[0] : 9,
+             form == 0   ? "block"
+             : form == 1 ? "split"
+                         : "warp");
+    rc_emit(fn, ctx, name, st, &s);
+    em_array_release(&a), em_array_release(&o);
+}
+
+/* sum (or op) of a fused tree over axes {1} of (4, 8) / seed 004's rows:
+ * x * y - b with b broadcast along the reduced axis; one leaf may be made a
+ * host scalar ('P'). */
+static void rc_fused(const em_dialect *d, const char *tag, em_reduce_op op, em_dtype dx,
+                     em_dtype dy, int warp, bool host_scalar, rc_fn fn, void *ctx) {
+    static em_rplan p;
+    int64_t sx[2] = {4, 8}, sb[2] = {4, 1}, so[1] = {4}, one[1] = {1};
+    em_array x, y, b, a, o;
+    em_array_empty(&x, dx, 2, sx, rc_cpu), em_array_empty(&b, dx, 2, sb, rc_cpu);
+    em_array_empty(&y, dy, host_scalar ? 1 : 2, host_scalar ? one : sx, rc_cpu);
+    em_node lx, ly, lb, m, r;
+    em_node_leaf(&lx, &x), em_node_leaf(&ly, &y), em_node_leaf(&lb, &b);
+    rc_op_node(&m, EM_OP_MULTIPLY, &lx, &ly);
+    rc_op_node(&r, EM_OP_SUBTRACT, &m, &lb);
+    em_array_empty(&a, r.dtype, 2, sx, rc_cpu);
+    em_array_empty(&o, rc_red_out(op, r.dtype), 1, so, rc_cpu);
+    int axes[1] = {1};
+    em_sbuf s = {0};
+    em_status st = em_rplan_make(op, &a, 1, axes, EM_NDTYPES, 0, &o, &p);
+    if (st == EM_OK) st = em_rplan_fuse(&p, &r, &a, 1, axes, &o);
+    if (st == EM_OK) {
+        for (int k = 1; host_scalar && k < p.tree.nops; k++)
+            if (p.tree.leaves[k] == &ly) p.tree.cls[k] = 'P';
+        p.warp = warp && d->has_shuffle; /* as the driver: blocks without shuffles */
+        st = em_render_reduce(d, &p, &s);
+    }
+    char name[96];
+    snprintf(name, sizeof name, "fused_%s", tag);
+    rc_emit(fn, ctx, name, st, &s);
+    em_array_release(&x), em_array_release(&y), em_array_release(&b);
+    em_array_release(&a), em_array_release(&o);
+}
+
+/* The reduction dtypes: each class, and float16 / the complexes apart. */
+static const em_dtype rc_red_dtypes[] = {EM_BOOL,      EM_INT8,      EM_INT32,   EM_INT64,
+                                         EM_UINT64,    EM_FLOAT16,   EM_FLOAT32, EM_FLOAT64,
+                                         EM_COMPLEX64, EM_COMPLEX128};
+#define RC_NRED_DTYPES ((int)(sizeof rc_red_dtypes / sizeof *rc_red_dtypes))
+
+/* full: every op x dtype x axes x form; else every op x dtype, one form,
+ * and the other forms and axes for float32 only. */
+static void rc_reductions(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const int ax1[1] = {1}, ax02[2] = {0, 2};
+    for (int op = 0; op < EM_RED_CUMSUM; op++)
+        for (int i = 0; i < RC_NRED_DTYPES; i++) {
+            em_dtype dt = rc_red_dtypes[i];
+            if ((op == EM_RED_VAR || op == EM_RED_STD) && em_dtype_get(dt)->kind == 'c') continue;
+            bool all = full || dt == EM_FLOAT32;
+            rc_reduce(d, op, dt, -1, NULL, 1, fn, ctx);
+            if (!all) continue;
+            rc_reduce(d, op, dt, -1, NULL, 0, fn, ctx);
+            rc_reduce(d, op, dt, 1, ax1, 0, fn, ctx);
+            rc_reduce(d, op, dt, 1, ax1, 2, fn, ctx);
+            rc_reduce(d, op, dt, 2, ax02, 0, fn, ctx);
+            rc_reduce(d, op, dt, 2, ax02, 1, fn, ctx);
+        }
+    rc_fused(d, "sum_f32", EM_RED_SUM, EM_FLOAT32, EM_FLOAT32, 0, false, fn, ctx);
+    rc_fused(d, "sum_f32_warp", EM_RED_SUM, EM_FLOAT32, EM_FLOAT32, 1, false, fn, ctx);
+    rc_fused(d, "sum_f64_scalar", EM_RED_SUM, EM_FLOAT64, EM_FLOAT64, 0, true, fn, ctx);
+    rc_fused(d, "max_i32_f64", EM_RED_MAX, EM_INT32, EM_FLOAT64, 0, false, fn, ctx);
+    rc_fused(d, "argmin_f32", EM_RED_ARGMIN, EM_FLOAT32, EM_FLOAT32, 1, false, fn, ctx);
+    rc_fused(d, "mean_c64", EM_RED_MEAN, EM_COMPLEX64, EM_COMPLEX64, 0, false, fn, ctx);
+    rc_fused(d, "var_f16_i8", EM_RED_VAR, EM_FLOAT16, EM_INT8, 0, false, fn, ctx);
+    rc_fused(d, "sum_i64_u8_scalar", EM_RED_SUM, EM_INT64, EM_UINT8, 1, true, fn, ctx);
+}
+
+static void rc_scans(const em_dialect *d, rc_fn fn, void *ctx) {
+    static const em_dtype in[] = {EM_BOOL,    EM_INT32,   EM_UINT8,     EM_FLOAT16,
+                                  EM_FLOAT32, EM_FLOAT64, EM_COMPLEX64, EM_COMPLEX128};
+    static const em_dtype out[] = {EM_INT64,   EM_INT64,   EM_UINT64,    EM_FLOAT16,
+                                   EM_FLOAT32, EM_FLOAT64, EM_COMPLEX64, EM_COMPLEX128};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++)
+        for (int op = EM_RED_CUMSUM; op <= EM_RED_CUMPROD; op++)
+            for (int axis = -1; axis < 3; axis++)
+                for (int tiles = 0; tiles < 2; tiles++) {
+                    if (axis == 1) continue;
+                    if (tiles && out[i] == EM_FLOAT16) continue; /* refused by design */
+                    em_scan_spec c = {op, in[i], out[i], 3, axis, tiles};
+                    em_sbuf s = {0};
+                    em_status st = em_render_scan(d, &c, &s);
+                    char name[96];
+                    snprintf(name, sizeof name, "scan_%s_%s_%s_ax%d_%s", rc_red_name(op),
+                             em_dtype_get(in[i])->name, em_dtype_get(out[i])->name, axis,
+                             tiles ? "tiles" : "line");
+                    rc_emit(fn, ctx, name, st, &s);
+                }
+}
+
+static void rc_gathers(const em_dialect *d, rc_fn fn, void *ctx) {
+    static const int shapes[][3] = {{1, 1, 1}, {2, 2, 1}, {2, 1, 2}, {3, 1, 1}};
+    static const int sizes[] = {1, 2, 4, 8, 16};
+    for (int mode = EM_G_TAKE; mode <= EM_G_COORDS; mode++)
+        for (int j = 0; j < 4; j++)
+            for (int z = 0; z < 5; z++) {
+                bool copy = mode == EM_G_TAKE || mode == EM_G_PUT;
+                if (!copy && z != 2) continue; /* size is the copy kinds' only */
+                if (mode >= EM_G_COUNT && j != 3) continue;
+                em_gather_spec k = {.mode = mode,
+                                    .size = sizes[z],
+                                    .m = shapes[j][0],
+                                    .nidx = shapes[j][1],
+                                    .r = shapes[j][2]};
+                em_sbuf s = {0};
+                em_status st = em_render_gather(d, &k, &s);
+                char name[96];
+                snprintf(name, sizeof name, "gather_mode%d_%dB_m%d_n%d_r%d", mode, sizes[z], k.m,
+                         k.nidx, k.r);
+                rc_emit(fn, ctx, name, st, &s);
+            }
+}
+
+/* full: each dtype taken and put from each value dtype, two shapes; else
+ * each dtype taken (one shape) and put from one value dtype. */
+static void rc_index(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const em_dtype dts[] = {EM_BOOL,    EM_INT16,   EM_UINT64,    EM_FLOAT16,
+                                   EM_FLOAT32, EM_FLOAT64, EM_COMPLEX64, EM_COMPLEX128};
+    static const em_dtype vdts[] = {EM_FLOAT32, EM_INT64, EM_COMPLEX128, EM_BOOL};
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++)
+        for (int put = 0; put < 2; put++)
+            for (size_t v = 0; v < (put ? sizeof vdts / sizeof *vdts : 1); v++)
+                for (int shape = 0; shape < 2; shape++) {
+                    if (!full && (shape != (int)(i % 2) || (put && v != i % 4))) continue;
+                    em_dtype vt = put ? vdts[v] : dts[i];
+                    int na = shape ? 3 : 1, ni = shape ? 2 : 1;
+                    em_sbuf s = {0};
+                    em_status st = em_render_index(d, put, dts[i], vt, na, ni, &s);
+                    char name[96];
+                    snprintf(name, sizeof name, "index_%s_%s_%s_na%d_ni%d", put ? "put" : "take",
+                             em_dtype_get(dts[i])->name, em_dtype_get(vt)->name, na, ni);
+                    rc_emit(fn, ctx, name, st, &s);
+                }
+}
+
+static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
+    for (int kind = EM_RAND_UNIFORM; kind <= EM_RAND_INTEGERS; kind++)
+        for (int dt = 0; dt < EM_NDTYPES; dt++) {
+            int per;
+            if (em_random_per_block(kind, dt, &per) != EM_OK) continue;
+            em_sbuf s = {0};
+            em_status st = em_render_random(d, kind, dt, &s);
+            char name[96];
+            snprintf(name, sizeof name, "random_%d_%s", kind, em_dtype_get(dt)->name);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+}
+
+static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    rc_reductions(d, full, fn, ctx);
+    rc_scans(d, fn, ctx);
+    rc_gathers(d, fn, ctx);
+    rc_index(d, full, fn, ctx);
+    rc_randoms(d, fn, ctx);
+}
+
+#endif
