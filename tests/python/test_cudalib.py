@@ -32,12 +32,14 @@ def where(request, monkeypatch):
             pytest.skip("no CUDA device")
         if not (em._ember.cudalib_available(0) and em._ember.cudalib_available(1)):
             pytest.skip("cuFFT or cuSOLVER is not installed")
-        return "cuda:0"
+        yield "cuda:0"
+        return
     monkeypatch.setattr(_fft, "_exec", cudalib_emu.fft)
     monkeypatch.setattr(_fft, "_DEVICES", ("cpu",))
     monkeypatch.setattr(_cs, "_solver", cudalib_emu.solver)
     monkeypatch.setattr(_cs, "_DEVICES", ("cpu",))
-    return "cpu"
+    with em.Device("cpu"):  # the emulation's own arrays too, where a GPU is the default
+        yield "cpu"
 
 
 def _np(x):

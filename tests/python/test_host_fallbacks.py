@@ -105,7 +105,7 @@ def recorded(monkeypatch):
     return calls
 
 
-def test_fallbacks_called_at_run_time_are_listed(recorded):
+def test_fallbacks_called_at_run_time_are_listed(recorded, cpu_unless_device_param):
     x = em.asarray(np.arange(10.0))
     em.spacing(x.astype(em.float16))  # float16: NumPy's half rule
     em.frexp(x)  # native

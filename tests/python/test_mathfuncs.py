@@ -21,7 +21,12 @@ def test_cross(device, rng, dtype):
     assert_same(em.cross(to_em(a), to_em(b[0])), np.cross(a, b[0]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        assert_same(em.cross(to_em(a[:, :2]), to_em(b)), np.cross(a[:, :2], b))
+        try:  # 2-vectors: deprecated in NumPy 2.0, an error in later NumPy releases
+            want = np.cross(a[:, :2], b)
+        except ValueError:
+            want = None
+        if want is not None:
+            assert_same(em.cross(to_em(a[:, :2]), to_em(b)), want)
     with pytest.raises(ValueError, match="incompatible dimensions"):
         em.cross(to_em(a[:, :1]), to_em(b))
 

@@ -188,18 +188,15 @@ def test_ops_and_casts(cl):
     np.testing.assert_array_equal((i // 3 - i % 4).get(), np.arange(10) // 3 - np.arange(10) % 4)
 
 
-def test_not_implemented_yet(cl):
-    """Templates without an OpenCL rendering (branch ocltpl): a clear
-    error naming the op and the device, never a crash."""
-    a = em.arange(10, dtype=np.float32)
-    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
-        em.sum(a).get()
-    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
-        em.cumsum(a).get()
-    with pytest.raises(TypeError, match="not implemented on OpenCL devices yet"):
-        a[em.asarray(np.array([1, 3]))].get()
-    a2 = a + 1  # the device still works
-    np.testing.assert_array_equal(a2.get(), np.arange(10, dtype=np.float32) + 1)
+def test_reduce_scan_gather_templates_run(cl):
+    """The reduction, scan and gather templates render OpenCL C (one text
+    with CUDA's) and run on the device: results as NumPy's."""
+    h = np.arange(10, dtype=np.float32)
+    a = em.asarray(h)
+    np.testing.assert_allclose(em.sum(a).get(), h.sum())
+    np.testing.assert_allclose(em.cumsum(a).get(), np.cumsum(h))
+    np.testing.assert_array_equal(a[em.asarray(np.array([1, 3]))].get(), h[[1, 3]])
+    np.testing.assert_array_equal((a + 1).get(), h + 1)
 
 
 def test_fp64_refused_without_the_extension():
