@@ -411,7 +411,9 @@ static em_status em__gesvdj_batched(const em__mats *m, cusolverDnHandle h, int j
     cusolverStatus r = em__cusolver.cusolverDnCreateGesvdjInfo(&prm);
     if (r) return em__fail(r, "CreateGesvdjInfo");
     int rows = (int)m->r, cols = (int)m->c, nb = (int)m->batch, lwork = 0, jobz = job ? 1 : 0;
-    void *u = job ? U->data : NULL, *v = job ? V->data : NULL;
+    /* U and V are given even without vectors: gesvdjBatched wrote through
+     * NULL ones there (an illegal address on the H200, 2026-11-26). */
+    void *u = U->data, *v = V->data;
     em_status s = EM_OK;
     em__work w = {0};
     bool f32 = m->t == EM_FLOAT32;
@@ -452,8 +454,8 @@ em_status em_cuda_gesvd(const em_array *a, int job, em_array *sv, em_array *u, e
                (m.t == EM_FLOAT32 || m.t == EM_FLOAT64);
     em_status s = em_astype(a, EM_NDTYPES, &A);
     if (s == EM_OK) s = em__new(&m, m.real, 1, cols, 0, &S);
-    if (s == EM_OK && job) s = em__new(&m, m.t, 2, jac ? rows : ucols, rows, &U);
-    if (s == EM_OK && job) s = em__new(&m, m.t, 2, cols, cols, &V);
+    if (s == EM_OK && (job || jac)) s = em__new(&m, m.t, 2, jac ? rows : ucols, rows, &U);
+    if (s == EM_OK && (job || jac)) s = em__new(&m, m.t, 2, cols, cols, &V);
     if (s == EM_OK) s = em__info(&m, &I);
     if (s == EM_OK && job == 2 && m.batch && rows && !cols) {
         /* No columns: U is still an m x m unitary; the identity serves (NumPy's too). */
@@ -496,7 +498,10 @@ done:
         V.strides[m.nb] = V.strides[m.nb + 1], V.strides[m.nb + 1] = t;
     }
     *sv = S, *info = I;
-    if (job) *u = U, *vt = V;
+    if (job)
+        *u = U, *vt = V;
+    else
+        em_array_release(&U), em_array_release(&V); /* the Jacobi call's scratch */
     return EM_OK;
 }
 
