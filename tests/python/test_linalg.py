@@ -16,7 +16,12 @@ def tol(dt):
 
 def check(got, want):
     want = np.asarray(want)
-    assert_same(got, want, rtol=tol(want.dtype), atol=1e-5 if want.dtype.kind in "fc" else 0)
+    rtol = tol(want.dtype)
+    if rtol and got.device != em.Device("cpu") and want.dtype.char in "fF":
+        # cuSOLVER's float32 factorizations round differently from LAPACK's: a
+        # random 4 x 4 inverse differed by 1.7e-3 relative on the H200.
+        rtol = 3e-3
+    assert_same(got, want, rtol=rtol, atol=1e-5 if want.dtype.kind in "fc" else 0)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
