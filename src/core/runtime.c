@@ -4,53 +4,44 @@
 #include "backend/backend.h"
 #include "core/core.h"
 
-/* A backend that has not filled its stream and event fields yet (OpenCL:
- * its queues and markers are in ember/opencl.h) says so, not a NULL call. */
-#define EM__NEED(be, field)                                               \
-    do {                                                                  \
-        if (!(be)->field)                                                 \
-            return em_error(EM_EUNSUPPORTED,                              \
-                            "streams and events are not available on %s " \
-                            "devices yet",                                \
-                            (be)->name);                                  \
-    } while (0)
+/* The status of finding a device's backend *be, for its streams and events:
+ * a backend fills all of those fields or none (OpenCL has not yet: its
+ * queues and markers are in ember/opencl.h), and one that has none says so
+ * instead of a NULL call. */
+static em_status em__rt(em_status found, const em_backend *const *be) {
+    if (found != EM_OK || (*be)->stream_create) return found;
+    return em_error(EM_EUNSUPPORTED, "streams and events are not available on %s devices yet",
+                    (*be)->name);
+}
 
 em_status em_stream_create(em_device dev, bool nonblocking, void **out) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, stream_create);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->stream_create(dev.id, nonblocking, out);
 }
 
 em_status em_stream_destroy(em_device dev, void *s) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, stream_destroy);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->stream_destroy(dev.id, s);
 }
 
 em_status em_stream_synchronize(em_device dev, void *s) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, stream_synchronize);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->stream_synchronize(dev.id, s);
 }
 
 em_status em_stream_wait_event(em_device dev, void *s, void *e) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, stream_wait_event);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->stream_wait_event(dev.id, s, e);
 }
 
 em_status em_stream_wait(em_device dev, void *waiter, void *producer) {
     if (waiter == producer) return EM_OK; /* one stream: already in order */
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_create);
-    EM__NEED(be, event_record);
-    EM__NEED(be, stream_wait_event);
-    EM__NEED(be, event_destroy);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     void *e;
     EM_CHECK(be->event_create(dev.id, false, &e));
     em_status s = be->event_record(dev.id, e, producer);
@@ -69,59 +60,51 @@ static em_status em__kind(em_device dev, const em_backend **out) {
 
 em_status em_stream_set(em_device dev, void *s) {
     const em_backend *be;
-    EM_CHECK(em__kind(dev, &be));
-    EM__NEED(be, stream_set);
+    EM_CHECK(em__rt(em__kind(dev, &be), &be));
     be->stream_set(dev.id, s);
     return EM_OK;
 }
 
 em_status em_stream_get(em_device dev, void **out) {
     const em_backend *be;
-    EM_CHECK(em__kind(dev, &be));
-    EM__NEED(be, stream_get);
+    EM_CHECK(em__rt(em__kind(dev, &be), &be));
     *out = be->stream_get(dev.id);
     return EM_OK;
 }
 
 em_status em_event_create(em_device dev, bool timing, void **out) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_create);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_create(dev.id, timing, out);
 }
 
 em_status em_event_destroy(em_device dev, void *e) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_destroy);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_destroy(dev.id, e);
 }
 
 em_status em_event_record(em_device dev, void *e, void *s) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_record);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_record(dev.id, e, s);
 }
 
 em_status em_event_synchronize(em_device dev, void *e) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_synchronize);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_synchronize(dev.id, e);
 }
 
 em_status em_event_query(em_device dev, void *e, bool *done) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_query);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_query(dev.id, e, done);
 }
 
 em_status em_event_elapsed(em_device dev, void *start, void *end, float *ms) {
     const em_backend *be;
-    EM_CHECK(em__backend_for(dev, &be));
-    EM__NEED(be, event_elapsed);
+    EM_CHECK(em__rt(em__backend_for(dev, &be), &be));
     return be->event_elapsed(dev.id, start, end, ms);
 }
 
