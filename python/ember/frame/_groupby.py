@@ -52,6 +52,12 @@ class GroupBy:
         g._plan_cache = self._plan_cache
         return g
 
+    def __getattr__(self, name):
+        df = self.__dict__.get("df")
+        if df is not None and name in df._cols:
+            return self[name]
+        raise AttributeError(f"'GroupBy' object has no attribute {name!r}")
+
     # -------------------------------------------------------------- plan
     def _plan(self):
         """Rows kept (null keys dropped), the segments, and the group order."""

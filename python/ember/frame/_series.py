@@ -189,7 +189,10 @@ class Series:
             raise ValueError("Can only compare identically-labeled Series objects"
                              if name in _CMP else
                              f"Lengths must match: {len(self)} vs {len(other)}")
-        return self._with(binary_column(self._col, other, name, reflected))
+        col = binary_column(self._col, other, name, reflected)
+        # pandas keeps the name only when both operands share it
+        nm = self.name if not isinstance(other, Series) or other.name == self.name else None
+        return Series._new(col, self.index, nm)
 
     def __invert__(self):
         if self._col.dtype != np.bool_ and self._col.dtype.kind not in "iu":
