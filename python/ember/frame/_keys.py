@@ -79,9 +79,11 @@ def segments(cols, nulls_equal=True):
     nrows = len(cols[0])
     keys = []
     for c in cols:
-        keys.append(clean_key(c))
+        # the null flag first: a key's nulls sort after its values (pandas puts
+        # the null group / outer-join key last)
         if c.validity is not None or c.is_float:
             keys.append(null_flag(c))
+        keys.append(clean_key(c))
     if nrows == 0:
         z = em.zeros(0, dtype=np.int64, device=dev)
         return Segments(z, z, z, z, z, 0)
