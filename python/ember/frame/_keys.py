@@ -11,6 +11,7 @@ its integer ranks go to the device.
 import numpy as np
 
 import ember as em
+from ember import _host
 
 from ._column import Column
 
@@ -19,6 +20,7 @@ def value_key(col):
     """An Ember array whose order is the column's value order (nulls arbitrary:
     pair it with null_flag). Strings/categories give integer ranks."""
     if col.kind == "string":
+        _host.warn_fallback("frame.string_sort_keys", col.device)
         vals = col.to_numpy(na_value="")
         _, inv = np.unique(vals.astype(str), return_inverse=True) if len(vals) else \
             (None, np.zeros(0, dtype=np.int64))
