@@ -67,7 +67,7 @@ euler_gamma = 0.5772156649015329
 
 # Submodules imported on first attribute access.
 _LAZY_MODULES = frozenset(("fft", "linalg", "random", "dask", "cuda_runtime", "_sorting", "_interop",
-                           "_kernels", "_array_api", "opencl"))
+                           "_kernels", "_array_api", "opencl", "frame"))
 # Top-level names and the module that defines them: each module's __all__
 # (tests/python/test_lazy_import.py checks this table against them).
 _LAZY_NAMES = {
@@ -84,6 +84,9 @@ _LAZY_NAMES = {
 # inspect.  (Not in dir(em) or `import *` until loaded, as before.)
 _LAZY_NAMES["_jit"] = ("jit", "stencil", "vectorize", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
                        "gridsize", "syncthreads", "shared", "local", "atomic")
+# Data frames (ember.frame): pandas-shaped tables of Ember columns; em.concat
+# forwards frames there (_manipulation.concat).
+_LAZY_NAMES["frame"] = ("Column", "DataFrame", "Series", "Index", "RangeIndex", "from_pandas")
 _NAME_MODULE = {n: m for m, names in _LAZY_NAMES.items() for n in names}
 _LISTED = ("linalg", "_sorting", "cuda_runtime", "_interop", "_kernels")  # what `import *` always gave
 

@@ -341,8 +341,15 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     return out
 
 
-def concat(arrays, /, *, axis=0):
-    """The Array API's concatenate."""
+def concat(arrays, /, *, axis=0, **frame_kw):
+    """The Array API's concatenate; with DataFrames or Series, pandas' concat
+    (ember.frame.concat: ignore_index=, join=)."""
+    arrays = list(arrays) if not isinstance(arrays, (list, tuple)) else arrays
+    if arrays and type(arrays[0]).__module__.startswith("ember.frame"):
+        from .frame import _frame
+        return _frame.concat(arrays, axis=axis, **frame_kw)
+    if frame_kw:
+        raise TypeError(f"concat() got unexpected keyword arguments {sorted(frame_kw)}")
     return concatenate(arrays, axis=axis)
 
 

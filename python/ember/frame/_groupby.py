@@ -1,0 +1,341 @@
+"""Group-by on the device: sort the rows by the keys (em.lexsort, the stable
+device radix sort), mark segment boundaries where any key changes, then reduce
+each segment:
+
+- counts and integer sums: cumsum differences at the segment bounds (exact in
+  integers; ufunc.reduceat is still a host fallback, so it is not used);
+- float sums, and the squared deviations of var/std: scatter-add (em.add.at)
+  into one slot per group, which does not cancel the way cumsum differences do;
+- min/max/first/last/nunique: one more stable sort inside the groups (by
+  null flag, then value or position) and a gather at each segment's first or
+  last valid row.
+
+All of it is Ember ops, so it runs on CPU, CUDA and OpenCL; string keys get
+their ranks on the host until frameio's device string sort keys land.
+"""
+import numpy as np
+
+import ember as em
+
+from ._column import Column
+from ._index import Index, RangeIndex
+from . import _keys
+
+AGGS = ("sum", "mean", "count", "size", "min", "max", "std", "var", "first", "last",
+        "nunique")
+
+
+class GroupBy:
+    def __init__(self, df, by, as_index=True, sort=True, dropna=True, selection=None):
+        from ._series import Series
+        keys = by if isinstance(by, list) else [by]
+        if not keys:
+            raise ValueError("No group keys passed!")
+        for k in keys:
+            if isinstance(k, Series) or callable(k):
+                raise NotImplementedError("group keys must be column names")
+            if k not in df._cols:
+                raise KeyError(k)
+        self.df, self.keys = df, keys
+        self.as_index, self.sort, self.dropna = as_index, sort, dropna
+        self.selection = selection
+        self._plan_cache = None
+
+    def __getitem__(self, cols):
+        single = not isinstance(cols, list)
+        names = [cols] if single else cols
+        for c in names:
+            if c not in self.df._cols:
+                raise KeyError(f"Column not found: {c}")
+        g = GroupBy(self.df, self.keys, self.as_index, self.sort, self.dropna,
+                    (cols, single))
+        g._plan_cache = self._plan_cache
+        return g
+
+    def __getattr__(self, name):
+        df = self.__dict__.get("df")
+        if df is not None and name in df._cols:
+            return self[name]
+        raise AttributeError(f"'GroupBy' object has no attribute {name!r}")
+
+    # -------------------------------------------------------------- plan
+    def _plan(self):
+        """Rows kept (null keys dropped), the segments, and the group order."""
+        if self._plan_cache is not None:
+            return self._plan_cache
+        df = self.df
+        kcols = [df._cols[k] for k in self.keys]
+        rows = None
+        if self.dropna:
+            miss = _keys.any_null(kcols)
+            if miss is not None:
+                rows = em.nonzero(~miss)[0].astype(np.int64)
+                kcols = [c.take(rows) for c in kcols]
+        seg = _keys.segments(kcols)
+        first_row = seg.order[seg.starts] if seg.n else seg.starts
+        group_order = None
+        if not self.sort and seg.n:
+            # groups in order of first appearance (pandas' sort=False)
+            group_order = em.argsort(first_row, stable=True).astype(np.int64)
+        key_out = [c.take(first_row) for c in kcols]
+        if group_order is not None:
+            key_out = [c.take(group_order) for c in key_out]
+        self._plan_cache = (rows, seg, key_out, group_order)
+        return self._plan_cache
+
+    def _value_cols(self):
+        if self.selection is not None:
+            names, single = self.selection
+            return ([names] if single else list(names)), single
+        return [k for k in self.df._cols if k not in self.keys], False
+
+    # ---------------------------------------------------------- reducing
+    def _reduce(self, name, how, ddof=1):
+        rows, seg, _, group_order = self._plan()
+        col = self.df._cols[name]
+        if rows is not None:
+            col = col.take(rows)
+        out = reduce_segments(col, seg, how, ddof, name)
+        if group_order is not None:
+            out = out.take(group_order)
+        return out
+
+    def _size(self):
+        rows, seg, _, group_order = self._plan()
+        size = (seg.ends - seg.starts).astype(np.int64)
+        if group_order is not None:
+            size = size[group_order]
+        return Column("num", np.int64, size)
+
+    def _result(self, cols, series_name=None, as_series=False):
+        from ._frame import DataFrame
+        from ._series import Series
+        _, seg, key_out, _ = self._plan()
+        dev = self.df.device
+        if self.as_index:
+            index = Index(key_out, list(self.keys))
+            if as_series:
+                (col,) = cols.values()
+                return Series._new(col, index, series_name)
+            return DataFrame._new(cols, index, dev)
+        out = dict(zip(self.keys, key_out))
+        for k, c in cols.items():
+            out[k] = c
+        return DataFrame._new(out, RangeIndex(0, seg.n, 1, dev), dev)
+
+    def _simple(self, how, **kw):
+        names, single = self._value_cols()
+        cols = {k: self._reduce(k, how, **kw) for k in names}
+        return self._result(cols, names[0] if single else None, single)
+
+    def sum(self):
+        return self._simple("sum")
+
+    def mean(self):
+        return self._simple("mean")
+
+    def count(self):
+        return self._simple("count")
+
+    def min(self):
+        return self._simple("min")
+
+    def max(self):
+        return self._simple("max")
+
+    def std(self, ddof=1):
+        return self._simple("std", ddof=ddof)
+
+    def var(self, ddof=1):
+        return self._simple("var", ddof=ddof)
+
+    def first(self):
+        return self._simple("first")
+
+    def last(self):
+        return self._simple("last")
+
+    def nunique(self):
+        return self._simple("nunique")
+
+    def size(self):
+        from ._series import Series
+        col = self._size()
+        if self.as_index:
+            _, _, key_out, _ = self._plan()
+            return Series._new(col, Index(key_out, list(self.keys)), None)
+        return self._result({"size": col})
+
+    def agg(self, func=None, **named):
+        if named:
+            if func is not None:
+                raise TypeError("pass either a function spec or named aggregations")
+            cols = {}
+            for out_name, spec in named.items():
+                if not (isinstance(spec, tuple) and len(spec) == 2):
+                    raise TypeError("named aggregation needs (column, func) tuples")
+                cols[out_name] = self._one(spec[0], spec[1])
+            return self._result(cols)
+        names, single = self._value_cols()
+        if isinstance(func, str):
+            if func == "size":
+                return self.size()
+            return self._simple(func)
+        if isinstance(func, (list, tuple)):
+            cols = {}
+            for k in names:
+                for f in func:
+                    cols[f if single else (k, f)] = self._one(k, f)
+            return self._result(cols)
+        if isinstance(func, dict):
+            nested = any(isinstance(v, (list, tuple)) for v in func.values())
+            cols = {}
+            for k, fs in func.items():
+                if k not in self.df._cols:
+                    raise KeyError(f"Column(s) ['{k}'] do not exist")
+                for f in (fs if isinstance(fs, (list, tuple)) else [fs]):
+                    cols[(k, f) if nested else k] = self._one(k, f)
+            return self._result(cols)
+        raise TypeError(f"unsupported aggregation spec {func!r}")
+
+    aggregate = agg
+
+    def _one(self, col, func):
+        if not isinstance(func, str):
+            raise NotImplementedError("aggregations are named by strings "
+                                      f"({', '.join(AGGS)})")
+        if func not in AGGS:
+            raise AttributeError(f"'{func}' is not a valid function for 'GroupBy' object")
+        if col not in self.df._cols:
+            raise KeyError(f"Column(s) ['{col}'] do not exist")
+        if func == "size":
+            return self._size()
+        return self._reduce(col, func)
+
+
+# ---------------------------------------------------------- the reductions
+def _bounds_diff(x, seg):
+    """Per-segment sums of the integer Ember array x (sorted by segment) by
+    cumsum differences."""
+    dev = x.device
+    cs = em.concatenate([em.zeros(1, dtype=np.int64, device=dev),
+                         em.cumsum(x.astype(np.int64)).astype(np.int64)])
+    return cs[seg.ends] - cs[seg.starts]
+
+
+def _scatter_sum(x, seg, dtype):
+    out = em.zeros(seg.n, dtype=dtype, device=x.device)
+    em.add.at(out, seg.gid, x.astype(dtype))
+    return out
+
+
+def _check(col, how, name):
+    ok_str = ("count", "min", "max", "first", "last", "nunique")
+    if col.kind in ("string", "category") and how not in ok_str:
+        raise TypeError(f"agg function failed [how->{how},dtype->{col.kind}]: column "
+                        f"{name!r} cannot be reduced with {how!r}")
+    if col.kind == "datetime" and how in ("sum", "var", "std"):
+        raise TypeError(f"datetime64 type does not support operation '{how}' "
+                        f"(column {name!r})")
+    if col.kind == "num" and col.dtype.kind == "c" and how in ("min", "max", "nunique"):
+        raise TypeError(f"complex column {name!r} cannot be reduced with {how!r}")
+
+
+def reduce_segments(col, seg, how, ddof=1, name=None):
+    """One aggregation of `col` (rows in original order) over the segments."""
+    _check(col, how, name)
+    col = pandas_numeric(col)
+    dev = col.device
+    if seg.n == 0:
+        return _empty_result(col, how)
+    sc = col.take(seg.order)              # the column in segment order
+    valid = sc.notna()
+    cnt = _bounds_diff(valid, seg)
+    if how == "count":
+        return Column("num", np.int64, cnt)
+    x = sc.data
+    if how in ("sum", "mean", "var", "std"):
+        zero = em.zeros(1, dtype=x.dtype, device=dev)
+        xz = em.where(valid, x, zero)
+        if how == "sum":
+            if x.dtype.kind in "fc":
+                s = _scatter_sum(xz, seg, x.dtype)
+                return Column("num", x.dtype, s)
+            # pandas keeps the int width (int8 stays int8) and sums bools as int64
+            s = _bounds_diff(xz, seg)
+            dt = np.dtype(np.int64) if x.dtype == np.bool_ else x.dtype
+            if x.dtype.kind == "u":
+                dt = x.dtype
+            return Column("num", dt, s.astype(dt))
+        fdt = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+        s = _scatter_sum(xz, seg, fdt if how != "mean" else
+                         (np.dtype(np.complex128) if fdt.kind == "c" else np.float64))
+        cf = cnt.astype(s.dtype)
+        nan = em.full(1, np.nan, dtype=s.dtype, device=dev)
+        mean = em.where(cnt > 0, s / em.where(cnt > 0, cf, 1), nan)
+        if how == "mean":
+            return Column("num", mean.dtype, mean)
+        d = em.where(valid, x.astype(fdt) - mean[seg.gid].astype(fdt),
+                     em.zeros(1, dtype=fdt, device=dev))
+        ss = _scatter_sum(d * d, seg, fdt)
+        denom = (cnt - ddof).astype(fdt)
+        var = em.where(cnt - ddof > 0, ss / em.where(cnt - ddof > 0, denom, 1),
+                       em.full(1, np.nan, dtype=fdt, device=dev))
+        if how == "std":
+            var = em.sqrt(var)
+        return Column("num", fdt, var)
+    if how in ("first", "last"):
+        # rows of a segment are in original order (the sort is stable); put the
+        # valid ones first with one more stable sort by (segment, null flag)
+        inner = em.lexsort([sc.isna().astype(np.int8), seg.gid]).astype(np.int64)
+        pick = seg.starts if how == "first" else seg.starts + em.where(cnt > 0, cnt - 1, 0)
+        return _pick(sc, inner, pick, cnt)
+    # min / max / nunique: sort inside the segments by (null flag, value)
+    vk = _keys.clean_key(sc)
+    inner = em.lexsort([vk, sc.isna().astype(np.int8), seg.gid]).astype(np.int64)
+    if how == "nunique":
+        v = vk[inner]
+        g = seg.gid[inner]
+        ok = valid[inner]
+        n = int(v.shape[0])
+        newv = em.concatenate([em.ones(1, dtype=np.bool_, device=dev),
+                               (v[1:] != v[:-1]) | (g[1:] != g[:-1])]) if n else ok
+        return Column("num", np.int64, _bounds_diff(newv & ok, seg))
+    pick = seg.starts if how == "min" else seg.starts + em.where(cnt > 0, cnt - 1, 0)
+    return _pick(sc, inner, pick, cnt)
+
+
+def _pick(sc, inner, pick, cnt):
+    out = sc.take(inner[pick])
+    empty = cnt == 0
+    if bool(em.any(empty)):
+        val = ~empty if out.validity is None else (out.validity & ~empty)
+        out = out._replace(validity=val)
+        if out.is_float:
+            out = out._replace(data=em.where(empty, em.full(1, np.nan, dtype=out.dtype,
+                                                           device=out.device), out.data),
+                               validity=None)
+    return out
+
+
+def _empty_result(col, how):
+    dev = col.device
+    z = em.zeros(0, dtype=np.int64, device=dev)
+    if how in ("count", "nunique", "size"):
+        return Column("num", np.int64, z)
+    if how in ("mean", "var", "std"):
+        return Column("num", np.float64, z.astype(np.float64))
+    if how == "sum" and col.dtype == np.bool_:
+        return Column("num", np.int64, z)
+    return col.take(z)
+
+
+def pandas_numeric(col):
+    """An int column with nulls is float64 with NaN in pandas' default model;
+    reduce it as that so results carry pandas' dtypes."""
+    if col.kind == "num" and col.dtype.kind in "iu" and col.validity is not None \
+            and col.has_nulls():
+        data = em.where(col.validity, col.data.astype(np.float64),
+                        em.full(1, np.nan, dtype=np.float64, device=col.device))
+        return Column("num", np.float64, data)
+    return col

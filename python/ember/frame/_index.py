@@ -1,0 +1,144 @@
+"""Row labels: RangeIndex (no storage) and Index (one or several Columns, the
+levels; several make a MultiIndex as group-by on several keys gives)."""
+import numpy as np
+
+import ember as em
+
+from ._column import Column, concat_columns
+
+
+class Index:
+    """Labels made of Columns (one per level) with a name per level."""
+
+    def __init__(self, levels, names):
+        self.levels = list(levels)
+        self.names = list(names)
+
+    @property
+    def name(self):
+        return self.names[0] if len(self.names) == 1 else None
+
+    @property
+    def nlevels(self):
+        return len(self.levels)
+
+    def __len__(self):
+        return len(self.levels[0])
+
+    @property
+    def device(self):
+        return self.levels[0].device
+
+    def take(self, idx):
+        return Index([lv.take(idx) for lv in self.levels], self.names)
+
+    def slice(self, start, stop):
+        return Index([lv.slice(start, stop) for lv in self.levels], self.names)
+
+    def to_device(self, device):
+        return Index([lv.to_device(device) for lv in self.levels], self.names)
+
+    def to_numpy(self):
+        if self.nlevels == 1:
+            return self.levels[0].to_numpy()
+        arrs = [lv.to_numpy() for lv in self.levels]
+        out = np.empty(len(self), dtype=object)
+        out[:] = list(zip(*arrs))
+        return out
+
+    def to_pandas(self):
+        import pandas as pd
+        from ._convert import column_to_pandas
+        if self.nlevels == 1:
+            return pd.Index(column_to_pandas(self.levels[0]), name=self.names[0])
+        return pd.MultiIndex.from_arrays([column_to_pandas(lv) for lv in self.levels],
+                                         names=self.names)
+
+    def get_locs(self, labels):
+        """Positions of labels (a scalar or list) in a one-level index (host
+        lookup: labels are few); KeyError for a missing one."""
+        vals = self.to_numpy()
+        single = np.isscalar(labels) or isinstance(labels, tuple)
+        want = [labels] if single else list(labels)
+        if self.nlevels > 1:
+            pos = {}
+            for i, v in enumerate(vals):
+                pos.setdefault(v, []).append(i)
+        else:
+            pos = {}
+            for i, v in enumerate(vals.tolist()):
+                pos.setdefault(v, []).append(i)
+        out = []
+        for w in want:
+            if w not in pos:
+                raise KeyError(w)
+            out.extend(pos[w])
+        return out, single and len(out) == 1
+
+    def __repr__(self):
+        return f"Index({self.to_numpy().tolist()!r}, names={self.names})"
+
+
+class RangeIndex(Index):
+    """start, start+step, ... (stop excluded), stored as nothing until needed."""
+
+    def __init__(self, start, stop, step=1, device=None, name=None):
+        self.start, self.stop, self.step = int(start), int(stop), int(step)
+        self._device = device
+        self.names = [name]
+
+    @property
+    def levels(self):
+        return [Column.from_numpy(em.arange(self.start, self.stop, self.step,
+                                            dtype=np.int64, device=self._device))]
+
+    def __len__(self):
+        return len(range(self.start, self.stop, self.step))
+
+    @property
+    def device(self):
+        return self._device
+
+    def slice(self, start, stop):
+        r = range(self.start, self.stop, self.step)[start:stop]
+        return RangeIndex(r.start, r.stop, r.step, self._device, self.names[0])
+
+    def to_device(self, device):
+        return RangeIndex(self.start, self.stop, self.step, device, self.names[0])
+
+    def to_numpy(self):
+        return np.arange(self.start, self.stop, self.step, dtype=np.int64)
+
+    def to_pandas(self):
+        import pandas as pd
+        return pd.RangeIndex(self.start, self.stop, self.step, name=self.names[0])
+
+    def get_locs(self, labels):
+        r = range(self.start, self.stop, self.step)
+        single = np.isscalar(labels)
+        want = [labels] if single else list(labels)
+        out = []
+        for w in want:
+            if not isinstance(w, (int, np.integer)) or isinstance(w, bool) or w not in r:
+                raise KeyError(w)
+            out.append(r.index(w))
+        return out, single
+
+    def __repr__(self):
+        return f"RangeIndex(start={self.start}, stop={self.stop}, step={self.step})"
+
+
+def concat_indexes(idxs):
+    if all(isinstance(i, RangeIndex) for i in idxs):
+        # pandas keeps a RangeIndex only when the pieces continue each other
+        pos = idxs[0].stop if idxs else 0
+        if all(i.step == 1 for i in idxs) and all(
+                i.start == (idxs[k - 1].stop if k else idxs[0].start)
+                for k, i in enumerate(idxs)):
+            return RangeIndex(idxs[0].start, idxs[-1].stop, 1, idxs[0].device, idxs[0].name)
+        del pos
+    nl = idxs[0].nlevels
+    if any(i.nlevels != nl for i in idxs):
+        raise ValueError("cannot concatenate indexes with different numbers of levels")
+    levels = [concat_columns([i.levels[k] for i in idxs]) for k in range(nl)]
+    return Index(levels, idxs[0].names)

@@ -1,0 +1,142 @@
+"""Row keys on the device: order-preserving integer keys of a column, joint dense
+codes of several key columns, and the segments of sorted keys. Sorting,
+group-by, merge and drop_duplicates all start here.
+
+Everything below runs with Ember ops (lexsort = the device radix sort, stable;
+cumsum, gathers, comparisons), so it runs on CPU, CUDA and OpenCL alike, except
+string keys: until frameio's _strings.py gives device sort keys, a string
+column's order is found on the host (np.unique of the decoded values) and only
+its integer ranks go to the device.
+"""
+import numpy as np
+
+import ember as em
+
+from ._column import Column
+
+
+def value_key(col):
+    """An Ember array whose order is the column's value order (nulls arbitrary:
+    pair it with null_flag). Strings/categories give integer ranks."""
+    if col.kind == "string":
+        vals = col.to_numpy(na_value="")
+        _, inv = np.unique(vals.astype(str), return_inverse=True) if len(vals) else \
+            (None, np.zeros(0, dtype=np.int64))
+        return em.asarray(inv.astype(np.int64), device=col.device)
+    if col.kind == "category":
+        # pandas orders categoricals by their category order, i.e. by code
+        return col.data.astype(np.int64)
+    if col.dtype.kind == "c":
+        raise TypeError("complex values have no order to sort or group by")
+    if col.dtype == np.bool_:
+        return col.data.astype(np.int8)
+    return col.data
+
+
+def clean_key(col):
+    """value_key with every null replaced by 0, so equal rows compare equal."""
+    k = value_key(col)
+    if col.validity is None and not col.is_float:
+        return k
+    return em.where(col.isna(), em.zeros(1, dtype=k.dtype, device=col.device), k)
+
+
+def null_flag(col):
+    """int8 key: 1 where null (sorts nulls after values)."""
+    return col.isna().astype(np.int8)
+
+
+def dense_rank(key):
+    """Dense ranks (0..k-1, order-preserving) of one Ember key array; used to
+    turn a descending key into an ascending one without overflow."""
+    n = int(key.shape[0])
+    if n == 0:
+        return em.zeros(0, dtype=np.int64, device=key.device)
+    order = em.argsort(key, stable=True)
+    s = key[order]
+    flag = em.concatenate([em.zeros(1, dtype=np.int64, device=key.device),
+                           (s[1:] != s[:-1]).astype(np.int64)])
+    ranks_sorted = em.cumsum(flag).astype(np.int64)
+    out = em.zeros(n, dtype=np.int64, device=key.device)
+    out[order] = ranks_sorted
+    return out
+
+
+class Segments:
+    """Rows sorted by the joint keys and the segments of equal keys:
+    order (sorted position -> row), starts/ends per segment, gid (segment of
+    each sorted position), codes (segment of each row), n segments."""
+
+    def __init__(self, order, starts, ends, gid, codes, n):
+        self.order, self.starts, self.ends = order, starts, ends
+        self.gid, self.codes, self.n = gid, codes, n
+
+
+def segments(cols, nulls_equal=True):
+    """Sort rows by the key columns (lexicographic, nulls last in each key) and
+    find the runs of equal keys. Nulls compare equal to each other."""
+    dev = cols[0].device
+    nrows = len(cols[0])
+    keys = []
+    for c in cols:
+        keys.append(clean_key(c))
+        if c.validity is not None or c.is_float:
+            keys.append(null_flag(c))
+    if nrows == 0:
+        z = em.zeros(0, dtype=np.int64, device=dev)
+        return Segments(z, z, z, z, z, 0)
+    # em.lexsort sorts by the last key first
+    order = em.lexsort(keys[::-1]).astype(np.int64)
+    change = None
+    for k in keys:
+        s = k[order]
+        d = s[1:] != s[:-1]
+        change = d if change is None else (change | d)
+    flag = em.concatenate([em.ones(1, dtype=np.bool_, device=dev), change])
+    gid = (em.cumsum(flag.astype(np.int64)) - 1).astype(np.int64)
+    starts = em.nonzero(flag)[0].astype(np.int64)
+    n = int(starts.shape[0])
+    ends = em.concatenate([starts[1:], em.full(1, nrows, dtype=np.int64, device=dev)])
+    codes = em.zeros(nrows, dtype=np.int64, device=dev)
+    codes[order] = gid
+    return Segments(order, starts, ends, gid, codes, n)
+
+
+def any_null(cols):
+    """Bool Ember array: the row has a null in any of the columns (or None)."""
+    m = None
+    for c in cols:
+        if c.validity is not None or c.is_float:
+            m = c.isna() if m is None else (m | c.isna())
+    return m
+
+
+def sort_order(cols, ascending, na_last=True):
+    """A stable row order sorting by the columns, each ascending or not, nulls
+    placed first or last (pandas' sort_values)."""
+    keys = []
+    for c, asc in zip(cols, ascending):
+        k = clean_key(c)
+        if not asc:
+            k = -dense_rank(k)
+        keys.append(k)
+        if c.validity is not None or c.is_float:
+            f = null_flag(c)
+            keys.append(f if na_last else (1 - f).astype(np.int8))
+    n = len(cols[0])
+    if n == 0:
+        return em.zeros(0, dtype=np.int64, device=cols[0].device)
+    # null flag of a key sorts before its value
+    pri = []
+    i = 0
+    for c in cols:
+        k = keys[i]
+        i += 1
+        if c.validity is not None or c.is_float:
+            pri.append(keys[i])
+            i += 1
+        pri.append(k)
+    return em.lexsort(pri[::-1]).astype(np.int64)
+
+
+__all__ = ["Column", "segments", "sort_order", "dense_rank", "value_key", "any_null"]

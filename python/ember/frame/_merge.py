@@ -1,0 +1,149 @@
+"""merge on the device: joint dense codes of the key columns of both sides (one
+sort of the concatenated keys), the right codes sorted (stable), and for each
+left row the range of equal right codes by two searchsorted calls; the output
+pairs are expanded with a scan and a binary search (no host loop), and the
+columns gathered. Null keys match each other, as in pandas.
+"""
+import numpy as np
+
+import ember as em
+
+from ._column import concat_columns
+from ._index import RangeIndex
+from . import _keys
+
+
+def _names(left, right, on, left_on, right_on):
+    if on is not None:
+        if left_on is not None or right_on is not None:
+            raise ValueError('Can only pass argument "on" OR "left_on" and "right_on", '
+                             "not a combination of both.")
+        on = [on] if not isinstance(on, list) else on
+        left_on = right_on = on
+    elif left_on is not None or right_on is not None:
+        if left_on is None or right_on is None:
+            raise ValueError('Must pass "left_on" and "right_on" together')
+        left_on = [left_on] if not isinstance(left_on, list) else left_on
+        right_on = [right_on] if not isinstance(right_on, list) else right_on
+        if len(left_on) != len(right_on):
+            raise ValueError("len(right_on) must equal len(left_on)")
+    else:
+        common = [k for k in left._cols if k in right._cols]
+        if not common:
+            raise ValueError("No common columns to perform merge on. Merge options: "
+                             "left_on=None, right_on=None, left_index=False, "
+                             "right_index=False")
+        left_on = right_on = common
+    for k in left_on:
+        if k not in left._cols:
+            raise KeyError(k)
+    for k in right_on:
+        if k not in right._cols:
+            raise KeyError(k)
+    return list(left_on), list(right_on)
+
+
+def _check_kinds(lc, rc, lk, rk):
+    num = ("num",)
+    if lc.kind != rc.kind or (lc.kind in num and (lc.dtype.kind == "b") != (rc.dtype.kind == "b")):
+        raise ValueError(f"You are trying to merge on {lc.dtype} and {rc.dtype} columns for "
+                         f"key '{lk}'. If you wish to proceed you should use pd.concat")
+
+
+def _expand(cnt_out, dev):
+    """For counts c_i, the owner i of each output slot and its rank inside it."""
+    total = int(em.sum(cnt_out)) if int(cnt_out.shape[0]) else 0
+    if total == 0:
+        z = em.zeros(0, dtype=np.int64, device=dev)
+        return z, z, 0
+    incl = em.cumsum(cnt_out).astype(np.int64)
+    j = em.arange(total, dtype=np.int64, device=dev)
+    owner = em.searchsorted(incl, j, side="right").astype(np.int64)
+    within = j - (incl - cnt_out)[owner]
+    return owner, within, total
+
+
+def _pairs(lc, rc, keep_unmatched_left, dev):
+    """(left rows, right rows or -1) for every match of lc in rc, in left order,
+    right rows of one key in their order; unmatched left rows once with -1."""
+    nr = int(rc.shape[0])
+    r_order = em.argsort(rc, stable=True).astype(np.int64) if nr else rc
+    rs = rc[r_order]
+    lo = em.searchsorted(rs, lc, side="left").astype(np.int64)
+    hi = em.searchsorted(rs, lc, side="right").astype(np.int64)
+    cnt = hi - lo
+    cnt_out = em.maximum(cnt, 1) if keep_unmatched_left else cnt
+    li, within, total = _expand(cnt_out, dev)
+    if total == 0:
+        return li, li
+    matched = cnt[li] > 0
+    pos = em.minimum(lo[li] + within, max(nr - 1, 0))
+    ri = em.where(matched, r_order[pos], -1) if nr else em.full(total, -1, dtype=np.int64,
+                                                                device=dev)
+    return li, ri.astype(np.int64)
+
+
+def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
+          suffixes=("_x", "_y"), sort=False):
+    from ._frame import DataFrame
+    if how not in ("inner", "left", "right", "outer"):
+        raise ValueError(f"how must be one of inner, left, right, outer; got {how!r}")
+    if not isinstance(right, DataFrame):
+        raise TypeError(f"Can only merge DataFrame objects, a {type(right).__name__} was "
+                        "passed")
+    lk, rk = _names(left, right, on, left_on, right_on)
+    dev = left.device
+    right = right.to_device(dev) if str(right.device) != str(dev) else right
+    nl = len(left)
+    joint = []
+    for a, b in zip(lk, rk):
+        lcol, rcol = left._cols[a], right._cols[b]
+        _check_kinds(lcol, rcol, a, b)
+        joint.append(concat_columns([lcol, rcol]))
+    codes = _keys.segments(joint).codes if nl + len(right) else \
+        em.zeros(0, dtype=np.int64, device=dev)
+    lc, rc = codes[:nl], codes[nl:]
+    if how == "right":
+        ri, li = _pairs(rc, lc, True, dev)
+    else:
+        li, ri = _pairs(lc, rc, how in ("left", "outer"), dev)
+    if how == "outer" and len(right):
+        ls = em.sort(lc)
+        hit = em.searchsorted(ls, rc, side="right") - em.searchsorted(ls, rc, side="left")
+        extra = em.nonzero(hit == 0)[0].astype(np.int64)
+        if int(extra.shape[0]):
+            li = em.concatenate([li, em.full(int(extra.shape[0]), -1, dtype=np.int64,
+                                             device=dev)])
+            ri = em.concatenate([ri, extra])
+    n_out = int(li.shape[0])
+    if (how == "outer" or sort) and n_out:
+        # outer joins list the keys in sorted order (codes preserve the order)
+        kc = em.where(li >= 0, lc[em.maximum(li, 0)] if nl else li,
+                      rc[em.maximum(ri, 0)] if len(right) else ri)
+        o = em.argsort(kc, stable=True).astype(np.int64)
+        li, ri = li[o], ri[o]
+    out = {}
+    shared = [a for a, b in zip(lk, rk) if a == b]
+    lrest = [k for k in left._cols if k not in shared]
+    rrest = [k for k in right._cols if k not in shared]
+    clash = set(lrest) & set(rrest)
+    if clash and (suffixes[0] in (None, "") and suffixes[1] in (None, "")):
+        raise ValueError(f"columns overlap but no suffix specified: {sorted(clash)}")
+    for k in left._cols:
+        if k in shared:
+            # a shared key takes the left value, or the right one where the left is
+            # missing: one gather from the two key columns stacked
+            both = concat_columns([left._cols[k], right._cols[rk[lk.index(k)]]])
+            idx = em.where(li >= 0, li, nl + ri) if n_out else li
+            out[k] = both.take(idx)
+        else:
+            name = f"{k}{suffixes[0] or ''}" if k in clash else k
+            out[name] = left._cols[k].take(li, allow_fill=True)
+    for k in right._cols:
+        if k in shared:
+            continue
+        name = f"{k}{suffixes[1] or ''}" if k in clash else k
+        if name in out:
+            raise ValueError(f"duplicate column {name!r} after merge")
+        out[name] = right._cols[k].take(ri, allow_fill=True)
+    return DataFrame._new(out, RangeIndex(0, n_out, 1, dev), dev)

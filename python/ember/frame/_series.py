@@ -1,0 +1,350 @@
+"""Series: one Column with an Index and a name. Arithmetic and comparisons are
+Ember array operators on the columns' data, so a chain of them stays lazy and
+Ember fuses it into one kernel; validity masks combine with `&` in the same
+expression."""
+import operator
+
+import numpy as np
+
+import ember as em
+
+from ._column import Column
+from ._convert import column_from_any, column_to_pandas
+from ._index import Index, RangeIndex
+
+_ARITH = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+    "pow": operator.pow,
+}
+_CMP = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+        "gt": operator.gt, "ge": operator.ge}
+_LOGIC = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}
+
+
+def _operand(other, device):
+    """(data, validity-or-None, kind) of the other operand."""
+    if isinstance(other, Series):
+        c = other._col
+    elif isinstance(other, Column):
+        c = other
+    elif isinstance(other, em.ndarray):
+        return other, None, "num"
+    elif isinstance(other, np.ndarray):
+        return em.asarray(other, device=device), None, "num"
+    else:
+        return other, None, "scalar"
+    if c.kind not in ("num", "datetime", "timedelta"):
+        raise TypeError(f"arithmetic on a {c.kind} column is not supported yet")
+    return c.data, c.validity, c.kind
+
+
+def binary_column(col, other, name, reflected=False):
+    """col <op> other as a new Column: lazily fused Ember expressions."""
+    if col.kind not in ("num", "datetime", "timedelta"):
+        if name in ("eq", "ne") and col.kind == "string" and isinstance(other, str):
+            return _string_eq(col, other, name == "ne")
+        raise TypeError(f"unsupported operand for a {col.kind} column: {name}")
+    odata, ovalid, okind = _operand(other, col.device)
+    if okind != "scalar" and int(odata.shape[0]) != len(col):
+        raise ValueError(f"Lengths must match: {len(col)} vs {int(odata.shape[0])}")
+    a, b = (odata, col.data) if reflected else (col.data, odata)
+    validity = col.validity
+    if ovalid is not None:
+        validity = ovalid if validity is None else (validity & ovalid)
+    if name in _CMP:
+        data = _CMP[name](a, b)
+        # pandas: a comparison with a missing value is False (True for !=)
+        miss = None
+        if validity is not None:
+            miss = ~validity
+        if col.is_float or (okind == "num" and odata.dtype.kind in "fc"):
+            pass  # NaN compares as pandas does through IEEE (False; != True)
+        if miss is not None:
+            data = (data | miss) if name == "ne" else (data & validity)
+        return Column("num", np.bool_, data)
+    if name in _LOGIC:
+        data = _LOGIC[name](a, b)
+        return Column("num", data.dtype, data, validity=validity)
+    data = _ARITH[name](a, b)
+    kind, unit = "num", None
+    if col.kind in ("datetime", "timedelta") and okind in ("datetime", "timedelta"):
+        kind = "timedelta"
+        unit = col.unit
+    dtype = data.dtype if kind == "num" else np.dtype(f"m8[{unit}]")
+    return Column(kind, dtype, data, validity=validity, unit=unit)
+
+
+def _string_eq(col, value, negate):
+    """Host fallback until frameio's device string compare lands."""
+    vals = col.to_numpy()
+    eq = np.array([v == value for v in vals], dtype=bool)
+    return Column("num", np.bool_, em.asarray(~eq if negate else eq, device=col.device))
+
+
+class Series:
+    """A one-column labelled array on one device (pandas' Series, common path)."""
+
+    def __init__(self, data=None, index=None, name=None, dtype=None, device=None):
+        if data is None:
+            data = []
+        col = column_from_any(data, device)
+        if dtype is not None:
+            from ._ops import astype_column
+            col = astype_column(col, dtype)
+        self._col = col
+        self.name = name
+        if index is None:
+            index = RangeIndex(0, len(col), 1, col.device)
+        elif not isinstance(index, Index):
+            index = Index([column_from_any(index, col.device)], [None])
+        if len(index) != len(col):
+            raise ValueError(f"Length of values ({len(col)}) does not match length of "
+                             f"index ({len(index)})")
+        self.index = index
+
+    @classmethod
+    def _new(cls, col, index, name):
+        s = cls.__new__(cls)
+        s._col, s.index, s.name = col, index, name
+        return s
+
+    def _with(self, col):
+        return Series._new(col, self.index, self.name)
+
+    # ------------------------------------------------------------ basics
+    def __len__(self):
+        return len(self._col)
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+    @property
+    def size(self):
+        return len(self)
+
+    @property
+    def dtype(self):
+        return self.to_pandas_dtype()
+
+    def to_pandas_dtype(self):
+        c = self._col
+        if c.kind == "string":
+            return np.dtype("O")
+        if c.kind == "num" and c.validity is not None and c.has_nulls():
+            return np.dtype(np.float64) if c.dtype.kind in "iu" else \
+                (np.dtype("O") if c.dtype == np.bool_ else c.dtype)
+        return c.dtype
+
+    @property
+    def device(self):
+        return self._col.device
+
+    @property
+    def values(self):
+        """The values as an Ember array (numbers) on the device."""
+        return self._col.data
+
+    @property
+    def array(self):
+        return self._col.data
+
+    def to_numpy(self, na_value=None):
+        return self._col.to_numpy(na_value=na_value)
+
+    def to_pandas(self):
+        return column_to_pandas(self._col, self.name, self.index.to_pandas())
+
+    @classmethod
+    def from_pandas(cls, s, device=None):
+        from ._convert import column_from_pandas
+        col = column_from_pandas(s, device)
+        idx = _index_from_pandas(s.index, device)
+        return cls._new(col, idx, s.name)
+
+    def to_device(self, device):
+        return Series._new(self._col.to_device(device), self.index.to_device(device),
+                           self.name)
+
+    def copy(self, deep=True):
+        return Series._new(self._col, self.index, self.name)
+
+    def __iter__(self):
+        return iter(self.to_numpy().tolist())
+
+    def tolist(self):
+        return self.to_numpy().tolist()
+
+    def __repr__(self):
+        from ._format import format_series
+        return format_series(self)
+
+    def rename(self, name):
+        return Series._new(self._col, self.index, name)
+
+    # ---------------------------------------------------------- operators
+    def _bin(self, other, name, reflected=False):
+        if isinstance(other, Series) and len(other) != len(self):
+            raise ValueError("Can only compare identically-labeled Series objects"
+                             if name in _CMP else
+                             f"Lengths must match: {len(self)} vs {len(other)}")
+        col = binary_column(self._col, other, name, reflected)
+        # pandas keeps the name only when both operands share it
+        nm = self.name if not isinstance(other, Series) or other.name == self.name else None
+        return Series._new(col, self.index, nm)
+
+    def __invert__(self):
+        if self._col.dtype != np.bool_ and self._col.dtype.kind not in "iu":
+            raise TypeError("bad operand type for unary ~")
+        return self._with(self._col._replace(data=~self._col.data))
+
+    def __neg__(self):
+        return self._with(self._col._replace(data=-self._col.data))
+
+    def __abs__(self):
+        return self._with(self._col._replace(data=em.abs(self._col.data)))
+
+    def abs(self):
+        return abs(self)
+
+    # ------------------------------------------------------------- nulls
+    def isna(self):
+        return self._with(Column("num", np.bool_, self._col.isna()))
+
+    isnull = isna
+
+    def notna(self):
+        return self._with(Column("num", np.bool_, self._col.notna()))
+
+    notnull = notna
+
+    def fillna(self, value):
+        from ._ops import fillna_column
+        return self._with(fillna_column(self._col, value))
+
+    def dropna(self):
+        from ._ops import take_rows
+        keep = self._col.notna()
+        idx = em.nonzero(keep)[0]
+        col, index = take_rows([self._col], self.index, idx)
+        return Series._new(col[0], index, self.name)
+
+    def astype(self, dtype):
+        from ._ops import astype_column
+        return self._with(astype_column(self._col, dtype))
+
+    # --------------------------------------------------------- selection
+    def __getitem__(self, key):
+        from ._ops import row_selector, take_rows
+        if isinstance(key, Series) and key._col.dtype == np.bool_ or \
+                isinstance(key, (slice, em.ndarray, np.ndarray, list)):
+            sel = row_selector(key, len(self), self.device)
+            col, index = take_rows([self._col], self.index, sel)
+            return Series._new(col[0], index, self.name)
+        pos, single = self.index.get_locs(key)
+        return self.iloc[pos[0]] if single else self.iloc[pos]
+
+    @property
+    def iloc(self):
+        from ._ops import ILoc
+        return ILoc(self)
+
+    @property
+    def loc(self):
+        from ._ops import Loc
+        return Loc(self)
+
+    def head(self, n=5):
+        return self.iloc[:n] if n >= 0 else self.iloc[:max(len(self) + n, 0)]
+
+    def tail(self, n=5):
+        return self.iloc[max(len(self) - n, 0):] if n > 0 else self.iloc[len(self):]
+
+    def sort_values(self, ascending=True, na_position="last", ignore_index=False):
+        from ._ops import sort_frame_like
+        return sort_frame_like(self, [self._col], [bool(ascending)], na_position,
+                               ignore_index)
+
+    def value_counts(self, sort=True, ascending=False, dropna=True, normalize=False):
+        from ._ops import value_counts
+        return value_counts([self._col], [self.name], sort, ascending, dropna, normalize,
+                            "proportion" if normalize else "count")
+
+    def unique(self):
+        from ._ops import drop_duplicate_rows
+        return drop_duplicate_rows([self._col], "first").to_numpy()
+
+    def nunique(self, dropna=True):
+        from ._ops import drop_duplicate_rows
+        u = drop_duplicate_rows([self._col], "first")
+        return len(u) - (int(u.null_count()) if dropna else 0)
+
+    def drop_duplicates(self, keep="first"):
+        from ._ops import duplicate_positions, take_rows
+        sel = duplicate_positions([self._col], keep)
+        col, index = take_rows([self._col], self.index, sel)
+        return Series._new(col[0], index, self.name)
+
+    def isin(self, values):
+        from ._ops import isin_column
+        return self._with(isin_column(self._col, values))
+
+    # -------------------------------------------------------- reductions
+    def _reduce(self, how, **kw):
+        from ._ops import reduce_column
+        return reduce_column(self._col, how, **kw)
+
+    def sum(self):
+        return self._reduce("sum")
+
+    def mean(self):
+        return self._reduce("mean")
+
+    def min(self):
+        return self._reduce("min")
+
+    def max(self):
+        return self._reduce("max")
+
+    def count(self):
+        return len(self) - self._col.null_count()
+
+    def std(self, ddof=1):
+        return self._reduce("std", ddof=ddof)
+
+    def var(self, ddof=1):
+        return self._reduce("var", ddof=ddof)
+
+    def describe(self):
+        from ._frame import DataFrame
+        return DataFrame({self.name if self.name is not None else 0: self}).describe() \
+            .iloc[:, 0]
+
+
+def _index_from_pandas(pidx, device):
+    import pandas as pd
+    from ._convert import column_from_pandas
+    if isinstance(pidx, pd.RangeIndex):
+        return RangeIndex(pidx.start, pidx.stop, pidx.step, device, pidx.name)
+    if isinstance(pidx, pd.MultiIndex):
+        return Index([column_from_pandas(pidx.get_level_values(i).to_series(), device)
+                      for i in range(pidx.nlevels)], list(pidx.names))
+    return Index([column_from_pandas(pidx.to_series(), device)], [pidx.name])
+
+
+def _install_ops():
+    for nm in _ARITH:
+        setattr(Series, f"__{nm}__", lambda s, o, _n=nm: s._bin(o, _n))
+        setattr(Series, f"__r{nm}__", lambda s, o, _n=nm: s._bin(o, _n, True))
+        setattr(Series, nm, lambda s, o, _n=nm: s._bin(o, _n))
+    for nm in _CMP:
+        setattr(Series, f"__{nm}__", lambda s, o, _n=nm: s._bin(o, _n))
+        setattr(Series, nm, lambda s, o, _n=nm: s._bin(o, _n))
+    for nm in _LOGIC:
+        setattr(Series, f"__{nm}__", lambda s, o, _n=nm: s._bin(o, _n))
+        setattr(Series, f"__r{nm}__", lambda s, o, _n=nm: s._bin(o, _n, True))
+
+
+_install_ops()
+Series.__hash__ = None
