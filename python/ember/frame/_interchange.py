@@ -88,3 +88,7 @@ def attach():
     Series.str = property(StringAccessor, doc="Vectorised string methods (device kernels).")
     Series.to_arrow = _series_to_arrow
     Series.__arrow_c_stream__ = _series_c_stream
+    import sys
+    if "dask.dataframe" in sys.modules:  # else the entry point registers on first use
+        from . import dask as _dask
+        _dask.register()
