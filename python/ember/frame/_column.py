@@ -375,6 +375,8 @@ def concat_columns(cols):
     if first.kind == "category":
         if any(c.categories is not first.categories for c in cols):
             # different dictionaries: decode and re-encode (host) for now
+            from ember import _host
+            _host.warn_fallback("frame.category_concat", dev)
             vals = np.concatenate([c.to_numpy() for c in cols])
             from ._convert import category_from_values
             return category_from_values(vals, dev)

@@ -5,7 +5,8 @@ each segment:
 - counts and integer sums: cumsum differences at the segment bounds (exact in
   integers; ufunc.reduceat is still a host fallback, so it is not used);
 - float sums, and the squared deviations of var/std: scatter-add (em.add.at)
-  into one slot per group, which does not cancel the way cumsum differences do;
+  into one slot per group in float64, which does not cancel the way cumsum
+  differences do (OpenCL: add.reduceat, see _scatter_sum);
 - min/max/first/last/nunique: one more stable sort inside the groups (by
   null flag, then value or position) and a gather at each segment's first or
   last valid row.
@@ -178,6 +179,8 @@ class GroupBy:
             return self._result(cols)
         names, single = self._value_cols()
         if isinstance(func, str):
+            if func not in AGGS:
+                raise AttributeError(f"'GroupBy' object has no attribute '{func}'")
             if func == "size":
                 return self.size()
             return self._simple(func)
@@ -205,7 +208,7 @@ class GroupBy:
             raise NotImplementedError("aggregations are named by strings "
                                       f"({', '.join(AGGS)})")
         if func not in AGGS:
-            raise AttributeError(f"'{func}' is not a valid function for 'GroupBy' object")
+            raise AttributeError(f"'GroupBy' object has no attribute '{func}'")
         if col not in self.df._cols:
             raise KeyError(f"Column(s) ['{col}'] do not exist")
         if func == "size":
@@ -223,7 +226,16 @@ def _bounds_diff(x, seg):
     return cs[seg.ends] - cs[seg.starts]
 
 
+def _wide(dt):
+    return np.dtype(np.complex128) if dt.kind == "c" else np.dtype(np.float64)
+
+
 def _scatter_sum(x, seg, dtype):
+    """Per-segment sums of x (sorted by segment) in `dtype`: a scatter-add on
+    the CPU and CUDA; em.add.at has no OpenCL kernel yet, so there the sums go
+    through ufunc.reduceat (a host fallback until reduceat moves to the device)."""
+    if str(x.device).startswith("opencl"):
+        return em.add.reduceat(x.astype(dtype), seg.starts)
     out = em.zeros(seg.n, dtype=dtype, device=x.device)
     em.add.at(out, seg.gid, x.astype(dtype))
     return out
@@ -259,22 +271,24 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
         xz = em.where(valid, x, zero)
         if how == "sum":
             if x.dtype.kind in "fc":
-                s = _scatter_sum(xz, seg, x.dtype)
-                return Column("num", x.dtype, s)
+                # accumulate in double precision as pandas does, keep the dtype
+                s = _scatter_sum(xz, seg, _wide(x.dtype))
+                return Column("num", x.dtype, s.astype(x.dtype))
             # pandas keeps the int width (int8 stays int8) and sums bools as int64
             s = _bounds_diff(xz, seg)
             dt = np.dtype(np.int64) if x.dtype == np.bool_ else x.dtype
             if x.dtype.kind == "u":
                 dt = x.dtype
             return Column("num", dt, s.astype(dt))
-        fdt = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
-        s = _scatter_sum(xz, seg, fdt if how != "mean" else
-                         (np.dtype(np.complex128) if fdt.kind == "c" else np.float64))
+        odt = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+        fdt = _wide(odt)
+        s = _scatter_sum(xz, seg, fdt)
         cf = cnt.astype(s.dtype)
         nan = em.full(1, np.nan, dtype=s.dtype, device=dev)
         mean = em.where(cnt > 0, s / em.where(cnt > 0, cf, 1), nan)
         if how == "mean":
-            return Column("num", mean.dtype, mean)
+            # pandas' cython mean keeps float32 (and complex64); ints give float64
+            return Column("num", odt, mean.astype(odt))
         d = em.where(valid, x.astype(fdt) - mean[seg.gid].astype(fdt),
                      em.zeros(1, dtype=fdt, device=dev))
         ss = _scatter_sum(d * d, seg, fdt)
@@ -283,7 +297,7 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
                        em.full(1, np.nan, dtype=fdt, device=dev))
         if how == "std":
             var = em.sqrt(var)
-        return Column("num", fdt, var)
+        return Column("num", odt, var.astype(odt))
     if how in ("first", "last"):
         # rows of a segment are in original order (the sort is stable); put the
         # valid ones first with one more stable sort by (segment, null flag)
@@ -324,7 +338,8 @@ def _empty_result(col, how):
     if how in ("count", "nunique", "size"):
         return Column("num", np.int64, z)
     if how in ("mean", "var", "std"):
-        return Column("num", np.float64, z.astype(np.float64))
+        dt = col.dtype if col.kind == "num" and col.dtype.kind in "fc" else np.float64
+        return Column("num", dt, z.astype(dt))
     if how == "sum" and col.dtype == np.bool_:
         return Column("num", np.int64, z)
     return col.take(z)

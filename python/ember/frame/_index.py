@@ -57,6 +57,8 @@ class Index:
     def get_locs(self, labels):
         """Positions of labels (a scalar or list) in a one-level index (host
         lookup: labels are few); KeyError for a missing one."""
+        from ember import _host
+        _host.warn_fallback("frame.label_lookup", self.device)
         vals = self.to_numpy()
         single = np.isscalar(labels) or isinstance(labels, tuple)
         want = [labels] if single else list(labels)

@@ -11,6 +11,7 @@ its integer ranks go to the device.
 import numpy as np
 
 import ember as em
+from ember import _host
 
 from ._column import Column
 
@@ -19,6 +20,7 @@ def value_key(col):
     """An Ember array whose order is the column's value order (nulls arbitrary:
     pair it with null_flag). Strings/categories give integer ranks."""
     if col.kind == "string":
+        _host.warn_fallback("frame.string_sort_keys", col.device)
         vals = col.to_numpy(na_value="")
         _, inv = np.unique(vals.astype(str), return_inverse=True) if len(vals) else \
             (None, np.zeros(0, dtype=np.int64))
@@ -79,9 +81,11 @@ def segments(cols, nulls_equal=True):
     nrows = len(cols[0])
     keys = []
     for c in cols:
-        keys.append(clean_key(c))
+        # the null flag first: a key's nulls sort after its values (pandas puts
+        # the null group / outer-join key last)
         if c.validity is not None or c.is_float:
             keys.append(null_flag(c))
+        keys.append(clean_key(c))
     if nrows == 0:
         z = em.zeros(0, dtype=np.int64, device=dev)
         return Segments(z, z, z, z, z, 0)

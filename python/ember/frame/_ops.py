@@ -4,6 +4,7 @@ All on the device through Ember ops unless a comment says otherwise."""
 import numpy as np
 
 import ember as em
+from ember import _host
 
 from ._column import Column
 from ._index import Index, RangeIndex
@@ -162,6 +163,7 @@ def fillna_column(col, value):
     if col.kind == "string":
         if not isinstance(value, str):
             raise TypeError("a string column can only be filled with a str")
+        _host.warn_fallback("frame.string_fillna", col.device)
         vals = col.to_numpy()
         return Column.from_numpy(np.where(np.array([v is None for v in vals], dtype=bool),
                                           value, vals).astype(object), col.device)
@@ -184,16 +186,19 @@ def astype_column(col, dtype):
     """Cast: numbers among themselves on the device; to/from str and datetimes
     through NumPy on the host."""
     if dtype in (str, "str", "string") or (isinstance(dtype, str) and dtype == "object"):
+        _host.warn_fallback("frame.astype_host", col.device)
         vals = col.to_numpy()
         miss = em.asnumpy(col.isna())
         out = np.array([None if z else str(v) for v, z in zip(vals.tolist(), miss)],
                        dtype=object)
         return Column.from_numpy(out, col.device)
     if dtype == "category":
+        _host.warn_fallback("frame.astype_host", col.device)
         from ._convert import category_from_values
         return category_from_values(col.to_numpy(), col.device)
     dt = np.dtype(dtype)
     if dt.kind in "Mm" or col.kind != "num":
+        _host.warn_fallback("frame.astype_host", col.device)
         vals = col.to_numpy()
         try:
             return Column.from_numpy(vals.astype(dt), col.device)
@@ -207,6 +212,7 @@ def astype_column(col, dtype):
 def isin_column(col, values):
     vals = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(list(values))
     if col.kind == "string":
+        _host.warn_fallback("frame.string_isin", col.device)
         s = set(v for v in vals.tolist() if isinstance(v, str))
         host = col.to_numpy()
         return Column.from_numpy(np.array([v in s for v in host], dtype=bool), col.device)
@@ -287,6 +293,7 @@ def reduce_column(col, how, ddof=1):
     """A whole-column reduction skipping nulls, as a Python scalar (pandas')."""
     if col.kind != "num":
         if how in ("min", "max") and col.kind in ("string", "datetime", "timedelta"):
+            _host.warn_fallback("frame.reduce_host", col.device)
             vals = col.to_numpy()
             ok = ~em.asnumpy(col.isna())
             v = vals[ok]

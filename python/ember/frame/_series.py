@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 import ember as em
+from ember import _host
 
 from ._column import Column
 from ._convert import column_from_any, column_to_pandas
@@ -77,6 +78,7 @@ def binary_column(col, other, name, reflected=False):
 
 def _string_eq(col, value, negate):
     """Host fallback until frameio's device string compare lands."""
+    _host.warn_fallback("frame.string_compare", col.device)
     vals = col.to_numpy()
     eq = np.array([v == value for v in vals], dtype=bool)
     return Column("num", np.bool_, em.asarray(~eq if negate else eq, device=col.device))

@@ -1,0 +1,76 @@
+"""ember.frame merge against pandas: inner/left/right/outer, one and several
+keys (ints, strings with nulls), left_on/right_on, suffixes, duplicate keys,
+empty sides."""
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+import pandas.testing as tm  # noqa: E402
+
+import ember as em  # noqa: E402
+from frame_data import make_pdf  # noqa: E402
+
+HOWS = ["inner", "left", "right", "outer"]
+
+
+def E(pdf, device):
+    return em.DataFrame.from_pandas(pdf, device)
+
+
+def dim(rng, n, nulls=True):
+    words = np.array(["apple", "pear", "fig", "kiwi"], dtype=object)
+    k2 = words[rng.integers(0, 4, n)].copy()
+    if nulls and n:
+        k2[rng.random(n) < 0.2] = None
+    return pd.DataFrame({"k1": rng.integers(0, 6, n).astype(np.int64),
+                         "k2": pd.Series(k2, dtype="str"),
+                         "w": rng.normal(size=n).round(2),
+                         "i": rng.integers(0, 9, n).astype(np.int64)})
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("nl,nr", [(0, 0), (0, 5), (6, 0), (1, 1), (40, 12), (200, 30)])
+@pytest.mark.parametrize("on", ["k1", ["k1", "k2"], "k2"])
+def test_merge_on(device, rng, how, nl, nr, on):
+    a, b = make_pdf(rng, nl)[["k1", "k2", "i", "f", "s"]], dim(rng, nr)
+    got = E(a, device).merge(E(b, device), how=how, on=on)
+    exp = a.merge(b, how=how, on=on)
+    tm.assert_frame_equal(got.to_pandas(), exp)
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_left_on_right_on_suffixes(device, rng, how):
+    a = make_pdf(rng, 50)[["k1", "i", "f"]]
+    b = dim(rng, 20).rename(columns={"k1": "key"})
+    got = E(a, device).merge(E(b, device), how=how, left_on="k1", right_on="key",
+                             suffixes=("_l", "_r"))
+    exp = a.merge(b, how=how, left_on="k1", right_on="key", suffixes=("_l", "_r"))
+    tm.assert_frame_equal(got.to_pandas(), exp)
+
+
+def test_merge_duplicates_and_float_keys(device):
+    a = pd.DataFrame({"k": [1.0, np.nan, 2.0, 2.0, 3.0], "x": range(5)})
+    b = pd.DataFrame({"k": [2.0, 2.0, np.nan, 5.0], "y": range(4)})
+    for how in HOWS:
+        tm.assert_frame_equal(E(a, device).merge(E(b, device), on="k", how=how).to_pandas(),
+                              a.merge(b, on="k", how=how))
+
+
+def test_merge_sort(device, rng):
+    a, b = make_pdf(rng, 30)[["k1", "i"]], dim(rng, 10)[["k1", "w"]]
+    tm.assert_frame_equal(E(a, device).merge(E(b, device), on="k1", sort=True).to_pandas(),
+                          a.merge(b, on="k1", sort=True))
+
+
+def test_merge_errors(device, rng):
+    a, b = E(make_pdf(rng, 5), device), E(dim(rng, 5), device)
+    with pytest.raises(KeyError):
+        a.merge(b, on="nope")
+    with pytest.raises(ValueError):
+        a.merge(b, left_on=["k1", "k2"], right_on=["k1"])
+    with pytest.raises(ValueError):
+        a.merge(b, how="sideways", on="k1")
+    with pytest.raises(ValueError):
+        a.merge(b, left_on="k1", right_on="k2")
+    with pytest.raises(ValueError):
+        a[["f"]].merge(b[["w"]])
