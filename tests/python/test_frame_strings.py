@@ -202,3 +202,23 @@ def test_strings_on_opencl():
         for name in ("contains", "startswith", "endswith"):
             test_predicates("opencl:0", name, "b")
         test_category_of_strings("opencl:0", VALS)
+
+
+@pytest.mark.parametrize("vals", [VALS, ASCII, []])
+def test_sort_key_orders_as_python(device, vals):
+    key = em.asnumpy(S.sort_key(_col(vals, device)))
+    assert key.dtype == np.int64
+    present = [(v, k) for v, k in zip(vals, key) if v is not None]
+    assert all(k == -1 for v, k in zip(vals, key) if v is None)
+    for (a, ka) in present:
+        for (b, kb) in present:
+            assert (ka < kb) == (a < b) and (ka == kb) == (a == b)
+
+
+@pytest.mark.parametrize("value", ["a", "", "héllo", "b", "abcdefghij", "nope", "a\x00"])
+def test_eq_scalar_matches_pandas(device, value):
+    c = _col(VALS, device)
+    s = pd.Series(VALS, dtype="str")
+    np.testing.assert_array_equal(S.eq_scalar(c, value).to_numpy(), (s == value).to_numpy())
+    np.testing.assert_array_equal(S.eq_scalar(c, value, negate=True).to_numpy(),
+                                  (s != value).to_numpy())

@@ -312,6 +312,31 @@ def encode(col):
     return c, cats._replace(validity=None)
 
 
+def sort_key(col):
+    """The int64 order key of a string column for the table core's sort,
+    group-by and merge (_keys.value_key): the dictionary codes, on the device
+    (-1 under nulls; the core pairs the key with its null flag)."""
+    c, _ = codes(col.data, col.offsets, col.validity)
+    return c.astype(_em().int64)
+
+
+def equals(data, offsets, value):
+    """Whether each string equals value: same byte length and same bytes."""
+    b = _pat_bytes(value)
+    lens = byte_lengths(offsets)
+    return _prefix_match(data, offsets[:-1], lens, b) & (lens == len(b))
+
+
+def eq_scalar(col, value, negate=False):
+    """col == value (or !=) as a bool Column on the device, pandas' "str"
+    semantics: a null is unequal to every string."""
+    em = _em()
+    eq = equals(col.data, col.offsets, value)
+    if col.validity is not None:
+        eq = eq & col.validity
+    return _column()("num", np.bool_, ~eq if negate else eq)
+
+
 def encode_many(cols):
     """Codes that agree across several string columns (both sides of a merge):
     ([codes of each column], categories)."""
