@@ -44,7 +44,9 @@ def _eq(df, pdf, **kw):
     dict(na_values=["apple"]), dict(na_values="7"), dict(parse_dates=["d"]),
     dict(dtype={"i": "float64", "n": "float32"}), dict(dtype={"i": np.int32}),
     dict(header=None, skiprows=1), dict(names=list("ABCDEF"), header=0),
-    dict(keep_default_na=False, na_values=[""]),
+    dict(keep_default_na=False, na_values=[""]), dict(usecols=[5, 0, 2]),
+    dict(header=None, skiprows=1, dtype={0: "float64"}, usecols=[0, 2]),
+    dict(dtype="float64", usecols=["i", "n"]), dict(dtype="str"), dict(skiprows=2, header=None),
 ])
 def test_read_csv_matches_pandas(device, csv_path, kw):
     df = em.read_csv(csv_path, **kw)

@@ -152,34 +152,45 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
         header = None
     read = _read_options(header, names, skiprows)
     parse = pcsv.ParseOptions(delimiter=sep)
+    src = filepath_or_buffer
+    if hasattr(src, "read"):  # a file object: read once, parsed from memory (peeked first)
+        raw = src.read()
+        src = pa.BufferReader(raw.encode() if isinstance(raw, str) else raw)
+    peekable = isinstance(src, (str, os.PathLike, pa.BufferReader))
+    file_names = _peek_names(src, read, parse) if peekable else None
+
+    def name(c):  # pandas' column key -> the reader's column name
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if header is None and names is None:
+                return f"f{int(c)}"
+            if file_names is not None and (usecols is not None and c is not None):
+                return file_names[int(c)] if 0 <= int(c) < len(file_names) else str(c)
+        return str(c)
     nulls = (NA_VALUES if keep_default_na else []) + [str(v) for v in (
         [na_values] if isinstance(na_values, str) else (na_values or []))]
     convert_kw = dict(null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True)
     cats = []
     if dtype is not None:
         if isinstance(dtype, dict):
-            types = {str(k): _arrow_type(v) for k, v in dtype.items()}
+            types = {name(k): _arrow_type(v) for k, v in dtype.items()}
             cats = [k for k, v in types.items() if v is None]
             convert_kw["column_types"] = {k: v for k, v in types.items() if v is not None}
         else:
             t = _arrow_type(dtype)
             if t is None:
                 cats = None  # every column
-            else:
-                convert_kw["column_types"] = _all_columns(filepath_or_buffer, read, parse, t)
-    parse_dates = [str(c) for c in (parse_dates or [])] if parse_dates is not True else []
+            elif file_names is not None:
+                convert_kw["column_types"] = {n: t for n in file_names}
+    parse_dates = [name(c) for c in (parse_dates or [])] if parse_dates is not True else []
     for c in parse_dates:
         convert_kw.setdefault("column_types", {})
         convert_kw["column_types"].setdefault(c, pa.timestamp("us"))
     if usecols is not None:
         if callable(usecols):
             raise TypeError("usecols as a callable is not supported; pass the column names")
-        convert_kw["include_columns"] = [str(c) for c in usecols]
-    src, file_order = filepath_or_buffer, None
-    if hasattr(src, "read"):  # a file object: read once, parsed from memory (peeked twice)
-        raw = src.read()
-        src = pa.BufferReader(raw.encode() if isinstance(raw, str) else raw)
-    if isinstance(src, (str, os.PathLike)) or isinstance(src, pa.BufferReader):
+        convert_kw["include_columns"] = [name(c) for c in usecols]
+    file_order = None
+    if peekable:
         file_order = _dates_off(src, read, parse, convert_kw, parse_dates)
         if isinstance(src, pa.BufferReader):
             src.seek(0)
@@ -196,8 +207,8 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
     if usecols is not None and file_order:  # pandas keeps the file's order
         table = table.select([c for c in file_order if c in table.column_names])
     df = from_arrow(table, device)
-    if header is None and names is None:
-        df.columns = list(range(len(df.columns)))
+    if header is None and names is None:  # pyarrow's f0, f1 ... -> pandas' 0, 1 ...
+        df.columns = [int(c[1:]) for c in df.columns]
     return _categories(df, cats)
 
 
@@ -209,10 +220,20 @@ def _empty_data_error():
     return EmptyDataError("No columns to parse from file")
 
 
-def _all_columns(src, read, parse, t):
+def _peek_names(src, read, parse):
+    """The column names the reader will give (the first block only), or None
+    when the source cannot be parsed (the real read reports why)."""
+    pa = pyarrow()
     import pyarrow.csv as pcsv
-    schema = pcsv.open_csv(src, read_options=read, parse_options=parse).schema
-    return {n: t for n in schema.names}
+    try:
+        if isinstance(src, pa.BufferReader):
+            src.seek(0)
+        return list(pcsv.open_csv(src, read_options=read, parse_options=parse).schema.names)
+    except (pa.ArrowInvalid, StopIteration, OSError):
+        return None
+    finally:
+        if isinstance(src, pa.BufferReader):
+            src.seek(0)
 
 
 def _read_table(src, read, parse, convert, nrows):

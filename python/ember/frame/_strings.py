@@ -292,10 +292,29 @@ def from_values(values, device=None):
         return column_from_arrow(values, device)
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
         values = values.astype(str).astype(object)
+    fast = _pack_arrow(values, device)
+    if fast is not None:
+        return fast
     data, offsets, valid = pack(values)
     dev = em.asarray(offsets, device=device).device
     return string_column(em.asarray(data, device=dev), em.asarray(offsets, device=dev),
                          None if valid is None else em.asarray(valid, device=dev))
+
+
+def _pack_arrow(values, device):
+    """pyarrow's C encoder when pyarrow is present and every value is a str
+    or a null (None, NaN, pandas' NA); None otherwise (pack() then says what
+    is wrong, or does the work without pyarrow)."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    try:
+        arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    from ._arrow import column_from_arrow
+    return column_from_arrow(arr, device)
 
 
 def encode(col):
