@@ -151,3 +151,19 @@ def test_backend_is_registered_by_name():
     edask.register()
     backend = dataframe_creation_dispatch.dispatch("ember")
     assert type(backend).__name__ == "EmberDataFrameBackend"
+
+
+def test_on_ember_cluster_worker_processes(table):
+    """em.dask.cluster(): frames travel between processes (pickled Columns)."""
+    pdf, path, _ = table
+    with em.dask.cluster(n_workers=1, dashboard_address=None) as c, \
+            distributed.Client(c):
+        with _ember_backend():
+            ddf = dd.read_csv(path, blocksize=4000)
+        got = edask.groupby_agg(ddf, "k", {"v": ["sum", "mean"]}).compute()
+        dim = edask.from_dask(dd.from_pandas(pd.DataFrame({"k": [1, 2], "t": ["x", "y"]}),
+                                             npartitions=2))
+        joined = edask.merge(ddf, dim, on="k").compute()
+    pd.testing.assert_frame_equal(got.to_pandas(), pdf.groupby("k").agg({"v": ["sum", "mean"]}),
+                                  rtol=1e-12)
+    assert len(joined) == int(pdf.k.isin([1, 2]).sum())
