@@ -167,3 +167,23 @@ def test_on_ember_cluster_worker_processes(table):
     pd.testing.assert_frame_equal(got.to_pandas(), pdf.groupby("k").agg({"v": ["sum", "mean"]}),
                                   rtol=1e-12)
     assert len(joined) == int(pdf.k.isin([1, 2]).sum())
+
+
+def test_row_hash_agrees_across_partitions_and_dtypes(device):
+    """The merge buckets: equal keys must hash equal whatever the partition,
+    the dtype (int32/int64/float) or the string's place in the buffer."""
+    from ember.frame import _strings
+    from ember.frame._column import Column
+    ints = Column.from_numpy(np.array([5, -1, 0, 2**40], dtype=np.int64), device)
+    i32 = Column.from_numpy(np.array([0, 5, -1], dtype=np.int32), device)
+    flt = Column.from_numpy(np.array([-1.0, 5.0, 0.25, np.nan]), device)
+    h = lambda c: em.asnumpy(edask._row_hash([c])).tolist()  # noqa: E731
+    hi, h32, hf = h(ints), h(i32), h(flt)
+    assert h32 == [hi[2], hi[0], hi[1]] and hf[:2] == [hi[1], hi[0]]
+    assert len(set(hi)) == 4 and hf[2] not in hi
+    s1 = _strings.from_values(["ab", "", None, "héllo", "ab", "ba"], device)
+    s2 = _strings.from_values(["héllo", "x", "ab"], device)
+    a, b = h(s1), h(s2)
+    assert a[0] == a[4] == b[2] and a[3] == b[0] and a[0] != a[5]
+    both = edask._row_hash([s1, Column.from_numpy(np.arange(6), device)])
+    assert len(set(em.asnumpy(both).tolist())) == 6

@@ -293,17 +293,81 @@ def _merge_part(left, right, on, how, suffixes):
     return left.merge(right, how=how, on=on, suffixes=suffixes)
 
 
-def _bucket_ids(df, on, n):
-    """Partition number (0..n-1) of each row from a hash of its key values
-    (pandas' hash_pandas_object of the key columns on the host: equal keys
-    on either side land in the same bucket)."""
+_C1, _C2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+
+
+def _fmix(x):
+    """MurmurHash3's 64-bit finaliser (uint64 arithmetic wraps, as in C)."""
+    s = np.uint64(33)
+    x = x ^ (x >> s)
+    x = x * _C1
+    x = x ^ (x >> s)
+    x = x * _C2
+    return x ^ (x >> s)
+
+
+def _int_key(col):
+    """An int64 array equal for equal values across int/uint/bool/float
+    dtypes (a float splits into its integer part and its scaled fraction)."""
     import ember as em
-    pd = _pd()
-    keys = df[on].to_pandas() if len(df) else None
-    if keys is None:
+    d = col.data
+    if col.dtype.kind == "f":
+        fl = em.floor(d)
+        frac = ((d - fl) * float(2 ** 52)).astype(em.int64)
+        return fl.astype(em.int64) + frac * 0x9E3779B1
+    return d.astype(em.int64)
+
+
+def _string_hash(col):
+    """Per-string polynomial hash of the bytes, sum((b + 1) * M^pos) mod 2^64,
+    by one cumulative sum over all bytes read at the offsets."""
+    import ember as em
+    dev = col.device
+    n = len(col)
+    lens = col.offsets[1:] - col.offsets[:-1]
+    nbytes = int(col.data.shape[0])
+    if nbytes == 0:
+        return em.zeros(n, dtype=em.uint64, device=dev)
+    maxlen = int(em.max(lens))
+    table = np.ones(maxlen, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        m = np.uint64(0x100000001B3)
+        for k in range(1, maxlen):
+            table[k] = table[k - 1] * m
+    row = em.repeat(em.arange(n, dtype=em.int64, device=dev), lens)
+    pos = em.arange(nbytes, dtype=em.int64, device=dev) - col.offsets[:-1][row]
+    contrib = (col.data.astype(em.uint64) + np.uint64(1)) * em.asarray(table, device=dev)[pos]
+    cs = em.concatenate([em.zeros(1, dtype=em.uint64, device=dev), em.cumsum(contrib)])
+    return cs[col.offsets[1:]] - cs[col.offsets[:-1]]
+
+
+def _row_hash(cols):
+    """uint64 hash of each row's key values, on the device; equal keys hash
+    equal on every partition (nulls all alike)."""
+    import ember as em
+    h = None
+    for c in cols:
+        if c.kind == "string":
+            k = _string_hash(c)
+        elif c.kind == "category":
+            raise TypeError("merge on a categorical key across partitions: cast it first")
+        else:
+            k = _int_key(c).astype(em.uint64)
+        k = _fmix(k)
+        miss = c.isna() if (c.validity is not None or c.is_float) else None
+        if miss is not None:
+            k = em.where(miss, np.uint64(0x5BD1E995), k)
+        h = k if h is None else _fmix(h * np.uint64(31) + k)
+    return h
+
+
+def _bucket_ids(df, on, n):
+    """Partition number (0..n-1) of each row from a device hash of its keys."""
+    import ember as em
+    if len(df) == 0:
         return em.zeros(0, dtype=em.int64, device=df.device)
-    h = pd.util.hash_pandas_object(keys, index=False).to_numpy()
-    return em.asarray((h % np.uint64(n)).astype(np.int64), device=df.device)
+    h = _row_hash([df._cols[k] for k in on])
+    return (h % np.uint64(n)).astype(em.int64)
 
 
 def _split(df, on, n):
@@ -333,7 +397,8 @@ def merge(left, right, on, how="inner", suffixes=("_x", "_y"), npartitions=None)
     """``left.merge(right, on=on, how=how)`` across partitions: both sides are
     hash-partitioned on the keys into n buckets (each partition split on its
     device, bucket j gathered from every partition), then bucket j of the left
-    merges with bucket j of the right on the device.  A one-partition right
+    merges with bucket j of the right on the device (the bucket of a row is a
+    hash of its keys computed on the device: _row_hash).  A one-partition right
     side of an inner or left merge is broadcast instead."""
     import dask
     on = [on] if not isinstance(on, (list, tuple)) else list(on)
