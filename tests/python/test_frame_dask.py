@@ -47,7 +47,7 @@ def _ember_backend():
 
 
 def test_read_csv_gives_ember_partitions(client, table):
-    pdf, path, _ = table
+    _, path, _ = table
     with _ember_backend():
         ddf = dd.read_csv(path, blocksize=4000)
     assert ddf.npartitions > 2

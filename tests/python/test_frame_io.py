@@ -15,7 +15,7 @@ pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 import pyarrow.parquet as pq  # noqa: E402
 
-from ember.frame import _arrow, _io  # noqa: E402
+from ember.frame import _arrow  # noqa: E402
 from ember.frame._column import Column  # noqa: E402
 from ember.frame import _strings  # noqa: E402
 

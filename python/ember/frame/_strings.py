@@ -349,7 +349,6 @@ def equals(data, offsets, value):
 def eq_scalar(col, value, negate=False):
     """col == value (or !=) as a bool Column on the device, pandas' "str"
     semantics: a null is unequal to every string."""
-    em = _em()
     eq = equals(col.data, col.offsets, value)
     if col.validity is not None:
         eq = eq & col.validity
