@@ -222,3 +222,29 @@ def test_eq_scalar_matches_pandas(device, value):
     np.testing.assert_array_equal(S.eq_scalar(c, value).to_numpy(), (s == value).to_numpy())
     np.testing.assert_array_equal(S.eq_scalar(c, value, negate=True).to_numpy(),
                                   (s != value).to_numpy())
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_TEXT = st.text(alphabet=st.sampled_from(list("ab\x00zé日\U0001F600 ")), max_size=19)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.none(), _TEXT), max_size=40), st.text(max_size=3))
+def test_hypothesis_codes_and_predicates(vals, pat):
+    """Random strings (NUL, 2-, 3- and 4-byte UTF-8, shared prefixes across the
+    8-byte words): codes as pandas' sorted factorize, len/contains/startswith/
+    endswith as pandas."""
+    c = _col(vals, "cpu")
+    codes, cats = S.encode(c)
+    exp_codes, exp_uniq = pd.factorize(_pd(vals), sort=True)
+    np.testing.assert_array_equal(em.asnumpy(codes), exp_codes)
+    _same(cats, list(exp_uniq))
+    m = S.StringMethods(c)
+    s = pd.Series(vals, dtype="str")
+    np.testing.assert_array_equal(m.len().to_numpy(), s.str.len().to_numpy(dtype=float))
+    for name in ("startswith", "endswith"):
+        np.testing.assert_array_equal(getattr(m, name)(pat).to_numpy(),
+                                      getattr(s.str, name)(pat).to_numpy(dtype=bool))
+    np.testing.assert_array_equal(m.contains(pat, regex=False).to_numpy(),
+                                  s.str.contains(pat, regex=False).to_numpy(dtype=bool))
