@@ -74,3 +74,22 @@ def test_merge_errors(device, rng):
         a.merge(b, left_on="k1", right_on="k2")
     with pytest.raises(ValueError):
         a[["f"]].merge(b[["w"]])
+
+
+@pytest.mark.parametrize("span", [50, 10**6, 2**40])
+def test_merge_large_keys(device, rng, span):
+    """Keys wide enough for the narrowed (uint16/uint32/int64) sort keys, with
+    negative values and nulls."""
+    n = 6000
+    a = pd.DataFrame({"k": rng.integers(-span, span, n), "x": rng.normal(size=n)})
+    b = pd.DataFrame({"k": np.concatenate([a["k"].to_numpy()[:300],
+                                           rng.integers(-span, span, 300)]),
+                      "y": rng.integers(0, 5, 600)})
+    a.loc[a.index[::97], "x"] = np.nan
+    for how in HOWS:
+        tm.assert_frame_equal(E(a, device).merge(E(b, device), on="k", how=how).to_pandas(),
+                              a.merge(b, on="k", how=how))
+    tm.assert_frame_equal(E(a, device).groupby("k").agg(["sum", "count"]).to_pandas(),
+                          a.groupby("k").agg(["sum", "count"]))
+    tm.assert_frame_equal(E(a, device).sort_values(["k", "x"]).to_pandas(),
+                          a.sort_values(["k", "x"], kind="stable"))

@@ -26,7 +26,6 @@ def _rows(n):
 
 
 def _column_text(col, rows):
-    from ._ops import take_rows  # noqa: F401  (keeps the import graph explicit)
     import ember as em
     if not rows:
         return []

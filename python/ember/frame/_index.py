@@ -133,12 +133,9 @@ class RangeIndex(Index):
 def concat_indexes(idxs):
     if all(isinstance(i, RangeIndex) for i in idxs):
         # pandas keeps a RangeIndex only when the pieces continue each other
-        pos = idxs[0].stop if idxs else 0
         if all(i.step == 1 for i in idxs) and all(
-                i.start == (idxs[k - 1].stop if k else idxs[0].start)
-                for k, i in enumerate(idxs)):
+                i.start == idxs[k - 1].stop for k, i in enumerate(idxs) if k):
             return RangeIndex(idxs[0].start, idxs[-1].stop, 1, idxs[0].device, idxs[0].name)
-        del pos
     nl = idxs[0].nlevels
     if any(i.nlevels != nl for i in idxs):
         raise ValueError("cannot concatenate indexes with different numbers of levels")

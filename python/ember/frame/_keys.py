@@ -36,16 +36,42 @@ def value_key(col):
 
 
 def clean_key(col):
-    """value_key with every null replaced by 0, so equal rows compare equal."""
+    """value_key with every null replaced by 0, so equal rows compare equal,
+    and integer keys narrowed to their range (see _narrow)."""
     k = value_key(col)
-    if col.validity is None and not col.is_float:
+    if col.validity is not None or col.is_float:
+        k = em.where(col.isna(), em.zeros(1, dtype=k.dtype, device=col.device), k)
+    return _narrow(k)
+
+
+def _narrow(k):
+    """An integer key as (k - min) in the smallest unsigned type holding its
+    range: same order, fewer radix passes on the device, and NumPy's argsort
+    takes its radix sort for 16-bit keys on the CPU (8x faster than int64)."""
+    n = int(k.shape[0])
+    if k.dtype.kind not in "iu" or k.dtype.itemsize <= 2 or n < 4096:
         return k
-    return em.where(col.isna(), em.zeros(1, dtype=k.dtype, device=col.device), k)
+    lo, hi = int(em.min(k)), int(em.max(k))
+    span = hi - lo
+    if span < 2 ** 16:
+        return (k - lo).astype(np.uint16)
+    if span < 2 ** 32 and k.dtype.itemsize > 4:
+        return (k - lo).astype(np.uint32)
+    return k
 
 
 def null_flag(col):
     """int8 key: 1 where null (sorts nulls after values)."""
     return col.isna().astype(np.int8)
+
+
+def _stable_order(keys):
+    """The stable order sorting by keys[0], then keys[1], ...: one argsort for
+    one key (the radix sort directly), em.lexsort for several (it sorts by its
+    last key first)."""
+    if len(keys) == 1:
+        return em.argsort(keys[0], stable=True).astype(np.int64)
+    return em.lexsort(keys[::-1]).astype(np.int64)
 
 
 def dense_rank(key):
@@ -89,8 +115,7 @@ def segments(cols, nulls_equal=True):
     if nrows == 0:
         z = em.zeros(0, dtype=np.int64, device=dev)
         return Segments(z, z, z, z, z, 0)
-    # em.lexsort sorts by the last key first
-    order = em.lexsort(keys[::-1]).astype(np.int64)
+    order = _stable_order(keys)
     change = None
     for k in keys:
         s = k[order]
@@ -140,7 +165,7 @@ def sort_order(cols, ascending, na_last=True):
             pri.append(keys[i])
             i += 1
         pri.append(k)
-    return em.lexsort(pri[::-1]).astype(np.int64)
+    return _stable_order(pri)
 
 
 __all__ = ["Column", "segments", "sort_order", "dense_rank", "value_key", "any_null"]

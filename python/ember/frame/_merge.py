@@ -63,15 +63,23 @@ def _expand(cnt_out, dev):
     return owner, within, total
 
 
-def _pairs(lc, rc, keep_unmatched_left, dev):
+def _first_of_codes(sorted_codes, k, dev):
+    """first[c] = where code c starts in the sorted codes, for c in 0..k (one
+    searchsorted with sorted needles: sequential, unlike per-row lookups)."""
+    return em.searchsorted(sorted_codes, em.arange(k + 1, dtype=np.int64, device=dev),
+                           side="left").astype(np.int64)
+
+
+def _pairs(lc, rc, k, keep_unmatched_left, dev):
     """(left rows, right rows or -1) for every match of lc in rc, in left order,
-    right rows of one key in their order; unmatched left rows once with -1."""
+    right rows of one key in their order; unmatched left rows once with -1.
+    Codes are dense (0..k-1), so each left row's range of equal right codes is
+    two gathers from the start of every code in the sorted right codes."""
     nr = int(rc.shape[0])
     r_order = em.argsort(rc, stable=True).astype(np.int64) if nr else rc
-    rs = rc[r_order]
-    lo = em.searchsorted(rs, lc, side="left").astype(np.int64)
-    hi = em.searchsorted(rs, lc, side="right").astype(np.int64)
-    cnt = hi - lo
+    first = _first_of_codes(rc[r_order], k, dev)
+    lo = first[lc]
+    cnt = first[lc + 1] - lo
     cnt_out = em.maximum(cnt, 1) if keep_unmatched_left else cnt
     li, within, total = _expand(cnt_out, dev)
     if total == 0:
@@ -100,16 +108,17 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
         lcol, rcol = left._cols[a], right._cols[b]
         _check_kinds(lcol, rcol, a, b)
         joint.append(concat_columns([lcol, rcol]))
-    codes = _keys.segments(joint).codes if nl + len(right) else \
-        em.zeros(0, dtype=np.int64, device=dev)
+    seg = _keys.segments(joint) if nl + len(right) else None
+    codes = seg.codes if seg is not None else em.zeros(0, dtype=np.int64, device=dev)
+    k = seg.n if seg is not None else 0
     lc, rc = codes[:nl], codes[nl:]
     if how == "right":
-        ri, li = _pairs(rc, lc, True, dev)
+        ri, li = _pairs(rc, lc, k, True, dev)
     else:
-        li, ri = _pairs(lc, rc, how in ("left", "outer"), dev)
+        li, ri = _pairs(lc, rc, k, how in ("left", "outer"), dev)
     if how == "outer" and len(right):
-        ls = em.sort(lc)
-        hit = em.searchsorted(ls, rc, side="right") - em.searchsorted(ls, rc, side="left")
+        first = _first_of_codes(em.sort(lc), k, dev)
+        hit = first[rc + 1] - first[rc]
         extra = em.nonzero(hit == 0)[0].astype(np.int64)
         if int(extra.shape[0]):
             li = em.concatenate([li, em.full(int(extra.shape[0]), -1, dtype=np.int64,
