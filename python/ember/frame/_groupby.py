@@ -262,14 +262,16 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
     if seg.n == 0:
         return _empty_result(col, how)
     sc = col.take(seg.order)              # the column in segment order
+    nulls = sc.validity is not None or sc.is_float
     valid = sc.notna()
-    cnt = _bounds_diff(valid, seg)
+    # without nulls a segment's count is its size
+    cnt = _bounds_diff(valid, seg) if nulls else (seg.ends - seg.starts)
     if how == "count":
         return Column("num", np.int64, cnt)
     x = sc.data
     if how in ("sum", "mean", "var", "std"):
         zero = em.zeros(1, dtype=x.dtype, device=dev)
-        xz = em.where(valid, x, zero)
+        xz = em.where(valid, x, zero) if nulls else x
         if how == "sum":
             if x.dtype.kind in "fc":
                 # accumulate in double precision as pandas does, keep the dtype

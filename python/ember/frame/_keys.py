@@ -95,9 +95,26 @@ class Segments:
     order (sorted position -> row), starts/ends per segment, gid (segment of
     each sorted position), codes (segment of each row), n segments."""
 
-    def __init__(self, order, starts, ends, gid, codes, n):
+    def __init__(self, order, starts, ends, flag, n):
         self.order, self.starts, self.ends = order, starts, ends
-        self.gid, self.codes, self.n = gid, codes, n
+        self._flag, self.n = flag, n
+        self._gid = self._codes = None
+
+    # gid and codes are built on first use: a CPU group-by sum needs neither
+    @property
+    def gid(self):
+        if self._gid is None:
+            self._gid = (em.cumsum(self._flag.astype(np.int64)) - 1).astype(np.int64)
+        return self._gid
+
+    @property
+    def codes(self):
+        if self._codes is None:
+            nrows = int(self.order.shape[0])
+            self._codes = em.zeros(nrows, dtype=np.int64, device=self.order.device)
+            if nrows:
+                self._codes[self.order] = self.gid
+        return self._codes
 
 
 def segments(cols, nulls_equal=True):
@@ -114,7 +131,7 @@ def segments(cols, nulls_equal=True):
         keys.append(clean_key(c))
     if nrows == 0:
         z = em.zeros(0, dtype=np.int64, device=dev)
-        return Segments(z, z, z, z, z, 0)
+        return Segments(z, z, z, em.zeros(0, dtype=np.bool_, device=dev), 0)
     order = _stable_order(keys)
     change = None
     for k in keys:
@@ -122,13 +139,10 @@ def segments(cols, nulls_equal=True):
         d = s[1:] != s[:-1]
         change = d if change is None else (change | d)
     flag = em.concatenate([em.ones(1, dtype=np.bool_, device=dev), change])
-    gid = (em.cumsum(flag.astype(np.int64)) - 1).astype(np.int64)
     starts = em.nonzero(flag)[0].astype(np.int64)
     n = int(starts.shape[0])
     ends = em.concatenate([starts[1:], em.full(1, nrows, dtype=np.int64, device=dev)])
-    codes = em.zeros(nrows, dtype=np.int64, device=dev)
-    codes[order] = gid
-    return Segments(order, starts, ends, gid, codes, n)
+    return Segments(order, starts, ends, flag, n)
 
 
 def any_null(cols):

@@ -70,14 +70,22 @@ def _first_of_codes(sorted_codes, k, dev):
                            side="left").astype(np.int64)
 
 
-def _pairs(lc, rc, k, keep_unmatched_left, dev):
-    """(left rows, right rows or -1) for every match of lc in rc, in left order,
-    right rows of one key in their order; unmatched left rows once with -1.
-    Codes are dense (0..k-1), so each left row's range of equal right codes is
-    two gathers from the start of every code in the sorted right codes."""
-    nr = int(rc.shape[0])
-    r_order = em.argsort(rc, stable=True).astype(np.int64) if nr else rc
-    first = _first_of_codes(rc[r_order], k, dev)
+def _side_sorted(seg, lo, hi):
+    """The rows lo..hi-1 of the stacked keys in key order (stable) and their
+    codes, read off the one sort of both sides (a filter, no second sort)."""
+    o = seg.order
+    m = (o >= lo) & (o < hi)
+    return o[m] - lo, seg.gid[m]
+
+
+def _pairs(lc, r_order, rs, k, keep_unmatched_left, dev):
+    """(left rows, right rows or -1) for every match of lc in the right side
+    (r_order: right rows in code order, rs: their codes), in left order, right
+    rows of one key in their order; unmatched left rows once with -1. Codes are
+    dense (0..k-1), so each left row's range of equal right codes is two
+    gathers from the start of every code in the sorted right codes."""
+    nr = int(rs.shape[0])
+    first = _first_of_codes(rs, k, dev)
     lo = first[lc]
     cnt = first[lc + 1] - lo
     cnt_out = em.maximum(cnt, 1) if keep_unmatched_left else cnt
@@ -112,12 +120,18 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
     codes = seg.codes if seg is not None else em.zeros(0, dtype=np.int64, device=dev)
     k = seg.n if seg is not None else 0
     lc, rc = codes[:nl], codes[nl:]
-    if how == "right":
-        ri, li = _pairs(rc, lc, k, True, dev)
+    nr = len(right)
+    if seg is not None:
+        l_order, ls = _side_sorted(seg, 0, nl)
+        r_order, rs = _side_sorted(seg, nl, nl + nr)
     else:
-        li, ri = _pairs(lc, rc, k, how in ("left", "outer"), dev)
-    if how == "outer" and len(right):
-        first = _first_of_codes(em.sort(lc), k, dev)
+        l_order = ls = r_order = rs = codes
+    if how == "right":
+        ri, li = _pairs(rc, l_order, ls, k, True, dev)
+    else:
+        li, ri = _pairs(lc, r_order, rs, k, how in ("left", "outer"), dev)
+    if how == "outer" and nr:
+        first = _first_of_codes(ls, k, dev)
         hit = first[rc + 1] - first[rc]
         extra = em.nonzero(hit == 0)[0].astype(np.int64)
         if int(extra.shape[0]):
