@@ -87,6 +87,8 @@ _LAZY_NAMES["_jit"] = ("jit", "stencil", "vectorize", "threadIdx", "blockIdx", "
 # Data frames (ember.frame): pandas-shaped tables of Ember columns; em.concat
 # forwards frames there (_manipulation.concat).
 _LAZY_NAMES["frame"] = ("Column", "DataFrame", "Series", "Index", "RangeIndex", "from_pandas")
+# Frame IO and interop (ember.frame._io): CSV/Parquet readers, Arrow tables and streams.
+_LAZY_NAMES["frame._io"] = ("read_csv", "read_parquet", "from_arrow")
 _NAME_MODULE = {n: m for m, names in _LAZY_NAMES.items() for n in names}
 _LISTED = ("linalg", "_sorting", "cuda_runtime", "_interop", "_kernels")  # what `import *` always gave
 

@@ -9,6 +9,8 @@ when the Dask module it extends is imported (before or after Ember):
   tensordot, einsum, empty, divide, numel, to_numpy) and the
   ``"ember"`` array backend, so ``dask.config.set({"array.backend": "ember"})``
   makes ``da.ones``, ``da.random`` ... produce Ember chunks;
+- ``dask.dataframe``: the ``"ember"`` DataFrame backend (``ember.frame.dask``:
+  partitions are Ember frames);
 - ``distributed``: ``dask_serialize`` / ``dask_deserialize`` (host frames).
 
 An installed Ember also advertises the backend through the
@@ -99,7 +101,14 @@ def _register_distributed():
     dask_deserialize.register(ndarray)(_deserialize)
 
 
+def _register_dask_dataframe():
+    # the "ember" DataFrame backend: partitions are ember.frame DataFrames
+    from .frame import dask as frame_dask
+    frame_dask.register()
+
+
 _REGISTRARS = {"dask": _register_dask, "dask.array": _register_dask_array,
+               "dask.dataframe": _register_dask_dataframe,
                "distributed": _register_distributed}
 _done = set()
 

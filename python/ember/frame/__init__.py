@@ -19,3 +19,5 @@ def from_pandas(obj, device=None):
 
 # em.concat stays the array function; it forwards frames and series here
 __all__ = ["Column", "DataFrame", "Series", "Index", "RangeIndex", "from_pandas"]
+from . import _interchange as _frameio  # noqa: E402 (IO, Arrow, __dataframe__, .str)
+_frameio.attach()

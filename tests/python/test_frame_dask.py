@@ -1,0 +1,189 @@
+"""The "ember" Dask DataFrame backend (ember.frame.dask) against pandas:
+partitions of Ember frames from dd.read_csv / read_parquet / from_dict /
+to_backend, elementwise work through Dask's own expressions, and group-by
+aggregations and merges across partitions on a LocalCluster."""
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import ember as em  # noqa: E402
+from ember.frame import DataFrame  # noqa: E402
+from ember.frame import dask as edask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    # threads, not processes: fast on 2 cores, and the same scheduler code paths
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as c, distributed.Client(c) as cl:
+        yield cl
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    rng = np.random.default_rng(7)
+    n = 600
+    pdf = pd.DataFrame({
+        "k": rng.integers(0, 7, n),
+        "j": rng.integers(0, 3, n).astype(np.int32),
+        "v": rng.normal(size=n),
+        "w": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)),
+        "s": rng.choice(["alpha", "beta", "gämma", "", "δ"], n),
+    })
+    d = tmp_path_factory.mktemp("dask")
+    path = str(d / "t.csv")
+    pdf.to_csv(path, index=False)
+    # the oracle is what pandas reads back ("" becomes NaN, int32 becomes int64)
+    return pd.read_csv(path), path, d
+
+
+def _ember_backend():
+    return dask.config.set({"dataframe.backend": "ember"})
+
+
+def test_read_csv_gives_ember_partitions(client, table):
+    _, path, _ = table
+    with _ember_backend():
+        ddf = dd.read_csv(path, blocksize=4000)
+    assert ddf.npartitions > 2
+    assert isinstance(ddf._meta, DataFrame)
+    part = ddf.partitions[1].compute()
+    assert isinstance(part, DataFrame)
+    got = ddf.compute()
+    assert isinstance(got, DataFrame)
+    pd.testing.assert_frame_equal(got.to_pandas().reset_index(drop=True), pd.read_csv(path))
+
+
+def test_elementwise_through_dask_expressions(client, table):
+    pdf, path, _ = table
+    with _ember_backend():
+        ddf = dd.read_csv(path, blocksize=4000)
+    f = ddf[ddf.v > 0]
+    got = f.assign(x=f.v * 2 + 1).compute().to_pandas()
+    exp = pdf[pdf.v > 0].assign(x=pdf[pdf.v > 0].v * 2 + 1)
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), exp.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("by", ["k", ["k", "j"], "s", ["s", "k"]])
+def test_groupby_sum_mean_across_partitions(client, table, by):
+    pdf, path, _ = table
+    with _ember_backend():
+        ddf = dd.read_csv(path, blocksize=4000)
+    spec = {"v": ["sum", "mean", "count", "min", "max"], "w": ["sum", "mean", "count"]}
+    res = edask.groupby_agg(ddf, by, spec, split_every=2)
+    got = res.compute()
+    assert isinstance(got, DataFrame)
+    exp = pdf.groupby(by).agg(spec)
+    pd.testing.assert_frame_equal(got.to_pandas(), exp, check_dtype=False, rtol=1e-12)
+
+
+def test_groupby_single_function_names_columns_plainly(client, table):
+    pdf, path, _ = table
+    with _ember_backend():
+        ddf = dd.read_csv(path, blocksize=4000)
+    got = edask.groupby_agg(ddf, "k", {"v": "sum", "w": "mean"}).compute().to_pandas()
+    exp = pdf.groupby("k").agg({"v": "sum", "w": "mean"})
+    pd.testing.assert_frame_equal(got, exp, check_dtype=False, rtol=1e-12)
+    with pytest.raises(ValueError, match="supports"):
+        edask.groupby_agg(ddf, "k", {"v": "median"})
+
+
+@pytest.mark.parametrize("how", ["inner", "left", "outer", "right"])
+def test_merge_across_partitions(client, table, how):
+    pdf, path, _ = table
+    dim = pd.DataFrame({"k": np.arange(0, 9), "name": [f"n{i}" for i in range(9)],
+                        "weight": np.linspace(0, 1, 9)})
+    facts = pdf[["k", "s", "v"]]
+    with _ember_backend():
+        left = dd.read_csv(path, blocksize=4000)[["k", "s", "v"]]
+        right = dd.from_pandas(dim, npartitions=3).to_backend("ember")
+    assert isinstance(right._meta, DataFrame)
+    got = edask.merge(left, right, on="k", how=how).compute().to_pandas()
+    exp = facts.merge(dim, on="k", how=how)
+    key = ["k", "s", "v"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True),
+        exp.sort_values(key).reset_index(drop=True), check_dtype=False)
+
+
+def test_merge_broadcasts_a_one_partition_side_and_string_keys(client, table):
+    pdf, path, _ = table
+    dim = pd.DataFrame({"s": ["alpha", "gämma", "δ", "zeta"], "code": [1, 2, 3, 4]})
+    with _ember_backend():
+        left = dd.read_csv(path, blocksize=4000)
+    for parts in (1, 2):
+        r = edask.from_dask(dd.from_pandas(dim, npartitions=parts))
+        got = edask.merge(left, r, on="s").compute().to_pandas()
+        exp = pdf.merge(dim, on="s")
+        cols = list(exp.columns)
+        pd.testing.assert_frame_equal(
+            got[cols].sort_values(cols).reset_index(drop=True),
+            exp.sort_values(cols).reset_index(drop=True), check_dtype=False)
+
+
+def test_from_dict_parquet_and_round_trips(client, table):
+    pdf, _, d = table
+    with _ember_backend():
+        ddf = dd.from_dict({"a": np.arange(10), "b": np.arange(10) * 0.5}, npartitions=3)
+    assert isinstance(ddf._meta, DataFrame)
+    assert ddf.npartitions == 3
+    assert ddf.compute().to_pandas()["b"].sum() == 22.5
+    pq_path = str(d / "pq")
+    dd.from_pandas(pdf, npartitions=3).to_parquet(pq_path)
+    with _ember_backend():
+        got = dd.read_parquet(pq_path)
+    assert isinstance(got._meta, DataFrame)
+    pd.testing.assert_frame_equal(got.compute().to_pandas().reset_index(drop=True), pdf,
+                                  check_dtype=False)
+    edf = em.frame.from_pandas(pdf)
+    back = edask.to_dask(edf, npartitions=4)
+    assert back.npartitions == 4
+    pd.testing.assert_frame_equal(back.compute().to_pandas(), pdf)
+
+
+def test_backend_is_registered_by_name():
+    from dask.dataframe.backends import dataframe_creation_dispatch
+    edask.register()
+    backend = dataframe_creation_dispatch.dispatch("ember")
+    assert type(backend).__name__ == "EmberDataFrameBackend"
+
+
+def test_on_ember_cluster_worker_processes(table):
+    """em.dask.cluster(): frames travel between processes (pickled Columns)."""
+    pdf, path, _ = table
+    with em.dask.cluster(n_workers=1, dashboard_address=None) as c, \
+            distributed.Client(c):
+        with _ember_backend():
+            ddf = dd.read_csv(path, blocksize=4000)
+        got = edask.groupby_agg(ddf, "k", {"v": ["sum", "mean"]}).compute()
+        dim = edask.from_dask(dd.from_pandas(pd.DataFrame({"k": [1, 2], "t": ["x", "y"]}),
+                                             npartitions=2))
+        joined = edask.merge(ddf, dim, on="k").compute()
+    pd.testing.assert_frame_equal(got.to_pandas(), pdf.groupby("k").agg({"v": ["sum", "mean"]}),
+                                  rtol=1e-12)
+    assert len(joined) == int(pdf.k.isin([1, 2]).sum())
+
+
+def test_row_hash_agrees_across_partitions_and_dtypes(device):
+    """The merge buckets: equal keys must hash equal whatever the partition,
+    the dtype (int32/int64/float) or the string's place in the buffer."""
+    from ember.frame import _strings
+    from ember.frame._column import Column
+    ints = Column.from_numpy(np.array([5, -1, 0, 2**40], dtype=np.int64), device)
+    i32 = Column.from_numpy(np.array([0, 5, -1], dtype=np.int32), device)
+    flt = Column.from_numpy(np.array([-1.0, 5.0, 0.25, np.nan]), device)
+    h = lambda c: em.asnumpy(edask._row_hash([c])).tolist()  # noqa: E731
+    hi, h32, hf = h(ints), h(i32), h(flt)
+    assert h32 == [hi[2], hi[0], hi[1]] and hf[:2] == [hi[1], hi[0]]
+    assert len(set(hi)) == 4 and hf[2] not in hi
+    s1 = _strings.from_values(["ab", "", None, "héllo", "ab", "ba"], device)
+    s2 = _strings.from_values(["héllo", "x", "ab"], device)
+    a, b = h(s1), h(s2)
+    assert a[0] == a[4] == b[2] and a[3] == b[0] and a[0] != a[5]
+    both = edask._row_hash([s1, Column.from_numpy(np.arange(6), device)])
+    assert len(set(em.asnumpy(both).tolist())) == 6
