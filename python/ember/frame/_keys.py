@@ -3,15 +3,13 @@ codes of several key columns, and the segments of sorted keys. Sorting,
 group-by, merge and drop_duplicates all start here.
 
 Everything below runs with Ember ops (lexsort = the device radix sort, stable;
-cumsum, gathers, comparisons), so it runs on CPU, CUDA and OpenCL alike, except
-string keys: until frameio's _strings.py gives device sort keys, a string
-column's order is found on the host (np.unique of the decoded values) and only
-its integer ranks go to the device.
+cumsum, gathers, comparisons), so it runs on CPU, CUDA and OpenCL alike; a
+string column's key is its dictionary codes in code-point order, ranked on the
+device by _strings.sort_key.
 """
 import numpy as np
 
 import ember as em
-from ember import _host
 
 from ._column import Column
 
@@ -20,11 +18,8 @@ def value_key(col):
     """An Ember array whose order is the column's value order (nulls arbitrary:
     pair it with null_flag). Strings/categories give integer ranks."""
     if col.kind == "string":
-        _host.warn_fallback("frame.string_sort_keys", col.device)
-        vals = col.to_numpy(na_value="")
-        _, inv = np.unique(vals.astype(str), return_inverse=True) if len(vals) else \
-            (None, np.zeros(0, dtype=np.int64))
-        return em.asarray(inv.astype(np.int64), device=col.device)
+        from . import _strings  # device dictionary codes in code-point order
+        return _strings.sort_key(col)
     if col.kind == "category":
         # pandas orders categoricals by their category order, i.e. by code
         return col.data.astype(np.int64)

@@ -193,9 +193,8 @@ def astype_column(col, dtype):
                        dtype=object)
         return Column.from_numpy(out, col.device)
     if dtype == "category":
-        _host.warn_fallback("frame.astype_host", col.device)
-        from ._convert import category_from_values
-        return category_from_values(col.to_numpy(), col.device)
+        from ._strings import to_category  # codes and categories on the device
+        return to_category(col)
     dt = np.dtype(dtype)
     if dt.kind in "Mm" or col.kind != "num":
         _host.warn_fallback("frame.astype_host", col.device)

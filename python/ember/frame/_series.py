@@ -7,7 +7,6 @@ import operator
 import numpy as np
 
 import ember as em
-from ember import _host
 
 from ._column import Column
 from ._convert import column_from_any, column_to_pandas
@@ -77,11 +76,9 @@ def binary_column(col, other, name, reflected=False):
 
 
 def _string_eq(col, value, negate):
-    """Host fallback until frameio's device string compare lands."""
-    _host.warn_fallback("frame.string_compare", col.device)
-    vals = col.to_numpy()
-    eq = np.array([v == value for v in vals], dtype=bool)
-    return Column("num", np.bool_, em.asarray(~eq if negate else eq, device=col.device))
+    """col == value (!= with negate) on the device (pandas' null semantics)."""
+    from . import _strings
+    return _strings.eq_scalar(col, value, negate)
 
 
 class Series:
@@ -121,6 +118,10 @@ class Series:
     @property
     def shape(self):
         return (len(self),)
+
+    @property
+    def ndim(self):
+        return 1
 
     @property
     def size(self):

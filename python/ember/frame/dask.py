@@ -458,8 +458,6 @@ def _register_dispatch():
     def _coll_s(_):
         from dask.dataframe.dask_expr._collection import Series as DS
         return DS
-    if not hasattr(Series, "ndim"):  # Dask reads a meta without ndim as a scalar
-        Series.ndim = 1
     get_collection_type.register(DataFrame)(_coll_df)
     get_collection_type.register(Series)(_coll_s)
     dp.get_parallel_type.register(DataFrame)(_coll_df)
