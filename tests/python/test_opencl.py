@@ -215,6 +215,47 @@ def test_fp64_refused_without_the_extension():
     assert "complex128 is not supported on opencl:0" in lines[3]
 
 
+def test_kernels_build_without_fp64():
+    # EMBER_OPENCL_NO_FP64 also renders every kernel as for a device without
+    # the extension: cl_khr_fp64 undefined (the prelude leaves its double
+    # parts out) and `double` defined away, so any double left in a kernel
+    # fails to build on PoCL as on such a device.  Float parameters (var's
+    # ddof) pass in float there.
+    out = _run("""
+import ember as em, numpy as np
+d = 'opencl:0'
+with em.Device(d):
+    h = np.linspace(-3, 5, 37, dtype=np.float32)
+    a = em.asarray(h)
+    r = np.random.default_rng(0)
+    checks = [
+        ((em.sin(a) * 2 + 1).get(), np.sin(h) * 2 + 1),
+        (em.sum(a).get(), h.sum()), (em.mean(a).get(), h.mean()),
+        (em.var(a, ddof=1.5).get(), h.var(ddof=1.5)), (em.std(a).get(), h.std()),
+        (em.argmax(a).get(), h.argmax()), (em.cumsum(a).get(), np.cumsum(h)),
+        (em.sort(a[::-1]).get(), np.sort(h)),
+        (a[em.asarray(np.array([3, 1]))].get(), h[[3, 1]]),
+        ((a.astype(np.float16) + 1).get(), h.astype(np.float16) + 1),
+    ]
+    c = (h + 1j * h[::-1]).astype(np.complex64)
+    ec = em.asarray(c)
+    checks += [((ec * ec).get(), c * c), (em.abs(ec).get(), np.abs(c)),
+               (em.sum(ec).get(), c.sum())]
+    m, n = r.standard_normal((5, 19)).astype(np.float32), r.standard_normal((19, 3))
+    n = n.astype(np.float32)
+    checks += [((em.asarray(m) @ em.asarray(n)).get(), m @ n)]
+    for got, want in checks:
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+    u = em.random.default_rng(1).random(1000, dtype=np.float32).get()
+    assert u.dtype == np.float32 and 0 <= u.min() and u.max() < 1
+    z = em.random.default_rng(1).standard_normal(1000, dtype=np.float32).get()
+    assert abs(z.mean()) < 0.2 and 0.8 < z.std() < 1.2
+print('ok')
+""", EMBER_OPENCL_NO_FP64="1")
+    assert out.strip().endswith("ok")
+
+
 # ---- raw programs -------------------------------------------------------------------
 
 SRC = r"""
