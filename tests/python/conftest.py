@@ -26,7 +26,6 @@ _OPENCL_MODULES = {"test_core_array"}
 # Why the others do not run there yet (what is left of issue 16).
 _OPENCL_SKIP = {
     "test_sorting": "unique/isin on OpenCL not run yet: hundreds of PoCL builds (about 1 s each)",
-    "test_linalg": "matmul has no OpenCL path yet (a tiled kernel or CLBlast)",
     "test_fft": "the FFT runs on the host through reductions and gathers",
     "test_jit": "@em.jit is not lowered to OpenCL C yet",
     "test_jit_launch": "@em.jit is not lowered to OpenCL C yet",
