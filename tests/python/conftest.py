@@ -30,7 +30,6 @@ _OPENCL_SKIP = {
     "test_jit": "@em.jit is not lowered to OpenCL C yet",
     "test_jit_launch": "@em.jit is not lowered to OpenCL C yet",
     "test_jit_functions": "@em.jit is not lowered to OpenCL C yet",
-    "test_expr_kernels": "ElementwiseKernel/ReductionKernel are not rendered for OpenCL yet",
     "test_dlpack": "DLPack export of OpenCL arrays is not written yet",
     "test_kernel_faults": "CUDA-specific fault reporting",
 }

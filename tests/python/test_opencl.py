@@ -256,6 +256,36 @@ print('ok')
     assert out.strip().endswith("ok")
 
 
+# ---- expression kernels ------------------------------------------------------------
+
+def test_elementwise_kernel_views_at_offsets(cl):
+    # Operands that are views into their buffers (offset, reversed, strided)
+    # pass as buffer and byte offset; bool and float16 through their storage.
+    k = em.ElementwiseKernel("T x, T y, bool m", "T z", "z = m ? x - y : x + y", "sel")
+    h = np.arange(40, dtype=np.int32).reshape(5, 8)
+    mask = (h % 3 == 0)[1:, ::-2]
+    got = k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2])
+    want = np.where(mask, h[1:, ::-2] - h[:-1, 1::2], h[1:, ::-2] + h[:-1, 1::2])
+    np.testing.assert_array_equal(got.get(), want)
+    out = em.zeros((4, 4), dtype=np.int32)
+    k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2],
+      out[:, :])
+    np.testing.assert_array_equal(out.get(), want)
+    b = em.ElementwiseKernel("bool x", "bool y", "y = x + x", "bdouble")  # bool stays 0/1
+    np.testing.assert_array_equal(b(em.asarray(np.array([True, False]))).get().view(np.uint8),
+                                  [1, 0])
+
+
+def test_expression_kernels_refuse_what_opencl_lacks(cl):
+    with pytest.raises(TypeError, match="complex64, which is not supported on OpenCL devices"):
+        em.ElementwiseKernel("T x", "T y", "y = x", "c")(em.ones(3, dtype=np.complex64))
+    with pytest.raises(TypeError, match="ReductionKernel is not implemented on OpenCL"):
+        em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "s")(em.ones(3))
+    with pytest.raises(TypeError, match="raw parameter y is bool, which raw OpenCL"):
+        em.ElementwiseKernel("T x, raw bool y", "T z", "z = x", "rb")(
+            em.ones(3), em.ones(3, dtype=bool))
+
+
 # ---- raw programs -------------------------------------------------------------------
 
 SRC = r"""
