@@ -67,19 +67,16 @@ em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
                          em_sbuf *out) {
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "matmul is not rendered for %s", d->name);
-    if (dt == EM_FLOAT16)
-        return em_error(EM_EUNSUPPORTED, "matmul has no float16 kernel");
+    if (dt == EM_FLOAT16) return em_error(EM_EUNSUPPORTED, "matmul has no float16 kernel");
     const char *sfx = em_scalar_suffix(dt), *ct = em_render_ctype(dt);
     const char kind = em_dtype_get(dt)->kind;
     const int r = em_gemm_rblock(dt);
-    em_tfield f[] = {{'p', "a", 0, 0, NULL},       {'p', "b", 0, 0, NULL},
-                     {'p', "out", 0, 0, NULL},     {'i', "m", 0, 0, NULL},
-                     {'i', "n", 0, 0, NULL},       {'i', "k", 0, 0, NULL},
-                     {'i', "batch", 0, 0, NULL},   {'i', "ntiles", 0, 0, NULL},
-                     {'i', "sa0", 0, 0, NULL},     {'i', "sa1", 0, 0, NULL},
-                     {'i', "sb0", 0, 0, NULL},     {'i', "sb1", 0, 0, NULL},
-                     {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},
-                     {'i', "bsb", nb, 0, NULL}};
+    em_tfield f[] = {
+        {'p', "a", 0, 0, NULL},       {'p', "b", 0, 0, NULL},      {'p', "out", 0, 0, NULL},
+        {'i', "m", 0, 0, NULL},       {'i', "n", 0, 0, NULL},      {'i', "k", 0, 0, NULL},
+        {'i', "batch", 0, 0, NULL},   {'i', "ntiles", 0, 0, NULL}, {'i', "sa0", 0, 0, NULL},
+        {'i', "sa1", 0, 0, NULL},     {'i', "sb0", 0, 0, NULL},    {'i', "sb1", 0, 0, NULL},
+        {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},   {'i', "bsb", nb, 0, NULL}};
     int nf = (int)(sizeof f / sizeof *f);
     em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
     em_sbuf_printf(out, "%s\n", d->prelude);
@@ -106,10 +103,10 @@ em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
                    "#define EM_R %d\n#define EM_GT %d\n#define EM_NB %d\n",
                    sfx, sfx, r, 16 * r, nb);
     /* Item l of a tile load: k fastest (a row-major a) or i fastest. */
-    em_sbuf_printf(&t, "#define EM_AI %s\n#define EM_AK %s\n",
-                   a_kfast ? "(l / 16)" : "(l % EM_GT)", a_kfast ? "(l % 16)" : "(l / EM_GT)");
-    em_sbuf_printf(&t, "#define EM_BJ %s\n#define EM_BK %s\n",
-                   b_nfast ? "(l % EM_GT)" : "(l / 16)", b_nfast ? "(l / EM_GT)" : "(l % 16)");
+    em_sbuf_printf(&t, "#define EM_AI %s\n#define EM_AK %s\n", a_kfast ? "(l / 16)" : "(l % EM_GT)",
+                   a_kfast ? "(l % 16)" : "(l / EM_GT)");
+    em_sbuf_printf(&t, "#define EM_BJ %s\n#define EM_BK %s\n", b_nfast ? "(l % EM_GT)" : "(l / 16)",
+                   b_nfast ? "(l / EM_GT)" : "(l % 16)");
     em_sbuf_printf(&t, "%s", em__gemm_body);
     em_tmpl_params(d, f, nf, &params);
     em_tmpl_prologue(d, f, nf, &pro);

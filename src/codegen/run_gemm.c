@@ -25,8 +25,7 @@ static em_status em__gm_render(const void *ctx, void *sb) {
 
 static int64_t em__abs64(int64_t v) { return v < 0 ? -v : v; }
 
-em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array *b,
-                        em_array *out) {
+em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array *b, em_array *out) {
     const int nd = a->ndim;
     const int64_t m = a->shape[nd - 2], k = a->shape[nd - 1], n = b->shape[nd - 1];
     int64_t batch = 1;
@@ -62,7 +61,7 @@ em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array 
     int64_t one = 1, zero = 0;
     for (int t = 0; t < 3; t++)
         for (int i = 0; i < x.nb; i++) {
-            const int64_t *v = nd <= 2 ? (t ? &zero : &one)
+            const int64_t *v = nd <= 2  ? (t ? &zero : &one)
                                : t == 0 ? &a->shape[i]
                                : t == 1 ? &a->strides[i]
                                         : &b->strides[i];
@@ -70,6 +69,6 @@ em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array 
         }
     int slots[3];
     const int64_t cap = 1 << 20; /* groups stride over the tiles past it */
-    return em_run_launch(be, id, f, (unsigned)(ntiles < cap ? ntiles : cap), EM_GEMM_BLOCK, 0,
-                         args, o, slots, em_run_slots(slots, 0, 3));
+    return em_run_launch(be, id, f, (unsigned)(ntiles < cap ? ntiles : cap), EM_GEMM_BLOCK, 0, args,
+                         o, slots, em_run_slots(slots, 0, 3));
 }

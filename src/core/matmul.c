@@ -13,7 +13,8 @@ em_status em_matmul(const em_array *a, const em_array *b, em_array *out) {
     const em_device dev = em_array_device(a);
     const em_backend *be = em__backend(dev.kind);
     if (!be || !be->kernel_get || be->ops)
-        return em_error(EM_EUNSUPPORTED, "em_matmul runs on devices that compile kernels, not on %s",
+        return em_error(EM_EUNSUPPORTED,
+                        "em_matmul runs on devices that compile kernels, not on %s",
                         be ? be->name : "this device");
     const em_device bdev = em_array_device(b);
     if (bdev.kind != dev.kind || bdev.id != dev.id)
