@@ -364,3 +364,14 @@ def test_rawkernel_opencl(cl):
     np.testing.assert_array_equal(a.get(), np.full(12, 5))
     with pytest.raises(ValueError, match="RawModule takes CUDA C"):
         em.RawModule(code="", backend="opencl")
+
+
+@pytest.mark.skipif(em.cuda.is_available(), reason="with CUDA the benchmark would run")
+def test_bench_script_skips_without_cuda():
+    # bench/bench_opencl.py compares opencl:N with cuda:0 on one card; here it
+    # must say why it does nothing and exit 0 (CI runs no benchmark).
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    r = subprocess.run([sys.executable, os.path.join(root, "bench", "bench_opencl.py"),
+                        "--opencl", CL], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "bench_opencl: skipped (no CUDA device)"
