@@ -65,23 +65,13 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 # Kernel text comes from src/codegen/ through the extension: each device
 # kind's prelude (expr_prelude_c.inc, expr_prelude_cuda.cuh: what one body
-# needs to compile for both) and CUDA's spellings from the dialect table
+# needs to compile for both; expr_prelude_opencl.cl) and CUDA's and
+# OpenCL's spellings from the dialect table
 # (src/codegen/dialect.c).  What is left here is the kernels' structure.
-_PRELUDE = {"cpu": _ember.expr_prelude("c"), "cuda": _ember.expr_prelude("cuda")}
-# OpenCL's: float16 through vload_half/vstore_half (core OpenCL, no
-# cl_khr_fp16); abs of any type (OpenCL's takes integers only; 0 - x makes
-# abs(-0.0) 0.0); CUDA's __device__ in a preamble means nothing here.  min
-# and max are OpenCL's (of floats: undefined for NaN).
-_PRELUDE["opencl"] = """
-#ifdef cl_khr_fp64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-#define __device__
-#define abs(x) ((x) <= 0 ? 0 - (x) : (x))
-static inline float em__h2f(ushort h) { return vload_half(0, (const half *)&h); }
-static inline ushort em__f2h(float f) { ushort h; vstore_half_rte(f, 0, (half *)&h); return h; }
-"""
+_PRELUDE = {"cpu": _ember.expr_prelude("c"), "cuda": _ember.expr_prelude("cuda"),
+            "opencl": _ember.expr_prelude("opencl")}  # expr_prelude_opencl.cl
 _CU = _ember.dialect("cuda")
+_CL = _ember.dialect("opencl")
 
 
 def _cu_reg(field):
@@ -904,7 +894,7 @@ class _Render:
             # a bool scalar comes as its byte (no bool kernel argument in OpenCL C)
             ps += [f"{'uchar' if ctype(p) == 'bool' else ctype(p)} {p.name}" for p in scal]
             ps += [f"long _em_size_{p.name}" for p in raws]
-            return f'__kernel void {sym}({", ".join(ps)})'
+            return f'{_CL["kernel"]} {sym}({", ".join(ps)})'
         if self.kind == "cuda":
             ps = ["long long _em_n"] + [f"char *_em_p{k}" for k in range(self.nops)]
             ps += [f"char *_em_raw{k}" for k in range(len(raws))]
@@ -957,8 +947,11 @@ class _Render:
                 s = (f"for (long long i = (long long){_BID} * {_BDIM} + {_TID}; i < _em_n;"
                      f" i += (long long){_BDIM} * {_GDIM}) {{\n")
             else:
-                s = ("for (long i = (long)get_global_id(0); i < _em_n;"
-                     " i += (long)get_global_size(0)) {\n")
+                reg = {f: _CL[f].replace("%d", "0") for f in
+                       ("local_id", "group_id", "local_size", "num_groups")}
+                s = (f"for (long i = (long){reg['group_id']} * {reg['local_size']} + "
+                     f"{reg['local_id']}; i < _em_n;"
+                     f" i += (long){reg['local_size']} * {reg['num_groups']}) {{\n")
             if nd:
                 ll = "long long" if self.kind == "cuda" else "long"
                 s += f"{ll} _em_r = i, _em_c;\n"
