@@ -381,6 +381,16 @@ EM_API em_status em_argsort(const em_array *a, int axis, bool descending, em_arr
 EM_API em_status em_searchsorted(const em_array *a, const em_array *v, bool right,
                                  const em_array *sorter, em_array *out);
 
+/* ---- matrix product (device kernels) ------------------------------------ */
+
+/* out = a @ b for stacks of matrices: a (..., m, k) and b (..., k, n) of one
+ * dtype and the same batch shape (callers promote and broadcast; any
+ * strides, 0 included, are read in place), out a new C-contiguous
+ * (..., m, n) array.  NumPy's sums: in the dtype (integers wrap, bool is OR
+ * of ANDs); no float16.  The tiled kernel of devices that compile kernels
+ * (OpenCL; CUDA has em_cuda_matmul): EM_EUNSUPPORTED elsewhere. */
+EM_API em_status em_matmul(const em_array *a, const em_array *b, em_array *out);
+
 /* ---- random (Philox4x32-10, counter based) ----------------------------- */
 
 /* The stream (key, counter) is the sequence of Philox4x32-10 blocks

@@ -111,6 +111,13 @@ static PyObject *get_dtype(PyObject *s, void *c) {
     return Py_NewRef(pyem_dtype_obj(EMARR_META(s)->dtype));
 }
 static PyObject *get_ptr(PyObject *s, void *c) { return PyLong_FromVoidPtr(EMARR(s)->data); }
+/* Bytes from the start of the buffer to element 0 (OpenCL expression kernels
+ * pass a buffer and this offset: a cl_mem takes no pointer arithmetic). */
+static PyObject *get_buf_offset(PyObject *s, void *c) {
+    const em_array *a = EMARR(s);
+    if (!a) return NULL;
+    return PyLong_FromSsize_t((Py_ssize_t)(a->data - (char *)em_buffer_ptr(a->buf)));
+}
 static PyObject *get_c_contig(PyObject *s, void *c) {
     return PyBool_FromLong(em_array_is_c_contiguous(EMARR_META(s)));
 }
@@ -146,6 +153,7 @@ static PyGetSetDef pyem__getset[] = {
     {"device", get_device, NULL, "The ember.Device the array lives on.", NULL},
     {"_dev", get_dev, NULL, "(kind, id) of the array's device.", NULL},
     {"_ptr", get_ptr, NULL, "Address of the first element.", NULL},
+    {"_buf_offset", get_buf_offset, NULL, "Byte offset of element 0 in its buffer.", NULL},
     {"_c_contiguous", get_c_contig, NULL, NULL, NULL},
     {"_f_contiguous", get_f_contig, NULL, NULL, NULL},
     {"_writeable", get_writeable, NULL, NULL, NULL},

@@ -102,6 +102,7 @@ extern PyMethodDef pyem_convert_functions[];
 extern PyMethodDef pyem_ufunc_functions[];
 extern PyMethodDef pyem_reduce_functions[];
 extern PyMethodDef pyem_sort_functions[];
+extern PyMethodDef pyem_matmul_functions[];
 extern PyMethodDef pyem_index_functions[];
 extern PyMethodDef pyem_random_functions[];
 extern PyMethodDef pyem_device_functions[];

@@ -47,19 +47,31 @@ _CU_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "
              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
              "uint64": "unsigned long long", "float16": "float", "float32": "float", "float64": "double",
              "complex64": "em_complex<float>", "complex128": "em_complex<double>"}
+# OpenCL C: no pointer to bool in device memory (bool is stored as uchar and
+# converted like float16 below), no complex arithmetic (no overloading).
+_CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
+             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
+             "float16": "float", "float32": "float", "float64": "double"}
+_TYPES = {"cpu": _C_TYPES, "cuda": _CU_TYPES, "opencl": _CL_TYPES}
 # float16 is stored as these and computed in float (converted on load and
-# rounded once on store).
-_HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})"),
-         "cuda": ("unsigned short", "em__h2f({})", "em__f2h({})")}
+# rounded once on store): (storage, load, store, the computing type).
+_HALF = {"cpu": ("_Float16", "(float)({})", "(_Float16)({})", "float"),
+         "cuda": ("unsigned short", "em__h2f({})", "em__f2h({})", "float"),
+         "opencl": ("ushort", "em__h2f({})", "em__f2h({})", "float")}
+# OpenCL's bool, stored as a byte, the same way.
+_CL_BOOL = ("uchar", "(bool)({})", "(uchar)({})", "bool")
 _RESERVED = ("i", "_ind")  # and, in a ReductionKernel, a and b
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 # Kernel text comes from src/codegen/ through the extension: each device
 # kind's prelude (expr_prelude_c.inc, expr_prelude_cuda.cuh: what one body
-# needs to compile for both) and CUDA's spellings from the dialect table
+# needs to compile for both; expr_prelude_opencl.cl) and CUDA's and
+# OpenCL's spellings from the dialect table
 # (src/codegen/dialect.c).  What is left here is the kernels' structure.
-_PRELUDE = {"cpu": _ember.expr_prelude("c"), "cuda": _ember.expr_prelude("cuda")}
+_PRELUDE = {"cpu": _ember.expr_prelude("c"), "cuda": _ember.expr_prelude("cuda"),
+            "opencl": _ember.expr_prelude("opencl")}  # expr_prelude_opencl.cl
 _CU = _ember.dialect("cuda")
+_CL = _ember.dialect("opencl")
 
 
 def _cu_reg(field):
@@ -81,22 +93,32 @@ class _CTypes:
 
     def __init__(self, kind, types):
         self.kind, self.types = kind, types
-        self.table = _CU_TYPES if kind == "cuda" else _C_TYPES
+        self.table = _TYPES[kind]
+
+    def _conv(self, p):
+        """(storage, load, store, computing type) for a converted parameter, else None."""
+        dt = self.types[p.name]
+        if dt == np.float16:
+            return _HALF[self.kind]
+        return _CL_BOOL if self.kind == "opencl" and dt == np.bool_ else None
 
     def half(self, p):
-        return self.types[p.name] == np.float16
+        return self._conv(p) is not None
 
     def ctype(self, p):
         return p.type if p.fixed is None else self.table[self.types[p.name].name]
 
     def stype(self, p):
-        return _HALF[self.kind][0] if self.half(p) else self.ctype(p)
+        c = self._conv(p)
+        return c[0] if c else self.ctype(p)
 
     def load(self, p, lv):
-        return _HALF[self.kind][1].format(lv) if self.half(p) else lv
+        c = self._conv(p)
+        return c[1].format(lv) if c else lv
 
     def store(self, p, v):
-        return _HALF[self.kind][2].format(v) if self.half(p) else v
+        c = self._conv(p)
+        return c[2].format(v) if c else v
 
     def bind(self, p, lv, writable):
         """(before, define, after): p's name in the body for the lvalue lv;
@@ -106,7 +128,7 @@ class _CTypes:
         if not writable:
             return "", f"#define {p.name} ({self.load(p, lv)})", ""
         t = f"_em_h_{p.name}"
-        return f"float {t} = {self.load(p, lv)};\n", f"#define {p.name} {t}", f"{lv} = {self.store(p, t)};\n"
+        return f"{self._conv(p)[3]} {t} = {self.load(p, lv)};\n", f"#define {p.name} {t}", f"{lv} = {self.store(p, t)};\n"
 
 
 class _Param:
@@ -141,14 +163,18 @@ def _parse_params(spec, what, kname, reserved=_RESERVED):
 
 
 def _check_types(kname, device_kind, params, types):
-    table = _CU_TYPES if device_kind == "cuda" else _C_TYPES
+    table = _TYPES[device_kind]
     for p in params:
         dt = types[p.name]
-        if device_kind == "cuda" and p.raw and dt == np.float16:
-            raise TypeError(f"{kname}: raw parameter {p.name} is float16, which raw CUDA parameters do not "
-                            "take yet (its elements would be bits); use float32")
+        if device_kind != "cpu" and p.raw and dt in (np.float16, np.bool_) and \
+                (dt == np.float16 or device_kind == "opencl"):
+            raise TypeError(f"{kname}: raw parameter {p.name} is {dt.name}, which raw "
+                            f"{'CUDA' if device_kind == 'cuda' else 'OpenCL'} parameters do not "
+                            "take yet (its elements would be bits); use float32 or uint8")
         if dt.name not in table:
-            where = "on CUDA devices" if device_kind == "cuda" and dt.kind == "c" else "by expression kernels"
+            where = ("on CUDA devices" if device_kind == "cuda" and dt.kind == "c" else
+                     "on OpenCL devices (OpenCL C has no complex arithmetic)"
+                     if device_kind == "opencl" and dt.kind == "c" else "by expression kernels")
             raise TypeError(f"{kname}: parameter {p.name} has dtype {dt.name}, which is not supported "
                             f"{where} yet (supported: {', '.join(table)})")
 
@@ -374,6 +400,10 @@ class _KernelBase:
             if device_kind == "cuda":
                 k = RawKernel(src, sym, options=self.options)
                 k._load(dev)  # compile now: errors surface before anything is cached
+            elif device_kind == "opencl":
+                from . import opencl as _cl
+                k = _cl.Program(src, device=f"opencl:{dev}").build(options=self.options)
+                k = k.kernel(sym)
             else:
                 k = _cc_function(src, sym, self.name)
             self._compiles += 1
@@ -513,6 +543,9 @@ class ElementwiseKernel(_KernelBase):
         k = self._get(key, lambda: self._render(kind, types, spec, nd), kind, dev)
         if kind == "cuda":
             self._launch_cuda(dev, k, n, kshape, nd, views, raw_views, [v for _, v in scal], stream)
+        elif kind == "opencl":
+            _launch_cl(k, n, views + raw_views, list(kshape) + [s for v in views for s in v.strides]
+                       if nd else [], [v for _, v in scal] + [np.int64(v.size) for v in raw_views])
         else:
             sizes = [np.int64(v.size) for v in raw_views]
             _cpu_call(self.name, k, n, n, 1, kshape if nd else (), tuple(views), tuple(raw_views),
@@ -571,13 +604,12 @@ class ElementwiseKernel(_KernelBase):
         before, defs, after_body = "", [], ""
         for k, p in enumerate(ops):
             out = p not in self.in_params
-            lv = f"*({'' if out else 'const '}{ct.stype(p)} *)({r.addr(k, ct.stype(p))})"
+            lv = f"*({r.gq}{'' if out else 'const '}{ct.stype(p)} *)({r.addr(k, ct.stype(p))})"
             b, d, a = ct.bind(p, lv, out)
             before, after_body = before + b, after_body + a
             defs.append(d)
         undefs = "\n".join(f"#undef {p.name}" for p in ops)
-        head = [_PRELUDE["cuda" if kind == "cuda" else "cpu"], self.preamble,
-                self._typedefs(types, ct.table)]
+        head = [_PRELUDE[kind], self.preamble, self._typedefs(types, ct.table)]
         decls = r.decls(raws, scal, ct)
         loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
                       + after_body)
@@ -659,6 +691,9 @@ class _EwPlan:
         if self.kind == "cuda":
             cargs = [self.n] + ops + (list(self.kshape) + self.cuda_strides if self.nd else []) + scal
             _launch_on(self.dev, self.k, min((self.n + 255) // 256, 1 << 20), 256, tuple(cargs), 0, stream)
+        elif self.kind == "opencl":
+            _launch_cl(self.k, self.n, ops, list(self.kshape) + self.cuda_strides if self.nd else [],
+                       scal)
         else:
             buf = _pack_scalars(scal)  # _cpu_call, inlined on this fast path
             _ember._cpu_kernel_call(self.k, self.n, self.n, 1, self.kshape, tuple(ops), (), buf)
@@ -816,6 +851,19 @@ def _launch_on(dev, k, grid, block, args, shmem, stream):
         _ember._set_device(f"{cur[0]}:{cur[1]}")
 
 
+def _launch_cl(k, n, arrays, numbers, scal):
+    """Launch an OpenCL expression kernel over n elements: each array as its
+    buffer (a view of element 0 of it) and byte offset, then the shape and
+    strides (numbers) and the scalars, at most 2^20 work-items striding."""
+    args = [np.int64(n)]
+    for a in arrays:
+        off = a._buf_offset
+        args += [a._view_as((1,), (0,), -off), np.uint64(off)]
+    args += [np.int64(x) for x in numbers] + list(scal)
+    groups = min((n + 255) // 256, 4096)
+    k(groups * 256, 256, *args)
+
+
 def _ember_empty(shape, dtype, device):
     from ._creation import empty
     return empty(shape, dtype=dtype, device=device)
@@ -829,13 +877,24 @@ class _Render:
 
     def __init__(self, kind, nd, nops):
         self.kind, self.nd, self.nops = kind, nd, nops
+        self.gq = "__global " if kind == "opencl" else ""  # device memory's qualifier
 
     def addr(self, k, ctype):
         if self.nd:
             return f"_em_q{k}"
-        return f"(char *)((({ctype} *)_em_p{k}) + i)"
+        return f"({self.gq}char *)((({self.gq}{ctype} *)_em_p{k}) + i)"
 
     def signature(self, sym, raws, scal, ctype):
+        if self.kind == "opencl":  # each buffer and its byte offset (_launch_cl)
+            ps = ["long _em_n"] + [f"__global char *_em_b{k}, ulong _em_o{k}"
+                                   for k in range(self.nops + len(raws))]
+            if self.nd:
+                ps += [f"long _em_sh{d}" for d in range(self.nd)]
+                ps += [f"long _em_st{k}_{d}" for k in range(self.nops) for d in range(self.nd)]
+            # a bool scalar comes as its byte (no bool kernel argument in OpenCL C)
+            ps += [f"{'uchar' if ctype(p) == 'bool' else ctype(p)} {p.name}" for p in scal]
+            ps += [f"long _em_size_{p.name}" for p in raws]
+            return f'{_CL["kernel"]} {sym}({", ".join(ps)})'
         if self.kind == "cuda":
             ps = ["long long _em_n"] + [f"char *_em_p{k}" for k in range(self.nops)]
             ps += [f"char *_em_raw{k}" for k in range(len(raws))]
@@ -852,6 +911,15 @@ class _Render:
     def decls(self, raws, scal, ct):
         """Raw parameters as pointers (their storage type); on the CPU also
         the operands' pointers and the scalars (in their compute type)."""
+        if self.kind == "opencl":
+            out = [f"__global char *const _em_p{k} = _em_b{k} + _em_o{k};"
+                   for k in range(self.nops)]
+            for k, p in enumerate(raws):
+                j = self.nops + k
+                out.append(f"__global {ct.stype(p)} *const {p.name} = "
+                           f"(__global {ct.stype(p)} *)(_em_b{j} + _em_o{j});")
+                out.append(f"(void){p.name}; (void)_em_size_{p.name};")
+            return "\n".join(out) + "\n"
         out = [] if self.kind == "cuda" else [_fault_check(len(scal) + len(raws))]
         if self.kind == "cuda":
             for k, p in enumerate(raws):
@@ -874,12 +942,20 @@ class _Render:
 
     def loop(self, body):
         nd, nops = self.nd, self.nops
-        if self.kind == "cuda":
-            s = (f"for (long long i = (long long){_BID} * {_BDIM} + {_TID}; i < _em_n;"
-                 f" i += (long long){_BDIM} * {_GDIM}) {{\n")
+        if self.kind in ("cuda", "opencl"):
+            if self.kind == "cuda":
+                s = (f"for (long long i = (long long){_BID} * {_BDIM} + {_TID}; i < _em_n;"
+                     f" i += (long long){_BDIM} * {_GDIM}) {{\n")
+            else:
+                reg = {f: _CL[f].replace("%d", "0") for f in
+                       ("local_id", "group_id", "local_size", "num_groups")}
+                s = (f"for (long i = (long){reg['group_id']} * {reg['local_size']} + "
+                     f"{reg['local_id']}; i < _em_n;"
+                     f" i += (long){reg['local_size']} * {reg['num_groups']}) {{\n")
             if nd:
-                s += "long long _em_r = i, _em_c;\n"
-                s += "".join(f"char *_em_q{k} = _em_p{k};\n" for k in range(nops))
+                ll = "long long" if self.kind == "cuda" else "long"
+                s += f"{ll} _em_r = i, _em_c;\n"
+                s += "".join(f"{self.gq}char *_em_q{k} = _em_p{k};\n" for k in range(nops))
                 for d in reversed(range(nd)):
                     s += f"_em_c = _em_r % _em_sh{d}; _em_r /= _em_sh{d};\n"
                     s += "".join(f"_em_q{k} += _em_c * _em_st{k}_{d};\n" for k in range(nops))
@@ -945,6 +1021,9 @@ class ReductionKernel(_KernelBase):
         """The full path (see ElementwiseKernel._call); returns the result
         and the plan (_RedPlan) that replays it, or None."""
         ins, outs, given, kind, dev, types, vals, cast = self._bind(args, out)
+        if kind == "opencl":
+            raise TypeError(f"{self.name}: ReductionKernel is not implemented on OpenCL devices "
+                            "yet (ElementwiseKernel is); reduce with em.sum/em.max... or on cuda/cpu")
         rtype = self._reduce_dtype(types)
         shapes = [v.shape for v in vals if _is_array(v)]
         if not shapes:

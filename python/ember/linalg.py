@@ -102,10 +102,16 @@ def _out_call(name, fn, arrays, out, **kw):
 _BLAS_CHARS = "efdFD"  # float16/32/64, complex64/128: what cuBLAS multiplies
 
 
+# What the tiled kernel of OpenCL devices multiplies (em_matmul): NumPy's
+# matmul dtypes less float16 (NumPy sums it in float16 through its own loop).
+_KERNEL_CHARS = "?bhilqBHILQfdFD"
+
+
 def _cuda_pair(x1, x2):
-    """True when x1 and x2 are ember arrays on one CUDA device."""
+    """True when x1 and x2 are ember arrays on one CUDA or OpenCL device (the
+    products with a device path: cuBLAS, or the tiled kernel of em_matmul)."""
     return (isinstance(x1, _ember.ndarray) and isinstance(x2, _ember.ndarray)
-            and x1._dev[0] == "cuda" and x1._dev == x2._dev)
+            and x1._dev[0] in ("cuda", "opencl") and x1._dev == x2._dev)
 
 
 def _cuda_matmul(x1, x2):
@@ -117,7 +123,8 @@ def _cuda_matmul(x1, x2):
     from ._dtypes import result_type
     from ._manipulation import broadcast_shapes, broadcast_to
     dt = result_type(x1, x2)
-    if dt.char not in _BLAS_CHARS or x1.ndim == 0 or x2.ndim == 0:
+    cuda = x1._dev[0] == "cuda"
+    if dt.char not in (_BLAS_CHARS if cuda else _KERNEL_CHARS) or x1.ndim == 0 or x2.ndim == 0:
         return None
     a = x1 if x1.dtype == dt else x1.astype(dt)
     b = x2 if x2.dtype == dt else x2.astype(dt)
@@ -134,7 +141,7 @@ def _cuda_matmul(x1, x2):
         return None
     a = broadcast_to(a, batch + a.shape[-2:])
     b = broadcast_to(b, batch + b.shape[-2:])
-    r = _ember.cuda_matmul(a, b)
+    r = (_ember.cuda_matmul if cuda else _ember.device_matmul)(a, b)
     if va and vb:
         return r[..., 0, 0]
     if va:
@@ -235,7 +242,10 @@ def einsum(subscripts, /, *operands, out=None, **kwargs):
     """numpy.einsum (``optimize=`` and ``dtype=`` pass through).  CUDA
     operands contract on the device as batched cuBLAS gemms where the
     subscripts allow (see ``_einsum``); the rest run in NumPy on the host."""
-    if (operands and not kwargs.get("dtype") and all(_cuda_pair(operands[0], o) for o in operands)):
+    # CUDA only: its partial sums (_einsum._sum_out) promote small integers,
+    # which cuBLAS never sees (floats only) but OpenCL's integer kernel would.
+    if (operands and not kwargs.get("dtype") and all(_cuda_pair(operands[0], o) for o in operands)
+            and operands[0]._dev[0] == "cuda"):
         from ._einsum import cuda_einsum
         r = cuda_einsum(subscripts, operands)
         if r is not None:

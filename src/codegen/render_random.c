@@ -31,18 +31,22 @@ static const char em__philox_src[] = EM_PHILOX_SRC;
  * (CUDA's; codegen/tmpl.h writes the em_kargs form). */
 static const char em__rand_helpers[] =
     "EM_FN float em_u24(unsigned w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }\n"
+    "#ifndef EM_NO_FP64\n" /* OpenCL without cl_khr_fp64: no double */
     "EM_FN double em_u53(unsigned lo, unsigned hi) {\n"
     "    return (double)((((${ull})hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);\n"
     "}\n"
+    "#endif\n"
     "EM_FN float em_n24(const unsigned *w, int j) {\n"
     "    const int k = j & ~1;\n"
     "    const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k]))), t = 6.2831853071795864f * em_u24(w[k + 1]);\n"
     "    return (j & 1) ? r * sinf(t) : r * cosf(t);\n"
     "}\n"
+    "#ifndef EM_NO_FP64\n"
     "EM_FN double em_n53(const unsigned *w, int j) {\n"
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
+    "#endif\n"
     "EM_FN ${ull} em_rint(const unsigned *w, int j, ${ull} low, ${ull} range) {\n"
     "    const ${ull} b = ((${ull})w[2 * j + 1] << 32) | w[2 * j];\n"
     "    return range ? low + em_umulhi64(b, range) : low + b;\n"

@@ -342,17 +342,17 @@ static void em__fns_sum(const em__rs *r) {
     em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s_%s(a, b); }\n",
                    prod ? "em_multiply" : "em_add", r->sfx);
     if (op != EM_RED_MEAN)
-        em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return %s; }\n",
+        em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, ${fd} ddof) { return %s; }\n",
                        r->O, r->fin);
     else if (!cplx)
         em_sbuf_printf(
             s,
-            "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = v / (%s)m; return %s; }\n",
+            "EM_D %s em_final(em_state v, ${ll} m, ${fd} ddof) { const %s s = v / (%s)m; return %s; }\n",
             r->O, r->A, r->A, r->fin);
     else
         em_sbuf_printf(
             s,
-            "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = %s(v.re / m, v.im / m); return %s; }\n",
+            "EM_D %s em_final(em_state v, ${ll} m, ${fd} ddof) { const %s s = %s(v.re / m, v.im / m); return %s; }\n",
             r->O, r->A, r->mk, r->fin);
 }
 
@@ -372,7 +372,7 @@ static void em__fns_minmax(const em__rs *r) {
         s,
         "EM_D em_state em_comb(em_state a, em_state b) { return em_isnan_%s(b) ? b : %s_%s(a, b); }\n",
         r->sfx, max ? "em_maximum" : "em_minimum", r->sfx);
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return %s; }\n", r->O,
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, ${fd} ddof) { return %s; }\n", r->O,
                    r->fin);
 }
 
@@ -395,7 +395,7 @@ static void em__fns_arg(const em__rs *r) {
                    "    return %s_%s(a.v, b.v) ? a : b;\n}\n",
                    r->sfx, r->sfx, r->sfx, r->p->op == EM_RED_ARGMAX ? "em_greater" : "em_less",
                    r->sfx);
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return (%s)s.i; }\n",
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, ${fd} ddof) { return (%s)s.i; }\n",
                    r->O, r->O);
 }
 
@@ -415,8 +415,8 @@ static void em__fns_bool(const em__rs *r) {
                    cnt   ? "a + b"
                    : all ? "a && b"
                          : "a || b");
-    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, double ddof) { return (%s)s; }\n",
-                   r->O, r->O);
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, ${fd} ddof) { return (%s)s; }\n", r->O,
+                   r->O);
 }
 
 /* VAR, STD: Chan et al.'s pairwise combination of (n, mean, M2). */
@@ -424,7 +424,7 @@ static void em__fns_var(const em__rs *r) {
     em_sbuf *s = r->s;
     const char *A = r->A;
     char fields[64];
-    snprintf(fields, sizeof fields, "double n; %s mean, m2;", A);
+    snprintf(fields, sizeof fields, "${fd} n; %s mean, m2;", A);
     em__state_struct(r, fields);
     em_sbuf_printf(
         s, "EM_D em_state em_ident() { em_state s; s.n = 0; s.mean = 0; s.m2 = 0; return s; }\n");
@@ -442,7 +442,7 @@ static void em__fns_var(const em__rs *r) {
     const char *root = r->p->op != EM_RED_STD ? "" : r->p->acc == EM_FLOAT64 ? "sqrt" : "sqrtf";
     em_sbuf_printf(
         s,
-        "EM_D %s em_final(em_state v, ${ll} m, double ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
+        "EM_D %s em_final(em_state v, ${ll} m, ${fd} ddof) { const %s s = %s(v.m2 / (%s)(v.n - ddof)); return %s; }\n",
         r->O, A, root, A, r->fin);
 }
 

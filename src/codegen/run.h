@@ -29,6 +29,13 @@ EM_API em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, 
 EM_API em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out);
 EM_API em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req);
 
+/* out = a @ b with the tiled kernel (run_gemm.c): a (..., m, k), b
+ * (..., k, n) of one dtype and one batch shape (any strides, 0 included),
+ * out C-contiguous (..., m, n) of that dtype; k == 0 is the caller's (a
+ * fill). */
+EM_API em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array *b,
+                               em_array *out);
+
 /* The flat-position gather over all of a (any layout): out = a.ravel()[idx]
  * (run_index.c; em_run_take's path for nidx == 1, m == ndim). */
 EM_API em_status em_run_take_flat(const em_backend *be, const em_array *a, const em_array *idx,

@@ -47,19 +47,28 @@
 #define EM__UINTS(M) \
     M(u8, em_u8, em_u8) M(u16, em_u16, em_u16) M(u32, em_u32, em_u32) M(u64, em_u64, em_u64)
 #define EM__INTS(M) EM__SINTS(M) EM__UINTS(M)
+/* EM_NO_FP64: an OpenCL device without cl_khr_fp64 (head_opencl.cl), where
+ * the type double does not exist: the lists stop at float32 and complex64. */
+#ifdef EM_NO_FP64
+#define EM__FLOATS(M) M(f32, em_f32, f)
+#define EM__CPLXS(M) M(c64, em_c64, em_f32, f)
+#else
 #define EM__FLOATS(M) M(f32, em_f32, f) M(f64, em_f64, )
 #define EM__CPLXS(M) M(c64, em_c64, em_f32, f) M(c128, em_c128, em_f64, )
+#endif
 
 EM_FN em_c64 em_mk_c64(em_f32 re, em_f32 im) {
     em_c64 c;
     c.re = re, c.im = im;
     return c;
 }
+#ifndef EM_NO_FP64
 EM_FN em_c128 em_mk_c128(em_f64 re, em_f64 im) {
     em_c128 c;
     c.re = re, c.im = im;
     return c;
 }
+#endif
 
 /* ---- every type: copy, positive, where, comparisons, logical ---------------- */
 #define EM__ANY(S, T)                      \

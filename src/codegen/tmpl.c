@@ -39,6 +39,8 @@ static bool em__spell(const em_dialect *d, const char *name, size_t len, const c
         snprintf(buf, cap, "%s", d->u64);
     else if (IS("ref"))
         snprintf(buf, cap, "%s", d->ref);
+    else if (IS("fd")) /* a double parameter: OpenCL's em_fd is float without fp64 */
+        snprintf(buf, cap, "%s", d->id == EM_DIALECT_OPENCL ? "em_fd" : "double");
     else if (IS("kernel")) {
         char b[96] = "";
         if (arg) {
@@ -121,7 +123,8 @@ void em_tmpl_args_types(const em_dialect *d, const em_tfield *f, int n, em_sbuf 
     em_sbuf_printf(s, "typedef struct {\n");
     for (int i = 0; i < n; i++) {
         em__dims(&f[i], dims, sizeof dims);
-        const char *T = f[i].kind == 'd' ? "double" : f[i].kind == 'i' ? d->i64 : d->u64;
+        /* em_dslot: double, or the double's bits where the device has no double */
+        const char *T = f[i].kind == 'd' ? "em_dslot" : f[i].kind == 'i' ? d->i64 : d->u64;
         em_sbuf_printf(s, "    %s %s%s;\n", T, f[i].name, dims);
     }
     em_sbuf_printf(s, "} em_argv;\ntypedef struct {\n");
@@ -133,7 +136,7 @@ void em_tmpl_args_types(const em_dialect *d, const em_tfield *f, int n, em_sbuf 
             em_sbuf_printf(s, " *%s%s;\n", f[i].name, dims);
             if (f[i].kind == 'q') em_sbuf_printf(s, "    %s %s_v%s;\n", d->u64, f[i].name, dims);
         } else {
-            const char *T = f[i].kind == 'd' ? "double" : f[i].kind == 'i' ? d->i64 : d->u64;
+            const char *T = f[i].kind == 'd' ? "em_fd" : f[i].kind == 'i' ? d->i64 : d->u64;
             em_sbuf_printf(s, "    %s %s%s;\n", T, f[i].name, dims);
         }
     }
@@ -172,6 +175,13 @@ void em_tmpl_prologue(const em_dialect *d, const em_tfield *f, int n, em_sbuf *s
             if (f[i].kind == 'q')
                 em_sbuf_printf(s, "    for (int i_ = 0; i_ < %d; i_++) p.%s_v[i_] = a.%s[i_];\n",
                                cnt, nm, nm);
+        } else if (f[i].kind == 'd' && !f[i].n1) { /* em_fd from its slot */
+            em_sbuf_printf(s, "    p.%s = EM_DSLOT(a.%s);\n", nm, nm);
+        } else if (f[i].kind == 'd') {
+            em_sbuf_printf(s,
+                           "    for (int i_ = 0; i_ < %d; i_++) ((em_fd *)p.%s)[i_] = "
+                           "EM_DSLOT(((const em_dslot *)a.%s)[i_]);\n",
+                           cnt, nm, nm);
         } else if (!f[i].n1) {
             em_sbuf_printf(s, "    p.%s = a.%s;\n", nm, nm);
         } else {

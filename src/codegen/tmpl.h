@@ -11,6 +11,8 @@
  *   ${global}    qualifier of a pointer into device memory ("", "__global ")
  *   ${ll} ${ull} the 64-bit integers ("long long", "long" ...)
  *   ${ref}       how a helper takes a struct it reads ("&", "")
+ *   ${fd}        a double parameter's type: "double", OpenCL's em_fd (float on
+ *                a device without fp64; a 'd' field arrives as EM_DSLOT's)
  *   ${kernel}    what precedes a kernel's name, launch bounds included:
  *                ${kernel(EM_B)} bounds the block at EM_B threads
  *   ${claim(a)}  the dialect's atomic_claim of the 64-bit error word at a

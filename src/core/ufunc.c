@@ -282,7 +282,23 @@ em_status em_fill(em_array *dst, em_dtype vdt, const void *value) {
     em_device cpu = {EM_CPU, 0};
     EM_CHECK(em_array_wrap(&v, (void *)value, vdt, 0, NULL, NULL, cpu, NULL, NULL));
     v.flags = 0;
-    em_status s = em_copy_into(dst, &v);
+    em_status s = EM_OK;
+    /* A device's fill gets the value in dst's dtype, cast on the host (the
+     * same cast: the CPU's loops and the kernels share the scalar library):
+     * one fill kernel per dtype rather than per pair, and none naming double
+     * where a device has no fp64 (float32 zeros from a Python float). */
+    _Alignas(16) unsigned char conv[16];
+    if (dst && em_array_live(dst) == EM_OK && vdt != dst->dtype &&
+        em_array_device(dst).kind != EM_CPU && em_dtype_get(dst->dtype)->size <= sizeof conv) {
+        em_array c;
+        s = em_array_wrap(&c, conv, dst->dtype, 0, NULL, NULL, cpu, NULL, NULL);
+        if (s == EM_OK) s = em_copy_into(&c, &v);
+        em_array_release(&v);
+        if (s != EM_OK) return s;
+        v = c;
+        v.flags = 0;
+    }
+    s = em_copy_into(dst, &v);
     em_array_release(&v);
     return s;
 }

@@ -2,7 +2,7 @@
  * reduction op over the dtype classes (block, split and warp forms, several
  * axes, fused producers), each scan (line and tile kernels, flattened and
  * along an axis), every gather/scatter/nonzero mode, the flat take/put and
- * every random kind.  Shared by test_render_cuda_all.c (NVRTC, and a dump
+ * every random kind, the tiled matmul.  Shared by test_render_cuda_all.c (NVRTC, and a dump
  * for comparing the CUDA text before and after a change) and
  * test_render_opencl.c (built with the OpenCL compiler).
  *
@@ -15,6 +15,7 @@
 #define EM_TEST_RENDER_CASES_H
 
 #include "codegen/render_gather.h"
+#include "codegen/render_gemm.h"
 #include "codegen/render_index.h"
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
@@ -242,12 +243,31 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
         }
 }
 
+/* The tiled matmul: every dtype it multiplies (full) or one of each
+ * family, with both load orders and a batch of one and of two dimensions. */
+static void rc_gemms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const em_dtype few[] = {EM_BOOL, EM_INT8, EM_FLOAT32, EM_COMPLEX128};
+    int n = full ? EM_NDTYPES : (int)(sizeof few / sizeof few[0]);
+    for (int i = 0; i < n; i++) {
+        em_dtype dt = full ? (em_dtype)i : few[i];
+        if (dt == EM_FLOAT16) continue; /* not multiplied by the kernel */
+        for (int v = 0; v < 2; v++) {
+            em_sbuf s = {0};
+            em_status st = em_render_gemm(d, dt, v + 1, v == 0, v == 1, &s);
+            char name[96];
+            snprintf(name, sizeof name, "gemm_%s_nb%d", em_dtype_get(dt)->name, v + 1);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+    }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_reductions(d, full, fn, ctx);
     rc_scans(d, fn, ctx);
     rc_gathers(d, fn, ctx);
     rc_index(d, full, fn, ctx);
     rc_randoms(d, fn, ctx);
+    rc_gemms(d, full, fn, ctx);
 }
 
 #endif

@@ -44,10 +44,16 @@ def test_raw_prelude_is_the_embedded_file():
         _ember.raw_prelude("cuda")
 
 
-@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude", "raw_prelude"])
-def test_prelude_unknown_dialect(fn):
-    with pytest.raises(ValueError, match="opencl"):
-        getattr(_ember, fn)("opencl")
+@pytest.mark.parametrize("fn,dialect", [("jit_prelude", "opencl"), ("expr_prelude", "metal"),
+                                        ("raw_prelude", "opencl")])
+def test_prelude_unknown_dialect(fn, dialect):
+    with pytest.raises(ValueError, match=dialect):
+        getattr(_ember, fn)(dialect)
+
+
+def test_expr_prelude_opencl():
+    text = _ember.expr_prelude("opencl")
+    assert "vload_half" in text and "#define abs(x)" in text and not text.startswith("//")
 
 
 def test_dialect_tables():

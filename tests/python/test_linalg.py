@@ -62,6 +62,34 @@ def test_matmul_edge_layouts(device, rng, dtype):
         check(em.asarray(b) @ ea, b @ a)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128,
+                                   np.int8, np.uint16, np.int64, np.bool_], ids=str)
+def test_matmul_past_one_tile(device, rng, dtype):
+    # Sizes crossing the device kernels' 64 x 64 output tiles (32 for
+    # complex128) and their k steps of 16, with ragged edges; int8 sums wrap
+    # and bool is OR of ANDs, as in NumPy.
+    # Sums of 37 products near 100 in magnitude: an absolute bound for floats
+    # (BLAS sums in another order; a relative one fails on results near 0).
+    ch = np.dtype(dtype).char
+    atol = 1e-3 if ch in "fF" else 1e-9 if ch in "dD" else 0
+
+    def same(got, want):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        if atol:
+            np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=atol)
+        else:
+            np.testing.assert_array_equal(got.get(), want)
+
+    a, b = random_array(rng, (2, 70, 37), dtype), random_array(rng, (37, 129), dtype)
+    same(em.asarray(a) @ em.asarray(b), a @ b)
+    at = random_array(rng, (37, 70), dtype)[::-1].T  # transposed and reversed: no copy
+    bt = random_array(rng, (129, 74), dtype)[:, ::2].T
+    same(to_em(at) @ to_em(bt), at @ bt)
+    if np.dtype(dtype).kind in "iu":
+        big = np.full((3, 40), 100, dtype)
+        same(em.asarray(big) @ em.asarray(big.T.copy()), big @ big.T)
+
+
 def test_matmul_out_and_inplace(device, rng):
     a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
     out = em.zeros((3, 3))

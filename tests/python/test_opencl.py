@@ -215,6 +215,77 @@ def test_fp64_refused_without_the_extension():
     assert "complex128 is not supported on opencl:0" in lines[3]
 
 
+def test_kernels_build_without_fp64():
+    # EMBER_OPENCL_NO_FP64 also renders every kernel as for a device without
+    # the extension: cl_khr_fp64 undefined (the prelude leaves its double
+    # parts out) and `double` defined away, so any double left in a kernel
+    # fails to build on PoCL as on such a device.  Float parameters (var's
+    # ddof) pass in float there.
+    out = _run("""
+import ember as em, numpy as np
+d = 'opencl:0'
+with em.Device(d):
+    h = np.linspace(-3, 5, 37, dtype=np.float32)
+    a = em.asarray(h)
+    r = np.random.default_rng(0)
+    checks = [
+        ((em.sin(a) * 2 + 1).get(), np.sin(h) * 2 + 1),
+        (em.sum(a).get(), h.sum()), (em.mean(a).get(), h.mean()),
+        (em.var(a, ddof=1.5).get(), h.var(ddof=1.5)), (em.std(a).get(), h.std()),
+        (em.argmax(a).get(), h.argmax()), (em.cumsum(a).get(), np.cumsum(h)),
+        (em.sort(a[::-1]).get(), np.sort(h)),
+        (a[em.asarray(np.array([3, 1]))].get(), h[[3, 1]]),
+        ((a.astype(np.float16) + 1).get(), h.astype(np.float16) + 1),
+    ]
+    c = (h + 1j * h[::-1]).astype(np.complex64)
+    ec = em.asarray(c)
+    checks += [((ec * ec).get(), c * c), (em.abs(ec).get(), np.abs(c)),
+               (em.sum(ec).get(), c.sum())]
+    m, n = r.standard_normal((5, 19)).astype(np.float32), r.standard_normal((19, 3))
+    n = n.astype(np.float32)
+    checks += [((em.asarray(m) @ em.asarray(n)).get(), m @ n)]
+    for got, want in checks:
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+    u = em.random.default_rng(1).random(1000, dtype=np.float32).get()
+    assert u.dtype == np.float32 and 0 <= u.min() and u.max() < 1
+    z = em.random.default_rng(1).standard_normal(1000, dtype=np.float32).get()
+    assert abs(z.mean()) < 0.2 and 0.8 < z.std() < 1.2
+print('ok')
+""", EMBER_OPENCL_NO_FP64="1")
+    assert out.strip().endswith("ok")
+
+
+# ---- expression kernels ------------------------------------------------------------
+
+def test_elementwise_kernel_views_at_offsets(cl):
+    # Operands that are views into their buffers (offset, reversed, strided)
+    # pass as buffer and byte offset; bool and float16 through their storage.
+    k = em.ElementwiseKernel("T x, T y, bool m", "T z", "z = m ? x - y : x + y", "sel")
+    h = np.arange(40, dtype=np.int32).reshape(5, 8)
+    mask = (h % 3 == 0)[1:, ::-2]
+    got = k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2])
+    want = np.where(mask, h[1:, ::-2] - h[:-1, 1::2], h[1:, ::-2] + h[:-1, 1::2])
+    np.testing.assert_array_equal(got.get(), want)
+    out = em.zeros((4, 4), dtype=np.int32)
+    k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2],
+      out[:, :])
+    np.testing.assert_array_equal(out.get(), want)
+    b = em.ElementwiseKernel("bool x", "bool y", "y = x + x", "bdouble")  # bool stays 0/1
+    np.testing.assert_array_equal(b(em.asarray(np.array([True, False]))).get().view(np.uint8),
+                                  [1, 0])
+
+
+def test_expression_kernels_refuse_what_opencl_lacks(cl):
+    with pytest.raises(TypeError, match="complex64, which is not supported on OpenCL devices"):
+        em.ElementwiseKernel("T x", "T y", "y = x", "c")(em.ones(3, dtype=np.complex64))
+    with pytest.raises(TypeError, match="ReductionKernel is not implemented on OpenCL"):
+        em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "s")(em.ones(3))
+    with pytest.raises(TypeError, match="raw parameter y is bool, which raw OpenCL"):
+        em.ElementwiseKernel("T x, raw bool y", "T z", "z = x", "rb")(
+            em.ones(3), em.ones(3, dtype=bool))
+
+
 # ---- raw programs -------------------------------------------------------------------
 
 SRC = r"""
@@ -293,3 +364,14 @@ def test_rawkernel_opencl(cl):
     np.testing.assert_array_equal(a.get(), np.full(12, 5))
     with pytest.raises(ValueError, match="RawModule takes CUDA C"):
         em.RawModule(code="", backend="opencl")
+
+
+@pytest.mark.skipif(em.cuda.is_available(), reason="with CUDA the benchmark would run")
+def test_bench_script_skips_without_cuda():
+    # bench/bench_opencl.py compares opencl:N with cuda:0 on one card; here it
+    # must say why it does nothing and exit 0 (CI runs no benchmark).
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    r = subprocess.run([sys.executable, os.path.join(root, "bench", "bench_opencl.py"),
+                        "--opencl", CL], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "bench_opencl: skipped (no CUDA device)"

@@ -37,11 +37,17 @@ const em_kfn *em_cl_kernel_find(int id, const char *key, size_t klen, uint64_t h
 /* FP_CONTRACT off: OpenCL C may fuse a * b + c into an fma by default,
  * which the CPU's loops do not (fused results must equal unfused ones). */
 static const char em__head[] = "#pragma OPENCL FP_CONTRACT OFF\n";
+/* A device without fp64 (or EMBER_OPENCL_NO_FP64 pretending so): the
+ * extension's macro goes (the prelude then leaves out its double parts) and
+ * so does the type, so a kernel that still names double fails to build on
+ * PoCL as it would on the device -- what tests of the fp64-less rendering
+ * rely on. */
+static const char em__no_fp64[] = "#undef cl_khr_fp64\n#define double em_no_fp64_on_this_device\n";
 
 static em_status em__build(em_cl_dev *d, const char *name, const char *fname, em_render_cb render,
                            const void *ctx, cl_program *prog, cl_kernel *kern) {
     em_sbuf src = {0};
-    em_sbuf_printf(&src, "%s", em__head);
+    em_sbuf_printf(&src, "%s%s", em__head, d->info.fp64 ? "" : em__no_fp64);
     em_status s = render(ctx, &src);
     if (s == EM_EUNSUPPORTED) {
         /* A template without an OpenCL rendering yet: say which op and where. */
