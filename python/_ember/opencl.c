@@ -88,8 +88,10 @@ static int pyem__sizes(PyObject *t, size_t *out, const char *what) {
 }
 
 /* opencl_launch(id, kernel, name, global, local_or_None, args): each arg an
- * ember.ndarray on opencl:id, bytes (a value), or an int (bytes of __local
- * memory, from em.opencl.LocalMemory). */
+ * ember.ndarray on opencl:id, bytes (a value), an int (bytes of __local
+ * memory, from em.opencl.LocalMemory), or a 1-tuple (ndarray,): two kernel
+ * arguments, the whole buffer and the view's byte offset into it as a
+ * ulong (the em_kargs contract of backend.h, which @em.jit kernels use). */
 static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     int id;
     PyObject *cap, *g, *l, *a;
@@ -117,8 +119,41 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     if (na > PYEM_CL_MAXARGS)
         return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments", PYEM_CL_MAXARGS);
     em_clarg cargs[PYEM_CL_MAXARGS];
-    for (Py_ssize_t i = 0; i < na; i++) {
+    uint64_t offs[PYEM_CL_MAXARGS];
+    int j = 0; /* kernel arguments: a (view,) tuple is two */
+    for (Py_ssize_t i = 0; i < na; i++, j++) {
         PyObject *o = PyTuple_GET_ITEM(a, i);
+        if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 1 &&
+            EmArray_Check(PyTuple_GET_ITEM(o, 0))) {
+            o = PyTuple_GET_ITEM(o, 0);
+            if (j + 2 > PYEM_CL_MAXARGS)
+                return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments",
+                                    PYEM_CL_MAXARGS);
+            if (pyem_touch(o, "an OpenCL kernel argument") < 0) return NULL;
+            const em_array *arr = EMARR(o);
+            em_device d = em_array_device(arr);
+            if (d.kind != EM_OPENCL || d.id != id)
+                return PyErr_Format(PyExc_ValueError,
+                                    "kernel '%s': argument %zd is on %s:%d, the kernel runs "
+                                    "on opencl:%d",
+                                    name, i, em_device_kind_name(d.kind), d.id, id);
+            void *mem = NULL;
+            size_t off = 0;
+            if (arr->data && em_opencl_decode(arr->data, &mem, &off) != EM_OK)
+                return pyem_raise(EM_EVALUE);
+            offs[j] = off;
+            /* The buffer's own address (offset 0), then the offset as a value; an
+             * empty array has no buffer: a NULL one. */
+            static const void *const nul = NULL;
+            cargs[j] = arr->data ? (em_clarg){EM_CLARG_BUFFER, sizeof(void *),
+                                              (const char *)arr->data - off}
+                                 : (em_clarg){EM_CLARG_BYTES, sizeof nul, &nul};
+            j++;
+            cargs[j] = (em_clarg){EM_CLARG_BYTES, sizeof(uint64_t), &offs[j - 1]};
+            continue;
+        }
+        if (j >= PYEM_CL_MAXARGS)
+            return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments", PYEM_CL_MAXARGS);
         if (EmArray_Check(o)) {
             if (pyem_touch(o, "a raw OpenCL kernel argument") < 0) return NULL;
             const em_array *arr = EMARR(o);
@@ -128,14 +163,14 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
                                     "kernel '%s': argument %zd is on %s:%d, the kernel runs "
                                     "on opencl:%d",
                                     name, i, em_device_kind_name(d.kind), d.id, id);
-            cargs[i] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
+            cargs[j] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
         } else if (PyBytes_Check(o)) {
-            cargs[i] =
+            cargs[j] =
                 (em_clarg){EM_CLARG_BYTES, (size_t)PyBytes_GET_SIZE(o), PyBytes_AS_STRING(o)};
         } else if (PyLong_Check(o)) {
             Py_ssize_t n = PyLong_AsSsize_t(o);
             if (n <= 0) return PyErr_Format(PyExc_ValueError, "local memory of %zd bytes", n);
-            cargs[i] = (em_clarg){EM_CLARG_LOCAL, (size_t)n, NULL};
+            cargs[j] = (em_clarg){EM_CLARG_LOCAL, (size_t)n, NULL};
         } else {
             return PyErr_Format(PyExc_TypeError, "kernel argument %zd: unsupported %.100s", i,
                                 Py_TYPE(o)->tp_name);
@@ -143,7 +178,7 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     }
     em_status s;
     Py_BEGIN_ALLOW_THREADS s =
-        em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls, (int)na, cargs);
+        em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls, j, cargs);
     Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     Py_RETURN_NONE;
 }

@@ -44,10 +44,17 @@ def test_raw_prelude_is_the_embedded_file():
         _ember.raw_prelude("cuda")
 
 
-@pytest.mark.parametrize("fn", ["jit_prelude", "expr_prelude", "raw_prelude"])
+@pytest.mark.parametrize("fn", ["expr_prelude", "raw_prelude"])
 def test_prelude_unknown_dialect(fn):
     with pytest.raises(ValueError, match="opencl"):
         getattr(_ember, fn)("opencl")
+
+
+def test_jit_prelude_opencl():
+    p = _ember.jit_prelude("opencl")
+    assert "typedef uchar em_b;" in p and "EM_ATOMICS32(__local, _l)" in p
+    with pytest.raises(ValueError, match="no @em.jit prelude for dialect 'metal'"):
+        _ember.jit_prelude("metal")
 
 
 def test_dialect_tables():
