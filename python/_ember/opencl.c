@@ -183,7 +183,60 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- interop (ember/opencl.py: PyOpenCL; DLPack) ---- */
+
+/* opencl_handles(id) -> (cl_context, cl_command_queue, cl_device_id) as ints */
+static PyObject *f_opencl_handles(PyObject *self, PyObject *arg) {
+    int id = PyLong_AsLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    void *ctx, *queue, *dev;
+    em_status s = em_opencl_handles(id, &ctx, &queue, &dev);
+    if (s != EM_OK) return pyem_raise(s);
+    return Py_BuildValue("(NNN)", PyLong_FromVoidPtr(ctx), PyLong_FromVoidPtr(queue),
+                         PyLong_FromVoidPtr(dev));
+}
+
+/* opencl_export(array) -> (cl_mem, byte offset): the array's pending
+ * result evaluated first, its buffer marked shared (mem.c). */
+static PyObject *f_opencl_export(PyObject *self, PyObject *o) {
+    if (!EmArray_Check(o)) return PyErr_Format(PyExc_TypeError, "an ember.ndarray is needed");
+    if (pyem_touch(o, "an exported OpenCL array") < 0) return NULL;
+    const em_array *arr = EMARR(o);
+    if (em_array_device(arr).kind != EM_OPENCL)
+        return PyErr_Format(PyExc_ValueError, "the array is not on an OpenCL device");
+    if (!arr->data)
+        return PyErr_Format(PyExc_ValueError, "an empty array has no OpenCL buffer to share");
+    void *mem;
+    size_t off;
+    em_status s = em_opencl_export(arr->data, &mem, &off);
+    if (s != EM_OK) return pyem_raise(s);
+    return Py_BuildValue("(Nn)", PyLong_FromVoidPtr(mem), (Py_ssize_t)off);
+}
+
+/* opencl_adopt(id, cl_mem) -> device pointer (int) of Ember's for the buffer */
+static PyObject *f_opencl_adopt(PyObject *self, PyObject *args) {
+    int id;
+    PyObject *m;
+    if (!PyArg_ParseTuple(args, "iO", &id, &m)) return NULL;
+    void *mem = PyLong_AsVoidPtr(m), *ptr;
+    if (!mem) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "a NULL cl_mem");
+    em_status s = em_opencl_adopt(id, mem, &ptr);
+    if (s != EM_OK) return pyem_raise(s);
+    return PyLong_FromVoidPtr(ptr);
+}
+
+static PyObject *f_opencl_unadopt(PyObject *self, PyObject *arg) {
+    void *ptr = PyLong_AsVoidPtr(arg);
+    if (!ptr && PyErr_Occurred()) return NULL;
+    em_opencl_unadopt(ptr);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pyem_opencl_functions[] = {
+    {"opencl_handles", f_opencl_handles, METH_O, "opencl_handles(id) -> (context, queue, device)"},
+    {"opencl_export", f_opencl_export, METH_O, "opencl_export(array) -> (cl_mem, offset)"},
+    {"opencl_adopt", f_opencl_adopt, METH_VARARGS, "opencl_adopt(id, cl_mem) -> pointer"},
+    {"opencl_unadopt", f_opencl_unadopt, METH_O, "opencl_unadopt(pointer)"},
     {"opencl_info", f_opencl_info, METH_O, "opencl_info(id) -> dict"},
     {"opencl_pool", f_opencl_pool, METH_VARARGS, "opencl_pool(id[, op, limit]) -> (used, total)"},
     {"opencl_program", f_opencl_program, METH_VARARGS, "opencl_program(id, src, opts) -> handle"},
