@@ -123,8 +123,7 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     int j = 0; /* kernel arguments: a (view,) tuple is two */
     for (Py_ssize_t i = 0; i < na; i++, j++) {
         PyObject *o = PyTuple_GET_ITEM(a, i);
-        if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 1 &&
-            EmArray_Check(PyTuple_GET_ITEM(o, 0))) {
+        if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 1 && EmArray_Check(PyTuple_GET_ITEM(o, 0))) {
             o = PyTuple_GET_ITEM(o, 0);
             if (j + 2 > PYEM_CL_MAXARGS)
                 return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments",

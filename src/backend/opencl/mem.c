@@ -263,8 +263,8 @@ em_status em_opencl_adopt(int id, void *mem, void **ptr) {
     if (!err) err = em__cl.clGetMemObjectInfo(mem, EM_CL_MEM_SIZE, sizeof size, &size, NULL);
     if (err) return em_error(EM_EVALUE, "not an OpenCL buffer (clGetMemObjectInfo: %d)", err);
     if (ctx != d->ctx)
-        return em_error(EM_EVALUE,
-                        "the buffer belongs to another OpenCL context than opencl:%d's", id);
+        return em_error(EM_EVALUE, "the buffer belongs to another OpenCL context than opencl:%d's",
+                        id);
     if (size >= ((size_t)1 << EM_SLOT_SHIFT))
         return em_error(EM_EVALUE, "a buffer of %zu bytes is past Ember's 1 TiB", size);
     em__slot *s = em__slot_new();
