@@ -23,14 +23,13 @@ def _devices():
 # module joins when it passes there and its kernels are few;
 # EMBER_TEST_OPENCL=all runs every module not in _OPENCL_SKIP.
 _OPENCL_MODULES = {"test_core_array", "test_jit", "test_jit_launch", "test_jit_functions",
-                   "test_jit_opencl"}
+                   "test_dlpack"}
 # Why the others do not run there yet (what is left of issue 16).
 _OPENCL_SKIP = {
     "test_sorting": "unique/isin on OpenCL not run yet: hundreds of PoCL builds (about 1 s each)",
     "test_linalg": "matmul has no OpenCL path yet (a tiled kernel or CLBlast)",
     "test_fft": "the FFT runs on the host through reductions and gathers",
     "test_expr_kernels": "ElementwiseKernel/ReductionKernel are not rendered for OpenCL yet",
-    "test_dlpack": "DLPack export of OpenCL arrays is not written yet",
     "test_kernel_faults": "CUDA-specific fault reporting",
 }
 
