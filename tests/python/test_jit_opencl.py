@@ -207,7 +207,7 @@ def test_view_at_offset_and_host_arrays():
     np.testing.assert_array_equal(host, np.arange(8.0) * 3)
 
 
-# -- limits and errors --------------------------------------------------------------------------------
+# -- limits and errors ---------------------------------------------------------------------
 def test_work_group_over_the_device_limit_names_it():
     limit = em.opencl.device_info(DEV)["max_work_group_size"]
     out = em.zeros(1, dtype="int64", device=DEV)
@@ -250,7 +250,7 @@ def test_devices_must_agree():
         scale_into[1, 4](em.zeros(4, device=DEV), em.zeros(4, device="cpu"), 1.0)
 
 
-# -- the rendered text ------------------------------------------------------------------------------
+# -- the rendered text ---------------------------------------------------------------------
 def test_rendered_opencl_c():
     a = em.zeros(256, dtype="float32", device=DEV)
     src = block_sums.render(a, a, device="opencl")
@@ -278,3 +278,20 @@ def test_print_is_printf(capfd):
         em.synchronize()
     assert capfd.readouterr().out == "v 0.25 3 True\n"
     assert 'printf("v %g %ld %s\\n"' in say.render(ocl(np.zeros(1, np.float32)), device="opencl")
+
+
+@em.jit
+def private_atomic(out):
+    p = em.local.array(4, np.int32)
+    p[0] = 0
+    em.atomic.add(p, 0, 1)
+    out[0] = p[0]
+
+
+def test_atomics_on_private_memory_are_refused():
+    with pytest.raises(em.CompileError, match="local \\(private\\) array: OpenCL has atomics on "
+                                              "global and shared memory only"):
+        private_atomic[1, 1](em.zeros(1, dtype="int32", device=DEV))
+    cpu = em.zeros(1, dtype="int32", device="cpu")
+    private_atomic[1, 1](cpu)  # the CPU has them
+    assert int(cpu.get()[0]) == 1
