@@ -39,6 +39,19 @@ EM_API void em_opencl_pool_set_limit(int id, size_t limit);
  * cl_mem holding it and the byte offset into it; EM_EVALUE if it is none. */
 EM_API em_status em_opencl_decode(const void *ptr, void **mem, size_t *offset);
 
+/* Interop with other OpenCL code in the process (PyOpenCL, DLPack).
+ * handles: opencl:id's cl_context, the calling thread's cl_command_queue
+ * there and its cl_device_id (Ember keeps its references).  export: decode
+ * as em_opencl_decode and mark the buffer shared, so that freeing it in
+ * Ember releases it (the other side holds its own reference) instead of
+ * caching it for reuse.  adopt: a device pointer of Ember's for a buffer
+ * made elsewhere in opencl:id's context (retained; EM_EVALUE for another
+ * context), at offset 0; unadopt releases it (no pool involved). */
+EM_API em_status em_opencl_handles(int id, void **context, void **queue, void **device);
+EM_API em_status em_opencl_export(const void *ptr, void **mem, size_t *offset);
+EM_API em_status em_opencl_adopt(int id, void *mem, void **ptr);
+EM_API void em_opencl_unadopt(void *ptr);
+
 /* Raw OpenCL C programs (em.opencl.Program): built for opencl:id through
  * the disk cache and kept for the process (a handle stays valid).  A build
  * failure is EM_ECOMPILE with the build log and the numbered source. */

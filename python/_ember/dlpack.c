@@ -15,16 +15,24 @@
  * and so takes the GIL).  Import wraps the producer's memory in an
  * em_buffer whose release calls the producer's deleter.
  *
+ * OpenCL (kDLOpenCL): DLPack's data is the cl_mem handle and byte_offset
+ * the offset into it.  Export decodes Ember's synthetic device address
+ * (backend/opencl/mem.c) into the two; import gives the producer's cl_mem a
+ * slot of Ember's (em_opencl_adopt: it must belong to the context of
+ * Ember's device of that number) and releases it with the producer's
+ * tensor.
+ *
  * Python-level argument handling (max_version, stream, dl_device, copy)
  * lives in ember/_interop.py; these functions take the decided values.
  */
+#include "ember/opencl.h"
 #include "pyember.h"
 
 #include <string.h>
 
 /* ---- DLPack declarations (dlpack.h v1.1, by the spec) ------------------- */
 
-enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
+enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLCUDAManaged = 13 };
 enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
 
 #define DLPACK_MAJOR_VERSION 1
@@ -149,13 +157,23 @@ static int pyem__dl_fill(pyem_dlexport *e, DLTensor *t, const em_array *a) {
     }
     em_device d = em_array_device(a);
     t->data = a->data;
+    t->byte_offset = 0;
     t->device.device_type = d.kind == EM_CUDA ? kDLCUDA : kDLCPU;
     t->device.device_id = d.kind == EM_CUDA ? d.id : 0;
+    if (d.kind == EM_OPENCL) {
+        size_t off = 0;
+        void *mem = NULL;
+        if (a->data && em_opencl_decode(a->data, &mem, &off) != EM_OK) {
+            pyem_raise(EM_EVALUE);
+            return -1;
+        }
+        t->data = mem, t->byte_offset = off;
+        t->device.device_type = kDLOpenCL, t->device.device_id = d.id;
+    }
     t->ndim = a->ndim;
     t->dtype = pyem__dl_dtype(a->dtype);
     t->shape = e->shape;
     t->strides = e->strides;
-    t->byte_offset = 0;
     return 0;
 }
 
@@ -169,8 +187,9 @@ static PyObject *pyem__dlpack_export(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!pp", EmArray_Type, &x, &versioned, &copied)) return NULL;
     em_array *a = EMARR(x);
     em_device_kind k = em_array_device(a).kind;
-    if (k != EM_CPU && k != EM_CUDA)
-        return PyErr_Format(PyExc_BufferError, "DLPack export supports CPU and CUDA arrays, not %s",
+    if (k != EM_CPU && k != EM_CUDA && k != EM_OPENCL)
+        return PyErr_Format(PyExc_BufferError,
+                            "DLPack export supports CPU, CUDA and OpenCL arrays, not %s",
                             em_device_kind_name(k));
     int readonly = !(a->flags & EM_WRITEABLE);
     if (readonly && !versioned) {
@@ -221,6 +240,19 @@ static void pyem__release_versioned(void *ctx) {
     if (mt->deleter) mt->deleter(mt);
 }
 
+/* An imported OpenCL tensor: Ember's slot for its cl_mem and the producer's deleter. */
+typedef struct {
+    void *ptr, *mt;
+    void (*release)(void *);
+} pyem_dlocl;
+
+static void pyem__release_ocl(void *ctx) {
+    pyem_dlocl *o = ctx;
+    em_opencl_unadopt(o->ptr);
+    o->release(o->mt);
+    PyMem_RawFree(o);
+}
+
 static int pyem__em_dtype(DLDataType t, em_dtype *out) {
     static const char kinds[] = {
         [kDLInt] = 'i', [kDLUInt] = 'u', [kDLFloat] = 'f', [kDLComplex] = 'c', [kDLBool] = 'b'};
@@ -245,10 +277,11 @@ static int pyem__em_device(DLDevice d, em_device *out) {
     case kDLCUDAHost: out->kind = EM_CPU, out->id = 0; return 0;
     case kDLCUDA:
     case kDLCUDAManaged: out->kind = EM_CUDA, out->id = d.device_id; return 0;
+    case kDLOpenCL: out->kind = EM_OPENCL, out->id = d.device_id; return 0;
     default:
         PyErr_Format(PyExc_BufferError,
                      "DLPack device type %d is not supported by ember (supported: CPU, CUDA, "
-                     "CUDA host and managed memory)",
+                     "CUDA host and managed memory, OpenCL)",
                      (int)d.device_type);
         return -1;
     }
@@ -260,9 +293,10 @@ static int pyem__dl_check_device(em_device dev) {
     if (dev.kind == EM_CPU) return 0;
     if (em_device_count(dev.kind, &n) != EM_OK) n = 0;
     if (dev.id >= 0 && dev.id < n) return 0;
+    const char *kind = dev.kind == EM_OPENCL ? "OpenCL" : "CUDA";
     PyErr_Format(PyExc_BufferError,
-                 "DLPack tensor lives on CUDA device %d but ember sees %d CUDA device(s)", dev.id,
-                 n);
+                 "DLPack tensor lives on %s device %d but ember sees %d %s device(s)", kind, dev.id,
+                 n, kind);
     return -1;
 }
 
@@ -273,6 +307,7 @@ static int pyem__dl_check_aligned(const DLTensor *t, em_dtype dt) {
     const em_dtype_info *info = em_dtype_get(dt);
     uintptr_t align = info->kind == 'c' ? info->size / 2u : info->size;
     uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+    if (t->device.device_type == kDLOpenCL) addr = (uintptr_t)t->byte_offset; /* a handle */
     if (!t->data) {
         PyErr_SetString(PyExc_BufferError, "DLPack tensor has a null data pointer but elements");
         return -1;
@@ -346,11 +381,27 @@ static PyObject *pyem__dlpack_import(PyObject *self, PyObject *cap) {
      * or now if the view cannot be made. */
     if (PyCapsule_SetName(cap, versioned ? USED_VERSIONED : USED_LEGACY) < 0) return NULL;
     void (*release)(void *) = versioned ? pyem__release_versioned : pyem__release_legacy;
+    void *ctx = mt;
+    char *data = (char *)t->data;
+    if (dev.kind == EM_OPENCL && t->data) {
+        /* The cl_mem gets a slot of Ember's; both go when the view does. */
+        pyem_dlocl *o = PyMem_RawMalloc(sizeof *o);
+        em_status s = o ? em_opencl_adopt(dev.id, t->data, &o->ptr) : EM_ENOMEM;
+        if (s != EM_OK) {
+            PyMem_RawFree(o);
+            release(mt);
+            if (s == EM_ENOMEM) return PyErr_NoMemory();
+            PyErr_Format(PyExc_BufferError, "DLPack OpenCL tensor: %s", em_last_error());
+            return NULL;
+        }
+        o->mt = mt, o->release = release;
+        data = o->ptr, ctx = o, release = pyem__release_ocl;
+    }
     em_array a;
-    em_status s = em_array_wrap(&a, (char *)t->data + t->byte_offset, dt, t->ndim, shape,
-                                t->strides ? strides : NULL, dev, release, mt);
+    em_status s = em_array_wrap(&a, data + t->byte_offset, dt, t->ndim, shape,
+                                t->strides ? strides : NULL, dev, release, ctx);
     if (s != EM_OK) {
-        release(mt);
+        release(ctx);
         return pyem_raise(s);
     }
     if (flags & DLPACK_FLAG_BITMASK_READ_ONLY) a.flags &= ~(uint32_t)EM_WRITEABLE;

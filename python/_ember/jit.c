@@ -260,8 +260,8 @@ static PyObject *pyem__jit_prelude(PyObject *self, PyObject *arg) {
     if (!name) return NULL;
     const char *p = em_jit_prelude(name);
     if (!p)
-        return PyErr_Format(PyExc_ValueError, "no @em.jit prelude for dialect '%s' (c, cuda)",
-                            name);
+        return PyErr_Format(PyExc_ValueError,
+                            "no @em.jit prelude for dialect '%s' (c, cuda, opencl)", name);
     return PyUnicode_FromString(p);
 }
 

@@ -88,8 +88,10 @@ static int pyem__sizes(PyObject *t, size_t *out, const char *what) {
 }
 
 /* opencl_launch(id, kernel, name, global, local_or_None, args): each arg an
- * ember.ndarray on opencl:id, bytes (a value), or an int (bytes of __local
- * memory, from em.opencl.LocalMemory). */
+ * ember.ndarray on opencl:id, bytes (a value), an int (bytes of __local
+ * memory, from em.opencl.LocalMemory), or a 1-tuple (ndarray,): two kernel
+ * arguments, the whole buffer and the view's byte offset into it as a
+ * ulong (the em_kargs contract of backend.h, which @em.jit kernels use). */
 static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     int id;
     PyObject *cap, *g, *l, *a;
@@ -117,8 +119,40 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     if (na > PYEM_CL_MAXARGS)
         return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments", PYEM_CL_MAXARGS);
     em_clarg cargs[PYEM_CL_MAXARGS];
-    for (Py_ssize_t i = 0; i < na; i++) {
+    uint64_t offs[PYEM_CL_MAXARGS];
+    int j = 0; /* kernel arguments: a (view,) tuple is two */
+    for (Py_ssize_t i = 0; i < na; i++, j++) {
         PyObject *o = PyTuple_GET_ITEM(a, i);
+        if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 1 && EmArray_Check(PyTuple_GET_ITEM(o, 0))) {
+            o = PyTuple_GET_ITEM(o, 0);
+            if (j + 2 > PYEM_CL_MAXARGS)
+                return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments",
+                                    PYEM_CL_MAXARGS);
+            if (pyem_touch(o, "an OpenCL kernel argument") < 0) return NULL;
+            const em_array *arr = EMARR(o);
+            em_device d = em_array_device(arr);
+            if (d.kind != EM_OPENCL || d.id != id)
+                return PyErr_Format(PyExc_ValueError,
+                                    "kernel '%s': argument %zd is on %s:%d, the kernel runs "
+                                    "on opencl:%d",
+                                    name, i, em_device_kind_name(d.kind), d.id, id);
+            void *mem = NULL;
+            size_t off = 0;
+            if (arr->data && em_opencl_decode(arr->data, &mem, &off) != EM_OK)
+                return pyem_raise(EM_EVALUE);
+            offs[j] = off;
+            /* The buffer's own address (offset 0), then the offset as a value; an
+             * empty array has no buffer: a NULL one. */
+            static const void *const nul = NULL;
+            cargs[j] = arr->data ? (em_clarg){EM_CLARG_BUFFER, sizeof(void *),
+                                              (const char *)arr->data - off}
+                                 : (em_clarg){EM_CLARG_BYTES, sizeof nul, &nul};
+            j++;
+            cargs[j] = (em_clarg){EM_CLARG_BYTES, sizeof(uint64_t), &offs[j - 1]};
+            continue;
+        }
+        if (j >= PYEM_CL_MAXARGS)
+            return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments", PYEM_CL_MAXARGS);
         if (EmArray_Check(o)) {
             if (pyem_touch(o, "a raw OpenCL kernel argument") < 0) return NULL;
             const em_array *arr = EMARR(o);
@@ -128,14 +162,14 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
                                     "kernel '%s': argument %zd is on %s:%d, the kernel runs "
                                     "on opencl:%d",
                                     name, i, em_device_kind_name(d.kind), d.id, id);
-            cargs[i] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
+            cargs[j] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
         } else if (PyBytes_Check(o)) {
-            cargs[i] =
+            cargs[j] =
                 (em_clarg){EM_CLARG_BYTES, (size_t)PyBytes_GET_SIZE(o), PyBytes_AS_STRING(o)};
         } else if (PyLong_Check(o)) {
             Py_ssize_t n = PyLong_AsSsize_t(o);
             if (n <= 0) return PyErr_Format(PyExc_ValueError, "local memory of %zd bytes", n);
-            cargs[i] = (em_clarg){EM_CLARG_LOCAL, (size_t)n, NULL};
+            cargs[j] = (em_clarg){EM_CLARG_LOCAL, (size_t)n, NULL};
         } else {
             return PyErr_Format(PyExc_TypeError, "kernel argument %zd: unsupported %.100s", i,
                                 Py_TYPE(o)->tp_name);
@@ -143,12 +177,65 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
     }
     em_status s;
     Py_BEGIN_ALLOW_THREADS s =
-        em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls, (int)na, cargs);
+        em_opencl_launch_raw(id, k, name, nd, gs, l == Py_None ? NULL : ls, j, cargs);
     Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
     Py_RETURN_NONE;
 }
 
+/* ---- interop (ember/opencl.py: PyOpenCL; DLPack) ---- */
+
+/* opencl_handles(id) -> (cl_context, cl_command_queue, cl_device_id) as ints */
+static PyObject *f_opencl_handles(PyObject *self, PyObject *arg) {
+    int id = PyLong_AsLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    void *ctx, *queue, *dev;
+    em_status s = em_opencl_handles(id, &ctx, &queue, &dev);
+    if (s != EM_OK) return pyem_raise(s);
+    return Py_BuildValue("(NNN)", PyLong_FromVoidPtr(ctx), PyLong_FromVoidPtr(queue),
+                         PyLong_FromVoidPtr(dev));
+}
+
+/* opencl_export(array) -> (cl_mem, byte offset): the array's pending
+ * result evaluated first, its buffer marked shared (mem.c). */
+static PyObject *f_opencl_export(PyObject *self, PyObject *o) {
+    if (!EmArray_Check(o)) return PyErr_Format(PyExc_TypeError, "an ember.ndarray is needed");
+    if (pyem_touch(o, "an exported OpenCL array") < 0) return NULL;
+    const em_array *arr = EMARR(o);
+    if (em_array_device(arr).kind != EM_OPENCL)
+        return PyErr_Format(PyExc_ValueError, "the array is not on an OpenCL device");
+    if (!arr->data)
+        return PyErr_Format(PyExc_ValueError, "an empty array has no OpenCL buffer to share");
+    void *mem;
+    size_t off;
+    em_status s = em_opencl_export(arr->data, &mem, &off);
+    if (s != EM_OK) return pyem_raise(s);
+    return Py_BuildValue("(Nn)", PyLong_FromVoidPtr(mem), (Py_ssize_t)off);
+}
+
+/* opencl_adopt(id, cl_mem) -> device pointer (int) of Ember's for the buffer */
+static PyObject *f_opencl_adopt(PyObject *self, PyObject *args) {
+    int id;
+    PyObject *m;
+    if (!PyArg_ParseTuple(args, "iO", &id, &m)) return NULL;
+    void *mem = PyLong_AsVoidPtr(m), *ptr;
+    if (!mem) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "a NULL cl_mem");
+    em_status s = em_opencl_adopt(id, mem, &ptr);
+    if (s != EM_OK) return pyem_raise(s);
+    return PyLong_FromVoidPtr(ptr);
+}
+
+static PyObject *f_opencl_unadopt(PyObject *self, PyObject *arg) {
+    void *ptr = PyLong_AsVoidPtr(arg);
+    if (!ptr && PyErr_Occurred()) return NULL;
+    em_opencl_unadopt(ptr);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pyem_opencl_functions[] = {
+    {"opencl_handles", f_opencl_handles, METH_O, "opencl_handles(id) -> (context, queue, device)"},
+    {"opencl_export", f_opencl_export, METH_O, "opencl_export(array) -> (cl_mem, offset)"},
+    {"opencl_adopt", f_opencl_adopt, METH_VARARGS, "opencl_adopt(id, cl_mem) -> pointer"},
+    {"opencl_unadopt", f_opencl_unadopt, METH_O, "opencl_unadopt(pointer)"},
     {"opencl_info", f_opencl_info, METH_O, "opencl_info(id) -> dict"},
     {"opencl_pool", f_opencl_pool, METH_VARARGS, "opencl_pool(id[, op, limit]) -> (used, total)"},
     {"opencl_program", f_opencl_program, METH_VARARGS, "opencl_program(id, src, opts) -> handle"},

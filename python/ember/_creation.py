@@ -18,7 +18,8 @@ _NATIVE = frozenset((_ember.ndarray, __import__("numpy").ndarray, list, tuple, i
 
 def asarray(obj, dtype=None, *, device=None, copy=None):
     """Convert obj (an ember array, NumPy array, buffer, scalar or nested
-    sequence, or an object exposing __cuda_array_interface__) to an
+    sequence, an object exposing __cuda_array_interface__, or a
+    pyopencl.array.Array: see em.opencl.from_pyopencl) to an
     ember.ndarray; copies only where needed unless copy=True.
 
     On the CPU a NumPy array (or other buffer) is wrapped, not copied: the
@@ -29,9 +30,13 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
     through Ember (the wrap, a kernel given the NumPy array, get(out=))
     evaluate such results first.  Use copy=True, or evaluate with em.eval
     (or any read), before writing through NumPy to keep the old values."""
-    if type(obj) not in _NATIVE and hasattr(obj, "__cuda_array_interface__"):
-        from ._interop import from_cuda_array_interface
-        obj = from_cuda_array_interface(obj)
+    if type(obj) not in _NATIVE:
+        if hasattr(obj, "__cuda_array_interface__"):
+            from ._interop import from_cuda_array_interface
+            obj = from_cuda_array_interface(obj)
+        elif type(obj).__module__.startswith("pyopencl") and hasattr(obj, "base_data"):
+            from .opencl import from_pyopencl
+            obj = from_pyopencl(obj)
     return _ember.asarray(obj, dtype, device, copy)
 
 

@@ -24,7 +24,7 @@ __all__ = ["from_dlpack", "set_unpickle_device", "get_unpickle_device"]
 
 ndarray = _ember.ndarray
 
-_kDLCPU, _kDLCUDA = 1, 2
+_kDLCPU, _kDLCUDA, _kDLOpenCL = 1, 2, 4
 
 
 def _em():
@@ -40,12 +40,17 @@ def _dlpack_device(self):
         return (_kDLCUDA, dev_id)
     if kind == "cpu":
         return (_kDLCPU, 0)
+    if kind == "opencl":
+        return (_kDLOpenCL, dev_id)
     raise BufferError(f"DLPack has no device type for {kind} arrays")
 
 
 def _check_stream(self, stream):
     if self._dev[0] == "cpu" and stream is not None:
         raise ValueError(f"stream must be None for CPU arrays (got {stream!r})")
+    if self._dev[0] == "opencl" and stream not in (None, -1):
+        # DLPack defines no stream for OpenCL: Ember's queue is finished instead
+        raise ValueError(f"stream must be None or -1 for OpenCL arrays (got {stream!r})")
     if stream == 0:
         raise ValueError("stream=0 is ambiguous for CUDA and not allowed by DLPack; use 1 or 2")
 
@@ -57,6 +62,10 @@ def _sync_for_stream(arr, stream):
     produced `arr` (CuPy's convention).  An event and a stream wait: the
     host does not block."""
     kind, dev_id = arr._dev
+    if kind == "opencl":
+        if stream != -1:  # the consumer may read on another queue: Ember's work done first
+            _ember.synchronize(f"opencl:{dev_id}")
+        return
     if kind != "cpu" and stream != -1:
         dev = f"{kind}:{dev_id}"  # 1, the legacy default stream, is the null stream to Ember
         _ember.stream_call("stream_wait", dev, None if stream in (None, 1) else stream,
@@ -75,8 +84,10 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if copy is False:
             raise BufferError(f"cannot export to DLPack device {tuple(dl_device)} without a copy")
         if dev_type != _kDLCPU:
-            raise BufferError(f"cannot export a {self._dev[0]} array to DLPack device "
-                              f"{tuple(dl_device)}; only the array's own device or the CPU (1, 0)")
+            # NumPy's wording for a device it cannot give
+            raise BufferError(f"unsupported device requested: cannot export a {self._dev[0]} "
+                              f"array to DLPack device {tuple(dl_device)}; only the array's own "
+                              f"device or the CPU (1, 0) (the array's is {_dlpack_device(self)})")
         src, copied, stream = _em().asarray(self, device="cpu", copy=True), True, None
     elif copy is True:
         src, copied = self.copy(), True

@@ -17,13 +17,16 @@ refused), NumPy scalars (``np.float32(2)``: their type is the argument's, as
 in PyOpenCL; a Python int or float is refused unless
 ``kernel.set_scalar_arg_dtypes`` names its type) and ``LocalMemory(nbytes)``.
 """
+import warnings as _warnings
+
 import numpy as _np
 
 from . import _ember
 from ._device import Device, get_device
 
 __all__ = ["is_available", "device_count", "devices", "device_info", "platforms", "Program",
-           "Kernel", "LocalMemory", "RawKernel", "pool_stats", "pool_free_all", "pool_set_limit"]
+           "Kernel", "LocalMemory", "RawKernel", "pool_stats", "pool_free_all", "pool_set_limit",
+           "pyopencl_context", "pyopencl_queue", "as_pyopencl", "from_pyopencl"]
 
 
 def is_available():
@@ -262,3 +265,124 @@ class RawKernel:
 
     def __repr__(self):
         return f"<ember.RawKernel {self.name!r} (OpenCL)>"
+
+
+# ---- PyOpenCL interop ------------------------------------------------------------------
+# Ember hands its own cl_context and queue to PyOpenCL (retained), rather than
+# adopting PyOpenCL's as a device: Ember's device pointers are synthetic
+# addresses over a slot table of cl_mem of the device's one context (mem.c),
+# its buffer pool, kernel and program caches are per device and context, and
+# OpenCL forbids mixing buffers and kernels of two contexts.  PyOpenCL takes
+# any context, so sharing Ember's keeps both sides' invariants: a PyOpenCL
+# array on that context is wrapped by Ember (its cl_mem gets a slot of its
+# own, retained, released when the last Ember view goes) and an Ember array
+# is a PyOpenCL array over its buffer (marked shared, so that Ember releases
+# it instead of caching it for reuse when the Ember array goes).
+
+def _pyopencl():
+    try:
+        import pyopencl
+        import pyopencl.array  # noqa: F401 (the Array type)
+    except ImportError as e:
+        raise ImportError(f"PyOpenCL interop needs pyopencl ({e})") from None
+    return pyopencl
+
+
+def pyopencl_context(device=None):
+    """The ``pyopencl.Context`` of an OpenCL device: Ember's own context,
+    retained (arrays made on it pass to and from Ember without a copy)."""
+    cl = _pyopencl()
+    ctx, _, _ = _ember.opencl_handles(_id(device))
+    return cl.Context.from_int_ptr(ctx, retain=True)
+
+
+def pyopencl_queue(device=None):
+    """The ``pyopencl.CommandQueue`` Ember queues its work for the device on
+    (in order: PyOpenCL work on it runs after Ember's, with no wait)."""
+    cl = _pyopencl()
+    _, q, _ = _ember.opencl_handles(_id(device))
+    return cl.CommandQueue.from_int_ptr(q, retain=True)
+
+
+def _ember_device(cl_device):
+    """The Ember device number of a pyopencl.Device, or None."""
+    try:
+        name, plat = cl_device.name, cl_device.platform.name
+    except Exception:
+        return None
+    for i in range(device_count()):
+        inf = _ember.opencl_info(i)
+        if inf["name"] == name and inf["platform"] == plat:
+            if _ember.opencl_handles(i)[2] == cl_device.int_ptr:
+                return i
+    return None
+
+
+def as_pyopencl(x, queue=None):
+    """A ``pyopencl.array.Array`` over the Ember array x's buffer (no copy)
+    when queue is on Ember's context (``queue=None``: Ember's own queue,
+    ``pyopencl_queue``); on another context the values are copied through
+    the host, with a warning.  Either side's writes are seen by the other."""
+    cl = _pyopencl()
+    if not isinstance(x, _ember.ndarray):
+        raise TypeError(f"as_pyopencl takes an ember.ndarray, not {type(x).__name__}")
+    kind, dev = x._dev
+    if kind != "opencl":
+        raise ValueError(f"as_pyopencl needs an array on an OpenCL device, not {kind}:{dev} "
+                         "(x.to_device('opencl:0') first)")
+    ctx, q, _ = _ember.opencl_handles(dev)
+    if queue is None:
+        queue = cl.CommandQueue.from_int_ptr(q, retain=True)
+    if queue.context.int_ptr != ctx:
+        _warnings.warn(f"the PyOpenCL queue is on another OpenCL context than opencl:{dev}'s: "
+                       "the array is copied through the host (em.opencl.pyopencl_queue() "
+                       "shares Ember's)", RuntimeWarning, stacklevel=2)
+        return cl.array.to_device(queue, x.get())
+    if x.size == 0:
+        return cl.array.empty(queue, x.shape, x.dtype)
+    if any(st < 0 for st in x.strides):
+        x = x.copy()  # PyOpenCL arrays address from the buffer's start
+    mem, off = _ember.opencl_export(x)
+    if queue.int_ptr != q:
+        _ember.synchronize(f"opencl:{dev}")  # Ember's producers done before the other queue
+    buf = cl.Buffer.from_int_ptr(mem, retain=True)
+    return cl.array.Array(queue, x.shape, x.dtype, strides=x.strides, data=buf, offset=off)
+
+
+class _Adopted:
+    """Owner of a PyOpenCL buffer wrapped by Ember: the slot goes with it."""
+
+    def __init__(self, base, ptr):
+        self.base, self.ptr = base, ptr
+
+    def __del__(self):
+        _ember.opencl_unadopt(self.ptr)
+
+
+def from_pyopencl(a):
+    """An Ember array over a ``pyopencl.array.Array`` (what ``em.asarray(a)``
+    does): no copy when a's context is Ember's for its device (see
+    ``pyopencl_context``); else a host copy to that device (or the current
+    device), with a warning."""
+    import ember as em
+    cl = _pyopencl()
+    if not isinstance(a, cl.array.Array):
+        raise TypeError(f"from_pyopencl takes a pyopencl.array.Array, not {type(a).__name__}")
+    dev = _ember_device(a.queue.device)
+    shared = dev is not None and a.context.int_ptr == _ember.opencl_handles(dev)[0]
+    buf = a.base_data
+    if shared and (a.size == 0 or buf is None):
+        return em.empty(a.shape, dtype=a.dtype, device=f"opencl:{dev}")
+    if not shared or not isinstance(buf, cl.Buffer):
+        where = f"opencl:{dev}" if dev is not None else None
+        _warnings.warn("the PyOpenCL array is on another OpenCL context than Ember's "
+                       f"{where or 'devices'}: it is copied through the host (make PyOpenCL "
+                       "use em.opencl.pyopencl_context() to share memory)",
+                       RuntimeWarning, stacklevel=2)
+        return em.asarray(a.get(), device=where)
+    if a.queue.int_ptr != _ember.opencl_handles(dev)[1]:
+        a.finish()  # PyOpenCL's producers done before Ember's queue reads
+    ptr = _ember.opencl_adopt(dev, buf.int_ptr)
+    owner = _Adopted(buf, ptr)
+    return _ember._wrap_pointer(ptr + a.offset, a.shape, a.dtype.name, a.strides,
+                                f"opencl:{dev}", owner, False)

@@ -3,9 +3,8 @@
  * expression kernels, and the dialect tables' spellings by name, so that
  * python/ember/_jit/render.py and _expr.py keep no kernel text of their
  * own, nor _rawcpu.py its CUDA-on-the-CPU shim.  The preludes are source
- * files in this folder (jit_prelude_c.inc, jit_prelude_cuda.cuh,
- * expr_prelude_c.inc, expr_prelude_cuda.cuh, expr_prelude_opencl.cl,
- * raw_prelude_c.inc),
+ * files in this folder (jit_prelude_c.inc, jit_prelude_cuda.cuh, jit_prelude_opencl.cl,
+ * expr_prelude_c.inc, expr_prelude_cuda.cuh, expr_prelude_opencl.cl, raw_prelude_c.inc),
  * embedded by the build (cmake/embed_text.cmake) into headers in the build
  * tree. */
 #include "codegen/dialect.h"
@@ -14,6 +13,7 @@
 #include "codegen/expr_prelude_opencl.h"
 #include "codegen/jit_prelude_c.h"
 #include "codegen/jit_prelude_cuda.h"
+#include "codegen/jit_prelude_opencl.h"
 #include "codegen/raw_prelude_c.h"
 #include "ember/kernel.h"
 
@@ -24,6 +24,7 @@ const char *em_jit_prelude(const char *dialect) {
     if (!dialect) return NULL;
     if (strcmp(dialect, "c") == 0) return em_jit_prelude_c_text;
     if (strcmp(dialect, "cuda") == 0) return em_jit_prelude_cuda_text;
+    if (strcmp(dialect, "opencl") == 0) return em_jit_prelude_opencl_text;
     return NULL;
 }
 

@@ -24,8 +24,10 @@ def _devices():
 # EMBER_TEST_OPENCL=all runs every module not in _OPENCL_SKIP.
 # Joined with issue 16's runtime work: matmul (test_linalg), random,
 # ElementwiseKernel (test_expr_kernels), scans with the dtype subset below.
+# With @em.jit lowered to OpenCL C: the jit tests and DLPack.
 _OPENCL_MODULES = {"test_core_array", "test_linalg", "test_random", "test_expr_kernels",
-                   "test_scans"}
+                   "test_scans", "test_jit", "test_jit_launch", "test_jit_functions",
+                   "test_dlpack"}
 # Modules whose every-dtype parametrisations run on opencl:0 with these
 # dtypes only (each dtype is another PoCL build of every kernel the test
 # makes); EMBER_TEST_OPENCL=all runs every dtype.
@@ -35,10 +37,6 @@ _OPENCL_FEW_DTYPES = {"bool", "int8", "int64", "float16", "float32", "complex128
 _OPENCL_SKIP = {
     "test_sorting": "unique/isin on OpenCL not run yet: hundreds of PoCL builds (about 1 s each)",
     "test_fft": "the FFT runs on the host through reductions and gathers",
-    "test_jit": "@em.jit is not lowered to OpenCL C yet",
-    "test_jit_launch": "@em.jit is not lowered to OpenCL C yet",
-    "test_jit_functions": "@em.jit is not lowered to OpenCL C yet",
-    "test_dlpack": "DLPack export of OpenCL arrays is not written yet",
     "test_kernel_faults": "CUDA-specific fault reporting",
 }
 

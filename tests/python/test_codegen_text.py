@@ -44,7 +44,7 @@ def test_raw_prelude_is_the_embedded_file():
         _ember.raw_prelude("cuda")
 
 
-@pytest.mark.parametrize("fn,dialect", [("jit_prelude", "opencl"), ("expr_prelude", "metal"),
+@pytest.mark.parametrize("fn,dialect", [("jit_prelude", "metal"), ("expr_prelude", "metal"),
                                         ("raw_prelude", "opencl")])
 def test_prelude_unknown_dialect(fn, dialect):
     with pytest.raises(ValueError, match=dialect):
@@ -54,6 +54,13 @@ def test_prelude_unknown_dialect(fn, dialect):
 def test_expr_prelude_opencl():
     text = _ember.expr_prelude("opencl")
     assert "vload_half" in text and "#define abs(x)" in text and not text.startswith("//")
+
+
+def test_jit_prelude_opencl():
+    p = _ember.jit_prelude("opencl")
+    assert "typedef uchar em_b;" in p and "EM_ATOMICS32(__local, _l)" in p
+    with pytest.raises(ValueError, match="no @em.jit prelude for dialect 'metal'"):
+        _ember.jit_prelude("metal")
 
 
 def test_dialect_tables():

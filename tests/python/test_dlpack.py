@@ -21,6 +21,20 @@ def _cpu(device):
     return device.kind == "cpu"
 
 
+def _same_memory(x, y):
+    """Whether y views x's memory: the same address, or on OpenCL (where a
+    DLPack round trip gives the cl_mem a second slot of Ember's, so another
+    synthetic address) a write through y that x sees."""
+    if x.device.kind != "opencl":
+        return y._ptr == x._ptr
+    idx = (0,) * x.ndim
+    before = x.get()[idx]
+    y[idx] = before + 1
+    same = x.get()[idx] == before + 1
+    y[idx] = before
+    return bool(same)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_numpy_consumes_ember_zero_copy(device, rng, dtype):
     for name, a in layouts(rng, (3, 4), dtype):
@@ -64,6 +78,8 @@ def test_dlpack_device(device):
     x = em.ones(3)
     if _cpu(device):
         assert x.__dlpack_device__() == (1, 0)
+    elif device.kind == "opencl":
+        assert x.__dlpack_device__() == (4, device.id)  # kDLOpenCL
     else:
         assert x.__dlpack_device__() == (2, device.id)
 
@@ -142,7 +158,7 @@ def test_copy_argument(device):
     a = np.arange(6.0)
     assert em.from_dlpack(a, copy=True)._ptr != a.ctypes.data
     assert em.from_dlpack(a, copy=False)._ptr == a.ctypes.data
-    assert em.from_dlpack(x, copy=False)._ptr == x._ptr
+    assert _same_memory(x, em.from_dlpack(x, copy=False))
     if _cpu(device):
         assert np.from_dlpack(x, copy=False).ctypes.data == x._ptr
 
@@ -185,8 +201,8 @@ def test_ember_round_trip_shares_memory(device, rng):
         y = em.from_dlpack(x)
         assert y.device == x.device
         assert_same(y, a)
-        if x.size:
-            assert y._ptr == x._ptr, name
+        if x.size and (x.device.kind != "opencl" or y.flags.writeable):
+            assert _same_memory(x, y), name
 
 
 def test_bad_arguments():
@@ -216,7 +232,7 @@ class _FakeCAI:
 
 def test_cuda_array_interface(device):
     x = em.arange(6, dtype=em.float32).reshape(2, 3)
-    if _cpu(device):
+    if _cpu(device) or device.kind == "opencl":
         assert not hasattr(x, "__cuda_array_interface__")
         with pytest.raises(AttributeError, match="only defined for CUDA arrays"):
             x.__cuda_array_interface__
@@ -325,3 +341,87 @@ def test_wrap_pointer_keeps_owner_alive():
     with pytest.raises(ValueError, match="negative"):
         em._ember._wrap_pointer(a.ctypes.data, (-1,), "int32", None, "cpu", a, False)
     assert sys.getrefcount(a) == before
+
+
+# -- OpenCL (kDLOpenCL = 4): data is the cl_mem, byte_offset the offset into it -----------------
+_needs_opencl = pytest.mark.skipif(not em.opencl.is_available(), reason="no OpenCL device")
+
+
+class _Producer:
+    """A producer handing out a given capsule (for consumers that want __dlpack__)."""
+
+    def __init__(self, cap, dev):
+        self.cap, self.dev = cap, dev
+
+    def __dlpack__(self, **kw):
+        return self.cap
+
+    def __dlpack_device__(self):
+        return self.dev
+
+
+def _dltensor(cap, versioned):
+    """(data, device_type, device_id, byte_offset) of a capsule's DLTensor, by the spec's layout."""
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    name = b"dltensor_versioned" if versioned else b"dltensor"
+    # versioned: DLPackVersion, manager_ctx, deleter and flags come first
+    base = get(cap, name) + (32 if versioned else 0)
+    data = ctypes.c_void_p.from_address(base).value
+    dtype, did = ctypes.c_int32.from_address(base + 8).value, ctypes.c_int32.from_address(base + 12)
+    off = ctypes.c_uint64.from_address(base + 8 + 8 + 4 + 4 + 8 + 8).value  # after shape, strides
+    return data, dtype, did, off
+
+
+@_needs_opencl
+@pytest.mark.parametrize("versioned", [False, True])
+def test_opencl_capsule_is_cl_mem_and_offset(versioned):
+    base = em.arange(40, dtype=em.float32, device="opencl:0")
+    x = base[12:]
+    cap = x.__dlpack__(max_version=(1, 0) if versioned else None)
+    data, dtype, did, off = _dltensor(cap, versioned)
+    assert (dtype, did.value, off) == (4, 0, 12 * 4)
+    assert data and data != x._ptr  # a cl_mem handle, not Ember's (synthetic) address
+    y = em.from_dlpack(cap)
+    assert y.device == em.Device("opencl:0") and y.shape == (28,)
+    np.testing.assert_array_equal(y.get(), np.arange(12, 40, dtype=np.float32))
+    y[0] = -1  # the same buffer
+    assert base.get()[12] == -1
+    del x, base
+    gc.collect()
+    np.testing.assert_array_equal(y.get()[1:], np.arange(13, 40, dtype=np.float32))
+
+
+@_needs_opencl
+def test_opencl_capsule_strides_and_producer_object():
+    a = np.arange(30, dtype=np.int64).reshape(5, 6)
+    x = em.asarray(a, device="opencl:0")[1:, ::2]
+    y = em.from_dlpack(x)  # through __dlpack__ (max_version, no stream)
+    np.testing.assert_array_equal(y.get(), a[1:, ::2])
+    z = em.from_dlpack(_Producer(x.__dlpack__(max_version=(1, 0)), (4, 0)))
+    np.testing.assert_array_equal(z.get(), a[1:, ::2])
+
+
+@_needs_opencl
+def test_opencl_consumers_that_cannot_take_it():
+    x = em.arange(6.0, device="opencl:0")
+    with pytest.raises(BufferError, match=r"unsupported device requested.*\(2, 0\)"):
+        x.__dlpack__(dl_device=(2, 0))  # NumPy's wording for a device it cannot give
+    with pytest.raises(BufferError, match="without a copy"):
+        x.__dlpack__(dl_device=(1, 0), copy=False)
+    with pytest.raises(ValueError, match="stream must be None or -1 for OpenCL arrays"):
+        x.__dlpack__(stream=3)
+    # NumPy asks for the CPU: a copy; without device= it gets the OpenCL tensor and refuses
+    np.testing.assert_array_equal(np.from_dlpack(x, device="cpu"), np.arange(6.0))
+    with pytest.raises((RuntimeError, BufferError), match="[Uu]nsupported device"):
+        np.from_dlpack(x)
+
+
+@_needs_opencl
+def test_opencl_capsule_for_a_device_ember_lacks():
+    x = em.arange(4.0, device="opencl:0")
+    cap = x.__dlpack__()
+    _, _, did, _ = _dltensor(cap, False)
+    did.value = 99
+    with pytest.raises(BufferError, match="OpenCL device 99 but ember sees"):
+        em.from_dlpack(cap)

@@ -3,7 +3,8 @@ signature and device kind, launch.
 
 A call goes: launch configuration (cached per [blocks, threads, ...] key) ->
 signature key from the arguments' types -> compiled specialisation (a dict
-lookup once warm) -> the C launcher (CPU) or em.RawKernel (CUDA).  A warm
+lookup once warm) -> the C launcher (CPU), em.RawKernel (CUDA) or the OpenCL
+raw launch (OpenCL: blocks are work-groups, threads work-items).  A warm
 launch of ember arrays and scalars skips all of that: the launcher
 (python/_ember/jit_launch.c) matches the arguments against the signatures
 registered after their first launch and launches in C.
@@ -96,6 +97,27 @@ class _CudaSpec:
     __slots__ = ("kernel", "fn", "types", "pack", "written")
 
 
+class _OclSpec:
+    __slots__ = ("kernel", "entry", "fn", "types", "written", "scalars")
+
+
+class _OclLauncher:
+    """A launch configuration past CUDA's limits (more than 1024 threads per
+    block ...): an OpenCL device may take it (its own limits are checked at
+    the launch, naming the device), every other device raises the error the
+    configuration got."""
+
+    def __init__(self, disp, grid, block, stream, shmem, err):
+        self.disp, self.grid, self.block, self.stream, self.shmem = disp, grid, block, stream, shmem
+        self.err = err
+
+    def __call__(self, *args):
+        dev = self.disp._device_of(args, self.disp.__name__)
+        if dev[0] != "opencl":
+            raise self.err
+        return self.disp._launch(self, args)
+
+
 def _cuda_packer(types, written, boundscheck):
     """A function args -> the em.RawKernel argument tuple for this signature
     (generated once: a warm CUDA launch then costs one call), or None from it
@@ -171,7 +193,14 @@ class Dispatcher(_ember._JitDispatcher):
         shmem = int(config[3]) if len(config) > 3 else 0
         if shmem < 0:
             raise ValueError(f"shared_mem must be >= 0, got {shmem}")
-        _ember._jit_check_launch(self.__name__, grid, block, min(shmem, _MAXDIM))
+        try:
+            _ember._jit_check_launch(self.__name__, grid, block, min(shmem, _MAXDIM))
+        except _em().LaunchError as e:
+            # past CUDA's threads per block only: OpenCL devices have their own limit
+            if min(block) < 1 or not _em().opencl.is_available():
+                raise
+            _ember._jit_check_launch(self.__name__, grid, (1, 1, 1), min(shmem, _MAXDIM))
+            return _OclLauncher(self, grid, block, stream, shmem, e)
         return _ember._JitLauncher(self, grid, block, stream, shmem)
 
     def __call__(self, *args):
@@ -220,11 +249,14 @@ class Dispatcher(_ember._JitDispatcher):
         return fn, lw
 
     def render(self, *args, device="cpu", kind="kernel"):
-        """The C (device='cpu') or CUDA C (device='cuda') source compiled for these arguments."""
+        """The C (device='cpu'), CUDA C (device='cuda') or OpenCL C (device='opencl')
+        source compiled for these arguments."""
         types, _ = self._types(args)
         fn, _ = self.lower(types, kind)
         if str(device).startswith("cuda"):
             return _render.render_cuda(fn, "em_" + self.__name__)
+        if str(device).startswith("opencl"):
+            return _render.render_opencl(fn, "em_" + self.__name__)
         return _render.render_cpu(fn, "em_k")
 
     # -- CPU ---------------------------------------------------------------------------
@@ -316,6 +348,74 @@ class Dispatcher(_ember._JitDispatcher):
         self._specs[key] = spec
         return spec
 
+    # -- OpenCL ------------------------------------------------------------------------
+    def _ocl_spec(self, types, dev):
+        key = ("kernel", dev, types)
+        spec = self._specs.get(key)
+        if spec is not None:
+            return spec
+        import time
+        t0 = time.perf_counter()
+        fn, _ = self.lower(types, "kernel")
+        entry = "em_" + self.__name__
+        src = _render.render_opencl(fn, entry)
+        # -w: the compiler's warnings about the prelude are not the user's (PoCL
+        # prints them on stderr); a build error is CompileError with the log
+        prog = _ember.opencl_program(dev[1], src, "-w")
+        spec = _OclSpec()
+        spec.kernel, _ = _ember.opencl_kernel(dev[1], prog, entry)
+        spec.entry, spec.fn, spec.types = entry, fn, types
+        spec.written = tuple(n in fn.written for n, _, _ in fn.params)
+        # scalars travel as their bytes (bool as one byte: em_b is uchar there)
+        spec.scalars = tuple(None if isinstance(t, ArrayT) else
+                             np.dtype("uint8" if t == "bool" else t).type for t in types)
+        self.compile_count += 1
+        _log_compile(self.__name__, "kernel", types, f"{dev[0]}:{dev[1]}", t0)
+        self._specs[key] = spec
+        return spec
+
+    def _opencl(self, launcher, args, spec, dev):
+        """An OpenCL launch: grid blocks of block work-items, arrays as (buffer,
+        offset) pairs; host arrays are copied in and, when written, back."""
+        em = _em()
+        where = f"{dev[0]}:{dev[1]}"
+        kargs, copied = [], []
+        for a, t, conv, (pname, _, _) in zip(args, spec.types, spec.scalars, spec.fn.params):
+            if conv is not None:
+                kargs.append(conv(a).tobytes())
+                continue
+            written = pname in spec.fn.written
+            if type(a) is _ndarray:
+                if written and not a._writeable:
+                    raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
+            else:
+                if written and not a.flags.writeable:
+                    raise TypeError(f"argument '{pname}' is read-only but the kernel writes to it")
+                host, a = a, em.asarray(a, device=where)
+                if written:
+                    copied.append((host, a))
+            kargs.append((a,))
+            kargs.extend(np.int64(n).tobytes() for n in a.shape)
+            if t.layout != "C":
+                item = a.itemsize
+                kargs.extend(np.int64(st // item).tobytes() for st in a.strides)
+        err = None
+        if self.boundscheck:
+            err = em.zeros(1, dtype="int32", device=where)
+            kargs.append((err,))
+        kargs.append(np.int64(launcher.shmem).tobytes())
+        kargs.append(max(int(launcher.shmem), 16))  # __local bytes (a size of 0 is not allowed)
+        gsize = tuple(g * b for g, b in zip(launcher.grid, launcher.block))
+        _ember.opencl_launch(dev[1], spec.kernel, spec.entry, gsize, tuple(launcher.block),
+                             tuple(kargs))
+        for host, a in copied:
+            _ember._touch_host(host)
+            np.copyto(host, a.get())
+        if err is not None and int(err[0]):
+            raise IndexError(f"kernel '{self.__name__}': an array index was out of bounds "
+                             "(bounds checking is on)")
+        return None
+
     # -- launches the C fast path did not take ---------------------------------------
     def _launch(self, launcher, args):
         """kernel[...](args) when no registered signature matched (the first
@@ -358,6 +458,8 @@ class Dispatcher(_ember._JitDispatcher):
                 # launches like this one need no Python from now on (jit_launch.c)
                 self._register(dev, (spec.cspec, spec.empty), args, spec.written)
             return None
+        if dev[0] == "opencl":
+            return self._opencl(launcher, args, spec, dev)
         return self._cuda(launcher, args, spec, dev)
 
     def _slow(self, args, key, dev):
@@ -366,6 +468,8 @@ class Dispatcher(_ember._JitDispatcher):
         dev = self._device_of(args, self.__name__)
         if dev[0] == "cpu":
             spec = self._cpu_spec("kernel", types, names)
+        elif dev[0] == "opencl":
+            spec = self._ocl_spec(types, dev)
         else:
             spec = self._cuda_spec(types, names, dev)
         if all(not (t is int and isinstance(tt, str) and tt == "uint64")

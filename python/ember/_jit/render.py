@@ -1,6 +1,6 @@
-"""Typed IR -> C source for the CPU or CUDA C for NVRTC.
+"""Typed IR -> C source for the CPU, CUDA C for NVRTC or OpenCL C.
 
-One renderer, two dialects (tinygrad's cstyle idea): the dialect table in
+One renderer, three dialects (tinygrad's cstyle idea): the dialect table in
 src/codegen/dialect.c (through the extension, _ember.dialect) says how each
 dialect spells the thread registers, barriers, shared memory and the kernel
 head, and src/codegen/ holds each dialect's prelude (_ember.jit_prelude:
@@ -21,6 +21,9 @@ class Dialect:
     def __init__(self, name):
         self.name = name
         self.cuda = name == "cuda"
+        self.opencl = name == "opencl"
+        # CUDA and OpenCL: the context is a struct in the kernel; C: the launcher's
+        self.device = self.cuda or self.opencl
         self.t = _ember.dialect(name)
 
     def prelude(self):
@@ -35,10 +38,27 @@ class Dialect:
         return r if self.name == "c" else f"((em_i64){r})"
 
     def ctx_params(self):
-        return ["em_ctx *em_c"] if self.cuda else ["em_ctx *em_c", "em_ix em_i"]
+        return ["em_ctx *em_c"] if self.device else ["em_ctx *em_c", "em_ix em_i"]
 
     def ctx_args(self):
-        return ["em_c"] if self.cuda else ["em_c", "em_i"]
+        return ["em_c"] if self.device else ["em_c", "em_i"]
+
+    def space(self, t):
+        """OpenCL's address-space qualifier of array type t's pointer ("" elsewhere):
+        OpenCL 1.2 has no generic space, so a pointer says where it points."""
+        if not self.opencl:
+            return ""
+        return {"global": "__global ", "local": "__local ", "private": ""}[space_of(t)]
+
+
+def space_of(t):
+    """Where an array of type t lives: 'global' (kernel arguments), 'local'
+    (shared arrays) or 'private' (em.local.array)."""
+    if t.kind in ("shared", "dynshared"):
+        return "local"
+    if t.kind == "local":
+        return "private"
+    return t.space
 
 
 _PRELUDES = {}
@@ -89,6 +109,7 @@ def _float_lit(v, t):
 class Renderer:
     def __init__(self, name):
         self.d = dialect(name)
+        self.hoisted = []  # OpenCL: the kernel's __local declarations
 
     # -- expressions ---------------------------------------------------------------
     def e(self, x):
@@ -207,6 +228,10 @@ class Renderer:
     def elem(self, arr, idx):
         off = self.offset(arr, idx)
         c = CTYPE[arr.ty.dtype]
+        if self.bc and self.d.opencl:
+            # no pointer to a scratch word in another address space: index 0 once out of
+            # bounds (s_Store skips the store)
+            return f"{arr.cname}_p[em_bcx(em_c, {off})]"
         if self.bc:
             return f"(*({c} *)em_bcp(em_c, (void *){arr.cname}_p, {off}, sizeof({c})))"
         return f"{arr.cname}_p[{off}]"
@@ -229,7 +254,13 @@ class Renderer:
 
     def e_Atomic(self, x):
         vals = ", ".join(self.e(v) for v in x.vals)
-        return f"em_atomic_{x.op}_{x.arr.ty.dtype}(&{self.elem(x.arr, x.idx)}, {vals})"
+        sfx = ""
+        if self.d.opencl:
+            sfx = {"global": "_g", "local": "_l", "private": None}[space_of(x.arr.ty)]
+            if sfx is None:
+                raise _ember.CompileError(f"em.atomic.{x.op} on a local (private) array: OpenCL "
+                                          "has atomics on global and shared memory only")
+        return f"em_atomic_{x.op}_{x.arr.ty.dtype}{sfx}(&{self.elem(x.arr, x.idx)}, {vals})"
 
     # -- statements ----------------------------------------------------------------
     def block(self, stmts, ind):
@@ -242,6 +273,13 @@ class Renderer:
         return [f"{ind}{s.var.cname} = {self.e(s.value)};"]
 
     def s_Store(self, s, ind):
+        if self.bc and self.d.opencl:
+            c = CTYPE[s.arr.ty.dtype]
+            return [f"{ind}{{",
+                    f"{ind}    {c} em_v = {self.e(s.value)};",
+                    f"{ind}    em_i64 em_o = {self.offset(s.arr, s.idx)};",
+                    f"{ind}    if (!em_c->oob) {s.arr.cname}_p[em_o] = em_v;",
+                    f"{ind}}}"]
         return [f"{ind}{self.elem(s.arr, s.idx)} = {self.e(s.value)};"]
 
     def s_If(self, s, ind):
@@ -289,7 +327,13 @@ class Renderer:
                 args.append(f'({self.e(it)}) ? "True" : "False"')
             elif it.ty in FLOATS:
                 fmt.append("%g")
-                args.append(f"(double)({self.e(it)})")
+                # OpenCL's printf promotes float to double where the device has double
+                args.append(f"({self.e(it)})" if self.d.opencl and it.ty == "float32"
+                            else f"(double)({self.e(it)})")
+            elif self.d.opencl:  # OpenCL's long is 64-bit: %ld; "ll" is not OpenCL's
+                fmt.append("%lu" if it.ty in UNSIGNED else "%ld")
+                args.append(f"(ulong)({self.e(it)})" if it.ty in UNSIGNED
+                            else f"(long)({self.e(it)})")
             elif it.ty in UNSIGNED:
                 fmt.append("%llu")
                 args.append(f"(unsigned long long)({self.e(it)})")
@@ -298,7 +342,7 @@ class Renderer:
                 args.append(f"(long long)({self.e(it)})")
         lit = '"' + " ".join(fmt) + '\\n"'
         rest = "".join(", " + a for a in args)
-        if self.d.cuda:
+        if self.d.device:
             return [f"{ind}printf({lit}{rest});"]
         return [f"{ind}em_c->print(em_c, {lit}{rest});"]
 
@@ -311,6 +355,9 @@ class Renderer:
                 n *= k
             return [f"{ind}{c} {a.cname}_p[{n}];"]
         if t.kind == "dynshared":
+            if self.d.opencl:  # the kernel's __local argument, kept in the context
+                return [f"{ind}__local {c} *{a.cname}_p = (__local {c} *)em_c->dynshm;",
+                        f"{ind}em_i64 {a.cname}_n0 = em_c->dyn / (em_i64)sizeof({c});"]
             if self.d.cuda:
                 return [f"{ind}{c} *{a.cname}_p = ({c} *)em_dynshm;",
                         f"{ind}em_i64 {a.cname}_n0 = em_c->dyn / (em_i64)sizeof({c});"]
@@ -319,6 +366,10 @@ class Renderer:
         n = 1
         for k in t.shape:
             n *= k
+        if self.d.opencl:
+            # __local variables belong at kernel scope: hoisted there by render_opencl
+            self.hoisted.append(f"    {self.d.t['shared']} {c} {a.cname}_p[{n}];")
+            return []
         if self.d.cuda:
             return [f"{ind}{self.d.t['shared']} {c} {a.cname}_p[{n}];"]
         return [f"{ind}{c} *{a.cname}_p = ({c} *)(em_c->shared + {s.offset});"]
@@ -328,7 +379,7 @@ class Renderer:
         out = []
         for _, c, t in fn.params:
             if hasattr(t, "ndim"):
-                out.append(f"{CTYPE[t.dtype]} *{c}_p")
+                out.append(f"{self.d.space(t)}{CTYPE[t.dtype]} *{c}_p")
                 out += [f"em_i64 {c}_n{k}" for k in range(t.ndim)]
                 out += [f"em_i64 {c}_s{k}" for k in range(t.ndim)]
             else:
@@ -532,6 +583,49 @@ def render_cuda(fn, entry):
     return "\n".join(parts)
 
 
+def render_opencl(fn, entry):
+    """OpenCL C for fn: the kernel `entry`, its arguments per the em_kargs
+    contract of src/backend/backend.h -- each array as its whole buffer and
+    the view's byte offset (`__global char *x_d, ulong x_o`: OpenCL passes
+    buffers, not pointers into them), then its shape and (not C-contiguous)
+    strides; scalars by value; with bounds checking the error word's buffer
+    and offset; the dynamic shared bytes and their `__local` buffer.  The
+    body is the kernel's own (not a helper's, as for CUDA) because OpenCL C
+    declares `__local` arrays at kernel scope only."""
+    r = Renderer("opencl")
+    parts = [prelude("opencl")]
+    for d in fn.devfuncs:
+        parts.append(r.function(d))
+    r.bc = fn.boundscheck
+    r.static_shared = 0
+    r.hoisted = []
+    body = r.block(fn.body, "    ")
+    params, unpack = [], []
+    for _, c, t in fn.params:
+        if hasattr(t, "ndim"):
+            ct = CTYPE[t.dtype]
+            params += [f"__global char *{c}_d", f"ulong {c}_o"]
+            params += [f"em_i64 {c}_n{k}" for k in range(t.ndim)]
+            unpack.append(f"    __global {ct} *{c}_p = (__global {ct} *)({c}_d + {c}_o);")
+            if t.layout == "C":  # not passed: derived from the shape
+                unpack += _contig_strides(c, t.ndim)
+            else:
+                params += [f"em_i64 {c}_s{k}" for k in range(t.ndim)]
+        else:
+            params.append(f"{CTYPE[t]} {c}")
+    err = "0"
+    if fn.boundscheck:
+        params += ["__global char *em_errd", "ulong em_erro"]
+        err = "(__global int *)(em_errd + em_erro)"
+    params += ["em_i64 em_dyn", "__local char *em_dynshm"]
+    decls = [f"    {CTYPE[t]} {c} = 0;" for c, t in sorted(fn.locals.items())]
+    parts.append("\n".join(
+        [f'{r.d.t["kernel"]} {entry}({", ".join(params)}) {{'] + unpack + r.hoisted + [
+         f"    em_ctx em_cx = {{0, {err}, em_dyn, em_dynshm}};",
+         "    em_ctx *em_c = &em_cx;"] + decls + body + ["}", ""]))
+    return "\n".join(parts)
+
+
 def slot_layout(fn):
     """(kinds, ndims, dtypes) for the C launcher: one entry per parameter."""
     kinds, ndims, dtypes = [], [], []
@@ -547,4 +641,4 @@ def slot_layout(fn):
     return kinds, ndims, dtypes
 
 
-__all__ = ["render_cpu", "render_cuda", "prelude", "slot_layout", "ITEMSIZE"]
+__all__ = ["render_cpu", "render_cuda", "render_opencl", "space_of", "prelude", "slot_layout", "ITEMSIZE"]

@@ -27,16 +27,20 @@ class ArrayT:
     """An array: dtype, ndim; kind 'param' (pointer, shape, strides passed in),
     'shared'/'local' (compile-time shape, C order) or 'dynshared' (1-d, size
     from the launch)."""
-    __slots__ = ("dtype", "ndim", "kind", "shape", "layout")
+    __slots__ = ("dtype", "ndim", "kind", "shape", "layout", "space")
 
-    def __init__(self, dtype, ndim, kind="param", shape=None, layout="A"):
+    def __init__(self, dtype, ndim, kind="param", shape=None, layout="A", space="global"):
         self.dtype, self.ndim, self.kind, self.shape = dtype, ndim, kind, shape
         # 'C': C-contiguous, strides follow from the shape (the innermost is 1,
         # which lets the C compiler vectorise); 'A': any strides.
         self.layout = layout
+        # Where a 'param' array lives: 'global' (a kernel argument), 'local' (a
+        # shared array passed to a device function), 'private' (a local one).
+        # Only OpenCL C spells it (its pointers name their address space).
+        self.space = space
 
     def key(self):
-        return ("A", self.dtype, self.ndim, self.kind, self.shape, self.layout)
+        return ("A", self.dtype, self.ndim, self.kind, self.shape, self.layout, self.space)
 
     def __eq__(self, other):
         return isinstance(other, ArrayT) and self.key() == other.key()
@@ -45,10 +49,14 @@ class ArrayT:
         return hash(self.key())
 
     def __repr__(self):
-        return f"array({self.dtype}, {self.ndim}d, {self.layout}{', ' + self.kind if self.kind != 'param' else ''})"
+        return (f"array({self.dtype}, {self.ndim}d, {self.layout}"
+                f"{', ' + self.kind if self.kind != 'param' else ''}"
+                f"{', ' + self.space if self.space != 'global' else ''})")
 
     def as_param(self):
-        return ArrayT(self.dtype, self.ndim)
+        space = ("local" if self.kind in ("shared", "dynshared") else
+                 "private" if self.kind == "local" else self.space)
+        return ArrayT(self.dtype, self.ndim, space=space)
 
 
 def is_array(t):

@@ -151,6 +151,13 @@ em_status em_opencl_device_info(int id, em_opencl_info *out) {
     return EM_OK;
 }
 
+em_status em_opencl_handles(int id, void **context, void **queue, void **device) {
+    em_cl_dev *d = NULL;
+    EM_CHECK(em_cl_open(id, &d));
+    *context = d->ctx, *queue = em_cl_queue(d), *device = d->dev;
+    return EM_OK;
+}
+
 em_status em_opencl_check_dtype(int id, em_dtype dt) {
     if (dt != EM_FLOAT64 && dt != EM_COMPLEX128) return EM_OK;
     EM_CHECK(em__check_id(id));

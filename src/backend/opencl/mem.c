@@ -39,6 +39,9 @@ typedef struct em__slot {
     struct em__slot *next;  /* the free-slot list, or the pool's cached list */
     cl_command_queue queue; /* freed on this queue: reused only there (in order) */
     uint32_t index;
+    /* Shared with another owner (em_opencl_export): released when Ember frees
+     * it, never cached, since the other owner may still use the buffer. */
+    bool exported;
 } em__slot;
 
 static _Atomic(em__slot *) em__chunks[EM_SLOT_CHUNKS];
@@ -226,9 +229,56 @@ void em_cl_free(int id, void *ptr, size_t nbytes) {
     pthread_mutex_lock(&p->lock);
     s->queue = em_cl_queue(d);
     p->used -= s->size;
-    s->next = p->cached;
-    p->cached = s;
+    if (s->exported) {
+        s->exported = false;
+        p->held -= s->size;
+        em__slot_drop(s); /* Ember's reference: the other owner keeps the buffer */
+    } else {
+        s->next = p->cached;
+        p->cached = s;
+    }
     pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- interop: buffers shared with other OpenCL code (PyOpenCL, DLPack) ---- */
+
+em_status em_opencl_export(const void *ptr, void **mem, size_t *offset) {
+    cl_mem m = NULL;
+    EM_CHECK(em_cl_ptr(ptr, &m, offset));
+    em__slot *s = em__slot_at((uint64_t)(uintptr_t)ptr >> EM_SLOT_SHIFT);
+    em__pool *p = em__pool_get(s->dev);
+    pthread_mutex_lock(&p->lock);
+    s->exported = true;
+    pthread_mutex_unlock(&p->lock);
+    *mem = m;
+    return EM_OK;
+}
+
+em_status em_opencl_adopt(int id, void *mem, void **ptr) {
+    em_cl_dev *d = NULL;
+    EM_CHECK(em_cl_open(id, &d));
+    cl_context ctx = NULL;
+    size_t size = 0;
+    cl_int err = em__cl.clGetMemObjectInfo(mem, EM_CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
+    if (!err) err = em__cl.clGetMemObjectInfo(mem, EM_CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err) return em_error(EM_EVALUE, "not an OpenCL buffer (clGetMemObjectInfo: %d)", err);
+    if (ctx != d->ctx)
+        return em_error(EM_EVALUE, "the buffer belongs to another OpenCL context than opencl:%d's",
+                        id);
+    if (size >= ((size_t)1 << EM_SLOT_SHIFT))
+        return em_error(EM_EVALUE, "a buffer of %zu bytes is past Ember's 1 TiB", size);
+    em__slot *s = em__slot_new();
+    if (!s) return em_error(EM_ENOMEM, "out of OpenCL buffer slots");
+    em__cl.clRetainMemObject(mem);
+    s->mem = mem, s->size = size, s->dev = id, s->next = NULL, s->exported = false;
+    s->queue = NULL;
+    *ptr = em__addr(s);
+    return EM_OK;
+}
+
+void em_opencl_unadopt(void *ptr) {
+    em__slot *s = em__slot_at((uint64_t)(uintptr_t)ptr >> EM_SLOT_SHIFT);
+    if (s && s->mem) em__slot_drop(s);
 }
 
 void em_opencl_pool_stats(int id, size_t *used, size_t *total) {

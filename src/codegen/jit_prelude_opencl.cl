@@ -1,0 +1,271 @@
+// The prelude of @em.jit kernels rendered as OpenCL C 1.2 (the OpenCL
+// dialect; python/ember/_jit/render.py puts it before every kernel).
+// Storage types em_i8 .. em_f64 (bool is stored as uchar: OpenCL forbids
+// bool in buffers), the bounds-check context, the helpers giving
+// Python/NumPy semantics where C differs (as jit_prelude_cuda.cuh), C's
+// float-suffixed math names mapped onto OpenCL's overloaded builtins (as
+// head_opencl.cl), and atomics.  OpenCL 1.2 has no generic address space,
+// so each atomic exists once per space: _g (__global) and _l (__local);
+// the renderer picks by the array's space.  float atomics and 64-bit
+// min/max on devices without them are compare-exchange loops.
+// Embedded by cmake/embed_text.cmake, which drops these leading // lines.
+
+// No fused a * b + c: results as the CPU's (and NumPy's).
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+#ifdef cl_khr_int64_extended_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+typedef char em_i8; typedef short em_i16; typedef int em_i32; typedef long em_i64;
+typedef uchar em_u8; typedef ushort em_u16; typedef uint em_u32; typedef ulong em_u64;
+typedef uchar em_b; typedef float em_f32;
+#ifdef cl_khr_fp64
+typedef double em_f64; typedef double em_fconv;
+#else
+typedef float em_fconv;
+#endif
+typedef struct { int oob; __global int *err; em_i64 dyn; __local char *dynshm; } em_ctx;
+#define EM_DEV static inline
+#define EM_INF INFINITY
+#define EM_NAN NAN
+EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) { c->oob = 1; if (c->err) *c->err = 1; return 0; }
+    return i;
+}
+/* A checked access after an out-of-bounds index reads element 0 (stores are skipped). */
+EM_DEV em_i64 em_bcx(em_ctx *c, em_i64 off) { return c->oob ? 0 : off; }
+// C's float-suffixed names: OpenCL's builtins are overloaded on the type.
+#define sqrtf sqrt
+#define expf exp
+#define exp2f exp2
+#define expm1f expm1
+#define logf log
+#define log1pf log1p
+#define log2f log2
+#define log10f log10
+#define sinf sin
+#define cosf cos
+#define tanf tan
+#define asinf asin
+#define acosf acos
+#define atanf atan
+#define sinhf sinh
+#define coshf cosh
+#define tanhf tanh
+#define asinhf asinh
+#define acoshf acosh
+#define atanhf atanh
+#define cbrtf cbrt
+#define atan2f atan2
+#define hypotf hypot
+#define copysignf copysign
+#define nextafterf nextafter
+#define fmodf fmod
+#define powf pow
+#define fabsf fabs
+#define rintf rint
+#define floorf floor
+#define ceilf ceil
+#define truncf trunc
+#define fmaxf fmax
+#define fminf fmin
+#define erff erf
+#define erfcf erfc
+#define tgammaf tgamma
+#define lgammaf lgamma
+#define roundf round
+EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
+EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i64)(0 - (em_u64)a);
+    em_i64 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i64 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
+    if (b == 0) return 0;
+    if (b == -1) return (em_i32)(0 - (em_u32)a);
+    em_i32 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
+    if (b == 0 || b == -1) return 0;
+    em_i32 r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
+EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
+EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
+EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
+EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
+EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
+EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
+EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
+    em_u64 r = 1;
+    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
+    return r;
+}
+EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
+EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
+EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
+EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
+EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
+EM_DEV em_i64 em_f2i64(em_fconv x) {
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
+}
+EM_DEV em_u64 em_f2u64(em_fconv x) {
+    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
+    return (em_u64)em_f2i64(x);
+}
+#ifdef cl_khr_fp64
+EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
+    if (b == 0) return fmod(a, b);
+    em_f64 m = fmod(a, b);
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+    else m = copysign((em_f64)0, b);
+    return m;
+}
+EM_DEV em_f64 em_floordiv_float64(em_f64 a, em_f64 b) {
+    if (b == 0) return a / b;
+    em_f64 m = fmod(a, b), d = (a - m) / b, f;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d != 0) { f = floor(d); if (d - f > (em_f64)0.5) f += 1; }
+    else f = copysign((em_f64)0, a / b);
+    return f;
+}
+#endif
+EM_DEV em_f32 em_mod_float32(em_f32 a, em_f32 b) {
+    if (b == 0) return fmodf(a, b);
+    em_f32 m = fmodf(a, b);
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+    else m = copysignf((em_f32)0, b);
+    return m;
+}
+EM_DEV em_f32 em_floordiv_float32(em_f32 a, em_f32 b) {
+    if (b == 0) return a / b;
+    em_f32 m = fmodf(a, b), d = (a - m) / b, f;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d != 0) { f = floorf(d); if (d - f > 0.5f) f += 1; }
+    else f = copysignf((em_f32)0, a / b);
+    return f;
+}
+EM_DEV em_b em_min_bool(em_b a, em_b b) { return (b < a) ? b : a; }
+EM_DEV em_b em_max_bool(em_b a, em_b b) { return (b > a) ? b : a; }
+EM_DEV em_b em_abs_bool(em_b a) { return a; }
+EM_DEV em_i8 em_min_int8(em_i8 a, em_i8 b) { return (b < a) ? b : a; }
+EM_DEV em_i8 em_max_int8(em_i8 a, em_i8 b) { return (b > a) ? b : a; }
+EM_DEV em_i8 em_abs_int8(em_i8 a) { return a < 0 ? (em_i8)(0 - (em_u64)a) : a; }
+EM_DEV em_i16 em_min_int16(em_i16 a, em_i16 b) { return (b < a) ? b : a; }
+EM_DEV em_i16 em_max_int16(em_i16 a, em_i16 b) { return (b > a) ? b : a; }
+EM_DEV em_i16 em_abs_int16(em_i16 a) { return a < 0 ? (em_i16)(0 - (em_u64)a) : a; }
+EM_DEV em_i32 em_min_int32(em_i32 a, em_i32 b) { return (b < a) ? b : a; }
+EM_DEV em_i32 em_max_int32(em_i32 a, em_i32 b) { return (b > a) ? b : a; }
+EM_DEV em_i32 em_abs_int32(em_i32 a) { return a < 0 ? (em_i32)(0 - (em_u64)a) : a; }
+EM_DEV em_i64 em_min_int64(em_i64 a, em_i64 b) { return (b < a) ? b : a; }
+EM_DEV em_i64 em_max_int64(em_i64 a, em_i64 b) { return (b > a) ? b : a; }
+EM_DEV em_i64 em_abs_int64(em_i64 a) { return a < 0 ? (em_i64)(0 - (em_u64)a) : a; }
+EM_DEV em_u8 em_min_uint8(em_u8 a, em_u8 b) { return (b < a) ? b : a; }
+EM_DEV em_u8 em_max_uint8(em_u8 a, em_u8 b) { return (b > a) ? b : a; }
+EM_DEV em_u8 em_abs_uint8(em_u8 a) { return a; }
+EM_DEV em_u16 em_min_uint16(em_u16 a, em_u16 b) { return (b < a) ? b : a; }
+EM_DEV em_u16 em_max_uint16(em_u16 a, em_u16 b) { return (b > a) ? b : a; }
+EM_DEV em_u16 em_abs_uint16(em_u16 a) { return a; }
+EM_DEV em_u32 em_min_uint32(em_u32 a, em_u32 b) { return (b < a) ? b : a; }
+EM_DEV em_u32 em_max_uint32(em_u32 a, em_u32 b) { return (b > a) ? b : a; }
+EM_DEV em_u32 em_abs_uint32(em_u32 a) { return a; }
+EM_DEV em_u64 em_min_uint64(em_u64 a, em_u64 b) { return (b < a) ? b : a; }
+EM_DEV em_u64 em_max_uint64(em_u64 a, em_u64 b) { return (b > a) ? b : a; }
+EM_DEV em_u64 em_abs_uint64(em_u64 a) { return a; }
+EM_DEV em_f32 em_min_float32(em_f32 a, em_f32 b) { return (b < a || b != b) ? b : a; }
+EM_DEV em_f32 em_max_float32(em_f32 a, em_f32 b) { return (b > a || b != b) ? b : a; }
+#ifdef cl_khr_fp64
+EM_DEV em_f64 em_min_float64(em_f64 a, em_f64 b) { return (b < a || b != b) ? b : a; }
+EM_DEV em_f64 em_max_float64(em_f64 a, em_f64 b) { return (b > a || b != b) ? b : a; }
+#endif
+
+// Atomics: EM_ATOMICS(space, suffix) defines them for one address space.
+#define EM_CAS32(AS, p, T, PRED, NEWV) \
+    volatile AS uint *q = (volatile AS uint *)p; uint old = *q, as; \
+    do { as = old; T cur = as_##T(as); if (!(PRED)) break; \
+         old = atomic_cmpxchg(q, as, as_uint((T)(NEWV))); } while (old != as); \
+    return as_##T(old);
+#define EM_CAS64(AS, p, T, PRED, NEWV) \
+    volatile AS ulong *q = (volatile AS ulong *)p; ulong old = *q, as; \
+    do { as = old; T cur = as_##T(as); if (!(PRED)) break; \
+         old = atom_cmpxchg(q, as, as_ulong((T)(NEWV))); } while (old != as); \
+    return as_##T(old);
+#define EM_ATOMICS32(AS, S) \
+EM_DEV em_i32 em_atomic_add_int32##S(AS em_i32 *p, em_i32 v) { return atomic_add(p, v); } \
+EM_DEV em_u32 em_atomic_add_uint32##S(AS em_u32 *p, em_u32 v) { return atomic_add(p, v); } \
+EM_DEV em_i32 em_atomic_sub_int32##S(AS em_i32 *p, em_i32 v) { return atomic_sub(p, v); } \
+EM_DEV em_u32 em_atomic_sub_uint32##S(AS em_u32 *p, em_u32 v) { return atomic_sub(p, v); } \
+EM_DEV em_i32 em_atomic_max_int32##S(AS em_i32 *p, em_i32 v) { return atomic_max(p, v); } \
+EM_DEV em_u32 em_atomic_max_uint32##S(AS em_u32 *p, em_u32 v) { return atomic_max(p, v); } \
+EM_DEV em_i32 em_atomic_min_int32##S(AS em_i32 *p, em_i32 v) { return atomic_min(p, v); } \
+EM_DEV em_u32 em_atomic_min_uint32##S(AS em_u32 *p, em_u32 v) { return atomic_min(p, v); } \
+EM_DEV em_i32 em_atomic_exch_int32##S(AS em_i32 *p, em_i32 v) { return atomic_xchg(p, v); } \
+EM_DEV em_u32 em_atomic_exch_uint32##S(AS em_u32 *p, em_u32 v) { return atomic_xchg(p, v); } \
+EM_DEV em_f32 em_atomic_exch_float32##S(AS em_f32 *p, em_f32 v) { return atomic_xchg(p, v); } \
+EM_DEV em_i32 em_atomic_cas_int32##S(AS em_i32 *p, em_i32 o, em_i32 v) { \
+    return atomic_cmpxchg(p, o, v); } \
+EM_DEV em_u32 em_atomic_cas_uint32##S(AS em_u32 *p, em_u32 o, em_u32 v) { \
+    return atomic_cmpxchg(p, o, v); } \
+EM_DEV em_f32 em_atomic_add_float32##S(AS em_f32 *p, em_f32 v) { \
+    EM_CAS32(AS, p, float, 1, cur + v) } \
+EM_DEV em_f32 em_atomic_sub_float32##S(AS em_f32 *p, em_f32 v) { \
+    EM_CAS32(AS, p, float, 1, cur - v) } \
+EM_DEV em_f32 em_atomic_max_float32##S(AS em_f32 *p, em_f32 v) { \
+    EM_CAS32(AS, p, float, v > cur, v) } \
+EM_DEV em_f32 em_atomic_min_float32##S(AS em_f32 *p, em_f32 v) { \
+    EM_CAS32(AS, p, float, v < cur, v) }
+#define EM_ATOMICS64(AS, S) \
+EM_DEV em_i64 em_atomic_add_int64##S(AS em_i64 *p, em_i64 v) { return atom_add(p, v); } \
+EM_DEV em_u64 em_atomic_add_uint64##S(AS em_u64 *p, em_u64 v) { return atom_add(p, v); } \
+EM_DEV em_i64 em_atomic_sub_int64##S(AS em_i64 *p, em_i64 v) { return atom_sub(p, v); } \
+EM_DEV em_u64 em_atomic_sub_uint64##S(AS em_u64 *p, em_u64 v) { return atom_sub(p, v); } \
+EM_DEV em_i64 em_atomic_exch_int64##S(AS em_i64 *p, em_i64 v) { return atom_xchg(p, v); } \
+EM_DEV em_u64 em_atomic_exch_uint64##S(AS em_u64 *p, em_u64 v) { return atom_xchg(p, v); } \
+EM_DEV em_i64 em_atomic_cas_int64##S(AS em_i64 *p, em_i64 o, em_i64 v) { \
+    return atom_cmpxchg(p, o, v); } \
+EM_DEV em_u64 em_atomic_cas_uint64##S(AS em_u64 *p, em_u64 o, em_u64 v) { \
+    return atom_cmpxchg(p, o, v); } \
+EM_DEV em_i64 em_atomic_max_int64##S(AS em_i64 *p, em_i64 v) { EM_CAS64(AS, p, long, v > cur, v) } \
+EM_DEV em_u64 em_atomic_max_uint64##S(AS em_u64 *p, em_u64 v) { EM_CAS64(AS, p, ulong, v > cur, v) } \
+EM_DEV em_i64 em_atomic_min_int64##S(AS em_i64 *p, em_i64 v) { EM_CAS64(AS, p, long, v < cur, v) } \
+EM_DEV em_u64 em_atomic_min_uint64##S(AS em_u64 *p, em_u64 v) { EM_CAS64(AS, p, ulong, v < cur, v) }
+#define EM_ATOMICSF64(AS, S) \
+EM_DEV em_f64 em_atomic_add_float64##S(AS em_f64 *p, em_f64 v) { \
+    EM_CAS64(AS, p, double, 1, cur + v) } \
+EM_DEV em_f64 em_atomic_sub_float64##S(AS em_f64 *p, em_f64 v) { \
+    EM_CAS64(AS, p, double, 1, cur - v) } \
+EM_DEV em_f64 em_atomic_max_float64##S(AS em_f64 *p, em_f64 v) { \
+    EM_CAS64(AS, p, double, v > cur, v) } \
+EM_DEV em_f64 em_atomic_min_float64##S(AS em_f64 *p, em_f64 v) { \
+    EM_CAS64(AS, p, double, v < cur, v) } \
+EM_DEV em_f64 em_atomic_exch_float64##S(AS em_f64 *p, em_f64 v) { \
+    return as_double(atom_xchg((volatile AS ulong *)p, as_ulong(v))); }
+EM_ATOMICS32(__global, _g)
+EM_ATOMICS32(__local, _l)
+#ifdef cl_khr_int64_base_atomics
+EM_ATOMICS64(__global, _g)
+EM_ATOMICS64(__local, _l)
+#if defined(cl_khr_fp64)
+EM_ATOMICSF64(__global, _g)
+EM_ATOMICSF64(__local, _l)
+#endif
+#endif
