@@ -119,13 +119,12 @@ void em_cl_free(int id, void *ptr, size_t nbytes);
 em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
                         cl_program *prog);
 
-/* Kernels of Ember's own (kernels.c). */
-const em_kfn *em_cl_kernel_find(int id, const char *key, size_t klen, uint64_t hash);
-em_status em_cl_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                           const char *fname, em_render_cb render, const void *ctx,
-                           const em_kfn **out);
-em_status em_cl_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                       void *arg);
+/* The table's modules and launch (kernels.c). */
+em_status em_cl_module_build(int id, const char *src, const char *name, const em_build_opts *o,
+                             void **mod, char **lowered);
+em_status em_cl_function(int id, void *mod, const char *fname, void **fn);
+em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void *stream, void *arg);
 
 /* The table's streams and events (stream.c; backend.h says what each does). */
 em_status em_cl_stream_create(int id, bool nonblocking, void **out);
