@@ -18,6 +18,7 @@
 #include "codegen/sbuf.h"
 #include "core/core.h"
 #include "ember/cuda.h"
+#include "ember/opencl.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -221,4 +222,13 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
      * count (the caller has launched on the device before, or gets the
      * device's own error from props). */
     return em_cuda_backend.launch(dev, fn, name, grid, block, shmem, stream, params);
+}
+
+/* ---- ember/opencl.h's raw programs: options are one string there ---- */
+
+em_status em_opencl_program_build(int id, const char *src, const char *options, void **program) {
+    if (!src || !program) return em_error(EM_EVALUE, "em_opencl_program_build: NULL argument");
+    const char *opts[1] = {options};
+    const em_build_opts o = {.raw = true, .nopt = options && *options, .opts = opts};
+    return em_run_module((em_device){EM_OPENCL, id}, src, &o, "raw program", program, NULL);
 }
