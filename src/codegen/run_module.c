@@ -195,8 +195,8 @@ em_status em_run_module(em_device dev, const char *src, const em_build_opts *o, 
 em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *opts, int nopt,
                                  const char *const *names, int nnames, const char *name,
                                  void **module, const char **lowered) {
-    const em_build_opts o = {.raw = true, .nopt = nopt, .opts = opts, .nnames = nnames,
-                             .names = names};
+    const em_build_opts o = {
+        .raw = true, .nopt = nopt, .opts = opts, .nnames = nnames, .names = names};
     return em_run_module((em_device){EM_CUDA, dev}, src, &o, name, module, lowered);
 }
 

@@ -15,6 +15,7 @@
 #define EM_TEST_RENDER_CASES_H
 
 #include "codegen/render_gather.h"
+#include "codegen/render_scatter.h"
 #include "codegen/render_index.h"
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
@@ -242,12 +243,29 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
         }
 }
 
+/* The accumulating scatter: every op on every dtype it has (full), else
+ * add and maximum (a native atomic and a compare-and-swap loop). */
+static void rc_scatters(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const char *const ops[] = {"add", "subtract", "multiply", "maximum", "minimum"};
+    for (int op = EM_SC_ADD; op < EM_SC_NOPS; op++)
+        for (int dt = 0; dt < EM_NDTYPES; dt++) {
+            if (!em_scatter_dtype_ok(dt) || (!full && op != EM_SC_ADD && op != EM_SC_MAXIMUM))
+                continue;
+            em_sbuf s = {0};
+            em_status st = em_render_scatter(d, op, dt, &s);
+            char name[96];
+            snprintf(name, sizeof name, "scatter_%s_%s", ops[op], em_dtype_get(dt)->name);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_reductions(d, full, fn, ctx);
     rc_scans(d, fn, ctx);
     rc_gathers(d, fn, ctx);
     rc_index(d, full, fn, ctx);
     rc_randoms(d, fn, ctx);
+    rc_scatters(d, full, fn, ctx);
 }
 
 #endif

@@ -135,9 +135,9 @@ static void test_tables(void) {
           !em_cpu_backend.launch && !em_cpu_backend.dialect);
     CHECK(!em_cuda_backend.ops && em_cuda_backend.module_build && em_cuda_backend.function &&
           em_cuda_backend.launch && !strcmp(em_cuda_backend.dialect, "cuda"));
-    CHECK(!em_opencl_backend.ops && em_opencl_backend.module_build &&
-          em_opencl_backend.function && em_opencl_backend.launch &&
-          em_opencl_backend.stream_create && !strcmp(em_opencl_backend.dialect, "opencl"));
+    CHECK(!em_opencl_backend.ops && em_opencl_backend.module_build && em_opencl_backend.function &&
+          em_opencl_backend.launch && em_opencl_backend.stream_create &&
+          !strcmp(em_opencl_backend.dialect, "opencl"));
     const em_dialect *d = NULL;
     CHECK(em_run_dialect(&em_cpu_backend, &d) == EM_EUNSUPPORTED && !d);
     CHECK(em_run_dialect(&em_cuda_backend, &d) == EM_OK && d == &em_dialect_cuda);

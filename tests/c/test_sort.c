@@ -258,9 +258,11 @@ static em_status f_launch(int id, void *fn, const char *name, const unsigned gri
                           const unsigned block[3], unsigned shmem, void *stream, void *args) {
     (void)id, (void)name, (void)shmem, (void)stream;
     const emul_kernel *e = fn;
-    if (block[0] != EM_SORT_B || grid[0] < 1 || grid[0] > 3) return em_error(EM_ELAUNCH, "bad launch");
+    if (block[0] != EM_SORT_B || grid[0] < 1 || grid[0] > 3)
+        return em_error(EM_ELAUNCH, "bad launch");
     launches++;
-    return e->launch(e->fn, grid[0], ((void **)args)[0]) ? em_error(EM_ELAUNCH, "no threads") : EM_OK;
+    return e->launch(e->fn, grid[0], ((void **)args)[0]) ? em_error(EM_ELAUNCH, "no threads")
+                                                         : EM_OK;
 }
 
 static const em_backend fake = {.name = "emulated",

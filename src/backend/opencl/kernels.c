@@ -27,7 +27,8 @@ em_status em_cl_module_build(int id, const char *src, const char *name, const em
     if (!o->raw) em_sbuf_printf(&text, "%s", em__head);
     em_sbuf_printf(&text, "%s", src);
     em_sbuf_printf(&opts, "%s", o->raw ? "" : d->opts);
-    for (int i = 0; i < o->nopt; i++) em_sbuf_printf(&opts, "%s%s", opts.len ? " " : "", o->opts[i]);
+    for (int i = 0; i < o->nopt; i++)
+        em_sbuf_printf(&opts, "%s%s", opts.len ? " " : "", o->opts[i]);
     em_status s = text.oom || opts.oom ? em_error(EM_ENOMEM, "out of host memory") : EM_OK;
     cl_program prog = NULL;
     if (s == EM_OK) s = em_cl_program(d, text.s, opts.s, name, &prog);
@@ -81,8 +82,7 @@ em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[
     const em_device_props *p = &d->props;
     unsigned grid = grid3[0], block = block3[0];
     if (grid3[1] != 1 || grid3[2] != 1 || block3[1] != 1 || block3[2] != 1)
-        return em_error(EM_EUNSUPPORTED, "kernel '%s': a launch of more than one dimension",
-                        name);
+        return em_error(EM_EUNSUPPORTED, "kernel '%s': a launch of more than one dimension", name);
     if (block == 0 || block > (unsigned)p->max_threads_per_block ||
         block > (unsigned)p->max_block_dim[0])
         return em_error(EM_ELAUNCH,
@@ -100,7 +100,8 @@ em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[
     pthread_mutex_lock(&d->launch_lock);
     em_status s = em__set_args(k, name, arg, shmem);
     cl_int err = 0;
-    if (s == EM_OK) err = em__cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (s == EM_OK)
+        err = em__cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     pthread_mutex_unlock(&d->launch_lock);
     if (s == EM_OK && err) {
         char what[96];

@@ -187,8 +187,10 @@ em_status em_opencl_stream_destroy(int id, void *s) { return em_cl_stream_destro
 
 em_status em_opencl_stream_set(int id, void *s) {
     em_cl_dev *d = NULL;
-    if (s) EM_CHECK(em_cl_open(id, &d));
-    else if (em_cl_open(id, &d) != EM_OK) d = NULL;
+    if (s)
+        EM_CHECK(em_cl_open(id, &d));
+    else if (em_cl_open(id, &d) != EM_OK)
+        d = NULL;
     cl_int err = em__switch(d, s);
     return err ? em_cl_fail(err, "ordering a stream after the previous one") : EM_OK;
 }
