@@ -358,6 +358,14 @@ EM_API em_status em_put(em_array *a, int nidx, const em_array *idx, const em_arr
 EM_API em_status em_take_flat(const em_array *a, const em_array *idx, em_array *out);
 /* a.ravel()[idx] = values (values broadcast to idx's shape, cast). */
 EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values);
+/* Accumulating scatter (ufunc.at): out[idx[i]] = op(out[idx[i]], values[i])
+ * for every i in order of nothing (atomics on a device; repeated indices
+ * all count), op one of add, subtract, multiply, maximum, minimum; out 1-d
+ * contiguous int32, uint32, int64, uint64, float32 or float64, idx 1-d
+ * contiguous int64, values 1-d contiguous of out's dtype, all on out's
+ * device.  Indices outside out are skipped (the caller checks bounds). */
+EM_API em_status em_scatter_accum(em_array *out, const em_array *idx, const em_array *values,
+                                  em_op op);
 /* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);

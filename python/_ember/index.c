@@ -296,6 +296,34 @@ static int pyem__scatter(em_array *dst, int n, const em_array *ix, PyObject *vo,
     return s == EM_OK ? 0 : (pyem_raise(s), -1);
 }
 
+/* _scatter_accum(out, idx, vals, op): em_scatter_accum with op a ufunc's
+ * name; out is written in place (its pending readers are evaluated first). */
+static PyObject *pyem__scatter_accum(PyObject *self, PyObject *args) {
+    PyObject *o, *ix, *v;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "O!O!O!s", EmArray_Type, &o, EmArray_Type, &ix, EmArray_Type, &v,
+                          &name))
+        return NULL;
+    static const struct {
+        const char *name;
+        em_op op;
+    } ops[] = {{"add", EM_OP_ADD},
+               {"subtract", EM_OP_SUBTRACT},
+               {"multiply", EM_OP_MULTIPLY},
+               {"maximum", EM_OP_MAXIMUM},
+               {"minimum", EM_OP_MINIMUM}};
+    int k = 0;
+    while (k < 5 && strcmp(ops[k].name, name)) k++;
+    if (k == 5) return PyErr_Format(PyExc_ValueError, "no accumulating scatter for '%s'", name);
+    if (pyem_touch(o, "scatter output") < 0) return NULL;
+    em_array *out = EMARR(o), *idx = EMARR(ix), *vals = EMARR(v); /* may evaluate: with the GIL */
+    if (!out || !idx || !vals) return NULL;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_scatter_accum(out, idx, vals, ops[k].op);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
+    Py_RETURN_NONE;
+}
+
 /* _nonzero(a) -> (nnz, ndim) int64 coordinates. */
 static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
@@ -309,5 +337,7 @@ static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
 PyMethodDef pyem_index_functions[] = {
     {"_take", pyem__take, METH_VARARGS, "_take(a, indices, flat=False): gather (em_take)."},
     {"_put", pyem__put, METH_VARARGS, "_put(a, indices, values, flat=False): scatter (em_put)."},
+    {"_scatter_accum", pyem__scatter_accum, METH_VARARGS,
+     "_scatter_accum(out, idx, vals, op): out[idx] = op(out[idx], vals), repeats accumulating."},
     {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
     {NULL, NULL, 0, NULL}};

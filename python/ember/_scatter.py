@@ -1,48 +1,40 @@
-"""Scatter-add on the device: out[idx[i]] += vals[i] with atomics, one
-@em.jit kernel for every backend (int32, uint32, int64, uint64, float32,
-float64).  Weighted bincount, weighted histograms and ufunc add.at use it
-for arrays on a device; on the CPU they call NumPy's exact loops on the
-shared buffer instead.  Float sums on a GPU add in an unspecified order
-(as CuPy's and PyTorch's do), so they may differ from NumPy's in the last
-bits."""
+"""Accumulating scatter on the device: out[idx[i]] = op(out[idx[i]], vals[i])
+with repeated indices accumulating, for add, subtract, multiply, maximum and
+minimum on int32, uint32, int64, uint64, float32 and float64.  The kernel is
+a template of the library (src/codegen/render_scatter.c: atomics per device
+dialect, compare-and-swap loops where there is no native atomic, NumPy's
+semantics from the scalar library); on the CPU the same entry runs a serial
+loop.  Weighted bincount, weighted histograms and ufunc.at use it for arrays
+on a device; on the CPU they call NumPy's exact loops on the shared buffer
+instead.  Float sums on a GPU add in an unspecified order (as CuPy's and
+PyTorch's do), so they may differ from NumPy's in the last bits."""
 import numpy as _np
 
 from . import _ember
 
 KINDS = frozenset(_np.dtype(d) for d in ("int32", "uint32", "int64", "uint64", "float32",
                                          "float64"))
-_kernel = None
+OPS = frozenset(("add", "subtract", "multiply", "maximum", "minimum"))
 
 
 def on_device(a):
     """Whether a lives on a device other than the CPU (tests override this to
-    run the kernel path on the CPU)."""
+    run the library's path on the CPU)."""
     return isinstance(a, _ember.ndarray) and a._dev[0] != "cpu"
 
 
-def _get_kernel():
-    global _kernel
-    if _kernel is None:
-        import ember as em
-
-        @em.jit
-        def scatter_add(out, idx, vals, n):
-            i = em.grid(1)
-            if i < n:
-                em.atomic.add(out, idx[i], vals[i])
-        _kernel = scatter_add
-    return _kernel
-
-
-def scatter_add(out, idx, vals):
-    """out[idx] += vals with repeated indices accumulating (all 1-d, C-contiguous;
-    idx int64 within bounds; vals of out's dtype)."""
+def scatter(out, idx, vals, op="add"):
+    """out[idx] = op(out[idx], vals) with repeated indices accumulating (out 1-d
+    and C-contiguous; idx within bounds; vals cast to out's dtype)."""
     import ember as em
-    n = idx.shape[0]
-    if n == 0:
+    if idx.shape[0] == 0:
         return out
     idx = em.ascontiguousarray(idx.astype(_np.int64))
     vals = em.ascontiguousarray(vals.astype(out.dtype))
-    threads = 256
-    _get_kernel()[(n + threads - 1) // threads, threads](out, idx, vals, n)
+    _ember._scatter_accum(out, idx, vals, op)
     return out
+
+
+def scatter_add(out, idx, vals):
+    """out[idx] += vals with repeated indices accumulating."""
+    return scatter(out, idx, vals, "add")

@@ -12,9 +12,9 @@ for the ufunc of the same name) and the methods
 - ``accumulate``: add and multiply are cumsum and cumprod; others on the host;
 - ``outer``: the op on broadcast views (one fused elementwise kernel);
 - ``at``: in place; on the CPU NumPy's own ``ufunc.at`` works on the shared
-  buffer (duplicated indices accumulate); on a device add.at and subtract.at
-  with integer-array indices are an atomic scatter-add (``_scatter``), the
-  other ops and keys run on the host;
+  buffer (duplicated indices accumulate); on a device add, subtract,
+  multiply, maximum and minimum .at with integer-array indices are an atomic
+  accumulating scatter (``_scatter``), the other ops and keys run on the host;
 - ``reduceat``: on the host.
 Host paths warn (``HostFallbackWarning``) for arrays on a device."""
 import numpy as _np
@@ -132,13 +132,11 @@ def _make_at(f, name, nin):
             args = (to_host(indices),) + (() if b is None else (to_host(b),))
             npu.at(_np.asarray(a), *args)
             return None
-        if name in ("add", "subtract") and b is not None and _scatter.on_device(a):
+        if name in _scatter.OPS and b is not None and _scatter.on_device(a):
             flat = _flat_indices(a, indices)
             if flat is not None and a.dtype in _scatter.KINDS and a._c_contiguous:
                 vals = em.ravel(em.broadcast_to(_arr(b).astype(a.dtype), flat[1]))
-                if name == "subtract":
-                    vals = -vals
-                _scatter.scatter_add(em.reshape(a, (-1,)), flat[0], vals)
+                _scatter.scatter(em.reshape(a, (-1,)), flat[0], vals, name)
                 return None
         dev = _find_device((a,))
         _host.warn_fallback("ufunc.at", dev)

@@ -3,11 +3,11 @@
  * failure.  A backend that cannot do something returns EM_EUNSUPPORTED.
  *
  * A backend is a runtime: memory and copies, streams and events, then --
- * where it compiles kernels -- compile and launch.  The algorithms (elementwise eval,
+ * where it compiles kernels -- module build, function lookup and launch.  The algorithms (elementwise eval,
  * reductions, scans, gather/scatter/nonzero, random) are written once above
  * it, as kernel templates in codegen/render_*.c and host drivers in
  * codegen/run_*.c that use only these primitives, so they run on any
- * backend that fills compile and launch.  A backend with precompiled
+ * backend that fills module_build, function and launch.  A backend with precompiled
  * algorithms instead (the CPU: loops and a block interpreter, no compiler)
  * fills ops; codegen/run.h's em_algo_* call ops where present, else the
  * drivers, so the core dispatches one way for every backend.
@@ -27,9 +27,28 @@ typedef struct em_random_req {
 
 /* A loaded kernel and the name messages give it (kept for the process). */
 typedef struct em_kfn {
-    void *fn; /* the backend's handle (a CUfunction) */
+    void *fn; /* the backend's handle (a CUfunction, a cl_kernel) */
     char name[48];
 } em_kfn;
+
+/* launch's stream for "the calling thread's current stream": the runtime
+ * resolves it (CUDA falls back to the default stream when the current one
+ * belongs to a context reset since), which a handle read before cannot. */
+#define EM_STREAM_CURRENT ((void *)~(uintptr_t)0)
+
+/* What module_build compiles besides the source.  raw: a user's module
+ * (em.RawModule, expression kernels, @em.jit), which gets none of the
+ * options only Ember's own kernels take (CUDA's -minimal, OpenCL's
+ * FP_CONTRACT OFF head).  opts: the user's compiler options, after
+ * Ember's (one that sets what Ember's sets replaces it).  names: C++ name
+ * expressions (CUDA; a backend without them refuses any). */
+typedef struct em_build_opts {
+    bool raw;
+    int nopt;
+    const char *const *opts;
+    int nnames;
+    const char *const *names;
+} em_build_opts;
 
 /* Writes a kernel's source into src_sbuf (an em_sbuf, codegen/render.h). */
 typedef em_status (*em_render_cb)(const void *ctx, void *src_sbuf);
@@ -107,27 +126,36 @@ typedef struct em_backend {
     em_status (*fill)(int id, void *dst, size_t n, int width, uint32_t value);
     em_status (*synchronize)(int id);
 
-    /* ---- compile and launch (NULL where the backend compiles nothing) ---- */
+    /* ---- modules: build, look up, launch (NULL where the backend compiles nothing) ----
+     * The primitives every kernel goes through (Ember's templates, expression
+     * kernels, @em.jit, raw modules): codegen/run_module.c keeps the loaded
+     * modules by key, renders, packs arguments and keeps the raw-module API's
+     * bookkeeping, once for every backend. */
     /* The language its kernels are rendered in, by name ("cuda": codegen's
      * em_dialect_find), so the table names no type of a layer above. */
     const char *dialect;
     /* Device id's properties, cached for the process (no copy per launch). */
     em_status (*props_ref)(int id, const em_device_props **out);
-    /* The loaded kernel for a structural key of klen bytes whose
-     * em_key_hash is hash, or NULL: no lock, no allocation (a small op's
-     * launch path).  The key names everything the source depends on. */
-    const em_kfn *(*kernel_find)(int id, const char *key, size_t klen, uint64_t hash);
-    /* The same, else rendered by render(ctx, src), compiled (through the
-     * disk cache) and loaded; fname is the kernel's name in the source. */
-    em_status (*kernel_get)(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                            const char *fname, em_render_cb render, const void *ctx,
-                            const em_kfn **out);
-    /* Queue k on the calling thread's current stream: grid x block threads
-     * (one dimension), shmem bytes of dynamic shared memory, one packed
-     * argument struct at arg (an em_kargs where the dialect has no
-     * args_struct); checked against the device limits first. */
-    em_status (*launch)(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                        void *arg);
+    /* Compile src for device id through the disk cache and load it: *mod is
+     * the backend's module handle (CUmodule, cl_program), kept for the
+     * process.  One step, not two, because the disk cache holds the
+     * backend's own binary and an OpenCL program is built from it again.
+     * name names it in messages; o (never NULL) says whose source it is and
+     * what the user added; with name expressions, *lowered gets their
+     * lowered names, each NUL-terminated, in order (malloc'ed). */
+    em_status (*module_build)(int id, const char *src, const char *name, const em_build_opts *o,
+                              void **mod, char **lowered);
+    /* The kernel called fname in mod (EM_EVALUE when there is none). */
+    em_status (*function)(int id, void *mod, const char *fname, void **fn);
+    /* Queue fn on stream (NULL: the device's default stream; EM_STREAM_CURRENT:
+     * the calling thread's current one, as the runtime resolves it): grid x block
+     * threads in three dimensions, shmem bytes of dynamic shared memory,
+     * checked against the device limits first (EM_ELAUNCH saying which).
+     * args: where the dialect has args_struct, the driver's array of
+     * argument addresses (CUDA's kernelParams); else an em_kargs.  name
+     * names the kernel in messages. */
+    em_status (*launch)(int id, void *fn, const char *name, const unsigned grid[3],
+                        const unsigned block[3], unsigned shmem, void *stream, void *args);
 
     /* ---- precompiled algorithms (NULL: codegen/run_*.c drive the primitives) ---- */
     const em_backend_ops *ops;

@@ -13,10 +13,8 @@ em_status em_run_dialect(const em_backend *be, const em_dialect **out) {
 em_status em_run_kernel(const em_backend *be, int id, const char *key, const char *name,
                         const char *fname, em_render_cb render, const void *ctx,
                         const em_kfn **out) {
-    if (!be->kernel_get)
-        return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
     size_t klen = strlen(key);
-    return be->kernel_get(id, key, klen, em_key_hash(key, klen), name, fname, render, ctx, out);
+    return em_run_get(be, id, key, klen, em_key_hash(key, klen), name, fname, render, ctx, out);
 }
 
 em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned grid,
@@ -24,7 +22,7 @@ em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned 
                         int nslots) {
     const em_dialect *d;
     EM_CHECK(em_run_dialect(be, &d));
-    if (d->args_struct) return be->launch(id, k, grid, block, shmem, blob);
+    if (d->args_struct) return em_run_launch1(be, id, k, grid, block, shmem, blob, false);
     if (nslots > EM_KARGS_MAXBUF)
         return em_error(EM_EUNSUPPORTED, "a kernel of more than %d buffers", EM_KARGS_MAXBUF);
     em_kargs ka = {.nbuf = nslots, .blob = blob, .blob_size = size};
@@ -41,7 +39,7 @@ em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned 
     for (int i = 0; i < nslots && !any; i++) any = ka.buf[i];
     for (int i = 0; i < nslots; i++)
         if (!ka.buf[i]) ka.buf[i] = any;
-    return be->launch(id, k, grid, block, shmem, &ka);
+    return em_run_launch1(be, id, k, grid, block, shmem, &ka, true);
 }
 
 int em_run_slots(int *slots, int first, int n) {

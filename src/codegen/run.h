@@ -58,6 +58,30 @@ em_status em_run_launch(const em_backend *be, int id, const em_kfn *k, unsigned 
 /* Slots first, first + 1, ..., first + n - 1 into slots; returns n. */
 int em_run_slots(int *slots, int first, int n);
 
+/* Loaded code (run_module.c): the cache of modules by (backend, device,
+ * key) over the table's module_build / function / launch.  em_run_find:
+ * the loaded kernel for a structural key of klen bytes whose em_key_hash
+ * is hash, or NULL: no lock, no allocation (a small op's launch path); the
+ * key names everything the source depends on.  em_run_get: the same, else
+ * rendered by render(ctx, src), built and loaded; fname is the kernel's
+ * name in the source, name the one messages give it. */
+const em_kfn *em_run_find(const em_backend *be, int id, const char *key, size_t klen,
+                          uint64_t hash);
+em_status em_run_get(const em_backend *be, int id, const char *key, size_t klen, uint64_t hash,
+                     const char *name, const char *fname, em_render_cb render, const void *ctx,
+                     const em_kfn **out);
+/* Launch k on the calling thread's current stream, grid x block threads in
+ * one dimension: arg is the packed struct (kargs false: a dialect with
+ * args_struct) or an em_kargs (kargs true). */
+em_status em_run_launch1(const em_backend *be, int id, const em_kfn *k, unsigned grid,
+                         unsigned block, unsigned shmem, void *arg, bool kargs);
+/* A module built from src on dev with o's options (the raw-module API:
+ * em_cuda_module_load_ex is this on EM_CUDA), kept for the process by
+ * (device, options, name expressions, source); *lowered (with name
+ * expressions) points at their lowered names, owned by the cache. */
+EM_API em_status em_run_module(em_device dev, const char *src, const em_build_opts *o,
+                               const char *name, void **module, const char **lowered);
+
 /* The loaded kernel for a NUL-terminated key: be's cache, else rendered,
  * compiled and loaded (the drivers that launch rarely enough to hash a key
  * per call). */

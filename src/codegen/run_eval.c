@@ -62,7 +62,7 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     em_kplan *plan = &em__ew.plan;
     unsigned char *args = em__ew.args;
     int id = em_array_device(out).id;
-    if (!be->kernel_find)
+    if (!be->module_build)
         return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
     EM_CHECK(em_kplan_make(root, out, plan));
     if (plan->n == 0) return EM_OK;
@@ -86,13 +86,14 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     uint64_t h = em_key_hash(key, klen);
     if (keyhash) *keyhash = h;
     em_status s = EM_OK;
-    const em_kfn *k = be->kernel_find(id, key, klen, h);
+    const em_kfn *k = em_run_find(be, id, key, klen, h);
     if (!k) { /* the name only for a kernel not loaded yet */
         char name[48];
         em_kplan_name(plan, name, sizeof name);
         em__ewctx c = {be, plan};
-        s = be->kernel_get(id, key, klen, h, name, EM_KNAME, em__render, &c, &k);
+        s = em_run_get(be, id, key, klen, h, name, EM_KNAME, em__render, &c, &k);
     }
     if (key != keybuf) free(key);
-    return s == EM_OK ? be->launch(id, k, em__grid(p, plan), EM_RUN_BLOCK, 0, launch_arg) : s;
+    if (s != EM_OK) return s;
+    return em_run_launch1(be, id, k, em__grid(p, plan), EM_RUN_BLOCK, 0, launch_arg, flat);
 }

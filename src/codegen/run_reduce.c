@@ -53,11 +53,11 @@ static em_status em__launch(const em_backend *be, int id, const em_rplan *p, con
         s = em_error(EM_ENOMEM, "out of host memory");
     else {
         uint64_t h = em_key_hash(key.s, key.len);
-        if (!(k = be->kernel_find(id, key.s, key.len, h))) { /* the name only for a new kernel */
+        if (!(k = em_run_find(be, id, key.s, key.len, h))) { /* the name only for a new kernel */
             char name[64];
             snprintf(name, sizeof name, "reduce%d_%s", (int)p->op, em_dtype_get(p->in)->name);
             em__rctx c = {be, p};
-            s = be->kernel_get(id, key.s, key.len, h, name, fname, em__render, &c, &k);
+            s = em_run_get(be, id, key.s, key.len, h, name, fname, em__render, &c, &k);
         }
     }
     em_sbuf_free(&key);
@@ -77,7 +77,7 @@ static em_status em__reduce(const em_backend *be, em_reduce_op op, const em_arra
                             em_array *out) {
     static _Thread_local em_rplan p;
     int id = em_array_device(out).id;
-    if (!be->kernel_find)
+    if (!be->module_build)
         return em_error(EM_EUNSUPPORTED, "the %s backend compiles no kernels", be->name);
     EM_CHECK(em_rplan_make(op, a, naxes, axes, dt, ddof, out, &p));
     if (fused) /* a's values come from a tree */

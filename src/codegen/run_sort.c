@@ -94,10 +94,11 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
     for (int k = 0; k < EM_SORT_NBUF; k++)
         if (!s->a.b[k]) s->a.b[k] = any;
     const size_t numbers = sizeof s->a - sizeof s->a.b;
-    if (s->d->args_struct) return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a);
+    if (s->d->args_struct)
+        return em_run_launch1(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, false);
     em_kargs ka = {.nbuf = EM_SORT_NBUF, .blob = &s->a.n, .blob_size = numbers};
     for (int k = 0; k < EM_SORT_NBUF; k++) ka.buf[k] = s->a.b[k];
-    return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &ka);
+    return em_run_launch1(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &ka, true);
 }
 
 static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5) {

@@ -2,6 +2,7 @@
  * data.  Index arrays are brought to one broadcast shape as C-contiguous
  * int64 (a no-op for indices that already are), so backends see one form. */
 #include "backend/backend.h"
+#include "codegen/render_scatter.h"
 #include "codegen/run.h"
 #include "core/core.h"
 
@@ -155,4 +156,16 @@ em_status em_nonzero(const em_array *a, em_array *out) {
     if (a->ndim == 0)
         return em_error(EM_EVALUE, "nonzero of a 0-d array is not allowed; reshape it to 1-d");
     return em_algo_nonzero(em__backend(em_array_device(a).kind), a, out);
+}
+
+em_status em_scatter_accum(em_array *out, const em_array *idx, const em_array *values, em_op op) {
+    em_scatter_op sc = op == EM_OP_ADD        ? EM_SC_ADD
+                       : op == EM_OP_SUBTRACT ? EM_SC_SUBTRACT
+                       : op == EM_OP_MULTIPLY ? EM_SC_MULTIPLY
+                       : op == EM_OP_MAXIMUM  ? EM_SC_MAXIMUM
+                       : op == EM_OP_MINIMUM  ? EM_SC_MINIMUM
+                                              : EM_SC_NOPS;
+    if (sc == EM_SC_NOPS)
+        return em_error(EM_EVALUE, "scatter: op %d has no accumulating scatter", (int)op);
+    return em_run_scatter(em__backend(em_array_device(out).kind), sc, out, idx, values);
 }

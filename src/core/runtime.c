@@ -5,9 +5,8 @@
 #include "core/core.h"
 
 /* The status of finding a device's backend *be, for its streams and events:
- * a backend fills all of those fields or none (OpenCL has not yet: its
- * queues and markers are in ember/opencl.h), and one that has none says so
- * instead of a NULL call. */
+ * a backend fills all of those fields or none (every backend Ember has fills
+ * them), and one that has none says so instead of a NULL call. */
 static em_status em__rt(em_status found, const em_backend *const *be) {
     if (found != EM_OK || (*be)->stream_create) return found;
     return em_error(EM_EUNSUPPORTED, "streams and events are not available on %s devices yet",

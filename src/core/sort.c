@@ -10,7 +10,7 @@
 
 static const em_backend *em__sort_backend(const em_array *a, const char *what) {
     const em_backend *be = em__backend(em_array_device(a).kind);
-    if (be && be->kernel_get) return be;
+    if (be && be->module_build) return be;
     em_error(EM_EUNSUPPORTED, "em_%s runs on devices that compile kernels, not on %s", what,
              be ? be->name : "this device");
     return NULL;

@@ -16,6 +16,7 @@
 
 #include "codegen/render_gather.h"
 #include "codegen/render_gemm.h"
+#include "codegen/render_scatter.h"
 #include "codegen/render_index.h"
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
@@ -261,6 +262,25 @@ static void rc_gemms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     }
 }
 
+/* The accumulating scatter: every op on every dtype it has (full), else
+ * three (a native atomic, 64-bit and 32-bit compare-and-swap loops: each
+ * PoCL build costs about a second; test_ufunc_methods runs more on it). */
+static void rc_scatters(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const char *const ops[] = {"add", "subtract", "multiply", "maximum", "minimum"};
+    for (int op = EM_SC_ADD; op < EM_SC_NOPS; op++)
+        for (int dt = 0; dt < EM_NDTYPES; dt++) {
+            bool few = (op == EM_SC_ADD && dt == EM_INT32) ||
+                       (op == EM_SC_MAXIMUM && dt == EM_UINT64) ||
+                       (op == EM_SC_MINIMUM && dt == EM_FLOAT32);
+            if (!em_scatter_dtype_ok(dt) || (!full && !few)) continue;
+            em_sbuf s = {0};
+            em_status st = em_render_scatter(d, op, dt, &s);
+            char name[96];
+            snprintf(name, sizeof name, "scatter_%s_%s", ops[op], em_dtype_get(dt)->name);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_reductions(d, full, fn, ctx);
     rc_scans(d, fn, ctx);
@@ -268,6 +288,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_index(d, full, fn, ctx);
     rc_randoms(d, fn, ctx);
     rc_gemms(d, full, fn, ctx);
+    rc_scatters(d, full, fn, ctx);
 }
 
 #endif

@@ -545,10 +545,9 @@ static void test_launch_limit(void) {
         int64_t sh[1] = {10};
         em_array a, out = {0};
         const em_array *in[1] = {&a};
-        int ok =
-            em_array_empty(&a, EM_INT32, 1, sh, gpu) == EM_OK &&
-            em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_ELAUNCH &&
-            strstr(em_last_error(), "block of 256 threads exceeds the device limit of 128") != NULL;
+        int ok = em_array_empty(&a, EM_INT32, 1, sh, gpu) == EM_OK &&
+                 em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) == EM_ELAUNCH &&
+                 strstr(em_last_error(), "= 256 threads exceeds the device limit of 128") != NULL;
         if (!ok) fprintf(stderr, "child: %s\n", em_last_error());
         _exit(ok ? 0 : 1);
     }

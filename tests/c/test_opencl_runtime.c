@@ -3,6 +3,7 @@
  * Ember's launched with an em_kargs, and a raw program.  Skips (passes)
  * when no OpenCL platform loads. */
 #include "backend/backend.h"
+#include "codegen/run.h"
 #include "codegen/sbuf.h"
 #include "ctest.h"
 #include "ember/opencl.h"
@@ -77,14 +78,19 @@ static em_status render_bad(const void *ctx, void *src) {
     return EM_OK;
 }
 
-/* An em_kargs launch: buffers with their offsets, then the struct. */
+/* An em_kargs launch: buffers with their offsets, then the struct; the
+ * kernel built and found through the cache above the table
+ * (codegen/run_module.c) over module_build and function. */
 static void test_kargs_launch(void) {
     const em_kfn *k = NULL;
     const char key[] = "test_opencl_runtime scale";
     uint64_t h = 0x1234;
-    CHECK(be->kernel_find(0, key, sizeof key - 1, h) == NULL);
-    CHECK(be->kernel_get(0, key, sizeof key - 1, h, "scale", "k", render_scale, NULL, &k) == EM_OK);
-    CHECK(be->kernel_find(0, key, sizeof key - 1, h) == k);
+    CHECK(em_run_find(be, 0, key, sizeof key - 1, h) == NULL);
+    CHECK(em_run_get(be, 0, key, sizeof key - 1, h, "scale", "k", render_scale, NULL, &k) == EM_OK);
+    CHECK(em_run_find(be, 0, key, sizeof key - 1, h) == k && !strcmp(k->name, "scale"));
+    CHECK(em_run_get(be, 0, "other", 5, h, "scale", "nope", render_scale, NULL, &k) == EM_EVALUE);
+    CHECK(strstr(em_last_error(), "no kernel named 'nope'"));
+    CHECK(em_run_get(be, 0, key, sizeof key - 1, h, "scale", "k", render_scale, NULL, &k) == EM_OK);
     float x[40], y[40] = {0};
     for (int i = 0; i < 40; i++) x[i] = (float)i;
     void *a, *b;
@@ -97,13 +103,16 @@ static void test_kargs_launch(void) {
     } blob = {30, 2.5f, 0};
     em_kargs ka = {
         .nbuf = 2, .buf = {(char *)b + 8, (char *)a + 4}, .blob = &blob, .blob_size = sizeof blob};
-    CHECK(be->launch(0, k, 2, 16, 0, &ka) == EM_OK);
-    CHECK(be->launch(0, k, 1, 1u << 30, 0, &ka) == EM_ELAUNCH); /* beyond the work-group limit */
+    CHECK(em_run_launch1(be, 0, k, 2, 16, 0, &ka, true) == EM_OK);
+    /* beyond the work-group limit */
+    CHECK(em_run_launch1(be, 0, k, 1, 1u << 30, 0, &ka, true) == EM_ELAUNCH);
+    const unsigned g2[3] = {1, 2, 1}, b1[3] = {16, 1, 1};
+    CHECK(be->launch(0, k->fn, "k", g2, b1, 0, NULL, &ka) == EM_EUNSUPPORTED);
     CHECK(be->to_host(0, y, b, sizeof y) == EM_OK);
     CHECK(y[0] == 0 && y[1] == 0 && y[2] == 2.5f * 1 && y[31] == 2.5f * 30 && y[32] == 0);
     be->free(0, a, sizeof x), be->free(0, b, sizeof y);
     const char bad[] = "test_opencl_runtime bad";
-    CHECK(be->kernel_get(0, bad, sizeof bad - 1, 7, "bad", "k", render_bad, NULL, &k) ==
+    CHECK(em_run_get(be, 0, bad, sizeof bad - 1, 7, "bad", "k", render_bad, NULL, &k) ==
           EM_ECOMPILE);
     CHECK(strstr(em_last_error(), "undeclared_x") && strstr(em_last_error(), ":3:") &&
           strstr(em_last_error(), "   3  __kernel") /* numbered as the compiler counts */);

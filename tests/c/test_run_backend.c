@@ -1,7 +1,8 @@
 /* The algorithms above the backends (codegen/run_*.c) on a stub backend
- * that has only the runtime primitives: its kernel cache, compile and
+ * that has only the runtime primitives: its module build, function and
  * launch record what they are given, so the drivers are seen to render in
- * the backend's dialect, look kernels up by structural key, and launch
+ * the backend's dialect, find kernels again by structural key (the cache
+ * above the table: one build per key), and launch
  * with the packed argument -- on no particular device.  Also the dispatch
  * (em_algo_*): the CPU's precompiled ops where present, else the drivers. */
 #include "backend/backend.h"
@@ -31,32 +32,31 @@ static em_status stub_props_ref(int id, const em_device_props **out) {
     return EM_OK;
 }
 
-static const em_kfn *stub_find(int id, const char *key, size_t klen, uint64_t hash) {
-    st.finds++;
-    return st.have && strlen(st.key) == klen && !memcmp(st.key, key, klen) ? &st.k : NULL;
-}
-
-static em_status stub_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                          const char *fname, em_render_cb render, const void *ctx,
-                          const em_kfn **out) {
+/* The table's module primitives: a build records the kernel's source (the
+ * cache above the table decides when there is one), a function is a
+ * distinct handle, a launch records its shape and argument. */
+static em_status stub_build(int id, const char *src, const char *name, const em_build_opts *o,
+                            void **mod, char **lowered) {
     st.gets++;
-    em_sbuf s = {0};
-    em_status r = render(ctx, &s);
-    if (r != EM_OK) return r;
     /* The kernel after the dialect's prelude (the scalar library, long). */
-    const char *end = strstr(s.s, EM_PRELUDE_END);
-    snprintf(st.src, sizeof st.src, "%s", end ? end + strlen(EM_PRELUDE_END) : s.s);
-    snprintf(st.key, sizeof st.key, "%.*s", (int)klen, key);
-    snprintf(st.k.name, sizeof st.k.name, "%s", name);
-    em_sbuf_free(&s);
-    st.have = true;
-    *out = &st.k;
-    return EM_OK;
+    const char *end = strstr(src, EM_PRELUDE_END);
+    snprintf(st.src, sizeof st.src, "%s", end ? end + strlen(EM_PRELUDE_END) : src);
+    snprintf(st.key, sizeof st.key, "%s", name);
+    *mod = &st;
+    return o->raw || lowered ? EM_EINTERNAL : EM_OK; /* the drivers build Ember's own */
 }
 
-static em_status stub_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                             void *arg) {
-    st.launches++, st.grid = grid, st.block = block;
+static em_status stub_function(int id, void *mod, const char *fname, void **fn) {
+    st.finds++;
+    *fn = &st.k;
+    return mod == &st ? EM_OK : EM_EINTERNAL;
+}
+
+static em_status stub_launch(int id, void *fn, const char *name, const unsigned grid[3],
+                             const unsigned block[3], unsigned shmem, void *stream, void *arg) {
+    st.launches++, st.grid = grid[0], st.block = block[0];
+    if (fn != &st.k || stream != EM_STREAM_CURRENT || grid[1] != 1 || block[2] != 1)
+        return EM_EINTERNAL;
     if (!st.kargs) return EM_OK; /* eval's OpenCL form is its own (render.h) */
     st.ka = *(const em_kargs *)arg;
     if (st.ka.blob_size <= sizeof st.blob) memcpy(st.blob, st.ka.blob, st.ka.blob_size);
@@ -68,8 +68,8 @@ static const em_backend stub = {
     .kind = EM_CPU,
     .dialect = "opencl",
     .props_ref = stub_props_ref,
-    .kernel_find = stub_find,
-    .kernel_get = stub_get,
+    .module_build = stub_build,
+    .function = stub_function,
     .launch = stub_launch,
 };
 
@@ -131,10 +131,13 @@ static void test_templates_launch_kargs(void) {
 
 /* The CPU has precompiled ops and compiles nothing; CUDA the reverse. */
 static void test_tables(void) {
-    CHECK(em_cpu_backend.ops && em_cpu_backend.ops->eval && !em_cpu_backend.kernel_get &&
+    CHECK(em_cpu_backend.ops && em_cpu_backend.ops->eval && !em_cpu_backend.module_build &&
           !em_cpu_backend.launch && !em_cpu_backend.dialect);
-    CHECK(!em_cuda_backend.ops && em_cuda_backend.kernel_find && em_cuda_backend.kernel_get &&
+    CHECK(!em_cuda_backend.ops && em_cuda_backend.module_build && em_cuda_backend.function &&
           em_cuda_backend.launch && !strcmp(em_cuda_backend.dialect, "cuda"));
+    CHECK(!em_opencl_backend.ops && em_opencl_backend.module_build && em_opencl_backend.function &&
+          em_opencl_backend.launch && em_opencl_backend.stream_create &&
+          !strcmp(em_opencl_backend.dialect, "opencl"));
     const em_dialect *d = NULL;
     CHECK(em_run_dialect(&em_cpu_backend, &d) == EM_EUNSUPPORTED && !d);
     CHECK(em_run_dialect(&em_cuda_backend, &d) == EM_OK && d == &em_dialect_cuda);

@@ -3,7 +3,7 @@
  *   - every dtype's source renders for CUDA and OpenCL, compiles with NVRTC
  *     where it loads and with the OpenCL platform where one loads (PoCL);
  *   - the CUDA text runs on the host: the driver em_run_sort drives a fake
- *     backend whose kernel_get builds the rendered source as C++ (CUDA's
+ *     backend whose module_build builds the rendered source as C++ (CUDA's
  *     block model on one OS thread: 256 coroutines per block, blocks one
  *     after another, __shared__ as statics, __syncthreads() a yield; a
  *     grid of at most 3 blocks, so every kernel's block loop turns) and
@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/opencl/opencl.h"
+#include "codegen/diskcache.h"
 #include "codegen/render_sort.h"
 #include "codegen/run_sort.h"
 #include "ctest.h"
@@ -175,8 +176,6 @@ static struct {
     void *lib;
 } libs[EMUL_MAX];
 static int nlibs;
-static em_kfn kfns[EMUL_MAX * 8];
-static char kkeys[EMUL_MAX * 8][200];
 static emul_kernel ekern[EMUL_MAX * 8];
 static int nkfns;
 static char emul_dir[] = "/tmp/ember_sort_emul_XXXXXX";
@@ -206,19 +205,17 @@ static em_status f_copy(int id, void *dst, const void *src, size_t n) {
     return EM_OK;
 }
 
-/* The library of the source rendered for key (the part before "|em_"). */
-static void *emul_lib(const char *key, em_render_cb render, const void *ctx) {
+/* The library built from one rendered source (several kernels share one:
+ * built once; the cache above the table asks once per kernel). */
+static void *emul_lib(const char *text) {
+    uint64_t h = em_fnv1a(EM_FNV_BASIS, text, strlen(text));
     char base[200];
-    snprintf(base, sizeof base, "%s", key);
-    char *bar = strstr(base, "|em_");
-    if (bar) *bar = 0;
+    snprintf(base, sizeof base, "%016llx", (unsigned long long)h);
     for (int i = 0; i < nlibs; i++)
         if (!strcmp(libs[i].key, base)) return libs[i].lib;
     if (nlibs == EMUL_MAX) return NULL;
     em_sbuf s = {0};
-    em_sbuf_printf(&s, "%s", emul_pre);
-    if (render(ctx, &s) != EM_OK) return NULL;
-    em_sbuf_printf(&s, "%s", emul_post);
+    em_sbuf_printf(&s, "%s%s%s", emul_pre, text, emul_post);
     char src[300], so[300], cmd[1000];
     snprintf(src, sizeof src, "%s/k%d.cpp", emul_dir, nlibs);
     snprintf(so, sizeof so, "%s/k%d.so", emul_dir, nlibs);
@@ -241,33 +238,31 @@ static void *emul_lib(const char *key, em_render_cb render, const void *ctx) {
     return lib;
 }
 
-static em_status f_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                              const char *fname, em_render_cb render, const void *ctx,
-                              const em_kfn **out) {
-    (void)id, (void)klen, (void)hash;
-    for (int i = 0; i < nkfns; i++) /* the backend's cache: one build per source */
-        if (!strcmp(kkeys[i], key)) {
-            *out = &kfns[i];
-            return EM_OK;
-        }
-    void *lib = emul_lib(key, render, ctx);
-    if (!lib || nkfns == EMUL_MAX * 8) return em_error(EM_ECOMPILE, "emulation build failed");
-    ekern[nkfns] = (emul_kernel){dlsym(lib, fname), (emul_launch_fn)dlsym(lib, "em_emul_launch")};
+static em_status f_build(int id, const char *src, const char *name, const em_build_opts *o,
+                         void **mod, char **lowered) {
+    (void)id, (void)name, (void)o, (void)lowered;
+    return (*mod = emul_lib(src)) ? EM_OK : em_error(EM_ECOMPILE, "emulation build failed");
+}
+
+static em_status f_function(int id, void *mod, const char *fname, void **fn) {
+    (void)id;
+    if (nkfns == EMUL_MAX * 8) return em_error(EM_ECOMPILE, "too many kernels");
+    ekern[nkfns] = (emul_kernel){dlsym(mod, fname), (emul_launch_fn)dlsym(mod, "em_emul_launch")};
     if (!ekern[nkfns].fn || !ekern[nkfns].launch) return em_error(EM_ECOMPILE, "no %s", fname);
-    kfns[nkfns].fn = &ekern[nkfns];
-    snprintf(kfns[nkfns].name, sizeof kfns[nkfns].name, "%s", name);
-    snprintf(kkeys[nkfns], sizeof kkeys[nkfns], "%s", key);
-    *out = &kfns[nkfns++];
+    *fn = &ekern[nkfns++];
     return EM_OK;
 }
 
-static em_status f_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                          void *arg) {
-    (void)id, (void)shmem;
-    const emul_kernel *e = k->fn;
-    if (block != EM_SORT_B || grid < 1 || grid > 3) return em_error(EM_ELAUNCH, "bad launch");
+/* CUDA's dialect: args is the kernelParams array, its one entry the struct. */
+static em_status f_launch(int id, void *fn, const char *name, const unsigned grid[3],
+                          const unsigned block[3], unsigned shmem, void *stream, void *args) {
+    (void)id, (void)name, (void)shmem, (void)stream;
+    const emul_kernel *e = fn;
+    if (block[0] != EM_SORT_B || grid[0] < 1 || grid[0] > 3)
+        return em_error(EM_ELAUNCH, "bad launch");
     launches++;
-    return e->launch(e->fn, grid, arg) ? em_error(EM_ELAUNCH, "no threads") : EM_OK;
+    return e->launch(e->fn, grid[0], ((void **)args)[0]) ? em_error(EM_ELAUNCH, "no threads")
+                                                         : EM_OK;
 }
 
 static const em_backend fake = {.name = "emulated",
@@ -279,7 +274,8 @@ static const em_backend fake = {.name = "emulated",
                                 .copy = f_copy,
                                 .dialect = "cuda",
                                 .props_ref = f_props_ref,
-                                .kernel_get = f_kernel_get,
+                                .module_build = f_build,
+                                .function = f_function,
                                 .launch = f_launch};
 
 /* ---- the reference: NumPy's order, a stable merge sort ------------------ */

@@ -1,8 +1,9 @@
-"""Streams and events on the CPU (every device has them: src/core/stream.c
-over the backend table).  A CPU stream is always complete and an event holds
-the host's clock, so em.Stream, em.Event and em.get_elapsed_time behave as on
-a GPU.  The CUDA side is tested against the fake driver (test_cuda_fake.py)
-and on a GPU (test_cuda_nogpu.py's timing test)."""
+"""Streams and events on the CPU and on opencl:0 (every device has them:
+src/core/runtime.c over the backend table).  A CPU stream is always complete
+and an event holds the host's clock; an OpenCL stream is an in-order queue and
+an event a profiled marker, so em.Stream, em.Event and em.get_elapsed_time
+behave as on a GPU.  The CUDA side is tested against the fake driver
+(test_cuda_fake.py) and on a GPU (test_cuda_nogpu.py's timing test)."""
 import time
 
 import numpy as np
@@ -12,15 +13,18 @@ import ember as em
 from ember import _ember
 
 
-@pytest.fixture
-def cpu():
-    with em.Device("cpu"):
-        yield
+@pytest.fixture(params=["cpu", "opencl:0"])
+def cpu(request):
+    """The device the test runs on, current (the name is the module's first one)."""
+    if request.param.startswith("opencl") and not em.opencl.is_available():
+        pytest.skip("no OpenCL platform")
+    with em.Device(request.param):
+        yield request.param.partition(":")[0] + ":0"
 
 
 def test_stream_is_current_inside_with(cpu):
     s, t = em.Stream(), em.Stream(non_blocking=True)
-    assert s.ptr and t.ptr and s.ptr != t.ptr and s._dev == "cpu:0"
+    assert s.ptr and t.ptr and s.ptr != t.ptr and s._dev == cpu
     assert _ember.stream_get() is None
     with s:
         assert _ember.stream_get() == s.ptr
@@ -75,18 +79,18 @@ def test_event_errors(cpu):
         em.get_elapsed_time(a, b)
     c = em.Event(disable_timing=True)
     c.record()
+    if cpu == "cpu":
+        assert c.done  # nothing is ever queued
+    c.synchronize()
     assert c.done
     with pytest.raises(em.DeviceError, match="timing"):
         em.get_elapsed_time(a, c)
     b.synchronize()  # never recorded: returns at once
     with pytest.raises(ValueError, match="unknown stream call"):
-        _ember.stream_call("nope", "cpu", a.ptr)
+        _ember.stream_call("nope", cpu, a.ptr)
     with pytest.raises(em.DeviceError, match="unknown device 'gpu:7'"):
         _ember.stream_create("gpu:7")
-    if em.opencl.is_available():  # its streams are not in the table yet: a status, not a crash
-        with pytest.raises(TypeError, match="not available on opencl devices yet"):
-            _ember.event_create("opencl:0")
-    else:
+    if not em.opencl.is_available():
         with pytest.raises(em.DeviceError, match="opencl"):
             _ember.event_create("opencl:0")
 
@@ -94,11 +98,53 @@ def test_event_errors(cpu):
 def test_stream_wait_and_threads(cpu):
     import threading
     s, t = em.Stream(), em.Stream()
-    _ember.stream_call("stream_wait", "cpu", s.ptr, t.ptr)  # nothing to wait for on the CPU
-    _ember.stream_call("stream_wait", "cpu", s.ptr, s.ptr)
+    _ember.stream_call("stream_wait", cpu, s.ptr, t.ptr)  # nothing to wait for on the CPU
+    _ember.stream_call("stream_wait", cpu, s.ptr, s.ptr)
     seen = []
     with s:
-        th = threading.Thread(target=lambda: seen.append(_ember.stream_get("cpu")))
+        th = threading.Thread(target=lambda: seen.append(_ember.stream_get(cpu)))
         th.start()
         th.join()
     assert seen == [None]  # the current stream is the calling thread's
+
+
+def test_work_on_an_opencl_stream_is_ordered_with_the_default_queue():
+    """An OpenCL queue orders against no other by itself: switching the current
+    queue (entering and leaving `with stream:`) must order the new one after the
+    old, or the kernel on s reads x before the slow kernel that writes it, and
+    z's kernel on the default queue reads y before s wrote it (the switches in
+    src/backend/opencl/stream.c)."""
+    if not em.opencl.is_available():
+        pytest.skip("no OpenCL platform")
+    with em.Device("opencl:0"):
+        n, dtype = 1 << 20, np.float32
+        a = np.linspace(0, 1, n).astype(dtype)
+        slow = a
+        for _ in range(30):
+            slow = np.cos(slow) * np.asarray(0.5, dtype) + np.asarray(0.25, dtype)
+        s = em.Stream()
+        for _ in range(2):
+            x = em.asarray(a)
+            for _ in range(30):  # one fused kernel of 30 cosines, queued, not waited for
+                x = em.cos(x) * 0.5 + 0.25
+            em.eval(x)
+            with s:
+                y = (x * 3).copy()
+                em.eval(y)
+                e = em.Event()
+                e.record()
+            z = y - 1  # on the default queue again
+            em.eval(z)
+            np.testing.assert_allclose(z.get(), slow * 3 - 1, rtol=2e-5, atol=2e-5)
+            e.synchronize()
+            assert e.done
+            np.testing.assert_allclose(y.get(), slow * 3, rtol=2e-5, atol=2e-5)
+        t = em.Stream(non_blocking=True)
+        _ember.stream_call("stream_wait", "opencl:0", t.ptr, s.ptr)
+        t.synchronize()
+        never = em.Event()
+        assert never.done  # never recorded: nothing to wait for
+        never.synchronize()
+        with pytest.raises(em.DeviceError, match="recorded"):
+            em.get_elapsed_time(e, never)
+        assert em.get_elapsed_time(e, e) == 0

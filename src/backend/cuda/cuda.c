@@ -1,4 +1,4 @@
-/* The CUDA backend's table: devices, memory, copies, compile and launch.
+/* The CUDA backend's table: devices, memory, copies, modules and launch.
  * Everything reaches the driver through the dlopen'ed table, and nothing
  * runs until a CUDA device is first asked about. */
 #include "backend/cuda/cuda_internal.h"
@@ -67,12 +67,6 @@ static em_status em__sync(int id) {
     return EM_OK;
 }
 
-/* The backend's launch: the kernel handle is a CUfunction. */
-static em_status em__launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                            void *arg) {
-    return em_cu_launch(id, (CUfunction)k->fn, k->name, grid, block, shmem, arg);
-}
-
 const em_backend em_cuda_backend = {
     .name = "cuda",
     .kind = EM_CUDA,
@@ -88,9 +82,9 @@ const em_backend em_cuda_backend = {
     .synchronize = em__sync,
     .dialect = "cuda",
     .props_ref = em_cu_props,
-    .kernel_find = em_cu_kernel_find,
-    .kernel_get = em_cu_kernel_get,
-    .launch = em__launch,
+    .module_build = em_cu_module_build,
+    .function = em_cu_function,
+    .launch = em_cu_launch,
     .ops = NULL, /* every algorithm is codegen/run_*.c's over the primitives above */
     .stream_create = em_cu_stream_create,
     .stream_destroy = em_cu_stream_destroy,

@@ -27,43 +27,12 @@ EM_API em_status em_cuda_compile_ex(const char *src, int arch, const char *name,
 /* Cached properties of device id (queried once). */
 em_status em_cu_props(int id, const em_device_props **out);
 
-/* How kernel_get renders a kernel's source (backend.h's em_render_cb). */
-typedef em_render_cb em_cu_render_fn;
-/* A loaded kernel (backend.h's em_kfn; fn is a CUfunction). */
-typedef em_kfn em_cu_kfn;
-/* The cached kernel for a key of klen bytes whose em_key_hash is hash, or
- * NULL: no lock, no allocation (a small op's launch path). */
-const em_cu_kfn *em_cu_kernel_find(int id, const char *key, size_t klen, uint64_t hash);
-/* em_cu_kernel with the key's length and hash given, returning the entry. */
-em_status em_cu_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                           const char *fname, em_cu_render_fn render, const void *ctx,
-                           const em_cu_kfn **out);
-
-/* What the in-memory cache of loaded code (kernels.c) holds for a key:
- * one of Ember's kernels (k, in mod) or a raw module (mod and the lowered
- * names of its name expressions, NULL without any; module.c).  Keys of raw
- * modules begin with a byte the renderer's keys never hold (\002). */
-typedef struct em_cu_code {
-    CUmodule mod;
-    em_kfn k;
-    char *lowered;
-    /* The device's generation (em_device_generation) before the code was
-     * built: after a reset (reset.c) the old context's code is never found. */
-    uint32_t gen;
-} em_cu_code;
-/* The entry for (device id, key of klen bytes, hash), or NULL: no lock, no
- * allocation.  The caller picks the hash function; it must be the same for
- * find and put. */
-const em_cu_code *em_cu_code_find(int id, const char *key, size_t klen, uint64_t hash);
-/* Publish a copy of code under the key, for the process; the entry, or
- * NULL when there is no memory for it. */
-const em_cu_code *em_cu_code_put(int id, const char *key, size_t klen, uint64_t hash,
-                                 const em_cu_code *code);
-
-/* Launch f with one packed argument of nbytes on device id's stream,
- * checking the configuration against the device limits first. */
-em_status em_cu_launch(int id, CUfunction f, const char *name, unsigned grid, unsigned block,
-                       unsigned shmem, void *arg);
+/* The table's modules and launch (module.c; backend.h says what each does). */
+em_status em_cu_module_build(int id, const char *src, const char *name, const em_build_opts *o,
+                             void **mod, char **lowered);
+em_status em_cu_function(int id, void *mod, const char *name, void **fn);
+em_status em_cu_launch(int dev, void *fn, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void *stream, void *params);
 
 /* A wait for the calling thread's current stream (libs.h: em_cu_stream),
  * before host copies. */

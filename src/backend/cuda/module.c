@@ -1,15 +1,10 @@
-/* Raw CUDA modules: CUDA C from the user (em.RawKernel / em.RawModule) or
- * from a code generator (expression kernels, @em.jit), compiled by NVRTC
- * through the disk cache, loaded once per device, and launched with a 3-d
- * configuration checked against the device's limits.
- *
- * Loaded modules are cached in memory by (device, options, source), in the
- * cache of the backend's own kernels (kernels.c), and live for the process:
- * a module handle given out stays valid, so callers may keep function
- * handles.
+/* Modules and launches: the table's module_build (NVRTC through the disk
+ * cache, then cuModuleLoadData), function and launch (3-d, checked against
+ * the device's limits), used alike by Ember's kernels, expression kernels,
+ * @em.jit and raw modules.  The cache of loaded modules by key and the
+ * raw-module API's bookkeeping are above the table (codegen/run_module.c).
  */
 #include "backend/cuda/cuda_internal.h"
-#include "codegen/diskcache.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,101 +21,43 @@ enum {
     EM_CU_FUNC_MAX_DYNAMIC_SHARED = 8, /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 
-/* The cache key (kernels.c's cache): \002 (no renderer key begins with it),
- * each option, a \001 separator, each name expression, then the source,
- * each followed by a NUL. */
-static char *em__mkey(const char *src, const char *const *opts, int nopt, const char *const *names,
-                      int nnames, size_t *len) {
-    size_t n = strlen(src) + 4;
-    for (int i = 0; i < nopt; i++) n += strlen(opts[i]) + 1;
-    for (int i = 0; i < nnames; i++) n += strlen(names[i]) + 1;
-    char *k = malloc(n), *p = k;
-    if (!k) return NULL;
-    *p++ = '\002';
-    for (int i = 0; i < nopt; i++) p += strlen(strcpy(p, opts[i])) + 1;
-    p += strlen(strcpy(p, "\001")) + 1;
-    for (int i = 0; i < nnames; i++) p += strlen(strcpy(p, names[i])) + 1;
-    strcpy(p, src);
-    *len = n;
-    return k;
-}
-
-/* Compile (or read the disk cache) and load into cuda:dev. */
-static em_status em__mload(int dev, const char *src, const char *const *opts, int nopt,
-                           const char *const *names, int nnames, const char *name, CUmodule *mod,
-                           char **lowered) {
+/* The table's module_build: NVRTC (or the disk cache), then loaded into
+ * cuda:id.  Ember's own kernels get its extra options (compile.c:
+ * em_cuda_compile); a raw module the user's. */
+em_status em_cu_module_build(int id, const char *src, const char *name, const em_build_opts *o,
+                             void **mod, char **lowered) {
     const em_device_props *pr;
-    EM_CHECK(em_cu_props(dev, &pr));
+    EM_CHECK(em_cu_props(id, &pr));
     int arch = pr->compute_capability[0] * 10 + pr->compute_capability[1];
     void *cubin = NULL;
     size_t n = 0;
-    em_status s =
-        em_cuda_compile_ex(src, arch, name, opts, nopt, nnames, names, &cubin, &n, lowered);
-    if (s == EM_OK) s = em_cu_ctx(dev);
+    char *low = NULL;
+    em_status s = o->raw ? em_cuda_compile_ex(src, arch, name, o->opts, o->nopt, o->nnames,
+                                              o->names, &cubin, &n, &low)
+                         : em_cuda_compile(src, arch, name, &cubin, &n);
+    if (s == EM_OK) s = em_cu_ctx(id);
     if (s == EM_OK) {
-        CUresult r = em__cu.cuModuleLoadData(mod, cubin);
+        CUmodule m;
+        CUresult r = em__cu.cuModuleLoadData(&m, cubin);
         if (r != EM_CU_SUCCESS) {
             char what[128];
             snprintf(what, sizeof what, "loading the compiled module '%s'", name);
             s = em_cu_fail(r, what);
-        }
+        } else
+            *mod = m;
     }
-    if (s != EM_OK) free(*lowered), *lowered = NULL; /* set only when compiling succeeded */
     free(cubin);
+    if (s == EM_OK && lowered)
+        *lowered = low;
+    else
+        free(low); /* set only when compiling succeeded */
     return s;
 }
 
-static em_status em__check_list(const char *name, const char *what, const char *const *v, int n) {
-    if (n < 0 || (n && !v)) return em_error(EM_EVALUE, "module '%s': bad %s list", name, what);
-    for (int i = 0; i < n; i++)
-        if (!v[i]) return em_error(EM_EVALUE, "module '%s': %s %d is NULL", name, what, i);
-    return EM_OK;
-}
-
-em_status em_cuda_module_load_ex(int dev, const char *src, const char *const *opts, int nopt,
-                                 const char *const *names, int nnames, const char *name,
-                                 void **module, const char **lowered) {
-    if (!name) name = "raw module";
-    if (!src || !module || (nnames && !lowered))
-        return em_error(EM_EVALUE, "module '%s': NULL source or result pointer", name);
-    EM_CHECK(em__check_list(name, "compiler option", opts, nopt));
-    EM_CHECK(em__check_list(name, "name expression", names, nnames));
-    size_t len;
-    char *key = em__mkey(src, opts, nopt, names, nnames, &len);
-    if (!key) return em_error(EM_ENOMEM, "out of host memory for the module cache");
-    uint64_t h = em_fnv1a(EM_FNV_BASIS, key, len);
-    em_status s = EM_OK;
-    const em_cu_code *c = em_cu_code_find(dev, key, len, h);
-    if (c && em_debug_level() >= 2)
-        fprintf(stderr, "ember: module cache hit (memory) for '%s' on cuda:%d\n", name, dev);
-    if (!c) {
-        /* The generation before loading: a reset meanwhile makes it old (reset.c). */
-        em_cu_code v = {.gen = em_device_generation((em_device){EM_CUDA, dev})};
-        s = em__mload(dev, src, opts, nopt, names, nnames, name, &v.mod, &v.lowered);
-        if (s == EM_OK && !(c = em_cu_code_put(dev, key, len, h, &v))) {
-            free(v.lowered); /* the module stays loaded: no memory to keep it */
-            s = em_error(EM_ENOMEM, "out of host memory for the module cache");
-        }
-    }
-    free(key);
-    if (s == EM_OK) {
-        *module = c->mod;
-        if (nnames) *lowered = c->lowered;
-    }
-    return s;
-}
-
-em_status em_cuda_module_load(int dev, const char *src, const char *const *opts, int nopt,
-                              const char *name, void **module) {
-    return em_cuda_module_load_ex(dev, src, opts, nopt, NULL, 0, name, module, NULL);
-}
-
-em_status em_cuda_module_function(int dev, void *module, const char *name, void **fn) {
-    if (!module || !name || !fn)
-        return em_error(EM_EVALUE, "em_cuda_module_function: NULL argument");
-    EM_CHECK(em_cu_ctx(dev));
+em_status em_cu_function(int id, void *mod, const char *name, void **fn) {
+    EM_CHECK(em_cu_ctx(id));
     CUfunction f;
-    CUresult r = em__cu.cuModuleGetFunction(&f, module, name);
+    CUresult r = em__cu.cuModuleGetFunction(&f, mod, name);
     if (r == EM_CU_ERROR_NOT_FOUND)
         return em_error(EM_EVALUE,
                         "the module has no kernel named '%s' (a kernel is found by its "
@@ -230,11 +167,9 @@ static em_status em__launch_failed(CUresult r, void *fn, const char *name,
     return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
 }
 
-em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned grid[3],
-                         const unsigned block[3], unsigned shmem, void *stream, void **params) {
-    if (!name) name = "raw kernel";
-    if (!fn || !grid || !block)
-        return em_error(EM_EVALUE, "kernel '%s': NULL function or configuration", name);
+/* The table's launch, for Ember's kernels and raw ones alike. */
+em_status em_cu_launch(int dev, void *fn, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void *stream, void *params) {
     const em_device_props *p; /* no lock once the device is open (device.c) */
     EM_CHECK(em_cu_props(dev, &p));
     EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));
@@ -244,7 +179,10 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
      * stream: a launch on another stream starts after what is queued there
      * (a non-blocking stream does not wait for the legacy one by itself;
      * the H100 read a fresh em.ones() array as garbage). */
-    if (stream != em_cu_stream()) EM_CHECK(em_cu_order(dev, stream, em_cu_stream()));
+    if (stream == EM_STREAM_CURRENT)
+        stream = em_cu_stream(); /* Ember's own kernels */
+    else if (stream != em_cu_stream())
+        EM_CHECK(em_cu_order(dev, stream, em_cu_stream()));
     CUresult r = em__cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        shmem, stream, params, NULL);
     if (r != EM_CU_SUCCESS) return em__launch_failed(r, fn, name, block);

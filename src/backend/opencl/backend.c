@@ -1,8 +1,8 @@
-/* The OpenCL backend's table: devices, memory, copies, compile and launch.
+/* The OpenCL backend's table: devices, memory, copies, modules and launch.
  * Device pointers are mem.c's synthetic addresses, decoded here for the
  * copies.  Every algorithm is codegen/run_*.c's over these primitives; a
- * template without an OpenCL rendering fails in kernel_get with the op's
- * name (kernels.c). */
+ * template without an OpenCL rendering fails with the op's name
+ * (codegen/run_module.c). */
 #include "backend/opencl/cl_internal.h"
 
 #include <stdio.h>
@@ -110,8 +110,20 @@ const em_backend em_opencl_backend = {
     .synchronize = em__sync,
     .dialect = "opencl",
     .props_ref = em__props_ref,
-    .kernel_find = em_cl_kernel_find,
-    .kernel_get = em_cl_kernel_get,
+    .module_build = em_cl_module_build,
+    .function = em_cl_function,
     .launch = em_cl_launch,
     .ops = NULL,
+    .stream_create = em_cl_stream_create,
+    .stream_destroy = em_cl_stream_destroy,
+    .stream_synchronize = em_cl_stream_sync,
+    .stream_wait_event = em_cl_stream_wait_event,
+    .stream_set = em_cl_stream_set,
+    .stream_get = em_cl_stream_get,
+    .event_create = em_cl_event_create,
+    .event_destroy = em_cl_event_destroy,
+    .event_record = em_cl_event_record,
+    .event_synchronize = em_cl_event_sync,
+    .event_query = em_cl_event_query,
+    .event_elapsed = em_cl_event_elapsed,
 };

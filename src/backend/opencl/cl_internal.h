@@ -62,6 +62,8 @@ enum {
     EM_CL_KERNEL_NUM_ARGS = 0x1191,
     EM_CL_KERNEL_WORK_GROUP_SIZE = 0x11B0,
     EM_CL_PROFILING_COMMAND_END = 0x1283,
+    EM_CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3,
+    EM_CL_COMPLETE = 0,
 };
 
 typedef struct em__cl_api {
@@ -119,12 +121,25 @@ void em_cl_free(int id, void *ptr, size_t nbytes);
 em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
                         cl_program *prog);
 
-/* Kernels of Ember's own (kernels.c). */
-const em_kfn *em_cl_kernel_find(int id, const char *key, size_t klen, uint64_t hash);
-em_status em_cl_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                           const char *fname, em_render_cb render, const void *ctx,
-                           const em_kfn **out);
-em_status em_cl_launch(int id, const em_kfn *k, unsigned grid, unsigned block, unsigned shmem,
-                       void *arg);
+/* The table's modules and launch (kernels.c). */
+em_status em_cl_module_build(int id, const char *src, const char *name, const em_build_opts *o,
+                             void **mod, char **lowered);
+em_status em_cl_function(int id, void *mod, const char *fname, void **fn);
+em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void *stream, void *arg);
+
+/* The table's streams and events (stream.c; backend.h says what each does). */
+em_status em_cl_stream_create(int id, bool nonblocking, void **out);
+em_status em_cl_stream_destroy(int id, void *s);
+em_status em_cl_stream_sync(int id, void *s);
+em_status em_cl_stream_wait_event(int id, void *s, void *e);
+void em_cl_stream_set(int id, void *s);
+void *em_cl_stream_get(int id);
+em_status em_cl_event_create(int id, bool timing, void **out);
+em_status em_cl_event_destroy(int id, void *e);
+em_status em_cl_event_record(int id, void *e, void *s);
+em_status em_cl_event_sync(int id, void *e);
+em_status em_cl_event_query(int id, void *e, bool *done);
+em_status em_cl_event_elapsed(int id, void *start, void *end, float *ms);
 
 #endif

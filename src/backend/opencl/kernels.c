@@ -1,38 +1,14 @@
-/* Ember's own OpenCL kernels: the in-memory cache by (device, structural
- * key), built through build.c, and the launch of one with an em_kargs
- * (backend.h): each buffer as its cl_mem and byte offset, then the struct
- * of numbers, then the dynamic __local memory when asked for. */
+/* The table's modules and launch: programs built through build.c, their
+ * kernels, and the launch of one with an em_kargs (backend.h): each buffer
+ * as its cl_mem and byte offset, then the struct of numbers, then the
+ * dynamic __local memory when asked for.  The cache of loaded kernels by
+ * key is above the table (codegen/run_module.c). */
 #include "backend/opencl/cl_internal.h"
 #include "codegen/sbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EM_KC_BUCKETS 1024
-
-/* Readers walk the buckets without the lock: an entry is complete before a
- * release store publishes it and is never changed or removed. */
-typedef struct em__kent {
-    struct em__kent *next;
-    uint64_t hash;
-    int dev;
-    size_t klen;
-    cl_program prog;
-    em_kfn k;
-    char key[];
-} em__kent;
-
-static _Atomic(em__kent *) em__kc[EM_KC_BUCKETS];
-static pthread_mutex_t em__kc_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const em_kfn *em_cl_kernel_find(int id, const char *key, size_t klen, uint64_t hash) {
-    em__kent *e = atomic_load_explicit(&em__kc[hash % EM_KC_BUCKETS], memory_order_acquire);
-    for (; e; e = e->next)
-        if (e->hash == hash && e->dev == id && e->klen == klen && !memcmp(e->key, key, klen))
-            return &e->k;
-    return NULL;
-}
 
 /* FP_CONTRACT off: OpenCL C may fuse a * b + c into an fma by default,
  * which the CPU's loops do not (fused results must equal unfused ones). */
@@ -44,57 +20,38 @@ static const char em__head[] = "#pragma OPENCL FP_CONTRACT OFF\n";
  * rely on. */
 static const char em__no_fp64[] = "#undef cl_khr_fp64\n#define double em_no_fp64_on_this_device\n";
 
-static em_status em__build(em_cl_dev *d, const char *name, const char *fname, em_render_cb render,
-                           const void *ctx, cl_program *prog, cl_kernel *kern) {
-    em_sbuf src = {0};
-    em_sbuf_printf(&src, "%s%s", em__head, d->info.fp64 ? "" : em__no_fp64);
-    em_status s = render(ctx, &src);
-    if (s == EM_EUNSUPPORTED) {
-        /* A template without an OpenCL rendering yet: say which op and where. */
-        char why[400];
-        snprintf(why, sizeof why, "%s", em_last_error());
-        em_sbuf_free(&src);
-        return em_error(EM_EUNSUPPORTED, "'%s' is not implemented on OpenCL devices yet (%s: %s)",
-                        name, d->info.name, why);
-    }
-    if (s == EM_OK && src.oom) s = em_error(EM_ENOMEM, "out of host memory rendering a kernel");
-    if (s == EM_OK) s = em_cl_program(d, src.s, d->opts, name, prog);
-    em_sbuf_free(&src);
-    if (s != EM_OK) return s;
-    cl_int err = 0;
-    *kern = em__cl.clCreateKernel(*prog, fname, &err);
-    if (!*kern || err != EM_CL_SUCCESS) {
-        em__cl.clReleaseProgram(*prog);
-        return em_cl_fail(err, "clCreateKernel");
-    }
-    return EM_OK;
-}
-
-em_status em_cl_kernel_get(int id, const char *key, size_t klen, uint64_t hash, const char *name,
-                           const char *fname, em_render_cb render, const void *ctx,
-                           const em_kfn **out) {
-    if ((*out = em_cl_kernel_find(id, key, klen, hash))) return EM_OK;
+/* The table's module_build: Ember's kernels with the head above and the
+ * device's options, a user's with its options instead; *mod a built
+ * cl_program. */
+em_status em_cl_module_build(int id, const char *src, const char *name, const em_build_opts *o,
+                             void **mod, char **lowered) {
     em_cl_dev *d;
     EM_CHECK(em_cl_open(id, &d));
-    em__kent *e = malloc(sizeof *e + klen + 1);
-    if (!e) return em_error(EM_ENOMEM, "out of host memory for the kernel cache");
-    cl_kernel k = NULL;
-    em_status s = em__build(d, name, fname, render, ctx, &e->prog, &k);
-    if (s != EM_OK) {
-        free(e);
-        return s;
-    }
-    e->k.fn = k;
-    e->hash = hash, e->dev = id, e->klen = klen;
-    snprintf(e->k.name, sizeof e->k.name, "%s", name);
-    memcpy(e->key, key, klen);
-    e->key[klen] = 0;
-    _Atomic(em__kent *) *b = &em__kc[hash % EM_KC_BUCKETS];
-    pthread_mutex_lock(&em__kc_lock);
-    e->next = atomic_load_explicit(b, memory_order_relaxed); /* a racing duplicate is harmless */
-    atomic_store_explicit(b, e, memory_order_release);
-    pthread_mutex_unlock(&em__kc_lock);
-    *out = &e->k;
+    if (o->nnames || lowered)
+        return em_error(EM_EUNSUPPORTED, "module '%s': OpenCL has no name expressions", name);
+    em_sbuf text = {0}, opts = {0};
+    if (!o->raw) em_sbuf_printf(&text, "%s%s", em__head, d->info.fp64 ? "" : em__no_fp64);
+    em_sbuf_printf(&text, "%s", src);
+    em_sbuf_printf(&opts, "%s", o->raw ? "" : d->opts);
+    for (int i = 0; i < o->nopt; i++)
+        em_sbuf_printf(&opts, "%s%s", opts.len ? " " : "", o->opts[i]);
+    em_status s = text.oom || opts.oom ? em_error(EM_ENOMEM, "out of host memory") : EM_OK;
+    cl_program prog = NULL;
+    if (s == EM_OK) s = em_cl_program(d, text.s, opts.s, name, &prog);
+    em_sbuf_free(&text), em_sbuf_free(&opts);
+    if (s == EM_OK) *mod = prog;
+    return s;
+}
+
+/* The table's function: a cl_kernel, kept for the process with its module. */
+em_status em_cl_function(int id, void *mod, const char *fname, void **fn) {
+    EM_UNUSED(id);
+    cl_int err = 0;
+    cl_kernel k = em__cl.clCreateKernel(mod, fname, &err);
+    if (err == EM_CL_INVALID_KERNEL_NAME)
+        return em_error(EM_EVALUE, "the program has no kernel named '%s'", fname);
+    if (!k || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateKernel");
+    *fn = k;
     return EM_OK;
 }
 
@@ -122,12 +79,16 @@ static em_status em__set_args(cl_kernel k, const char *name, const em_kargs *a, 
     return EM_OK;
 }
 
-em_status em_cl_launch(int id, const em_kfn *kf, unsigned grid, unsigned block, unsigned shmem,
-                       void *arg) {
+/* The table's launch (a 1-d range: Ember's templates are 1-d; args an
+ * em_kargs, backend.h). */
+em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[3],
+                       const unsigned block3[3], unsigned shmem, void *stream, void *arg) {
     em_cl_dev *d;
     EM_CHECK(em_cl_open(id, &d));
     const em_device_props *p = &d->props;
-    const char *name = kf->name;
+    unsigned grid = grid3[0], block = block3[0];
+    if (grid3[1] != 1 || grid3[2] != 1 || block3[1] != 1 || block3[2] != 1)
+        return em_error(EM_EUNSUPPORTED, "kernel '%s': a launch of more than one dimension", name);
     if (block == 0 || block > (unsigned)p->max_threads_per_block ||
         block > (unsigned)p->max_block_dim[0])
         return em_error(EM_ELAUNCH,
@@ -139,14 +100,14 @@ em_status em_cl_launch(int id, const em_kfn *kf, unsigned grid, unsigned block, 
         return em_error(EM_ELAUNCH,
                         "kernel '%s': %u bytes of local memory exceed the device limit of %zu",
                         name, shmem, p->shared_memory_per_block);
-    cl_kernel k = kf->fn;
+    cl_kernel k = fn;
+    cl_command_queue q = stream == EM_STREAM_CURRENT ? em_cl_queue(d) : stream ? stream : d->queue;
     size_t global = (size_t)grid * block, local = block;
     pthread_mutex_lock(&d->launch_lock);
     em_status s = em__set_args(k, name, arg, shmem);
     cl_int err = 0;
     if (s == EM_OK)
-        err = em__cl.clEnqueueNDRangeKernel(em_cl_queue(d), k, 1, NULL, &global, &local, 0, NULL,
-                                            NULL);
+        err = em__cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     pthread_mutex_unlock(&d->launch_lock);
     if (s == EM_OK && err) {
         char what[96];

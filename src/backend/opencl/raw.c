@@ -1,59 +1,14 @@
 /* Raw OpenCL C programs from the user (em.opencl.Program, RawKernel with
- * backend="opencl"): built through the disk cache, kept in memory by
- * (device, options, source) for the process, and launched over 1 to 3
- * dimensions with the arguments the Python side packed. */
+ * backend="opencl"): their kernels, launched over 1 to 3 dimensions with
+ * the arguments the Python side packed.  Building one (through the disk
+ * cache, kept in memory by device, options and source) is the table's
+ * module_build under codegen/run_module.c's cache (em_opencl_program_build
+ * is there). */
 #include "backend/opencl/cl_internal.h"
-#include "codegen/diskcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct em__prog {
-    struct em__prog *next;
-    int dev;
-    uint64_t hash;
-    cl_program prog;
-    size_t klen;
-    char key[]; /* options, NUL, source, NUL */
-} em__prog;
-
-static em__prog *em__progs;
-static pthread_mutex_t em__progs_lock = PTHREAD_MUTEX_INITIALIZER;
-
-em_status em_opencl_program_build(int id, const char *src, const char *options, void **program) {
-    if (!src || !program) return em_error(EM_EVALUE, "em_opencl_program_build: NULL argument");
-    const char *opts = options ? options : "";
-    em_cl_dev *d;
-    EM_CHECK(em_cl_open(id, &d));
-    size_t lo = strlen(opts) + 1, klen = lo + strlen(src) + 1;
-    em__prog *e = malloc(sizeof *e + klen);
-    if (!e) return em_error(EM_ENOMEM, "out of host memory for a program");
-    memcpy(e->key, opts, lo);
-    memcpy(e->key + lo, src, klen - lo);
-    uint64_t h = em_fnv1a(EM_FNV_BASIS ^ (uint64_t)id, e->key, klen);
-    pthread_mutex_lock(&em__progs_lock);
-    for (em__prog *p = em__progs; p; p = p->next)
-        if (p->dev == id && p->hash == h && p->klen == klen && !memcmp(p->key, e->key, klen)) {
-            pthread_mutex_unlock(&em__progs_lock);
-            free(e);
-            *program = p->prog;
-            return EM_OK;
-        }
-    pthread_mutex_unlock(&em__progs_lock);
-    em_status s = em_cl_program(d, src, opts, "raw program", &e->prog);
-    if (s != EM_OK) {
-        free(e);
-        return s;
-    }
-    e->dev = id, e->hash = h, e->klen = klen;
-    pthread_mutex_lock(&em__progs_lock);
-    e->next = em__progs; /* a racing duplicate is harmless: both work */
-    em__progs = e;
-    pthread_mutex_unlock(&em__progs_lock);
-    *program = e->prog;
-    return EM_OK;
-}
 
 em_status em_opencl_kernel_create(int id, void *program, const char *name, void **kernel) {
     if (!program || !name || !kernel) return em_error(EM_EVALUE, "NULL program or kernel name");
