@@ -109,7 +109,8 @@ def test_fallbacks_called_at_run_time_are_listed(recorded, cpu_unless_device_par
     x = em.asarray(np.arange(10.0))
     em.spacing(x.astype(em.float16))  # float16: NumPy's half rule
     em.frexp(x)  # native
-    em.quantile(x, 0.3, method="weibull")
+    em.quantile(x, 0.3, method="weibull")  # native now: an index formula on the sorted data
+    em.quantile(x, 0.3, method="inverted_cdf", weights=em.ones(10))
     em.i0(x)
     em.bincount(em.asarray([1, 2, 2]), weights=em.asarray([1.0, 2.0, 3.0]))  # CPU: not a fallback
     em.random.default_rng(1).zipf(3.0, size=4)
