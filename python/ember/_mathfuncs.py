@@ -248,9 +248,46 @@ def sinc(x):
     return em.sin(y) / y
 
 
+# Cephes' Chebyshev coefficients for i0, read from NumPy (its i0 is Cephes'):
+# exp(x) * chbevl(x/2 - 2, A) for x <= 8, exp(x) * chbevl(32/x - 2, B) / sqrt(x) above.
+def _i0_coeffs():
+    try:
+        from numpy.lib import _function_base_impl as f
+        return [float(v) for v in f._i0A], [float(v) for v in f._i0B]
+    except (ImportError, AttributeError, TypeError):  # a NumPy without them: see i0
+        return None, None
+
+
+_I0A, _I0B = _i0_coeffs()
+
+
+def _chbevl(x, vals):
+    """Clenshaw's sum of a Chebyshev series at x, NumPy's operation order
+    (Python floats: x's float dtype is kept)."""
+    b0, b1, b2 = vals[0], 0.0, 0.0
+    for v in vals[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + v
+    return 0.5 * (b0 - b2)
+
+
 def i0(x):
-    """Modified Bessel function of the first kind, order 0 (on the host for now)."""
-    return _fallback("i0", _np.i0, x)
+    """Modified Bessel function of the first kind, order 0: NumPy's (Cephes')
+    Chebyshev series, as elementwise Ember ops (one fused kernel per branch
+    on the array's device)."""
+    if _I0A is None:
+        return _fallback("i0", _np.i0, x)
+    x = _arr(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = x.astype(_np.float64)
+    x = em.abs(x)
+    small = x <= 8.0
+    lo = em.exp(x) * _chbevl(x / 2.0 - 2, _I0A)
+    xb = em.where(small, 16.0, x)  # the large branch away from 0 where it is not taken
+    hi = em.exp(xb) * _chbevl(32.0 / xb - 2.0, _I0B) / em.sqrt(xb)
+    return em.where(small, lo, hi)
 
 
 def _window_n(M):
@@ -286,8 +323,16 @@ def hanning(M):
 
 
 def kaiser(M, beta):
-    """The Kaiser window (i0 on the host for now)."""
-    return _fallback("kaiser", _np.kaiser, M, beta)
+    """The Kaiser window, NumPy's formula on Ember's i0."""
+    values = _np.array([0.0, M, beta])  # at least float64, as NumPy
+    if values.dtype.kind != "f":
+        return _fallback("kaiser", _np.kaiser, M, beta)
+    M, beta = values[1], values[2]
+    if M == 1:
+        return em.ones((1,), dtype=values.dtype)
+    n = em.arange(0, M, dtype=values.dtype)
+    alpha = (M - 1) / 2.0
+    return i0(beta * em.sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / i0(em.asarray(beta))
 
 
 def vander(x, N=None, increasing=False):

@@ -258,3 +258,26 @@ def test_frexp_exact(device, rng, dtype):
     np.testing.assert_array_equal(np.signbit(m.get()), np.signbit(nm))
     assert e.dtype == ne.dtype
     np.testing.assert_array_equal(e.get(), ne)
+
+
+def test_i0_kaiser_native(device):
+    """i0 is Cephes' Chebyshev series (NumPy's) as Ember ops: both branches
+    (x <= 8 and above), the sign, inf/NaN, each float dtype kept, ints and bools
+    as float64; kaiser on it for integer, float and degenerate M."""
+    x = np.array([0.0, 1e-3, -1.0, 2.5, -7.99, 8.0, 8.01, 20.0, -300.0, 700.0, np.inf,
+                  -np.inf, np.nan])
+    for dt in ("float16", "float32", "float64"):
+        xd = x.astype(dt)
+        with np.errstate(over="ignore"):
+            want = np.i0(xd)
+        assert_same(em.i0(to_em(xd)), want, rtol=2e-3 if dt == "float16" else 2e-6)
+    assert_same(em.i0(to_em(np.arange(-4, 5, dtype=np.int8))), np.i0(np.arange(-4, 5,
+                                                                               dtype=np.int8)))
+    assert_same(em.i0(to_em(np.array([True, False]))), np.i0(np.array([True, False])))
+    assert_same(em.i0(3.0), np.i0(3.0))
+    with pytest.raises(TypeError, match="complex"):
+        em.i0(to_em(np.array([1j])))
+    for M, beta in ((0, 3.0), (1, 4.0), (2, 0.0), (5.5, 2.0), (64, 14.0), (-3, 1.0)):
+        with np.errstate(invalid="ignore"):
+            want = np.kaiser(M, beta)
+        assert_same(em.kaiser(M, beta), want)
