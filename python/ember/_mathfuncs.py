@@ -111,8 +111,23 @@ def correlate(a, v, mode="valid"):
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of (xp, fp) at x (NumPy's edge rules)."""
     x, xp, fp = _arr(x), _arr(xp), _arr(fp)
-    if period is not None or fp.dtype.kind == "c":
+    if fp.dtype.kind == "c":
         return _fallback("interp", _np.interp, x, xp, fp, left, right, period)
+    if period is not None:  # NumPy's periodic normalisation, then the plain rule
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        if xp.ndim != 1 or fp.ndim != 1:
+            raise ValueError("Data points must be 1-D sequences")
+        if xp.shape[0] != fp.shape[0]:
+            raise ValueError("fp and xp are not of the same length")
+        x = x.astype(_np.float64) % period
+        xp = xp.astype(_np.float64) % period
+        order = em.argsort(xp, kind="stable")
+        xp, fp = em.take(xp, order), em.take(fp.astype(_np.float64), order)
+        xp = em.concatenate((xp[-1:] - period, xp, xp[0:1] + period))
+        fp = em.concatenate((fp[-1:], fp, fp[0:1]))
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:
@@ -525,12 +540,20 @@ def modf(x, /, *args, **kwargs):
 
 def spacing(x, /, *args, **kwargs):
     """Distance to the next float away from zero: nextafter(x, +-inf) - x
-    (negative for x < 0, as NumPy); float16 and out=/where= on the host."""
+    (negative for x < 0, as NumPy); out=/where= on the host."""
     xa = _arr(x)
-    if args or kwargs or xa.dtype.kind in "biu" or xa.dtype == _np.float16:
+    if args or kwargs:
         return _fallback("spacing", _np.spacing, x, *args, **kwargs)
     if xa.dtype.kind == "c":
         raise TypeError("ufunc 'spacing' not supported for the input types")
+    if xa.dtype.kind in "biu":  # the ufunc's first float loop the type casts to safely
+        xa = xa.astype(_np.result_type(xa.dtype, _np.float16))
+    if xa.dtype == _np.float16:
+        # NumPy's half rule (npy_half_spacing): toward +inf for every x, negative ones
+        # too, and NaN for -inf (checked against NumPy on all 65536 halves)
+        inf = em.asarray(_np.inf, dtype=_np.float16)
+        r = em.nextafter(xa, inf) - xa
+        return em.where(xa == -inf, em.asarray(_np.nan, dtype=_np.float16), r)
     away = em.where(xa < 0, em.asarray(-_np.inf, dtype=xa.dtype),
                     em.asarray(_np.inf, dtype=xa.dtype))
     return em.nextafter(xa, away) - xa
