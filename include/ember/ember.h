@@ -369,6 +369,10 @@ EM_API em_status em_scatter_accum(em_array *out, const em_array *idx, const em_a
 /* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
+/* out = a[mask] (1-d, C order of the selected elements): mask of a's shape
+ * on a's device, any dtype (its truth, as nonzero), a C-contiguous, ndim
+ * >= 1.  One pass less than nonzero and a gather on a device. */
+EM_API em_status em_mask_select(const em_array *a, const em_array *mask, em_array *out);
 
 /* ---- sorting and searching (device kernels; the CPU sorts with NumPy) ---- */
 

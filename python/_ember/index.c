@@ -334,10 +334,24 @@ static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
 }
 
+/* _mask_select(a, mask) -> a[mask] (em_mask_select: same shapes, a C-contiguous). */
+static PyObject *pyem__mask_select(PyObject *self, PyObject *args) {
+    PyObject *a, *m;
+    if (!PyArg_ParseTuple(args, "OO", &a, &m)) return NULL;
+    if (!EmArray_Check(a) || !EmArray_Check(m))
+        return PyErr_Format(PyExc_TypeError, "_mask_select takes two ember.ndarrays");
+    em_array out, *src = EMARR(a), *mask = EMARR(m); /* EMARR may evaluate: with the GIL */
+    if (!src || !mask) return NULL;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_mask_select(src, mask, &out);
+    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
 PyMethodDef pyem_index_functions[] = {
     {"_take", pyem__take, METH_VARARGS, "_take(a, indices, flat=False): gather (em_take)."},
     {"_put", pyem__put, METH_VARARGS, "_put(a, indices, values, flat=False): scatter (em_put)."},
     {"_scatter_accum", pyem__scatter_accum, METH_VARARGS,
      "_scatter_accum(out, idx, vals, op): out[idx] = op(out[idx], vals), repeats accumulating."},
     {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
+    {"_mask_select", pyem__mask_select, METH_VARARGS, "_mask_select(a, mask): a[mask]."},
     {NULL, NULL, 0, NULL}};

@@ -215,8 +215,10 @@ def trim_zeros(filt, trim="fb", axis=None):
     trim = trim.lower()
     if any(c not in "fb" for c in trim):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
-    if a.ndim != 1 and axis is None:
+    if a.ndim == 0:
         return _fallback("trim_zeros", _np.trim_zeros, a, trim, axis)
+    if a.ndim != 1 or axis is not None:
+        return _trim_zeros_nd(a, trim, axis)
     nz = em.flatnonzero(a != 0)
     n = a.shape[0]
     if nz.shape[0] == 0:
@@ -224,6 +226,27 @@ def trim_zeros(filt, trim="fb", axis=None):
     first = int(nz[0]) if "f" in trim else 0
     last = int(nz[-1]) + 1 if "b" in trim else n
     return a[first:last]
+
+
+def _trim_zeros_nd(a, trim, axis):
+    """NumPy 2's n-d rule: the bounding box of the nonzero elements (one reduction
+    of their coordinates on the device; 2 * ndim numbers come back), along every
+    axis or only along axis."""
+    if axis is not None:
+        axis = _operator.index(axis)
+        if not -a.ndim <= axis < a.ndim:
+            raise _np.exceptions.AxisError(axis, a.ndim)
+        axis %= a.ndim
+    nz = em.argwhere(a)
+    if nz.shape[0] == 0:
+        start = stop = [0] * a.ndim
+    else:
+        lo, hi = em.min(nz, axis=0).get().tolist(), em.max(nz, axis=0).get().tolist()
+        start = lo if "f" in trim else [None] * a.ndim
+        stop = [h + 1 for h in hi] if "b" in trim else [None] * a.ndim
+    if axis is None:
+        return a[tuple(slice(b, e) for b, e in zip(start, stop))]
+    return a[(slice(None),) * axis + (slice(start[axis], stop[axis]),)]
 
 
 def block(arrays):

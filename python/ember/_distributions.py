@@ -576,18 +576,115 @@ class Distributions:
         ok = accept1 | (~reject & (lhs <= rhs))
         return kf.astype(_np.int64), ok
 
+    def _flat_param(self, x, shape, device, dtype=_np.float64):
+        """A parameter broadcast to shape, flattened, as dtype on device."""
+        v = x.astype(dtype) if _is_em(x) else em.asarray(_np.asarray(x).astype(dtype),
+                                                          device=_dev(device))
+        return em.ravel(em.broadcast_to(v, shape))
+
     def binomial(self, n, p, size=None, *, device=None):
-        return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
+        if _dev(device).startswith("cpu"):  # NumPy's algorithm, no copy on the CPU
+            return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
+        return self._binomial_dev(n, p, size, device)
+
+    def _binomial_dev(self, n, p, size, device):
+        """Binomial variates (int64) on the device, by Knuth's beta splitting: the
+        a-th of n uniforms is Beta(a, n + 1 - a); when it is >= p the count is
+        Binomial(a - 1, p / Y), else a + Binomial(n - a, (p - Y) / (1 - Y)).  Each
+        round halves every n above 16; then the last n Bernoulli trials at once."""
+        nh, ph = _hv(n), _hv(p)
+        _check(nh >= 0, "n < 0")
+        _check((ph >= 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
+        shape = self._out_shape(size, n, p)
+        m = int(_np.prod(shape, dtype=_np.int64))
+        nn = self._flat_param(n, shape, device, _np.int64)
+        pp = self._flat_param(p, shape, device)
+        acc = em.zeros((m,), dtype=_np.int64, device=_dev(device))
+        big = em.flatnonzero(nn > 16)
+        while big.shape[0]:
+            nb, pb = em.take(nn, big), em.take(pp, big)
+            a = 1 + nb // 2
+            b = nb + 1 - a
+            g1, g2 = self._gamma(a, a.shape, device), self._gamma(b, b.shape, device)
+            y = g1 / (g1 + g2)
+            lo = y >= pb
+            with _np.errstate(all="ignore"):
+                p_lo = pb / em.where(y > 0, y, 1.0)
+                p_hi = (pb - y) / em.where(y < 1, 1.0 - y, 1.0)
+            em.put(nn, big, em.where(lo, a - 1, b - 1))
+            em.put(pp, big, em.clip(em.where(lo, p_lo, p_hi), 0.0, 1.0))
+            em.put(acc, big, em.take(acc, big) + em.where(lo, 0, a))
+            big = big[em.take(nn, big) > 16]
+        for j in range(16):
+            acc = acc + ((self.random((m,), device=device) < pp) & (nn > j)).astype(_np.int64)
+        return em.reshape(acc, shape)
 
     def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
         return self._host_draw("random.hypergeometric", "hypergeometric", ngood, nbad, nsample,
                                size=size, device=device)
 
     def zipf(self, a, size=None, *, device=None):
-        return self._host_draw("random.zipf", "zipf", a, size=size, device=device)
+        if _dev(device).startswith("cpu"):  # NumPy's algorithm, no copy on the CPU
+            return self._host_draw("random.zipf", "zipf", a, size=size, device=device)
+        return self._zipf_dev(a, size, device)
+
+    def _zipf_dev(self, a, size, device):
+        """Zipf variates (int64) on the device: NumPy's rejection method (Devroye),
+        every element drawing at once and the rejected ones again."""
+        ah = _hv(a)
+        _check(ah > 1, "a <= 1 or a is NaN")
+        shape = self._out_shape(size, a)
+        m = int(_np.prod(shape, dtype=_np.int64))
+        am1 = self._flat_param(a, shape, device) - 1.0
+        b = em.power(2.0, am1)
+        out = em.zeros((m,), dtype=_np.int64, device=_dev(device))
+        pend = em.arange(m, device=_dev(device))
+        while pend.shape[0]:
+            k = pend.shape[0]
+            e, bb = em.take(am1, pend), em.take(b, pend)
+            u = 1.0 - self.random((k,), device=device)
+            v = self.random((k,), device=device)
+            with _np.errstate(all="ignore"):
+                x = em.floor(em.power(u, -1.0 / e))
+                t = em.power(1.0 + 1.0 / x, e)
+                ok = (x >= 1.0) & (x <= 9.223372036854775807e18) & \
+                    (v * x * (t - 1.0) / (bb - 1.0) <= t / bb)
+            if bool(em.any(ok)):
+                em.put(out, pend[ok], x[ok].astype(_np.int64))
+            pend = pend[~ok]
+        return em.reshape(out, shape)
 
     def logseries(self, p, size=None, *, device=None):
-        return self._host_draw("random.logseries", "logseries", p, size=size, device=device)
+        if _dev(device).startswith("cpu"):  # NumPy's algorithm, no copy on the CPU
+            return self._host_draw("random.logseries", "logseries", p, size=size, device=device)
+        return self._logseries_dev(p, size, device)
+
+    def _logseries_dev(self, p, size, device):
+        """Logarithmic-series variates (int64) on the device: NumPy's (Kemp's)
+        method; a draw with V <= q**2 whose value comes out below 1 draws again."""
+        ph = _hv(p)
+        _check((ph >= 0) & (ph < 1), "p < 0, p >= 1 or p is NaN")
+        shape = self._out_shape(size, p)
+        m = int(_np.prod(shape, dtype=_np.int64))
+        pp = self._flat_param(p, shape, device)
+        out = em.ones((m,), dtype=_np.int64, device=_dev(device))
+        pend = em.arange(m, device=_dev(device))
+        while pend.shape[0]:
+            k = pend.shape[0]
+            pk = em.take(pp, pend)
+            v = self.random((k,), device=device)
+            u = self.random((k,), device=device)
+            with _np.errstate(all="ignore"):
+                q = -em.expm1(em.log1p(-pk) * u)
+                r = em.floor(1.0 + em.log(v) / em.log(q))
+            tail = (v < pk) & (v <= q * q)
+            retry = tail & ((r < 1.0) | (v == 0.0))
+            val = em.where(v >= pk, 1.0, em.where(tail, r, em.where(v >= q, 1.0, 2.0)))
+            done = ~retry
+            if bool(em.any(done)):
+                em.put(out, pend[done], val[done].astype(_np.int64))
+            pend = pend[retry]
+        return em.reshape(out, shape)
 
     def multinomial(self, n, pvals, size=None, *, device=None):
         return self._host_draw("random.multinomial", "multinomial", n, pvals, size=size,

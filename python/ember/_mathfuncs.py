@@ -111,8 +111,23 @@ def correlate(a, v, mode="valid"):
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of (xp, fp) at x (NumPy's edge rules)."""
     x, xp, fp = _arr(x), _arr(xp), _arr(fp)
-    if period is not None or fp.dtype.kind == "c":
+    if fp.dtype.kind == "c":
         return _fallback("interp", _np.interp, x, xp, fp, left, right, period)
+    if period is not None:  # NumPy's periodic normalisation, then the plain rule
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        if xp.ndim != 1 or fp.ndim != 1:
+            raise ValueError("Data points must be 1-D sequences")
+        if xp.shape[0] != fp.shape[0]:
+            raise ValueError("fp and xp are not of the same length")
+        x = x.astype(_np.float64) % period
+        xp = xp.astype(_np.float64) % period
+        order = em.argsort(xp, kind="stable")
+        xp, fp = em.take(xp, order), em.take(fp.astype(_np.float64), order)
+        xp = em.concatenate((xp[-1:] - period, xp, xp[0:1] + period))
+        fp = em.concatenate((fp[-1:], fp, fp[0:1]))
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:
@@ -248,9 +263,46 @@ def sinc(x):
     return em.sin(y) / y
 
 
+# Cephes' Chebyshev coefficients for i0, read from NumPy (its i0 is Cephes'):
+# exp(x) * chbevl(x/2 - 2, A) for x <= 8, exp(x) * chbevl(32/x - 2, B) / sqrt(x) above.
+def _i0_coeffs():
+    try:
+        from numpy.lib import _function_base_impl as f
+        return [float(v) for v in f._i0A], [float(v) for v in f._i0B]
+    except (ImportError, AttributeError, TypeError):  # a NumPy without them: see i0
+        return None, None
+
+
+_I0A, _I0B = _i0_coeffs()
+
+
+def _chbevl(x, vals):
+    """Clenshaw's sum of a Chebyshev series at x, NumPy's operation order
+    (Python floats: x's float dtype is kept)."""
+    b0, b1, b2 = vals[0], 0.0, 0.0
+    for v in vals[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + v
+    return 0.5 * (b0 - b2)
+
+
 def i0(x):
-    """Modified Bessel function of the first kind, order 0 (on the host for now)."""
-    return _fallback("i0", _np.i0, x)
+    """Modified Bessel function of the first kind, order 0: NumPy's (Cephes')
+    Chebyshev series, as elementwise Ember ops (one fused kernel per branch
+    on the array's device)."""
+    if _I0A is None:
+        return _fallback("i0", _np.i0, x)
+    x = _arr(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = x.astype(_np.float64)
+    x = em.abs(x)
+    small = x <= 8.0
+    lo = em.exp(x) * _chbevl(x / 2.0 - 2, _I0A)
+    xb = em.where(small, 16.0, x)  # the large branch away from 0 where it is not taken
+    hi = em.exp(xb) * _chbevl(32.0 / xb - 2.0, _I0B) / em.sqrt(xb)
+    return em.where(small, lo, hi)
 
 
 def _window_n(M):
@@ -286,8 +338,16 @@ def hanning(M):
 
 
 def kaiser(M, beta):
-    """The Kaiser window (i0 on the host for now)."""
-    return _fallback("kaiser", _np.kaiser, M, beta)
+    """The Kaiser window, NumPy's formula on Ember's i0."""
+    values = _np.array([0.0, M, beta])  # at least float64, as NumPy
+    if values.dtype.kind != "f":
+        return _fallback("kaiser", _np.kaiser, M, beta)
+    M, beta = values[1], values[2]
+    if M == 1:
+        return em.ones((1,), dtype=values.dtype)
+    n = em.arange(0, M, dtype=values.dtype)
+    alpha = (M - 1) / 2.0
+    return i0(beta * em.sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / i0(em.asarray(beta))
 
 
 def vander(x, N=None, increasing=False):
@@ -480,12 +540,20 @@ def modf(x, /, *args, **kwargs):
 
 def spacing(x, /, *args, **kwargs):
     """Distance to the next float away from zero: nextafter(x, +-inf) - x
-    (negative for x < 0, as NumPy); float16 and out=/where= on the host."""
+    (negative for x < 0, as NumPy); out=/where= on the host."""
     xa = _arr(x)
-    if args or kwargs or xa.dtype.kind in "biu" or xa.dtype == _np.float16:
+    if args or kwargs:
         return _fallback("spacing", _np.spacing, x, *args, **kwargs)
     if xa.dtype.kind == "c":
         raise TypeError("ufunc 'spacing' not supported for the input types")
+    if xa.dtype.kind in "biu":  # the ufunc's first float loop the type casts to safely
+        xa = xa.astype(_np.result_type(xa.dtype, _np.float16))
+    if xa.dtype == _np.float16:
+        # NumPy's half rule (npy_half_spacing): toward +inf for every x, negative ones
+        # too, and NaN for -inf (checked against NumPy on all 65536 halves)
+        inf = em.asarray(_np.inf, dtype=_np.float16)
+        r = em.nextafter(xa, inf) - xa
+        return em.where(xa == -inf, em.asarray(_np.nan, dtype=_np.float16), r)
     away = em.where(xa < 0, em.asarray(-_np.inf, dtype=xa.dtype),
                     em.asarray(_np.inf, dtype=xa.dtype))
     return em.nextafter(xa, away) - xa

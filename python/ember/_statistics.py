@@ -22,7 +22,14 @@ __all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "na
            "average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nancumsum", "nancumprod",
            "ptp", "cov", "corrcoef"]
 
-_NATIVE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+# Hyndman & Fan's continuous methods as NumPy writes them: the virtual index of q in n
+# sorted values is n*q + alpha + q*(1 - alpha - beta) - 1 (linear is alpha = beta = 1).
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5),
+               "weibull": (0.0, 0.0), "median_unbiased": (1 / 3, 1 / 3),
+               "normal_unbiased": (3 / 8, 3 / 8)}
+_DISCRETE = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+_NATIVE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
+                   "averaged_inverted_cdf", "closest_observation") + tuple(_ALPHA_BETA)
 
 
 def _arr(a):
@@ -64,7 +71,7 @@ def _keep(r, a_shape, axes, keepdims, nq):
 
 
 def _result_dtype(a, method, qtype):
-    if method in ("lower", "higher", "nearest"):
+    if method in _DISCRETE:
         return a.dtype
     return _np.result_type(a.dtype, qtype if not isinstance(qtype, _np.ndarray)
                            else qtype.dtype)
@@ -104,7 +111,7 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     s = em.sort(flat, axis=-1)
     # NumPy interpolates in a's float dtype (float64 for integers) and casts
     # to the result dtype after
-    cdt = s.dtype if s.dtype.kind == "f" or method in ("lower", "higher", "nearest") \
+    cdt = s.dtype if s.dtype.kind == "f" or method in _DISCRETE \
         else _np.dtype(_np.float64)
     if cdt != s.dtype:
         s = s.astype(cdt)
@@ -121,7 +128,11 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     outs = []
     qdt = _np.float64
     for qv in qh.reshape(-1).tolist():
-        if cnt is None:
+        if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
+            r = _hf_quantile(s, n if cnt is None else cnt, qv, method)
+            if cnt is not None:
+                r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype), r)
+        elif cnt is None:
             pos_f = qv * (n - 1)
             lo_i = int(_np.floor(pos_f))
             hi_i = min(lo_i + 1, n - 1)
@@ -145,6 +156,46 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt)
     r = em.reshape(r, qh.shape + flat.shape[:-1])
     return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
+
+
+def _hf_quantile(s, n, q, method):
+    """q of the sorted last axis of s, n values per slice (an int, or an int64
+    array (..., 1) of counts: NaNs sorted past them), by NumPy's _quantile
+    formulas: a virtual index, its floor and the next clamped to [0, n - 1], and
+    the lerp between them (the discrete methods pick one of the two)."""
+    dev = not isinstance(n, int)
+    m = em if dev else _np
+    nf = n.astype(_np.float64) if dev else float(n)
+    if method in ("inverted_cdf", "closest_observation"):
+        v = nf * q - (1.0 if method == "inverted_cdf" else 1.5)
+        lo = m.floor(v)
+        g = v - lo
+        cond = g == 0 if method == "inverted_cdf" else (g == 0) & (m.remainder(lo, 2) == 1)
+        i = m.maximum(m.where(cond, lo, lo + 1), 0)
+        return _take_last(s, i, dev)
+    if method == "averaged_inverted_cdf":
+        v = nf * q - 1
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        v = nf * q + (alpha + q * (1 - alpha - beta)) - 1
+    lo = m.floor(v)
+    g = v - lo
+    if method == "averaged_inverted_cdf":
+        g = m.where(g == 0, 0.5, 1.0)
+    top = nf - 1
+    above, below = v >= top, v < 0
+    ilo = m.where(above, top, m.where(below, 0.0, lo))
+    ihi = m.where(above, top, m.where(below, 0.0, lo + 1))
+    vlo, vhi = _take_last(s, ilo, dev), _take_last(s, ihi, dev)
+    t = em.asarray(g[..., 0] if dev else g, dtype=_np.float64)
+    return _lerp(vlo, vhi, t.astype(vlo.dtype) if vlo.dtype.kind == "f" else t)
+
+
+def _take_last(s, i, dev):
+    """s[..., i]: i a host number, or an array (..., 1) of indices per slice."""
+    if not dev:
+        return s[..., int(i)]
+    return em.take_along_axis(s, i.astype(_np.int64), axis=-1)[..., 0]
 
 
 def _pick(vlo, vhi, t, method, lo):
@@ -179,6 +230,8 @@ def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, in
     # NumPy's result dtype: a's for the discrete methods, else a's promoted
     # with q's (a Python scalar q is weak, NEP 50)
     qtype = q if isinstance(q, (int, float)) and not isinstance(q, bool) else qh
+    if isinstance(qtype, int) and method not in _DISCRETE + ("linear", "midpoint"):
+        qtype = 0.5  # NumPy's virtual index has float terms there: an int q acts as a float
     r = _quantile(a, qh, axis, method, keepdims, skipnan, qtype)
     return _into(r, out)
 

@@ -9,13 +9,17 @@ for the ufunc of the same name) and the methods
 - ``reduce``: the matching Ember reduction (add.reduce is sum, multiply
   prod, maximum max, minimum min, logical_and all, logical_or any, fmax and
   fmin the nan-ignoring max and min), on the device; other ops on the host;
-- ``accumulate``: add and multiply are cumsum and cumprod; others on the host;
+- ``accumulate``: add and multiply are cumsum and cumprod; on a device the other
+  associative ops (maximum, minimum, fmax, fmin, logical and bitwise and/or/xor,
+  gcd, lcm) by doubling (log2(n) elementwise passes); the rest on the host;
 - ``outer``: the op on broadcast views (one fused elementwise kernel);
 - ``at``: in place; on the CPU NumPy's own ``ufunc.at`` works on the shared
   buffer (duplicated indices accumulate); on a device add, subtract,
   multiply, maximum and minimum .at with integer-array indices are an atomic
   accumulating scatter (``_scatter``), the other ops and keys run on the host;
-- ``reduceat``: on the host.
+- ``reduceat``: on a device, the associative ops over power-of-two blocks (a sparse
+  table kept one level at a time; each segment combines its length's blocks left
+  to right); other ops (and the CPU) NumPy's.
 Host paths warn (``HostFallbackWarning``) for arrays on a device."""
 import numpy as _np
 
@@ -29,6 +33,68 @@ from . import _scatter
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                "logical_and": "all", "logical_or": "any", "fmax": "nanmax", "fmin": "nanmin"}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
+# Associative ops: accumulate and reduceat on a device combine power-of-two blocks
+# (Hillis-Steele doubling; a sparse table of block values), never leaving it.
+_ASSOC = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm"}
+
+
+def _on_device(a):
+    return a._dev[0] != "cpu"
+
+
+def _np_dtype(npu, method, a, dtype, *args):
+    """The dtype NumPy's npu.method gives for a's dtype (asked of a 2-element sample)."""
+    with _np.errstate(all="ignore"):
+        return getattr(npu, method)(_np.zeros(2, a.dtype), *args, dtype=dtype).dtype
+
+
+def _accumulate_doubling(f, a, axis, rdt):
+    """f.accumulate of a along axis in rdt by Hillis-Steele doubling: after the step
+    of shift s, element k holds f over (k - 2s, k]; log2(n) elementwise passes, all
+    on a's device.  Exact for the idempotent ops; add/multiply group differently
+    from the sequential loop (rounding only)."""
+    r = em.moveaxis(a, axis, -1).astype(rdt)
+    n, s = r.shape[-1], 1
+    while s < n:
+        r = em.concatenate((r[..., :s], f(r[..., :-s], r[..., s:]).astype(rdt)), axis=-1)
+        s *= 2
+    return em.moveaxis(r, -1, axis)
+
+
+def _reduceat_blocks(f, a, starts, ends, axis, rdt):
+    """f over a[..., starts[i]:ends[i]] along axis for each i (ends > starts), in
+    rdt: level k holds f over the 2**k elements from each position; segment i
+    combines, left to right, the block of each set bit of its length, smallest
+    first (only the current level is kept: O(n) memory, log2(n) levels)."""
+    r = em.moveaxis(a, axis, -1).astype(rdt)
+    n = r.shape[-1]
+    lengths = ends - starts
+    pos = starts.copy()
+    acc = None
+    have = _np.zeros(len(starts), bool)
+    level, k = r, 0
+    while True:
+        bit = (lengths >> k) & 1 == 1
+        if bit.any():
+            sel = _np.flatnonzero(bit)
+            v = em.take(level, em.asarray(pos[sel], device=a.device), axis=-1)
+            if acc is None:
+                acc = em.zeros(r.shape[:-1] + (len(starts),), dtype=rdt, device=a.device)
+            old = em.take(acc, em.asarray(sel, device=a.device), axis=-1)
+            first = em.asarray(~have[sel], device=a.device)
+            new = em.where(first, v, f(old, v).astype(rdt))
+            acc[..., em.asarray(sel, device=a.device)] = new
+            have[sel] = True
+            pos[sel] += 1 << k
+        k += 1
+        if (1 << k) > lengths.max():
+            break
+        step = 1 << (k - 1)
+        level = f(level[..., :-step], level[..., step:]).astype(rdt)  # 2**k-blocks
+        if level.shape[-1] == 0:
+            break
+    return em.moveaxis(acc, -1, axis)
 
 
 def _arr(a):
@@ -75,6 +141,14 @@ def _make_reduce(f, name, nin):
     return reduce
 
 
+def _norm_axis(axis, ndim):
+    import operator
+    ax = operator.index(axis)
+    if not -ndim <= ax < ndim:
+        raise _np.exceptions.AxisError(ax, ndim)
+    return ax % ndim
+
+
 def _into(r, out):
     if out is None:
         return r
@@ -99,6 +173,10 @@ def _make_accumulate(f, name, nin):
             return _into(r, out)
         if npu is None:
             raise NotImplementedError(f"{name}.accumulate")
+        if name in _ASSOC and _on_device(a) and a.ndim > 0:
+            ax = _norm_axis(axis, a.ndim)
+            rdt = _np_dtype(npu, "accumulate", a, dtype)
+            return _into(_accumulate_doubling(f, a, ax, rdt), out)
         return _into(_fallback("ufunc.accumulate", npu.accumulate, a, axis=axis, dtype=dtype),
                      out)
     accumulate.__name__ = "accumulate"
@@ -181,6 +259,28 @@ def _make_reduceat(f, name, nin):
             raise ValueError("reduceat only supported for binary functions")
         if npu is None:
             raise NotImplementedError(f"{name}.reduceat")
+        a = _arr(array)
+        if name in _ASSOC and _on_device(a) and a.ndim > 0:
+            ax = _norm_axis(axis, a.ndim)
+            idx = _np.asarray(indices.get() if isinstance(indices, _ember.ndarray) else indices)
+            if idx.size == 0:
+                idx = idx.astype(_np.int64).reshape(-1)  # [] as NumPy takes it
+            if idx.ndim != 1 or idx.dtype.kind not in "iu":
+                return _into(_fallback("ufunc.reduceat", npu.reduceat, a, indices, axis=axis,
+                                       dtype=dtype), out)
+            n = a.shape[ax]
+            idx = idx.astype(_np.int64)
+            for i in idx:
+                if not 0 <= i < n:
+                    raise IndexError(f"index {i} out-of-bounds in {name}.reduceat [0, {n})")
+            rdt = _np_dtype(npu, "reduceat", a, dtype, [0])
+            if len(idx) == 0:
+                shape = list(a.shape)
+                shape[ax] = 0
+                return _into(em.empty(tuple(shape), dtype=rdt, device=a.device), out)
+            nxt = _np.append(idx[1:], n)
+            ends = _np.where(nxt > idx, nxt, idx + 1)  # NumPy: a[i] alone where i >= the next
+            return _into(_reduceat_blocks(f, a, idx, ends, ax, rdt), out)
         return _into(_fallback("ufunc.reduceat", npu.reduceat, _arr(array), indices, axis=axis,
                                dtype=dtype), out)
     reduceat.__name__ = "reduceat"

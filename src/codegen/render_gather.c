@@ -131,6 +131,21 @@ static void em__body(const em_gather_spec *k, em_sbuf *s) {
                         "    for (${ll} i = b0; i < b0 + per && i < p.nb; i++) { const ${ll} v = c[i]; c[i] = run; run += v; }\n"
                         "    if (${tid} == 255) c[p.nb] = sh[255];\n");
         break;
+    case EM_G_SELECT: /* a truth, buf tile prefixes; ix[0] the output, ix[1] the values (C order) */
+        em_sbuf_printf(
+            s,
+            "    ${shared} ${ll} sh[256];\n"
+            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
+            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
+            "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
+                "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
+                            "        for (int i = 0; i < %d && j0 + i < p.nb; i++)\n"
+                            "            if (" EM__TRUTH ")\n"
+                            "                ((${global}em_t *)p.ix[0])[k++] = ((${global}const em_t *)p.ix[1])[j0 + i];\n"
+                            "        ${sync};\n    }\n",
+            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
+        break;
     default: /* EM_G_COORDS: a truth, buf tile prefixes, ix[0] the (nnz, m) output; C order kept */
         em_sbuf_printf(
             s,

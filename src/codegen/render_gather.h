@@ -27,7 +27,8 @@ typedef enum em_gather_mode {
     EM_G_PUT,
     EM_G_COUNT,
     EM_G_PREFIX,
-    EM_G_COORDS
+    EM_G_COORDS,
+    EM_G_SELECT /* nonzero's third pass writing the selected values: a[mask] */
 } em_gather_mode;
 
 /* nonzero tiles: 256 threads x 16 consecutive elements. */

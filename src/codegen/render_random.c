@@ -46,25 +46,47 @@ static const char em__rand_helpers[] =
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
+    "EM_FN void em_n53x2(const unsigned *w, double *v) {\n"
+    "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
+    "    v[0] = r * cos(t);\n"
+    "    v[1] = r * sin(t);\n"
+    "}\n"
     "#endif\n"
+    "// A whole block's normals at once: each Box-Muller pair's radius and angle\n"
+    "// once for both of its values (em_n24 / em_n53 per element computed them twice).\n"
+    "EM_FN void em_n24x4(const unsigned *w, float *v) {\n"
+    "    for (int k = 0; k < 4; k += 2) {\n"
+    "        const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k]))), t = 6.2831853071795864f * em_u24(w[k + 1]);\n"
+    "        v[k] = r * cosf(t);\n"
+    "        v[k + 1] = r * sinf(t);\n"
+    "    }\n"
+    "}\n"
     "EM_FN ${ull} em_rint(const unsigned *w, int j, ${ull} low, ${ull} range) {\n"
     "    const ${ull} b = ((${ull})w[2 * j + 1] << 32) | w[2 * j];\n"
     "    return range ? low + em_umulhi64(b, range) : low + b;\n"
     "}\n";
 
-/* The kernel, after the helpers. */
+/* The kernel, after the helpers.  A thread's block of EM_PER values is
+ * computed whole (EM_FILL), then stored as one 16-byte store where the
+ * block is full and the values fill 16 bytes (EM_VEC: 4 x 32 or 2 x 64
+ * bits), else element by element. */
 static const char em__rand_kernel[] =
     "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
     "    const ${ull} nb = (p.n + EM_PER - 1) / EM_PER;\n"
+    "    const bool vec = EM_VEC && ((${ull})p.out & 15) == 0;\n"
     "    for (${ull} b = ${bid} * (${ull})${bdim} + ${tid}; b < nb;"
     " b += (${ull})${bdim} * ${gdim}) {\n"
     "        const ${ull} ctr = p.counter + b;\n"
     "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n"
     "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"
-    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++) {\n"
-    "            const ${ull} i = b * EM_PER + j;\n"
-    "            ((${global}EM_T *)p.out)[i] = EM_VALUE;\n"
+    "        em_vec q;\n"
+    "        EM_FILL(w, q.v);\n"
+    "        if (vec && b * EM_PER + EM_PER <= p.n) {\n"
+    "            ((${global}em_vec *)p.out)[b] = q;\n"
+    "            continue;\n"
     "        }\n"
+    "        for (int j = 0; j < EM_PER && b * EM_PER + j < p.n; j++)\n"
+    "            ((${global}EM_T *)p.out)[b * EM_PER + j] = q.v[j];\n"
     "    }\n"
     "}\n";
 
@@ -121,7 +143,18 @@ em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt
                            "range; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    em_sbuf_printf(&t, "%s%s", em__rand_helpers, em__rand_kernel);
+    bool vec = per * em_dtype_get(dt)->size == 16;
+    em_sbuf_printf(&t, "%s", em__rand_helpers);
+    em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
+                   !vec                       ? ""
+                   : d->id == EM_DIALECT_CUDA ? "__align__(16)"
+                                              : "__attribute__((aligned(16)))");
+    if (kind == EM_RAND_NORMAL)
+        em_sbuf_printf(&t, "#define EM_FILL(w, v) %s(w, v)\n", per == 4 ? "em_n24x4" : "em_n53x2");
+    else
+        em_sbuf_printf(
+            &t, "#define EM_FILL(w, v) for (int j = 0; j < EM_PER; j++) (v)[j] = EM_VALUE\n");
+    em_sbuf_printf(&t, "%s", em__rand_kernel);
     em_tmpl_params(d, f, nf, &params);
     em_tmpl_prologue(d, f, nf, &pro);
     const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};

@@ -53,6 +53,22 @@ static bool em__inner_contiguous(const em_rplan *p) {
     return true;
 }
 
+bool em_rplan_columns(const em_rplan *p) {
+    if (p->m <= 1 || p->oshape[p->no - 1] < 8) return false;
+    if (!p->root) {
+        int64_t esz = em_dtype_get(p->in)->size;
+        return p->ost[p->no - 1] == esz && p->ist[p->ni - 1] != esz;
+    }
+    bool any = false;
+    for (int k = 1; k < p->tree.nops; k++) {
+        if (p->tree.cls[k] == 'P') continue;
+        int64_t esz = em_dtype_get(p->tree.dtypes[k])->size, so = p->lost[k][p->no - 1];
+        if (so != 0 && so != esz) return false;
+        any |= so == esz && p->list[k][p->ni - 1] != esz;
+    }
+    return any;
+}
+
 /* Only where the wide loop can run: its registers count for the whole
  * kernel, and a strided warp row (sum over axis 0 of seed 004's array,
  * H100) ran 0.64 ms with 16 groups (98 registers) against 0.43 with 8. */
@@ -235,6 +251,7 @@ void em_rplan_key(const em_rplan *p, em_sbuf *key) {
         b = em__dec(b, f[i] < 0 ? 0 : f[i]);
     }
     if (p->warp) *b++ = '|', *b++ = 'W';
+    if (p->col) *b++ = '|', *b++ = 'C';
     if (em__idx32(p)) *b++ = '|', *b++ = 'I';
     *b++ = '|', *b++ = 'U';
     b = em__dec(b, em__groups_in_flight(p));
@@ -578,6 +595,58 @@ static const char em__reduce_kernel2[] =
     "    }\n"
     "}\n";
 
+/* The column form (em_rplan.col): a block takes 32 neighbouring outputs
+ * (EM_CW, lane cx) and one chunk of rows (split s); its EM_CR row lanes
+ * (ry) take every EM_CR-th row of the chunk, EM_CU rows loaded before any
+ * is combined so that many loads are in flight.  A warp then reads 32
+ * consecutive outputs' elements of one row: one coalesced load, where the
+ * block form's lanes of one output read a stride apart.  The row lanes'
+ * states meet in shared memory, combined in row-lane order by lane ry 0.
+ * Pass 2: a thread per output folds its nsplit states (split-major, so
+ * neighbouring threads read neighbouring states). */
+static const char em__col_kernels[] =
+    "\n#define EM_RBLOCK 256\n#define EM_CW 32\n#define EM_CR (EM_RBLOCK / EM_CW)\n"
+    "${kernel(EM_RBLOCK)} em_kernel(${params}) {\n${prologue}"
+    "    ${shared} em_state sh[EM_RBLOCK];\n"
+    "    const em_ix ns = (em_ix)p.nsplit, tiles = (em_ix)((p.nout + EM_CW - 1) / EM_CW);\n"
+    "    const em_ix chunk = (em_ix)((p.m + ns - 1) / ns);\n"
+    "    const int cx = (int)${tid} % EM_CW, ry = (int)${tid} / EM_CW;\n"
+    "    for (em_ix u = ${bid}; u < tiles * ns; u += ${gdim}) {\n"
+    "        const em_ix s = u / tiles, o = (u - s * tiles) * EM_CW + cx;\n"
+    "        const em_ix k1 = (s + 1) * chunk < (em_ix)p.m ? (s + 1) * chunk : (em_ix)p.m;\n"
+    "        em_state acc = em_ident();\n"
+    "        if (o < (em_ix)p.nout) {\n"
+    "            ${ll} lb[EM_NB];\n"
+    "            em_bases(p, o, lb);\n"
+    "            em_ix k = s * chunk + ry;\n"
+    "            for (; k + (EM_CU - 1) * EM_CR < k1; k += EM_CU * EM_CR) {\n"
+    "                em_in v[EM_CU];\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_CU; j++) v[j] = em_elem(p, lb, k + j * EM_CR);\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_CU; j++) acc = em_comb(acc, em_load(v[j], k + j * EM_CR));\n"
+    "            }\n"
+    "            for (; k < k1; k += EM_CR) acc = em_comb(acc, em_load(em_elem(p, lb, k), k));\n"
+    "        }\n"
+    "        sh[${tid}] = acc;\n"
+    "        ${sync};\n"
+    "        if (ry == 0 && o < (em_ix)p.nout) {\n"
+    "            for (int r = 1; r < EM_CR; r++) acc = em_comb(acc, sh[r * EM_CW + cx]);\n"
+    "            if (ns == 1) ((${global}em_out *)p.out)[o] = em_final(acc, p.m, p.ddof);\n"
+    "            else ((${global}em_state *)p.part)[(${ll})s * p.nout + o] = acc;\n"
+    "        }\n"
+    "        ${sync};\n"
+    "    }\n"
+    "}\n"
+    "${kernel(EM_RBLOCK)} em_kernel2(${params}) {\n${prologue}"
+    "    for (${ll} o = (${ll})${bid} * EM_RBLOCK + ${tid}; o < p.nout; o += (${ll})${gdim} * EM_RBLOCK) {\n"
+    "        em_state acc = ((${global}const em_state *)p.part)[o];\n"
+    "        for (${ll} s = 1; s < p.nsplit; s++)\n"
+    "            acc = em_comb(acc, ((${global}const em_state *)p.part)[s * p.nout + o]);\n"
+    "        ((${global}em_out *)p.out)[o] = em_final(acc, p.m, p.ddof);\n"
+    "    }\n"
+    "}\n";
+
 /* em_fast's batches are predicated: a lane's last groups are loaded with
  * its others, not one round trip each after it.  After the last batch the
  * lane goes on at its first group past the full ones (a partial group). */
@@ -847,9 +916,17 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
     else
         em_sbuf_printf(s, "%s%s%s", em__run, em__plain_input, cxx ? em__plain_wide : "");
     if (!p->root && !cxx) em_sbuf_printf(s, "%s%s", em__plain_narrow, em__no_fast);
-    em_sbuf_printf(s, "%s%s%s", em__reduce_tree, d->has_shuffle ? em__reduce_shfl : "",
-                   em__reduce_kernels);
-    if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
+    if (p->col) {
+        em_sbuf_printf(s, "#define EM_CU %d\n", em_dtype_get(p->in)->size <= 4 ? 8 : 4);
+        em_sbuf_printf(s, p->root ? "#define em_elem(p, lb, k) em_at(p, lb, k)\n"
+                                  : "#define em_elem(p, lb, k) "
+                                    "(*(${global}const em_in *)(p.in + (lb)[0] + em_off(p, k)))\n");
+        em_sbuf_printf(s, "%s", em__col_kernels);
+    } else {
+        em_sbuf_printf(s, "%s%s%s", em__reduce_tree, d->has_shuffle ? em__reduce_shfl : "",
+                       em__reduce_kernels);
+        if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
+    }
     em_sbuf params = {0}, pro = {0};
     em_tmpl_params(d, f, nf, &params);
     em_tmpl_prologue(d, f, nf, &pro);

@@ -46,6 +46,13 @@ typedef struct em_rplan {
     /* warp: one warp per work unit instead of one block (short reductions
      * of many outputs: no block-wide barrier per output). */
     int warp;
+    /* col: the column form (em_rplan_columns says when it can run): the
+     * outputs' innermost dim is contiguous and the reduced dims are not, so
+     * 32 neighbouring outputs share a block, each thread reading a row of
+     * them at a time (coalesced) and folding its rows; nsplit cuts the rows
+     * into chunks, one block each, whose states pass 2 combines per output
+     * (part is then split-major: part[s * nout + o]). */
+    int col;
     /* A fused producer (em_rplan_fuse): the input values are root's,
      * computed per element from its leaves instead of loaded from data.
      * Leaf k's byte strides over the kept / reduced dims: lost, list. */
@@ -66,6 +73,10 @@ EM_API em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, co
  * lost[nl][no], list[nl][ni]  (nl = tree.nops, slot 0 unused). */
 EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array *a, int naxes,
                                const int *axes, const em_array *out);
+/* Whether the column form suits p: every operand steps one element (or
+ * not at all) along the innermost kept dim, and the input (or some leaf)
+ * does not along the innermost reduced one. */
+EM_API bool em_rplan_columns(const em_rplan *p);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
 /* The kernels of p in dialect d, d's prelude included: CUDA, or OpenCL in
  * the em_kargs form (codegen/tmpl.h; block units only -- warp mode needs

@@ -27,6 +27,9 @@ EM_API em_status em_run_take(const em_backend *be, const em_array *a, int m, int
 EM_API em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, const em_array *idx,
                             const em_array *values);
 EM_API em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out);
+/* a[mask]: mask of a's shape (any dtype: its truth), a C-contiguous, ndim >= 1. */
+EM_API em_status em_run_mask_select(const em_backend *be, const em_array *a, const em_array *mask,
+                                    em_array *out);
 EM_API em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req);
 
 /* out = a @ b with the tiled kernel (run_gemm.c): a (..., m, k), b

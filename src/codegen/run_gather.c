@@ -87,8 +87,9 @@ static em_status em__glaunch(const em_backend *be, int id, em__gplan *p, int mod
     p->k.mode = mode;
     char key[96], name[48];
     snprintf(key, sizeof key, "GX%d|%d|%d|%d|%d", mode, p->k.size, p->k.m, p->k.nidx, p->k.r);
-    static const char *const names[] = {"take", "scatter_win",   "scatter_keep",   "scatter_dups",
-                                        "put",  "nonzero_count", "nonzero_prefix", "nonzero"};
+    static const char *const names[] = {"take",           "scatter_win", "scatter_keep",
+                                        "scatter_dups",   "put",         "nonzero_count",
+                                        "nonzero_prefix", "nonzero",     "mask_select"};
     snprintf(name, sizeof name, "%s_%dB", names[mode], p->k.size);
     const em_kfn *f;
     em__gctx c = {be, &p->k};
@@ -262,6 +263,44 @@ em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out)
     if (s == EM_OK) s = em_array_empty(&res, EM_INT64, 2, shape, em_array_device(a));
     p.ix[0] = (const int64_t *)res.data;
     if (s == EM_OK && nnz) s = em__glaunch(be, id, &p, EM_G_COORDS, ntile);
+    if (counts) be->free(id, counts, cbytes);
+    em_array_release(&truth);
+    if (s != EM_OK) {
+        em_array_release(&res);
+        return s;
+    }
+    *out = res;
+    return EM_OK;
+}
+
+/* a[mask] (same shapes, a C-contiguous) as nonzero's passes, the last one
+ * copying the selected values instead of writing coordinates that a
+ * gather would then read: no (nnz, ndim) int64 array, one pass less. */
+em_status em_run_mask_select(const em_backend *be, const em_array *a, const em_array *mask,
+                             em_array *out) {
+    int id = em_array_device(a).id;
+    int64_t n = em_array_size(a), nnz = 0, ntile = (n + EM_NZ_TILE - 1) / EM_NZ_TILE;
+    em_array truth = {0}, res = {0};
+    void *counts = NULL;
+    size_t cbytes = (size_t)(ntile + 1) * 8;
+    em_status s = em_astype(mask, EM_BOOL, &truth); /* C order */
+    em__gplan p = {.k = {.size = em_dtype_get(a->dtype)->size, .m = 1, .nidx = 2, .r = 1},
+                   .a = &truth,
+                   .nb = n,
+                   .inner = 1,
+                   .total = n};
+    if (s == EM_OK && n) s = be->alloc(id, cbytes, &counts);
+    p.buf = counts;
+    if (s == EM_OK && n) s = em__glaunch(be, id, &p, EM_G_COUNT, ntile);
+    if (s == EM_OK && n) {
+        p.nb = ntile;
+        s = em__glaunch(be, id, &p, EM_G_PREFIX, 1);
+        p.nb = n;
+    }
+    if (s == EM_OK && n) s = be->to_host(id, &nnz, (char *)counts + ntile * 8, 8);
+    if (s == EM_OK) s = em_array_empty(&res, a->dtype, 1, &nnz, em_array_device(a));
+    p.ix[0] = (const int64_t *)res.data, p.ix[1] = (const int64_t *)a->data;
+    if (s == EM_OK && nnz) s = em__glaunch(be, id, &p, EM_G_SELECT, ntile);
     if (counts) be->free(id, counts, cbytes);
     em_array_release(&truth);
     if (s != EM_OK) {

@@ -26,6 +26,16 @@ static em_status em__render(const void *ctx, void *src) {
  * blocks per SM work, each thread on at least 16 elements. */
 static void em__split(em_rplan *p, int sms) {
     int64_t want = (int64_t)sms * 8;
+    /* Outputs side by side in memory, rows apart (mean(axis=0) of a
+     * matrix): the column form, with the rows split in chunks of at least
+     * 16 per row lane until about 8 blocks per SM work. */
+    if (em_rplan_columns(p)) {
+        int64_t tiles = (p->nout + 31) / 32, by_work = (p->m + 8 * 16 - 1) / (8 * 16),
+                by_dev = (want + tiles - 1) / tiles;
+        p->col = 1;
+        p->nsplit = tiles >= want ? 1 : by_work < by_dev ? by_work : by_dev;
+        return;
+    }
     /* Many short reductions (seed 004's sum over 1000 of 100 000 rows): a
      * warp per output keeps every thread loading instead of waiting at a
      * block-wide tree once per output. */
@@ -61,6 +71,8 @@ static em_status em__launch(const em_backend *be, int id, const em_rplan *p, con
         }
     }
     em_sbuf_free(&key);
+    if (p->col) /* pass 1: a block per (32 outputs, chunk); pass 2: a thread per output */
+        units = !strcmp(fname, EM_KNAME) ? (p->nout + 31) / 32 * p->nsplit : (p->nout + 255) / 256;
     if (p->warp && !strcmp(fname, EM_KNAME))
         units = (units + EM_RB / 32 - 1) / (EM_RB / 32); /* 8 per block */
     /* A block per unit: the H100 ran the seed 004 rows 4 % faster with one

@@ -152,6 +152,35 @@ em_status em_put_flat(em_array *a, const em_array *idx, const em_array *values) 
     return em__put(a, a->ndim, 1, idx, values);
 }
 
+em_status em_mask_select(const em_array *a, const em_array *mask, em_array *out) {
+    if (a->ndim == 0 || mask->ndim != a->ndim ||
+        memcmp(a->shape, mask->shape, sizeof(int64_t) * (size_t)a->ndim))
+        return em_error(EM_ESHAPE, "mask_select: the mask must have the array's shape (ndim >= 1)");
+    if (!em_array_is_c_contiguous(a))
+        return em_error(EM_EVALUE, "mask_select: the array must be C-contiguous");
+    em_device dv = em_array_device(a), dm = em_array_device(mask);
+    if (dv.kind != dm.kind || dv.id != dm.id)
+        return em_error(EM_EDEVICE, "mask_select: the mask is on another device");
+    const em_backend *be = em__backend(dv.kind);
+    if (!be->ops) return em_run_mask_select(be, a, mask, out);
+    /* A backend of precompiled operations (the CPU): its truth in C order, then a copy loop. */
+    em_array truth = {0};
+    EM_CHECK(em_astype(mask, EM_BOOL, &truth));
+    int64_t n = em_array_size(a), nnz = 0;
+    const unsigned char *t = (const unsigned char *)truth.data;
+    for (int64_t i = 0; i < n; i++) nnz += t[i] != 0;
+    size_t sz = (size_t)em_dtype_get(a->dtype)->size;
+    em_status s = em_array_empty(out, a->dtype, 1, &nnz, dv);
+    if (s == EM_OK) {
+        char *o = out->data;
+        const char *src = a->data;
+        for (int64_t i = 0; i < n; i++)
+            if (t[i]) memcpy(o, src + (size_t)i * sz, sz), o += sz;
+    }
+    em_array_release(&truth);
+    return s;
+}
+
 em_status em_nonzero(const em_array *a, em_array *out) {
     if (a->ndim == 0)
         return em_error(EM_EVALUE, "nonzero of a 0-d array is not allowed; reshape it to 1-d");

@@ -69,7 +69,8 @@ static void rc_op_node(em_node *n, em_op op, const em_node *x, const em_node *y)
     *n = (em_node){.op = op, .loop = loop, .dtype = odt, .nin = y ? 2 : 1, .in = {x, y}};
 }
 
-/* op over axes of a (5, 6, 7) array of dt; form: 0 block, 1 split, 2 warp. */
+/* op over axes of a (5, 6, 7) array of dt; form: 0 block, 1 split, 2 warp,
+ * 3 columns (split in 3; axes {0}: the kept dims are the contiguous ones). */
 static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int naxes, const int *axes,
                       int form, rc_fn fn, void *ctx) {
     static em_rplan p;
@@ -85,7 +86,7 @@ static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int nax
     em_sbuf s = {0};
     em_status st = em_rplan_make(op, &a, naxes, axes, EM_NDTYPES, 1, &o, &p);
     if (st == EM_OK) {
-        p.nsplit = form == 1 ? 3 : 1, p.warp = form == 2;
+        p.nsplit = form == 1 || form == 3 ? 3 : 1, p.warp = form == 2, p.col = form == 3;
         st = em_render_reduce(d, &p, &s);
     }
     char name[96];
@@ -93,7 +94,8 @@ static void rc_reduce(const em_dialect *d, em_reduce_op op, em_dtype dt, int nax
              naxes, naxes > 0 ? axes[0] : 9,
              form == 0   ? "block"
              : form == 1 ? "split"
-                         : "warp");
+             : form == 2 ? "warp"
+                         : "cols");
     rc_emit(fn, ctx, name, st, &s);
     em_array_release(&a), em_array_release(&o);
 }
@@ -140,13 +142,17 @@ static const em_dtype rc_red_dtypes[] = {EM_BOOL,      EM_INT8,      EM_INT32,  
 /* full: every op x dtype x axes x form; else every op x dtype, one form,
  * and the other forms and axes for float32 only. */
 static void rc_reductions(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
-    static const int ax1[1] = {1}, ax02[2] = {0, 2};
+    static const int ax1[1] = {1}, ax0[1] = {0}, ax02[2] = {0, 2};
     for (int op = 0; op < EM_RED_CUMSUM; op++)
         for (int i = 0; i < RC_NRED_DTYPES; i++) {
             em_dtype dt = rc_red_dtypes[i];
             if ((op == EM_RED_VAR || op == EM_RED_STD) && em_dtype_get(dt)->kind == 'c') continue;
             bool all = full || dt == EM_FLOAT32;
             rc_reduce(d, op, dt, -1, NULL, 1, fn, ctx);
+            /* The column form: every op in float32, every dtype for sum and max (PoCL's
+             * build time per kernel keeps the OpenCL test inside its limit). */
+            if (all || op == EM_RED_SUM || op == EM_RED_MAX)
+                rc_reduce(d, op, dt, 1, ax0, 3, fn, ctx);
             if (!all) continue;
             rc_reduce(d, op, dt, -1, NULL, 0, fn, ctx);
             rc_reduce(d, op, dt, 1, ax1, 0, fn, ctx);
@@ -207,6 +213,14 @@ static void rc_gathers(const em_dialect *d, rc_fn fn, void *ctx) {
                          k.nidx, k.r);
                 rc_emit(fn, ctx, name, st, &s);
             }
+    for (int z = 0; z < 5; z++) { /* a[mask]: every element size; out and values as ix */
+        em_gather_spec k = {.mode = EM_G_SELECT, .size = sizes[z], .m = 1, .nidx = 2, .r = 1};
+        em_sbuf s = {0};
+        em_status st = em_render_gather(d, &k, &s);
+        char name[96];
+        snprintf(name, sizeof name, "gather_select_%dB", sizes[z]);
+        rc_emit(fn, ctx, name, st, &s);
+    }
 }
 
 /* full: each dtype taken and put from each value dtype, two shapes; else

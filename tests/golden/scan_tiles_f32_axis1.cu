@@ -37,13 +37,16 @@ EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) {
 // each owner its prefix, and each owner rescans its elements from it.  Only
 // owners (i < nv) take part, reading only lower owners: no identity is needed,
 // so signed zeros, infinities and NaNs come out as in a sequential scan.
+// s is padded (EM_P: a word skipped every 32) so that the owners' strided
+// reads of their EM_K consecutive elements fall in different banks.
+#define EM_P(j) ((j) + ((j) >> 5))
 EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c) {
     const int i = threadIdx.x, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;
     const int nv = (m + EM_K - 1) / EM_K;
     __syncthreads(); // s is filled
     if (lo < hi) {
-        em_scan_acc r = s[lo];
-        for (int j = lo + 1; j < hi; j++) r = em_op(r, s[j]);
+        em_scan_acc r = s[EM_P(lo)];
+        for (int j = lo + 1; j < hi; j++) r = em_op(r, s[EM_P(j)]);
         tot[i] = r;
     }
     __syncthreads();
@@ -56,14 +59,14 @@ EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has,
         __syncthreads();
     }
     if (lo < hi) {
-        em_scan_acc r = s[lo];
+        em_scan_acc r = s[EM_P(lo)];
         if (i > 0) r = em_op(has ? em_op(c, tot[i - 1]) : tot[i - 1], r);
         else if (has) r = em_op(c, r);
-        s[lo] = r;
-        for (int j = lo + 1; j < hi; j++) s[j] = r = em_op(r, s[j]);
+        s[EM_P(lo)] = r;
+        for (int j = lo + 1; j < hi; j++) s[EM_P(j)] = r = em_op(r, s[EM_P(j)]);
     }
     __syncthreads(); // s is scanned
-    return s[m - 1];
+    return s[EM_P(m - 1)];
 }
 // The tile (line l, tile k) for block index b = l * ntiles + k: first element t0, m elements.
 #define EM_TILE(b)                                                    \
@@ -71,40 +74,63 @@ EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has,
     const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \
     const long long bi = em_base(p, l, p.ist);                         \
     __syncthreads(); /* the last tile's readers of s are done */       \
-    for (int j = threadIdx.x; j < m; j += EM_B) s[j] = em_load(*em_src(p, bi, t0 + j));
-// Phase 1: part[b] = the total of tile b.
+    for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));
+// Phase 1: part[b] = the total of tile b, a reduction: thread i folds elements
+// i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then
+// a tree over the threads holding elements (a prefix of them: no identity).
 extern "C" __global__ void __launch_bounds__(EM_B) em_scan_up(const em_args p) {
-    __shared__ em_scan_acc s[EM_T], tot[EM_B];
+    __shared__ em_scan_acc tot[EM_B];
+    const int i = threadIdx.x;
     for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {
-        EM_TILE(b)
-        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc());
-        if (threadIdx.x == 0) ((em_scan_acc *)p.part)[b] = r;
+        const long long l = b / p.ntiles, t0 = (b - l * p.ntiles) * EM_T;
+        const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;
+        const long long bi = em_base(p, l, p.ist);
+        __syncthreads(); // the last tile's readers of tot are done
+        if (i < m) {
+            em_scan_in x[EM_K];
+#pragma unroll
+            for (int e = 0; e < EM_K; e++)
+                if (i + e * EM_B < m) x[e] = *em_src(p, bi, t0 + i + e * EM_B);
+            em_scan_acc r = em_load(x[0]);
+#pragma unroll
+            for (int e = 1; e < EM_K; e++)
+                if (i + e * EM_B < m) r = em_op(r, em_load(x[e]));
+            tot[i] = r;
+        }
+        int n = m < EM_B ? m : EM_B;
+        for (int w = EM_B / 2; w > 0; w >>= 1) {
+            __syncthreads();
+            if (i < w && i + w < n) tot[i] = em_op(tot[i], tot[i + w]);
+            if (n > w) n = w;
+        }
+        __syncthreads();
+        if (i == 0) ((em_scan_acc *)p.part)[b] = tot[0];
     }
 }
 // Phase 2: each line's ntiles totals scanned in place, EM_T at a time, one block per line.
 extern "C" __global__ void __launch_bounds__(EM_B) em_scan_mid(const em_args p) {
-    __shared__ em_scan_acc s[EM_T], tot[EM_B];
+    __shared__ em_scan_acc s[EM_P(EM_T)], tot[EM_B];
     for (long long l = blockIdx.x; l < p.nlines; l += gridDim.x) {
         em_scan_acc *q = (em_scan_acc *)p.part + l * p.ntiles;
         em_scan_acc c = em_scan_acc();
         for (long long t0 = 0; t0 < p.ntiles; t0 += EM_T) {
             const int m = p.ntiles - t0 < EM_T ? (int)(p.ntiles - t0) : EM_T;
             __syncthreads(); // the last chunk's readers of s are done
-            for (int j = threadIdx.x; j < m; j += EM_B) s[j] = q[t0 + j];
+            for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = q[t0 + j];
             c = em_tile_scan(s, tot, m, t0 > 0, c);
-            for (int j = threadIdx.x; j < m; j += EM_B) q[t0 + j] = s[j];
+            for (int j = threadIdx.x; j < m; j += EM_B) q[t0 + j] = s[EM_P(j)];
         }
     }
 }
 // Phase 3: tile b rescanned from part[b - 1] (the line's tiles before it), written out.
 extern "C" __global__ void __launch_bounds__(EM_B) em_scan_down(const em_args p) {
-    __shared__ em_scan_acc s[EM_T], tot[EM_B];
+    __shared__ em_scan_acc s[EM_P(EM_T)], tot[EM_B];
     for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {
         EM_TILE(b)
         const bool has = t0 > 0;
         const em_scan_acc c = has ? ((const em_scan_acc *)p.part)[b - 1] : em_scan_acc();
         em_tile_scan(s, tot, m, has, c);
         const long long bo = em_base(p, l, p.ost);
-        for (int j = threadIdx.x; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[j]);
+        for (int j = threadIdx.x; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);
     }
 }

@@ -239,3 +239,18 @@ def test_require_and_as_arrays(device):
     with pytest.raises(ValueError, match="must not contain infs or NaNs"):
         em.asarray_chkfinite(em.asarray([1.0, np.inf]))
     assert_same(em.row_stack([em.arange(2), em.arange(2)]), np.vstack([np.arange(2), np.arange(2)]))
+
+
+def test_trim_zeros_nd(device):
+    """NumPy 2's n-d trim_zeros natively: the nonzero bounding box along every
+    axis or one (negative too), all-zero and full arrays, AxisError."""
+    a = np.zeros((5, 6, 4))
+    a[1, 2, 1], a[3, 4, 2] = 1, -2
+    for arr in (a, np.zeros((3, 4)), np.array([[0, 0], [0, 3]]), np.arange(12).reshape(3, 4),
+                np.array([0, 0, 1, 2, 0])):
+        for trim in ("fb", "f", "b", "bf"):
+            for axis in (None, 0, -1):
+                assert_same(em.trim_zeros(to_em(arr), trim, axis=axis),
+                            np.trim_zeros(arr, trim, axis=axis))
+    with pytest.raises(np.exceptions.AxisError):
+        em.trim_zeros(to_em(a), axis=3)

@@ -338,3 +338,24 @@ def test_plain_list_keys(device):
     with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
         x[[0, 4]]
     assert_same(x[[0, 3]], a[[0, 3]])
+
+
+def test_mask_select_entry():
+    """_ember._mask_select (em_mask_select: x[mask] in one compaction on a device;
+    a serial copy loop on the CPU, tested here): C order of the selected elements,
+    every element size, any mask dtype's truth, and its shape/layout errors."""
+    import ember._ember as E
+    rng = np.random.default_rng(11)
+    for dt in ("bool", "int8", "float16", "float32", "complex128"):
+        for shape in ((1,), (37,), (5, 7, 9), (3, 0, 2)):
+            a = (rng.normal(size=shape) * 3).astype(dt)
+            m = rng.random(shape) < 0.4
+            got = E._mask_select(em.asarray(a), em.asarray(m))
+            assert got.dtype == a.dtype
+            np.testing.assert_array_equal(got.get(), a[m])
+    w = np.array([0.0, 2.0, np.nan, 0.0])  # a float mask: its truth (NaN is true)
+    np.testing.assert_array_equal(E._mask_select(em.arange(4), em.asarray(w)).get(), [1, 2])
+    with pytest.raises(ValueError, match="shape"):
+        E._mask_select(em.arange(4), em.asarray([True, False]))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        E._mask_select(em.arange(8).reshape(2, 4).T, em.ones((4, 2), dtype=bool))

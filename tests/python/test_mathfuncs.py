@@ -258,3 +258,61 @@ def test_frexp_exact(device, rng, dtype):
     np.testing.assert_array_equal(np.signbit(m.get()), np.signbit(nm))
     assert e.dtype == ne.dtype
     np.testing.assert_array_equal(e.get(), ne)
+
+
+def test_i0_kaiser_native(device):
+    """i0 is Cephes' Chebyshev series (NumPy's) as Ember ops: both branches
+    (x <= 8 and above), the sign, inf/NaN, each float dtype kept, ints and bools
+    as float64; kaiser on it for integer, float and degenerate M."""
+    x = np.array([0.0, 1e-3, -1.0, 2.5, -7.99, 8.0, 8.01, 20.0, -300.0, 700.0, np.inf,
+                  -np.inf, np.nan])
+    for dt in ("float16", "float32", "float64"):
+        xd = x.astype(dt)
+        with np.errstate(over="ignore"):
+            want = np.i0(xd)
+        assert_same(em.i0(to_em(xd)), want, rtol=2e-3 if dt == "float16" else 2e-6)
+    assert_same(em.i0(to_em(np.arange(-4, 5, dtype=np.int8))), np.i0(np.arange(-4, 5,
+                                                                               dtype=np.int8)))
+    assert_same(em.i0(to_em(np.array([True, False]))), np.i0(np.array([True, False])))
+    assert_same(em.i0(3.0), np.i0(3.0))
+    with pytest.raises(TypeError, match="complex"):
+        em.i0(to_em(np.array([1j])))
+    for M, beta in ((0, 3.0), (1, 4.0), (2, 0.0), (5.5, 2.0), (64, 14.0), (-3, 1.0)):
+        with np.errstate(invalid="ignore"):
+            want = np.kaiser(M, beta)
+        assert_same(em.kaiser(M, beta), want)
+
+
+def test_spacing_float16_and_ints_native(device):
+    """spacing of float16 follows NumPy's half rule (toward +inf for every
+    value, NaN for -inf): every one of the 65536 halves, bit for bit; integer
+    and bool input take the float loop NumPy's casting picks."""
+    h = np.arange(65536, dtype=np.uint16).view(np.float16)
+    with np.errstate(all="ignore"):
+        want = np.spacing(h)
+    got = em.spacing(to_em(h)).get()
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)],
+                                  want.view(np.uint16)[~np.isnan(want)])
+    assert np.isnan(got[np.isnan(want)]).all()
+    for dt in ("bool", "int8", "uint8", "int16", "int32", "int64"):
+        a = np.arange(-3, 4).astype(dt)
+        assert_same(em.spacing(to_em(a)), np.spacing(a))
+
+
+def test_interp_period_native(device, rng):
+    """interp with period runs NumPy's normalisation on the device: unsorted
+    and out-of-period sample points, negative periods, one point, and the
+    zero period's ValueError."""
+    for n in (1, 2, 5, 40):
+        xp, fp = rng.uniform(-400, 400, n), rng.normal(size=n)
+        x = rng.uniform(-800, 800, 30)
+        for per in (360, -360.0, 7, 2.5):
+            assert_same(em.interp(to_em(x), to_em(xp), to_em(fp), period=per),
+                        np.interp(x, xp, fp, period=per))
+    x, xp, fp = [-180, -170, -185, 185, -10, -5, 0, 365], [190, -190, 350, -350], [5, 10, 3, 4]
+    assert_same(em.interp(to_em(np.array(x)), to_em(np.array(xp)), to_em(np.array(fp)),
+                          period=360), np.interp(x, xp, fp, period=360))
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        em.interp(em.arange(3.0), em.arange(3.0), em.arange(3.0), period=0)
+

@@ -199,6 +199,49 @@ def test_reduce_scan_gather_templates_run(cl):
     np.testing.assert_array_equal((a + 1).get(), h + 1)
 
 
+@pytest.mark.parametrize("dt", ["float32", "int32", "float64"])
+def test_column_reductions(cl, dt):
+    """Reductions over leading axes with the kept dims contiguous run in the
+    column form (codegen/render_reduce.c: 32 outputs a block, rows split in
+    chunks and combined by a second pass): as NumPy's, for each op, with a
+    fused producer, a strided view and a 3-d array."""
+    rng = np.random.default_rng(3)
+    h = (rng.standard_normal((600, 70)) * 10).astype(dt)
+    a = em.asarray(h)
+    tol = dict(rtol=1e-4, atol=1e-3) if dt == "float32" else dict(rtol=1e-12, atol=1e-9)
+    for f in ("sum", "mean", "max", "min", "argmin", "argmax", "var"):
+        np.testing.assert_allclose(getattr(em, f)(a, axis=0).get(), getattr(np, f)(h, axis=0),
+                                   **tol, err_msg=f)
+    np.testing.assert_allclose(em.sum(a * 2 - 1, axis=0).get(), (h * 2 - 1).sum(0), **tol)
+    np.testing.assert_allclose(em.mean(a[::-3, ::2], axis=0).get(), h[::-3, ::2].mean(0), **tol)
+    h3 = h.reshape(20, 30, 70)
+    np.testing.assert_allclose(em.sum(em.asarray(h3), axis=(0, 1)).get(), h3.sum((0, 1)), **tol)
+    np.testing.assert_allclose(em.max(em.asarray(h3), axis=0).get(), h3.max(0), **tol)
+
+
+def test_mask_select_cumsum_and_normals(cl):
+    """x[mask] in one compaction (em_mask_select), cumsum over several tiles
+    (reduce-then-scan), and standard_normal filled a Philox block at a time
+    with vector stores: as NumPy's / the CPU's stream."""
+    rng = np.random.default_rng(4)
+    for dt, shape in (("float32", (5000,)), ("int8", (9, 31)), ("complex128", (3, 4, 5))):
+        h = (rng.standard_normal(shape) * 3).astype(dt)
+        m = rng.random(shape) < 0.4
+        np.testing.assert_array_equal(em.asarray(h)[em.asarray(m)].get(), h[m])
+        np.testing.assert_array_equal(em.asarray(h).T[em.asarray(m).T].get(), h.T[m.T])
+    for n in (1, 2049, 20000):
+        i = rng.integers(-9, 9, n).astype(np.int32)
+        np.testing.assert_array_equal(em.cumsum(em.asarray(i)).get(), np.cumsum(i))
+        f = rng.standard_normal(n).astype(np.float32)
+        np.testing.assert_allclose(em.cumsum(em.asarray(f)).get(), np.cumsum(f), rtol=1e-4,
+                                   atol=1e-3)
+    for dt in ("float32", "float64"):
+        for n in (7, 1001):  # a partial last block, and an odd one
+            d = em.random.default_rng(5).standard_normal(n, dt).get()
+            c = em.random.default_rng(5).standard_normal(n, dt, device="cpu").get()
+            np.testing.assert_allclose(d, c, rtol=1e-5 if dt == "float32" else 1e-12, atol=1e-6)
+
+
 def test_fp64_refused_without_the_extension():
     out = _run("import ember as em, numpy as np\n"
                "print(em.opencl.device_info()['fp64'])\n"

@@ -237,3 +237,59 @@ def test_vonmises_circular_moments(device, mu, kappa):
     assert x.min() >= -np.pi and x.max() <= np.pi
     np.testing.assert_allclose([np.cos(x).mean(), np.sin(x).mean()],
                                [np.cos(y).mean(), np.sin(y).mean()], atol=0.008)
+
+
+# The device algorithms of binomial / zipf / logseries (Knuth's beta splitting,
+# NumPy's rejection and Kemp methods): run here through the private methods on
+# the CPU (the public ones take NumPy's algorithm there), frequencies against
+# the exact probabilities.
+def _freq(k, n):
+    return np.bincount(np.minimum(k, n), minlength=n + 1)[:n] / k.size  # heavy tails clipped
+
+
+@pytest.mark.parametrize("n,p", [(10, 0.3), (17, 0.5), (100, 0.05), (1000, 0.7)])
+def test_binomial_device_algorithm_pmf(n, p):
+    import math
+    k = em.random.default_rng(21)._binomial_dev(n, p, 200_000, "cpu").get()
+    assert k.dtype == np.int64 and k.min() >= 0 and k.max() <= n
+    lo = max(0, int(n * p - 6 * math.sqrt(n * p * (1 - p)) - 1))
+    j = np.arange(lo, min(n, lo + 60) + 1)
+    pmf = np.array([math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                             + i * math.log(p) + (n - i) * math.log1p(-p)) for i in j])
+    np.testing.assert_allclose(_freq(k, n + 1)[j], pmf, atol=0.004)
+    g = em.random.default_rng(21)
+    assert (g._binomial_dev(5, 0.0, 100, "cpu").get() == 0).all()
+    assert (g._binomial_dev(5, 1.0, 100, "cpu").get() == 5).all()
+    assert (g._binomial_dev(0, 0.4, 100, "cpu").get() == 0).all()
+    arr = g._binomial_dev(em.asarray([3, 40]), em.asarray([0.5, 0.25]), (1000, 2), "cpu").get()
+    assert arr.shape == (1000, 2) and arr[:, 0].max() <= 3 and abs(arr[:, 1].mean() - 10) < 0.3
+
+
+@pytest.mark.parametrize("a", [1.5, 2.0, 4.0])
+def test_zipf_device_algorithm_pmf(a):
+    k = em.random.default_rng(22)._zipf_dev(a, 200_000, "cpu").get()
+    assert k.dtype == np.int64 and k.min() >= 1
+    j = np.arange(1, 8)
+    zeta = np.sum(np.arange(1, 2_000_000, dtype=np.float64) ** -a) + \
+        (2_000_000.0 ** (1 - a)) / (a - 1)  # the tail's integral
+    np.testing.assert_allclose(_freq(k, 8)[j], j ** -a / zeta, atol=0.004)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.2, 0.9, 0.999])
+def test_logseries_device_algorithm_pmf(p):
+    k = em.random.default_rng(23)._logseries_dev(p, 200_000, "cpu").get()
+    assert k.dtype == np.int64 and k.min() >= 1
+    j = np.arange(1, 8)
+    pmf = np.ones(7) * (j == 1) if p == 0 else -p ** j / (j * np.log1p(-p))
+    np.testing.assert_allclose(_freq(k, 8)[j], pmf, atol=0.004)
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda g: g._binomial_dev(-1, 0.5, 3, "cpu"), "n < 0"),
+    (lambda g: g._binomial_dev(5, 1.5, 3, "cpu"), "p < 0, p > 1 or p is NaN"),
+    (lambda g: g._zipf_dev(1.0, 3, "cpu"), "a <= 1 or a is NaN"),
+    (lambda g: g._logseries_dev(1.0, 3, "cpu"), "p < 0, p >= 1 or p is NaN"),
+])
+def test_device_algorithms_bad_parameters(call, msg):
+    with pytest.raises(ValueError, match=msg):
+        call(em.random.default_rng(0))
