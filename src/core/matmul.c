@@ -12,7 +12,7 @@ em_status em_matmul(const em_array *a, const em_array *b, em_array *out) {
         return em_error(EM_EVALUE, "em_matmul: a, b and out must be set");
     const em_device dev = em_array_device(a);
     const em_backend *be = em__backend(dev.kind);
-    if (!be || !be->kernel_get || be->ops)
+    if (!be || !be->module_build || be->ops)
         return em_error(EM_EUNSUPPORTED,
                         "em_matmul runs on devices that compile kernels, not on %s",
                         be ? be->name : "this device");
