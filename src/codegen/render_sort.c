@@ -47,6 +47,22 @@ static void em__float_fns(em_sbuf *s, int fb, const char *inf, const char *qnan)
                    fb, fb - 1, inf, fb, fb - 1, qnan);
 }
 
+/* A complex key from its parts' keys re, im (N: the key of every NaN).
+ * NumPy orders complex values in four classes, each after the one before:
+ * both parts numbers (by real, then imaginary), the imaginary part NaN (by
+ * real), the real part NaN (by imaginary), both NaN -- so 2+0j comes
+ * before 1+nanj, which a plain (real key, imaginary key) pair gets wrong.
+ * The high word of a number is at most the key of +inf, below N - 1: the
+ * high words N - 1 (imaginary NaN) and N (real NaN) place the two NaN
+ * classes above every number, and the low word orders inside them. */
+static const char em__complex_key[] =
+    "EM_FN em_u64 em_ck(em_u64 re, em_u64 im, em_u64 N, em_u64 *lo) {\n"
+    "    if (re == N) { *lo = im; return N; }      // real NaN: by imaginary (NaN last)\n"
+    "    if (im == N) { *lo = re; return N - 1; }  // imaginary NaN: by real\n"
+    "    *lo = im;\n"
+    "    return re;\n"
+    "}\n";
+
 /* em_kw(e, w): the key word w (0 or 1) of the element at e, before the
  * descending flip; em_unkey(k, o): its bits stored at o (one-word dtypes). */
 static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) {
@@ -58,6 +74,8 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     if (dt == EM_FLOAT32 || dt == EM_COMPLEX64) em__float_fns(s, 32, "0x7f800000", "0x7fc00000");
     if (dt == EM_FLOAT64 || dt == EM_COMPLEX128)
         em__float_fns(s, 64, "0x7ff0000000000000UL", "0x7ff8000000000000UL");
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128)
+        em_sbuf_printf(s, "%s", em__complex_key);
     em_sbuf_printf(s, "EM_FN em_u64 em_kw(%s const char *e, int w) {\n", g);
     switch (dt) {
     case EM_BOOL: em_sbuf_printf(s, "    return *(%s const em_u8 *)e != 0;\n", g); break;
@@ -77,14 +95,23 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     case EM_FLOAT64:
         em_sbuf_printf(s, "    return em_fk%d(*(%s const %s *)e);\n", kb, g, raw);
         break;
-    case EM_COMPLEX64: /* (real, imag) lexicographic: real's key above imag's */
+    case EM_COMPLEX64: /* (high word, low word) of em_ck below in one key */
         em_sbuf_printf(s,
                        "    %s const em_u32 *q = (%s const em_u32 *)e;\n"
-                       "    return em_fk32(q[0]) << 32 | em_fk32(q[1]);\n",
+                       "    em_u64 lo;\n"
+                       "    const em_u64 hi = em_ck(em_fk32(q[0]), em_fk32(q[1]),"
+                       " 0xffffffffUL, &lo);\n"
+                       "    return hi << 32 | lo;\n",
                        g, g);
         break;
-    default: /* complex128: word 0 the imaginary part, word 1 the real */
-        em_sbuf_printf(s, "    return em_fk64(((%s const em_u64 *)e)[w == 1 ? 0 : 1]);\n", g);
+    default: /* complex128: word 1 em_ck's high word, word 0 its low */
+        em_sbuf_printf(s,
+                       "    %s const em_u64 *q = (%s const em_u64 *)e;\n"
+                       "    em_u64 lo;\n"
+                       "    const em_u64 hi = em_ck(em_fk64(q[0]), em_fk64(q[1]),"
+                       " ~(em_u64)0, &lo);\n"
+                       "    return w == 1 ? hi : lo;\n",
+                       g, g);
         break;
     }
     em_sbuf_printf(s, "}\nEM_FN void em_unkey(em_u64 k, %s char *o) {\n", g);
@@ -108,8 +135,10 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     case EM_COMPLEX64:
         em_sbuf_printf(s,
                        "    %s em_u32 *q = (%s em_u32 *)o;\n"
-                       "    q[0] = (em_u32)em_fu32(k >> 32);\n"
-                       "    q[1] = (em_u32)em_fu32(k & 0xffffffffUL);\n",
+                       "    const em_u64 hi = k >> 32, lo = k & 0xffffffffUL;\n"
+                       "    const bool inan = hi == 0xfffffffeUL; // em_ck's imaginary-NaN class\n"
+                       "    q[0] = (em_u32)em_fu32(inan ? lo : hi);\n"
+                       "    q[1] = (em_u32)em_fu32(inan ? 0xffffffffUL : lo);\n",
                        g, g);
         break;
     default: em_sbuf_printf(s, "    (void)k, (void)o; // complex128 is never decoded\n"); break;

@@ -8,8 +8,10 @@
  * signed with the sign bit flipped, floats with the sign bit flipped for
  * positives and all bits flipped for negatives, every NaN the largest key
  * (last, as NumPy), -0.0 the key of +0.0 when spec.canon (ties then keep
- * their order), complex64 as (real key << 32 | imag key), complex128 as
- * two 64-bit words (word 1 the real part's key, word 0 the imaginary's).
+ * their order); complex values in NumPy's four classes (numbers by real
+ * then imaginary part, then imaginary NaN by real, real NaN by imaginary,
+ * both NaN: render_sort.c's em_ck), complex64 as one 64-bit key (high word
+ * << 32 | low word), complex128 as two 64-bit words (word 1 the high).
  * Descending flips the key's bits (NaNs then first, as the Array API's
  * descending argsort of NumPy's order).
  *

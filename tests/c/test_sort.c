@@ -316,9 +316,17 @@ static int cmp(const char *x, const char *y, em_dtype dt) {
         uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
         return (a > b) - (a < b);
     }
-    int r = cmp1(rd(x, dt, 0), rd(y, dt, 0));
-    if (!r && (dt == EM_COMPLEX64 || dt == EM_COMPLEX128)) r = cmp1(rd(x, dt, 1), rd(y, dt, 1));
-    return r;
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) {
+        /* NumPy's classes: numbers (by real, then imaginary), imaginary NaN
+         * (by real), real NaN (by imaginary), both NaN (equal). */
+        const double xr = rd(x, dt, 0), xi = rd(x, dt, 1), yr = rd(y, dt, 0), yi = rd(y, dt, 1);
+        const int cx = isnan(xr) ? 2 + !!isnan(xi) : !!isnan(xi);
+        const int cy = isnan(yr) ? 2 + !!isnan(yi) : !!isnan(yi);
+        if (cx != cy) return (cx > cy) - (cx < cy);
+        if (cx == 0) return cmp1(xr, yr) ? cmp1(xr, yr) : cmp1(xi, yi);
+        return cx == 1 ? cmp1(xr, yr) : cx == 2 ? cmp1(xi, yi) : 0;
+    }
+    return cmp1(rd(x, dt, 0), rd(y, dt, 0));
 }
 
 /* Stable sort of idx[0..n) by the elements at base + idx * step. */
@@ -447,6 +455,7 @@ static void test_emulated(void) {
         {EM_INT64, 2, 700, 1, 1, 1, 1},     {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
         {EM_UINT8, 3, 900, 0, 0, 1, 1},     {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
         {EM_COMPLEX64, 1, 300, 1, 0, 1, 0}, /* decoded: real parts -0.0 and 0.0 tie */
+        {EM_COMPLEX64, 1, 700, 0, 1, 1, 0}, /* NumPy's NaN classes: 2+0j before 1+nanj */
         {EM_BOOL, 1, 5000, 0, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
