@@ -74,8 +74,7 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     if (dt == EM_FLOAT32 || dt == EM_COMPLEX64) em__float_fns(s, 32, "0x7f800000", "0x7fc00000");
     if (dt == EM_FLOAT64 || dt == EM_COMPLEX128)
         em__float_fns(s, 64, "0x7ff0000000000000UL", "0x7ff8000000000000UL");
-    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128)
-        em_sbuf_printf(s, "%s", em__complex_key);
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) em_sbuf_printf(s, "%s", em__complex_key);
     em_sbuf_printf(s, "EM_FN em_u64 em_kw(%s const char *e, int w) {\n", g);
     switch (dt) {
     case EM_BOOL: em_sbuf_printf(s, "    return *(%s const em_u8 *)e != 0;\n", g); break;
@@ -469,9 +468,9 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         src,
         "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
         "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
-        "#define EM_TWO %d\n#define EM_SIZE %d\n",
+        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n",
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
-        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size);
+        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8);
     em_sbuf_printf(src, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"
@@ -484,5 +483,6 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
                         "    em_i64 shape[EM_ND], st[EM_ND];\n} em_sargs;\n");
     em__key_fns(d, c, src);
     em_sbuf_printf(src, "%s", em__sort_kernels);
+    em_render_sort_onesweep(d, src);
     return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

@@ -66,6 +66,12 @@
 #define EM_SORT_SCATTER "em_sort_scatter"
 #define EM_SORT_OUT "em_sort_out"
 #define EM_SORT_SEARCH "em_sort_search"
+/* The onesweep kernels (CUDA only: render_onesweep.c explains them). */
+#define EM_SORT_CLEAR "em_sort_clear"
+#define EM_SORT_UPSWEEP "em_sort_upsweep"
+#define EM_SORT_HSCAN "em_sort_hscan"
+#define EM_SORT_ONESWEEP "em_sort_onesweep"
+#define EM_SORT_META_WORDS (17 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {
     em_dtype dtype; /* the elements' */
@@ -82,6 +88,8 @@ EM_API int em_sort_key_bits(em_dtype dt);
  * CPU sorts with NumPy's host functions) and for 64-bit keys where the
  * dialect has no 64-bit integers; EM_EVALUE for a bad spec. */
 EM_API em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *src);
+/* Append the onesweep kernels for a dialect that has them (CUDA), else nothing. */
+void em_render_sort_onesweep(const em_dialect *d, em_sbuf *src);
 /* The structural key (everything the source depends on). */
 EM_API void em_sort_key(const em_sort_spec *c, em_sbuf *key);
 

@@ -41,6 +41,7 @@
 #include "core/core.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct em__sortctx {
@@ -115,8 +116,8 @@ static void em__addr(em__sorter *s, const em_array *a) {
 }
 
 typedef struct em__scratch {
-    void *keys[2], *vals[2], *counts, *part;
-    size_t kbytes, vbytes, cbytes, pbytes;
+    void *keys[2], *vals[2], *counts, *part, *meta;
+    size_t kbytes, vbytes, cbytes, pbytes, mbytes;
 } em__scratch;
 
 static void em__scratch_free(const em_backend *be, int id, em__scratch *m) {
@@ -127,6 +128,7 @@ static void em__scratch_free(const em_backend *be, int id, em__scratch *m) {
     }
     if (m->counts) be->free(id, m->counts, m->cbytes);
     if (m->part) be->free(id, m->part, m->pbytes);
+    if (m->meta) be->free(id, m->meta, m->mbytes);
 }
 
 /* Sort the current keys (and permutation) by every digit that varies. */
@@ -145,6 +147,49 @@ static em_status em__passes(em__sorter *s, em__scratch *m, int *cur, bool vals) 
         EM_CHECK(em__go(s, EM_SORT_COUNT, nb));
         EM_CHECK(em__go(s, EM_SORT_SCAN, EM_SORT_RADIX));
         EM_CHECK(em__go(s, EM_SORT_SCATTER, nb));
+        *cur = 1 - k;
+    }
+    return EM_OK;
+}
+
+/* Whether the onesweep kernels sort (render_onesweep.c): on CUDA, for
+ * fewer than 2^30 keys (a status word's count), unless
+ * EMBER_SORT_ONESWEEP=0 asks for the reduce-then-scan kernels (to compare
+ * them, or to test them on the emulated CUDA backend). */
+static bool em__use_onesweep(const em__sorter *s, int64_t n) {
+    if (s->d->id != EM_DIALECT_CUDA || n >= ((int64_t)1 << 30)) return false;
+    const char *e = getenv("EMBER_SORT_ONESWEEP");
+    return !(e && e[0] == '0');
+}
+
+/* One word by the onesweep kernels: the keys (from a, through the
+ * permutation after the first word) and every byte's histogram in one
+ * read, then one pass per byte that varies (a byte whose histogram has one
+ * digit holding every key is the same in every key: skipped). */
+static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, int *cur,
+                              bool vals) {
+    const em_device_props *pr;
+    EM_CHECK(s->be->props_ref(s->id, &pr));
+    const int64_t n = s->a.n, nb = s->a.nb, kbytes = s->c.keybits / 8;
+    const int64_t words = EM_SORT_META_WORDS + kbytes * nb * 256;
+    int64_t cw = (words + EM_SORT_B - 1) / EM_SORT_B;
+    em__bufs(s, a->data, m->keys[*cur], NULL, vals ? m->vals[*cur] : NULL,
+             vals ? m->vals[*cur] : NULL, m->meta);
+    EM_CHECK(em__go(s, EM_SORT_CLEAR, cw < 4096 ? cw : 4096));
+    const int64_t up = (int64_t)(pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1) * 8;
+    EM_CHECK(em__go(s, EM_SORT_UPSWEEP, nb < up ? nb : up));
+    EM_CHECK(em__go(s, EM_SORT_HSCAN, 1));
+    uint32_t hist[8 * 256];
+    EM_CHECK(s->be->to_host(s->id, hist, m->meta, (size_t)kbytes * 256 * 4));
+    for (int q = 0; q < kbytes; q++) {
+        bool one = false;
+        for (int d = 0; d < 256 && !one; d++) one = hist[q * 256 + d] == (uint64_t)n;
+        if (one) continue;
+        const int k = *cur;
+        s->a.shift = 8 * q;
+        em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
+                 vals ? m->vals[1 - k] : NULL, m->meta);
+        EM_CHECK(em__go(s, EM_SORT_ONESWEEP, nb));
         *cur = 1 - k;
     }
     return EM_OK;
@@ -192,14 +237,21 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
         st = be->alloc(s.id, m.kbytes, &m.keys[k]);
         if (st == EM_OK && vals) st = be->alloc(s.id, m.vbytes, &m.vals[k]);
     }
-    if (st == EM_OK) st = be->alloc(s.id, m.cbytes, &m.counts);
-    if (st == EM_OK) st = be->alloc(s.id, m.pbytes, &m.part);
+    const bool one = em__use_onesweep(&s, n);
+    if (one) m.mbytes = (size_t)(EM_SORT_META_WORDS + (int64_t)(s.c.keybits / 8) * nb * 256) * 4;
+    if (st == EM_OK && one) st = be->alloc(s.id, m.mbytes, &m.meta);
+    if (st == EM_OK && !one) st = be->alloc(s.id, m.cbytes, &m.counts);
+    if (st == EM_OK && !one) st = be->alloc(s.id, m.pbytes, &m.part);
     int cur = 0;
     for (int w = 0; w < nwords && st == EM_OK; w++) {
         /* Word w of the key (2: the row); after the first, gathered through
          * the permutation so far, which stays where it is. */
         s.a.word = w < (two ? 2 : 1) ? w : 2;
         s.a.mode = w > 0;
+        if (one) {
+            st = em__onesweep(&s, &m, a, &cur, vals);
+            continue;
+        }
         em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL,
                  vals ? m.vals[cur] : NULL, m.part);
         st = em__go(&s, EM_SORT_KEYS, nb);

@@ -127,7 +127,26 @@ static const char emul_pre[] =
     "static em_dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
     "static ucontext_t em_main, em_co[256];\n"
     "static int em_t;\n"
-    "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n";
+    "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n"
+    /* Warp operations as rounds too: every lane of the block reaches the
+     * same ones in the same order (the kernels are written so), so a
+     * round holds one warp operation of every lane.  Atomics are plain:
+     * one OS thread. */
+    "static unsigned em_wv[256];\n"
+    "static void em_round() { swapcontext(&em_co[em_t], &em_main); }\n"
+    "static unsigned __match_any_sync(unsigned, unsigned v) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = v;\n"
+    "    em_round(); // every lane has written\n"
+    "    unsigned r = 0;\n"
+    "    for (int l = 0; l < 32; l++) r |= (unsigned)(em_wv[(me & ~31) + l] == v) << l;\n"
+    "    em_round(); // every lane has read\n"
+    "    return r;\n"
+    "}\n"
+    "#define __syncwarp() em_round()\n"
+    "static unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a = o + v; return o; }\n"
+    "#define __popc __builtin_popcount\n"
+    "#define __ffs __builtin_ffs\n";
 
 static const char emul_post[] =
     "\ntypedef void (*em_kf)(const em_sargs);\n"
@@ -451,16 +470,30 @@ static void test_emulated(void) {
         em_dtype dt;
         int nrow, len, desc, arg, gap, flip;
     } cases[] = {
-        {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},  {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
-        {EM_INT64, 2, 700, 1, 1, 1, 1},     {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
-        {EM_UINT8, 3, 900, 0, 0, 1, 1},     {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
+        /* onesweep: over 3 tiles (a block takes several: the grid is 3) */
+        {EM_FLOAT32, 1, 3 * 4096 + 5, 0, 1, 1, 0},
+        {EM_INT16, 1, 4096, 1, 0, 1, 0},
+        {EM_UINT64, 2, 4095, 0, 1, 1, 1},
+        {EM_INT8, 3, 1, 0, 1, 1, 0},
+        {EM_COMPLEX128, 1, 4097, 1, 1, 2, 0},
+        {EM_FLOAT64, 1, 2 * 4096 + 1, 1, 1, 1, 0},
+        /* the reduce-then-scan kernels (what OpenCL runs): EMBER_SORT_ONESWEEP=0 */
+        {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},
+        {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
+        {EM_INT64, 2, 700, 1, 1, 1, 1},
+        {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
+        {EM_UINT8, 3, 900, 0, 0, 1, 1},
+        {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
         {EM_COMPLEX64, 1, 300, 1, 0, 1, 0}, /* decoded: real parts -0.0 and 0.0 tie */
         {EM_COMPLEX64, 1, 700, 0, 1, 1, 0}, /* NumPy's NaN classes: 2+0j before 1+nanj */
         {EM_BOOL, 1, 5000, 0, 0, 1, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        setenv("EMBER_SORT_ONESWEEP", i >= 6 ? "0" : "1", 1);
         CHECK(run_case(cases[i].dt, cases[i].nrow, cases[i].len, cases[i].desc, cases[i].arg,
                        cases[i].gap, cases[i].flip));
+    }
+    unsetenv("EMBER_SORT_ONESWEEP");
     printf("%d emulated launches\n", launches);
 }
 
