@@ -160,6 +160,7 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
 static const char em__sort_kernels[] =
     "// Byte offset of the element with C-order index i over shape/st.\n"
     "EM_FN em_i64 em_off(const em_sargs *p, em_i64 i) {\n"
+    "    if (EM_ND == 1) return i * p->st[0]; // i < shape[0]: no division\n"
     "    em_i64 o = 0;\n"
     "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
     "        o += (i % p->shape[d]) * p->st[d];\n"

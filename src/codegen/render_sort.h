@@ -71,6 +71,11 @@
 #define EM_SORT_UPSWEEP "em_sort_upsweep"
 #define EM_SORT_HSCAN "em_sort_hscan"
 #define EM_SORT_ONESWEEP "em_sort_onesweep"
+#define EM_SORT_ROWS "em_sort_rows"
+/* Rows from this long to a tile go to ROWS (a block per row); shorter
+ * ones, many to a block being better than one, sort as segments of the
+ * whole (the row in the key's high bits). */
+#define EM_SORT_ROWS_MIN 512
 #define EM_SORT_META_WORDS (17 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {

@@ -106,9 +106,20 @@ static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void
     memcpy(s->a.b, b, sizeof b);
 }
 
+/* The number of dimensions a is addressed by: 1 when its elements lie in
+ * C order one after another (em_off then multiplies, no 64-bit division). */
+static int em__nd(const em_array *a) {
+    return a->ndim <= 1 || em_array_is_c_contiguous(a) ? 1 : a->ndim;
+}
+
 /* The address data of a: shape and byte strides into the argument. */
 static void em__addr(em__sorter *s, const em_array *a) {
-    const int nd = a->ndim ? a->ndim : 1;
+    const int nd = em__nd(a);
+    if (nd == 1 && a->ndim != 1) { /* 0-d, or C-contiguous: one run of elements */
+        s->a.v[0] = em_array_size(a);
+        s->a.v[1] = (int64_t)em_dtype_get(a->dtype)->size;
+        return;
+    }
     for (int d = 0; d < nd; d++) {
         s->a.v[d] = a->ndim ? a->shape[d] : 1;
         s->a.v[nd + d] = a->ndim ? a->strides[d] : 0;
@@ -195,6 +206,14 @@ static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, 
     return EM_OK;
 }
 
+/* Whether each row sorts inside one block (ROWS): on CUDA as onesweep,
+ * several rows of EM_SORT_ROWS_MIN .. EM_SORT_TILE elements, one key word
+ * (complex128 has two: it sorts as segments). */
+static bool em__use_rows(const em__sorter *s, const em_array *a, int64_t n, int64_t len) {
+    return em__use_onesweep(s, n) && n / len > 1 && len >= EM_SORT_ROWS_MIN &&
+           len <= EM_SORT_TILE && a->dtype != EM_COMPLEX128;
+}
+
 em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
                       bool arg, em_array *out) {
     const int64_t n = em_array_size(a);
@@ -212,6 +231,17 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     em__sorter s = {.be = be, .id = em_array_device(a).id};
     EM_CHECK(em_run_dialect(be, &s.d));
     const int64_t nseg = n / len;
+    if (em__use_rows(&s, a, n, len)) {
+        /* Keys decoded for a sort: -0.0 keeps its key (canon off) but in
+         * complex64, whose imaginary part decides between real parts. */
+        const int rb = em_sort_key_bits(a->dtype) == 64 ? 64 : 32;
+        s.c = (em_sort_spec){a->dtype, rb,       descending, arg || a->dtype == EM_COMPLEX64,
+                             false,    em__nd(a)};
+        s.a.n = n, s.a.len = len, s.a.nb = nseg, s.a.mode = arg ? 2 : 0;
+        em__addr(&s, a);
+        em__bufs(&s, a->data, NULL, NULL, NULL, NULL, out->data);
+        return em__go(&s, EM_SORT_ROWS, nseg);
+    }
     const int kb = em_sort_key_bits(a->dtype);
     const bool two = a->dtype == EM_COMPLEX128;
     const bool seghi = nseg > 1 && kb <= 32;
@@ -223,8 +253,8 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
      * decide between real parts -0.0 and 0.0.  A decoded real float keeps
      * its -0.0 (before 0.0: equal values, NumPy's ties differ unseen). */
     const bool canon = vals || a->dtype == EM_COMPLEX64;
-    s.c = (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon,
-                         seghi,    a->ndim ? a->ndim : 1};
+    s.c =
+        (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon, seghi, em__nd(a)};
     const int64_t nb = (n + EM_SORT_TILE - 1) / EM_SORT_TILE;
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
     em__addr(&s, a);
@@ -277,9 +307,8 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
         return em_error(EM_EVALUE, "searchsorted: bad arguments");
     em__sorter s = {.be = be, .id = em_array_device(v).id};
     EM_CHECK(em_run_dialect(be, &s.d));
-    s.c = (em_sort_spec){v->dtype, em_sort_key_bits(v->dtype) == 64 ? 64 : 32,
-                         false,    true,
-                         false,    v->ndim ? v->ndim : 1};
+    s.c = (em_sort_spec){v->dtype, em_sort_key_bits(v->dtype) == 64 ? 64 : 32, false, true, false,
+                         em__nd(v)};
     s.a.n = n, s.a.len = hay->shape[0], s.a.mode = right, s.a.hasvals = sorter != NULL;
     s.a.hst = hay->strides[0];
     em__addr(&s, v);

@@ -473,10 +473,17 @@ static void test_emulated(void) {
         /* onesweep: over 3 tiles (a block takes several: the grid is 3) */
         {EM_FLOAT32, 1, 3 * 4096 + 5, 0, 1, 1, 0},
         {EM_INT16, 1, 4096, 1, 0, 1, 0},
-        {EM_UINT64, 2, 4095, 0, 1, 1, 1},
+        {EM_UINT64, 30, 300, 0, 1, 1, 1}, /* rows shorter than EM_SORT_ROWS_MIN: segments */
+        {EM_FLOAT32, 25, 400, 1, 0, 1, 0},
         {EM_INT8, 3, 1, 0, 1, 1, 0},
         {EM_COMPLEX128, 1, 4097, 1, 1, 2, 0},
         {EM_FLOAT64, 1, 2 * 4096 + 1, 1, 1, 1, 0},
+        /* rows of EM_SORT_ROWS_MIN .. a tile: a block per row */
+        {EM_FLOAT32, 4, 4096, 0, 0, 1, 1},
+        {EM_FLOAT64, 3, 600, 1, 1, 2, 0},
+        {EM_COMPLEX64, 2, 1000, 0, 0, 1, 0},
+        {EM_INT8, 2, 512, 1, 0, 1, 0},
+        {EM_UINT16, 2, 3001, 0, 1, 1, 1},
         /* the reduce-then-scan kernels (what OpenCL runs): EMBER_SORT_ONESWEEP=0 */
         {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},
         {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
@@ -489,7 +496,7 @@ static void test_emulated(void) {
         {EM_BOOL, 1, 5000, 0, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        setenv("EMBER_SORT_ONESWEEP", i >= 6 ? "0" : "1", 1);
+        setenv("EMBER_SORT_ONESWEEP", i >= 12 ? "0" : "1", 1);
         CHECK(run_case(cases[i].dt, cases[i].nrow, cases[i].len, cases[i].desc, cases[i].arg,
                        cases[i].gap, cases[i].flip));
     }
