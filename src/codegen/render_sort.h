@@ -44,10 +44,11 @@
  * index over shape/st: the sort runs along the last dimension, so row r of
  * the output is segment r.
  *
- * Argument: six buffers b0..b5, then em_i64 n, len, nb, shift, mode, word,
- * hasvals, hst, shape[EM_ND], st[EM_ND] (byte strides).  Where the dialect takes a struct (CUDA, C) the buffers are its
- * first six pointer fields; elsewhere (OpenCL) they are em_kargs buffers
- * and the struct holds the numbers only.
+ * Argument (the template form of codegen/tmpl.h): six buffers b0..b5,
+ * then em_i64 n, len, nb, shift, mode, word, hasvals, hst, shape[EM_ND],
+ * st[EM_ND] (byte strides), all 8 bytes; CUDA takes it as one struct,
+ * OpenCL as each buffer and its offset then the struct with the buffers'
+ * slots as numbers (em_run_launch packs both from one layout).
  */
 #ifndef EM_RENDER_SORT_H
 #define EM_RENDER_SORT_H

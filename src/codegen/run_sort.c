@@ -94,11 +94,12 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
     for (int k = 0; k < EM_SORT_NBUF && !any; k++) any = s->a.b[k];
     for (int k = 0; k < EM_SORT_NBUF; k++)
         if (!s->a.b[k]) s->a.b[k] = any;
-    const size_t numbers = sizeof s->a - sizeof s->a.b;
-    if (s->d->args_struct) return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a);
-    em_kargs ka = {.nbuf = EM_SORT_NBUF, .blob = &s->a.n, .blob_size = numbers};
-    for (int k = 0; k < EM_SORT_NBUF; k++) ka.buf[k] = s->a.b[k];
-    return s->be->launch(s->id, f, (unsigned)grid, EM_SORT_B, 0, &ka);
+    /* The argument as the template lays it out (tmpl.h): the buffers' slots,
+     * the numbers, shape[nd] and st[nd]. */
+    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5};
+    const size_t size = 8 * (size_t)(EM_SORT_NBUF + 8 + 2 * s->c.nd);
+    return em_run_launch(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, size, slots,
+                         EM_SORT_NBUF);
 }
 
 static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5) {
