@@ -146,7 +146,11 @@ static const char emul_pre[] =
     "    return r;\n"
     "}\n"
     "#define __syncwarp() em_round()\n"
-    "static unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a = o + v; return o; }\n"
+    "static unsigned atomicAdd(unsigned *a, unsigned v) {\n"
+    "    const unsigned o = *a;\n"
+    "    *a = o + v;\n"
+    "    return o;\n"
+    "}\n"
     "#define __popc __builtin_popcount\n"
     "#define __ffs __builtin_ffs\n";
 
