@@ -193,15 +193,22 @@ static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, 
     EM_CHECK(em__go(s, EM_SORT_HSCAN, 1));
     uint32_t hist[8 * 256];
     EM_CHECK(s->be->to_host(s->id, hist, m->meta, (size_t)kbytes * 256 * 4));
+    /* The first word's permutation is the identity: its first pass makes
+     * it (p.mode 3: each value its index) instead of UPSWEEP writing it and
+     * the pass reading it; with no byte to sort, byte 0 runs for that. */
+    bool ident = vals && s->a.mode == 0;
     for (int q = 0; q < kbytes; q++) {
         bool one = false;
         for (int d = 0; d < 256 && !one; d++) one = hist[q * 256 + d] == (uint64_t)n;
-        if (one) continue;
+        if (one && !(ident && q == kbytes - 1)) continue;
+        if (ident) s->a.mode = 3;
+        ident = false;
         const int k = *cur;
         s->a.shift = 8 * q;
         em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
                  vals ? m->vals[1 - k] : NULL, m->meta);
         EM_CHECK(em__go(s, EM_SORT_ONESWEEP, nb));
+        s->a.mode = 0;
         *cur = 1 - k;
     }
     return EM_OK;

@@ -329,3 +329,14 @@ def test_complex_nan_classes_on_opencl(dtype):
                     np.searchsorted(hay, v).astype(np.int64))
         b = np.array([1 + 1j, complex(1, np.nan), complex(np.nan, 0), 2 + 0j], dtype)
         assert_same(em.sort(em.asarray(b)), np.sort(b))
+
+
+def test_sort_large_on_opencl():
+    """A million keys and more on opencl:0 (the reduce-then-scan kernels over
+    256 tiles): argsort by NumPy's stable order, sort descending."""
+    rng = np.random.default_rng(11)
+    a = _specials("float32", (1 << 20) + 7, rng)
+    with _opencl_or_skip():
+        x = em.asarray(a)
+        assert_same(em.argsort(x), np.argsort(a, kind="stable"))
+        assert_same(em.sort(x, descending=True), np.take(a, _stable_desc(a, 0)))
