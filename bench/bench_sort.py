@@ -6,7 +6,10 @@ the CPU beside NumPy.
 Rows (2**24 elements unless --n says otherwise), for float32, int32, int64:
 sort, argsort, unique, searchsorted (2**24 needles into a sorted 2**24
 haystack) and isin (2**24 elements against 2**16 values); then sort of
-2**26 float32 and the rows of a 4096 x 4096 float32 (along the last axis).
+2**26 float32, the rows of a 4096 x 4096 float32 (along the last axis: sort
+and argsort) and of 65536 x 256, and sort/argsort of float64, uint8,
+float16 and complex64.  On the GPU the column ember-rs is Ember with
+EMBER_SORT_ONESWEEP=0: the reduce-then-scan kernels that OpenCL runs.
 GPU times are medians of CUDA-synchronised wall time per call (each library
 synchronised its own way); CPU times likewise without a device.  The table
 gives milliseconds and each other library's time over Ember's (> 1: Ember
@@ -56,9 +59,34 @@ def cases(n, quick):
                 (f"isin {dt}", "isin", (a, table))]
     if not quick:
         out.append(("sort float32 2^26", "sort", (rng.standard_normal(4 * n).astype("float32"),)))
-        out.append(("sort rows 4096x4096 float32", "sort",
-                    (rng.standard_normal((4096, 4096)).astype("float32"),)))
+        rows = rng.standard_normal((4096, 4096)).astype("float32")
+        out.append(("sort rows 4096x4096 float32", "sort", (rows,)))
+        out.append(("argsort rows 4096x4096 f32", "argsort", (rows,)))
+        out.append(("sort rows 65536x256 float32", "sort", (rows.reshape(16384 * 4, 256),)))
+        for dt in ("float64", "uint8", "float16", "complex64"):
+            x = rng.standard_normal(n)
+            x = (x * 40).astype(dt) if dt == "uint8" else x.astype(dt)
+            if dt == "complex64":
+                x = x + 1j * rng.standard_normal(n).astype("float32")
+            out.append((f"sort {dt}", "sort", (x,)))
+            out.append((f"argsort {dt}", "argsort", (x,)))
     return out
+
+
+class _RS:
+    """ember with EMBER_SORT_ONESWEEP=0 around each call (run_sort.c reads it per sort)."""
+    __name__ = "ember-rs"
+
+    def __getattr__(self, name):
+        fn = getattr(em, name)
+
+        def run(*a, **k):
+            os.environ["EMBER_SORT_ONESWEEP"] = "0"
+            try:
+                return fn(*a, **k)
+            finally:
+                del os.environ["EMBER_SORT_ONESWEEP"]
+        return run
 
 
 def libraries(gpu):
@@ -67,6 +95,9 @@ def libraries(gpu):
     if gpu:
         libs["ember"] = (em, lambda a: em.asarray(a, device="cuda:0"),
                          lambda: em.Device("cuda:0").synchronize())
+        # The reduce-then-scan kernels (what OpenCL runs) beside the onesweep ones.
+        libs["ember-rs"] = (_RS(), lambda a: em.asarray(a, device="cuda:0"),
+                            lambda: em.Device("cuda:0").synchronize())
         try:
             import cupy as cp
             libs["cupy"] = (cp, cp.asarray, cp.cuda.runtime.deviceSynchronize)

@@ -38,12 +38,6 @@ def _on_device(*arrays):
         if isinstance(a, _ember.ndarray):
             if a._dev[0] == "cpu":
                 return False
-            # Complex keys order wrongly on CUDA (the H200 run of 2026-11-26:
-            # argsort of complex64/128 differs from NumPy; PoCL and the host
-            # emulation agree with it): the host sorts them until that is found.
-            if any(isinstance(b, _ember.ndarray) and b.dtype.kind == "c" for b in arrays):
-                warn_fallback("sort", _device(*arrays))
-                return False
             return True
     return False
 

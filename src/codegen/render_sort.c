@@ -1,11 +1,13 @@
 /* The radix-sort kernels (render_sort.h).  The kernel text below is one
- * string for every dialect: it spells what differs through a few macros
- * (EM_G, EM_SH, EM_SHP, EM_TID, EM_BID, EM_NBLK, EM_SYNC, EM_KERNEL, EM_PRO) that
- * em_render_sort defines from the dialect table, and uses only what CUDA C
- * and OpenCL C share: no references, templates, unions of pointers or long
- * long (em_i64 / em_u64 from the prelude), locals in shared memory declared
- * at a kernel's outermost scope. */
+ * template for every dialect (codegen/tmpl.h): ${...} placeholders spell
+ * what differs (${global}, ${shared}, ${local}, ${tid}, ${sync}, the
+ * kernel's head and argument), and the text uses only what CUDA C and
+ * OpenCL C share: no references, templates, unions of pointers or long long
+ * (em_i64 / em_u64 from the prelude), locals in shared memory declared at a
+ * kernel's outermost scope.  ${bufs} names the argument's buffers b0..b5 in
+ * every kernel. */
 #include "codegen/render_sort.h"
+#include "codegen/tmpl.h"
 
 #include <stdio.h>
 
@@ -47,6 +49,22 @@ static void em__float_fns(em_sbuf *s, int fb, const char *inf, const char *qnan)
                    fb, fb - 1, inf, fb, fb - 1, qnan);
 }
 
+/* A complex key from its parts' keys re, im (N: the key of every NaN).
+ * NumPy orders complex values in four classes, each after the one before:
+ * both parts numbers (by real, then imaginary), the imaginary part NaN (by
+ * real), the real part NaN (by imaginary), both NaN -- so 2+0j comes
+ * before 1+nanj, which a plain (real key, imaginary key) pair gets wrong.
+ * The high word of a number is at most the key of +inf, below N - 1: the
+ * high words N - 1 (imaginary NaN) and N (real NaN) place the two NaN
+ * classes above every number, and the low word orders inside them. */
+static const char em__complex_key[] =
+    "EM_FN em_u64 em_ck(em_u64 re, em_u64 im, em_u64 N, em_u64 *lo) {\n"
+    "    if (re == N) { *lo = im; return N; }      // real NaN: by imaginary (NaN last)\n"
+    "    if (im == N) { *lo = re; return N - 1; }  // imaginary NaN: by real\n"
+    "    *lo = im;\n"
+    "    return re;\n"
+    "}\n";
+
 /* em_kw(e, w): the key word w (0 or 1) of the element at e, before the
  * descending flip; em_unkey(k, o): its bits stored at o (one-word dtypes). */
 static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) {
@@ -58,6 +76,7 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     if (dt == EM_FLOAT32 || dt == EM_COMPLEX64) em__float_fns(s, 32, "0x7f800000", "0x7fc00000");
     if (dt == EM_FLOAT64 || dt == EM_COMPLEX128)
         em__float_fns(s, 64, "0x7ff0000000000000UL", "0x7ff8000000000000UL");
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) em_sbuf_printf(s, "%s", em__complex_key);
     em_sbuf_printf(s, "EM_FN em_u64 em_kw(%s const char *e, int w) {\n", g);
     switch (dt) {
     case EM_BOOL: em_sbuf_printf(s, "    return *(%s const em_u8 *)e != 0;\n", g); break;
@@ -77,14 +96,23 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     case EM_FLOAT64:
         em_sbuf_printf(s, "    return em_fk%d(*(%s const %s *)e);\n", kb, g, raw);
         break;
-    case EM_COMPLEX64: /* (real, imag) lexicographic: real's key above imag's */
+    case EM_COMPLEX64: /* (high word, low word) of em_ck below in one key */
         em_sbuf_printf(s,
                        "    %s const em_u32 *q = (%s const em_u32 *)e;\n"
-                       "    return em_fk32(q[0]) << 32 | em_fk32(q[1]);\n",
+                       "    em_u64 lo;\n"
+                       "    const em_u64 hi = em_ck(em_fk32(q[0]), em_fk32(q[1]),"
+                       " 0xffffffffUL, &lo);\n"
+                       "    return hi << 32 | lo;\n",
                        g, g);
         break;
-    default: /* complex128: word 0 the imaginary part, word 1 the real */
-        em_sbuf_printf(s, "    return em_fk64(((%s const em_u64 *)e)[w == 1 ? 0 : 1]);\n", g);
+    default: /* complex128: word 1 em_ck's high word, word 0 its low */
+        em_sbuf_printf(s,
+                       "    %s const em_u64 *q = (%s const em_u64 *)e;\n"
+                       "    em_u64 lo;\n"
+                       "    const em_u64 hi = em_ck(em_fk64(q[0]), em_fk64(q[1]),"
+                       " ~(em_u64)0, &lo);\n"
+                       "    return w == 1 ? hi : lo;\n",
+                       g, g);
         break;
     }
     em_sbuf_printf(s, "}\nEM_FN void em_unkey(em_u64 k, %s char *o) {\n", g);
@@ -108,8 +136,10 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
     case EM_COMPLEX64:
         em_sbuf_printf(s,
                        "    %s em_u32 *q = (%s em_u32 *)o;\n"
-                       "    q[0] = (em_u32)em_fu32(k >> 32);\n"
-                       "    q[1] = (em_u32)em_fu32(k & 0xffffffffUL);\n",
+                       "    const em_u64 hi = k >> 32, lo = k & 0xffffffffUL;\n"
+                       "    const bool inan = hi == 0xfffffffeUL; // em_ck's imaginary-NaN class\n"
+                       "    q[0] = (em_u32)em_fu32(inan ? lo : hi);\n"
+                       "    q[1] = (em_u32)em_fu32(inan ? 0xffffffffUL : lo);\n",
                        g, g);
         break;
     default: em_sbuf_printf(s, "    (void)k, (void)o; // complex128 is never decoded\n"); break;
@@ -131,7 +161,8 @@ static void em__key_fns(const em_dialect *d, const em_sort_spec *c, em_sbuf *s) 
 /* The kernels: one text for every dialect (see the file comment). */
 static const char em__sort_kernels[] =
     "// Byte offset of the element with C-order index i over shape/st.\n"
-    "EM_FN em_i64 em_off(const em_sargs *p, em_i64 i) {\n"
+    "EM_FN em_i64 em_off(const em_args *p, em_i64 i) {\n"
+    "    if (EM_ND == 1) return i * p->st[0]; // i < shape[0]: no division\n"
     "    em_i64 o = 0;\n"
     "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
     "        o += (i % p->shape[d]) * p->st[d];\n"
@@ -141,22 +172,37 @@ static const char em__sort_kernels[] =
     "}\n"
     "// The key the sort orders element src by: word w (2: the segment), flipped\n"
     "// when descending, the segment in the high half with EM_SEGHI.\n"
-    "EM_FN em_u64 em_key_of(const em_sargs *p, EM_G const char *a, em_i64 src, int w) {\n"
+    "EM_FN em_u64 em_key_of(const em_args *p, ${global}const char *a, em_i64 src, int w) {\n"
     "    if (w == 2) return (em_u64)(src / p->len);\n"
     "    em_u64 k = em_kw(a + em_off(p, src), w) ^ (EM_DESC ? EM_KMASK : (em_u64)0);\n"
     "    if (EM_SEGHI) k |= (em_u64)(src / p->len) << 32;\n"
     "    return k;\n"
     "}\n"
     "EM_FN em_u32 em_digit(em_key_t k, em_i64 shift) { return (em_u32)(k >> shift) & 15u; }\n"
+    "// The OR and the AND of every thread's o and an into s_or[0], s_and[0]\n"
+    "// (a tree; every thread of the block calls it).\n"
+    "EM_FN void em_orand_tree(${local}em_u64 *s_or, ${local}em_u64 *s_and, int t, em_u64 o,\n"
+    "                         em_u64 an) {\n"
+    "    s_or[t] = o;\n"
+    "    s_and[t] = an;\n"
+    "    ${sync};\n"
+    "    for (int h = EM_B / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h) {\n"
+    "            s_or[t] |= s_or[t + h];\n"
+    "            s_and[t] &= s_and[t + h];\n"
+    "        }\n"
+    "        ${sync};\n"
+    "    }\n"
+    "}\n"
     "\n"
-    "EM_KERNEL(" EM_SORT_KEYS ") {\n"
-    "    EM_SH em_u64 s_or[EM_B], s_and[EM_B];\n"
-    "    EM_PRO\n"
-    "    EM_G em_key_t *keys = (EM_G em_key_t *)b1;\n"
-    "    EM_G em_i64 *vin = (EM_G em_i64 *)b3, *vout = (EM_G em_i64 *)b4;\n"
-    "    EM_G em_u64 *part = (EM_G em_u64 *)b5;\n"
-    "    const int t = (int)EM_TID;\n"
-    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "${kernel(EM_B)} " EM_SORT_KEYS "(${params}) {\n${prologue}"
+    "    ${shared} em_u64 s_or[EM_B], s_and[EM_B];\n"
+    "    ${bufs}\n"
+    "    ${global}em_key_t *keys = (${global}em_key_t *)b1;\n"
+    "    ${global}em_i64 *vin = (${global}em_i64 *)b3, *vout = (${global}em_i64 *)b4;\n"
+    "    ${global}em_u64 *part = (${global}em_u64 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    for (em_i64 blk = ((em_i64)${bid}); blk < p.nb; blk += ((em_i64)${gdim})) {\n"
     "        em_u64 o = 0, an = ~(em_u64)0;\n"
     "        for (int j = 0; j < EM_ITEMS; j++) {\n"
     "            const em_i64 i = blk * EM_TILE + (em_i64)j * EM_B + t;\n"
@@ -169,46 +215,28 @@ static const char em__sort_kernels[] =
     "            o |= k;\n"
     "            an &= k;\n"
     "        }\n"
-    "        s_or[t] = o;\n"
-    "        s_and[t] = an;\n"
-    "        EM_SYNC\n"
-    "        for (int h = EM_B / 2; h > 0; h >>= 1) {\n"
-    "            if (t < h) {\n"
-    "                s_or[t] |= s_or[t + h];\n"
-    "                s_and[t] &= s_and[t + h];\n"
-    "            }\n"
-    "            EM_SYNC\n"
-    "        }\n"
+    "        em_orand_tree(s_or, s_and, t, o, an);\n"
     "        if (t == 0) {\n"
     "            part[2 * blk] = s_or[0];\n"
     "            part[2 * blk + 1] = s_and[0];\n"
     "        }\n"
-    "        EM_SYNC // s_or is read before the next tile writes it\n"
+    "        ${sync}; // s_or is read before the next tile writes it\n"
     "    }\n"
     "}\n"
     "\n"
     "// One block: part[2 nb], part[2 nb + 1] = the OR and AND over every tile.\n"
-    "EM_KERNEL(" EM_SORT_ORAND ") {\n"
-    "    EM_SH em_u64 s_or[EM_B], s_and[EM_B];\n"
-    "    EM_PRO\n"
-    "    EM_G em_u64 *part = (EM_G em_u64 *)b5;\n"
-    "    const int t = (int)EM_TID;\n"
+    "${kernel(EM_B)} " EM_SORT_ORAND "(${params}) {\n${prologue}"
+    "    ${shared} em_u64 s_or[EM_B], s_and[EM_B];\n"
+    "    ${bufs}\n"
+    "    ${global}em_u64 *part = (${global}em_u64 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
     "    em_u64 o = 0, an = ~(em_u64)0;\n"
     "    for (em_i64 b = t; b < p.nb; b += EM_B) {\n"
     "        o |= part[2 * b];\n"
     "        an &= part[2 * b + 1];\n"
     "    }\n"
-    "    s_or[t] = o;\n"
-    "    s_and[t] = an;\n"
-    "    EM_SYNC\n"
-    "    for (int h = EM_B / 2; h > 0; h >>= 1) {\n"
-    "        if (t < h) {\n"
-    "            s_or[t] |= s_or[t + h];\n"
-    "            s_and[t] &= s_and[t + h];\n"
-    "        }\n"
-    "        EM_SYNC\n"
-    "    }\n"
-    "    if (t == 0 && EM_BID == 0) {\n"
+    "    em_orand_tree(s_or, s_and, t, o, an);\n"
+    "    if (t == 0 && ((em_i64)${bid}) == 0) {\n"
     "        part[2 * p.nb] = s_or[0];\n"
     "        part[2 * p.nb + 1] = s_and[0];\n"
     "    }\n"
@@ -216,58 +244,58 @@ static const char em__sort_kernels[] =
     "\n"
     "// counts[digit * nb + tile]: per-thread counters cnt[digit][thread] (no\n"
     "// atomics), summed by 256 threads over 16 each, then by 16 over 16 each.\n"
-    "EM_KERNEL(" EM_SORT_COUNT ") {\n"
-    "    EM_SH em_u32 cnt[EM_RADIX * EM_B];\n"
-    "    EM_SH em_u32 sum[EM_B];\n"
-    "    EM_PRO\n"
-    "    EM_G const em_key_t *keys = (EM_G const em_key_t *)b1;\n"
-    "    EM_G em_u32 *counts = (EM_G em_u32 *)b5;\n"
-    "    const int t = (int)EM_TID;\n"
-    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "${kernel(EM_B)} " EM_SORT_COUNT "(${params}) {\n${prologue}"
+    "    ${shared} em_u32 cnt[EM_RADIX * EM_B];\n"
+    "    ${shared} em_u32 sum[EM_B];\n"
+    "    ${bufs}\n"
+    "    ${global}const em_key_t *keys = (${global}const em_key_t *)b1;\n"
+    "    ${global}em_u32 *counts = (${global}em_u32 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    for (em_i64 blk = ((em_i64)${bid}); blk < p.nb; blk += ((em_i64)${gdim})) {\n"
     "        for (int d = 0; d < EM_RADIX; d++) cnt[d * EM_B + t] = 0;\n"
     "        for (int j = 0; j < EM_ITEMS; j++) {\n"
     "            const em_i64 i = blk * EM_TILE + (em_i64)j * EM_B + t;\n"
     "            if (i >= p.n) break;\n"
     "            cnt[em_digit(keys[i], p.shift) * EM_B + t]++;\n"
     "        }\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "        {\n"
     "            const int d = t / 16, q = (t % 16) * 16;\n"
     "            em_u32 r = 0;\n"
     "            for (int j = 0; j < 16; j++) r += cnt[d * EM_B + q + j];\n"
     "            sum[t] = r;\n"
     "        }\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "        if (t < EM_RADIX) {\n"
     "            em_u32 r = 0;\n"
     "            for (int j = 0; j < 16; j++) r += sum[t * 16 + j];\n"
     "            counts[t * p.nb + blk] = r;\n"
     "        }\n"
-    "        EM_SYNC // cnt and sum are read before the next tile clears them\n"
+    "        ${sync}; // cnt and sum are read before the next tile clears them\n"
     "    }\n"
     "}\n"
     "\n"
     "// Block-wide inclusive scan of s[0..EM_B) (Hillis-Steele: every read of a\n"
     "// step before any write).  Called by every thread of the block, each\n"
     "// having just written its s[t].\n"
-    "EM_FN void em_block_scan(EM_SHP em_u32 *s, int t) {\n"
-    "    EM_SYNC // every s[t] is written\n"
+    "EM_FN void em_block_scan(${local}em_u32 *s, int t) {\n"
+    "    ${sync}; // every s[t] is written\n"
     "    for (int off = 1; off < EM_B; off <<= 1) {\n"
     "        const em_u32 v = t >= off ? s[t - off] : 0u;\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "        s[t] += v;\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "    }\n"
     "}\n"
     "\n"
     "// One block per digit: its row of counts scanned exclusively in place.\n"
-    "EM_KERNEL(" EM_SORT_SCAN ") {\n"
-    "    EM_SH em_u32 s[EM_B];\n"
-    "    EM_PRO\n"
-    "    EM_G em_u32 *counts = (EM_G em_u32 *)b5;\n"
-    "    const int t = (int)EM_TID;\n"
-    "    for (em_i64 d = EM_BID; d < EM_RADIX; d += EM_NBLK) {\n"
-    "        EM_G em_u32 *row = counts + d * p.nb;\n"
+    "${kernel(EM_B)} " EM_SORT_SCAN "(${params}) {\n${prologue}"
+    "    ${shared} em_u32 s[EM_B];\n"
+    "    ${bufs}\n"
+    "    ${global}em_u32 *counts = (${global}em_u32 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    for (em_i64 d = ((em_i64)${bid}); d < EM_RADIX; d += ((em_i64)${gdim})) {\n"
+    "        ${global}em_u32 *row = counts + d * p.nb;\n"
     "        em_u32 carry = 0;\n"
     "        for (em_i64 c0 = 0; c0 < p.nb; c0 += EM_B) {\n"
     "            const em_i64 i = c0 + t;\n"
@@ -276,7 +304,7 @@ static const char em__sort_kernels[] =
     "            em_block_scan(s, t);\n"
     "            if (i < p.nb) row[i] = carry + s[t] - v;\n"
     "            carry += s[EM_B - 1];\n"
-    "            EM_SYNC // s[EM_B - 1] is read before the next chunk writes s\n"
+    "            ${sync}; // s[EM_B - 1] is read before the next chunk writes s\n"
     "        }\n"
     "        if (t == 0) counts[EM_RADIX * p.nb + d] = carry;\n"
     "    }\n"
@@ -286,18 +314,18 @@ static const char em__sort_kernels[] =
     "// them in order into cnt[digit][t] and scanning cnt in digit-major order\n"
     "// ranks every key stably: cnt[d][t] - cnt[d][0] keys of digit d lie in\n"
     "// earlier threads, r[j] in this one before key j.\n"
-    "EM_KERNEL(" EM_SORT_SCATTER ") {\n"
-    "    EM_SH em_u32 cnt[EM_RADIX * EM_B];\n"
-    "    EM_SH em_u32 tot[EM_B];\n"
-    "    EM_SH em_u32 gs[EM_RADIX];\n"
-    "    EM_PRO\n"
-    "    EM_G const em_key_t *kin = (EM_G const em_key_t *)b1;\n"
-    "    EM_G em_key_t *kout = (EM_G em_key_t *)b2;\n"
-    "    EM_G const em_i64 *vin = (EM_G const em_i64 *)b3;\n"
-    "    EM_G em_i64 *vout = (EM_G em_i64 *)b4;\n"
-    "    EM_G const em_u32 *counts = (EM_G const em_u32 *)b5;\n"
-    "    const int t = (int)EM_TID;\n"
-    "    for (em_i64 blk = EM_BID; blk < p.nb; blk += EM_NBLK) {\n"
+    "${kernel(EM_B)} " EM_SORT_SCATTER "(${params}) {\n${prologue}"
+    "    ${shared} em_u32 cnt[EM_RADIX * EM_B];\n"
+    "    ${shared} em_u32 tot[EM_B];\n"
+    "    ${shared} em_u32 gs[EM_RADIX];\n"
+    "    ${bufs}\n"
+    "    ${global}const em_key_t *kin = (${global}const em_key_t *)b1;\n"
+    "    ${global}em_key_t *kout = (${global}em_key_t *)b2;\n"
+    "    ${global}const em_i64 *vin = (${global}const em_i64 *)b3;\n"
+    "    ${global}em_i64 *vout = (${global}em_i64 *)b4;\n"
+    "    ${global}const em_u32 *counts = (${global}const em_u32 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    for (em_i64 blk = ((em_i64)${bid}); blk < p.nb; blk += ((em_i64)${gdim})) {\n"
     "        for (int d = 0; d < EM_RADIX; d++) cnt[d * EM_B + t] = 0;\n"
     "        if (t < EM_RADIX) { // the digit's start: the digits below it, the tiles before\n"
     "            em_u32 base = 0;\n"
@@ -317,7 +345,7 @@ static const char em__sort_kernels[] =
     "                cnt[d * EM_B + t] = r[j] + 1u;\n"
     "            }\n"
     "        }\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "        em_u32 mine = 0;\n"
     "        for (int j = 0; j < 16; j++) mine += cnt[t * 16 + j];\n"
     "        tot[t] = mine;\n"
@@ -330,7 +358,7 @@ static const char em__sort_kernels[] =
     "                run += v;\n"
     "            }\n"
     "        }\n"
-    "        EM_SYNC\n"
+    "        ${sync};\n"
     "        for (int j = 0; j < EM_ITEMS; j++) {\n"
     "            if (i0 + j < p.n) {\n"
     "                const em_u32 d = em_digit(k[j], p.shift);\n"
@@ -339,28 +367,29 @@ static const char em__sort_kernels[] =
     "                if (p.hasvals) vout[at] = vin[i0 + j];\n"
     "            }\n"
     "        }\n"
-    "        EM_SYNC // cnt and gs are read before the next tile writes them\n"
+    "        ${sync}; // cnt and gs are read before the next tile writes them\n"
     "    }\n"
     "}\n"
     "\n"
-    "EM_KERNEL(" EM_SORT_OUT ") {\n"
-    "    EM_PRO\n"
-    "    EM_G const em_key_t *keys = (EM_G const em_key_t *)b1;\n"
-    "    EM_G const em_i64 *vals = (EM_G const em_i64 *)b3;\n"
-    "    const em_i64 step = EM_NBLK * EM_B;\n"
-    "    for (em_i64 i = EM_BID * EM_B + EM_TID; i < p.n; i += step) {\n"
+    "${kernel(EM_B)} " EM_SORT_OUT "(${params}) {\n${prologue}"
+    "    ${bufs}\n"
+    "    ${global}const em_key_t *keys = (${global}const em_key_t *)b1;\n"
+    "    ${global}const em_i64 *vals = (${global}const em_i64 *)b3;\n"
+    "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
+    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + ((em_i64)${tid}); i < p.n; i += step) {\n"
     "        if (p.mode == 0)\n"
     "            em_unkey(((em_u64)keys[i] & EM_KMASK) ^ (EM_DESC ? EM_KMASK : (em_u64)0),\n"
     "                     b5 + i * EM_SIZE);\n"
     "        else if (p.mode == 1)\n"
     "            em_copy_el(b5 + i * EM_SIZE, b0 + em_off(&p, vals[i]));\n"
     "        else\n"
-    "            ((EM_G em_i64 *)b5)[i] = vals[i] % p.len;\n"
+    "            ((${global}em_i64 *)b5)[i] = vals[i] % p.len;\n"
     "    }\n"
     "}\n"
     "\n"
     "// Element j of the haystack (through the sorter when there is one).\n"
-    "EM_FN EM_G const char *em_hay(const em_sargs *p, EM_G const char *h, EM_G const em_i64 *so,\n"
+    "EM_FN ${global}const char *em_hay(const em_args *p, ${global}const char *h,\n"
+    "                                  ${global}const em_i64 *so,\n"
     "                              em_i64 j) {\n"
     "    return h + (p->hasvals ? so[j] : j) * p->hst;\n"
     "}\n"
@@ -369,18 +398,18 @@ static const char em__sort_kernels[] =
     "    if (xh != yh) return xh < yh;\n"
     "    return strict ? xl < yl : xl <= yl;\n"
     "}\n"
-    "EM_KERNEL(" EM_SORT_SEARCH ") {\n"
-    "    EM_PRO\n"
-    "    EM_G const em_i64 *so = (EM_G const em_i64 *)b3;\n"
-    "    EM_G em_i64 *out = (EM_G em_i64 *)b5;\n"
-    "    const em_i64 step = EM_NBLK * EM_B;\n"
-    "    for (em_i64 i = EM_BID * EM_B + EM_TID; i < p.n; i += step) {\n"
-    "        EM_G const char *e = b1 + em_off(&p, i);\n"
+    "${kernel(EM_B)} " EM_SORT_SEARCH "(${params}) {\n${prologue}"
+    "    ${bufs}\n"
+    "    ${global}const em_i64 *so = (${global}const em_i64 *)b3;\n"
+    "    ${global}em_i64 *out = (${global}em_i64 *)b5;\n"
+    "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
+    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + ((em_i64)${tid}); i < p.n; i += step) {\n"
+    "        ${global}const char *e = b1 + em_off(&p, i);\n"
     "        const em_u64 vh = EM_TWO ? em_kw(e, 1) : 0, vl = em_kw(e, 0);\n"
     "        em_i64 lo = 0, hi = p.len; // the answer lies in [lo, hi]\n"
     "        while (lo < hi) {\n"
     "            const em_i64 mid = lo + (hi - lo) / 2;\n"
-    "            EM_G const char *m = em_hay(&p, b0, so, mid);\n"
+    "            ${global}const char *m = em_hay(&p, b0, so, mid);\n"
     "            const em_u64 mh = EM_TWO ? em_kw(m, 1) : 0, ml = em_kw(m, 0);\n"
     "            // left: count the keys < v; right: the keys <= v\n"
     "            if (em_before(mh, ml, vh, vl, p.mode == 0)) lo = mid + 1;\n"
@@ -390,33 +419,17 @@ static const char em__sort_kernels[] =
     "    }\n"
     "}\n";
 
-/* The per-dialect macros the kernel text is written in. */
-static void em__macros(const em_dialect *d, em_sbuf *s) {
-    char r[64], bounds[64];
-    /* A pointer into shared memory: OpenCL names its address space, CUDA
-     * infers it (__shared__ is no pointer qualifier there). */
-    em_sbuf_printf(s, "#define EM_G %s\n#define EM_SH %s\n#define EM_SHP %s\n", d->global,
-                   d->shared, d->id == EM_DIALECT_OPENCL ? d->shared : "");
-    em_sbuf_printf(s, "#define EM_TID ((em_i64)%s)\n", em_dialect_reg(d->local_id, 0, r, sizeof r));
-    em_sbuf_printf(s, "#define EM_BID ((em_i64)%s)\n", em_dialect_reg(d->group_id, 0, r, sizeof r));
-    em_sbuf_printf(s, "#define EM_NBLK ((em_i64)%s)\n",
-                   em_dialect_reg(d->num_groups, 0, r, sizeof r));
-    em_sbuf_printf(s, "#define EM_SYNC %s\n", d->barrier);
-    em_dialect_bounds(d, EM_SORT_B, bounds, sizeof bounds);
-    if (d->args_struct) {
-        em_sbuf_printf(s, "#define EM_KERNEL(name) %s %s name(const em_sargs p)\n", d->kernel,
-                       bounds);
-        em_sbuf_printf(s, "#define EM_PRO EM_G char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3,"
-                          " *b4 = p.b4, *b5 = p.b5; (void)b2, (void)b4;\n");
-    } else { /* backend.h's em_kargs: each buffer and its byte offset, then the numbers */
-        em_sbuf_printf(s, "#define EM_KERNEL(name) %s %s name(", d->kernel, bounds);
-        for (int k = 0; k < EM_SORT_NBUF; k++)
-            em_sbuf_printf(s, "%s char *d%d, ulong o%d, ", d->global, k, k);
-        em_sbuf_printf(s, "const em_sargs p)\n#define EM_PRO EM_G char ");
-        for (int k = 0; k < EM_SORT_NBUF; k++)
-            em_sbuf_printf(s, "%s*b%d = d%d + o%d", k ? ", " : "", k, k, k);
-        em_sbuf_printf(s, "; (void)b2, (void)b4;\n");
-    }
+/* The argument's fields (render_sort.h): the buffers, then the numbers. */
+static int em__fields(const em_sort_spec *c, em_tfield *f) {
+    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5"};
+    static const char *const nums[] = {"n", "len", "nb", "shift", "mode", "word", "hasvals", "hst"};
+    int n = 0;
+    for (int k = 0; k < EM_SORT_NBUF; k++) f[n++] = (em_tfield){'p', bufs[k], 0, 0, NULL};
+    for (size_t k = 0; k < sizeof nums / sizeof *nums; k++)
+        f[n++] = (em_tfield){'i', nums[k], 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "shape", c->nd, 0, NULL};
+    f[n++] = (em_tfield){'i', "st", c->nd, 0, NULL};
+    return n;
 }
 
 em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *src) {
@@ -435,25 +448,43 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em_sbuf_printf(src, "%s\n// radix sort of %s, %d-bit keys%s%s, %s\n", d->prelude,
                    em_dtype_get(c->dtype)->name, c->keybits, c->descending ? ", descending" : "",
                    c->seghi ? ", segmented" : "", d->name);
-    em__macros(d, src);
+    em_sbuf t = {0}; /* the template: expanded for d at the end */
     em_sbuf_printf(
-        src,
+        &t,
         "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
         "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
-        "#define EM_TWO %d\n#define EM_SIZE %d\n",
+        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n",
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
-        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size);
-    em_sbuf_printf(src, "#define EM_KMASK ((em_u64)%s)\n",
+        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8);
+    em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"
                    : kb == 16 ? "0xffffUL"
                               : "0xffUL");
-    em_sbuf_printf(src, "typedef %s em_key_t;\n", c->keybits == 64 ? "em_u64" : "em_u32");
-    em_sbuf_printf(src, "typedef struct em_sargs {\n");
-    if (d->args_struct) em_sbuf_printf(src, "    char *b0, *b1, *b2, *b3, *b4, *b5;\n");
-    em_sbuf_printf(src, "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
-                        "    em_i64 shape[EM_ND], st[EM_ND];\n} em_sargs;\n");
-    em__key_fns(d, c, src);
-    em_sbuf_printf(src, "%s", em__sort_kernels);
+    em_sbuf_printf(&t, "typedef %s em_key_t;\n", c->keybits == 64 ? "em_u64" : "em_u32");
+    em_tfield f[EM_SORT_NBUF + 10];
+    const int nf = em__fields(c, f);
+    if (d->args_struct)
+        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5;\n"
+                           "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
+                           "    em_i64 shape[EM_ND], st[EM_ND];\n} em_args;\n");
+    else
+        em_tmpl_args_types(d, f, nf, &t);
+    em__key_fns(d, c, &t);
+    em_sbuf_printf(&t, "%s", em__sort_kernels);
+    em_render_sort_onesweep(d, &t);
+    /* Every kernel names its buffers b0..b5 (the ones it does not use too). */
+    em_sbuf params = {0}, pro = {0}, bufs = {0};
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    em_sbuf_printf(&bufs,
+                   "    %s char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3, *b4 = p.b4,"
+                   " *b5 = p.b5;\n    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4;",
+                   d->global);
+    const bool oom = t.oom || params.oom || pro.oom || bufs.oom;
+    const char *vars[] = {"params", params.s, "prologue", pro.s ? pro.s : "", "bufs", bufs.s, NULL};
+    if (!oom) em_tmpl_expand(d, t.s, vars, src);
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro), em_sbuf_free(&bufs);
+    if (oom) return em_error(EM_ENOMEM, "out of host memory rendering a kernel");
     return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
 }

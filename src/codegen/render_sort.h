@@ -8,8 +8,10 @@
  * signed with the sign bit flipped, floats with the sign bit flipped for
  * positives and all bits flipped for negatives, every NaN the largest key
  * (last, as NumPy), -0.0 the key of +0.0 when spec.canon (ties then keep
- * their order), complex64 as (real key << 32 | imag key), complex128 as
- * two 64-bit words (word 1 the real part's key, word 0 the imaginary's).
+ * their order); complex values in NumPy's four classes (numbers by real
+ * then imaginary part, then imaginary NaN by real, real NaN by imaginary,
+ * both NaN: render_sort.c's em_ck), complex64 as one 64-bit key (high word
+ * << 32 | low word), complex128 as two 64-bit words (word 1 the high).
  * Descending flips the key's bits (NaNs then first, as the Array API's
  * descending argsort of NumPy's order).
  *
@@ -42,10 +44,11 @@
  * index over shape/st: the sort runs along the last dimension, so row r of
  * the output is segment r.
  *
- * Argument: six buffers b0..b5, then em_i64 n, len, nb, shift, mode, word,
- * hasvals, hst, shape[EM_ND], st[EM_ND] (byte strides).  Where the dialect takes a struct (CUDA, C) the buffers are its
- * first six pointer fields; elsewhere (OpenCL) they are em_kargs buffers
- * and the struct holds the numbers only.
+ * Argument (the template form of codegen/tmpl.h): six buffers b0..b5,
+ * then em_i64 n, len, nb, shift, mode, word, hasvals, hst, shape[EM_ND],
+ * st[EM_ND] (byte strides), all 8 bytes; CUDA takes it as one struct,
+ * OpenCL as each buffer and its offset then the struct with the buffers'
+ * slots as numbers (em_run_launch packs both from one layout).
  */
 #ifndef EM_RENDER_SORT_H
 #define EM_RENDER_SORT_H
@@ -64,6 +67,17 @@
 #define EM_SORT_SCATTER "em_sort_scatter"
 #define EM_SORT_OUT "em_sort_out"
 #define EM_SORT_SEARCH "em_sort_search"
+/* The onesweep kernels (CUDA only: render_onesweep.c explains them). */
+#define EM_SORT_CLEAR "em_sort_clear"
+#define EM_SORT_UPSWEEP "em_sort_upsweep"
+#define EM_SORT_HSCAN "em_sort_hscan"
+#define EM_SORT_ONESWEEP "em_sort_onesweep"
+#define EM_SORT_ROWS "em_sort_rows"
+/* Rows from this long to a tile go to ROWS (a block per row); shorter
+ * ones, many to a block being better than one, sort as segments of the
+ * whole (the row in the key's high bits). */
+#define EM_SORT_ROWS_MIN 512
+#define EM_SORT_META_WORDS (17 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {
     em_dtype dtype; /* the elements' */
@@ -80,6 +94,8 @@ EM_API int em_sort_key_bits(em_dtype dt);
  * CPU sorts with NumPy's host functions) and for 64-bit keys where the
  * dialect has no 64-bit integers; EM_EVALUE for a bad spec. */
 EM_API em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *src);
+/* Append the onesweep kernels for a dialect that has them (CUDA), else nothing. */
+void em_render_sort_onesweep(const em_dialect *d, em_sbuf *src);
 /* The structural key (everything the source depends on). */
 EM_API void em_sort_key(const em_sort_spec *c, em_sbuf *key);
 

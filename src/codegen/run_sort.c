@@ -41,6 +41,7 @@
 #include "core/core.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct em__sortctx {
@@ -93,12 +94,12 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
     for (int k = 0; k < EM_SORT_NBUF && !any; k++) any = s->a.b[k];
     for (int k = 0; k < EM_SORT_NBUF; k++)
         if (!s->a.b[k]) s->a.b[k] = any;
-    const size_t numbers = sizeof s->a - sizeof s->a.b;
-    if (s->d->args_struct)
-        return em_run_launch1(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, false);
-    em_kargs ka = {.nbuf = EM_SORT_NBUF, .blob = &s->a.n, .blob_size = numbers};
-    for (int k = 0; k < EM_SORT_NBUF; k++) ka.buf[k] = s->a.b[k];
-    return em_run_launch1(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &ka, true);
+    /* The argument as the template lays it out (tmpl.h): the buffers' slots,
+     * the numbers, shape[nd] and st[nd]. */
+    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5};
+    const size_t size = 8 * (size_t)(EM_SORT_NBUF + 8 + 2 * s->c.nd);
+    return em_run_launch(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, size, slots,
+                         EM_SORT_NBUF);
 }
 
 static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5) {
@@ -106,9 +107,20 @@ static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void
     memcpy(s->a.b, b, sizeof b);
 }
 
+/* The number of dimensions a is addressed by: 1 when its elements lie in
+ * C order one after another (em_off then multiplies, no 64-bit division). */
+static int em__nd(const em_array *a) {
+    return a->ndim <= 1 || em_array_is_c_contiguous(a) ? 1 : a->ndim;
+}
+
 /* The address data of a: shape and byte strides into the argument. */
 static void em__addr(em__sorter *s, const em_array *a) {
-    const int nd = a->ndim ? a->ndim : 1;
+    const int nd = em__nd(a);
+    if (nd == 1 && a->ndim != 1) { /* 0-d, or C-contiguous: one run of elements */
+        s->a.v[0] = em_array_size(a);
+        s->a.v[1] = (int64_t)em_dtype_get(a->dtype)->size;
+        return;
+    }
     for (int d = 0; d < nd; d++) {
         s->a.v[d] = a->ndim ? a->shape[d] : 1;
         s->a.v[nd + d] = a->ndim ? a->strides[d] : 0;
@@ -116,8 +128,8 @@ static void em__addr(em__sorter *s, const em_array *a) {
 }
 
 typedef struct em__scratch {
-    void *keys[2], *vals[2], *counts, *part;
-    size_t kbytes, vbytes, cbytes, pbytes;
+    void *keys[2], *vals[2], *counts, *part, *meta;
+    size_t kbytes, vbytes, cbytes, pbytes, mbytes;
 } em__scratch;
 
 static void em__scratch_free(const em_backend *be, int id, em__scratch *m) {
@@ -128,6 +140,7 @@ static void em__scratch_free(const em_backend *be, int id, em__scratch *m) {
     }
     if (m->counts) be->free(id, m->counts, m->cbytes);
     if (m->part) be->free(id, m->part, m->pbytes);
+    if (m->meta) be->free(id, m->meta, m->mbytes);
 }
 
 /* Sort the current keys (and permutation) by every digit that varies. */
@@ -151,6 +164,64 @@ static em_status em__passes(em__sorter *s, em__scratch *m, int *cur, bool vals) 
     return EM_OK;
 }
 
+/* Whether the onesweep kernels sort (render_onesweep.c): on CUDA, for
+ * fewer than 2^30 keys (a status word's count), unless
+ * EMBER_SORT_ONESWEEP=0 asks for the reduce-then-scan kernels (to compare
+ * them, or to test them on the emulated CUDA backend). */
+static bool em__use_onesweep(const em__sorter *s, int64_t n) {
+    if (s->d->id != EM_DIALECT_CUDA || n >= ((int64_t)1 << 30)) return false;
+    const char *e = getenv("EMBER_SORT_ONESWEEP");
+    return !(e && e[0] == '0');
+}
+
+/* One word by the onesweep kernels: the keys (from a, through the
+ * permutation after the first word) and every byte's histogram in one
+ * read, then one pass per byte that varies (a byte whose histogram has one
+ * digit holding every key is the same in every key: skipped). */
+static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, int *cur,
+                              bool vals) {
+    const em_device_props *pr;
+    EM_CHECK(s->be->props_ref(s->id, &pr));
+    const int64_t n = s->a.n, nb = s->a.nb, kbytes = s->c.keybits / 8;
+    const int64_t words = EM_SORT_META_WORDS + kbytes * nb * 256;
+    int64_t cw = (words + EM_SORT_B - 1) / EM_SORT_B;
+    em__bufs(s, a->data, m->keys[*cur], NULL, vals ? m->vals[*cur] : NULL,
+             vals ? m->vals[*cur] : NULL, m->meta);
+    EM_CHECK(em__go(s, EM_SORT_CLEAR, cw < 4096 ? cw : 4096));
+    const int64_t up = (int64_t)(pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1) * 8;
+    EM_CHECK(em__go(s, EM_SORT_UPSWEEP, nb < up ? nb : up));
+    EM_CHECK(em__go(s, EM_SORT_HSCAN, 1));
+    uint32_t hist[8 * 256];
+    EM_CHECK(s->be->to_host(s->id, hist, m->meta, (size_t)kbytes * 256 * 4));
+    /* The first word's permutation is the identity: its first pass makes
+     * it (p.mode 3: each value its index) instead of UPSWEEP writing it and
+     * the pass reading it; with no byte to sort, byte 0 runs for that. */
+    bool ident = vals && s->a.mode == 0;
+    for (int q = 0; q < kbytes; q++) {
+        bool one = false;
+        for (int d = 0; d < 256 && !one; d++) one = hist[q * 256 + d] == (uint64_t)n;
+        if (one && !(ident && q == kbytes - 1)) continue;
+        if (ident) s->a.mode = 3;
+        ident = false;
+        const int k = *cur;
+        s->a.shift = 8 * q;
+        em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
+                 vals ? m->vals[1 - k] : NULL, m->meta);
+        EM_CHECK(em__go(s, EM_SORT_ONESWEEP, nb));
+        s->a.mode = 0;
+        *cur = 1 - k;
+    }
+    return EM_OK;
+}
+
+/* Whether each row sorts inside one block (ROWS): on CUDA as onesweep,
+ * several rows of EM_SORT_ROWS_MIN .. EM_SORT_TILE elements, one key word
+ * (complex128 has two: it sorts as segments). */
+static bool em__use_rows(const em__sorter *s, const em_array *a, int64_t n, int64_t len) {
+    return em__use_onesweep(s, n) && n / len > 1 && len >= EM_SORT_ROWS_MIN &&
+           len <= EM_SORT_TILE && a->dtype != EM_COMPLEX128;
+}
+
 em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
                       bool arg, em_array *out) {
     const int64_t n = em_array_size(a);
@@ -168,6 +239,17 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     em__sorter s = {.be = be, .id = em_array_device(a).id};
     EM_CHECK(em_run_dialect(be, &s.d));
     const int64_t nseg = n / len;
+    if (em__use_rows(&s, a, n, len)) {
+        /* Keys decoded for a sort: -0.0 keeps its key (canon off) but in
+         * complex64, whose imaginary part decides between real parts. */
+        const int rb = em_sort_key_bits(a->dtype) == 64 ? 64 : 32;
+        s.c = (em_sort_spec){a->dtype, rb,       descending, arg || a->dtype == EM_COMPLEX64,
+                             false,    em__nd(a)};
+        s.a.n = n, s.a.len = len, s.a.nb = nseg, s.a.mode = arg ? 2 : 0;
+        em__addr(&s, a);
+        em__bufs(&s, a->data, NULL, NULL, NULL, NULL, out->data);
+        return em__go(&s, EM_SORT_ROWS, nseg);
+    }
     const int kb = em_sort_key_bits(a->dtype);
     const bool two = a->dtype == EM_COMPLEX128;
     const bool seghi = nseg > 1 && kb <= 32;
@@ -179,8 +261,8 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
      * decide between real parts -0.0 and 0.0.  A decoded real float keeps
      * its -0.0 (before 0.0: equal values, NumPy's ties differ unseen). */
     const bool canon = vals || a->dtype == EM_COMPLEX64;
-    s.c = (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon,
-                         seghi,    a->ndim ? a->ndim : 1};
+    s.c =
+        (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon, seghi, em__nd(a)};
     const int64_t nb = (n + EM_SORT_TILE - 1) / EM_SORT_TILE;
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
     em__addr(&s, a);
@@ -193,14 +275,21 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
         st = be->alloc(s.id, m.kbytes, &m.keys[k]);
         if (st == EM_OK && vals) st = be->alloc(s.id, m.vbytes, &m.vals[k]);
     }
-    if (st == EM_OK) st = be->alloc(s.id, m.cbytes, &m.counts);
-    if (st == EM_OK) st = be->alloc(s.id, m.pbytes, &m.part);
+    const bool one = em__use_onesweep(&s, n);
+    if (one) m.mbytes = (size_t)(EM_SORT_META_WORDS + (int64_t)(s.c.keybits / 8) * nb * 256) * 4;
+    if (st == EM_OK && one) st = be->alloc(s.id, m.mbytes, &m.meta);
+    if (st == EM_OK && !one) st = be->alloc(s.id, m.cbytes, &m.counts);
+    if (st == EM_OK && !one) st = be->alloc(s.id, m.pbytes, &m.part);
     int cur = 0;
     for (int w = 0; w < nwords && st == EM_OK; w++) {
         /* Word w of the key (2: the row); after the first, gathered through
          * the permutation so far, which stays where it is. */
         s.a.word = w < (two ? 2 : 1) ? w : 2;
         s.a.mode = w > 0;
+        if (one) {
+            st = em__onesweep(&s, &m, a, &cur, vals);
+            continue;
+        }
         em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL,
                  vals ? m.vals[cur] : NULL, m.part);
         st = em__go(&s, EM_SORT_KEYS, nb);
@@ -226,9 +315,8 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
         return em_error(EM_EVALUE, "searchsorted: bad arguments");
     em__sorter s = {.be = be, .id = em_array_device(v).id};
     EM_CHECK(em_run_dialect(be, &s.d));
-    s.c = (em_sort_spec){v->dtype, em_sort_key_bits(v->dtype) == 64 ? 64 : 32,
-                         false,    true,
-                         false,    v->ndim ? v->ndim : 1};
+    s.c = (em_sort_spec){v->dtype, em_sort_key_bits(v->dtype) == 64 ? 64 : 32, false, true, false,
+                         em__nd(v)};
     s.a.n = n, s.a.len = hay->shape[0], s.a.mode = right, s.a.hasvals = sorter != NULL;
     s.a.hst = hay->strides[0];
     em__addr(&s, v);

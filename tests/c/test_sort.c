@@ -46,9 +46,11 @@ static void test_render(void) {
         em_sbuf s = {0}, o = {0}, k = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c[i], &s) == EM_OK);
         CHECK(em_render_sort(&em_dialect_opencl, &c[i], &o) == EM_OK);
-        CHECK(s.s && strstr(s.s, "EM_KERNEL(em_sort_scatter)") &&
-              strstr(s.s, "name(const em_sargs p)"));
-        CHECK(o.s && strstr(o.s, "__global char *d5, ulong o5, const em_sargs p)"));
+        CHECK(s.s && strstr(s.s, "em_sort_scatter(const em_args p)") && !strstr(s.s, "${"));
+        CHECK(o.s && strstr(o.s, "__global char *d5, ulong o5, const em_argv a)") &&
+              !strstr(o.s, "${"));
+        /* onesweep is CUDA's only (OpenCL: no forward progress between groups) */
+        CHECK(strstr(s.s, "em_sort_onesweep(") && !strstr(o.s, "em_sort_onesweep("));
         em_sort_key(&c[i], &k);
         CHECK(k.s && strstr(k.s, "SORT"));
         em_sbuf_free(&s), em_sbuf_free(&o), em_sbuf_free(&k);
@@ -128,11 +130,34 @@ static const char emul_pre[] =
     "static em_dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
     "static ucontext_t em_main, em_co[256];\n"
     "static int em_t;\n"
-    "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n";
+    "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n"
+    /* Warp operations as rounds too: every lane of the block reaches the
+     * same ones in the same order (the kernels are written so), so a
+     * round holds one warp operation of every lane.  Atomics are plain:
+     * one OS thread. */
+    "static unsigned em_wv[256];\n"
+    "static void em_round() { swapcontext(&em_co[em_t], &em_main); }\n"
+    "static unsigned __match_any_sync(unsigned, unsigned v) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = v;\n"
+    "    em_round(); // every lane has written\n"
+    "    unsigned r = 0;\n"
+    "    for (int l = 0; l < 32; l++) r |= (unsigned)(em_wv[(me & ~31) + l] == v) << l;\n"
+    "    em_round(); // every lane has read\n"
+    "    return r;\n"
+    "}\n"
+    "#define __syncwarp() em_round()\n"
+    "static unsigned atomicAdd(unsigned *a, unsigned v) {\n"
+    "    const unsigned o = *a;\n"
+    "    *a = o + v;\n"
+    "    return o;\n"
+    "}\n"
+    "#define __popc __builtin_popcount\n"
+    "#define __ffs __builtin_ffs\n";
 
 static const char emul_post[] =
-    "\ntypedef void (*em_kf)(const em_sargs);\n"
-    "static em_kf em_cur; static em_sargs em_arg; static bool em_done[EM_B];\n"
+    "\ntypedef void (*em_kf)(const em_args);\n"
+    "static em_kf em_cur; static em_args em_arg; static bool em_done[EM_B];\n"
     "static void em_entry() { em_cur(em_arg); em_done[em_t] = true; }\n"
     "extern \"C\" int em_emul_launch(void *k, unsigned grid, const void *arg) {\n"
     "    enum { STACK = 64 * 1024 };\n"
@@ -312,9 +337,17 @@ static int cmp(const char *x, const char *y, em_dtype dt) {
         uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
         return (a > b) - (a < b);
     }
-    int r = cmp1(rd(x, dt, 0), rd(y, dt, 0));
-    if (!r && (dt == EM_COMPLEX64 || dt == EM_COMPLEX128)) r = cmp1(rd(x, dt, 1), rd(y, dt, 1));
-    return r;
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) {
+        /* NumPy's classes: numbers (by real, then imaginary), imaginary NaN
+         * (by real), real NaN (by imaginary), both NaN (equal). */
+        const double xr = rd(x, dt, 0), xi = rd(x, dt, 1), yr = rd(y, dt, 0), yi = rd(y, dt, 1);
+        const int cx = isnan(xr) ? 2 + !!isnan(xi) : !!isnan(xi);
+        const int cy = isnan(yr) ? 2 + !!isnan(yi) : !!isnan(yi);
+        if (cx != cy) return (cx > cy) - (cx < cy);
+        if (cx == 0) return cmp1(xr, yr) ? cmp1(xr, yr) : cmp1(xi, yi);
+        return cx == 1 ? cmp1(xr, yr) : cx == 2 ? cmp1(xi, yi) : 0;
+    }
+    return cmp1(rd(x, dt, 0), rd(y, dt, 0));
 }
 
 /* Stable sort of idx[0..n) by the elements at base + idx * step. */
@@ -439,15 +472,38 @@ static void test_emulated(void) {
         em_dtype dt;
         int nrow, len, desc, arg, gap, flip;
     } cases[] = {
-        {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},  {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
-        {EM_INT64, 2, 700, 1, 1, 1, 1},     {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
-        {EM_UINT8, 3, 900, 0, 0, 1, 1},     {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
+        /* onesweep: over 3 tiles (a block takes several: the grid is 3) */
+        {EM_FLOAT32, 1, 3 * 4096 + 5, 0, 1, 1, 0},
+        {EM_INT16, 1, 4096, 1, 0, 1, 0},
+        {EM_UINT64, 30, 300, 0, 1, 1, 1}, /* rows shorter than EM_SORT_ROWS_MIN: segments */
+        {EM_FLOAT32, 25, 400, 1, 0, 1, 0},
+        {EM_INT8, 3, 1, 0, 1, 1, 0},
+        {EM_INT32, 1, 1, 0, 1, 1, 0}, /* one key: no byte varies, the identity still made */
+        {EM_COMPLEX128, 1, 4097, 1, 1, 2, 0},
+        {EM_FLOAT64, 1, 2 * 4096 + 1, 1, 1, 1, 0},
+        /* rows of EM_SORT_ROWS_MIN .. a tile: a block per row */
+        {EM_FLOAT32, 4, 4096, 0, 0, 1, 1},
+        {EM_FLOAT64, 3, 600, 1, 1, 2, 0},
+        {EM_COMPLEX64, 2, 1000, 0, 0, 1, 0},
+        {EM_INT8, 2, 512, 1, 0, 1, 0},
+        {EM_UINT16, 2, 3001, 0, 1, 1, 1},
+        /* the reduce-then-scan kernels (what OpenCL runs): EMBER_SORT_ONESWEEP=0 */
+        {EM_FLOAT32, 1, 4097, 0, 0, 1, 0},
+        {EM_FLOAT32, 1, 4097, 1, 1, 2, 0},
+        {EM_INT64, 2, 700, 1, 1, 1, 1},
+        {EM_COMPLEX128, 1, 500, 0, 0, 1, 0},
+        {EM_UINT8, 3, 900, 0, 0, 1, 1},
+        {EM_FLOAT16, 1, 300, 1, 1, 1, 0},
         {EM_COMPLEX64, 1, 300, 1, 0, 1, 0}, /* decoded: real parts -0.0 and 0.0 tie */
+        {EM_COMPLEX64, 1, 700, 0, 1, 1, 0}, /* NumPy's NaN classes: 2+0j before 1+nanj */
         {EM_BOOL, 1, 5000, 0, 0, 1, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        setenv("EMBER_SORT_ONESWEEP", i >= 13 ? "0" : "1", 1);
         CHECK(run_case(cases[i].dt, cases[i].nrow, cases[i].len, cases[i].desc, cases[i].arg,
                        cases[i].gap, cases[i].flip));
+    }
+    unsetenv("EMBER_SORT_ONESWEEP");
     printf("%d emulated launches\n", launches);
 }
 

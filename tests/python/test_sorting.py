@@ -292,3 +292,51 @@ def test_hypothesis_searchsorted(hay, v, side):
     hay = np.sort(hay)
     assert_same(em.searchsorted(em.asarray(hay), em.asarray(v), side=side),
                 np.searchsorted(hay, v, side=side).astype(np.int64))
+
+
+def _complex_classes(dtype, n, rng):
+    """Complex values of NumPy's four sort classes (numbers, imaginary NaN,
+    real NaN, both NaN) with -0.0, +-inf and ties."""
+    pool = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5])
+    return _cplx(pool[rng.integers(0, len(pool), n)], pool[rng.integers(0, len(pool), n)], dtype)
+
+
+def _opencl_or_skip():
+    if not em.opencl.is_available():
+        pytest.skip("no OpenCL platform")
+    return em.Device("opencl:0")
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_nan_classes_on_opencl(dtype):
+    """The device key of a complex value follows NumPy's classes: 2+0j sorts
+    before 1+nanj (a (real key, imaginary key) pair put it after; that was
+    the wrong order first seen on the H200).  Runs on opencl:0 even where
+    the rest of this module does not (conftest._OPENCL_SKIP): few kernels."""
+    rng = np.random.default_rng(7)
+    with _opencl_or_skip():
+        for n in (5, 4097):
+            a = _complex_classes(dtype, n, rng)
+            x = em.asarray(a)
+            assert_same(em.argsort(x), np.argsort(a, kind="stable"))
+            assert_same(em.sort(x), np.sort(a))
+            assert_same(em.argsort(x, descending=True), _stable_desc(a, 0))
+        r = _complex_classes(dtype, 6 * 50, rng).reshape(6, 50)
+        assert_same(em.argsort(em.asarray(r), axis=0), np.argsort(r, axis=0, kind="stable"))
+        hay = np.sort(_complex_classes(dtype, 200, rng))
+        v = _complex_classes(dtype, 40, rng)
+        assert_same(em.searchsorted(em.asarray(hay), em.asarray(v)),
+                    np.searchsorted(hay, v).astype(np.int64))
+        b = np.array([1 + 1j, complex(1, np.nan), complex(np.nan, 0), 2 + 0j], dtype)
+        assert_same(em.sort(em.asarray(b)), np.sort(b))
+
+
+def test_sort_large_on_opencl():
+    """A million keys and more on opencl:0 (the reduce-then-scan kernels over
+    256 tiles): argsort by NumPy's stable order, sort descending."""
+    rng = np.random.default_rng(11)
+    a = _specials("float32", (1 << 20) + 7, rng)
+    with _opencl_or_skip():
+        x = em.asarray(a)
+        assert_same(em.argsort(x), np.argsort(a, kind="stable"))
+        assert_same(em.sort(x, descending=True), np.take(a, _stable_desc(a, 0)))
