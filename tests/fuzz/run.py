@@ -264,7 +264,8 @@ def main():
     pats, disabled = load_expectations(args.expect, args.device)
     args.pats = pats
     disabled = [d for d in disabled if d not in args.enable]
-    args.opts = {"max_len": args.max_len, **{d: False for d in disabled},
+    # device: the tolerances are docs/precision.md's bounds for it (gen.py)
+    args.opts = {"max_len": args.max_len, "device": args.device, **{d: False for d in disabled},
                  **{e: True for e in args.enable}}
     args.env = dict(os.environ)
     if args.device != "cpu":
