@@ -381,3 +381,38 @@ def test_fused_integer_wraparound(request, device, dt):
 def test_abs_of_complex_with_dtype(device, src, dt, lazy):
     z = np.array([[3 + 4j, -1 - 1j, 0j], [np.inf + 1j, 1e-3 + 0j, -2j]], dtype=src)
     _check(lambda M, z: M.abs(z * 2 + 1 if lazy else z, dtype=dt), z)
+
+
+# ---- where() with a Python int out of the result's integer range ----
+# NumPy 2.5 raises OverflowError (NEP 50), 2.4 wrapped: Ember follows the NumPy it runs
+# with (the H200 campaign's ember_returns:where*:OverflowError, 20 cases in 50,000).
+
+@pytest.mark.parametrize("dt,v", [("int32", 2**31), ("int32", -2**31 - 1), ("int8", 300),
+                                  ("uint8", -1), ("uint16", 2**16), ("int64", 2**63)])
+def test_where_python_int_range_as_numpy(dt, v):
+    a = np.array([1, 2], dtype=dt)
+    for f in (lambda M, a: M.where(M.asarray([True, False]), a, v),
+              lambda M, a: M.where(M.asarray([True, False]), v, a)):
+        with np.errstate(all="ignore"):
+            want, got = _both(f, a)
+        if isinstance(want, type):
+            assert got is want, (want, got)
+        else:
+            assert not isinstance(got, type), got
+            np.testing.assert_array_equal(em.asnumpy(got), want)
+            assert em.asnumpy(got).dtype == want.dtype
+
+
+def test_where_python_int_range_check(monkeypatch):
+    """The NumPy 2.5 rule itself, whichever NumPy is installed."""
+    from ember import _ufuncs
+    monkeypatch.setattr(_ufuncs, "_WHERE_CHECKS_INTS", True)
+    c = em.asarray([True, False])
+    a = em.asarray(np.array([1, 2], "int32"))
+    with pytest.raises(OverflowError, match="2147483648 out of bounds for int32"):
+        em.where(c, a, 2**31)
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        em.where(c, -1, em.asarray(np.array([1, 2], "uint8")))
+    assert em.asnumpy(em.where(c, a, 2**31 - 1)).tolist() == [1, 2**31 - 1]
+    assert em.where(c, a, 2.5).dtype == np.float64  # a float operand: no integer range
+    assert em.asnumpy(em.where(c, True, a)).tolist() == [1, 2]  # bool is not a Python int
