@@ -416,3 +416,21 @@ def test_where_python_int_range_check(monkeypatch):
     assert em.asnumpy(em.where(c, a, 2**31 - 1)).tolist() == [1, 2**31 - 1]
     assert em.where(c, a, 2.5).dtype == np.float64  # a float operand: no integer range
     assert em.asnumpy(em.where(c, True, a)).tolist() == [1, 2]  # bool is not a Python int
+
+
+# ---- integer-array indices whose result is empty are still checked, on every device ----
+# x[[5]] of a (3, 0, 2) array selects blocks of size 0; NumPy raises IndexError all the same.
+# On a device the gather had no element to copy and returned an empty result (the CUDA
+# campaign's ember_returns:index.int_array / index.take).
+
+@pytest.mark.parametrize("idx", [[5], [-4], [1, 2], [[0], [2]], [0, 3]])
+def test_empty_gather_checks_indices(device, idx):
+    x = np.zeros((3, 0, 2), dtype=np.float32)
+    for f in (lambda M, x: x[M.asarray(idx)], lambda M, x: M.take(x, M.asarray(idx), axis=0),
+              lambda M, x: x[M.asarray(idx), :, 1:]):
+        want, got = _both(f, x)
+        if isinstance(want, type):
+            assert got is want, (idx, want, got)
+        else:
+            assert not isinstance(got, type), got
+            assert em.asnumpy(got).shape == want.shape
