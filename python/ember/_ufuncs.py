@@ -140,6 +140,26 @@ def imag(val, /, out=None, *, dtype=None):
     return _ufunc("imag", val, out=out, dtype=dtype)
 
 
+# NumPy 2.5 raises OverflowError where a Python int operand of where() does not fit the
+# result's integer dtype (NEP 50, as every other function); 2.4 wrapped it.  Ember follows
+# the NumPy it runs with (the fuzzer's ember_returns:where*:OverflowError on NumPy 2.5).
+_WHERE_CHECKS_INTS = tuple(int(p) for p in _np.__version__.split(".")[:2]) >= (2, 5)
+
+
+def _where_int_range(x, y):
+    ints = [v for v in (x, y) if type(v) is int]
+    others = [v for v in (x, y) if type(v) is not int]
+    if not ints or not others or any(type(v) in (float, complex) for v in others):
+        return
+    dt = _np.result_type(*[_dtype_of(v) for v in others])
+    if dt.kind not in "iu":
+        return
+    info = _np.iinfo(dt)
+    for v in ints:
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"Python integer {v} out of bounds for {dt}")
+
+
 def where(condition, x=None, y=None, /):
     """Elements of x where condition is true, else of y."""
     if x is None and y is None:
@@ -147,6 +167,8 @@ def where(condition, x=None, y=None, /):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
+    if _WHERE_CHECKS_INTS:
+        _where_int_range(x, y)
     return _ufunc("where", condition, x, y)
 
 

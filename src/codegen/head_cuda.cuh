@@ -38,6 +38,23 @@ EM_D float em_h2f(em_f16 h) { _Float16 f; __builtin_memcpy(&f, &h.x, 2); return 
 EM_D em_f16 em_d2h(double d) { _Float16 f = (_Float16)d; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
 EM_D em_f16 em_f2h(float v) { _Float16 f = (_Float16)v; em_f16 h; __builtin_memcpy(&h.x, &f, 2); return h; }
 #endif
+
+// Narrow signed integer results that may wrap (scalar.h's EM_WRAP32/64).  The PTX
+// NVVM makes for them is right (neg.s16, abs.s32 ...), but the GPU ran it wrong
+// where it wraps: -x % 7 at INT16_MIN gave 1 (32768 % 7) and abs(x) % 1000 at
+// INT32_MIN gave 648, as if the value had stayed wide (the H200 run of
+// 2026-11-26).  Computed in a wider unsigned type and passed through an empty asm
+// that NVVM cannot see into, the value is narrowed by an explicit conversion in
+// the PTX instead of by the 16-bit op or the abs.
+#ifdef __CUDACC_RTC__
+EM_D em_u32 em_opaque32(em_u32 x) { asm("" : "+r"(x)); return x; }
+EM_D em_u64 em_opaque64(em_u64 x) { asm("" : "+l"(x)); return x; }
+#else
+EM_D em_u32 em_opaque32(em_u32 x) { return x; }
+EM_D em_u64 em_opaque64(em_u64 x) { return x; }
+#endif
+#define EM_WRAP32(x) em_opaque32(x)
+#define EM_WRAP64(x) em_opaque64(x)
 // float -> int8/16/32, uint8/16 as the CPU backend (NumPy on x86): through
 // int32, out-of-range values and NaN giving INT32_MIN, then the low bits.
 EM_D em_i32 em_f2i32(double v) {

@@ -429,6 +429,30 @@ typedef struct em__emit {
     const em_node *done[EM_KMAXNODES];
 } em__emit;
 
+/* Whether every leaf under nd is one value for the whole kernel (a broadcast
+ * scalar 'S' or a host scalar 'P'): NumPy's loop would see it with stride 0. */
+static bool em__uniform(const em_kplan *p, const em_node *nd) {
+    if (nd->nin == 0) {
+        for (int k = 1; k < p->nops; k++)
+            if (p->leaves[k] == nd) return p->cls[k] == 'S' || p->cls[k] == 'P';
+        return false;
+    }
+    for (int i = 0; i < nd->nin; i++)
+        if (!em__uniform(p, nd->in[i])) return false;
+    return true;
+}
+
+/* NumPy's float32/float64 power loops take sqrt for an exponent of 0.5 seen
+ * with stride 0 (so (-inf) ** 0.5 is nan and (-0.0) ** 0.5 is -0.0, where
+ * pow gives inf and 0.0); a full array of 0.5 keeps pow.  The host does it
+ * for a scalar it can read (python/_ember/ufunc.c); a device scalar is
+ * tested here, in the kernel, so no read-back is needed. */
+static bool em__power_half(const em__emit *e, const em_node *nd) {
+    em_dtype t = em__natural(nd);
+    return nd->op == EM_OP_POWER && (t == EM_FLOAT32 || t == EM_FLOAT64) && nd->loop == t &&
+           em__uniform(e->p, nd->in[1]);
+}
+
 /* Emit the statements computing nd; returns its temp name in name. */
 static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len) {
     if (nd->nin == 0) {
@@ -455,7 +479,12 @@ static void em__emit_node(em__emit *e, const em_node *nd, char *name, size_t len
     int t = e->ntemps++;
     e->done[t] = nd;
     em_sbuf_printf(e->s, "        const %s t%d = ", em_render_ctype(em__natural(nd)), t);
-    if (em__computes(nd) == em__natural(nd)) {
+    if (em__power_half(e, nd)) {
+        const char *sfx = em_scalar_suffix(nd->loop);
+        const char *half = nd->loop == EM_FLOAT32 ? "0.5f" : "0.5";
+        em_sbuf_printf(e->s, "(%s) == %s ? em_sqrt_%s(%s) : em_power_%s(%s, %s)", conv[1], half,
+                       sfx, conv[0], sfx, conv[0], conv[1]);
+    } else if (em__computes(nd) == em__natural(nd)) {
         em__spell(e->s, em_op_get(nd->op)->spelling, conv, nd->loop);
     } else {
         em_sbuf ex = {0};

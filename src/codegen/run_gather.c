@@ -157,6 +157,8 @@ static const em_array *em__as_1d(const em_array *a, int *m, em_array *tmp) {
     return tmp;
 }
 
+static em_status em__last_writers(const em_backend *be, int id, em__gplan *p);
+
 static em_status em__gather(const em_backend *be, const em_array *a, int m, int nidx,
                             const em_array *idx, em_array *out) {
     em__gplan p;
@@ -173,7 +175,20 @@ static em_status em__gather(const em_backend *be, const em_array *a, int m, int 
         for (int k = 0; p.nb && k < m; k++)
             if (a->shape[k] == 0)
                 return em_error(EM_EINDEX, "index is out of bounds for axis %d with size 0", k);
-        return EM_OK;
+        if (!p.nb) return EM_OK;
+        /* Positions but blocks of size 0 (a 0 in a.shape[m:]): every index is still
+         * checked, by the scatter's first pass (it reads only the indices).  Before, an
+         * out-of-bounds index here gave an empty result on a device (the fuzzer's
+         * ember_returns:index.int_array on CUDA). */
+        int id = em_array_device(a).id;
+        EM_CHECK(em__gerr_alloc(be, id, &p.err));
+        em_status s = be->alloc(id, (size_t)p.nb, (void **)&p.keep);
+        if (s == EM_OK) {
+            s = em__last_writers(be, id, &p);
+            be->free(id, p.keep, (size_t)p.nb);
+        }
+        be->free(id, p.err, 32);
+        return s;
     }
     int id = em_array_device(a).id;
     p.buf = out->data;

@@ -127,32 +127,41 @@ EM_FN bool em_bitwise_xor_b(bool a, bool b) { return a != b; }
  * undefined.  With abs(x) = x < 0 ? 0 - x : x in int64, NVRTC took the result
  * as never negative and dropped remainder's sign fix: abs(INT64_MIN) % 1000
  * gave -808 on CUDA (NumPy 192), in a fused loop of the fuzzer. */
-#define EM__IALL(S, T, U)                                                 \
-    EM_FN T em_add_##S(T a, T b) { return (T)(0u + (U)a + (U)b); }        \
-    EM_FN T em_subtract_##S(T a, T b) { return (T)(0u + (U)a - (U)b); }   \
-    EM_FN T em_multiply_##S(T a, T b) { return (T)(1u * (U)a * (U)b); }   \
-    EM_FN T em_square_##S(T a) { return (T)(1u * (U)a * (U)a); }          \
-    EM_FN T em_negative_##S(T a) { return (T)(0u - (U)a); }               \
-    EM_FN T em_conjugate_##S(T a) { return a; }                           \
-    EM_FN T em_real_##S(T a) { return a; }                                \
-    EM_FN T em_imag_##S(T a) { return 0; }                                \
-    EM_FN T em_floor_##S(T a) { return a; }                               \
-    EM_FN T em_ceil_##S(T a) { return a; }                                \
-    EM_FN T em_trunc_##S(T a) { return a; }                               \
-    EM_FN T em_maximum_##S(T a, T b) { return a > b ? a : b; }            \
-    EM_FN T em_minimum_##S(T a, T b) { return a < b ? a : b; }            \
-    EM_FN T em_fmax_##S(T a, T b) { return a > b ? a : b; }               \
-    EM_FN T em_fmin_##S(T a, T b) { return a < b ? a : b; }               \
-    EM_FN bool em_isnan_##S(T a) { return false; }                        \
-    EM_FN bool em_isinf_##S(T a) { return false; }                        \
-    EM_FN bool em_isfinite_##S(T a) { return true; }                      \
-    EM_FN T em_invert_##S(T a) { return (T)~a; }                          \
-    EM_FN T em_bitwise_and_##S(T a, T b) { return (T)(a & b); }           \
-    EM_FN T em_bitwise_or_##S(T a, T b) { return (T)(a | b); }            \
-    EM_FN T em_bitwise_xor_##S(T a, T b) { return (T)(a ^ b); }           \
-    /* Shifts by a negative count or >= the width give 0 (npy_lshift). */ \
-    EM_FN T em_left_shift_##S(T a, T b) {                                 \
-        return (T)((em_u64)b < sizeof(T) * 8 ? (U)((U)a << b) : 0);       \
+/* EM_WRAP32/64 (identity but on CUDA: head_cuda.cuh) hold a wrapping narrow
+ * result in a 32- or 64-bit unsigned value that the compiler cannot narrow
+ * back into a 16-bit op or an abs; EM__N32 applies it to the 8- and 16-bit
+ * types only (the int32 and int64 ops wrap natively). */
+#ifndef EM_WRAP32
+#define EM_WRAP32(x) (x)
+#define EM_WRAP64(x) (x)
+#endif
+#define EM__N32(T, U, x) (sizeof(T) < 4 ? (em_u64)EM_WRAP32((em_u32)(x)) : (em_u64)(U)(x))
+#define EM__IALL(S, T, U)                                                            \
+    EM_FN T em_add_##S(T a, T b) { return (T)EM__N32(T, U, 0u + (U)a + (U)b); }      \
+    EM_FN T em_subtract_##S(T a, T b) { return (T)EM__N32(T, U, 0u + (U)a - (U)b); } \
+    EM_FN T em_multiply_##S(T a, T b) { return (T)EM__N32(T, U, 1u * (U)a * (U)b); } \
+    EM_FN T em_square_##S(T a) { return (T)EM__N32(T, U, 1u * (U)a * (U)a); }        \
+    EM_FN T em_negative_##S(T a) { return (T)EM__N32(T, U, 0u - (U)a); }             \
+    EM_FN T em_conjugate_##S(T a) { return a; }                                      \
+    EM_FN T em_real_##S(T a) { return a; }                                           \
+    EM_FN T em_imag_##S(T a) { return 0; }                                           \
+    EM_FN T em_floor_##S(T a) { return a; }                                          \
+    EM_FN T em_ceil_##S(T a) { return a; }                                           \
+    EM_FN T em_trunc_##S(T a) { return a; }                                          \
+    EM_FN T em_maximum_##S(T a, T b) { return a > b ? a : b; }                       \
+    EM_FN T em_minimum_##S(T a, T b) { return a < b ? a : b; }                       \
+    EM_FN T em_fmax_##S(T a, T b) { return a > b ? a : b; }                          \
+    EM_FN T em_fmin_##S(T a, T b) { return a < b ? a : b; }                          \
+    EM_FN bool em_isnan_##S(T a) { return false; }                                   \
+    EM_FN bool em_isinf_##S(T a) { return false; }                                   \
+    EM_FN bool em_isfinite_##S(T a) { return true; }                                 \
+    EM_FN T em_invert_##S(T a) { return (T)~a; }                                     \
+    EM_FN T em_bitwise_and_##S(T a, T b) { return (T)(a & b); }                      \
+    EM_FN T em_bitwise_or_##S(T a, T b) { return (T)(a | b); }                       \
+    EM_FN T em_bitwise_xor_##S(T a, T b) { return (T)(a ^ b); }                      \
+    /* Shifts by a negative count or >= the width give 0 (npy_lshift). */            \
+    EM_FN T em_left_shift_##S(T a, T b) {                                            \
+        return (T)((em_u64)b < sizeof(T) * 8 ? (U)((U)a << b) : 0);                  \
     }
 EM__INTS(EM__IALL)
 
@@ -162,53 +171,57 @@ EM__INTS(EM__IALL)
  * fix is a select.  With early returns, a fused chain of them
  * (x = abs(x) % 1000; x = x // 2 + 3 ...) made NVRTC's compile time explode
  * (25 int64 ops never finished). */
-#define EM__SINT(S, T, U)                                                       \
-    EM_FN T em_floor_divide_##S(T a, T b) {                                     \
-        const bool z = b == 0, m1 = b == -1;                                    \
-        const T d = (T)(z || m1 ? 1 : b);                                       \
-        const T q = (T)(a / d), r = (T)(a % d);                                 \
-        const T f = (T)(q - ((r != 0) & ((r < 0) != (d < 0))));                 \
-        return (T)(z ? 0 : m1 ? (T)(0u - (U)a) : f); /* MIN // -1 wraps */      \
-    }                                                                           \
-    EM_FN T em_remainder_##S(T a, T b) {                                        \
-        const bool z = b == 0 || b == -1;                                       \
-        const T d = (T)(z ? 1 : b);                                             \
-        const T r = (T)(a % d);                                                 \
-        const T f = (T)((r != 0) & ((r < 0) != (d < 0)) ? r + d : r);           \
-        return (T)(z ? 0 : f);                                                  \
-    }                                                                           \
-    EM_FN T em_fmod_##S(T a, T b) {                                             \
-        const bool z = b == 0 || b == -1;                                       \
-        const T r = (T)(a % (T)(z ? 1 : b));                                    \
-        return (T)(z ? 0 : r);                                                  \
-    }                                                                           \
-    EM_FN T em_reciprocal_##S(T a) { return (T)(a == 0 ? 0 : 1 / a); }          \
-    EM_FN T em_power_##S(T a, T b) {                                            \
-        if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);   \
-        U r = 1, x = (U)a;                                                      \
-        for (U e = (U)b; e; e >>= 1, x = (U)(x * x))                            \
-            if (e & 1) r = (U)(r * x);                                          \
-        return (T)r;                                                            \
-    }                                                                           \
-    EM_FN T em_right_shift_##S(T a, T b) {                                      \
-        return (T)((em_u64)b < sizeof(T) * 8 ? a >> b : (a < 0 ? -1 : 0));      \
-    }                                                                           \
-    EM_FN T em_absolute_##S(T a) { return (T)(a < 0 ? 0u - (U)a : 0u + (U)a); } \
-    EM_FN T em_sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                 \
-    EM_FN bool em_signbit_##S(T a) { return a < 0; }                            \
-    /* gcd by Euclid on magnitudes (|MIN| wraps, as in NumPy); lcm from it. */  \
-    EM_FN T em_gcd_##S(T a, T b) {                                              \
-        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);   \
-        while (y) {                                                             \
-            U t = (U)(x % y);                                                   \
-            x = y, y = t;                                                       \
-        }                                                                       \
-        return (T)x;                                                            \
-    }                                                                           \
-    EM_FN T em_lcm_##S(T a, T b) {                                              \
-        T g = em_gcd_##S(a, b);                                                 \
-        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);   \
-        return (T)(g ? (U)(x / (U)g * y) : 0);                                  \
+#define EM__SINT(S, T, U)                                                                          \
+    EM_FN T em_floor_divide_##S(T a, T b) {                                                        \
+        const bool z = b == 0, m1 = b == -1;                                                       \
+        const T d = (T)(z || m1 ? 1 : b);                                                          \
+        const T q = (T)(a / d), r = (T)(a % d);                                                    \
+        const T f = (T)(q - ((r != 0) & ((r < 0) != (d < 0))));                                    \
+        return (T)(z ? 0 : m1 ? (T)(0u - (U)a) : f); /* MIN // -1 wraps */                         \
+    }                                                                                              \
+    EM_FN T em_remainder_##S(T a, T b) {                                                           \
+        const bool z = b == 0 || b == -1;                                                          \
+        const T d = (T)(z ? 1 : b);                                                                \
+        const T r = (T)(a % d);                                                                    \
+        const T f = (T)((r != 0) & ((r < 0) != (d < 0)) ? r + d : r);                              \
+        return (T)(z ? 0 : f);                                                                     \
+    }                                                                                              \
+    EM_FN T em_fmod_##S(T a, T b) {                                                                \
+        const bool z = b == 0 || b == -1;                                                          \
+        const T r = (T)(a % (T)(z ? 1 : b));                                                       \
+        return (T)(z ? 0 : r);                                                                     \
+    }                                                                                              \
+    EM_FN T em_reciprocal_##S(T a) { return (T)(a == 0 ? 0 : 1 / a); }                             \
+    EM_FN T em_power_##S(T a, T b) {                                                               \
+        if (b < 0) return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);                      \
+        U r = 1, x = (U)a;                                                                         \
+        for (U e = (U)b; e; e >>= 1, x = (U)(x * x))                                               \
+            if (e & 1) r = (U)(r * x);                                                             \
+        return (T)r;                                                                               \
+    }                                                                                              \
+    EM_FN T em_right_shift_##S(T a, T b) {                                                         \
+        return (T)((em_u64)b < sizeof(T) * 8 ? a >> b : (a < 0 ? -1 : 0));                         \
+    }                                                                                              \
+    /* int8-int32 through 64 bits: abs(MIN) wraps to MIN (EM_WRAP64 above). */                     \
+    EM_FN T em_absolute_##S(T a) {                                                                 \
+        return (T)(sizeof(T) < 8 ? EM_WRAP64(a < 0 ? 0ull - (em_u64)(em_i64)a : (em_u64)(em_i64)a) \
+                                 : (em_u64)(U)(a < 0 ? 0u - (U)a : 0u + (U)a));                    \
+    }                                                                                              \
+    EM_FN T em_sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                                    \
+    EM_FN bool em_signbit_##S(T a) { return a < 0; }                                               \
+    /* gcd by Euclid on magnitudes (|MIN| wraps, as in NumPy); lcm from it. */                     \
+    EM_FN T em_gcd_##S(T a, T b) {                                                                 \
+        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);                      \
+        while (y) {                                                                                \
+            U t = (U)(x % y);                                                                      \
+            x = y, y = t;                                                                          \
+        }                                                                                          \
+        return (T)x;                                                                               \
+    }                                                                                              \
+    EM_FN T em_lcm_##S(T a, T b) {                                                                 \
+        T g = em_gcd_##S(a, b);                                                                    \
+        U x = (U)(a < 0 ? 0 - (U)a : (U)a), y = (U)(b < 0 ? 0 - (U)b : (U)b);                      \
+        return (T)(g ? (U)(x / (U)g * y) : 0);                                                     \
     }
 #define EM__UINT(S, T, U)                                                                       \
     /* As the signed ones: a safe divisor, then a select (no branch). */                        \

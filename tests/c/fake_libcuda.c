@@ -32,6 +32,10 @@ void fake_set(int threads, size_t mem) { max_threads = threads, cap = mem; }
 static atomic_int sticky;
 int fake_resets;
 void fake_sticky_fault(int code) { atomic_store(&sticky, code); }
+/* A driver that keeps the sticky error for the process (as NVIDIA's did on
+ * the H200): the reset answers with it and clears nothing. */
+static atomic_int sticky_for_good;
+void fake_sticky_for_good(int on) { atomic_store(&sticky_for_good, on); }
 /* The sticky error, if any: the first thing each context call checks. */
 #define STICKY()                          \
     do {                                  \
@@ -241,6 +245,10 @@ CUresult cuMemFree_v2(unsigned long long p) {
  * memory is left (the caller's, in the fake) and the sticky error cleared. */
 CUresult cuDevicePrimaryCtxReset_v2(int d) {
     (void)d;
+    if (atomic_load(&sticky_for_good)) {
+        fake_resets++;
+        STICKY();
+    }
     pthread_mutex_lock(&lk);
     while (blocks) {
         size_t *b = blocks;

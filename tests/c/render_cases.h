@@ -133,6 +133,45 @@ static void rc_fused(const em_dialect *d, const char *tag, em_reduce_op op, em_d
     em_array_release(&a), em_array_release(&o);
 }
 
+/* Fused elementwise chains whose rendering carries a NumPy rule:
+ * power(x, s) with a broadcast (or host) scalar exponent tests s == 0.5 for
+ * NumPy's sqrt path, for float32 and float64; remainder(negative(x), 7) and
+ * remainder(absolute(x), 1000) of the narrow integers wrap each
+ * intermediate in its own dtype. */
+static void rc_elementwise(const em_dialect *d, rc_fn fn, void *ctx) {
+    static const em_dtype fl[2] = {EM_FLOAT32, EM_FLOAT64};
+    int64_t sx[2] = {4, 8}, s1[1] = {1};
+    for (int i = 0; i < 6; i++) {
+        bool pw = i < 4, host = i % 2;
+        em_dtype dt = pw ? fl[i / 2] : i == 4 ? EM_INT16 : EM_INT32;
+        em_array x, y, o;
+        em_array_empty(&x, dt, 2, sx, rc_cpu), em_array_empty(&y, dt, 1, s1, rc_cpu);
+        em_node lx, ly, m, r;
+        em_node_leaf(&lx, &x), em_node_leaf(&ly, &y);
+        if (pw) {
+            rc_op_node(&r, EM_OP_POWER, &lx, &ly);
+        } else {
+            rc_op_node(&m, i == 4 ? EM_OP_NEGATIVE : EM_OP_ABSOLUTE, &lx, NULL);
+            rc_op_node(&r, EM_OP_REMAINDER, &m, &ly);
+        }
+        em_array_empty(&o, r.dtype, 2, sx, rc_cpu);
+        static em_kplan p;
+        em_sbuf s = {0};
+        em_status st = em_kplan_make(&r, &o, &p);
+        for (int k = 1; st == EM_OK && host && k < p.nops; k++)
+            if (p.leaves[k] == &ly) p.cls[k] = 'P';
+        if (st == EM_OK) st = em_render_full(d, &p, &s);
+        char name[96];
+        snprintf(name, sizeof name, "ew_%s_%s%s",
+                 pw       ? "power_half"
+                 : i == 4 ? "negrem"
+                          : "absrem",
+                 em_dtype_get(dt)->name, host ? "_host" : "");
+        rc_emit(fn, ctx, name, st, &s);
+        em_array_release(&x), em_array_release(&y), em_array_release(&o);
+    }
+}
+
 /* The reduction dtypes: each class, and float16 / the complexes apart. */
 static const em_dtype rc_red_dtypes[] = {EM_BOOL,      EM_INT8,      EM_INT32,   EM_INT64,
                                          EM_UINT64,    EM_FLOAT16,   EM_FLOAT32, EM_FLOAT64,
@@ -296,6 +335,7 @@ static void rc_scatters(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
 }
 
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
     rc_scans(d, fn, ctx);
     rc_gathers(d, fn, ctx);

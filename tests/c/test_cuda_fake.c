@@ -23,6 +23,7 @@ static size_t (*fake_used)(void);
 static void (*fake_set)(int, size_t);
 static void (*fake_fail_next_sync)(int);
 static void (*fake_sticky_fault)(int);
+static void (*fake_sticky_for_good)(int);
 static int *fake_resets;
 
 static void test_props(void) {
@@ -181,6 +182,50 @@ static void test_fault_recovery(void) {
     CHECK(em_cu_stream() == NULL);
     CHECK(em_stream_set(gpu, NULL) == EM_OK);
     (void)em_stream_destroy(gpu, st); /* frees the fake's; a real driver refuses it */
+}
+
+/* A driver that keeps the sticky error (NVIDIA's: the process must exit):
+ * the one reset fails, and from then on every use of the device raises the
+ * same error, naming the fault and the restart, without calling the driver
+ * again (no cascade); the CPU keeps working.  Run last: the device stays
+ * dead for this process. */
+static void test_fault_dead_device(void) {
+    if (em_nvrtc_init() != EM_OK) return;
+    int64_t sh[1] = {64};
+    float host[64], back[64];
+    for (int i = 0; i < 64; i++) host[i] = (float)i;
+    em_array a, out = {0}, h, hout = {0};
+    CHECK(em_array_empty(&a, EM_FLOAT32, 1, sh, gpu) == EM_OK);
+    CHECK(em_array_write(&a, host, sizeof host) == EM_OK);
+    int resets = *fake_resets;
+    fake_sticky_for_good(1);
+    fake_sticky_fault(700);
+    const em_array *in[1] = {&a};
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out) != EM_OK);
+    CHECK(strstr(em_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") != NULL);
+    CHECK(!em_cu_dead(0));
+    CHECK(em_device_synchronize(gpu) == EM_EDEVICE); /* the reset is tried, and fails */
+    CHECK(em_cu_dead(0) && *fake_resets == resets + 1);
+    for (int k = 0; k < 3; k++) { /* then every call: the same one error */
+        em_array c;
+        em_status st = k == 0   ? em_device_synchronize(gpu)
+                       : k == 1 ? em_array_empty(&c, EM_FLOAT32, 1, sh, gpu)
+                                : em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &out);
+        CHECK(st == EM_EDEVICE);
+        const char *e = em_last_error();
+        CHECK(strstr(e, "cuda:0 is unusable for the rest of this process") != NULL);
+        CHECK(strstr(e, "CUDA_ERROR_ILLEGAL_ADDRESS") != NULL);
+        CHECK(strstr(e, "restart the process") != NULL);
+    }
+    CHECK(*fake_resets == resets + 1); /* no reset tried again */
+    /* The CPU keeps working. */
+    CHECK(em_array_empty(&h, EM_FLOAT32, 1, sh, (em_device){EM_CPU, 0}) == EM_OK);
+    CHECK(em_array_write(&h, host, sizeof host) == EM_OK);
+    in[0] = &h;
+    CHECK(em_ufunc(EM_OP_NEGATIVE, 1, in, EM_NDTYPES, &hout) == EM_OK);
+    CHECK(em_array_read(&hout, back, sizeof back) == EM_OK && back[5] == -5.0f);
+    em_array_release(&h), em_array_release(&hout), em_array_release(&a);
+    fake_sticky_for_good(0);
 }
 
 static void test_reduce_launches(void) {
@@ -570,14 +615,15 @@ static bool load_fake(const char *dir) {
     *(void **)&fake_set = dlsym(fake, "fake_set");
     *(void **)&fake_fail_next_sync = dlsym(fake, "fake_fail_next_sync");
     *(void **)&fake_sticky_fault = dlsym(fake, "fake_sticky_fault");
+    *(void **)&fake_sticky_for_good = dlsym(fake, "fake_sticky_for_good");
     fake_resets = dlsym(fake, "fake_resets");
     *(void **)&fake_calls = dlsym(fake, "fake_calls"),
            *(void **)&fake_fail_call = dlsym(fake, "fake_fail_call");
     *(void **)&fake_pending = dlsym(fake, "fake_pending");
     last_copy_stream = dlsym(fake, "fake_last_copy_stream");
     return last_grid && last_block && last_params && fake_allocs && fake_used && fake_set &&
-           fake_fail_next_sync && fake_sticky_fault && fake_resets && fake_calls &&
-           fake_fail_call && fake_pending && last_copy_stream;
+           fake_fail_next_sync && fake_sticky_fault && fake_sticky_for_good && fake_resets &&
+           fake_calls && fake_fail_call && fake_pending && last_copy_stream;
 }
 
 int main(void) {
@@ -604,6 +650,7 @@ int main(void) {
         RUN(test_pinned_direct);
         RUN(test_staged_failures);
         RUN(test_staged_wait_failure);
+        RUN(test_fault_dead_device); /* last: the device stays dead */
         rc = ctest_summary();
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -164,6 +164,7 @@ def run_ember(em, prog, device):
 def run_cases(em, seeds, opts, device, threads=1, on_start=None):
     """Yield the result of each seed's case; threads > 1 runs that many cases at once
     (their programs are generated first, on NumPy, one at a time)."""
+    opts = dict(opts or {}, device=(opts or {}).get("device", device))  # precision.md's bounds
     if threads <= 1:
         for s in seeds:
             if on_start:

@@ -8,8 +8,8 @@ about one in eight deliberately bad: an axis out of range, a shape that does not
 unknown dtype or keyword).  A statement NumPy rejects binds nothing; later ones do not use
 it.  The same seed always gives the same program.
 
-Tolerances (stated per function in TOL_ULP): a variable's value is compared exactly while
-its lineage holds only exact operations (integer and boolean arithmetic, copies and views,
+Tolerances (the ULP bounds per function, dtype and device of docs/precision.md): a
+variable's value is compared exactly while its lineage holds only exact operations (integer and boolean arithmetic, copies and views,
 IEEE-exact real float operations: + - * / sqrt, comparisons, min/max, rounding); otherwise
 with rtol = k and atol = k * scale, where k sums ULP bound * eps along the lineage (eps of the
 coarsest float type each step involves; a reduction over n elements counts n ULPs; complex
@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+import precision
 from runtime import namespace
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -30,17 +31,9 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 NUMERIC = DTYPES[1:]
 FLOATS = ["float16", "float32", "float64"]
 
-# ULP bound of each inexact function (per element, in the result's dtype).  Functions not
-# listed are exact: integer and boolean ops, copies and views, and the IEEE-exact float ops.
-TOL_ULP = {
-    **{f: 4 for f in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
-                      "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
-                      "arccosh", "arctanh", "cbrt", "arctan2", "hypot", "logaddexp",
-                      "logaddexp2", "power", "float_power", "deg2rad", "rad2deg"]},
-    # complex * and / are not single IEEE operations; NumPy and Ember may round differently
-    "complex_arith": 4, "complex_power": 8, "mean": 2, "std": 4, "var": 4, "linspace": 2,
-    "matmul": 2,
-}
+# ULP bounds per function, dtype and device: docs/precision.md's table (precision.py).
+# Functions not listed are exact: integer and boolean ops, copies and views, and the
+# IEEE-exact float ops.
 # Operations that are not one correctly rounded IEEE operation on complex numbers.
 COMPLEX_INEXACT = {"multiply", "divide", "true_divide", "reciprocal", "square", "power", "abs",
                    "absolute", "prod", "cumprod", "mean", "nanmean", "std", "var", "sqrt",
@@ -130,6 +123,19 @@ def _maxabs(x):
         return float(a.max()) if a.size else 0.0
     except Exception:
         return 0.0
+
+
+def _float_name(xs, cplx):
+    """The table's dtype for a step: its widest float or complex dtype (float64 where none:
+    an integer input computes in float64)."""
+    names = set()
+    for x in xs:
+        try:
+            names.add(np.asarray(x).dtype.name)
+        except Exception:
+            pass
+    order = ["complex128", "complex64"] if cplx else ["float64", "float32", "float16"]
+    return next((n for n in order if n in names), order[0])
 
 
 def _kind(x):
@@ -222,13 +228,15 @@ class Gen:
         zsign = fn in ZERO_SIGN_FROM or any(v.zsign for v in ins)
         if fn in ZERO_SIGN_SHOWN and any(v.zsign for v in ins):
             fragile = True
-        ulp = TOL_ULP.get(fn, 0)
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
+        dev = self.opts.get("device", "cpu")
+        dt = _float_name(vals + [res], cplx)
+        ulp = precision.bound(fn, dt, dev)
         if cplx and fn in COMPLEX_INEXACT:
-            ulp = max(ulp, TOL_ULP["complex_arith"])
+            ulp = max(ulp, precision.bound("complex_arith", dt, dev))
             if fn == "power":  # exp(y log x): the error grows with |y log x|
                 m = max([_maxabs(x) for x in vals] + [2.0])
-                ulp = max(ulp, TOL_ULP["complex_power"] * m * np.log(m))
+                ulp = max(ulp, precision.bound("complex_power", dt, dev) * m * np.log(m))
             if not all(_finite(x) for x in vals + [res]):
                 fragile = True  # complex special values: see the module's docstring
         if fn == "reciprocal" and any(_kind(x) in "iu" and _has_zero(x) for x in vals):

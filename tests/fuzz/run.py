@@ -264,11 +264,19 @@ def main():
     pats, disabled = load_expectations(args.expect, args.device)
     args.pats = pats
     disabled = [d for d in disabled if d not in args.enable]
-    args.opts = {"max_len": args.max_len, **{d: False for d in disabled},
+    # device: the tolerances are docs/precision.md's bounds for it (gen.py)
+    args.opts = {"max_len": args.max_len, "device": args.device, **{d: False for d in disabled},
                  **{e: True for e in args.enable}}
     args.env = dict(os.environ)
     if args.device != "cpu":
         args.env["EMBER_DEVICE"] = args.device
+    # --jobs children at once: each with its share of the cores (at least 2 workers, so
+    # the thread pool's split loops stay exercised), and NumPy's BLAS single-threaded.
+    # Unbounded, 16 children on the 16-core GPU host would start 16 workers each.
+    share = str(max(2, (os.cpu_count() or 2) // max(1, args.jobs)))
+    args.env.setdefault("EMBER_NUM_THREADS", share)
+    for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        args.env.setdefault(v, "1")
     if args.case is not None:
         spec = program_of(args.case, args.opts)
         res = run_spec(args, spec)

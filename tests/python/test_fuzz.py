@@ -51,6 +51,31 @@ def _spec(lines, var_names):
             "vars": {v: [0.0, 0.0, False, False] for v in var_names}}
 
 
+def test_precision_table(tmp_path):
+    """The fuzzer's tolerances are docs/precision.md's table: every transcendental has a
+    bound for each real or complex dtype on each device, exact ops have none, and the
+    device picks the column."""
+    import precision
+    for fn in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+               "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+               "arctanh", "cbrt", "arctan2", "hypot", "logaddexp", "logaddexp2", "power",
+               "float_power"]:
+        for dt in ["float16", "float32", "float64"]:
+            for dev in ["cpu", "cuda:0", "opencl:0"]:
+                assert 1 <= precision.bound(fn, dt, dev) <= 16, (fn, dt, dev)
+    for fn in ["exp", "sin", "tanh", "arcsinh", "log", "sign"]:
+        for dt in ["complex64", "complex128"]:
+            assert precision.bound(fn, dt, "cpu") >= 4
+            assert precision.bound(fn, dt, "cuda:0") >= precision.bound(fn, dt, "cpu")
+    assert precision.bound("add", "float32") == 0 and precision.bound("sqrt", "float64") == 0
+    assert precision.bound("sign", "float64") == 0  # real sign is exact
+    assert precision.bound("power", "float32", "opencl:0") == 16  # OpenCL's pow: 16 ulp
+    bad = tmp_path / "p.md"
+    bad.write_text("<!-- ulp-table -->\n| exp, exp | float32 | 1 | 2 | 3 |\n<!-- /ulp-table -->\n")
+    with pytest.raises(ValueError, match="twice"):
+        precision._load(str(bad))
+
+
 def test_run_ember_classes():
     ok = replay(_spec([("v0 = A(R(1, (3,), 'int32'))", "v0"), ("v1 = v0 + 1", "v1")],
                       ["v0", "v1"]))

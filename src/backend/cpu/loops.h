@@ -21,6 +21,14 @@ void em_cpu_loops_init(void);
 void em_cpu_loops_init_table(void); /* every op of ops.def (loops.c) */
 void em_cpu_loops_init_vmath(void); /* libmvec SIMD exp, log, trig (vmath.c), when present */
 
+/* vmath.c's variants.  em_cpu_vmath_select binds the widest one at most
+ * `want` that the CPU and libmvec have (the scalar loops for EM_VMATH_OFF)
+ * and returns it; em_cpu_vmath_isa is the one bound now.  Not thread-safe:
+ * for start-up (EMBER_VMATH) and tests. */
+enum { EM_VMATH_OFF, EM_VMATH_AVX2, EM_VMATH_AVX512 };
+int em_cpu_vmath_select(int want);
+int em_cpu_vmath_isa(void);
+
 /* Every loop is compiled for baseline x86-64 and for AVX2 (x86-64-v3) and
  * picked at load time (GCC function multiversioning): the contiguous paths
  * are bound by load/store width, where NumPy's own AVX2 loops would

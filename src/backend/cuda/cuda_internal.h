@@ -68,6 +68,9 @@ bool em_cu_sticky(CUresult r);
 void em_cu_note_fault(CUresult r);
 void em_cu_note_current(int id);
 bool em_cu_lost(int id);
+/* The reset failed (a real driver keeps a sticky error for the process): every
+ * later use of the device raises one error saying the process must restart. */
+bool em_cu_dead(int id);
 em_status em_cu_recover(int id, CUcontext *ctx);
 unsigned em_cu_resets(void);
 void em_cu_pool_forget(int id);
