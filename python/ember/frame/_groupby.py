@@ -160,10 +160,11 @@ class GroupBy:
             size = size[group_order]
         return Column("num", np.int64, size)
 
-    def _result(self, cols, series_name=None, as_series=False):
+    def _result(self, cols, series_name=None, as_series=False, key_out=None):
         from ._frame import DataFrame
         from ._series import Series
-        _, seg, key_out, _ = self._plan()
+        if key_out is None:
+            key_out = self._plan()[2]
         dev = self.df.device
         if self.as_index:
             index = Index(key_out, list(self.keys))
@@ -174,10 +175,52 @@ class GroupBy:
         out = dict(zip(self.keys, key_out))
         for k, c in cols.items():
             out[k] = c
-        return DataFrame._new(out, RangeIndex(0, seg.n, 1, dev), dev)
+        return DataFrame._new(out, RangeIndex(0, len(key_out[0]), 1, dev), dev)
+
+    def _dense(self, how, names):
+        """sum/mean/count on one integer key of a small range (at most 4n + 1024
+        values) without nulls and sorted groups: no sort, but per-key totals by
+        a weighted bincount over key - min.  None when the case does not fit."""
+        if how not in ("sum", "mean", "count") or len(self.keys) != 1 or not self.sort \
+                or self._plan_cache is not None:
+            return None
+        key = self.df._cols[self.keys[0]]
+        n = len(key)
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls():
+            return None
+        vals = [self.df._cols[k] for k in names]
+        if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
+            return None
+        lo, hi = int(em.min(key.data)), int(em.max(key.data))
+        width = hi - lo + 1
+        if width > 4 * n + 1024:
+            return None
+        codes = (key.data - lo).astype(np.int64)
+        ones = em.ones(n, dtype=np.float64, device=key.device)
+        present = em.bincount(codes, weights=ones, minlength=width)
+        groups = em.nonzero(present > 0)[0].astype(np.int64)
+        key_out = [Column("num", key.dtype, (groups + lo).astype(key.dtype))]
+        cols = {}
+        for k, c in zip(names, vals):
+            valid = c.notna()
+            if how == "count" or how == "mean":
+                cnt = em.bincount(codes, weights=valid.astype(np.float64), minlength=width)
+                cnt = cnt[groups]
+            if how == "count":
+                cols[k] = Column("num", np.dtype(np.int64), cnt.astype(np.int64))
+                continue
+            x = em.where(valid, c.data.astype(np.float64), 0.0)
+            tot = em.bincount(codes, weights=x, minlength=width)[groups]
+            out = tot if how == "sum" else tot / cnt
+            cols[k] = Column("num", c.dtype, out.astype(c.dtype))
+        return cols, key_out
 
     def _simple(self, how, **kw):
         names, single = self._value_cols()
+        fast = self._dense(how, names) if not kw else None
+        if fast is not None:
+            cols, key_out = fast
+            return self._result(cols, names[0] if single else None, single, key_out)
         cols = {k: self._reduce(k, how, **kw) for k in names}
         return self._result(cols, names[0] if single else None, single)
 
@@ -361,10 +404,10 @@ class _LevelGroupBy(GroupBy):
             return [self._series], True
         return super()._value_cols()
 
-    def _result(self, cols, series_name=None, as_series=False):
+    def _result(self, cols, series_name=None, as_series=False, key_out=None):
         if series_name == "__value__":
             series_name = None
-        out = super()._result(cols, series_name, as_series)
+        out = super()._result(cols, series_name, as_series, key_out)
         if self.as_index:
             out.index.names = list(self._out_names)
         else:
