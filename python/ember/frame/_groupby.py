@@ -186,7 +186,8 @@ class GroupBy:
             return None
         key = self.df._cols[self.keys[0]]
         n = len(key)
-        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls():
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
+                or str(key.device).startswith("opencl"):  # no scatter-add kernel there yet
             return None
         vals = [self.df._cols[k] for k in names]
         if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
