@@ -12,7 +12,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import ember as em  # noqa: E402
-from ember.frame import DataFrame  # noqa: E402
+from ember.frame import DataFrame, concat  # noqa: E402
 from ember.frame import dask as edask  # noqa: E402
 
 
@@ -187,3 +187,102 @@ def test_row_hash_agrees_across_partitions_and_dtypes(device):
     assert a[0] == a[4] == b[2] and a[3] == b[0] and a[0] != a[5]
     both = edask._row_hash([s1, Column.from_numpy(np.arange(6), device)])
     assert len(set(em.asnumpy(both).tolist())) == 6
+
+
+# ---- Dask's own group-by and merge on Ember partitions (pandas' keywords in the core) ------
+
+def _pd_sorted(x):
+    x = x.to_pandas() if hasattr(x, "to_pandas") else x
+    return x.sort_index()
+
+
+@pytest.fixture(params=["sync", "client"])
+def scheduler(request):
+    if request.param == "client":
+        request.getfixturevalue("client")
+        with dask.config.set({"dataframe.shuffle.method": "tasks"}):
+            yield request.param
+    else:  # the disk (partd) shuffle, as the synchronous scheduler picks without a client
+        with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "disk"}):
+            yield request.param
+
+
+def _native(pdf, nparts):
+    with dask.config.set({"dataframe.backend": "ember"}):
+        ddf = dd.from_pandas(pdf, npartitions=nparts).to_backend("ember")
+    assert isinstance(ddf._meta, DataFrame)
+    return ddf
+
+
+@pytest.mark.parametrize("how", ["sum", "mean", "count", "min", "max"])
+def test_dask_native_groupby_reductions(table, scheduler, how):
+    pdf = table[0]
+    pdf = pdf[["k", "j", "v", "w"]]
+    ddf = _native(pdf, 4)
+    got = getattr(ddf.groupby("k").v, how)().compute()
+    assert not isinstance(got, pd.Series)  # an Ember Series came back
+    pd.testing.assert_series_equal(_pd_sorted(got), getattr(pdf.groupby("k").v, how)(),
+                                   check_dtype=how != "count")
+    got = getattr(ddf.groupby(["k", "j"])[["v", "w"]], how)().compute()
+    want = getattr(pdf.groupby(["k", "j"])[["v", "w"]], how)()
+    pd.testing.assert_frame_equal(_pd_sorted(got), want, check_dtype=how != "count")
+
+
+def test_dask_native_groupby_agg(table, scheduler):
+    pdf = table[0]
+    ddf = _native(pdf[["k", "v", "w"]], 3)
+    spec = {"v": ["sum", "mean", "max"], "w": ["count", "min"]}
+    got = ddf.groupby("k").agg(spec).compute()
+    want = pdf.groupby("k").agg(spec)
+    pd.testing.assert_frame_equal(_pd_sorted(got), want, check_dtype=False)
+
+
+@pytest.mark.parametrize("how", ["inner", "left"])
+def test_dask_native_merge(table, scheduler, how):
+    pdf = table[0]
+    pdf = pdf[["k", "v"]]
+    right = pd.DataFrame({"k": np.arange(0, 10, 2), "z": np.arange(5) * 1.5})
+    got = _native(pdf, 4).merge(_native(right, 2), on="k", how=how).compute()
+    want = pdf.merge(right, on="k", how=how)
+    key = ["k", "v"]
+    got = got.to_pandas().sort_values(key).reset_index(drop=True)
+    want = want.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_core_takes_pandas_keywords(device):
+    pdf = pd.DataFrame({"k": [1, 2, 1, 3, 2], "x": [1.0, np.nan, 3.0, 4.0, 5.0],
+                        "s": ["a", "b", "c", "d", "e"]})
+    df = DataFrame.from_pandas(pdf, device)
+    g = df.groupby("k", group_keys=True, observed=True, dropna=True)
+    pd.testing.assert_frame_equal(g[["x"]].sum(numeric_only=True, min_count=0).to_pandas(),
+                                  pdf.groupby("k")[["x"]].sum(numeric_only=True))
+    pd.testing.assert_series_equal(g.x.sum(min_count=1).to_pandas(),
+                                   pdf.groupby("k").x.sum(min_count=1))
+    pd.testing.assert_frame_equal(g.mean(numeric_only=True).to_pandas(),
+                                  pdf.groupby("k").mean(numeric_only=True))
+    s = df.set_index("k")["x"]
+    ps = pdf.set_index("k")["x"]
+    pd.testing.assert_series_equal(s.groupby(level=0).sum().to_pandas(),
+                                   ps.groupby(level=0).sum())
+    pd.testing.assert_series_equal(s.groupby(level="k", sort=False).max().to_pandas(),
+                                   ps.groupby(level="k", sort=False).max())
+    pd.testing.assert_frame_equal(df.set_index("k").groupby(level=0)[["x"]].sum().to_pandas(),
+                                  pdf.set_index("k").groupby(level=0)[["x"]].sum())
+    assert sorted(g.groups) == sorted(pdf.groupby("k").groups)
+    pd.testing.assert_frame_equal(g.get_group(2).to_pandas(),
+                                  pdf.groupby("k").get_group(2))
+    assert df.index.is_monotonic_increasing
+    assert df.set_index("k").index.is_monotonic_increasing is False
+    assert df.sort_values("k").set_index("k").index.is_monotonic_increasing
+    assert df.astype({"s": "int64"}, errors="ignore").to_pandas().equals(pdf)
+    with pytest.raises(ValueError):
+        df.astype("float64", errors="nope")
+    pd.testing.assert_frame_equal((df[["k", "x"]] / df[["k", "x"]] * 2).to_pandas(),
+                                  pdf[["k", "x"]] / pdf[["k", "x"]] * 2)
+    pd.testing.assert_series_equal(concat([df.x, df.x]).to_pandas(), pd.concat([pdf.x, pdf.x]))
+    for kw in ({"left_index": True}, {"right_index": True}, {"indicator": True}):
+        with pytest.raises(NotImplementedError):
+            df.merge(df, on="k", **kw)
+    with pytest.raises(NotImplementedError):
+        g.first(skipna=False)

@@ -121,3 +121,27 @@ def test_errors(device, rng):
         df.groupby("k1")["s"].std()
     with pytest.raises(AttributeError):
         df.groupby("k1")["f"].agg("median_of_medians")
+
+
+@pytest.mark.parametrize("how", ["sum", "mean", "count"])
+@pytest.mark.parametrize("spread", [1, 10, 10 ** 9])  # dense keys (no sort) and sparse keys
+def test_dense_int_key_path(device, how, spread):
+    r = np.random.default_rng(spread)
+    n = 3000
+    pdf = pd.DataFrame({"k": r.integers(-5, 300, n) * spread + 7,
+                        "x": np.where(r.random(n) < 0.2, np.nan, r.standard_normal(n)),
+                        # eighths: float32 sums exact, so pandas' float32 accumulation and
+                        # the float64 one here agree
+                        "f": (r.integers(-64, 64, n) / 8).astype(np.float32),
+                        "i": r.integers(-9, 9, n)})
+    pdf.loc[pdf.k == pdf.k.iloc[0], "x"] = np.nan  # one group of nulls only
+    df = E(pdf, device)
+    cols = ["x", "f"] if how != "count" else ["x", "f", "i"]
+    check(getattr(df.groupby("k")[cols], how)(), getattr(pdf.groupby("k")[cols], how)())
+    check(getattr(df.groupby("k", as_index=False).x, how)(),
+          getattr(pdf.groupby("k", as_index=False).x, how)())
+    check(getattr(df.groupby("k", sort=False).x, how)(),
+          getattr(pdf.groupby("k", sort=False).x, how)())
+    gx = df.groupby("k").x
+    getattr(gx, how)()
+    assert (gx._plan_cache is None) == (spread < 10 ** 9)  # dense keys took no sort

@@ -115,6 +115,14 @@ class DataFrame:
         return {k: Series._new(c, self.index, k).to_pandas_dtype()
                 for k, c in self._cols.items()}
 
+    def select_dtypes(self, include=None, exclude=None):
+        """The columns whose dtypes pandas' select_dtypes would pick (decided by
+        pandas on an empty frame of the same dtypes)."""
+        import pandas as pd
+        empty = pd.DataFrame({k: pd.Series([], dtype=dt) for k, dt in self.dtypes.items()})
+        picked = list(empty.select_dtypes(include=include, exclude=exclude).columns)
+        return DataFrame._new({k: self._cols[k] for k in picked}, self.index, self._device)
+
     @property
     def shape(self):
         return (len(self), len(self._cols))
@@ -303,7 +311,15 @@ class DataFrame:
         return self._take(em.asarray(np.nonzero(keep)[0].astype(np.int64),
                                      device=self._device))
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=None, errors="raise"):
+        if errors not in ("raise", "ignore"):
+            raise ValueError("Expected value of kwarg 'errors' to be one of ['raise', "
+                             f"'ignore']. Supplied value is '{errors}'")
+        if errors == "ignore":
+            try:
+                return self.astype(dtype)
+            except (TypeError, ValueError):
+                return self.copy()
         if isinstance(dtype, dict):
             missing = [k for k in dtype if k not in self._cols]
             if missing:
@@ -426,19 +442,36 @@ class DataFrame:
                                  dropna, normalize, "proportion" if normalize else "count")
 
     # ---------------------------------------------------- group-by / merge
-    def groupby(self, by, as_index=True, sort=True, dropna=True):
-        from ._groupby import GroupBy
-        return GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna)
+    def groupby(self, by=None, level=None, as_index=True, sort=True, group_keys=True,
+                observed=True, dropna=True, axis=0):
+        """pandas' keywords: ``level`` groups by index levels (by position or
+        name); ``group_keys`` only matters to apply (not here) and is accepted;
+        ``observed=False`` is refused for categorical keys."""
+        from ._groupby import GroupBy, by_level
+        if axis not in (0, "index"):
+            raise NotImplementedError("groupby(axis=1) is not supported")
+        if level is not None:
+            return by_level(self, by, level, as_index=as_index, sort=sort, dropna=dropna,
+                            observed=observed)
+        return GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna,
+                       observed=observed)
 
     def merge(self, right, how="inner", on=None, left_on=None, right_on=None,
-              suffixes=("_x", "_y"), sort=False, indicator=False):
+              left_index=False, right_index=False, sort=False, suffixes=("_x", "_y"),
+              copy=None, indicator=False, validate=None):
         from ._merge import merge
         return merge(self, right, how=how, on=on, left_on=left_on, right_on=right_on,
-                     suffixes=suffixes, sort=sort)
+                     left_index=left_index, right_index=right_index, suffixes=suffixes,
+                     sort=sort, indicator=indicator, validate=validate)
 
     # ---------------------------------------------------------- summaries
     def _numeric(self):
         return [k for k, c in self._cols.items() if c.kind == "num" and c.dtype.kind in "iuf"]
+
+    def _get_numeric_data(self):
+        """The numeric (and bool) columns, as pandas' private helper Dask calls."""
+        keep = [k for k, c in self._cols.items() if c.kind == "num"]
+        return DataFrame._new({k: self._cols[k] for k in keep}, self.index, self._device)
 
     def describe(self):
         from ._describe import describe
@@ -481,6 +514,12 @@ def concat(objs, axis=0, ignore_index=False, join="outer"):
         raise TypeError("cannot concatenate object of type "
                         f"'{type([o for o in objs if not isinstance(o, (DataFrame, Series))][0])}'"
                         "; only Series and DataFrame objs are valid")
+    if axis in (0, "index") and all(isinstance(o, Series) for o in objs):
+        # pandas: Series stacked by rows stay a Series, named if all names agree
+        names = {o.name for o in objs}
+        name = names.pop() if len(names) == 1 else None
+        out = concat([DataFrame._new({0: o._col}, o.index) for o in objs], 0, ignore_index)
+        return Series._new(out._cols[0], out.index, name)
     frames = [o if isinstance(o, DataFrame) else
               DataFrame._new({o.name if o.name is not None else 0: o._col}, o.index)
               for o in objs]
@@ -524,3 +563,34 @@ def concat(objs, axis=0, ignore_index=False, join="outer"):
     else:
         index = concat_indexes([f.index.to_device(dev) for f in frames])
     return DataFrame._new(cols, index, dev)
+
+
+def _frame_bin(df, other, name, reflected=False):
+    """df <op> other, column by column: a scalar, or a DataFrame with the same
+    column names (rows paired by position, as Series do here: no alignment)."""
+    from ._series import binary_column
+    if isinstance(other, DataFrame):
+        if set(other._cols) != set(df._cols):
+            raise NotImplementedError("arithmetic between frames of different columns "
+                                      "(column alignment) is not supported")
+        if len(other) != len(df):
+            raise ValueError(f"Lengths must match: {len(df)} vs {len(other)}")
+        cols = {k: binary_column(c, other._cols[k], name, reflected)
+                for k, c in df._cols.items()}
+    elif isinstance(other, (Series, em.ndarray, np.ndarray, list, tuple, dict)):
+        raise NotImplementedError(f"DataFrame {name} with a {type(other).__name__} "
+                                  "(broadcast along columns) is not supported")
+    else:
+        cols = {k: binary_column(c, other, name, reflected) for k, c in df._cols.items()}
+    return DataFrame._new(cols, df.index, df._device)
+
+
+def _install_frame_ops():
+    from ._series import _ARITH
+    for nm in _ARITH:
+        setattr(DataFrame, f"__{nm}__", lambda s, o, _n=nm: _frame_bin(s, o, _n))
+        setattr(DataFrame, f"__r{nm}__", lambda s, o, _n=nm: _frame_bin(s, o, _n, True))
+        setattr(DataFrame, nm, lambda s, o, _n=nm: _frame_bin(s, o, _n))
+
+
+_install_frame_ops()

@@ -27,16 +27,20 @@ AGGS = ("sum", "mean", "count", "size", "min", "max", "std", "var", "first", "la
 
 
 class GroupBy:
-    def __init__(self, df, by, as_index=True, sort=True, dropna=True, selection=None):
+    def __init__(self, df, by, as_index=True, sort=True, dropna=True, selection=None,
+                 observed=True):
         from ._series import Series
         keys = by if isinstance(by, list) else [by]
-        if not keys:
+        if not keys or by is None:
             raise ValueError("No group keys passed!")
         for k in keys:
             if isinstance(k, Series) or callable(k):
                 raise NotImplementedError("group keys must be column names")
             if k not in df._cols:
                 raise KeyError(k)
+            if not observed and df._cols[k].kind == "category":
+                raise NotImplementedError("groupby(observed=False) on a categorical key "
+                                          "(unobserved categories) is not supported")
         self.df, self.keys = df, keys
         self.as_index, self.sort, self.dropna = as_index, sort, dropna
         self.selection = selection
@@ -84,6 +88,54 @@ class GroupBy:
         self._plan_cache = (rows, seg, key_out, group_order)
         return self._plan_cache
 
+    def _group_table(self):
+        """(row positions in group order, [(label, start, end)] per group), on the
+        host: the group labels are Python objects for ``groups``/``get_group``."""
+        cache = self.__dict__.get("_groups_cache")
+        if cache is not None:
+            return cache
+        rows, seg, _, group_order = self._plan()
+        order = seg.order if rows is None else rows[seg.order]
+        if seg.n == 0:
+            self._groups_cache = (np.zeros(0, np.int64), [])
+            return self._groups_cache
+        first = order[seg.starts]
+        keys = [self.df._cols[k].take(first).to_numpy() for k in self.keys]
+        labels = list(zip(*keys)) if len(keys) > 1 else list(keys[0])
+        starts, ends = em.asnumpy(seg.starts), em.asnumpy(seg.ends)
+        seq = range(seg.n) if group_order is None else em.asnumpy(group_order)
+        self._groups_cache = (em.asnumpy(order).astype(np.int64),
+                              [(labels[g], int(starts[g]), int(ends[g])) for g in seq])
+        return self._groups_cache
+
+    @property
+    def groups(self):
+        """{group label: the index labels of its rows} (pandas' ``groups``)."""
+        order, table = self._group_table()
+        labels = self.df.index.to_numpy()
+        return {lab: labels[order[a:b]] for lab, a, b in table}
+
+    @property
+    def ngroups(self):
+        return self._plan()[1].n
+
+    def get_group(self, name):
+        """The rows of one group (all columns, as pandas)."""
+        order, table = self._group_table()
+        for lab, a, b in table:
+            if lab == name:
+                pos = em.asarray(order[a:b], device=self.df.device)
+                return self.df.iloc[pos]
+        raise KeyError(name)
+
+    def __iter__(self):
+        order, table = self._group_table()
+        for lab, a, b in table:
+            yield lab, self.df.iloc[em.asarray(order[a:b], device=self.df.device)]
+
+    def __len__(self):
+        return self.ngroups
+
     def _value_cols(self):
         if self.selection is not None:
             names, single = self.selection
@@ -108,10 +160,11 @@ class GroupBy:
             size = size[group_order]
         return Column("num", np.int64, size)
 
-    def _result(self, cols, series_name=None, as_series=False):
+    def _result(self, cols, series_name=None, as_series=False, key_out=None):
         from ._frame import DataFrame
         from ._series import Series
-        _, seg, key_out, _ = self._plan()
+        if key_out is None:
+            key_out = self._plan()[2]
         dev = self.df.device
         if self.as_index:
             index = Index(key_out, list(self.keys))
@@ -122,41 +175,120 @@ class GroupBy:
         out = dict(zip(self.keys, key_out))
         for k, c in cols.items():
             out[k] = c
-        return DataFrame._new(out, RangeIndex(0, seg.n, 1, dev), dev)
+        return DataFrame._new(out, RangeIndex(0, len(key_out[0]), 1, dev), dev)
+
+    def _dense(self, how, names):
+        """sum/mean/count on one integer key of a small range (at most 4n + 1024
+        values) without nulls and sorted groups: no sort, but per-key totals by
+        a weighted bincount over key - min.  None when the case does not fit."""
+        if how not in ("sum", "mean", "count") or len(self.keys) != 1 or not self.sort \
+                or self._plan_cache is not None:
+            return None
+        key = self.df._cols[self.keys[0]]
+        n = len(key)
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
+                or str(key.device).startswith("opencl"):  # no scatter-add kernel there yet
+            return None
+        vals = [self.df._cols[k] for k in names]
+        if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
+            return None
+        lo, hi = int(em.min(key.data)), int(em.max(key.data))
+        width = hi - lo + 1
+        if width > 4 * n + 1024:
+            return None
+        codes = (key.data - lo).astype(np.int64)
+        ones = em.ones(n, dtype=np.float64, device=key.device)
+        present = em.bincount(codes, weights=ones, minlength=width)
+        groups = em.nonzero(present > 0)[0].astype(np.int64)
+        key_out = [Column("num", key.dtype, (groups + lo).astype(key.dtype))]
+        cols = {}
+        for k, c in zip(names, vals):
+            valid = c.notna()
+            if how == "count" or how == "mean":
+                cnt = em.bincount(codes, weights=valid.astype(np.float64), minlength=width)
+                cnt = cnt[groups]
+            if how == "count":
+                cols[k] = Column("num", np.dtype(np.int64), cnt.astype(np.int64))
+                continue
+            x = em.where(valid, c.data.astype(np.float64), 0.0)
+            tot = em.bincount(codes, weights=x, minlength=width)[groups]
+            out = tot if how == "sum" else tot / cnt
+            cols[k] = Column("num", c.dtype, out.astype(c.dtype))
+        return cols, key_out
 
     def _simple(self, how, **kw):
         names, single = self._value_cols()
+        fast = self._dense(how, names) if not kw else None
+        if fast is not None:
+            cols, key_out = fast
+            return self._result(cols, names[0] if single else None, single, key_out)
         cols = {k: self._reduce(k, how, **kw) for k in names}
         return self._result(cols, names[0] if single else None, single)
 
-    def sum(self):
-        return self._simple("sum")
+    def _check_kw(self, how, numeric_only=False, min_count=0, skipna=True):
+        if skipna is not True:
+            raise NotImplementedError(f"GroupBy.{how}(skipna=False) is not supported")
+        if min_count not in (0, -1, None) and min_count != 1 or \
+                (min_count == 1 and how not in ("sum", "min", "max", "first", "last")):
+            raise NotImplementedError(f"GroupBy.{how}(min_count={min_count!r}): only 0 "
+                                      "(and 1 for sum/min/max/first/last) are supported")
+        if numeric_only:
+            names, single = self._value_cols()
+            keep = [k for k in names if _numeric_kind(self.df._cols[k])]
+            if single or keep == names:
+                return self
+            g = self[keep]
+            return g
+        return self
 
-    def mean(self):
-        return self._simple("mean")
+    def _simple_kw(self, how, numeric_only=False, min_count=0, skipna=True, **kw):
+        g = self._check_kw(how, numeric_only, min_count, skipna)
+        out = g._simple(how, **kw)
+        if min_count == 1 and how == "sum":
+            out = g._mask_empty(out)
+        return out
+
+    def _mask_empty(self, out):
+        """sum(min_count=1): a group with no valid value gives a null, not 0."""
+        names, single = self._value_cols()
+        cols = out._cols if not single else {names[0]: out._col}
+        masked = {}
+        for k, c in cols.items():
+            cnt = self._reduce(k, "count").data
+            valid = cnt > 0 if c.validity is None else (cnt > 0) & c.validity
+            masked[k] = c._replace(validity=valid)
+        return self._result(masked, names[0] if single else None, single)
+
+    def sum(self, numeric_only=False, min_count=0, **kw):
+        return self._simple_kw("sum", numeric_only, min_count, **kw)
+
+    def mean(self, numeric_only=False, **kw):
+        return self._simple_kw("mean", numeric_only, **kw)
 
     def count(self):
         return self._simple("count")
 
-    def min(self):
-        return self._simple("min")
+    def min(self, numeric_only=False, min_count=-1, **kw):
+        return self._simple_kw("min", numeric_only, min_count, **kw)
 
-    def max(self):
-        return self._simple("max")
+    def max(self, numeric_only=False, min_count=-1, **kw):
+        return self._simple_kw("max", numeric_only, min_count, **kw)
 
-    def std(self, ddof=1):
-        return self._simple("std", ddof=ddof)
+    def std(self, ddof=1, numeric_only=False, **kw):
+        return self._simple_kw("std", numeric_only, ddof=ddof, **kw)
 
-    def var(self, ddof=1):
-        return self._simple("var", ddof=ddof)
+    def var(self, ddof=1, numeric_only=False, **kw):
+        return self._simple_kw("var", numeric_only, ddof=ddof, **kw)
 
-    def first(self):
-        return self._simple("first")
+    def first(self, numeric_only=False, min_count=-1, skipna=True):
+        return self._simple_kw("first", numeric_only, min_count, skipna)
 
-    def last(self):
-        return self._simple("last")
+    def last(self, numeric_only=False, min_count=-1, skipna=True):
+        return self._simple_kw("last", numeric_only, min_count, skipna)
 
-    def nunique(self):
+    def nunique(self, dropna=True):
+        if not dropna:
+            raise NotImplementedError("GroupBy.nunique(dropna=False) is not supported")
         return self._simple("nunique")
 
     def size(self):
@@ -214,6 +346,115 @@ class GroupBy:
         if func == "size":
             return self._size()
         return self._reduce(col, func)
+
+
+def _numeric_kind(col):
+    return col.kind == "num"
+
+
+def _level_positions(index, level):
+    levels = level if isinstance(level, (list, tuple)) else [level]
+    pos = []
+    for lv in levels:
+        if isinstance(lv, int) and not (lv in index.names and lv not in range(index.nlevels)):
+            if not -index.nlevels <= lv < index.nlevels:
+                raise IndexError(f"Too many levels: Index has only {index.nlevels} level(s), "
+                                 f"not {lv + 1}")
+            pos.append(lv % index.nlevels)
+        elif lv in index.names:
+            pos.append(index.names.index(lv))
+        else:
+            raise KeyError(f"Level {lv} not found")
+    return pos, isinstance(level, (list, tuple))
+
+
+def _keyed_frame(cols, index, levels, extra):
+    """A frame of the chosen index levels (as columns named by private keys)
+    followed by ``cols``; the GroupBy over those keys renames the result's
+    index back to the levels' names."""
+    from ._frame import DataFrame
+    from ._index import RangeIndex
+    names = [f"__level_{i}__" for i in range(len(levels))]
+    data = dict(zip(names, [index.levels[p] for p in levels]))
+    for i, c in enumerate(extra):
+        data[f"__by_{i}__"] = c
+        names.append(f"__by_{i}__")
+    data.update(cols)
+    dev = index.device
+    return DataFrame._new(data, RangeIndex(0, len(index), 1, dev), dev), names
+
+
+class _LevelGroupBy(GroupBy):
+    """A GroupBy over private key columns whose result index carries the
+    grouping levels' own names."""
+
+    def __init__(self, df, by, out_names, series=None, **kw):
+        super().__init__(df, by, **kw)
+        self._out_names = out_names
+        self._series = series
+
+    def __getitem__(self, cols):
+        g = super().__getitem__(cols)
+        lg = _LevelGroupBy.__new__(_LevelGroupBy)
+        lg.__dict__.update(g.__dict__)
+        lg._out_names, lg._series = self._out_names, self._series
+        return lg
+
+    def _value_cols(self):
+        if self._series is not None and self.selection is None:
+            return [self._series], True
+        return super()._value_cols()
+
+    def _result(self, cols, series_name=None, as_series=False, key_out=None):
+        if series_name == "__value__":
+            series_name = None
+        out = super()._result(cols, series_name, as_series, key_out)
+        if self.as_index:
+            out.index.names = list(self._out_names)
+        else:
+            out = out.rename(columns=dict(zip(self.keys, self._out_names)))
+        return out
+
+    def size(self):
+        out = super().size()
+        if self.as_index:
+            out.index.names = list(self._out_names)
+        return out
+
+
+def by_level(df, by, level, **kw):
+    """df.groupby(level=...): group by index levels (``by`` must be None)."""
+    if by is not None:
+        raise NotImplementedError("groupby with both by= and level= is not supported")
+    pos, _ = _level_positions(df.index, level)
+    frame, names = _keyed_frame(df._cols, df.index, pos, [])
+    return _LevelGroupBy(frame, names, [df.index.names[p] for p in pos], **kw)
+
+
+def series_groupby(s, by, level, **kw):
+    """Series.groupby by index levels or by Series keys (paired by position)."""
+    from ._series import Series
+    extra, out_names, pos = [], [], []
+    if level is not None:
+        if by is not None:
+            raise NotImplementedError("groupby with both by= and level= is not supported")
+        pos, _ = _level_positions(s.index, level)
+        out_names = [s.index.names[p] for p in pos]
+    else:
+        keys = by if isinstance(by, list) else [by]
+        if by is None or not keys:
+            raise ValueError("No group keys passed!")
+        for k in keys:
+            if not isinstance(k, Series):
+                raise NotImplementedError("Series.groupby takes level= or Series keys")
+            if len(k) != len(s):
+                raise ValueError("Grouper and axis must be same length")
+            extra.append(k._col)
+            out_names.append(k.name)
+    value = "__value__" if s.name is None else s.name
+    frame, names = _keyed_frame({value: s._col}, s.index, pos, extra)
+    g = _LevelGroupBy(frame, names, out_names, series=value, **kw)
+    return g
 
 
 # ---------------------------------------------------------- the reductions

@@ -32,6 +32,46 @@ class Index:
     def take(self, idx):
         return Index([lv.take(idx) for lv in self.levels], self.names)
 
+    def _monotonic(self, increasing):
+        """Lexicographic order of the rows over all levels (nulls: not monotonic,
+        as pandas).  One comparison of neighbours per level, on the device."""
+        n = len(self)
+        if n < 2:
+            return True
+        if any(lv.has_nulls() or lv.kind == "string" for lv in self.levels):
+            return bool(getattr(self.to_pandas(), "is_monotonic_increasing" if increasing
+                                else "is_monotonic_decreasing"))
+        ok = None   # rows i where (row i, row i+1) is already decided as ordered
+        tie = None  # rows i where all levels so far are equal
+        for lv in self.levels:
+            a, b = lv.data[:-1], lv.data[1:]
+            lt, eq = (a < b, a == b) if increasing else (a > b, a == b)
+            ok = lt if ok is None else ok | (tie & lt)
+            tie = eq if tie is None else tie & eq
+        return bool(em.all(ok | tie))
+
+    @property
+    def dtype(self):
+        """The pandas dtype of a one-level index (object for several levels)."""
+        if self.nlevels != 1:
+            return np.dtype(object)
+        from ._series import Series
+        return Series._new(self.levels[0], None, None).to_pandas_dtype()
+
+    def astype(self, dtype):
+        from ._ops import astype_column
+        if self.nlevels != 1:
+            raise NotImplementedError("astype of a multi-level index")
+        return Index([astype_column(self.levels[0], dtype)], self.names)
+
+    @property
+    def is_monotonic_increasing(self):
+        return self._monotonic(True)
+
+    @property
+    def is_monotonic_decreasing(self):
+        return self._monotonic(False)
+
     def slice(self, start, stop):
         return Index([lv.slice(start, stop) for lv in self.levels], self.names)
 
@@ -96,6 +136,23 @@ class RangeIndex(Index):
 
     def __len__(self):
         return len(range(self.start, self.stop, self.step))
+
+    @property
+    def dtype(self):
+        return np.dtype(np.int64)
+
+    def astype(self, dtype):
+        if np.dtype(dtype) == np.int64:
+            return self
+        return Index(self.levels, self.names).astype(dtype)
+
+    @property
+    def is_monotonic_increasing(self):
+        return self.step > 0 or len(self) < 2
+
+    @property
+    def is_monotonic_decreasing(self):
+        return self.step < 0 or len(self) < 2
 
     @property
     def device(self):

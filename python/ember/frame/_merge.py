@@ -100,8 +100,16 @@ def _pairs(lc, r_order, rs, k, keep_unmatched_left, dev):
 
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
-          suffixes=("_x", "_y"), sort=False):
+          suffixes=("_x", "_y"), sort=False, left_index=False, right_index=False,
+          indicator=False, validate=None):
     from ._frame import DataFrame
+    if left_index or right_index:
+        raise NotImplementedError("merge(left_index=True / right_index=True) is not "
+                                  "supported; reset_index() and merge on the columns")
+    if indicator:
+        raise NotImplementedError("merge(indicator=True) is not supported")
+    if validate is not None:
+        raise NotImplementedError("merge(validate=...) is not supported")
     if how not in ("inner", "left", "right", "outer"):
         raise ValueError(f"how must be one of inner, left, right, outer; got {how!r}")
     if not isinstance(right, DataFrame):

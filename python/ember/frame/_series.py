@@ -233,9 +233,25 @@ class Series:
         col, index = take_rows([self._col], self.index, idx)
         return Series._new(col[0], index, self.name)
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=None, errors="raise"):
         from ._ops import astype_column
-        return self._with(astype_column(self._col, dtype))
+        if errors not in ("raise", "ignore"):
+            raise ValueError("Expected value of kwarg 'errors' to be one of ['raise', "
+                             f"'ignore']. Supplied value is '{errors}'")
+        try:
+            return self._with(astype_column(self._col, dtype))
+        except (TypeError, ValueError):
+            if errors == "ignore":
+                return self.copy()
+            raise
+
+    def groupby(self, by=None, level=None, as_index=True, sort=True, group_keys=True,
+                observed=True, dropna=True):
+        """Group the values by index levels (``level=``), a column-like key of
+        the same length (a Series, by position), or a list of those."""
+        from ._groupby import series_groupby
+        return series_groupby(self, by, level, as_index=as_index, sort=sort, dropna=dropna,
+                              observed=observed)
 
     # --------------------------------------------------------- selection
     def __getitem__(self, key):
@@ -247,6 +263,11 @@ class Series:
             return Series._new(col[0], index, self.name)
         pos, single = self.index.get_locs(key)
         return self.iloc[pos[0]] if single else self.iloc[pos]
+
+    def _take(self, sel):
+        from ._ops import take_rows
+        col, index = take_rows([self._col], self.index, sel)
+        return Series._new(col[0], index, self.name)
 
     @property
     def iloc(self):

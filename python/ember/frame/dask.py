@@ -84,6 +84,18 @@ def _group_split(df, c, k, ignore_index=False):
     return {i: sorted_df.iloc[int(bounds[i]):int(bounds[i + 1])] for i in range(k)}
 
 
+def _partd_encode(_):
+    """Dask's disk shuffle (partd) stores pickled Ember frames, joined by concat."""
+    import functools
+    import pickle
+    import partd
+    from ._frame import DataFrame, concat
+
+    def join(dfs):  # no pieces: an empty frame (Dask then uses the meta)
+        return concat(list(dfs)) if dfs else DataFrame()
+    return functools.partial(partd.Encode, pickle.dumps, pickle.loads, join)
+
+
 def _sizeof(df):
     total = 0
     cols = list(df._cols.values()) if hasattr(df, "_cols") else [df._col]
@@ -472,6 +484,7 @@ def _register_dispatch():
         sizeof.register(t)(_sizeof)
         normalize_token.register(t)(_tokenize)
     dp.group_split_dispatch.register(DataFrame)(_group_split)
+    dp.partd_encode_dispatch.register(DataFrame)(_partd_encode)
     dp.to_pyarrow_table_dispatch.register(DataFrame)(lambda obj, **kw: obj.to_arrow())
     dp.pyarrow_schema_dispatch.register(DataFrame)(
         lambda obj, preserve_index=None: obj.to_arrow().schema)
