@@ -250,7 +250,7 @@ def _freq(k, n):
 @pytest.mark.parametrize("n,p", [(10, 0.3), (17, 0.5), (100, 0.05), (1000, 0.7)])
 def test_binomial_device_algorithm_pmf(n, p):
     import math
-    k = em.random.default_rng(21)._binomial_dev(n, p, 200_000, "cpu").get()
+    k = em.random.default_rng(21).binomial(n, p, 200_000, device="cpu").get()
     assert k.dtype == np.int64 and k.min() >= 0 and k.max() <= n
     lo = max(0, int(n * p - 6 * math.sqrt(n * p * (1 - p)) - 1))
     j = np.arange(lo, min(n, lo + 60) + 1)
@@ -258,10 +258,10 @@ def test_binomial_device_algorithm_pmf(n, p):
                              + i * math.log(p) + (n - i) * math.log1p(-p)) for i in j])
     np.testing.assert_allclose(_freq(k, n + 1)[j], pmf, atol=0.004)
     g = em.random.default_rng(21)
-    assert (g._binomial_dev(5, 0.0, 100, "cpu").get() == 0).all()
-    assert (g._binomial_dev(5, 1.0, 100, "cpu").get() == 5).all()
-    assert (g._binomial_dev(0, 0.4, 100, "cpu").get() == 0).all()
-    arr = g._binomial_dev(em.asarray([3, 40]), em.asarray([0.5, 0.25]), (1000, 2), "cpu").get()
+    assert (g.binomial(5, 0.0, 100, device="cpu").get() == 0).all()
+    assert (g.binomial(5, 1.0, 100, device="cpu").get() == 5).all()
+    assert (g.binomial(0, 0.4, 100, device="cpu").get() == 0).all()
+    arr = g.binomial(em.asarray([3, 40]), em.asarray([0.5, 0.25]), (1000, 2), device="cpu").get()
     assert arr.shape == (1000, 2) and arr[:, 0].max() <= 3 and abs(arr[:, 1].mean() - 10) < 0.3
 
 
@@ -285,8 +285,8 @@ def test_logseries_device_algorithm_pmf(p):
 
 
 @pytest.mark.parametrize("call,msg", [
-    (lambda g: g._binomial_dev(-1, 0.5, 3, "cpu"), "n < 0"),
-    (lambda g: g._binomial_dev(5, 1.5, 3, "cpu"), "p < 0, p > 1 or p is NaN"),
+    (lambda g: g.binomial(-1, 0.5, 3, device="cpu"), "n < 0"),
+    (lambda g: g.binomial(5, 1.5, 3, device="cpu"), "p < 0, p > 1 or p is NaN"),
     (lambda g: g._zipf_dev(1.0, 3, "cpu"), "a <= 1 or a is NaN"),
     (lambda g: g._logseries_dev(1.0, 3, "cpu"), "p < 0, p >= 1 or p is NaN"),
 ])
