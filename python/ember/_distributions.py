@@ -10,7 +10,7 @@ are choice, permutation, permuted and shuffle (sorting random keys; choice
 without replacement and with p draws Efraimidis-Spirakis keys).  Gamma,
 poisson and binomial are one kernel each (codegen/rand_dist.h: every
 element runs its rejection loop on its own Philox sub-stream; Marsaglia-Tsang,
-NumPy's multiplication/PTRS, inversion plus Knuth's beta splitting), and
+NumPy's multiplication/PTRS, NumPy's inversion/BTPE), and
 beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
 noncentral forms are built on them as NumPy builds them.  zipf, logseries
 and vonmises reject in rounds of array operations on a device.  What is
@@ -541,8 +541,7 @@ class Distributions:
 
     def binomial(self, n, p, size=None, *, device=None):
         """Binomial variates (int64) in one kernel (codegen/rand_dist.h): NumPy's
-        inversion while n * min(p, 1 - p) <= 30, Knuth's beta splitting (two
-        gamma draws halve n) above."""
+        inversion while n * min(p, 1 - p) <= 30, its BTPE above."""
         nh, ph = _hv(n), _hv(p)
         _check(nh >= 0, "n < 0")
         _check((ph >= 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
