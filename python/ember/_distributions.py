@@ -291,7 +291,7 @@ class Distributions:
                 raise ValueError("Cannot take a larger sample than population when "
                                  "replace is False")
             if p is None:
-                keys = self.random((n,), device=device)
+                keys = self._keys((n,), device)
             else:
                 if _np.count_nonzero(ph) < k:
                     raise ValueError("Fewer non-zero entries in p than size")
@@ -310,18 +310,26 @@ class Distributions:
             return em.take(pop, idx, axis=axis)
         return em.take(pop, idx, axis=axis)
 
+    def _keys(self, shape, device):
+        """Random sort keys: 32-bit words, so a radix argsort makes 4 passes
+        where float64 keys made 8.  Equal keys (each pair with probability
+        2**-32) keep their index order in the stable sort: a bias of that
+        order per pair, the price of the halved sort."""
+        return self.bit_generator._fill("bits", tuple(shape), _np.uint32, device)
+
     def permutation(self, x, axis=0, *, device=None):
-        """A permuted range (x an int) or a shuffled copy of x along axis."""
+        """A permuted range (x an int) or a shuffled copy of x along axis
+        (an argsort of random 32-bit keys)."""
         if not _is_em(x) and _np.ndim(x) == 0:
             n = _operator.index(x)
-            return em.argsort(self.random((n,), device=device))
+            return em.argsort(self._keys((n,), device))
         arr = x if _is_em(x) else em.asarray(x, device=device)
         if arr.ndim == 0:
             raise _np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         axis = _operator.index(axis)
         if not -arr.ndim <= axis < arr.ndim:
             raise _np.exceptions.AxisError(axis, arr.ndim)
-        perm = em.argsort(self.random((arr.shape[axis],), device=arr.device))
+        perm = em.argsort(self._keys((arr.shape[axis],), arr.device))
         return em.take(arr, perm, axis=axis)
 
     def shuffle(self, x, axis=0):
@@ -338,14 +346,13 @@ class Distributions:
         arr = x if _is_em(x) else em.asarray(x)
         if axis is None:
             flat = em.ravel(arr)
-            r = em.reshape(em.take(flat, em.argsort(self.random(flat.shape,
-                                                                device=arr.device))),
+            r = em.reshape(em.take(flat, em.argsort(self._keys(flat.shape, arr.device))),
                            arr.shape)
         else:
             axis = _operator.index(axis)
             if not -arr.ndim <= axis < arr.ndim:
                 raise _np.exceptions.AxisError(axis, arr.ndim)
-            keys = self.random(arr.shape, device=arr.device)
+            keys = self._keys(arr.shape, arr.device)
             r = em.take_along_axis(arr, em.argsort(keys, axis=axis), axis=axis)
         return _store(r, out)
 

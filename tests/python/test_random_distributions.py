@@ -384,3 +384,22 @@ def test_rejection_kernels_edges(device):
         g.binomial(-1, 0.5)
     with pytest.raises(ValueError, match="lam value too large"):
         g.poisson(1e19)
+
+
+def test_permutations_uniform_with_32bit_keys(device):
+    """The 24 orders of 4 items from permuted (one row each) are equally likely
+    (chi-square at a fixed seed); a large permutation is one; the same seed
+    gives the same permutation."""
+    from scipy import stats
+    import itertools
+    rows = em.random.default_rng(41).permuted(
+        em.asarray(np.tile(np.arange(4), (48_000, 1))), axis=1).get()
+    code = {p: i for i, p in enumerate(itertools.permutations(range(4)))}
+    idx = np.array([code[tuple(r)] for r in rows.tolist()])
+    assert stats.chisquare(np.bincount(idx, minlength=24)).pvalue > 1e-4
+    n = 1 << 18
+    p = em.random.default_rng(42).permutation(n).get()
+    assert (np.sort(p) == np.arange(n)).all()
+    np.testing.assert_array_equal(em.random.default_rng(42).permutation(n).get(), p)
+    c = em.random.default_rng(43).choice(10, 10, replace=False).get()
+    assert sorted(c.tolist()) == list(range(10))
