@@ -13,7 +13,8 @@
  * generator's counter by the element count.
  *
  * Methods (NumPy's where it has one):
- *   normal   Box-Muller, the cosine half: sqrt(-2 log(1 - u1)) cos(2 pi u2)
+ *   normal   Box-Muller: r = sqrt(-2 log(1 - u1)), r cos(2 pi u2), then
+ *            r sin(2 pi u2) on the element's next normal
  *   gamma    Marsaglia-Tsang; k < 1 draws gamma(k + 1) * U^(1/k); k = 0 is 0
  *   poisson  the multiplication method below lam = 10, Hormann's PTRS at and
  *            above (NumPy's random_poisson_mult / _ptrs, its loggam series)
@@ -32,6 +33,8 @@
     typedef struct em_rs {                                                                    \
         U32 c0, c1, k0, k1, j, pos;                                                           \
         U32 w[4];                                                                             \
+        int has; /* whether spare holds the sine half of a Box-Muller pair */                 \
+        double spare;                                                                         \
     } em_rs;                                                                                  \
     FN void em_rs_init(em_rs *s, U64 key, U64 ctr) {                                          \
         s->c0 = (U32)ctr;                                                                     \
@@ -40,6 +43,8 @@
         s->k1 = (U32)(key >> 32);                                                             \
         s->j = 0;                                                                             \
         s->pos = 2;                                                                           \
+        s->has = 0;                                                                           \
+        s->spare = 0.0;                                                                       \
     }                                                                                         \
     /* The next float64 uniform in [0, 1) of the element's sub-stream. */                     \
     FN double em_rs_u(em_rs *s) {                                                             \
@@ -55,10 +60,19 @@
         s->pos++;                                                                             \
         return (double)(b >> 11) * (1.0 / 9007199254740992.0);                                \
     }                                                                                         \
+    /* Both halves of each pair are used (the sine one on the next call): one \
+     * uniform, a third of a log and a root per normal on average. */               \
     FN double em_rs_n(em_rs *s) {                                                             \
+        if (s->has) {                                                                         \
+            s->has = 0;                                                                       \
+            return s->spare;                                                                  \
+        }                                                                                     \
         const double u1 = em_rs_u(s);                                                         \
         const double u2 = em_rs_u(s);                                                         \
-        return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586477 * u2);                   \
+        const double r = sqrt(-2.0 * log(1.0 - u1)), t = 6.283185307179586477 * u2;           \
+        s->spare = r * sin(t);                                                                \
+        s->has = 1;                                                                           \
+        return r * cos(t);                                                                    \
     }                                                                                         \
     FN double em_rs_gamma(em_rs *s, double k) {                                               \
         if (!(k > 0.0)) return k == 0.0 ? 0.0 : k; /* 0, and NaN passed on */                 \
