@@ -423,7 +423,12 @@ typedef enum em_random_kind {
     EM_RAND_UNIFORM,
     EM_RAND_NORMAL,
     EM_RAND_BITS,
-    EM_RAND_INTEGERS
+    EM_RAND_INTEGERS,
+    /* em_random_dist's rejection samplers (codegen/rand_dist.h gives the
+     * stream and the methods): one Philox sub-stream per element. */
+    EM_RAND_GAMMA,   /* float64 out; p0 the shape */
+    EM_RAND_POISSON, /* int64 out; p0 lam */
+    EM_RAND_BINOMIAL /* int64 out; p0 n (an integer held as float64), p1 p */
 } em_random_kind;
 /* Fill a (float32/float64 for UNIFORM/NORMAL in [0,1) / N(0,1); uint32/uint64
  * for BITS) from the stream (key, counter).  The n-th element of a stream is
@@ -436,6 +441,13 @@ EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, 
  * dtype (EM_EVALUE otherwise). */
 EM_API em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, uint64_t key,
                                     uint64_t counter, uint64_t *next);
+/* Fill a with the variates of kind (GAMMA, POISSON, BINOMIAL) whose
+ * parameters are p0 and p1 (p1 NULL where the kind has one): float64,
+ * C-contiguous, on a's device, each of one element or a's element count
+ * (element i takes element i).  The parameters are not validated here (the
+ * callers check NumPy's domain).  *next = counter + a's element count. */
+EM_API em_status em_random_dist(em_array *a, em_random_kind kind, const em_array *p0,
+                                const em_array *p1, uint64_t key, uint64_t counter, uint64_t *next);
 
 /* ---- runtime ----------------------------------------------------------- */
 

@@ -89,6 +89,48 @@ static PyObject *f_random_fill(PyObject *self, PyObject *args, PyObject *kw) {
     return arr ? Py_BuildValue("(NK)", arr, (unsigned long long)next) : NULL;
 }
 
+/* random_dist(kind, shape, key, counter, p0, p1=None) -> (array, next):
+ * em_random_dist's gamma (float64), poisson or binomial (int64) variates on
+ * p0's device; p0, p1 float64 contiguous ember arrays of 1 or prod(shape)
+ * elements (the caller broadcasts). */
+static PyObject *f_random_dist(PyObject *self, PyObject *args) {
+    const char *kname;
+    PyObject *shp, *keyo, *ctro, *p0o, *p1o = Py_None;
+    if (!PyArg_ParseTuple(args, "sOOOO|O", &kname, &shp, &keyo, &ctro, &p0o, &p1o)) return NULL;
+    static const char *const names[] = {"gamma", "poisson", "binomial"};
+    int k = 0;
+    while (k < 3 && strcmp(kname, names[k])) k++;
+    if (k == 3) return PyErr_Format(PyExc_ValueError, "unknown random_dist kind '%s'", kname);
+    em_random_kind kind = (em_random_kind)(EM_RAND_GAMMA + k);
+    int nd;
+    int64_t shape[EM_MAXDIMS];
+    if (pyem__rand_shape(shp, &nd, shape) < 0) return NULL;
+    if (!EmArray_Check(p0o) || (p1o != Py_None && !EmArray_Check(p1o)))
+        return PyErr_Format(PyExc_TypeError, "random_dist parameters must be ember arrays");
+    if (pyem_force(p0o, "random parameter") < 0 ||
+        (p1o != Py_None && pyem_force(p1o, "random parameter") < 0))
+        return NULL;
+    em_array *p0 = EMARR(p0o), *p1 = p1o == Py_None ? NULL : EMARR(p1o);
+    unsigned long long key = PyLong_AsUnsignedLongLongMask(keyo);
+    unsigned long long ctr = PyLong_AsUnsignedLongLongMask(ctro);
+    if (PyErr_Occurred()) return NULL;
+    em_array a = {0};
+    uint64_t next = ctr;
+    em_status s = em_array_empty(&a, kind == EM_RAND_GAMMA ? EM_FLOAT64 : EM_INT64, nd, shape,
+                                 em_array_device(p0));
+    if (s == EM_OK) {
+        PyThreadState *ts = em_array_size(&a) > PYEM_NOGIL_ELEMS ? PyEval_SaveThread() : NULL;
+        s = em_array_size(&a) ? em_random_dist(&a, kind, p0, p1, key, ctr, &next) : EM_OK;
+        if (ts) PyEval_RestoreThread(ts);
+    }
+    if (s != EM_OK) {
+        em_array_release(&a);
+        return pyem_raise(s);
+    }
+    PyObject *arr = pyem_wrap(&a);
+    return arr ? Py_BuildValue("(NK)", arr, (unsigned long long)next) : NULL;
+}
+
 /* philox4x32_10(counter4, key2) -> 4 words: the raw block function. */
 static PyObject *f_philox(PyObject *self, PyObject *args) {
     unsigned int c[4], k[2];
@@ -117,6 +159,8 @@ static PyObject *f_philox(PyObject *self, PyObject *args) {
 PyMethodDef pyem_random_functions[] = {
     {"random_fill", (PyCFunction)(void (*)(void))f_random_fill, METH_VARARGS | METH_KEYWORDS,
      "random_fill(kind, shape, dtype, key, counter, device=None, low=0, range=0) -> (array, next)"},
+    {"random_dist", f_random_dist, METH_VARARGS,
+     "random_dist(kind, shape, key, counter, p0, p1=None) -> (array, next)"},
     {"philox4x32_10", f_philox, METH_VARARGS,
      "philox4x32_10((c0, c1, 0, 0), (k0, k1)) -> the four words of one Philox block"},
     {NULL, NULL, 0, NULL}};

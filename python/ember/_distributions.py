@@ -7,14 +7,15 @@ draw is elementwise Ember arithmetic on the device stream (exponential,
 gumbel, laplace, logistic, lognormal, rayleigh, weibull, pareto, power,
 standard_cauchy, triangular, wald, geometric, multivariate_normal), and so
 are choice, permutation, permuted and shuffle (sorting random keys; choice
-without replacement and with p draws Efraimidis-Spirakis keys) and the gamma
-family (gamma, standard_gamma, beta, chisquare, f, standard_t, dirichlet:
-Marsaglia-Tsang rejection, all elements at once, redrawing the rejected
-ones), poisson (NumPy's multiplication method below lam = 10, PTRS
-rejection above) and what NumPy builds from those (negative_binomial,
-noncentral_chisquare, noncentral_f), and vonmises (Best-Fisher rejection).  The distributions that need other rejection loops or
-long series (binomial, hypergeometric, zipf, logseries, ...) draw on the host from a NumPy
-Philox seeded from this stream (reproducible for a seed) and warn
+without replacement and with p draws Efraimidis-Spirakis keys).  Gamma,
+poisson and binomial are one kernel each (codegen/rand_dist.h: every
+element runs its rejection loop on its own Philox sub-stream; Marsaglia-Tsang,
+NumPy's multiplication/PTRS, NumPy's inversion/BTPE), and
+beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
+noncentral forms are built on them as NumPy builds them.  zipf, logseries
+and vonmises reject in rounds of array operations on a device.  What is
+left (hypergeometric, multinomial, ...) draws on the host from a NumPy
+Philox seeded from this stream (reproducible for a seed) and warns
 (``HostFallbackWarning``) for a device."""
 import operator as _operator
 
@@ -290,7 +291,7 @@ class Distributions:
                 raise ValueError("Cannot take a larger sample than population when "
                                  "replace is False")
             if p is None:
-                keys = self.random((n,), device=device)
+                keys = self._keys((n,), device)
             else:
                 if _np.count_nonzero(ph) < k:
                     raise ValueError("Fewer non-zero entries in p than size")
@@ -309,18 +310,26 @@ class Distributions:
             return em.take(pop, idx, axis=axis)
         return em.take(pop, idx, axis=axis)
 
+    def _keys(self, shape, device):
+        """Random sort keys: 32-bit words, so a radix argsort makes 4 passes
+        where float64 keys made 8.  Equal keys (each pair with probability
+        2**-32) keep their index order in the stable sort: a bias of that
+        order per pair, the price of the halved sort."""
+        return self.bit_generator._fill("bits", tuple(shape), _np.uint32, device)
+
     def permutation(self, x, axis=0, *, device=None):
-        """A permuted range (x an int) or a shuffled copy of x along axis."""
+        """A permuted range (x an int) or a shuffled copy of x along axis
+        (an argsort of random 32-bit keys)."""
         if not _is_em(x) and _np.ndim(x) == 0:
             n = _operator.index(x)
-            return em.argsort(self.random((n,), device=device))
+            return em.argsort(self._keys((n,), device))
         arr = x if _is_em(x) else em.asarray(x, device=device)
         if arr.ndim == 0:
             raise _np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         axis = _operator.index(axis)
         if not -arr.ndim <= axis < arr.ndim:
             raise _np.exceptions.AxisError(axis, arr.ndim)
-        perm = em.argsort(self.random((arr.shape[axis],), device=arr.device))
+        perm = em.argsort(self._keys((arr.shape[axis],), arr.device))
         return em.take(arr, perm, axis=axis)
 
     def shuffle(self, x, axis=0):
@@ -337,14 +346,13 @@ class Distributions:
         arr = x if _is_em(x) else em.asarray(x)
         if axis is None:
             flat = em.ravel(arr)
-            r = em.reshape(em.take(flat, em.argsort(self.random(flat.shape,
-                                                                device=arr.device))),
+            r = em.reshape(em.take(flat, em.argsort(self._keys(flat.shape, arr.device))),
                            arr.shape)
         else:
             axis = _operator.index(axis)
             if not -arr.ndim <= axis < arr.ndim:
                 raise _np.exceptions.AxisError(axis, arr.ndim)
-            keys = self.random(arr.shape, device=arr.device)
+            keys = self._keys(arr.shape, arr.device)
             r = em.take_along_axis(arr, em.argsort(keys, axis=axis), axis=axis)
         return _store(r, out)
 
@@ -358,36 +366,39 @@ class Distributions:
         return [type(self)(int(k)) for k in keys]
 
     # ---- the gamma family: Marsaglia-Tsang rejection on the device ----------------
+    def _dist(self, kind, shape, device, *params):
+        """One kernel draws every element (codegen/rand_dist.h): kind "gamma"
+        (float64), "poisson" or "binomial" (int64) with the parameters
+        broadcast to shape; each element runs its rejection loop on its own
+        Philox sub-stream, so there are no rounds, compaction or syncs."""
+        shape = tuple(shape)
+        if device is None:
+            em_params = [x for x in params if _is_em(x)]
+            device = em_params[0].device if em_params else _current_device()
+        dev = str(device)
+        n = int(_np.prod(shape, dtype=_np.int64))
+        ps = []
+        for x in params:
+            v = x.astype(_np.float64) if _is_em(x) else \
+                em.asarray(_np.asarray(x, dtype=_np.float64), device=dev)
+            if v.size == 1:
+                v = em.reshape(em.ascontiguousarray(v), (1,))
+            else:  # one value per element, in C order
+                v = em.ravel(em.ascontiguousarray(em.broadcast_to(v, shape)))
+            ps.append(v)
+        if n == 0:
+            return em.zeros(shape, dtype=_np.float64 if kind == "gamma" else _np.int64,
+                            device=dev)
+        bg = self.bit_generator
+        with bg._lock:
+            r, bg.counter = _ember.random_dist(kind, shape, bg.key, bg.counter, *ps)
+        return r
+
     def _gamma(self, k, shape, device):
         """Standard gamma variates of shape k (>= 0, broadcast to shape):
-        Marsaglia and Tsang's method, every element drawing in parallel and the
-        rejected ones (about 2 to 5 %) drawing again until none is left; shapes
-        below 1 use gamma(k + 1) * U ** (1 / k)."""
-        n = int(_np.prod(shape, dtype=_np.int64))
-        kk = em.ravel(em.broadcast_to(em.asarray(k, dtype=_np.float64, device=device)
-                                      if not _is_em(k) else k.astype(_np.float64), shape))
-        small = kk < 1.0
-        d = em.where(small, kk + 1.0, kk) - 1.0 / 3.0
-        c = 1.0 / em.sqrt(9.0 * d)
-        out = em.zeros((n,), dtype=_np.float64, device=device)
-        pending = em.arange(n, device=device)
-        while pending.shape[0]:
-            m = pending.shape[0]
-            dp, cp = em.take(d, pending), em.take(c, pending)
-            x = self.standard_normal((m,), device=device)
-            u = self.random((m,), device=device)
-            t = 1.0 + cp * x
-            v = t * t * t
-            ok = (v > 0) & (em.log(u) < 0.5 * x * x + dp - dp * v +
-                            dp * em.log(em.where(v > 0, v, 1.0)))
-            if bool(em.any(ok)):
-                em.put(out, pending[ok], (dp * v)[ok])
-            pending = pending[~ok]
-        if bool(em.any(small)):
-            u = self.random((n,), device=device)
-            with _np.errstate(divide="ignore"):
-                out = out * em.where(small, em.power(u, 1.0 / kk), 1.0)
-        return em.reshape(out, shape)
+        Marsaglia and Tsang's method inside one kernel; shapes below 1 draw
+        gamma(k + 1) * U ** (1 / k)."""
+        return self._dist("gamma", shape, device, k)
 
     def standard_gamma(self, shape, size=None, dtype=_np.float64, out=None, *, device=None):
         """Gamma(shape, 1) variates (on the device: see _gamma)."""
@@ -522,59 +533,12 @@ class Distributions:
 
     # ---- on the host (rejection sampling, series) --------------------------------
     def poisson(self, lam=1.0, size=None, *, device=None):
-        """Poisson variates (int64), NumPy's two algorithms on the device: the
-        multiplication method for lam < 10, Hormann's PTRS rejection above;
-        every element draws at once and the unfinished ones draw again."""
+        """Poisson variates (int64), NumPy's two algorithms in one kernel: the
+        multiplication method for lam < 10, Hormann's PTRS rejection above."""
         lh = _hv(lam)
         _check(lh >= 0, "lam < 0")
         _check(lh <= 9.223372006484771e18, "lam value too large")
-        shape = self._out_shape(size, lam)
-        n = int(_np.prod(shape, dtype=_np.int64))
-        L = em.ravel(em.broadcast_to(em.asarray(lam, dtype=_np.float64, device=device)
-                                     if not _is_em(lam) else lam.astype(_np.float64), shape))
-        out = em.zeros((n,), dtype=_np.int64, device=device)
-        pend = em.flatnonzero((L > 0) & (L < 10))
-        if pend.shape[0]:
-            enlam = em.exp(-em.take(L, pend))
-            prod = em.ones(pend.shape, device=device)
-            x = em.zeros(pend.shape, dtype=_np.int64, device=device)
-            while pend.shape[0]:
-                prod = prod * self.random(pend.shape, device=device)
-                more = prod > enlam
-                done = ~more
-                if bool(em.any(done)):
-                    em.put(out, pend[done], x[done])
-                x = (x + 1)[more]
-                pend, prod, enlam = pend[more], prod[more], enlam[more]
-        pend = em.flatnonzero(L >= 10)
-        while pend.shape[0]:
-            lam_p = em.take(L, pend)
-            k, ok = self._ptrs(lam_p, pend.shape, device)
-            if bool(em.any(ok)):
-                em.put(out, pend[ok], k[ok])
-            pend = pend[~ok]
-        return em.reshape(out, shape)
-
-    def _ptrs(self, lam, shape, device):
-        """One round of PTRS (Hormann 1993, as NumPy's random_poisson_ptrs):
-        (candidates, accepted)."""
-        slam = em.sqrt(lam)
-        loglam = em.log(lam)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2)
-        U = self.random(shape, device=device) - 0.5
-        V = self.random(shape, device=device)
-        us = 0.5 - em.abs(U)
-        kf = em.floor((2 * a / us + b) * U + lam + 0.43)
-        accept1 = (us >= 0.07) & (V <= vr)
-        reject = (kf < 0) | ((us < 0.013) & (V > us))
-        with _np.errstate(all="ignore"):
-            lhs = em.log(V) + em.log(invalpha) - em.log(a / (us * us) + b)
-            rhs = -lam + kf * loglam - _loggam(em.maximum(kf, 0.0) + 1.0)
-        ok = accept1 | (~reject & (lhs <= rhs))
-        return kf.astype(_np.int64), ok
+        return self._dist("poisson", self._out_shape(size, lam), device, lam)
 
     def _flat_param(self, x, shape, device, dtype=_np.float64):
         """A parameter broadcast to shape, flattened, as dtype on device."""
@@ -583,41 +547,13 @@ class Distributions:
         return em.ravel(em.broadcast_to(v, shape))
 
     def binomial(self, n, p, size=None, *, device=None):
-        if _dev(device).startswith("cpu"):  # NumPy's algorithm, no copy on the CPU
-            return self._host_draw("random.binomial", "binomial", n, p, size=size, device=device)
-        return self._binomial_dev(n, p, size, device)
-
-    def _binomial_dev(self, n, p, size, device):
-        """Binomial variates (int64) on the device, by Knuth's beta splitting: the
-        a-th of n uniforms is Beta(a, n + 1 - a); when it is >= p the count is
-        Binomial(a - 1, p / Y), else a + Binomial(n - a, (p - Y) / (1 - Y)).  Each
-        round halves every n above 16; then the last n Bernoulli trials at once."""
+        """Binomial variates (int64) in one kernel (codegen/rand_dist.h): NumPy's
+        inversion while n * min(p, 1 - p) <= 30, its BTPE above."""
         nh, ph = _hv(n), _hv(p)
         _check(nh >= 0, "n < 0")
         _check((ph >= 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
-        shape = self._out_shape(size, n, p)
-        m = int(_np.prod(shape, dtype=_np.int64))
-        nn = self._flat_param(n, shape, device, _np.int64)
-        pp = self._flat_param(p, shape, device)
-        acc = em.zeros((m,), dtype=_np.int64, device=_dev(device))
-        big = em.flatnonzero(nn > 16)
-        while big.shape[0]:
-            nb, pb = em.take(nn, big), em.take(pp, big)
-            a = 1 + nb // 2
-            b = nb + 1 - a
-            g1, g2 = self._gamma(a, a.shape, device), self._gamma(b, b.shape, device)
-            y = g1 / (g1 + g2)
-            lo = y >= pb
-            with _np.errstate(all="ignore"):
-                p_lo = pb / em.where(y > 0, y, 1.0)
-                p_hi = (pb - y) / em.where(y < 1, 1.0 - y, 1.0)
-            em.put(nn, big, em.where(lo, a - 1, b - 1))
-            em.put(pp, big, em.clip(em.where(lo, p_lo, p_hi), 0.0, 1.0))
-            em.put(acc, big, em.take(acc, big) + em.where(lo, 0, a))
-            big = big[em.take(nn, big) > 16]
-        for j in range(16):
-            acc = acc + ((self.random((m,), device=device) < pp) & (nn > j)).astype(_np.int64)
-        return em.reshape(acc, shape)
+        # n travels as float64 (exact below 2**53) and is truncated, as astype(int64)
+        return self._dist("binomial", self._out_shape(size, n, p), device, n, p)
 
     def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
         return self._host_draw("random.hypergeometric", "hypergeometric", ngood, nbad, nsample,
@@ -695,27 +631,6 @@ class Distributions:
         return self._host_draw("random.multivariate_hypergeometric",
                                "multivariate_hypergeometric", colors, nsample, size=size,
                                method=method, device=device)
-
-
-_LOGGAM_A = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
-             -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
-             6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
-             -1.39243221690590e+00)
-
-
-def _loggam(x):
-    """log(gamma(x)) for x >= 1, elementwise: Stirling's series at x + n >= 7
-    (the series NumPy's random_loggam uses), then down by log(x0 - j)."""
-    n = em.where(x <= 7, em.floor(7 - x), 0.0)
-    x0 = x + n
-    x2 = 1.0 / (x0 * x0)
-    gl0 = em.zeros(x.shape) + _LOGGAM_A[9]
-    for c in _LOGGAM_A[8::-1]:
-        gl0 = gl0 * x2 + c
-    gl = gl0 / x0 + 0.5 * _np.log(2 * _np.pi) + (x0 - 0.5) * em.log(x0) - x0
-    for j in range(1, 7):
-        gl = gl - em.where(n >= j, em.log(em.maximum(x0 - j, 1.0)), 0.0)
-    return em.where((x == 1) | (x == 2), 0.0, gl)
 
 
 def _half(x):

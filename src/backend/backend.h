@@ -18,11 +18,16 @@
 #include "graph/node.h"
 
 /* One random fill (see em_random_fill): for EM_RAND_INTEGERS also low and
- * range.  The array the backend gets is C-contiguous and writeable. */
+ * range; for em_random_dist's kinds the parameter arrays (float64,
+ * contiguous, on the device; p1 == p0 where the kind has one parameter) and
+ * their element strides s0, s1 (0: one value for all, else 1).  The array
+ * the backend gets is C-contiguous and writeable. */
 typedef struct em_random_req {
     em_random_kind kind;
     uint64_t key, counter;
     uint64_t low, range;
+    const em_array *p0, *p1;
+    uint64_t s0, s1;
 } em_random_req;
 
 /* A loaded kernel and the name messages give it (kept for the process). */

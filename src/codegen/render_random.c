@@ -20,11 +20,28 @@
  * else is exact.  The Philox function is codegen/philox.h's, pasted in. */
 #include "codegen/render_random.h"
 #include "codegen/philox.h"
+#include "codegen/rand_dist.h"
 #include "codegen/tmpl.h"
 
 #include <string.h>
 
 static const char em__philox_src[] = EM_PHILOX_SRC;
+static const char em__dist_src[] = EM_DIST_SRC;
+
+/* em_random_dist's kernel, after rand_dist.h's samplers: one thread per
+ * element (grid-stride), the rejection loop inside it, the parameters read
+ * at element i * stride (stride 0: one value for all). */
+static const char em__dist_kernel[] =
+    "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    for (${ull} i = ${bid} * (${ull})${bdim} + ${tid}; i < p.n;"
+    " i += (${ull})${bdim} * ${gdim}) {\n"
+    "        em_rs s;\n"
+    "        em_rs_init(&s, p.key, p.counter + i);\n"
+    "        const double a = ((const ${global}double *)p.p0)[i * p.s0];\n"
+    "        const double q = ((const ${global}double *)p.p1)[i * p.s1];\n"
+    "        ((${global}EM_T *)p.out)[i] = EM_DRAW;\n"
+    "    }\n"
+    "}\n";
 
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
@@ -107,10 +124,16 @@ static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, cons
         *per = 2, *value = "em_n53(w, j)";
     else if (kind == EM_RAND_INTEGERS && strchr("biu", em_dtype_get(dt)->kind))
         *per = 2, *value = "(EM_T)em_rint(w, j, p.low, p.range)";
+    else if (kind == EM_RAND_GAMMA && f64)
+        *per = 1, *value = "em_rs_gamma(&s, a)";
+    else if (kind == EM_RAND_POISSON && dt == EM_INT64)
+        *per = 1, *value = "em_rs_poisson(&s, a)";
+    else if (kind == EM_RAND_BINOMIAL && dt == EM_INT64)
+        *per = 1, *value = "em_rs_binomial(&s, (em_i64)a, q)";
     else
         return em_error(EM_ETYPE,
                         "random kind %d cannot fill %s: uniform/normal need float32 or float64, "
-                        "bits need uint32 or uint64",
+                        "bits need uint32 or uint64, gamma float64, poisson/binomial int64",
                         (int)kind, em_dtype_get(dt)->name);
     return EM_OK;
 }
@@ -120,6 +143,36 @@ em_status em_random_per_block(em_random_kind kind, em_dtype dt, int *per) {
     return em__rand_shape(kind, dt, per, &value);
 }
 
+/* The kernel of em_random_dist: value (em__rand_shape's) the draw. */
+static em_status em__render_dist(const em_dialect *d, const char *value, em_dtype dt,
+                                 em_sbuf *out) {
+    static const em_tfield f[] = {{'p', "out", 0, 0, NULL}, {'p', "p0", 0, 0, NULL},
+                                  {'p', "p1", 0, 0, NULL},  {'u', "n", 0, 0, NULL},
+                                  {'u', "key", 0, 0, NULL}, {'u', "counter", 0, 0, NULL},
+                                  {'u', "s0", 0, 0, NULL},  {'u', "s1", 0, 0, NULL}};
+    const int nf = (int)(sizeof f / sizeof *f);
+    em_sbuf t = {0}, params = {0}, pro = {0};
+    em_sbuf_printf(&t, "%s\n#define EM_T %s\n#define EM_DRAW (%s)\n", d->prelude,
+                   em_tmpl_stype(d, dt), value);
+    em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define em_mulhi32(a, b) %s(a, b)\n", d->device_fn,
+                   d->umulhi32);
+    em_sbuf_printf(&t, "#define em_u64 ${ull}\n#define em_i64 ${ll}\n%s\n%s\n", em__philox_src,
+                   em__dist_src);
+    if (d->args_struct)
+        em_sbuf_printf(&t, "struct em_args { char *out, *p0, *p1; unsigned long long n, key, "
+                           "counter, s0, s1; };\n");
+    else
+        em_tmpl_args_types(d, f, nf, &t);
+    em_sbuf_printf(&t, "%s", em__dist_kernel);
+    em_tmpl_params(d, f, nf, &params);
+    em_tmpl_prologue(d, f, nf, &pro);
+    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
+    bool oom = t.oom || params.oom || pro.oom;
+    if (!oom) em_tmpl_expand(d, t.s, vars, out);
+    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}
+
 em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *out) {
     int per = 0;
     const char *value = NULL;
@@ -127,6 +180,7 @@ em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt
     if (st != EM_OK) return st;
     if (!d->kernel || !d->bounds || !d->umulhi32 || !d->umulhi64 || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s", d->name);
+    if (kind >= EM_RAND_GAMMA) return em__render_dist(d, value, dt, out);
     static const em_tfield f[] = {{'p', "out", 0, 0, NULL}, {'u', "n", 0, 0, NULL},
                                   {'u', "key", 0, 0, NULL}, {'u', "counter", 0, 0, NULL},
                                   {'u', "low", 0, 0, NULL}, {'u', "range", 0, 0, NULL}};

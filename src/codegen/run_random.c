@@ -36,6 +36,16 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
+    if (kind >= EM_RAND_GAMMA) { /* em_random_dist: one thread per element */
+        struct {
+            char *out, *p0, *p1;
+            uint64_t n, key, counter, s0, s1;
+        } da = {a->data, req->p0->data, req->p1->data, n, req->key, req->counter, req->s0, req->s1};
+        uint64_t g = (n + 255) / 256, cap = (uint64_t)pr->multiprocessor_count * 32;
+        int slots[3] = {0, 1, 2};
+        return em_run_launch(be, id, f, (unsigned)(g < cap ? g : cap), 256, 0, &da, sizeof da,
+                             slots, 3);
+    }
     struct {
         char *out;
         uint64_t n, key, counter, low, range;

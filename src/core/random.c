@@ -6,6 +6,7 @@
 
 /* Elements one Philox block (128 bits) yields for this kind and dtype. */
 static int64_t em__per_block(em_random_kind kind, em_dtype dt) {
+    if (kind >= EM_RAND_GAMMA) return 1; /* a sub-stream (one counter) per element */
     return kind != EM_RAND_INTEGERS && EM_DTYPE_SIZE(dt) == 4 ? 4 : 2;
 }
 
@@ -23,6 +24,13 @@ static em_status em__check_kind(em_random_kind kind, em_dtype dt) {
     case EM_RAND_INTEGERS:
         if (em_dtype_kindbit(dt) & (EM_KB | EM_KI | EM_KU)) return EM_OK;
         return em_error(EM_ETYPE, "random integers need an integer or bool dtype, not %s", name);
+    case EM_RAND_GAMMA:
+        if (dt == EM_FLOAT64) return EM_OK;
+        return em_error(EM_ETYPE, "random gamma variates are float64, not %s", name);
+    case EM_RAND_POISSON:
+    case EM_RAND_BINOMIAL:
+        if (dt == EM_INT64) return EM_OK;
+        return em_error(EM_ETYPE, "random poisson/binomial variates are int64, not %s", name);
     default: return em_error(EM_EVALUE, "unknown random kind %d", (int)kind);
     }
 }
@@ -72,6 +80,37 @@ em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, uint64_
     if (kind == EM_RAND_INTEGERS)
         return em_error(EM_EVALUE, "integers need low and range: use em_random_integers");
     em_random_req req = {kind, key, counter, 0, 0};
+    return em__random_run(a, &req, next);
+}
+
+/* A parameter array: float64, C-contiguous, on a's device, one element or
+ * as many as a; *stride 0 for one (it serves every element), else 1. */
+static em_status em__check_param(const em_array *a, const em_array *p, uint64_t *stride) {
+    if (!p || !p->buf) return em_error(EM_EVALUE, "random parameter array missing");
+    if (p->dtype != EM_FLOAT64 || !em_array_is_c_contiguous(p))
+        return em_error(EM_ETYPE, "random parameters must be C-contiguous float64");
+    em_device da = em_array_device(a), dp = em_array_device(p);
+    if (da.kind != dp.kind || da.id != dp.id)
+        return em_error(EM_EVALUE, "random parameters must be on the output's device");
+    int64_t n = em_array_size(p);
+    if (n != 1 && n != em_array_size(a))
+        return em_error(EM_EVALUE, "random parameters must have 1 or %lld elements, not %lld",
+                        (long long)em_array_size(a), (long long)n);
+    *stride = n == 1 && em_array_size(a) != 1 ? 0 : 1;
+    return EM_OK;
+}
+
+em_status em_random_dist(em_array *a, em_random_kind kind, const em_array *p0, const em_array *p1,
+                         uint64_t key, uint64_t counter, uint64_t *next) {
+    if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
+    if (kind < EM_RAND_GAMMA || kind > EM_RAND_BINOMIAL)
+        return em_error(EM_EVALUE, "em_random_dist draws gamma, poisson or binomial variates");
+    if (kind == EM_RAND_BINOMIAL && !p1)
+        return em_error(EM_EVALUE, "binomial variates need n and p");
+    em_random_req req = {.kind = kind, .key = key, .counter = counter, .p0 = p0};
+    req.p1 = p1 ? p1 : p0;
+    EM_CHECK(em__check_param(a, req.p0, &req.s0));
+    EM_CHECK(em__check_param(a, req.p1, &req.s1));
     return em__random_run(a, &req, next);
 }
 

@@ -285,7 +285,7 @@ static void rc_index(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
 }
 
 static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
-    for (int kind = EM_RAND_UNIFORM; kind <= EM_RAND_INTEGERS; kind++)
+    for (int kind = EM_RAND_UNIFORM; kind <= EM_RAND_BINOMIAL; kind++)
         for (int dt = 0; dt < EM_NDTYPES; dt++) {
             int per;
             if (em_random_per_block(kind, dt, &per) != EM_OK) continue;

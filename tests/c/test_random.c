@@ -1,6 +1,8 @@
 /* Philox4x32-10 against the Random123 known-answer vectors, and the stream
  * layout of em_random_fill / em_random_integers (ember.h). */
 #include "codegen/philox.h"
+#include "codegen/rand_dist.h"
+#include "codegen/sbuf.h"
 #include "ctest.h"
 #include "ember/kernel.h"
 
@@ -173,6 +175,63 @@ static void test_bad_arguments(void) {
     em_array_release(&a);
 }
 
+/* em_random_dist on the CPU against the device text (EM_DIST_SRC, what the
+ * CUDA/OpenCL kernels compile) built by the system C compiler: the same
+ * variates element by element, so the stringified samplers are the host's.
+ * Also the counter bookkeeping, a one-element parameter serving all, and the
+ * errors.  Skips the compiled half without a compiler. */
+static void test_dist_matches_device_text(void) {
+    const int64_t n = 64;
+    em_array g = make(EM_FLOAT64, n), po = make(EM_INT64, n), bi = make(EM_INT64, n);
+    em_array k = make(EM_FLOAT64, n), lam = make(EM_FLOAT64, 1), bn = make(EM_FLOAT64, n);
+    em_array bp = make(EM_FLOAT64, 1);
+    double *kd = (double *)k.data, *nd = (double *)bn.data;
+    for (int64_t i = 0; i < n; i++) kd[i] = 0.05 * (double)i, nd[i] = (double)(i * i * 37);
+    *(double *)lam.data = 25.0, *(double *)bp.data = 0.3;
+    uint64_t next = 0;
+    CHECK(em_random_dist(&g, EM_RAND_GAMMA, &k, NULL, 9, 100, &next) == EM_OK && next == 164);
+    CHECK(em_random_dist(&po, EM_RAND_POISSON, &lam, NULL, 9, 100, &next) == EM_OK);
+    CHECK(em_random_dist(&bi, EM_RAND_BINOMIAL, &bn, &bp, 9, 100, &next) == EM_OK);
+    CHECK(em_random_dist(&g, EM_RAND_POISSON, &lam, NULL, 9, 0, &next) != EM_OK);  /* dtype */
+    CHECK(em_random_dist(&bi, EM_RAND_BINOMIAL, &bn, NULL, 9, 0, &next) != EM_OK); /* no p */
+    em_array three = make(EM_FLOAT64, 3);
+    CHECK(em_random_dist(&g, EM_RAND_GAMMA, &three, NULL, 9, 0, &next) != EM_OK); /* size */
+    CHECK(em_random_dist(&g, EM_RAND_UNIFORM, &k, NULL, 9, 0, &next) != EM_OK);
+    if (em_cc_available()) {
+        static const char head[] =
+            "#include <stdint.h>\n#include <math.h>\ntypedef uint32_t em_u32;\n"
+            "#define em_u64 uint64_t\n#define em_i64 int64_t\n#define EM_PHILOX_FN\n"
+            "#define em_mulhi32(a, b) ((em_u32)(((uint64_t)(a) * (b)) >> 32))\n";
+        static const char tail[] =
+            "void draw(int kind, uint64_t key, uint64_t ctr, double a, double q, void *out) {\n"
+            "    em_rs s;\n    em_rs_init(&s, key, ctr);\n"
+            "    if (kind == 0) *(double *)out = em_rs_gamma(&s, a);\n"
+            "    else if (kind == 1) *(int64_t *)out = em_rs_poisson(&s, a);\n"
+            "    else *(int64_t *)out = em_rs_binomial(&s, (int64_t)a, q);\n}\n";
+        em_sbuf src = {0};
+        em_sbuf_printf(&src, "%s%s\n%s\n%s", head, EM_PHILOX_SRC, EM_DIST_SRC, tail);
+        em_cc_lib *lib = NULL;
+        CHECK(!src.oom && em_cc_load(src.s, "dist_text", &lib) == EM_OK);
+        void (*f)(int, uint64_t, uint64_t, double, double, void *) =
+            lib ? (void (*)(int, uint64_t, uint64_t, double, double, void *))em_cc_sym(lib, "draw")
+                : NULL;
+        CHECK(f != NULL);
+        for (int64_t i = 0; f && i < n; i++) {
+            double x;
+            int64_t y, z;
+            f(0, 9, 100 + (uint64_t)i, kd[i], 0, &x);
+            f(1, 9, 100 + (uint64_t)i, 25.0, 0, &y);
+            f(2, 9, 100 + (uint64_t)i, nd[i], 0.3, &z);
+            CHECK(x == ((double *)g.data)[i]);
+            CHECK(y == ((int64_t *)po.data)[i]);
+            CHECK(z == ((int64_t *)bi.data)[i]);
+        }
+        em_sbuf_free(&src);
+    }
+    em_array *all[] = {&g, &po, &bi, &k, &lam, &bn, &bp, &three};
+    for (int i = 0; i < 8; i++) em_array_release(all[i]);
+}
+
 int main(void) {
     RUN(test_philox_known_answers);
     RUN(test_device_text_known_answers);
@@ -182,5 +241,6 @@ int main(void) {
     RUN(test_integers);
     RUN(test_fill_views);
     RUN(test_bad_arguments);
+    RUN(test_dist_matches_device_text);
     return ctest_summary();
 }

@@ -239,10 +239,10 @@ def test_vonmises_circular_moments(device, mu, kappa):
                                [np.cos(y).mean(), np.sin(y).mean()], atol=0.008)
 
 
-# The device algorithms of binomial / zipf / logseries (Knuth's beta splitting,
-# NumPy's rejection and Kemp methods): run here through the private methods on
-# the CPU (the public ones take NumPy's algorithm there), frequencies against
-# the exact probabilities.
+# binomial (one kernel, codegen/rand_dist.h) and the device algorithms of zipf /
+# logseries (NumPy's rejection and Kemp methods, run here through the private
+# methods on the CPU: the public ones take NumPy's algorithm there): frequencies
+# against the exact probabilities.
 def _freq(k, n):
     return np.bincount(np.minimum(k, n), minlength=n + 1)[:n] / k.size  # heavy tails clipped
 
@@ -250,7 +250,7 @@ def _freq(k, n):
 @pytest.mark.parametrize("n,p", [(10, 0.3), (17, 0.5), (100, 0.05), (1000, 0.7)])
 def test_binomial_device_algorithm_pmf(n, p):
     import math
-    k = em.random.default_rng(21)._binomial_dev(n, p, 200_000, "cpu").get()
+    k = em.random.default_rng(21).binomial(n, p, 200_000, device="cpu").get()
     assert k.dtype == np.int64 and k.min() >= 0 and k.max() <= n
     lo = max(0, int(n * p - 6 * math.sqrt(n * p * (1 - p)) - 1))
     j = np.arange(lo, min(n, lo + 60) + 1)
@@ -258,10 +258,10 @@ def test_binomial_device_algorithm_pmf(n, p):
                              + i * math.log(p) + (n - i) * math.log1p(-p)) for i in j])
     np.testing.assert_allclose(_freq(k, n + 1)[j], pmf, atol=0.004)
     g = em.random.default_rng(21)
-    assert (g._binomial_dev(5, 0.0, 100, "cpu").get() == 0).all()
-    assert (g._binomial_dev(5, 1.0, 100, "cpu").get() == 5).all()
-    assert (g._binomial_dev(0, 0.4, 100, "cpu").get() == 0).all()
-    arr = g._binomial_dev(em.asarray([3, 40]), em.asarray([0.5, 0.25]), (1000, 2), "cpu").get()
+    assert (g.binomial(5, 0.0, 100, device="cpu").get() == 0).all()
+    assert (g.binomial(5, 1.0, 100, device="cpu").get() == 5).all()
+    assert (g.binomial(0, 0.4, 100, device="cpu").get() == 0).all()
+    arr = g.binomial(em.asarray([3, 40]), em.asarray([0.5, 0.25]), (1000, 2), device="cpu").get()
     assert arr.shape == (1000, 2) and arr[:, 0].max() <= 3 and abs(arr[:, 1].mean() - 10) < 0.3
 
 
@@ -285,11 +285,121 @@ def test_logseries_device_algorithm_pmf(p):
 
 
 @pytest.mark.parametrize("call,msg", [
-    (lambda g: g._binomial_dev(-1, 0.5, 3, "cpu"), "n < 0"),
-    (lambda g: g._binomial_dev(5, 1.5, 3, "cpu"), "p < 0, p > 1 or p is NaN"),
+    (lambda g: g.binomial(-1, 0.5, 3, device="cpu"), "n < 0"),
+    (lambda g: g.binomial(5, 1.5, 3, device="cpu"), "p < 0, p > 1 or p is NaN"),
     (lambda g: g._zipf_dev(1.0, 3, "cpu"), "a <= 1 or a is NaN"),
     (lambda g: g._logseries_dev(1.0, 3, "cpu"), "p < 0, p >= 1 or p is NaN"),
 ])
 def test_device_algorithms_bad_parameters(call, msg):
     with pytest.raises(ValueError, match=msg):
         call(em.random.default_rng(0))
+
+
+# ---- gamma / poisson / binomial: one kernel each (codegen/rand_dist.h) ----------
+# Goodness of fit against scipy at a fixed seed: a wrong constant in a sampler
+# (a boost, a PTRS coefficient, a mirrored p, a splitting step) moves the
+# statistic far past these bounds, which a correct sampler meets with p > 1e-4.
+@pytest.mark.parametrize("k", [2.5, 0.3, 1e-2, 1.0, 50.0])
+def test_gamma_kolmogorov_smirnov(device, k):
+    from scipy import stats
+    x = em.random.default_rng(31).standard_gamma(k, size=100_000).get()
+    assert x.min() >= 0
+    assert stats.kstest(x, stats.gamma(k).cdf).pvalue > 1e-4
+
+
+def _chi2_pvalue(k, pmf_at, lo, hi):
+    """Chi-square test of integer samples k on [lo, hi] (the tails pooled)."""
+    from scipy import stats
+    j = np.arange(lo, hi + 1)
+    pmf = pmf_at(j)
+    obs = np.array([(k < lo).sum()] + [np.count_nonzero(k == i) for i in j] + [(k > hi).sum()])
+    exp = np.concatenate([[pmf_at(np.arange(0, lo)).sum() if lo else 0.0], pmf,
+                          [max(1.0 - pmf.sum() - (pmf_at(np.arange(0, lo)).sum() if lo else 0.0),
+                               0.0)]]) * k.size
+    keep = exp > 5  # the test's validity: pool nothing else, drop empty cells
+    return stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue
+
+
+@pytest.mark.parametrize("lam", [0.5, 4.0, 9.99, 10.0, 40.0, 1e5])
+def test_poisson_chi_square(device, lam):
+    from scipy import stats
+    k = em.random.default_rng(32).poisson(lam, size=100_000).get()
+    assert k.dtype == np.int64 and k.min() >= 0
+    sd = np.sqrt(lam)
+    lo, hi = max(0, int(lam - 5 * sd)), int(lam + 5 * sd) + 2
+    assert _chi2_pvalue(k, stats.poisson(lam).pmf, lo, hi) > 1e-4
+
+
+# n p <= 30: inversion; above it BTPE (every region of its hat); p > 1/2 mirrored
+@pytest.mark.parametrize("n,p", [(20, 0.3), (1000, 0.97), (1000, 0.3), (10 ** 6, 0.4),
+                                 (7, 0.5), (2 ** 40, 1e-9)])
+def test_binomial_chi_square(device, n, p):
+    from scipy import stats
+    k = em.random.default_rng(33).binomial(n, p, size=100_000).get()
+    assert k.dtype == np.int64 and k.min() >= 0 and k.max() <= n
+    sd = np.sqrt(n * p * (1 - p))
+    lo, hi = max(0, int(n * p - 5 * sd)), min(n, int(n * p + 5 * sd) + 2)
+    assert _chi2_pvalue(k, stats.binom(n, p).pmf, lo, hi) > 1e-4
+
+
+def test_rejection_kernels_reproducible_and_pinned(device):
+    """The same seed gives the same stream on every device (values pinned from
+    the CPU: the sub-stream layout of rand_dist.h; a device's log/exp may move
+    a gamma by ulps); consecutive draws differ; the counter advances by n."""
+    g = em.random.default_rng(0)
+    np.testing.assert_allclose(g.standard_gamma(2.5, size=3).get(),
+                               [2.804641851230486, 2.071899120960399, 1.3509678189858318],
+                               rtol=1e-12)
+    assert g.bit_generator.counter == 3
+    g = em.random.default_rng(0)
+    assert g.poisson([3.0, 30.0], size=(2, 2)).get().tolist() == [[4, 30], [4, 33]]
+    g = em.random.default_rng(0)
+    assert g.binomial([20, 100000], 0.3, size=(2, 2)).get().tolist() == [[7, 29793],
+                                                                          [6, 30215]]
+    g = em.random.default_rng(4)
+    a, b = g.gamma(3.0, size=1000).get(), g.gamma(3.0, size=1000).get()
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(em.random.default_rng(4).gamma(3.0, size=1000).get(), a)
+
+
+def test_rejection_kernels_edges(device):
+    g = em.random.default_rng(35)
+    assert g.standard_gamma(2.0, size=0).shape == (0,)
+    assert g.poisson(3.0, size=(0, 3)).shape == (0, 3)
+    assert (g.standard_gamma(0.0, size=100).get() == 0).all()
+    assert (g.poisson(0.0, size=100).get() == 0).all()
+    assert (g.binomial(0, 0.5, size=100).get() == 0).all()
+    assert (g.binomial(50, 1.0, size=100).get() == 50).all()
+    assert (g.binomial(50, 0.0, size=100).get() == 0).all()
+    x = g.standard_gamma(1e-3, size=10_000).get()  # most underflow to 0, none negative or NaN
+    assert np.isfinite(x).all() and x.min() >= 0
+    assert g.standard_gamma(2.0).shape == ()
+    # array parameters broadcast against size, read per element
+    lam = em.asarray([[1.0], [100.0]])
+    k = g.poisson(lam, size=(2, 20_000)).get()
+    assert abs(k[0].mean() - 1) < 0.05 and abs(k[1].mean() - 100) < 0.5
+    nb = g.binomial(em.asarray([10, 10 ** 5]), em.asarray([[0.2], [0.9]]), size=(2, 2)).get()
+    assert nb[:, 0].max() <= 10 and nb[1, 1] > 80_000
+    with pytest.raises(ValueError, match="n < 0"):
+        g.binomial(-1, 0.5)
+    with pytest.raises(ValueError, match="lam value too large"):
+        g.poisson(1e19)
+
+
+def test_permutations_uniform_with_32bit_keys(device):
+    """The 24 orders of 4 items from permuted (one row each) are equally likely
+    (chi-square at a fixed seed); a large permutation is one; the same seed
+    gives the same permutation."""
+    from scipy import stats
+    import itertools
+    rows = em.random.default_rng(41).permuted(
+        em.asarray(np.tile(np.arange(4), (48_000, 1))), axis=1).get()
+    code = {p: i for i, p in enumerate(itertools.permutations(range(4)))}
+    idx = np.array([code[tuple(r)] for r in rows.tolist()])
+    assert stats.chisquare(np.bincount(idx, minlength=24)).pvalue > 1e-4
+    n = 1 << 18
+    p = em.random.default_rng(42).permutation(n).get()
+    assert (np.sort(p) == np.arange(n)).all()
+    np.testing.assert_array_equal(em.random.default_rng(42).permutation(n).get(), p)
+    c = em.random.default_rng(43).choice(10, 10, replace=False).get()
+    assert sorted(c.tolist()) == list(range(10))

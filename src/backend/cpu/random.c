@@ -7,6 +7,7 @@
 #include "backend/cpu/cpu.h"
 #include "host/threadpool.h"
 #include "codegen/philox.h"
+#include "codegen/rand_dist.h"
 #include "core/core.h"
 
 #include <math.h>
@@ -255,8 +256,36 @@ static em__rand_conv em__pick(em_random_kind kind, int itemsize) {
     }
 }
 
+/* The rejection samplers: codegen/rand_dist.h's text, the one the devices
+ * compile, expanded here. */
+EM__DIST_TEXT(static inline, uint32_t, uint64_t, int64_t)
+
+/* Elements [b, e) of an em_random_dist draw. */
+static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
+    EM_UNUSED(worker);
+    const em_random_req *r = ((const em__rand_ctx *)ctx)->req;
+    char *out = ((const em__rand_ctx *)ctx)->data;
+    const double *p0 = (const double *)r->p0->data, *p1 = (const double *)r->p1->data;
+    for (int64_t i = b; i < e; i++) {
+        em_rs s;
+        em_rs_init(&s, r->key, r->counter + (uint64_t)i);
+        const double a = p0[(uint64_t)i * r->s0], q = p1[(uint64_t)i * r->s1];
+        if (r->kind == EM_RAND_GAMMA)
+            ((double *)out)[i] = em_rs_gamma(&s, a);
+        else if (r->kind == EM_RAND_POISSON)
+            ((int64_t *)out)[i] = em_rs_poisson(&s, a);
+        else
+            ((int64_t *)out)[i] = em_rs_binomial(&s, (int64_t)a, q);
+    }
+}
+
 /* a is C-contiguous and writeable, its dtype checked by the core. */
 em_status em_cpu_random(em_array *a, const em_random_req *req) {
+    if (req->kind >= EM_RAND_GAMMA) {
+        em__rand_ctx d = {.data = a->data, .n = em_array_size(a), .req = req};
+        em_parallel_for(d.n, 1024, em__dist_range, &d);
+        return EM_OK;
+    }
     em__rand_ctx c = {.data = a->data, .n = em_array_size(a), .req = req};
     c.itemsize = EM_DTYPE_SIZE(a->dtype);
     c.per_block = req->kind != EM_RAND_INTEGERS && c.itemsize == 4 ? 4 : 2;
