@@ -59,14 +59,9 @@ bool em_rplan_columns(const em_rplan *p) {
         int64_t esz = em_dtype_get(p->in)->size;
         return p->ost[p->no - 1] == esz && p->ist[p->ni - 1] != esz;
     }
-    bool any = false;
-    for (int k = 1; k < p->tree.nops; k++) {
-        if (p->tree.cls[k] == 'P') continue;
-        int64_t esz = em_dtype_get(p->tree.dtypes[k])->size, so = p->lost[k][p->no - 1];
-        if (so != 0 && so != esz) return false;
-        any |= so == esz && p->list[k][p->ni - 1] != esz;
-    }
-    return any;
+    /* Fused: by the logical layout, which is what the C-contiguous input of
+     * the unfused reduction has (the kernel addresses any strides). */
+    return p->lastrun >= 8;
 }
 
 /* Only where the wide loop can run: its registers count for the whole
@@ -192,6 +187,9 @@ em_status em_rplan_make(em_reduce_op op, const em_array *a, int naxes, const int
     em__split_shape(a, red, p);
     em__split_strides(a, red, a->strides, p->ost, p->ist);
     em__coalesce(p);
+    p->lastrun = 0;
+    for (int d = a->ndim - 1; d >= 0 && !red[d]; d--)
+        p->lastrun = (p->lastrun ? p->lastrun : 1) * a->shape[d];
     if (em_array_size(out) != (p->nout ? p->nout : 0) && em_array_size(a) != 0)
         return em_error(EM_ESHAPE, "reduction output has %lld elements, expected %lld",
                         (long long)em_array_size(out), (long long)p->nout);

@@ -53,6 +53,12 @@ typedef struct em_rplan {
      * into chunks, one block each, whose states pass 2 combines per output
      * (part is then split-major: part[s * nout + o]). */
     int col;
+    /* lastrun: the product of the array's trailing kept (logical) dims, 0
+     * when its last axis is reduced.  A fused reduction picks the column form
+     * by it, not by its leaves' strides: then it sums in the order that the
+     * unfused one, over a C-contiguous temporary, does (fused equals unfused
+     * bit for bit).  For a C-contiguous input the two rules agree. */
+    int64_t lastrun;
     /* A fused producer (em_rplan_fuse): the input values are root's,
      * computed per element from its leaves instead of loaded from data.
      * Leaf k's byte strides over the kept / reduced dims: lost, list. */
