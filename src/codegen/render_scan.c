@@ -3,6 +3,8 @@
  * em_load, em_op, em_store, em_src, em_dst), so the kernels are the same
  * text for every dtype and layout. */
 #include "codegen/render_scan.h"
+
+#include <string.h>
 #include "codegen/tmpl.h"
 
 #include <stdio.h>
@@ -177,6 +179,7 @@ static const char em__tile_kernels[] =
     "// i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then\n"
     "// a tree over the threads holding elements (a prefix of them: no identity).\n"
     "${kernel(EM_B)} " EM_SCAN_UP "(${params}) {\n${prologue}"
+    "#if EM_UP_TREE\n"
     "    ${shared} em_scan_acc tot[EM_B];\n"
     "    const int i = ${tid};\n"
     "    for (${ll} b = ${bid}; b < p.nlines * p.ntiles; b += ${gdim}) {\n"
@@ -204,6 +207,18 @@ static const char em__tile_kernels[] =
     "        ${sync};\n"
     "        if (i == 0) ((${global}em_scan_acc *)p.part)[b] = tot[0];\n"
     "    }\n"
+    "#else\n"
+    "    // Floating point: the owners' consecutive runs, then their totals scanned, as\n"
+    "    // phase 3 does.  A tree over strided folds groups elements far apart, whose\n"
+    "    // product (or sum) can overflow where every running value of the scan is in\n"
+    "    // range (inf * 0 = nan: the H200 found it in a cumprod of +-1, 2 and 0.5s).\n"
+    "    ${shared} em_scan_acc s[EM_P(EM_T)], tot[EM_B];\n"
+    "    for (${ll} b = ${bid}; b < p.nlines * p.ntiles; b += ${gdim}) {\n"
+    "        EM_TILE(b)\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero});\n"
+    "        if (${tid} == 0) ((${global}em_scan_acc *)p.part)[b] = r;\n"
+    "    }\n"
+    "#endif\n"
     "}\n"
     "// Phase 2: each line's ntiles totals scanned in place, EM_T at a time, one block per line.\n"
     "${kernel(EM_B)} " EM_SCAN_MID "(${params}) {\n${prologue}"
@@ -254,6 +269,10 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
                    c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum", em_dtype_get(c->in)->name,
                    em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
     em__scan_defs(d, c, &t);
+    /* Phase 1's tree only where the op is exact in any order (integers wrap). */
+    if (c->tiles)
+        em_sbuf_printf(&t, "#define EM_UP_TREE %d\n",
+                       strchr("iub", em_dtype_get(c->out)->kind) != NULL);
     em_sbuf_printf(&t, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);

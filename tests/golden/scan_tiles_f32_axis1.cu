@@ -30,6 +30,7 @@ EM_D const em_scan_in *em_src(const em_args &p, long long b, long long t) {
 EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) {
     return (em_scan_out *)(p.out + b + t * p.ost[EM_AX]);
 }
+#define EM_UP_TREE 0
 // s[0..m) (1 <= m <= EM_T, the same m in every thread) holds a tile, filled by
 // the block before the call.  On return s[j] = c (+) s[0] (+) ... (+) s[j] (c
 // only when has), and every thread gets s[m - 1].  Thread i owns s[iK, iK+K):
@@ -79,6 +80,7 @@ EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has,
 // i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then
 // a tree over the threads holding elements (a prefix of them: no identity).
 extern "C" __global__ void __launch_bounds__(EM_B) em_scan_up(const em_args p) {
+#if EM_UP_TREE
     __shared__ em_scan_acc tot[EM_B];
     const int i = threadIdx.x;
     for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {
@@ -106,6 +108,18 @@ extern "C" __global__ void __launch_bounds__(EM_B) em_scan_up(const em_args p) {
         __syncthreads();
         if (i == 0) ((em_scan_acc *)p.part)[b] = tot[0];
     }
+#else
+    // Floating point: the owners' consecutive runs, then their totals scanned, as
+    // phase 3 does.  A tree over strided folds groups elements far apart, whose
+    // product (or sum) can overflow where every running value of the scan is in
+    // range (inf * 0 = nan: the H200 found it in a cumprod of +-1, 2 and 0.5s).
+    __shared__ em_scan_acc s[EM_P(EM_T)], tot[EM_B];
+    for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {
+        EM_TILE(b)
+        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc());
+        if (threadIdx.x == 0) ((em_scan_acc *)p.part)[b] = r;
+    }
+#endif
 }
 // Phase 2: each line's ntiles totals scanned in place, EM_T at a time, one block per line.
 extern "C" __global__ void __launch_bounds__(EM_B) em_scan_mid(const em_args p) {
