@@ -51,9 +51,15 @@ def test_left_on_right_on_suffixes(device, rng, how):
 def test_merge_duplicates_and_float_keys(device):
     a = pd.DataFrame({"k": [1.0, np.nan, 2.0, 2.0, 3.0], "x": range(5)})
     b = pd.DataFrame({"k": [2.0, 2.0, np.nan, 5.0], "y": range(4)})
+    # pandas before 3.1 orders the NaN-key rows of some joins differently (3.0.6 on the GPU
+    # machine); Ember follows 3.1's order, so older pandas is compared row set to row set.
+    old = tuple(int(v) for v in pd.__version__.split(".")[:2]) < (3, 1)
     for how in HOWS:
-        tm.assert_frame_equal(E(a, device).merge(E(b, device), on="k", how=how).to_pandas(),
-                              a.merge(b, on="k", how=how))
+        got = E(a, device).merge(E(b, device), on="k", how=how).to_pandas()
+        exp = a.merge(b, on="k", how=how)
+        if old:
+            got, exp = (f.sort_values(list(f.columns)).reset_index(drop=True) for f in (got, exp))
+        tm.assert_frame_equal(got, exp)
 
 
 def test_merge_sort(device, rng):
@@ -86,9 +92,15 @@ def test_merge_large_keys(device, rng, span):
                                            rng.integers(-span, span, 300)]),
                       "y": rng.integers(0, 5, 600)})
     a.loc[a.index[::97], "x"] = np.nan
+    # pandas before 3.1 orders the NaN-key rows of some joins differently (3.0.6 on the GPU
+    # machine); Ember follows 3.1's order, so older pandas is compared row set to row set.
+    old = tuple(int(v) for v in pd.__version__.split(".")[:2]) < (3, 1)
     for how in HOWS:
-        tm.assert_frame_equal(E(a, device).merge(E(b, device), on="k", how=how).to_pandas(),
-                              a.merge(b, on="k", how=how))
+        got = E(a, device).merge(E(b, device), on="k", how=how).to_pandas()
+        exp = a.merge(b, on="k", how=how)
+        if old:
+            got, exp = (f.sort_values(list(f.columns)).reset_index(drop=True) for f in (got, exp))
+        tm.assert_frame_equal(got, exp)
     tm.assert_frame_equal(E(a, device).groupby("k").agg(["sum", "count"]).to_pandas(),
                           a.groupby("k").agg(["sum", "count"]))
     tm.assert_frame_equal(E(a, device).sort_values(["k", "x"]).to_pandas(),
