@@ -76,6 +76,9 @@ LEAVES = {
     # The one Philox round function, written once in the dialects' common
     # subset: the CPU backend runs it, the random renderer pastes its text.
     "src/codegen/philox.h": "the one Philox round function, for the CPU and every device",
+    # The rejection samplers (gamma, poisson, binomial), written once the same way: the CPU
+    # backend compiles them, the random renderer pastes their text into device kernels.
+    "src/codegen/rand_dist.h": "the one text of the rejection samplers, for the CPU and devices",
 }
 
 # Known violations, each to be removed by the change named.  Keys are

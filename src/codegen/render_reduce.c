@@ -54,14 +54,13 @@ static bool em__inner_contiguous(const em_rplan *p) {
 }
 
 bool em_rplan_columns(const em_rplan *p) {
-    if (p->m <= 1 || p->oshape[p->no - 1] < 8) return false;
-    if (!p->root) {
-        int64_t esz = em_dtype_get(p->in)->size;
-        return p->ost[p->no - 1] == esz && p->ist[p->ni - 1] != esz;
-    }
+    if (p->m <= 1) return false;
     /* Fused: by the logical layout, which is what the C-contiguous input of
-     * the unfused reduction has (the kernel addresses any strides). */
-    return p->lastrun >= 8;
+     * the unfused reduction has (the kernel addresses any strides; the
+     * leaves may keep dims apart that the temporary's merge). */
+    if (p->root) return p->lastrun >= 8;
+    int64_t esz = em_dtype_get(p->in)->size;
+    return p->oshape[p->no - 1] >= 8 && p->ost[p->no - 1] == esz && p->ist[p->ni - 1] != esz;
 }
 
 /* Only where the wide loop can run: its registers count for the whole
