@@ -12,6 +12,7 @@
 typedef signed char em_i8; typedef short em_i16; typedef int em_i32; typedef long long em_i64;
 typedef unsigned char em_u8; typedef unsigned short em_u16; typedef unsigned int em_u32;
 typedef unsigned long long em_u64; typedef bool em_b; typedef float em_f32; typedef double em_f64;
+typedef double em_fconv; /* the widest float converted to integers (jit_int_device.inc) */
 typedef struct { int oob; int *err; em_i64 dyn; } em_ctx;
 #define EM_DEV static __device__ __forceinline__
 #define EM_INF __longlong_as_double(0x7ff0000000000000LL)
@@ -25,58 +26,6 @@ EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
 }
 EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
     return c->oob ? (void *)em_scratch : (void *)((char *)p + off * size);
-}
-EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
-EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i64)(0 - (em_u64)a);
-    em_i64 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i64 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i32)(0 - (em_u32)a);
-    em_i32 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i32 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
-EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
-EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
-EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
-EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
-EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
-EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
-EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
-    em_u64 r = 1;
-    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
-    return r;
-}
-EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
-EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
-EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
-EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
-EM_DEV em_i64 em_f2i64(em_f64 x) {
-    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
-}
-EM_DEV em_u64 em_f2u64(em_f64 x) {
-    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
-    return (em_u64)em_f2i64(x);
 }
 EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
     if (b == 0) return fmod(a, b);

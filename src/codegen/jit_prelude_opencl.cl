@@ -80,58 +80,6 @@ EM_DEV em_i64 em_bcx(em_ctx *c, em_i64 off) { return c->oob ? 0 : off; }
 #define tgammaf tgamma
 #define lgammaf lgamma
 #define roundf round
-EM_DEV em_i64 em_wrap(em_i64 i, em_i64 n) { return i + ((i >> 63) & n); } /* i < 0: i + n */
-EM_DEV em_i64 em_floordiv_i64(em_i64 a, em_i64 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i64)(0 - (em_u64)a);
-    em_i64 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i64 em_mod_i64(em_i64 a, em_i64 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i64 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_i32 em_floordiv_i32(em_i32 a, em_i32 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (em_i32)(0 - (em_u32)a);
-    em_i32 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-EM_DEV em_i32 em_mod_i32(em_i32 a, em_i32 b) {
-    if (b == 0 || b == -1) return 0;
-    em_i32 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-EM_DEV em_u32 em_floordiv_u32(em_u32 a, em_u32 b) { return b ? a / b : 0; }
-EM_DEV em_u32 em_mod_u32(em_u32 a, em_u32 b) { return b ? a % b : 0; }
-EM_DEV em_i32 em_shl_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? 0 : (em_i32)((em_u32)a << b); }
-EM_DEV em_i32 em_shr_i32(em_i32 a, em_i32 b) { return (b < 0 || b >= 32) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u32 em_shl_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a << b; }
-EM_DEV em_u32 em_shr_u32(em_u32 a, em_u32 b) { return b >= 32 ? 0 : a >> b; }
-EM_DEV em_u64 em_floordiv_u64(em_u64 a, em_u64 b) { return b ? a / b : 0; }
-EM_DEV em_u64 em_mod_u64(em_u64 a, em_u64 b) { return b ? a % b : 0; }
-EM_DEV em_u64 em_pow_u64(em_u64 a, em_u64 b) {
-    em_u64 r = 1;
-    while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
-    return r;
-}
-EM_DEV em_i64 em_pow_i64(em_i64 a, em_i64 b) { return b < 0 ? 0 : (em_i64)em_pow_u64((em_u64)a, (em_u64)b); }
-EM_DEV em_i64 em_shl_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? 0 : (em_i64)((em_u64)a << b); }
-EM_DEV em_i64 em_shr_i64(em_i64 a, em_i64 b) { return (b < 0 || b >= 64) ? (a < 0 ? -1 : 0) : (a >> b); }
-EM_DEV em_u64 em_shl_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a << b; }
-EM_DEV em_u64 em_shr_u64(em_u64 a, em_u64 b) { return b >= 64 ? 0 : a >> b; }
-EM_DEV em_i64 em_f2i64(em_fconv x) {
-    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (em_i64)x : (em_i64)(-9223372036854775807LL - 1);
-}
-EM_DEV em_u64 em_f2u64(em_fconv x) {
-    if (x >= 0.0 && x < 18446744073709551616.0) return (em_u64)x;
-    return (em_u64)em_f2i64(x);
-}
 #ifdef cl_khr_fp64
 EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
     if (b == 0) return fmod(a, b);

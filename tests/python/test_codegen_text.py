@@ -13,19 +13,34 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def _source_text(name):
-    """A prelude file as the build embeds it: its leading // description dropped."""
-    with open(os.path.join(ROOT, "src", "codegen", name)) as f:
-        text = f.read()
-    return re.sub(r"\A(//[^\n]*\n)+\n?", "", text)
+    """A prelude as the build embeds it: each file's leading // description
+    dropped, several files ("a+b", CMakeLists.txt's EMBER_EMBEDDED) concatenated."""
+    parts = []
+    for one in name.split("+"):
+        with open(os.path.join(ROOT, "src", "codegen", one)) as f:
+            text = f.read()
+            # CMake's REGEX REPLACE anchors ^ again after each match: every
+            # leading comment block goes, with the blank line after each.
+            while True:
+                cut = re.sub(r"\A(//[^\n]*\n)+\n?", "", text)
+                if cut == text:
+                    break
+                text = cut
+            parts.append(text)
+    return "".join(parts)
 
 
 @pytest.mark.parametrize("dialect,name", [("c", "jit_prelude_c.inc"),
-                                          ("cuda", "jit_prelude_cuda.cuh")])
+                                          ("cuda", "jit_prelude_cuda.cuh+jit_int_device.inc"),
+                                          ("opencl", "jit_prelude_opencl.cl+jit_int_device.inc")])
 def test_jit_prelude_is_the_embedded_file(dialect, name):
     text = _ember.jit_prelude(dialect)
     assert text == _source_text(name)
-    first = "#include <stdint.h>" if dialect == "c" else "typedef signed char em_i8;"
+    first = {"c": "#include <stdint.h>", "cuda": "typedef signed char em_i8;",
+             "opencl": "#pragma OPENCL FP_CONTRACT OFF"}[dialect]
     assert text.startswith(first)
+    if dialect != "c":  # the shared integer semantics (jit_int_device.inc), once
+        assert text.count("EM_DEV em_i64 em_floordiv_i64(") == 1
 
 
 @pytest.mark.parametrize("dialect,name", [("c", "expr_prelude_c.inc"),
