@@ -252,6 +252,23 @@ em_status em_run_put(const em_backend *be, em_array *a, int m, int nidx, const e
     return s;
 }
 
+/* nonzero's first two passes over p->a (bool, C order, p->nb elements):
+ * the true values per tile into *counts (ntile + 1 slots of cbytes,
+ * allocated here, the caller frees), their prefix, and the total read back. */
+static em_status em__nz_count(const em_backend *be, int id, em__gplan *p, int64_t ntile,
+                              size_t cbytes, void **counts, int64_t *nnz) {
+    EM_CHECK(be->alloc(id, cbytes, counts));
+    const int64_t n = p->nb;
+    p->buf = *counts;
+    em_status s = em__glaunch(be, id, p, EM_G_COUNT, ntile);
+    if (s == EM_OK) {
+        p->nb = ntile;
+        s = em__glaunch(be, id, p, EM_G_PREFIX, 1);
+        p->nb = n;
+    }
+    return s == EM_OK ? be->to_host(id, nnz, (char *)*counts + ntile * 8, 8) : s;
+}
+
 em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out) {
     if (a->ndim < 1) return em_error(EM_EVALUE, "nonzero of a 0-d array: reshape it to 1-d first");
     int id = em_array_device(a).id;
@@ -265,15 +282,7 @@ em_status em_run_nonzero(const em_backend *be, const em_array *a, em_array *out)
                    .nb = n,
                    .inner = 1,
                    .total = n};
-    if (s == EM_OK && n) s = be->alloc(id, cbytes, &counts);
-    p.buf = counts;
-    if (s == EM_OK && n) s = em__glaunch(be, id, &p, EM_G_COUNT, ntile);
-    if (s == EM_OK && n) {
-        p.nb = ntile;
-        s = em__glaunch(be, id, &p, EM_G_PREFIX, 1);
-        p.nb = n;
-    }
-    if (s == EM_OK && n) s = be->to_host(id, &nnz, (char *)counts + ntile * 8, 8);
+    if (s == EM_OK && n) s = em__nz_count(be, id, &p, ntile, cbytes, &counts, &nnz);
     int64_t shape[2] = {nnz, a->ndim};
     if (s == EM_OK) s = em_array_empty(&res, EM_INT64, 2, shape, em_array_device(a));
     p.ix[0] = (const int64_t *)res.data;
@@ -304,15 +313,7 @@ em_status em_run_mask_select(const em_backend *be, const em_array *a, const em_a
                    .nb = n,
                    .inner = 1,
                    .total = n};
-    if (s == EM_OK && n) s = be->alloc(id, cbytes, &counts);
-    p.buf = counts;
-    if (s == EM_OK && n) s = em__glaunch(be, id, &p, EM_G_COUNT, ntile);
-    if (s == EM_OK && n) {
-        p.nb = ntile;
-        s = em__glaunch(be, id, &p, EM_G_PREFIX, 1);
-        p.nb = n;
-    }
-    if (s == EM_OK && n) s = be->to_host(id, &nnz, (char *)counts + ntile * 8, 8);
+    if (s == EM_OK && n) s = em__nz_count(be, id, &p, ntile, cbytes, &counts, &nnz);
     if (s == EM_OK) s = em_array_empty(&res, a->dtype, 1, &nnz, em_array_device(a));
     p.ix[0] = (const int64_t *)res.data, p.ix[1] = (const int64_t *)a->data;
     if (s == EM_OK && nnz) s = em__glaunch(be, id, &p, EM_G_SELECT, ntile);
