@@ -1,19 +1,25 @@
-"""The OpenCL backend beside the CUDA backend on the same card.
+"""The OpenCL backend beside the CUDA backend and PyOpenCL on the same card.
 
-    python bench/bench_opencl.py [--json FILE] [--quick] [--opencl opencl:N] [--any-device]
+    python bench/bench_opencl.py [--json FILE] [--quick] [--opencl opencl:N] [--pocl]
 
 Rows: `a + b` on 2^26 float32 (GB/s: 12 bytes an element), `sum` of 2^28
-float32 (GB/s: 4 bytes an element), a 4096^2 float32 matmul (GFLOP/s: 2 n^3),
-`cumsum` and `sort` of 2^24 float32 (ms).  Each number is the median of 7 warm
-calls (a warm-up first: compiles and the pools), each synchronised with
-`Device.synchronize()`.  --quick divides every size by 16 (a smoke run).
+float32 (GB/s: 4 bytes an element), seed 004's `sqrt(sum(x**2, axis=-1))` on
+(1000, 100, 1000) float32 (ms; one fused kernel in Ember), a 4096^2 float32
+matmul (GFLOP/s: 2 n^3), `cumsum` and `sort` of 2^24 float32 (ms).  Each
+number is the median of 7 warm calls (a warm-up first: compiles and the
+pools), each synchronised.  --quick divides every size by 16 (a smoke run).
+
+Columns: Ember on the OpenCL device, Ember on cuda:0, and PyOpenCL's
+`pyopencl.array` on the same OpenCL device (its own queue on Ember's context:
+`a + b`, `pyopencl.array.sum`, `pyopencl.array.cumsum`,
+`pyopencl.algorithm.RadixSort`; PyOpenCL has no axis reduction or matmul, so
+those cells are empty).  PyOpenCL's column is empty where it is not installed.
 
 It needs a CUDA device and an OpenCL GPU (the first one whose type is "gpu",
 or the one --opencl names; NVIDIA's OpenCL library registered with the ICD
 loader: docs/opencl.md); without them it says why and exits 0 with nothing
-written.  --any-device runs the OpenCL column on whatever OpenCL device there
-is (PoCL's CPU device) and the CUDA column only where there is CUDA: a check
-that the script itself works, not a benchmark to record.
+written.  --pocl measures the first OpenCL CPU device (PoCL) beside Ember's
+own CPU backend and PyOpenCL on that device instead (the issue's CPU rows).
 """
 import argparse
 import datetime
@@ -45,16 +51,16 @@ def median_s(fn, sync, repeat=7):
     return statistics.median(times)
 
 
-def opencl_gpu(name, any_device):
-    """The OpenCL device to measure, or None."""
+def opencl_device(name, kind):
+    """The OpenCL device to measure (the first of that type, or name), or None."""
     if not em.opencl.is_available():
         return None
     if name:
         return name
     for i in range(em.opencl.device_count()):
-        if em.opencl.device_info(f"opencl:{i}")["type"] == "gpu":
+        if em.opencl.device_info(f"opencl:{i}")["type"] == kind:
             return f"opencl:{i}"
-    return "opencl:0" if any_device else None
+    return None
 
 
 def rows(dev, quick):
@@ -76,6 +82,12 @@ def rows(dev, quick):
         t = median_s(lambda: em.sum(x), sync)
         out.append((f"sum 2^{n.bit_length() - 1} float32", 4 * n / t / 1e9, "GB/s"))
         del x
+        shape = (1000 // div, 100, 1000)
+        z = em.asarray(rng.random(shape, dtype=np.float32))
+        t = median_s(lambda: em.sqrt(em.sum(z**2, axis=-1)), sync)
+        out.append(("seed004 (1000,100,1000) float32" if not quick else "seed004 float32",
+                    1e3 * t, "ms"))
+        del z
         m = 4096 // (4 if quick else 1)
         p = em.asarray(rng.standard_normal((m, m), dtype=np.float32))
         q = em.asarray(rng.standard_normal((m, m), dtype=np.float32))
@@ -90,47 +102,109 @@ def rows(dev, quick):
     return out
 
 
+def pyopencl_rows(dev, quick, names):
+    """PyOpenCL's pyopencl.array on the same device, one value (or None) per row of names."""
+    try:
+        import pyopencl as cl
+        import pyopencl.array as cla
+    except ImportError as e:
+        print(f"  pyopencl: {e}", file=sys.stderr)
+        return [None] * len(names)
+    ctx = em.opencl.pyopencl_context(dev)
+    q = cl.CommandQueue(ctx)
+    div = 16 if quick else 1
+    rng = np.random.default_rng(0)
+    out = {}
+
+    def guard(key, f):
+        try:
+            out[key] = f()
+        except Exception as e:  # a facility PyOpenCL lacks or that fails: an empty cell
+            print(f"  pyopencl {key}: {type(e).__name__}: {str(e)[:160]}", file=sys.stderr)
+
+    def add():
+        n = (1 << 26) // div
+        a = cla.to_device(q, rng.standard_normal(n, dtype=np.float32))
+        b = cla.to_device(q, rng.standard_normal(n, dtype=np.float32))
+        return 12 * n / median_s(lambda: a + b, q.finish) / 1e9
+
+    def total():
+        n = (1 << 28) // div
+        x = cla.to_device(q, np.ones(n, np.float32))
+        return 4 * n / median_s(lambda: cla.sum(x), q.finish) / 1e9
+
+    def cumsum():
+        y = cla.to_device(q, rng.standard_normal((1 << 24) // div, dtype=np.float32))
+        return 1e3 * median_s(lambda: cla.cumsum(y), q.finish)
+
+    def sort():
+        from pyopencl.algorithm import RadixSort
+        n = (1 << 24) // div
+        # RadixSort sorts unsigned keys by bits: the float32 bit patterns made ordered,
+        # as every radix sort of floats does (the transform is not timed).
+        k = rng.standard_normal(n, dtype=np.float32).view(np.uint32)
+        k = np.where(k >> 31, ~k, k | np.uint32(1 << 31)).astype(np.uint32)
+        y = cla.to_device(q, k)
+        rs = RadixSort(ctx, "unsigned int *ary", key_expr="ary[i]", sort_arg_names=["ary"],
+                       key_dtype=np.uint32)
+        return 1e3 * median_s(lambda: rs(y, key_bits=32, queue=q), q.finish)
+
+    guard("add", add)
+    guard("sum", total)
+    guard("cumsum", cumsum)
+    guard("sort", sort)
+    return [next((v for k, v in out.items() if name.startswith(k)), None) for name in names]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the table here (bench/results/*.json format)")
     ap.add_argument("--quick", action="store_true", help="sizes / 16: a smoke run")
     ap.add_argument("--opencl", help="the OpenCL device (default: the first OpenCL GPU)")
-    ap.add_argument("--any-device", action="store_true",
-                    help="run on any OpenCL device, CUDA or not (checks the script only)")
+    ap.add_argument("--pocl", action="store_true",
+                    help="the first OpenCL CPU device beside Ember's CPU backend")
     args = ap.parse_args()
-    cuda = em.cuda.is_available()
-    ocl = opencl_gpu(args.opencl, args.any_device)
-    if ocl is None or (not cuda and not args.any_device):
-        why = "no OpenCL GPU" if ocl is None else "no CUDA device"
+    ocl = opencl_device(args.opencl, "cpu" if args.pocl else "gpu")
+    other = "cpu" if args.pocl else "cuda:0"
+    if ocl is None or (not args.pocl and not em.cuda.is_available()):
+        why = "no OpenCL device of that type" if ocl is None else "no CUDA device"
         print(f"bench_opencl: skipped ({why})")
         return 0
     info = em.opencl.device_info(ocl)
-    cols = {"opencl": rows(ocl, args.quick)}
-    if cuda:
-        cols["cuda"] = rows("cuda:0", args.quick)
-    names = [r[0] for r in cols["opencl"]]
+    mine = rows(ocl, args.quick)
+    theirs = rows(other, args.quick)
+    names = [r[0] for r in mine]
+    pycl = pyopencl_rows(ocl, args.quick, names)
+    oname = "cpu" if args.pocl else "cuda"
     table = []
-    print(f"{'row':28s} {'opencl':>10s} {'cuda':>10s}  unit   opencl/cuda (> 1: OpenCL ahead)")
+    print(f"# bench_opencl on {ocl} ({info['name']}, {info['platform']}) beside {other}")
+    print(f"{'row':34s} {'opencl':>10s} {oname:>10s} {'pyopencl':>10s}  unit     "
+          f"opencl/{oname}  opencl/pyopencl (speed ratios, > 1: Ember's OpenCL ahead)")
     for i, name in enumerate(names):
-        o = cols["opencl"][i][1]
-        c = cols["cuda"][i][1] if "cuda" in cols else None
-        unit = cols["opencl"][i][2]
-        ratio = None if c is None else (o / c if unit != "ms" else c / o)
-        table.append([name, round(o, 3), None if c is None else round(c, 3), unit,
-                      None if ratio is None else round(ratio, 3)])
-        print(f"{name:28s} {o:10.3f} {'' if c is None else f'{c:10.3f}':>10s}  {unit:6s} "
-              f"{'' if ratio is None else f'{ratio:.3f}'}")
+        o, c, p, unit = mine[i][1], theirs[i][1], pycl[i], mine[i][2]
+
+        def speed(x, y):
+            return None if x is None or y is None else (x / y if unit != "ms" else y / x)
+
+        r1, r2 = speed(o, c), speed(o, p)
+        table.append([name, round(o, 3), round(c, 3), None if p is None else round(p, 3), unit,
+                      None if r1 is None else round(r1, 3), None if r2 is None else round(r2, 3)])
+        cell = lambda v, f="10.3f": f"{v:{f}}" if v is not None else f"{'-':>10s}"  # noqa: E731
+        print(f"{name:34s} {cell(o)} {cell(c)} {cell(p)}  {unit:8s} {cell(r1, '10.2f')} "
+              f"{cell(r2, '10.2f')}")
     if args.json:
         try:
             commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                     text=True, cwd=os.path.dirname(__file__)).stdout.strip()
         except OSError:
             commit = None
-        doc = {"title": "The OpenCL backend beside the CUDA backend on one card",
-               "command": "python bench/bench_opencl.py" + (" --quick" if args.quick else ""),
-               "unit": "GB/s, GFLOP/s or ms, per row",
-               "columns": ["row", "opencl", "cuda", "unit", "ratio"],
-               "ratio": "OpenCL's speed over CUDA's (> 1: OpenCL faster)",
+        doc = {"title": f"The OpenCL backend beside Ember's {oname} backend and PyOpenCL",
+               "command": "python bench/bench_opencl.py" + (" --quick" if args.quick else "")
+               + (" --pocl" if args.pocl else ""),
+               "unit": "per row",
+               "columns": ["row", "opencl", oname, "pyopencl", "unit", f"opencl/{oname}",
+                           "opencl/pyopencl"],
+               "ratio": "speed ratios (> 1: Ember's OpenCL faster)",
                "device": f"{ocl}: {info['name']} ({info['platform']}, driver "
                          f"{info['driver_version']})",
                "versions": f"ember {em.__version__}, NumPy {np.__version__}",
