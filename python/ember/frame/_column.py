@@ -336,8 +336,8 @@ def _strings_to_numpy(col, miss, na_value):
 
 def _take_strings(offsets, data, idx):
     """Gather strings on the device: new lengths by a gather, new offsets by a
-    scan, then each output byte finds its row by a binary search on the new
-    offsets and reads its source byte (two gathers). Runs on any backend."""
+    scan, then each output byte finds its row (row ends counted per byte, then
+    a scan: _dense.owners) and reads its source byte. Runs on any backend."""
     dev = offsets.device
     m = int(idx.shape[0])
     lens = offsets[1:] - offsets[:-1]
@@ -347,9 +347,10 @@ def _take_strings(offsets, data, idx):
     total = int(new_offsets[m]) if m else 0
     if total == 0:
         return new_offsets, em.zeros(0, dtype=np.uint8, device=dev)
+    from ._dense import owners  # each output byte's row: count row ends, then a scan
+    row = owners(new_offsets[1:], total)
     j = em.arange(total, dtype=np.int64, device=dev)
-    row = em.searchsorted(new_offsets, j, side="right") - 1
-    src = offsets[idx][row] + (j - new_offsets[row])
+    src = (offsets[:-1][idx] - new_offsets[:-1])[row] + j
     return new_offsets, data[src]
 
 
