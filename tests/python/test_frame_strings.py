@@ -248,3 +248,23 @@ def test_hypothesis_codes_and_predicates(vals, pat):
                                       getattr(s.str, name)(pat).to_numpy(dtype=bool))
     np.testing.assert_array_equal(m.contains(pat, regex=False).to_numpy(),
                                   s.str.contains(pat, regex=False).to_numpy(dtype=bool))
+
+
+@pytest.mark.parametrize("host", [True, False])
+def test_take_strings_both_paths(device, rng, monkeypatch, host):
+    """The string gather: Arrow's take on the CPU and the portable byte-wise
+    gather (rows found by counting row ends, _dense.owners) give the same rows,
+    with empty strings (several row ends on one byte), repeats and nulls."""
+    from ember.frame import _column
+    if not host:
+        monkeypatch.setattr(_column, "_take_strings_host", lambda *a: None)
+    words = np.array(["", "a", "", "bcd", "é€", "", "xyz0"], dtype=object)
+    vals = words[rng.integers(0, len(words), 300)]
+    vals[::13] = None
+    s = pd.Series(vals, dtype="str")
+    idx = np.concatenate([rng.integers(0, 300, 500), [0, 299, 299]])
+    got = em.Series(s, device=device).iloc[em.asarray(idx, device=device)].to_pandas()
+    pd.testing.assert_series_equal(got.reset_index(drop=True),
+                                   s.iloc[idx].reset_index(drop=True))
+    empty = em.Series(pd.Series(["", ""], dtype="str"), device=device)
+    assert empty.iloc[em.asarray([1, 0, 1], device=device)].to_pandas().tolist() == ["", "", ""]

@@ -17,6 +17,7 @@ their ranks on the host until frameio's device string sort keys land.
 import numpy as np
 
 import ember as em
+from ember import _scatter
 
 from ._column import Column
 from ._index import Index, RangeIndex
@@ -543,8 +544,25 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
             var = em.sqrt(var)
         return Column("num", odt, var.astype(odt))
     if how in ("first", "last"):
-        # rows of a segment are in original order (the sort is stable); put the
-        # valid ones first with one more stable sort by (segment, null flag)
+        # rows of a segment are in original order (the sort is stable): the
+        # first (last) valid row is the least (greatest) valid position
+        n = len(sc)  # (x is the bytes of a string column)
+        pos = em.arange(n, dtype=np.int64, device=dev)
+        fill = n if how == "first" else -1
+        pos = em.where(valid, pos, fill) if nulls else pos
+        at = _seg_extreme(pos, seg, "min" if how == "first" else "max")
+        return _pick_at(sc, em.where(cnt > 0, at, seg.starts), cnt)
+    if how in ("min", "max") and sc.kind == "num" and x.dtype.kind in "iuf":
+        # a segmented min/max of the values (nulls as the identity); no sort
+        if x.dtype.kind == "f":
+            ident = np.inf if how == "min" else -np.inf
+        else:
+            info = np.iinfo(x.dtype)
+            ident = info.max if how == "min" else info.min
+        xv = em.where(valid, x, em.full(1, ident, dtype=x.dtype, device=dev)) if nulls else x
+        out = Column("num", x.dtype, _seg_extreme(xv, seg, how))
+        return _mark_empty(out, cnt)
+    if how in ("first", "last"):
         inner = em.lexsort([sc.isna().astype(np.int8), seg.gid]).astype(np.int64)
         pick = seg.starts if how == "first" else seg.starts + em.where(cnt > 0, cnt - 1, 0)
         return _pick(sc, inner, pick, cnt)
@@ -563,8 +581,33 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
     return _pick(sc, inner, pick, cnt)
 
 
+def _seg_extreme(x, seg, how):
+    """Per-segment min or max of x (rows in segment order): a scatter with
+    atomics on a device (in a 32/64-bit type the template takes), NumPy's
+    reduceat on the CPU's shared buffer."""
+    op = em.minimum if how == "min" else em.maximum
+    if not _scatter.on_device(x):
+        return op.reduceat(x, seg.starts)
+    wide = x.dtype if x.dtype in _scatter.KINDS else \
+        np.dtype(np.float64 if x.dtype.kind == "f" else np.int64)
+    info = np.finfo(wide) if wide.kind == "f" else np.iinfo(wide)
+    init = (np.inf if how == "min" else -np.inf) if wide.kind == "f" else \
+        (info.max if how == "min" else info.min)
+    out = em.full(seg.n, init, dtype=wide, device=x.device)
+    _scatter.scatter(out, seg.gid, x.astype(wide), "minimum" if how == "min" else "maximum")
+    return out.astype(x.dtype)
+
+
+def _pick_at(sc, at, cnt):
+    return _mark_empty(sc.take(at), cnt)
+
+
 def _pick(sc, inner, pick, cnt):
-    out = sc.take(inner[pick])
+    return _mark_empty(sc.take(inner[pick]), cnt)
+
+
+def _mark_empty(out, cnt):
+    """Groups without a valid value give a null (NaN for floats)."""
     empty = cnt == 0
     if bool(em.any(empty)):
         val = ~empty if out.validity is None else (out.validity & ~empty)
