@@ -170,3 +170,26 @@ def test_merge_dense_falls_back(device, rng, monkeypatch):
     tm.assert_frame_equal(E(an, device).merge(E(bn, device), on="k").to_pandas(),
                           an.merge(bn, on="k"))
     assert not any(seen)
+
+
+def test_cpu_frames_under_another_default_device(rng):
+    """A CPU frame's sort, group-by, string gather and dense join stay on the
+    CPU when the current device is another one (the CPU fast paths build their
+    arrays on the frame's device, not the default one)."""
+    others = [d for d in ("cuda:0", "opencl:0")
+              if getattr(em, d.split(":")[0]).is_available()]
+    if not others:
+        pytest.skip("no device besides the CPU")
+    n = 5000
+    a = pd.DataFrame({"k": rng.integers(0, 50, n), "j": rng.integers(0, 3, n),
+                      "x": rng.normal(size=n),
+                      "s": pd.Series(rng.choice(["ab", "", "c"], n), dtype="str")})
+    b = pd.DataFrame({"k": np.arange(50), "y": rng.normal(size=50)})
+    with em.Device(others[0]):
+        e, eb = E(a, "cpu"), E(b, "cpu")
+        tm.assert_frame_equal(e[e["x"] > 0].to_pandas(), a[a["x"] > 0])
+        tm.assert_frame_equal(e.sort_values(["j", "x"]).to_pandas(),
+                              a.sort_values(["j", "x"], kind="stable"))
+        tm.assert_frame_equal(e.groupby(["j", "k"]).agg({"x": ["min", "first"]}).to_pandas(),
+                              a.groupby(["j", "k"]).agg({"x": ["min", "first"]}))
+        tm.assert_frame_equal(e.merge(eb, on="k").to_pandas(), a.merge(b, on="k"))

@@ -379,7 +379,8 @@ def _take_strings_host(offsets, data, idx):
     b = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else \
         np.zeros(0, np.uint8)
     b = b[o[0]:o[-1]] if m else b[:0]
-    return em.asarray(o - o[0]), em.asarray(b)
+    dev = offsets.device  # explicit: the default device may be another one
+    return em.asarray(o - o[0], device=dev), em.asarray(b, device=dev)
 
 
 def concat_columns(cols):

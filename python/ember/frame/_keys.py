@@ -137,7 +137,7 @@ def _cpu_lsd(keys):
         for d in digits:
             p = np.argsort(d if perm is None else d[perm], kind="stable")
             perm = p if perm is None else perm[p]
-    return em.asarray(perm.astype(np.int64, copy=False))
+    return em.asarray(perm.astype(np.int64, copy=False), device=keys[0].device)
 
 
 def _stable_order(keys):
