@@ -128,6 +128,28 @@ def _dates_off(schema, convert_kw, parse_dates):
     return schema.names
 
 
+def _dates_as_text(table, src, read, parse, convert_kw, parse_dates, nrows):
+    """Columns pyarrow parsed as dates that pandas would not (not in
+    parse_dates, no dtype given) read again as text (rare: only then is the
+    file read twice, and only those columns)."""
+    pa = pyarrow()
+    import pyarrow.csv as pcsv
+    given = convert_kw.get("column_types") or {}
+    redo = [f.name for f in table.schema
+            if (pa.types.is_timestamp(f.type) or pa.types.is_date(f.type))
+            and f.name not in parse_dates and f.name not in given]
+    if not redo:
+        return table
+    kw = dict(convert_kw, include_columns=redo,
+              column_types={c: pa.large_string() for c in redo})
+    if isinstance(src, pa.BufferReader):
+        src.seek(0)
+    text = _read_table(src, read, parse, pcsv.ConvertOptions(**kw), nrows)
+    for c in redo:
+        table = table.set_column(table.schema.get_field_index(c), c, text.column(c))
+    return table
+
+
 def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=None,
              usecols=None, dtype=None, nrows=None, na_values=None, keep_default_na=True,
              parse_dates=None, skiprows=None, device=None):
@@ -153,8 +175,10 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
     nulls = (NA_VALUES if keep_default_na else []) + [str(v) for v in (
         [na_values] if isinstance(na_values, str) else (na_values or []))]
     convert_kw = dict(null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True)
-    # one look at the first block: the column names, and the types pyarrow infers
-    schema = _peek(src, read, parse, convert_kw) if peekable else None
+    # a look at the first block (the column names, the types pyarrow infers) only
+    # where the names are needed before the read: it costs ~10% of a read
+    by_position = usecols is not None or (dtype is not None and not isinstance(dtype, dict))
+    schema = _peek(src, read, parse, convert_kw) if peekable and by_position else None
     file_names = list(schema.names) if schema is not None else None
 
     def name(c):  # pandas' column key -> the reader's column name
@@ -185,7 +209,7 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
             raise TypeError("usecols as a callable is not supported; pass the column names")
         convert_kw["include_columns"] = [name(c) for c in usecols]
     file_order = None
-    if peekable:
+    if schema is not None:
         file_order = _dates_off(schema, convert_kw, parse_dates)
     try:
         table = _read_table(src, read, parse, pcsv.ConvertOptions(**convert_kw), nrows)
@@ -197,6 +221,8 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
         raise ValueError(str(exc)) from None
     except pa.ArrowKeyError as exc:  # a usecols name not in the file
         raise ValueError(f"Usecols do not match columns: {exc}") from None
+    if peekable and schema is None:
+        table = _dates_as_text(table, src, read, parse, convert_kw, parse_dates, nrows)
     if usecols is not None and file_order:  # pandas keeps the file's order
         table = table.select([c for c in file_order if c in table.column_names])
     df = from_arrow(table, device)
