@@ -36,6 +36,26 @@ def test_construct_dict(device):
     assert df.dtypes["a"] == np.float64 and df.dtypes["c"] == np.int16
 
 
+@pytest.mark.parametrize("n", SIZES)
+def test_dtypes_series(device, rng, n):
+    """dtypes is pandas' Series of dtypes (index: the column names, object
+    dtype), for every kind of column the frame data holds."""
+    pdf = make_pdf(rng, n)
+    got = E(pdf, device).dtypes
+    assert isinstance(got, pd.Series)
+    tm.assert_series_equal(got, pdf.dtypes)
+    none = E(pdf[[]], device).dtypes  # (pandas keeps the dropped columns' index dtype)
+    assert isinstance(none, pd.Series) and len(none) == 0
+    if n == 0:
+        return  # (an empty object column comes back as strings: nothing to infer from)
+    third = np.arange(n) % 3
+    odd = pd.DataFrame({"c": pd.Categorical(np.array(["a", "b", None], dtype=object)[third]),
+                        "t": pd.to_datetime(third * 10**9, unit="s"),
+                        "b": pd.Series(np.array([True, None, False], dtype=object)[third])})
+    tm.assert_series_equal(E(odd, device).dtypes[["c", "t"]], odd.dtypes[["c", "t"]])
+    tm.assert_series_equal(E(odd, device).dtypes, E(odd, device).to_pandas().dtypes)
+
+
 def test_construct_errors(device):
     with pytest.raises(ValueError, match="same length"):
         em.DataFrame({"a": [1, 2], "b": [1, 2, 3]})

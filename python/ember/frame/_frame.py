@@ -112,8 +112,20 @@ class DataFrame:
 
     @property
     def dtypes(self):
-        return {k: Series._new(c, self.index, k).to_pandas_dtype()
-                for k, c in self._cols.items()}
+        """pandas' dtype of each column as a pandas Series indexed by the column
+        names (object dtype, as pandas gives it); a dict without pandas."""
+        d = {k: Series._new(c, self.index, k).to_pandas_dtype() for k, c in self._cols.items()}
+        try:
+            import pandas as pd
+        except ImportError:
+            return d
+        empty = RangeIndex(0, 0, 1, self._device)
+        for k, c in self._cols.items():
+            if c.kind != "num":  # strings, categories, datetimes: what to_pandas gives
+                d[k] = Series._new(c.slice(0, 0), empty, k).to_pandas().dtype
+        # the index as pandas builds a frame's columns (str dtype for names under pandas 3)
+        names = pd.DataFrame(columns=list(d)).columns
+        return pd.Series(list(d.values()), index=names, dtype=object)
 
     def select_dtypes(self, include=None, exclude=None):
         """The columns whose dtypes pandas' select_dtypes would pick (decided by
