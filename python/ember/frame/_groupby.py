@@ -297,7 +297,10 @@ class GroupBy:
         col = self._size()
         if self.as_index:
             _, _, key_out, _ = self._plan()
-            return Series._new(col, Index(key_out, list(self.keys)), None)
+            # pandas names a one-column selection's sizes after the column
+            name = self.selection[0] if self.selection is not None and self.selection[1] \
+                else None
+            return Series._new(col, Index(key_out, list(self.keys)), name)
         return self._result({"size": col})
 
     def agg(self, func=None, **named):
@@ -336,6 +339,49 @@ class GroupBy:
 
     aggregate = agg
 
+    def transform(self, func, *args, **kwargs):
+        """Each row gets its group's aggregate (pandas' transform for the
+        aggregation names): the per-group values gathered by every row's
+        group code; rows whose key is null (dropna) get a null."""
+        how = _agg_name(func, "transform")
+        if args or kwargs:
+            raise NotImplementedError("GroupBy.transform takes no extra arguments here")
+        from ._frame import DataFrame
+        from ._series import Series
+        df = self.df
+        n = len(df)
+        rows, seg, _, _ = self._plan()
+        code = seg.codes
+        if rows is not None:  # rows with a null key: no group (-1 gathers a null)
+            full = em.full(n, -1, dtype=np.int64, device=df.device)
+            if int(rows.shape[0]):
+                full[rows] = code
+            code = full
+        names, single = self._value_cols()
+        if how == "size":
+            size = Column("num", np.int64, (seg.ends - seg.starts).astype(np.int64))
+            return Series._new(size.take(code, allow_fill=rows is not None), df.index,
+                               names[0] if single else None)
+        cols = {}
+        for k in names:
+            col = df._cols[k] if rows is None else df._cols[k].take(rows)
+            per = reduce_segments(col, seg, how, 1, k)
+            cols[k] = per.take(code, allow_fill=rows is not None) if seg.n or n == 0 \
+                else Column.nulls(per, n)
+        if single:
+            return Series._new(cols[names[0]], df.index, names[0])
+        return DataFrame._new(cols, df.index, df.device)
+
+    def apply(self, func, *args, **kwargs):
+        """pandas' apply for an aggregation name (or NumPy's/Python's reducer of
+        that name): the aggregation. A Python function per group is not run."""
+        how = _agg_name(func, "apply")
+        if args or kwargs:
+            raise NotImplementedError("GroupBy.apply takes no extra arguments here")
+        if how == "size":
+            return self.size()
+        return self._simple(how)
+
     def _one(self, col, func):
         if not isinstance(func, str):
             raise NotImplementedError("aggregations are named by strings "
@@ -347,6 +393,32 @@ class GroupBy:
         if func == "size":
             return self._size()
         return self._reduce(col, func)
+
+
+# NumPy's and Python's reducers that pandas maps to its own aggregations
+_REDUCERS = {np.sum: "sum", np.mean: "mean", np.min: "min", np.max: "max",
+             np.nansum: "sum", np.nanmean: "mean", np.nanmin: "min", np.nanmax: "max",
+             sum: "sum", min: "min", max: "max", len: "size"}
+
+
+def _agg_name(func, method):
+    """The aggregation a transform/apply argument names, or the error pandas'
+    intent calls for: an unknown name is an AttributeError (pandas: "... is not
+    a valid function for 'DataFrameGroupBy' object"), a Python function that
+    would run per group NotImplementedError."""
+    if isinstance(func, str):
+        if func not in AGGS:
+            if method == "apply":  # pandas looks the name up as a method
+                raise AttributeError(f"'DataFrameGroupBy' object has no attribute '{func}'")
+            raise ValueError(f"'{func}' is not a valid function name for {method}(name)")
+        return func
+    name = _REDUCERS.get(func) if callable(func) else None
+    if name is None:
+        raise NotImplementedError(
+            f"GroupBy.{method} takes an aggregation name ({', '.join(AGGS)}) or NumPy's "
+            "reducer of that name; a Python function per group is not run on the device "
+            f"(to_pandas().groupby(...).{method}(f) runs it with pandas)")
+    return name
 
 
 def _numeric_kind(col):
