@@ -193,3 +193,37 @@ def test_cpu_frames_under_another_default_device(rng):
         tm.assert_frame_equal(e.groupby(["j", "k"]).agg({"x": ["min", "first"]}).to_pandas(),
                               a.groupby(["j", "k"]).agg({"x": ["min", "first"]}))
         tm.assert_frame_equal(e.merge(eb, on="k").to_pandas(), a.merge(b, on="k"))
+
+
+@pytest.mark.parametrize("how", ["inner", "left"])
+def test_merge_on_right_index(device, rng, how):
+    """merge(left_on=..., right_index=True) and merging a named Series, as
+    Dask's P2P shuffle calls them: the left rows' index is kept."""
+    a = pd.DataFrame({"a": rng.integers(0, 8, 50), "x": rng.normal(size=50)},
+                     index=rng.permutation(50) + 100)
+    s = pd.Series(rng.normal(size=5), index=[1, 3, 4, 6, 9], name="w")
+    got = E(a, device).merge(em.Series(s, device=device), left_on="a", right_index=True,
+                             how=how)
+    tm.assert_frame_equal(got.to_pandas(), a.merge(s, left_on="a", right_index=True, how=how))
+    with pytest.raises(ValueError, match="without a name"):
+        E(a, device).merge(em.Series(s.rename(None), device=device), left_on="a",
+                           right_index=True)
+    with pytest.raises(NotImplementedError):
+        E(a, device).merge(em.Series(s, device=device), left_index=True, right_index=True)
+
+
+def test_pandas_hooks_for_dask(device):
+    """The pandas API the P2P shuffle uses: _constructor_sliced, .cat.codes and
+    .cat.categories, Series.reset_index."""
+    cat = pd.Series(pd.Categorical(["w1", "w2", "w1", None]), index=[5, 6, 7, 8], name="c")
+    df = E(pd.DataFrame({"a": [1, 2]}), device)
+    s = df._constructor_sliced(cat)
+    tm.assert_series_equal(s.cat.codes.to_pandas(), cat.cat.codes.astype(s.cat.codes.dtype))
+    assert list(s.cat.categories) == list(cat.cat.categories)
+    with pytest.raises(AttributeError):
+        df["a"].cat
+    p = pd.Series([1.5, 2.5], index=pd.Index([3, 4], name="i"), name="v")
+    e = em.Series(p, device=device)
+    tm.assert_frame_equal(e.reset_index().to_pandas(), p.reset_index())
+    tm.assert_frame_equal(e.reset_index(name="z").to_pandas(), p.reset_index(name="z"))
+    tm.assert_series_equal(e.reset_index(drop=True).to_pandas(), p.reset_index(drop=True))

@@ -101,11 +101,23 @@ def _pairs(lc, r_order, rs, k, keep_unmatched_left, dev):
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
           suffixes=("_x", "_y"), sort=False, left_index=False, right_index=False,
-          indicator=False, validate=None):
+          indicator=False, validate=None, keep_index=False):
+    """pandas' merge. keep_index (private): the result's index is the left
+    rows' index (inner and left joins on the right's index)."""
     from ._frame import DataFrame
+    from ._series import Series
+    if isinstance(right, Series):  # pandas merges a named Series as a one-column frame
+        if right.name is None:
+            raise ValueError("Cannot merge a Series without a name")
+        right = right.to_frame()
+    if right_index and not left_index and left_on is not None and on is None \
+            and right_on is None and how in ("inner", "left") \
+            and isinstance(right, DataFrame) and right.index.nlevels == 1:
+        return _on_right_index(left, right, how, left_on, suffixes, sort)
     if left_index or right_index:
-        raise NotImplementedError("merge(left_index=True / right_index=True) is not "
-                                  "supported; reset_index() and merge on the columns")
+        raise NotImplementedError("merge(left_index=True / right_index=True) is supported "
+                                  "only as left_on= with right_index=True, inner or left; "
+                                  "reset_index() and merge on the columns")
     if indicator:
         raise NotImplementedError("merge(indicator=True) is not supported")
     if validate is not None:
@@ -124,7 +136,7 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
     pairs = None if sort else _dense_pairs(left, right, lk, rk, how, dev)
     if pairs is not None:
         return _assemble(left, right, lk, rk, pairs[0], pairs[1], how, suffixes, dev,
-                         pairs[2])
+                         pairs[2], keep_index)
     joint = []
     for a, b in zip(lk, rk):
         lcol, rcol = left._cols[a], right._cols[b]
@@ -158,10 +170,30 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
                       rc[em.maximum(ri, 0)] if len(right) else ri)
         o = em.argsort(kc, stable=True).astype(np.int64)
         li, ri = li[o], ri[o]
-    return _assemble(left, right, lk, rk, li, ri, how, suffixes, dev)
+    return _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, False, keep_index)
 
 
-def _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, identity=False):
+def _on_right_index(left, right, how, left_on, suffixes, sort):
+    """merge(left_on=..., right_index=True): the right's index as its key,
+    the left rows' index kept (pandas), the right's key not among the columns."""
+    from ._frame import DataFrame
+    if isinstance(left_on, list):
+        if len(left_on) != 1:
+            raise ValueError("len(left_on) must equal the number of levels in the index "
+                             "of \"right\"")
+        left_on = left_on[0]
+    key = "__ember_right_index__"
+    cols = {key: right.index.levels[0]}
+    cols.update(right._cols)
+    r = DataFrame._new(cols, RangeIndex(0, len(right), 1, right.device), right.device)
+    out = merge(left, r, how=how, left_on=left_on, right_on=key, suffixes=suffixes,
+                sort=sort, keep_index=True)
+    del out._cols[key]
+    return out
+
+
+def _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, identity=False,
+              keep_index=False):
     """The merged frame from the row pairs (li, ri; -1: no row on that side).
     identity: li is every left row in order, so the left columns are shared
     (columns are immutable) instead of gathered."""
@@ -198,7 +230,11 @@ def _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, identity=False):
         if name in out:
             raise ValueError(f"duplicate column {name!r} after merge")
         out[name] = right._cols[k].take(ri, allow_fill=True)
-    return DataFrame._new(out, RangeIndex(0, n_out, 1, dev), dev)
+    if keep_index:  # every output row has a left row (inner and left joins)
+        index = left.index if identity else left.index.take(li)
+    else:
+        index = RangeIndex(0, n_out, 1, dev)
+    return DataFrame._new(out, index, dev)
 
 
 # ---- the dense-key join ----------------------------------------------------------------------

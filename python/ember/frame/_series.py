@@ -110,6 +110,34 @@ def same_labels(a, b):
     return True
 
 
+class _Cat:
+    def __init__(self, s):
+        self._s = s
+
+    @property
+    def codes(self):
+        c = self._s._col
+        return Series._new(Column("num", c.data.dtype, c.data), self._s.index, None)
+
+    @property
+    def categories(self):
+        import pandas as pd
+        return pd.Index(column_to_pandas(self._s._col.categories))
+
+
+def pandas_dtype(col):
+    """pandas' dtype of a Column as to_pandas gives it: numbers (with pandas'
+    null model) from the Column; strings, categories and datetimes from an
+    empty slice converted by pandas (NumPy's dtype without pandas)."""
+    if col.kind == "num":
+        return Series._new(col, None, None).to_pandas_dtype()
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return Series._new(col, None, None).to_pandas_dtype()
+    return column_to_pandas(col.slice(0, 0)).dtype
+
+
 def _to_dev(x, device):
     return x if str(x.device) == str(device) else em.asarray(x, device=device)
 
@@ -168,7 +196,35 @@ class Series:
 
     @property
     def dtype(self):
-        return self.to_pandas_dtype()
+        """pandas' dtype of the values as to_pandas gives them (str, category,
+        datetime64[unit] for those kinds where pandas imports)."""
+        return pandas_dtype(self._col)
+
+    @property
+    def cat(self):
+        """pandas' ``.cat`` accessor for a categorical Series: ``codes`` (a
+        Series on the device, -1 for nulls) and ``categories`` (a pandas
+        Index, read on the host: the dictionary is small)."""
+        if self._col.kind != "category":
+            raise AttributeError("Can only use .cat accessor with a 'category' dtype")
+        return _Cat(self)
+
+    def reset_index(self, level=None, drop=False, name=None):
+        """pandas' reset_index: with drop, the values on a RangeIndex; else a
+        frame of the index levels and the values (named name, the Series'
+        name, or 0)."""
+        if level is not None:
+            raise NotImplementedError("Series.reset_index(level=...) is not supported")
+        if drop:
+            return Series._new(self._col, RangeIndex(0, len(self), 1, self.device), self.name)
+        nm = name if name is not None else (self.name if self.name is not None else 0)
+        return self.to_frame(nm).reset_index()
+
+    def to_frame(self, name=None):
+        from ._frame import DataFrame
+        nm = self.name if name is None else name
+        nm = 0 if nm is None else nm
+        return DataFrame._new({nm: self._col}, self.index, self.device)
 
     def to_pandas_dtype(self):
         c = self._col
