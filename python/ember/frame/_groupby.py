@@ -6,7 +6,7 @@ each segment:
   integers; ufunc.reduceat is still a host fallback, so it is not used);
 - float sums, and the squared deviations of var/std: scatter-add (em.add.at)
   into one slot per group in float64, which does not cancel the way cumsum
-  differences do (CPU and OpenCL: add.reduceat, see _scatter_sum);
+  differences do (CPU: add.reduceat, see _scatter_sum);
 - min/max/first/last/nunique: one more stable sort inside the groups (by
   null flag, then value or position) and a gather at each segment's first or
   last valid row.
@@ -187,8 +187,7 @@ class GroupBy:
             return None
         key = self.df._cols[self.keys[0]]
         n = len(key)
-        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
-                or str(key.device).startswith("opencl"):  # no scatter-add kernel there yet
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls():
             return None
         vals = [self.df._cols[k] for k in names]
         if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
@@ -545,15 +544,14 @@ def _wide(dt):
 
 
 def _scatter_sum(x, seg, dtype):
-    """Per-segment sums of x (sorted by segment) in `dtype`: a scatter-add on
-    CUDA; on the CPU ufunc.reduceat (NumPy's on the shared buffer: no copy, and
-    several times faster than add.at); em.add.at has no OpenCL kernel yet, so
-    OpenCL uses reduceat too (a host fallback until reduceat moves to the device)."""
-    if not str(x.device).startswith("cuda"):
+    """Per-segment sums of x (sorted by segment) in `dtype`: a scatter-add with
+    device atomics on CUDA and OpenCL (render_scatter.c); on the CPU
+    ufunc.reduceat (NumPy's on the shared buffer: no copy, and several times
+    faster than add.at). Complex sums have no atomic: reduceat there too."""
+    if not _scatter.on_device(x) or np.dtype(dtype) not in _scatter.KINDS:
         return em.add.reduceat(x.astype(dtype), seg.starts)
     out = em.zeros(seg.n, dtype=dtype, device=x.device)
-    em.add.at(out, seg.gid, x.astype(dtype))
-    return out
+    return _scatter.scatter_add(out, seg.gid, x.astype(dtype))
 
 
 def _check(col, how, name):
