@@ -277,12 +277,18 @@ def _prefix_match(data, base, lens, pat):
     return ok
 
 
+def _host_bool(res, offsets):
+    """An Arrow bool result as an Ember array on the strings' device (the CPU)."""
+    return _em().asarray(np.asarray(res.to_numpy(zero_copy_only=False), dtype=bool),
+                         device=offsets.device)
+
+
 def startswith(data, offsets, pat):
     arr = _arrow_host(data, offsets)
     if arr is not None:
         import pyarrow.compute as pc
-        return _em().asarray(np.asarray(pc.starts_with(arr, _pat_bytes(pat).decode('utf-8', 'surrogatepass')).to_numpy(
-            zero_copy_only=False), dtype=bool), device=offsets.device)
+        return _host_bool(pc.starts_with(arr, _pat_bytes(pat).decode("utf-8", "surrogatepass")),
+                          offsets)
     lens = byte_lengths(offsets)
     return _prefix_match(data, offsets[:-1], lens, _pat_bytes(pat))
 
@@ -291,8 +297,8 @@ def endswith(data, offsets, pat):
     arr = _arrow_host(data, offsets)
     if arr is not None:
         import pyarrow.compute as pc
-        return _em().asarray(np.asarray(pc.ends_with(arr, _pat_bytes(pat).decode('utf-8', 'surrogatepass')).to_numpy(
-            zero_copy_only=False), dtype=bool), device=offsets.device)
+        return _host_bool(pc.ends_with(arr, _pat_bytes(pat).decode("utf-8", "surrogatepass")),
+                          offsets)
     b = _pat_bytes(pat)
     lens = byte_lengths(offsets)
     return _prefix_match(data, offsets[1:] - len(b), lens, b)
@@ -309,9 +315,7 @@ def contains(data, offsets, pat):
     arr = _arrow_host(data, offsets) if k else None
     if arr is not None:
         import pyarrow.compute as pc
-        hit = pc.match_substring(arr, b.decode("utf-8", "surrogatepass"))
-        return em.asarray(np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool),
-                          device=offsets.device)
+        return _host_bool(pc.match_substring(arr, b.decode("utf-8", "surrogatepass")), offsets)
     if k == 0:
         return em.ones(n, dtype=em.bool, device=offsets.device)
     if nbytes < k:
