@@ -36,6 +36,26 @@ def test_construct_dict(device):
     assert df.dtypes["a"] == np.float64 and df.dtypes["c"] == np.int16
 
 
+@pytest.mark.parametrize("n", SIZES)
+def test_dtypes_series(device, rng, n):
+    """dtypes is pandas' Series of dtypes (index: the column names, object
+    dtype), for every kind of column the frame data holds."""
+    pdf = make_pdf(rng, n)
+    got = E(pdf, device).dtypes
+    assert isinstance(got, pd.Series)
+    tm.assert_series_equal(got, pdf.dtypes)
+    none = E(pdf[[]], device).dtypes  # (pandas keeps the dropped columns' index dtype)
+    assert isinstance(none, pd.Series) and len(none) == 0
+    if n == 0:
+        return  # (an empty object column comes back as strings: nothing to infer from)
+    third = np.arange(n) % 3
+    odd = pd.DataFrame({"c": pd.Categorical(np.array(["a", "b", None], dtype=object)[third]),
+                        "t": pd.to_datetime(third * 10**9, unit="s"),
+                        "b": pd.Series(np.array([True, None, False], dtype=object)[third])})
+    tm.assert_series_equal(E(odd, device).dtypes[["c", "t"]], odd.dtypes[["c", "t"]])
+    tm.assert_series_equal(E(odd, device).dtypes, E(odd, device).to_pandas().dtypes)
+
+
 def test_construct_errors(device):
     with pytest.raises(ValueError, match="same length"):
         em.DataFrame({"a": [1, 2], "b": [1, 2, 3]})
@@ -283,3 +303,57 @@ def test_repr(device):
     assert "[1000 rows x 1 columns]" in repr(big) and "..." in repr(big)
     assert "Name: a" in repr(df["a"]) and "dtype: int64" in repr(df["a"])
     assert "Empty DataFrame" in repr(em.DataFrame({"a": []}))
+
+
+ALIGN_CASES = [
+    ([3, 1, 2], [2, 5, 3]),          # partial overlap, unsorted
+    ([0, 1, 2], [2, 0]),             # a subset, another order
+    ([1, 1, 2], [2, 1]),             # repeated labels pair every row with every row
+    ([3, 1, 2], [2, 1, 3]),          # the same labels, another order
+    ([3, 1, 2], []),                 # one side empty
+    (["c", "a", "b"], ["b", "x", "c"]),
+    ([10, 20, 30, 40], [10, 20, 30, 40]),  # equal labels: by position
+]
+
+
+@pytest.mark.parametrize("la,lb", ALIGN_CASES)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "rsub"])
+def test_series_align_on_labels(device, rng, la, lb, op):
+    """Series arithmetic aligns on the labels (sorted union; a label on one
+    side only gives NaN), as pandas does."""
+    a = pd.Series(rng.integers(1, 9, len(la)), index=pd.Index(la, name="key"), name="v")
+    b = pd.Series(rng.normal(size=len(lb)).round(2), index=pd.Index(lb, name="key"),
+                  name="v", dtype=np.float64)
+    ea, eb = em.Series(a, device=device), em.Series(b, device=device)
+    for x, y, ex, ey in [(a, b, ea, eb), (b, a, eb, ea)]:
+        got = getattr(ex, f"__{op}__")(ey).to_pandas()
+        exp = getattr(ex.to_pandas(), f"__{op}__")(ey.to_pandas())
+        tm.assert_series_equal(got, exp)
+        tm.assert_series_equal(got, getattr(x, f"__{op}__")(y))
+
+
+def test_series_align_details(device, rng):
+    a = pd.Series([1.0, 2.0, 3.0], index=[5, 6, 7])
+    b = pd.Series([1.0, 2.0, 3.0])  # a RangeIndex
+    ea, eb = em.Series(a, device=device), em.Series(b, device=device)
+    tm.assert_series_equal((ea + eb).to_pandas(), a + b)
+    # a filtered Series against its source: labels, not positions
+    pdf = make_pdf(rng, 60)
+    df = E(pdf, device)
+    m = df["f"] > 0
+    tm.assert_series_equal((df["i"][m] + df["i"]).to_pandas(),
+                           pdf["i"][pdf["f"] > 0] + pdf["i"])
+    s = df.sort_values("f")["f"]
+    tm.assert_series_equal((s - df["f"]).to_pandas(),
+                           pdf.sort_values("f", kind="stable")["f"] - pdf["f"])
+    # index names: kept when equal, dropped otherwise (pandas)
+    x = em.Series(pd.Series([1, 2], index=pd.Index([1, 2], name="p")), device=device)
+    y = em.Series(pd.Series([1, 2], index=pd.Index([2, 3], name="q")), device=device)
+    assert (x + y).to_pandas().index.name is None
+    with pytest.raises(ValueError, match="identically-labeled"):
+        x == y
+    with pytest.raises(ValueError, match="identically-labeled"):
+        pd.Series([1, 2], index=[1, 2]) == pd.Series([1, 2], index=[2, 3])  # the oracle
+    g = df.groupby(["k1", "k2"])["f"].sum()
+    with pytest.raises(NotImplementedError, match="MultiIndex"):
+        g + df["f"]

@@ -196,11 +196,15 @@ def _pd_sorted(x):
     return x.sort_index()
 
 
-@pytest.fixture(params=["sync", "client"])
+@pytest.fixture(params=["sync", "client", "p2p"])
 def scheduler(request):
-    if request.param == "client":
+    if request.param in ("client", "p2p"):
+        # distributed's task shuffle, and its P2P shuffle (its default with a client:
+        # Arrow shards; the frame gives it _constructor_sliced, .cat.codes and
+        # merge(right_index=True) as pandas does)
         request.getfixturevalue("client")
-        with dask.config.set({"dataframe.shuffle.method": "tasks"}):
+        method = "tasks" if request.param == "client" else "p2p"
+        with dask.config.set({"dataframe.shuffle.method": method}):
             yield request.param
     else:  # the disk (partd) shuffle, as the synchronous scheduler picks without a client
         with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "disk"}):
@@ -286,3 +290,17 @@ def test_core_takes_pandas_keywords(device):
             df.merge(df, on="k", **kw)
     with pytest.raises(NotImplementedError):
         g.first(skipna=False)
+
+
+def test_dask_p2p_shuffle(table, client):
+    """ddf.shuffle on a column through distributed's P2P shuffle keeps every row
+    (strings included) and groups each key in one partition."""
+    pdf = table[0][["k", "v", "s"]]
+    with dask.config.set({"dataframe.shuffle.method": "p2p"}):
+        ddf = _native(pdf, 4).shuffle("k")
+        parts = dask.compute(*[dask.delayed(lambda x: x.to_pandas())(p)
+                               for p in ddf.to_delayed()])
+    keys = [set(p["k"]) for p in parts]
+    assert all(not (a & b) for i, a in enumerate(keys) for b in keys[i + 1:])
+    got = pd.concat(parts).sort_values(["k", "v"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, pdf.sort_values(["k", "v"]).reset_index(drop=True))

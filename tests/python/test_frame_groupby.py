@@ -145,3 +145,50 @@ def test_dense_int_key_path(device, how, spread):
     gx = df.groupby("k").x
     getattr(gx, how)()
     assert (gx._plan_cache is None) == (spread < 10 ** 9)  # dense keys took no sort
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("keys", ["k1", ["k2", "k1"], "s"])
+@pytest.mark.parametrize("how", NUM_AGGS + ["size"])
+def test_transform(device, rng, n, keys, how):
+    """transform(name): every row gets its group's value, in the frame's row
+    order and index; null keys (dropped groups) give NaN, as in pandas."""
+    pdf = make_pdf(rng, n)
+    pdf.index = pdf.index * 2 + 5
+    df = E(pdf, device)
+    cols = ["i", "f", "f32"] if how != "size" else ["f"]
+    for dropna in (True, False):
+        g, pg = df.groupby(keys, dropna=dropna), pdf.groupby(keys, dropna=dropna)
+        got, exp = g[cols].transform(how), pg[cols].transform(how)
+        if how == "mean":
+            exp["f32"] = exp["f32"].astype(got.dtypes["f32"])
+        check(got, exp)
+        check(g["f"].transform(how), pg["f"].transform(how))
+    if how in STR_AGGS:
+        check(df.groupby("k1")["s"].transform(how), pdf.groupby("k1")["s"].transform(how))
+
+
+@pytest.mark.parametrize("func", ["sum", "mean", "max", "count", np.sum, np.max, "size"])
+def test_apply_aggregation_names(device, rng, func):
+    pdf = make_pdf(rng, 200)
+    df = E(pdf, device)
+    check(df.groupby(["k1", "k2"])[["i", "f"]].apply(func),
+          pdf.groupby(["k1", "k2"])[["i", "f"]].agg(func))
+    check(df.groupby("k1")["f"].apply(func), pdf.groupby("k1")["f"].agg(func))
+
+
+def test_transform_apply_errors(device, rng):
+    pdf = make_pdf(rng, 20)
+    df = E(pdf, device)
+    with pytest.raises(ValueError, match="not a valid function name"):
+        df.groupby("k1")["f"].transform("nope")
+    with pytest.raises(ValueError, match="not a valid function name"):
+        pdf.groupby("k1")["f"].transform("nope")  # the oracle says the same
+    with pytest.raises(AttributeError):
+        df.groupby("k1")["f"].apply("nope")
+    with pytest.raises(NotImplementedError, match="aggregation name"):
+        df.groupby("k1")["f"].transform(lambda x: x - x.mean())
+    with pytest.raises(NotImplementedError, match="aggregation name"):
+        df.groupby("k1").apply(lambda g: g.head(1))
+    with pytest.raises(TypeError):
+        df.groupby("k1")["s"].transform("mean")

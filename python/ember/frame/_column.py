@@ -336,10 +336,14 @@ def _strings_to_numpy(col, miss, na_value):
 
 def _take_strings(offsets, data, idx):
     """Gather strings on the device: new lengths by a gather, new offsets by a
-    scan, then each output byte finds its row by a binary search on the new
-    offsets and reads its source byte (two gathers). Runs on any backend."""
+    scan, then each output byte finds its row (row ends counted per byte, then
+    a scan: _dense.owners) and reads its source byte. Runs on any backend."""
     dev = offsets.device
     m = int(idx.shape[0])
+    if offsets._dev[0] == "cpu":
+        host = _take_strings_host(offsets, data, idx)
+        if host is not None:
+            return host
     lens = offsets[1:] - offsets[:-1]
     new_lens = lens[idx]
     new_offsets = em.concatenate([em.zeros(1, dtype=np.int64, device=dev),
@@ -347,10 +351,36 @@ def _take_strings(offsets, data, idx):
     total = int(new_offsets[m]) if m else 0
     if total == 0:
         return new_offsets, em.zeros(0, dtype=np.uint8, device=dev)
+    from ._dense import owners  # each output byte's row: count row ends, then a scan
+    row = owners(new_offsets[1:], total)
     j = em.arange(total, dtype=np.int64, device=dev)
-    row = em.searchsorted(new_offsets, j, side="right") - 1
-    src = offsets[idx][row] + (j - new_offsets[row])
+    src = (offsets[:-1][idx] - new_offsets[:-1])[row] + j
     return new_offsets, data[src]
+
+
+def _take_strings_host(offsets, data, idx):
+    """On the CPU, Arrow's string take (one copy per row) on the shared buffers:
+    the byte-wise gather above is built for many threads, and here it costs
+    several passes over the bytes (2-3x slower than pandas on a filter). None
+    without pyarrow (the portable path then runs)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
+    offs = np.ascontiguousarray(np.asarray(offsets), dtype=np.int64)
+    raw = np.ascontiguousarray(np.asarray(data), dtype=np.uint8)
+    arr = pa.Array.from_buffers(pa.large_string(), len(offs) - 1,
+                                [None, pa.py_buffer(offs), pa.py_buffer(raw)])
+    out = pc.take(arr, pa.array(np.asarray(idx), type=pa.int64()))
+    m = len(out)
+    bufs = out.buffers()
+    o = np.frombuffer(bufs[1], dtype=np.int64)[out.offset:out.offset + m + 1]
+    b = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else \
+        np.zeros(0, np.uint8)
+    b = b[o[0]:o[-1]] if m else b[:0]
+    dev = offsets.device  # explicit: the default device may be another one
+    return em.asarray(o - o[0], device=dev), em.asarray(b, device=dev)
 
 
 def concat_columns(cols):

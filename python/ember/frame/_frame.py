@@ -111,9 +111,30 @@ class DataFrame:
         self._cols = dict(zip(names, self._cols.values()))
 
     @property
+    def _constructor_sliced(self):
+        """pandas' hook for 'a Series like this frame's columns': Dask's P2P
+        shuffle builds its worker map with it (a pandas Series comes in)."""
+        dev = self._device
+
+        def make(data=None, index=None, name=None):
+            if index is None and name is None and type(data).__module__.startswith("pandas"):
+                return Series.from_pandas(data, dev)
+            return Series(data, index=index, name=name, device=dev)
+        return make
+
+    @property
     def dtypes(self):
-        return {k: Series._new(c, self.index, k).to_pandas_dtype()
-                for k, c in self._cols.items()}
+        """pandas' dtype of each column as a pandas Series indexed by the column
+        names (object dtype, as pandas gives it); a dict without pandas."""
+        from ._series import pandas_dtype
+        d = {k: pandas_dtype(c) for k, c in self._cols.items()}
+        try:
+            import pandas as pd
+        except ImportError:
+            return d
+        # the index as pandas builds a frame's columns (str dtype for names under pandas 3)
+        names = pd.DataFrame(columns=list(d)).columns
+        return pd.Series(list(d.values()), index=names, dtype=object)
 
     def select_dtypes(self, include=None, exclude=None):
         """The columns whose dtypes pandas' select_dtypes would pick (decided by

@@ -6,7 +6,7 @@ each segment:
   integers; ufunc.reduceat is still a host fallback, so it is not used);
 - float sums, and the squared deviations of var/std: scatter-add (em.add.at)
   into one slot per group in float64, which does not cancel the way cumsum
-  differences do (CPU and OpenCL: add.reduceat, see _scatter_sum);
+  differences do (CPU: add.reduceat, see _scatter_sum);
 - min/max/first/last/nunique: one more stable sort inside the groups (by
   null flag, then value or position) and a gather at each segment's first or
   last valid row.
@@ -17,6 +17,7 @@ their ranks on the host until frameio's device string sort keys land.
 import numpy as np
 
 import ember as em
+from ember import _scatter
 
 from ._column import Column
 from ._index import Index, RangeIndex
@@ -186,8 +187,7 @@ class GroupBy:
             return None
         key = self.df._cols[self.keys[0]]
         n = len(key)
-        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
-                or str(key.device).startswith("opencl"):  # no scatter-add kernel there yet
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls():
             return None
         vals = [self.df._cols[k] for k in names]
         if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
@@ -296,7 +296,10 @@ class GroupBy:
         col = self._size()
         if self.as_index:
             _, _, key_out, _ = self._plan()
-            return Series._new(col, Index(key_out, list(self.keys)), None)
+            # pandas names a one-column selection's sizes after the column
+            name = self.selection[0] if self.selection is not None and self.selection[1] \
+                else None
+            return Series._new(col, Index(key_out, list(self.keys)), name)
         return self._result({"size": col})
 
     def agg(self, func=None, **named):
@@ -335,6 +338,49 @@ class GroupBy:
 
     aggregate = agg
 
+    def transform(self, func, *args, **kwargs):
+        """Each row gets its group's aggregate (pandas' transform for the
+        aggregation names): the per-group values gathered by every row's
+        group code; rows whose key is null (dropna) get a null."""
+        how = _agg_name(func, "transform")
+        if args or kwargs:
+            raise NotImplementedError("GroupBy.transform takes no extra arguments here")
+        from ._frame import DataFrame
+        from ._series import Series
+        df = self.df
+        n = len(df)
+        rows, seg, _, _ = self._plan()
+        code = seg.codes
+        if rows is not None:  # rows with a null key: no group (-1 gathers a null)
+            full = em.full(n, -1, dtype=np.int64, device=df.device)
+            if int(rows.shape[0]):
+                full[rows] = code
+            code = full
+        names, single = self._value_cols()
+        if how == "size":
+            size = Column("num", np.int64, (seg.ends - seg.starts).astype(np.int64))
+            return Series._new(size.take(code, allow_fill=rows is not None), df.index,
+                               names[0] if single else None)
+        cols = {}
+        for k in names:
+            col = df._cols[k] if rows is None else df._cols[k].take(rows)
+            per = reduce_segments(col, seg, how, 1, k)
+            cols[k] = per.take(code, allow_fill=rows is not None) if seg.n or n == 0 \
+                else Column.nulls(per, n)
+        if single:
+            return Series._new(cols[names[0]], df.index, names[0])
+        return DataFrame._new(cols, df.index, df.device)
+
+    def apply(self, func, *args, **kwargs):
+        """pandas' apply for an aggregation name (or NumPy's/Python's reducer of
+        that name): the aggregation. A Python function per group is not run."""
+        how = _agg_name(func, "apply")
+        if args or kwargs:
+            raise NotImplementedError("GroupBy.apply takes no extra arguments here")
+        if how == "size":
+            return self.size()
+        return self._simple(how)
+
     def _one(self, col, func):
         if not isinstance(func, str):
             raise NotImplementedError("aggregations are named by strings "
@@ -346,6 +392,32 @@ class GroupBy:
         if func == "size":
             return self._size()
         return self._reduce(col, func)
+
+
+# NumPy's and Python's reducers that pandas maps to its own aggregations
+_REDUCERS = {np.sum: "sum", np.mean: "mean", np.min: "min", np.max: "max",
+             np.nansum: "sum", np.nanmean: "mean", np.nanmin: "min", np.nanmax: "max",
+             sum: "sum", min: "min", max: "max", len: "size"}
+
+
+def _agg_name(func, method):
+    """The aggregation a transform/apply argument names, or the error pandas'
+    intent calls for: an unknown name is an AttributeError (pandas: "... is not
+    a valid function for 'DataFrameGroupBy' object"), a Python function that
+    would run per group NotImplementedError."""
+    if isinstance(func, str):
+        if func not in AGGS:
+            if method == "apply":  # pandas looks the name up as a method
+                raise AttributeError(f"'DataFrameGroupBy' object has no attribute '{func}'")
+            raise ValueError(f"'{func}' is not a valid function name for {method}(name)")
+        return func
+    name = _REDUCERS.get(func) if callable(func) else None
+    if name is None:
+        raise NotImplementedError(
+            f"GroupBy.{method} takes an aggregation name ({', '.join(AGGS)}) or NumPy's "
+            "reducer of that name; a Python function per group is not run on the device "
+            f"(to_pandas().groupby(...).{method}(f) runs it with pandas)")
+    return name
 
 
 def _numeric_kind(col):
@@ -472,15 +544,14 @@ def _wide(dt):
 
 
 def _scatter_sum(x, seg, dtype):
-    """Per-segment sums of x (sorted by segment) in `dtype`: a scatter-add on
-    CUDA; on the CPU ufunc.reduceat (NumPy's on the shared buffer: no copy, and
-    several times faster than add.at); em.add.at has no OpenCL kernel yet, so
-    OpenCL uses reduceat too (a host fallback until reduceat moves to the device)."""
-    if not str(x.device).startswith("cuda"):
+    """Per-segment sums of x (sorted by segment) in `dtype`: a scatter-add with
+    device atomics on CUDA and OpenCL (render_scatter.c); on the CPU
+    ufunc.reduceat (NumPy's on the shared buffer: no copy, and several times
+    faster than add.at). Complex sums have no atomic: reduceat there too."""
+    if not _scatter.on_device(x) or np.dtype(dtype) not in _scatter.KINDS:
         return em.add.reduceat(x.astype(dtype), seg.starts)
     out = em.zeros(seg.n, dtype=dtype, device=x.device)
-    em.add.at(out, seg.gid, x.astype(dtype))
-    return out
+    return _scatter.scatter_add(out, seg.gid, x.astype(dtype))
 
 
 def _check(col, how, name):
@@ -543,8 +614,25 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
             var = em.sqrt(var)
         return Column("num", odt, var.astype(odt))
     if how in ("first", "last"):
-        # rows of a segment are in original order (the sort is stable); put the
-        # valid ones first with one more stable sort by (segment, null flag)
+        # rows of a segment are in original order (the sort is stable): the
+        # first (last) valid row is the least (greatest) valid position
+        n = len(sc)  # (x is the bytes of a string column)
+        pos = em.arange(n, dtype=np.int64, device=dev)
+        fill = n if how == "first" else -1
+        pos = em.where(valid, pos, fill) if nulls else pos
+        at = _seg_extreme(pos, seg, "min" if how == "first" else "max")
+        return _pick_at(sc, em.where(cnt > 0, at, seg.starts), cnt)
+    if how in ("min", "max") and sc.kind == "num" and x.dtype.kind in "iuf":
+        # a segmented min/max of the values (nulls as the identity); no sort
+        if x.dtype.kind == "f":
+            ident = np.inf if how == "min" else -np.inf
+        else:
+            info = np.iinfo(x.dtype)
+            ident = info.max if how == "min" else info.min
+        xv = em.where(valid, x, em.full(1, ident, dtype=x.dtype, device=dev)) if nulls else x
+        out = Column("num", x.dtype, _seg_extreme(xv, seg, how))
+        return _mark_empty(out, cnt)
+    if how in ("first", "last"):
         inner = em.lexsort([sc.isna().astype(np.int8), seg.gid]).astype(np.int64)
         pick = seg.starts if how == "first" else seg.starts + em.where(cnt > 0, cnt - 1, 0)
         return _pick(sc, inner, pick, cnt)
@@ -563,8 +651,33 @@ def reduce_segments(col, seg, how, ddof=1, name=None):
     return _pick(sc, inner, pick, cnt)
 
 
+def _seg_extreme(x, seg, how):
+    """Per-segment min or max of x (rows in segment order): a scatter with
+    atomics on a device (in a 32/64-bit type the template takes), NumPy's
+    reduceat on the CPU's shared buffer."""
+    op = em.minimum if how == "min" else em.maximum
+    if not _scatter.on_device(x):
+        return op.reduceat(x, seg.starts)
+    wide = x.dtype if x.dtype in _scatter.KINDS else \
+        np.dtype(np.float64 if x.dtype.kind == "f" else np.int64)
+    info = np.finfo(wide) if wide.kind == "f" else np.iinfo(wide)
+    init = (np.inf if how == "min" else -np.inf) if wide.kind == "f" else \
+        (info.max if how == "min" else info.min)
+    out = em.full(seg.n, init, dtype=wide, device=x.device)
+    _scatter.scatter(out, seg.gid, x.astype(wide), "minimum" if how == "min" else "maximum")
+    return out.astype(x.dtype)
+
+
+def _pick_at(sc, at, cnt):
+    return _mark_empty(sc.take(at), cnt)
+
+
 def _pick(sc, inner, pick, cnt):
-    out = sc.take(inner[pick])
+    return _mark_empty(sc.take(inner[pick]), cnt)
+
+
+def _mark_empty(out, cnt):
+    """Groups without a valid value give a null (NaN for floats)."""
     empty = cnt == 0
     if bool(em.any(empty)):
         val = ~empty if out.validity is None else (out.validity & ~empty)

@@ -112,18 +112,11 @@ def _read_options(header, names, skiprows):
     return pcsv.ReadOptions(skip_rows=skip, **kw)
 
 
-def _dates_off(path, read, parse, convert_kw, parse_dates):
+def _dates_off(schema, convert_kw, parse_dates):
     """pyarrow infers timestamps, pandas only parses the columns parse_dates
-    names: peek at the inferred schema and keep the others as strings."""
+    names: from the peeked schema (_peek), keep the others as strings."""
     pa = pyarrow()
-    import pyarrow.csv as pcsv
-    peek = {k: v for k, v in convert_kw.items() if k != "include_columns"}
-    if isinstance(path, pa.BufferReader):
-        path.seek(0)
-    try:
-        schema = pcsv.open_csv(path, read_options=read, parse_options=parse,
-                               convert_options=pcsv.ConvertOptions(**peek)).schema
-    except (pa.ArrowInvalid, StopIteration):
+    if schema is None:
         return None
     types = dict(convert_kw.get("column_types") or {})
     for f in schema:
@@ -133,6 +126,28 @@ def _dates_off(path, read, parse, convert_kw, parse_dates):
     if types:
         convert_kw["column_types"] = types
     return schema.names
+
+
+def _dates_as_text(table, src, read, parse, convert_kw, parse_dates, nrows):
+    """Columns pyarrow parsed as dates that pandas would not (not in
+    parse_dates, no dtype given) read again as text (rare: only then is the
+    file read twice, and only those columns)."""
+    pa = pyarrow()
+    import pyarrow.csv as pcsv
+    given = convert_kw.get("column_types") or {}
+    redo = [f.name for f in table.schema
+            if (pa.types.is_timestamp(f.type) or pa.types.is_date(f.type))
+            and f.name not in parse_dates and f.name not in given]
+    if not redo:
+        return table
+    kw = dict(convert_kw, include_columns=redo,
+              column_types={c: pa.large_string() for c in redo})
+    if isinstance(src, pa.BufferReader):
+        src.seek(0)
+    text = _read_table(src, read, parse, pcsv.ConvertOptions(**kw), nrows)
+    for c in redo:
+        table = table.set_column(table.schema.get_field_index(c), c, text.column(c))
+    return table
 
 
 def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=None,
@@ -157,7 +172,14 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
         raw = src.read()
         src = pa.BufferReader(raw.encode() if isinstance(raw, str) else raw)
     peekable = isinstance(src, (str, os.PathLike, pa.BufferReader))
-    file_names = _peek_names(src, read, parse) if peekable else None
+    nulls = (NA_VALUES if keep_default_na else []) + [str(v) for v in (
+        [na_values] if isinstance(na_values, str) else (na_values or []))]
+    convert_kw = dict(null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True)
+    # a look at the first block (the column names, the types pyarrow infers) only
+    # where the names are needed before the read: it costs ~10% of a read
+    by_position = usecols is not None or (dtype is not None and not isinstance(dtype, dict))
+    schema = _peek(src, read, parse, convert_kw) if peekable and by_position else None
+    file_names = list(schema.names) if schema is not None else None
 
     def name(c):  # pandas' column key -> the reader's column name
         if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
@@ -166,9 +188,6 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
             if file_names is not None and (usecols is not None and c is not None):
                 return file_names[int(c)] if 0 <= int(c) < len(file_names) else str(c)
         return str(c)
-    nulls = (NA_VALUES if keep_default_na else []) + [str(v) for v in (
-        [na_values] if isinstance(na_values, str) else (na_values or []))]
-    convert_kw = dict(null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True)
     cats = []
     if dtype is not None:
         if isinstance(dtype, dict):
@@ -190,10 +209,8 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
             raise TypeError("usecols as a callable is not supported; pass the column names")
         convert_kw["include_columns"] = [name(c) for c in usecols]
     file_order = None
-    if peekable:
-        file_order = _dates_off(src, read, parse, convert_kw, parse_dates)
-        if isinstance(src, pa.BufferReader):
-            src.seek(0)
+    if schema is not None:
+        file_order = _dates_off(schema, convert_kw, parse_dates)
     try:
         table = _read_table(src, read, parse, pcsv.ConvertOptions(**convert_kw), nrows)
     except pa.ArrowInvalid as exc:
@@ -204,6 +221,8 @@ def read_csv(filepath_or_buffer, sep=",", delimiter=None, header="infer", names=
         raise ValueError(str(exc)) from None
     except pa.ArrowKeyError as exc:  # a usecols name not in the file
         raise ValueError(f"Usecols do not match columns: {exc}") from None
+    if peekable and schema is None:
+        table = _dates_as_text(table, src, read, parse, convert_kw, parse_dates, nrows)
     if usecols is not None and file_order:  # pandas keeps the file's order
         table = table.select([c for c in file_order if c in table.column_names])
     df = from_arrow(table, device)
@@ -220,15 +239,17 @@ def _empty_data_error():
     return EmptyDataError("No columns to parse from file")
 
 
-def _peek_names(src, read, parse):
-    """The column names the reader will give (the first block only), or None
-    when the source cannot be parsed (the real read reports why)."""
+def _peek(src, read, parse, convert_kw):
+    """The schema the reader infers from the first block (names, and types
+    with the null strings given), or None when the source cannot be parsed
+    (the real read reports why)."""
     pa = pyarrow()
     import pyarrow.csv as pcsv
     try:
         if isinstance(src, pa.BufferReader):
             src.seek(0)
-        return list(pcsv.open_csv(src, read_options=read, parse_options=parse).schema.names)
+        return pcsv.open_csv(src, read_options=read, parse_options=parse,
+                             convert_options=pcsv.ConvertOptions(**convert_kw)).schema
     except (pa.ArrowInvalid, StopIteration, OSError):
         return None
     finally:

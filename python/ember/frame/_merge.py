@@ -10,7 +10,7 @@ import ember as em
 
 from ._column import concat_columns
 from ._index import RangeIndex
-from . import _keys
+from . import _dense, _keys
 
 
 def _names(left, right, on, left_on, right_on):
@@ -58,7 +58,7 @@ def _expand(cnt_out, dev):
         return z, z, 0
     incl = em.cumsum(cnt_out).astype(np.int64)
     j = em.arange(total, dtype=np.int64, device=dev)
-    owner = em.searchsorted(incl, j, side="right").astype(np.int64)
+    owner = _dense.owners(incl, total)
     within = j - (incl - cnt_out)[owner]
     return owner, within, total
 
@@ -101,11 +101,23 @@ def _pairs(lc, r_order, rs, k, keep_unmatched_left, dev):
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
           suffixes=("_x", "_y"), sort=False, left_index=False, right_index=False,
-          indicator=False, validate=None):
+          indicator=False, validate=None, keep_index=False):
+    """pandas' merge. keep_index (private): the result's index is the left
+    rows' index (inner and left joins on the right's index)."""
     from ._frame import DataFrame
+    from ._series import Series
+    if isinstance(right, Series):  # pandas merges a named Series as a one-column frame
+        if right.name is None:
+            raise ValueError("Cannot merge a Series without a name")
+        right = right.to_frame()
+    if right_index and not left_index and left_on is not None and on is None \
+            and right_on is None and how in ("inner", "left") \
+            and isinstance(right, DataFrame) and right.index.nlevels == 1:
+        return _on_right_index(left, right, how, left_on, suffixes, sort)
     if left_index or right_index:
-        raise NotImplementedError("merge(left_index=True / right_index=True) is not "
-                                  "supported; reset_index() and merge on the columns")
+        raise NotImplementedError("merge(left_index=True / right_index=True) is supported "
+                                  "only as left_on= with right_index=True, inner or left; "
+                                  "reset_index() and merge on the columns")
     if indicator:
         raise NotImplementedError("merge(indicator=True) is not supported")
     if validate is not None:
@@ -119,10 +131,15 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
     dev = left.device
     right = right.to_device(dev) if str(right.device) != str(dev) else right
     nl = len(left)
+    for a, b in zip(lk, rk):
+        _check_kinds(left._cols[a], right._cols[b], a, b)
+    pairs = None if sort else _dense_pairs(left, right, lk, rk, how, dev)
+    if pairs is not None:
+        return _assemble(left, right, lk, rk, pairs[0], pairs[1], how, suffixes, dev,
+                         pairs[2], keep_index)
     joint = []
     for a, b in zip(lk, rk):
         lcol, rcol = left._cols[a], right._cols[b]
-        _check_kinds(lcol, rcol, a, b)
         joint.append(concat_columns([lcol, rcol]))
     seg = _keys.segments(joint) if nl + len(right) else None
     codes = seg.codes if seg is not None else em.zeros(0, dtype=np.int64, device=dev)
@@ -153,6 +170,36 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
                       rc[em.maximum(ri, 0)] if len(right) else ri)
         o = em.argsort(kc, stable=True).astype(np.int64)
         li, ri = li[o], ri[o]
+    return _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, False, keep_index)
+
+
+def _on_right_index(left, right, how, left_on, suffixes, sort):
+    """merge(left_on=..., right_index=True): the right's index as its key,
+    the left rows' index kept (pandas), the right's key not among the columns."""
+    from ._frame import DataFrame
+    if isinstance(left_on, list):
+        if len(left_on) != 1:
+            raise ValueError("len(left_on) must equal the number of levels in the index "
+                             "of \"right\"")
+        left_on = left_on[0]
+    key = "__ember_right_index__"
+    cols = {key: right.index.levels[0]}
+    cols.update(right._cols)
+    r = DataFrame._new(cols, RangeIndex(0, len(right), 1, right.device), right.device)
+    out = merge(left, r, how=how, left_on=left_on, right_on=key, suffixes=suffixes,
+                sort=sort, keep_index=True)
+    del out._cols[key]
+    return out
+
+
+def _assemble(left, right, lk, rk, li, ri, how, suffixes, dev, identity=False,
+              keep_index=False):
+    """The merged frame from the row pairs (li, ri; -1: no row on that side).
+    identity: li is every left row in order, so the left columns are shared
+    (columns are immutable) instead of gathered."""
+    from ._frame import DataFrame
+    nl = len(left)
+    n_out = int(li.shape[0])
     out = {}
     shared = [a for a, b in zip(lk, rk) if a == b]
     lrest = [k for k in left._cols if k not in shared]
@@ -161,12 +208,18 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
     if clash and (suffixes[0] in (None, "") and suffixes[1] in (None, "")):
         raise ValueError(f"columns overlap but no suffix specified: {sorted(clash)}")
     for k in left._cols:
-        if k in shared:
+        if identity and k not in clash:
+            out[k] = left._cols[k]
+        elif k in shared and how in ("inner", "left"):
+            out[k] = left._cols[k].take(li)  # every output row has a left row
+        elif k in shared:
             # a shared key takes the left value, or the right one where the left is
             # missing: one gather from the two key columns stacked
             both = concat_columns([left._cols[k], right._cols[rk[lk.index(k)]]])
             idx = em.where(li >= 0, li, nl + ri) if n_out else li
             out[k] = both.take(idx)
+        elif identity:
+            out[f"{k}{suffixes[0] or ''}"] = left._cols[k]
         else:
             name = f"{k}{suffixes[0] or ''}" if k in clash else k
             out[name] = left._cols[k].take(li, allow_fill=True)
@@ -177,4 +230,57 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None,
         if name in out:
             raise ValueError(f"duplicate column {name!r} after merge")
         out[name] = right._cols[k].take(ri, allow_fill=True)
-    return DataFrame._new(out, RangeIndex(0, n_out, 1, dev), dev)
+    if keep_index:  # every output row has a left row (inner and left joins)
+        index = left.index if identity else left.index.take(li)
+    else:
+        index = RangeIndex(0, n_out, 1, dev)
+    return DataFrame._new(out, index, dev)
+
+
+# ---- the dense-key join ----------------------------------------------------------------------
+DENSE_FACTOR = 4  # a right key range up to 4 slots per right row (+1024) takes a lookup table
+
+
+def _dense_pairs(left, right, lk, rk, how, dev):
+    """(li, ri, identity) for an inner or left join on one integer key whose
+    right-side values span a small range (a dimension table's key): the key
+    minus its minimum is the code, so no sort of the left side is needed.
+    Unique right keys: a lookup table code -> right row, built by a scatter,
+    read by one gather per left row (left order kept, as pandas keeps it).
+    Repeated right keys: the right rows sorted by code (the small side) and a
+    count per code give each left row its range, expanded as in _pairs.
+    None where the case does not fit (the sort-merge handles it)."""
+    if how not in ("inner", "left") or len(lk) != 1:
+        return None
+    lcol, rcol = left._cols[lk[0]], right._cols[rk[0]]
+    nl, nr = len(left), len(right)
+    for c in (lcol, rcol):
+        # uint64 may not fit int64 codes; bools are not "dense ints" to pandas either
+        if c.kind != "num" or c.dtype.kind not in "iu" or c.dtype == np.uint64:
+            return None
+    if nl == 0 or nr == 0 or lcol.has_nulls() or rcol.has_nulls():
+        return None
+    rd = rcol.data
+    lo, hi = (int(v) for v in em.asnumpy(em.stack([em.min(rd).astype(np.int64),
+                                                     em.max(rd).astype(np.int64)])))
+    width = hi - lo + 1
+    if width > DENSE_FACTOR * nr + 1024:
+        return None
+    rc = rd.astype(np.int64) - lo
+    ld = lcol.data.astype(np.int64)
+    # a left key outside the right range gets the code `width`: no right rows
+    lc = em.where((ld >= lo) & (ld <= hi), ld - lo, width)
+    cnt = _dense.counts(rc, width)
+    if int(em.max(cnt)) <= 1:
+        table = em.full(width + 1, -1, dtype=np.int64, device=dev)
+        table[rc] = em.arange(nr, dtype=np.int64, device=dev)
+        ri = table[lc]
+        if how == "left":
+            return em.arange(nl, dtype=np.int64, device=dev), ri, True
+        li = em.nonzero(ri >= 0)[0].astype(np.int64)
+        if int(li.shape[0]) == nl:  # every left row matched: the left columns as they are
+            return li, ri, True
+        return li, ri[li], False
+    r_order = em.argsort(rc, stable=True).astype(np.int64)
+    li, ri = _pairs(lc, r_order, rc[r_order], width + 1, how == "left", dev)
+    return li, ri, False

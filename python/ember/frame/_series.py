@@ -81,12 +81,79 @@ def _string_eq(col, value, negate):
     return _strings.eq_scalar(col, value, negate)
 
 
+def same_labels(a, b):
+    """Whether two indexes hold the same labels in the same order (then Series
+    operations pair rows by position, as pandas does without aligning)."""
+    if a is b:
+        return True
+    if len(a) != len(b) or a.nlevels != b.nlevels:
+        return False
+    if isinstance(a, RangeIndex) and isinstance(b, RangeIndex):
+        return len(a) == 0 or (a.start == b.start and a.step == b.step)
+    if len(a) == 0:
+        return True
+    from ._column import concat_columns
+    from ._keys import segments
+    for la, lb in zip(a.levels, b.levels):
+        if la.kind != lb.kind:
+            return False
+        if la.kind == "num" and la.validity is None and lb.validity is None \
+                and not (la.is_float or lb.is_float):
+            if not bool(em.all(la.data == _to_dev(lb.data, la.device))):
+                return False
+            continue
+        # any kind, nulls equal to nulls: joint codes of the two levels stacked
+        codes = segments([concat_columns([la, lb.to_device(la.device)])]).codes
+        n = len(la)
+        if not bool(em.all(codes[:n] == codes[n:])):
+            return False
+    return True
+
+
+class _Cat:
+    def __init__(self, s):
+        self._s = s
+
+    @property
+    def codes(self):
+        c = self._s._col
+        return Series._new(Column("num", c.data.dtype, c.data), self._s.index, None)
+
+    @property
+    def categories(self):
+        import pandas as pd
+        return pd.Index(column_to_pandas(self._s._col.categories))
+
+
+def pandas_dtype(col):
+    """pandas' dtype of a Column as to_pandas gives it: numbers (with pandas'
+    null model) from the Column; strings, categories and datetimes from an
+    empty slice converted by pandas (NumPy's dtype without pandas)."""
+    if col.kind == "num":
+        return Series._new(col, None, None).to_pandas_dtype()
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return Series._new(col, None, None).to_pandas_dtype()
+    return column_to_pandas(col.slice(0, 0)).dtype
+
+
+def _to_dev(x, device):
+    return x if str(x.device) == str(device) else em.asarray(x, device=device)
+
+
 class Series:
     """A one-column labelled array on one device (pandas' Series, common path)."""
 
     def __init__(self, data=None, index=None, name=None, dtype=None, device=None):
         if data is None:
             data = []
+        if index is None and type(data).__name__ == "Series" and \
+                type(data).__module__.startswith("pandas"):
+            # pandas' Series(s) keeps s's index (and name unless one is given)
+            s = Series.from_pandas(data, device)
+            index, name = s.index, (data.name if name is None else name)
+            data = s._col
         col = column_from_any(data, device)
         if dtype is not None:
             from ._ops import astype_column
@@ -129,7 +196,35 @@ class Series:
 
     @property
     def dtype(self):
-        return self.to_pandas_dtype()
+        """pandas' dtype of the values as to_pandas gives them (str, category,
+        datetime64[unit] for those kinds where pandas imports)."""
+        return pandas_dtype(self._col)
+
+    @property
+    def cat(self):
+        """pandas' ``.cat`` accessor for a categorical Series: ``codes`` (a
+        Series on the device, -1 for nulls) and ``categories`` (a pandas
+        Index, read on the host: the dictionary is small)."""
+        if self._col.kind != "category":
+            raise AttributeError("Can only use .cat accessor with a 'category' dtype")
+        return _Cat(self)
+
+    def reset_index(self, level=None, drop=False, name=None):
+        """pandas' reset_index: with drop, the values on a RangeIndex; else a
+        frame of the index levels and the values (named name, the Series'
+        name, or 0)."""
+        if level is not None:
+            raise NotImplementedError("Series.reset_index(level=...) is not supported")
+        if drop:
+            return Series._new(self._col, RangeIndex(0, len(self), 1, self.device), self.name)
+        nm = name if name is not None else (self.name if self.name is not None else 0)
+        return self.to_frame(nm).reset_index()
+
+    def to_frame(self, name=None):
+        from ._frame import DataFrame
+        nm = self.name if name is None else name
+        nm = 0 if nm is None else nm
+        return DataFrame._new({nm: self._col}, self.index, self.device)
 
     def to_pandas_dtype(self):
         c = self._col
@@ -188,14 +283,54 @@ class Series:
 
     # ---------------------------------------------------------- operators
     def _bin(self, other, name, reflected=False):
-        if isinstance(other, Series) and len(other) != len(self):
-            raise ValueError("Can only compare identically-labeled Series objects"
-                             if name in _CMP else
-                             f"Lengths must match: {len(self)} vs {len(other)}")
+        if isinstance(other, Series) and not same_labels(self.index, other.index):
+            if name in _CMP:
+                raise ValueError("Can only compare identically-labeled Series objects")
+            return self._aligned(other, name, reflected)
         col = binary_column(self._col, other, name, reflected)
         # pandas keeps the name only when both operands share it
         nm = self.name if not isinstance(other, Series) or other.name == self.name else None
         return Series._new(col, self.index, nm)
+
+    def _aligned(self, other, name, reflected):
+        """self <op> other on the union of their labels, sorted (pandas'
+        alignment): an outer merge of the two indexes on the device gives each
+        label's row on either side; a label missing on one side gives a null.
+        Repeated labels pair as pandas pairs them (every row with every row)."""
+        from ._frame import DataFrame
+        if self.index.nlevels != 1 or other.index.nlevels != 1:
+            raise NotImplementedError("aligning Series on a MultiIndex by labels is not "
+                                      "supported; reset_index() first")
+        dev = self.device
+        other = other.to_device(dev) if str(other.device) != str(dev) else other
+
+        def side(s, pos):
+            n = len(s)
+            return DataFrame._new({"k": s.index.levels[0],
+                                   pos: Column("num", np.int64,
+                                               em.arange(n, dtype=np.int64, device=dev))},
+                                  RangeIndex(0, n, 1, dev), dev)
+        if len(self) == 0 or len(other) == 0:
+            # one side empty (its index may hold no type to merge on): the other's
+            # labels sorted, every value null
+            from ._keys import sort_order
+            full = self if len(self) else other
+            order = sort_order([full.index.levels[0]], [True])
+            none = em.full(int(order.shape[0]), -1, dtype=np.int64, device=dev)
+            pl, pr = (order, none) if len(self) else (none, order)
+            key = full.index.levels[0].take(order)
+        else:
+            m = side(self, "l").merge(side(other, "r"), on="k", how="outer", sort=True)
+
+            def rows(c):
+                return c.data if c.validity is None else em.where(c.validity, c.data, -1)
+            pl, pr, key = rows(m._cols["l"]), rows(m._cols["r"]), m._cols["k"]
+        a = self._col.take(pl, allow_fill=True)
+        b = other._col.take(pr, allow_fill=True)
+        col = binary_column(a, b, name, reflected)
+        nm = self.name if other.name == self.name else None
+        iname = self.index.names[0] if self.index.names[0] == other.index.names[0] else None
+        return Series._new(col, Index([key], [iname]), nm)
 
     def __invert__(self):
         if self._col.dtype != np.bool_ and self._col.dtype.kind not in "iu":
