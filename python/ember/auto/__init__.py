@@ -1,0 +1,63 @@
+"""``device="auto"``: Ember decides where each operation runs (docs/auto.md).
+
+Arrays made with ``device="auto"`` (or while ``em.Device("auto")`` is
+current, ``em.set_default_device("auto")``, ``EMBER_DEVICE=auto``) are auto
+arrays: each elementwise evaluation, reduction, scan, matmul and sort on
+them runs on the device where a measured cost model predicts it finishes
+first, moves of the inputs included; the data then stays there until a
+move pays for itself.  An array on a fixed device is respected.
+
+- ``calibrate()`` measures the devices again and caches the numbers;
+- ``model()`` / ``set_model(m)``: the cost model in use (tests inject one);
+- ``explain(x)`` / ``explain(fn, *args)``: the predicted times behind a
+  placement, or the placements a call makes (``EMBER_DEBUG=1`` prints each);
+- ``use_cluster(client)``: not yet (docs/auto.md says what is planned).
+"""
+from . import _model, _place
+from ._model import DeviceCost, Model
+from ._place import Placement, model, set_model
+
+__all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
+           "Placement"]
+
+
+def calibrate(devices=None):
+    """Measure every candidate device (the CPU and each CUDA device; or the
+    names given) now, cache the numbers on disk and use them; returns the
+    Model (``model.seconds``: how long measuring took)."""
+    m = _model.calibrate(list(devices) if devices else None)
+    set_model(m)
+    return m
+
+
+def explain(what, *args, **kwargs):
+    """Why work runs where it does.
+
+    ``explain(x)`` for an ember array: the Placement an elementwise pass
+    over x would get now (x is not evaluated or moved).  ``explain(fn,
+    *args, **kwargs)``: calls fn and returns ``(result, placements)``, every
+    Placement made on auto arrays during the call, in order.  A Placement's
+    ``predicted`` maps each candidate device to its predicted seconds,
+    moves included, and ``chosen`` is where the work went."""
+    from .. import _ember
+    if isinstance(what, _ember.ndarray):
+        _place._local.recorders = (getattr(_place._local, "recorders", None) or []) + [[]]
+        try:
+            return _place.decide("elementwise", (what,))
+        finally:
+            _place._local.recorders = _place._local.recorders[:-1]
+    if not callable(what):
+        raise TypeError(f"explain takes an ember array or a callable, not {type(what).__name__}")
+    rec = []
+    _place._local.recorders = (getattr(_place._local, "recorders", None) or []) + [rec]
+    try:
+        result = what(*args, **kwargs)
+    finally:
+        _place._local.recorders = [r for r in _place._local.recorders if r is not rec]
+    return result, rec
+
+
+def use_cluster(client):
+    """Placing auto arrays on a Dask cluster is not built yet (docs/auto.md)."""
+    raise NotImplementedError("em.auto.use_cluster: auto arrays on a Dask cluster are not built "
+                              "yet; use ember.dask (em.dask.cluster()) directly")
