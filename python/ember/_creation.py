@@ -34,8 +34,8 @@ def _auto(a):
 
 
 def _asarray_auto(obj, dtype, copy):
-    """asarray for device="auto": new data starts on the host (no move until
-    one pays, docs/auto.md); an Ember array keeps its device.  An array on a
+    """asarray for device="auto": new data starts on the host, in Ember's
+    memory (no move until one pays, docs/auto.md); an Ember array keeps its device.  An array on a
     fixed device becomes auto only as a copy (the mark is its memory's)."""
     if isinstance(obj, _ember.ndarray):
         if _ember._auto_is(obj):
@@ -44,7 +44,9 @@ def _asarray_auto(obj, dtype, copy):
             raise ValueError("an array on a fixed device becomes auto only as a copy "
                              "(copy=False was given)")
         return _auto(_ember.asarray(obj, dtype, None, True))
-    return _auto(_ember.asarray(obj, dtype, "cpu", copy))
+    # Ember's own memory unless copy=False: an auto array may move, so it
+    # cannot promise to alias a NumPy array (a wrap is never moved, only copied).
+    return _auto(_ember.asarray(obj, dtype, "cpu", True if copy is None else copy))
 
 
 def _pin(obj, dtype, device, copy):
@@ -186,7 +188,7 @@ def full_like(a, /, fill_value, *, dtype=None, device=None, shape=None):
     """`fill_value` with the shape, dtype and device of `a` (numpy.full_like);
     `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
-    return _ember.full(s, fill_value, d, dev)
+    return _full(s, fill_value, d, "C", dev)
 
 
 # ---- ranges -----------------------------------------------------------------

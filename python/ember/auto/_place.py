@@ -47,6 +47,8 @@ class Placement:
 
 
 def _fmt(t):
+    if t == float("inf"):
+        return "does not fit"
     return f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
 
 
@@ -125,14 +127,37 @@ def decide(kind, objs, out=None):
         return Placement(kind, nbytes, flops, cands[0], {}, {}, "only device")
     m = model()
     predicted, moves = {}, {}
+    out_bytes = nbytes - sum(a.nbytes for a in arrays)
     for dev in cands:
         if dev not in m.costs:
             continue
         mv = sum(m.move(a.nbytes, _where(a), dev) for a in arrays)
         moves[dev] = mv
-        predicted[dev] = m.predict(kind, dev, nbytes, flops) + mv
+        need = sum(a.nbytes for a in arrays if _where(a) != dev) + out_bytes
+        # Work that does not fit the device's free memory (or its pool's
+        # set_limit) is not placed there: it would fail with OutOfMemoryError.
+        fits = dev == "cpu" or need <= _avail(dev)
+        predicted[dev] = m.predict(kind, dev, nbytes, flops) + mv if fits else float("inf")
     chosen = min(predicted, key=predicted.get) if predicted else cands[0]
     return Placement(kind, nbytes, flops, chosen, predicted, moves, "least predicted time")
+
+
+def _avail(dev):
+    """Bytes a new allocation on GPU dev may take: the driver's free memory
+    plus the pool's cached blocks, capped by the pool's set_limit."""
+    kind, _, num = dev.partition(":")
+    if kind != "cuda":
+        return float("inf")
+    i = int(num or 0)
+    try:
+        from .. import cuda_runtime
+        free = _ember.mem_info(dev)[0]
+        used, total = _ember.cuda_pool(i)
+        limit = cuda_runtime._limits.get(i, 0)
+    except Exception:  # noqa: BLE001  (no numbers: let the prediction decide)
+        return float("inf")
+    avail = free + (total - used)
+    return min(avail, limit - used) if limit else avail
 
 
 def _explaining():
