@@ -11,6 +11,9 @@
 #include <string.h>
 
 static PyObject *pyem__auto_hook; /* place(kind, operands, out) -> operands */
+/* whole(kind, args, kw) -> the result, or NotImplemented: work the policy
+ * runs itself (a reduction streamed through a GPU in chunks, out of core). */
+static PyObject *pyem__auto_whole;
 
 int pyem_is_auto(PyObject *o) { return EmArray_Check(o) && em_array_is_auto(EMARR_META(o)); }
 
@@ -85,8 +88,12 @@ static PyObject *f_auto_move(PyObject *self, PyObject *args) {
     Py_RETURN_TRUE;
 }
 
-static PyObject *f_auto_set_hook(PyObject *self, PyObject *fn) {
+/* _auto_set_hook(place, whole=None) */
+static PyObject *f_auto_set_hook(PyObject *self, PyObject *args) {
+    PyObject *fn, *whole = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &fn, &whole)) return NULL;
     Py_XSETREF(pyem__auto_hook, fn == Py_None ? NULL : Py_NewRef(fn));
+    Py_XSETREF(pyem__auto_whole, whole == Py_None ? NULL : Py_NewRef(whole));
     Py_RETURN_NONE;
 }
 
@@ -95,8 +102,9 @@ PyMethodDef pyem_auto_functions[] = {
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
     {"_auto_move", f_auto_move, METH_VARARGS,
      "_auto_move(x, device): move x's memory in place if no one else sees it."},
-    {"_auto_set_hook", f_auto_set_hook, METH_O,
-     "_auto_set_hook(place): place(kind, operands, out) for calls on auto arrays."},
+    {"_auto_set_hook", f_auto_set_hook, METH_VARARGS,
+     "_auto_set_hook(place, whole=None): place(kind, operands, out) for calls on auto "
+     "arrays; whole(kind, args, kw) runs a reduction itself or returns NotImplemented."},
     {NULL, NULL, 0, NULL}};
 
 /* A METH_VARARGS|METH_KEYWORDS entry whose positional argument ai is the
@@ -107,6 +115,11 @@ PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     PyObject *a = ai < n ? PyTuple_GET_ITEM(args, ai) : NULL;
     if (!a || !pyem_is_auto(a)) return f(self, args, kw);
+    if (pyem__auto_whole) {
+        PyObject *w = PyObject_CallFunction(pyem__auto_whole, "sOO", kind, args, kw ? kw : Py_None);
+        if (w != Py_NotImplemented) return w; /* the result, or NULL with its exception */
+        Py_DECREF(w);
+    }
     PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi) : kw ? PyDict_GetItemString(kw, "out") : NULL;
     if (out == Py_None) out = NULL;
     PyObject *moved[1];

@@ -369,3 +369,73 @@ def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
         "cpu inf",               # over the pool's set_limit: not placed there
         "cuda:0",                # pinned to the GPU
     ], err
+
+
+# ---- out of core: a reduction streamed through a GPU in chunks ------------
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "any", "all"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "bool", "uint8"])
+def test_streamed_reduction_values(cpu_only, name, dtype):
+    # The chunk loop itself, run with the CPU as its device (its streams are
+    # always complete): every chunk edge against NumPy.  Under the fake
+    # driver the same loop runs on cuda:0 but its kernels compute nothing.
+    from ember.auto import _stream
+    rng = np.random.default_rng(3)
+    h = (rng.random((37, 29)) < 0.9) if dtype == "bool" else rng.integers(1, 3, (37, 29)).astype(dtype)
+    if dtype == "float64" and name in ("min", "max"):
+        h[5, 7] = np.nan
+    x = em.asarray(h, device="auto")
+    want = getattr(np, name)(h)
+    for chunk in (1, 7, 64, h.size - 1, h.size, 10 * h.size):
+        p = _stream.Plan("cpu", chunk, -(-h.size // chunk), 0.0, 0.0)
+        r = _stream.run(name, x, p)
+        assert str(r.device) == "auto"
+        assert_same(r, want, rtol=1e-12)
+    r = _stream.run(name, x, _stream.Plan("cpu", 100, 11, 0.0, 0.0), keepdims=True)
+    assert_same(r, getattr(np, name)(h, keepdims=True), rtol=1e-12)
+
+
+def test_stream_plan_both_ends():
+    from ember.auto import _stream
+    x = em.zeros(1 << 20, dtype="float32", device="auto")  # 4 MiB on the host
+    slow_cpu = dict(CPU, reduction=2e9)
+    try:
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU})
+        orig = _place._avail
+        _place._avail = lambda dev: 1 << 20  # the GPU can give 1 MiB
+        p = _stream.plan(x)
+        assert p.device == "cuda:0" and p.chunk == (1 << 18) // 4 and p.nchunks == 16
+        assert p.predicted == pytest.approx(16 * GPU["launch"] + x.nbytes / GPU["h2d"]
+                                            + (1 << 18) / GPU["h2d"])
+        assert _stream.plan(em.zeros(1 << 17, dtype="float32", device="auto")) is None  # fits
+        assert _stream.plan(x[::2]) is None  # not contiguous: placed as usual
+        em.auto.set_model({"cpu": CPU, "cuda:0": GPU})  # the CPU outruns the bus
+        assert _stream.plan(x) is None
+    finally:
+        _place._avail = orig
+        em.auto.set_model(None)
+
+
+FAKE_STREAM = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+pool = em.get_default_memory_pool()
+pool.set_limit(size=1 << 18)
+x = em.arange(1 << 18, dtype='float32', device='auto')   # 1 MiB: 4 times the limit
+r, ps = em.auto.explain(lambda: x.sum())
+print(type(ps[0]).__name__, ps[0].device, ps[0].nchunks, str(r.device), str(r.device.current), r.shape)
+r, ps = em.auto.explain(lambda: em.max(x, keepdims=True))
+print(ps[0].nchunks in (16, 17), r.shape)  # 17: the first result holds a little memory
+r, ps = em.auto.explain(lambda: x.sum(axis=0))   # every axis of a 1-d array: streamed too
+print(type(ps[0]).__name__)
+y = x.reshape(512, 512)
+r, ps = em.auto.explain(lambda: y.sum(axis=1))   # not a full reduction: placed as usual
+print(type(ps[0]).__name__, ps[0].chosen)
+print(pool.used_bytes() <= 1 << 18, str(x.device.current))
+"""
+
+
+def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu", "True cpu"], err

@@ -13,9 +13,14 @@ move pays for itself.  An array on a fixed device is respected.
   placement, or the placements a call makes (``EMBER_DEBUG=1`` prints each);
 - ``use_cluster(client)``: not yet (docs/auto.md says what is planned).
 """
-from . import _model, _place
+from .. import _ember
+from . import _model, _place, _stream
 from ._model import DeviceCost, Model
 from ._place import Placement, model, set_model
+
+# The extension's one way in: place() for every operation on auto arrays,
+# _stream.whole() first for reductions (out of core).
+_ember._auto_set_hook(_place.place, _stream.whole)
 
 __all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
            "Placement"]

@@ -220,5 +220,3 @@ def call(kind, fn, arrays, *args, **kw):
     finally:
         _local.busy = False
 
-
-_ember._auto_set_hook(place)
