@@ -17,11 +17,56 @@ static PyObject *pyem__auto_whole;
 
 int pyem_is_auto(PyObject *o) { return EmArray_Check(o) && em_array_is_auto(EMARR_META(o)); }
 
+/* The policy's answers that need no Python call (_auto_config), since an
+ * operation on small arrays costs less than calling the policy: with one
+ * candidate device everything stays where it is; and work of a kind whose
+ * operands are all auto arrays on the host, below that kind's byte count,
+ * is the CPU's whatever the model (the policy computes the bound from it,
+ * with margin).  Both are off while decisions are printed or recorded. */
+enum { PYEM_AUTO_ELEMENTWISE, PYEM_AUTO_REDUCTION, PYEM_AUTO_SCAN, PYEM_AUTO_NKINDS };
+static int pyem__auto_single;
+static int64_t pyem__auto_cpu_below[PYEM_AUTO_NKINDS];
+
+static int pyem__auto_kind(const char *kind) {
+    return !strcmp(kind, "elementwise") ? PYEM_AUTO_ELEMENTWISE
+           : !strcmp(kind, "reduction") ? PYEM_AUTO_REDUCTION
+           : !strcmp(kind, "scan")      ? PYEM_AUTO_SCAN
+                                        : -1;
+}
+
+/* Whether the policy's answer is "as they are": see above. */
+static int pyem__auto_stays(const char *kind, PyObject *const *objs, int n, PyObject *out) {
+    if (pyem__auto_single) return 1;
+    int k = pyem__auto_kind(kind);
+    if (k < 0 || out || pyem__auto_cpu_below[k] <= 0) return 0;
+    /* The work's bytes as the policy counts them (_place._work): the inputs,
+     * plus for an elementwise result the largest operand's elements at the
+     * widest item size; a broadcast result may be larger: not answered here. */
+    int64_t bytes = 0, size = 0, item = 0;
+    for (int i = 0; i < n; i++) {
+        if (!EmArray_Check(objs[i])) continue;
+        const em_array *a = EMARR_META(objs[i]);
+        if (!em_array_is_auto(a) || em_array_device(a).kind != EM_CPU) return 0;
+        int64_t sz = em_array_size(a), it = em_dtype_get(a->dtype)->size;
+        if (size > 1 && sz > 1 && sz != size) return 0;
+        bytes += em_array_nbytes(a);
+        size = sz > size ? sz : size;
+        item = it > item ? it : item;
+    }
+    if (k == PYEM_AUTO_ELEMENTWISE) bytes += size * item;
+    if (k == PYEM_AUTO_SCAN) bytes *= 2;
+    return bytes < pyem__auto_cpu_below[k];
+}
+
 int pyem_auto_enter(const char *kind, PyObject *const *objs, int n, PyObject *out,
                     PyObject **moved) {
     int any = out && pyem_is_auto(out);
     for (int i = 0; i < n && !any; i++) any = pyem_is_auto(objs[i]);
     if (!any || !pyem__auto_hook) return 0;
+    if (pyem__auto_stays(kind, objs, n, out)) {
+        for (int i = 0; i < n; i++) moved[i] = Py_NewRef(objs[i]);
+        return 1; /* the result is still marked auto */
+    }
     PyObject *t = PyTuple_New(n);
     if (!t) return -1;
     for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(objs[i]));
@@ -97,7 +142,20 @@ static PyObject *f_auto_set_hook(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* _auto_config(single, elementwise_below, reduction_below, scan_below) */
+static PyObject *f_auto_config(PyObject *self, PyObject *args) {
+    int single;
+    long long b[PYEM_AUTO_NKINDS];
+    if (!PyArg_ParseTuple(args, "pLLL", &single, &b[0], &b[1], &b[2])) return NULL;
+    pyem__auto_single = single;
+    for (int k = 0; k < PYEM_AUTO_NKINDS; k++) pyem__auto_cpu_below[k] = b[k];
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pyem_auto_functions[] = {
+    {"_auto_config", f_auto_config, METH_VARARGS,
+     "_auto_config(single, elementwise_below, reduction_below, scan_below): the policy's "
+     "answers the extension gives without calling it."},
     {"_auto_mark", f_auto_mark, METH_VARARGS, "_auto_mark(x, on=True): x becomes auto (or not)."},
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
     {"_auto_move", f_auto_move, METH_VARARGS,
@@ -115,13 +173,13 @@ PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     PyObject *a = ai < n ? PyTuple_GET_ITEM(args, ai) : NULL;
     if (!a || !pyem_is_auto(a)) return f(self, args, kw);
-    if (pyem__auto_whole) {
+    PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi) : kw ? PyDict_GetItemString(kw, "out") : NULL;
+    if (out == Py_None) out = NULL;
+    if (pyem__auto_whole && !pyem__auto_stays(kind, &a, 1, out)) {
         PyObject *w = PyObject_CallFunction(pyem__auto_whole, "sOO", kind, args, kw ? kw : Py_None);
         if (w != Py_NotImplemented) return w; /* the result, or NULL with its exception */
         Py_DECREF(w);
     }
-    PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi) : kw ? PyDict_GetItemString(kw, "out") : NULL;
-    if (out == Py_None) out = NULL;
     PyObject *moved[1];
     int r = pyem_auto_enter(kind, &a, 1, out, moved);
     if (r <= 0) return r < 0 ? NULL : f(self, args, kw);

@@ -439,3 +439,56 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path))
     assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu", "True cpu"], err
+
+
+# ---- answers the extension gives without calling the policy ---------------
+
+def test_cpu_bound_formula():
+    m = _model.Model.from_dict({"cpu": CPU, "cuda:0": GPU})
+    want = 0.9 * (GPU["launch"] - CPU["launch"]) / (1 / CPU["elementwise"] - 1 / GPU["elementwise"]
+                                                     - 0.5 / GPU["h2d"])
+    assert _place.cpu_bound("elementwise", m, ["cpu", "cuda:0"]) == int(want)
+    # CPU reduction 2e10 B/s beats a 1e10 B/s copy: a GPU never wins on host data
+    assert _place.cpu_bound("reduction", m, ["cpu", "cuda:0"]) == _place._NEVER
+    cheap = _model.Model.from_dict({"cpu": CPU, "cuda:0": dict(GPU, launch=1e-6)})
+    assert _place.cpu_bound("elementwise", cheap, ["cpu", "cuda:0"]) == 0
+    # below the bound the policy itself says cpu: the bound is safe
+    n = int(want) // 24  # float32 a + b: 12 bytes of work per element
+    a = em.zeros(n, dtype="float32", device="auto")
+    try:
+        em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
+        assert _place.decide("elementwise", (a, a)).chosen == "cpu"
+    finally:
+        em.auto.set_model(None)
+
+
+FAKE_FAST = """
+import numpy as np, ember as em
+from ember import _ember
+from ember.auto import _place, _stream
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+em.zeros(4, device='auto') + 1  # the first decision hands the extension its bounds
+calls = []
+def counting(kind, objs, out):
+    calls.append(kind)
+    return _place.place(kind, objs, out)
+_ember._auto_set_hook(counting, _stream.whole)
+bound = _place.cpu_bound('elementwise', _place.model(), ['cpu', 'cuda:0'])
+n = bound // 24
+a = em.zeros(n, dtype='float32', device='auto')
+r = a + a
+print(len(calls), str(r.device), str(r.device.current))
+b = em.zeros(n * 4, dtype='float32', device='auto')
+r = b + b
+print(len(calls), str(r.device.current))
+c, d = em.zeros((8, 1), dtype='float32', device='auto'), em.zeros((1, 8), dtype='float32', device='auto')
+r = c + d   # a broadcast: the extension does not answer
+print(len(calls), str(r.device))
+s = a.sum()  # a reduction of host data: the CPU's whatever its size here
+print(len(calls), str(s.device))
+"""
+
+
+def test_small_host_work_skips_the_policy_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_FAST % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["0 auto cpu", "1 cuda:0", "2 auto", "2 auto"], err

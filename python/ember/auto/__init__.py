@@ -21,6 +21,7 @@ from ._place import Placement, model, set_model
 # The extension's one way in: place() for every operation on auto arrays,
 # _stream.whole() first for reductions (out of core).
 _ember._auto_set_hook(_place.place, _stream.whole)
+_ember._auto_config(len(_place.candidates()) == 1 and _place._DEBUG <= 0, 0, 0, 0)
 
 __all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
            "Placement"]
@@ -45,20 +46,22 @@ def explain(what, *args, **kwargs):
     ``predicted`` maps each candidate device to its predicted seconds,
     moves included, and ``chosen`` is where the work went."""
     from .. import _ember
-    if isinstance(what, _ember.ndarray):
-        _place._local.recorders = (getattr(_place._local, "recorders", None) or []) + [[]]
-        try:
-            return _place.decide("elementwise", (what,))
-        finally:
-            _place._local.recorders = _place._local.recorders[:-1]
-    if not callable(what):
+    if not isinstance(what, _ember.ndarray) and not callable(what):
         raise TypeError(f"explain takes an ember array or a callable, not {type(what).__name__}")
     rec = []
     _place._local.recorders = (getattr(_place._local, "recorders", None) or []) + [rec]
+    with _place._lock:
+        _place._state["explaining"] += 1
+    _place._configure()  # every decision goes through the policy while recorded
     try:
+        if isinstance(what, _ember.ndarray):
+            return _place.decide("elementwise", (what,))
         result = what(*args, **kwargs)
     finally:
         _place._local.recorders = [r for r in _place._local.recorders if r is not rec]
+        with _place._lock:
+            _place._state["explaining"] -= 1
+        _place._state["configured"] = False
     return result, rec
 
 

@@ -22,8 +22,61 @@ from .. import _device
 from . import _model
 
 _lock = threading.Lock()
-_state = {"model": None, "candidates": None}
+# model: the Model in use; candidates: device names; explaining: explain()
+# calls under way (any thread); configured: the extension has the bounds.
+_state = {"model": None, "candidates": None, "explaining": 0, "configured": False}
 _local = threading.local()  # .recorders: lists that explain(fn) collects into
+
+
+def _debug():
+    try:
+        return int(os.environ.get("EMBER_DEBUG", "0") or 0)
+    except ValueError:
+        return 0
+
+
+_DEBUG = _debug()  # read once: the extension's fast answers depend on it
+# Of the bytes a kind of work counts (_work), the least share that are its
+# inputs (what a placement elsewhere moves): elementwise and scan results
+# count as much as their inputs at most, a reduction's are negligible.
+_MOVED_SHARE = {"elementwise": 0.5, "reduction": 1.0, "scan": 0.5}
+_NEVER = 1 << 62
+
+
+def cpu_bound(kind, m, cands):
+    """Work bytes below which the CPU wins for work of `kind` on host data
+    whatever the sizes' other details: the crossover with every GPU
+    candidate, less 10 %; _NEVER when no GPU can win, 0 when there is no
+    safe bound (a GPU launch as cheap as the CPU's)."""
+    c = m.costs.get("cpu")
+    if c is None:
+        return 0
+    rate = "elementwise" if kind == "elementwise" else "reduction"
+    bound = _NEVER
+    for dev in cands:
+        g = m.costs.get(dev)
+        if dev == "cpu" or g is None:
+            continue
+        h2d = g.h2d or 1e9
+        slope = 1 / getattr(c, rate) - 1 / getattr(g, rate) - _MOVED_SHARE[kind] / h2d
+        if g.launch <= c.launch:
+            return 0
+        if slope > 0:
+            bound = min(bound, int(0.9 * (g.launch - c.launch) / slope))
+    return bound
+
+
+def _configure():
+    """Give the extension the answers it may give without calling place()."""
+    cands = candidates()
+    quiet = _DEBUG <= 0 and not _state["explaining"]
+    single = len(cands) == 1 and quiet
+    bounds = [0, 0, 0]
+    if quiet and not single:
+        m = model()
+        bounds = [cpu_bound(k, m, cands) for k in ("elementwise", "reduction", "scan")]
+    _ember._auto_config(single, *bounds)
+    _state["configured"] = True
 
 
 class Placement:
@@ -80,6 +133,8 @@ def set_model(m):
     with _lock:
         _state["model"] = m
         _state["candidates"] = None if m is None else list(m.costs)
+        _state["configured"] = False
+    _ember._auto_config(False, 0, 0, 0)  # until the next decision configures again
 
 
 def candidates():
@@ -161,14 +216,7 @@ def _avail(dev):
 
 
 def _explaining():
-    return bool(getattr(_local, "recorders", None)) or _debug() > 0
-
-
-def _debug():
-    try:
-        return int(os.environ.get("EMBER_DEBUG", "0") or 0)
-    except ValueError:
-        return 0
+    return bool(getattr(_local, "recorders", None)) or _DEBUG > 0
 
 
 def _bring(o, dev):
@@ -186,6 +234,8 @@ def place(kind, objs, out):
     use, each auto one on the chosen device."""
     if getattr(_local, "busy", False):
         return objs  # inside call(): already placed
+    if not _state["configured"]:
+        _configure()
     if len(candidates()) == 1 and not _explaining():
         return objs  # only the CPU: auto is the CPU
     p = decide(kind, objs, out)
@@ -196,7 +246,7 @@ def place(kind, objs, out):
 def _note(p):
     for r in getattr(_local, "recorders", None) or ():
         r.append(p)
-    if _debug() > 0:
+    if _DEBUG > 0:
         print(f"ember {p!r}", file=sys.stderr)
 
 
