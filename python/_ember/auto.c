@@ -43,12 +43,16 @@ static int pyem__auto_stays(const char *kind, PyObject *const *objs, int n, PyOb
      * plus for an elementwise result the largest operand's elements at the
      * widest item size; a broadcast result may be larger: not answered here. */
     int64_t bytes = 0, size = 0, item = 0;
+    const em_array *shaped = NULL; /* the first operand of more than one element */
     for (int i = 0; i < n; i++) {
         if (!EmArray_Check(objs[i])) continue;
         const em_array *a = EMARR_META(objs[i]);
         if (!em_array_is_auto(a) || em_array_device(a).kind != EM_CPU) return 0;
         int64_t sz = em_array_size(a), it = em_dtype_get(a->dtype)->size;
-        if (size > 1 && sz > 1 && sz != size) return 0;
+        if (sz > 1 && shaped &&
+            (a->ndim != shaped->ndim || memcmp(a->shape, shaped->shape, sizeof(int64_t) * a->ndim)))
+            return 0; /* (8, 1) + (1, 8): a result larger than either */
+        if (sz > 1 && !shaped) shaped = a;
         bytes += em_array_nbytes(a);
         size = sz > size ? sz : size;
         item = it > item ? it : item;
