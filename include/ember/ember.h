@@ -204,8 +204,8 @@ EM_API void em_array_allow_fusion(em_array *a);
  * one whose home Ember chooses; every view of the buffer shares the mark. */
 EM_API void em_array_set_auto(em_array *a, bool on);
 EM_API bool em_array_is_auto(const em_array *a);
-/* Whether a's memory may be replaced by a copy elsewhere without anyone seeing
- * it: Ember's own (pooled) memory that no other view references. */
+/* Whether a's memory may be replaced by a copy elsewhere without another view
+ * seeing it: no other view references its buffer. */
 EM_API bool em_array_movable(const em_array *a);
 /* Drop this view's reference and reset it to unset. */
 EM_API void em_array_release(em_array *a);

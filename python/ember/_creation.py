@@ -34,8 +34,8 @@ def _auto(a):
 
 
 def _asarray_auto(obj, dtype, copy):
-    """asarray for device="auto": new data starts on the host, in Ember's
-    memory (no move until one pays, docs/auto.md); an Ember array keeps its device.  An array on a
+    """asarray for device="auto": new data starts on the host (no move until
+    one pays, docs/auto.md); an Ember array keeps its device.  An array on a
     fixed device becomes auto only as a copy (the mark is its memory's)."""
     if isinstance(obj, _ember.ndarray):
         if _ember._auto_is(obj):
@@ -44,9 +44,14 @@ def _asarray_auto(obj, dtype, copy):
             raise ValueError("an array on a fixed device becomes auto only as a copy "
                              "(copy=False was given)")
         return _auto(_ember.asarray(obj, dtype, None, True))
-    # Ember's own memory unless copy=False: an auto array may move, so it
-    # cannot promise to alias a NumPy array (a wrap is never moved, only copied).
-    return _auto(_ember.asarray(obj, dtype, "cpu", True if copy is None else copy))
+    # Host data is wrapped as the CPU device wraps it (auto on a CPU-only
+    # machine is the CPU, aliasing included); once Ember moves the array it no
+    # longer shares the memory: copy=None is "copy if needed".
+    from . import auto as _autopkg
+    d = _autopkg._cluster.maybe_distribute(obj, dtype) if _autopkg._cluster.active() else None
+    if d is not None:
+        return d
+    return _auto(_ember.asarray(obj, dtype, "cpu", copy))
 
 
 def _pin(obj, dtype, device, copy):

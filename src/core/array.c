@@ -138,12 +138,11 @@ void em_array_set_auto(em_array *a, bool on) {
 
 bool em_array_is_auto(const em_array *a) { return a->buf && a->buf->autohome; }
 
-/* Pooled (Ember's own memory, not a wrap whose owner still reads it) and
- * referenced by this view alone: no other view, pending expression or
- * leaf would see the move. */
+/* Referenced by this view alone: no other view, pending expression or leaf
+ * would see the move.  A wrap counts too: its owner's memory is then let go
+ * (device="auto" promises no aliasing once Ember moves an array). */
 bool em_array_movable(const em_array *a) {
-    return a->buf && a->buf->pooled &&
-           atomic_load_explicit(&a->buf->refcount, memory_order_acquire) == 1;
+    return a->buf && atomic_load_explicit(&a->buf->refcount, memory_order_acquire) == 1;
 }
 
 void em_array_release(em_array *a) {

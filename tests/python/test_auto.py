@@ -141,13 +141,15 @@ def test_creation_functions_make_auto_arrays(cpu_only):
     assert_same(made[7], np.linspace(0, 1, 5))
 
 
-def test_auto_from_numpy_is_a_copy_unless_copy_false(cpu_only):
+def test_auto_from_numpy_wraps_as_the_cpu_does(cpu_only):
     h = np.arange(6.0)
     a = em.asarray(h, device="auto")
-    h[0] = 100  # an auto array is Ember's memory: it may move, so it does not alias
-    assert float(a[0]) == 0.0
-    w = em.asarray(h, device="auto", copy=False)
-    assert float(w[0]) == 100.0 and str(w.device) == "auto"
+    c = em.asarray(h, device="auto", copy=True)
+    h[0] = 100  # the CPU device's aliasing, until Ember moves the array (docs/auto.md)
+    assert float(a[0]) == 100.0 and float(c[0]) == 0.0
+    assert str(a.device) == "auto" and str(c.device) == "auto"
+    with pytest.raises(ValueError):
+        em.asarray([1, 2], device="auto", copy=False)
 
 
 def test_to_device_pins_and_auto_copies(cpu_only):
@@ -305,8 +307,6 @@ def test_explain(cpu_only):
     assert all(q.chosen == "cpu" for q in ps) and "cpu" in repr(ps[0])
     with pytest.raises(TypeError, match="callable"):
         em.auto.explain(3)
-    with pytest.raises(NotImplementedError, match="ember.dask"):
-        em.auto.use_cluster(None)
 
 
 def test_debug_prints_each_placement(tmp_path):
@@ -492,3 +492,27 @@ print(len(calls), str(s.device))
 def test_small_host_work_skips_the_policy_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_FAST % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
     assert out == ["0 auto cpu", "1 cuda:0", "2 auto", "2 auto"], err
+
+
+# ---- past one machine: auto arrays on a Dask cluster ----------------------
+
+def test_use_cluster_makes_large_auto_arrays_dask_arrays(cpu_only):
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                            dashboard_address=None) as client:
+        try:
+            em.auto.use_cluster(client, threshold=4096, chunk_bytes=1000 * 8)
+            h = np.arange(3000.0).reshape(1000, 3)
+            x = em.asarray(h, device="auto")
+            assert isinstance(x, da.Array) and x.chunks[0] == (333, 333, 333, 1)
+            assert isinstance(x.blocks[0].compute(), em.ndarray)
+            r = (x * 2 + 1).sum(axis=0).compute()
+            assert_same(r, (h * 2 + 1).sum(axis=0))
+            small = em.asarray(np.ones(10), device="auto")  # below the threshold: one machine
+            assert isinstance(small, em.ndarray) and str(small.device) == "auto"
+            with pytest.raises(ValueError, match="threshold"):
+                em.auto.use_cluster(client, threshold=-1)
+        finally:
+            em.auto.use_cluster(None)
+    assert isinstance(em.asarray(np.ones(10000), device="auto"), em.ndarray)

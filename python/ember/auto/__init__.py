@@ -11,10 +11,11 @@ move pays for itself.  An array on a fixed device is respected.
 - ``model()`` / ``set_model(m)``: the cost model in use (tests inject one);
 - ``explain(x)`` / ``explain(fn, *args)``: the predicted times behind a
   placement, or the placements a call makes (``EMBER_DEBUG=1`` prints each);
-- ``use_cluster(client)``: not yet (docs/auto.md says what is planned).
+- ``use_cluster(client)``: auto arrays above a size become Dask arrays of
+  Ember chunks on the client's workers.
 """
 from .. import _ember
-from . import _model, _place, _stream
+from . import _cluster, _model, _place, _stream
 from ._model import DeviceCost, Model
 from ._place import Placement, model, set_model
 
@@ -65,7 +66,10 @@ def explain(what, *args, **kwargs):
     return result, rec
 
 
-def use_cluster(client):
-    """Placing auto arrays on a Dask cluster is not built yet (docs/auto.md)."""
-    raise NotImplementedError("em.auto.use_cluster: auto arrays on a Dask cluster are not built "
-                              "yet; use ember.dask (em.dask.cluster()) directly")
+def use_cluster(client, threshold=_cluster.DEFAULT_THRESHOLD, chunk_bytes=None):
+    """From now on, auto arrays made from host data of at least ``threshold``
+    bytes (default 1 GiB) are ``dask.array`` arrays of Ember chunks, made and
+    computed on ``client``'s workers (``em.dask.cluster()`` starts one worker
+    per GPU); ``use_cluster(None)`` turns this off.  ``chunk_bytes`` sizes the
+    chunks (default: the array split over the workers, at most 256 MiB each)."""
+    _cluster.use_cluster(client, threshold, chunk_bytes)

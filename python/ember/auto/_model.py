@@ -170,14 +170,19 @@ def _key(devs):
             parts.append(f"cpu/{os.cpu_count()}/{_ember.num_threads()}")
             continue
         p = _ember.device_props(d)
-        drv = ""
-        try:
-            from .. import cuda_runtime
-            drv = str(getattr(cuda_runtime, "driver_version", lambda: "")())
-        except Exception:  # noqa: BLE001  (the key only loses the driver)
-            pass
-        parts.append(f"{d}/{p.get('name')}/{p.get('total_memory')}/{drv}")
+        parts.append(f"{d}/{p.get('name')}/{p.get('total_memory')}/{_driver_version()}")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
+
+
+def _driver_version():
+    """The NVIDIA kernel driver's version, as Linux reports it ("" elsewhere)."""
+    for path in ("/sys/module/nvidia/version", "/proc/driver/nvidia/version"):
+        try:
+            with open(path) as f:
+                return f.readline().strip()
+        except OSError:
+            continue
+    return ""
 
 
 def _path(key):
