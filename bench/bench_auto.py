@@ -106,8 +106,8 @@ def main():
     modes = ["cpu", "cuda:0", "auto"] if gpu else ["cpu", "auto"]
     t0 = time.perf_counter()
     model = em.auto.model()  # loaded from the disk cache, or measured now
-    print(f"# cost model: {'cached' if model.seconds is None or time.perf_counter() - t0 < 0.5 else 'measured'}"
-          f" (measuring took {model.seconds or 0:.2f} s)")
+    how = "cached" if time.perf_counter() - t0 < 0.5 else "measured now"
+    print(f"# cost model: {how} (measuring took {model.seconds or 0:.2f} s)")
     for dev, c in model.costs.items():
         print(f"#   {dev}: {c.as_dict()}")
     rows = {}

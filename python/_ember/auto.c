@@ -177,7 +177,9 @@ PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     PyObject *a = ai < n ? PyTuple_GET_ITEM(args, ai) : NULL;
     if (!a || !pyem_is_auto(a)) return f(self, args, kw);
-    PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi) : kw ? PyDict_GetItemString(kw, "out") : NULL;
+    PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi)
+                    : kw   ? PyDict_GetItemString(kw, "out")
+                           : NULL;
     if (out == Py_None) out = NULL;
     if (pyem__auto_whole && !pyem__auto_stays(kind, &a, 1, out)) {
         PyObject *w = PyObject_CallFunction(pyem__auto_whole, "sOO", kind, args, kw ? kw : Py_None);

@@ -56,7 +56,7 @@ int pyem_parse_device(PyObject *o, em_device *d) {
     const char *spec = PyUnicode_AsUTF8(s);
     /* "auto" reaching C (the ember package marks what it creates for auto
      * itself): new data starts on the host, where auto arrays are born. */
-    em_status st = !spec                  ? EM_EVALUE
+    em_status st = !spec                   ? EM_EVALUE
                    : !strcmp(spec, "auto") ? (*d = (em_device){EM_CPU, 0}, EM_OK)
                                            : em_device_parse(spec, d);
     Py_DECREF(s);

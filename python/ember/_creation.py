@@ -58,7 +58,8 @@ def _pin(obj, dtype, device, copy):
     """asarray of an auto array to a named device: a copy that is not auto
     (a view would share the auto mark of its memory)."""
     if copy is False:
-        raise ValueError("an auto array is pinned to a device only as a copy (copy=False was given)")
+        raise ValueError("an auto array is pinned to a device only as a copy "
+                         "(copy=False was given)")
     return _ember.asarray(obj, dtype, device, True)
 
 

@@ -55,8 +55,8 @@ def _chain(x):
     return em.sqrt(em.abs(x) * 0.5 + 1) - x / 3
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int32", "uint8", "int64", "float16", "float32", "float64",
-                                   "complex64"])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "uint8", "int64", "float16", "float32",
+                                   "float64", "complex64"])
 def test_auto_equals_cpu_bit_for_bit(cpu_only, dtype):
     rng = np.random.default_rng(1)
     for name, a in layouts(rng, (130, 257), dtype):
@@ -187,7 +187,8 @@ def _run(code, **env):
     e = dict(os.environ, PYTHONPATH=PYPATH)
     e.pop("EMBER_DEVICE", None)
     e.update(env)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e,
+                       timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     return r.stdout.split("\n")[:-1], r.stderr
 
@@ -197,7 +198,8 @@ def test_set_default_device_and_env(tmp_path):
             "em.set_default_device('auto')\n"
             "print(em.get_device(), em.zeros(2).device)\n"
             "t = []\n"
-            "th = threading.Thread(target=lambda: t.append(str(em.ones(2).device))); th.start(); th.join()\n"
+            "th = threading.Thread(target=lambda: t.append(str(em.ones(2).device)))\n"
+            "th.start(); th.join()\n"
             "print(t[0])\n"
             "em.set_default_device('cpu'); print(em.get_device(), em.zeros(2).device)\n")
     out, _ = _run(code, EMBER_CACHE_DIR=str(tmp_path))
@@ -292,7 +294,8 @@ def test_pinned_operand_and_out_decide(two_devices):
     assert _place.decide("elementwise", (big, big)).chosen == "cuda:0"
     p = _place.decide("elementwise", (big, em.zeros(1 << 20, dtype="float32", device="cpu")))
     assert p.chosen == "cpu" and p.reason == "pinned operand" and not p.predicted
-    p = _place.decide("elementwise", (big, big), out=em.empty(1 << 20, dtype="float32", device="cpu"))
+    out = em.empty(1 << 20, dtype="float32", device="cpu")
+    p = _place.decide("elementwise", (big, big), out=out)
     assert p.chosen == "cpu" and p.reason == "out= decides"
 
 
@@ -365,7 +368,8 @@ def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
                                  # elements: the CPU's launch is cheaper than the move back
         "cpu cpu cuda:0",        # a view shares the memory: copied for the op, not moved
         "cpu cpu",               # a pinned operand decides; the auto one moves back
-        "cpu cuda:0 cuda:0",     # a host reduction: the CPU outruns the bus; on the GPU's data: there
+        "cpu cuda:0 cuda:0",     # a host reduction: the CPU outruns the bus; on the GPU's
+                                 # data: there
         "cpu inf",               # over the pool's set_limit: not placed there
         "cuda:0",                # pinned to the GPU
     ], err
@@ -381,7 +385,10 @@ def test_streamed_reduction_values(cpu_only, name, dtype):
     # driver the same loop runs on cuda:0 but its kernels compute nothing.
     from ember.auto import _stream
     rng = np.random.default_rng(3)
-    h = (rng.random((37, 29)) < 0.9) if dtype == "bool" else rng.integers(1, 3, (37, 29)).astype(dtype)
+    if dtype == "bool":
+        h = rng.random((37, 29)) < 0.9
+    else:
+        h = rng.integers(1, 3, (37, 29)).astype(dtype)
     if dtype == "float64" and name in ("min", "max"):
         h[5, 7] = np.nan
     x = em.asarray(h, device="auto")
@@ -423,7 +430,8 @@ pool = em.get_default_memory_pool()
 pool.set_limit(size=1 << 18)
 x = em.arange(1 << 18, dtype='float32', device='auto')   # 1 MiB: 4 times the limit
 r, ps = em.auto.explain(lambda: x.sum())
-print(type(ps[0]).__name__, ps[0].device, ps[0].nchunks, str(r.device), str(r.device.current), r.shape)
+print(type(ps[0]).__name__, ps[0].device, ps[0].nchunks, str(r.device), str(r.device.current),
+      r.shape)
 r, ps = em.auto.explain(lambda: em.max(x, keepdims=True))
 print(ps[0].nchunks in (16, 17), r.shape)  # 17: the first result holds a little memory
 r, ps = em.auto.explain(lambda: x.sum(axis=0))   # every axis of a 1-d array: streamed too
@@ -438,7 +446,8 @@ print(pool.used_bytes() <= 1 << 18, str(x.device.current))
 def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path))
-    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu", "True cpu"], err
+    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu",
+                   "True cpu"], err
 
 
 # ---- answers the extension gives without calling the policy ---------------
@@ -481,7 +490,8 @@ print(len(calls), str(r.device), str(r.device.current))
 b = em.zeros(n * 4, dtype='float32', device='auto')
 r = b + b
 print(len(calls), str(r.device.current))
-c, d = em.zeros((8, 1), dtype='float32', device='auto'), em.zeros((1, 8), dtype='float32', device='auto')
+c = em.zeros((8, 1), dtype='float32', device='auto')
+d = em.zeros((1, 8), dtype='float32', device='auto')
 r = c + d   # a broadcast: the extension does not answer
 print(len(calls), str(r.device))
 s = a.sum()  # a reduction of host data: the CPU's whatever its size here

@@ -93,8 +93,9 @@ class Placement:
         self.chosen, self.predicted, self.moves, self.reason = chosen, predicted, moves, reason
 
     def __repr__(self):
-        alts = ", ".join(f"{d} {_fmt(t)}" + (f" (moves {_fmt(self.moves[d])})" if self.moves.get(d) else "")
-                         for d, t in self.predicted.items())
+        alts = ", ".join(
+            f"{d} {_fmt(t)}" + (f" (moves {_fmt(self.moves[d])})" if self.moves.get(d) else "")
+            for d, t in self.predicted.items())
         return (f"auto: {self.kind} {_fmt_bytes(self.nbytes)} -> {self.chosen}"
                 f" [{self.reason}{': ' + alts if alts else ''}]")
 
