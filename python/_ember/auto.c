@@ -96,6 +96,12 @@ PyObject *pyem_auto_leave(PyObject **moved, int n, PyObject *out, PyObject *resu
     return result;
 }
 
+PyObject *pyem_auto_like(PyObject *src, PyObject *result) {
+    if (result && pyem_is_auto(src) && EmArray_Check(result))
+        em_array_set_auto(&((EmArrayObject *)result)->a, true);
+    return result;
+}
+
 /* _auto_mark(x, on=True): x's buffer (every view of it) becomes auto or not. */
 static PyObject *f_auto_mark(PyObject *self, PyObject *args) {
     PyObject *xo;

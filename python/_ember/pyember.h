@@ -124,6 +124,9 @@ int pyem_is_auto(PyObject *o);
 int pyem_auto_enter(const char *kind, PyObject *const *objs, int n, PyObject *out,
                     PyObject **moved);
 PyObject *pyem_auto_leave(PyObject **moved, int n, PyObject *out, PyObject *result);
+/* result (stolen, may be NULL), marked auto when src is auto: copies, casts
+ * and gathers of an auto array are auto too. */
+PyObject *pyem_auto_like(PyObject *src, PyObject *result);
 PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *self,
                          PyObject *args, PyObject *kw, Py_ssize_t ai, Py_ssize_t oi);
 

@@ -141,6 +141,17 @@ def test_creation_functions_make_auto_arrays(cpu_only):
     assert_same(made[7], np.linspace(0, 1, 5))
 
 
+def test_copies_casts_and_gathers_of_auto_arrays_are_auto(cpu_only):
+    h = np.arange(6.0)
+    x = em.asarray(h, device="auto")
+    for r, want in ((x.copy(), h), (x.astype("float32"), h.astype("float32")),
+                    (x[[0, 2]], h[[0, 2]]), (x[x > 1], h[h > 1]), (x[1::2], h[1::2])):
+        assert str(r.device) == "auto"
+        assert_same(r, want)
+    p = em.asarray(h, device="cpu")
+    assert str(p.copy().device) == "cpu" and str(p[[0, 1]].device) == "cpu"
+
+
 def test_auto_from_numpy_wraps_as_the_cpu_does(cpu_only):
     h = np.arange(6.0)
     a = em.asarray(h, device="auto")
