@@ -14,7 +14,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-SUBMODULES = ("linalg", "fft", "random", "dask")
+SUBMODULES = ("linalg", "fft", "random", "dask", "auto")
 
 
 def _public_names():

@@ -200,6 +200,13 @@ EM_API em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim,
  * wrapped memory run eagerly.  The Python binding marks NumPy memory that
  * em.asarray wraps; DLPack and CUDA-array-interface imports stay eager. */
 EM_API void em_array_allow_fusion(em_array *a);
+/* device="auto" (the Python layer's placement, docs/auto.md): mark a's buffer as
+ * one whose home Ember chooses; every view of the buffer shares the mark. */
+EM_API void em_array_set_auto(em_array *a, bool on);
+EM_API bool em_array_is_auto(const em_array *a);
+/* Whether a's memory may be replaced by a copy elsewhere without another view
+ * seeing it: no other view references its buffer. */
+EM_API bool em_array_movable(const em_array *a);
 /* Drop this view's reference and reset it to unset. */
 EM_API void em_array_release(em_array *a);
 /* dst = a new view identical to src (one more buffer reference). */

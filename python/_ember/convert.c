@@ -54,7 +54,11 @@ int pyem_parse_device(PyObject *o, em_device *d) {
         s = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
     if (!s) return -1;
     const char *spec = PyUnicode_AsUTF8(s);
-    em_status st = spec ? em_device_parse(spec, d) : EM_EVALUE;
+    /* "auto" reaching C (the ember package marks what it creates for auto
+     * itself): new data starts on the host, where auto arrays are born. */
+    em_status st = !spec                   ? EM_EVALUE
+                   : !strcmp(spec, "auto") ? (*d = (em_device){EM_CPU, 0}, EM_OK)
+                                           : em_device_parse(spec, d);
     Py_DECREF(s);
     if (!spec) return -1;
     if (st != EM_OK) {

@@ -129,9 +129,11 @@ static void pyem__install(EmArrayObject *o, em_array *v) {
     pyem__unregister(o);
     o->pending = NULL;
     uint32_t flags = o->a.flags;
+    bool autohome = em_array_is_auto(&o->a); /* the placeholder's mark goes to the values */
     em_array_release(&o->a);
     o->a = *v;
     o->a.flags = flags;
+    if (autohome) em_array_set_auto(&o->a, true);
     v->buf = NULL, v->data = NULL;
     em_expr_decref(x);
 }

@@ -125,7 +125,14 @@ static PyObject *pyem__take_list(PyObject *self, PyObject *key) {
     return r;
 }
 
+static PyObject *pyem__getitem_on(PyObject *self, PyObject *key);
+
+/* A gather from an auto array is auto (a view already shares its mark). */
 PyObject *pyem_getitem(PyObject *self, PyObject *key) {
+    return pyem_auto_like(self, pyem__getitem_on(self, key));
+}
+
+static PyObject *pyem__getitem_on(PyObject *self, PyObject *key) {
     /* The result may be a view that is written later: like every data access. */
     if (pyem_touch(self, "indexing") < 0 || (EmArray_Check(key) && pyem_force(key, "indexing") < 0))
         return NULL;

@@ -234,7 +234,7 @@ PyMODINIT_FUNC PyInit__ember(void) {
                              pyem_device_functions,  pyem_cuda_functions,    pyem_dlpack_functions,
                              pyem_kernel_functions,  pyem_jit_functions,     pyem_fusion_functions,
                              pyem_stream_functions,  pyem_sort_functions,    pyem_opencl_functions,
-                             pyem_cudalib_functions, pyem_matmul_functions};
+                             pyem_cudalib_functions, pyem_matmul_functions,  pyem_auto_functions};
     int bad = pyem__add_exceptions(m) < 0 || pyem__add_dtypes(m) < 0 ||
               pyem_ndarray_init_type(m) < 0 || pyem_kernel_init_type(m) < 0 ||
               pyem_jit_launch_init_types(m) < 0;

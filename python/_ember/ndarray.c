@@ -443,7 +443,7 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {
     em_status s;
     em_array *a = EMARR(self);
     Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, dt, how, &r);
-    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
+    Py_END_ALLOW_THREADS return pyem_auto_like(self, s == EM_OK ? pyem_wrap(&r) : pyem_raise(s));
 }
 
 static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
@@ -456,7 +456,7 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw) {
     em_status s;
     em_array *a = EMARR(self);
     Py_BEGIN_ALLOW_THREADS s = pyem_astype_order(a, EM_NDTYPES, how, &r);
-    Py_END_ALLOW_THREADS return s == EM_OK ? pyem_wrap(&r) : pyem_raise(s);
+    Py_END_ALLOW_THREADS return pyem_auto_like(self, s == EM_OK ? pyem_wrap(&r) : pyem_raise(s));
 }
 
 static PyObject *m_fill(PyObject *self, PyObject *value) {

@@ -114,6 +114,21 @@ extern PyMethodDef pyem_jit_functions[];
 extern PyMethodDef pyem_fusion_functions[];
 extern PyMethodDef pyem_stream_functions[];
 extern PyMethodDef pyem_cudalib_functions[];
+extern PyMethodDef pyem_auto_functions[];
+
+/* auto.c: device="auto".  pyem_auto_enter: 0 when no operand (nor out) is
+ * an auto array; 1 when the placement hook ran and moved[0..n) hold the
+ * operands to use instead (new references, released by pyem_auto_leave,
+ * which marks the result auto); -1 with an exception. */
+int pyem_is_auto(PyObject *o);
+int pyem_auto_enter(const char *kind, PyObject *const *objs, int n, PyObject *out,
+                    PyObject **moved);
+PyObject *pyem_auto_leave(PyObject **moved, int n, PyObject *out, PyObject *result);
+/* result (stolen, may be NULL), marked auto when src is auto: copies, casts
+ * and gathers of an auto array are auto too. */
+PyObject *pyem_auto_like(PyObject *src, PyObject *result);
+PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *self,
+                         PyObject *args, PyObject *kw, Py_ssize_t ai, Py_ssize_t oi);
 
 /* fusion.c: lazy elementwise results (see fusion.c). */
 void pyem_fusion_dealloc(EmArrayObject *o);

@@ -125,7 +125,7 @@ static PyObject *pyem__reduce_pending(PyObject *ao, em_reduce_op op, int naxes, 
 }
 
 /* _ember.reduce(name, a, axis=None, keepdims=False, dtype=None, ddof=0.0, out=None) */
-static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
+static PyObject *f_reduce_on(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"name", "a", "axis", "keepdims", "dtype", "ddof", "out", NULL};
     const char *name;
     PyObject *ao, *axo = Py_None, *dto = Py_None, *out = Py_None;
@@ -169,8 +169,13 @@ static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
     return out ? Py_NewRef(out) : pyem_wrap(&res);
 }
 
+/* An auto array is placed first (auto.c). */
+static PyObject *f_reduce(PyObject *self, PyObject *args, PyObject *kw) {
+    return pyem_auto_call("reduction", f_reduce_on, self, args, kw, 1, 6);
+}
+
 /* _ember.scan(name, a, axis=None, dtype=None, out=None); axis None: flattened. */
-static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
+static PyObject *f_scan_on(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"name", "a", "axis", "dtype", "out", NULL};
     const char *name;
     PyObject *ao, *axo = Py_None, *dto = Py_None, *out = Py_None;
@@ -203,6 +208,10 @@ static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
     em_array_release(&a);
     if (s != EM_OK) return pyem__raise(s);
     return out ? Py_NewRef(out) : pyem_wrap(&res);
+}
+
+static PyObject *f_scan(PyObject *self, PyObject *args, PyObject *kw) {
+    return pyem_auto_call("scan", f_scan_on, self, args, kw, 1, 4);
 }
 
 PyMethodDef pyem_reduce_functions[] = {

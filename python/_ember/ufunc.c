@@ -359,8 +359,21 @@ static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype prom
 
 /* The shared path.  out may be NULL; dtype EM_NDTYPES means promote.
  * Returns Py_NotImplemented (new ref) when notimpl and an operand is foreign. */
+static PyObject *pyem__call_on(em_op op, PyObject *const *objs, int n, PyObject *out,
+                               em_dtype dtype, int notimpl);
+
+/* Auto operands first go where the placement policy says (auto.c). */
 static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *out, em_dtype dtype,
                             int notimpl) {
+    PyObject *moved[3];
+    int r = pyem_auto_enter("elementwise", objs, n, out, moved);
+    if (r < 0) return NULL;
+    if (r == 0) return pyem__call_on(op, objs, n, out, dtype, notimpl);
+    return pyem_auto_leave(moved, n, out, pyem__call_on(op, moved, n, out, dtype, notimpl));
+}
+
+static PyObject *pyem__call_on(em_op op, PyObject *const *objs, int n, PyObject *out,
+                               em_dtype dtype, int notimpl) {
     if (out && !EmArray_Check(out))
         return PyErr_Format(PyExc_TypeError, "out must be an ember.ndarray, not %.100s",
                             Py_TYPE(out)->tp_name);

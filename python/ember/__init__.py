@@ -26,6 +26,7 @@ from ._device import (  # noqa: E402,F401
     Device,
     devices,
     get_device,
+    set_default_device,
     synchronize,
     cuda,
 )
@@ -67,7 +68,7 @@ euler_gamma = 0.5772156649015329
 
 # Submodules imported on first attribute access.
 _LAZY_MODULES = frozenset(("fft", "linalg", "random", "dask", "cuda_runtime", "_sorting", "_interop",
-                           "_kernels", "_array_api", "opencl", "frame"))
+                           "_kernels", "_array_api", "opencl", "frame", "auto"))
 # Top-level names and the module that defines them: each module's __all__
 # (tests/python/test_lazy_import.py checks this table against them).
 _LAZY_NAMES = {

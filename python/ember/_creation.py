@@ -2,6 +2,7 @@
 arange, linspace, eye, identity, meshgrid, tril, triu, from the host or on a
 device.  Each takes dtype= and device=."""
 from . import _ember
+from . import _device
 
 __all__ = [
     "asarray", "array", "asnumpy", "empty", "zeros", "ones", "full",
@@ -14,6 +15,52 @@ __all__ = [
 # Inputs _ember.asarray takes directly (no __cuda_array_interface__ look-up).
 _NATIVE = frozenset((_ember.ndarray, __import__("numpy").ndarray, list, tuple, int, float, bool,
                      complex))
+
+
+def _is_auto(device):
+    """Whether an array made for device (None: the current one) is auto."""
+    if device is None:
+        return _device._auto_used and _device._auto_current()
+    return (device == "auto" if isinstance(device, str)
+            else isinstance(device, _device.Device) and device.kind == "auto")
+
+
+def _auto(a):
+    """a (new, Ember's or a wrap of host memory) becomes an auto array;
+    the placement hook is registered the first time (ember/auto)."""
+    from .auto import _place  # noqa: F401  (registers the hook)
+    _device._auto_used = True
+    return _ember._auto_mark(a)
+
+
+def _asarray_auto(obj, dtype, copy):
+    """asarray for device="auto": new data starts on the host (no move until
+    one pays, docs/auto.md); an Ember array keeps its device.  An array on a
+    fixed device becomes auto only as a copy (the mark is its memory's)."""
+    if isinstance(obj, _ember.ndarray):
+        if _ember._auto_is(obj):
+            return _ember.asarray(obj, dtype, None, copy)
+        if copy is False:
+            raise ValueError("an array on a fixed device becomes auto only as a copy "
+                             "(copy=False was given)")
+        return _auto(_ember.asarray(obj, dtype, None, True))
+    # Host data is wrapped as the CPU device wraps it (auto on a CPU-only
+    # machine is the CPU, aliasing included); once Ember moves the array it no
+    # longer shares the memory: copy=None is "copy if needed".
+    from . import auto as _autopkg
+    d = _autopkg._cluster.maybe_distribute(obj, dtype) if _autopkg._cluster.active() else None
+    if d is not None:
+        return d
+    return _auto(_ember.asarray(obj, dtype, "cpu", copy))
+
+
+def _pin(obj, dtype, device, copy):
+    """asarray of an auto array to a named device: a copy that is not auto
+    (a view would share the auto mark of its memory)."""
+    if copy is False:
+        raise ValueError("an auto array is pinned to a device only as a copy "
+                         "(copy=False was given)")
+    return _ember.asarray(obj, dtype, device, True)
 
 
 def asarray(obj, dtype=None, *, device=None, copy=None):
@@ -37,12 +84,17 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
         elif type(obj).__module__.startswith("pyopencl") and hasattr(obj, "base_data"):
             from .opencl import from_pyopencl
             obj = from_pyopencl(obj)
+    if device is not None or _device._auto_used:
+        if _is_auto(device):
+            return _asarray_auto(obj, dtype, copy)
+        if device is not None and isinstance(obj, _ember.ndarray) and _ember._auto_is(obj):
+            return _pin(obj, dtype, device, copy)
     return _ember.asarray(obj, dtype, device, copy)
 
 
 def array(obj, dtype=None, *, copy=True, device=None, ndmin=0):
     """Like numpy.array: copies by default."""
-    a = _ember.asarray(obj, dtype, device, copy)
+    a = asarray(obj, dtype, device=device, copy=copy)
     if a.ndim < ndmin:
         a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
     return a
@@ -64,6 +116,8 @@ def _check_order(order):
 def _full(shape, fill, dtype, order, device):
     """_ember.full in C or F order (F: the C array of the reversed shape, transposed)."""
     _check_order(order)
+    if _is_auto(device):
+        return _auto(_full(shape, fill, dtype, order, "cpu"))
     if order == "F" and not isinstance(shape, int) and len(shape) > 1:
         return _ember.full(tuple(shape)[::-1], fill, dtype, device).T
     return _ember.full(shape, fill, dtype, device)
@@ -140,7 +194,7 @@ def full_like(a, /, fill_value, *, dtype=None, device=None, shape=None):
     """`fill_value` with the shape, dtype and device of `a` (numpy.full_like);
     `dtype`, `device` and `shape` override them."""
     s, d, dev = _like(a, dtype, shape, device)
-    return _ember.full(s, fill_value, d, dev)
+    return _full(s, fill_value, d, "C", dev)
 
 
 # ---- ranges -----------------------------------------------------------------

@@ -18,6 +18,7 @@ from collections import namedtuple
 import numpy as _np
 
 from . import _ember
+from . import _device as _devmod
 from ._host import check as _check, device_of as _device, host as _host, wrap as _wrap
 from ._host import warn_fallback
 
@@ -87,6 +88,9 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=No
     from the largest; ``stable`` (default: stable) keeps ties in order.
     ``kind``/``order`` are NumPy's (``order`` is not supported)."""
     _check(x, "argsort")
+    if _devmod._auto_any(x):  # device="auto": placed first
+        from .auto._place import call
+        return call("sort", argsort, (x,), axis, kind, order, descending=descending, stable=stable)
     if order is not None:
         raise ValueError("argsort(order=...) needs structured dtypes, which ember does not have")
     if stable is None and kind is not None:
@@ -100,6 +104,9 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=No
 def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """A sorted copy of x along axis (``axis=None`` sorts the flattened array)."""
     _check(x, "sort")
+    if _devmod._auto_any(x):  # device="auto": placed first
+        from .auto._place import call
+        return call("sort", sort, (x,), axis, kind, order, descending=descending, stable=stable)
     if order is not None:
         raise ValueError("sort(order=...) needs structured dtypes, which ember does not have")
     if _on_device(x):

@@ -47,6 +47,14 @@ class MemoryPool:
                 raise ValueError(f"fraction must be in [0, 1], got {fraction}")
             size = int(_ember.mem_info(f"cuda:{self._dev()}")[1] * fraction)
         _ember.cuda_pool(self._dev(), "set_limit", int(size or 0))
+        _limits[self._dev()] = int(size or 0)
+
+    def get_limit(self):
+        """The cap set_limit gave (0: none)."""
+        return _limits.get(self._dev(), 0)
+
+
+_limits = {}  # device id -> the pool's cap, as set_limit gave it (ember.auto reads it)
 
 
 _default = MemoryPool()

@@ -27,6 +27,7 @@ import numpy as _np
 
 from . import _cusolver as _cs
 from . import _ember
+from . import _device as _devmod
 from . import _host as _hostlib
 
 __all__ = [
@@ -154,6 +155,9 @@ def _cuda_matmul(x1, x2):
 def matmul(x1, x2, /, out=None):
     """Matrix product with broadcasting over batch dimensions (``x1 @ x2``).
     On CUDA, floating and complex products run in cuBLAS."""
+    if out is None and _devmod._auto_any(x1, x2):  # device="auto": placed first
+        from .auto._place import call
+        return call("matmul", matmul, (x1, x2))
     if _cuda_pair(x1, x2):
         r = _cuda_matmul(x1, x2)
         if r is not None:

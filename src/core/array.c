@@ -31,6 +31,7 @@ em_status em__buffer_new(em_device dev, size_t nbytes, em_buffer **out) {
     b->nbytes = nbytes;
     b->pooled = true;
     b->fusable = true;
+    b->autohome = false;
     b->release = NULL;
     b->ctx = NULL;
     *out = b;
@@ -48,6 +49,7 @@ em_status em__buffer_wrap(em_device dev, void *ptr, size_t nbytes, void (*releas
     b->nbytes = nbytes;
     b->pooled = false;
     b->fusable = false;
+    b->autohome = false;
     b->release = release;
     b->ctx = ctx;
     *out = b;
@@ -128,6 +130,19 @@ em_status em_array_wrap(em_array *out, void *data, em_dtype dt, int ndim, const 
 
 void em_array_allow_fusion(em_array *a) {
     if (a->buf) a->buf->fusable = true;
+}
+
+void em_array_set_auto(em_array *a, bool on) {
+    if (a->buf) a->buf->autohome = on;
+}
+
+bool em_array_is_auto(const em_array *a) { return a->buf && a->buf->autohome; }
+
+/* Referenced by this view alone: no other view, pending expression or leaf
+ * would see the move.  A wrap counts too: its owner's memory is then let go
+ * (device="auto" promises no aliasing once Ember moves an array). */
+bool em_array_movable(const em_array *a) {
+    return a->buf && atomic_load_explicit(&a->buf->refcount, memory_order_acquire) == 1;
 }
 
 void em_array_release(em_array *a) {

@@ -20,6 +20,8 @@ struct em_buffer {
     uint32_t gen;               /* the device's generation when allocated (em_array_live) */
     bool fusable;               /* wrapped, but pending expressions may read it (see
                                    em_array_allow_fusion) */
+    bool autohome;              /* device="auto": Ember chooses, and may change, where it
+                                   lives (em_array_set_auto; views share the flag) */
     void (*release)(void *ctx); /* else this, if set, tells the outside owner */
     void *ctx;
 };

@@ -1,0 +1,205 @@
+/* device="auto" in the extension (docs/auto.md): the auto mark of an
+ * array's buffer, moving an auto array's memory to another device, and the
+ * one narrow hook through which an elementwise call on auto arrays asks the
+ * placement policy (ember/auto/_place.py) where to run.  The policy is
+ * Python for now; this file only finds auto operands, calls it and marks
+ * the result, so the cost of auto for other arrays is a flag test. */
+#include "pyember.h"
+
+#include "ember/fusion.h"
+
+#include <string.h>
+
+static PyObject *pyem__auto_hook; /* place(kind, operands, out) -> operands */
+/* whole(kind, args, kw) -> the result, or NotImplemented: work the policy
+ * runs itself (a reduction streamed through a GPU in chunks, out of core). */
+static PyObject *pyem__auto_whole;
+
+int pyem_is_auto(PyObject *o) { return EmArray_Check(o) && em_array_is_auto(EMARR_META(o)); }
+
+/* The policy's answers that need no Python call (_auto_config), since an
+ * operation on small arrays costs less than calling the policy: with one
+ * candidate device everything stays where it is; and work of a kind whose
+ * operands are all auto arrays on the host, below that kind's byte count,
+ * is the CPU's whatever the model (the policy computes the bound from it,
+ * with margin).  Both are off while decisions are printed or recorded. */
+enum { PYEM_AUTO_ELEMENTWISE, PYEM_AUTO_REDUCTION, PYEM_AUTO_SCAN, PYEM_AUTO_NKINDS };
+static int pyem__auto_single;
+static int64_t pyem__auto_cpu_below[PYEM_AUTO_NKINDS];
+
+static int pyem__auto_kind(const char *kind) {
+    return !strcmp(kind, "elementwise") ? PYEM_AUTO_ELEMENTWISE
+           : !strcmp(kind, "reduction") ? PYEM_AUTO_REDUCTION
+           : !strcmp(kind, "scan")      ? PYEM_AUTO_SCAN
+                                        : -1;
+}
+
+/* Whether the policy's answer is "as they are": see above. */
+static int pyem__auto_stays(const char *kind, PyObject *const *objs, int n, PyObject *out) {
+    if (pyem__auto_single) return 1;
+    int k = pyem__auto_kind(kind);
+    if (k < 0 || out || pyem__auto_cpu_below[k] <= 0) return 0;
+    /* The work's bytes as the policy counts them (_place._work): the inputs,
+     * plus for an elementwise result the largest operand's elements at the
+     * widest item size; a broadcast result may be larger: not answered here. */
+    int64_t bytes = 0, size = 0, item = 0;
+    const em_array *shaped = NULL; /* the first operand of more than one element */
+    for (int i = 0; i < n; i++) {
+        if (!EmArray_Check(objs[i])) continue;
+        const em_array *a = EMARR_META(objs[i]);
+        if (!em_array_is_auto(a) || em_array_device(a).kind != EM_CPU) return 0;
+        int64_t sz = em_array_size(a), it = em_dtype_get(a->dtype)->size;
+        if (sz > 1 && shaped &&
+            (a->ndim != shaped->ndim || memcmp(a->shape, shaped->shape, sizeof(int64_t) * a->ndim)))
+            return 0; /* (8, 1) + (1, 8): a result larger than either */
+        if (sz > 1 && !shaped) shaped = a;
+        bytes += em_array_nbytes(a);
+        size = sz > size ? sz : size;
+        item = it > item ? it : item;
+    }
+    if (k == PYEM_AUTO_ELEMENTWISE) bytes += size * item;
+    if (k == PYEM_AUTO_SCAN) bytes *= 2;
+    return bytes < pyem__auto_cpu_below[k];
+}
+
+int pyem_auto_enter(const char *kind, PyObject *const *objs, int n, PyObject *out,
+                    PyObject **moved) {
+    int any = out && pyem_is_auto(out);
+    for (int i = 0; i < n && !any; i++) any = pyem_is_auto(objs[i]);
+    if (!any || !pyem__auto_hook) return 0;
+    if (pyem__auto_stays(kind, objs, n, out)) {
+        for (int i = 0; i < n; i++) moved[i] = Py_NewRef(objs[i]);
+        return 1; /* the result is still marked auto */
+    }
+    PyObject *t = PyTuple_New(n);
+    if (!t) return -1;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(objs[i]));
+    PyObject *r = PyObject_CallFunction(pyem__auto_hook, "sOO", kind, t, out ? out : Py_None);
+    Py_DECREF(t);
+    if (!r) return -1;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != n) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError, "ember.auto: the placement hook must return "
+                                            "one operand per operand");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) moved[i] = Py_NewRef(PyTuple_GET_ITEM(r, i));
+    Py_DECREF(r);
+    return 1;
+}
+
+PyObject *pyem_auto_leave(PyObject **moved, int n, PyObject *out, PyObject *result) {
+    for (int i = 0; i < n; i++) Py_DECREF(moved[i]);
+    /* A result of auto operands is auto; an out= keeps its own placement. */
+    if (result && !out && EmArray_Check(result))
+        em_array_set_auto(&((EmArrayObject *)result)->a, true);
+    return result;
+}
+
+PyObject *pyem_auto_like(PyObject *src, PyObject *result) {
+    if (result && pyem_is_auto(src) && EmArray_Check(result))
+        em_array_set_auto(&((EmArrayObject *)result)->a, true);
+    return result;
+}
+
+/* _auto_mark(x, on=True): x's buffer (every view of it) becomes auto or not. */
+static PyObject *f_auto_mark(PyObject *self, PyObject *args) {
+    PyObject *xo;
+    int on = 1;
+    if (!PyArg_ParseTuple(args, "O!|p", EmArray_Type, &xo, &on)) return NULL;
+    em_array_set_auto(&((EmArrayObject *)xo)->a, on);
+    return Py_NewRef(xo);
+}
+
+static PyObject *f_auto_is(PyObject *self, PyObject *o) { return PyBool_FromLong(pyem_is_auto(o)); }
+
+/* _auto_move(x, device): move x's memory to device in place when no one
+ * else sees it (em_array_movable); True when x is there now, False when it
+ * could not move (the caller copies instead). */
+static PyObject *f_auto_move(PyObject *self, PyObject *args) {
+    PyObject *xo, *devo;
+    if (!PyArg_ParseTuple(args, "O!O", EmArray_Type, &xo, &devo)) return NULL;
+    em_device d;
+    if (pyem_parse_device(devo, &d) < 0) return NULL;
+    EmArrayObject *e = (EmArrayObject *)xo;
+    if (pyem_force(xo, "auto: move") < 0) return NULL;
+    em_device cur = em_array_device(&e->a);
+    if (cur.kind == d.kind && cur.id == d.id) Py_RETURN_TRUE;
+    /* The cached leaf holds a view of the old memory: only an optimisation. */
+    if (e->leaf) {
+        em_expr_decref(e->leaf);
+        e->leaf = NULL;
+    }
+    if (!em_array_movable(&e->a)) Py_RETURN_FALSE;
+    em_array c = {0};
+    em_status s;
+    PYEM_CALL(s, em_array_size(&e->a), em_to_device(&e->a, d, &c));
+    if (s != EM_OK) return pyem_raise(s);
+    em_array_set_auto(&c, true);
+    uint32_t flags = e->a.flags;
+    em_array_release(&e->a);
+    e->a = c;
+    e->a.flags = flags;
+    Py_RETURN_TRUE;
+}
+
+/* _auto_set_hook(place, whole=None) */
+static PyObject *f_auto_set_hook(PyObject *self, PyObject *args) {
+    PyObject *fn, *whole = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &fn, &whole)) return NULL;
+    Py_XSETREF(pyem__auto_hook, fn == Py_None ? NULL : Py_NewRef(fn));
+    Py_XSETREF(pyem__auto_whole, whole == Py_None ? NULL : Py_NewRef(whole));
+    Py_RETURN_NONE;
+}
+
+/* _auto_config(single, elementwise_below, reduction_below, scan_below) */
+static PyObject *f_auto_config(PyObject *self, PyObject *args) {
+    int single;
+    long long b[PYEM_AUTO_NKINDS];
+    if (!PyArg_ParseTuple(args, "pLLL", &single, &b[0], &b[1], &b[2])) return NULL;
+    pyem__auto_single = single;
+    for (int k = 0; k < PYEM_AUTO_NKINDS; k++) pyem__auto_cpu_below[k] = b[k];
+    Py_RETURN_NONE;
+}
+
+PyMethodDef pyem_auto_functions[] = {
+    {"_auto_config", f_auto_config, METH_VARARGS,
+     "_auto_config(single, elementwise_below, reduction_below, scan_below): the policy's "
+     "answers the extension gives without calling it."},
+    {"_auto_mark", f_auto_mark, METH_VARARGS, "_auto_mark(x, on=True): x becomes auto (or not)."},
+    {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
+    {"_auto_move", f_auto_move, METH_VARARGS,
+     "_auto_move(x, device): move x's memory in place if no one else sees it."},
+    {"_auto_set_hook", f_auto_set_hook, METH_VARARGS,
+     "_auto_set_hook(place, whole=None): place(kind, operands, out) for calls on auto "
+     "arrays; whole(kind, args, kw) runs a reduction itself or returns NotImplemented."},
+    {NULL, NULL, 0, NULL}};
+
+/* A METH_VARARGS|METH_KEYWORDS entry whose positional argument ai is the
+ * array and whose "out" is positional oi or a keyword: f with that array
+ * placed by the hook when it is auto (the reduction and scan entries). */
+PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *self,
+                         PyObject *args, PyObject *kw, Py_ssize_t ai, Py_ssize_t oi) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *a = ai < n ? PyTuple_GET_ITEM(args, ai) : NULL;
+    if (!a || !pyem_is_auto(a)) return f(self, args, kw);
+    PyObject *out = oi < n ? PyTuple_GET_ITEM(args, oi)
+                    : kw   ? PyDict_GetItemString(kw, "out")
+                           : NULL;
+    if (out == Py_None) out = NULL;
+    if (pyem__auto_whole && !pyem__auto_stays(kind, &a, 1, out)) {
+        PyObject *w = PyObject_CallFunction(pyem__auto_whole, "sOO", kind, args, kw ? kw : Py_None);
+        if (w != Py_NotImplemented) return w; /* the result, or NULL with its exception */
+        Py_DECREF(w);
+    }
+    PyObject *moved[1];
+    int r = pyem_auto_enter(kind, &a, 1, out, moved);
+    if (r <= 0) return r < 0 ? NULL : f(self, args, kw);
+    PyObject *args2 = PyTuple_New(n); /* a new tuple: GetSlice of all of it is args itself */
+    if (!args2) return pyem_auto_leave(moved, 1, out, NULL);
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(args2, i, Py_NewRef(i == ai ? moved[0] : PyTuple_GET_ITEM(args, i)));
+    PyObject *res = f(self, args2, kw);
+    Py_DECREF(args2);
+    return pyem_auto_leave(moved, 1, out, res);
+}

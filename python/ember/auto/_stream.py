@@ -1,0 +1,136 @@
+"""Out of core: a reduction over an auto host array too large for a GPU's
+free memory (or its pool's set_limit) streamed through the GPU in chunks
+(docs/auto.md).
+
+Two non-blocking streams take alternate chunks.  A chunk's copy to the
+device returns when its bytes are there (Ember's staged copy: pinned
+buffers, the bus's rate), but its reduction is only queued on the chunk's
+stream, so the copy of chunk i+1 runs while the GPU reduces chunk i.  Each
+stream's device chunk is held until that stream's next copy has waited for
+it (a copy first waits for the current stream), so a block is never freed
+while a kernel reads it; three chunks are alive at most, and a chunk is a
+quarter of the memory the device can give.  The partial results (one
+value per chunk) are reduced again on the device at the end.
+
+Full reductions (axis None or every axis) of sum, prod, min, max, any and
+all, without out=, over a C-contiguous array on the host are streamed;
+anything else is placed as usual.
+"""
+import math
+
+from .. import _ember
+from . import _place
+
+_STREAMED = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "any": "any",
+             "all": "all"}
+_ARGS = ("name", "a", "axis", "keepdims", "dtype", "ddof", "out")
+
+
+def _params(args, kw):
+    p = dict(zip(_ARGS, args))
+    p.update(kw or {})
+    return p
+
+
+class Plan:
+    """A streamed reduction: the device, elements per chunk, the chunks, and
+    the predicted seconds of streaming and of the CPU."""
+
+    __slots__ = ("device", "chunk", "nchunks", "predicted", "cpu")
+
+    def __init__(self, device, chunk, nchunks, predicted, cpu):
+        self.device, self.chunk, self.nchunks = device, chunk, nchunks
+        self.predicted, self.cpu = predicted, cpu
+
+    def __repr__(self):
+        return (f"auto: reduction streamed through {self.device} in {self.nchunks} chunks of "
+                f"{self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
+                f"cpu {_place._fmt(self.cpu)}]")
+
+
+def plan(a, chunk_bytes=None):
+    """The Plan for reducing host array a through a GPU that cannot hold it,
+    or None (it fits somewhere, or the CPU is predicted faster)."""
+    # A pending array would be computed whole on the host first: its fused
+    # CPU reduction is the better plan (streaming pending chains: docs/auto.md).
+    if a.size == 0 or a._dev[0] != "cpu" or _ember._is_pending(a) or not a._c_contiguous:
+        return None
+    cands = [d for d in _place.candidates() if d != "cpu"]
+    if not cands:
+        return None
+    m = _place.model()
+    nbytes = a.nbytes
+    if "cpu" not in m.costs:
+        return None
+    cpu = m.predict("reduction", "cpu", nbytes)
+    best = None
+    for dev in cands:
+        avail = _place._avail(dev)
+        if nbytes <= avail or dev not in m.costs:
+            continue  # it fits: the ordinary placement decides
+        per = chunk_bytes or int(avail // 4)
+        per -= per % a.itemsize
+        if per < 4096:
+            continue  # too little memory to stream through (the model prices each chunk)
+        n = math.ceil(nbytes / per)
+        c = m.costs[dev]
+        h2d = c.h2d or 1e9
+        # The copies and the reductions overlap: the slower of the two paces
+        # the stream, plus one chunk's copy before the first reduction.
+        t = n * c.launch + max(nbytes / h2d, nbytes / c.reduction) + per / h2d
+        if best is None or t < best.predicted:
+            best = Plan(dev, per // a.itemsize, n, t, cpu)
+    if best is None or best.predicted >= cpu:
+        return None
+    return best
+
+
+def run(name, a, p, dtype=None, keepdims=False):
+    """The reduction `name` of a streamed as Plan p says; the result is an
+    auto array on p.device."""
+    import ember as em
+    flat = a.reshape(-1)
+    n = flat.size
+    with em.Device(p.device):
+        streams = [em.Stream(non_blocking=True) for _ in range(2)]
+        held = [None, None]
+        parts = []
+        for i, lo in enumerate(range(0, n, p.chunk)):
+            with streams[i % 2]:
+                d = _ember.asarray(flat[lo:lo + p.chunk], None, p.device, True)
+                held[i % 2] = d  # the previous chunk of this stream is read by now
+                parts.append(_ember.reduce(name, d, None, False, dtype, 0.0, None))
+        for s in streams:
+            s.synchronize()
+        held = None
+        r = _ember.reduce(_STREAMED[name], em.stack(parts), None, False, None, 0.0, None)
+        if keepdims:
+            r = r.reshape((1,) * a.ndim)
+    return _ember._auto_mark(r)
+
+
+def whole(kind, args, kw):
+    """The extension's hook for reductions on auto arrays: the streamed
+    result, or NotImplemented for the ordinary path."""
+    if kind != "reduction" or len(_place.candidates()) == 1:
+        return NotImplemented
+    try:
+        p = _params(args, kw)
+    except TypeError:
+        return NotImplemented
+    a, axis = p.get("a"), p.get("axis")
+    if (p.get("name") not in _STREAMED or p.get("out") is not None
+            or not isinstance(a, _ember.ndarray) or not _ember._auto_is(a)):
+        return NotImplemented
+    if axis is not None:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        try:
+            if sorted(int(x) % max(a.ndim, 1) for x in axes) != list(range(a.ndim)):
+                return NotImplemented
+        except (TypeError, ValueError):
+            return NotImplemented
+    pl = plan(a)
+    if pl is None:
+        return NotImplemented
+    _place._note(pl)
+    return run(p["name"], a, pl, p.get("dtype"), bool(p.get("keepdims")))

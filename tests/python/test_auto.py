@@ -1,0 +1,539 @@
+"""device="auto" (ember.auto, docs/auto.md): the auto device everywhere a
+device is named, auto equal to the CPU bit for bit where the CPU is the only
+candidate, the cost model (formula, calibration, disk cache), placement at
+both ends of each threshold with injected numbers, and, against the fake
+CUDA driver, the moves placement makes (kernels do not run under the fake,
+so values are checked only for data that was moved, never computed there)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.auto import _model, _place
+from helpers import assert_same, layouts, to_em
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYPATH = os.path.join(HERE, "..", "..", "python")
+
+CPU = dict(launch=2e-6, elementwise=1e10, reduction=2e10, matmul=1e11, sort=1e9)
+GPU = dict(launch=1e-5, elementwise=1e12, reduction=1e12, matmul=1e14, sort=1e11,
+           h2d=1e10, d2h=1e10, h2d_pinned=2e10, d2h_pinned=2e10)
+
+
+@pytest.fixture
+def cpu_only():
+    """Auto with the CPU as its only candidate (as on a machine without a GPU)."""
+    em.auto.set_model({"cpu": CPU})
+    yield
+    em.auto.set_model(None)
+
+
+@pytest.fixture
+def two_devices():
+    """A model of a CPU and a GPU: decisions only (nothing is moved here)."""
+    em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
+    yield
+    em.auto.set_model(None)
+
+
+def _same_bits(a, b):
+    a, b = a.get(), b.get()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+# ---- auto is the CPU where the CPU is all there is ------------------------
+
+def _chain(x):
+    if x.dtype.kind == "b":
+        return (x ^ True) | x[..., :1] if x.ndim else x ^ True
+    if x.dtype.kind in "iu":
+        return (x * 3 + 1) // 2 - x
+    return em.sqrt(em.abs(x) * 0.5 + 1) - x / 3
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "uint8", "int64", "float16", "float32",
+                                   "float64", "complex64"])
+def test_auto_equals_cpu_bit_for_bit(cpu_only, dtype):
+    rng = np.random.default_rng(1)
+    for name, a in layouts(rng, (130, 257), dtype):
+        xa, xc = to_em(a, device="auto"), to_em(a, device="cpu")
+        assert str(xa.device) == "auto" and str(xc.device) == "cpu", name
+        ra, rc = _chain(xa), _chain(xc)
+        assert str(ra.device) == "auto" and ra.device.current == em.Device("cpu"), name
+        _same_bits(ra, rc)
+        assert_same(ra, _chain_np(a), atol=1e-5 if dtype in ("float32", "complex64") else 0)
+        if dtype != "bool":
+            sa, sc = xa.sum(axis=0), xc.sum(axis=0)
+            assert str(sa.device) == "auto", name
+            _same_bits(sa, sc)
+            _same_bits(em.max(xa), em.max(xc)) if xa.size else None
+            _same_bits(em.cumsum(xa), em.cumsum(xc))
+
+
+def _chain_np(a):
+    if a.dtype.kind == "b":
+        return (a ^ True) | a[..., :1] if a.ndim else a ^ True
+    if a.dtype.kind in "iu":
+        return (a * 3 + 1) // 2 - a
+    return np.sqrt(np.abs(a) * 0.5 + 1) - a / 3
+
+
+def test_auto_broadcast_matmul_sort_equal_cpu(cpu_only):
+    rng = np.random.default_rng(2)
+    a, b = rng.random((64, 1), np.float32), rng.random((1, 100), np.float32)
+    ra = em.asarray(a, device="auto") * em.asarray(b, device="auto")
+    _same_bits(ra, em.asarray(a) * em.asarray(b))
+    m = rng.random((33, 47)).astype(np.float64)
+    ma = em.asarray(m, device="auto")
+    mm = ma @ ma.T
+    assert str(mm.device) == "auto"
+    _same_bits(mm, em.asarray(m) @ em.asarray(m).T)
+    assert_same(mm, m @ m.T, rtol=1e-12)
+    v = rng.standard_normal(5000).astype(np.float32)[::-1]
+    s = em.sort(em.asarray(v, device="auto"))
+    assert str(s.device) == "auto"
+    assert_same(s, np.sort(v))
+    i = em.argsort(em.asarray(v, device="auto"))
+    assert str(i.device) == "auto"
+    assert_same(i, np.argsort(v, kind="stable"))
+
+
+def test_auto_mixed_with_pinned_and_numpy(cpu_only):
+    x = em.arange(10.0, device="auto")
+    p = em.arange(10.0, device="cpu")
+    assert str((x + p).device) == "auto"  # an auto operand: the result is auto
+    assert_same(x + np.ones(10), np.arange(10.0) + 1)
+    assert_same(x + 2, np.arange(10.0) + 2)
+    out = em.empty(10, device="cpu")
+    r = em.add(x, 1, out=out)
+    assert r is out and str(out.device) == "cpu"  # out= keeps its own placement
+
+
+# ---- the auto device everywhere a device is named -------------------------
+
+def test_device_auto_object():
+    d = em.Device("auto")
+    assert str(d) == "auto" and repr(d) == "<ember.Device auto>"
+    assert d == em.Device("auto") and hash(d) == hash(em.Device("auto")) and d != em.Device("cpu")
+    assert d.current is None and em.Device("cpu").current == em.Device("cpu")
+    with pytest.raises(ValueError, match="placement policy"):
+        d.name
+    with pytest.raises(ValueError, match="'auto'"):
+        em.Device("elsewhere")
+
+
+def test_creation_functions_make_auto_arrays(cpu_only):
+    made = [em.asarray([1, 2, 3], device="auto"), em.array(np.ones(3), device="auto"),
+            em.zeros(3, device="auto"), em.ones((2, 2), device="auto"), em.empty(4, device="auto"),
+            em.full(3, 7, device="auto"), em.arange(5, device="auto"),
+            em.linspace(0, 1, 5, device="auto"), em.zeros(3, device=em.Device("auto")),
+            em.zeros((2, 3), order="F", device="auto")]
+    x = made[0]
+    made += [em.zeros_like(x), em.ones_like(x), em.empty_like(x), em.full_like(x, 2), x[1:], x.T,
+             x.reshape(3, 1), em.asarray(x)]
+    for m in made:
+        assert str(m.device) == "auto" and m.device.current == em.Device("cpu"), m
+    assert_same(made[5], np.full(3, 7))
+    assert_same(made[7], np.linspace(0, 1, 5))
+
+
+def test_copies_casts_and_gathers_of_auto_arrays_are_auto(cpu_only):
+    h = np.arange(6.0)
+    x = em.asarray(h, device="auto")
+    for r, want in ((x.copy(), h), (x.astype("float32"), h.astype("float32")),
+                    (x[[0, 2]], h[[0, 2]]), (x[x > 1], h[h > 1]), (x[1::2], h[1::2])):
+        assert str(r.device) == "auto"
+        assert_same(r, want)
+    p = em.asarray(h, device="cpu")
+    assert str(p.copy().device) == "cpu" and str(p[[0, 1]].device) == "cpu"
+
+
+def test_auto_from_numpy_wraps_as_the_cpu_does(cpu_only):
+    h = np.arange(6.0)
+    a = em.asarray(h, device="auto")
+    c = em.asarray(h, device="auto", copy=True)
+    h[0] = 100  # the CPU device's aliasing, until Ember moves the array (docs/auto.md)
+    assert float(a[0]) == 100.0 and float(c[0]) == 0.0
+    assert str(a.device) == "auto" and str(c.device) == "auto"
+    with pytest.raises(ValueError):
+        em.asarray([1, 2], device="auto", copy=False)
+
+
+def test_to_device_pins_and_auto_copies(cpu_only):
+    x = em.arange(6.0, device="auto")
+    p = x.to_device("cpu")
+    assert str(p.device) == "cpu" and str(x.device) == "auto"
+    p[0] = 9  # a copy: the auto array is not changed
+    assert float(x[0]) == 0.0
+    q = em.arange(6.0, device="cpu")
+    a = q.to_device("auto")
+    assert str(a.device) == "auto" and str(q.device) == "cpu"
+    a[1] = 5
+    assert float(q[1]) == 1.0
+    with pytest.raises(ValueError, match="copy"):
+        em.asarray(q, device="auto", copy=False)
+    with pytest.raises(ValueError, match="copy"):
+        em.asarray(x, device="cpu", copy=False)
+
+
+def test_with_device_auto_and_nesting(cpu_only):
+    before = em.get_device()
+    with em.Device("auto"):
+        assert str(em.get_device()) == "auto"
+        z = em.zeros(3)
+        assert str(z.device) == "auto"
+        with em.Device("cpu"):
+            assert str(em.zeros(3).device) == "cpu"
+            assert str(em.get_device()) == "cpu"
+        assert str(em.ones(2).device) == "auto"
+    assert em.get_device() == before
+    assert str(em.zeros(3).device) == str(before)
+
+
+def _run(code, **env):
+    e = dict(os.environ, PYTHONPATH=PYPATH)
+    e.pop("EMBER_DEVICE", None)
+    e.update(env)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.split("\n")[:-1], r.stderr
+
+
+def test_set_default_device_and_env(tmp_path):
+    code = ("import ember as em, threading\n"
+            "em.set_default_device('auto')\n"
+            "print(em.get_device(), em.zeros(2).device)\n"
+            "t = []\n"
+            "th = threading.Thread(target=lambda: t.append(str(em.ones(2).device)))\n"
+            "th.start(); th.join()\n"
+            "print(t[0])\n"
+            "em.set_default_device('cpu'); print(em.get_device(), em.zeros(2).device)\n")
+    out, _ = _run(code, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["auto auto", "auto", "cpu cpu"]
+    out, _ = _run("import ember as em\nprint(em.get_device(), em.arange(3).device)\n",
+                  EMBER_DEVICE="auto", EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["auto auto"]
+
+
+# ---- the cost model ---------------------------------------------------------
+
+def test_model_formula():
+    m = _model.Model.from_dict({"cpu": CPU, "cuda:0": GPU})
+    assert m.predict("elementwise", "cpu", 1e6) == pytest.approx(2e-6 + 1e6 / 1e10)
+    assert m.predict("reduction", "cuda:0", 1e6) == pytest.approx(1e-5 + 1e6 / 1e12)
+    assert m.predict("matmul", "cpu", 1e6, flops=2e9) == pytest.approx(2e-6 + 2e9 / 1e11)
+    assert m.predict("sort", "cuda:0", 4e6) == pytest.approx(1e-5 + 4e6 / 1e11)
+    assert m.move(1e6, "cpu", "cpu") == 0
+    assert m.move(1e6, "cpu", "cuda:0") == pytest.approx(1e6 / 1e10)
+    assert m.move(1e6, "cuda:0", "cpu", pinned=True) == pytest.approx(1e6 / 2e10)
+    with pytest.raises(ValueError, match="missing matmul"):
+        _model.Model.from_dict({"cpu": dict(CPU, matmul=None)})
+
+
+def test_calibrate_measures_and_caches(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    try:
+        m = em.auto.calibrate(["cpu"])
+        c = m.costs["cpu"]
+        for f in ("launch", "elementwise", "reduction", "matmul", "sort"):
+            assert getattr(c, f) > 0, f
+        assert c.h2d is None  # the CPU has no copies
+        assert m.seconds < 5  # the issue's budget is 2 s; this machine is shared
+        files = os.listdir(tmp_path / "auto")
+        assert files == [f"model-{m.key}.json"]
+        again = _model.load(["cpu"])
+        assert again.as_dict() == m.as_dict() and again.key == m.key
+        assert _place.model() is m
+        (tmp_path / "auto" / files[0]).write_text("{not json")
+        assert _model.load(["cpu"]) is None  # a damaged cache is measured again
+    finally:
+        em.auto.set_model(None)
+
+
+# ---- placement at both ends of each threshold (injected numbers) ----------
+
+def _crossover(kind, per_elem_bytes, moved_bytes):
+    """Elements n where cpu and cuda:0 predict the same time for auto inputs
+    on the host: Lc + n b / Bc = Lg + n b / Bg + n m / H."""
+    rate = {"elementwise": "elementwise", "reduction": "reduction", "sort": "sort"}[kind]
+    slope = per_elem_bytes / CPU[rate] - per_elem_bytes / GPU[rate] - moved_bytes / GPU["h2d"]
+    return (GPU["launch"] - CPU["launch"]) / slope
+
+
+def test_reduction_of_host_data_stays_when_the_cpu_outruns_the_bus(two_devices):
+    # CPU reduction 2e10 B/s against a 1e10 B/s copy: moving never pays.
+    assert _crossover("reduction", 4, 4) < 0
+    for n in (10, 1 << 24):
+        p = _place.decide("reduction", (em.empty(n, dtype="float32", device="auto"),))
+        assert p.chosen == "cpu" and p.predicted["cuda:0"] > p.predicted["cpu"], p
+
+
+@pytest.mark.parametrize("kind,per,moved", [("elementwise", 12, 8), ("sort", 4, 4)])
+def test_threshold_both_ends(two_devices, kind, per, moved):
+    n0 = _crossover(kind, per, moved)
+    assert 100 < n0 < 1e7
+    for n, want in ((int(n0 * 0.9), "cpu"), (int(n0 * 1.1) + 1, "cuda:0")):
+        a = em.zeros(n, dtype="float32", device="auto")
+        objs = (a, em.zeros(n, dtype="float32", device="auto")) if kind == "elementwise" else (a,)
+        p = _place.decide(kind, objs)
+        assert p.chosen == want, (n, p)
+        assert set(p.predicted) == {"cpu", "cuda:0"} and p.reason == "least predicted time"
+        assert p.predicted["cuda:0"] == pytest.approx(
+            _place.model().predict(kind, "cuda:0", p.nbytes) + p.moves["cuda:0"])
+
+
+def test_matmul_threshold(two_devices):
+    # cpu: 2e-6 + 2m^3/1e11; gpu: 1e-5 + 2m^3/1e14 + 2*4m^2/1e10 (inputs moved)
+    def gpu_wins(m):
+        p = _place.decide("matmul", (em.zeros((m, m), "float32", device="auto"),) * 2)
+        return p.chosen == "cuda:0"
+    def gpu_faster(m):  # the formula, by hand
+        cpu = CPU["launch"] + 2 * m ** 3 / CPU["matmul"]
+        return GPU["launch"] + 2 * m ** 3 / GPU["matmul"] + 8 * m * m / GPU["h2d"] < cpu
+    m0 = next(m for m in range(1, 1000) if gpu_faster(m))
+    assert 16 < m0 < 500
+    assert not gpu_wins(m0 - 1) and gpu_wins(m0)
+
+
+def test_pinned_operand_and_out_decide(two_devices):
+    big = em.zeros(1 << 20, dtype="float32", device="auto")
+    assert _place.decide("elementwise", (big, big)).chosen == "cuda:0"
+    p = _place.decide("elementwise", (big, em.zeros(1 << 20, dtype="float32", device="cpu")))
+    assert p.chosen == "cpu" and p.reason == "pinned operand" and not p.predicted
+    out = em.empty(1 << 20, dtype="float32", device="cpu")
+    p = _place.decide("elementwise", (big, big), out=out)
+    assert p.chosen == "cpu" and p.reason == "out= decides"
+
+
+def test_explain(cpu_only):
+    x = em.arange(100000, dtype="float32", device="auto")
+    p = em.auto.explain(x)
+    assert p.chosen == "cpu" and list(p.predicted) == ["cpu"]
+    assert p.predicted["cpu"] == pytest.approx(CPU["launch"] + 2 * x.nbytes / CPU["elementwise"])
+    r, ps = em.auto.explain(lambda: (x * 2 + 1).sum())
+    assert float(r) == float(np.sum(np.arange(100000, dtype=np.float32) * 2 + 1, dtype=np.float32))
+    assert [q.kind for q in ps] == ["elementwise", "elementwise", "reduction"]
+    assert all(q.chosen == "cpu" for q in ps) and "cpu" in repr(ps[0])
+    with pytest.raises(TypeError, match="callable"):
+        em.auto.explain(3)
+
+
+def test_debug_prints_each_placement(tmp_path):
+    code = ("import ember as em\n"
+            "em.auto.set_model({'cpu': %r})\n"
+            "x = em.arange(1000.0, device='auto')\n"
+            "print(float((x + 1).sum()))\n" % (CPU,))
+    out, err = _run(code, EMBER_DEBUG="1", EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["500500.0"]
+    lines = [ln for ln in err.splitlines() if ln.startswith("ember auto:")]
+    assert len(lines) == 2 and "elementwise" in lines[0] and "-> cpu" in lines[0]
+    assert "reduction" in lines[1] and "us" in lines[1]
+
+
+# ---- moves, against the fake CUDA driver ----------------------------------
+
+FAKE_CODE = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+cur = lambda a: str(a.device.current)
+small = em.arange(100, dtype='float32', device='auto')
+print(cur(small + 1), cur(small))
+mid = em.arange(1 << 16, dtype='float32', device='auto')
+y = mid * 2
+print(cur(y), cur(mid), np.array_equal(mid.get(), np.arange(1 << 16, dtype=np.float32)))
+del y  # the fake device has 1 MiB
+print(cur(mid[:20000] + 1), cur(mid[:10] + 1))
+w = em.arange(1 << 16, dtype='float32', device='auto')
+w2 = w[1:]
+z = w + w
+print(cur(w), cur(w2), cur(z))
+del w, w2, z
+pin = em.zeros(1 << 16, dtype='float32', device='cpu')
+print(cur(mid + pin), cur(mid))
+g = em.arange(1 << 16, dtype='float32', device='auto')
+print(cur(em.sum(g)), end=' ')
+h = g * 2
+print(cur(g), cur(em.sum(g)))
+del g, h
+em.get_default_memory_pool().set_limit(size=1 << 16)
+big = em.arange(1 << 17, dtype='float32', device='auto')
+_, ps = em.auto.explain(lambda: big * 2)
+print(ps[0].chosen, ps[0].predicted['cuda:0'])
+em.get_default_memory_pool().set_limit(size=0)
+p = em.arange(5.0, device='auto').to_device('cuda:0')
+print(p.device)
+"""
+
+
+def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_CODE % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == [
+        "cpu cpu",               # 100 elements: the launch and the move cost more than the CPU
+        "cuda:0 cuda:0 True",    # 64 Ki: moved (in place: no one else saw it), values kept
+        "cuda:0 cpu",            # work follows the data while moving back costs more; 10
+                                 # elements: the CPU's launch is cheaper than the move back
+        "cpu cpu cuda:0",        # a view shares the memory: copied for the op, not moved
+        "cpu cpu",               # a pinned operand decides; the auto one moves back
+        "cpu cuda:0 cuda:0",     # a host reduction: the CPU outruns the bus; on the GPU's
+                                 # data: there
+        "cpu inf",               # over the pool's set_limit: not placed there
+        "cuda:0",                # pinned to the GPU
+    ], err
+
+
+# ---- out of core: a reduction streamed through a GPU in chunks ------------
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "any", "all"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "bool", "uint8"])
+def test_streamed_reduction_values(cpu_only, name, dtype):
+    # The chunk loop itself, run with the CPU as its device (its streams are
+    # always complete): every chunk edge against NumPy.  Under the fake
+    # driver the same loop runs on cuda:0 but its kernels compute nothing.
+    from ember.auto import _stream
+    rng = np.random.default_rng(3)
+    if dtype == "bool":
+        h = rng.random((37, 29)) < 0.9
+    else:
+        h = rng.integers(1, 3, (37, 29)).astype(dtype)
+    if dtype == "float64" and name in ("min", "max"):
+        h[5, 7] = np.nan
+    x = em.asarray(h, device="auto")
+    want = getattr(np, name)(h)
+    for chunk in (1, 7, 64, h.size - 1, h.size, 10 * h.size):
+        p = _stream.Plan("cpu", chunk, -(-h.size // chunk), 0.0, 0.0)
+        r = _stream.run(name, x, p)
+        assert str(r.device) == "auto"
+        assert_same(r, want, rtol=1e-12)
+    r = _stream.run(name, x, _stream.Plan("cpu", 100, 11, 0.0, 0.0), keepdims=True)
+    assert_same(r, getattr(np, name)(h, keepdims=True), rtol=1e-12)
+
+
+def test_stream_plan_both_ends():
+    from ember.auto import _stream
+    x = em.zeros(1 << 20, dtype="float32", device="auto")  # 4 MiB on the host
+    slow_cpu = dict(CPU, reduction=2e9)
+    try:
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU})
+        orig = _place._avail
+        _place._avail = lambda dev: 1 << 20  # the GPU can give 1 MiB
+        p = _stream.plan(x)
+        assert p.device == "cuda:0" and p.chunk == (1 << 18) // 4 and p.nchunks == 16
+        assert p.predicted == pytest.approx(16 * GPU["launch"] + x.nbytes / GPU["h2d"]
+                                            + (1 << 18) / GPU["h2d"])
+        assert _stream.plan(em.zeros(1 << 17, dtype="float32", device="auto")) is None  # fits
+        assert _stream.plan(x[::2]) is None  # not contiguous: placed as usual
+        em.auto.set_model({"cpu": CPU, "cuda:0": GPU})  # the CPU outruns the bus
+        assert _stream.plan(x) is None
+    finally:
+        _place._avail = orig
+        em.auto.set_model(None)
+
+
+FAKE_STREAM = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+pool = em.get_default_memory_pool()
+pool.set_limit(size=1 << 18)
+x = em.arange(1 << 18, dtype='float32', device='auto')   # 1 MiB: 4 times the limit
+r, ps = em.auto.explain(lambda: x.sum())
+print(type(ps[0]).__name__, ps[0].device, ps[0].nchunks, str(r.device), str(r.device.current),
+      r.shape)
+r, ps = em.auto.explain(lambda: em.max(x, keepdims=True))
+print(ps[0].nchunks in (16, 17), r.shape)  # 17: the first result holds a little memory
+r, ps = em.auto.explain(lambda: x.sum(axis=0))   # every axis of a 1-d array: streamed too
+print(type(ps[0]).__name__)
+y = x.reshape(512, 512)
+r, ps = em.auto.explain(lambda: y.sum(axis=1))   # not a full reduction: placed as usual
+print(type(ps[0]).__name__, ps[0].chosen)
+print(pool.used_bytes() <= 1 << 18, str(x.device.current))
+"""
+
+
+def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu",
+                   "True cpu"], err
+
+
+# ---- answers the extension gives without calling the policy ---------------
+
+def test_cpu_bound_formula():
+    m = _model.Model.from_dict({"cpu": CPU, "cuda:0": GPU})
+    want = 0.9 * (GPU["launch"] - CPU["launch"]) / (1 / CPU["elementwise"] - 1 / GPU["elementwise"]
+                                                     - 0.5 / GPU["h2d"])
+    assert _place.cpu_bound("elementwise", m, ["cpu", "cuda:0"]) == int(want)
+    # CPU reduction 2e10 B/s beats a 1e10 B/s copy: a GPU never wins on host data
+    assert _place.cpu_bound("reduction", m, ["cpu", "cuda:0"]) == _place._NEVER
+    cheap = _model.Model.from_dict({"cpu": CPU, "cuda:0": dict(GPU, launch=1e-6)})
+    assert _place.cpu_bound("elementwise", cheap, ["cpu", "cuda:0"]) == 0
+    # below the bound the policy itself says cpu: the bound is safe
+    n = int(want) // 24  # float32 a + b: 12 bytes of work per element
+    a = em.zeros(n, dtype="float32", device="auto")
+    try:
+        em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
+        assert _place.decide("elementwise", (a, a)).chosen == "cpu"
+    finally:
+        em.auto.set_model(None)
+
+
+FAKE_FAST = """
+import numpy as np, ember as em
+from ember import _ember
+from ember.auto import _place, _stream
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+em.zeros(4, device='auto') + 1  # the first decision hands the extension its bounds
+calls = []
+def counting(kind, objs, out):
+    calls.append(kind)
+    return _place.place(kind, objs, out)
+_ember._auto_set_hook(counting, _stream.whole)
+bound = _place.cpu_bound('elementwise', _place.model(), ['cpu', 'cuda:0'])
+n = bound // 24
+a = em.zeros(n, dtype='float32', device='auto')
+r = a + a
+print(len(calls), str(r.device), str(r.device.current))
+b = em.zeros(n * 4, dtype='float32', device='auto')
+r = b + b
+print(len(calls), str(r.device.current))
+c = em.zeros((8, 1), dtype='float32', device='auto')
+d = em.zeros((1, 8), dtype='float32', device='auto')
+r = c + d   # a broadcast: the extension does not answer
+print(len(calls), str(r.device))
+s = a.sum()  # a reduction of host data: the CPU's whatever its size here
+print(len(calls), str(s.device))
+"""
+
+
+def test_small_host_work_skips_the_policy_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_FAST % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["0 auto cpu", "1 cuda:0", "2 auto", "2 auto"], err
+
+
+# ---- past one machine: auto arrays on a Dask cluster ----------------------
+
+def test_use_cluster_makes_large_auto_arrays_dask_arrays(cpu_only):
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                            dashboard_address=None) as client:
+        try:
+            em.auto.use_cluster(client, threshold=4096, chunk_bytes=1000 * 8)
+            h = np.arange(3000.0).reshape(1000, 3)
+            x = em.asarray(h, device="auto")
+            assert isinstance(x, da.Array) and x.chunks[0] == (333, 333, 333, 1)
+            assert isinstance(x.blocks[0].compute(), em.ndarray)
+            r = (x * 2 + 1).sum(axis=0).compute()
+            assert_same(r, (h * 2 + 1).sum(axis=0))
+            small = em.asarray(np.ones(10), device="auto")  # below the threshold: one machine
+            assert isinstance(small, em.ndarray) and str(small.device) == "auto"
+            with pytest.raises(ValueError, match="threshold"):
+                em.auto.use_cluster(client, threshold=-1)
+        finally:
+            em.auto.use_cluster(None)
+    assert isinstance(em.asarray(np.ones(10000), device="auto"), em.ndarray)
