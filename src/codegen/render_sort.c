@@ -4,7 +4,7 @@
  * kernel's head and argument), and the text uses only what CUDA C and
  * OpenCL C share: no references, templates, unions of pointers or long long
  * (em_i64 / em_u64 from the prelude), locals in shared memory declared at a
- * kernel's outermost scope.  ${bufs} names the argument's buffers b0..b5 in
+ * kernel's outermost scope.  ${bufs} names the argument's buffers b0..b6 in
  * every kernel. */
 #include "codegen/render_sort.h"
 #include "codegen/tmpl.h"
@@ -421,7 +421,7 @@ static const char em__sort_kernels[] =
 
 /* The argument's fields (render_sort.h): the buffers, then the numbers. */
 static int em__fields(const em_sort_spec *c, em_tfield *f) {
-    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5"};
+    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6"};
     static const char *const nums[] = {"n", "len", "nb", "shift", "mode", "word", "hasvals", "hst"};
     int n = 0;
     for (int k = 0; k < EM_SORT_NBUF; k++) f[n++] = (em_tfield){'p', bufs[k], 0, 0, NULL};
@@ -465,7 +465,7 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em_tfield f[EM_SORT_NBUF + 10];
     const int nf = em__fields(c, f);
     if (d->args_struct)
-        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5;\n"
+        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5, *b6;\n"
                            "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
                            "    em_i64 shape[EM_ND], st[EM_ND];\n} em_args;\n");
     else
@@ -473,13 +473,14 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em__key_fns(d, c, &t);
     em_sbuf_printf(&t, "%s", em__sort_kernels);
     em_render_sort_onesweep(d, &t);
-    /* Every kernel names its buffers b0..b5 (the ones it does not use too). */
+    /* Every kernel names its buffers b0..b6 (the ones it does not use too). */
     em_sbuf params = {0}, pro = {0}, bufs = {0};
     em_tmpl_params(d, f, nf, &params);
     em_tmpl_prologue(d, f, nf, &pro);
     em_sbuf_printf(&bufs,
                    "    %s char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3, *b4 = p.b4,"
-                   " *b5 = p.b5;\n    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4;",
+                   " *b5 = p.b5, *b6 = p.b6;\n"
+                   "    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4, (void)b6;",
                    d->global);
     const bool oom = t.oom || params.oom || pro.oom || bufs.oom;
     const char *vars[] = {"params", params.s, "prologue", pro.s ? pro.s : "", "bufs", bufs.s, NULL};
