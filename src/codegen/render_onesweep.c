@@ -25,14 +25,16 @@
  *          counter before plus the lanes below it: its rank among the
  *          warp's keys of its digit, in tile order;
  *   count  thread d sums digit d over the warps (the warps' offsets) and
- *          publishes the tile's count as an aggregate status word, then
- *          looks back over earlier tiles (adding aggregates until an
- *          inclusive word) and publishes its inclusive prefix;
- *   move   each key goes through shared memory to its place in the tile
- *          sorted by digit (stable: warp, item, lane order), and from there
- *          to BASE[d] + (keys of d in earlier tiles) + (rank in the tile
- *          among keys of d) -- consecutive threads write consecutive
- *          places.  Values follow through the same shared buffer.
+ *          publishes the tile's count as an aggregate status word;
+ *   local  each key goes through shared memory to its place in the tile
+ *          sorted by digit (stable: warp, item, lane order);
+ *   back   thread d looks back over earlier tiles (adding aggregates until
+ *          an inclusive word) and publishes its inclusive prefix -- after
+ *          the local move, as CUB's onesweep looks back after ranking, so
+ *          that the tiles before have had time to publish theirs;
+ *   move   from shared memory to BASE[d] + (keys of d in earlier tiles) +
+ *          (rank in the tile among keys of d) -- consecutive threads write
+ *          consecutive places.  Values follow through the same buffer.
  * A status word: bits 30-31 the flag (0 not yet, 1 aggregate, 2
  * inclusive), bits 0-29 the count, so a pass takes fewer than 2^30 keys
  * (run_sort.c takes the reduce-then-scan kernels above that). */
@@ -159,13 +161,17 @@ static const char em__onesweep_kernels[] =
     "// keys pass of their own, no output pass, no host read of HIST.\n"
     "// p.mode 3: the first pass of a word, each value its index; else 0.\n"
     "${kernel(EM_B)} " EM_SORT_ONESWEEP "(${params}) {\n${prologue}"
-    "    ${shared} em_u64 s_x[EM_TILE];     // the tile's keys, then values, by digit\n"
-    "    ${shared} em_u16 s_wh[EM_W * 256]; // per warp and digit: count, then offset\n"
-    "    ${shared} em_u32 s_ds[256];        // the digit's start in the tile\n"
-    "    ${shared} em_i64 s_go[256];        // its place in the output less that start\n"
+    "    ${shared} em_u64 s_x[EM_TILE];     // the tile's values by digit (keys: s_k)\n"
+    "    ${shared} em_u16 s_wh[EM_W * 256]; // per warp and digit: count, then start\n"
+    "    ${shared} em_u32 s_ds[256];        // the block scan of the tile's counts\n"
+    "    ${shared} int s_go[256];           // the digit's place in the output less\n"
+    "                                       // its start in the tile (n < 2^30)\n"
     "    ${shared} em_u32 s_base[256];      // BASE[q]: the keys of smaller digits\n"
     "    ${shared} em_i64 s_tile;\n"
     "    ${bufs}\n"
+    "    // The keys by digit in s_x's first bytes: 4-byte keys move as 4 bytes\n"
+    "    // (half the shared-memory traffic of the scatter, which bounds a pass).\n"
+    "    ${local}em_key_t *s_k = (${local}em_key_t *)s_x;\n"
     "    ${global}em_u32 *m = (${global}em_u32 *)b5;\n"
     "    const int t = (int)((em_i64)${tid}), lane = t & 31, w = t >> 5;\n"
     "    const em_i64 q = p.shift / 8;\n"
@@ -179,6 +185,7 @@ static const char em__onesweep_kernels[] =
     "        last = (runs >> (q + 1)) == 0u;\n"
     "        swap = (__popc(before) & 1) != 0;\n"
     "    }\n"
+    "    const bool from_a = fused && first;\n"
     "    ${global}const em_key_t *kin = (${global}const em_key_t *)(swap ? b2 : b1);\n"
     "    ${global}em_key_t *kout = (${global}em_key_t *)(swap ? b1 : b2);\n"
     "    ${global}const em_i64 *vin = (${global}const em_i64 *)(swap ? b4 : b3);\n"
@@ -200,17 +207,36 @@ static const char em__onesweep_kernels[] =
     "        const int cnt = p.n - t0 < EM_TILE ? (int)(p.n - t0) : EM_TILE;\n"
     "        em_key_t k[EM_ITEMS];\n"
     "        em_u32 r[EM_ITEMS];\n"
-    "        for (int j = 0; j < EM_ITEMS; j++) {\n"
-    "            const int at = w * EM_WT + j * 32 + lane;\n"
-    "            k[j] = (em_key_t)0;\n"
-    "            if (at < cnt)\n"
-    "                k[j] = fused && first ? (em_key_t)em_key_of(&p, b0, t0 + at, (int)p.word)\n"
-    "                                      : kin[t0 + at];\n"
+    "        // Two loops, not a test per key: the loads of one issue together.\n"
+    "        if (from_a) {\n"
+    "            for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "                const int at = w * EM_WT + j * 32 + lane;\n"
+    "                k[j] = at < cnt ? (em_key_t)em_key_of(&p, b0, t0 + at, (int)p.word) : 0;\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "                const int at = w * EM_WT + j * 32 + lane;\n"
+    "                k[j] = at < cnt ? kin[t0 + at] : (em_key_t)0;\n"
+    "            }\n"
     "        }\n"
     "        em_rank(k, r, cnt, p.shift, s_wh, w, lane);\n"
     "        ${sync};\n"
-    "        const em_u32 c = em_warp_offsets(s_wh, t); // thread t: digit t\n"
+    "        // Thread t (digit t): the tile's count published at once, its look-back\n"
+    "        // left until the keys are in s_k, so that the tiles before have more\n"
+    "        // time to publish their inclusive counts (fewer steps back).\n"
+    "        const em_u32 c = em_warp_offsets(s_wh, t);\n"
     "        stat[tile * 256 + t] = (tile == 0 ? EM_INCL : EM_AGG) | c;\n"
+    "        s_ds[t] = c;\n"
+    "        em_block_scan(s_ds, t);\n"
+    "        const em_u32 start = s_ds[t] - c;\n"
+    "        for (int v = 0; v < EM_W; v++) s_wh[v * 256 + t] += (em_u16)start;\n"
+    "        ${sync};\n"
+    "        for (int j = 0; j < EM_ITEMS; j++) { // r[j]: the key's place in the tile\n"
+    "            if (w * EM_WT + j * 32 + lane < cnt) { // sorted by digit\n"
+    "                r[j] += s_wh[w * 256 + em_dig8(k[j], p.shift)];\n"
+    "                s_k[r[j]] = k[j];\n"
+    "            }\n"
+    "        }\n"
     "        em_u32 ex = 0; // keys of digit t in the tiles before\n"
     "        for (em_i64 u = tile - 1; u >= 0;) {\n"
     "            const em_u32 s = stat[u * 256 + t];\n"
@@ -220,28 +246,15 @@ static const char em__onesweep_kernels[] =
     "            u--;\n"
     "        }\n"
     "        if (tile > 0) stat[tile * 256 + t] = EM_INCL | (ex + c);\n"
-    "        s_ds[t] = c;\n"
-    "        em_block_scan(s_ds, t);\n"
-    "        const em_u32 start = s_ds[t] - c;\n"
-    "        ${sync}; // every s_ds[t] read before it changes\n"
-    "        s_ds[t] = start;\n"
-    "        s_go[t] = (em_i64)s_base[t] + ex - start;\n"
+    "        s_go[t] = (int)(s_base[t] + ex - start);\n"
     "        ${sync};\n"
-    "        for (int j = 0; j < EM_ITEMS; j++) { // r[j] becomes the key's place in the\n"
-    "            if (w * EM_WT + j * 32 + lane < cnt) { // tile sorted by digit\n"
-    "                const em_u32 d = em_dig8(k[j], p.shift);\n"
-    "                r[j] += s_ds[d] + s_wh[w * 256 + d];\n"
-    "                s_x[r[j]] = (em_u64)k[j];\n"
-    "            }\n"
-    "        }\n"
-    "        ${sync};\n"
-    "        int to[EM_ITEMS]; // where s_x[j * EM_B + t] goes (n < 2^30)\n"
+    "        int to[EM_ITEMS]; // where s_k[j * EM_B + t] goes\n"
     "        for (int j = 0; j < EM_ITEMS; j++) {\n"
     "            const int i = j * EM_B + t;\n"
     "            to[j] = -1;\n"
     "            if (i < cnt) {\n"
-    "                const em_key_t kk = (em_key_t)s_x[i];\n"
-    "                to[j] = (int)(s_go[em_dig8(kk, p.shift)] + i);\n"
+    "                const em_key_t kk = s_k[i];\n"
+    "                to[j] = s_go[em_dig8(kk, p.shift)] + i;\n"
     "                if (!last)\n"
     "                    kout[to[j]] = kk;\n"
     "                else if (!p.hasvals)\n"
@@ -250,7 +263,7 @@ static const char em__onesweep_kernels[] =
     "            }\n"
     "        }\n"
     "        if (p.hasvals) {\n"
-    "            ${sync}; // the keys are read out of s_x\n"
+    "            ${sync}; // the keys are read out of s_k\n"
     "            for (int j = 0; j < EM_ITEMS; j++) {\n"
     "                const int at = w * EM_WT + j * 32 + lane;\n"
     "                if (at < cnt) s_x[r[j]] = (em_u64)(first ? t0 + at : vin[t0 + at]);\n"
@@ -265,7 +278,7 @@ static const char em__onesweep_kernels[] =
     "                    vout[to[j]] = v;\n"
     "            }\n"
     "        }\n"
-    "        ${sync}; // s_x, s_ds, s_go and s_tile are read before the next tile\n"
+    "        ${sync}; // s_k, s_x, s_go and s_tile are read before the next tile\n"
     "    }\n"
     "}\n"
     "\n"

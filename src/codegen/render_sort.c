@@ -398,15 +398,37 @@ static const char em__sort_kernels[] =
     "    if (xh != yh) return xh < yh;\n"
     "    return strict ? xl < yl : xl <= yl;\n"
     "}\n"
+    "// A haystack of at most EM_SH (EM_SORT_SEARCH_SH) elements, one key word,\n"
+    "// is searched as keys in shared memory, made once per block: each step\n"
+    "// of the search is then one shared read and a compare, not a global read\n"
+    "// and a key made of it (run_sort.c launches fewer blocks for it, each\n"
+    "// taking many needles).\n"
     "${kernel(EM_B)} " EM_SORT_SEARCH "(${params}) {\n${prologue}"
+    "    ${shared} em_key_t s_h[EM_SH];\n"
     "    ${bufs}\n"
     "    ${global}const em_i64 *so = (${global}const em_i64 *)b3;\n"
     "    ${global}em_i64 *out = (${global}em_i64 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    const bool sh = !EM_TWO && p.len <= EM_SH; // the same in every thread\n"
+    "    if (sh) {\n"
+    "        for (int j = t; j < p.len; j += EM_B)\n"
+    "            s_h[j] = (em_key_t)em_kw(em_hay(&p, b0, so, j), 0);\n"
+    "        ${sync};\n"
+    "    }\n"
     "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
-    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + ((em_i64)${tid}); i < p.n; i += step) {\n"
+    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + t; i < p.n; i += step) {\n"
     "        ${global}const char *e = b1 + em_off(&p, i);\n"
     "        const em_u64 vh = EM_TWO ? em_kw(e, 1) : 0, vl = em_kw(e, 0);\n"
     "        em_i64 lo = 0, hi = p.len; // the answer lies in [lo, hi]\n"
+    "        if (sh) {\n"
+    "            const em_key_t v = (em_key_t)vl;\n"
+    "            while (lo < hi) { // left: count the keys < v; right: the keys <= v\n"
+    "                const em_i64 mid = (lo + hi) >> 1;\n"
+    "                const em_key_t mk = s_h[mid];\n"
+    "                if (p.mode == 0 ? mk < v : mk <= v) lo = mid + 1;\n"
+    "                else hi = mid;\n"
+    "            }\n"
+    "        }\n"
     "        while (lo < hi) {\n"
     "            const em_i64 mid = lo + (hi - lo) / 2;\n"
     "            ${global}const char *m = em_hay(&p, b0, so, mid);\n"
@@ -453,9 +475,10 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         &t,
         "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
         "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
-        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n",
+        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n#define EM_SH %d\n",
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
-        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8);
+        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8,
+        EM_SORT_SEARCH_SH);
     em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"

@@ -349,5 +349,13 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
     em__addr(&s, v);
     /* An empty haystack: every answer is 0, no element is read. */
     em__bufs(&s, hay->data, v->data, NULL, sorter ? sorter->data : NULL, NULL, out->data, NULL);
-    return em__go(&s, EM_SORT_SEARCH, (n + EM_SORT_B - 1) / EM_SORT_B);
+    /* A haystack searched in shared memory (render_sort.c's EM_SH) is made
+     * once per block: as many blocks as keep the device busy, no more. */
+    int64_t grid = (n + EM_SORT_B - 1) / EM_SORT_B;
+    const em_device_props *pr;
+    EM_CHECK(be->props_ref(s.id, &pr));
+    const int64_t sms = pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1;
+    const int64_t busy = sms * 16;
+    if (hay->shape[0] <= EM_SORT_SEARCH_SH && v->dtype != EM_COMPLEX128 && grid > busy) grid = busy;
+    return em__go(&s, EM_SORT_SEARCH, grid);
 }
