@@ -17,21 +17,21 @@
  *
  * A pass, per tile of EM_TILE keys (a block takes tiles from CTR until they
  * run out, so tile k's block started before tile k + 1's: waiting on an
- * earlier tile always ends):
- *   rank   warp w holds keys w * EM_WT .. + EM_WT - 1 of the tile, item j of
- *          lane l at w * EM_WT + j * 32 + l; per item, the lanes with the
- *          same digit find each other (8 ballots), the highest adds their
- *          number to the warp's counter of the digit, each takes the
- *          counter before plus the lanes below it: its rank among the
- *          warp's keys of its digit, in tile order;
- *   count  thread d sums digit d over the warps (the warps' offsets) and
- *          publishes the tile's count as an aggregate status word;
- *   local  each key goes through shared memory to its place in the tile
- *          sorted by digit (stable: warp, item, lane order);
+ * earlier tile always ends), as CUB's onesweep with early counts:
+ *   count  warp w holds keys w * EM_WT .. + EM_WT - 1 of the tile, item j of
+ *          lane l at w * EM_WT + j * 32 + l; each warp counts its keys per
+ *          digit (shared atomics); thread d sums digit d over the warps
+ *          (each warp's start among the tile's keys of d) and publishes the
+ *          tile's count as an aggregate status word at once;
+ *   rank   per item, the lanes with the same digit find each other (8
+ *          ballots), the highest takes their places from the warp's counter
+ *          of the digit (a shared atomic), each lane its own: the key's
+ *          place in the tile sorted by digit (stable: warp, item, lane
+ *          order), where it goes in shared memory;
  *   back   thread d looks back over earlier tiles (adding aggregates until
  *          an inclusive word) and publishes its inclusive prefix -- after
- *          the local move, as CUB's onesweep looks back after ranking, so
- *          that the tiles before have had time to publish theirs;
+ *          the ranking, so that the tiles before have had that time to
+ *          publish theirs;
  *   move   from shared memory to BASE[d] + (keys of d in earlier tiles) +
  *          (rank in the tile among keys of d) -- consecutive threads write
  *          consecutive places.  Values follow through the same buffer.
@@ -88,6 +88,27 @@ static const char em__onesweep_kernels[] =
     "        before = __shfl_sync(0xffffffffu, before, leader);\n"
     "        r[j] = before + (em_u32)__popc(peers & below);\n"
     "        __syncwarp(); // the next item's leaders read what this one's wrote\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// The pass's ranking (CUB's early counts): wh (32-bit, per warp and\n"
+    "// digit) already holds where the warp's keys of each digit start in the\n"
+    "// tile sorted by digit; per item the lanes of one digit find each other,\n"
+    "// the highest takes their places with one shared atomic and shuffles the\n"
+    "// first to its peers: r[j] = the key's place in the tile (stable: warp,\n"
+    "// item, lane order).  No __syncwarp: the atomics order the counters.\n"
+    "EM_FN void em_rank_at(const em_key_t *k, em_u32 *r, int cnt, em_i64 shift,\n"
+    "                      ${local}em_u32 *wh, int w, int lane) {\n"
+    "    ${local}em_u32 *h = wh + w * 256;\n"
+    "    const em_u32 below = (1u << lane) - 1u;\n"
+    "    for (int j = 0; j < EM_ITEMS; j++) {\n"
+    "        const bool valid = w * EM_WT + j * 32 + lane < cnt;\n"
+    "        const em_u32 d = em_dig8(k[j], shift);\n"
+    "        const em_u32 peers = em_match8(d) & __ballot_sync(0xffffffffu, valid);\n"
+    "        const int leader = valid ? 31 - __clz((int)peers) : lane; // peers holds lane\n"
+    "        em_u32 at = 0u;\n"
+    "        if (valid && lane == leader) at = atomicAdd(&h[d], (em_u32)__popc(peers));\n"
+    "        r[j] = __shfl_sync(0xffffffffu, at, leader) + (em_u32)__popc(peers & below);\n"
     "    }\n"
     "}\n"
     "\n"
@@ -162,7 +183,7 @@ static const char em__onesweep_kernels[] =
     "// p.mode 3: the first pass of a word, each value its index; else 0.\n"
     "${kernel(EM_B)} " EM_SORT_ONESWEEP "(${params}) {\n${prologue}"
     "    ${shared} em_u64 s_x[EM_TILE];     // the tile's values by digit (keys: s_k)\n"
-    "    ${shared} em_u16 s_wh[EM_W * 256]; // per warp and digit: count, then start\n"
+    "    ${shared} em_u32 s_wh[EM_W * 256]; // per warp and digit: count, then start\n"
     "    ${shared} em_u32 s_ds[256];        // the block scan of the tile's counts\n"
     "    ${shared} int s_go[256];           // the digit's place in the output less\n"
     "                                       // its start in the tile (n < 2^30)\n"
@@ -219,24 +240,29 @@ static const char em__onesweep_kernels[] =
     "                k[j] = at < cnt ? kin[t0 + at] : (em_key_t)0;\n"
     "            }\n"
     "        }\n"
-    "        em_rank(k, r, cnt, p.shift, s_wh, w, lane);\n"
+    "        // Early counts (CUB's): the warps' histograms by shared atomics, so\n"
+    "        // that the tile's count is published before the ranking and its\n"
+    "        // look-back comes after it: the tiles before have had that time to\n"
+    "        // publish their inclusive counts (fewer steps back, less waiting).\n"
+    "        for (int j = 0; j < EM_ITEMS; j++)\n"
+    "            if (w * EM_WT + j * 32 + lane < cnt)\n"
+    "                atomicAdd(&s_wh[w * 256 + em_dig8(k[j], p.shift)], 1u);\n"
     "        ${sync};\n"
-    "        // Thread t (digit t): the tile's count published at once, its look-back\n"
-    "        // left until the keys are in s_k, so that the tiles before have more\n"
-    "        // time to publish their inclusive counts (fewer steps back).\n"
-    "        const em_u32 c = em_warp_offsets(s_wh, t);\n"
+    "        em_u32 c = 0; // thread t: digit t; the warps' counts become their starts\n"
+    "        for (int v = 0; v < EM_W; v++) {\n"
+    "            const em_u32 x = s_wh[v * 256 + t];\n"
+    "            s_wh[v * 256 + t] = c;\n"
+    "            c += x;\n"
+    "        }\n"
     "        stat[tile * 256 + t] = (tile == 0 ? EM_INCL : EM_AGG) | c;\n"
     "        s_ds[t] = c;\n"
     "        em_block_scan(s_ds, t);\n"
     "        const em_u32 start = s_ds[t] - c;\n"
-    "        for (int v = 0; v < EM_W; v++) s_wh[v * 256 + t] += (em_u16)start;\n"
+    "        for (int v = 0; v < EM_W; v++) s_wh[v * 256 + t] += start;\n"
     "        ${sync};\n"
-    "        for (int j = 0; j < EM_ITEMS; j++) { // r[j]: the key's place in the tile\n"
-    "            if (w * EM_WT + j * 32 + lane < cnt) { // sorted by digit\n"
-    "                r[j] += s_wh[w * 256 + em_dig8(k[j], p.shift)];\n"
-    "                s_k[r[j]] = k[j];\n"
-    "            }\n"
-    "        }\n"
+    "        em_rank_at(k, r, cnt, p.shift, s_wh, w, lane);\n"
+    "        for (int j = 0; j < EM_ITEMS; j++)\n"
+    "            if (w * EM_WT + j * 32 + lane < cnt) s_k[r[j]] = k[j];\n"
     "        em_u32 ex = 0; // keys of digit t in the tiles before\n"
     "        for (em_i64 u = tile - 1; u >= 0;) {\n"
     "            const em_u32 s = stat[u * 256 + t];\n"
