@@ -117,11 +117,11 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
         s = s.astype(cdt)
     nan_any = None
     if s.dtype.kind == "f":
-        isn = em.isnan(s)
         if skipnan:
-            cnt = em.sum(~isn, axis=-1, keepdims=True)  # non-NaN per slice (NaNs sort last)
+            # non-NaN per slice (NaNs sort last)
+            cnt = em.sum(~em.isnan(s), axis=-1, keepdims=True)
         else:
-            nan_any = em.any(isn[..., -1:], axis=-1)
+            nan_any = em.isnan(s[..., -1])  # a NaN sorts last: only the last one tells
             cnt = None
     else:
         cnt = None

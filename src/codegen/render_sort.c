@@ -4,7 +4,7 @@
  * kernel's head and argument), and the text uses only what CUDA C and
  * OpenCL C share: no references, templates, unions of pointers or long long
  * (em_i64 / em_u64 from the prelude), locals in shared memory declared at a
- * kernel's outermost scope.  ${bufs} names the argument's buffers b0..b5 in
+ * kernel's outermost scope.  ${bufs} names the argument's buffers b0..b6 in
  * every kernel. */
 #include "codegen/render_sort.h"
 #include "codegen/tmpl.h"
@@ -398,15 +398,37 @@ static const char em__sort_kernels[] =
     "    if (xh != yh) return xh < yh;\n"
     "    return strict ? xl < yl : xl <= yl;\n"
     "}\n"
+    "// A haystack of at most EM_SH (EM_SORT_SEARCH_SH) elements, one key word,\n"
+    "// is searched as keys in shared memory, made once per block: each step\n"
+    "// of the search is then one shared read and a compare, not a global read\n"
+    "// and a key made of it (run_sort.c launches fewer blocks for it, each\n"
+    "// taking many needles).\n"
     "${kernel(EM_B)} " EM_SORT_SEARCH "(${params}) {\n${prologue}"
+    "    ${shared} em_key_t s_h[EM_SH];\n"
     "    ${bufs}\n"
     "    ${global}const em_i64 *so = (${global}const em_i64 *)b3;\n"
     "    ${global}em_i64 *out = (${global}em_i64 *)b5;\n"
+    "    const int t = (int)((em_i64)${tid});\n"
+    "    const bool sh = !EM_TWO && p.len <= EM_SH; // the same in every thread\n"
+    "    if (sh) {\n"
+    "        for (int j = t; j < p.len; j += EM_B)\n"
+    "            s_h[j] = (em_key_t)em_kw(em_hay(&p, b0, so, j), 0);\n"
+    "        ${sync};\n"
+    "    }\n"
     "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
-    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + ((em_i64)${tid}); i < p.n; i += step) {\n"
+    "    for (em_i64 i = ((em_i64)${bid}) * EM_B + t; i < p.n; i += step) {\n"
     "        ${global}const char *e = b1 + em_off(&p, i);\n"
     "        const em_u64 vh = EM_TWO ? em_kw(e, 1) : 0, vl = em_kw(e, 0);\n"
     "        em_i64 lo = 0, hi = p.len; // the answer lies in [lo, hi]\n"
+    "        if (sh) {\n"
+    "            const em_key_t v = (em_key_t)vl;\n"
+    "            while (lo < hi) { // left: count the keys < v; right: the keys <= v\n"
+    "                const em_i64 mid = (lo + hi) >> 1;\n"
+    "                const em_key_t mk = s_h[mid];\n"
+    "                if (p.mode == 0 ? mk < v : mk <= v) lo = mid + 1;\n"
+    "                else hi = mid;\n"
+    "            }\n"
+    "        }\n"
     "        while (lo < hi) {\n"
     "            const em_i64 mid = lo + (hi - lo) / 2;\n"
     "            ${global}const char *m = em_hay(&p, b0, so, mid);\n"
@@ -421,7 +443,7 @@ static const char em__sort_kernels[] =
 
 /* The argument's fields (render_sort.h): the buffers, then the numbers. */
 static int em__fields(const em_sort_spec *c, em_tfield *f) {
-    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5"};
+    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6"};
     static const char *const nums[] = {"n", "len", "nb", "shift", "mode", "word", "hasvals", "hst"};
     int n = 0;
     for (int k = 0; k < EM_SORT_NBUF; k++) f[n++] = (em_tfield){'p', bufs[k], 0, 0, NULL};
@@ -453,9 +475,10 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         &t,
         "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
         "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
-        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n",
+        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n#define EM_SH %d\n",
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
-        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8);
+        c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8,
+        EM_SORT_SEARCH_SH);
     em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"
@@ -465,7 +488,7 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em_tfield f[EM_SORT_NBUF + 10];
     const int nf = em__fields(c, f);
     if (d->args_struct)
-        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5;\n"
+        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5, *b6;\n"
                            "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
                            "    em_i64 shape[EM_ND], st[EM_ND];\n} em_args;\n");
     else
@@ -473,13 +496,14 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em__key_fns(d, c, &t);
     em_sbuf_printf(&t, "%s", em__sort_kernels);
     em_render_sort_onesweep(d, &t);
-    /* Every kernel names its buffers b0..b5 (the ones it does not use too). */
+    /* Every kernel names its buffers b0..b6 (the ones it does not use too). */
     em_sbuf params = {0}, pro = {0}, bufs = {0};
     em_tmpl_params(d, f, nf, &params);
     em_tmpl_prologue(d, f, nf, &pro);
     em_sbuf_printf(&bufs,
                    "    %s char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3, *b4 = p.b4,"
-                   " *b5 = p.b5;\n    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4;",
+                   " *b5 = p.b5, *b6 = p.b6;\n"
+                   "    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4, (void)b6;",
                    d->global);
     const bool oom = t.oom || params.oom || pro.oom || bufs.oom;
     const char *vars[] = {"params", params.s, "prologue", pro.s ? pro.s : "", "bufs", bufs.s, NULL};

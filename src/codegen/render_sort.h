@@ -44,7 +44,8 @@
  * index over shape/st: the sort runs along the last dimension, so row r of
  * the output is segment r.
  *
- * Argument (the template form of codegen/tmpl.h): six buffers b0..b5,
+ * Argument (the template form of codegen/tmpl.h): seven buffers b0..b6
+ * (b6: the output of the onesweep kernels' fused last pass),
  * then em_i64 n, len, nb, shift, mode, word, hasvals, hst, shape[EM_ND],
  * st[EM_ND] (byte strides), all 8 bytes; CUDA takes it as one struct,
  * OpenCL as each buffer and its offset then the struct with the buffers'
@@ -59,7 +60,7 @@
 #define EM_SORT_ITEMS 16 /* keys per thread in a tile */
 #define EM_SORT_TILE (EM_SORT_B * EM_SORT_ITEMS)
 #define EM_SORT_RADIX 16 /* 4-bit digits: 16 x 256 per-thread counters fit shared memory */
-#define EM_SORT_NBUF 6
+#define EM_SORT_NBUF 7
 #define EM_SORT_KEYS "em_sort_keys"
 #define EM_SORT_ORAND "em_sort_orand"
 #define EM_SORT_COUNT "em_sort_count"
@@ -70,14 +71,14 @@
 /* The onesweep kernels (CUDA only: render_onesweep.c explains them). */
 #define EM_SORT_CLEAR "em_sort_clear"
 #define EM_SORT_UPSWEEP "em_sort_upsweep"
-#define EM_SORT_HSCAN "em_sort_hscan"
 #define EM_SORT_ONESWEEP "em_sort_onesweep"
 #define EM_SORT_ROWS "em_sort_rows"
 /* Rows from this long to a tile go to ROWS (a block per row); shorter
  * ones, many to a block being better than one, sort as segments of the
  * whole (the row in the key's high bits). */
 #define EM_SORT_ROWS_MIN 512
-#define EM_SORT_META_WORDS (17 * 256) /* the metadata's 32-bit words before the tile status */
+#define EM_SORT_SEARCH_SH 2048 /* haystacks searched in shared memory (render_sort.c) */
+#define EM_SORT_META_WORDS (9 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {
     em_dtype dtype; /* the elements' */

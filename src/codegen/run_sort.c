@@ -96,14 +96,15 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
         if (!s->a.b[k]) s->a.b[k] = any;
     /* The argument as the template lays it out (tmpl.h): the buffers' slots,
      * the numbers, shape[nd] and st[nd]. */
-    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5};
+    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5, 6};
     const size_t size = 8 * (size_t)(EM_SORT_NBUF + 8 + 2 * s->c.nd);
     return em_run_launch(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, size, slots,
                          EM_SORT_NBUF);
 }
 
-static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5) {
-    void *b[EM_SORT_NBUF] = {b0, b1, b2, b3, b4, b5};
+static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5,
+                     void *b6) {
+    void *b[EM_SORT_NBUF] = {b0, b1, b2, b3, b4, b5, b6};
     memcpy(s->a.b, b, sizeof b);
 }
 
@@ -155,7 +156,7 @@ static em_status em__passes(em__sorter *s, em__scratch *m, int *cur, bool vals) 
         const int k = *cur;
         s->a.shift = shift;
         em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
-                 vals ? m->vals[1 - k] : NULL, m->counts);
+                 vals ? m->vals[1 - k] : NULL, m->counts, NULL);
         EM_CHECK(em__go(s, EM_SORT_COUNT, nb));
         EM_CHECK(em__go(s, EM_SORT_SCAN, EM_SORT_RADIX));
         EM_CHECK(em__go(s, EM_SORT_SCATTER, nb));
@@ -174,23 +175,46 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
     return !(e && e[0] == '0');
 }
 
-/* One word by the onesweep kernels: the keys (from a, through the
- * permutation after the first word) and every byte's histogram in one
- * read, then one pass per byte that varies (a byte whose histogram has one
- * digit holding every key is the same in every key: skipped). */
+/* One word by the onesweep kernels: every byte's histogram in one read
+ * (and the keys, unless fused), then one pass per byte that varies.
+ *
+ * Fused (out set: one key word, the output the sorted values or the
+ * indices): UPSWEEP only counts, and each byte's pass is launched without
+ * a look at HIST -- the pass itself skips a byte whose histogram has one
+ * digit holding every key, the first pass that runs reads the array, the
+ * last writes out (render_onesweep.c): no host synchronisation, no keys
+ * or output pass.  Bytes above the dtype's key bits are zero in every key
+ * and not launched (but with the row in the key's high half).
+ *
+ * Else the host reads HIST (a synchronisation: it must know which buffer
+ * ends with the keys) and launches only the bytes that vary. */
 static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, int *cur,
-                              bool vals) {
+                              bool vals, em_array *out) {
     const em_device_props *pr;
     EM_CHECK(s->be->props_ref(s->id, &pr));
     const int64_t n = s->a.n, nb = s->a.nb, kbytes = s->c.keybits / 8;
     const int64_t words = EM_SORT_META_WORDS + kbytes * nb * 256;
     int64_t cw = (words + EM_SORT_B - 1) / EM_SORT_B;
     em__bufs(s, a->data, m->keys[*cur], NULL, vals ? m->vals[*cur] : NULL,
-             vals ? m->vals[*cur] : NULL, m->meta);
+             vals ? m->vals[*cur] : NULL, m->meta, NULL);
     EM_CHECK(em__go(s, EM_SORT_CLEAR, cw < 4096 ? cw : 4096));
     const int64_t up = (int64_t)(pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1) * 8;
+    const int64_t mode = s->a.mode;
+    if (out) s->a.mode = 2;
     EM_CHECK(em__go(s, EM_SORT_UPSWEEP, nb < up ? nb : up));
-    EM_CHECK(em__go(s, EM_SORT_HSCAN, 1));
+    if (out) {
+        const int64_t nbytes = s->c.seghi ? kbytes : em_sort_key_bits(s->c.dtype) / 8;
+        s->a.mode = 4;
+        em__bufs(s, a->data, m->keys[0], m->keys[1], vals ? m->vals[0] : NULL,
+                 vals ? m->vals[1] : NULL, m->meta, out->data);
+        for (int q = 0; q < nbytes; q++) {
+            s->a.shift = 8 * q;
+            EM_CHECK(em__go(s, EM_SORT_ONESWEEP, nb));
+        }
+        s->a.mode = mode;
+        return EM_OK;
+    }
+    s->a.mode = mode;
     uint32_t hist[8 * 256];
     EM_CHECK(s->be->to_host(s->id, hist, m->meta, (size_t)kbytes * 256 * 4));
     /* The first word's permutation is the identity: its first pass makes
@@ -206,7 +230,7 @@ static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, 
         const int k = *cur;
         s->a.shift = 8 * q;
         em__bufs(s, NULL, m->keys[k], m->keys[1 - k], vals ? m->vals[k] : NULL,
-                 vals ? m->vals[1 - k] : NULL, m->meta);
+                 vals ? m->vals[1 - k] : NULL, m->meta, NULL);
         EM_CHECK(em__go(s, EM_SORT_ONESWEEP, nb));
         s->a.mode = 0;
         *cur = 1 - k;
@@ -247,7 +271,7 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
                              false,    em__nd(a)};
         s.a.n = n, s.a.len = len, s.a.nb = nseg, s.a.mode = arg ? 2 : 0;
         em__addr(&s, a);
-        em__bufs(&s, a->data, NULL, NULL, NULL, NULL, out->data);
+        em__bufs(&s, a->data, NULL, NULL, NULL, NULL, out->data, NULL);
         return em__go(&s, EM_SORT_ROWS, nseg);
     }
     const int kb = em_sort_key_bits(a->dtype);
@@ -280,6 +304,9 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     if (st == EM_OK && one) st = be->alloc(s.id, m.mbytes, &m.meta);
     if (st == EM_OK && !one) st = be->alloc(s.id, m.cbytes, &m.counts);
     if (st == EM_OK && !one) st = be->alloc(s.id, m.pbytes, &m.part);
+    /* One key word and no gather through the permutation: the onesweep
+     * passes write out themselves. */
+    const bool fused = one && nwords == 1;
     int cur = 0;
     for (int w = 0; w < nwords && st == EM_OK; w++) {
         /* Word w of the key (2: the row); after the first, gathered through
@@ -287,17 +314,17 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
         s.a.word = w < (two ? 2 : 1) ? w : 2;
         s.a.mode = w > 0;
         if (one) {
-            st = em__onesweep(&s, &m, a, &cur, vals);
+            st = em__onesweep(&s, &m, a, &cur, vals, fused ? out : NULL);
             continue;
         }
         em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL,
-                 vals ? m.vals[cur] : NULL, m.part);
+                 vals ? m.vals[cur] : NULL, m.part, NULL);
         st = em__go(&s, EM_SORT_KEYS, nb);
         if (st == EM_OK) st = em__passes(&s, &m, &cur, vals);
     }
-    if (st == EM_OK) {
+    if (st == EM_OK && !fused) {
         s.a.mode = arg ? 2 : vals ? 1 : 0;
-        em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL, NULL, out->data);
+        em__bufs(&s, a->data, m.keys[cur], NULL, vals ? m.vals[cur] : NULL, NULL, out->data, NULL);
         st = em__go(&s, EM_SORT_OUT, (n + EM_SORT_B - 1) / EM_SORT_B);
     }
     em__scratch_free(be, s.id, &m);
@@ -321,6 +348,14 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
     s.a.hst = hay->strides[0];
     em__addr(&s, v);
     /* An empty haystack: every answer is 0, no element is read. */
-    em__bufs(&s, hay->data, v->data, NULL, sorter ? sorter->data : NULL, NULL, out->data);
-    return em__go(&s, EM_SORT_SEARCH, (n + EM_SORT_B - 1) / EM_SORT_B);
+    em__bufs(&s, hay->data, v->data, NULL, sorter ? sorter->data : NULL, NULL, out->data, NULL);
+    /* A haystack searched in shared memory (render_sort.c's EM_SH) is made
+     * once per block: as many blocks as keep the device busy, no more. */
+    int64_t grid = (n + EM_SORT_B - 1) / EM_SORT_B;
+    const em_device_props *pr;
+    EM_CHECK(be->props_ref(s.id, &pr));
+    const int64_t sms = pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1;
+    const int64_t busy = sms * 16;
+    if (hay->shape[0] <= EM_SORT_SEARCH_SH && v->dtype != EM_COMPLEX128 && grid > busy) grid = busy;
+    return em__go(&s, EM_SORT_SEARCH, grid);
 }

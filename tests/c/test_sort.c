@@ -47,7 +47,7 @@ static void test_render(void) {
         CHECK(em_render_sort(&em_dialect_cuda, &c[i], &s) == EM_OK);
         CHECK(em_render_sort(&em_dialect_opencl, &c[i], &o) == EM_OK);
         CHECK(s.s && strstr(s.s, "em_sort_scatter(const em_args p)") && !strstr(s.s, "${"));
-        CHECK(o.s && strstr(o.s, "__global char *d5, ulong o5, const em_argv a)") &&
+        CHECK(o.s && strstr(o.s, "__global char *d6, ulong o6, const em_argv a)") &&
               !strstr(o.s, "${"));
         /* onesweep is CUDA's only (OpenCL: no forward progress between groups) */
         CHECK(strstr(s.s, "em_sort_onesweep(") && !strstr(o.s, "em_sort_onesweep("));
@@ -146,6 +146,34 @@ static const char emul_pre[] =
     "    em_round(); // every lane has read\n"
     "    return r;\n"
     "}\n"
+    "static unsigned __ballot_sync(unsigned, int pred) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = pred != 0;\n"
+    "    em_round();\n"
+    "    unsigned r = 0;\n"
+    "    for (int l = 0; l < 32; l++) r |= em_wv[(me & ~31) + l] << l;\n"
+    "    em_round();\n"
+    "    return r;\n"
+    "}\n"
+    "static unsigned __shfl_sync(unsigned, unsigned v, int src) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = v;\n"
+    "    em_round();\n"
+    "    const unsigned r = em_wv[(me & ~31) + (src & 31)];\n"
+    "    em_round();\n"
+    "    return r;\n"
+    "}\n"
+    /* Block-wide: every thread's predicate, then the OR read by each. */
+    "static int __syncthreads_or(int pred) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = pred != 0;\n"
+    "    em_round();\n"
+    "    int r = 0;\n"
+    "    for (int l = 0; l < 256; l++) r |= (int)em_wv[l]; // EM_B == 256 threads\n"
+    "    em_round();\n"
+    "    return r;\n"
+    "}\n"
+    "#define __clz(x) __builtin_clz((unsigned)(x))\n"
     "#define __syncwarp() em_round()\n"
     "static unsigned atomicAdd(unsigned *a, unsigned v) {\n"
     "    const unsigned o = *a;\n"

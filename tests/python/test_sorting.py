@@ -78,6 +78,24 @@ def test_searchsorted(device, rng, side, dtype):
                 np.searchsorted(u, v, side=side, sorter=s).astype(np.int64))
 
 
+@pytest.mark.parametrize("m", [1, 2047, 2048, 2049, 3000])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex128"])
+def test_searchsorted_haystack_sizes(device, rng, m, dtype):
+    # On a device a haystack of up to 2048 keys (one key word: not complex128)
+    # is searched in shared memory, a longer one in global memory.
+    a = np.sort(random_array(rng, (m,), dtype, low=-50, high=50))
+    v = random_array(rng, (5000,), dtype, low=-60, high=60)
+    if dtype == "float32":
+        v[::7] = np.nan
+        a[-1:] = np.nan
+    for side in ("left", "right"):
+        assert_same(em.searchsorted(to_em(a), to_em(v), side=side),
+                    np.searchsorted(a, v, side=side).astype(np.int64))
+    p = rng.permutation(m)
+    assert_same(em.searchsorted(to_em(a[p]), to_em(v), sorter=to_em(np.argsort(p))),
+                np.searchsorted(a, v).astype(np.int64))
+
+
 def test_searchsorted_scalars_and_errors(device):
     x = em.asarray([1.0, 2.0, 4.0])
     assert int(em.searchsorted(x, 3)) == 2
