@@ -390,6 +390,42 @@ def test_program_errors(cl):
                  np.int32(8))
 
 
+def test_launch_past_the_work_group_count_is_a_value_error(cl):
+    """Past 2^32 - 1 work-groups (or work-items without a local size) a
+    launch is refused with the sizes given and allowed: PoCL's scheduler
+    numbers work-groups in 32 bits and aborted the whole process on a
+    launch of 2^50 work-items."""
+    prg = em.opencl.Program(SRC).build()
+    y = em.zeros(8, dtype=np.float32)
+    args = (y, y, np.float32(1), np.int32(0))
+    with pytest.raises(ValueError, match=r"global size \(1125899906842624\) is "
+                                         r"1125899906842624 work-items; without a local size a "
+                                         r"launch on opencl:0 may have at most 4294967295"):
+        prg.axpy((2**50,), None, *args)
+    with pytest.raises(ValueError, match=r"global size \(4294967296\) is 4294967296"):
+        prg.axpy((2**32,), None, *args)
+    with pytest.raises(ValueError, match=r"global size \(1099511627776\) with local size "
+                                         r"\(256\) is 4294967296 work-groups"):
+        prg.axpy((2**40,), (256,), *args)
+    # products past 2^64 saturate instead of wrapping round to a small count
+    with pytest.raises(ValueError, match=r"global size \(4294967296, 4294967296, 1\) with "
+                                         r"local size \(1, 1, 1\) is over "
+                                         r"18446744073709551615 work-groups"):
+        prg.fill2d((2**32, 2**32, 1), (1, 1, 1), y, np.int32(1))
+    with pytest.raises(ValueError, match=r"is over 18446744073709551615 work-items"):
+        prg.fill2d((2**32, 2**32, 2**32), None, y, np.int32(1))
+    # an empty dimension runs nothing, whatever the others are
+    prg.axpy((0,), None, *args)
+    k = em.RawKernel("__kernel void inc(__global int *a) { a[get_global_id(0)] += 1; }", "inc",
+                     backend="opencl")
+    a = em.zeros(4, dtype=np.int32)
+    with pytest.raises(ValueError, match=r"global size \(1099511627776\) with local size "
+                                         r"\(4\) is 274877906944 work-groups"):
+        k((2**38,), (4,), (a,))
+    k((1,), (4,), (a,))  # the device still runs
+    np.testing.assert_array_equal(a.get(), np.ones(4))
+
+
 def test_compile_error(cl):
     with pytest.raises(em.CompileError) as e:
         em.opencl.Program("__kernel void k(__global int *a) {\n    a[0] = undeclared_thing;\n}\n"
