@@ -78,8 +78,8 @@ static em_status em__check_global(int id, const char *name, int ndim, const size
                         "kernel '%s': global size %s is %s%llu work-items; without a local "
                         "size a launch on opencl:%d may have at most %llu (2^32 - 1): give a "
                         "local size, or launch in parts",
-                        name, gs, items == UINT64_MAX ? "over " : "", (unsigned long long)items,
-                        id, most);
+                        name, gs, items == UINT64_MAX ? "over " : "", (unsigned long long)items, id,
+                        most);
     em__sizes_text(ls, sizeof ls, ndim, local);
     return em_error(EM_EVALUE,
                     "kernel '%s': global size %s with local size %s is %s%llu work-groups; a "
