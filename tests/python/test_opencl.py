@@ -319,11 +319,33 @@ def test_elementwise_kernel_views_at_offsets(cl):
                                   [1, 0])
 
 
+def test_reduction_kernel_views_bool_scalars_and_splits(cl):
+    # ReductionKernel in OpenCL C: operands at byte offsets into their buffers,
+    # a bool scalar (passed as its byte), a bool output (stored as uchar), a
+    # float16 input, and each kind of launch: a work-group per output, a
+    # work-item per output (short rows), partials then a pass over them.
+    k = em.ReductionKernel("T x, bool neg", "T y", "neg ? -x : x", "a + b", "y = a", "0", "sgn")
+    h = np.arange(60, dtype=np.int32).reshape(6, 10)
+    v = em.asarray(h)[1:, ::-3]
+    np.testing.assert_array_equal(k(v, True, axis=1).get(), -h[1:, ::-3].sum(axis=1))
+    np.testing.assert_array_equal(k(v, False, axis=0, keepdims=True).get(),
+                                  h[1:, ::-3].sum(axis=0, keepdims=True))
+    anyk = em.ReductionKernel("T x", "bool y", "x != 0", "a || b", "y = a", "false", "any_k")
+    got = anyk(em.asarray(h % 7 == 0), axis=1)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got.get(), (h % 7 == 0).any(axis=1))
+    rows = np.arange(3000 * 4, dtype=np.int64).reshape(3000, 4) % 11
+    np.testing.assert_array_equal(k(em.asarray(rows), False, axis=1).get(), rows.sum(axis=1))
+    big = np.arange(100000, dtype=np.int64) % 13
+    assert k(em.asarray(big), False).get() == big.sum()
+    f16 = em.ReductionKernel("T x", "float32 y", "x", "a + b", "y = a", "0", "h_sum")
+    hx = (np.arange(50) / 8).astype(np.float16)
+    assert f16(em.asarray(hx)).get() == hx.astype(np.float32).sum()
+
+
 def test_expression_kernels_refuse_what_opencl_lacks(cl):
     with pytest.raises(TypeError, match="complex64, which is not supported on OpenCL devices"):
         em.ElementwiseKernel("T x", "T y", "y = x", "c")(em.ones(3, dtype=np.complex64))
-    with pytest.raises(TypeError, match="ReductionKernel is not implemented on OpenCL"):
-        em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "s")(em.ones(3))
     with pytest.raises(TypeError, match="raw parameter y is bool, which raw OpenCL"):
         em.ElementwiseKernel("T x, raw bool y", "T z", "z = x", "rb")(
             em.ones(3), em.ones(3, dtype=bool))
