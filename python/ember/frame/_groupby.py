@@ -186,9 +186,10 @@ class GroupBy:
             return None
         key = self.df._cols[self.keys[0]]
         n = len(key)
+        dev = str(key.device)
         if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
-                or str(key.device).startswith("opencl"):  # no scatter-add kernel there yet
-            return None
+                or (dev.startswith("opencl") and not em.opencl.device_info(dev)["fp64"]):
+            return None  # the totals are float64 bincounts (scatter-adds on the device)
         vals = [self.df._cols[k] for k in names]
         if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
             return None
