@@ -616,7 +616,7 @@ class ElementwiseKernel(_KernelBase):
         loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
                       + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype, types) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
@@ -947,15 +947,17 @@ class _Render:
             return f"_em_q{k}"
         return f"({self.gq}char *)((({self.gq}{ctype} *)_em_p{k}) + i)"
 
-    def signature(self, sym, raws, scal, ctype):
+    def signature(self, sym, raws, scal, ctype, types):
         if self.kind == "opencl":  # each buffer and its byte offset (_launch_cl)
             ps = ["long _em_n"] + [f"__global char *_em_b{k}, ulong _em_o{k}"
                                    for k in range(self.nops + len(raws))]
             if self.nd:
                 ps += [f"long _em_sh{d}" for d in range(self.nd)]
                 ps += [f"long _em_st{k}_{d}" for k in range(self.nops) for d in range(self.nd)]
-            # a bool scalar comes as its byte (no bool kernel argument in OpenCL C)
-            ps += [f"{'uchar' if ctype(p) == 'bool' else ctype(p)} {p.name}" for p in scal]
+            # a bool scalar comes as its byte (no bool kernel argument in OpenCL C), also
+            # one whose type is a placeholder bound to bool (typedef bool T)
+            ps += [f"{'uchar' if ctype(p) == 'bool' or types[p.name] == np.bool_ else ctype(p)}"
+                   f" {p.name}" for p in scal]
             ps += [f"long _em_size_{p.name}" for p in raws]
             return f'{_CL["kernel"]} {sym}({", ".join(ps)})'
         if self.kind == "cuda":

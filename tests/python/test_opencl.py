@@ -314,6 +314,12 @@ def test_elementwise_kernel_views_at_offsets(cl):
     k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2],
       out[:, :])
     np.testing.assert_array_equal(out.get(), want)
+    # a scalar whose placeholder type binds to bool is passed as its byte too
+    # (OpenCL forbids bool kernel parameters: `T s` with T bool did not build)
+    band = em.ElementwiseKernel("T x, T s", "T y", "y = x && s", "band_t")
+    xb = em.asarray(np.array([True, False, True]))
+    np.testing.assert_array_equal(band(xb, True).get(), [True, False, True])
+    np.testing.assert_array_equal(band(xb, False).get(), [False, False, False])
     b = em.ElementwiseKernel("bool x", "bool y", "y = x + x", "bdouble")  # bool stays 0/1
     np.testing.assert_array_equal(b(em.asarray(np.array([True, False]))).get().view(np.uint8),
                                   [1, 0])
