@@ -394,6 +394,8 @@ class _KernelBase:
     def _get(self, key, render, device_kind, dev):
         """The compiled kernel for key: a RawKernel loaded on cuda:dev, or
         the address of the C function."""
+        if device_kind == "opencl":
+            key = (("opencl", dev),) + key[1:]  # a program is built for one device
         k = self._cache.get(key)
         if k is None:
             src, sym = render()
@@ -614,7 +616,7 @@ class ElementwiseKernel(_KernelBase):
         loop = r.loop(before + "\n".join(defs) + f"\ndo {{\n{body};\n}} while (0);\n" + undefs + "\n"
                       + after_body)
         prep, after = (_rewrite(c, [p.name for p in raws]) for c in (self.loop_prep, self.after_loop))
-        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype) + " {\n" + decls
+        src = "\n".join(head) + "\n" + r.signature(sym, raws, scal, ct.ctype, types) + " {\n" + decls
         src += "{\n" + prep + "\n" + loop + after + "\n}\n}\n"
         return src, sym
 
@@ -753,6 +755,9 @@ def _red_launch(name, where, k, rtype, sizes, tshape, views, strides, scal, stre
     output for column reductions (_columns)."""
     kind, dev = where
     nout, nred, cols = sizes
+    if kind == "opencl":
+        _red_cl(dev, k, rtype, sizes, tshape, views, strides, scal)
+        return
     if kind != "cuda":
         _red_cpu(name, k, nout, nred, tshape, views, _pack_scalars(scal))
         return
@@ -775,6 +780,64 @@ def _red_launch(name, where, k, rtype, sizes, tshape, views, strides, scal, stre
         _launch_on(dev, k, min(nout * nsplit, 1 << 20), 256, tuple(args + [np.int32(1), nsplit, part]), shm,
                    stream)
         _launch_on(dev, k, min(nout, 1 << 20), 256, tuple(args + [np.int32(2), nsplit, part]), shm, stream)
+
+
+# OpenCL ReductionKernel: work-groups of this many items (a power of 2 that
+# every GPU and PoCL allow), and each output split into parts (partials, then
+# a pass over them) when few outputs have long reductions: about _RK_BPS
+# work-groups per compute unit, each on at least 2048 elements, as on CUDA.
+_CL_RED_WG = 256
+_CL_CUS = {}
+
+
+def _cl_nsplit(dev, nout, nred):
+    cus = _CL_CUS.get(dev)
+    if cus is None:
+        cus = _CL_CUS[dev] = max(1, int(_ember.opencl_info(dev)["compute_units"]))
+    if nout >= 2 * cus or nred < 8192:
+        return 1
+    return int(max(1, min((_RK_BPS * cus) // nout, (nred + 2047) // 2048, 4096)))
+
+
+class _ClRed:
+    """An OpenCL ReductionKernel specialisation: its two programs (a
+    work-group per output, a work-item per output), each built at its first
+    launch through the kernel's cache."""
+
+    def __init__(self, rk, key, dev, render):
+        self.rk, self.key, self.dev, self.render = rk, key, dev, render
+
+    def kernel(self, item):
+        return self.rk._get(self.key + (item,), lambda: self.render(item), "opencl", self.dev)
+
+
+def _red_cl(dev, k, rtype, sizes, tshape, views, strides, scal):
+    """Run an OpenCL reduction (ReductionKernel._render_opencl's kernels;
+    k a _ClRed): each array as (view,), its buffer and byte offset; numbers
+    as bytes."""
+    nout, nred, cols = sizes
+    wg = _CL_RED_WG
+    head = [np.int64(nout).tobytes(), np.int64(nred).tobytes()] + [(v,) for v in views]
+    head += [np.int64(x).tobytes() for x in tuple(tshape) + tuple(strides)]
+    head += [np.asarray(v).tobytes() for v in scal]
+
+    def go(item, groups, mode, nsplit, part):
+        kern = k.kernel(item)
+        tail = [np.int32(mode).tobytes(), np.int64(nsplit).tobytes(), (part,)]
+        for b0 in range(0, groups, 1 << 30):  # well within a launch's 2^32 - 1 work-groups
+            n = min(groups - b0, 1 << 30)
+            args = tuple(head + tail + [np.int64(b0).tobytes()])
+            _ember.opencl_launch(dev, kern._handle, kern.function_name, (n * wg,), (wg,), args)
+    if (nred <= _SHORT_ROW and nout >= 1024) or (cols and nout >= wg):
+        go(True, min((nout + wg - 1) // wg, 4096), 3, 1, views[-1])
+        return
+    ns = _cl_nsplit(dev, nout, nred)
+    if ns == 1:
+        go(False, nout, 0, 1, views[-1])
+        return
+    part = _ember_empty((nout * ns,), rtype, f"opencl:{dev}")
+    go(False, nout * ns, 1, ns, part)
+    go(False, nout, 2, ns, part)
 
 
 _SPLIT_MIN = 1 << 17  # elements per output below which a CPU reduction is not split
@@ -884,15 +947,17 @@ class _Render:
             return f"_em_q{k}"
         return f"({self.gq}char *)((({self.gq}{ctype} *)_em_p{k}) + i)"
 
-    def signature(self, sym, raws, scal, ctype):
+    def signature(self, sym, raws, scal, ctype, types):
         if self.kind == "opencl":  # each buffer and its byte offset (_launch_cl)
             ps = ["long _em_n"] + [f"__global char *_em_b{k}, ulong _em_o{k}"
                                    for k in range(self.nops + len(raws))]
             if self.nd:
                 ps += [f"long _em_sh{d}" for d in range(self.nd)]
                 ps += [f"long _em_st{k}_{d}" for k in range(self.nops) for d in range(self.nd)]
-            # a bool scalar comes as its byte (no bool kernel argument in OpenCL C)
-            ps += [f"{'uchar' if ctype(p) == 'bool' else ctype(p)} {p.name}" for p in scal]
+            # a bool scalar comes as its byte (no bool kernel argument in OpenCL C), also
+            # one whose type is a placeholder bound to bool (typedef bool T)
+            ps += [f"{'uchar' if ctype(p) == 'bool' or types[p.name] == np.bool_ else ctype(p)}"
+                   f" {p.name}" for p in scal]
             ps += [f"long _em_size_{p.name}" for p in raws]
             return f'{_CL["kernel"]} {sym}({", ".join(ps)})'
         if self.kind == "cuda":
@@ -1021,10 +1086,11 @@ class ReductionKernel(_KernelBase):
         """The full path (see ElementwiseKernel._call); returns the result
         and the plan (_RedPlan) that replays it, or None."""
         ins, outs, given, kind, dev, types, vals, cast = self._bind(args, out)
-        if kind == "opencl":
-            raise TypeError(f"{self.name}: ReductionKernel is not implemented on OpenCL devices "
-                            "yet (ElementwiseKernel is); reduce with em.sum/em.max... or on cuda/cpu")
         rtype = self._reduce_dtype(types)
+        if kind == "opencl" and rtype == np.float64 and \
+                not _ember.opencl_info(dev)["fp64"]:
+            raise TypeError(f"{self.name}: reduce type float64 is not supported on opencl:{dev} "
+                            "(the device has no cl_khr_fp64)")
         shapes = [v.shape for v in vals if _is_array(v)]
         if not shapes:
             raise ValueError(f"{self.name}: a reduction needs at least one array input")
@@ -1090,14 +1156,18 @@ class ReductionKernel(_KernelBase):
         nd = len(tshape)
         key = (kind, tuple(types[p.name] for p in params), rtype,
                tuple("a" if _is_array(v) else "s" for v in vals), nd, nk)
-        k = self._get(key, lambda: self._render(kind, types, rtype, ops, [p for p, _ in scal], nd, nk),
-                      kind, dev)
+        sp = [p for p, _ in scal]
+        if kind == "opencl":  # two programs, each built when first needed (_ClRed)
+            k = _ClRed(self, key, dev,
+                       lambda item: self._render(kind, types, rtype, ops, sp, nd, nk, item))
+        else:
+            k = self._get(key, lambda: self._render(kind, types, rtype, ops, sp, nd, nk), kind, dev)
         sizes = (nout, nred, _columns(strides[:len(ops) - len(self.out_params)], nk, nd))
         _red_launch(self.name, where, k, rtype, sizes, tshape, views, [s for v in views for s in v.strides],
                     [v for _, v in scal], stream)
         return k, views, tshape, sizes
 
-    def _render(self, kind, types, rtype, ops, scal, nd, nk):
+    def _render(self, kind, types, rtype, ops, scal, nd, nk, item=False):
         ct = _CTypes(kind, types)
         table, ctype = ct.table, ct.ctype
         if rtype.name not in table:
@@ -1105,26 +1175,33 @@ class ReductionKernel(_KernelBase):
         sym = f"em_rk_{self.name}"
         nin = len(ops) - len(self.out_params)
         rt = table[rtype.name]
-        in_defs = "\n".join(ct.bind(p, f"*(const {ct.stype(p)} *)_em_q{k}", False)[1]
+        gq = "__global " if kind == "opencl" else ""  # device memory's qualifier
+        in_defs = "\n".join(ct.bind(p, f"*({gq}const {ct.stype(p)} *)_em_q{k}", False)[1]
                             for k, p in enumerate(ops[:nin]))
         in_undefs = "\n".join(f"#undef {p.name}" for p in ops[:nin])
-        binds = [ct.bind(p, f"*({ct.stype(p)} *)_em_b{k + nin}", True) for k, p in enumerate(ops[nin:])]
+        binds = [ct.bind(p, f"*({gq}{ct.stype(p)} *)_em_b{k + nin}", True)
+                 for k, p in enumerate(ops[nin:])]
         out_defs = "".join(b for b, _, _ in binds) + "\n".join(d for _, d, _ in binds)
         out_undefs = "\n".join(f"#undef {p.name}" for p in ops[nin:]) + "\n" + "".join(a for _, _, a in binds)
-        head = [_PRELUDE["cuda" if kind == "cuda" else "cpu"], self.preamble,
+        head = [_PRELUDE[kind], self.preamble,
                 self._typedefs(types, table), f"typedef {rt} _type_reduce;"]
         nops = len(ops)
         step = (f"{{ const _type_reduce a = _em_acc, b = _em_v; _em_acc = ({self.reduce_expr}); }}")
         mapped = f"{in_defs}\nconst _type_reduce _em_v = (_type_reduce)({self.map_expr});\n{in_undefs}\n"
         post = (f"{{ const _type_reduce a = _em_acc; (void)a;\n{out_defs}\n{self.post_map_expr};\n"
                 f"{out_undefs}\n}}\n")
-        unravel_outer = "long long _em_r = _em_o, _em_c; (void)_em_c;\n"
+        ll = "long" if kind == "opencl" else "long long"  # OpenCL C's long is 64 bits
+        unravel_outer = f"{ll} _em_r = _em_o, _em_c; (void)_em_c;\n"
         for d in reversed(range(nk)):
             unravel_outer += f"_em_c = _em_r % {self._sh(kind, d)}; _em_r /= {self._sh(kind, d)};\n"
             unravel_outer += "".join(f"_em_b{k} += _em_c * {self._st(kind, k, d, nd)};\n" for k in range(nops))
         if kind == "cuda":
             return self._render_cuda(head, sym, ctype, ops, scal, nin, nd, nk, mapped, step, post,
                                      unravel_outer), sym
+        if kind == "opencl":
+            sym += "_item" if item else ""
+            return self._render_opencl(head, sym, types, ops, scal, nin, nd, nk, mapped, step,
+                                       post, unravel_outer, item), sym
         decls = _fault_check(len(scal))
         decls += "".join(f"char *const _em_p{k} = _em_p_[{k}];\n" for k in range(nops))
         decls += "".join(f"const {ctype(p)} {p.name} = *(const {ctype(p)} *)_em_sc[{k}]; (void){p.name};\n"
@@ -1241,6 +1318,82 @@ class ReductionKernel(_KernelBase):
             "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + f"}}\n{_BARRIER}\n}}\n")
         return "\n".join(head) + f"\n{_KERNEL} {sym}({sig}) {{\n" + body + "}\n"
 
+    def _render_opencl(self, head, sym, types, ops, scal, nin, nd, nk, mapped, step, post,
+                       unravel_outer, item):
+        """OpenCL C: two kernels, each its own program, built when first
+        launched (PoCL takes about a second per program, the more the more
+        code and the more barriers in loops).  item: a work-item per output
+        (_render_cuda's mode 3: short reductions, and column ones, where
+        neighbouring work-items read neighbouring elements).  Else a
+        work-group of _CL_RED_WG items (a power of 2) per output (mode 0),
+        per part of one (1: partials into _em_part) or per output over its
+        partials (2), group _em_blk0 + get_group_id(0); the group's values
+        combine in __local memory, unrolled, a barrier per step (OpenCL has
+        no warp-wide step to lean on; no barrier inside a loop, which is
+        what costs PoCL most to compile).  Each array is its buffer and the
+        view's byte offset (as opencl_launch passes a (view,)); a bool
+        scalar comes as its byte (OpenCL forbids bool kernel arguments)."""
+        nops = len(ops)
+        tid, bid, bdim, gdim = (f"(long){_CL[f].replace('%d', '0')}" for f in
+                                ("local_id", "group_id", "local_size", "num_groups"))
+
+        def stype(p):
+            return "uchar" if types[p.name] == np.bool_ else (
+                p.type if p.fixed is None else _CL_TYPES[types[p.name].name])
+        sig = ", ".join(["long _em_nout", "long _em_nred"] +
+                        [f"__global char *_em_B{k}, ulong _em_O{k}" for k in range(nops)] +
+                        [f"long _em_sh{d}" for d in range(nd)] +
+                        [f"long _em_st{k}_{d}" for k in range(nops) for d in range(nd)] +
+                        [f"{stype(p)} {p.name}" for p in scal] +
+                        ["int _em_mode", "long _em_nsplit", "__global char *_em_PB, ulong _em_PO",
+                         "long _em_blk0"])
+
+        def at(j):
+            """The inputs' addresses for reduced element j (see _render_cuda)."""
+            if nd - nk == 1:
+                return "".join(f"__global char *_em_q{k} = _em_b{k} + ({j}) * _em_st{k}_{nk};\n"
+                               for k in range(nin))
+            s = f"long _em_r2 = {j}, _em_c2; (void)_em_c2;\n"
+            s += "".join(f"__global char *_em_q{k} = _em_b{k};\n" for k in range(nin))
+            for d in reversed(range(nk, nd)):
+                s += f"_em_c2 = _em_r2 % _em_sh{d}; _em_r2 /= _em_sh{d};\n"
+                s += "".join(f"_em_q{k} += _em_c2 * _em_st{k}_{d};\n" for k in range(nin))
+            return s
+        ident = f"(_type_reduce)({self.identity})"
+        bases = "".join(f"__global char *_em_b{k} = _em_p{k};\n" for k in range(nops)) + unravel_outer
+        body = "".join(f"__global char *const _em_p{k} = _em_B{k} + _em_O{k};\n" for k in range(nops))
+        body += "(void)_em_mode; (void)_em_nsplit; (void)_em_PB; (void)_em_PO; (void)_em_blk0;\n"
+        if item:
+            body += (
+                f"for (long _em_o = {bid} * {bdim} + {tid}; _em_o < _em_nout; "
+                f"_em_o += {bdim} * {gdim}) {{\n" + bases + f"_type_reduce _em_acc = {ident};\n"
+                "for (long _em_j = 0; _em_j < _em_nred; _em_j++) {\n" + at("_em_j") + mapped
+                + step + "\n}\n" + post + "}\n")
+            return "\n".join(head) + f"\n{_CL['kernel']} {sym}({sig}) {{\n" + body + "}\n"
+        tree = "".join(
+            f"if ({tid} < {w}) {{ const _type_reduce a = _em_s[{tid}], b = _em_s[{tid} + {w}]; "
+            f"_em_s[{tid}] = ({self.reduce_expr}); }}\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
+            for w in (_CL_RED_WG >> i for i in range(1, _CL_RED_WG.bit_length())))
+        body += (
+            "__global _type_reduce *const _em_part = (__global _type_reduce *)(_em_PB + _em_PO);\n"
+            f"__local _type_reduce _em_s[{_CL_RED_WG}];\n"
+            f"const long _em_blk = _em_blk0 + {bid};\n"
+            "const long _em_nsp = _em_mode == 1 ? _em_nsplit : 1;\n"
+            "const long _em_o = _em_blk / _em_nsp, _em_pi = _em_blk % _em_nsp;\n" + bases
+            + f"_type_reduce _em_acc = {ident};\n"
+            "if (_em_mode == 2) {\n"
+            f"for (long _em_j = {tid}; _em_j < _em_nsplit; _em_j += {bdim}) {{\n"
+            "const _type_reduce _em_v = _em_part[_em_o * _em_nsplit + _em_j];\n" + step + "\n}\n"
+            "} else {\n"
+            "const long _em_chunk = (_em_nred + _em_nsp - 1) / _em_nsp, _em_j0 = _em_pi * _em_chunk;\n"
+            "const long _em_j1 = _em_j0 + _em_chunk < _em_nred ? _em_j0 + _em_chunk : _em_nred;\n"
+            f"for (long _em_j = _em_j0 + {tid}; _em_j < _em_j1; _em_j += {bdim}) {{\n"
+            + at("_em_j") + mapped + step + "\n}\n}\n"
+            f"_em_s[{tid}] = _em_acc;\nbarrier(CLK_LOCAL_MEM_FENCE);\n" + tree +
+            f"if ({tid} == 0) {{\n_em_acc = _em_s[0];\n"
+            "if (_em_mode == 1) _em_part[_em_blk] = _em_acc;\nelse " + post + "}\n")
+        return "\n".join(head) + f"\n{_CL['kernel']} {sym}({sig}) {{\n" + body + "}\n"
+
     @staticmethod
     def _nsplit(dev, nout, nred):
         """Parts to split each output's reduction into, so that about
@@ -1355,11 +1508,11 @@ class ReductionKernel(_KernelBase):
 
     @staticmethod
     def _sh(kind, d):
-        return f"_em_sh{d}" if kind == "cuda" else f"_em_shape[{d}]"
+        return f"_em_sh{d}" if kind != "cpu" else f"_em_shape[{d}]"
 
     @staticmethod
     def _st(kind, k, d, nd):
-        return f"_em_st{k}_{d}" if kind == "cuda" else f"_em_st[{k * nd + d}]"
+        return f"_em_st{k}_{d}" if kind != "cpu" else f"_em_st[{k * nd + d}]"
 
     def __repr__(self):
         return f"<ember.ReductionKernel {self.name}>"

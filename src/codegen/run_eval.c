@@ -13,10 +13,13 @@
 #define EM_RUN_ARGMAX 8192
 
 /* Blocks for a plan: a thread per group of the wide loop (the H100 ran a + b
- * 3 % faster so than with 32 blocks per SM looping); the strided form's
- * per-element index math does better on 32 blocks per SM. */
-static unsigned em__grid(const em_device_props *p, const em_kplan *plan) {
-    int64_t v = em_kplan_group(plan), n = (plan->n + v - 1) / v;
+ * 3 % faster so than with 32 blocks per SM looping), a thread per element
+ * where the dialect has no wide loop (OpenCL: a grid sized for CUDA's
+ * groups left each work-item looping over 4 float32 elements, a quarter of
+ * the work-items in flight); the strided form's per-element index math
+ * does better on 32 blocks per SM. */
+static unsigned em__grid(const em_device_props *p, const em_kplan *plan, bool wide) {
+    int64_t v = wide ? em_kplan_group(plan) : 1, n = (plan->n + v - 1) / v;
     int64_t g = (n + EM_RUN_BLOCK - 1) / EM_RUN_BLOCK, cap = (int64_t)p->multiprocessor_count * 32;
     if (!plan->contig && g > cap) g = cap;
     if (g > p->max_grid_dim[0]) g = p->max_grid_dim[0];
@@ -41,8 +44,9 @@ static _Thread_local struct {
     em_kplan plan;
     unsigned char args[EM_RUN_ARGMAX];
     em_kargs kargs;
-    const em_backend *be; /* the backend whose dialect `flat` is */
+    const em_backend *be; /* the backend whose dialect `flat` and `wide` are */
     bool flat;            /* its dialect has no args_struct: launch with kargs */
+    bool wide;            /* its contiguous kernels have the wide loop (render.c) */
 } em__ew;
 
 /* Whether be's kernels take an em_kargs (remembered per thread: the small
@@ -52,6 +56,7 @@ static em_status em__flat(const em_backend *be, bool *flat) {
         const em_dialect *d;
         EM_CHECK(em_run_dialect(be, &d));
         em__ew.flat = !d->args_struct;
+        em__ew.wide = d->id == EM_DIALECT_CUDA; /* as em_render_ew decides */
         em__ew.be = be;
     }
     *flat = em__ew.flat;
@@ -95,5 +100,6 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     }
     if (key != keybuf) free(key);
     if (s != EM_OK) return s;
-    return em_run_launch1(be, id, k, em__grid(p, plan), EM_RUN_BLOCK, 0, launch_arg, flat);
+    return em_run_launch1(be, id, k, em__grid(p, plan, em__ew.wide), EM_RUN_BLOCK, 0, launch_arg,
+                          flat);
 }

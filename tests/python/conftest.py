@@ -25,14 +25,29 @@ def _devices():
 # Joined with issue 16's runtime work: matmul (test_linalg), random,
 # ElementwiseKernel (test_expr_kernels), scans with the dtype subset below.
 # With @em.jit lowered to OpenCL C: the jit tests and DLPack.
+# Then (issue 16's last items) indexing and statistics, with the
+# dtype subsets below.  Cold, each module costs CI's opencl:0 run the CPU
+# seconds of its PoCL builds (docs/opencl.md: "Tests"); Ember's disk cache
+# and PoCL's own kernel cache (~/.cache/pocl) make the ASan pass's rerun
+# and later runs on one machine cheap.
 _OPENCL_MODULES = {"test_core_array", "test_linalg", "test_random", "test_expr_kernels",
                    "test_scans", "test_jit", "test_jit_launch", "test_jit_functions",
-                   "test_dlpack"}
-# Modules whose every-dtype parametrisations run on opencl:0 with these
-# dtypes only (each dtype is another PoCL build of every kernel the test
-# makes); EMBER_TEST_OPENCL=all runs every dtype.
-_OPENCL_DTYPE_SUBSET = {"test_scans", "test_linalg"}
+                   "test_dlpack", "test_indexing", "test_statistics"}
+# Modules whose every-dtype parametrisations (a `dtype` or `dt` parameter)
+# run on opencl:0 with a subset of dtypes only (each dtype is another PoCL
+# build of every kernel the test makes); EMBER_TEST_OPENCL=all runs every
+# dtype.
 _OPENCL_FEW_DTYPES = {"bool", "int8", "int64", "float16", "float32", "complex128"}
+_OPENCL_DTYPE_SUBSET = {
+    "test_scans": _OPENCL_FEW_DTYPES, "test_linalg": _OPENCL_FEW_DTYPES,
+    "test_reductions": {"bool", "int8", "float32", "complex128"},
+    "test_statistics": {"int16", "float32", "complex128"},
+}
+# Single tests whose dtype parametrisation is cut the same way.
+_OPENCL_TEST_DTYPES = {
+    # a ReductionKernel per dtype and layout: each about a second of PoCL
+    "test_integer_sum_layouts": {"int8", "uint32", "int64", "bool"},
+}
 # Why the others do not run there yet (what is left of issue 16).
 _OPENCL_SKIP = {
     "test_sorting": "unique/isin on OpenCL not run yet: hundreds of PoCL builds (about 1 s each)",
@@ -53,10 +68,10 @@ def device(request):
             pytest.skip("opencl: not in conftest._OPENCL_MODULES (not yet run on OpenCL in CI; "
                         "EMBER_TEST_OPENCL=all runs it)")
         cs = getattr(request.node, "callspec", None)
-        dt = cs.params.get("dtype") if cs else None
-        if (mod in _OPENCL_DTYPE_SUBSET and not explicit and dt is not None
-                and np.dtype(dt).name not in _OPENCL_FEW_DTYPES):
-            pytest.skip("opencl: a subset of dtypes in CI (conftest._OPENCL_FEW_DTYPES; "
+        dt = cs.params.get("dtype", cs.params.get("dt")) if cs else None
+        few = _OPENCL_TEST_DTYPES.get(request.node.originalname, _OPENCL_DTYPE_SUBSET.get(mod))
+        if few is not None and not explicit and dt is not None and np.dtype(dt).name not in few:
+            pytest.skip("opencl: a subset of dtypes in CI (conftest._OPENCL_DTYPE_SUBSET; "
                         "EMBER_TEST_OPENCL=all runs every dtype)")
     with em.Device(request.param) as d:
         yield d

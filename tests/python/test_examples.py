@@ -15,6 +15,8 @@ EXPECT = {
     "seed000_gpu_packages.py": ["multiply_them: max |dest - a*b| = 0.0",
                                 "increment_by_one: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
                                 "norm of [1, 2, 3]: 3.741657386773941"],
+    "seed000_opencl.py": ["multiply_them: max |dest - a*b| = 0.0", "sum: equal to NumPy's a + b: True",
+                          "equal: True", "OpenCL device: opencl:"],
     "seed001_thread_indices.py": ["threadIdx: 0", "threadIdx: 3", "blockIdx: 1", "blockDim: 4", "gridDim: 2",
                                   "LaunchError: kernel 'gpu': grid dimension x = 1125899906842624 is out of "
                                   "range", "gpu[2**30, 1]: Running Success!", "gpu[2**30, 1024]: Running Success!"],

@@ -29,16 +29,8 @@ def _squared_diff_np(x, y):
         return (x - y) * (x - y)
 
 
-# What expression kernels do not do on OpenCL devices yet: ReductionKernel
-# (a TypeError there), complex parameters (a TypeError: OpenCL C has no
-# complex arithmetic).  Both errors are tested in test_opencl.py.
-_CL_REDUCTION_TESTS = {
-    "test_l2norm", "test_integer_sum_layouts", "test_reduction_with_scalars_two_inputs_and_out",
-    "test_reduction_max_identity_empty_and_0d", "test_reduce_type_and_mixed_types",
-    "test_reduction_errors", "test_reduction_compile_cache", "test_reduction_replay",
-    "test_reduction_over_leading_axes", "test_column_reductions",
-    "test_large_calls_split_over_threads", "test_long_reductions_split_over_threads",
-    "test_many_short_reductions"}
+# What expression kernels do not do on OpenCL devices: complex parameters (a
+# TypeError: OpenCL C has no complex arithmetic), tested in test_opencl.py.
 
 
 @pytest.fixture(autouse=True)
@@ -47,8 +39,6 @@ def _opencl_limits(request):
     params = params.params if params else {}
     if not str(params.get("device", "")).startswith("opencl"):
         return
-    if request.node.originalname in _CL_REDUCTION_TESTS:
-        pytest.skip("opencl: ReductionKernel is not rendered for OpenCL yet")
     dt = params.get("dt")
     if dt is not None and np.dtype(dt).kind == "c":
         pytest.skip("opencl: no complex parameters in OpenCL C expression kernels")
@@ -92,12 +82,11 @@ def test_float16(device, rng):
     out = em.asarray(np.full(100, 0.5, np.float16))
     acc(em.asarray(x), out)  # an output read and written through its float temporary
     np.testing.assert_array_equal(out.get(), (x.astype(np.float32) + 0.5).astype(np.float16))
-    if device.kind != "opencl":  # no ReductionKernel there yet
-        l2 = em.ReductionKernel(*L2NORM)
-        got = l2(em.asarray(x.reshape(10, 10)), axis=1)
-        want = np.sqrt((x.astype(np.float32).reshape(10, 10) ** 2).sum(axis=1)).astype(np.float16)
-        assert got.dtype == np.float16
-        np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32), rtol=1e-3)
+    l2 = em.ReductionKernel(*L2NORM)
+    got = l2(em.asarray(x.reshape(10, 10)), axis=1)
+    want = np.sqrt((x.astype(np.float32).reshape(10, 10) ** 2).sum(axis=1)).astype(np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32), rtol=1e-3)
     if device.kind != "cpu":
         api = "CUDA" if device.kind == "cuda" else "OpenCL"
         with pytest.raises(TypeError, match=f"raw parameter y is float16, which raw {api} parameters do not take"):

@@ -221,6 +221,20 @@ def test_work_group_over_the_device_limit_names_it():
         fill3[1, block](em.zeros((1, 1, 1), dtype="int64", device="cpu"))
 
 
+def test_too_many_work_groups_is_a_value_error():
+    """A grid within CUDA's limits but past 2^32 - 1 work-groups in all is
+    refused before the launch (PoCL's scheduler aborted the process on
+    one); the device runs the next launch as before."""
+    out = em.zeros((2, 2, 1), dtype="int64", device=DEV)
+    with pytest.raises(ValueError, match=r"global size \(2147483647, 65535, 1\) with local "
+                                         r"size \(1, 1, 1\) is 140735340806145 work-groups; a "
+                                         r"launch on opencl:0 may have at most 4294967295"):
+        fill3[(2**31 - 1, 65535, 1), (1, 1, 1)](out)
+    fill3[(1, 1, 1), (2, 2, 1)](out)
+    i, j, k = np.indices((2, 2, 1))
+    np.testing.assert_array_equal(out.get(), i * 10000 + j * 100 + k)
+
+
 def test_work_group_past_cuda_limit_runs_where_the_device_allows():
     limit = em.opencl.device_info(DEV)["max_work_group_size"]
     if limit < 2048:

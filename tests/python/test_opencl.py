@@ -314,16 +314,44 @@ def test_elementwise_kernel_views_at_offsets(cl):
     k(em.asarray(h)[1:, ::-2], em.asarray(h)[:-1, 1::2], em.asarray(h % 3 == 0)[1:, ::-2],
       out[:, :])
     np.testing.assert_array_equal(out.get(), want)
+    # a scalar whose placeholder type binds to bool is passed as its byte too
+    # (OpenCL forbids bool kernel parameters: `T s` with T bool did not build)
+    band = em.ElementwiseKernel("T x, T s", "T y", "y = x && s", "band_t")
+    xb = em.asarray(np.array([True, False, True]))
+    np.testing.assert_array_equal(band(xb, True).get(), [True, False, True])
+    np.testing.assert_array_equal(band(xb, False).get(), [False, False, False])
     b = em.ElementwiseKernel("bool x", "bool y", "y = x + x", "bdouble")  # bool stays 0/1
     np.testing.assert_array_equal(b(em.asarray(np.array([True, False]))).get().view(np.uint8),
                                   [1, 0])
 
 
+def test_reduction_kernel_views_bool_scalars_and_splits(cl):
+    # ReductionKernel in OpenCL C: operands at byte offsets into their buffers,
+    # a bool scalar (passed as its byte), a bool output (stored as uchar), a
+    # float16 input, and each kind of launch: a work-group per output, a
+    # work-item per output (short rows), partials then a pass over them.
+    k = em.ReductionKernel("T x, bool neg", "T y", "neg ? -x : x", "a + b", "y = a", "0", "sgn")
+    h = np.arange(60, dtype=np.int32).reshape(6, 10)
+    v = em.asarray(h)[1:, ::-3]
+    np.testing.assert_array_equal(k(v, True, axis=1).get(), -h[1:, ::-3].sum(axis=1))
+    np.testing.assert_array_equal(k(v, False, axis=0, keepdims=True).get(),
+                                  h[1:, ::-3].sum(axis=0, keepdims=True))
+    anyk = em.ReductionKernel("T x", "bool y", "x != 0", "a || b", "y = a", "false", "any_k")
+    got = anyk(em.asarray(h % 7 == 0), axis=1)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got.get(), (h % 7 == 0).any(axis=1))
+    rows = np.arange(3000 * 4, dtype=np.int64).reshape(3000, 4) % 11
+    np.testing.assert_array_equal(k(em.asarray(rows), False, axis=1).get(), rows.sum(axis=1))
+    big = np.arange(100000, dtype=np.int64) % 13
+    assert k(em.asarray(big), False).get() == big.sum()
+    f16 = em.ReductionKernel("T x", "float32 y", "x", "a + b", "y = a", "0", "h_sum")
+    hx = (np.arange(50) / 8).astype(np.float16)
+    assert f16(em.asarray(hx)).get() == hx.astype(np.float32).sum()
+
+
 def test_expression_kernels_refuse_what_opencl_lacks(cl):
     with pytest.raises(TypeError, match="complex64, which is not supported on OpenCL devices"):
         em.ElementwiseKernel("T x", "T y", "y = x", "c")(em.ones(3, dtype=np.complex64))
-    with pytest.raises(TypeError, match="ReductionKernel is not implemented on OpenCL"):
-        em.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "s")(em.ones(3))
     with pytest.raises(TypeError, match="raw parameter y is bool, which raw OpenCL"):
         em.ElementwiseKernel("T x, raw bool y", "T z", "z = x", "rb")(
             em.ones(3), em.ones(3, dtype=bool))
@@ -388,6 +416,42 @@ def test_program_errors(cl):
     with pytest.raises(ValueError, match="is on cpu"):
         prg.axpy((8,), None, y, em.zeros(8, dtype=np.float32, device="cpu"), np.float32(1),
                  np.int32(8))
+
+
+def test_launch_past_the_work_group_count_is_a_value_error(cl):
+    """Past 2^32 - 1 work-groups (or work-items without a local size) a
+    launch is refused with the sizes given and allowed: PoCL's scheduler
+    numbers work-groups in 32 bits and aborted the whole process on a
+    launch of 2^50 work-items."""
+    prg = em.opencl.Program(SRC).build()
+    y = em.zeros(8, dtype=np.float32)
+    args = (y, y, np.float32(1), np.int32(0))
+    with pytest.raises(ValueError, match=r"global size \(1125899906842624\) is "
+                                         r"1125899906842624 work-items; without a local size a "
+                                         r"launch on opencl:0 may have at most 4294967295"):
+        prg.axpy((2**50,), None, *args)
+    with pytest.raises(ValueError, match=r"global size \(4294967296\) is 4294967296"):
+        prg.axpy((2**32,), None, *args)
+    with pytest.raises(ValueError, match=r"global size \(1099511627776\) with local size "
+                                         r"\(256\) is 4294967296 work-groups"):
+        prg.axpy((2**40,), (256,), *args)
+    # products past 2^64 saturate instead of wrapping round to a small count
+    with pytest.raises(ValueError, match=r"global size \(4294967296, 4294967296, 1\) with "
+                                         r"local size \(1, 1, 1\) is over "
+                                         r"18446744073709551615 work-groups"):
+        prg.fill2d((2**32, 2**32, 1), (1, 1, 1), y, np.int32(1))
+    with pytest.raises(ValueError, match=r"is over 18446744073709551615 work-items"):
+        prg.fill2d((2**32, 2**32, 2**32), None, y, np.int32(1))
+    # an empty dimension runs nothing, whatever the others are
+    prg.axpy((0,), None, *args)
+    k = em.RawKernel("__kernel void inc(__global int *a) { a[get_global_id(0)] += 1; }", "inc",
+                     backend="opencl")
+    a = em.zeros(4, dtype=np.int32)
+    with pytest.raises(ValueError, match=r"global size \(1099511627776\) with local size "
+                                         r"\(4\) is 274877906944 work-groups"):
+        k((2**38,), (4,), (a,))
+    k((1,), (4,), (a,))  # the device still runs
+    np.testing.assert_array_equal(a.get(), np.ones(4))
 
 
 def test_compile_error(cl):

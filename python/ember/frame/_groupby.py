@@ -187,8 +187,10 @@ class GroupBy:
             return None
         key = self.df._cols[self.keys[0]]
         n = len(key)
-        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls():
-            return None
+        dev = str(key.device)
+        if n == 0 or key.kind != "num" or key.dtype.kind not in "iu" or key.has_nulls() \
+                or (dev.startswith("opencl") and not em.opencl.device_info(dev)["fp64"]):
+            return None  # the totals are float64 bincounts (scatter-adds on the device)
         vals = [self.df._cols[k] for k in names]
         if any(c.kind != "num" or (how != "count" and c.dtype.kind != "f") for c in vals):
             return None

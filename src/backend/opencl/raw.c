@@ -6,6 +6,7 @@
  * is there). */
 #include "backend/opencl/cl_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,64 @@ em_status em_opencl_kernel_nargs(void *kernel, int *nargs) {
     return EM_OK;
 }
 
+/* The most work-groups one launch may have (EM_CL_MAX_GROUPS - 1): PoCL's
+ * CPU scheduler numbers a launch's work-groups in 32-bit unsigned ints
+ * (pthread_scheduler.c, get_wg_index_range) and aborts the whole process
+ * on an assertion past that, with no error to return; CUDA's grid, under
+ * NVIDIA's OpenCL, stops at 2^31 - 1 blocks in x.  One bound for every
+ * device rather than one per platform: 2^32 groups of 256 items are 2^40
+ * work-items, more elements than any device holds at one per item.
+ * Without a local size the implementation picks the work-group size,
+ * possibly 1 (a prime global size), so then the work-items are bounded. */
+#define EM_CL_MAX_GROUPS ((uint64_t)1 << 32)
+
+/* "(a, b, c)" of ndim sizes, cut short if it does not fit. */
+static void em__sizes_text(char *out, size_t cap, int ndim, const size_t *v) {
+    size_t len = 0;
+    for (int i = 0; i < ndim && len < cap; i++) {
+        int n = snprintf(out + len, cap - len, "%s%zu", i ? ", " : "(", v[i]);
+        if (n < 0) break;
+        len += (size_t)n;
+    }
+    if (len < cap) snprintf(out + len, cap - len, ")");
+}
+
+/* The global sizes against that bound, before the implementation sees
+ * them (a ValueError naming what was given and what is allowed). */
+static em_status em__check_global(int id, const char *name, int ndim, const size_t *global,
+                                  const size_t *local) {
+    uint64_t groups = 1, items = 1; /* saturating at UINT64_MAX */
+    for (int i = 0; i < ndim; i++) {
+        uint64_t g = global[i], n = local ? g / local[i] + (g % local[i] != 0) : g;
+        if (g == 0) return EM_OK; /* nothing runs, whatever the other sizes */
+        groups = groups > UINT64_MAX / n ? UINT64_MAX : groups * n;
+        items = items > UINT64_MAX / g ? UINT64_MAX : items * g;
+    }
+    if (groups < EM_CL_MAX_GROUPS) return EM_OK;
+    char gs[80], ls[80];
+    em__sizes_text(gs, sizeof gs, ndim, global);
+    const unsigned long long most = EM_CL_MAX_GROUPS - 1;
+    if (!local)
+        return em_error(EM_EVALUE,
+                        "kernel '%s': global size %s is %s%llu work-items; without a local "
+                        "size a launch on opencl:%d may have at most %llu (2^32 - 1): give a "
+                        "local size, or launch in parts",
+                        name, gs, items == UINT64_MAX ? "over " : "", (unsigned long long)items, id,
+                        most);
+    em__sizes_text(ls, sizeof ls, ndim, local);
+    return em_error(EM_EVALUE,
+                    "kernel '%s': global size %s with local size %s is %s%llu work-groups; a "
+                    "launch on opencl:%d may have at most %llu (2^32 - 1): launch in parts",
+                    name, gs, ls, groups == UINT64_MAX ? "over " : "", (unsigned long long)groups,
+                    id, most);
+}
+
 /* Sizes against the device's limits (as CUDA's launch checks grid/block). */
 static em_status em__check(em_cl_dev *d, int id, void *k, const char *name, int ndim,
                            const size_t *global, const size_t *local) {
     if (ndim < 1 || ndim > 3)
         return em_error(EM_ELAUNCH, "kernel '%s': %d dimensions (1 to 3 are allowed)", name, ndim);
-    if (!local) return EM_OK;
+    if (!local) return em__check_global(id, name, ndim, global, NULL);
     size_t items = 1, kmax = 0;
     for (int i = 0; i < ndim; i++) {
         if (local[i] == 0 || local[i] > (size_t)d->props.max_block_dim[i])
@@ -55,6 +108,7 @@ static em_status em__check(em_cl_dev *d, int id, void *k, const char *name, int 
                             name, global[i], i, local[i]);
         items *= local[i];
     }
+    EM_CHECK(em__check_global(id, name, ndim, global, local));
     em__cl.clGetKernelWorkGroupInfo(k, d->dev, EM_CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax,
                                     NULL);
     size_t lim = kmax ? kmax : d->info.max_work_group_size;
