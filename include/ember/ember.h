@@ -366,6 +366,20 @@ EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *v
  * device.  Indices outside out are skipped (the caller checks bounds). */
 EM_API em_status em_scatter_accum(em_array *out, const em_array *idx, const em_array *values,
                                   em_op op);
+/* Histogram counts or weight sums, added into out (codegen/render_histogram.h:
+ * one atomic kernel on a device, a serial loop on the CPU).  x: (n, ndim)
+ * samples, C-contiguous ((n,) for one dimension); per dimension d a mode
+ * (0: the value is the bin, for bincount; 1: uniform edges, the bin
+ * estimated as (v - lo[d]) * scale[d] and corrected against them; 2: any
+ * non-decreasing edges, searched) and nbins[d]; edges: each non-counting
+ * dimension's nbins + 1 edges in turn, 1-d contiguous, of the dtype samples
+ * compare in (float32/64, int64, uint64); bin i holds e[i] <= v < e[i+1],
+ * the last bin closed, values outside and NaN skipped; bins combine in C
+ * order.  out: 1-d contiguous, prod(nbins) elements, int64 (weights NULL)
+ * or the weights' dtype (float32/64, complex64/128; n of them, 1-d). */
+EM_API em_status em_histogram(em_array *out, const em_array *x, const em_array *edges,
+                              const em_array *weights, int ndim, const int *modes,
+                              const int64_t *nbins, const double *lo, const double *scale);
 /* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
