@@ -83,8 +83,9 @@ static void em__dim(const em_hist_kernel *k, int dd, em_sbuf *t) {
         return;
     }
     em_sbuf_printf(t, "            const EM_C v = (EM_C)" EM__XI ";\n", dd);
-    em_sbuf_printf(t, "            EM_E const EM_C *e = EM_EB + p.eoff[%d];\n"
-                      "            if (!(v >= e[0] && v <= e[nb])) continue;\n",
+    em_sbuf_printf(t,
+                   "            EM_E const EM_C *e = EM_EB + p.eoff[%d];\n"
+                   "            if (!(v >= e[0] && v <= e[nb])) continue;\n",
                    dd);
     if (k->mode[dd] == EM_HIST_UNIFORM) {
         /* the estimate, clamped before any conversion, then walked to the
@@ -140,9 +141,10 @@ em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_s
     em_sbuf_printf(&t, "typedef %s EM_F;\n", k->c == EM_FLOAT32 ? "float" : "${fd}");
     em__adds(d, k->w, &t);
     if (d->id == EM_DIALECT_CUDA) {
-        em_sbuf_printf(&t, "struct em_args {\n    char *out;\n    const char *x, *e, *w;\n"
-                           "    long long n, nbin;\n    long long nb[%d], eoff[%d];\n"
-                           "    double lo[%d], scale[%d];\n};\n",
+        em_sbuf_printf(&t,
+                       "struct em_args {\n    char *out;\n    const char *x, *e, *w;\n"
+                       "    long long n, nbin;\n    long long nb[%d], eoff[%d];\n"
+                       "    double lo[%d], scale[%d];\n};\n",
                        M, M, M, M);
     } else {
         em_tmpl_args_types(d, f, 10, &t);

@@ -37,20 +37,20 @@ typedef enum em_hist_mode {
 typedef struct em_hist_spec {
     int ndim;
     em_hist_mode mode[EM_HIST_MAXDIM];
-    int64_t nb[EM_HIST_MAXDIM];        /* bins of each dimension */
-    double lo[EM_HIST_MAXDIM];         /* uniform: the estimate (v - lo) * scale */
+    int64_t nb[EM_HIST_MAXDIM]; /* bins of each dimension */
+    double lo[EM_HIST_MAXDIM];  /* uniform: the estimate (v - lo) * scale */
     double scale[EM_HIST_MAXDIM];
 } em_hist_spec;
 
 /* What one kernel is rendered for (the driver's choice; its cache key). */
 typedef struct em_hist_kernel {
-    em_dtype x, c;  /* the samples' dtype; the one they compare in (the edges') */
-    em_dtype w;     /* EM_NDTYPES: counts into int64; else the weights' (and out's) */
+    em_dtype x, c; /* the samples' dtype; the one they compare in (the edges') */
+    em_dtype w;    /* EM_NDTYPES: counts into int64; else the weights' (and out's) */
     int ndim;
     unsigned char mode[EM_HIST_MAXDIM];
-    int64_t cap;    /* shared accumulators per replica (0: accumulate in global memory) */
-    int reps;       /* replicas of the shared bins (a power of two, at most 8) */
-    int64_t ecap;   /* edges held in shared memory (0: read from global memory) */
+    int64_t cap;  /* shared accumulators per replica (0: accumulate in global memory) */
+    int reps;     /* replicas of the shared bins (a power of two, at most 8) */
+    int64_t ecap; /* edges held in shared memory (0: read from global memory) */
 } em_hist_kernel;
 
 /* Whether the template takes these dtypes: x any integer or float32/64

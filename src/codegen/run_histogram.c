@@ -18,25 +18,26 @@
 
 /* The bin of v in one dimension's edges e (nb + 1 of them), or -1 when v
  * falls outside them (NaN included): the kernel's rule. */
-#define EM__FIND(T, S)                                                                       \
-    static int64_t em__find_##S(const T *e, int64_t nb, T v, int mode, double lo,            \
-                                double scale) {                                              \
-        if (!(v >= e[0] && v <= e[nb])) return -1;                                           \
-        int64_t b = 0;                                                                       \
-        if (mode == EM_HIST_UNIFORM) {                                                       \
-            double f = ((double)v - lo) * scale;                                             \
-            b = f < 1 ? 0 : f >= (double)nb ? nb - 1 : (int64_t)f;                           \
-            while (b > 0 && v < e[b]) b--;                                                   \
-            while (b < nb - 1 && v >= e[b + 1]) b++;                                         \
-        } else {                                                                             \
-            int64_t hi = nb;                                                                 \
-            while (hi - b > 1) {                                                             \
-                int64_t m = (b + hi) >> 1;                                                   \
-                if (e[m] <= v) b = m;                                                        \
-                else hi = m;                                                                 \
-            }                                                                                \
-        }                                                                                    \
-        return b;                                                                            \
+#define EM__FIND(T, S)                                                                            \
+    static int64_t em__find_##S(const T *e, int64_t nb, T v, int mode, double lo, double scale) { \
+        if (!(v >= e[0] && v <= e[nb])) return -1;                                                \
+        int64_t b = 0;                                                                            \
+        if (mode == EM_HIST_UNIFORM) {                                                            \
+            double f = ((double)v - lo) * scale;                                                  \
+            b = f < 1 ? 0 : f >= (double)nb ? nb - 1 : (int64_t)f;                                \
+            while (b > 0 && v < e[b]) b--;                                                        \
+            while (b < nb - 1 && v >= e[b + 1]) b++;                                              \
+        } else {                                                                                  \
+            int64_t hi = nb;                                                                      \
+            while (hi - b > 1) {                                                                  \
+                int64_t m = (b + hi) >> 1;                                                        \
+                if (e[m] <= v)                                                                    \
+                    b = m;                                                                        \
+                else                                                                              \
+                    hi = m;                                                                       \
+            }                                                                                     \
+        }                                                                                         \
+        return b;                                                                                 \
     }
 EM__FIND(float, f32)
 EM__FIND(double, f64)
@@ -44,41 +45,40 @@ EM__FIND(int64_t, i64)
 EM__FIND(uint64_t, u64)
 
 /* The serial loop over samples x (already of the comparison type T). */
-#define EM__LOOP(T, S)                                                                        \
-    static void em__loop_##S(const em_hist_spec *s, const T *x, const T *e, int64_t n,        \
-                             const int64_t *eoff, void *out, em_dtype wdt, const void *w) {   \
-        const int nd = s->ndim;                                                               \
-        for (int64_t i = 0; i < n; i++) {                                                     \
-            int64_t bin = 0;                                                                  \
-            int d = 0;                                                                        \
-            for (; d < nd; d++) {                                                             \
-                const T v = x[i * nd + d];                                                    \
-                int64_t b;                                                                    \
-                if (s->mode[d] == EM_HIST_COUNT) {                                            \
-                    b = (int64_t)v;                                                           \
-                    if (b < 0 || b >= s->nb[d]) break;                                        \
-                } else {                                                                      \
-                    b = em__find_##S(e + eoff[d], s->nb[d], v, s->mode[d], s->lo[d],         \
-                                     s->scale[d]);                                            \
-                    if (b < 0) break;                                                         \
-                }                                                                             \
-                bin = bin * s->nb[d] + b;                                                     \
-            }                                                                                 \
-            if (d < nd) continue;                                                             \
-            switch ((int)wdt) {                                                               \
-            case EM_NDTYPES: ((int64_t *)out)[bin]++; break;                                  \
-            case EM_FLOAT32: ((float *)out)[bin] += ((const float *)w)[i]; break;             \
-            case EM_FLOAT64: ((double *)out)[bin] += ((const double *)w)[i]; break;           \
-            case EM_COMPLEX64:                                                                \
-                ((float *)out)[2 * bin] += ((const float *)w)[2 * i];                         \
-                ((float *)out)[2 * bin + 1] += ((const float *)w)[2 * i + 1];                 \
-                break;                                                                        \
-            default:                                                                          \
-                ((double *)out)[2 * bin] += ((const double *)w)[2 * i];                       \
-                ((double *)out)[2 * bin + 1] += ((const double *)w)[2 * i + 1];               \
-                break;                                                                        \
-            }                                                                                 \
-        }                                                                                     \
+#define EM__LOOP(T, S)                                                                             \
+    static void em__loop_##S(const em_hist_spec *s, const T *x, const T *e, int64_t n,             \
+                             const int64_t *eoff, void *out, em_dtype wdt, const void *w) {        \
+        const int nd = s->ndim;                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            int64_t bin = 0;                                                                       \
+            int d = 0;                                                                             \
+            for (; d < nd; d++) {                                                                  \
+                const T v = x[i * nd + d];                                                         \
+                int64_t b;                                                                         \
+                if (s->mode[d] == EM_HIST_COUNT) {                                                 \
+                    b = (int64_t)v;                                                                \
+                    if (b < 0 || b >= s->nb[d]) break;                                             \
+                } else {                                                                           \
+                    b = em__find_##S(e + eoff[d], s->nb[d], v, s->mode[d], s->lo[d], s->scale[d]); \
+                    if (b < 0) break;                                                              \
+                }                                                                                  \
+                bin = bin * s->nb[d] + b;                                                          \
+            }                                                                                      \
+            if (d < nd) continue;                                                                  \
+            switch ((int)wdt) {                                                                    \
+            case EM_NDTYPES: ((int64_t *)out)[bin]++; break;                                       \
+            case EM_FLOAT32: ((float *)out)[bin] += ((const float *)w)[i]; break;                  \
+            case EM_FLOAT64: ((double *)out)[bin] += ((const double *)w)[i]; break;                \
+            case EM_COMPLEX64:                                                                     \
+                ((float *)out)[2 * bin] += ((const float *)w)[2 * i];                              \
+                ((float *)out)[2 * bin + 1] += ((const float *)w)[2 * i + 1];                      \
+                break;                                                                             \
+            default:                                                                               \
+                ((double *)out)[2 * bin] += ((const double *)w)[2 * i];                            \
+                ((double *)out)[2 * bin + 1] += ((const double *)w)[2 * i + 1];                    \
+                break;                                                                             \
+            }                                                                                      \
+        }                                                                                          \
     }
 EM__LOOP(float, f32)
 EM__LOOP(double, f64)
@@ -182,8 +182,8 @@ em_status em_run_histogram(const em_backend *be, em_array *out, const em_array *
         while (k.reps < 8 && (size_t)cap * acc * (size_t)k.reps * 2 <= room) k.reps *= 2;
     }
     char key[128];
-    int at = snprintf(key, sizeof key, "HG|%d|%d|%d|%d|%lld|%d|%lld|", (int)k.x, (int)k.c,
-                      (int)k.w, nd, (long long)k.cap, k.reps, (long long)k.ecap);
+    int at = snprintf(key, sizeof key, "HG|%d|%d|%d|%d|%lld|%d|%lld|", (int)k.x, (int)k.c, (int)k.w,
+                      nd, (long long)k.cap, k.reps, (long long)k.ecap);
     for (int i = 0; i < nd && at < (int)sizeof key - 2; i++) key[at++] = (char)('0' + k.mode[i]);
     key[at] = 0;
     const void *ctx[2] = {d, &k};
