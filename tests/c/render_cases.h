@@ -296,6 +296,24 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
             snprintf(name, sizeof name, "random_%d_%s", kind, em_dtype_get(dt)->name);
             rc_emit(fn, ctx, name, st, &s);
         }
+    /* the fills with a transform (em_random_post) */
+    static const struct {
+        em_random_kind kind;
+        em_dtype dt;
+        em_random_post post;
+    } posts[] = {{EM_RAND_NORMAL, EM_FLOAT64, EM_RPOST_AFFINE},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_AFFINE},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_EXPONENTIAL},
+                 {EM_RAND_UNIFORM, EM_FLOAT32, EM_RPOST_EXPONENTIAL},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_GEOMETRIC}};
+    for (size_t i = 0; i < sizeof posts / sizeof posts[0]; i++) {
+        em_sbuf s = {0};
+        em_status st = em_render_random_post(d, posts[i].kind, posts[i].dt, posts[i].post, &s);
+        char name[96];
+        snprintf(name, sizeof name, "random_post%d_%d_%s", (int)posts[i].post, (int)posts[i].kind,
+                 em_dtype_get(posts[i].dt)->name);
+        rc_emit(fn, ctx, name, st, &s);
+    }
 }
 
 /* The tiled matmul: every dtype it multiplies (full) or one of each
