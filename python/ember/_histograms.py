@@ -23,7 +23,7 @@ import numpy as _np
 import ember as em
 
 from . import _ember
-from ._hostcall import numpy_fallback as _fallback
+from ._hostcall import host_only as _host_only, numpy_fallback as _fallback
 
 __all__ = ["bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd",
            "digitize"]
@@ -63,15 +63,23 @@ def _weights_acc(w):
     return acc, em.ascontiguousarray(em.ravel(w).astype(acc))
 
 
-def _uniform(e):
+def _uniform(e, check=False):
     """(mode, lo, scale) of linspace edges e: the estimate's, or the search
-    where it has none (a range too wide for the dtype)."""
+    where it has none (a range too wide for the dtype).  check: edges given
+    by the caller, taken as uniform when the estimate lands within a bin of
+    each edge (the correction then walks a step or two; it is exact either
+    way)."""
     nb = len(e) - 1
     lo, hi = float(e[0]), float(e[-1])
     with _np.errstate(all="ignore"):
         scale = nb / (hi - lo) if hi > lo else _math.inf
     if not (_math.isfinite(scale) and scale > 0):
         return _EDGES, 0.0, 0.0
+    if check:
+        with _np.errstate(all="ignore"):
+            est = (e.astype(_np.float64) - lo) * scale
+        if not bool(_np.all(_np.abs(est - _np.arange(nb + 1)) <= 1.0)):
+            return _EDGES, 0.0, 0.0
     return _UNIFORM, lo, scale
 
 
@@ -98,6 +106,9 @@ def bincount(x, /, weights=None, minlength=0):
         if w.dtype.kind == "c":
             raise TypeError("Cannot cast array data from dtype('complex128') to "
                             "dtype('float64') according to the rule 'safe'")
+    if x._dev[0] == "cpu":
+        # the CPU: NumPy's counting loop on the shared buffer (its checks and messages)
+        return _host_only(_np.bincount, x, w, minlength)
     n = minlength
     if x.size:
         # one read-back for both ends
@@ -189,14 +200,18 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
     nb = len(e) - 1
     uniform = not isinstance(bins, (str, _ember.ndarray)) and _np.ndim(bins) == 0
-    mode, lo, scale = _uniform(e) if uniform else (_EDGES, 0.0, 0.0)
+    mode, lo, scale = _uniform(e, check=not uniform) if nb else (_EDGES, 0.0, 0.0)
     if w is None:
         counts = em.zeros((nb,), dtype=_np.int64, device=a.device)
         wk = None
     else:
         acc, wk = _weights_acc(w)
         counts = em.zeros((nb,), dtype=acc, device=a.device)
-    if nb and x.size:
+    if nb and x.size and mode == _EDGES and w is None and x._dev[0] == "cpu":
+        # the CPU with edges far from uniform: NumPy's sort and search beat a
+        # binary search per sample there (on a device the search wins)
+        counts = _host_only(_np.histogram, x, e)[0].astype(_np.int64)
+    elif nb and x.size:
         _ember._histogram(counts, _kernel_samples(x, cmp), edges.astype(cmp), wk, (mode,),
                           (nb,), (lo,), (scale,))
     if w is not None and counts.dtype != w.dtype:
@@ -292,7 +307,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         hist = em.zeros((total,), dtype=_np.float64 if wk is not None else _np.int64,
                         device=sample.device)
         if total and N:
-            specs = [_uniform(e) if _np.ndim(b) == 0 else (_EDGES, 0.0, 0.0)
+            specs = [_uniform(e, check=_np.ndim(b) != 0)
                      for e, b in zip(edges, _dd_bins(bins, D))]
             ecat = em.asarray(_np.concatenate([e.astype(cmp) for e in edges]),
                               device=sample.device)

@@ -99,11 +99,13 @@ static void em__dim(const em_hist_kernel *k, int dd, em_sbuf *t) {
                        "            while (b < nb - 1 && v >= e[b + 1]) b++;\n",
                        dd, dd);
     } else {
-        /* the last b in [0, nb) with e[b] <= v (e[lo] <= v; e[hi] > v or hi == nb) */
-        em_sbuf_printf(t, "            ${ll} b = 0, hi = nb;\n"
-                          "            while (hi - b > 1) {\n"
-                          "                const ${ll} m = (b + hi) >> 1;\n"
-                          "                if (e[m] <= v) b = m; else hi = m;\n"
+        /* the last b in [0, nb) with e[b] <= v: e[b] <= v holds and the
+         * answer is in [b, b + len), branch-free */
+        em_sbuf_printf(t, "            ${ll} b = 0;\n"
+                          "            for (${ll} len = nb; len > 1;) {\n"
+                          "                const ${ll} h = len >> 1;\n"
+                          "                b = e[b + h] <= v ? b + h : b;\n"
+                          "                len -= h;\n"
                           "            }\n");
     }
     em_sbuf_printf(t, "            bin = bin * nb + b;\n        }\n");

@@ -7,8 +7,10 @@
 #include "codegen/render_histogram.h"
 #include "codegen/run.h"
 #include "core/core.h"
+#include "host/threadpool.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Shared memory a kernel may take for its bins and edges: below the 48 KiB
@@ -16,74 +18,98 @@
  * blocks per multiprocessor. */
 #define EM__SHMEM (32 * 1024)
 
+/* The CPU's loop: one dimension's parameters hoisted out of it. */
+typedef struct em__hdim {
+    int mode;
+    int64_t nb;
+    const void *e; /* its edges */
+    double lo, scale;
+} em__hdim;
+
+typedef struct em__hctx {
+    int nd;
+    em__hdim dim[EM_HIST_MAXDIM];
+    const void *x, *w;
+    em_dtype c, wdt;
+    void *out;     /* weights: out itself; counts: */
+    int64_t *priv; /* NULL (out) or a worker's nbin counts each */
+    int64_t nbin;
+} em__hctx;
+
 /* The bin of v in one dimension's edges e (nb + 1 of them), or -1 when v
- * falls outside them (NaN included): the kernel's rule. */
-#define EM__FIND(T, S)                                                                            \
-    static int64_t em__find_##S(const T *e, int64_t nb, T v, int mode, double lo, double scale) { \
-        if (!(v >= e[0] && v <= e[nb])) return -1;                                                \
-        int64_t b = 0;                                                                            \
-        if (mode == EM_HIST_UNIFORM) {                                                            \
-            double f = ((double)v - lo) * scale;                                                  \
-            b = f < 1 ? 0 : f >= (double)nb ? nb - 1 : (int64_t)f;                                \
-            while (b > 0 && v < e[b]) b--;                                                        \
-            while (b < nb - 1 && v >= e[b + 1]) b++;                                              \
-        } else {                                                                                  \
-            int64_t hi = nb;                                                                      \
-            while (hi - b > 1) {                                                                  \
-                int64_t m = (b + hi) >> 1;                                                        \
-                if (e[m] <= v)                                                                    \
-                    b = m;                                                                        \
-                else                                                                              \
-                    hi = m;                                                                       \
-            }                                                                                     \
-        }                                                                                         \
-        return b;                                                                                 \
+ * falls outside them (NaN included): the kernel's rule.  The search keeps
+ * e[b] <= v with the answer in [b, b + len), branch-free. */
+#define EM__FIND(T, S)                                                                      \
+    static inline int64_t em__find_##S(const em__hdim *h, T v) {                            \
+        const T *e = h->e;                                                                  \
+        const int64_t nb = h->nb;                                                           \
+        if (!(v >= e[0] && v <= e[nb])) return -1;                                          \
+        int64_t b = 0;                                                                      \
+        if (h->mode == EM_HIST_UNIFORM) {                                                   \
+            double f = ((double)v - h->lo) * h->scale;                                      \
+            b = f < 1 ? 0 : f >= (double)nb ? nb - 1 : (int64_t)f;                          \
+            while (b > 0 && v < e[b]) b--;                                                  \
+            while (b < nb - 1 && v >= e[b + 1]) b++;                                        \
+        } else {                                                                            \
+            for (int64_t len = nb; len > 1;) {                                              \
+                int64_t half = len / 2;                                                     \
+                b = e[b + half] <= v ? b + half : b;                                        \
+                len -= half;                                                                \
+            }                                                                               \
+        }                                                                                   \
+        return b;                                                                           \
+    }                                                                                       \
+    /* The flat bin of sample i, or -1. */                                                  \
+    static inline int64_t em__bin_##S(const em__hctx *c, const T *x, int64_t i) {           \
+        int64_t bin = 0;                                                                    \
+        for (int d = 0; d < c->nd; d++) {                                                   \
+            const T v = x[i * c->nd + d];                                                   \
+            const em__hdim *h = &c->dim[d];                                                 \
+            int64_t b;                                                                      \
+            if (h->mode == EM_HIST_COUNT) {                                                 \
+                b = (int64_t)v;                                                             \
+                if (b < 0 || b >= h->nb) return -1;                                         \
+            } else if ((b = em__find_##S(h, v)) < 0) {                                      \
+                return -1;                                                                  \
+            }                                                                               \
+            bin = bin * h->nb + b;                                                          \
+        }                                                                                   \
+        return bin;                                                                         \
+    }                                                                                       \
+    /* Samples [b, e): counts into the worker's own bins (or out), weights */               \
+    /* into out in sample order (NumPy's order of the additions). */                        \
+    static void em__range_##S(void *ctx, int64_t b, int64_t e, int worker) {                \
+        const em__hctx *c = ctx;                                                            \
+        const T *x = c->x;                                                                  \
+        if (c->wdt == EM_NDTYPES) {                                                         \
+            int64_t *o = c->priv ? c->priv + (int64_t)worker * c->nbin : c->out;            \
+            for (int64_t i = b; i < e; i++) {                                               \
+                int64_t bin = em__bin_##S(c, x, i);                                         \
+                if (bin >= 0) o[bin]++;                                                     \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        const int nc = c->wdt == EM_COMPLEX64 || c->wdt == EM_COMPLEX128 ? 2 : 1;           \
+        const bool f32 = c->wdt == EM_FLOAT32 || c->wdt == EM_COMPLEX64;                    \
+        for (int64_t i = b; i < e; i++) {                                                   \
+            int64_t bin = em__bin_##S(c, x, i);                                             \
+            if (bin < 0) continue;                                                          \
+            for (int k = 0; k < nc; k++) {                                                  \
+                if (f32)                                                                    \
+                    ((float *)c->out)[bin * nc + k] += ((const float *)c->w)[i * nc + k];   \
+                else                                                                        \
+                    ((double *)c->out)[bin * nc + k] += ((const double *)c->w)[i * nc + k]; \
+            }                                                                               \
+        }                                                                                   \
     }
 EM__FIND(float, f32)
 EM__FIND(double, f64)
 EM__FIND(int64_t, i64)
 EM__FIND(uint64_t, u64)
 
-/* The serial loop over samples x (already of the comparison type T). */
-#define EM__LOOP(T, S)                                                                             \
-    static void em__loop_##S(const em_hist_spec *s, const T *x, const T *e, int64_t n,             \
-                             const int64_t *eoff, void *out, em_dtype wdt, const void *w) {        \
-        const int nd = s->ndim;                                                                    \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            int64_t bin = 0;                                                                       \
-            int d = 0;                                                                             \
-            for (; d < nd; d++) {                                                                  \
-                const T v = x[i * nd + d];                                                         \
-                int64_t b;                                                                         \
-                if (s->mode[d] == EM_HIST_COUNT) {                                                 \
-                    b = (int64_t)v;                                                                \
-                    if (b < 0 || b >= s->nb[d]) break;                                             \
-                } else {                                                                           \
-                    b = em__find_##S(e + eoff[d], s->nb[d], v, s->mode[d], s->lo[d], s->scale[d]); \
-                    if (b < 0) break;                                                              \
-                }                                                                                  \
-                bin = bin * s->nb[d] + b;                                                          \
-            }                                                                                      \
-            if (d < nd) continue;                                                                  \
-            switch ((int)wdt) {                                                                    \
-            case EM_NDTYPES: ((int64_t *)out)[bin]++; break;                                       \
-            case EM_FLOAT32: ((float *)out)[bin] += ((const float *)w)[i]; break;                  \
-            case EM_FLOAT64: ((double *)out)[bin] += ((const double *)w)[i]; break;                \
-            case EM_COMPLEX64:                                                                     \
-                ((float *)out)[2 * bin] += ((const float *)w)[2 * i];                              \
-                ((float *)out)[2 * bin + 1] += ((const float *)w)[2 * i + 1];                      \
-                break;                                                                             \
-            default:                                                                               \
-                ((double *)out)[2 * bin] += ((const double *)w)[2 * i];                            \
-                ((double *)out)[2 * bin + 1] += ((const double *)w)[2 * i + 1];                    \
-                break;                                                                             \
-            }                                                                                      \
-        }                                                                                          \
-    }
-EM__LOOP(float, f32)
-EM__LOOP(double, f64)
-EM__LOOP(int64_t, i64)
-EM__LOOP(uint64_t, u64)
+/* Counts spread over the pool's workers when each can have its own bins
+ * (at most this many bytes of them in all); weights stay serial. */
+#define EM__PRIV_MAX ((int64_t)64 << 20)
 
 static em_status em__serial(const em_hist_spec *s, em_array *out, const em_array *x, em_dtype c,
                             const em_array *edges, const int64_t *eoff, const em_array *w) {
@@ -93,14 +119,33 @@ static em_status em__serial(const em_hist_spec *s, em_array *out, const em_array
         EM_CHECK(em_astype(x, c, &xc));
         xs = &xc;
     }
-    const void *e = edges ? edges->data : NULL, *wv = w ? w->data : NULL;
-    em_dtype wdt = w ? w->dtype : EM_NDTYPES;
-    int64_t n = em_array_size(x) / s->ndim;
-    switch ((int)c) {
-    case EM_FLOAT32: em__loop_f32(s, (const void *)xs->data, e, n, eoff, out->data, wdt, wv); break;
-    case EM_FLOAT64: em__loop_f64(s, (const void *)xs->data, e, n, eoff, out->data, wdt, wv); break;
-    case EM_INT64: em__loop_i64(s, (const void *)xs->data, e, n, eoff, out->data, wdt, wv); break;
-    default: em__loop_u64(s, (const void *)xs->data, e, n, eoff, out->data, wdt, wv); break;
+    em__hctx h = {.nd = s->ndim,
+                  .x = xs->data,
+                  .w = w ? w->data : NULL,
+                  .c = c,
+                  .wdt = w ? w->dtype : EM_NDTYPES,
+                  .out = out->data,
+                  .nbin = out->shape[0]};
+    size_t esz = em_dtype_get(c)->size;
+    for (int d = 0; d < s->ndim; d++)
+        h.dim[d] =
+            (em__hdim){s->mode[d], s->nb[d], edges ? edges->data + (size_t)eoff[d] * esz : NULL,
+                       s->lo[d], s->scale[d]};
+    em_range_fn fn = c == EM_FLOAT32   ? em__range_f32
+                     : c == EM_FLOAT64 ? em__range_f64
+                     : c == EM_INT64   ? em__range_i64
+                                       : em__range_u64;
+    int64_t n = em_array_size(x) / s->ndim, nw = em_pool_workers();
+    if (!w && nw > 1 && n >= 65536 && h.nbin * nw * 8 <= EM__PRIV_MAX)
+        h.priv = calloc((size_t)(h.nbin * nw), 8);
+    if (h.priv) {
+        em_parallel_for(n, 16384, fn, &h);
+        int64_t *o = (int64_t *)(void *)out->data;
+        for (int64_t k = 0; k < nw; k++)
+            for (int64_t b = 0; b < h.nbin; b++) o[b] += h.priv[k * h.nbin + b];
+        free(h.priv);
+    } else {
+        fn(&h, 0, n, 0);
     }
     em_array_release(&xc);
     return EM_OK;

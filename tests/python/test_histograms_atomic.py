@@ -211,3 +211,29 @@ def test_driver_checks(device):
                           (0.0,), (0.0,))
     _ember._histogram(out, x, e, None, (2,), (4,), (0.0,), (0.0,))
     assert_same(out, np.histogram(np.arange(8.0), bins=np.linspace(0, 8, 5))[0])
+
+
+def test_count_mode_and_jittered_edges(kdev, rng):
+    """The kernel's (the CPU's loop's) counting mode directly, as bincount is
+    NumPy's own loop on the CPU; explicit edges near uniform (taken as
+    uniform: the estimate is corrected) and far from it (searched)."""
+    x = rng.integers(0, 300, size=7000)
+    for dt in ("int64", "uint8", "int32"):
+        xv = (x % 250).astype(dt)
+        out = em.zeros((260,), dtype=np.int64)
+        _ember._histogram(out, _on(xv), None, None, (0,), (260,), (0.0,), (0.0,))
+        assert_same(out, np.bincount(xv, minlength=260))
+    w = rng.normal(size=7000)
+    out = em.zeros((250,))
+    _ember._histogram(out, _on(x), None, _on(w), (0,), (250,), (0.0,), (0.0,))  # 250..299 skipped
+    keep = x < 250
+    np.testing.assert_allclose(out.get(), np.bincount(x[keep], weights=w[keep], minlength=250))
+    a = rng.normal(size=7000) * 3
+    e = np.linspace(-6, 6, 41)
+    jit = e + np.concatenate(([0], rng.uniform(-0.12, 0.12, 39), [0]))  # within a bin (0.3)
+    far = np.concatenate((np.linspace(-6, -5.9, 39), [0.0, 6.0]))  # far from uniform
+    for edges in (jit, far, np.sort(rng.normal(size=41) * 3)):
+        assert_same(em.histogram(_on(a), bins=_on(edges))[0], np.histogram(a, bins=edges)[0])
+    s = np.stack([a, a[::-1]], axis=1)
+    H = em.histogramdd(_on(s), bins=[jit, far])[0]
+    assert_same(H, np.histogramdd(s, bins=[jit, far])[0])
