@@ -36,6 +36,29 @@ def _arr(a):
     return a if isinstance(a, _ember.ndarray) else em.asarray(a)
 
 
+# Edges already on a device, by (device, dtype, bytes): a copy from host memory
+# waits for the device's stream (a synchronisation per call), while edges
+# repeat from call to call.  Never handed out (callers get a copy); a few
+# kilobytes each, the oldest dropped past _EDGE_CACHE_MAX.
+_EDGE_CACHE = {}
+_EDGE_CACHE_MAX = 32
+
+
+def _dev_edges(e, device):
+    """The NumPy array e on device, from the cache (read only: copy to return)."""
+    dev = str(device)
+    if dev.startswith("cpu") or e.nbytes > 1 << 16:
+        return em.asarray(e, device=device)
+    key = (dev, e.dtype.str, e.tobytes())
+    got = _EDGE_CACHE.pop(key, None)
+    if got is None:
+        got = em.asarray(e, device=device)
+        if len(_EDGE_CACHE) >= _EDGE_CACHE_MAX:
+            _EDGE_CACHE.pop(next(iter(_EDGE_CACHE)))
+    _EDGE_CACHE[key] = got  # most recent last
+    return got
+
+
 def _kernel_cmp(dt):
     """The kernel's comparison dtype for samples and edges promoting to dt (a
     widening both convert to exactly, so every comparison is unchanged), or
@@ -186,7 +209,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     e = _edges(a, bins, range, weights, "histogram")
     if e is None:
         return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
-    edges = em.asarray(e, device=a.device)
+    dev_e = _dev_edges(e, a.device)
+    edges = dev_e.copy()  # the caller's own (a queued copy, no synchronisation)
     x = em.ravel(a)
     if x.dtype.kind == "c":
         x = x.real
@@ -212,8 +236,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         # binary search per sample there (on a device the search wins)
         counts = _host_only(_np.histogram, x, e)[0].astype(_np.int64)
     elif nb and x.size:
-        _ember._histogram(counts, _kernel_samples(x, cmp), edges.astype(cmp), wk, (mode,),
-                          (nb,), (lo,), (scale,))
+        _ember._histogram(counts, _kernel_samples(x, cmp), _dev_edges(e.astype(cmp), a.device),
+                          wk, (mode,), (nb,), (lo,), (scale,))
     if w is not None and counts.dtype != w.dtype:
         counts = counts.astype(w.dtype)  # NumPy's: summed as bincount does, then cast
     if density:
@@ -309,15 +333,14 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         if total and N:
             specs = [_uniform(e, check=_np.ndim(b) != 0)
                      for e, b in zip(edges, _dd_bins(bins, D))]
-            ecat = em.asarray(_np.concatenate([e.astype(cmp) for e in edges]),
-                              device=sample.device)
+            ecat = _dev_edges(_np.concatenate([e.astype(cmp) for e in edges]), sample.device)
             _ember._histogram(hist, _kernel_samples(sample, cmp), ecat, wk,
                               tuple(m for m, _, _ in specs), nbs,
                               tuple(lo for _, lo, _ in specs), tuple(sc for _, _, sc in specs))
         hist = em.reshape(hist.astype(_np.float64), nbs)
     else:
         hist = _histogramdd_search(sample, edges, wk)
-    out_edges = [em.asarray(e, device=sample.device) for e in edges]
+    out_edges = [_dev_edges(e, sample.device).copy() for e in edges]
     if density:
         s = em.sum(hist)
         for i in _builtins.range(D):

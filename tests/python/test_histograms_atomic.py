@@ -237,3 +237,19 @@ def test_count_mode_and_jittered_edges(kdev, rng):
     s = np.stack([a, a[::-1]], axis=1)
     H = em.histogramdd(_on(s), bins=[jit, far])[0]
     assert_same(H, np.histogramdd(s, bins=[jit, far])[0])
+
+
+def test_returned_edges_are_the_callers(kdev, rng):
+    """Edges are kept on the device between calls; the ones returned are copies."""
+    a = rng.normal(size=500)
+    c1, e1 = em.histogram(_on(a), bins=8, range=(-2, 2))
+    e1[...] = 0
+    c2, e2 = em.histogram(_on(a), bins=8, range=(-2, 2))
+    nc, ne = np.histogram(a, bins=8, range=(-2, 2))
+    assert_same(c2, nc)
+    np.testing.assert_array_equal(e2.get(), ne)
+    H, (xe, ye) = em.histogramdd(_on(np.stack([a, a], 1)), bins=4, range=[(-1, 1), (-1, 1)])
+    xe[...] = 7
+    H2, (xe2, ye2) = em.histogramdd(_on(np.stack([a, a], 1)), bins=4, range=[(-1, 1), (-1, 1)])
+    assert_same(H2, H)
+    np.testing.assert_array_equal(xe2.get(), np.linspace(-1, 1, 5))
