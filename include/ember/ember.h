@@ -373,6 +373,20 @@ EM_API em_status em_put_flat(em_array *a, const em_array *idx, const em_array *v
  * device.  Indices outside out are skipped (the caller checks bounds). */
 EM_API em_status em_scatter_accum(em_array *out, const em_array *idx, const em_array *values,
                                   em_op op);
+/* Histogram counts or weight sums, added into out (codegen/render_histogram.h:
+ * one atomic kernel on a device, a serial loop on the CPU).  x: (n, ndim)
+ * samples, C-contiguous ((n,) for one dimension); per dimension d a mode
+ * (0: the value is the bin, for bincount; 1: uniform edges, the bin
+ * estimated as (v - lo[d]) * scale[d] and corrected against them; 2: any
+ * non-decreasing edges, searched) and nbins[d]; edges: each non-counting
+ * dimension's nbins + 1 edges in turn, 1-d contiguous, of the dtype samples
+ * compare in (float32/64, int64, uint64); bin i holds e[i] <= v < e[i+1],
+ * the last bin closed, values outside and NaN skipped; bins combine in C
+ * order.  out: 1-d contiguous, prod(nbins) elements, int64 (weights NULL)
+ * or the weights' dtype (float32/64, complex64/128; n of them, 1-d). */
+EM_API em_status em_histogram(em_array *out, const em_array *x, const em_array *edges,
+                              const em_array *weights, int ndim, const int *modes,
+                              const int64_t *nbins, const double *lo, const double *scale);
 /* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);
@@ -437,11 +451,31 @@ typedef enum em_random_kind {
     EM_RAND_POISSON, /* int64 out; p0 lam */
     EM_RAND_BINOMIAL /* int64 out; p0 n (an integer held as float64), p1 p */
 } em_random_kind;
+/* A transform a fill applies to each value before it is stored
+ * (em_random_fill_post), so that a distribution drawn from the uniform or
+ * normal stream is one pass over memory: AFFINE v * pa + pb (UNIFORM or
+ * NORMAL into float64); EXPONENTIAL -log1p(-v) * pa (UNIFORM into float32 or
+ * float64); GEOMETRIC max(ceil(log1p(-v) / pa), 1) as int64 with pa =
+ * log1p(-p) (v the UNIFORM float64 stream).  Each is the expression the
+ * Python layer evaluated elementwise on the stream's values, so a device's
+ * numbers are those of the unfused chain there. */
+typedef enum em_random_post {
+    EM_RPOST_NONE,
+    EM_RPOST_AFFINE,
+    EM_RPOST_EXPONENTIAL,
+    EM_RPOST_GEOMETRIC
+} em_random_post;
 /* Fill a (float32/float64 for UNIFORM/NORMAL in [0,1) / N(0,1); uint32/uint64
  * for BITS) from the stream (key, counter).  The n-th element of a stream is
  * the same on every device.  Returns the next counter in *next. */
 EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, uint64_t counter,
                                 uint64_t *next);
+/* em_random_fill of kind into a's base dtype (float64 for GEOMETRIC, else
+ * a's), each value transformed by post with pa and pb before it is stored
+ * (on the CPU: the fill, then a loop with libm's functions). */
+EM_API em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random_post post,
+                                     double pa, double pb, uint64_t key, uint64_t counter,
+                                     uint64_t *next);
 /* Fill an integer (or bool) array with low + [0, range) drawn as above.
  * low is the value's 64-bit two's-complement pattern, read as signed or
  * unsigned by a's dtype; range == 0 means 2^64.  Every value must fit a's

@@ -331,6 +331,49 @@ static PyObject *pyem__scatter_accum(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* _histogram(out, x, edges, weights, modes, nbins, lo, scale): em_histogram,
+ * adding into out in place; edges and weights may be None, the last four
+ * are sequences of one entry per dimension. */
+static PyObject *pyem__histogram(PyObject *self, PyObject *args) {
+    PyObject *o, *x, *e, *w, *seq[4];
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOO", EmArray_Type, &o, EmArray_Type, &x, &e, &w, &seq[0],
+                          &seq[1], &seq[2], &seq[3]))
+        return NULL;
+    if ((e != Py_None && !EmArray_Check(e)) || (w != Py_None && !EmArray_Check(w)))
+        return PyErr_Format(PyExc_TypeError, "_histogram: edges and weights are ndarrays or None");
+    int modes[8];
+    int64_t nb[8];
+    double lo[8], sc[8];
+    Py_ssize_t nd = PySequence_Size(seq[0]);
+    if (nd < 1 || nd > 8) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_histogram: 1 to 8 dimensions");
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (PySequence_Size(seq[k]) != nd)
+            return PyErr_Occurred() ? NULL
+                                    : PyErr_Format(PyExc_ValueError, "_histogram: ragged specs");
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            PyObject *it = PySequence_GetItem(seq[k], i);
+            if (!it) return NULL;
+            if (k == 0) modes[i] = (int)PyLong_AsLong(it);
+            if (k == 1) nb[i] = PyLong_AsLongLong(it);
+            if (k == 2) lo[i] = PyFloat_AsDouble(it);
+            if (k == 3) sc[i] = PyFloat_AsDouble(it);
+            Py_DECREF(it);
+            if (PyErr_Occurred()) return NULL;
+        }
+    }
+    if (pyem_touch(o, "histogram output") < 0) return NULL;
+    em_array *out = EMARR(o), *xa = EMARR(x); /* may evaluate: with the GIL */
+    em_array *ea = e == Py_None ? NULL : EMARR(e), *wa = w == Py_None ? NULL : EMARR(w);
+    if (!out || !xa || (e != Py_None && !ea) || (w != Py_None && !wa)) return NULL;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_histogram(out, xa, ea, wa, (int)nd, modes, nb, lo, sc);
+    Py_END_ALLOW_THREADS if (s != EM_OK) return pyem_raise(s);
+    Py_RETURN_NONE;
+}
+
 /* _nonzero(a) -> (nnz, ndim) int64 coordinates. */
 static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
@@ -359,6 +402,8 @@ PyMethodDef pyem_index_functions[] = {
     {"_put", pyem__put, METH_VARARGS, "_put(a, indices, values, flat=False): scatter (em_put)."},
     {"_scatter_accum", pyem__scatter_accum, METH_VARARGS,
      "_scatter_accum(out, idx, vals, op): out[idx] = op(out[idx], vals), repeats accumulating."},
+    {"_histogram", pyem__histogram, METH_VARARGS,
+     "_histogram(out, x, edges, weights, modes, nbins, lo, scale): em_histogram into out."},
     {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
     {"_mask_select", pyem__mask_select, METH_VARARGS, "_mask_select(a, mask): a[mask]."},
     {NULL, NULL, 0, NULL}};

@@ -41,29 +41,42 @@ static int pyem__rand_shape(PyObject *t, int *nd, int64_t *shape) {
 /* Allocate and fill; the GIL is released for large fills. */
 static em_status pyem__rand_run(em_array *a, em_random_kind kind, unsigned long long key,
                                 unsigned long long counter, unsigned long long low,
-                                unsigned long long range, uint64_t *next) {
+                                unsigned long long range, em_random_post post, double pa, double pb,
+                                uint64_t *next) {
     em_status s;
     int nogil = em_array_size(a) > PYEM_NOGIL_ELEMS;
     PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
     if (kind == EM_RAND_INTEGERS)
         s = em_random_integers(a, low, range, key, counter, next);
     else
-        s = em_random_fill(a, kind, key, counter, next);
+        s = em_random_fill_post(a, kind, post, pa, pb, key, counter, next);
     if (ts) PyEval_RestoreThread(ts);
     return s;
 }
 
-/* random_fill(kind, shape, dtype, key, counter, device=None, low=0, range=0)
+/* random_fill(kind, shape, dtype, key, counter, device=None, low=0, range=0,
+ *             post=None, pa=0.0, pb=0.0)
  *   -> (array, next_counter).  low and range are taken modulo 2^64 (range
- *   2^64 is given as 0; low as its two's-complement pattern). */
+ *   2^64 is given as 0; low as its two's-complement pattern); post names
+ *   em_random_fill_post's transform ("affine", "exponential", "geometric"),
+ *   dtype then the stored one. */
 static PyObject *f_random_fill(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"kind",   "shape", "dtype", "key", "counter",
-                             "device", "low",   "range", NULL};
-    const char *kname;
+    static char *kwlist[] = {"kind", "shape", "dtype", "key", "counter", "device",
+                             "low",  "range", "post",  "pa",  "pb",      NULL};
+    const char *kname, *pname = NULL;
+    double pa = 0.0, pb = 0.0;
     PyObject *shp, *dto, *keyo, *ctro, *devo = Py_None, *lowo = NULL, *rngo = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOOO|OOO", kwlist, &kname, &shp, &dto, &keyo,
-                                     &ctro, &devo, &lowo, &rngo))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOOO|OOOzdd", kwlist, &kname, &shp, &dto, &keyo,
+                                     &ctro, &devo, &lowo, &rngo, &pname, &pa, &pb))
         return NULL;
+    em_random_post post = EM_RPOST_NONE;
+    if (pname) {
+        static const char *const pn[] = {"affine", "exponential", "geometric"};
+        int k = 0;
+        while (k < 3 && strcmp(pn[k], pname)) k++;
+        if (k == 3) return PyErr_Format(PyExc_ValueError, "unknown random transform '%s'", pname);
+        post = (em_random_post)(k + 1);
+    }
     em_random_kind kind;
     em_dtype dt;
     em_device dev;
@@ -80,7 +93,7 @@ static PyObject *f_random_fill(PyObject *self, PyObject *args, PyObject *kw) {
     em_array a = {0};
     uint64_t next;
     em_status s = em_array_empty(&a, dt, nd, shape, dev);
-    if (s == EM_OK) s = pyem__rand_run(&a, kind, key, ctr, low, rng, &next);
+    if (s == EM_OK) s = pyem__rand_run(&a, kind, key, ctr, low, rng, post, pa, pb, &next);
     if (s != EM_OK) {
         em_array_release(&a);
         return pyem_raise(s);
@@ -158,7 +171,8 @@ static PyObject *f_philox(PyObject *self, PyObject *args) {
 
 PyMethodDef pyem_random_functions[] = {
     {"random_fill", (PyCFunction)(void (*)(void))f_random_fill, METH_VARARGS | METH_KEYWORDS,
-     "random_fill(kind, shape, dtype, key, counter, device=None, low=0, range=0) -> (array, next)"},
+     "random_fill(kind, shape, dtype, key, counter, device=None, low=0, range=0, post=None, "
+     "pa=0.0, pb=0.0) -> (array, next)"},
     {"random_dist", f_random_dist, METH_VARARGS,
      "random_dist(kind, shape, key, counter, p0, p1=None) -> (array, next)"},
     {"philox4x32_10", f_philox, METH_VARARGS,

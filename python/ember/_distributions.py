@@ -91,9 +91,16 @@ class Distributions:
     def _u(self, shape, device, dtype=_np.float64):
         return self.random(shape, dtype, device=device)
 
-    def _e(self, shape, device, dtype=_np.float64):
-        """Standard exponentials: -log1p(-U), U in [0, 1)."""
-        return -em.log1p(-self._u(shape, device, dtype))
+    def _e(self, shape, device, dtype=_np.float64, scale=1.0):
+        """Standard exponentials -log1p(-U), U in [0, 1), times scale (a float)."""
+        from .random import _float_dtype, _kernel_device, _shape_of
+        if _kernel_device(device) and hasattr(self, "bit_generator"):
+            # one pass: the transform as the uniforms are stored
+            return self.bit_generator._fill("uniform", _shape_of(shape),
+                                            _float_dtype(dtype, "random"), device,
+                                            post="exponential", pa=float(scale))
+        e = -em.log1p(-self._u(shape, device, dtype))
+        return e if scale == 1.0 else e * scale
 
     def _host_draw(self, name, np_method, *args, size=None, device=None, **kwargs):
         """NumPy's method on a host Philox seeded from this stream."""
@@ -117,6 +124,8 @@ class Distributions:
         """Exponential samples with mean scale."""
         _check(_hv(scale) >= 0, "scale < 0")
         s = _param(scale, device)
+        if isinstance(s, float):
+            return self._e(self._out_shape(size, scale), device, scale=s)
         return self._e(self._out_shape(size, scale), device) * s
 
     def gumbel(self, loc=0.0, scale=1.0, size=None, *, device=None):
@@ -204,10 +213,18 @@ class Distributions:
         """Trials to the first success (>= 1, int64): ceil(-E / log1p(-p))."""
         ph = _hv(p)
         _check((ph > 0) & (ph <= 1), "p <= 0, p > 1 or p contains NaNs")
-        e = self._e(self._out_shape(size, p), device)
         pp = _param(p, device)
+        from .random import _kernel_device, _shape_of
+        if isinstance(pp, float) and _kernel_device(device) and hasattr(self, "bit_generator"):
+            # one pass: max(ceil(log1p(-U) / log1p(-p)), 1) as the uniforms are stored
+            with _np.errstate(divide="ignore"):
+                lp = float(_np.log1p(-pp))
+            return self.bit_generator._fill("uniform", _shape_of(self._out_shape(size, p)),
+                                            _np.int64, device, post="geometric", pa=lp)
+        e = self._e(self._out_shape(size, p), device)
         with _np.errstate(divide="ignore"):
-            k = em.ceil(-e / em.log1p(-em.asarray(pp) if not _is_em(pp) else -pp))
+            k = em.ceil(-e / em.log1p(-em.asarray(pp, device=e.device) if not _is_em(pp)
+                                              else -pp))
         return em.maximum(k, 1.0).astype(_np.int64)
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,

@@ -1,16 +1,21 @@
 """bincount, histogram, histogram_bin_edges, histogram2d, histogramdd and
 digitize on Ember's operations (so on the array's device).
 
-Counting is by sorting, not by atomics: ``bincount`` sorts the values and
-reads each bin's count as the distance between ``searchsorted`` positions
-of consecutive bin numbers.  A histogram is then exact for NumPy's edge
-rule (bin i holds ``edges[i] <= x < edges[i+1]``, the last bin closed).
-Bin edges come from NumPy (a handful of numbers; for ``bins=int`` the data's
-minimum and maximum are two scalars read back); the string estimators
-(``bins='auto'``...) look at all the data and run NumPy on the host.
-Weighted counts are a scatter-add (``_scatter``: atomics on a device,
-NumPy's loop on the CPU)."""
+Counting is one atomic kernel (``_ember._histogram``, the template of
+src/codegen/render_histogram.c; a serial loop on the CPU): the bin of each
+sample is found in the kernel -- the value itself for ``bincount``; for a
+histogram NumPy's rule, bin i holding ``edges[i] <= x < edges[i+1]`` with the
+last bin closed, by an estimate corrected against the edges (uniform bins)
+or a binary search of them -- and counted in per-block bins in shared
+memory.  Bin edges come from NumPy (a handful of numbers; for ``bins=int``
+the data's minimum and maximum are two scalars read back); the string
+estimators (``bins='auto'``...) look at all the data and run NumPy on the
+host.  Weights sum as NumPy's ``bincount`` does, in float64 (complex128 for
+complex weights) then cast to the weights' dtype; a GPU adds them in an
+unspecified order (as CuPy's and PyTorch's do), so float sums may differ
+from NumPy's in the last bits."""
 import builtins as _builtins
+import math as _math
 import operator as _operator
 
 import numpy as _np
@@ -18,15 +23,87 @@ import numpy as _np
 import ember as em
 
 from . import _ember
-from . import _scatter
 from ._hostcall import host_only as _host_only, numpy_fallback as _fallback
 
 __all__ = ["bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd",
            "digitize"]
 
+# modes of _ember._histogram: the value is the bin; uniform edges; searched edges
+_COUNT, _UNIFORM, _EDGES = 0, 1, 2
+
 
 def _arr(a):
     return a if isinstance(a, _ember.ndarray) else em.asarray(a)
+
+
+# Edges already on a device, by (device, dtype, bytes): a copy from host memory
+# waits for the device's stream (a synchronisation per call), while edges
+# repeat from call to call.  Never handed out (callers get a copy); a few
+# kilobytes each, the oldest dropped past _EDGE_CACHE_MAX.
+_EDGE_CACHE = {}
+_EDGE_CACHE_MAX = 32
+
+
+def _dev_edges(e, device):
+    """The NumPy array e on device, from the cache (read only: copy to return)."""
+    dev = str(device)
+    if dev.startswith("cpu") or e.nbytes > 1 << 16:
+        return em.asarray(e, device=device)
+    key = (dev, e.dtype.str, e.tobytes())
+    got = _EDGE_CACHE.pop(key, None)
+    if got is None:
+        got = em.asarray(e, device=device)
+        if len(_EDGE_CACHE) >= _EDGE_CACHE_MAX:
+            _EDGE_CACHE.pop(next(iter(_EDGE_CACHE)))
+    _EDGE_CACHE[key] = got  # most recent last
+    return got
+
+
+def _kernel_cmp(dt):
+    """The kernel's comparison dtype for samples and edges promoting to dt (a
+    widening both convert to exactly, so every comparison is unchanged), or
+    None."""
+    dt = _np.dtype(dt)
+    if dt.kind == "f" and dt.itemsize <= 8:
+        return _np.dtype(_np.float32 if dt.itemsize <= 4 else _np.float64)
+    if dt.kind in "bi":
+        return _np.dtype(_np.int64)
+    if dt.kind == "u":
+        return _np.dtype(_np.uint64)
+    return None
+
+
+def _kernel_samples(x, cmp):
+    """x as the kernel loads it: C-contiguous, of a dtype it converts from."""
+    if x.dtype.kind == "b" or x.dtype == _np.float16 or x.dtype.kind not in "biuf":
+        x = x.astype(cmp)
+    return em.ascontiguousarray(x)
+
+
+def _weights_acc(w):
+    """(accumulating dtype, weights cast to it): float64, complex128 for complex."""
+    acc = _np.dtype(_np.complex128 if w.dtype.kind == "c" else _np.float64)
+    return acc, em.ascontiguousarray(em.ravel(w).astype(acc))
+
+
+def _uniform(e, check=False):
+    """(mode, lo, scale) of linspace edges e: the estimate's, or the search
+    where it has none (a range too wide for the dtype).  check: edges given
+    by the caller, taken as uniform when the estimate lands within a bin of
+    each edge (the correction then walks a step or two; it is exact either
+    way)."""
+    nb = len(e) - 1
+    lo, hi = float(e[0]), float(e[-1])
+    with _np.errstate(all="ignore"):
+        scale = nb / (hi - lo) if hi > lo else _math.inf
+    if not (_math.isfinite(scale) and scale > 0):
+        return _EDGES, 0.0, 0.0
+    if check:
+        with _np.errstate(all="ignore"):
+            est = (e.astype(_np.float64) - lo) * scale
+        if not bool(_np.all(_np.abs(est - _np.arange(nb + 1)) <= 1.0)):
+            return _EDGES, 0.0, 0.0
+    return _UNIFORM, lo, scale
 
 
 def bincount(x, /, weights=None, minlength=0):
@@ -44,36 +121,39 @@ def bincount(x, /, weights=None, minlength=0):
     minlength = _operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
-    if weights is None and not _scatter.on_device(x):
-        # the CPU: NumPy's counting loop on the shared buffer (its checks and messages);
-        # the device's sort + searchsorted measured ~6x slower there
-        return _host_only(_np.bincount, x, None, minlength)
-    if x.size and bool(em.any(x < 0)):
-        raise ValueError("'list' argument must have no negative elements")
-    n = max(int(em.max(x)) + 1 if x.size else 0, minlength)
-    bounds = em.arange(n + 1, dtype=_np.int64)
-    xi = x.astype(_np.int64)
-    if weights is None:
-        s = em.sort(xi)
-        pos = em.searchsorted(s, bounds)
-        return pos[1:] - pos[:-1]
-    # Weighted sums are a scatter-add (differences of a cumulative sum would
-    # lose precision and spread one NaN to every later bin): atomics on a
-    # device, NumPy's loop on the CPU's shared buffer.
-    w = _arr(weights)
-    if w.shape != x.shape:
-        raise ValueError("The weights and list don't have the same length.")
-    if w.dtype.kind == "c":
-        raise TypeError("Cannot cast array data from dtype('complex128') to dtype('float64') "
-                        "according to the rule 'safe'")
-    if not _scatter.on_device(x):
+    w = None
+    if weights is not None:
+        w = _arr(weights)
+        if w.shape != x.shape:
+            raise ValueError("The weights and list don't have the same length.")
+        if w.dtype.kind == "c":
+            raise TypeError("Cannot cast array data from dtype('complex128') to "
+                            "dtype('float64') according to the rule 'safe'")
+    if x._dev[0] == "cpu":
+        # the CPU: NumPy's counting loop on the shared buffer (its checks and messages)
         return _host_only(_np.bincount, x, w, minlength)
-    out = em.zeros((n,), dtype=_np.float64, device=x.device)
-    return _scatter.scatter_add(out, xi, w.astype(_np.float64))
+    n = minlength
+    if x.size:
+        # one read-back for both ends
+        lo, hi = (int(v) for v in em.stack((em.min(x), em.max(x))).get())
+        if lo < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        n = max(hi + 1, minlength)
+    xs = _kernel_samples(x, _np.int64)
+    if w is None or x.size == 0:  # NumPy's: no samples count into int64 even with weights
+        out = em.zeros((n,), dtype=_np.int64, device=x.device)
+        wk = None
+    else:
+        out = em.zeros((n,), dtype=_np.float64, device=x.device)
+        wk = em.ascontiguousarray(w.astype(_np.float64))
+    if n and x.size:
+        _ember._histogram(out, xs, None, wk, (_COUNT,), (n,), (0.0,), (0.0,))
+    return out
 
 
-def _edges(a, bins, range_, weights, name):
-    """The bin edges as a NumPy array (None: the caller must fall back)."""
+def _edges(a, bins, range_, weights, name, edge_dtype=None):
+    """The bin edges as a NumPy array (None: the caller must fall back);
+    edge_dtype: that of linspace's edges instead of histogram's rule."""
     if isinstance(bins, str):
         return None
     if isinstance(bins, _ember.ndarray):
@@ -109,6 +189,8 @@ def _edges(a, bins, range_, weights, name):
     dt = _np.result_type(a.dtype, 0.0) if a.dtype.kind in "fc" else _np.dtype(_np.float64)
     if a.dtype.kind == "f":
         dt = a.dtype
+    if edge_dtype is not None:
+        dt = edge_dtype
     return _np.linspace(lo, hi, nb + 1, endpoint=True, dtype=dt)
 
 
@@ -127,54 +209,42 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     e = _edges(a, bins, range, weights, "histogram")
     if e is None:
         return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
-    edges = em.asarray(e, device=a.device)
+    dev_e = _dev_edges(e, a.device)
+    edges = dev_e.copy()  # the caller's own (a queued copy, no synchronisation)
     x = em.ravel(a)
     if x.dtype.kind == "c":
         x = x.real
-    cmp_dt = _np.result_type(x.dtype, e.dtype)
-    xs_key = x.astype(cmp_dt)
-    ecmp = edges.astype(cmp_dt)
+    w = None
     if weights is not None:
-        counts = _weighted_hist(xs_key, ecmp, _arr(weights), a.shape)
-        if counts is None:
-            return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
-        if density:
-            db = (edges[1:] - edges[:-1]).astype(_np.float64)
-            with _np.errstate(all="ignore"):
-                return counts / db / em.sum(counts), edges
-        return counts, edges
-    s = em.sort(xs_key)
-    # cum[i]: values below edge i; the last edge counts values equal to it too
-    pos = em.concatenate((em.searchsorted(s, ecmp[:-1], side="left"),
-                          em.searchsorted(s, ecmp[-1:], side="right")))
-    counts = pos[1:] - pos[:-1]
+        w = _arr(weights)
+        if w.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+    cmp = _kernel_cmp(_np.result_type(x.dtype, e.dtype))
+    if cmp is None:
+        return _fallback("histogram", _np.histogram, a, bins, range, density, weights)
+    nb = len(e) - 1
+    uniform = not isinstance(bins, (str, _ember.ndarray)) and _np.ndim(bins) == 0
+    mode, lo, scale = _uniform(e, check=not uniform) if nb else (_EDGES, 0.0, 0.0)
+    if w is None:
+        counts = em.zeros((nb,), dtype=_np.int64, device=a.device)
+        wk = None
+    else:
+        acc, wk = _weights_acc(w)
+        counts = em.zeros((nb,), dtype=acc, device=a.device)
+    if nb and x.size and mode == _EDGES and w is None and x._dev[0] == "cpu":
+        # the CPU with edges far from uniform: NumPy's sort and search beat a
+        # binary search per sample there (on a device the search wins)
+        counts = _host_only(_np.histogram, x, e)[0].astype(_np.int64)
+    elif nb and x.size:
+        _ember._histogram(counts, _kernel_samples(x, cmp), _dev_edges(e.astype(cmp), a.device),
+                          wk, (mode,), (nb,), (lo,), (scale,))
+    if w is not None and counts.dtype != w.dtype:
+        counts = counts.astype(w.dtype)  # NumPy's: summed as bincount does, then cast
     if density:
         db = (edges[1:] - edges[:-1]).astype(_np.float64)  # NumPy: diff, then float
         with _np.errstate(all="ignore"):
             return counts / db / em.sum(counts), edges
     return counts, edges
-
-
-def _weighted_hist(x, edges, w, shape):
-    """Weighted counts per bin by a scatter-add (None: NumPy must do it)."""
-    if w.shape != shape:
-        raise ValueError("weights should have the same shape as a.")
-    if w.dtype.kind == "c":
-        return None
-    if not _scatter.on_device(x):
-        c, _ = _host_only(_np.histogram, x, edges, None, None, em.ravel(w))
-        return c
-    nb = edges.shape[0] - 1
-    idx = em.searchsorted(edges, x, side="right") - 1
-    idx = em.where(x == edges[-1], nb - 1, idx)  # the last bin is closed
-    ok = (x >= edges[0]) & (x <= edges[-1])
-    wf = em.ravel(w)
-    odt = wf.dtype  # NumPy's: the weights' dtype
-    if odt not in _scatter.KINDS:
-        odt = _np.dtype(_np.int64 if odt.kind in "biu" else _np.float64)
-    vals = em.where(ok, wf.astype(odt), em.zeros((), dtype=odt))
-    out = em.zeros((nb,), dtype=odt, device=x.device)
-    return _scatter.scatter_add(out, em.where(ok, idx, 0), vals)
 
 
 def _edges_dd(sample, bins, range_, D):
@@ -189,13 +259,43 @@ def _edges_dd(sample, bins, range_, D):
     out = []
     for i in _builtins.range(D):
         col = sample[:, i]
-        e = _edges(col, bins[i], range_[i], None, "histogramdd")
+        # NumPy's linspace of the range's Python numbers is float64 (of the
+        # data's extremes, their dtype when float)
+        f64 = col.dtype.kind != "f" or range_[i] is not None
+        e = _edges(col, bins[i], range_[i], None, "histogramdd",
+                   _np.dtype(_np.float64) if f64 else None)
         if e is None:
             return None
-        if _np.ndim(bins[i]) == 0 and col.dtype.kind != "f":
-            e = e.astype(_np.float64)
         out.append(e)
     return out
+
+
+def _dd_bins(bins, D):
+    """bins per dimension (an int for every dimension, or one entry each)."""
+    if isinstance(bins, (int, _np.integer)):
+        return [bins] * D
+    return list(bins)
+
+
+def _histogramdd_search(sample, edges, wk):
+    """histogramdd's counts where the kernel cannot take the dimensions in
+    one dtype: each dimension's bin by searchsorted, then counted flat."""
+    N, D = sample.shape
+    nbin = [len(e) + 1 for e in edges]  # with an outlier bin at each end
+    flat = em.zeros((N,), dtype=_np.int64)
+    for i, e in enumerate(edges):  # noqa: B007
+        col = sample[:, i]
+        ed = em.asarray(e, device=sample.device)
+        cdt = _np.result_type(col.dtype, e.dtype)
+        c = col.astype(cdt)
+        idx = em.searchsorted(ed.astype(cdt), c, side="right")
+        idx = idx - (c == ed[-1].astype(cdt)).astype(_np.int64)
+        flat = flat * nbin[i] + idx
+    total = int(_np.prod(nbin))
+    hist = bincount(flat, weights=wk, minlength=total).astype(_np.float64)
+    hist = em.reshape(hist, tuple(nbin))
+    core = tuple(slice(1, -1) for _ in _builtins.range(D))
+    return hist[core].copy()
 
 
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
@@ -213,30 +313,39 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     edges = _edges_dd(sample, bins, range, D)
     if edges is None:
         return _fallback("histogramdd", _np.histogramdd, sample, bins, range, density, weights)
-    nbin = [len(e) + 1 for e in edges]  # with an outlier bin at each end
-    flat = em.zeros((N,), dtype=_np.int64)
-    for i, e in enumerate(edges):  # noqa: B007
-        col = sample[:, i]
-        ed = em.asarray(e, device=sample.device)
-        cdt = _np.result_type(col.dtype, e.dtype)
-        c = col.astype(cdt)
-        idx = em.searchsorted(ed.astype(cdt), c, side="right")
-        idx = idx - (c == ed[-1].astype(cdt)).astype(_np.int64)
-        flat = flat * nbin[i] + idx
-    total = int(_np.prod(nbin))
-    if weights is None:
-        hist = bincount(flat, minlength=total).astype(_np.float64)
+    if weights is not None:
+        w = _arr(weights)
+        if w.size != N:
+            raise ValueError("The weights and list don't have the same length.")
+        if w.dtype.kind == "c":
+            raise TypeError("Cannot cast array data from dtype('complex128') to "
+                            "dtype('float64') according to the rule 'safe'")
+        wk = em.ascontiguousarray(em.ravel(w).astype(_np.float64))
     else:
-        hist = bincount(flat, weights=em.ravel(_arr(weights)), minlength=total)
-    hist = em.reshape(hist, tuple(nbin))
-    core = tuple(slice(1, -1) for _ in _builtins.range(D))
-    hist = hist[core].copy()
-    out_edges = [em.asarray(e, device=sample.device) for e in edges]
+        wk = None
+    cmps = {_kernel_cmp(_np.result_type(sample.dtype, e.dtype)) for e in edges}
+    nbs = tuple(len(e) - 1 for e in edges)
+    total = int(_np.prod(nbs))
+    if len(cmps) == 1 and None not in cmps and 1 <= D <= 8:
+        cmp = cmps.pop()
+        hist = em.zeros((total,), dtype=_np.float64 if wk is not None else _np.int64,
+                        device=sample.device)
+        if total and N:
+            specs = [_uniform(e, check=_np.ndim(b) != 0)
+                     for e, b in zip(edges, _dd_bins(bins, D))]
+            ecat = _dev_edges(_np.concatenate([e.astype(cmp) for e in edges]), sample.device)
+            _ember._histogram(hist, _kernel_samples(sample, cmp), ecat, wk,
+                              tuple(m for m, _, _ in specs), nbs,
+                              tuple(lo for _, lo, _ in specs), tuple(sc for _, _, sc in specs))
+        hist = em.reshape(hist.astype(_np.float64), nbs)
+    else:
+        hist = _histogramdd_search(sample, edges, wk)
+    out_edges = [_dev_edges(e, sample.device).copy() for e in edges]
     if density:
         s = em.sum(hist)
         for i in _builtins.range(D):
             shape = [1] * D
-            shape[i] = nbin[i] - 2
+            shape[i] = nbs[i]
             w = out_edges[i][1:] - out_edges[i][:-1]
             hist = hist / em.reshape(w, tuple(shape))
         hist = hist / s

@@ -4,9 +4,8 @@ minimum on int32, uint32, int64, uint64, float32 and float64.  The kernel is
 a template of the library (src/codegen/render_scatter.c: atomics per device
 dialect, compare-and-swap loops where there is no native atomic, NumPy's
 semantics from the scalar library); on the CPU the same entry runs a serial
-loop.  Weighted bincount, weighted histograms and ufunc.at use it for arrays
-on a device; on the CPU they call NumPy's exact loops on the shared buffer
-instead.  Float sums on a GPU add in an unspecified order (as CuPy's and
+loop.  ufunc.at uses it for arrays on a device (the histograms have their
+own kernel, src/codegen/render_histogram.c).  Float sums on a GPU add in an unspecified order (as CuPy's and
 PyTorch's do), so they may differ from NumPy's in the last bits."""
 import numpy as _np
 

@@ -101,11 +101,12 @@ class Philox:
             self.counter = (self.counter + _operator.index(delta)) % _U64
         return self
 
-    def _fill(self, kind, shape, dtype, device, low=0, range_=0):
+    def _fill(self, kind, shape, dtype, device, low=0, range_=0, post=None, pa=0.0, pb=0.0):
         # The lock makes concurrent draws from threads take disjoint blocks.
+        # post: a transform applied as the values are stored (em_random_fill_post).
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
-                                                   device, low, range_)
+                                                   device, low, range_, post, pa, pb)
         return arr
 
     def __repr__(self):
@@ -151,6 +152,11 @@ class Generator(_Distributions):
     def _affine(self, kind, shift, mult, size, device):
         if size is None:
             size = _np.broadcast_shapes(_shape_of_param(shift), _shape_of_param(mult))
+        if _real_scalar(shift) and _real_scalar(mult) and _kernel_device(device):
+            # one pass: base * mult + shift as the values are stored (the CPU keeps
+            # the elementwise chain: its vectorised loops are the stream there)
+            return self.bit_generator._fill(kind, _shape_of(size), _np.float64, device,
+                                            post="affine", pa=float(mult), pb=float(shift))
         base = self.bit_generator._fill(kind, _shape_of(size), _np.float64, device)
         out = base * mult + shift
         if out.shape != base.shape:
@@ -190,6 +196,18 @@ def _int_bound(x, name):
 
 def _host(x):
     return x.get() if isinstance(x, _ember.ndarray) else x
+
+
+def _real_scalar(x):
+    """A real Python or NumPy number (a parameter a fill's transform can take)."""
+    return isinstance(x, (int, float, _np.integer, _np.floating)) and not isinstance(x, bool)
+
+
+def _kernel_device(device):
+    """Whether draws for device run Ember's kernels (not the CPU's loops)."""
+    if device is None:
+        return _ember._get_device()[0] != "cpu"
+    return not str(device).startswith("cpu")
 
 
 def _shape_of_param(x):

@@ -20,14 +20,17 @@
 /* One random fill (see em_random_fill): for EM_RAND_INTEGERS also low and
  * range; for em_random_dist's kinds the parameter arrays (float64,
  * contiguous, on the device; p1 == p0 where the kind has one parameter) and
- * their element strides s0, s1 (0: one value for all, else 1).  The array
- * the backend gets is C-contiguous and writeable. */
+ * their element strides s0, s1 (0: one value for all, else 1); post, pa,
+ * pb: em_random_fill_post's transform.  The array the backend gets is
+ * C-contiguous and writeable. */
 typedef struct em_random_req {
     em_random_kind kind;
     uint64_t key, counter;
     uint64_t low, range;
     const em_array *p0, *p1;
     uint64_t s0, s1;
+    em_random_post post; /* a compiling backend's only: the CPU gets EM_RPOST_NONE */
+    double pa, pb;
 } em_random_req;
 
 /* A loaded kernel and the name messages give it (kept for the process). */

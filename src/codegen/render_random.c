@@ -96,8 +96,10 @@ static const char em__rand_kernel[] =
     "        const ${ull} ctr = p.counter + b;\n"
     "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n"
     "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"
+    "        EM_T0 v0[EM_PER];\n"
+    "        EM_FILL(w, v0);\n"
     "        em_vec q;\n"
-    "        EM_FILL(w, q.v);\n"
+    "        for (int j = 0; j < EM_PER; j++) q.v[j] = EM_POST(v0[j]);\n"
     "        if (vec && b * EM_PER + EM_PER <= p.n) {\n"
     "            ((${global}em_vec *)p.out)[b] = q;\n"
     "            continue;\n"
@@ -174,30 +176,63 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
 }
 
 em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *out) {
+    return em_render_random_post(d, kind, dt, EM_RPOST_NONE, out);
+}
+
+/* The store's expression of a value v of the base type (post's), with the
+ * scalar library's functions, as the elementwise chain it replaces. */
+static const char *em__post_expr(em_random_kind kind, em_dtype dt, em_random_post post) {
+    bool f64 = dt == EM_FLOAT64, unif = kind == EM_RAND_UNIFORM;
+    switch (post) {
+    case EM_RPOST_NONE: return "(v)";
+    case EM_RPOST_AFFINE:
+        return f64 && (unif || kind == EM_RAND_NORMAL) ? "(v) * p.pa + p.pb" : NULL;
+    case EM_RPOST_EXPONENTIAL:
+        return !unif              ? NULL
+               : f64              ? "-em_log1p_f64(-(v)) * p.pa"
+               : dt == EM_FLOAT32 ? "-em_log1p_f32(-(v)) * (float)p.pa"
+                                  : NULL;
+    case EM_RPOST_GEOMETRIC:
+        return unif && f64 ? "(${ll})em_f2u(em_maximum_f64("
+                             "em_ceil_f64(em_log1p_f64(-(v)) / p.pa), 1.0))"
+                           : NULL;
+    default: return NULL;
+    }
+}
+
+em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dtype dt,
+                                em_random_post post, em_sbuf *out) {
     int per = 0;
     const char *value = NULL;
     em_status st = em__rand_shape(kind, dt, &per, &value);
     if (st != EM_OK) return st;
     if (!d->kernel || !d->bounds || !d->umulhi32 || !d->umulhi64 || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s", d->name);
+    const char *pexpr = em__post_expr(kind, dt, post);
+    if (!pexpr || (post != EM_RPOST_NONE && kind >= EM_RAND_GAMMA))
+        return em_error(EM_ETYPE, "no random transform %d of kind %d in %s", (int)post, (int)kind,
+                        em_dtype_get(dt)->name);
     if (kind >= EM_RAND_GAMMA) return em__render_dist(d, value, dt, out);
     static const em_tfield f[] = {{'p', "out", 0, 0, NULL}, {'u', "n", 0, 0, NULL},
                                   {'u', "key", 0, 0, NULL}, {'u', "counter", 0, 0, NULL},
-                                  {'u', "low", 0, 0, NULL}, {'u', "range", 0, 0, NULL}};
+                                  {'u', "low", 0, 0, NULL}, {'u', "range", 0, 0, NULL},
+                                  {'d', "pa", 0, 0, NULL},  {'d', "pb", 0, 0, NULL}};
     const int nf = (int)(sizeof f / sizeof *f);
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}, params = {0}, pro = {0};                  /* the template, expanded into out */
+    em_dtype odt = post == EM_RPOST_GEOMETRIC ? EM_INT64 : dt; /* what is stored */
     em_sbuf_printf(&t, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
-                   d->prelude, per, em_tmpl_stype(d, dt), value);
+                   d->prelude, per, em_tmpl_stype(d, odt), value);
+    em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt), pexpr);
     em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define EM_FN %s\n", d->device_fn, d->device_fn);
     em_sbuf_printf(&t, "#define em_mulhi32(a, b) %s(a, b)\n#define em_umulhi64(a, b) %s(a, b)\n",
                    d->umulhi32, d->umulhi64);
     em_sbuf_printf(&t, "%s\n", em__philox_src);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args { char *out; unsigned long long n, key, counter, low, "
-                           "range; };\n");
+                           "range; double pa, pb; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    bool vec = per * em_dtype_get(dt)->size == 16;
+    bool vec = per * em_dtype_get(odt)->size == 16;
     em_sbuf_printf(&t, "%s", em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
                    !vec                       ? ""

@@ -1,7 +1,7 @@
 /* The random-fill kernel: Philox4x32-10 blocks turned into elements by the
  * stream mapping of ember.h (em_random_fill), one thread per Philox block
  * in a grid-stride loop.  Argument (packed, all fields 8 bytes):
- *   char *out; unsigned long long n, key, counter, low, range. */
+ *   char *out; unsigned long long n, key, counter, low, range; double pa, pb. */
 #ifndef EM_RENDER_RANDOM_H
 #define EM_RENDER_RANDOM_H
 
@@ -15,5 +15,10 @@ EM_API em_status em_random_per_block(em_random_kind kind, em_dtype dt, int *per)
  * Dialects whose kernels take one argument struct only (args_struct). */
 EM_API em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt,
                                   em_sbuf *src);
+/* The same kernel storing post(v) (em_random_post of ember.h) of each value
+ * v of kind in dt (the base dtype: float64 for GEOMETRIC, which stores
+ * int64); the argument gains double pa, pb after range. */
+EM_API em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dtype dt,
+                                       em_random_post post, em_sbuf *src);
 
 #endif

@@ -1,7 +1,7 @@
 /* The accumulating scatter: out[ix[i]] = op(out[ix[i]], v[i]) for every i,
- * repeated indices accumulating (ufunc.at on a device, weighted bincount
- * and histograms), with atomics: the native ones where the dialect has
- * them, else a compare-and-swap loop around the scalar library's op.
+ * repeated indices accumulating (ufunc.at on a device), with atomics: the
+ * native ones where the dialect has them, else a compare-and-swap loop
+ * around the scalar library's op.
  * codegen/run_scatter.c drives it (and does the CPU's serial loop).
  * Argument (packed, all fields 8 bytes):
  *   char *out; const long long *ix; const char *v; long long n, size

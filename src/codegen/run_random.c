@@ -10,27 +10,29 @@
 typedef struct em__rctx {
     const em_backend *be;
     em_random_kind kind;
-    em_dtype dt;
+    em_dtype dt; /* the stream's (float64 where GEOMETRIC stores int64) */
+    em_random_post post;
 } em__rctx;
 
 static em_status em__render(const void *ctx, void *sb) {
     const em__rctx *r = ctx;
     const em_dialect *d;
     EM_CHECK(em_run_dialect(r->be, &d));
-    return em_render_random(d, r->kind, r->dt, sb);
+    return em_render_random_post(d, r->kind, r->dt, r->post, sb);
 }
 
 em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req) {
     em_random_kind kind = req->kind;
     int id = em_array_device(a).id, per;
-    em__rctx r = {.be = be, .kind = kind, .dt = a->dtype};
-    EM_CHECK(em_random_per_block(kind, a->dtype, &per));
+    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
+    em__rctx r = {.be = be, .kind = kind, .dt = base, .post = req->post};
+    EM_CHECK(em_random_per_block(kind, base, &per));
     if (!em_array_is_c_contiguous(a))
         return em_error(EM_EVALUE, "random fill needs a C-contiguous array");
     uint64_t n = (uint64_t)em_array_size(a);
     if (n == 0) return EM_OK;
     char key_s[32], name[48];
-    snprintf(key_s, sizeof key_s, "RND%d|%d", (int)kind, (int)a->dtype);
+    snprintf(key_s, sizeof key_s, "RND%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post);
     snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));
@@ -49,7 +51,8 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     struct {
         char *out;
         uint64_t n, key, counter, low, range;
-    } args = {a->data, n, req->key, req->counter, req->low, req->range};
+        double pa, pb;
+    } args = {a->data, n, req->key, req->counter, req->low, req->range, req->pa, req->pb};
     uint64_t blocks = (n + (uint64_t)per - 1) / (uint64_t)per, g = (blocks + 255) / 256,
              cap = (uint64_t)pr->multiprocessor_count * 32;
     int slot = 0; /* out */

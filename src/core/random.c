@@ -4,6 +4,8 @@
 #include "codegen/run.h"
 #include "core/core.h"
 
+#include <math.h>
+
 /* Elements one Philox block (128 bits) yields for this kind and dtype. */
 static int64_t em__per_block(em_random_kind kind, em_dtype dt) {
     if (kind >= EM_RAND_GAMMA) return 1; /* a sub-stream (one counter) per element */
@@ -55,12 +57,14 @@ static em_status em__random_run(em_array *a, const em_random_req *req, uint64_t 
     if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
     if (!(a->flags & EM_WRITEABLE))
         return em_error(EM_EVALUE, "assignment destination is read-only");
-    EM_CHECK(em__check_kind(req->kind, a->dtype));
+    /* GEOMETRIC stores int64 from the float64 stream, one value a value */
+    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
+    EM_CHECK(em__check_kind(req->kind, base));
     const em_backend *be = em__backend(em_array_device(a).kind);
     if (!be || (be->ops ? !be->ops->random : !be->launch))
         return em_error(EM_EUNSUPPORTED, "random numbers are not supported on %s",
                         em_device_kind_name(em_array_device(a).kind));
-    int64_t n = em_array_size(a), per = em__per_block(req->kind, a->dtype);
+    int64_t n = em_array_size(a), per = em__per_block(req->kind, base);
     em_status s;
     if (em_array_is_c_contiguous(a)) {
         s = em_algo_random(be, a, req);
@@ -81,6 +85,66 @@ em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, uint64_
         return em_error(EM_EVALUE, "integers need low and range: use em_random_integers");
     em_random_req req = {kind, key, counter, 0, 0};
     return em__random_run(a, &req, next);
+}
+
+/* em_random_fill_post's transform of n values of t (base dtype dt) into
+ * dst (a's dtype), in place where they are one buffer: the CPU's, with
+ * libm (the devices render the scalar library's functions). */
+static void em__post_loop(em_random_post post, double pa, double pb, em_dtype dt, const void *t,
+                          void *dst, int64_t n) {
+    if (dt == EM_FLOAT32) { /* EXPONENTIAL only */
+        const float *v = t;
+        float *o = dst;
+        for (int64_t i = 0; i < n; i++) o[i] = -log1pf(-v[i]) * (float)pa;
+        return;
+    }
+    const double *v = t;
+    for (int64_t i = 0; i < n; i++) {
+        double x = v[i];
+        if (post == EM_RPOST_AFFINE) {
+            ((double *)dst)[i] = x * pa + pb;
+        } else if (post == EM_RPOST_EXPONENTIAL) {
+            ((double *)dst)[i] = -log1p(-x) * pa;
+        } else {
+            double k = ceil(log1p(-x) / pa);
+            k = k >= 1.0 ? k : 1.0;
+            /* as the float64 -> int64 cast (em_f2u): defined out of range */
+            ((int64_t *)dst)[i] = k < 9223372036854775808.0    ? (int64_t)k
+                                  : k < 18446744073709551616.0 ? (int64_t)(uint64_t)k
+                                                               : INT64_MIN;
+        }
+    }
+}
+
+em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random_post post, double pa,
+                              double pb, uint64_t key, uint64_t counter, uint64_t *next) {
+    if (post == EM_RPOST_NONE) return em_random_fill(a, kind, key, counter, next);
+    if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
+    bool ok = post == EM_RPOST_AFFINE
+                  ? a->dtype == EM_FLOAT64 && (kind == EM_RAND_UNIFORM || kind == EM_RAND_NORMAL)
+              : post == EM_RPOST_EXPONENTIAL
+                  ? kind == EM_RAND_UNIFORM && (a->dtype == EM_FLOAT32 || a->dtype == EM_FLOAT64)
+              : post == EM_RPOST_GEOMETRIC ? kind == EM_RAND_UNIFORM && a->dtype == EM_INT64
+                                           : false;
+    if (!ok)
+        return em_error(EM_ETYPE, "no random transform %d of kind %d into %s", (int)post, (int)kind,
+                        em_dtype_get(a->dtype)->name);
+    em_random_req req = {
+        .kind = kind, .key = key, .counter = counter, .post = post, .pa = pa, .pb = pb};
+    const em_backend *be = em__backend(em_array_device(a).kind);
+    if (!be || !be->ops) return em__random_run(a, &req, next);
+    /* the CPU: the plain fill into a contiguous base array, then the loop */
+    em_dtype base = post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
+    em_array t = {0};
+    EM_CHECK(em_array_empty(&t, base, a->ndim, a->shape, em_array_device(a)));
+    em_status s = em_random_fill(&t, kind, key, counter, next);
+    if (s == EM_OK) {
+        em__post_loop(post, pa, pb, base, t.data, t.data, em_array_size(&t));
+        t.dtype = a->dtype; /* GEOMETRIC wrote int64 over the float64s: one size */
+        s = em_copy_into(a, &t);
+    }
+    em_array_release(&t);
+    return s;
 }
 
 /* A parameter array: float64, C-contiguous, on a's device, one element or

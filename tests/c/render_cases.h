@@ -16,6 +16,7 @@
 
 #include "codegen/render_gather.h"
 #include "codegen/render_gemm.h"
+#include "codegen/render_histogram.h"
 #include "codegen/render_scatter.h"
 #include "codegen/render_index.h"
 #include "codegen/render_random.h"
@@ -295,6 +296,24 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
             snprintf(name, sizeof name, "random_%d_%s", kind, em_dtype_get(dt)->name);
             rc_emit(fn, ctx, name, st, &s);
         }
+    /* the fills with a transform (em_random_post) */
+    static const struct {
+        em_random_kind kind;
+        em_dtype dt;
+        em_random_post post;
+    } posts[] = {{EM_RAND_NORMAL, EM_FLOAT64, EM_RPOST_AFFINE},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_AFFINE},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_EXPONENTIAL},
+                 {EM_RAND_UNIFORM, EM_FLOAT32, EM_RPOST_EXPONENTIAL},
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_GEOMETRIC}};
+    for (size_t i = 0; i < sizeof posts / sizeof posts[0]; i++) {
+        em_sbuf s = {0};
+        em_status st = em_render_random_post(d, posts[i].kind, posts[i].dt, posts[i].post, &s);
+        char name[96];
+        snprintf(name, sizeof name, "random_post%d_%d_%s", (int)posts[i].post, (int)posts[i].kind,
+                 em_dtype_get(posts[i].dt)->name);
+        rc_emit(fn, ctx, name, st, &s);
+    }
 }
 
 /* The tiled matmul: every dtype it multiplies (full) or one of each
@@ -334,6 +353,49 @@ static void rc_scatters(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
         }
 }
 
+/* The atomic histogram: each bin mode, counts and every weight type, bins
+ * and edges in shared or global memory, one and three dimensions (full:
+ * every sample dtype too; each PoCL build costs about a second). */
+static void rc_histograms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
+    static const struct {
+        const char *name;
+        em_hist_kernel k;
+    } cases[] = {
+        {"count_i64", {EM_INT64, EM_INT64, EM_NDTYPES, 1, {EM_HIST_COUNT}, 1024, 4, 0}},
+        {"count_u8_w_f64", {EM_UINT8, EM_INT64, EM_FLOAT64, 1, {EM_HIST_COUNT}, 256, 2, 0}},
+        {"uniform_f32", {EM_FLOAT32, EM_FLOAT32, EM_NDTYPES, 1, {EM_HIST_UNIFORM}, 256, 8, 320}},
+        {"edges_f64_global", {EM_FLOAT64, EM_FLOAT64, EM_NDTYPES, 1, {EM_HIST_EDGES}, 0, 1, 0}},
+        {"edges_i32_in_i64_w_f32",
+         {EM_INT32, EM_INT64, EM_FLOAT32, 1, {EM_HIST_EDGES}, 512, 1, 64}},
+        {"uniform_u64_w_c64", {EM_UINT64, EM_UINT64, EM_COMPLEX64, 1, {EM_HIST_UNIFORM}, 0, 1, 64}},
+        {"dd3_f32_w_c128",
+         {EM_FLOAT32,
+          EM_FLOAT64,
+          EM_COMPLEX128,
+          3,
+          {EM_HIST_UNIFORM, EM_HIST_EDGES, EM_HIST_UNIFORM},
+          1024,
+          1,
+          128}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        em_sbuf s = {0};
+        em_status st = em_render_histogram(d, &cases[i].k, &s);
+        char name[96];
+        snprintf(name, sizeof name, "histogram_%s", cases[i].name);
+        rc_emit(fn, ctx, name, st, &s);
+    }
+    for (int dt = 0; full && dt < EM_NDTYPES; dt++) {
+        em_hist_kernel k = {(em_dtype)dt, EM_FLOAT64, EM_NDTYPES, 1, {EM_HIST_UNIFORM}, 256, 2, 64};
+        if (!em_hist_dtypes_ok(k.x, k.c, k.w)) continue;
+        em_sbuf s = {0};
+        em_status st = em_render_histogram(d, &k, &s);
+        char name[96];
+        snprintf(name, sizeof name, "histogram_x_%s", em_dtype_get(k.x)->name);
+        rc_emit(fn, ctx, name, st, &s);
+    }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
@@ -343,6 +405,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_randoms(d, fn, ctx);
     rc_gemms(d, full, fn, ctx);
     rc_scatters(d, full, fn, ctx);
+    rc_histograms(d, full, fn, ctx);
 }
 
 #endif

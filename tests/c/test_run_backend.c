@@ -110,7 +110,8 @@ static void test_templates_launch_kargs(void) {
     st.kargs = true;
     CHECK(em_algo_random(&stub, &a, &req) == EM_OK && st.launches == before + 1);
     CHECK(strstr(st.src, "__kernel void") && strstr(st.src, "const em_argv a)"));
-    CHECK(st.ka.nbuf == 1 && st.ka.buf[0] == a.data && st.ka.blob_size == 48);
+    /* out, n, key, counter, low, range, then the transform's pa and pb */
+    CHECK(st.ka.nbuf == 1 && st.ka.buf[0] == a.data && st.ka.blob_size == 64);
     uint64_t n = 0;
     memcpy(&n, st.blob + 8, 8);
     CHECK(n == 15);

@@ -116,16 +116,8 @@ def test_set_operations(device, rng, dtype):
         assert_same(g, w)
 
 
-@pytest.fixture
-def kernel_path(monkeypatch):
-    """Run the device path (the atomic scatter-add kernel) on CPU arrays: on a
-    real device it is the only path, so it is checked here against NumPy."""
-    from ember import _scatter
-    monkeypatch.setattr(_scatter, "on_device", lambda a: True)
-
-
 @pytest.mark.parametrize("wdtype", ["float32", "float64", "int64", "int32"])
-def test_weighted_counts_by_scatter_add(kernel_path, rng, wdtype):
+def test_weighted_counts(device, rng, wdtype):
     x = rng.integers(0, 20, size=300)
     w = random_array(rng, (300,), wdtype)
     assert_same(em.bincount(to_em(x), weights=to_em(w), minlength=25),

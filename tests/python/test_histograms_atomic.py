@@ -1,0 +1,255 @@
+"""The atomic histogram (src/codegen/render_histogram.c; the CPU's serial
+loop in run_histogram.c) through bincount, histogram, histogram2d and
+histogramdd, against NumPy: every integer and float dtype, values on the
+edges, NaN and infinities, empty input, weights of every kind, bins too
+many for shared memory, non-contiguous input.  The `device` tests run on
+every device present; `kdev` adds opencl:0 (PoCL) for a few kernel variants
+whatever conftest's module list says, since this template is the device
+path and each PoCL build costs about a second."""
+import numpy as np
+import pytest
+
+import ember as em
+from ember import _ember
+from helpers import assert_same, to_em
+
+INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+FLOATS = ["float16", "float32", "float64"]
+
+
+def _kdevs():
+    devs = ["cpu"]
+    if em.cuda.is_available():
+        devs.append("cuda:0")
+    if em.opencl.is_available():
+        devs.append("opencl:0")
+    return devs
+
+
+@pytest.fixture(params=_kdevs())
+def kdev(request):
+    with em.Device(request.param) as d:
+        yield d
+
+
+def _on(x):
+    return em.asarray(x)
+
+
+@pytest.mark.parametrize("dtype", INTS + ["bool"])
+def test_bincount_every_int_dtype(device, rng, dtype):
+    hi = 2 if dtype == "bool" else 100
+    x = rng.integers(0, hi, size=1000).astype(dtype)
+    assert_same(em.bincount(_on(x)), np.bincount(x))
+    assert_same(em.bincount(_on(x), minlength=150), np.bincount(x, minlength=150))
+    assert_same(em.bincount(_on(x)[::-3]), np.bincount(x[::-3]))
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS)
+def test_histogram_every_dtype(device, rng, dtype):
+    a = rng.normal(size=2000) * 20
+    if dtype.startswith("u"):
+        a = np.abs(a)
+    a = a.astype(dtype)
+    for bins, r in ((10, None), (7, (-15, 15)), (33, (0, 1e-3)), ([-30, -2, 0, 3, 31], None),
+                    (np.linspace(-5, 40, 12), None)):
+        c, e = em.histogram(_on(a), bins=bins, range=r)
+        nc, ne = np.histogram(a, bins=bins, range=r)
+        assert_same(c, nc)
+        np.testing.assert_array_equal(e.get(), ne)
+
+
+def test_histogram_values_on_edges(device):
+    # every value an edge (uniform and explicit), the last edge closed, repeated edges
+    for dt in ("float32", "float64"):
+        e = np.linspace(-1, 1, 21).astype(dt)
+        a = np.concatenate([e, e, e[::3]])
+        assert_same(em.histogram(_on(a), bins=20)[0], np.histogram(a, bins=20)[0])
+        assert_same(em.histogram(_on(a), bins=20, range=(-1, 1))[0],
+                    np.histogram(a, bins=20, range=(-1, 1))[0])
+        assert_same(em.histogram(_on(a), bins=_on(e))[0], np.histogram(a, bins=e)[0])
+    # ranges whose edges are not representable: the estimate is corrected
+    a = np.arange(0, 1, 0.001, dtype=np.float32)
+    for r in ((0.0, 0.3), (0.1, 0.7), (1 / 3, 2 / 3)):
+        assert_same(em.histogram(_on(a), bins=30, range=r)[0], np.histogram(a, bins=30, range=r)[0])
+    rep = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 2.0])
+    a = np.array([0.0, 0.5, 1.0, 1.0, 1.5, 2.0, 2.0, 2.5])
+    assert_same(em.histogram(_on(a), bins=_on(rep))[0], np.histogram(a, bins=rep)[0])
+
+
+def test_histogram_nonfinite(device):
+    a = np.array([np.nan, -np.inf, np.inf, 0.0, 0.5, 1.0, np.nan, 2.0])
+    for bins in (4, [0.0, 0.25, 1.0, 2.0], [-np.inf, 0.0, np.inf]):
+        r = (0, 2) if np.ndim(bins) == 0 else None
+        assert_same(em.histogram(_on(a), bins=bins, range=r)[0],
+                    np.histogram(a, bins=bins, range=r)[0])
+    with pytest.raises(ValueError, match="autodetected range of"):
+        em.histogram(_on(a))
+    with pytest.raises(ValueError, match="is not finite"):
+        em.histogram(_on(a), range=(0, np.inf))
+    h = em.histogram2d(_on(a), _on(a[::-1]), bins=3, range=[[0, 2], [0, 2]])[0]
+    assert_same(h, np.histogram2d(a, a[::-1], bins=3, range=[[0, 2], [0, 2]])[0])
+
+
+def test_empty_and_degenerate(device):
+    z = np.zeros(0, np.float32)
+    assert_same(em.histogram(_on(z), bins=5)[0], np.histogram(z, bins=5)[0])
+    assert_same(em.histogram(_on(z), bins=5, weights=_on(z))[0],
+                np.histogram(z, bins=5, weights=z)[0])
+    assert_same(em.bincount(_on(np.zeros(0, np.int64)), minlength=4),
+                np.bincount(np.zeros(0, np.int64), minlength=4))
+    assert_same(em.bincount(_on(np.zeros(0, np.int64)), weights=_on(np.zeros(0))),
+                np.bincount(np.zeros(0, np.int64), weights=np.zeros(0)))
+    assert_same(em.histogram(_on(np.ones(5)), bins=[1.0])[0], np.histogram(np.ones(5), bins=[1.0])[0])
+    assert_same(em.histogramdd(_on(np.zeros((0, 2))), bins=3, range=[(0, 1), (0, 1)])[0],
+                np.histogramdd(np.zeros((0, 2)), bins=3, range=[(0, 1), (0, 1)])[0])
+
+
+@pytest.mark.parametrize("wdtype", ["float32", "float64", "complex64", "complex128", "int32",
+                                    "int64"])
+def test_weights(device, rng, wdtype):
+    n = 3000
+    w = rng.normal(size=n) * 3
+    if wdtype.startswith("complex"):
+        w = w + 1j * rng.normal(size=n)
+    w = w.astype(wdtype)
+    a = rng.normal(size=n)
+    a[:4] = [np.nan, 4.0, -4.0, 0.0]
+    tol = {"rtol": 1e-5, "atol": 1e-9}
+    for bins, r in ((16, (-2, 2)), (np.array([-3.0, -1.0, 0.0, 0.5, 3.0]), None)):
+        c = em.histogram(_on(a), bins=bins, range=r, weights=_on(w))[0]
+        nc = np.histogram(a, bins=bins, range=r, weights=w)[0]
+        assert c.dtype == nc.dtype
+        np.testing.assert_allclose(c.get(), nc, **tol)
+        d = em.histogram(_on(a), bins=bins, range=r, weights=_on(w), density=True)[0]
+        np.testing.assert_allclose(d.get(), np.histogram(a, bins=bins, range=r, weights=w,
+                                                         density=True)[0], **tol)
+    if wdtype.startswith("complex"):
+        with pytest.raises(TypeError, match="Cannot cast"):
+            em.bincount(_on(np.arange(n) % 7), weights=_on(w))
+        return
+    x = rng.integers(0, 50, size=n)
+    np.testing.assert_allclose(em.bincount(_on(x), weights=_on(w), minlength=60).get(),
+                               np.bincount(x, weights=w, minlength=60), **tol)
+    s = rng.normal(size=(n, 2))
+    np.testing.assert_allclose(em.histogramdd(_on(s), bins=(3, 5), weights=_on(w))[0].get(),
+                               np.histogramdd(s, bins=(3, 5), weights=w)[0], **tol)
+
+
+def test_many_bins_global_memory(device, rng):
+    # bins beyond shared memory accumulate in global memory; edges beyond it are read there
+    x = rng.integers(0, 200000, size=5000)
+    assert_same(em.bincount(_on(x)), np.bincount(x))
+    w = rng.random(5000)
+    np.testing.assert_allclose(em.bincount(_on(x), weights=_on(w)).get(), np.bincount(x, weights=w))
+    a = rng.normal(size=20000)
+    e = np.sort(rng.normal(size=9000))
+    assert_same(em.histogram(_on(a), bins=_on(e))[0], np.histogram(a, bins=e)[0])
+    assert_same(em.histogram(_on(a), bins=30000)[0], np.histogram(a, bins=30000)[0])
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64"])
+def test_histogramdd_modes(device, rng, dtype):
+    s = (rng.normal(size=(4000, 3)) * 4).astype(dtype)
+    bins = [5, np.array([-6.0, -1.0, 0.0, 2.0, 7.0]), 3]
+    for rg in (None, [(-5, 5), None, (-2, 3)]):
+        if rg is not None:
+            rg = [r if r is not None else (-6.0, 7.0) for r in rg]
+        H, edges = em.histogramdd(_on(s), bins=bins, range=rg)
+        nH, nedges = np.histogramdd(s, bins=bins, range=rg)
+        assert_same(H, nH)
+        for e, ne in zip(edges, nedges):
+            np.testing.assert_array_equal(e.get(), ne)
+    H = em.histogramdd(_on(s), bins=4, density=True)[0]
+    np.testing.assert_allclose(H.get(), np.histogramdd(s, bins=4, density=True)[0], rtol=1e-12)
+    x, y = s[:, 0], s[:, 1]
+    H, xe, ye = em.histogram2d(_on(x)[::2], _on(y)[::2], bins=[6, 9])
+    assert_same(H, np.histogram2d(x[::2], y[::2], bins=[6, 9])[0])
+    s1 = s[:, :1].copy()
+    assert_same(em.histogramdd(_on(s1), bins=7)[0], np.histogramdd(s1, bins=7)[0])
+
+
+def test_kernel_on_every_device(kdev, rng):
+    """A few variants of the kernel on every device (opencl:0 included)."""
+    a = rng.normal(size=5000).astype(np.float32)
+    a[:3] = [np.nan, 4.0, -4.0]
+    assert_same(em.histogram(_on(a), bins=256, range=(-4, 4))[0],
+                np.histogram(a, bins=256, range=(-4, 4))[0])
+    e = np.array([-3.0, -1.0, 0.0, 0.5, 3.0])
+    assert_same(em.histogram(_on(a), bins=_on(e))[0], np.histogram(a, bins=e)[0])
+    x = rng.integers(0, 1000, size=5000)
+    assert_same(em.bincount(_on(x)), np.bincount(x))
+    w = rng.normal(size=5000)
+    np.testing.assert_allclose(em.bincount(_on(x), weights=_on(w)).get(), np.bincount(x, weights=w))
+    b = rng.normal(size=5000).astype(np.float32)
+    r = [[-4, 4], [-4, 4]]
+    assert_same(em.histogram2d(_on(a), _on(b), bins=64, range=r)[0],
+                np.histogram2d(a, b, bins=64, range=r)[0])
+    c = np.histogram(a, bins=8, range=(-2, 2), weights=w + 1j * w)[0]
+    np.testing.assert_allclose(em.histogram(_on(a), bins=8, range=(-2, 2),
+                                            weights=_on(w + 1j * w))[0].get(), c, rtol=1e-12)
+
+
+def test_driver_checks(device):
+    out = em.zeros((4,), dtype=np.int64)
+    x = em.asarray(np.arange(8, dtype=np.float64))
+    e = em.asarray(np.linspace(0, 8, 5))
+    with pytest.raises(ValueError, match="edges expected"):
+        _ember._histogram(out, x, e[:3], None, (2,), (4,), (0.0,), (0.0,))
+    with pytest.raises(ValueError, match="out"):
+        _ember._histogram(em.zeros((3,), dtype=np.int64), x, e, None, (2,), (4,), (0.0,), (0.0,))
+    with pytest.raises(TypeError, match="out must be int64"):
+        _ember._histogram(em.zeros((4,)), x, e, None, (2,), (4,), (0.0,), (0.0,))
+    with pytest.raises(ValueError, match="unknown bin mode"):
+        _ember._histogram(out, x, e, None, (7,), (4,), (0.0,), (0.0,))
+    with pytest.raises(ValueError, match="1 to 8 dimensions"):
+        _ember._histogram(out, x, e, None, (), (), (), ())
+    with pytest.raises(ValueError, match="ragged"):
+        _ember._histogram(out, x, e, None, (2,), (4, 4), (0.0,), (0.0,))
+    with pytest.raises(TypeError, match="no kernel"):
+        _ember._histogram(out, em.asarray(np.zeros(8, np.complex64)), e, None, (2,), (4,),
+                          (0.0,), (0.0,))
+    _ember._histogram(out, x, e, None, (2,), (4,), (0.0,), (0.0,))
+    assert_same(out, np.histogram(np.arange(8.0), bins=np.linspace(0, 8, 5))[0])
+
+
+def test_count_mode_and_jittered_edges(kdev, rng):
+    """The kernel's (the CPU's loop's) counting mode directly, as bincount is
+    NumPy's own loop on the CPU; explicit edges near uniform (taken as
+    uniform: the estimate is corrected) and far from it (searched)."""
+    x = rng.integers(0, 300, size=7000)
+    for dt in ("int64", "uint8", "int32"):
+        xv = (x % 250).astype(dt)
+        out = em.zeros((260,), dtype=np.int64)
+        _ember._histogram(out, _on(xv), None, None, (0,), (260,), (0.0,), (0.0,))
+        assert_same(out, np.bincount(xv, minlength=260))
+    w = rng.normal(size=7000)
+    out = em.zeros((250,))
+    _ember._histogram(out, _on(x), None, _on(w), (0,), (250,), (0.0,), (0.0,))  # 250..299 skipped
+    keep = x < 250
+    np.testing.assert_allclose(out.get(), np.bincount(x[keep], weights=w[keep], minlength=250))
+    a = rng.normal(size=7000) * 3
+    e = np.linspace(-6, 6, 41)
+    jit = e + np.concatenate(([0], rng.uniform(-0.12, 0.12, 39), [0]))  # within a bin (0.3)
+    far = np.concatenate((np.linspace(-6, -5.9, 39), [0.0, 6.0]))  # far from uniform
+    for edges in (jit, far, np.sort(rng.normal(size=41) * 3)):
+        assert_same(em.histogram(_on(a), bins=_on(edges))[0], np.histogram(a, bins=edges)[0])
+    s = np.stack([a, a[::-1]], axis=1)
+    H = em.histogramdd(_on(s), bins=[jit, far])[0]
+    assert_same(H, np.histogramdd(s, bins=[jit, far])[0])
+
+
+def test_returned_edges_are_the_callers(kdev, rng):
+    """Edges are kept on the device between calls; the ones returned are copies."""
+    a = rng.normal(size=500)
+    c1, e1 = em.histogram(_on(a), bins=8, range=(-2, 2))
+    e1[...] = 0
+    c2, e2 = em.histogram(_on(a), bins=8, range=(-2, 2))
+    nc, ne = np.histogram(a, bins=8, range=(-2, 2))
+    assert_same(c2, nc)
+    np.testing.assert_array_equal(e2.get(), ne)
+    H, (xe, ye) = em.histogramdd(_on(np.stack([a, a], 1)), bins=4, range=[(-1, 1), (-1, 1)])
+    xe[...] = 7
+    H2, (xe2, ye2) = em.histogramdd(_on(np.stack([a, a], 1)), bins=4, range=[(-1, 1), (-1, 1)])
+    assert_same(H2, H)
+    np.testing.assert_array_equal(xe2.get(), np.linspace(-1, 1, 5))
