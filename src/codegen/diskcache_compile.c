@@ -20,15 +20,32 @@ static double em__now(void) { return em__clock(CLOCK_MONOTONIC); }
  * (page faults on a cold disk, a busy machine). */
 static double em__cpu(void) { return em__clock(CLOCK_THREAD_CPUTIME_ID); }
 
+/* The entry's file name: the key's parts in their order; the name
+ * expressions after a separator that no option has (\001). */
+static bool em__key(const em_cache_compile *c, char *file, size_t len) {
+    int np = 0, max = 2 + c->nopt + c->nids + c->nnames;
+    const char **parts = malloc((size_t)max * sizeof *parts);
+    if (!parts) return false;
+    parts[np++] = c->src;
+    for (int i = 0; i < c->nopt; i++) parts[np++] = c->opts[i];
+    for (int i = 0; i < c->nids; i++) parts[np++] = c->ids[i];
+    if (c->nnames) parts[np++] = "\001name expressions:";
+    for (int i = 0; i < c->nnames; i++) parts[np++] = c->names[i];
+    em_diskcache_name(np, parts, file, len);
+    free(parts);
+    return true;
+}
+
 em_status em_diskcache_compile(const em_cache_compile *c, void **bin, size_t *n) {
     char file[80];
-    em_diskcache_name(c->nparts, c->parts, file, sizeof file);
+    if (!em__key(c, file, sizeof file))
+        return em_error(EM_ENOMEM, "no host memory for a cache key");
     if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", c->name, c->src);
     double t0 = em__now(), c0 = em__cpu();
     void *got = NULL;
     size_t gn = 0;
     if (em_diskcache_get(file, &got, &gn)) {
-        if (!c->take || c->take(c->ctx, got, gn)) {
+        if (!c->take || c->take(c, got, gn)) {
             if (em_debug_level() >= 2)
                 fprintf(stderr, "ember: kernel cache hit (disk) %s for '%s' in %.3f ms\n", file,
                         c->name, (em__now() - t0) * 1e3);
@@ -38,7 +55,7 @@ em_status em_diskcache_compile(const em_cache_compile *c, void **bin, size_t *n)
         free(got); /* the driver refused it: built again, and replaced */
         got = NULL, gn = 0;
     }
-    EM_CHECK(c->build(c->ctx, &got, &gn));
+    EM_CHECK(c->build(c, &got, &gn));
     double t1 = em__now(), c1 = em__cpu();
     bool stored = got && em_diskcache_put(file, got, gn);
     if (em_debug_level() >= 2)

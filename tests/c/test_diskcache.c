@@ -114,14 +114,14 @@ typedef struct fake {
     bool refuse, no_binary, fail;
 } fake;
 
-static bool fake_take(void *ctx, const void *bin, size_t n) {
-    fake *f = ctx;
+static bool fake_take(const em_cache_compile *c, const void *bin, size_t n) {
+    fake *f = c->ctx;
     f->takes++;
     return !f->refuse && n == 6 && !memcmp(bin, "BINARY", 6);
 }
 
-static em_status fake_build(void *ctx, void **bin, size_t *n) {
-    fake *f = ctx;
+static em_status fake_build(const em_cache_compile *c, void **bin, size_t *n) {
+    fake *f = c->ctx;
     f->builds++;
     if (f->fail) return em_error(EM_ECOMPILE, "fake compiler failed");
     *bin = f->no_binary ? NULL : malloc(6);
@@ -133,12 +133,14 @@ static void test_compile_through_the_cache(void) {
     char dir[128];
     setdir("compile", dir, sizeof dir);
     fake f = {0};
-    const char *parts[] = {"source", "-opt", "v1"};
+    const char *opts[] = {"-opt"}, *ids[] = {"v1"}, *names[] = {"f<int>"};
     em_cache_compile c = {.compiler = "fake",
                           .name = "k",
                           .src = "source",
-                          .nparts = 3,
-                          .parts = parts,
+                          .opts = opts,
+                          .nopt = 1,
+                          .ids = ids,
+                          .nids = 1,
                           .ctx = &f,
                           .take = fake_take,
                           .build = fake_build};
@@ -150,25 +152,36 @@ static void test_compile_through_the_cache(void) {
     CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && n == 6 && f.builds == 1 && f.takes == 1);
     CHECK(bin && !memcmp(bin, "BINARY", 6));
     free(bin), bin = NULL;
-    /* Another part is another entry. */
-    parts[1] = "-other";
+    /* Another option is another entry, named by source, options, ids in
+     * that order (the names NVRTC's and OpenCL's entries always had). */
+    opts[0] = "-other";
     CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 2);
     free(bin), bin = NULL;
+    char file[80];
+    const char *key[] = {"source", "-other", "v1"};
+    em_diskcache_name(3, key, file, sizeof file);
+    CHECK(em_diskcache_get(file, &bin, &n) && n == 6);
+    free(bin), bin = NULL;
+    /* Name expressions are part of the key. */
+    c.names = names, c.nnames = 1;
+    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 3);
+    free(bin), bin = NULL;
+    c.nnames = 0;
     /* A refused entry is built again; without take every entry is used. */
     f.refuse = true;
-    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 3 && f.takes == 2);
+    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 4 && f.takes == 2);
     free(bin), bin = NULL;
     c.take = NULL;
-    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 3 && bin);
+    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && f.builds == 4 && bin);
     free(bin), bin = NULL;
     /* A compiler without a binary stores nothing; a failure is the compiler's error. */
-    parts[2] = "v2";
+    ids[0] = "v2";
     f.no_binary = true;
-    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && !bin && f.builds == 4);
     CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && !bin && f.builds == 5);
-    parts[2] = "v3";
+    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_OK && !bin && f.builds == 6);
+    ids[0] = "v3";
     f.fail = true;
-    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_ECOMPILE && f.builds == 6);
+    CHECK(em_diskcache_compile(&c, &bin, &n) == EM_ECOMPILE && f.builds == 7);
     CHECK(strstr(em_last_error(), "fake compiler failed") != NULL);
 }
 

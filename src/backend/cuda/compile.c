@@ -45,19 +45,18 @@ static em_status em__lowered(nvrtcProgram prog, const char *name, int nnames,
     return EM_OK;
 }
 
-/* Compile; *img is the cubin, or with name expressions the cubin and the
- * table of their lowered names as one entry (em_diskcache_join: what the
- * disk cache stores). */
-static em_status em__nvrtc_run(const char *src, const char *name, const char *const *opts, int nopt,
-                               int nnames, const char *const *names, void **img, size_t *n) {
+/* Compile c (em_diskcache_compile's build); *img is the cubin, or with
+ * name expressions the cubin and the table of their lowered names as one
+ * entry (em_diskcache_join: what the disk cache stores). */
+static em_status em__nvrtc_run(const em_cache_compile *c, void **img, size_t *n) {
     nvrtcProgram prog = NULL;
-    if (em__nvrtc.nvrtcCreateProgram(&prog, src, "ember_kernel.cu", 0, NULL, NULL) != 0)
-        return em_error(EM_ENOMEM, "nvrtcCreateProgram failed for kernel '%s'", name);
+    if (em__nvrtc.nvrtcCreateProgram(&prog, c->src, "ember_kernel.cu", 0, NULL, NULL) != 0)
+        return em_error(EM_ENOMEM, "nvrtcCreateProgram failed for kernel '%s'", c->name);
     em_status s = EM_OK;
     char *table = NULL;
     size_t tlen = 0;
-    for (int i = 0; i < nnames; i++) em__nvrtc.nvrtcAddNameExpression(prog, names[i]);
-    int r = em__nvrtc.nvrtcCompileProgram(prog, nopt, opts);
+    for (int i = 0; i < c->nnames; i++) em__nvrtc.nvrtcAddNameExpression(prog, c->names[i]);
+    int r = em__nvrtc.nvrtcCompileProgram(prog, c->nopt, c->opts);
     if (r != 0) {
         size_t ln = 0;
         em__nvrtc.nvrtcGetProgramLogSize(prog, &ln);
@@ -67,17 +66,18 @@ static em_status em__nvrtc_run(const char *src, const char *name, const char *co
             em__nvrtc.nvrtcGetProgramLog(prog, log);
         }
         char head[256];
-        snprintf(head, sizeof head, "NVRTC could not compile kernel '%s':", name);
-        s = em_compile_error(head, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r), src);
+        snprintf(head, sizeof head, "NVRTC could not compile kernel '%s':", c->name);
+        s = em_compile_error(head, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r), c->src);
         free(log);
         goto done;
     }
-    if (nnames && (s = em__lowered(prog, name, nnames, names, &table, &tlen)) != EM_OK) goto done;
+    if (c->nnames && (s = em__lowered(prog, c->name, c->nnames, c->names, &table, &tlen)) != EM_OK)
+        goto done;
     size_t sz = 0;
     em__nvrtc.nvrtcGetCUBINSize(prog, &sz);
     char *buf = sz ? malloc(sz) : NULL;
     if (buf) em__nvrtc.nvrtcGetCUBIN(prog, buf);
-    if (buf && nnames) buf = em_diskcache_join(buf, sz, table, tlen, &sz);
+    if (buf && c->nnames) buf = em_diskcache_join(buf, sz, table, tlen, &sz);
     if (!buf) {
         s = em_error(EM_ENOMEM, "no host memory for a %zu-byte cubin", sz);
         goto done;
@@ -122,19 +122,6 @@ static em_status em__options(const char *name, const char *archopt, const char *
     return EM_OK;
 }
 
-/* What a miss compiles (em_diskcache_compile's build). */
-typedef struct em__job {
-    const char *src, *name;
-    const char *const *opts;
-    int nopt, nnames;
-    const char *const *names;
-} em__job;
-
-static em_status em__build(void *ctx, void **img, size_t *n) {
-    const em__job *j = ctx;
-    return em__nvrtc_run(j->src, j->name, j->opts, j->nopt, j->nnames, j->names, img, n);
-}
-
 em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const char *const *uopts,
                              int nuopt, int nnames, const char *const *names, void **cubin,
                              size_t *n, char **lowered) {
@@ -148,27 +135,23 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
                         name, nnames, EM_NVRTC_MAXOPT);
     char archopt[40], ver[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
-    const char *opts[EM_NVRTC_MAXOPT], *parts[2 * EM_NVRTC_MAXOPT + 3];
-    int nopt = 0, np = 0;
+    const char *opts[EM_NVRTC_MAXOPT], *ids[] = {ver};
+    int nopt = 0;
     EM_CHECK(em__options(name, archopt, uopts, nuopt, opts, &nopt));
     for (int i = 0; i < nnames; i++)
         if (!names[i])
             return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
-    parts[np++] = src;
-    for (int i = 0; i < nopt; i++) parts[np++] = opts[i];
-    parts[np++] = ver;
-    if (nnames)
-        parts[np++] = "\001name expressions:"; /* not an option: NVRTC options have no \001 */
-    for (int i = 0; i < nnames; i++) parts[np++] = names[i];
-    em__job job = {src, name, opts, nopt, nnames, names};
     const em_cache_compile c = {.compiler = "NVRTC",
                                 .name = name,
                                 .src = src,
-                                .nparts = np,
-                                .parts = parts,
-                                .ctx = &job,
-                                .build = em__build};
+                                .opts = opts,
+                                .nopt = nopt,
+                                .ids = ids,
+                                .nids = 1,
+                                .names = names,
+                                .nnames = nnames,
+                                .build = em__nvrtc_run};
     void *img = NULL;
     size_t in = 0;
     EM_CHECK(em_diskcache_compile(&c, &img, &in));

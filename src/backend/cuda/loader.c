@@ -11,6 +11,7 @@
 #include "backend/dynlib.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,12 @@ const char *em_cu_why(void) {
 
 _Thread_local char em_cu_last_kernel[64];
 
-em_status em_cu_fail(CUresult r, const char *what) {
+em_status em_cu_fail(CUresult r, const char *fmt, ...) {
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     const char *name = NULL, *text = NULL;
     em__cu.cuGetErrorName(r, &name);
     em__cu.cuGetErrorString(r, &text);

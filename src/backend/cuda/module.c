@@ -39,11 +39,9 @@ em_status em_cu_module_build(int id, const char *src, const char *name, const em
     if (s == EM_OK) {
         CUmodule m;
         CUresult r = em__cu.cuModuleLoadData(&m, cubin);
-        if (r != EM_CU_SUCCESS) {
-            char what[128];
-            snprintf(what, sizeof what, "loading the compiled module '%s'", name);
-            s = em_cu_fail(r, what);
-        } else
+        if (r != EM_CU_SUCCESS)
+            s = em_cu_fail(r, "loading the compiled module '%s'", name);
+        else
             *mod = m;
     }
     free(cubin);
@@ -81,7 +79,11 @@ em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value) {
  * once; -1 when the device has none beyond the default, 0 not asked yet). */
 static _Atomic int em__optin[EM_CU_MAXDEV];
 
-static em_status em__shared_limit(int dev, const em_device_props *p, size_t *limit) {
+/* Dynamic shared memory past the default against the device's opt-in limit
+ * (EM_ELAUNCH); grid and block are checked above the table
+ * (codegen/run_module.c), by every launch that reaches this one. */
+static em_status em__check_shared(int dev, const em_device_props *p, const char *name,
+                                  unsigned shmem) {
     int v = atomic_load_explicit(&em__optin[dev], memory_order_relaxed);
     if (!v) {
         CUdevice d;
@@ -91,17 +93,7 @@ static em_status em__shared_limit(int dev, const em_device_props *p, size_t *lim
         atomic_store_explicit(&em__optin[dev], v, memory_order_relaxed);
     }
     size_t optin = v > 0 ? (size_t)v : 0;
-    *limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
-    return EM_OK;
-}
-
-/* Dynamic shared memory against the device's limit, the opt-in one past
- * the default (EM_ELAUNCH); grid and block are checked above the table
- * (codegen/run_module.c), by every launch that reaches this one. */
-static em_status em__check_shared(int dev, const em_device_props *p, const char *name,
-                                  unsigned shmem) {
-    size_t limit = 0;
-    EM_CHECK(em__shared_limit(dev, p, &limit));
+    size_t limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
     if (shmem > limit)
         return em_error(EM_ELAUNCH,
                         "kernel '%s': %u bytes of dynamic shared memory exceed the "
@@ -143,9 +135,7 @@ static em_status em__launch_failed(CUresult r, void *fn, const char *name,
                         "of %d threads per block (set by its register use)",
                         name, threads, maxt);
     em_cu_last_kernel[0] = 0; /* a refused launch is not a fault of an earlier kernel */
-    char what[96];
-    snprintf(what, sizeof what, "launch of kernel '%s'", name);
-    em_status s = em_cu_fail(r, what);
+    em_status s = em_cu_fail(r, "launch of kernel '%s'", name);
     return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
 }
 

@@ -83,40 +83,38 @@ static bool em__from_binary(em_cl_dev *d, const void *bin, size_t n, const char 
     return true;
 }
 
-/* A build through the disk cache (em_diskcache_compile's take and build). */
+/* A build through the disk cache (em_diskcache_compile's take and build):
+ * the device, and the program made. */
 typedef struct em__job {
     em_cl_dev *d;
-    const char *src, *opts, *name;
     cl_program prog;
 } em__job;
 
-static bool em__take(void *ctx, const void *bin, size_t n) {
-    em__job *j = ctx;
-    return em__from_binary(j->d, bin, n, j->opts, &j->prog);
+static bool em__take(const em_cache_compile *c, const void *bin, size_t n) {
+    em__job *j = c->ctx;
+    return em__from_binary(j->d, bin, n, c->opts[0], &j->prog);
 }
 
-static em_status em__build(void *ctx, void **bin, size_t *n) {
-    em__job *j = ctx;
-    EM_CHECK(em__from_source(j->d, j->src, j->opts, j->name, &j->prog));
+static em_status em__build(const em_cache_compile *c, void **bin, size_t *n) {
+    em__job *j = c->ctx;
+    EM_CHECK(em__from_source(j->d, c->src, c->opts[0], c->name, &j->prog));
     *bin = em__binary(j->prog, n);
     return EM_OK;
 }
 
 em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
                         cl_program *prog) {
-    em__job job = {d, src, options ? options : "", name, NULL};
-    const char *parts[] = {src,
-                           job.opts,
-                           d->info.name,
-                           d->info.vendor,
-                           d->info.driver,
-                           d->info.version,
-                           "ember " EM_VERSION " opencl"};
+    em__job job = {d, NULL};
+    const char *opts[] = {options ? options : ""};
+    const char *ids[] = {d->info.name, d->info.vendor, d->info.driver, d->info.version,
+                         "ember " EM_VERSION " opencl"};
     const em_cache_compile c = {.compiler = "OpenCL",
                                 .name = name,
                                 .src = src,
-                                .nparts = 7,
-                                .parts = parts,
+                                .opts = opts,
+                                .nopt = 1,
+                                .ids = ids,
+                                .nids = 5,
                                 .ctx = &job,
                                 .take = em__take,
                                 .build = em__build};
