@@ -6,7 +6,9 @@
  * writes into OUTDIR:
  *   ember_preludes.h   em_prelude_c / _cuda / _opencl as C string literals:
  *                      each dialect's head, then scalar.h and scalar_complex.h
- *                      (CUDA also gets C++ overloads em_add(a, b) -> em_add_f32)
+ *                      (CUDA also gets C++ overloads em_add(a, b) -> em_add_f32;
+ *                      OpenCL's head is head_opencl.cl then opencl_mathf.inc,
+ *                      the math names it shares with the OpenCL jit prelude)
  *   ember_loops.inc    one EM_LOOP_ROW(OP, name, nin, DT, suffix, T, OT) per op
  *                      and loop dtype that ops.def declares (the CPU loop table)
  *   prelude_cuda.cu, prelude_opencl.cl, prelude_c.h   the same preludes as files
@@ -149,6 +151,17 @@ static char *slurp(const char *dir, const char *name) {
     return s;
 }
 
+/* Drop the leading // lines of a text (a shared .inc's own description) and
+ * the blank line after each block, as cmake/embed_text.cmake does for the
+ * texts it embeds. */
+static const char *body_of(const char *t) {
+    while (t[0] == '/' && t[1] == '/') {
+        while (t[0] == '/' && t[1] == '/') t += strcspn(t, "\n") + (strchr(t, '\n') != NULL);
+        if (*t == '\n') t++;
+    }
+    return t;
+}
+
 static FILE *create(const char *dir, const char *name) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -197,7 +210,13 @@ int main(int argc, char **argv) {
         char *text = NULL;
         size_t len = 0;
         FILE *m = open_memstream(&text, &len);
-        fprintf(m, "%s\n%s\n%s", head, lib, cplx);
+        fputs(head, m);
+        if (d == 2) {
+            char *inc = slurp(src, "src/codegen/opencl_mathf.inc");
+            fputs(body_of(inc), m);
+            free(inc);
+        }
+        fprintf(m, "\n%s\n%s", lib, cplx);
         if (d == 1) {
             fputs("\n// C++ overloads of the per-type names (generated from ops.def).\n", m);
             for (int i = 0; i < NROWS; i++) each_loop(&rows[i], shim, m);

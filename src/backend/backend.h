@@ -157,8 +157,11 @@ typedef struct em_backend {
     em_status (*function)(int id, void *mod, const char *fname, void **fn);
     /* Queue fn on stream (NULL: the device's default stream; EM_STREAM_CURRENT:
      * the calling thread's current one, as the runtime resolves it): grid x block
-     * threads in three dimensions, shmem bytes of dynamic shared memory,
-     * checked against the device limits first (EM_ELAUNCH saying which).
+     * threads in three dimensions, shmem bytes of dynamic shared memory.
+     * Grid and block come checked against the device's limits (props) by the
+     * caller (codegen/run_module.c, every launch's way down); the runtime
+     * checks what only it knows, such as its shared memory (EM_ELAUNCH
+     * saying which).
      * args: where the dialect has args_struct, the driver's array of
      * argument addresses (CUDA's kernelParams); else an em_kargs.  name
      * names the kernel in messages. */

@@ -36,6 +36,42 @@ EM_API void em_diskcache_name(int nparts, const char *const *parts, char *name, 
 EM_API bool em_diskcache_get(const char *name, void **data, size_t *n);
 /* Store an entry atomically; false if it could not be written (warned once). */
 EM_API bool em_diskcache_put(const char *name, const void *data, size_t n);
+/* One compile through the cache, as each compiler that keeps its binaries
+ * here does it (NVRTC, OpenCL's program build): the entry is named by the
+ * key -- the source, the options, what else changes the binary (compiler
+ * and driver versions, the device, Ember's version) and the C++ name
+ * expressions, in that order; a verified entry is offered to take, which
+ * may refuse it (a driver that does not load it), else build compiles and
+ * the binary is stored.  EMBER_DEBUG >= 4 prints the source, >= 2 logs the
+ * hit or the miss with its times.  take and build get the request. */
+typedef struct em_cache_compile em_cache_compile;
+struct em_cache_compile {
+    const char *compiler; /* who compiles, for the log: "NVRTC", "OpenCL" */
+    const char *name;     /* the kernel's, for messages */
+    const char *src;
+    const char *const *opts;
+    int nopt;
+    const char *const *ids; /* versions, device: the rest of the key */
+    int nids;
+    const char *const *names; /* name expressions (NVRTC's), or none */
+    int nnames;
+    void *ctx; /* the compiler's own state */
+    /* Use a cached binary; false refuses it.  NULL: every verified entry is used. */
+    bool (*take)(const em_cache_compile *c, const void *bin, size_t n);
+    /* Compile: *bin (malloc'ed; NULL when the compiler gives no binary to keep). */
+    em_status (*build)(const em_cache_compile *c, void **bin, size_t *n);
+};
+/* *bin and *n: the binary of the hit or of the build (malloc'ed; the caller
+ * frees it; NULL when build gave none). */
+EM_API em_status em_diskcache_compile(const em_cache_compile *c, void **bin, size_t *n);
+/* An entry of a binary and a table of strings (each NUL-terminated):
+ *   u64 binary bytes | binary | table
+ * join makes one from bin (taken and freed) and returns it (NULL without
+ * memory), *len its size; split moves the binary to the front of the same
+ * buffer (*bin_n bytes) and copies the table out (malloc'ed), false when the
+ * entry is malformed or does not hold nstrings strings. */
+EM_API void *em_diskcache_join(void *bin, size_t n, const char *table, size_t tlen, size_t *len);
+EM_API bool em_diskcache_split(char *entry, size_t n, int nstrings, size_t *bin_n, char **table);
 /* A compiler's failure, as every compiler of Ember reports it (NVRTC, the C
  * JIT): EM_ECOMPILE with head (what failed), the compiler's log, then the
  * source with line numbers -- from the line after EM_PRELUDE_END (backend.h)

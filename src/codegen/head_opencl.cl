@@ -94,38 +94,5 @@ EM_FN em_u64 em_f2u(em_fconv v) {
     return (em_u64)1 << 63;
 }
 
-// C's float-suffixed names: OpenCL's builtins are overloaded on the type.
-#define sqrtf sqrt
-#define expf exp
-#define exp2f exp2
-#define expm1f expm1
-#define logf log
-#define log1pf log1p
-#define log2f log2
-#define log10f log10
-#define sinf sin
-#define cosf cos
-#define tanf tan
-#define asinf asin
-#define acosf acos
-#define atanf atan
-#define sinhf sinh
-#define coshf cosh
-#define tanhf tanh
-#define asinhf asinh
-#define acoshf acosh
-#define atanhf atanh
-#define cbrtf cbrt
-#define atan2f atan2
-#define hypotf hypot
-#define copysignf copysign
-#define nextafterf nextafter
-#define fmodf fmod
-#define powf pow
-#define fabsf fabs
-#define rintf rint
-#define floorf floor
-#define ceilf ceil
-#define truncf trunc
-#define fmaxf fmax
-#define fminf fmin
+// C's float-suffixed names: OpenCL's builtins are overloaded on the type
+// (src/codegen/opencl_mathf.inc, which the build appends here).

@@ -3,8 +3,9 @@
 // Storage types em_i8 .. em_f64 (bool is stored as uchar: OpenCL forbids
 // bool in buffers), the bounds-check context, the helpers giving
 // Python/NumPy semantics where C differs (as jit_prelude_cuda.cuh), C's
-// float-suffixed math names mapped onto OpenCL's overloaded builtins (as
-// head_opencl.cl), and atomics.  OpenCL 1.2 has no generic address space,
+// float-suffixed math names mapped onto OpenCL's overloaded builtins
+// (opencl_mathf.inc, which the build puts before this file, as it appends
+// it to head_opencl.cl), and atomics.  OpenCL 1.2 has no generic address space,
 // so each atomic exists once per space: _g (__global) and _l (__local);
 // the renderer picks by the array's space.  float atomics and 64-bit
 // min/max on devices without them are compare-exchange loops.
@@ -40,46 +41,6 @@ EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
 }
 /* A checked access after an out-of-bounds index reads element 0 (stores are skipped). */
 EM_DEV em_i64 em_bcx(em_ctx *c, em_i64 off) { return c->oob ? 0 : off; }
-// C's float-suffixed names: OpenCL's builtins are overloaded on the type.
-#define sqrtf sqrt
-#define expf exp
-#define exp2f exp2
-#define expm1f expm1
-#define logf log
-#define log1pf log1p
-#define log2f log2
-#define log10f log10
-#define sinf sin
-#define cosf cos
-#define tanf tan
-#define asinf asin
-#define acosf acos
-#define atanf atan
-#define sinhf sinh
-#define coshf cosh
-#define tanhf tanh
-#define asinhf asinh
-#define acoshf acosh
-#define atanhf atanh
-#define cbrtf cbrt
-#define atan2f atan2
-#define hypotf hypot
-#define copysignf copysign
-#define nextafterf nextafter
-#define fmodf fmod
-#define powf pow
-#define fabsf fabs
-#define rintf rint
-#define floorf floor
-#define ceilf ceil
-#define truncf trunc
-#define fmaxf fmax
-#define fminf fmin
-#define erff erf
-#define erfcf erfc
-#define tgammaf tgamma
-#define lgammaf lgamma
-#define roundf round
 #ifdef cl_khr_fp64
 EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
     if (b == 0) return fmod(a, b);

@@ -118,10 +118,41 @@ em_status em_run_get(const em_backend *be, int id, const char *key, size_t klen,
     return EM_OK;
 }
 
+/* A launch's grid and block against the device's limits (EM_ELAUNCH saying
+ * which), once for every backend, before every launch that passes here:
+ * Ember's kernels, and raw CUDA kernels and @em.jit's (em_cuda_launch).
+ * The runtime checks what only it knows (CUDA: dynamic shared memory past
+ * the default, which a kernel may opt in to). */
+static em_status em__check_launch(const em_backend *be, int dev, const char *name,
+                                  const unsigned grid[3], const unsigned block[3]) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    const em_device_props *p; /* no lock once the device is open */
+    EM_CHECK(be->props_ref(dev, &p));
+    for (int i = 0; i < 3; i++) {
+        if (grid[i] == 0 || grid[i] > (unsigned)p->max_grid_dim[i])
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': grid.%c = %u is outside the device limit 1..%d", name,
+                            axis[i], grid[i], p->max_grid_dim[i]);
+        if (block[i] == 0 || block[i] > (unsigned)p->max_block_dim[i])
+            return em_error(EM_ELAUNCH,
+                            "kernel '%s': block.%c = %u is outside the device limit 1..%d", name,
+                            axis[i], block[i], p->max_block_dim[i]);
+    }
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (threads > (uint64_t)p->max_threads_per_block)
+        return em_error(EM_ELAUNCH,
+                        "kernel '%s': a block of %u x %u x %u = %llu threads exceeds the "
+                        "device limit of %d threads per block",
+                        name, block[0], block[1], block[2], (unsigned long long)threads,
+                        p->max_threads_per_block);
+    return EM_OK;
+}
+
 em_status em_run_launch1(const em_backend *be, int id, const em_kfn *k, unsigned grid,
                          unsigned block, unsigned shmem, void *arg, bool kargs) {
     const unsigned g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
     void *params[1] = {arg}; /* a dialect with args_struct: the one struct argument */
+    EM_CHECK(em__check_launch(be, id, k->name, g, b));
     return be->launch(id, k->fn, k->name, g, b, shmem, EM_STREAM_CURRENT, kargs ? arg : params);
 }
 
@@ -221,7 +252,9 @@ em_status em_cuda_launch(int dev, void *fn, const char *name, const unsigned gri
     /* The launch path of every raw kernel: the table's, without a device
      * count (the caller has launched on the device before, or gets the
      * device's own error from props). */
-    return em_cuda_backend.launch(dev, fn, name, grid, block, shmem, stream, params);
+    const em_backend *be = &em_cuda_backend;
+    EM_CHECK(em__check_launch(be, dev, name, grid, block));
+    return be->launch(dev, fn, name, grid, block, shmem, stream, params);
 }
 
 /* ---- ember/opencl.h's raw programs: options are one string there ---- */

@@ -13,8 +13,12 @@
 #include <stdlib.h>
 
 static const em_device cpu = {EM_CPU, 0};
-static const em_device_props stub_props = {
-    .multiprocessor_count = 4, .max_grid_dim = {1 << 30, 1, 1}, .max_threads_per_block = 1024};
+/* A device's limits, as every backend reports them: launches are checked
+ * against them above the table (codegen/run_module.c). */
+static em_device_props stub_props = {.multiprocessor_count = 4,
+                                     .max_grid_dim = {1 << 30, 1, 1},
+                                     .max_block_dim = {1024, 1, 1},
+                                     .max_threads_per_block = 1024};
 
 static struct {
     int finds, gets, launches;
@@ -94,6 +98,13 @@ static void test_eval_renders_in_the_backends_dialect(void) {
     /* The second launch finds the kernel: nothing rendered again. */
     CHECK(em_algo_eval(&stub, &r, &o, &h2) == EM_OK);
     CHECK(st.gets == 1 && st.launches == 2 && h2 == h1);
+    /* A block past the device's limit is refused above the table, for any
+     * backend, before the runtime sees the launch. */
+    stub_props.max_threads_per_block = 128;
+    CHECK(em_algo_eval(&stub, &r, &o, &h2) == EM_ELAUNCH && st.launches == 2);
+    CHECK(strstr(em_last_error(), "'add_float32': a block of 256 x 1 x 1 = 256 threads exceeds "
+                                  "the device limit of 128 threads per block") != NULL);
+    stub_props.max_threads_per_block = 1024;
     em_array_release(&a), em_array_release(&b), em_array_release(&o);
 }
 

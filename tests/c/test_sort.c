@@ -234,9 +234,12 @@ static int nkfns;
 static char emul_dir[] = "/tmp/ember_sort_emul_XXXXXX";
 static int launches;
 
+/* Launches are checked against these above the table (codegen/run_module.c);
+ * a grid of at most 3 blocks makes every driver's grid-stride loops loop. */
 static em_device_props fake_props = {.name = "emulated",
                                      .multiprocessor_count = 1,
                                      .max_threads_per_block = 1024,
+                                     .max_block_dim = {1024, 1, 1},
                                      .max_grid_dim = {3, 1, 1}};
 
 static em_status f_props_ref(int id, const em_device_props **out) {

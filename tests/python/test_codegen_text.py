@@ -32,15 +32,19 @@ def _source_text(name):
 
 @pytest.mark.parametrize("dialect,name", [("c", "jit_prelude_c.inc"),
                                           ("cuda", "jit_prelude_cuda.cuh+jit_int_device.inc"),
-                                          ("opencl", "jit_prelude_opencl.cl+jit_int_device.inc")])
+                                          ("opencl", "opencl_mathf.inc+jit_prelude_opencl.cl"
+                                                     "+jit_int_device.inc")])
 def test_jit_prelude_is_the_embedded_file(dialect, name):
     text = _ember.jit_prelude(dialect)
     assert text == _source_text(name)
     first = {"c": "#include <stdint.h>", "cuda": "typedef signed char em_i8;",
-             "opencl": "#pragma OPENCL FP_CONTRACT OFF"}[dialect]
+             "opencl": "#define sqrtf sqrt\n"}[dialect]
     assert text.startswith(first)
     if dialect != "c":  # the shared integer semantics (jit_int_device.inc), once
         assert text.count("EM_DEV em_i64 em_floordiv_i64(") == 1
+    if dialect == "opencl":  # the math names shared with head_opencl.cl, once
+        assert text.count("#define sqrtf sqrt\n") == 1 and text.count("#define roundf round\n") == 1
+        assert text.index("#define fmodf fmod") < text.index("em_mod_float32(")
 
 
 @pytest.mark.parametrize("dialect,name", [("c", "expr_prelude_c.inc"),

@@ -4,9 +4,9 @@
  * the driver never JITs), --fmad=false so results equal the CPU's bit for
  * bit, C++17.  Raw modules append the user's options; one that sets the
  * architecture, -fmad or -std replaces Ember's.  The disk cache key covers
- * the source, every option, the NVRTC version and Ember's version.
- * EMBER_DEBUG=2 logs cache hits and misses with compile times; 4 prints the
- * source.  A failure is EM_ECOMPILE with the NVRTC log and the numbered
+ * the source, every option, the NVRTC version and Ember's version; the
+ * lookup, store and log are codegen/diskcache_compile.c's, shared with
+ * OpenCL.  A failure is EM_ECOMPILE with the NVRTC log and the numbered
  * kernel source (em_compile_error: the prelude's lines are counted but not
  * repeated).
  */
@@ -18,17 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double em__clock(clockid_t c) {
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static double em__now(void) { return em__clock(CLOCK_MONOTONIC); }
-/* The thread's CPU time: a compile whose wall time is far above it waited
- * (page faults on a cold disk, a busy machine). */
-static double em__cpu(void) { return em__clock(CLOCK_THREAD_CPUTIME_ID); }
 
 /* The lowered (mangled) names of the name expressions, each NUL-terminated,
  * in their order, into a malloc'ed table of *len bytes. */
@@ -56,19 +45,18 @@ static em_status em__lowered(nvrtcProgram prog, const char *name, int nnames,
     return EM_OK;
 }
 
-/* Compile; *img is the cubin, or with name expressions
- *   u64 cubin bytes | cubin | lowered-name table
- * (what the disk cache stores). */
-static em_status em__nvrtc_run(const char *src, const char *name, const char *const *opts, int nopt,
-                               int nnames, const char *const *names, void **img, size_t *n) {
+/* Compile c (em_diskcache_compile's build); *img is the cubin, or with
+ * name expressions the cubin and the table of their lowered names as one
+ * entry (em_diskcache_join: what the disk cache stores). */
+static em_status em__nvrtc_run(const em_cache_compile *c, void **img, size_t *n) {
     nvrtcProgram prog = NULL;
-    if (em__nvrtc.nvrtcCreateProgram(&prog, src, "ember_kernel.cu", 0, NULL, NULL) != 0)
-        return em_error(EM_ENOMEM, "nvrtcCreateProgram failed for kernel '%s'", name);
+    if (em__nvrtc.nvrtcCreateProgram(&prog, c->src, "ember_kernel.cu", 0, NULL, NULL) != 0)
+        return em_error(EM_ENOMEM, "nvrtcCreateProgram failed for kernel '%s'", c->name);
     em_status s = EM_OK;
     char *table = NULL;
     size_t tlen = 0;
-    for (int i = 0; i < nnames; i++) em__nvrtc.nvrtcAddNameExpression(prog, names[i]);
-    int r = em__nvrtc.nvrtcCompileProgram(prog, nopt, opts);
+    for (int i = 0; i < c->nnames; i++) em__nvrtc.nvrtcAddNameExpression(prog, c->names[i]);
+    int r = em__nvrtc.nvrtcCompileProgram(prog, c->nopt, c->opts);
     if (r != 0) {
         size_t ln = 0;
         em__nvrtc.nvrtcGetProgramLogSize(prog, &ln);
@@ -78,50 +66,28 @@ static em_status em__nvrtc_run(const char *src, const char *name, const char *co
             em__nvrtc.nvrtcGetProgramLog(prog, log);
         }
         char head[256];
-        snprintf(head, sizeof head, "NVRTC could not compile kernel '%s':", name);
-        s = em_compile_error(head, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r), src);
+        snprintf(head, sizeof head, "NVRTC could not compile kernel '%s':", c->name);
+        s = em_compile_error(head, log && log[0] ? log : em__nvrtc.nvrtcGetErrorString(r), c->src);
         free(log);
         goto done;
     }
-    if (nnames && (s = em__lowered(prog, name, nnames, names, &table, &tlen)) != EM_OK) goto done;
-    size_t sz = 0, head = nnames ? 8 : 0;
+    if (c->nnames && (s = em__lowered(prog, c->name, c->nnames, c->names, &table, &tlen)) != EM_OK)
+        goto done;
+    size_t sz = 0;
     em__nvrtc.nvrtcGetCUBINSize(prog, &sz);
-    char *buf = sz ? malloc(head + sz + tlen) : NULL;
+    char *buf = sz ? malloc(sz) : NULL;
+    if (buf) em__nvrtc.nvrtcGetCUBIN(prog, buf);
+    if (buf && c->nnames) buf = em_diskcache_join(buf, sz, table, tlen, &sz);
     if (!buf) {
         s = em_error(EM_ENOMEM, "no host memory for a %zu-byte cubin", sz);
         goto done;
     }
-    uint64_t sz64 = sz;
-    if (head) memcpy(buf, &sz64, 8);
-    em__nvrtc.nvrtcGetCUBIN(prog, buf + head);
-    if (tlen) memcpy(buf + head + sz, table, tlen);
     *img = buf;
-    *n = head + sz + tlen;
+    *n = sz;
 done:
     free(table);
     em__nvrtc.nvrtcDestroyProgram(&prog);
     return s;
-}
-
-/* Split an image with name expressions into the cubin (moved to the front
- * of the same buffer) and the table of nnames lowered names (a new buffer);
- * false when the image is malformed. */
-static bool em__split(char *img, size_t n, int nnames, size_t *cubin_n, char **table) {
-    uint64_t sz;
-    if (n < 8) return false;
-    memcpy(&sz, img, 8);
-    if (sz > n - 8) return false;
-    size_t tlen = n - 8 - sz;
-    const char *t = img + 8 + sz;
-    int count = 0;
-    for (size_t i = 0; i < tlen; i++) count += t[i] == '\0';
-    if (count != nnames || (tlen && t[tlen - 1] != '\0')) return false;
-    char *copy = malloc(tlen ? tlen : 1);
-    if (!copy) return false;
-    memcpy(copy, t, tlen);
-    memmove(img, img + 8, sz);
-    *cubin_n = sz, *table = copy;
-    return true;
 }
 
 #define EM_NVRTC_MAXOPT 64
@@ -167,43 +133,29 @@ em_status em_cuda_compile_ex(const char *src, int arch, const char *name, const 
     if (nnames < 0 || nnames > EM_NVRTC_MAXOPT || (nnames && (!names || !lowered)))
         return em_error(EM_EVALUE, "kernel '%s': %d name expressions given; at most %d are allowed",
                         name, nnames, EM_NVRTC_MAXOPT);
-    char archopt[40], ver[64], file[80];
+    char archopt[40], ver[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
-    const char *opts[EM_NVRTC_MAXOPT], *parts[2 * EM_NVRTC_MAXOPT + 3];
-    int nopt = 0, np = 0;
+    const char *opts[EM_NVRTC_MAXOPT], *ids[] = {ver};
+    int nopt = 0;
     EM_CHECK(em__options(name, archopt, uopts, nuopt, opts, &nopt));
     for (int i = 0; i < nnames; i++)
         if (!names[i])
             return em_error(EM_EVALUE, "kernel '%s': name expression %d is NULL", name, i);
     snprintf(ver, sizeof ver, "nvrtc %d ember %s", em_nvrtc_version(), EM_VERSION);
-    parts[np++] = src;
-    for (int i = 0; i < nopt; i++) parts[np++] = opts[i];
-    parts[np++] = ver;
-    if (nnames)
-        parts[np++] = "\001name expressions:"; /* not an option: NVRTC options have no \001 */
-    for (int i = 0; i < nnames; i++) parts[np++] = names[i];
-    em_diskcache_name(np, parts, file, sizeof file);
-    if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
-    double t0 = em__now(), c0 = em__cpu();
+    const em_cache_compile c = {.compiler = "NVRTC",
+                                .name = name,
+                                .src = src,
+                                .opts = opts,
+                                .nopt = nopt,
+                                .ids = ids,
+                                .nids = 1,
+                                .names = names,
+                                .nnames = nnames,
+                                .build = em__nvrtc_run};
     void *img = NULL;
     size_t in = 0;
-    bool hit = em_diskcache_get(file, &img, &in);
-    if (hit && em_debug_level() >= 2)
-        fprintf(stderr, "ember: kernel cache hit (disk) %s for '%s' in %.3f ms\n", file, name,
-                (em__now() - t0) * 1e3);
-    if (!hit) {
-        EM_CHECK(em__nvrtc_run(src, name, opts, nopt, nnames, names, &img, &in));
-        double t1 = em__now(), c1 = em__cpu();
-        bool stored = em_diskcache_put(file, img, in);
-        if (em_debug_level() >= 2)
-            fprintf(stderr,
-                    "ember: kernel cache miss %s for '%s': compiled in %.1f ms (NVRTC %.1f, "
-                    "of it CPU %.1f; store %.1f)%s\n",
-                    file, name, (em__now() - t0) * 1e3, (t1 - t0) * 1e3, (c1 - c0) * 1e3,
-                    (em__now() - t1) * 1e3,
-                    stored ? "" : " (not stored: cache directory unusable)");
-    }
-    if (nnames && !em__split(img, in, nnames, &in, lowered)) {
+    EM_CHECK(em_diskcache_compile(&c, &img, &in));
+    if (nnames && !em_diskcache_split(img, in, nnames, &in, lowered)) {
         free(img);
         return em_error(EM_EINTERNAL, "kernel '%s': malformed compiled image with name expressions",
                         name);

@@ -66,11 +66,11 @@ EM_API em_status em_nvrtc_init(void);
 void em_nvrtc_prefetch(void);
 /* NVRTC version as major * 1000 + minor * 10 (0 before em_nvrtc_init). */
 int em_nvrtc_version(void);
-/* Map a failed driver call to EM_EDEVICE (EM_ENOMEM for out-of-memory)
- * with the driver's error name and what was being done. */
 /* Why the driver gave no devices ("" if it did). */
 const char *em_cu_why(void);
-em_status em_cu_fail(CUresult r, const char *what);
+/* Map a failed driver call to EM_EDEVICE (EM_ENOMEM for out-of-memory)
+ * with the driver's error name and what was being done (printf's format). */
+em_status em_cu_fail(CUresult r, const char *what, ...) __attribute__((format(printf, 2, 3)));
 #define EM_CU(call, what)                                           \
     do {                                                            \
         CUresult em__r = (call);                                    \

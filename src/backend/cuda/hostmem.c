@@ -19,11 +19,8 @@ em_status em_cu_host_alloc(int id, size_t n, bool all_devices, void **out) {
     EM_CHECK(em_cu_ctx(id));
     void *p = NULL;
     CUresult r = em__cu.cuMemHostAlloc(&p, n ? n : 1, all_devices ? EM_HOSTALLOC_PORTABLE : 0);
-    if (r != EM_CU_SUCCESS) {
-        char what[80];
-        snprintf(what, sizeof what, "pinning %zu bytes of host memory (cuMemHostAlloc)", n);
-        return em_cu_fail(r, what);
-    }
+    if (r != EM_CU_SUCCESS)
+        return em_cu_fail(r, "pinning %zu bytes of host memory (cuMemHostAlloc)", n);
     *out = p;
     return EM_OK;
 }

@@ -1,5 +1,5 @@
 /* Run-time loading of the CUDA driver and NVRTC (the CUDA libraries'
- * bindings in backend/cudalib/ load theirs through em_cu_lib_open).
+ * bindings in backend/cudalib/ load theirs the same way, backend/dynlib.h).
  *
  * Each library's entry points come from its .fn table, expanded twice: once
  * into the struct of function pointers (cuda_api.h), once here into the
@@ -8,9 +8,10 @@
  * device is asked about -- never at import.
  */
 #include "backend/cuda/cuda_internal.h"
+#include "backend/dynlib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,37 +30,17 @@ static em__lib em__culib = {PTHREAD_ONCE_INIT}, em__nvlib = {PTHREAD_ONCE_INIT};
 static int em__cu_count;
 static int em__nvrtc_ver;
 
-/* dlopen the first soname that loads; on failure lib->why lists them. */
-static void *em__open(em__lib *lib, const char *const *names) {
-    size_t off = (size_t)snprintf(lib->why, sizeof lib->why, "could not load");
-    for (int i = 0; names[i]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-        if (off < sizeof lib->why)
-            off += (size_t)snprintf(lib->why + off, sizeof lib->why - off, " %s", names[i]);
-    }
-    return NULL;
-}
-
-/* Fill table from handle using the .fn rows; false names the missing one. */
-#define EM_FN(ret, field, sym, params)                                 \
-    if (!(*(void **)&t->field = dlsym(h, sym))) {                      \
-        snprintf(lib->why, sizeof lib->why, "symbol %s missing", sym); \
-        return false;                                                  \
-    }
-static bool em__bind_cu(em__lib *lib, void *h, em__cu_api *t) {
+/* Fill table t from handle h using the .fn rows; false names the missing one. */
+#define EM_FN EM_DL_BIND
+static bool em__bind_cu(void *h, em__cu_api *t, char *why, size_t nwhy) {
 #include "backend/cuda/libcuda.fn"
     return true;
 }
-static bool em__bind_nvrtc(em__lib *lib, void *h, em__nvrtc_api *t) {
+static bool em__bind_nvrtc(void *h, em__nvrtc_api *t, char *why, size_t nwhy) {
 #include "backend/cuda/libnvrtc.fn"
     return true;
 }
 #undef EM_FN
-
-static void em__say(const char *lib, const char *why) {
-    if (em_debug_level() >= 1) fprintf(stderr, "ember: CUDA %s unavailable: %s\n", lib, why);
-}
 
 /* $EMBER_LIBCUDA (a path: a shim or the tests' fake driver), then the sonames. */
 static void em__load_cu(void) {
@@ -68,7 +49,9 @@ static void em__load_cu(void) {
                            NULL};
     em__lib *lib = &em__culib;
     lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) || !em__bind_cu(lib, lib->handle, &em__cu)) goto fail;
+    if (!(lib->handle = em_dl_open(NULL, names, lib->why, sizeof lib->why)) ||
+        !em__bind_cu(lib->handle, &em__cu, lib->why, sizeof lib->why))
+        goto fail;
     CUresult r = em__cu.cuInit(0);
     int n = 0;
     if (r == EM_CU_SUCCESS) r = em__cu.cuDeviceGetCount(&n);
@@ -81,10 +64,10 @@ static void em__load_cu(void) {
     if (n == 0) snprintf(lib->why, sizeof lib->why, "the driver reports no devices");
     em__cu_count = n;
     lib->status = EM_OK;
-    if (n == 0) em__say("driver", lib->why);
+    if (n == 0) em_dl_say("CUDA driver", lib->why);
     return;
 fail:
-    em__say("driver", lib->why);
+    em_dl_say("CUDA driver", lib->why);
 }
 
 int em_cu_init(void) {
@@ -117,8 +100,9 @@ static void em__load_nvrtc(void) {
     names[n] = NULL;
     em__lib *lib = &em__nvlib;
     lib->status = EM_EDEVICE;
-    if (!(lib->handle = em__open(lib, names)) || !em__bind_nvrtc(lib, lib->handle, &em__nvrtc)) {
-        em__say("NVRTC", lib->why);
+    if (!(lib->handle = em_dl_open(NULL, names, lib->why, sizeof lib->why)) ||
+        !em__bind_nvrtc(lib->handle, &em__nvrtc, lib->why, sizeof lib->why)) {
+        em_dl_say("CUDA NVRTC", lib->why);
         return;
     }
     int major = 0, minor = 0;
@@ -175,16 +159,6 @@ em_status em_nvrtc_init(void) {
 
 int em_nvrtc_version(void) { return em__nvrtc_ver; }
 
-void *em_cu_lib_open(const char *lib, const char *const *names, char *why, size_t whylen) {
-    em__lib l = {PTHREAD_ONCE_INIT};
-    void *h = em__open(&l, names);
-    if (!h) {
-        snprintf(why, whylen, "%s", l.why);
-        em__say(lib, why);
-    }
-    return h;
-}
-
 /* Why the driver gave no devices ("" when it did), for device errors. */
 const char *em_cu_why(void) {
     em_cu_init();
@@ -193,7 +167,12 @@ const char *em_cu_why(void) {
 
 _Thread_local char em_cu_last_kernel[64];
 
-em_status em_cu_fail(CUresult r, const char *what) {
+em_status em_cu_fail(CUresult r, const char *fmt, ...) {
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     const char *name = NULL, *text = NULL;
     em__cu.cuGetErrorName(r, &name);
     em__cu.cuGetErrorString(r, &text);

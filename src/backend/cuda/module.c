@@ -39,11 +39,9 @@ em_status em_cu_module_build(int id, const char *src, const char *name, const em
     if (s == EM_OK) {
         CUmodule m;
         CUresult r = em__cu.cuModuleLoadData(&m, cubin);
-        if (r != EM_CU_SUCCESS) {
-            char what[128];
-            snprintf(what, sizeof what, "loading the compiled module '%s'", name);
-            s = em_cu_fail(r, what);
-        } else
+        if (r != EM_CU_SUCCESS)
+            s = em_cu_fail(r, "loading the compiled module '%s'", name);
+        else
             *mod = m;
     }
     free(cubin);
@@ -81,7 +79,11 @@ em_status em_cuda_func_attribute(int dev, void *fn, int attr, int *value) {
  * once; -1 when the device has none beyond the default, 0 not asked yet). */
 static _Atomic int em__optin[EM_CU_MAXDEV];
 
-static em_status em__shared_limit(int dev, const em_device_props *p, size_t *limit) {
+/* Dynamic shared memory past the default against the device's opt-in limit
+ * (EM_ELAUNCH); grid and block are checked above the table
+ * (codegen/run_module.c), by every launch that reaches this one. */
+static em_status em__check_shared(int dev, const em_device_props *p, const char *name,
+                                  unsigned shmem) {
     int v = atomic_load_explicit(&em__optin[dev], memory_order_relaxed);
     if (!v) {
         CUdevice d;
@@ -91,40 +93,12 @@ static em_status em__shared_limit(int dev, const em_device_props *p, size_t *lim
         atomic_store_explicit(&em__optin[dev], v, memory_order_relaxed);
     }
     size_t optin = v > 0 ? (size_t)v : 0;
-    *limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
-    return EM_OK;
-}
-
-/* Check grid, block and shmem against the device's limits (EM_ELAUNCH). */
-static em_status em__check_config(int dev, const em_device_props *p, const char *name,
-                                  const unsigned grid[3], const unsigned block[3], unsigned shmem) {
-    static const char axis[3] = {'x', 'y', 'z'};
-    for (int i = 0; i < 3; i++) {
-        if (grid[i] == 0 || grid[i] > (unsigned)p->max_grid_dim[i])
-            return em_error(EM_ELAUNCH,
-                            "kernel '%s': grid.%c = %u is outside the device limit 1..%d", name,
-                            axis[i], grid[i], p->max_grid_dim[i]);
-        if (block[i] == 0 || block[i] > (unsigned)p->max_block_dim[i])
-            return em_error(EM_ELAUNCH,
-                            "kernel '%s': block.%c = %u is outside the device limit 1..%d", name,
-                            axis[i], block[i], p->max_block_dim[i]);
-    }
-    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-    if (threads > (uint64_t)p->max_threads_per_block)
+    size_t limit = optin > p->shared_memory_per_block ? optin : p->shared_memory_per_block;
+    if (shmem > limit)
         return em_error(EM_ELAUNCH,
-                        "kernel '%s': a block of %u x %u x %u = %llu threads exceeds the "
-                        "device limit of %d threads per block",
-                        name, block[0], block[1], block[2], (unsigned long long)threads,
-                        p->max_threads_per_block);
-    if (shmem > p->shared_memory_per_block) {
-        size_t limit = 0;
-        EM_CHECK(em__shared_limit(dev, p, &limit));
-        if (shmem > limit)
-            return em_error(EM_ELAUNCH,
-                            "kernel '%s': %u bytes of dynamic shared memory exceed the "
-                            "device limit of %zu bytes per block",
-                            name, shmem, limit);
-    }
+                        "kernel '%s': %u bytes of dynamic shared memory exceed the "
+                        "device limit of %zu bytes per block",
+                        name, shmem, limit);
     return EM_OK;
 }
 
@@ -161,18 +135,17 @@ static em_status em__launch_failed(CUresult r, void *fn, const char *name,
                         "of %d threads per block (set by its register use)",
                         name, threads, maxt);
     em_cu_last_kernel[0] = 0; /* a refused launch is not a fault of an earlier kernel */
-    char what[96];
-    snprintf(what, sizeof what, "launch of kernel '%s'", name);
-    em_status s = em_cu_fail(r, what);
+    em_status s = em_cu_fail(r, "launch of kernel '%s'", name);
     return s == EM_EDEVICE ? em_error(EM_ELAUNCH, "%s", em_last_error()) : s;
 }
 
-/* The table's launch, for Ember's kernels and raw ones alike. */
+/* The table's launch, for Ember's kernels and raw ones alike (their grid
+ * and block checked by the caller above the table). */
 em_status em_cu_launch(int dev, void *fn, const char *name, const unsigned grid[3],
                        const unsigned block[3], unsigned shmem, void *stream, void *params) {
     const em_device_props *p; /* no lock once the device is open (device.c) */
     EM_CHECK(em_cu_props(dev, &p));
-    EM_CHECK(em__check_config(dev, p, name, grid, block, shmem));
+    if (shmem > p->shared_memory_per_block) EM_CHECK(em__check_shared(dev, p, name, shmem));
     EM_CHECK(em_cu_ctx(dev));
     if (shmem > p->shared_memory_per_block) EM_CHECK(em__optin_shared(fn, name, shmem));
     /* Ember queues its own work (the arguments' values) on the current

@@ -1,9 +1,9 @@
 /* The CUDA caching memory pool: one per device.
  *
  * Sizes are rounded up to 512 bytes.  Freed blocks are kept in a per-device
- * free list and reused best-fit (the smallest cached block that is large
- * enough and at most twice the request, so a huge block is not spent on a
- * tiny array).  When cuMemAlloc fails every cached block is released and
+ * cache (backend/blockcache.h, shared with OpenCL's pool) and reused
+ * best-fit (the smallest cached block that is large enough and at most
+ * twice the request, so a huge block is not spent on a tiny array).  When cuMemAlloc fails every cached block is released and
  * the allocation retried once (cuMemFree waits for the device, so blocks
  * freed on any stream are safe to release); a block is reused only on the
  * stream it was freed on; a second failure is EM_ENOMEM naming the
@@ -17,11 +17,6 @@
 
 em_status em_cu_pool_alloc(int id, size_t nbytes, void **ptr);
 void em_cu_pool_free(int id, void *ptr, size_t nbytes);
-/* Bytes in live blocks, and live + cached. */
-EM_API void em_cuda_pool_stats(int id, size_t *used, size_t *total);
-/* Release the cached (free) blocks of device id to the driver. */
-EM_API void em_cuda_pool_free_all(int id);
-/* Cap the bytes the pool holds on device id (0: no limit). */
-EM_API void em_cuda_pool_set_limit(int id, size_t limit);
+/* em_cuda_pool_stats, _free_all and _set_limit are ember/cuda.h's. */
 
 #endif

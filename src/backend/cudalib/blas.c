@@ -12,9 +12,9 @@
  * created on first use; the call goes on the thread's current stream.
  */
 #include "backend/cuda/libs.h"
+#include "backend/dynlib.h"
 #include "ember/cuda.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -32,7 +32,8 @@ static char em__blas_why[512]; /* empty once loaded */
 
 static void em__blas_load(void) {
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
-    void *h = em_cu_lib_open("cuBLAS", names, em__blas_why, sizeof em__blas_why);
+    void *h = em_dl_open(NULL, names, em__blas_why, sizeof em__blas_why);
+    if (!h) em_dl_say("cuBLAS", em__blas_why);
 #define EM_FN(ret, field, sym, params)                                         \
     if (h && !(*(void **)&em__cublas.field = dlsym(h, sym))) {                 \
         snprintf(em__blas_why, sizeof em__blas_why, "symbol %s missing", sym); \

@@ -1,4 +1,4 @@
-/* Run-time loading of cuFFT and cuSOLVER (the pattern of loader.c).
+/* Run-time loading of cuFFT and cuSOLVER (backend/dynlib.h, as loader.c).
  *
  * $EMBER_LIBCUFFT / $EMBER_LIBCUSOLVER (a path) is tried first, then the
  * sonames: CUDA 13 ships cuFFT and cuSOLVER as .so.12, CUDA 12 as .so.11.
@@ -7,6 +7,7 @@
  * A missing library is not an error for Ember: the Python layer computes
  * on the host then (with em.HostFallbackWarning). */
 #include "backend/cudalib/cudalib.h"
+#include "backend/dynlib.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,11 +27,7 @@ typedef struct em__clib {
 static em__clib em__fftlib = {PTHREAD_ONCE_INIT}, em__sollib = {PTHREAD_ONCE_INIT},
                 em__bllib = {PTHREAD_ONCE_INIT};
 
-#define EM_FN(ret, field, sym, params)                 \
-    if (!(*(void **)&t->field = dlsym(h, sym))) {      \
-        snprintf(why, nwhy, "symbol %s missing", sym); \
-        return false;                                  \
-    }
+#define EM_FN EM_DL_BIND
 static bool em__bind_cufft(void *h, em__cufft_api *t, char *why, size_t nwhy) {
 #include "backend/cudalib/libcufft.fn"
     return true;
@@ -45,40 +42,17 @@ static bool em__bind_cublasb(void *h, em__cublasb_api *t, char *why, size_t nwhy
 }
 #undef EM_FN
 
-/* dlopen the override, else the first soname that loads; NULL with why. */
-static void *em__open(const char *env, const char *const *names, char *why, size_t nwhy) {
-    const char *over = getenv(env);
-    size_t off = (size_t)snprintf(why, nwhy, "could not load");
-    if (over && *over) {
-        void *h = dlopen(over, RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-        /* An explicit path that fails is final: the user asked for that one. */
-        snprintf(why, nwhy, "could not load %s=%s (%s)", env, over, dlerror());
-        return NULL;
-    }
-    for (int i = 0; names[i]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-        if (off < nwhy) off += (size_t)snprintf(why + off, nwhy - off, " %s", names[i]);
-    }
-    return NULL;
-}
-
 static const char *const em__fft_names[] = {"libcufft.so.12", "libcufft.so.11", "libcufft.so",
                                             NULL};
 static const char *const em__sol_names[] = {"libcusolver.so.12", "libcusolver.so.11",
                                             "libcusolver.so", NULL};
 
-static void em__say(const char *lib, const char *why) {
-    if (em_debug_level() >= 1) fprintf(stderr, "ember: %s unavailable: %s\n", lib, why);
-}
-
 static void em__load_cufft(void) {
     em__clib *l = &em__fftlib;
     l->status = EM_EDEVICE;
-    void *h = em__open("EMBER_LIBCUFFT", em__fft_names, l->why, sizeof l->why);
+    void *h = em_dl_open("EMBER_LIBCUFFT", em__fft_names, l->why, sizeof l->why);
     if (!h || !em__bind_cufft(h, &em__cufft, l->why, sizeof l->why)) {
-        em__say("cuFFT", l->why);
+        em_dl_say("cuFFT", l->why);
         return;
     }
     l->status = EM_OK;
@@ -87,9 +61,9 @@ static void em__load_cufft(void) {
 static void em__load_cusolver(void) {
     em__clib *l = &em__sollib;
     l->status = EM_EDEVICE;
-    void *h = em__open("EMBER_LIBCUSOLVER", em__sol_names, l->why, sizeof l->why);
+    void *h = em_dl_open("EMBER_LIBCUSOLVER", em__sol_names, l->why, sizeof l->why);
     if (!h || !em__bind_cusolver(h, &em__cusolver, l->why, sizeof l->why)) {
-        em__say("cuSOLVER", l->why);
+        em_dl_say("cuSOLVER", l->why);
         return;
     }
     l->status = EM_OK;
@@ -103,9 +77,9 @@ static const char *const em__blas_names[] = {"libcublas.so.13", "libcublas.so.12
 static void em__load_cublasb(void) {
     em__clib *l = &em__bllib;
     l->status = EM_EDEVICE;
-    void *h = em__open("EMBER_LIBCUBLAS", em__blas_names, l->why, sizeof l->why);
+    void *h = em_dl_open("EMBER_LIBCUBLAS", em__blas_names, l->why, sizeof l->why);
     if (!h || !em__bind_cublasb(h, &em__cublasb, l->why, sizeof l->why)) {
-        em__say("cuBLAS (batched LU)", l->why);
+        em_dl_say("cuBLAS (batched LU)", l->why);
         return;
     }
     l->status = EM_OK;

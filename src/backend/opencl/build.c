@@ -3,11 +3,12 @@
  * and Ember's version; the entry is the device binary, which a later
  * process gives clCreateProgramWithBinary (and still builds: OpenCL wants
  * it, but a binary builds in milliseconds where PoCL's LLVM takes about a
- * second from source).  A failure is EM_ECOMPILE with the build log and
- * the source after the prelude, numbered as the compiler counts it. */
+ * second from source); the lookup, store and log are
+ * codegen/diskcache_compile.c's, shared with NVRTC.  A failure is
+ * EM_ECOMPILE with the build log and the source after the prelude, numbered
+ * as the compiler counts it (em_compile_error, as NVRTC's). */
 #include "backend/opencl/cl_internal.h"
 #include "codegen/diskcache.h"
-#include "codegen/sbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,29 +27,9 @@ static char *em__log(em_cl_dev *d, cl_program p) {
 
 static em_status em__compile_error(em_cl_dev *d, const char *name, const char *src,
                                    const char *log) {
-    const char *end = strstr(src, EM_PRELUDE_END);
-    int line = 1;
-    const char *body = src;
-    if (end) {
-        body = end + strlen(EM_PRELUDE_END);
-        for (const char *c = src; c < body; c++) line += *c == '\n';
-    }
-    em_sbuf m = {0};
-    em_sbuf_printf(&m, "OpenCL could not build kernel '%s' for %s:\n%s\n", name, d->info.name,
-                   log && log[0] ? log : "(no build log)");
-    if (line > 1)
-        em_sbuf_printf(&m, "-- source (prelude lines 1-%d omitted) --\n", line - 1);
-    else
-        em_sbuf_printf(&m, "-- source --\n");
-    for (const char *c = body; *c;) {
-        size_t n = strcspn(c, "\n");
-        em_sbuf_printf(&m, "%4d  %.*s\n", line++, (int)n, c);
-        c += n + (c[n] == '\n');
-    }
-    em_status s = em_error(EM_ECOMPILE, "%s", m.s ? m.s : "OpenCL build failed");
-    if (em_debug_level() >= 1 && m.s) fprintf(stderr, "ember: %s\n", m.s);
-    em_sbuf_free(&m);
-    return s;
+    char head[400];
+    snprintf(head, sizeof head, "OpenCL could not build kernel '%s' for %s:", name, d->info.name);
+    return em_compile_error(head, log && log[0] ? log : "(no build log)", src);
 }
 
 /* The built program's binary, malloc'ed (NULL when the driver gives none). */
@@ -102,37 +83,45 @@ static bool em__from_binary(em_cl_dev *d, const void *bin, size_t n, const char 
     return true;
 }
 
+/* A build through the disk cache (em_diskcache_compile's take and build):
+ * the device, and the program made. */
+typedef struct em__job {
+    em_cl_dev *d;
+    cl_program prog;
+} em__job;
+
+static bool em__take(const em_cache_compile *c, const void *bin, size_t n) {
+    em__job *j = c->ctx;
+    return em__from_binary(j->d, bin, n, c->opts[0], &j->prog);
+}
+
+static em_status em__build(const em_cache_compile *c, void **bin, size_t *n) {
+    em__job *j = c->ctx;
+    EM_CHECK(em__from_source(j->d, c->src, c->opts[0], c->name, &j->prog));
+    *bin = em__binary(j->prog, n);
+    return EM_OK;
+}
+
 em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
                         cl_program *prog) {
-    const char *opts = options ? options : "";
-    char file[80];
-    const char *parts[] = {src,
-                           opts,
-                           d->info.name,
-                           d->info.vendor,
-                           d->info.driver,
-                           d->info.version,
-                           "ember " EM_VERSION " opencl"};
-    em_diskcache_name(7, parts, file, sizeof file);
-    if (em_debug_level() >= 4) fprintf(stderr, "ember: kernel '%s' source:\n%s\n", name, src);
+    em__job job = {d, NULL};
+    const char *opts[] = {options ? options : ""};
+    const char *ids[] = {d->info.name, d->info.vendor, d->info.driver, d->info.version,
+                         "ember " EM_VERSION " opencl"};
+    const em_cache_compile c = {.compiler = "OpenCL",
+                                .name = name,
+                                .src = src,
+                                .opts = opts,
+                                .nopt = 1,
+                                .ids = ids,
+                                .nids = 5,
+                                .ctx = &job,
+                                .take = em__take,
+                                .build = em__build};
     void *bin = NULL;
     size_t n = 0;
-    if (em_diskcache_get(file, &bin, &n)) {
-        bool ok = em__from_binary(d, bin, n, opts, prog);
-        free(bin);
-        if (ok) {
-            if (em_debug_level() >= 2)
-                fprintf(stderr, "ember: kernel cache hit (disk) %s for '%s'\n", file, name);
-            return EM_OK;
-        }
-    }
-    EM_CHECK(em__from_source(d, src, opts, name, prog));
-    if ((bin = em__binary(*prog, &n))) {
-        bool stored = em_diskcache_put(file, bin, n);
-        if (em_debug_level() >= 2)
-            fprintf(stderr, "ember: kernel cache miss %s for '%s'%s\n", file, name,
-                    stored ? "" : " (not stored)");
-        free(bin);
-    }
+    EM_CHECK(em_diskcache_compile(&c, &bin, &n));
+    free(bin);
+    *prog = job.prog;
     return EM_OK;
 }

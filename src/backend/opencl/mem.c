@@ -14,14 +14,17 @@
  * before its address is handed out and never changes while the address is
  * live (a cached block keeps its slot and buffer).
  *
- * The pool (as CUDA's, backend/cuda/pool.c): sizes rounded to 512 bytes, a
- * freed block cached and reused for a request between half its size and
- * its size, on the queue it was freed on (work queued there before the
- * free is done before the new owner's); an allocation beyond the limit or the device's memory first
- * releases the cached blocks, then fails with EM_ENOMEM and the sizes.
+ * The pool (as CUDA's, backend/cuda/pool.c, over the same cache of freed
+ * blocks, backend/blockcache.h): sizes rounded to 512 bytes, a freed block
+ * cached and reused for a request between half its size and its size, on
+ * the queue it was freed on (work queued there before the free is done
+ * before the new owner's); an allocation beyond the limit or the device's
+ * memory first releases the cached blocks, then fails with EM_ENOMEM and
+ * the sizes.
  * OpenCL allocates lazily, so the device's global memory size is checked
  * here rather than trusting clCreateBuffer to fail.
  */
+#include "backend/blockcache.h"
 #include "backend/opencl/cl_internal.h"
 
 #include <stdlib.h>
@@ -30,14 +33,12 @@
 #define EM_SLOT_SHIFT 40
 #define EM_SLOT_CHUNK 4096
 #define EM_SLOT_CHUNKS 2048 /* 8 M slots: pointers stay below 2^63 */
-#define EM_POOL_ROUND ((size_t)512)
 
 typedef struct em__slot {
     cl_mem mem;
     size_t size;
     int dev;
-    struct em__slot *next;  /* the free-slot list, or the pool's cached list */
-    cl_command_queue queue; /* freed on this queue: reused only there (in order) */
+    struct em__slot *next; /* the free-slot list */
     uint32_t index;
     /* Shared with another owner (em_opencl_export): released when Ember frees
      * it, never cached, since the other owner may still use the buffer. */
@@ -110,7 +111,7 @@ em_status em_opencl_decode(const void *ptr, void **mem, size_t *offset) {
 
 typedef struct em__pool {
     pthread_mutex_t lock;
-    em__slot *cached;
+    em_block_cache cache;     /* of slots */
     size_t used, held, limit; /* held: used + cached */
 } em__pool;
 
@@ -126,33 +127,13 @@ static em__pool *em__pool_get(int id) {
     return (unsigned)id < EM_CL_MAXDEV ? &em__pools[id] : NULL;
 }
 
-static size_t em__round(size_t n) {
-    return n ? (n + EM_POOL_ROUND - 1) / EM_POOL_ROUND * EM_POOL_ROUND : EM_POOL_ROUND;
-}
-
-static em__slot *em__take_cached(em__pool *p, size_t size, cl_command_queue q) {
-    em__slot **best = NULL;
-    for (em__slot **b = &p->cached; *b; b = &(*b)->next) {
-        size_t s = (*b)->size;
-        if (s < size || s / 2 > size || (*b)->queue != q) continue;
-        if (!best || s < (*best)->size) best = b;
-        if (s == size) break;
-    }
-    if (!best) return NULL;
-    em__slot *s = *best;
-    *best = s->next;
-    return s;
+static void em__drop_cached(void *pool, uint64_t slot, size_t size) {
+    ((em__pool *)pool)->held -= size;
+    em__slot_drop((em__slot *)(uintptr_t)slot);
 }
 
 /* Lock held. */
-static void em__release_cached(em__pool *p) {
-    while (p->cached) {
-        em__slot *s = p->cached;
-        p->cached = s->next;
-        p->held -= s->size;
-        em__slot_drop(s);
-    }
-}
+static void em__release_cached(em__pool *p) { em_block_drain(&p->cache, em__drop_cached, p); }
 
 /* A new buffer; the cache emptied once first when the request would pass
  * the limit or the device's memory, or when the driver refuses.  Lock held. */
@@ -208,11 +189,11 @@ em_status em_cl_alloc(int id, size_t nbytes, void **ptr) {
                         "out of memory allocating %zu bytes on opencl:%d: a buffer "
                         "is below 1 TiB",
                         nbytes, id);
-    size_t size = em__round(nbytes);
+    size_t size = em_block_round(nbytes);
     em_cl_dev *d;
     EM_CHECK(em_cl_open(id, &d));
     pthread_mutex_lock(&p->lock);
-    em__slot *s = em__take_cached(p, size, em_cl_queue(d));
+    em__slot *s = (em__slot *)(uintptr_t)em_block_take(&p->cache, size, em_cl_queue(d));
     em_status st = s ? EM_OK : em__fresh(p, id, size, &s);
     if (st == EM_OK) p->used += s->size;
     pthread_mutex_unlock(&p->lock);
@@ -227,15 +208,13 @@ void em_cl_free(int id, void *ptr, size_t nbytes) {
     em_cl_dev *d;
     if (!p || !s || !s->mem || em_cl_open(id, &d) != EM_OK) return;
     pthread_mutex_lock(&p->lock);
-    s->queue = em_cl_queue(d);
     p->used -= s->size;
-    if (s->exported) {
+    /* An exported buffer goes with Ember's reference (the other owner keeps
+     * it); so does one without host memory to keep it. */
+    if (s->exported || !em_block_keep(&p->cache, (uintptr_t)s, s->size, em_cl_queue(d))) {
         s->exported = false;
         p->held -= s->size;
-        em__slot_drop(s); /* Ember's reference: the other owner keeps the buffer */
-    } else {
-        s->next = p->cached;
-        p->cached = s;
+        em__slot_drop(s);
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -271,7 +250,6 @@ em_status em_opencl_adopt(int id, void *mem, void **ptr) {
     if (!s) return em_error(EM_ENOMEM, "out of OpenCL buffer slots");
     em__cl.clRetainMemObject(mem);
     s->mem = mem, s->size = size, s->dev = id, s->next = NULL, s->exported = false;
-    s->queue = NULL;
     *ptr = em__addr(s);
     return EM_OK;
 }

@@ -2,9 +2,9 @@
  * OpenCL headers at build time), every GPU, CPU and accelerator device of
  * every platform found once, errors named; and the build-only entry point
  * (opencl.h) that the ops-table test compiles every op with. */
+#include "backend/dynlib.h"
 #include "backend/opencl/cl_internal.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +31,9 @@ void em_cl_read_info(em_cl_dev *d); /* device.c */
 /* Open the ICD loader and list the devices (their properties too: cheap,
  * and the count must not depend on which device was used first). */
 static void em__cl_load(void) {
-    void *h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) h = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(em__cl_why, sizeof em__cl_why, "could not load libOpenCL.so.1");
-        return;
-    }
-    if (!em__cl_bind(h)) return;
+    static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+    void *h = em_dl_open(NULL, names, em__cl_why, sizeof em__cl_why);
+    if (!h || !em__cl_bind(h)) return;
     cl_platform_id plats[16];
     cl_uint np = 0;
     if (em__cl.clGetPlatformIDs(16, plats, &np) != EM_CL_SUCCESS || np == 0) {
