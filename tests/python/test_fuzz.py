@@ -124,6 +124,22 @@ def test_crashes_and_hangs_are_counted_and_shrunk(tmp_path):
     compile(src, "repro", "exec")
 
 
+def test_child_env_names_the_device():
+    # Ember's default device is the first GPU where there is one: a CPU campaign must say
+    # EMBER_DEVICE=cpu, or on a GPU host it measures CUDA against the CPU's bounds.
+    sys.path.insert(0, FUZZ)
+    import run as fuzz_run
+    env = fuzz_run.child_env("cpu", 15, {"EMBER_DEVICE": "cuda:0", "PATH": "/bin"})
+    assert env["EMBER_DEVICE"] == "cpu" and env["PATH"] == "/bin"
+    assert int(env["EMBER_NUM_THREADS"]) >= 2 and env["OPENBLAS_NUM_THREADS"] == "1"
+    assert fuzz_run.child_env("cuda:0", 4, {})["EMBER_DEVICE"] == "cuda:0"
+    # a CPU child checks where its arrays go (it exits when they would not be on the CPU)
+    p = subprocess.run([sys.executable, os.path.join(FUZZ, "child.py"), "--seed-list", "1"],
+                       env=dict(ENV, EMBER_DEVICE="cpu"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "D", p.stderr[-2000:]
+
+
 @pytest.mark.parametrize("threads,cases,seed", [(1, CASES, 20), (8, THREADED, 21)])
 def test_short_campaign(tmp_path, threads, cases, seed):
     out = tmp_path / "counts.json"
