@@ -122,7 +122,8 @@ EM__CPLXS(EM__CPX)
  * where the result is +-1.  EM__CBIG is where exp(|x|) may overflow: past it the
  * exponential is formed as h * (h * c) with h = exp(|x| / 2).  tanh is Kahan's formula
  * (FreeBSD's ctanh), tan(z) = -i tanh(iz), sin(z) = -i sinh(iz), cos(z) = cosh(iz).  The
- * non-finite inputs go through the same arithmetic (NaN where glibc has NaN). */
+ * zero real or imaginary parts give the real function exactly (and C99's NaN + 0i for
+ * NaN + 0i, as NumPy). */
 #define EM__CBIG(R) ((R)(sizeof(R) == 4 ? 88.0f : 709.0))
 #define EM__CMATH(S, T, R, M)                                                                      \
     EM_FN T em_exp_##S(T a) {                                                                      \
@@ -139,6 +140,7 @@ EM__CPLXS(EM__CPX)
      * the real function and a signed zero (not inf * 0). */                                  \
     EM_FN T em_sinh_##S(T a) {                                                                     \
         if (a.im == 0) return em_mk_##S(sinh##M(a.re), a.im);                                      \
+        if (a.re == 0) return em_mk_##S(a.re, sin##M(a.im)); /* +-0 + i NaN for NaN, as C99 */     \
         const R c = cos##M(a.im), s = sin##M(a.im), x = fabs##M(a.re);                             \
         if (x > EM__CBIG(R)) {                                                                     \
             const R h = exp##M(x / 2), hc = h * ((R)0.5 * h * c);                                 \
@@ -148,6 +150,10 @@ EM__CPLXS(EM__CPX)
     }                                                                                              \
     EM_FN T em_cosh_##S(T a) {                                                                     \
         if (a.im == 0) return em_mk_##S(cosh##M(a.re), signbit(a.re) ? -a.im : a.im);             \
+        if (a.re == 0) {                                                                           \
+            const R s = sin##M(a.im); /* NaN + i0 for a NaN, as C99 */                             \
+            return em_mk_##S(cos##M(a.im), s == s ? a.re * s : a.re);                              \
+        }                                                                                          \
         const R c = cos##M(a.im), s = sin##M(a.im), x = fabs##M(a.re);                             \
         if (x > EM__CBIG(R)) {                                                                     \
             const R h = exp##M(x / 2), hs = h * ((R)0.5 * h * s);                                 \
@@ -166,6 +172,7 @@ EM__CPLXS(EM__CPX)
     EM_FN T em_tanh_##S(T a) {                                                                     \
         const R x = a.re, y = a.im;                                                                \
         if (y == 0) return em_mk_##S(tanh##M(x), y);                                               \
+        if (x == 0) return em_mk_##S(x, tan##M(y));                                                \
         if (fabs##M(x) >= (R)(sizeof(R) == 4 ? 9.0f : 22.0)) {                                     \
             const R e = exp##M(-fabs##M(x));                                                       \
             return em_mk_##S(signbit(x) ? -1 : 1, 4 * sin##M(y) * cos##M(y) * e * e);              \

@@ -70,6 +70,9 @@ static const double big[] = {0.0,  0.01, 0.5,   0.99,  1.0,   1.5,   3.0,   8.9,
                              21.0, 23.0, 50.0,  88.5,  89.5,  95.0,  212.1, 700.0, 709.5,
                              715.0, 800.0, 1e5, 0.3333, 1.5707963267948966};
 #define NBIG ((int)(sizeof big / sizeof *big))
+/* A real NaN or infinity cast to complex (the fuzzer's special inputs), and its i-multiple:
+ * glibc's (C99 Annex G's) non-finite parts, e.g. sin(NaN + 0i) = NaN + 0i. */
+static const double special[6] = {NAN, INFINITY, -INFINITY, NAN, 1e300, -1e300};
 
 typedef em_c128 (*cfn128)(em_c128);
 typedef double complex (*zfn)(double complex);
@@ -94,6 +97,8 @@ static double worst_of(cfn128 f, zfn g, cfn64 ff, zfnf gf, int single) {
     for (int i = 0; i < 2 * NBIG; i++)
         for (int j = 0; j < 2 * NBIG; j++) {
             double re = i < NBIG ? big[i] : -big[i - NBIG], im = j < NBIG ? big[j] : -big[j - NBIG];
+            if (i == 0 && j < 6) re = special[j], im = 0; /* (s, 0) and (0, s) too */
+            if (j == 0 && i < 6) re = 0, im = special[i];
             double gr, gi;
             double complex w;
             if (single) {
