@@ -82,6 +82,12 @@ ZERO_SIGN_SHOWN = {"copysign", "signbit", "divide", "true_divide", "reciprocal",
                    "float_power"}
 
 
+# The sign of a NaN that an invalid operation made (0/0, log of a negative, fmod(x, 0)) is
+# not specified by IEEE 754: x86 makes it negative, CUDA's canonical NaN is positive.  These
+# functions show it (copysign(7, fmod(0.5, 0.0)) is -7 on the CPU, 7 on the H200).
+NAN_SIGN_SHOWN = {"copysign", "signbit"}
+
+
 class Var:
     """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
     compared, its shape came from unreliable values); copy:
@@ -165,6 +171,14 @@ def _has_zero(x):
     return a.size > 0 and bool(np.any(a == 0))
 
 
+def _has_nan(x):
+    try:
+        a = np.asarray(x)
+        return a.dtype.kind in "fc" and bool(np.any(np.isnan(a)))
+    except Exception:
+        return False
+
+
 def _inexact(x):
     try:
         return np.asarray(x).dtype.kind in "fc"
@@ -230,6 +244,8 @@ class Gen:
             fragile = True
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
         dev = self.opts.get("device", "cpu")
+        if fn in NAN_SIGN_SHOWN and dev != "cpu" and any(_has_nan(x) for x in vals):
+            fragile = True
         dt = _float_name(vals + [res], cplx)
         ulp = precision.bound(fn, dt, dev)
         if cplx and fn in COMPLEX_INEXACT:
