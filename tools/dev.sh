@@ -10,7 +10,7 @@
 #                               tests, then pytest with the sanitizer runtime preloaded
 #                               (EMBER_ASAN_PYTEST=0: C tests only; EMBER_ASAN_LEAKS=0: no
 #                               leak checks)
-#   bash tools/dev.sh asan-build  that build only (the fuzzer's long campaigns use it)
+#   bash tools/dev.sh asan-build  that build of the extension only (tools/fuzz.sh long)
 #
 # The set-up makes .venv, installs the build tools and Ember's test
 # dependencies into it from PyPI, and installs Ember itself there as an
@@ -186,8 +186,9 @@ asan | asan-build)
     for f in "$ROOT"/python/ember/*; do
         case $f in *.so | *.so.* | */__pycache__) ;; *) ln -sfn "$f" "$ASAN_PKG/" ;; esac
     done
-    build build-asan "" -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DEMBER_PKG_DIR="$ASAN_PKG"
+    # asan-build: the extension only (what the fuzzer runs), not the C tests
+    build build-asan "$([ "$cmd" = asan ] || echo _ember)" -DEMBER_SANITIZE=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_PKG_DIR="$ASAN_PKG"
     [ "$cmd" = asan ] || exit 0 # asan-build: the build only (tools/fuzz.sh long)
     # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL;
     # handle_sigfpe=0: a SIGFPE is Ember's to handle (a user kernel's integer division by zero
