@@ -10,6 +10,7 @@
 #                               tests, then pytest with the sanitizer runtime preloaded
 #                               (EMBER_ASAN_PYTEST=0: C tests only; EMBER_ASAN_LEAKS=0: no
 #                               leak checks)
+#   bash tools/dev.sh asan-build  that build of the extension only (tools/fuzz.sh long)
 #
 # The set-up makes .venv, installs the build tools and Ember's test
 # dependencies into it from PyPI, and installs Ember itself there as an
@@ -177,7 +178,7 @@ bench)
     build "$BUILD" ""
     exec "$PY" bench/run.py "$@"
     ;;
-asan)
+asan | asan-build)
     # ASan+UBSan build (host pool off) in its own directory, with its own
     # copy of the package, so the optimised in-place extension is untouched.
     ASAN_PKG=$ROOT/build-asan/python/ember
@@ -185,8 +186,10 @@ asan)
     for f in "$ROOT"/python/ember/*; do
         case $f in *.so | *.so.* | */__pycache__) ;; *) ln -sfn "$f" "$ASAN_PKG/" ;; esac
     done
-    build build-asan "" -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DEMBER_PKG_DIR="$ASAN_PKG"
+    # asan-build: the extension only (what the fuzzer runs), not the C tests
+    build build-asan "$([ "$cmd" = asan ] || echo _ember)" -DEMBER_SANITIZE=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_PKG_DIR="$ASAN_PKG"
+    [ "$cmd" = asan ] || exit 0 # asan-build: the build only (tools/fuzz.sh long)
     # allocator_may_return_null: the out-of-memory tests ask for more than exists and expect NULL;
     # handle_sigfpe=0: a SIGFPE is Ember's to handle (a user kernel's integer division by zero
     # becomes ZeroDivisionError) or the default's (the process ends), as without the sanitizer
@@ -214,7 +217,7 @@ sys.exit(0 if 'libasan' in m and '/build-asan/' in ember._ember.__file__ else 'a
         "$PY" -m pytest -q -p no:cacheprovider tests/python "$@"
     ;;
 *)
-    echo "usage: bash tools/dev.sh {demo|test|bench|build|asan}" >&2
+    echo "usage: bash tools/dev.sh {demo|test|bench|build|asan|asan-build}" >&2
     exit 2
     ;;
 esac

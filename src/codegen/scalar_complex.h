@@ -114,11 +114,76 @@ EM__CPLXS(EM__CPX)
     EM__CLIB(S, T, M, arccosh, acosh) EM__CLIB(S, T, M, arctanh, atanh)                            \
     EM_FN T em_cpow_##S(T a, T b) { return em_c_##S(cpow##M(em_z_##S(a), em_z_##S(b))); }
 #else
-/* Textbook formulas on the components (the devices have no complex libm). */
+/* Formulas on the components (the devices have no complex libm), with glibc's and C99
+ * Annex G's care where the textbook ones overflow in an intermediate that the result does
+ * not need: exp(x) or cosh(x) past the largest finite value times a zero sin(0) or a
+ * cos(y) < 1 made NaN or inf of finite results (exp(800 + 0i) is inf + 0i, exp(720 + 1.5i)
+ * finite in float64), and tanh = sinh / cosh gave inf / inf for |re| > 89 (float) or 710
+ * where the result is +-1.  EM__CBIG is where exp(|x|) may overflow: past it the
+ * exponential is formed as h * (h * c) with h = exp(|x| / 2).  tanh is Kahan's formula
+ * (FreeBSD's ctanh), tan(z) = -i tanh(iz), sin(z) = -i sinh(iz), cos(z) = cosh(iz).  The
+ * zero real or imaginary parts give the real function exactly (and C99's NaN + 0i for
+ * NaN + 0i, as NumPy). */
+#define EM__CBIG(R) ((R)(sizeof(R) == 4 ? 88.0f : 709.0))
 #define EM__CMATH(S, T, R, M)                                                                      \
     EM_FN T em_exp_##S(T a) {                                                                      \
-        R e = exp##M(a.re);                                                                        \
-        return em_mk_##S(e * cos##M(a.im), e * sin##M(a.im));                                     \
+        if (a.im == 0) return em_mk_##S(exp##M(a.re), a.im);                                       \
+        const R c = cos##M(a.im), s = sin##M(a.im);                                                \
+        if (a.re > EM__CBIG(R)) {                                                                  \
+            const R h = exp##M(a.re / 2);                                                          \
+            return em_mk_##S(h * (h * c), h * (h * s));                                            \
+        }                                                                                          \
+        const R e = exp##M(a.re);                                                                  \
+        return em_mk_##S(e * c, e * s);                                                            \
+    }                                                                                              \
+    /* sinh and cosh: e^|x| / 2 as h * (h / 2) past EM__CBIG; a zero imaginary part gives   \
+     * the real function and a signed zero (not inf * 0). */                                  \
+    EM_FN T em_sinh_##S(T a) {                                                                     \
+        if (a.im == 0) return em_mk_##S(sinh##M(a.re), a.im);                                      \
+        if (a.re == 0) return em_mk_##S(a.re, sin##M(a.im)); /* +-0 + i NaN for NaN, as C99 */     \
+        const R c = cos##M(a.im), s = sin##M(a.im), x = fabs##M(a.re);                             \
+        if (x > EM__CBIG(R)) {                                                                     \
+            const R h = exp##M(x / 2), hc = h * ((R)0.5 * h * c);                                 \
+            return em_mk_##S(signbit(a.re) ? -hc : hc, h * ((R)0.5 * h * s));                      \
+        }                                                                                          \
+        return em_mk_##S(sinh##M(a.re) * c, cosh##M(a.re) * s);                                    \
+    }                                                                                              \
+    EM_FN T em_cosh_##S(T a) {                                                                     \
+        if (a.im == 0) return em_mk_##S(cosh##M(a.re), signbit(a.re) ? -a.im : a.im);             \
+        if (a.re == 0) {                                                                           \
+            const R s = sin##M(a.im); /* NaN + i0 for a NaN, as C99 */                             \
+            return em_mk_##S(cos##M(a.im), s == s ? a.re * s : a.re);                              \
+        }                                                                                          \
+        const R c = cos##M(a.im), s = sin##M(a.im), x = fabs##M(a.re);                             \
+        if (x > EM__CBIG(R)) {                                                                     \
+            const R h = exp##M(x / 2), hs = h * ((R)0.5 * h * s);                                 \
+            return em_mk_##S(h * ((R)0.5 * h * c), signbit(a.re) ? -hs : hs);                      \
+        }                                                                                          \
+        return em_mk_##S(cosh##M(a.re) * c, sinh##M(a.re) * s);                                    \
+    }                                                                                              \
+    EM_FN T em_sin_##S(T a) {                                                                      \
+        const T r = em_sinh_##S(em_mk_##S(-a.im, a.re));                                           \
+        return em_mk_##S(r.im, -r.re);                                                             \
+    }                                                                                              \
+    EM_FN T em_cos_##S(T a) { return em_cosh_##S(em_mk_##S(-a.im, a.re)); }                       \
+    /* Kahan: with t = tan(y), b = 1 + t^2, s = sinh(x), r = sqrt(1 + s^2) (= cosh x),      \
+     * tanh(x + iy) = (b r s + i t) / (1 + b s^2); past |x| = 9 (float) or 22 the real part  \
+     * is +-1 to the last bit and the imaginary part 4 sin(y) cos(y) e^(-2|x|). */          \
+    EM_FN T em_tanh_##S(T a) {                                                                     \
+        const R x = a.re, y = a.im;                                                                \
+        if (y == 0) return em_mk_##S(tanh##M(x), y);                                               \
+        if (x == 0) return em_mk_##S(x, tan##M(y));                                                \
+        if (fabs##M(x) >= (R)(sizeof(R) == 4 ? 9.0f : 22.0)) {                                     \
+            const R e = exp##M(-fabs##M(x));                                                       \
+            return em_mk_##S(signbit(x) ? -1 : 1, 4 * sin##M(y) * cos##M(y) * e * e);              \
+        }                                                                                          \
+        const R t = tan##M(y), b = 1 + t * t, s = sinh##M(x), r = sqrt##M(1 + s * s);              \
+        const R d = 1 + b * s * s;                                                                 \
+        return em_mk_##S(b * r * s / d, t / d);                                                    \
+    }                                                                                              \
+    EM_FN T em_tan_##S(T a) {                                                                      \
+        const T r = em_tanh_##S(em_mk_##S(-a.im, a.re));                                           \
+        return em_mk_##S(r.im, -r.re);                                                             \
     }                                                                                              \
     EM_FN T em_log_##S(T a) {                                                                      \
         return em_mk_##S(log##M(hypot##M(a.re, a.im)), atan2##M(a.im, a.re));                      \
@@ -130,20 +195,6 @@ EM__CPLXS(EM__CPX)
         /* the sign bit: sqrt(-4 - 0i) is -2i, as C99 and NumPy (not +2i) */                  \
         return em_mk_##S((a.im < 0 ? -a.im : a.im) / (2 * t), signbit(a.im) ? -t : t);            \
     }                                                                                              \
-    EM_FN T em_sin_##S(T a) {                                                                      \
-        return em_mk_##S(sin##M(a.re) * cosh##M(a.im), cos##M(a.re) * sinh##M(a.im));              \
-    }                                                                                              \
-    EM_FN T em_cos_##S(T a) {                                                                      \
-        return em_mk_##S(cos##M(a.re) * cosh##M(a.im), -sin##M(a.re) * sinh##M(a.im));             \
-    }                                                                                              \
-    EM_FN T em_sinh_##S(T a) {                                                                     \
-        return em_mk_##S(sinh##M(a.re) * cos##M(a.im), cosh##M(a.re) * sin##M(a.im));              \
-    }                                                                                              \
-    EM_FN T em_cosh_##S(T a) {                                                                     \
-        return em_mk_##S(cosh##M(a.re) * cos##M(a.im), sinh##M(a.re) * sin##M(a.im));              \
-    }                                                                                              \
-    EM_FN T em_tan_##S(T a) { return em_divide_##S(em_sin_##S(a), em_cos_##S(a)); }                \
-    EM_FN T em_tanh_##S(T a) { return em_divide_##S(em_sinh_##S(a), em_cosh_##S(a)); }             \
     /* asinh is odd: it is computed for w = +-a with re(w) >= 0 (the sign bit, for the     \
      * branch cut's signed zeros), where w + sqrt(w*w + 1) cancels in neither part, as       \
      * log1p(u), u = w + w*w / (sqrt(w*w + 1) + 1) (so small |w| keeps its relative          \

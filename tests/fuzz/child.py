@@ -27,6 +27,11 @@ def main():
     from execute import run_cases, run_ember
     from gen import replay
     opts = json.loads(a.opts)
+    # The device the campaign names, not the process default (the first GPU where there
+    # is one): a case on the wrong device would be measured against the wrong bounds.
+    if a.device == "cpu" and em.asarray(0).device.kind != "cpu":
+        sys.exit("child: arrays go to %s, not the CPU (set EMBER_DEVICE=cpu)"
+                 % em.asarray(0).device)
     out = sys.stdout
 
     def start(s):

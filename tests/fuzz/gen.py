@@ -82,6 +82,12 @@ ZERO_SIGN_SHOWN = {"copysign", "signbit", "divide", "true_divide", "reciprocal",
                    "float_power"}
 
 
+# The sign of a NaN that an invalid operation made (0/0, log of a negative, fmod(x, 0)) is
+# not specified by IEEE 754: x86 makes it negative, CUDA's canonical NaN is positive.  These
+# functions show it (copysign(7, fmod(0.5, 0.0)) is -7 on the CPU, 7 on the H200).
+NAN_SIGN_SHOWN = {"copysign", "signbit"}
+
+
 class Var:
     """A variable's tolerance: rtol k, atol k * scale; fragile: shape and dtype only (2: not
     compared, its shape came from unreliable values); copy:
@@ -165,6 +171,14 @@ def _has_zero(x):
     return a.size > 0 and bool(np.any(a == 0))
 
 
+def _has_nan(x):
+    try:
+        a = np.asarray(x)
+        return a.dtype.kind in "fc" and bool(np.any(np.isnan(a)))
+    except Exception:
+        return False
+
+
 def _inexact(x):
     try:
         return np.asarray(x).dtype.kind in "fc"
@@ -230,6 +244,8 @@ class Gen:
             fragile = True
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
         dev = self.opts.get("device", "cpu")
+        if fn in NAN_SIGN_SHOWN and dev != "cpu" and any(_has_nan(x) for x in vals):
+            fragile = True
         dt = _float_name(vals + [res], cplx)
         ulp = precision.bound(fn, dt, dev)
         if cplx and fn in COMPLEX_INEXACT:
@@ -241,7 +257,9 @@ class Gen:
                 fragile = True  # complex special values: see the module's docstring
         if fn == "reciprocal" and any(_kind(x) in "iu" and _has_zero(x) for x in vals):
             fragile = True  # integer 1/0 is undefined
-        if reduce_n and any(_inexact(x) for x in vals):
+        # n ULPs for a float result: mean, var and std of integers round too (a GPU's tree
+        # of partial sums rounds differently from NumPy's pairwise sums)
+        if reduce_n and any(_inexact(x) for x in vals + [res]):
             ulp += reduce_n
             scale *= max(reduce_n, 1)
         # the tolerance in relative terms: ULPs of the coarsest float type involved
@@ -432,6 +450,43 @@ def st_unary_method(g):
     g.emit(form % a, "method." + fn + (".alias" if quirk else ""), [a], fn=fn)
 
 
+def _var_tolerance(var, n, m, eps):
+    """Widen a variance's atol to what summation order can change, for at most n elements
+    of magnitude at most m in a type of this eps.  var = sum(|x - mu~|^2) / (N - ddof) over
+    a group of N <= n with the computed mean mu~ = mu + d, and exactly sum(|x - mu~|^2) =
+    sum(|x - mu|^2) + N d^2: the mean's error enters only squared, times N / (N - ddof) <= 3
+    (ddof <= 2).  The rest (rounding each x - mu~, its square, a sum of non-negative terms,
+    the division) is relative, within the (n + 4) ULPs of emit's reduction rule and the
+    table.  |d| <= n*eps*m in any summation order (NumPy's pairwise sums, Ember's blocks and
+    threads, a GPU's tree), so the two libraries' variances differ by at most
+    2 * 3 n^2 eps^2 m^2 besides the relative part: as atol = k * scale with k >= n*eps,
+    scale >= 6 n eps m^2.  That exceeds the sums' rule (scale n*m) only where eps*m > 1/6:
+    float16 above 170, float32 above 1.4e6.  The standard deviation needs nothing more:
+    sqrt(v + a) - sqrt(v) <= sqrt(a) = 2.5 n eps m, within k * n * m."""
+    if var.k and not var.fragile:
+        var.scale = max(var.scale, 6.0 * n * eps * m * m)
+
+
+def _out_of_normal_range(x, r):
+    """Whether a product r of x's elements reached the subnormal or overflow range (or
+    underflowed to 0) where x had no such value.  A product's n-ULP relative bound holds
+    only while every partial product stays normal; past that, the order of the products
+    (NumPy's loop, Ember's blocks, a GPU's scan) decides which partial product overflows
+    to inf or loses its digits as a subnormal."""
+    try:
+        a, xa = np.abs(np.asarray(r)), np.abs(np.asarray(x))
+    except Exception:
+        return False
+    if a.dtype.kind != "f" or a.size == 0:
+        return False
+    fin = np.finfo(a.dtype)
+    with np.errstate(all="ignore"):
+        over = np.any(~np.isfinite(a) | (a > fin.max / 2)) and np.all(np.isfinite(xa))
+        sub = np.any((a > 0) & (a < fin.tiny))
+        zero = np.any(a == 0) and not np.any(xa == 0)
+    return bool(over or sub or zero)
+
+
 def st_reduce(g):
     a = g.pick()
     if not a:
@@ -470,6 +525,10 @@ def st_reduce(g):
         "max", "min", "argmax", "argmin", "all", "any", "nanmax", "nanmin", "count_nonzero")
         else 0, undefined=undefined)
     r = g.ns.get(v) if v else None
+    if v and f == "var":
+        _var_tolerance(g.prog.vars[v], n, _maxabs(x), _eps(r))
+    if v and f in ("prod", "cumprod") and _out_of_normal_range(x, r):
+        g.prog.vars[v].fragile = True
     if r is not None and _kind(r) == "f" and np.asarray(r).dtype == np.float16 and \
             _finite(x) and not _finite(r):
         # NumPy accumulates float16 in float16 (every step rounded), Ember in float32: where

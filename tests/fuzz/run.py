@@ -38,8 +38,6 @@ def load_expectations(path, device="cpu"):
     "PATTERN  # reason" and "disable FEATURE  # reason"; "on KIND PATTERN" holds only
     when the campaign's device is of that kind (cuda: a GPU-only difference)."""
     pats, disabled = [], []
-    if device == "cpu":  # the campaign follows EMBER_DEVICE when --device is not given
-        device = os.environ.get("EMBER_DEVICE", "cpu")
     kind = device.split(":")[0]
     if path and os.path.exists(path):
         for line in open(path):
@@ -59,6 +57,24 @@ def load_expectations(path, device="cpu"):
 
 def known(sig, pats):
     return any(fnmatch.fnmatchcase(sig, p) for p in pats)
+
+
+def child_env(device, jobs, environ=None):
+    """The children's environment for a campaign of jobs children on device."""
+    env = dict(os.environ if environ is None else environ)
+    # Always named, the CPU too: Ember's default device is the first GPU where one is
+    # present, so a "cpu" campaign on a GPU host would otherwise run on cuda:0 (as the
+    # first H200 host campaigns did, at a twentieth of the CPU's speed and against the
+    # CPU's bounds); the child checks that its arrays are where they should be.
+    env["EMBER_DEVICE"] = device
+    # jobs children at once: each with its share of the cores (at least 2 workers, so the
+    # thread pool's split loops stay exercised), and NumPy's BLAS single-threaded.
+    # Unbounded, 16 children on the 16-core GPU host would start 16 workers each.
+    share = str(max(2, (os.cpu_count() or 2) // max(1, jobs)))
+    env.setdefault("EMBER_NUM_THREADS", share)
+    for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(v, "1")
+    return env
 
 
 def child_cmd(args, extra):
@@ -246,7 +262,7 @@ def main():
     p.add_argument("--cases", type=int, default=1000)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--batch", type=int, default=200)
-    p.add_argument("--device", default="cpu")
+    p.add_argument("--device", help="cpu, cuda:0 ... (default: $EMBER_DEVICE, else cpu)")
     p.add_argument("--threads", type=int, default=1, help="cases run at once in each child")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds without a result")
     p.add_argument("--expect", default=os.path.join(HERE, "expectations.txt"))
@@ -261,22 +277,14 @@ def main():
     p.add_argument("--max-seconds", type=float, default=0,
                    help="start no new batch after this many seconds (long campaigns)")
     args = p.parse_args()
+    args.device = args.device or os.environ.get("EMBER_DEVICE") or "cpu"
     pats, disabled = load_expectations(args.expect, args.device)
     args.pats = pats
     disabled = [d for d in disabled if d not in args.enable]
     # device: the tolerances are docs/precision.md's bounds for it (gen.py)
     args.opts = {"max_len": args.max_len, "device": args.device, **{d: False for d in disabled},
                  **{e: True for e in args.enable}}
-    args.env = dict(os.environ)
-    if args.device != "cpu":
-        args.env["EMBER_DEVICE"] = args.device
-    # --jobs children at once: each with its share of the cores (at least 2 workers, so
-    # the thread pool's split loops stay exercised), and NumPy's BLAS single-threaded.
-    # Unbounded, 16 children on the 16-core GPU host would start 16 workers each.
-    share = str(max(2, (os.cpu_count() or 2) // max(1, args.jobs)))
-    args.env.setdefault("EMBER_NUM_THREADS", share)
-    for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        args.env.setdefault(v, "1")
+    args.env = child_env(args.device, args.jobs)
     if args.case is not None:
         spec = program_of(args.case, args.opts)
         res = run_spec(args, spec)

@@ -13,12 +13,14 @@ sys.path.insert(0, HERE)
 from run import known, load_expectations  # noqa: E402
 
 ORDER = ["ok", "crash", "sanitizer", "timeout", "ember_raises", "ember_returns", "wrong_shape",
-         "wrong_dtype", "wrong_value"]
+         "wrong_dtype", "wrong_value", "limit"]
 
 
 def main(paths):
-    pats, _ = load_expectations(os.path.join(HERE, "expectations.txt"))
     runs = [(os.path.basename(p).rsplit(".", 1)[0], json.load(open(p))) for p in paths]
+    # known per the runs' devices ("on cuda" lines hold for CUDA runs only)
+    pats = [q for dev in sorted({d.get("device", "cpu") for _, d in runs} or {"cpu"})
+            for q in load_expectations(os.path.join(HERE, "expectations.txt"), dev)[0]]
     print("| run | cases | seconds | " + " | ".join(ORDER) + " |")
     print("| --- " * (len(ORDER) + 3) + "|")
     for name, d in runs:

@@ -46,6 +46,51 @@ def test_compare_classes():
     assert compare(em, (x, x), [em.asarray(x)], exact)[0] == "wrong_shape"
 
 
+def test_complex_parts_held_to_the_magnitude():
+    # docs/precision.md: complex results componentwise, relative to the value's magnitude
+    import numpy as np
+    from execute import _eq_value
+    x = np.array([2 + 1e-17j, 1e-20 + 3j, np.nan + 1j, np.inf + 0j], np.complex128)
+    near = x + np.array([0, 1e-21, 0, 0]) + 1j * np.array([4e-16, 0, 0, 0])
+    assert _eq_value(x, near, 1e-15, 0.0, False)
+    assert not _eq_value(x, x + 1j * np.array([1e-13, 0, 0, 0]), 1e-15, 0.0, False)
+    # non-finite parts exactly: NaN where NumPy has NaN, the same infinity
+    assert not _eq_value(x, x + np.array([0, 0, 0, 1j]), 1e-15, 0.0, False)
+    assert not _eq_value(x, np.where(np.isnan(x.real), 0j, x), 1e-15, 0.0, False)
+
+
+def test_reduction_tolerances():
+    import numpy as np
+    from gen import Gen, _out_of_normal_range, _var_tolerance
+    # var/mean/std of integers are float results: n ULPs of float64 for the sum's order
+    # (the H200's var of 1401 bools had 4 ULP, the table's alone)
+    g = Gen(1, {"max_len": 10})
+    g.ns["v0"] = np.arange(1401 * 3, dtype=np.int16).reshape(1401, 3) % 2 == 0
+    g.n = 1
+    v = g.emit("v0.var(axis=0, ddof=1)", "reduce.var", ["v0"], fn="var", reduce_n=4203)
+    assert g.prog.vars[v].k >= 4203 * np.finfo(np.float64).eps
+    # a variance's error from the mean's is (n eps m)^2: beyond the sums' n*m for float16
+    # of magnitude 1000; the widened atol covers the worst mean error
+    n, m, eps = 100, 1000.0, float(np.finfo(np.float16).eps)
+    var = Var(k=(n + 4) * eps, scale=n * m)
+    worst = 6 * (n * eps * m) ** 2
+    assert var.k * var.scale < worst
+    _var_tolerance(var, n, m, eps)
+    assert var.k * var.scale >= worst
+    # products that leave the normal range depend on the order of the partial products
+    assert _out_of_normal_range(np.full(4, 1e200), np.cumprod(np.full(4, 1e200)))
+    assert _out_of_normal_range(np.full(3, 1e-150), np.cumprod(np.full(3, 1e-150)))
+    assert not _out_of_normal_range(np.array([2.0, 0.0]), np.cumprod([2.0, 0.0]))
+    assert not _out_of_normal_range(np.array([1 + 1j, 3j]), np.array([1 + 1j, -3 + 3j]))
+
+
+def test_nan_sign_unspecified_on_devices():
+    # copysign(7, fmod(0.5, 0.0)): x86's NaN is negative, CUDA's positive (H200 seed 2022764);
+    # the CPU keeps comparing it (both libraries run on x86 there)
+    assert gen_program(2022764, {"device": "cuda:0"}).vars["v5"].fragile
+    assert not gen_program(2022764, {"device": "cpu"}).vars["v5"].fragile
+
+
 def _spec(lines, var_names):
     return {"seed": 0, "stmts": [[t, "test", b] for t, b in lines],
             "vars": {v: [0.0, 0.0, False, False] for v in var_names}}
@@ -122,6 +167,22 @@ def test_crashes_and_hangs_are_counted_and_shrunk(tmp_path):
     src = fuzz_run.reproducer(crash, r, "cpu")
     assert "import ember as em" in src and "def R(" in src
     compile(src, "repro", "exec")
+
+
+def test_child_env_names_the_device():
+    # Ember's default device is the first GPU where there is one: a CPU campaign must say
+    # EMBER_DEVICE=cpu, or on a GPU host it measures CUDA against the CPU's bounds.
+    sys.path.insert(0, FUZZ)
+    import run as fuzz_run
+    env = fuzz_run.child_env("cpu", 15, {"EMBER_DEVICE": "cuda:0", "PATH": "/bin"})
+    assert env["EMBER_DEVICE"] == "cpu" and env["PATH"] == "/bin"
+    assert int(env["EMBER_NUM_THREADS"]) >= 2 and env["OPENBLAS_NUM_THREADS"] == "1"
+    assert fuzz_run.child_env("cuda:0", 4, {})["EMBER_DEVICE"] == "cuda:0"
+    # a CPU child checks where its arrays go (it exits when they would not be on the CPU)
+    p = subprocess.run([sys.executable, os.path.join(FUZZ, "child.py"), "--seed-list", "1"],
+                       env=dict(ENV, EMBER_DEVICE="cpu"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "D", p.stderr[-2000:]
 
 
 @pytest.mark.parametrize("threads,cases,seed", [(1, CASES, 20), (8, THREADED, 21)])
