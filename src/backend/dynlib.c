@@ -14,7 +14,10 @@ void *em_dl_open(const char *env, const char *const *names, char *why, size_t nw
     size_t off = (size_t)snprintf(why, nwhy, "could not load");
     for (int i = 0; names[i]; i++) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
+        if (h) {
+            why[0] = '\0'; /* callers test an empty why for "loaded" (cudalib/blas.c) */
+            return h;
+        }
         if (off < nwhy) off += (size_t)snprintf(why + off, nwhy - off, " %s", names[i]);
     }
     return NULL;

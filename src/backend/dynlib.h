@@ -15,7 +15,7 @@
 /* dlopen $env when it is set (a path: a failure there is final, since the
  * user asked for that one), else the first of names (NULL-terminated) that
  * loads.  NULL on failure, with why naming what was tried
- * ("could not load <each name>"). */
+ * ("could not load <each name>"); on success why is the empty string. */
 void *em_dl_open(const char *env, const char *const *names, char *why, size_t nwhy);
 
 /* Say at EMBER_DEBUG >= 1 why lib is unavailable ("ember: <lib> unavailable: <why>"). */

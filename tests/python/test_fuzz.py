@@ -152,7 +152,7 @@ def test_crashes_and_hangs_are_counted_and_shrunk(tmp_path):
     sys.path.insert(0, FUZZ)
     import run as fuzz_run
     args = type("A", (), {"device": "cpu", "threads": 1, "opts": {}, "timeout": 10,
-                          "env": ENV})()
+                          "env": dict(ENV, EMBER_DEVICE="cpu")})()  # as device says
     crash = _spec([("v0 = A(R(1, (3,), 'int32'))", "v0"),
                    ("v1 = v0 * 2", "v1"),
                    # SIGKILL: not a signal ASan could catch and report
