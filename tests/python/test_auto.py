@@ -86,12 +86,13 @@ def test_auto_broadcast_matmul_sort_equal_cpu(cpu_only):
     rng = np.random.default_rng(2)
     a, b = rng.random((64, 1), np.float32), rng.random((1, 100), np.float32)
     ra = em.asarray(a, device="auto") * em.asarray(b, device="auto")
-    _same_bits(ra, em.asarray(a) * em.asarray(b))
+    # the references on the CPU, auto's only candidate here (the default device may be a GPU)
+    _same_bits(ra, em.asarray(a, device="cpu") * em.asarray(b, device="cpu"))
     m = rng.random((33, 47)).astype(np.float64)
     ma = em.asarray(m, device="auto")
     mm = ma @ ma.T
     assert str(mm.device) == "auto"
-    _same_bits(mm, em.asarray(m) @ em.asarray(m).T)
+    _same_bits(mm, em.asarray(m, device="cpu") @ em.asarray(m, device="cpu").T)
     assert_same(mm, m @ m.T, rtol=1e-12)
     v = rng.standard_normal(5000).astype(np.float32)[::-1]
     s = em.sort(em.asarray(v, device="auto"))
