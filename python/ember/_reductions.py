@@ -332,12 +332,30 @@ def _nanminmax(ufunc, fill, a, axis, out, keepdims, initial, where):
     res = _minmax(ufunc[:3], ufunc, _where(skip, _ember.asarray(fill, a.dtype, None, None), a),
                   axis, None, keepdims, initial, None)
     if initial is None:
-        res = _where(all(nan, axis, None, keepdims),
-                     _ember.asarray(float("nan"), a.dtype, None, None), res)
+        fill_nan = _ember.asarray(float("nan"), a.dtype, None, None)
+        if a.dtype.kind == "c" and a.size:
+            fill_nan = _first_along(a, axis, keepdims)
+        res = _where(all(nan, axis, None, keepdims), fill_nan, res)
     if out is not None:
         out[...] = res
         return out
     return res
+
+
+def _first_along(a, axis, keepdims):
+    """The first element of every slice a reduction over axis sees (C order within the slice):
+    NumPy's fmin/fmax keep the first of two NaNs, so an all-NaN complex slice gives its first
+    element (nan-0.58j stays, not nan+0j)."""
+    from ._manipulation import moveaxis
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else \
+        tuple(sorted(ax % nd for ax in ((axis,) if isinstance(axis, int) else axis)))
+    kept = [d for d in range(nd) if d not in axes]
+    m = moveaxis(a, axes, tuple(range(nd - len(axes), nd))) if axes else a
+    first = m.reshape(tuple(a.shape[d] for d in kept) + (-1,))[..., 0]
+    if keepdims:
+        first = first.reshape(tuple(1 if d in axes else a.shape[d] for d in range(nd)))
+    return first
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):

@@ -1,6 +1,8 @@
 """Regression tests for the differences from NumPy that the fuzzer (tests/fuzz/) listed as
 known in expectations.txt and that are now fixed: each test pins NumPy's behaviour on
 several dtypes and edge shapes, so the expectation line can stay removed."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -463,3 +465,24 @@ def test_device_complex_large_arguments(dt):
                 fin = np.isfinite(w)
                 tol = 16 * np.finfo(dt).eps * np.where(np.isfinite(want), abs(want), 1)[fin]
                 assert np.all(np.abs(w[fin] - g[fin]) <= tol), (fn, part, want, got)
+
+
+# Campaign seed 2037987 (H100 host, NumPy 2.5.2): nanmax of a complex slice of NaNs only gave
+# nan+0j; NumPy's fmax keeps the first of two NaNs, so the slice's first element comes back.
+@pytest.mark.parametrize("fn", ["nanmax", "nanmin"])
+@pytest.mark.parametrize("axis", [None, 0, 2, -1, (0, 1), (1, 2), (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_complex_all_nan_slice_keeps_first(device, fn, axis, keepdims):
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((3, 4, 5)) + 1j * rng.standard_normal((3, 4, 5))).astype(np.complex64)
+    a[0] = np.nan + 1j * rng.standard_normal((4, 5))
+    a[:, 1] = np.nan - 2j
+    a[:, :, 2] = complex(np.nan, 3)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.asarray(getattr(np, fn)(a, axis=axis, keepdims=keepdims))
+        got = np.asarray(getattr(em, fn)(em.asarray(a, device=device), axis=axis,
+                                         keepdims=keepdims).get())
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.reshape(-1).view(np.float32),
+                                  want.reshape(-1).view(np.float32))
