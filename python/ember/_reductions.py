@@ -348,6 +348,8 @@ def _first_along(a, axis, keepdims):
     element (nan-0.58j stays, not nan+0j)."""
     from ._manipulation import moveaxis
     nd = a.ndim
+    if nd == 0:  # NumPy takes axis=0 (or -1) of a 0-d array as the array itself
+        return a
     axes = tuple(range(nd)) if axis is None else \
         tuple(sorted(ax % nd for ax in ((axis,) if isinstance(axis, int) else axis)))
     kept = [d for d in range(nd) if d not in axes]
