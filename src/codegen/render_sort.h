@@ -77,7 +77,7 @@
  * ones, many to a block being better than one, sort as segments of the
  * whole (the row in the key's high bits). */
 #define EM_SORT_ROWS_MIN 512
-#define EM_SORT_SEARCH_SH 2048 /* haystacks searched in shared memory (render_sort.c) */
+#define EM_SORT_SEARCH_SH 2048       /* haystacks searched in shared memory (render_sort.c) */
 #define EM_SORT_META_WORDS (9 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {

@@ -188,8 +188,8 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  *
  * Else the host reads HIST (a synchronisation: it must know which buffer
  * ends with the keys) and launches only the bytes that vary. */
-static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, int *cur,
-                              bool vals, em_array *out) {
+static em_status em__onesweep(em__sorter *s, em__scratch *m, const em_array *a, int *cur, bool vals,
+                              em_array *out) {
     const em_device_props *pr;
     EM_CHECK(s->be->props_ref(s->id, &pr));
     const int64_t n = s->a.n, nb = s->a.nb, kbytes = s->c.keybits / 8;

@@ -66,9 +66,9 @@ static void test_float(void) {
  * exp's range, imaginary parts 0) -- NaN or inf where glibc's result is finite, tanh
  * inf / inf where it is +-1 -- and ordinary ones.  Non-finite parts of glibc's result
  * must be matched exactly (NaN for NaN, the same infinity). */
-static const double big[] = {0.0,  0.01, 0.5,   0.99,  1.0,   1.5,   3.0,   8.9,  9.5,  10.0,
-                             21.0, 23.0, 50.0,  88.5,  89.5,  95.0,  212.1, 700.0, 709.5,
-                             715.0, 800.0, 1e5, 0.3333, 1.5707963267948966};
+static const double big[] = {0.0,   0.01,  0.5,   0.99,  1.0,   1.5,  3.0,    8.9,
+                             9.5,   10.0,  21.0,  23.0,  50.0,  88.5, 89.5,   95.0,
+                             212.1, 700.0, 709.5, 715.0, 800.0, 1e5,  0.3333, 1.5707963267948966};
 #define NBIG ((int)(sizeof big / sizeof *big))
 /* A real NaN or infinity cast to complex (the fuzzer's special inputs), and its i-multiple:
  * glibc's (C99 Annex G's) non-finite parts, e.g. sin(NaN + 0i) = NaN + 0i. */
@@ -87,8 +87,8 @@ static float complex zexp2f(float complex z) { return cexpf(z * (float)M_LN2); }
 static int part_matches(double got, double want, int single) {
     if (isnan(want)) return isnan(got);
     if (isinf(want)) return got == want;
-    return isfinite(got) && fabs(got - want) <= 8 * (single ? FLT_EPSILON : DBL_EPSILON) *
-                                                     fabs(want);
+    return isfinite(got) &&
+           fabs(got - want) <= 8 * (single ? FLT_EPSILON : DBL_EPSILON) * fabs(want);
 }
 
 /* The worst error of f against g (ulps of |g|), -1 on a non-finite mismatch. */
@@ -131,10 +131,10 @@ static double worst_of(cfn128 f, zfn g, cfn64 ff, zfnf gf, int single) {
 
 static void test_elementary(void) {
     const char *names[] = {"exp", "exp2", "sin", "cos", "sinh", "cosh", "tan", "tanh"};
-    cfn128 f[] = {em_exp_c128, em_exp2_c128, em_sin_c128, em_cos_c128,
+    cfn128 f[] = {em_exp_c128,  em_exp2_c128, em_sin_c128, em_cos_c128,
                   em_sinh_c128, em_cosh_c128, em_tan_c128, em_tanh_c128};
     zfn g[] = {cexp, zexp2, csin, ccos, csinh, ccosh, ctan, ctanh};
-    cfn64 ff[] = {em_exp_c64, em_exp2_c64, em_sin_c64, em_cos_c64,
+    cfn64 ff[] = {em_exp_c64,  em_exp2_c64, em_sin_c64, em_cos_c64,
                   em_sinh_c64, em_cosh_c64, em_tan_c64, em_tanh_c64};
     zfnf gf[] = {cexpf, zexp2f, csinf, ccosf, csinhf, ccoshf, ctanf, ctanhf};
     for (int k = 0; k < 8; k++)
@@ -142,7 +142,8 @@ static void test_elementary(void) {
             double w = worst_of(f[k], g[k], ff[k], gf[k], single);
             /* glibc's own are within 1-2 ulp, the formulas' products and sums a few more;
              * docs/precision.md allows 16 on the devices (libdevice adds its 1-2) */
-            if (w < 0 || w > 8) printf("%s %s: worst %g ulp\n", names[k], single ? "c64" : "c128", w);
+            if (w < 0 || w > 8)
+                printf("%s %s: worst %g ulp\n", names[k], single ? "c64" : "c128", w);
             CHECK(w >= 0 && w <= 8);
         }
 }
