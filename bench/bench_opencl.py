@@ -204,12 +204,12 @@ def main():
                "unit": "per row",
                "columns": ["row", "opencl", oname, "pyopencl", "unit", f"opencl/{oname}",
                            "opencl/pyopencl"],
-               "ratio": "speed ratios (> 1: Ember's OpenCL faster)",
                "device": f"{ocl}: {info['name']} ({info['platform']}, driver "
                          f"{info['driver_version']})",
                "versions": f"ember {em.__version__}, NumPy {np.__version__}",
                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "commit": commit, "rows": table, "notes": []}
+               "commit": commit, "rows": table,
+               "notes": ["The last two columns are speed ratios (> 1: Ember's OpenCL faster)."]}
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")
