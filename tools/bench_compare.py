@@ -1,7 +1,15 @@
-"""Compare two runs of the same benchmark, line by line: for every row whose
-label appears in both logs, each numeric cell's new/base ratio.
+"""Compare runs of the same benchmark on two trees, line by line: for every
+row whose label appears in both, each numeric cell's new/base ratio.
 
     python tools/bench_compare.py BASE.log NEW.log [--tol 0.03]
+    python tools/bench_compare.py BASE1.log,BASE2.log NEW1.log,NEW2.log
+
+With several logs a side (tools/gpu_compare.sh runs base, new, new, base:
+a drift of the machine over the call, such as a host whose memory
+bandwidth or huge pages change between processes, then weighs on both
+sides alike), a cell is the mean of its runs, and the "spread" column is
+the largest difference between two runs of the same tree over their mean:
+a ratio within the spread is not a change of the code.
 
 Rows are the tables the benchmarks print (a label, then numbers); the column
 names come from the last header line above a row.  Flags a cell whose ratio
@@ -48,19 +56,24 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--tol", type=float, default=0.03)
     a = ap.parse_args()
-    b, n = rows(a.base), rows(a.new)
-    print("| row | column | base | new | new/base |")
-    print("|---|---|---|---|---|")
-    for k, (cols, bv) in b.items():
-        if k not in n:
+    bs = [rows(p) for p in a.base.split(",")]
+    ns = [rows(p) for p in a.new.split(",")]
+    print("| row | column | base | new | new/base | spread |")
+    print("|---|---|---|---|---|---|")
+    for k, (cols, _) in bs[0].items():
+        if not all(k in r for r in bs + ns):
             continue
         label = f"{k[0][:20]}: {k[1]}" if k[0] else k[1]
-        for c, x, y in zip(cols, bv, n[k][1]):
-            if x is None or y is None or x == 0:
+        for j, c in enumerate(cols):
+            xs = [r[k][1][j] if j < len(r[k][1]) else None for r in bs]
+            ys = [r[k][1][j] if j < len(r[k][1]) else None for r in ns]
+            if None in xs or None in ys or 0 in xs:
                 continue
+            x, y = sum(xs) / len(xs), sum(ys) / len(ys)
             r = y / x
-            flag = " **" if abs(r - 1) > a.tol else ""
-            print(f"| {label} | {c} | {x:g} | {y:g} | {r:.3f}{flag} |")
+            spread = max((max(v) - min(v)) / (sum(v) / len(v)) if sum(v) else 0 for v in (xs, ys))
+            flag = " **" if abs(r - 1) > a.tol and abs(r - 1) > spread else ""
+            print(f"| {label} | {c} | {x:g} | {y:g} | {r:.3f}{flag} | {spread:.3f} |")
 
 
 if __name__ == "__main__":
