@@ -82,10 +82,21 @@ ZERO_SIGN_SHOWN = {"copysign", "signbit", "divide", "true_divide", "reciprocal",
                    "float_power"}
 
 
-# The sign of a NaN that an invalid operation made (0/0, log of a negative, fmod(x, 0)) is
-# not specified by IEEE 754: x86 makes it negative, CUDA's canonical NaN is positive.  These
-# functions show it (copysign(7, fmod(0.5, 0.0)) is -7 on the CPU, 7 on the H200).
+# The sign of a NaN that an arithmetic operation made or passed on (0/0, log of a negative,
+# fmod(x, 0), nan + x) is not specified by IEEE 754 (6.3: only copy, negate, abs and copysign
+# define it): x86's default NaN is negative, CUDA's positive, and NumPy's own loops differ by
+# dtype and by the CPU's SIMD level (on an AVX2 machine its float32 log of -1 is -nan, its
+# float64 log +nan; NumPy 2.5.2 on an AVX-512 host gave log10 a NaN of the other sign than
+# Ember, seeds 2021672, 2075178).  These functions show it (copysign(7, fmod(0.5, 0.0)) is -7
+# on the CPU, 7 on the H200), so of such a NaN they are compared for shape and dtype only.
 NAN_SIGN_SHOWN = {"copysign", "signbit"}
+# Arithmetic whose NaN results have an unspecified sign (every function but the IEEE sign
+# operations; views, copies, indexing and the manipulations move NaNs with their signs).
+NAN_SIGN_KEPT = {"abs", "absolute", "fabs", "negative", "positive", "copysign", "conj",
+                 "conjugate", "real", "imag", "copy", "setitem"}
+NAN_SIGN_MADE = (set(UNARY) | set(BINARY) | set(REDUCE) | {
+    "matmul", "diff", "floor_divide", "remainder", "power", "round", "around", "clip",
+    "trace", "dot"}) - NAN_SIGN_KEPT
 
 
 class Var:
@@ -93,11 +104,12 @@ class Var:
     compared, its shape came from unreliable values); copy:
     NumPy gave a scalar (a copy) where Ember gives a 0-d view (integer indexing, as CuPy),
     so a later in-place write may show through on Ember's side only."""
-    __slots__ = ("k", "scale", "fragile", "copy", "zsign")
+    __slots__ = ("k", "scale", "fragile", "copy", "zsign", "nsign")
 
-    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False, zsign=False):
+    def __init__(self, k=0.0, scale=0.0, fragile=False, copy=False, zsign=False, nsign=False):
         self.k, self.scale, self.fragile, self.copy = k, scale, fragile, copy
         self.zsign = zsign  # may hold a zero whose sign is unspecified (ZERO_SIGN_FROM)
+        self.nsign = nsign  # may hold a NaN whose sign is unspecified (NAN_SIGN_MADE)
 
 
 class Stmt:
@@ -258,8 +270,10 @@ class Gen:
             fragile = True
         cplx = any(_kind(x) == "c" for x in vals + [res]) or "j" in text.split("=", 1)[-1]
         dev = self.opts.get("device", "cpu")
-        if fn in NAN_SIGN_SHOWN and dev != "cpu" and any(_has_nan(x) for x in vals):
-            fragile = True
+        nsign = any(v.nsign for v in ins) or (fn in NAN_SIGN_MADE and _has_nan(res))
+        if fn in NAN_SIGN_SHOWN and any(_has_nan(x) for x in vals) and (
+                dev != "cpu" or any(v.nsign for v in ins)):
+            fragile = True  # on a device even an input's NaN may come back canonical
         dt = _float_name(vals + [res], cplx)
         ulp = precision.bound(fn, dt, dev)
         if cplx and fn in COMPLEX_INEXACT:
@@ -291,7 +305,7 @@ class Gen:
             fragile = 2  # unreliable values decide this result's shape: not compared at all
         if name:
             self.prog.vars[name] = Var(k + rel, scale, fragile,
-                                       isinstance(self.ns[name], np.generic), zsign)
+                                       isinstance(self.ns[name], np.generic), zsign, nsign)
         else:  # an in-place write: the written inputs[0] now carries both lineages
             for i in inputs[:1]:
                 if i in self.prog.vars:
@@ -299,11 +313,13 @@ class Gen:
                     v.k, v.scale = max(v.k, k + rel), max(v.scale, scale)
                     v.fragile = v.fragile or fragile or (discontinuous and k > 0)
                     v.zsign = v.zsign or zsign
+                    v.nsign = v.nsign or nsign
             # and any variable may be a view of it: their tolerance takes the write's
             for v in self.prog.vars.values():
                 v.k = max(v.k, k + rel)
                 if fragile or (discontinuous and k > 0):
                     v.fragile = v.fragile or True
+                v.nsign = v.nsign or nsign
         return name
 
     def chance(self, p):
@@ -859,7 +875,7 @@ def to_spec(prog, keep=None):
     idx = range(len(prog.stmts)) if keep is None else keep
     return {"seed": prog.seed,
             "stmts": [[prog.stmts[i].text, prog.stmts[i].op, prog.stmts[i].bind] for i in idx],
-            "vars": {k: [v.k, v.scale, v.fragile, v.copy, v.zsign]
+            "vars": {k: [v.k, v.scale, v.fragile, v.copy, v.zsign, v.nsign]
                      for k, v in prog.vars.items()}}
 
 
