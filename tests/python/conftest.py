@@ -48,6 +48,31 @@ _OPENCL_TEST_DTYPES = {
     # a ReductionKernel per dtype and layout: each about a second of PoCL
     "test_integer_sum_layouts": {"int8", "uint32", "int64", "bool"},
 }
+# The data-frame modules (issue 17) on opencl:0, with their parametrisations
+# cut to the values below: a frame test makes dozens of kernels (each column
+# dtype, each aggregation, the sort and the join), so one row count (200: not
+# an edge case, which the CPU covers) and fewer repeats of the same kernels
+# keep PoCL's builds to a few minutes in CI; EMBER_TEST_OPENCL=all runs all.
+_OPENCL_FRAME_MODULES = {"test_frame_core", "test_frame_groupby", "test_frame_merge",
+                         "test_frame_strings", "test_frame_io", "test_frame_dask"}
+_OPENCL_MODULES |= _OPENCL_FRAME_MODULES
+_OPENCL_PARAM_SUBSET = {
+    "test_frame_core": {"n": [200], "op": ["add", "truediv"]},
+    "test_frame_groupby": {"n": [200], "keys": ["k1", ["k2", "b"]], "spread": [10, 10 ** 9]},
+    "test_frame_merge": {"nl": [40], "how": ["inner", "left", "outer"]},
+    "test_frame_strings": {"pat": ["a", "", "é", "abcdefghij"], "name": ["contains", "endswith"]},
+}
+
+
+def _opencl_param_cut(mod, params):
+    """The reason to skip a frame test on opencl:0, or None (_OPENCL_PARAM_SUBSET)."""
+    for name, keep in _OPENCL_PARAM_SUBSET.get(mod, {}).items():
+        if name in params and params[name] not in keep:
+            return (f"opencl: {name}={params[name]!r} runs on the CPU and CUDA only "
+                    "(conftest._OPENCL_PARAM_SUBSET; EMBER_TEST_OPENCL=all runs it)")
+    return None
+
+
 # Why the others do not run there yet (what is left of issue 16).
 _OPENCL_SKIP = {
     "test_sorting": "unique/isin on OpenCL not run yet: hundreds of PoCL builds (about 1 s each)",
@@ -73,6 +98,9 @@ def device(request):
         if few is not None and not explicit and dt is not None and np.dtype(dt).name not in few:
             pytest.skip("opencl: a subset of dtypes in CI (conftest._OPENCL_DTYPE_SUBSET; "
                         "EMBER_TEST_OPENCL=all runs every dtype)")
+        why = None if explicit else _opencl_param_cut(mod, cs.params if cs else {})
+        if why:
+            pytest.skip(why)
     with em.Device(request.param) as d:
         yield d
 

@@ -241,6 +241,27 @@ def test_dask_native_groupby_agg(table, scheduler):
     pd.testing.assert_frame_equal(_pd_sorted(got), want, check_dtype=False)
 
 
+@pytest.mark.parametrize("split_out", [2, 3])
+def test_dask_native_groupby_split_out(table, scheduler, split_out):
+    """groupby(split_out>1): Dask shuffles the partial aggregates into
+    split_out partitions (each key in one), then puts the keys back as the
+    index with set_index(append=True) on Ember frames."""
+    pdf = table[0]
+    ddf = _native(pdf[["k", "j", "v", "w", "s"]], 4)
+    res = ddf.groupby("k").v.sum(split_out=split_out)
+    assert res.npartitions == split_out
+    parts = dask.compute(*[dask.delayed(lambda x: x.to_pandas())(p) for p in res.to_delayed()])
+    keys = [set(p.index) for p in parts]
+    assert all(not (a & b) for i, a in enumerate(keys) for b in keys[i + 1:])
+    pd.testing.assert_series_equal(pd.concat(parts).sort_index(), pdf.groupby("k").v.sum())
+    spec = {"v": ["sum", "mean"], "w": ["count", "max"]}
+    for by in (["k", "j"], ["s", "k"]):
+        got = ddf.groupby(by).agg(spec, split_out=split_out)
+        assert got.npartitions == split_out
+        pd.testing.assert_frame_equal(_pd_sorted(got.compute()), pdf.groupby(by).agg(spec),
+                                      check_dtype=False, rtol=1e-12)
+
+
 @pytest.mark.parametrize("how", ["inner", "left"])
 def test_dask_native_merge(table, scheduler, how):
     pdf = table[0]
@@ -273,6 +294,10 @@ def test_core_takes_pandas_keywords(device):
                                    ps.groupby(level="k", sort=False).max())
     pd.testing.assert_frame_equal(df.set_index("k").groupby(level=0)[["x"]].sum().to_pandas(),
                                   pdf.set_index("k").groupby(level=0)[["x"]].sum())
+    pd.testing.assert_frame_equal(df.set_index("k", append=True).to_pandas(),
+                                  pdf.set_index("k", append=True))
+    pd.testing.assert_frame_equal(df.set_index("k").set_index(["s"], append=True).to_pandas(),
+                                  pdf.set_index("k").set_index(["s"], append=True))
     assert sorted(g.groups) == sorted(pdf.groupby("k").groups)
     pd.testing.assert_frame_equal(g.get_group(2).to_pandas(),
                                   pdf.groupby("k").get_group(2))

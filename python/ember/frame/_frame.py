@@ -352,12 +352,16 @@ class DataFrame:
         return DataFrame._new({k: _ops.astype_column(c, dtype) for k, c in self._cols.items()},
                               self.index, self._device)
 
-    def set_index(self, keys, drop=True):
+    def set_index(self, keys, drop=True, append=False):
+        """pandas' set_index of columns; append=True keeps the current index's
+        levels first (Dask's groupby(split_out>1) puts its keys back so)."""
         keys = [keys] if not isinstance(keys, list) else keys
         for k in keys:
             if k not in self._cols:
                 raise KeyError(f"None of {[k]} are in the columns")
         idx = Index([self._cols[k] for k in keys], keys)
+        if append:
+            idx = Index(self.index.levels + idx.levels, self.index.names + idx.names)
         cols = {k: c for k, c in self._cols.items() if not (drop and k in keys)}
         return DataFrame._new(cols, idx, self._device)
 
