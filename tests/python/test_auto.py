@@ -318,8 +318,12 @@ def test_explain(cpu_only):
     assert p.predicted["cpu"] == pytest.approx(CPU["launch"] + 2 * x.nbytes / CPU["elementwise"])
     r, ps = em.auto.explain(lambda: (x * 2 + 1).sum())
     assert float(r) == float(np.sum(np.arange(100000, dtype=np.float32) * 2 + 1, dtype=np.float32))
-    assert [q.kind for q in ps] == ["elementwise", "elementwise", "reduction"]
-    assert all(q.chosen == "cpu" for q in ps) and "cpu" in repr(ps[0])
+    # The chain stays pending where its inputs are; the reduction that reads
+    # it is one decision, counting the bytes the chain reads (not placed again).
+    assert [q.kind for q in ps] == ["reduction"]
+    assert ps[0].chosen == "cpu" and "cpu" in repr(ps[0]) and ps[0].nbytes == x.nbytes
+    r, ps = em.auto.explain(lambda: (x * 2 + 1).get())
+    assert [q.kind for q in ps] == ["chain"] and ps[0].nbytes == 2 * x.nbytes
     with pytest.raises(TypeError, match="callable"):
         em.auto.explain(3)
 
@@ -342,29 +346,34 @@ FAKE_CODE = """
 import numpy as np, ember as em
 em.auto.set_model({'cpu': %r, 'cuda:0': %r})
 cur = lambda a: str(a.device.current)
+def ev(a):
+    em.eval(a)
+    return a
 small = em.arange(100, dtype='float32', device='auto')
 print(cur(small + 1), cur(small))
 mid = em.arange(1 << 16, dtype='float32', device='auto')
 y = mid * 2
-print(cur(y), cur(mid), np.array_equal(mid.get(), np.arange(1 << 16, dtype=np.float32)))
+print(em._ember._is_pending(y), cur(y), cur(ev(y)), cur(mid))
 del y  # the fake device has 1 MiB
-print(cur(mid[:20000] + 1), cur(mid[:10] + 1))
+m2 = ev(mid * 1)   # a result on the GPU: work on it stays there
+print(cur(ev(m2[:20000] + 1)), cur(ev(m2[:10] + 1)))
+del mid
 w = em.arange(1 << 16, dtype='float32', device='auto')
 w2 = w[1:]
 z = w + w
-print(cur(w), cur(w2), cur(z))
+print(cur(w), cur(w2), cur(ev(z)))
 del w, w2, z
 pin = em.zeros(1 << 16, dtype='float32', device='cpu')
-print(cur(mid + pin), cur(mid))
+print(cur(ev(m2 + pin)), cur(m2))
 g = em.arange(1 << 16, dtype='float32', device='auto')
 print(cur(em.sum(g)), end=' ')
-h = g * 2
-print(cur(g), cur(em.sum(g)))
+h = ev(g * 2)
+print(cur(h), cur(em.sum(h)))
 del g, h
 em.get_default_memory_pool().set_limit(size=1 << 16)
 big = em.arange(1 << 17, dtype='float32', device='auto')
-_, ps = em.auto.explain(lambda: big * 2)
-print(ps[0].chosen, ps[0].predicted['cuda:0'])
+_, ps = em.auto.explain(lambda: ev(big * 2))
+print(ps[0].kind, ps[0].chosen, ps[0].predicted['cuda:0'])
 em.get_default_memory_pool().set_limit(size=0)
 p = em.arange(5.0, device='auto').to_device('cuda:0')
 print(p.device)
@@ -375,15 +384,80 @@ def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_CODE % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
     assert out == [
         "cpu cpu",               # 100 elements: the launch and the move cost more than the CPU
-        "cuda:0 cuda:0 True",    # 64 Ki: moved (in place: no one else saw it), values kept
+        "True cpu cuda:0 cpu",   # 64 Ki: lazy where its input is; evaluated on the GPU (the
+                                 # whole chain placed then), its input copied there
         "cuda:0 cpu",            # work follows the data while moving back costs more; 10
                                  # elements: the CPU's launch is cheaper than the move back
-        "cpu cpu cuda:0",        # a view shares the memory: copied for the op, not moved
+        "cpu cpu cuda:0",        # the chain's inputs are copied for it, not moved
         "cpu cpu",               # a pinned operand decides; the auto one moves back
         "cpu cuda:0 cuda:0",     # a host reduction: the CPU outruns the bus; on the GPU's
                                  # data: there
-        "cpu inf",               # over the pool's set_limit: not placed there
+        "chain cpu inf",         # over the pool's set_limit: not placed there
         "cuda:0",                # pinned to the GPU
+    ], err
+
+
+# ---- a lazy chain is placed once, when it is evaluated ---------------------
+
+def _chain_crossover():
+    """Elements where a*b+c (float32, on the host) predicts the same on both:
+    12 bytes read and 4 written per element, the 12 moved to the GPU."""
+    slope = 16 / CPU["elementwise"] - 16 / GPU["elementwise"] - 12 / GPU["h2d"]
+    return (GPU["launch"] - CPU["launch"]) / slope
+
+
+def test_chain_decision_both_ends(two_devices):
+    n0 = _chain_crossover()
+    for n, want in ((int(n0 * 0.9), "cpu"), (int(n0 * 1.1) + 1, "cuda:0")):
+        p = _place._decide_chain("cpu", 12 * n, 4 * n)
+        assert p.kind == "chain" and p.chosen == want, (n, p)
+        assert p.predicted["cuda:0"] == pytest.approx(
+            GPU["launch"] + 16 * n / GPU["elementwise"] + 12 * n / GPU["h2d"])
+        assert p.predicted["cpu"] == pytest.approx(CPU["launch"] + 16 * n / CPU["elementwise"])
+    # on the GPU's data the chain stays there (moving back costs more)
+    assert _place._decide_chain("cuda:0", 12 << 20, 4 << 20).chosen == "cuda:0"
+
+
+def test_pending_auto_chain_bytes(cpu_only):
+    a = em.arange(1 << 15, dtype="float32", device="auto")
+    b = em.ones(1 << 15, dtype="float64", device="auto")
+    r = (a * b + a) * 2.5  # a read once, b once; the scalar is not an input
+    assert em._ember._is_pending(r) and str(r.device) == "auto"
+    assert em._ember._auto_chain_bytes(r) == a.nbytes + b.nbytes
+    assert_same(r, (np.arange(1 << 15, dtype=np.float32) * 1.0 + np.arange(1 << 15)) * 2.5)
+    assert em._ember._auto_chain_bytes(r) == 0  # evaluated: no chain left
+
+
+FAKE_CHAIN = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+for n in (%d, %d):
+    a, b, c = (em.zeros(n, dtype='float32', device='auto') for _ in range(3))
+    r, ps = em.auto.explain(lambda: a * b + c)
+    # built where its inputs are, nothing decided yet
+    print(ps, em._ember._is_pending(r), str(r.device.current))
+    r2, ps = em.auto.explain(lambda: r.get())
+    print([p.kind for p in ps], ps[0].chosen, str(r.device.current), str(a.device.current))
+    del a, b, c, r, r2
+pin = em.zeros(%d, dtype='float32', device='cpu')
+x = em.zeros(pin.size, dtype='float32', device='auto')
+r, ps = em.auto.explain(lambda: (x * 2 + pin).get())
+print([(p.kind, p.chosen, p.reason) for p in ps])
+"""
+
+
+def test_chain_placed_when_evaluated_under_the_fake_driver(fake_lib, tmp_path):
+    n0 = _chain_crossover()
+    lo, hi = int(n0 * 0.9), int(n0 * 1.1) + 1
+    out, err = _run(FAKE_CHAIN % (CPU, GPU, lo, hi, hi), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == [
+        "[] True cpu",                # below the crossover: built lazily where the inputs are,
+        "['chain'] cpu cpu cpu",      # and evaluated there (one decision for the chain)
+        "[] True cpu",
+        "['chain'] cuda:0 cuda:0 cpu",  # above: placed on the GPU at its evaluation; the
+                                        # inputs copied there, not moved
+        "[('elementwise', 'cpu', 'pinned operand'), ('chain', 'cpu', 'pinned operand')]",
     ], err
 
 

@@ -20,8 +20,9 @@ from ._model import DeviceCost, Model
 from ._place import Placement, model, set_model
 
 # The extension's one way in: place() for every operation on auto arrays,
-# _stream.whole() first for reductions (out of core).
-_ember._auto_set_hook(_place.place, _stream.whole)
+# _stream.whole() first for reductions (out of core),
+# _place.place_chain when a pending auto chain is evaluated.
+_ember._auto_set_hook(_place.place, _stream.whole, _place.place_chain)
 _ember._auto_config(len(_place.candidates()) == 1 and _place._DEBUG <= 0, 0, 0, 0)
 
 __all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
