@@ -18,7 +18,7 @@ import threading as _threading
 
 import numpy as _np
 
-from . import _ember
+from . import _device, _ember
 
 __all__ = [
     "Philox", "Generator", "default_rng", "seed", "get_state", "set_state",
@@ -107,6 +107,10 @@ class Philox:
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
                                                    device, low, range_, post, pa, pb)
+        if device is not None or _device._auto_used:  # draws for device="auto" are auto
+            from ._creation import _auto, _is_auto
+            if _is_auto(device):
+                _auto(arr)
         return arr
 
     def __repr__(self):
@@ -207,7 +211,8 @@ def _kernel_device(device):
     """Whether draws for device run Ember's kernels (not the CPU's loops)."""
     if device is None:
         return _ember._get_device()[0] != "cpu"
-    return not str(device).startswith("cpu")
+    # auto draws are born on the host, as the CPU's (bit for bit)
+    return not str(device).startswith(("cpu", "auto"))
 
 
 def _shape_of_param(x):

@@ -397,6 +397,89 @@ def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
     ], err
 
 
+# ---- every result of auto inputs is auto ------------------------------------
+
+# name -> f(x, i, b): x a float64 (4, 6) array, i an int64 permutation of 4,
+# b a mask of x; each result is compared, bit for bit, with the same call on
+# CPU arrays.
+RESULTS = {
+    "concatenate": lambda x, i, b: em.concatenate([x, x]),
+    "stack": lambda x, i, b: em.stack([x, x], axis=1),
+    "hstack": lambda x, i, b: em.hstack([x, x]),
+    "where": lambda x, i, b: em.where(b, x, 0),
+    "where1": lambda x, i, b: em.where(b)[1],
+    "nonzero": lambda x, i, b: em.nonzero(x)[0],
+    "astype": lambda x, i, b: x.astype("float32"),
+    "gather": lambda x, i, b: x[i],
+    "mask": lambda x, i, b: x[b],
+    "view": lambda x, i, b: x[1:, ::-2],
+    "sum": lambda x, i, b: x.sum(),
+    "mean_axis": lambda x, i, b: x.mean(axis=0),
+    "std": lambda x, i, b: x.std(),
+    "argmax": lambda x, i, b: x.argmax(),
+    "cumsum": lambda x, i, b: em.cumsum(x, axis=1),
+    "sort": lambda x, i, b: em.sort(-x),
+    "argsort": lambda x, i, b: em.argsort(-x, axis=0),
+    "unique": lambda x, i, b: em.unique(x % 5),
+    "matmul": lambda x, i, b: x @ x.T,
+    "dot": lambda x, i, b: em.dot(x, x.T),
+    "einsum": lambda x, i, b: em.einsum("ij,kj->ik", x, x),
+    "outer": lambda x, i, b: em.outer(x[0], x[1]),
+    "repeat": lambda x, i, b: em.repeat(x, 2, axis=0),
+    "x.repeat": lambda x, i, b: x.repeat(2),
+    "take": lambda x, i, b: em.take(x, i),
+    "x.take": lambda x, i, b: x.take(i),
+    "x.nonzero": lambda x, i, b: x.nonzero()[1],
+    "pad": lambda x, i, b: em.pad(x, 1),
+    "roll": lambda x, i, b: em.roll(x, 1),
+    "flip": lambda x, i, b: em.flip(x),
+    "tile": lambda x, i, b: em.tile(x, 2),
+    "searchsorted": lambda x, i, b: em.searchsorted(em.ravel(x), x[1:3] + 0.5),
+    "clip": lambda x, i, b: em.clip(x, 1, 5),
+    "zeros_like": lambda x, i, b: em.zeros_like(x),
+    "diff": lambda x, i, b: em.diff(x),
+    "inv": lambda x, i, b: em.linalg.inv(x[:, :4] + em.eye(4, device=x.device) * 30),
+    "norm": lambda x, i, b: em.linalg.norm(x),
+    "fft": lambda x, i, b: em.fft.fft(x),
+    "median": lambda x, i, b: em.median(x, axis=1),
+    "percentile": lambda x, i, b: em.percentile(x, 30),
+    "bincount": lambda x, i, b: em.bincount(i),
+    "histogram": lambda x, i, b: em.histogram(x)[0],
+    "split": lambda x, i, b: em.split(x, 2)[1],
+    "meshgrid": lambda x, i, b: em.meshgrid(x[0], x[1])[1],
+    "array": lambda x, i, b: em.array(x),
+    "asarray_copy": lambda x, i, b: em.asarray(x, copy=True),
+    "arange": lambda x, i, b: em.arange(7, device=x.device),
+    "random": lambda x, i, b: em.random.default_rng(4).random(9, device=x.device),
+    "normal": lambda x, i, b: em.random.default_rng(4).normal(1, 2, size=9, device=x.device),
+    "integers": lambda x, i, b: em.random.default_rng(4).integers(0, 9, 9, device=x.device),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_results_of_auto_inputs_are_auto(cpu_only, name):
+    h = np.arange(24.0).reshape(4, 6) * 1.5 - 7
+    p = np.array([3, 1, 2, 0])
+    got = RESULTS[name](*(em.asarray(v, device="auto") for v in (h, p)),
+                        em.asarray(h > 5, device="auto"))
+    want = RESULTS[name](*(em.asarray(v, device="cpu") for v in (h, p)),
+                         em.asarray(h > 5, device="cpu"))
+    assert isinstance(got, em.ndarray) and str(got.device) == "auto", name
+    assert str(want.device) == "cpu", name  # the same call on CPU arrays stays pinned
+    _same_bits(got, want)
+
+
+def test_results_of_mixed_inputs_keep_the_pin(cpu_only):
+    a = em.asarray(np.ones(5), device="auto")
+    pin = em.asarray(np.zeros(5), device="cpu")
+    r = em.concatenate([a, pin])
+    assert str(r.device) == "cpu" and str(pin.device) == "cpu"
+    v = em.broadcast_arrays(a, pin)[1]  # a view of the pinned array: its mark is its memory's
+    assert str(v.device) == "cpu" and str(pin.device) == "cpu"
+    assert str(em.asarray(a, device="cpu").device) == "cpu"  # a named device pins the copy
+    assert str(em.random.random(3, device="cpu").device) == "cpu"
+
+
 # ---- a lazy chain is placed once, when it is evaluated ---------------------
 
 def _chain_crossover():

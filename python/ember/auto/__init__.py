@@ -15,7 +15,7 @@ move pays for itself.  An array on a fixed device is respected.
   Ember chunks on the client's workers.
 """
 from .. import _ember
-from . import _cluster, _model, _place, _stream
+from . import _cluster, _marks, _model, _place, _stream
 from ._model import DeviceCost, Model
 from ._place import Placement, model, set_model
 
@@ -24,6 +24,7 @@ from ._place import Placement, model, set_model
 # _place.place_chain when a pending auto chain is evaluated.
 _ember._auto_set_hook(_place.place, _stream.whole, _place.place_chain)
 _ember._auto_config(len(_place.candidates()) == 1 and _place._DEBUG <= 0, 0, 0, 0)
+_marks.install()  # results of ember's Python functions on auto arrays are auto
 
 __all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
            "Placement"]
