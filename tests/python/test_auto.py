@@ -695,3 +695,32 @@ def test_use_cluster_makes_large_auto_arrays_dask_arrays(cpu_only):
         finally:
             em.auto.use_cluster(None)
     assert isinstance(em.asarray(np.ones(10000), device="auto"), em.ndarray)
+
+
+def test_an_active_dask_client_is_picked_up(cpu_only):
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    h = np.arange(4000.0)
+    try:
+        em.auto.use_cluster(None, threshold=4096)  # detection, with a small threshold
+        assert isinstance(em.asarray(h, device="auto"), em.ndarray)  # no client yet
+        with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                                dashboard_address=None):
+            x = em.asarray(h, device="auto")
+            assert isinstance(x, da.Array) and len(x.chunks[0]) == 2
+            assert_same((x * 2).sum().compute(), (h * 2).sum())
+            assert isinstance(em.asarray(h[:100], device="auto"), em.ndarray)  # below it
+            em.auto.use_cluster(False, threshold=4096)  # off
+            assert isinstance(em.asarray(h, device="auto"), em.ndarray)
+        em.auto.use_cluster(None, threshold=4096)
+        assert isinstance(em.asarray(h, device="auto"), em.ndarray)  # the client closed
+    finally:
+        em.auto.use_cluster(None)
+
+
+def test_no_dask_import_for_auto(tmp_path):
+    code = ("import sys, numpy as np, ember as em\n"
+            "x = em.asarray(np.ones(1 << 20), device='auto')\n"
+            "print(float((x * 2).sum()), 'distributed' in sys.modules, 'dask' in sys.modules)\n")
+    out, _ = _run(code, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["2097152.0 False False"]
