@@ -567,6 +567,11 @@ def test_streamed_reduction_values(cpu_only, name, dtype):
         r = _stream.run(name, x, p)
         assert str(r.device) == "auto"
         assert_same(r, want, rtol=1e-12)
+    # several devices: a thread each, the chunks dealt round robin, the
+    # partial results gathered in chunk order (the CPU twice here)
+    for nd in (2, 3):
+        r = _stream.run(name, x, _stream.Plan(("cpu",) * nd, 97, -(-h.size // 97), 0.0, 0.0))
+        assert_same(r, getattr(np, name)(h))
     r = _stream.run(name, x, _stream.Plan("cpu", 100, 11, 0.0, 0.0), keepdims=True)
     assert_same(r, getattr(np, name)(h, keepdims=True), rtol=1e-12)
 
@@ -585,6 +590,16 @@ def test_stream_plan_both_ends():
                                             + (1 << 18) / GPU["h2d"])
         assert _stream.plan(em.zeros(1 << 17, dtype="float32", device="auto")) is None  # fits
         assert _stream.plan(x[::2]) is None  # not contiguous: placed as usual
+        # two GPUs: each streams half on its own bus; together when that wins
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU, "cuda:1": GPU})
+        p = _stream.plan(x)
+        assert p.devices == ("cuda:0", "cuda:1") and p.nchunks == 16, p
+        assert p.predicted == pytest.approx(8 * GPU["launch"] + x.nbytes / 2 / GPU["h2d"]
+                                            + (1 << 18) / GPU["h2d"])
+        assert "cuda:0, cuda:1" in repr(p)
+        slow_bus = dict(GPU, h2d=2.5e9)  # a second GPU on a slow bus: one GPU is faster
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU, "cuda:1": slow_bus})
+        assert _stream.plan(x).devices == ("cuda:0",)
         em.auto.set_model({"cpu": CPU, "cuda:0": GPU})  # the CPU outruns the bus
         assert _stream.plan(x) is None
     finally:
@@ -610,6 +625,24 @@ r, ps = em.auto.explain(lambda: y.sum(axis=1))   # not a full reduction: placed 
 print(type(ps[0]).__name__, ps[0].chosen)
 print(pool.used_bytes() <= 1 << 18, str(x.device.current))
 """
+
+
+FAKE_STREAM2 = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
+for d in ('cuda:0', 'cuda:1'):  # the fake's two devices share 1 MiB: a quarter each
+    with em.Device(d):
+        em.get_default_memory_pool().set_limit(size=1 << 18)
+x = em.arange(1 << 18, dtype='float32', device='auto')   # 1 MiB: 4 times each limit
+r, ps = em.auto.explain(lambda: x.sum())
+print(ps[0].devices, ps[0].nchunks > 2, str(r.device), str(r.device.current), r.shape)
+"""
+
+
+def test_streamed_reduction_over_two_gpus_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_STREAM2 % (dict(CPU, reduction=2e9), GPU, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2")
+    assert out == ["('cuda:0', 'cuda:1') True auto cuda:0 ()"], err
 
 
 def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):

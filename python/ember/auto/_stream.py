@@ -33,76 +33,120 @@ def _params(args, kw):
 
 
 class Plan:
-    """A streamed reduction: the device, elements per chunk, the chunks, and
-    the predicted seconds of streaming and of the CPU."""
+    """A streamed reduction: the devices (chunk i goes to devices[i % len]),
+    elements per chunk, the chunks, and the predicted seconds of streaming
+    and of the CPU."""
 
-    __slots__ = ("device", "chunk", "nchunks", "predicted", "cpu")
+    __slots__ = ("devices", "chunk", "nchunks", "predicted", "cpu")
 
-    def __init__(self, device, chunk, nchunks, predicted, cpu):
-        self.device, self.chunk, self.nchunks = device, chunk, nchunks
+    def __init__(self, devices, chunk, nchunks, predicted, cpu):
+        self.devices = (devices,) if isinstance(devices, str) else tuple(devices)
+        self.chunk, self.nchunks = chunk, nchunks
         self.predicted, self.cpu = predicted, cpu
 
+    @property
+    def device(self):
+        """The device that reduces the partial results (the first)."""
+        return self.devices[0]
+
     def __repr__(self):
-        return (f"auto: reduction streamed through {self.device} in {self.nchunks} chunks of "
-                f"{self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
+        return (f"auto: reduction streamed through {', '.join(self.devices)} in {self.nchunks} "
+                f"chunks of {self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
                 f"cpu {_place._fmt(self.cpu)}]")
 
 
+def _stream_time(m, devs, nbytes, per):
+    """Predicted seconds of streaming nbytes in chunks of per bytes, the
+    chunks dealt round robin to devs: each device streams its share on its
+    own bus and its own thread, the copies overlapping the reductions."""
+    share = nbytes / len(devs)
+    chunks = math.ceil(share / per)
+    t = 0.0
+    for dev in devs:
+        c = m.costs[dev]
+        h2d = c.h2d or 1e9
+        t = max(t, chunks * c.launch + max(share / h2d, share / c.reduction) + per / h2d)
+    return t
+
+
 def plan(a, chunk_bytes=None):
-    """The Plan for reducing host array a through a GPU that cannot hold it,
-    or None (it fits somewhere, or the CPU is predicted faster)."""
+    """The Plan for reducing host array a through the GPUs that cannot hold
+    it, or None (it fits somewhere, or the CPU is predicted faster).  One
+    GPU, or every such GPU together when that is predicted faster."""
     # A pending array would be computed whole on the host first: its fused
     # CPU reduction is the better plan (streaming pending chains: docs/auto.md).
     if a.size == 0 or a._dev[0] != "cpu" or _ember._is_pending(a) or not a._c_contiguous:
         return None
     cands = [d for d in _place.candidates() if d != "cpu"]
-    if not cands:
-        return None
     m = _place.model()
-    nbytes = a.nbytes
-    if "cpu" not in m.costs:
+    if not cands or "cpu" not in m.costs:
         return None
+    nbytes = a.nbytes
     cpu = m.predict("reduction", "cpu", nbytes)
-    best = None
+    streams = {}  # device -> bytes per chunk there
     for dev in cands:
         avail = _place._avail(dev)
         if nbytes <= avail or dev not in m.costs:
             continue  # it fits: the ordinary placement decides
         per = chunk_bytes or int(avail // 4)
         per -= per % a.itemsize
-        if per < 4096:
-            continue  # too little memory to stream through (the model prices each chunk)
-        n = math.ceil(nbytes / per)
-        c = m.costs[dev]
-        h2d = c.h2d or 1e9
-        # The copies and the reductions overlap: the slower of the two paces
-        # the stream, plus one chunk's copy before the first reduction.
-        t = n * c.launch + max(nbytes / h2d, nbytes / c.reduction) + per / h2d
+        if per >= 4096:  # else too little memory to stream through
+            streams[dev] = per
+    if not streams:
+        return None
+    options = [(dev,) for dev in streams]
+    if len(streams) > 1:
+        options.append(tuple(streams))
+    best = None
+    for devs in options:
+        per = min(streams[d] for d in devs)  # one chunk size: chunk i is elements i*per..
+        t = _stream_time(m, devs, nbytes, per)
         if best is None or t < best.predicted:
-            best = Plan(dev, per // a.itemsize, n, t, cpu)
-    if best is None or best.predicted >= cpu:
+            best = Plan(devs, per // a.itemsize, math.ceil(nbytes / per), t, cpu)
+    if best.predicted >= cpu:
         return None
     return best
 
 
-def run(name, a, p, dtype=None, keepdims=False):
-    """The reduction `name` of a streamed as Plan p says; the result is an
-    auto array on p.device."""
+def _stream_on(name, flat, dev, chunk, starts, dtype):
+    """Reduce the chunks of flat beginning at starts on dev, alternating two
+    non-blocking streams; the per-chunk results (on dev)."""
     import ember as em
-    flat = a.reshape(-1)
-    n = flat.size
-    with em.Device(p.device):
+    with em.Device(dev):
         streams = [em.Stream(non_blocking=True) for _ in range(2)]
         held = [None, None]
         parts = []
-        for i, lo in enumerate(range(0, n, p.chunk)):
+        for i, lo in enumerate(starts):
             with streams[i % 2]:
-                d = _ember.asarray(flat[lo:lo + p.chunk], None, p.device, True)
+                d = _ember.asarray(flat[lo:lo + chunk], None, dev, True)
                 held[i % 2] = d  # the previous chunk of this stream is read by now
                 parts.append(_ember.reduce(name, d, None, False, dtype, 0.0, None))
         for s in streams:
             s.synchronize()
-        held = None
+    return parts
+
+
+def run(name, a, p, dtype=None, keepdims=False):
+    """The reduction `name` of a streamed as Plan p says; the result is an
+    auto array on p.device.  With several devices each streams its chunks
+    (round robin) from its own thread: the copies hold no lock, so the
+    buses run at once."""
+    import ember as em
+    flat = a.reshape(-1)
+    starts = list(range(0, flat.size, p.chunk))
+    nd = len(p.devices)
+    if nd == 1:
+        parts = _stream_on(name, flat, p.device, p.chunk, starts, dtype)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(nd) as pool:
+            futs = [pool.submit(_stream_on, name, flat, dev, p.chunk, starts[k::nd], dtype)
+                    for k, dev in enumerate(p.devices)]
+            per_dev = [f.result() for f in futs]
+        # in chunk order, as one device would have them (a float sum's bits)
+        parts = [_ember.asarray(per_dev[i % nd][i // nd], None, p.device, True)
+                 for i in range(len(starts))]
+    with em.Device(p.device):
         r = _ember.reduce(_STREAMED[name], em.stack(parts), None, False, None, 0.0, None)
         if keepdims:
             r = r.reshape((1,) * a.ndim)
