@@ -217,6 +217,11 @@ def arange(start, /, stop=None, step=None, *, dtype=None, device=None):
             raise TypeError("arange takes scalars, not arrays")
     if step is not None and step == 0:
         raise ZeroDivisionError("step of arange must not be zero")
+    if (device is not None or _device._auto_used) and _is_auto(device):
+        from .auto import _generated  # larger than every GPU: made on the devices when used
+        g = _generated.arange(start, stop, step, dtype)
+        if g is not None:
+            return g
     if stop is None:
         r = np.arange(start, step=1 if step is None else step, dtype=dtype)
     else:

@@ -652,6 +652,99 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
                    "True cpu"], err
 
 
+# ---- device-generated arrays: made chunk by chunk where they are reduced ----
+
+@pytest.fixture
+def no_gpu_fits(monkeypatch):
+    """A model with a GPU that can hold nothing (4 KiB): auto creations of
+    random and arange are generated lazily; their chunks are made on the CPU
+    here (Generated._devices), where values can be checked."""
+    em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
+    monkeypatch.setattr(_place, "_avail", lambda dev: 4096)
+    yield
+    em.auto.set_model(None)
+
+
+DRAWS = {
+    "random": lambda rng, dev: rng.random(10001, device=dev),
+    "random32": lambda rng, dev: rng.random(9003, dtype="float32", device=dev),
+    "normal": lambda rng, dev: rng.normal(2, 3, size=5003, device=dev),
+    "standard_normal32": lambda rng, dev: rng.standard_normal(4099, dtype="float32", device=dev),
+    "uniform": lambda rng, dev: rng.uniform(-1, 5, size=(70, 90), device=dev),
+    "integers": lambda rng, dev: rng.integers(0, 100, size=9000, device=dev),
+    "integers8": lambda rng, dev: rng.integers(-5, 5, size=6001, dtype="int8", device=dev),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+@pytest.mark.parametrize("ndev", [1, 2])
+def test_generated_draw_equals_the_whole_draw(no_gpu_fits, name, ndev):
+    from ember.auto import _generated
+    rng, rng2 = em.random.default_rng(7), em.random.default_rng(7)
+    g = DRAWS[name](rng, "auto")
+    want = DRAWS[name](rng2, "cpu").get()
+    assert isinstance(g, _generated.Generated) and g.shape == want.shape
+    assert g.dtype == want.dtype and str(g.device) == "auto" and g.nbytes == want.nbytes
+    g._devices = ("cpu",) * ndev
+    assert float(g.max()) == want.max() and float(g.min()) == want.min()
+    s = g.sum()
+    assert str(s.device) == "auto" and s.shape == ()
+    assert float(s) == pytest.approx(want.sum(), rel=1e-6)
+    assert float(g.mean()) == pytest.approx(want.mean(), rel=1e-6)
+    assert float((g * 2 - 1).max()) == (want * 2 - 1).max()
+    assert bool((g > 0.5).any()) == bool((want > 0.5).any())
+    assert g.sum(keepdims=True).shape == (1,) * want.ndim
+    assert np.array_equal(np.asarray(g), want)  # materialised: every chunk edge
+    if want.ndim == 2:
+        assert_same(g.sum(axis=0), want.sum(axis=0))  # not full: on the values
+    # the stream advanced as the whole draw's did
+    assert np.array_equal(rng.random(9, device="cpu").get(), rng2.random(9, device="cpu").get())
+
+
+@pytest.mark.parametrize("args,dtype", [((10001,), None), ((3, 50003, 7), None),
+                                        ((0.5, 9000.3, 0.7), None), ((-4000, 4000), "float32"),
+                                        ((10, 9000), "int16")])
+def test_generated_arange(no_gpu_fits, args, dtype):
+    from ember.auto import _generated
+    g = em.arange(*args, dtype=dtype, device="auto")
+    want = np.arange(*args, dtype=dtype)
+    assert isinstance(g, _generated.Generated) and g.shape == want.shape and g.dtype == want.dtype
+    g._devices = ("cpu",)
+    assert np.array_equal(g.get(), want)
+    assert float((g * 3 + 1).max()) == (want * 3 + 1).max()
+    assert float(g.sum()) == pytest.approx(want.sum(dtype=np.float64), rel=1e-6)
+
+
+def test_small_auto_creations_stay_arrays(no_gpu_fits, cpu_only):
+    # cpu_only after no_gpu_fits: no GPU candidate, so nothing is generated
+    assert isinstance(em.random.random(1 << 16, device="auto"), em.ndarray)
+    assert isinstance(em.arange(1 << 16, device="auto"), em.ndarray)
+
+
+FAKE_GEN = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
+for d in ('cuda:0', 'cuda:1'):
+    with em.Device(d):
+        em.get_default_memory_pool().set_limit(size=1 << 18)
+g = em.random.random(1 << 20, device='auto')   # 8 MiB: 32 times each limit
+r, ps = em.auto.explain(lambda: g.sum())
+print(type(g).__name__, ps[-1].kind, ps[-1].devices, ps[-1].nchunks, str(r.device),
+      str(r.device.current))
+a = em.arange(1 << 20, device='auto')
+r, ps = em.auto.explain(lambda: (a * 2).max())
+print(type(a).__name__, ps[-1].devices, str(r.device.current))
+print(em.get_default_memory_pool().used_bytes() <= 1 << 18)
+"""
+
+
+def test_generated_reduction_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_GEN % (CPU, GPU, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2")
+    assert out == ["Generated generated ('cuda:0', 'cuda:1') 128 auto cuda:0",
+                   "Generated ('cuda:0', 'cuda:1') cuda:0", "True"], err
+
+
 # ---- answers the extension gives without calling the policy ---------------
 
 def test_cpu_bound_formula():
