@@ -659,8 +659,10 @@ def no_gpu_fits(monkeypatch):
     """A model with a GPU that can hold nothing (4 KiB): auto creations of
     random and arange are generated lazily; their chunks are made on the CPU
     here (Generated._devices), where values can be checked."""
+    from ember.auto import _generated
     em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
     monkeypatch.setattr(_place, "_avail", lambda dev: 4096)
+    monkeypatch.setattr(_generated, "_host_limit", lambda: 4096)
     yield
     em.auto.set_model(None)
 
@@ -721,8 +723,21 @@ def test_small_auto_creations_stay_arrays(no_gpu_fits, cpu_only):
     assert isinstance(em.arange(1 << 16, device="auto"), em.ndarray)
 
 
+def test_creations_the_host_can_hold_stay_arrays(no_gpu_fits, monkeypatch):
+    from ember.auto import _generated
+    monkeypatch.setattr(_generated, "_host_limit", lambda: 1 << 20)
+    assert isinstance(em.random.random(1 << 16, device="auto"), em.ndarray)  # 512 KiB
+    assert isinstance(em.arange(1 << 17, device="auto"), em.ndarray)  # 1 MiB
+    g = em.arange((1 << 17) + 1, device="auto")
+    assert isinstance(g, _generated.Generated)
+    g._devices = ("cpu",)
+    assert int(g[-1]) == 1 << 17 and g[3:5].tolist() == [3, 4]  # indexing: materialised
+
+
 FAKE_GEN = """
 import numpy as np, ember as em
+from ember.auto import _generated
+_generated._host_limit = lambda: 1 << 20
 em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
 for d in ('cuda:0', 'cuda:1'):
     with em.Device(d):

@@ -35,9 +35,23 @@ def _gpus():
     return [d for d in _place.candidates() if d != "cpu"]
 
 
+def _host_limit():
+    """Bytes above which host memory is not to be spent on a creation that
+    no GPU can hold: half the memory the host has available now."""
+    import os
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
 def wanted(nbytes):
     """Whether an auto creation of nbytes is generated lazily: a GPU is a
-    candidate and none can hold it."""
+    candidate, none can hold it, and it would take more than half the host's
+    available memory (below that an ordinary host array streams too, and is
+    an ndarray for every use)."""
+    if nbytes <= _host_limit():
+        return False
     gpus = _gpus()
     return bool(gpus) and all(nbytes > _place._avail(d) for d in gpus)
 
@@ -70,6 +84,9 @@ class Generated:
     def __repr__(self):
         return (f"ember.auto.Generated(shape={self.shape}, dtype={self.dtype}, "
                 f"{len(self._ops)} ops, made on the device when used)")
+
+    def __getitem__(self, key):
+        return self.materialize()[key]
 
     def __len__(self):
         return self.shape[0] if self.shape else 0
