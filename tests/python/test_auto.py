@@ -760,6 +760,38 @@ def test_generated_reduction_under_the_fake_driver(fake_lib, tmp_path):
                    "Generated ('cuda:0', 'cuda:1') cuda:0", "True"], err
 
 
+# ---- OpenCL devices as candidates (EMBER_AUTO_OPENCL=1) -------------------------
+
+OCL_CODE = """
+import numpy as np, ember as em
+from ember.auto import _model
+print(_model.candidates()[-1])
+em.auto.set_model({'cpu': %r, 'opencl:0': %r})
+h = np.arange(1 << 16, dtype=np.float32)
+x = em.asarray(h, device='auto')
+y, ps = em.auto.explain(lambda: (x * 2 + 1).get())
+print(ps[0].kind, ps[0].chosen, np.array_equal(y, h * 2 + 1))
+z = x * 2 + 1
+em.eval(z)   # on the OpenCL device now: its reduction follows it there
+s, ps = em.auto.explain(lambda: float(z.sum()))
+print(str(z.device.current), ps[0].chosen, abs(s - (h * 2 + 1).sum()) < 1e-5 * s)
+"""
+
+
+def test_opencl_devices_are_candidates_behind_a_flag(tmp_path):
+    from ember import _ember
+    assert not any(d.startswith("opencl") for d in _model.candidates())  # off by default
+    try:
+        n = _ember.device_count("opencl")
+    except Exception:  # noqa: BLE001
+        n = 0
+    if not n:
+        pytest.skip("no OpenCL device")
+    ocl = dict(GPU, launch=5e-6)  # numbers where the OpenCL device wins both
+    out, err = _run(OCL_CODE % (CPU, ocl), EMBER_AUTO_OPENCL="1", EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["opencl:%d" % (n - 1), "chain opencl:0 True", "opencl:0 opencl:0 True"], err
+
+
 # ---- answers the extension gives without calling the policy ---------------
 
 def test_cpu_bound_formula():
