@@ -576,6 +576,26 @@ def test_streamed_reduction_values(cpu_only, name, dtype):
     assert_same(r, getattr(np, name)(h, keepdims=True), rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "any", "all"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "bool"])
+def test_streamed_axis_reduction_values(cpu_only, name, dtype):
+    # Blocks of whole rows, reduced over the same axes, joined or reduced
+    # again: every block edge and axis set against NumPy, one and two devices.
+    from ember.auto import _stream
+    rng = np.random.default_rng(5)
+    h = (rng.random((13, 5, 3)) > 0.3) if dtype == "bool" else \
+        (rng.random((13, 5, 3)) * 4 - 1).astype(dtype)
+    x = em.asarray(h, device="auto")
+    for axes in [(1,), (2,), (1, 2), (0,), (0, 2), (0, 1)]:
+        for rows, devs in [(1, "cpu"), (4, "cpu"), (13, "cpu"), (3, ("cpu", "cpu"))]:
+            p = _stream.Plan(devs, rows * 15, -(-13 // rows), 0.0, 0.0)
+            for keep in (False, True):
+                r = _stream.run_axes(name, x, p, axes, keepdims=keep)
+                want = getattr(np, name)(h, axis=axes, keepdims=keep)
+                assert str(r.device) == "auto" and r.shape == want.shape, (axes, rows)
+                assert_same(r, want, rtol=1e-12 if dtype == "float64" else 0)
+
+
 def test_stream_plan_both_ends():
     from ember.auto import _stream
     x = em.zeros(1 << 20, dtype="float32", device="auto")  # 4 MiB on the host
@@ -621,8 +641,8 @@ print(ps[0].nchunks in (16, 17), r.shape)  # 17: the first result holds a little
 r, ps = em.auto.explain(lambda: x.sum(axis=0))   # every axis of a 1-d array: streamed too
 print(type(ps[0]).__name__)
 y = x.reshape(512, 512)
-r, ps = em.auto.explain(lambda: y.sum(axis=1))   # not a full reduction: placed as usual
-print(type(ps[0]).__name__, ps[0].chosen)
+r, ps = em.auto.explain(lambda: y.sum(axis=1))   # an axis: streamed in blocks of rows
+print(type(ps[0]).__name__, ps[0].chunk %% 512, r.shape, str(r.device.current))
 print(pool.used_bytes() <= 1 << 18, str(x.device.current))
 """
 
@@ -648,7 +668,7 @@ def test_streamed_reduction_over_two_gpus_under_the_fake_driver(fake_lib, tmp_pa
 def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path))
-    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu",
+    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Plan 0 (512,) cuda:0",
                    "True cpu"], err
 
 

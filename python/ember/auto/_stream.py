@@ -12,9 +12,11 @@ while a kernel reads it; three chunks are alive at most, and a chunk is a
 quarter of the memory the device can give.  The partial results (one
 value per chunk) are reduced again on the device at the end.
 
-Full reductions (axis None or every axis) of sum, prod, min, max, any and
-all, without out=, over a C-contiguous array on the host are streamed;
-anything else is placed as usual.
+Reductions of sum, prod, min, max, any and all, without out=, over a
+C-contiguous array on the host are streamed: full ones (axis None or every
+axis) in flat chunks, others in blocks of whole rows (axis 0 split: each
+block reduced over the same axes, the results joined along axis 0 when it
+is kept, else reduced again); anything else is placed as usual.
 """
 import math
 
@@ -69,7 +71,7 @@ def _stream_time(m, devs, nbytes, per):
     return t
 
 
-def plan(a, chunk_bytes=None):
+def plan(a, chunk_bytes=None, row=1):
     """The Plan for reducing host array a through the GPUs that cannot hold
     it, or None (it fits somewhere, or the CPU is predicted faster).  One
     GPU, or every such GPU together when that is predicted faster."""
@@ -89,8 +91,8 @@ def plan(a, chunk_bytes=None):
         if nbytes <= avail or dev not in m.costs:
             continue  # it fits: the ordinary placement decides
         per = chunk_bytes or int(avail // 4)
-        per -= per % a.itemsize
-        if per >= 4096:  # else too little memory to stream through
+        per -= per % (a.itemsize * row)  # whole rows (row: elements of one)
+        if per >= max(4096, a.itemsize * row):  # else too little memory to stream through
             streams[dev] = per
     if not streams:
         return None
@@ -108,48 +110,73 @@ def plan(a, chunk_bytes=None):
     return best
 
 
-def _stream_on(name, flat, dev, chunk, starts, dtype):
-    """Reduce the chunks of flat beginning at starts on dev, alternating two
-    non-blocking streams; the per-chunk results (on dev)."""
+def _stream_on(name, pieces, dev, axes, dtype):
+    """Reduce the host pieces (contiguous views) over axes on dev, alternating
+    two non-blocking streams; the per-piece results (on dev)."""
     import ember as em
     with em.Device(dev):
         streams = [em.Stream(non_blocking=True) for _ in range(2)]
         held = [None, None]
         parts = []
-        for i, lo in enumerate(starts):
+        for i, piece in enumerate(pieces):
             with streams[i % 2]:
-                d = _ember.asarray(flat[lo:lo + chunk], None, dev, True)
+                d = _ember.asarray(piece, None, dev, True)
                 held[i % 2] = d  # the previous chunk of this stream is read by now
-                parts.append(_ember.reduce(name, d, None, False, dtype, 0.0, None))
+                parts.append(_ember.reduce(name, d, axes, False, dtype, 0.0, None))
         for s in streams:
             s.synchronize()
     return parts
 
 
+def _stream_all(name, pieces, p, axes, dtype):
+    """Every piece reduced, on p's devices (round robin, a thread per
+    device when several), the results on p.device in piece order."""
+    nd = len(p.devices)
+    if nd == 1:
+        return _stream_on(name, pieces, p.device, axes, dtype)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(nd) as pool:
+        futs = [pool.submit(_stream_on, name, pieces[k::nd], dev, axes, dtype)
+                for k, dev in enumerate(p.devices)]
+        per_dev = [f.result() for f in futs]
+    # in piece order, as one device would have them (a float sum's bits)
+    return [_ember.asarray(per_dev[i % nd][i // nd], None, p.device, True)
+            for i in range(len(pieces))]
+
+
 def run(name, a, p, dtype=None, keepdims=False):
-    """The reduction `name` of a streamed as Plan p says; the result is an
-    auto array on p.device.  With several devices each streams its chunks
+    """The full reduction `name` of a streamed as Plan p says; the result is
+    an auto array on p.device.  With several devices each streams its chunks
     (round robin) from its own thread: the copies hold no lock, so the
     buses run at once."""
     import ember as em
     flat = a.reshape(-1)
-    starts = list(range(0, flat.size, p.chunk))
-    nd = len(p.devices)
-    if nd == 1:
-        parts = _stream_on(name, flat, p.device, p.chunk, starts, dtype)
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(nd) as pool:
-            futs = [pool.submit(_stream_on, name, flat, dev, p.chunk, starts[k::nd], dtype)
-                    for k, dev in enumerate(p.devices)]
-            per_dev = [f.result() for f in futs]
-        # in chunk order, as one device would have them (a float sum's bits)
-        parts = [_ember.asarray(per_dev[i % nd][i // nd], None, p.device, True)
-                 for i in range(len(starts))]
+    pieces = [flat[lo:lo + p.chunk] for lo in range(0, flat.size, p.chunk)]
+    parts = _stream_all(name, pieces, p, None, dtype)
     with em.Device(p.device):
         r = _ember.reduce(_STREAMED[name], em.stack(parts), None, False, None, 0.0, None)
         if keepdims:
             r = r.reshape((1,) * a.ndim)
+    return _ember._auto_mark(r)
+
+
+def run_axes(name, a, p, axes, dtype=None, keepdims=False):
+    """The reduction `name` of a over axes (not all of them) streamed in
+    blocks of whole rows (p.chunk elements): each block reduced over the
+    same axes on the device; the blocks' results joined along axis 0 when it
+    is kept, else reduced again over the blocks (the op is associative)."""
+    import ember as em
+    row = a.size // a.shape[0]
+    rows = p.chunk // row
+    pieces = [a[r:r + rows] for r in range(0, a.shape[0], rows)]
+    parts = _stream_all(name, pieces, p, axes, dtype)
+    with em.Device(p.device):
+        if 0 in axes:
+            r = _ember.reduce(_STREAMED[name], em.stack(parts), 0, False, None, 0.0, None)
+        else:
+            r = em.concatenate(parts, axis=0)
+        if keepdims:
+            r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
     return _ember._auto_mark(r)
 
 
@@ -166,15 +193,28 @@ def whole(kind, args, kw):
     if (p.get("name") not in _STREAMED or p.get("out") is not None
             or not isinstance(a, _ember.ndarray) or not _ember._auto_is(a)):
         return NotImplemented
+    axes = None
     if axis is not None:
-        axes = axis if isinstance(axis, tuple) else (axis,)
+        ax = axis if isinstance(axis, tuple) else (axis,)
         try:
-            if sorted(int(x) % max(a.ndim, 1) for x in axes) != list(range(a.ndim)):
-                return NotImplemented
+            axes = tuple(sorted(set(int(x) % max(a.ndim, 1) for x in ax)))
         except (TypeError, ValueError):
             return NotImplemented
-    pl = plan(a)
+        if len(axes) != len(ax) or (a.ndim and not all(
+                -a.ndim <= int(x) < a.ndim for x in ax)):
+            return NotImplemented  # the ordinary path raises NumPy's error
+        if axes == tuple(range(a.ndim)):
+            axes = None
+    if axes is None:
+        pl = plan(a)
+        if pl is None:
+            return NotImplemented
+        _place._note(pl)
+        return run(p["name"], a, pl, p.get("dtype"), bool(p.get("keepdims")))
+    if a.ndim < 2 or a.shape[0] < 2:
+        return NotImplemented
+    pl = plan(a, row=a.size // a.shape[0])
     if pl is None:
         return NotImplemented
     _place._note(pl)
-    return run(p["name"], a, pl, p.get("dtype"), bool(p.get("keepdims")))
+    return run_axes(p["name"], a, pl, axes, p.get("dtype"), bool(p.get("keepdims")))
