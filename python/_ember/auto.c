@@ -14,8 +14,9 @@ static PyObject *pyem__auto_hook; /* place(kind, operands, out) -> operands */
 /* whole(kind, args, kw) -> the result, or NotImplemented: work the policy
  * runs itself (a reduction streamed through a GPU in chunks, out of core). */
 static PyObject *pyem__auto_whole;
-/* chain(device, input_bytes, result_bytes, pinned) -> a device or None: where
- * a pending auto chain runs, asked when it is evaluated (pyem_auto_chain). */
+/* chain(x, device, input_bytes, result_bytes, pinned) -> a device, None, or
+ * x's values (computed by the policy: streamed in bands): where a pending
+ * auto chain runs, asked when it is evaluated (pyem_auto_chain). */
 static PyObject *pyem__auto_chain;
 
 int pyem_is_auto(PyObject *o) { return EmArray_Check(o) && em_array_is_auto(EMARR_META(o)); }
@@ -131,7 +132,9 @@ static int pyem__auto_retarget(EmArrayObject *o, em_device d) {
     em_expr *nx;
     em_array ph;
     em_status s;
-    PYEM_CALL(s, em_array_size(&o->a), em_expr_retarget(o->pending, d, &nx));
+    /* With the GIL held: building nodes needs the graph's one lock (its
+     * node allocator is not thread-safe), even while the copies run. */
+    s = em_expr_retarget(o->pending, d, &nx);
     if (s != EM_OK) return pyem_raise(s), -1;
     s = em_expr_placeholder(nx, &ph);
     if (s != EM_OK) {
@@ -160,12 +163,25 @@ int pyem_auto_chain(PyObject *obj) {
         return 0;
     PyObject *devo = PyObject_GetAttrString(obj, "_dev");
     if (!devo) return -1;
-    PyObject *r = PyObject_CallFunction(pyem__auto_chain, "OLLi", devo, (long long)in,
+    PyObject *r = PyObject_CallFunction(pyem__auto_chain, "OOLLi", obj, devo, (long long)in,
                                         (long long)res, (int)!em_expr_all_auto(o->pending));
     Py_DECREF(devo);
     if (!r) return -1;
     int ret = 0;
-    if (r != Py_None) {
+    if (EmArray_Check(r) && o->pending) { /* the policy computed the values (streamed) */
+        const em_array *v = EMARR(r);
+        if (v->dtype != o->a.dtype || v->ndim != o->a.ndim ||
+            memcmp(v->shape, o->a.shape, sizeof(int64_t) * (size_t)v->ndim) ||
+            !em_array_is_c_contiguous(v)) {
+            PyErr_SetString(PyExc_RuntimeError, "ember.auto: a streamed chain's values do not "
+                                                "match it");
+            ret = -1;
+        } else {
+            em_array c;
+            em_array_view(&c, v);
+            pyem_fusion_install(o, &c);
+        }
+    } else if (r != Py_None) {
         em_device d;
         ret = pyem_parse_device(r, &d);
         if (ret == 0 && o->pending && (d.kind != dev.kind || d.id != dev.id))
@@ -173,6 +189,27 @@ int pyem_auto_chain(PyObject *obj) {
     }
     Py_DECREF(r);
     return ret;
+}
+
+/* _auto_chain_rows(x, r0, r1, device): rows [r0, r1) of pending x's values,
+ * computed on device (its arrays' rows copied there), a new auto array. */
+static PyObject *f_auto_chain_rows(PyObject *self, PyObject *args) {
+    PyObject *xo, *devo;
+    long long r0, r1;
+    if (!PyArg_ParseTuple(args, "O!LLO", EmArray_Type, &xo, &r0, &r1, &devo)) return NULL;
+    EmArrayObject *x = (EmArrayObject *)xo;
+    if (!x->pending) return PyErr_Format(PyExc_ValueError, "_auto_chain_rows: not pending");
+    em_device d;
+    if (pyem_parse_device(devo, &d) < 0) return NULL;
+    em_expr *nx; /* built with the GIL held: the graph's one lock */
+    em_status s = em_expr_retarget_rows(x->pending, r0, r1, d, &nx);
+    if (s != EM_OK) return pyem_raise(s);
+    em_array v = {0};
+    PYEM_CALL(s, em_array_size(&x->a), em_expr_eval(nx, "auto: a band of a streamed chain", &v));
+    em_expr_decref(nx);
+    if (s != EM_OK) return pyem_raise(s);
+    em_array_set_auto(&v, true);
+    return pyem_wrap(&v);
 }
 
 /* _auto_chain_bytes(x): the bytes a pending x reads (0 when x has values). */
@@ -253,6 +290,8 @@ PyMethodDef pyem_auto_functions[] = {
      "answers the extension gives without calling it."},
     {"_auto_mark", f_auto_mark, METH_VARARGS, "_auto_mark(x, on=True): x becomes auto (or not)."},
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
+    {"_auto_chain_rows", f_auto_chain_rows, METH_VARARGS,
+     "_auto_chain_rows(x, r0, r1, device): rows [r0, r1) of pending x, computed on device."},
     {"_auto_chain_bytes", f_auto_chain_bytes, METH_O,
      "_auto_chain_bytes(x): bytes of the arrays a pending x reads (0 if it has values)."},
     {"_auto_move", f_auto_move, METH_VARARGS,
@@ -260,7 +299,7 @@ PyMethodDef pyem_auto_functions[] = {
     {"_auto_set_hook", f_auto_set_hook, METH_VARARGS,
      "_auto_set_hook(place, whole=None, chain=None): place(kind, operands, out) for calls "
      "on auto arrays; whole(kind, args, kw) runs a reduction itself or returns "
-     "NotImplemented; chain(device, in_bytes, out_bytes, pinned) places a pending chain."},
+     "NotImplemented; chain(x, device, in_bytes, out_bytes, pinned) places a pending chain."},
     {NULL, NULL, 0, NULL}};
 
 /* A METH_VARARGS|METH_KEYWORDS entry whose positional argument ai is the

@@ -123,6 +123,8 @@ int pyem_fusion_flush(em_device d, const char *reason) {
 }
 
 /* Replace o's placeholder by the values in v (steals v). */
+static void pyem__install(EmArrayObject *o, em_array *v);
+void pyem_fusion_install(EmArrayObject *o, em_array *v) { pyem__install(o, v); }
 static void pyem__install(EmArrayObject *o, em_array *v) {
     em_expr *x = o->pending;
     em_expr_set_value(x, v);

@@ -20,6 +20,11 @@ typedef struct {
     const em_expr *old[EM_FUSE_MAXNODES * 2];
     em_expr *neu[EM_FUSE_MAXNODES * 2];
     int n;
+    /* Rows [r0, r1) of axis 0 only (rows: the root's ndim; 0: everything):
+     * a leaf of that ndim and more than one row is sliced before its copy,
+     * any other (broadcast along axis 0) is copied whole. */
+    int rows;
+    int64_t r0, r1;
 } em__remap;
 
 static bool em__leaf_same(const em_array *a, const em_array *b) {
@@ -46,8 +51,16 @@ static em_status em__retarget(const em_expr *e, em_device dev, em__remap *m, em_
         em_expr_incref((em_expr *)e); /* a host scalar joins any device */
         ne = (em_expr *)e;
     } else if (em_expr_ready(e)) {
-        em_array c;
-        EM_CHECK(em_to_device(&e->arr, dev, &c));
+        em_array c, band;
+        const em_array *src = &e->arr;
+        if (m->rows && e->arr.ndim == m->rows && e->arr.shape[0] > 1) {
+            em_index_item it = {.kind = EM_IX_SLICE, .start = m->r0, .stop = m->r1, .step = 1};
+            EM_CHECK(em_view_index(&e->arr, 1, &it, &band));
+            src = &band;
+        }
+        em_status cs = em_to_device(src, dev, &c);
+        if (src == &band) em_array_release(&band);
+        EM_CHECK(cs);
         em_array_set_auto(&c, em_array_is_auto(&e->arr)); /* a copy of auto data is auto */
         em_status s = em_expr_leaf(&c, &ne);
         em_array_release(&c);
@@ -67,14 +80,27 @@ static em_status em__retarget(const em_expr *e, em_device dev, em__remap *m, em_
     return EM_OK;
 }
 
-em_status em_expr_retarget(const em_expr *e, em_device dev, em_expr **out) {
+static em_status em__retarget_rows(const em_expr *e, em_device dev, int rows, int64_t r0,
+                                   int64_t r1, em_expr **out) {
     em__remap *m = malloc(sizeof *m); /* ~3 KiB: not on a Python thread's stack */
     if (!m) return em_error(EM_ENOMEM, "out of host memory moving an expression");
-    m->n = 0;
+    m->n = 0, m->rows = rows, m->r0 = r0, m->r1 = r1;
     em_status s = em__retarget(e, dev, m, out);
     for (int i = 0; i < m->n; i++) em_expr_decref(m->neu[i]);
     free(m);
     return s;
+}
+
+em_status em_expr_retarget(const em_expr *e, em_device dev, em_expr **out) {
+    return em__retarget_rows(e, dev, 0, 0, 0, out);
+}
+
+em_status em_expr_retarget_rows(const em_expr *e, int64_t r0, int64_t r1, em_device dev,
+                                em_expr **out) {
+    if (e->ndim < 1 || r0 < 0 || r1 > e->shape[0] || r0 >= r1)
+        return em_error(EM_EVALUE, "rows [%lld, %lld) of an expression of %lld rows", (long long)r0,
+                        (long long)r1, (long long)(e->ndim ? e->shape[0] : 0));
+    return em__retarget_rows(e, dev, e->ndim, r0, r1, out);
 }
 
 /* Bytes of the distinct arrays e reads that are not host scalars. */

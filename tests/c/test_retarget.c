@@ -64,8 +64,8 @@ static void test_retarget_equals_original(void) {
             em_expr *m = NULL;
             CHECK(em_expr_retarget(r, cpu, &m) == EM_OK && m != r);
             CHECK(em_expr_input_bytes(m) == in && em_expr_nleaves(m, 15) == em_expr_nleaves(r, 15));
-            CHECK(m->in[1] == r->in[1]); /* the host scalar is the same leaf */
-            CHECK(!em_expr_reads(m, &x));  /* its inputs are copies */
+            CHECK(m->in[1] == r->in[1]);  /* the host scalar is the same leaf */
+            CHECK(!em_expr_reads(m, &x)); /* its inputs are copies */
             em_array want = {0}, got = {0};
             CHECK(em_expr_eval(r, "test", &want) == EM_OK);
             CHECK(em_expr_eval(m, "test", &got) == EM_OK);
@@ -89,8 +89,42 @@ static void test_all_auto(void) {
     em_array_release(&x), em_array_release(&y);
 }
 
+/* Rows [r0, r1) of x * y + x on a (6, 4) x and a broadcast (4,) y: the rows
+ * of the whole evaluation, byte for byte; bad ranges are errors. */
+static void test_retarget_rows(void) {
+    int64_t s2[2] = {6, 4}, s1 = 4;
+    em_array x, y, d;
+    CHECK(em_array_empty(&d, EM_FLOAT64, 2, s2, cpu) == EM_OK);
+    for (int i = 0; i < 24; i++) ((double *)d.data)[i] = i * 0.75 - 3;
+    CHECK(em_astype(&d, EM_FLOAT32, &x) == EM_OK);
+    em_array_release(&d);
+    y = iota(EM_FLOAT32, s1, 1.25);
+    em_expr *ex = leaf(&x), *ey = leaf(&y), *xy = op2(EM_OP_MULTIPLY, ex, ey);
+    em_expr *r = op2(EM_OP_ADD, xy, ex);
+    em_array whole = {0};
+    CHECK(em_expr_eval(r, "test", &whole) == EM_OK);
+    int64_t bands[][2] = {{0, 6}, {0, 1}, {2, 5}, {5, 6}};
+    for (int k = 0; k < 4; k++) {
+        em_expr *m = NULL;
+        CHECK(em_expr_retarget_rows(r, bands[k][0], bands[k][1], cpu, &m) == EM_OK);
+        CHECK(m->shape[0] == bands[k][1] - bands[k][0] && m->shape[1] == 4);
+        em_array got = {0};
+        CHECK(em_expr_eval(m, "test", &got) == EM_OK);
+        CHECK(!memcmp(got.data, (float *)whole.data + 4 * bands[k][0],
+                      (size_t)em_array_nbytes(&got)));
+        em_array_release(&got);
+        em_expr_decref(m);
+    }
+    em_expr *m = NULL;
+    CHECK(em_expr_retarget_rows(r, 3, 7, cpu, &m) == EM_EVALUE && !m);
+    CHECK(em_expr_retarget_rows(r, 3, 3, cpu, &m) == EM_EVALUE && !m);
+    em_expr_decref(r), em_expr_decref(xy), em_expr_decref(ex), em_expr_decref(ey);
+    em_array_release(&whole), em_array_release(&x), em_array_release(&y);
+}
+
 int main(void) {
     RUN(test_retarget_equals_original);
     RUN(test_all_auto);
+    RUN(test_retarget_rows);
     return ctest_summary();
 }

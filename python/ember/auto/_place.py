@@ -251,12 +251,14 @@ def place(kind, objs, out):
     return tuple(_bring(o, p.chosen) for o in objs)
 
 
-def place_chain(where, in_bytes, out_bytes, pinned):
-    """The extension's hook when a pending auto chain is about to be
+def place_chain(x, where, in_bytes, out_bytes, pinned):
+    """The extension's hook when pending auto chain x is about to be
     evaluated on device `where` (a (kind, id) pair): the device it should run
-    on instead, or None to run where it is.  The whole chain is one piece of
-    elementwise work: the bytes of the arrays it reads and of its result,
-    the reads moved when it runs elsewhere."""
+    on instead, None to run where it is, or x's values computed here (a
+    chain on the host that no GPU can hold, streamed through one in bands of
+    rows: _stream.chain_plan).  The whole chain is one piece of elementwise
+    work: the bytes of the arrays it reads and of its result, the reads
+    moved when it runs elsewhere."""
     if not _state["configured"]:
         _configure()
     here = "cpu" if where[0] == "cpu" else f"{where[0]}:{where[1]}"
@@ -267,6 +269,14 @@ def place_chain(where, in_bytes, out_bytes, pinned):
         return None
     else:
         p = _decide_chain(here, in_bytes, out_bytes)
+        gpus = [d for d in p.predicted if d != "cpu"]
+        if here == "cpu" and p.chosen == "cpu" and gpus and all(
+                p.predicted[d] == float("inf") for d in gpus):
+            from . import _stream
+            sp = _stream.chain_plan(x, in_bytes, out_bytes, p.predicted["cpu"])
+            if sp is not None:
+                _note(sp)
+                return _stream.run_chain(x, sp)
     _note(p)
     return None if p.chosen == here else p.chosen
 

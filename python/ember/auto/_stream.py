@@ -180,6 +180,65 @@ def run_axes(name, a, p, axes, dtype=None, keepdims=False):
     return _ember._auto_mark(r)
 
 
+class ChainPlan:
+    """A pending elementwise chain on the host streamed through a GPU in
+    bands of `rows` rows (each band: its inputs' rows copied in, the fused
+    kernel, the band's result copied back into the host result)."""
+
+    __slots__ = ("device", "rows", "nbands", "predicted", "cpu")
+
+    def __init__(self, device, rows, nbands, predicted, cpu):
+        self.device, self.rows, self.nbands = device, rows, nbands
+        self.predicted, self.cpu = predicted, cpu
+
+    def __repr__(self):
+        return (f"auto: chain streamed through {self.device} in {self.nbands} bands of "
+                f"{self.rows} rows [streamed {_place._fmt(self.predicted)}, "
+                f"cpu {_place._fmt(self.cpu)}]")
+
+
+def chain_plan(x, in_bytes, out_bytes, cpu_time):
+    """The ChainPlan for pending host chain x that no GPU can hold, or None
+    (one row too large, or the CPU predicted faster).  A band's inputs and
+    result take at most a quarter of what the GPU can give; the copies in
+    and out and the kernel are counted one after the other (this loop does
+    not overlap them)."""
+    if x.ndim < 1 or x.shape[0] < 2:
+        return None
+    m = _place.model()
+    nrows = x.shape[0]
+    best = None
+    for dev in _place.candidates():
+        if dev == "cpu" or dev not in m.costs:
+            continue
+        avail = _place._avail(dev)
+        rows = int(avail // 4 // max((in_bytes + out_bytes) / nrows, 1))
+        if rows < 1:
+            continue
+        rows = min(rows, nrows)
+        n = math.ceil(nrows / rows)
+        c = m.costs[dev]
+        t = (n * c.launch + in_bytes / (c.h2d or 1e9) + out_bytes / (c.d2h or 1e9)
+             + (in_bytes + out_bytes) / c.elementwise)
+        if best is None or t < best.predicted:
+            best = ChainPlan(dev, rows, n, t, cpu_time)
+    if best is None or best.predicted >= cpu_time:
+        return None
+    return best
+
+
+def run_chain(x, p):
+    """Pending chain x's values, band by band on p.device, into a new host
+    array (C-contiguous, x's dtype and shape)."""
+    import ember as em
+    out = em.empty(x.shape, dtype=x.dtype, device="cpu")
+    for r0 in range(0, x.shape[0], p.rows):
+        r1 = min(r0 + p.rows, x.shape[0])
+        band = _ember._auto_chain_rows(x, r0, r1, p.device)
+        out[r0:r1] = band if p.device == "cpu" else band.get()
+    return out
+
+
 def whole(kind, args, kw):
     """The extension's hook for reductions on auto arrays: the streamed
     result, or NotImplemented for the ordinary path."""
