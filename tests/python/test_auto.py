@@ -469,6 +469,12 @@ def test_results_of_auto_inputs_are_auto(cpu_only, name):
     _same_bits(got, want)
 
 
+def test_wrapped_names_stay_one_object(cpu_only):
+    em.asarray(np.ones(3), device="auto")  # the wrappers are installed by now
+    assert em.matmul is em.linalg.matmul and em.amax is em.max and em.einsum is em.linalg.einsum
+    assert em.concatenate.__wrapped__.__name__ == "concatenate"
+
+
 def test_results_of_mixed_inputs_keep_the_pin(cpu_only):
     a = em.asarray(np.ones(5), device="auto")
     pin = em.asarray(np.zeros(5), device="cpu")

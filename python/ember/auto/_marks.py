@@ -91,13 +91,20 @@ def _wrap(fn):
     return call
 
 
+# One wrapper per function, so that names of one function stay one object
+# (em.matmul is em.linalg.matmul, em.amax is em.max).
+_wrappers = {}
+
+
 def _wrap_module(mod, names):
     for name in names:
         if name.startswith("_") or name in _SKIP:
             continue
         fn = mod.__dict__.get(name)
         if isinstance(fn, _FUNCS) and not hasattr(fn, _WRAPPED):
-            setattr(mod, name, _wrap(fn))
+            if fn not in _wrappers:
+                _wrappers[fn] = _wrap(fn)
+            setattr(mod, name, _wrappers[fn])
 
 
 _done = []
