@@ -7,18 +7,28 @@ host (NumPy) memory, so a placement pays for the moves it makes.
   chain8     an 8-op elementwise chain on 2^26 float32, evaluated
   matmul     4096 x 4096 float32
   sort       2^24 float32
-  ooc        sum over a host array of OOC_GIB GiB with the GPU pool limited to
-             LIMIT_GIB (set_limit): all-GPU cannot hold it (OOM); auto streams it
+  ooc        sum over a host array of OOC_GIB GiB (24) with the GPU pools limited to
+             LIMIT_GIB (8; set_limit): all-GPU cannot hold it (OOM); auto streams it
+  ooc_1gpu   (two GPUs or more) ooc by auto with cuda:0 its only GPU: the
+             several-GPU speed-up is ooc_1gpu / ooc
+  generated  em.random.random(n, device=...).sum() of GEN_GIB GiB (100): no host
+             data for auto (its chunks are made on the GPUs); all-GPU does not fit,
+             all-CPU is skipped (the host would hold it all)
 
-Each number is the best of REPS runs after a warm-up run (kernels compiled,
-the cost model loaded or measured), every device synchronised before the
-clock stops.  Run on the GPU machine:
+Each (workload, placement) runs in its own process under a timeout
+(--row-timeout, default 90 s), so one that hangs, crashes or runs out of
+memory costs its own cell only (null in the JSON, with the reason); a cell is
+the best of REPS runs after a warm-up (kernels compiled, the cost model
+loaded), every device synchronised before the clock stops.  On the GPU
+machine (about 4 minutes on an H100 host with 128 GiB):
 
-    python bench/bench_auto.py [--scale S] [--ooc-gib G] [--limit-gib L] [--json PATH]
+    python bench/bench_auto.py [--json PATH]     # the issue's sizes
+    python bench/bench_auto.py --small           # a quick run (CPU-only: cpu and auto)
 
---scale shrinks every size (0.01 for a smoke test on a CPU-only machine,
-where only cpu and auto run).  The auto column is within 10 % of the better
-fixed one when the model decides well; `EMBER_DEBUG=1` shows each decision.
+The table gives, per workload, auto / the better fixed placement (target
+<= 1.10) and the total (target < 1); the ooc line the streamed rate against
+the measured host-to-device bandwidths (target >= 70 %); with two GPUs the
+speed-up over one (target >= 1.8).  `EMBER_DEBUG=1` shows each decision.
 """
 import argparse
 import json
@@ -83,70 +93,176 @@ def workloads(scale):
             "sort": w_sort}
 
 
-def ooc(dev, host, limit):
-    """The sum of host on dev with cuda:0's pool capped at limit bytes."""
-    pool = em.get_default_memory_pool()
-    pool.free_all_blocks()
-    pool.set_limit(size=limit)
+def _limit_pools(limit):
+    for d in em.devices():
+        if d.kind == "cuda":
+            with d:
+                pool = em.get_default_memory_pool()
+                pool.free_all_blocks()
+                pool.set_limit(size=limit)
+
+
+def extra(a):
+    """The out-of-core and device-generated workloads: name -> fn(mode)."""
+    small = a.small
+    ooc_bytes = int(a.ooc_gib * (1 << 30))
+    limit = int(a.limit_gib * (1 << 30))
+    gen_n = int(a.gen_gib * (1 << 30)) // 8
+
+    def w_ooc(mode):
+        host = _ooc_host(ooc_bytes)
+        _limit_pools(limit)
+        dev = "auto" if mode == "auto1" else mode
+        if mode == "auto1":  # cuda:0 the only GPU auto may use
+            m = em.auto.model()
+            em.auto.set_model({d: c.as_dict() for d, c in m.costs.items()
+                               if d in ("cpu", "cuda:0")})
+        return lambda: float(em.asarray(host, device=dev,
+                                        copy=False if dev == "auto" else None).sum())
+
+    def w_gen(mode):
+        if mode == "cpu" and not small:
+            raise _Skip("the host would hold all of it")
+        return lambda: float(em.random.random(gen_n, device=mode).sum())
+
+    return {"ooc": w_ooc, "generated": w_gen}
+
+
+_HOST = {}
+
+
+def _ooc_host(nbytes):
+    if nbytes not in _HOST:
+        _HOST[nbytes] = np.ones(nbytes // 4, dtype=np.float32)
+    return _HOST[nbytes]
+
+
+class _Skip(Exception):
+    pass
+
+
+def one(a):
+    """Run workload a.one on a.mode in this process; print one JSON line."""
+    scale = 0.01 if a.small else a.scale
+    out = {"t": None}
     try:
-        return float(em.asarray(host, device=dev, copy=False if dev == "auto" else None).sum())
-    finally:
-        pool.set_limit(size=0)
+        if a.one in ("ooc", "generated"):
+            run = extra(a)[a.one](a.mode)
+            reps = 1
+        else:
+            fn = workloads(scale)[a.one]
+            run = (lambda: fn(a.mode))
+            reps = a.reps
+        out["t"] = best(run, reps)
+    except _Skip as e:
+        out["err"] = "skipped: " + str(e)
+    except em.OutOfMemoryError as e:
+        out["err"] = "OOM: " + str(e).splitlines()[0][:200]
+    except Exception as e:  # noqa: BLE001  (a cell's failure is its own)
+        out["err"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def cell(a, name, mode):
+    import subprocess
+    cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--mode", mode,
+           "--scale", str(a.scale), "--reps", str(a.reps), "--ooc-gib", str(a.ooc_gib),
+           "--limit-gib", str(a.limit_gib), "--gen-gib", str(a.gen_gib)] + \
+        (["--small"] if a.small else [])
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
+    except subprocess.TimeoutExpired:
+        return {"t": None, "err": f"timeout after {a.row_timeout} s"}
+    for line in reversed(r.stdout.splitlines()):
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    tail = (r.stderr.strip().splitlines() or ["no output"])[-1][:200]
+    return {"t": None, "err": f"exit {r.returncode}: {tail}"}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--small", action="store_true",
+                    help="a quick run: sizes scaled by 0.01, ooc 0.25 GiB (limit 1/16), "
+                         "generated 0.5 GiB")
     ap.add_argument("--ooc-gib", type=float, default=24.0)
     ap.add_argument("--limit-gib", type=float, default=8.0)
+    ap.add_argument("--gen-gib", type=float, default=100.0)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--row-timeout", type=float, default=90.0)
     ap.add_argument("--json")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.small and a.ooc_gib == 24.0:
+        a.ooc_gib, a.limit_gib, a.gen_gib = 0.25, 1 / 16, 0.5
+    if a.one:
+        return one(a)
     gpu = em.cuda.is_available()
+    ngpu = sum(1 for d in em.devices() if d.kind == "cuda") if gpu else 0
     modes = ["cpu", "cuda:0", "auto"] if gpu else ["cpu", "auto"]
     t0 = time.perf_counter()
-    model = em.auto.model()  # loaded from the disk cache, or measured now
+    model = em.auto.model()  # loaded from the disk cache, or measured now (then cached)
     how = "cached" if time.perf_counter() - t0 < 0.5 else "measured now"
     print(f"# cost model: {how} (measuring took {model.seconds or 0:.2f} s)")
     for dev, c in model.costs.items():
         print(f"#   {dev}: {c.as_dict()}")
-    rows = {}
-    for name, fn in workloads(a.scale).items():
+    names = list(workloads(0.0001)) + ["ooc", "generated"]
+    rows, errors = {}, {}
+    start = time.perf_counter()
+    for name in names:
         rows[name] = {}
         for mode in modes:
-            try:
-                rows[name][mode] = best(lambda: fn(mode), a.reps)
-            except em.OutOfMemoryError:
-                rows[name][mode] = None
+            c = cell(a, name, mode)
+            rows[name][mode] = c["t"]
+            if c.get("err"):
+                errors[f"{name}/{mode}"] = c["err"]
         print(name, {k: (None if v is None else round(v, 5)) for k, v in rows[name].items()},
               flush=True)
-    n = int(a.ooc_gib * (1 << 30) * (a.scale if a.scale < 1 else 1)) // 4
-    host = np.ones(n, dtype=np.float32)
-    limit = int(a.limit_gib * (1 << 30) * (a.scale if a.scale < 1 else 1))
-    rows["ooc"] = {}
-    for mode in modes:
-        try:
-            rows["ooc"][mode] = best(lambda: ooc(mode, host, limit), 1)
-        except em.OutOfMemoryError:
-            rows["ooc"][mode] = None
-    print("ooc", rows["ooc"], flush=True)
-    if gpu and rows["ooc"].get("auto"):
-        h2d = model.costs["cuda:0"].h2d
-        print(f"# ooc streamed at {host.nbytes / rows['ooc']['auto'] / 1e9:.1f} GB/s; "
-              f"measured host-to-device {h2d / 1e9:.1f} GB/s")
-    total = {m: sum(r[m] for r in rows.values() if r.get(m) is not None) for m in modes}
+    if ngpu >= 2:
+        c = cell(a, "ooc", "auto1")
+        rows["ooc_1gpu"] = {"auto": c["t"]}
+        if c.get("err"):
+            errors["ooc_1gpu/auto"] = c["err"]
+    summary = {}
+    ooc_t = rows["ooc"].get("auto")
+    if gpu and ooc_t:
+        rate = a.ooc_gib * (1 << 30) / ooc_t
+        g = model.costs.get("cuda:0")
+        summary["ooc_rate"] = rate
+        for k in ("h2d", "h2d_pinned"):
+            if g is not None and getattr(g, k):
+                summary[f"ooc_vs_{k}"] = rate / getattr(g, k)
+        print(f"# ooc streamed at {rate / 1e9:.1f} GB/s = "
+              + ", ".join(f"{summary[f'ooc_vs_{k}'] * 100:.0f} % of measured {k}"
+                          for k in ("h2d", "h2d_pinned") if f"ooc_vs_{k}" in summary)
+              + " (target >= 70 %)")
+    if rows.get("ooc_1gpu", {}).get("auto") and ooc_t:
+        summary["multi_gpu_speedup"] = rows["ooc_1gpu"]["auto"] / ooc_t
+        print(f"# ooc on {ngpu} GPUs: {summary['multi_gpu_speedup']:.2f}x one GPU "
+              "(target >= 1.8)")
+    suite = [n for n in names if n not in ("ooc", "generated")]  # where every mode runs
+    total = {m: sum(rows[n][m] for n in suite if rows[n].get(m) is not None) for m in modes}
+    ratios = {}
     print("\n| workload | " + " | ".join(modes) + " | auto / best fixed |")
     print("| --- | " + " | ".join("---" for _ in modes) + " | --- |")
-    for name, r in list(rows.items()) + [("total", total)]:
+    for name, r in [(n, rows[n]) for n in names] + [("total (first five)", total)]:
         fixed = [r[m] for m in modes if m != "auto" and r.get(m) is not None]
-        ratio = (f"{r['auto'] / min(fixed):.2f}" if fixed and r.get("auto") else "")
-        cells = ["OOM" if r.get(m) is None else f"{r[m] * 1e3:.1f} ms" for m in modes]
-        print(f"| {name} | " + " | ".join(cells) + f" | {ratio} |")
+        if fixed and r.get("auto"):
+            ratios[name] = r["auto"] / min(fixed)
+        cells = ["-" if r.get(m) is None else f"{r[m] * 1e3:.1f} ms" for m in modes]
+        print(f"| {name} | " + " | ".join(cells) + " | "
+              + (f"{ratios[name]:.2f}" if name in ratios else "") + " |")
+    for k, v in errors.items():
+        print(f"# {k}: {v}")
+    print(f"# {time.perf_counter() - start:.0f} s")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"device": em.Device("cuda:0").name if gpu else "cpu",
-                       "date": time.strftime("%Y-%m-%d"), "rows": rows,
-                       "model": model.as_dict()}, f, indent=1)
+            json.dump({"device": em.Device("cuda:0").name if gpu else "cpu", "gpus": ngpu,
+                       "date": time.strftime("%Y-%m-%d"), "rows": rows, "errors": errors,
+                       "ratios": ratios, "summary": summary, "model": model.as_dict(),
+                       "args": vars(a)}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -96,6 +96,20 @@ EM_API bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, c
 
 EM_API void em_fuse_stats_get(em_fuse_stats *s);
 
+/* e rebuilt on dev (a new reference): every distinct array it reads copied
+ * there once (host scalars stay), every op node made again with its dtypes;
+ * e itself is untouched (device="auto" places a chain when it runs). */
+EM_API em_status em_expr_retarget(const em_expr *e, em_device dev, em_expr **out);
+/* Rows [r0, r1) of axis 0 of e rebuilt on dev: leaves of e's ndim with more
+ * than one row are sliced to those rows, others (broadcast along axis 0)
+ * copied whole (an elementwise chain too large for a device, in bands). */
+EM_API em_status em_expr_retarget_rows(const em_expr *e, int64_t r0, int64_t r1, em_device dev,
+                                       em_expr **out);
+/* Bytes of the distinct arrays e reads (host scalars not counted). */
+EM_API int64_t em_expr_input_bytes(const em_expr *e);
+/* Whether every array e reads (host scalars aside) is marked auto. */
+EM_API bool em_expr_all_auto(const em_expr *e);
+
 /* em_ufunc's checks and dtype resolution without running anything (core/ufunc.c):
  * the device, loop and result dtypes and the broadcast shape. */
 EM_API em_status em_ufunc_plan(em_op op, int nin, const em_array *const *in, em_dtype promoted,

@@ -14,6 +14,10 @@ static PyObject *pyem__auto_hook; /* place(kind, operands, out) -> operands */
 /* whole(kind, args, kw) -> the result, or NotImplemented: work the policy
  * runs itself (a reduction streamed through a GPU in chunks, out of core). */
 static PyObject *pyem__auto_whole;
+/* chain(x, device, input_bytes, result_bytes, pinned) -> a device, None, or
+ * x's values (computed by the policy: streamed in bands): where a pending
+ * auto chain runs, asked when it is evaluated (pyem_auto_chain). */
+static PyObject *pyem__auto_chain;
 
 int pyem_is_auto(PyObject *o) { return EmArray_Check(o) && em_array_is_auto(EMARR_META(o)); }
 
@@ -102,6 +106,118 @@ PyObject *pyem_auto_like(PyObject *src, PyObject *result) {
     return result;
 }
 
+int pyem_auto_defers(PyObject *const *objs, int n, PyObject *out) {
+    if (out || !pyem__auto_chain) return 0;
+    em_device dev = {EM_CPU, 0};
+    int have = 0, pending = 0;
+    int64_t size = 0;
+    for (int i = 0; i < n; i++) {
+        if (!EmArray_Check(objs[i])) continue; /* Python scalars join any device */
+        const em_array *a = EMARR_META(objs[i]);
+        if (!em_array_is_auto(a)) return 0; /* a pinned operand decides now */
+        em_device d = em_array_device(a);
+        if (have && (d.kind != dev.kind || d.id != dev.id)) return 0;
+        dev = d, have = 1;
+        pending |= pyem_is_pending(objs[i]);
+        int64_t sz = em_array_size(a);
+        size = sz > size ? sz : size;
+    }
+    /* The operands' largest size for the result's: a broadcast result that
+     * is lazy only by being larger goes through placement at once. */
+    return have && pyem_fusion_wants(dev, size, pending);
+}
+
+/* Replace pending o's expression by the same on d (em_expr_retarget). */
+static int pyem__auto_retarget(EmArrayObject *o, em_device d) {
+    em_expr *nx;
+    em_array ph;
+    em_status s;
+    /* With the GIL held: building nodes needs the graph's one lock (its
+     * node allocator is not thread-safe), even while the copies run. */
+    s = em_expr_retarget(o->pending, d, &nx);
+    if (s != EM_OK) return pyem_raise(s), -1;
+    s = em_expr_placeholder(nx, &ph);
+    if (s != EM_OK) {
+        em_expr_decref(nx);
+        return pyem_raise(s), -1;
+    }
+    uint32_t flags = o->a.flags;
+    em_array_release(&o->a);
+    o->a = ph;
+    o->a.flags = flags;
+    em_array_set_auto(&o->a, true);
+    em_expr_decref(o->pending);
+    o->pending = nx;
+    return 0;
+}
+
+int pyem_auto_chain(PyObject *obj) {
+    EmArrayObject *o = (EmArrayObject *)obj;
+    if (!o->pending || !pyem__auto_chain || pyem__auto_single || !em_array_is_auto(&o->a)) return 0;
+    em_device dev = em_array_device(&o->a);
+    int64_t in = em_expr_input_bytes(o->pending), res = em_array_nbytes(&o->a);
+    /* Host work below the bound where the CPU beats every GPU stays; the
+     * bound holds for work whose inputs are at least half its bytes (a
+     * broadcast chain's result may be far larger: the policy decides). */
+    if (dev.kind == EM_CPU && in >= res && in + res < pyem__auto_cpu_below[PYEM_AUTO_ELEMENTWISE])
+        return 0;
+    PyObject *devo = PyObject_GetAttrString(obj, "_dev");
+    if (!devo) return -1;
+    PyObject *r = PyObject_CallFunction(pyem__auto_chain, "OOLLi", obj, devo, (long long)in,
+                                        (long long)res, (int)!em_expr_all_auto(o->pending));
+    Py_DECREF(devo);
+    if (!r) return -1;
+    int ret = 0;
+    if (EmArray_Check(r) && o->pending) { /* the policy computed the values (streamed) */
+        const em_array *v = EMARR(r);
+        if (v->dtype != o->a.dtype || v->ndim != o->a.ndim ||
+            memcmp(v->shape, o->a.shape, sizeof(int64_t) * (size_t)v->ndim) ||
+            !em_array_is_c_contiguous(v)) {
+            PyErr_SetString(PyExc_RuntimeError, "ember.auto: a streamed chain's values do not "
+                                                "match it");
+            ret = -1;
+        } else {
+            em_array c;
+            em_array_view(&c, v);
+            pyem_fusion_install(o, &c);
+        }
+    } else if (r != Py_None) {
+        em_device d;
+        ret = pyem_parse_device(r, &d);
+        if (ret == 0 && o->pending && (d.kind != dev.kind || d.id != dev.id))
+            ret = pyem__auto_retarget(o, d);
+    }
+    Py_DECREF(r);
+    return ret;
+}
+
+/* _auto_chain_rows(x, r0, r1, device): rows [r0, r1) of pending x's values,
+ * computed on device (its arrays' rows copied there), a new auto array. */
+static PyObject *f_auto_chain_rows(PyObject *self, PyObject *args) {
+    PyObject *xo, *devo;
+    long long r0, r1;
+    if (!PyArg_ParseTuple(args, "O!LLO", EmArray_Type, &xo, &r0, &r1, &devo)) return NULL;
+    EmArrayObject *x = (EmArrayObject *)xo;
+    if (!x->pending) return PyErr_Format(PyExc_ValueError, "_auto_chain_rows: not pending");
+    em_device d;
+    if (pyem_parse_device(devo, &d) < 0) return NULL;
+    em_expr *nx; /* built with the GIL held: the graph's one lock */
+    em_status s = em_expr_retarget_rows(x->pending, r0, r1, d, &nx);
+    if (s != EM_OK) return pyem_raise(s);
+    em_array v = {0};
+    PYEM_CALL(s, em_array_size(&x->a), em_expr_eval(nx, "auto: a band of a streamed chain", &v));
+    em_expr_decref(nx);
+    if (s != EM_OK) return pyem_raise(s);
+    em_array_set_auto(&v, true);
+    return pyem_wrap(&v);
+}
+
+/* _auto_chain_bytes(x): the bytes a pending x reads (0 when x has values). */
+static PyObject *f_auto_chain_bytes(PyObject *self, PyObject *o) {
+    if (!pyem_is_pending(o)) return PyLong_FromLong(0);
+    return PyLong_FromLongLong(em_expr_input_bytes(((EmArrayObject *)o)->pending));
+}
+
 /* _auto_mark(x, on=True): x's buffer (every view of it) becomes auto or not. */
 static PyObject *f_auto_mark(PyObject *self, PyObject *args) {
     PyObject *xo;
@@ -122,8 +238,13 @@ static PyObject *f_auto_move(PyObject *self, PyObject *args) {
     em_device d;
     if (pyem_parse_device(devo, &d) < 0) return NULL;
     EmArrayObject *e = (EmArrayObject *)xo;
-    if (pyem_force(xo, "auto: move") < 0) return NULL;
     em_device cur = em_array_device(&e->a);
+    if (cur.kind == d.kind && cur.id == d.id) Py_RETURN_TRUE;
+    /* A pending auto chain moves unevaluated: nobody sees its memory yet. */
+    if (e->pending && em_array_is_auto(&e->a))
+        return pyem__auto_retarget(e, d) < 0 ? NULL : Py_NewRef(Py_True);
+    if (pyem_force(xo, "auto: move") < 0) return NULL;
+    cur = em_array_device(&e->a);
     if (cur.kind == d.kind && cur.id == d.id) Py_RETURN_TRUE;
     /* The cached leaf holds a view of the old memory: only an optimisation. */
     if (e->leaf) {
@@ -143,12 +264,13 @@ static PyObject *f_auto_move(PyObject *self, PyObject *args) {
     Py_RETURN_TRUE;
 }
 
-/* _auto_set_hook(place, whole=None) */
+/* _auto_set_hook(place, whole=None, chain=None) */
 static PyObject *f_auto_set_hook(PyObject *self, PyObject *args) {
-    PyObject *fn, *whole = Py_None;
-    if (!PyArg_ParseTuple(args, "O|O", &fn, &whole)) return NULL;
+    PyObject *fn, *whole = Py_None, *chain = Py_None;
+    if (!PyArg_ParseTuple(args, "O|OO", &fn, &whole, &chain)) return NULL;
     Py_XSETREF(pyem__auto_hook, fn == Py_None ? NULL : Py_NewRef(fn));
     Py_XSETREF(pyem__auto_whole, whole == Py_None ? NULL : Py_NewRef(whole));
+    Py_XSETREF(pyem__auto_chain, chain == Py_None ? NULL : Py_NewRef(chain));
     Py_RETURN_NONE;
 }
 
@@ -168,11 +290,16 @@ PyMethodDef pyem_auto_functions[] = {
      "answers the extension gives without calling it."},
     {"_auto_mark", f_auto_mark, METH_VARARGS, "_auto_mark(x, on=True): x becomes auto (or not)."},
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
+    {"_auto_chain_rows", f_auto_chain_rows, METH_VARARGS,
+     "_auto_chain_rows(x, r0, r1, device): rows [r0, r1) of pending x, computed on device."},
+    {"_auto_chain_bytes", f_auto_chain_bytes, METH_O,
+     "_auto_chain_bytes(x): bytes of the arrays a pending x reads (0 if it has values)."},
     {"_auto_move", f_auto_move, METH_VARARGS,
      "_auto_move(x, device): move x's memory in place if no one else sees it."},
     {"_auto_set_hook", f_auto_set_hook, METH_VARARGS,
-     "_auto_set_hook(place, whole=None): place(kind, operands, out) for calls on auto "
-     "arrays; whole(kind, args, kw) runs a reduction itself or returns NotImplemented."},
+     "_auto_set_hook(place, whole=None, chain=None): place(kind, operands, out) for calls "
+     "on auto arrays; whole(kind, args, kw) runs a reduction itself or returns "
+     "NotImplemented; chain(x, device, in_bytes, out_bytes, pinned) places a pending chain."},
     {NULL, NULL, 0, NULL}};
 
 /* A METH_VARARGS|METH_KEYWORDS entry whose positional argument ai is the

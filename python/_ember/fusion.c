@@ -123,6 +123,8 @@ int pyem_fusion_flush(em_device d, const char *reason) {
 }
 
 /* Replace o's placeholder by the values in v (steals v). */
+static void pyem__install(EmArrayObject *o, em_array *v);
+void pyem_fusion_install(EmArrayObject *o, em_array *v) { pyem__install(o, v); }
 static void pyem__install(EmArrayObject *o, em_array *v) {
     em_expr *x = o->pending;
     em_expr_set_value(x, v);
@@ -140,8 +142,10 @@ static void pyem__install(EmArrayObject *o, em_array *v) {
 
 int pyem_force(PyObject *obj, const char *reason) {
     EmArrayObject *o = (EmArrayObject *)obj;
+    if (!o->pending) return 0;
+    if (em_array_is_auto(&o->a) && pyem_auto_chain(obj) < 0) return -1;
     em_expr *x = o->pending;
-    if (!x) return 0;
+    if (!x) return 0; /* the policy's Python may have evaluated it */
     em_expr_job *job;
     em_status s = em_expr_begin(x, &job);
     if (s != EM_OK) return pyem_raise(s), -1;

@@ -127,6 +127,16 @@ PyObject *pyem_auto_leave(PyObject **moved, int n, PyObject *out, PyObject *resu
 /* result (stolen, may be NULL), marked auto when src is auto: copies, casts
  * and gathers of an auto array are auto too. */
 PyObject *pyem_auto_like(PyObject *src, PyObject *result);
+/* Whether an elementwise call on these operands is first tried lazily
+ * where they are (all auto, one device, a lazy result): the pending chain
+ * is then placed as a whole by pyem_auto_chain when it is evaluated. */
+int pyem_auto_defers(PyObject *const *objs, int n, PyObject *out);
+/* Before a pending auto array is evaluated (pyem_force): ask the policy
+ * where the whole chain runs and move it there unevaluated; -1 on error. */
+int pyem_auto_chain(PyObject *o);
+/* fusion.c: pending o's values become v (C-contiguous, o's dtype and shape;
+ * stolen), as its own evaluation would install them. */
+void pyem_fusion_install(EmArrayObject *o, em_array *v);
 PyObject *pyem_auto_call(const char *kind, PyCFunctionWithKeywords f, PyObject *self,
                          PyObject *args, PyObject *kw, Py_ssize_t ai, Py_ssize_t oi);
 

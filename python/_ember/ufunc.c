@@ -361,10 +361,21 @@ static int pyem__power_half(em_op *op, pyem__operand *ops, int *n, em_dtype prom
  * Returns Py_NotImplemented (new ref) when notimpl and an operand is foreign. */
 static PyObject *pyem__call_on(em_op op, PyObject *const *objs, int n, PyObject *out,
                                em_dtype dtype, int notimpl);
+/* Set by pyem__call around pyem__call_on: give Py_None back instead of an
+ * eager result (the op then goes through placement). */
+static int pyem__lazy_only;
 
-/* Auto operands first go where the placement policy says (auto.c). */
+/* Auto operands first go where the placement policy says (auto.c).  When
+ * they all live on one device the op is first tried lazily there: a
+ * pending auto chain is placed as a whole when it is evaluated. */
 static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *out, em_dtype dtype,
                             int notimpl) {
+    if (pyem_auto_defers(objs, n, out)) {
+        pyem__lazy_only = 1;
+        PyObject *r = pyem__call_on(op, objs, n, out, dtype, notimpl);
+        if (r != Py_None) return pyem_auto_leave(NULL, 0, NULL, r);
+        Py_DECREF(r);
+    }
     PyObject *moved[3];
     int r = pyem_auto_enter("elementwise", objs, n, out, moved);
     if (r < 0) return NULL;
@@ -374,6 +385,8 @@ static PyObject *pyem__call(em_op op, PyObject *const *objs, int n, PyObject *ou
 
 static PyObject *pyem__call_on(em_op op, PyObject *const *objs, int n, PyObject *out,
                                em_dtype dtype, int notimpl) {
+    int lazy_only = pyem__lazy_only; /* this call's: not any nested one's */
+    pyem__lazy_only = 0;
     if (out && !EmArray_Check(out))
         return PyErr_Format(PyExc_TypeError, "out must be an ember.ndarray, not %.100s",
                             Py_TYPE(out)->tp_name);
@@ -406,7 +419,7 @@ static PyObject *pyem__call_on(em_op op, PyObject *const *objs, int n, PyObject 
     const em_array *in[3] = {&ops[0].a, n > 1 ? &ops[1].a : NULL, n > 2 ? &ops[2].a : NULL};
     if (!out) {
         PyObject *r = pyem__lazy(op, ops, n, in, promoted);
-        if (r != Py_None) {
+        if (r != Py_None || lazy_only) { /* nothing below runs in that mode */
             pyem__operands_release(ops, n);
             return r;
         }

@@ -39,7 +39,7 @@ def _asarray_auto(obj, dtype, copy):
     fixed device becomes auto only as a copy (the mark is its memory's)."""
     if isinstance(obj, _ember.ndarray):
         if _ember._auto_is(obj):
-            return _ember.asarray(obj, dtype, None, copy)
+            return _auto(_ember.asarray(obj, dtype, None, copy))  # a copy is auto too
         if copy is False:
             raise ValueError("an array on a fixed device becomes auto only as a copy "
                              "(copy=False was given)")
@@ -87,8 +87,10 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
     if device is not None or _device._auto_used:
         if _is_auto(device):
             return _asarray_auto(obj, dtype, copy)
-        if device is not None and isinstance(obj, _ember.ndarray) and _ember._auto_is(obj):
-            return _pin(obj, dtype, device, copy)
+        if isinstance(obj, _ember.ndarray) and _ember._auto_is(obj):
+            # a copy of an auto array is auto; one for a named device is pinned
+            return _pin(obj, dtype, device, copy) if device is not None else \
+                _auto(_ember.asarray(obj, dtype, None, copy))
     return _ember.asarray(obj, dtype, device, copy)
 
 
@@ -215,6 +217,11 @@ def arange(start, /, stop=None, step=None, *, dtype=None, device=None):
             raise TypeError("arange takes scalars, not arrays")
     if step is not None and step == 0:
         raise ZeroDivisionError("step of arange must not be zero")
+    if (device is not None or _device._auto_used) and _is_auto(device):
+        from .auto import _generated  # larger than every GPU: made on the devices when used
+        g = _generated.arange(start, stop, step, dtype)
+        if g is not None:
+            return g
     if stop is None:
         r = np.arange(start, step=1 if step is None else step, dtype=dtype)
     else:

@@ -18,7 +18,7 @@ import threading as _threading
 
 import numpy as _np
 
-from . import _ember
+from . import _device, _ember
 
 __all__ = [
     "Philox", "Generator", "default_rng", "seed", "get_state", "set_state",
@@ -104,9 +104,21 @@ class Philox:
     def _fill(self, kind, shape, dtype, device, low=0, range_=0, post=None, pa=0.0, pb=0.0):
         # The lock makes concurrent draws from threads take disjoint blocks.
         # post: a transform applied as the values are stored (em_random_fill_post).
+        if device is not None or _device._auto_used:
+            from ._creation import _is_auto
+            if _is_auto(device):  # larger than every GPU: made on the devices when used
+                from .auto import _generated
+                with self._lock:
+                    g = _generated.random(self, kind, shape, dtype, low, range_, post, pa, pb)
+                if g is not None:
+                    return g
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
                                                    device, low, range_, post, pa, pb)
+        if device is not None or _device._auto_used:  # draws for device="auto" are auto
+            from ._creation import _auto, _is_auto
+            if _is_auto(device):
+                _auto(arr)
         return arr
 
     def __repr__(self):
@@ -207,7 +219,8 @@ def _kernel_device(device):
     """Whether draws for device run Ember's kernels (not the CPU's loops)."""
     if device is None:
         return _ember._get_device()[0] != "cpu"
-    return not str(device).startswith("cpu")
+    # auto draws are born on the host, as the CPU's (bit for bit)
+    return not str(device).startswith(("cpu", "auto"))
 
 
 def _shape_of_param(x):

@@ -1,7 +1,8 @@
 /* A fake CUDA driver for testing the CUDA backend's host side without a GPU
  * (built by test_cuda_fake.c into a shared library and loaded through
  * EMBER_LIBCUDA).  Device memory is host memory with a capacity
- * (FAKE_CUDA_MEM bytes); kernels do not run: launches are recorded.  The
+ * (FAKE_CUDA_MEM bytes; FAKE_CUDA_DEVICES=n devices share it); kernels do
+ * not run: launches are recorded.  The
  * test drives it through fake_* functions found with dlsym.
  *
  * Asynchronous host copies (cuMemcpyHtoDAsync / DtoHAsync) are deferred, as
@@ -164,8 +165,11 @@ CUresult cuGetErrorString(CUresult e, const char **s) {
     *s = "fake error";
     return 0;
 }
+/* FAKE_CUDA_DEVICES=n exposes n devices (default 1), for the code that
+ * spreads work over several GPUs; they share the one memory capacity. */
 CUresult cuDeviceGetCount(int *n) {
-    *n = 1;
+    const char *e = getenv("FAKE_CUDA_DEVICES");
+    *n = e && atoi(e) > 0 ? atoi(e) : 1;
     return 0;
 }
 CUresult cuDeviceGet(int *d, int i) {

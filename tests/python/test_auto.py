@@ -318,8 +318,12 @@ def test_explain(cpu_only):
     assert p.predicted["cpu"] == pytest.approx(CPU["launch"] + 2 * x.nbytes / CPU["elementwise"])
     r, ps = em.auto.explain(lambda: (x * 2 + 1).sum())
     assert float(r) == float(np.sum(np.arange(100000, dtype=np.float32) * 2 + 1, dtype=np.float32))
-    assert [q.kind for q in ps] == ["elementwise", "elementwise", "reduction"]
-    assert all(q.chosen == "cpu" for q in ps) and "cpu" in repr(ps[0])
+    # The chain stays pending where its inputs are; the reduction that reads
+    # it is one decision, counting the bytes the chain reads (not placed again).
+    assert [q.kind for q in ps] == ["reduction"]
+    assert ps[0].chosen == "cpu" and "cpu" in repr(ps[0]) and ps[0].nbytes == x.nbytes
+    r, ps = em.auto.explain(lambda: (x * 2 + 1).get())
+    assert [q.kind for q in ps] == ["chain"] and ps[0].nbytes == 2 * x.nbytes
     with pytest.raises(TypeError, match="callable"):
         em.auto.explain(3)
 
@@ -342,29 +346,34 @@ FAKE_CODE = """
 import numpy as np, ember as em
 em.auto.set_model({'cpu': %r, 'cuda:0': %r})
 cur = lambda a: str(a.device.current)
+def ev(a):
+    em.eval(a)
+    return a
 small = em.arange(100, dtype='float32', device='auto')
 print(cur(small + 1), cur(small))
 mid = em.arange(1 << 16, dtype='float32', device='auto')
 y = mid * 2
-print(cur(y), cur(mid), np.array_equal(mid.get(), np.arange(1 << 16, dtype=np.float32)))
+print(em._ember._is_pending(y), cur(y), cur(ev(y)), cur(mid))
 del y  # the fake device has 1 MiB
-print(cur(mid[:20000] + 1), cur(mid[:10] + 1))
+m2 = ev(mid * 1)   # a result on the GPU: work on it stays there
+print(cur(ev(m2[:20000] + 1)), cur(ev(m2[:10] + 1)))
+del mid
 w = em.arange(1 << 16, dtype='float32', device='auto')
 w2 = w[1:]
 z = w + w
-print(cur(w), cur(w2), cur(z))
+print(cur(w), cur(w2), cur(ev(z)))
 del w, w2, z
 pin = em.zeros(1 << 16, dtype='float32', device='cpu')
-print(cur(mid + pin), cur(mid))
+print(cur(ev(m2 + pin)), cur(m2))
 g = em.arange(1 << 16, dtype='float32', device='auto')
 print(cur(em.sum(g)), end=' ')
-h = g * 2
-print(cur(g), cur(em.sum(g)))
+h = ev(g * 2)
+print(cur(h), cur(em.sum(h)))
 del g, h
 em.get_default_memory_pool().set_limit(size=1 << 16)
 big = em.arange(1 << 17, dtype='float32', device='auto')
-_, ps = em.auto.explain(lambda: big * 2)
-print(ps[0].chosen, ps[0].predicted['cuda:0'])
+_, ps = em.auto.explain(lambda: ev(big * 2))
+print(ps[0].kind, ps[0].chosen, ps[0].predicted['cuda:0'])
 em.get_default_memory_pool().set_limit(size=0)
 p = em.arange(5.0, device='auto').to_device('cuda:0')
 print(p.device)
@@ -375,15 +384,211 @@ def test_placement_moves_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_CODE % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
     assert out == [
         "cpu cpu",               # 100 elements: the launch and the move cost more than the CPU
-        "cuda:0 cuda:0 True",    # 64 Ki: moved (in place: no one else saw it), values kept
+        "True cpu cuda:0 cpu",   # 64 Ki: lazy where its input is; evaluated on the GPU (the
+                                 # whole chain placed then), its input copied there
         "cuda:0 cpu",            # work follows the data while moving back costs more; 10
                                  # elements: the CPU's launch is cheaper than the move back
-        "cpu cpu cuda:0",        # a view shares the memory: copied for the op, not moved
+        "cpu cpu cuda:0",        # the chain's inputs are copied for it, not moved
         "cpu cpu",               # a pinned operand decides; the auto one moves back
         "cpu cuda:0 cuda:0",     # a host reduction: the CPU outruns the bus; on the GPU's
                                  # data: there
-        "cpu inf",               # over the pool's set_limit: not placed there
+        "chain cpu inf",         # over the pool's set_limit: not placed there
         "cuda:0",                # pinned to the GPU
+    ], err
+
+
+# ---- every result of auto inputs is auto ------------------------------------
+
+# name -> f(x, i, b): x a float64 (4, 6) array, i an int64 permutation of 4,
+# b a mask of x; each result is compared, bit for bit, with the same call on
+# CPU arrays.
+RESULTS = {
+    "concatenate": lambda x, i, b: em.concatenate([x, x]),
+    "stack": lambda x, i, b: em.stack([x, x], axis=1),
+    "hstack": lambda x, i, b: em.hstack([x, x]),
+    "where": lambda x, i, b: em.where(b, x, 0),
+    "where1": lambda x, i, b: em.where(b)[1],
+    "nonzero": lambda x, i, b: em.nonzero(x)[0],
+    "astype": lambda x, i, b: x.astype("float32"),
+    "gather": lambda x, i, b: x[i],
+    "mask": lambda x, i, b: x[b],
+    "view": lambda x, i, b: x[1:, ::-2],
+    "sum": lambda x, i, b: x.sum(),
+    "mean_axis": lambda x, i, b: x.mean(axis=0),
+    "std": lambda x, i, b: x.std(),
+    "argmax": lambda x, i, b: x.argmax(),
+    "cumsum": lambda x, i, b: em.cumsum(x, axis=1),
+    "sort": lambda x, i, b: em.sort(-x),
+    "argsort": lambda x, i, b: em.argsort(-x, axis=0),
+    "unique": lambda x, i, b: em.unique(x % 5),
+    "matmul": lambda x, i, b: x @ x.T,
+    "dot": lambda x, i, b: em.dot(x, x.T),
+    "einsum": lambda x, i, b: em.einsum("ij,kj->ik", x, x),
+    "outer": lambda x, i, b: em.outer(x[0], x[1]),
+    "repeat": lambda x, i, b: em.repeat(x, 2, axis=0),
+    "x.repeat": lambda x, i, b: x.repeat(2),
+    "take": lambda x, i, b: em.take(x, i),
+    "x.take": lambda x, i, b: x.take(i),
+    "x.nonzero": lambda x, i, b: x.nonzero()[1],
+    "pad": lambda x, i, b: em.pad(x, 1),
+    "roll": lambda x, i, b: em.roll(x, 1),
+    "flip": lambda x, i, b: em.flip(x),
+    "tile": lambda x, i, b: em.tile(x, 2),
+    "searchsorted": lambda x, i, b: em.searchsorted(em.ravel(x), x[1:3] + 0.5),
+    "clip": lambda x, i, b: em.clip(x, 1, 5),
+    "zeros_like": lambda x, i, b: em.zeros_like(x),
+    "diff": lambda x, i, b: em.diff(x),
+    "inv": lambda x, i, b: em.linalg.inv(x[:, :4] + em.eye(4, device=x.device) * 30),
+    "norm": lambda x, i, b: em.linalg.norm(x),
+    "fft": lambda x, i, b: em.fft.fft(x),
+    "median": lambda x, i, b: em.median(x, axis=1),
+    "percentile": lambda x, i, b: em.percentile(x, 30),
+    "bincount": lambda x, i, b: em.bincount(i),
+    "histogram": lambda x, i, b: em.histogram(x)[0],
+    "split": lambda x, i, b: em.split(x, 2)[1],
+    "meshgrid": lambda x, i, b: em.meshgrid(x[0], x[1])[1],
+    "array": lambda x, i, b: em.array(x),
+    "asarray_copy": lambda x, i, b: em.asarray(x, copy=True),
+    "arange": lambda x, i, b: em.arange(7, device=x.device),
+    "random": lambda x, i, b: em.random.default_rng(4).random(9, device=x.device),
+    "normal": lambda x, i, b: em.random.default_rng(4).normal(1, 2, size=9, device=x.device),
+    "integers": lambda x, i, b: em.random.default_rng(4).integers(0, 9, 9, device=x.device),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_results_of_auto_inputs_are_auto(cpu_only, name):
+    h = np.arange(24.0).reshape(4, 6) * 1.5 - 7
+    p = np.array([3, 1, 2, 0])
+    got = RESULTS[name](*(em.asarray(v, device="auto") for v in (h, p)),
+                        em.asarray(h > 5, device="auto"))
+    want = RESULTS[name](*(em.asarray(v, device="cpu") for v in (h, p)),
+                         em.asarray(h > 5, device="cpu"))
+    assert isinstance(got, em.ndarray) and str(got.device) == "auto", name
+    assert str(want.device) == "cpu", name  # the same call on CPU arrays stays pinned
+    _same_bits(got, want)
+
+
+def test_wrapped_names_stay_one_object(cpu_only):
+    em.asarray(np.ones(3), device="auto")  # the wrappers are installed by now
+    assert em.matmul is em.linalg.matmul and em.amax is em.max and em.einsum is em.linalg.einsum
+    assert em.concatenate.__wrapped__.__name__ == "concatenate"
+
+
+def test_results_of_mixed_inputs_keep_the_pin(cpu_only):
+    a = em.asarray(np.ones(5), device="auto")
+    pin = em.asarray(np.zeros(5), device="cpu")
+    r = em.concatenate([a, pin])
+    assert str(r.device) == "cpu" and str(pin.device) == "cpu"
+    v = em.broadcast_arrays(a, pin)[1]  # a view of the pinned array: its mark is its memory's
+    assert str(v.device) == "cpu" and str(pin.device) == "cpu"
+    assert str(em.asarray(a, device="cpu").device) == "cpu"  # a named device pins the copy
+    assert str(em.random.random(3, device="cpu").device) == "cpu"
+
+
+# ---- a lazy chain is placed once, when it is evaluated ---------------------
+
+def _chain_crossover():
+    """Elements where a*b+c (float32, on the host) predicts the same on both:
+    12 bytes read and 4 written per element, the 12 moved to the GPU."""
+    slope = 16 / CPU["elementwise"] - 16 / GPU["elementwise"] - 12 / GPU["h2d"]
+    return (GPU["launch"] - CPU["launch"]) / slope
+
+
+def test_chain_decision_both_ends(two_devices):
+    n0 = _chain_crossover()
+    for n, want in ((int(n0 * 0.9), "cpu"), (int(n0 * 1.1) + 1, "cuda:0")):
+        p = _place._decide_chain("cpu", 12 * n, 4 * n)
+        assert p.kind == "chain" and p.chosen == want, (n, p)
+        assert p.predicted["cuda:0"] == pytest.approx(
+            GPU["launch"] + 16 * n / GPU["elementwise"] + 12 * n / GPU["h2d"])
+        assert p.predicted["cpu"] == pytest.approx(CPU["launch"] + 16 * n / CPU["elementwise"])
+    # on the GPU's data the chain stays there (moving back costs more)
+    assert _place._decide_chain("cuda:0", 12 << 20, 4 << 20).chosen == "cuda:0"
+
+
+def test_pending_auto_chain_bytes(cpu_only):
+    a = em.arange(1 << 15, dtype="float32", device="auto")
+    b = em.ones(1 << 15, dtype="float64", device="auto")
+    r = (a * b + a) * 2.5  # a read once, b once; the scalar is not an input
+    assert em._ember._is_pending(r) and str(r.device) == "auto"
+    assert em._ember._auto_chain_bytes(r) == a.nbytes + b.nbytes
+    assert_same(r, (np.arange(1 << 15, dtype=np.float32) * 1.0 + np.arange(1 << 15)) * 2.5)
+    assert em._ember._auto_chain_bytes(r) == 0  # evaluated: no chain left
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex64"])
+def test_streamed_chain_values(cpu_only, dtype):
+    # A chain run in bands of rows (the CPU as the device here): each band's
+    # leaves sliced, broadcast leaves whole; bit for bit the whole evaluation.
+    from ember.auto import _stream
+    rng = np.random.default_rng(8)
+    a = (rng.random((370, 50)) * 10).astype(dtype)  # lazy: above the fusion's eager size
+    b = (rng.random(50) * 3).astype(dtype)
+    c = (rng.random((370, 1)) * 2).astype(dtype)
+    for rows in (1, 7, 369, 370):
+        xa, xb, xc = (em.asarray(v, device="auto") for v in (a, b, c))
+        want = em.eval((xa * xb + xc) * 2 - xa)
+        x = (xa * xb + xc) * 2 - xa
+        assert em._ember._is_pending(x)
+        got = _stream.run_chain(x, _stream.ChainPlan("cpu", rows, -(-370 // rows), 0.0, 0.0))
+        _same_bits(got, (xa * xb + xc) * 2 - xa)
+        assert_same(got, (a * b + c) * 2 - a, rtol=1e-6 if dtype != "int64" else None)
+    with pytest.raises(ValueError, match="rows"):
+        em._ember._auto_chain_rows(xa * 2, 5, 999, "cpu")
+
+
+FAKE_CHAIN_STREAM = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+pool = em.get_default_memory_pool()
+pool.set_limit(size=1 << 18)
+a = em.asarray(np.ones((512, 512), np.float32), device='auto')   # 1 MiB: 4 times the limit
+b = em.asarray(np.ones(512, np.float32), device='auto')
+z = a * b + 1
+r, ps = em.auto.explain(lambda: (em.eval(z), z)[1])
+print(type(ps[0]).__name__, ps[0].device, ps[0].nbands > 16, ps[0].rows * ps[0].nbands >= 512)
+print(em._ember._is_pending(z), str(z.device), str(z.device.current), z.shape)
+print(pool.used_bytes() <= 1 << 18)
+"""
+
+
+def test_streamed_chain_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_CHAIN_STREAM % (dict(CPU, elementwise=1e9), GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["ChainPlan cuda:0 True True", "False auto cpu (512, 512)", "True"], err
+
+
+FAKE_CHAIN = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+for n in (%d, %d):
+    a, b, c = (em.zeros(n, dtype='float32', device='auto') for _ in range(3))
+    r, ps = em.auto.explain(lambda: a * b + c)
+    # built where its inputs are, nothing decided yet
+    print(ps, em._ember._is_pending(r), str(r.device.current))
+    r2, ps = em.auto.explain(lambda: r.get())
+    print([p.kind for p in ps], ps[0].chosen, str(r.device.current), str(a.device.current))
+    del a, b, c, r, r2
+pin = em.zeros(%d, dtype='float32', device='cpu')
+x = em.zeros(pin.size, dtype='float32', device='auto')
+r, ps = em.auto.explain(lambda: (x * 2 + pin).get())
+print([(p.kind, p.chosen, p.reason) for p in ps])
+"""
+
+
+def test_chain_placed_when_evaluated_under_the_fake_driver(fake_lib, tmp_path):
+    n0 = _chain_crossover()
+    lo, hi = int(n0 * 0.9), int(n0 * 1.1) + 1
+    out, err = _run(FAKE_CHAIN % (CPU, GPU, lo, hi, hi), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == [
+        "[] True cpu",                # below the crossover: built lazily where the inputs are,
+        "['chain'] cpu cpu cpu",      # and evaluated there (one decision for the chain)
+        "[] True cpu",
+        "['chain'] cuda:0 cuda:0 cpu",  # above: placed on the GPU at its evaluation; the
+                                        # inputs copied there, not moved
+        "[('elementwise', 'cpu', 'pinned operand'), ('chain', 'cpu', 'pinned operand')]",
     ], err
 
 
@@ -410,8 +615,33 @@ def test_streamed_reduction_values(cpu_only, name, dtype):
         r = _stream.run(name, x, p)
         assert str(r.device) == "auto"
         assert_same(r, want, rtol=1e-12)
+    # several devices: a thread each, the chunks dealt round robin, the
+    # partial results gathered in chunk order (the CPU twice here)
+    for nd in (2, 3):
+        r = _stream.run(name, x, _stream.Plan(("cpu",) * nd, 97, -(-h.size // 97), 0.0, 0.0))
+        assert_same(r, getattr(np, name)(h))
     r = _stream.run(name, x, _stream.Plan("cpu", 100, 11, 0.0, 0.0), keepdims=True)
     assert_same(r, getattr(np, name)(h, keepdims=True), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "any", "all"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "bool"])
+def test_streamed_axis_reduction_values(cpu_only, name, dtype):
+    # Blocks of whole rows, reduced over the same axes, joined or reduced
+    # again: every block edge and axis set against NumPy, one and two devices.
+    from ember.auto import _stream
+    rng = np.random.default_rng(5)
+    h = (rng.random((13, 5, 3)) > 0.3) if dtype == "bool" else \
+        (rng.random((13, 5, 3)) * 4 - 1).astype(dtype)
+    x = em.asarray(h, device="auto")
+    for axes in [(1,), (2,), (1, 2), (0,), (0, 2), (0, 1)]:
+        for rows, devs in [(1, "cpu"), (4, "cpu"), (13, "cpu"), (3, ("cpu", "cpu"))]:
+            p = _stream.Plan(devs, rows * 15, -(-13 // rows), 0.0, 0.0)
+            for keep in (False, True):
+                r = _stream.run_axes(name, x, p, axes, keepdims=keep)
+                want = getattr(np, name)(h, axis=axes, keepdims=keep)
+                assert str(r.device) == "auto" and r.shape == want.shape, (axes, rows)
+                assert_same(r, want, rtol=1e-12 if dtype == "float64" else 0)
 
 
 def test_stream_plan_both_ends():
@@ -428,6 +658,16 @@ def test_stream_plan_both_ends():
                                             + (1 << 18) / GPU["h2d"])
         assert _stream.plan(em.zeros(1 << 17, dtype="float32", device="auto")) is None  # fits
         assert _stream.plan(x[::2]) is None  # not contiguous: placed as usual
+        # two GPUs: each streams half on its own bus; together when that wins
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU, "cuda:1": GPU})
+        p = _stream.plan(x)
+        assert p.devices == ("cuda:0", "cuda:1") and p.nchunks == 16, p
+        assert p.predicted == pytest.approx(8 * GPU["launch"] + x.nbytes / 2 / GPU["h2d"]
+                                            + (1 << 18) / GPU["h2d"])
+        assert "cuda:0, cuda:1" in repr(p)
+        slow_bus = dict(GPU, h2d=2.5e9)  # a second GPU on a slow bus: one GPU is faster
+        em.auto.set_model({"cpu": slow_cpu, "cuda:0": GPU, "cuda:1": slow_bus})
+        assert _stream.plan(x).devices == ("cuda:0",)
         em.auto.set_model({"cpu": CPU, "cuda:0": GPU})  # the CPU outruns the bus
         assert _stream.plan(x) is None
     finally:
@@ -449,17 +689,175 @@ print(ps[0].nchunks in (16, 17), r.shape)  # 17: the first result holds a little
 r, ps = em.auto.explain(lambda: x.sum(axis=0))   # every axis of a 1-d array: streamed too
 print(type(ps[0]).__name__)
 y = x.reshape(512, 512)
-r, ps = em.auto.explain(lambda: y.sum(axis=1))   # not a full reduction: placed as usual
-print(type(ps[0]).__name__, ps[0].chosen)
+r, ps = em.auto.explain(lambda: y.sum(axis=1))   # an axis: streamed in blocks of rows
+print(type(ps[0]).__name__, ps[0].chunk %% 512, r.shape, str(r.device.current))
 print(pool.used_bytes() <= 1 << 18, str(x.device.current))
 """
+
+
+FAKE_STREAM2 = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
+for d in ('cuda:0', 'cuda:1'):  # the fake's two devices share 1 MiB: a quarter each
+    with em.Device(d):
+        em.get_default_memory_pool().set_limit(size=1 << 18)
+x = em.arange(1 << 18, dtype='float32', device='auto')   # 1 MiB: 4 times each limit
+r, ps = em.auto.explain(lambda: x.sum())
+print(ps[0].devices, ps[0].nchunks > 2, str(r.device), str(r.device.current), r.shape)
+"""
+
+
+def test_streamed_reduction_over_two_gpus_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_STREAM2 % (dict(CPU, reduction=2e9), GPU, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2")
+    assert out == ["('cuda:0', 'cuda:1') True auto cuda:0 ()"], err
 
 
 def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_STREAM % (dict(CPU, reduction=2e9), GPU), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path))
-    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Placement cpu",
+    assert out == ["Plan cuda:0 16 auto cuda:0 ()", "True (1,)", "Plan", "Plan 0 (512,) cuda:0",
                    "True cpu"], err
+
+
+# ---- device-generated arrays: made chunk by chunk where they are reduced ----
+
+@pytest.fixture
+def no_gpu_fits(monkeypatch):
+    """A model with a GPU that can hold nothing (4 KiB): auto creations of
+    random and arange are generated lazily; their chunks are made on the CPU
+    here (Generated._devices), where values can be checked."""
+    from ember.auto import _generated
+    em.auto.set_model({"cpu": CPU, "cuda:0": GPU})
+    monkeypatch.setattr(_place, "_avail", lambda dev: 4096)
+    monkeypatch.setattr(_generated, "_host_limit", lambda: 4096)
+    yield
+    em.auto.set_model(None)
+
+
+DRAWS = {
+    "random": lambda rng, dev: rng.random(10001, device=dev),
+    "random32": lambda rng, dev: rng.random(9003, dtype="float32", device=dev),
+    "normal": lambda rng, dev: rng.normal(2, 3, size=5003, device=dev),
+    "standard_normal32": lambda rng, dev: rng.standard_normal(4099, dtype="float32", device=dev),
+    "uniform": lambda rng, dev: rng.uniform(-1, 5, size=(70, 90), device=dev),
+    "integers": lambda rng, dev: rng.integers(0, 100, size=9000, device=dev),
+    "integers8": lambda rng, dev: rng.integers(-5, 5, size=6001, dtype="int8", device=dev),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+@pytest.mark.parametrize("ndev", [1, 2])
+def test_generated_draw_equals_the_whole_draw(no_gpu_fits, name, ndev):
+    from ember.auto import _generated
+    rng, rng2 = em.random.default_rng(7), em.random.default_rng(7)
+    g = DRAWS[name](rng, "auto")
+    want = DRAWS[name](rng2, "cpu").get()
+    assert isinstance(g, _generated.Generated) and g.shape == want.shape
+    assert g.dtype == want.dtype and str(g.device) == "auto" and g.nbytes == want.nbytes
+    g._devices = ("cpu",) * ndev
+    assert float(g.max()) == want.max() and float(g.min()) == want.min()
+    s = g.sum()
+    assert str(s.device) == "auto" and s.shape == ()
+    assert float(s) == pytest.approx(want.sum(), rel=1e-6)
+    assert float(g.mean()) == pytest.approx(want.mean(), rel=1e-6)
+    assert float((g * 2 - 1).max()) == (want * 2 - 1).max()
+    assert bool((g > 0.5).any()) == bool((want > 0.5).any())
+    assert g.sum(keepdims=True).shape == (1,) * want.ndim
+    assert np.array_equal(np.asarray(g), want)  # materialised: every chunk edge
+    if want.ndim == 2:
+        assert_same(g.sum(axis=0), want.sum(axis=0))  # not full: on the values
+    # the stream advanced as the whole draw's did
+    assert np.array_equal(rng.random(9, device="cpu").get(), rng2.random(9, device="cpu").get())
+
+
+@pytest.mark.parametrize("args,dtype", [((10001,), None), ((3, 50003, 7), None),
+                                        ((0.5, 9000.3, 0.7), None), ((-4000, 4000), "float32"),
+                                        ((10, 9000), "int16")])
+def test_generated_arange(no_gpu_fits, args, dtype):
+    from ember.auto import _generated
+    g = em.arange(*args, dtype=dtype, device="auto")
+    want = np.arange(*args, dtype=dtype)
+    assert isinstance(g, _generated.Generated) and g.shape == want.shape and g.dtype == want.dtype
+    g._devices = ("cpu",)
+    assert np.array_equal(g.get(), want)
+    assert float((g * 3 + 1).max()) == (want * 3 + 1).max()
+    assert float(g.sum()) == pytest.approx(want.sum(dtype=np.float64), rel=1e-6)
+
+
+def test_small_auto_creations_stay_arrays(no_gpu_fits, cpu_only):
+    # cpu_only after no_gpu_fits: no GPU candidate, so nothing is generated
+    assert isinstance(em.random.random(1 << 16, device="auto"), em.ndarray)
+    assert isinstance(em.arange(1 << 16, device="auto"), em.ndarray)
+
+
+def test_creations_the_host_can_hold_stay_arrays(no_gpu_fits, monkeypatch):
+    from ember.auto import _generated
+    monkeypatch.setattr(_generated, "_host_limit", lambda: 1 << 20)
+    assert isinstance(em.random.random(1 << 16, device="auto"), em.ndarray)  # 512 KiB
+    assert isinstance(em.arange(1 << 17, device="auto"), em.ndarray)  # 1 MiB
+    g = em.arange((1 << 17) + 1, device="auto")
+    assert isinstance(g, _generated.Generated)
+    g._devices = ("cpu",)
+    assert int(g[-1]) == 1 << 17 and g[3:5].tolist() == [3, 4]  # indexing: materialised
+
+
+FAKE_GEN = """
+import numpy as np, ember as em
+from ember.auto import _generated
+_generated._host_limit = lambda: 1 << 20
+em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
+for d in ('cuda:0', 'cuda:1'):
+    with em.Device(d):
+        em.get_default_memory_pool().set_limit(size=1 << 18)
+g = em.random.random(1 << 20, device='auto')   # 8 MiB: 32 times each limit
+r, ps = em.auto.explain(lambda: g.sum())
+print(type(g).__name__, ps[-1].kind, ps[-1].devices, ps[-1].nchunks, str(r.device),
+      str(r.device.current))
+a = em.arange(1 << 20, device='auto')
+r, ps = em.auto.explain(lambda: (a * 2).max())
+print(type(a).__name__, ps[-1].devices, str(r.device.current))
+print(em.get_default_memory_pool().used_bytes() <= 1 << 18)
+"""
+
+
+def test_generated_reduction_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_GEN % (CPU, GPU, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2")
+    assert out == ["Generated generated ('cuda:0', 'cuda:1') 128 auto cuda:0",
+                   "Generated ('cuda:0', 'cuda:1') cuda:0", "True"], err
+
+
+# ---- OpenCL devices as candidates (EMBER_AUTO_OPENCL=1) -------------------------
+
+OCL_CODE = """
+import numpy as np, ember as em
+from ember.auto import _model
+print(_model.candidates()[-1])
+em.auto.set_model({'cpu': %r, 'opencl:0': %r})
+h = np.arange(1 << 16, dtype=np.float32)
+x = em.asarray(h, device='auto')
+y, ps = em.auto.explain(lambda: (x * 2 + 1).get())
+print(ps[0].kind, ps[0].chosen, np.array_equal(y, h * 2 + 1))
+z = x * 2 + 1
+em.eval(z)   # on the OpenCL device now: its reduction follows it there
+s, ps = em.auto.explain(lambda: float(z.sum()))
+print(str(z.device.current), ps[0].chosen, abs(s - (h * 2 + 1).sum()) < 1e-5 * s)
+"""
+
+
+def test_opencl_devices_are_candidates_behind_a_flag(tmp_path):
+    from ember import _ember
+    assert not any(d.startswith("opencl") for d in _model.candidates())  # off by default
+    try:
+        n = _ember.device_count("opencl")
+    except Exception:  # noqa: BLE001
+        n = 0
+    if not n:
+        pytest.skip("no OpenCL device")
+    ocl = dict(GPU, launch=5e-6)  # numbers where the OpenCL device wins both
+    out, err = _run(OCL_CODE % (CPU, ocl), EMBER_AUTO_OPENCL="1", EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["opencl:%d" % (n - 1), "chain opencl:0 True", "opencl:0 opencl:0 True"], err
 
 
 # ---- answers the extension gives without calling the policy ---------------
@@ -538,3 +936,32 @@ def test_use_cluster_makes_large_auto_arrays_dask_arrays(cpu_only):
         finally:
             em.auto.use_cluster(None)
     assert isinstance(em.asarray(np.ones(10000), device="auto"), em.ndarray)
+
+
+def test_an_active_dask_client_is_picked_up(cpu_only):
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    h = np.arange(4000.0)
+    try:
+        em.auto.use_cluster(None, threshold=4096)  # detection, with a small threshold
+        assert isinstance(em.asarray(h, device="auto"), em.ndarray)  # no client yet
+        with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                                dashboard_address=None):
+            x = em.asarray(h, device="auto")
+            assert isinstance(x, da.Array) and len(x.chunks[0]) == 2
+            assert_same((x * 2).sum().compute(), (h * 2).sum())
+            assert isinstance(em.asarray(h[:100], device="auto"), em.ndarray)  # below it
+            em.auto.use_cluster(False, threshold=4096)  # off
+            assert isinstance(em.asarray(h, device="auto"), em.ndarray)
+        em.auto.use_cluster(None, threshold=4096)
+        assert isinstance(em.asarray(h, device="auto"), em.ndarray)  # the client closed
+    finally:
+        em.auto.use_cluster(None)
+
+
+def test_no_dask_import_for_auto(tmp_path):
+    code = ("import sys, numpy as np, ember as em\n"
+            "x = em.asarray(np.ones(1 << 20), device='auto')\n"
+            "print(float((x * 2).sum()), 'distributed' in sys.modules, 'dask' in sys.modules)\n")
+    out, _ = _run(code, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["2097152.0 False False"]

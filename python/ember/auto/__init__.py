@@ -12,17 +12,20 @@ move pays for itself.  An array on a fixed device is respected.
 - ``explain(x)`` / ``explain(fn, *args)``: the predicted times behind a
   placement, or the placements a call makes (``EMBER_DEBUG=1`` prints each);
 - ``use_cluster(client)``: auto arrays above a size become Dask arrays of
-  Ember chunks on the client's workers.
+  Ember chunks on the client's workers (an active ``dask.distributed``
+  client is picked up without it).
 """
 from .. import _ember
-from . import _cluster, _model, _place, _stream
+from . import _cluster, _marks, _model, _place, _stream
 from ._model import DeviceCost, Model
 from ._place import Placement, model, set_model
 
 # The extension's one way in: place() for every operation on auto arrays,
-# _stream.whole() first for reductions (out of core).
-_ember._auto_set_hook(_place.place, _stream.whole)
+# _stream.whole() first for reductions (out of core),
+# _place.place_chain when a pending auto chain is evaluated.
+_ember._auto_set_hook(_place.place, _stream.whole, _place.place_chain)
 _ember._auto_config(len(_place.candidates()) == 1 and _place._DEBUG <= 0, 0, 0, 0)
+_marks.install()  # results of ember's Python functions on auto arrays are auto
 
 __all__ = ["calibrate", "explain", "model", "set_model", "use_cluster", "Model", "DeviceCost",
            "Placement"]
@@ -70,6 +73,9 @@ def use_cluster(client, threshold=_cluster.DEFAULT_THRESHOLD, chunk_bytes=None):
     """From now on, auto arrays made from host data of at least ``threshold``
     bytes (default 1 GiB) are ``dask.array`` arrays of Ember chunks, made and
     computed on ``client``'s workers (``em.dask.cluster()`` starts one worker
-    per GPU); ``use_cluster(None)`` turns this off.  ``chunk_bytes`` sizes the
+    per GPU).  ``client=None`` (the initial state) picks up an active
+    ``dask.distributed`` client by itself (``distributed.default_client()``,
+    looked for only once ``distributed`` has been imported), with this
+    threshold; ``client=False`` turns both off.  ``chunk_bytes`` sizes the
     chunks (default: the array split over the workers, at most 256 MiB each)."""
     _cluster.use_cluster(client, threshold, chunk_bytes)

@@ -114,8 +114,9 @@ def _measure(dev):
     import numpy as np
     import ember as em
     gpu = dev != "cpu"
+    big = dev.startswith("cuda")  # OpenCL sizes are the CPU's (PoCL is a CPU)
     sync = (lambda: em.Device(dev).synchronize()) if gpu else (lambda: None)
-    n = (1 << 24) if gpu else (1 << 22)
+    n = (1 << 24) if big else (1 << 22)
     a = em.ones(n, dtype="float32", device=dev)
     b = em.ones(n, dtype="float32", device=dev)
     s = em.ones(1000, dtype="float32", device=dev)
@@ -128,13 +129,18 @@ def _measure(dev):
     out = {"launch": _best(small_ops) / 50}
     out["elementwise"] = 3 * 4 * n / _best(lambda: (em.eval(a + b), sync()))
     out["reduction"] = 4 * n / _best(lambda: (a.sum(), sync()))
-    m = 1024 if gpu else 256
+    m = 1024 if big else 256
     x = em.ones((m, m), dtype="float32", device=dev)
     out["matmul"] = 2.0 * m ** 3 / _best(lambda: (em.matmul(x, x), sync()), reps=2)
-    k = (1 << 22) if gpu else (1 << 20)
+    k = (1 << 22) if big else (1 << 20)
     keys = em.asarray(np.random.default_rng(0).random(k, dtype=np.float32), device=dev)
     out["sort"] = 4 * k / _best(lambda: (em.sort(keys), sync()), reps=2)
-    if gpu:
+    if dev.startswith("opencl"):  # pageable copies only (no pinned host memory there)
+        h = np.ones(1 << 23, dtype=np.float32)  # 32 MiB
+        out["h2d"] = h.nbytes / _best(lambda: (em.asarray(h, device=dev), sync()), reps=2)
+        g = em.asarray(h, device=dev)
+        out["d2h"] = h.nbytes / _best(lambda: g.get(), reps=2)
+    elif gpu:
         h = np.ones(1 << 23, dtype=np.float32)  # 32 MiB
         pin = em.cuda.pinned_empty(h.shape, h.dtype)
         pin[...] = 1
@@ -146,10 +152,23 @@ def _measure(dev):
     return out
 
 
+def opencl_enabled():
+    """Whether OpenCL devices are candidates: EMBER_AUTO_OPENCL=1 (off by
+    default: measuring one through PoCL, a CPU in disguise, takes seconds
+    and only finds the CPU again)."""
+    return os.environ.get("EMBER_AUTO_OPENCL", "") == "1"
+
+
 def candidates():
-    """The devices auto places work on: the CPU and every CUDA device.
-    (OpenCL devices are not candidates yet: docs/auto.md.)"""
-    return ["cpu"] + [f"cuda:{i}" for i in range(_ember.device_count("cuda"))]
+    """The devices auto places work on: the CPU and every CUDA device, and
+    every OpenCL device when opencl_enabled()."""
+    devs = ["cpu"] + [f"cuda:{i}" for i in range(_ember.device_count("cuda"))]
+    if opencl_enabled():
+        try:
+            devs += [f"opencl:{i}" for i in range(_ember.device_count("opencl"))]
+        except Exception:  # noqa: BLE001  (no OpenCL runtime: no such candidates)
+            pass
+    return devs
 
 
 def _cache_dir():

@@ -150,9 +150,16 @@ def _where(a):
     return "cpu" if kind == "cpu" else f"{kind}:{id_}"
 
 
+def _held(a):
+    """Bytes a's data takes where it lives: a pending chain's are those of the
+    arrays it reads (its own values do not exist yet), else a.nbytes."""
+    return _ember._auto_chain_bytes(a) if _ember._is_pending(a) else a.nbytes
+
+
 def _work(kind, arrays):
-    """(bytes read and written, flops) of the work on these operands."""
-    nbytes = sum(a.nbytes for a in arrays)
+    """(bytes read and written, flops) of the work on these operands (a
+    pending chain's inputs count: its evaluation is part of the work)."""
+    nbytes = sum(_held(a) for a in arrays)
     flops = 0.0
     if kind == "elementwise":  # the result: the largest operand's elements and item size
         nbytes += max(a.size for a in arrays) * max(a.itemsize for a in arrays)
@@ -183,13 +190,13 @@ def decide(kind, objs, out=None):
         return Placement(kind, nbytes, flops, cands[0], {}, {}, "only device")
     m = model()
     predicted, moves = {}, {}
-    out_bytes = nbytes - sum(a.nbytes for a in arrays)
+    out_bytes = nbytes - sum(_held(a) for a in arrays)
     for dev in cands:
         if dev not in m.costs:
             continue
-        mv = sum(m.move(a.nbytes, _where(a), dev) for a in arrays)
+        mv = sum(m.move(_held(a), _where(a), dev) for a in arrays)
         moves[dev] = mv
-        need = sum(a.nbytes for a in arrays if _where(a) != dev) + out_bytes
+        need = sum(_held(a) for a in arrays if _where(a) != dev) + out_bytes
         # Work that does not fit the device's free memory (or its pool's
         # set_limit) is not placed there: it would fail with OutOfMemoryError.
         fits = dev == "cpu" or need <= _avail(dev)
@@ -242,6 +249,53 @@ def place(kind, objs, out):
     p = decide(kind, objs, out)
     _note(p)
     return tuple(_bring(o, p.chosen) for o in objs)
+
+
+def place_chain(x, where, in_bytes, out_bytes, pinned):
+    """The extension's hook when pending auto chain x is about to be
+    evaluated on device `where` (a (kind, id) pair): the device it should run
+    on instead, None to run where it is, or x's values computed here (a
+    chain on the host that no GPU can hold, streamed through one in bands of
+    rows: _stream.chain_plan).  The whole chain is one piece of elementwise
+    work: the bytes of the arrays it reads and of its result, the reads
+    moved when it runs elsewhere."""
+    if not _state["configured"]:
+        _configure()
+    here = "cpu" if where[0] == "cpu" else f"{where[0]}:{where[1]}"
+    nbytes = in_bytes + out_bytes
+    if pinned:
+        p = Placement("chain", nbytes, 0.0, here, {}, {}, "pinned operand")
+    elif len(candidates()) == 1 and not _explaining():
+        return None
+    else:
+        p = _decide_chain(here, in_bytes, out_bytes)
+        gpus = [d for d in p.predicted if d != "cpu"]
+        if here == "cpu" and p.chosen == "cpu" and gpus and all(
+                p.predicted[d] == float("inf") for d in gpus):
+            from . import _stream
+            sp = _stream.chain_plan(x, in_bytes, out_bytes, p.predicted["cpu"])
+            if sp is not None:
+                _note(sp)
+                return _stream.run_chain(x, sp)
+    _note(p)
+    return None if p.chosen == here else p.chosen
+
+
+def _decide_chain(here, in_bytes, out_bytes):
+    m = model()
+    predicted, moves = {}, {}
+    for dev in candidates():
+        if dev not in m.costs:
+            continue
+        mv = m.move(in_bytes, here, dev)
+        moves[dev] = mv
+        need = (in_bytes if dev != here else 0) + out_bytes
+        fits = dev == "cpu" or need <= _avail(dev)
+        t = m.predict("elementwise", dev, in_bytes + out_bytes)
+        predicted[dev] = t + mv if fits else float("inf")
+    chosen = min(predicted, key=predicted.get) if predicted else here
+    return Placement("chain", in_bytes + out_bytes, 0.0, chosen, predicted, moves,
+                     "least predicted time")
 
 
 def _note(p):

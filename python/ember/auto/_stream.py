@@ -12,9 +12,11 @@ while a kernel reads it; three chunks are alive at most, and a chunk is a
 quarter of the memory the device can give.  The partial results (one
 value per chunk) are reduced again on the device at the end.
 
-Full reductions (axis None or every axis) of sum, prod, min, max, any and
-all, without out=, over a C-contiguous array on the host are streamed;
-anything else is placed as usual.
+Reductions of sum, prod, min, max, any and all, without out=, over a
+C-contiguous array on the host are streamed: full ones (axis None or every
+axis) in flat chunks, others in blocks of whole rows (axis 0 split: each
+block reduced over the same axes, the results joined along axis 0 when it
+is kept, else reduced again); anything else is placed as usual.
 """
 import math
 
@@ -33,80 +35,208 @@ def _params(args, kw):
 
 
 class Plan:
-    """A streamed reduction: the device, elements per chunk, the chunks, and
-    the predicted seconds of streaming and of the CPU."""
+    """A streamed reduction: the devices (chunk i goes to devices[i % len]),
+    elements per chunk, the chunks, and the predicted seconds of streaming
+    and of the CPU."""
 
-    __slots__ = ("device", "chunk", "nchunks", "predicted", "cpu")
+    __slots__ = ("devices", "chunk", "nchunks", "predicted", "cpu")
 
-    def __init__(self, device, chunk, nchunks, predicted, cpu):
-        self.device, self.chunk, self.nchunks = device, chunk, nchunks
+    def __init__(self, devices, chunk, nchunks, predicted, cpu):
+        self.devices = (devices,) if isinstance(devices, str) else tuple(devices)
+        self.chunk, self.nchunks = chunk, nchunks
         self.predicted, self.cpu = predicted, cpu
 
+    @property
+    def device(self):
+        """The device that reduces the partial results (the first)."""
+        return self.devices[0]
+
     def __repr__(self):
-        return (f"auto: reduction streamed through {self.device} in {self.nchunks} chunks of "
-                f"{self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
+        return (f"auto: reduction streamed through {', '.join(self.devices)} in {self.nchunks} "
+                f"chunks of {self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
                 f"cpu {_place._fmt(self.cpu)}]")
 
 
-def plan(a, chunk_bytes=None):
-    """The Plan for reducing host array a through a GPU that cannot hold it,
-    or None (it fits somewhere, or the CPU is predicted faster)."""
+def _stream_time(m, devs, nbytes, per):
+    """Predicted seconds of streaming nbytes in chunks of per bytes, the
+    chunks dealt round robin to devs: each device streams its share on its
+    own bus and its own thread, the copies overlapping the reductions."""
+    share = nbytes / len(devs)
+    chunks = math.ceil(share / per)
+    t = 0.0
+    for dev in devs:
+        c = m.costs[dev]
+        h2d = c.h2d or 1e9
+        t = max(t, chunks * c.launch + max(share / h2d, share / c.reduction) + per / h2d)
+    return t
+
+
+def plan(a, chunk_bytes=None, row=1):
+    """The Plan for reducing host array a through the GPUs that cannot hold
+    it, or None (it fits somewhere, or the CPU is predicted faster).  One
+    GPU, or every such GPU together when that is predicted faster."""
     # A pending array would be computed whole on the host first: its fused
     # CPU reduction is the better plan (streaming pending chains: docs/auto.md).
     if a.size == 0 or a._dev[0] != "cpu" or _ember._is_pending(a) or not a._c_contiguous:
         return None
     cands = [d for d in _place.candidates() if d != "cpu"]
-    if not cands:
-        return None
     m = _place.model()
-    nbytes = a.nbytes
-    if "cpu" not in m.costs:
+    if not cands or "cpu" not in m.costs:
         return None
+    nbytes = a.nbytes
     cpu = m.predict("reduction", "cpu", nbytes)
-    best = None
+    streams = {}  # device -> bytes per chunk there
     for dev in cands:
         avail = _place._avail(dev)
         if nbytes <= avail or dev not in m.costs:
             continue  # it fits: the ordinary placement decides
         per = chunk_bytes or int(avail // 4)
-        per -= per % a.itemsize
-        if per < 4096:
-            continue  # too little memory to stream through (the model prices each chunk)
-        n = math.ceil(nbytes / per)
-        c = m.costs[dev]
-        h2d = c.h2d or 1e9
-        # The copies and the reductions overlap: the slower of the two paces
-        # the stream, plus one chunk's copy before the first reduction.
-        t = n * c.launch + max(nbytes / h2d, nbytes / c.reduction) + per / h2d
+        per -= per % (a.itemsize * row)  # whole rows (row: elements of one)
+        if per >= max(4096, a.itemsize * row):  # else too little memory to stream through
+            streams[dev] = per
+    if not streams:
+        return None
+    options = [(dev,) for dev in streams]
+    if len(streams) > 1:
+        options.append(tuple(streams))
+    best = None
+    for devs in options:
+        per = min(streams[d] for d in devs)  # one chunk size: chunk i is elements i*per..
+        t = _stream_time(m, devs, nbytes, per)
         if best is None or t < best.predicted:
-            best = Plan(dev, per // a.itemsize, n, t, cpu)
-    if best is None or best.predicted >= cpu:
+            best = Plan(devs, per // a.itemsize, math.ceil(nbytes / per), t, cpu)
+    if best.predicted >= cpu:
         return None
     return best
 
 
-def run(name, a, p, dtype=None, keepdims=False):
-    """The reduction `name` of a streamed as Plan p says; the result is an
-    auto array on p.device."""
+def _stream_on(name, pieces, dev, axes, dtype):
+    """Reduce the host pieces (contiguous views) over axes on dev, alternating
+    two non-blocking streams; the per-piece results (on dev)."""
     import ember as em
-    flat = a.reshape(-1)
-    n = flat.size
-    with em.Device(p.device):
+    with em.Device(dev):
         streams = [em.Stream(non_blocking=True) for _ in range(2)]
         held = [None, None]
         parts = []
-        for i, lo in enumerate(range(0, n, p.chunk)):
+        for i, piece in enumerate(pieces):
             with streams[i % 2]:
-                d = _ember.asarray(flat[lo:lo + p.chunk], None, p.device, True)
+                d = _ember.asarray(piece, None, dev, True)
                 held[i % 2] = d  # the previous chunk of this stream is read by now
-                parts.append(_ember.reduce(name, d, None, False, dtype, 0.0, None))
+                parts.append(_ember.reduce(name, d, axes, False, dtype, 0.0, None))
         for s in streams:
             s.synchronize()
-        held = None
+    return parts
+
+
+def _stream_all(name, pieces, p, axes, dtype):
+    """Every piece reduced, on p's devices (round robin, a thread per
+    device when several), the results on p.device in piece order."""
+    nd = len(p.devices)
+    if nd == 1:
+        return _stream_on(name, pieces, p.device, axes, dtype)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(nd) as pool:
+        futs = [pool.submit(_stream_on, name, pieces[k::nd], dev, axes, dtype)
+                for k, dev in enumerate(p.devices)]
+        per_dev = [f.result() for f in futs]
+    # in piece order, as one device would have them (a float sum's bits)
+    return [_ember.asarray(per_dev[i % nd][i // nd], None, p.device, True)
+            for i in range(len(pieces))]
+
+
+def run(name, a, p, dtype=None, keepdims=False):
+    """The full reduction `name` of a streamed as Plan p says; the result is
+    an auto array on p.device.  With several devices each streams its chunks
+    (round robin) from its own thread: the copies hold no lock, so the
+    buses run at once."""
+    import ember as em
+    flat = a.reshape(-1)
+    pieces = [flat[lo:lo + p.chunk] for lo in range(0, flat.size, p.chunk)]
+    parts = _stream_all(name, pieces, p, None, dtype)
+    with em.Device(p.device):
         r = _ember.reduce(_STREAMED[name], em.stack(parts), None, False, None, 0.0, None)
         if keepdims:
             r = r.reshape((1,) * a.ndim)
     return _ember._auto_mark(r)
+
+
+def run_axes(name, a, p, axes, dtype=None, keepdims=False):
+    """The reduction `name` of a over axes (not all of them) streamed in
+    blocks of whole rows (p.chunk elements): each block reduced over the
+    same axes on the device; the blocks' results joined along axis 0 when it
+    is kept, else reduced again over the blocks (the op is associative)."""
+    import ember as em
+    row = a.size // a.shape[0]
+    rows = p.chunk // row
+    pieces = [a[r:r + rows] for r in range(0, a.shape[0], rows)]
+    parts = _stream_all(name, pieces, p, axes, dtype)
+    with em.Device(p.device):
+        if 0 in axes:
+            r = _ember.reduce(_STREAMED[name], em.stack(parts), 0, False, None, 0.0, None)
+        else:
+            r = em.concatenate(parts, axis=0)
+        if keepdims:
+            r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    return _ember._auto_mark(r)
+
+
+class ChainPlan:
+    """A pending elementwise chain on the host streamed through a GPU in
+    bands of `rows` rows (each band: its inputs' rows copied in, the fused
+    kernel, the band's result copied back into the host result)."""
+
+    __slots__ = ("device", "rows", "nbands", "predicted", "cpu")
+
+    def __init__(self, device, rows, nbands, predicted, cpu):
+        self.device, self.rows, self.nbands = device, rows, nbands
+        self.predicted, self.cpu = predicted, cpu
+
+    def __repr__(self):
+        return (f"auto: chain streamed through {self.device} in {self.nbands} bands of "
+                f"{self.rows} rows [streamed {_place._fmt(self.predicted)}, "
+                f"cpu {_place._fmt(self.cpu)}]")
+
+
+def chain_plan(x, in_bytes, out_bytes, cpu_time):
+    """The ChainPlan for pending host chain x that no GPU can hold, or None
+    (one row too large, or the CPU predicted faster).  A band's inputs and
+    result take at most a quarter of what the GPU can give; the copies in
+    and out and the kernel are counted one after the other (this loop does
+    not overlap them)."""
+    if x.ndim < 1 or x.shape[0] < 2:
+        return None
+    m = _place.model()
+    nrows = x.shape[0]
+    best = None
+    for dev in _place.candidates():
+        if dev == "cpu" or dev not in m.costs:
+            continue
+        avail = _place._avail(dev)
+        rows = int(avail // 4 // max((in_bytes + out_bytes) / nrows, 1))
+        if rows < 1:
+            continue
+        rows = min(rows, nrows)
+        n = math.ceil(nrows / rows)
+        c = m.costs[dev]
+        t = (n * c.launch + in_bytes / (c.h2d or 1e9) + out_bytes / (c.d2h or 1e9)
+             + (in_bytes + out_bytes) / c.elementwise)
+        if best is None or t < best.predicted:
+            best = ChainPlan(dev, rows, n, t, cpu_time)
+    if best is None or best.predicted >= cpu_time:
+        return None
+    return best
+
+
+def run_chain(x, p):
+    """Pending chain x's values, band by band on p.device, into a new host
+    array (C-contiguous, x's dtype and shape)."""
+    import ember as em
+    out = em.empty(x.shape, dtype=x.dtype, device="cpu")
+    for r0 in range(0, x.shape[0], p.rows):
+        r1 = min(r0 + p.rows, x.shape[0])
+        band = _ember._auto_chain_rows(x, r0, r1, p.device)
+        out[r0:r1] = band if p.device == "cpu" else band.get()
+    return out
 
 
 def whole(kind, args, kw):
@@ -122,15 +252,28 @@ def whole(kind, args, kw):
     if (p.get("name") not in _STREAMED or p.get("out") is not None
             or not isinstance(a, _ember.ndarray) or not _ember._auto_is(a)):
         return NotImplemented
+    axes = None
     if axis is not None:
-        axes = axis if isinstance(axis, tuple) else (axis,)
+        ax = axis if isinstance(axis, tuple) else (axis,)
         try:
-            if sorted(int(x) % max(a.ndim, 1) for x in axes) != list(range(a.ndim)):
-                return NotImplemented
+            axes = tuple(sorted(set(int(x) % max(a.ndim, 1) for x in ax)))
         except (TypeError, ValueError):
             return NotImplemented
-    pl = plan(a)
+        if len(axes) != len(ax) or (a.ndim and not all(
+                -a.ndim <= int(x) < a.ndim for x in ax)):
+            return NotImplemented  # the ordinary path raises NumPy's error
+        if axes == tuple(range(a.ndim)):
+            axes = None
+    if axes is None:
+        pl = plan(a)
+        if pl is None:
+            return NotImplemented
+        _place._note(pl)
+        return run(p["name"], a, pl, p.get("dtype"), bool(p.get("keepdims")))
+    if a.ndim < 2 or a.shape[0] < 2:
+        return NotImplemented
+    pl = plan(a, row=a.size // a.shape[0])
     if pl is None:
         return NotImplemented
     _place._note(pl)
-    return run(p["name"], a, pl, p.get("dtype"), bool(p.get("keepdims")))
+    return run_axes(p["name"], a, pl, axes, p.get("dtype"), bool(p.get("keepdims")))
