@@ -507,9 +507,9 @@ static void em__state_fns(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
  * result, and the plain and fused kernels agree bit for bit.
  * em_unit_end combines the unit's threads: a shared-memory tree with
  * barriers, or warp shuffles (no barrier: warps of a block run different
- * numbers of units).  A dialect without shuffles runs block units only
- * (the driver never asks it for warp mode), and its em_fast is the plain
- * loop's (em_wide false). */
+ * numbers of units).  A dialect without shuffles meets a warp's units in
+ * local memory instead (em__reduce_seg_kernel), and its em_fast is the
+ * plain loop's (em_wide false). */
 static const char em__reduce_tree[] =
     "\n#define EM_RBLOCK 256\n"
     "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
@@ -573,6 +573,50 @@ static const char em__reduce_kernels[] =
     "            else ((${global}em_state *)p.part)[u] = tot;\n"
     "        }\n"
     "        EM_UNIT_NEXT();\n"
+    "    }\n"
+    "}\n";
+
+/* Warp mode where the dialect has no shuffles (OpenCL): the 8 units of 32
+ * lanes of a work-group meet in local memory, each in its own segment of
+ * sh, 5 barrier steps for 8 units where block mode takes 8 for one.  A
+ * barrier must be reached by every work-item of the group, so the loop
+ * runs over the group's batches of 8 units (the same trip count for all)
+ * and a lane past the last unit carries the identity.  Lane l takes lane
+ * l + d's state for d = 16 .. 1, the shuffles' order: lane 0's result is
+ * the CUDA kernel's combination.  No barrier after the write: a lane only
+ * ever writes its own slot before the next batch's first barrier. */
+static const char em__reduce_seg_kernel[] =
+    "${kernel(EM_RBLOCK)} em_kernel(${params}) {\n${prologue}"
+    "    ${shared} em_state sh[EM_RBLOCK];\n"
+    "    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;\n"
+    "    const em_ix units = (em_ix)(p.nout * p.nsplit);\n"
+    "    for (em_ix ub = (em_ix)${bid} * EM_UPB; ub < units; ub += EM_USTEP) {\n"
+    "        const em_ix u = ub + (em_ix)${tid} / EM_RW, o = ns == 1 ? u : u / ns, s = u - o * ns;\n"
+    "        em_state acc = em_ident();\n"
+    "        if (u < units) {\n"
+    "            ${ll} lb[EM_NB];\n"
+    "            em_bases(p, o, lb);\n"
+    "            em_ix g = s * EM_RW + EM_LANE;\n"
+    "            if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n"
+    "            for (; g < G; g += gs) {\n"
+    "                const em_ix k = g * EM_V;\n"
+    "                em_in v[EM_V];\n"
+    "                em_group(p, lb, k, v);\n"
+    "#pragma unroll\n"
+    "                for (int e = 0; e < EM_V; e++)\n"
+    "                    if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));\n"
+    "            }\n"
+    "        }\n"
+    "        sh[${tid}] = acc;\n"
+    "        ${sync};\n"
+    "        for (int w = EM_RW / 2; w > 0; w >>= 1) {\n"
+    "            if (EM_LANE < w) sh[${tid}] = em_comb(sh[${tid}], sh[${tid} + w]);\n"
+    "            ${sync};\n"
+    "        }\n"
+    "        if (EM_LANE == 0 && u < units) {\n"
+    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(sh[${tid}], p.m, p.ddof);\n"
+    "            else ((${global}em_state *)p.part)[u] = sh[${tid}];\n"
+    "        }\n"
     "    }\n"
     "}\n";
 
@@ -879,9 +923,6 @@ int em_rplan_buffers(const em_rplan *p, int *slots) {
 em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out) {
     if (!d->kernel || !d->bounds || !d->int_as_float || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s", d->name);
-    if (p->warp && !d->has_shuffle)
-        return em_error(EM_EUNSUPPORTED, "%s has no warp shuffles: reductions run in blocks",
-                        d->name);
     bool cxx = d->id == EM_DIALECT_CUDA;
     em_sbuf t = {0}, *s = &t; /* the template, expanded into out at the end */
     em_tfield f[16];
@@ -921,7 +962,7 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
         em_sbuf_printf(s, "%s", em__col_kernels);
     } else {
         em_sbuf_printf(s, "%s%s%s", em__reduce_tree, d->has_shuffle ? em__reduce_shfl : "",
-                       em__reduce_kernels);
+                       p->warp && !d->has_shuffle ? em__reduce_seg_kernel : em__reduce_kernels);
         if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     }
     em_sbuf params = {0}, pro = {0};
