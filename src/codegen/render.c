@@ -666,10 +666,9 @@ static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
  * its vector types, as uint4, are made of), or NULL. */
 static const char *em__cl_scalar(em_dtype dt) {
     static const char *const names[EM_NDTYPES] = {
-        [EM_BOOL] = "uchar",   [EM_INT8] = "char",    [EM_INT16] = "short", [EM_INT32] = "int",
-        [EM_INT64] = "long",   [EM_UINT8] = "uchar",  [EM_UINT16] = "ushort",
-        [EM_UINT32] = "uint",  [EM_UINT64] = "ulong", [EM_FLOAT32] = "float",
-        [EM_FLOAT64] = "double"};
+        [EM_BOOL] = "uchar",   [EM_INT8] = "char",     [EM_INT16] = "short",   [EM_INT32] = "int",
+        [EM_INT64] = "long",   [EM_UINT8] = "uchar",   [EM_UINT16] = "ushort", [EM_UINT32] = "uint",
+        [EM_UINT64] = "ulong", [EM_FLOAT32] = "float", [EM_FLOAT64] = "double"};
     return (unsigned)dt < EM_NDTYPES ? names[dt] : NULL;
 }
 
@@ -715,8 +714,9 @@ static void em__emit_wide_cl(const em_dialect *d, const em_kplan *p, em_sbuf *s)
                        T, v, T, k, k, T, v, k);
     }
     const char *O = em__cl_scalar(p->dtypes[0]);
-    em_sbuf_printf(s, "            union { %s%d v; %s s[EM_V]; } uo;\n"
-                      "#pragma unroll\n            for (int e = 0; e < EM_V; e++) {\n",
+    em_sbuf_printf(s,
+                   "            union { %s%d v; %s s[EM_V]; } uo;\n"
+                   "#pragma unroll\n            for (int e = 0; e < EM_V; e++) {\n",
                    O, v, O);
     for (int k = 1; k < p->nops; k++)
         if (p->cls[k] != 'S' && p->cls[k] != 'P')
@@ -727,8 +727,9 @@ static void em__emit_wide_cl(const em_dialect *d, const em_kplan *p, em_sbuf *s)
     em__emit_node(&e, p->root, name, sizeof name);
     em_sbuf_printf(s, "                uo.s[e] = ");
     em__render_conv_d(d, s, em__natural(p->root), p->dtypes[0], name);
-    em_sbuf_printf(s, ";\n            }\n            ((__global %s%d *)d0)[g] = uo.v;\n"
-                      "        }\n        i0 = G * EM_V;\n    }\n",
+    em_sbuf_printf(s,
+                   ";\n            }\n            ((__global %s%d *)d0)[g] = uo.v;\n"
+                   "        }\n        i0 = G * EM_V;\n    }\n",
                    O, v);
 }
 

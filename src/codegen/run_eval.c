@@ -100,6 +100,6 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     }
     if (key != keybuf) free(key);
     if (s != EM_OK) return s;
-    return em_run_launch1(be, id, k, em__grid(p, plan, em_render_ew_wide(em__ew.d, plan)), EM_RUN_BLOCK, 0, launch_arg,
-                          flat);
+    return em_run_launch1(be, id, k, em__grid(p, plan, em_render_ew_wide(em__ew.d, plan)),
+                          EM_RUN_BLOCK, 0, launch_arg, flat);
 }
