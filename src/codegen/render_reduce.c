@@ -12,12 +12,16 @@
  * a GPU (tools/probe_seed64_ember.py): comma-separated, read once per
  * process.  "u<N>": N groups in flight per lane in warp mode (1..32; 0:
  * the block mode's rule); "i64": 64-bit loop indices even where 32-bit
- * ones fit ("i32": the default).  The source depends on them and the key
- * does not: one variant a process. */
+ * ones fit ("i32": the default); "r<N>": groups a lane loads before it
+ * combines them in OpenCL's warp units (1..8, default 4: em__reduce_seg_kernel);
+ * "b1": block units only on OpenCL (no warp units).  The source depends on
+ * them and the key does not: one variant a process. */
 static struct {
     int u;
     bool i64;
-} em__tune = {-1, false};
+    int r;
+    bool blocks;
+} em__tune = {-1, false, 4, false};
 static pthread_once_t em__tune_once = PTHREAD_ONCE_INIT;
 
 static void em__tune_read(void) {
@@ -26,7 +30,14 @@ static void em__tune_read(void) {
         int n = atoi(t + 1);
         if (*t == 'u') em__tune.u = n < 0 ? 0 : n > 32 ? 32 : n;
         if (*t == 'i') em__tune.i64 = n == 64;
+        if (*t == 'r') em__tune.r = n < 1 ? 1 : n > 8 ? 8 : n;
+        if (*t == 'b') em__tune.blocks = n == 1;
     }
+}
+
+bool em_rplan_tune_blocks(void) {
+    pthread_once(&em__tune_once, em__tune_read);
+    return em__tune.blocks;
 }
 
 /* Elements per group: 16 bytes of input (at least one element). */
@@ -88,8 +99,9 @@ static bool em__idx32(const em_rplan *p) {
     for (int k = 1; p->root && k < p->tree.nops; k++)
         if (em_dtype_get(p->tree.dtypes[k])->size > esz)
             esz = em_dtype_get(p->tree.dtypes[k])->size;
+    int64_t u = em__groups_in_flight(p), r = p->warp ? em__tune.r : 0; /* r: OpenCL's warp loop */
     int64_t gs = (p->warp ? 32 : 256) * p->nsplit,
-            top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
+            top = (p->m + v - 1) / v + 2 * (u > r ? u : r) * gs;
     return !em__tune.i64 && p->nout <= lim / p->nsplit && top <= lim / (v * esz);
 }
 
@@ -584,7 +596,10 @@ static const char em__reduce_kernels[] =
  * and a lane past the last unit carries the identity.  Lane l takes lane
  * l + d's state for d = 16 .. 1, the shuffles' order: lane 0's result is
  * the CUDA kernel's combination.  No barrier after the write: a lane only
- * ever writes its own slot before the next batch's first barrier. */
+ * ever writes its own slot before the next batch's first barrier.  There is
+ * no wide loop (em_fast): a lane loads EM_UR groups before it combines them,
+ * so that many loads are in flight, and combines its elements in
+ * increasing order all the same. */
 static const char em__reduce_seg_kernel[] =
     "${kernel(EM_RBLOCK)} em_kernel(${params}) {\n${prologue}"
     "    ${shared} em_state sh[EM_RBLOCK];\n"
@@ -597,7 +612,18 @@ static const char em__reduce_seg_kernel[] =
     "            ${ll} lb[EM_NB];\n"
     "            em_bases(p, o, lb);\n"
     "            em_ix g = s * EM_RW + EM_LANE;\n"
-    "            if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n"
+    "            for (; g + (EM_UR - 1) * gs < G; g += EM_UR * gs) {\n"
+    "                em_in v[EM_UR][EM_V];\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_UR; j++) em_group(p, lb, (g + j * gs) * EM_V, v[j]);\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_UR; j++)\n"
+    "#pragma unroll\n"
+    "                    for (int e = 0; e < EM_V; e++) {\n"
+    "                        const em_ix k = (g + j * gs) * EM_V + e;\n"
+    "                        if (k < p.m) acc = em_comb(acc, em_load(v[j][e], k));\n"
+    "                    }\n"
+    "            }\n"
     "            for (; g < G; g += gs) {\n"
     "                const em_ix k = g * EM_V;\n"
     "                em_in v[EM_V];\n"
@@ -936,6 +962,10 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
         em_tmpl_stype(d, p->in), em_tmpl_stype(d, p->out), em__idx32(p) ? "int" : "${ll}", p->no,
         p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
+    if (p->warp && !d->has_shuffle) {
+        pthread_once(&em__tune_once, em__tune_read);
+        em_sbuf_printf(s, "#define EM_UR %d\n", em__tune.r);
+    }
     if (cxx) {
         em_sbuf_printf(
             s,

@@ -85,6 +85,9 @@ EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array 
  * does not along the innermost reduced one. */
 EM_API bool em_rplan_columns(const em_rplan *p);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
+/* EMBER_REDUCE_TUNE's "b1" (render_reduce.c): block units only where the
+ * dialect has no shuffles, for measuring OpenCL's warp units against them. */
+EM_API bool em_rplan_tune_blocks(void);
 /* The kernels of p in dialect d, d's prelude included: CUDA, or OpenCL in
  * the em_kargs form (codegen/tmpl.h; warp units through local memory).
  * EM_EUNSUPPORTED for the C dialect. */
