@@ -7,6 +7,8 @@
 
 #include "ember/ember.h"
 
+#include <stdint.h>
+
 /* What em_device_props has no field for. */
 typedef struct em_opencl_info {
     char name[256];
@@ -34,6 +36,11 @@ EM_API em_status em_opencl_check_dtype(int id, em_dtype dt);
 EM_API void em_opencl_pool_stats(int id, size_t *used, size_t *total);
 EM_API void em_opencl_pool_free_all(int id);
 EM_API void em_opencl_pool_set_limit(int id, size_t limit);
+
+/* Ember's own kernels queued on opencl:id so far (the templates' launches,
+ * not raw programs' nor copies and fills): tests count them to see that a
+ * fused expression stays one kernel.  0 for a device that does not open. */
+EM_API uint64_t em_opencl_launch_count(int id);
 
 /* A device pointer Ember handed out (see src/backend/opencl/mem.c): the
  * cl_mem holding it and the byte offset into it; EM_EVALUE if it is none. */

@@ -37,6 +37,14 @@ static PyObject *f_opencl_pool(PyObject *self, PyObject *args) {
     return Py_BuildValue("(nn)", (Py_ssize_t)used, (Py_ssize_t)total);
 }
 
+/* opencl_launches(id) -> int: Ember's own kernels queued on opencl:id */
+static PyObject *f_opencl_launches(PyObject *self, PyObject *arg) {
+    (void)self;
+    int id = (int)PyLong_AsLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromUnsignedLongLong((unsigned long long)em_opencl_launch_count(id));
+}
+
 /* opencl_program(id, source, options) -> int (a handle kept for the process) */
 static PyObject *f_opencl_program(PyObject *self, PyObject *args) {
     int id;
@@ -237,6 +245,7 @@ PyMethodDef pyem_opencl_functions[] = {
     {"opencl_adopt", f_opencl_adopt, METH_VARARGS, "opencl_adopt(id, cl_mem) -> pointer"},
     {"opencl_unadopt", f_opencl_unadopt, METH_O, "opencl_unadopt(pointer)"},
     {"opencl_info", f_opencl_info, METH_O, "opencl_info(id) -> dict"},
+    {"opencl_launches", f_opencl_launches, METH_O, "opencl_launches(id) -> int"},
     {"opencl_pool", f_opencl_pool, METH_VARARGS, "opencl_pool(id[, op, limit]) -> (used, total)"},
     {"opencl_program", f_opencl_program, METH_VARARGS, "opencl_program(id, src, opts) -> handle"},
     {"opencl_kernel", f_opencl_kernel, METH_VARARGS, "opencl_kernel(id, prog, name)"},

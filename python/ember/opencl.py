@@ -101,6 +101,12 @@ def pool_set_limit(size, device=None):
     _ember.opencl_pool(_id(device), "set_limit", int(size or 0))
 
 
+def _launch_count(device=None):
+    """Ember's own kernels queued on the device so far (not raw programs',
+    copies or fills): for tests that a fused expression stays one kernel."""
+    return _ember.opencl_launches(_id(device))
+
+
 class LocalMemory:
     """``nbytes`` of ``__local`` memory as a kernel argument (PyOpenCL's)."""
 

@@ -4,6 +4,7 @@
 #include "core/core.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -661,12 +662,84 @@ static void em__emit_wide(const em_kplan *p, em_sbuf *s) {
         O, O);
 }
 
+/* OpenCL C's built-in scalar type an element of dt is stored as (the one
+ * its vector types, as uint4, are made of), or NULL. */
+static const char *em__cl_scalar(em_dtype dt) {
+    static const char *const names[EM_NDTYPES] = {
+        [EM_BOOL] = "uchar",   [EM_INT8] = "char",     [EM_INT16] = "short",   [EM_INT32] = "int",
+        [EM_INT64] = "long",   [EM_UINT8] = "uchar",   [EM_UINT16] = "ushort", [EM_UINT32] = "uint",
+        [EM_UINT64] = "ulong", [EM_FLOAT32] = "float", [EM_FLOAT64] = "double"};
+    return (unsigned)dt < EM_NDTYPES ? names[dt] : NULL;
+}
+
+static bool em__cl_narrow;
+static pthread_once_t em__cl_narrow_once = PTHREAD_ONCE_INIT;
+static void em__cl_narrow_read(void) {
+    const char *v = getenv("EMBER_OPENCL_NARROW");
+    em__cl_narrow = v && *v && strcmp(v, "0") != 0;
+}
+
+bool em_render_ew_wide(const em_dialect *d, const em_kplan *p) {
+    if (!p->contig) return false;
+    if (d->id == EM_DIALECT_CUDA) return true;
+    if (d->id != EM_DIALECT_OPENCL || em_kplan_group(p) < 2) return false;
+    pthread_once(&em__cl_narrow_once, em__cl_narrow_read);
+    if (em__cl_narrow) return false;
+    for (int k = 0; k < p->nops; k++)
+        if ((k == 0 || (p->cls[k] != 'S' && p->cls[k] != 'P')) && !em__cl_scalar(p->dtypes[k]))
+            return false;
+    return true;
+}
+
+/* OpenCL's wide loop, as CUDA's (em__emit_wide): where every array operand
+ * is 16-byte aligned, a work-item takes EM_V consecutive elements per step,
+ * each operand read as one vector (a float4 for float32: the vector type's
+ * alignment lets the compiler issue one 16-byte load, where vload4 may
+ * only assume the scalar's), taken apart through a union (OpenCL C's
+ * sanctioned type pun), and the results written as one vector. */
+static void em__emit_wide_cl(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
+    int v = em_kplan_group(p);
+    em_sbuf_printf(s, "#define EM_V %d\n    if (((ulong)d0", v);
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] != 'S' && p->cls[k] != 'P') em_sbuf_printf(s, " | (ulong)d%d", k);
+    em_sbuf_printf(s, ") %% 16 == 0) {\n        const em_idx G = n / EM_V;\n"
+                      "        for (em_idx g = (em_idx)get_group_id(0) * get_local_size(0) + "
+                      "get_local_id(0); g < G; g += step) {\n");
+    for (int k = 1; k < p->nops; k++) {
+        if (p->cls[k] == 'S' || p->cls[k] == 'P') continue;
+        const char *T = em__cl_scalar(p->dtypes[k]);
+        em_sbuf_printf(s,
+                       "            union { %s%d v; %s s[EM_V]; } u%d;\n"
+                       "            u%d.v = ((__global const %s%d *)d%d)[g];\n",
+                       T, v, T, k, k, T, v, k);
+    }
+    const char *O = em__cl_scalar(p->dtypes[0]);
+    em_sbuf_printf(s,
+                   "            union { %s%d v; %s s[EM_V]; } uo;\n"
+                   "#pragma unroll\n            for (int e = 0; e < EM_V; e++) {\n",
+                   O, v, O);
+    for (int k = 1; k < p->nops; k++)
+        if (p->cls[k] != 'S' && p->cls[k] != 'P')
+            em_sbuf_printf(s, "                const %s x%d = u%d.s[e];\n",
+                           em_render_ctype(p->dtypes[k]), k, k);
+    char name[96];
+    em__emit e = {.d = d, .p = p, .s = s};
+    em__emit_node(&e, p->root, name, sizeof name);
+    em_sbuf_printf(s, "                uo.s[e] = ");
+    em__render_conv_d(d, s, em__natural(p->root), p->dtypes[0], name);
+    em_sbuf_printf(s,
+                   ";\n            }\n            ((__global %s%d *)d0)[g] = uo.v;\n"
+                   "        }\n        i0 = G * EM_V;\n    }\n",
+                   O, v);
+}
+
 em_status em_render_ew(const em_dialect *d, const em_kplan *p, em_sbuf *s) {
     em__emit_head(d, p, s);
-    /* The wide loop's em_ldg / em_stv are templates of the CUDA prelude;
-     * elsewhere each thread takes one element per step (the loop is
-     * grid-strided, so any grid is correct). */
-    if (p->contig && d->id == EM_DIALECT_CUDA) em__emit_wide(p, s);
+    /* The wide loop (CUDA's em_ldg / em_stv templates, OpenCL's vector
+     * types) where em_render_ew_wide says; elsewhere each thread takes one
+     * element per step (the loop is grid-strided, so any grid is correct). */
+    if (em_render_ew_wide(d, p))
+        d->id == EM_DIALECT_CUDA ? em__emit_wide(p, s) : em__emit_wide_cl(d, p, s);
     char bid[32], bdim[32], tid[32];
     em_dialect_reg(d->group_id, 0, bid, sizeof bid);
     em_dialect_reg(d->local_size, 0, bdim, sizeof bdim);

@@ -62,6 +62,12 @@ EM_API uint64_t em_key_hash(const void *data, size_t n);
 /* Elements a thread takes per step in the contiguous form's wide loop: 16
  * bytes of the widest array operand, at least 1 (1 for strided plans). */
 EM_API int em_kplan_group(const em_kplan *p);
+/* Whether p's kernel in dialect d has that wide loop: CUDA's contiguous
+ * form always; OpenCL's where every array operand is stored as a built-in
+ * scalar type (one load of a uint4, float4, char16 ... per operand; not
+ * float16 or complex) and EMBER_OPENCL_NARROW is unset (read once: the
+ * per-element loop, for measuring one against the other). */
+EM_API bool em_render_ew_wide(const em_dialect *d, const em_kplan *p);
 /* The kernel source in dialect d, prelude not included (see
  * em_render_full).  Where d->args_struct is false (OpenCL) the kernel takes
  * each operand as its own argument before the struct, in operand order:

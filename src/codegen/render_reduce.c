@@ -12,12 +12,16 @@
  * a GPU (tools/probe_seed64_ember.py): comma-separated, read once per
  * process.  "u<N>": N groups in flight per lane in warp mode (1..32; 0:
  * the block mode's rule); "i64": 64-bit loop indices even where 32-bit
- * ones fit ("i32": the default).  The source depends on them and the key
- * does not: one variant a process. */
+ * ones fit ("i32": the default); "r<N>": groups a lane loads before it
+ * combines them in OpenCL's warp units (1..8, default 1: em__reduce_seg_kernel);
+ * "b1": block units only on OpenCL (no warp units).  The source depends on
+ * them and the key does not: one variant a process. */
 static struct {
     int u;
     bool i64;
-} em__tune = {-1, false};
+    int r;
+    bool blocks;
+} em__tune = {-1, false, 1, false};
 static pthread_once_t em__tune_once = PTHREAD_ONCE_INIT;
 
 static void em__tune_read(void) {
@@ -26,7 +30,14 @@ static void em__tune_read(void) {
         int n = atoi(t + 1);
         if (*t == 'u') em__tune.u = n < 0 ? 0 : n > 32 ? 32 : n;
         if (*t == 'i') em__tune.i64 = n == 64;
+        if (*t == 'r') em__tune.r = n < 1 ? 1 : n > 8 ? 8 : n;
+        if (*t == 'b') em__tune.blocks = n == 1;
     }
+}
+
+bool em_rplan_tune_blocks(void) {
+    pthread_once(&em__tune_once, em__tune_read);
+    return em__tune.blocks;
 }
 
 /* Elements per group: 16 bytes of input (at least one element). */
@@ -88,8 +99,9 @@ static bool em__idx32(const em_rplan *p) {
     for (int k = 1; p->root && k < p->tree.nops; k++)
         if (em_dtype_get(p->tree.dtypes[k])->size > esz)
             esz = em_dtype_get(p->tree.dtypes[k])->size;
+    int64_t u = em__groups_in_flight(p), r = p->warp ? em__tune.r : 0; /* r: OpenCL's warp loop */
     int64_t gs = (p->warp ? 32 : 256) * p->nsplit,
-            top = (p->m + v - 1) / v + 2 * em__groups_in_flight(p) * gs;
+            top = (p->m + v - 1) / v + 2 * (u > r ? u : r) * gs;
     return !em__tune.i64 && p->nout <= lim / p->nsplit && top <= lim / (v * esz);
 }
 
@@ -507,9 +519,9 @@ static void em__state_fns(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
  * result, and the plain and fused kernels agree bit for bit.
  * em_unit_end combines the unit's threads: a shared-memory tree with
  * barriers, or warp shuffles (no barrier: warps of a block run different
- * numbers of units).  A dialect without shuffles runs block units only
- * (the driver never asks it for warp mode), and its em_fast is the plain
- * loop's (em_wide false). */
+ * numbers of units).  A dialect without shuffles meets a warp's units in
+ * local memory instead (em__reduce_seg_kernel), and its em_fast is the
+ * plain loop's (em_wide false). */
 static const char em__reduce_tree[] =
     "\n#define EM_RBLOCK 256\n"
     "#define EM_UPB (EM_RBLOCK / EM_RW)\n"
@@ -573,6 +585,65 @@ static const char em__reduce_kernels[] =
     "            else ((${global}em_state *)p.part)[u] = tot;\n"
     "        }\n"
     "        EM_UNIT_NEXT();\n"
+    "    }\n"
+    "}\n";
+
+/* Warp mode where the dialect has no shuffles (OpenCL): the 8 units of 32
+ * lanes of a work-group meet in local memory, each in its own segment of
+ * sh, 5 barrier steps for 8 units where block mode takes 8 for one.  A
+ * barrier must be reached by every work-item of the group, so the loop
+ * runs over the group's batches of 8 units (the same trip count for all)
+ * and a lane past the last unit carries the identity.  Lane l takes lane
+ * l + d's state for d = 16 .. 1, the shuffles' order: lane 0's result is
+ * the CUDA kernel's combination.  No barrier after the write: a lane only
+ * ever writes its own slot before the next batch's first barrier.  There is
+ * no wide loop (em_fast); EM_UR groups loaded before any is combined (same
+ * order, same bits) is EMBER_REDUCE_TUNE's r<N>, 1 by default: NVIDIA's
+ * OpenCL on the H200 ran seed 004 in 0.122 ms with 1, 0.196 with 4 and
+ * 0.44 with 8 (CUDA's kernel 0.103; block units 0.209). */
+static const char em__reduce_seg_kernel[] =
+    "${kernel(EM_RBLOCK)} em_kernel(${params}) {\n${prologue}"
+    "    ${shared} em_state sh[EM_RBLOCK];\n"
+    "    const em_ix G = (em_ix)((p.m + EM_V - 1) / EM_V), ns = (em_ix)p.nsplit, gs = EM_RW * ns;\n"
+    "    const em_ix units = (em_ix)(p.nout * p.nsplit);\n"
+    "    for (em_ix ub = (em_ix)${bid} * EM_UPB; ub < units; ub += EM_USTEP) {\n"
+    "        const em_ix u = ub + (em_ix)${tid} / EM_RW, o = ns == 1 ? u : u / ns, s = u - o * ns;\n"
+    "        em_state acc = em_ident();\n"
+    "        if (u < units) {\n"
+    "            ${ll} lb[EM_NB];\n"
+    "            em_bases(p, o, lb);\n"
+    "            em_ix g = s * EM_RW + EM_LANE;\n"
+    "            for (; g + (EM_UR - 1) * gs < G; g += EM_UR * gs) {\n"
+    "                em_in v[EM_UR][EM_V];\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_UR; j++) em_group(p, lb, (g + j * gs) * EM_V, v[j]);\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < EM_UR; j++)\n"
+    "#pragma unroll\n"
+    "                    for (int e = 0; e < EM_V; e++) {\n"
+    "                        const em_ix k = (g + j * gs) * EM_V + e;\n"
+    "                        if (k < p.m) acc = em_comb(acc, em_load(v[j][e], k));\n"
+    "                    }\n"
+    "            }\n"
+    "            for (; g < G; g += gs) {\n"
+    "                const em_ix k = g * EM_V;\n"
+    "                em_in v[EM_V];\n"
+    "                em_group(p, lb, k, v);\n"
+    "#pragma unroll\n"
+    "                for (int e = 0; e < EM_V; e++)\n"
+    "                    if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));\n"
+    "            }\n"
+    "        }\n"
+    "        sh[${tid}] = acc;\n"
+    "        ${sync};\n"
+    "        for (int w = EM_RW / 2; w > 0; w >>= 1) {\n"
+    "            if (EM_LANE < w) sh[${tid}] = em_comb(sh[${tid}], sh[${tid} + w]);\n"
+    "            ${sync};\n"
+    "        }\n"
+    "        if (EM_LANE == 0 && u < units) {\n"
+    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(sh[${tid}], p.m, p.ddof);\n"
+    "            else ((${global}em_state *)p.part)[u] = sh[${tid}];\n"
+    "        }\n"
     "    }\n"
     "}\n";
 
@@ -879,9 +950,6 @@ int em_rplan_buffers(const em_rplan *p, int *slots) {
 em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out) {
     if (!d->kernel || !d->bounds || !d->int_as_float || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "reductions are not rendered for %s", d->name);
-    if (p->warp && !d->has_shuffle)
-        return em_error(EM_EUNSUPPORTED, "%s has no warp shuffles: reductions run in blocks",
-                        d->name);
     bool cxx = d->id == EM_DIALECT_CUDA;
     em_sbuf t = {0}, *s = &t; /* the template, expanded into out at the end */
     em_tfield f[16];
@@ -895,6 +963,10 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
         em_tmpl_stype(d, p->in), em_tmpl_stype(d, p->out), em__idx32(p) ? "int" : "${ll}", p->no,
         p->ni, p->warp ? 32 : 256, em__group_elems(p->in), em__groups_in_flight(p));
     if (p->root) em_sbuf_printf(s, "#define EM_NL %d\n", p->tree.nops);
+    if (p->warp && !d->has_shuffle) {
+        pthread_once(&em__tune_once, em__tune_read);
+        em_sbuf_printf(s, "#define EM_UR %d\n", em__tune.r);
+    }
     if (cxx) {
         em_sbuf_printf(
             s,
@@ -921,7 +993,7 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
         em_sbuf_printf(s, "%s", em__col_kernels);
     } else {
         em_sbuf_printf(s, "%s%s%s", em__reduce_tree, d->has_shuffle ? em__reduce_shfl : "",
-                       em__reduce_kernels);
+                       p->warp && !d->has_shuffle ? em__reduce_seg_kernel : em__reduce_kernels);
         if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     }
     em_sbuf params = {0}, pro = {0};

@@ -22,7 +22,8 @@
  * every result, bit for bit -- does not depend on it.
  *
  * The kernels are one template (codegen/tmpl.h) for CUDA and OpenCL; CUDA
- * alone has the warp form (shuffles) and the wide loads (em_ldg, em_pack).
+ * alone has warp shuffles (OpenCL's warp units meet in local memory) and
+ * the wide loads (em_ldg, em_pack).
  *
  * Argument (em_rplan_args): char *in, *out, *part; long long nout, m,
  * nsplit; double ddof; long long oshape[no], ost[no], ishape[ni],
@@ -84,9 +85,12 @@ EM_API em_status em_rplan_fuse(em_rplan *p, const em_node *root, const em_array 
  * does not along the innermost reduced one. */
 EM_API bool em_rplan_columns(const em_rplan *p);
 EM_API void em_rplan_key(const em_rplan *p, em_sbuf *key);
+/* EMBER_REDUCE_TUNE's "b1" (render_reduce.c): block units only where the
+ * dialect has no shuffles, for measuring OpenCL's warp units against them. */
+EM_API bool em_rplan_tune_blocks(void);
 /* The kernels of p in dialect d, d's prelude included: CUDA, or OpenCL in
- * the em_kargs form (codegen/tmpl.h; block units only -- warp mode needs
- * shuffles: EM_EUNSUPPORTED).  EM_EUNSUPPORTED for the C dialect. */
+ * the em_kargs form (codegen/tmpl.h; warp units through local memory).
+ * EM_EUNSUPPORTED for the C dialect. */
 EM_API em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *src);
 EM_API size_t em_rplan_args(const em_rplan *p, void *buf, size_t cap);
 /* The 8-byte slots of em_rplan_args' argument that are buffers in the

@@ -14,7 +14,7 @@
 
 /* Blocks for a plan: a thread per group of the wide loop (the H100 ran a + b
  * 3 % faster so than with 32 blocks per SM looping), a thread per element
- * where the dialect has no wide loop (OpenCL: a grid sized for CUDA's
+ * where the kernel has no wide loop (OpenCL's scalar loop: a grid sized for
  * groups left each work-item looping over 4 float32 elements, a quarter of
  * the work-items in flight); the strided form's per-element index math
  * does better on 32 blocks per SM. */
@@ -44,9 +44,9 @@ static _Thread_local struct {
     em_kplan plan;
     unsigned char args[EM_RUN_ARGMAX];
     em_kargs kargs;
-    const em_backend *be; /* the backend whose dialect `flat` and `wide` are */
-    bool flat;            /* its dialect has no args_struct: launch with kargs */
-    bool wide;            /* its contiguous kernels have the wide loop (render.c) */
+    const em_backend *be; /* the backend whose dialect `flat` and `d` are */
+    const em_dialect *d;
+    bool flat; /* its dialect has no args_struct: launch with kargs */
 } em__ew;
 
 /* Whether be's kernels take an em_kargs (remembered per thread: the small
@@ -56,7 +56,7 @@ static em_status em__flat(const em_backend *be, bool *flat) {
         const em_dialect *d;
         EM_CHECK(em_run_dialect(be, &d));
         em__ew.flat = !d->args_struct;
-        em__ew.wide = d->id == EM_DIALECT_CUDA; /* as em_render_ew decides */
+        em__ew.d = d;
         em__ew.be = be;
     }
     *flat = em__ew.flat;
@@ -100,6 +100,6 @@ em_status em_run_eval(const em_backend *be, const em_node *root, em_array *out, 
     }
     if (key != keybuf) free(key);
     if (s != EM_OK) return s;
-    return em_run_launch1(be, id, k, em__grid(p, plan, em__ew.wide), EM_RUN_BLOCK, 0, launch_arg,
-                          flat);
+    return em_run_launch1(be, id, k, em__grid(p, plan, em_render_ew_wide(em__ew.d, plan)),
+                          EM_RUN_BLOCK, 0, launch_arg, flat);
 }

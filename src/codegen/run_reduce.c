@@ -106,9 +106,11 @@ static em_status em__reduce(const em_backend *be, em_reduce_op op, const em_arra
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
     em__split(&p, pr->multiprocessor_count);
-    const em_dialect *d;
-    EM_CHECK(em_run_dialect(be, &d));
-    if (!d->has_shuffle) p.warp = 0; /* block units (a warp's were never split) */
+    if (p.warp && em_rplan_tune_blocks()) {
+        const em_dialect *d;
+        EM_CHECK(em_run_dialect(be, &d));
+        if (!d->has_shuffle) p.warp = 0; /* a warp's units were never split */
+    }
     void *part = NULL;
     size_t pbytes = 0;
     em_status s = EM_OK;

@@ -1,7 +1,8 @@
 /* A reduction that takes its elementwise producer in (see em_expr_reduce).
  *
- * CUDA: one kernel computes the producer per element inside the reduction
- * (em_rplan_fuse, codegen/render_reduce.c), in the unfused kernel's order.
+ * CUDA and OpenCL: one kernel computes the producer per element inside the
+ * reduction (em_rplan_fuse, codegen/render_reduce.c), in the unfused
+ * kernel's order.
  *
  * CPU:
  * Bit identity with "evaluate, then reduce": the CPU reduction of a
@@ -69,12 +70,13 @@ static int64_t em__fusable_rows(em_reduce_op op, const em_expr *e, int naxes, co
     return em__band_rows(e, naxes);
 }
 
-/* CUDA: the reduction kernel computes its input from the tree (render_reduce.h)
+/* CUDA and OpenCL (the same template, each dialect): the reduction kernel
+ * computes its input from the tree (render_reduce.h)
  * for the reductions em_reduce hands to the backend unchanged: not VAR/STD
  * (composed from elementwise ops on the input), not ANY/ALL of non-bool
  * (cast first), not argmin/argmax over every axis of an N-d array (flattened). */
-static bool em__cuda_fusable(em_reduce_op op, const em_expr *e, int naxes) {
-    if (em_expr_ready(e) || e->dev.kind != EM_CUDA) return false;
+static bool em__gpu_fusable(em_reduce_op op, const em_expr *e, int naxes) {
+    if (em_expr_ready(e) || (e->dev.kind != EM_CUDA && e->dev.kind != EM_OPENCL)) return false;
     int64_t n = 1;
     for (int i = 0; i < e->ndim; i++) n *= e->shape[i];
     if (n == 0) return false;
@@ -220,7 +222,7 @@ static em_status em__cpu_reduce_virtual(em_reduce_op op, const em_expr *e, int n
 }
 
 bool em_expr_reduce_fuses(em_reduce_op op, const em_expr *e, int naxes, const int *axes) {
-    return em__cuda_fusable(op, e, naxes) || em__cpu_virtual_fusable(op, e, naxes, axes) ||
+    return em__gpu_fusable(op, e, naxes) || em__cpu_virtual_fusable(op, e, naxes, axes) ||
            em__fusable_rows(op, e, naxes, axes) > 0;
 }
 
@@ -295,7 +297,7 @@ static void em__bands_range(void *ctx, int64_t b, int64_t e, int worker) {
 em_status em_expr_reduce(em_reduce_op op, const em_expr *e, int naxes, const int *axes,
                          bool keepdims, em_dtype dt, double ddof, em_array *out, bool *fused) {
     *fused = false;
-    if (em__cuda_fusable(op, e, naxes)) {
+    if (em__gpu_fusable(op, e, naxes)) {
         em__fuse_log_reduce(e, op);
         em_status s = em__expr_reduce_tree(e, op, naxes, axes, keepdims, dt, ddof, out);
         if (s == EM_OK) {

@@ -124,7 +124,7 @@ static void rc_fused(const em_dialect *d, const char *tag, em_reduce_op op, em_d
     if (st == EM_OK) {
         for (int k = 1; host_scalar && k < p.tree.nops; k++)
             if (p.tree.leaves[k] == &ly) p.tree.cls[k] = 'P';
-        p.warp = warp && d->has_shuffle; /* as the driver: blocks without shuffles */
+        p.warp = warp; /* OpenCL: warp units through local memory */
         st = em_render_reduce(d, &p, &s);
     }
     char name[96];

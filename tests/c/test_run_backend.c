@@ -92,9 +92,10 @@ static void test_eval_renders_in_the_backends_dialect(void) {
     CHECK(em_algo_eval(&stub, &r, &o, &h1) == EM_OK);
     CHECK(st.gets == 1 && st.launches == 1 && h1 != 0);
     CHECK(strstr(st.src, "__kernel void") && strstr(st.src, "__global char *d0"));
-    /* The OpenCL form has no wide loop (CUDA's 4 floats per thread): a
-     * work-item per element, not a grid sized for CUDA's groups. */
-    CHECK(st.block == EM_RUN_BLOCK && st.grid == (10000 + 255) / 256);
+    /* The OpenCL form's wide loop (float4 loads, as CUDA's 4 floats per
+     * thread): a work-item per group of 4, as the kernel's loop takes them. */
+    CHECK(strstr(st.src, "((__global const float4 *)d1)[g]") != NULL);
+    CHECK(st.block == EM_RUN_BLOCK && st.grid == (10000 / 4 + 255) / 256);
     /* The second launch finds the kernel: nothing rendered again. */
     CHECK(em_algo_eval(&stub, &r, &o, &h2) == EM_OK);
     CHECK(st.gets == 1 && st.launches == 2 && h2 == h1);

@@ -176,6 +176,37 @@ def test_elementwise_fused(cl, dt):
     np.testing.assert_allclose(got, (x * 2 + y) - x[::-1], rtol=1e-6)
 
 
+@pytest.mark.parametrize("dt,ot", [("float32", "float32"), ("int8", "int8"),
+                                   ("uint16", "bool"), ("int64", "float64"),
+                                   ("float16", "float16"), ("complex64", "complex64")])
+def test_contiguous_wide_loop(cl, dt, ot):
+    """Contiguous elementwise kernels take 16 bytes of the widest operand per
+    work-item and step (float4, char16, ...: render.c's OpenCL wide loop)
+    where every operand is 16-byte aligned, and one element at a time for
+    the rest (an odd length's tail, a view one element in) or where the
+    types have no OpenCL vectors (float16, complex): each as NumPy's."""
+    if "64" in dt + ot and "complex" not in dt and not em.opencl.device_info()["fp64"]:
+        pytest.skip("no fp64")
+    rng = np.random.default_rng(6)
+    n = 16 * 40 + 13
+    x = (rng.standard_normal(n) * 20).astype(dt)
+    y = (rng.standard_normal(n) * 20).astype(dt)
+    a, b = em.asarray(x), em.asarray(y)
+    if ot == "bool":
+        f = (lambda u, v: u > v)
+    elif ot == "float64":
+        f = (lambda u, v: u * 0.5 - v)
+    else:
+        f = (lambda u, v: u + v)
+    for sl in (slice(None), slice(1, None), slice(3, n - 2)):
+        got, want = f(a[sl], b[sl]).get(), f(x[sl], y[sl])
+        assert got.dtype == want.dtype == np.dtype(ot)
+        np.testing.assert_array_equal(got, want)
+    x8 = np.real(x).astype(np.int8)
+    w = em.asarray(x8) + a  # mixed widths: int8 read 4 (or 2, 16) at a time
+    np.testing.assert_array_equal(w.get(), x8 + x)
+
+
 def test_ops_and_casts(cl):
     x = np.linspace(-3, 3, 25, dtype=np.float32).reshape(5, 5)
     a = em.asarray(x)
@@ -217,6 +248,67 @@ def test_column_reductions(cl, dt):
     h3 = h.reshape(20, 30, 70)
     np.testing.assert_allclose(em.sum(em.asarray(h3), axis=(0, 1)).get(), h3.sum((0, 1)), **tol)
     np.testing.assert_allclose(em.max(em.asarray(h3), axis=0).get(), h3.max(0), **tol)
+
+
+def _unfused(fn, *args):
+    """fn(*args) with fusion off: the producer evaluated, then reduced."""
+    old = _e._fusion_config(enabled=False)
+    try:
+        return fn(*args)
+    finally:
+        _e._fusion_config(**old)
+
+
+def test_seed004_is_one_fused_kernel(cl):
+    """Seed 004's sqrt(sum(x**2, axis=-1)): the square runs inside the
+    reduction kernel (fuse_reduce.c, as on CUDA), in warp units of 32 lanes
+    (330 rows of 300), and the sqrt of the result is one more kernel; equal
+    bit for bit to square, then reduce, and to NumPy within float32's
+    rounding."""
+    old = _e._fusion_config(enabled=True, min_size=0)
+    try:
+        h = np.random.default_rng(4).random((33, 10, 300), dtype=np.float32)
+        x = em.asarray(h)
+        cl.synchronize()
+        n0 = em.opencl._launch_count()
+        s = em.sum(x**2, axis=-1)
+        cl.synchronize()
+        assert em.opencl._launch_count() - n0 == 1  # square and sum: one kernel
+        r = em.sqrt(s)
+        got = r.get()
+        assert em.opencl._launch_count() - n0 == 2
+        want = _unfused(lambda v: em.sqrt(em.sum(v**2, axis=-1)), x)
+        assert got.tobytes() == want.get().tobytes()
+        np.testing.assert_allclose(got, np.sqrt((h.astype(np.float64)**2).sum(-1)), rtol=1e-5)
+    finally:
+        _e._fusion_config(**old)
+
+
+@pytest.mark.parametrize("op,dt", [("sum", "float32"), ("max", "int32"), ("argmin", "float32"),
+                                   ("any", "bool"), ("prod", "complex64")])
+def test_warp_unit_reductions(cl, op, dt):
+    """Many short rows reduce in warp units (8 rows of 32 lanes a work-group,
+    met in local memory): 1003 rows (not a multiple of 8: the last group's
+    lanes past the end carry the identity) of 37 and, through a reversed
+    strided view, of 19; plain and with a fused producer, as NumPy's."""
+    rng = np.random.default_rng(5)
+    h = (rng.standard_normal((1003, 37)) * 3).astype(dt) if dt != "complex64" else \
+        (rng.standard_normal((1003, 37)) + 1j * rng.standard_normal((1003, 37))).astype(dt) / 2
+    if dt == "bool":
+        h = rng.random((1003, 37)) < 0.02
+    a = em.asarray(h)
+    f, nf = getattr(em, op), getattr(np, op)
+    tol = dict(rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(f(a, axis=1).get(), nf(h, axis=1), **tol)
+    np.testing.assert_allclose(f(a[::-1, ::2], axis=1).get(), nf(h[::-1, ::2], axis=1), **tol)
+    old = _e._fusion_config(enabled=True, min_size=0)
+    try:
+        g = (lambda v: v ^ v[:1]) if dt == "bool" else (lambda v: v * v[:1])
+        got = f(g(a), axis=1)
+        assert got.get().tobytes() == _unfused(lambda v: f(g(v), axis=1), a).get().tobytes()
+        np.testing.assert_allclose(got.get(), nf(g(h), axis=1), **tol)
+    finally:
+        _e._fusion_config(**old)
 
 
 def test_mask_select_cumsum_and_normals(cl):

@@ -91,6 +91,9 @@ typedef struct em_cl_dev {
     char opts[96];
     /* clSetKernelArg then enqueue must not interleave between threads. */
     pthread_mutex_t launch_lock;
+    /* Ember's own kernels queued (em_cl_launch), under launch_lock: what
+     * tests count to see that a fused chain stays one kernel. */
+    uint64_t launches;
 } em_cl_dev;
 
 /* Devices found (0 without a loader or a platform; loads once). */

@@ -108,6 +108,7 @@ em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[
     cl_int err = 0;
     if (s == EM_OK)
         err = em__cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (s == EM_OK && !err) d->launches++;
     pthread_mutex_unlock(&d->launch_lock);
     if (s == EM_OK && err) {
         char what[96];
@@ -116,4 +117,13 @@ em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[
         if (s == EM_EDEVICE) s = em_error(EM_ELAUNCH, "%s", em_last_error());
     }
     return s;
+}
+
+uint64_t em_opencl_launch_count(int id) {
+    em_cl_dev *d;
+    if (em_cl_open(id, &d) != EM_OK) return 0;
+    pthread_mutex_lock(&d->launch_lock);
+    uint64_t n = d->launches;
+    pthread_mutex_unlock(&d->launch_lock);
+    return n;
 }
