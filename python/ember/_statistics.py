@@ -338,12 +338,15 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along axis (the mean of the two middle values for even counts)."""
-    return _into(_quantile(a, 0.5, axis, "linear", keepdims, False), out)
+    # midpoint, not linear: NumPy's median is the mean of the middle values,
+    # so one infinite middle value gives inf, where the lerp's inf - inf
+    # gave NaN (median([1, inf]), median([inf]))
+    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaNs."""
-    return _into(_quantile(a, 0.5, axis, "linear", keepdims, True), out)
+    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, True), out)
 
 
 # ---- moments -------------------------------------------------------------------
