@@ -6,9 +6,9 @@ On the CPU the work is NumPy's host functions (zero copy: see _host.py).
 On a device that compiles kernels the work stays there: a stable LSD
 radix sort and a binary-search kernel (em_sort / em_argsort /
 em_searchsorted, codegen/run_sort.c), and the rest composed from device
-operations over them (unique: sort + adjacent difference + mask
-compaction; isin: sort + searchsorted; lexsort: one stable argsort per
-key).  What still takes the host for a device array warns once
+operations over them (unique: sort, then one pass flagging where the
+sorted values change and writing every output, em_unique_sorted; isin:
+sort + searchsorted; lexsort: one stable argsort per key).  What still takes the host for a device array warns once
 (_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
 when descending), and ``unique_*`` treat every NaN as distinct, as the
 Array API requires.

@@ -4,7 +4,9 @@ ptp, cov and corrcoef.
 
 Everything here is written on Ember's own operations, so it runs on the
 array's device: quantiles sort along the axis (``em.sort``) and gather the
-two neighbours of each virtual index with ``take_along_axis``; the nan*
+two neighbours of each virtual index with ``take_along_axis`` -- or, over
+the whole array on a device that compiles kernels, select those two order
+statistics without a sort (``_quantile_select``: a radix select); the nan*
 forms count the non-NaN elements of each slice (NaNs sort last) so each
 slice has its own index.  Methods other than NumPy's five continuous/discrete
 basics and weighted quantiles run NumPy on the host (``_hostcall``)."""
