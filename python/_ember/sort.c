@@ -51,8 +51,7 @@ static PyObject *f_searchsorted(PyObject *self, PyObject *args) {
 static PyObject *f_unique_sorted(PyObject *self, PyObject *args) {
     PyObject *so, *po;
     int eqn, index, inverse, counts;
-    if (!PyArg_ParseTuple(args, "O!Opppp", EmArray_Type, &so, &po, &eqn, &index, &inverse,
-                          &counts))
+    if (!PyArg_ParseTuple(args, "O!Opppp", EmArray_Type, &so, &po, &eqn, &index, &inverse, &counts))
         return NULL;
     if (po != Py_None && !EmArray_Check(po))
         return PyErr_Format(PyExc_TypeError, "perm must be an ember.ndarray or None");

@@ -24,28 +24,31 @@ static void em__keys(const em_dialect *d, em_dtype dt, em_sbuf *t) {
     const int bits = 8 * em_dtype_get(dt)->size;
     char kind = em_dtype_get(dt)->kind;
     if (dt == EM_FLOAT16) {
-        em_sbuf_printf(t, "EM_D EM_K em_key(em_t h) {\n    const EM_K u = h.x;\n"
-                          "    if ((u & 0x7fffu) > 0x7c00u) return 0xffffu;\n"
-                          "    return (u >> 15) ? (~u & 0xffffu) : (u | 0x8000u);\n}\n"
-                          "EM_D em_t em_unkey(EM_K k) {\n    em_t h;\n"
-                          "    h.x = (unsigned short)((k >> 15) ? (k ^ 0x8000u) : (~k & 0xffffu));\n"
-                          "    return h;\n}\n");
+        em_sbuf_printf(t,
+                       "EM_D EM_K em_key(em_t h) {\n    const EM_K u = h.x;\n"
+                       "    if ((u & 0x7fffu) > 0x7c00u) return 0xffffu;\n"
+                       "    return (u >> 15) ? (~u & 0xffffu) : (u | 0x8000u);\n}\n"
+                       "EM_D em_t em_unkey(EM_K k) {\n    em_t h;\n"
+                       "    h.x = (unsigned short)((k >> 15) ? (k ^ 0x8000u) : (~k & 0xffffu));\n"
+                       "    return h;\n}\n");
     } else if (kind == 'f') {
         bool f64 = bits == 64;
         const char *tobits = cuda ? (f64 ? "(EM_K)__double_as_longlong" : "__float_as_uint")
                                   : (f64 ? "as_ulong" : "as_uint");
-        const char *frombits = cuda ? (f64 ? "__longlong_as_double((long long)" : "__uint_as_float(")
-                                    : (f64 ? "as_double(" : "as_float(");
-        em_sbuf_printf(t,
-                       "#define EM_TOP ((EM_K)1 << %d)\n"
-                       "EM_D EM_K em_key(em_t x) {\n    if (x != x) return ~(EM_K)0;\n"
-                       "    const EM_K u = %s(x);\n    return (u & EM_TOP) ? ~u : (u | EM_TOP);\n}\n"
-                       "EM_D em_t em_unkey(EM_K k) {\n"
-                       "    return %s(k & EM_TOP) ? (k ^ EM_TOP) : ~k);\n}\n",
-                       bits - 1, tobits, frombits);
+        const char *frombits = cuda
+                                   ? (f64 ? "__longlong_as_double((long long)" : "__uint_as_float(")
+                                   : (f64 ? "as_double(" : "as_float(");
+        em_sbuf_printf(
+            t,
+            "#define EM_TOP ((EM_K)1 << %d)\n"
+            "EM_D EM_K em_key(em_t x) {\n    if (x != x) return ~(EM_K)0;\n"
+            "    const EM_K u = %s(x);\n    return (u & EM_TOP) ? ~u : (u | EM_TOP);\n}\n"
+            "EM_D em_t em_unkey(EM_K k) {\n"
+            "    return %s(k & EM_TOP) ? (k ^ EM_TOP) : ~k);\n}\n",
+            bits - 1, tobits, frombits);
     } else if (kind == 'i') {
-        static const char *const ut[] = {"", "unsigned char", "unsigned short", "", "unsigned int",
-                                         "", "", "", "${ull}"};
+        static const char *const ut[] = {
+            "", "unsigned char", "unsigned short", "", "unsigned int", "", "", "", "${ull}"};
         em_sbuf_printf(t,
                        "#define EM_TOP ((EM_K)1 << %d)\n"
                        "EM_D EM_K em_key(em_t x) { return (EM_K)(%s)x ^ EM_TOP; }\n"
@@ -58,8 +61,9 @@ static void em__keys(const em_dialect *d, em_dtype dt, em_sbuf *t) {
 }
 
 static void em__sbody(const em_sel_spec *k, em_sbuf *s) {
-    em_sbuf_printf(s, "    ${global}${ull} *q = (${global}${ull} *)p.st;\n"
-                      "    ${global}unsigned int *h = (${global}unsigned int *)(p.st + 16 * EM_SEL_N);\n");
+    em_sbuf_printf(
+        s, "    ${global}${ull} *q = (${global}${ull} *)p.st;\n"
+           "    ${global}unsigned int *h = (${global}unsigned int *)(p.st + 16 * EM_SEL_N);\n");
     switch (k->mode) {
     case EM_SEL_HIST:
         em_sbuf_printf(
@@ -92,8 +96,9 @@ static void em__sbody(const em_sel_spec *k, em_sbuf *s) {
                "        for (int i = 0; i < 256; i++) hs[i] = 0;\n    }\n");
         break;
     default: /* EM_SEL_OUT */
-        em_sbuf_printf(s, "    const int s = (int)${tid};\n"
-                          "    if (s < EM_SEL_N) ((${global}em_t *)p.out)[s] = em_unkey((EM_K)q[2 * s]);\n");
+        em_sbuf_printf(
+            s, "    const int s = (int)${tid};\n"
+               "    if (s < EM_SEL_N) ((${global}em_t *)p.out)[s] = em_unkey((EM_K)q[2 * s]);\n");
     }
     em_sbuf_printf(s, "}\n");
 }
@@ -113,10 +118,11 @@ em_status em_render_select(const em_dialect *d, const em_sel_spec *k, em_sbuf *o
                    em_tmpl_stype(d, k->dtype),
                    em_dtype_get(k->dtype)->size == 8 ? "${ull}" : "unsigned int", k->nsel);
     if (cuda)
-        em_sbuf_printf(&t, "struct em_args {\n    char *a, *st, *out;\n    long long n, shift;\n"
-                           "    unsigned long long hmask;\n};\n"
-                           "EM_D void em_sadd(unsigned int *q) { atomicAdd(q, 1u); }\n"
-                           "EM_D void em_gadd(unsigned int *q, unsigned int v) { atomicAdd(q, v); }\n");
+        em_sbuf_printf(&t,
+                       "struct em_args {\n    char *a, *st, *out;\n    long long n, shift;\n"
+                       "    unsigned long long hmask;\n};\n"
+                       "EM_D void em_sadd(unsigned int *q) { atomicAdd(q, 1u); }\n"
+                       "EM_D void em_gadd(unsigned int *q, unsigned int v) { atomicAdd(q, v); }\n");
     else
         em_tmpl_args_types(d, f, nf, &t),
             em_sbuf_printf(&t, "EM_D void em_sadd(__local unsigned int *q) {\n"

@@ -33,9 +33,9 @@
 typedef enum em_sel_mode { EM_SEL_HIST, EM_SEL_PICK, EM_SEL_OUT } em_sel_mode;
 
 typedef struct em_sel_spec {
-    int mode;   /* em_sel_mode */
+    int mode; /* em_sel_mode */
     em_dtype dtype;
-    int nsel;   /* 1..EM_SEL_MAXN */
+    int nsel; /* 1..EM_SEL_MAXN */
 } em_sel_spec;
 
 /* Whether dt has a key (bool, integers, float16/32/64). */

@@ -39,11 +39,11 @@ static void em__eq(em_dtype dt, em_sbuf *t) {
 
 /* A tile's loop head: thread tid's EM_UQ_ITEMS consecutive elements from j0;
  * c = its flags, counted. */
-#define EM__TILE_HEAD                                                                        \
-    "    ${shared} ${ll} sh[256];\n"                                                         \
-    "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                              \
-    "        const ${ll} j0 = t * EM_UQ_TILE + (${ll})${tid} * EM_UQ_ITEMS;\n"               \
-    "        ${ll} c = 0;\n"                                                                 \
+#define EM__TILE_HEAD                                                          \
+    "    ${shared} ${ll} sh[256];\n"                                           \
+    "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                \
+    "        const ${ll} j0 = t * EM_UQ_TILE + (${ll})${tid} * EM_UQ_ITEMS;\n" \
+    "        ${ll} c = 0;\n"                                                   \
     "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++) c += em_uq_new(p.s, j0 + i);\n"
 
 /* sh[i] = the counts of threads 0..i (an inclusive block scan). */
@@ -65,20 +65,22 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
         break;
     case EM_UQ_PREFIX: /* one block of 256 threads over the tile counts */
         em_sbuf_printf(
-            s, "    ${shared} ${ll} sh[256];\n"
-               "    ${global}${ll} *c = (${global}${ll} *)p.part;\n"
-               "    const ${ll} per = (p.ntile + 255) / 256, b0 = ${tid} * per;\n"
-               "    ${ll} mine = 0;\n"
-               "    for (${ll} i = b0; i < b0 + per && i < p.ntile; i++) mine += c[i];\n"
-               "    sh[${tid}] = mine;\n    ${sync};\n" EM__BLOCK_SCAN("    ")
-               "    ${ll} run = sh[${tid}] - mine;\n"
-               "    for (${ll} i = b0; i < b0 + per && i < p.ntile; i++) {\n"
-               "        const ${ll} v = c[i];\n        c[i] = run;\n        run += v;\n    }\n"
-               "    if (${tid} == 255) c[p.ntile] = sh[255];\n");
+            s,
+            "    ${shared} ${ll} sh[256];\n"
+            "    ${global}${ll} *c = (${global}${ll} *)p.part;\n"
+            "    const ${ll} per = (p.ntile + 255) / 256, b0 = ${tid} * per;\n"
+            "    ${ll} mine = 0;\n"
+            "    for (${ll} i = b0; i < b0 + per && i < p.ntile; i++) mine += c[i];\n"
+            "    sh[${tid}] = mine;\n    ${sync};\n" EM__BLOCK_SCAN(
+                "    ") "    ${ll} run = sh[${tid}] - mine;\n"
+                        "    for (${ll} i = b0; i < b0 + per && i < p.ntile; i++) {\n"
+                        "        const ${ll} v = c[i];\n        c[i] = run;\n        run += v;\n    }\n"
+                        "    if (${tid} == 255) c[p.ntile] = sh[255];\n");
         break;
     case EM_UQ_WRITE:
         em_sbuf_printf(
-            s, EM__TILE_HEAD "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN("        ")
+            s,
+            EM__TILE_HEAD "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN("        ")
             /* k: the rank of the value element j0 belongs to, + 1 once it is flagged */
             "        ${ll} k = ((${global}const ${ll} *)p.part)[t] + sh[${tid}] - c;\n"
             "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++) {\n"
@@ -119,8 +121,8 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
                    "typedef %s em_t;\n#define EM_EQN %d\n#define EM_UQ_FIRST %d\n"
                    "#define EM_UQ_IDX %d\n#define EM_UQ_INV %d\n#define EM_UQ_ITEMS %d\n"
                    "#define EM_UQ_TILE %d\n",
-                   em_tmpl_stype(d, k->dtype), k->equal_nan, k->first, k->idx, k->inv,
-                   EM_UQ_ITEMS, EM_UQ_TILE);
+                   em_tmpl_stype(d, k->dtype), k->equal_nan, k->first, k->idx, k->inv, EM_UQ_ITEMS,
+                   EM_UQ_TILE);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *s, *vals, *first, *perm, *idx, *inv, *cnt,"
                            " *part;\n    long long n, nu, ntile;\n};\n");

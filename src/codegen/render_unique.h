@@ -33,9 +33,9 @@
 typedef enum em_uq_mode { EM_UQ_COUNT, EM_UQ_PREFIX, EM_UQ_WRITE, EM_UQ_COUNTS } em_uq_mode;
 
 typedef struct em_uq_spec {
-    int mode;       /* em_uq_mode */
-    em_dtype dtype; /* s's */
-    bool equal_nan; /* all NaNs one value */
+    int mode;             /* em_uq_mode */
+    em_dtype dtype;       /* s's */
+    bool equal_nan;       /* all NaNs one value */
     bool first, idx, inv; /* EM_UQ_WRITE's optional outputs */
 } em_uq_spec;
 

@@ -13,7 +13,7 @@ EM_API em_status em_run_unique(const em_backend *be, const em_array *s, const em
 
 /* em_select_kth's work (ember.h) on be: a C-contiguous, out 1-D of nk
  * elements of a's dtype, C-contiguous; every k in [0, a's size). */
-EM_API em_status em_run_select(const em_backend *be, const em_array *a, int nk,
-                               const int64_t *ks, em_array *out);
+EM_API em_status em_run_select(const em_backend *be, const em_array *a, int nk, const int64_t *ks,
+                               em_array *out);
 
 #endif

@@ -23,15 +23,16 @@ static bool em__same_dev(const em_array *a, const em_array *b) {
 
 em_status em_unique_sorted(const em_array *s, const em_array *perm, bool equal_nan, bool index,
                            bool inverse, bool counts, em_array out[4]) {
-    if (!s || !s->buf || !out) return em_error(EM_EVALUE, "em_unique_sorted: s and out must be set");
+    if (!s || !s->buf || !out)
+        return em_error(EM_EVALUE, "em_unique_sorted: s and out must be set");
     memset(out, 0, 4 * sizeof *out);
     const em_backend *be = em__uq_backend(s, "unique_sorted");
     if (!be) return EM_EUNSUPPORTED;
     if (s->ndim != 1 || !em_array_is_c_contiguous(s))
         return em_error(EM_EVALUE, "em_unique_sorted: s must be 1-D and C-contiguous");
-    if ((index || inverse) &&
-        (!perm || !perm->buf || perm->ndim != 1 || perm->dtype != EM_INT64 ||
-         !em_array_is_c_contiguous(perm) || perm->shape[0] != s->shape[0] || !em__same_dev(s, perm)))
+    if ((index || inverse) && (!perm || !perm->buf || perm->ndim != 1 || perm->dtype != EM_INT64 ||
+                               !em_array_is_c_contiguous(perm) || perm->shape[0] != s->shape[0] ||
+                               !em__same_dev(s, perm)))
         return em_error(EM_EVALUE, "em_unique_sorted: index and inverse need s's permutation "
                                    "(int64, C-contiguous, s's length, s's device)");
     return em_run_unique(be, s, perm, equal_nan, index, inverse, counts, out);

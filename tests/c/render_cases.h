@@ -402,8 +402,12 @@ static void rc_histograms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
  * hold the dtype's comparison and key), the other modes for float32. */
 static void rc_unique_select(const em_dialect *d, rc_fn fn, void *ctx) {
     for (int dt = 0; dt < EM_NDTYPES; dt++) {
-        em_uq_spec u = {.mode = EM_UQ_WRITE, .dtype = (em_dtype)dt, .equal_nan = true,
-                        .first = true, .idx = true, .inv = true};
+        em_uq_spec u = {.mode = EM_UQ_WRITE,
+                        .dtype = (em_dtype)dt,
+                        .equal_nan = true,
+                        .first = true,
+                        .idx = true,
+                        .inv = true};
         em_sbuf s = {0};
         em_status st = em_render_unique(d, &u, &s);
         char name[96];
