@@ -122,6 +122,9 @@ def cases(n):
          _torch_or(lambda xp, g, a, b: xp.lexsort((a, b)))),
         ("unique f32", f32, _torch_or(lambda xp, g, a: xp.unique(a),
                                       lambda t, g, a: t.unique(a))),
+        ("unique inverse+counts f32", f32,
+         _torch_or(lambda xp, g, a: xp.unique(a, return_inverse=True, return_counts=True),
+                   lambda t, g, a: t.unique(a, return_inverse=True, return_counts=True))),
         ("unique counts i64 (1000 values)", small,
          _torch_or(lambda xp, g, a: xp.unique(a, return_counts=True),
                    lambda t, g, a: t.unique(a, return_counts=True))),
@@ -153,6 +156,8 @@ def cases(n):
          _torch_or(lambda xp, g, a: xp.bincount(a), lambda t, g, a: t.bincount(a))),
         # order statistics
         ("median f32", f32, _torch_or(lambda xp, g, a: xp.median(a),
+                                       lambda t, g, a: t.median(a))),
+        ("median i32", i32, _torch_or(lambda xp, g, a: xp.median(a),
                                        lambda t, g, a: t.median(a))),
         ("percentile f32 (3 q)", f32,
          _torch_or(lambda xp, g, a: xp.percentile(a, [5, 50, 95]),
@@ -267,7 +272,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="2^20 elements, 3 repeats")
     p.add_argument("--cpu", action="store_true", help="the CPU device against NumPy")
     p.add_argument("--device", default=None, help="the Ember device (cuda:0 where present)")
-    p.add_argument("--filter", default="", help="only rows whose name contains this")
+    p.add_argument("--filter", default="", help="only rows whose name contains this "
+                   "(or one of these, comma-separated)")
     p.add_argument("--repeat", type=int, default=None)
     p.add_argument("--json", default=None, help="write the table here (bench/plot.py format)")
     o = p.parse_args(argv)
@@ -286,7 +292,7 @@ def main(argv=None):
     print(head)
     rows = []
     for row, data, f in cases(n):
-        if o.filter not in row:
+        if not any(s in row for s in o.filter.split(",")):
             continue
         arrays = data(rng, n)
         ms = {}

@@ -413,6 +413,23 @@ EM_API em_status em_argsort(const em_array *a, int axis, bool descending, em_arr
  * they differ (callers promote); NaNs order last, as in em_sort. */
 EM_API em_status em_searchsorted(const em_array *a, const em_array *v, bool right,
                                  const em_array *sorter, em_array *out);
+/* The distinct values of the sorted 1-D C-contiguous s (em_sort's output)
+ * in one flag-and-compact pass: out[0] the values (s's dtype); out[1] with
+ * index: each value's first position in the original order, perm[first]
+ * (int64); out[2] with inverse: each original element's value rank (int64,
+ * s's length, at perm[i]); out[3] with counts (int64).  perm: the argsort
+ * that sorted s (needed by index and inverse, else may be NULL).  Equal is
+ * == in s's dtype (-0.0 is 0.0); equal_nan makes every NaN one value.  The
+ * outputs not asked for are left empty.  Devices that compile kernels
+ * only: EM_EUNSUPPORTED on the CPU. */
+EM_API em_status em_unique_sorted(const em_array *s, const em_array *perm, bool equal_nan,
+                                  bool index, bool inverse, bool counts, em_array out[4]);
+/* The ks[i]-th smallest elements of a (any layout, read in C order) in
+ * NumPy's sort order (NaNs last) into out: 1-D, nk elements, a's dtype.  A
+ * radix select on the device (no sort, no read-back).  Every k in [0, n)
+ * (EM_EINDEX otherwise); bool, integer and real dtypes (EM_ETYPE for
+ * complex).  Devices that compile kernels only. */
+EM_API em_status em_select_kth(const em_array *a, int nk, const int64_t *ks, em_array *out);
 
 /* ---- matrix product (device kernels) ------------------------------------ */
 

@@ -45,9 +45,77 @@ static PyObject *f_searchsorted(PyObject *self, PyObject *args) {
     return pyem_wrap(&res);
 }
 
+/* _ember.unique_sorted(s, perm, equal_nan, index, inverse, counts): the
+ * distinct values of the sorted 1-D s and the asked-for int64 arrays, as a
+ * 4-tuple (None where not asked for); perm None or s's argsort. */
+static PyObject *f_unique_sorted(PyObject *self, PyObject *args) {
+    PyObject *so, *po;
+    int eqn, index, inverse, counts;
+    if (!PyArg_ParseTuple(args, "O!Opppp", EmArray_Type, &so, &po, &eqn, &index, &inverse, &counts))
+        return NULL;
+    if (po != Py_None && !EmArray_Check(po))
+        return PyErr_Format(PyExc_TypeError, "perm must be an ember.ndarray or None");
+    const em_array *s = EMARR(so), *perm = s && po != Py_None ? EMARR(po) : NULL;
+    if (!s || (po != Py_None && !perm)) return NULL;
+    em_array res[4];
+    em_status st;
+    PYEM_CALL(st, em_array_size(s), em_unique_sorted(s, perm, eqn, index, inverse, counts, res));
+    if (st != EM_OK) return pyem_raise(st);
+    bool want[4] = {true, index, inverse, counts};
+    PyObject *t = PyTuple_New(4);
+    if (!t)
+        for (int i = 0; i < 4; i++) em_array_release(&res[i]);
+    for (int i = 0; t && i < 4; i++) {
+        PyObject *o = want[i] ? pyem_wrap(&res[i]) : (Py_INCREF(Py_None), Py_None);
+        if (!want[i]) em_array_release(&res[i]);
+        if (!o) {
+            for (int j = i + 1; j < 4; j++) em_array_release(&res[j]);
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
+/* _ember.select_kth(a, ks): the ks-th smallest elements of a (a sequence of
+ * ints) as a 1-D array of a's dtype (the radix select). */
+static PyObject *f_select_kth(PyObject *self, PyObject *args) {
+    PyObject *ao, *ko;
+    if (!PyArg_ParseTuple(args, "O!O", EmArray_Type, &ao, &ko)) return NULL;
+    const em_array *a = EMARR(ao);
+    if (!a) return NULL;
+    PyObject *seq = PySequence_Fast(ko, "ks must be a sequence of ints");
+    if (!seq) return NULL;
+    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
+    if (nk > 1024) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "select_kth: at most 1024 ranks at once");
+    }
+    int64_t ks[1024];
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        ks[i] = v;
+    }
+    Py_DECREF(seq);
+    em_array res = {0};
+    em_status s;
+    PYEM_CALL(s, em_array_size(a), em_select_kth(a, (int)nk, ks, &res));
+    if (s != EM_OK) return pyem_raise(s);
+    return pyem_wrap(&res);
+}
+
 PyMethodDef pyem_sort_functions[] = {
     {"sort", f_sort, METH_VARARGS,
      "sort(a, axis, descending, arg): the device radix sort (values, or int64 indices)"},
     {"searchsorted", f_searchsorted, METH_VARARGS,
      "searchsorted(a, v, right, sorter): insertion points of v into the sorted 1-D a"},
+    {"unique_sorted", f_unique_sorted, METH_VARARGS,
+     "unique_sorted(s, perm, equal_nan, index, inverse, counts): unique of the sorted 1-D s"},
+    {"select_kth", f_select_kth, METH_VARARGS,
+     "select_kth(a, ks): the ks-th smallest elements of a (the device radix select)"},
     {NULL, NULL, 0, NULL}};

@@ -1,6 +1,15 @@
 """Set operations on 1-d arrays (intersect1d, union1d, setdiff1d, setxor1d)
 built on em.unique, em.sort, em.isin and boolean masks, so they run where
-those run (the sorting branch makes them device kernels)."""
+those run (the sorting branch makes them device kernels).
+
+On a device each em.unique here is one sort and unique's one pass
+(_ember.unique_sorted).  One stable argsort of the concatenation with
+unique's pass over it (a value is in both inputs when its group of equal
+values starts in ar1 and ends in ar2) was tried for intersect1d and
+setxor1d and measured slower on the H100 at 2^24 int32 per input (10.0 and
+10.5 ms against 5.3 and 5.9 for this composition): the argsort of 2^25 keys
+and its gathers cost more than two sorts of half the keys and a third
+sort of their unique values."""
 import numpy as _np
 
 import ember as em

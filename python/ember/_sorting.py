@@ -6,9 +6,9 @@ On the CPU the work is NumPy's host functions (zero copy: see _host.py).
 On a device that compiles kernels the work stays there: a stable LSD
 radix sort and a binary-search kernel (em_sort / em_argsort /
 em_searchsorted, codegen/run_sort.c), and the rest composed from device
-operations over them (unique: sort + adjacent difference + mask
-compaction; isin: sort + searchsorted; lexsort: one stable argsort per
-key).  What still takes the host for a device array warns once
+operations over them (unique: sort, then one pass flagging where the
+sorted values change and writing every output, em_unique_sorted; isin:
+sort + searchsorted; lexsort: one stable argsort per key).  What still takes the host for a device array warns once
 (_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
 when descending), and ``unique_*`` treat every NaN as distinct, as the
 Array API requires.
@@ -224,11 +224,37 @@ def _inverse_shaped():
     return _INVERSE_SHAPED
 
 
+def _fused():
+    """Whether unique and the set operations take the fused device pass
+    (_ember.unique_sorted: one sort, then one flag-and-compact pass with one
+    read-back).  EMBER_UNIQUE_FUSED=0 selects the composed path they had
+    before (adjacent !=, mask compaction, nonzero, cumsum), kept so the two
+    can be compared in one run."""
+    import os
+    return os.environ.get("EMBER_UNIQUE_FUSED", "1") != "0"
+
+
 def _dev_unique(x, equal_nan, index, inverse, counts):
     """Sorted distinct values of x (flattened) on its device, with the
     first indices, the inverse (flat) and the counts: sort (argsort when
-    indices are wanted), mark each element that differs from the one
-    before it, keep the marked ones."""
+    indices are wanted), then one pass marking each element that differs
+    from the one before it and writing every output (unique_sorted)."""
+    if _fused():
+        flat = x.reshape(-1)
+        perm = None
+        if index or inverse:
+            perm = _ember.sort(flat, 0, False, True)
+            s = _em().take(flat, perm)
+        else:
+            s = _ember.sort(flat, 0, False, False)
+        return _ember.unique_sorted(s, perm, bool(equal_nan), bool(index), bool(inverse),
+                                    bool(counts))
+    return _dev_unique_composed(x, equal_nan, index, inverse, counts)
+
+
+def _dev_unique_composed(x, equal_nan, index, inverse, counts):
+    """_dev_unique as device operations composed in Python (the path before
+    unique_sorted; EMBER_UNIQUE_FUSED=0)."""
     em = _em()
     flat = x.reshape(-1)
     n = flat.shape[0]

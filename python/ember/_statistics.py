@@ -4,7 +4,9 @@ ptp, cov and corrcoef.
 
 Everything here is written on Ember's own operations, so it runs on the
 array's device: quantiles sort along the axis (``em.sort``) and gather the
-two neighbours of each virtual index with ``take_along_axis``; the nan*
+two neighbours of each virtual index with ``take_along_axis`` -- or, over
+the whole array on a device that compiles kernels, select those two order
+statistics without a sort (``_quantile_select``: a radix select); the nan*
 forms count the non-NaN elements of each slice (NaNs sort last) so each
 slice has its own index.  Methods other than NumPy's five continuous/discrete
 basics and weighted quantiles run NumPy on the host (``_hostcall``)."""
@@ -108,6 +110,9 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
         r = em.full(qh.shape + flat.shape[:-1], _np.nan, dtype=rdt)
         _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
+    if flat.ndim == 1 and _select_ok(flat, method):
+        r = _quantile_select(flat, qh, method, skipnan, rdt)
+        return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
     s = em.sort(flat, axis=-1)
     # NumPy interpolates in a's float dtype (float64 for integers) and casts
     # to the result dtype after
@@ -156,6 +161,56 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt)
     r = em.reshape(r, qh.shape + flat.shape[:-1])
     return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
+
+
+def _select_ok(flat, method):
+    """Whether the quantiles of the 1-d flat take the device radix select
+    (_ember.select_kth: the order statistics without a sort).  On devices
+    that compile kernels, for NumPy's five basic methods; EMBER_SELECT=0
+    keeps the full sort (the path before, for A/B runs)."""
+    import os
+    return (flat._dev[0] != "cpu" and method in ("linear", "lower", "higher", "nearest", "midpoint")
+            and flat.dtype.kind in "biuf" and os.environ.get("EMBER_SELECT", "1") != "0")
+
+
+def _quantile_select(flat, qh, method, skipnan, rdt):
+    """_quantile of the 1-d flat (n >= 1) by order statistics: the two
+    neighbours of each virtual index selected (NaNs order last, so with
+    skipnan the count of non-NaNs bounds the ranks: its read-back is the
+    one host sync; without, a NaN anywhere makes the result NaN, a device
+    reduction)."""
+    n = flat.shape[0]
+    isf = flat.dtype.kind == "f"
+    cdt = flat.dtype if isf or method in _DISCRETE else _np.dtype(_np.float64)
+    nan_any = None
+    if isf and skipnan:
+        n = int(em.sum(~em.isnan(flat)))
+    elif isf:
+        nan_any = em.any(em.isnan(flat))
+    if n == 0:  # an all-NaN slice
+        r = em.full(qh.shape, _np.nan, dtype=rdt)
+        return r
+    plan, ks = [], []
+    for qv in qh.reshape(-1).tolist():
+        pos_f = qv * (n - 1)
+        lo_i = int(_np.floor(pos_f))
+        hi_i = min(lo_i + 1, n - 1)
+        plan.append((lo_i, hi_i, pos_f - lo_i))
+        ks += [lo_i, hi_i]
+    ks = sorted(set(ks))
+    vals = _ember.select_kth(flat, ks)
+    if vals.dtype != cdt:
+        vals = vals.astype(cdt)
+    where = {k: i for i, k in enumerate(ks)}
+    outs = []
+    for lo_i, hi_i, tq in plan:
+        vlo, vhi = vals[where[lo_i]], vals[where[hi_i]]
+        r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64), method, em.asarray(float(lo_i)))
+        if nan_any is not None:
+            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype), r)
+        outs.append(r.astype(rdt) if r.dtype != rdt else r)
+    r = em.stack(outs, axis=0) if outs else em.empty((0,), dtype=rdt)
+    return em.reshape(r, qh.shape)
 
 
 def _hf_quantile(s, n, q, method):
@@ -285,12 +340,15 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along axis (the mean of the two middle values for even counts)."""
-    return _into(_quantile(a, 0.5, axis, "linear", keepdims, False), out)
+    # midpoint, not linear: NumPy's median is the mean of the middle values,
+    # so one infinite middle value gives inf, where the lerp's inf - inf
+    # gave NaN (median([1, inf]), median([inf]))
+    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaNs."""
-    return _into(_quantile(a, 0.5, axis, "linear", keepdims, True), out)
+    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, True), out)
 
 
 # ---- moments -------------------------------------------------------------------

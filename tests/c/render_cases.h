@@ -22,6 +22,8 @@
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
 #include "codegen/render_scan.h"
+#include "codegen/render_select.h"
+#include "codegen/render_unique.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,6 +398,45 @@ static void rc_histograms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     }
 }
 
+/* unique's write kernel and the select's histogram for every dtype (they
+ * hold the dtype's comparison and key), the other modes for float32. */
+static void rc_unique_select(const em_dialect *d, rc_fn fn, void *ctx) {
+    for (int dt = 0; dt < EM_NDTYPES; dt++) {
+        em_uq_spec u = {.mode = EM_UQ_WRITE,
+                        .dtype = (em_dtype)dt,
+                        .equal_nan = true,
+                        .first = true,
+                        .idx = true,
+                        .inv = true};
+        em_sbuf s = {0};
+        em_status st = em_render_unique(d, &u, &s);
+        char name[96];
+        snprintf(name, sizeof name, "unique_write_%s", em_dtype_get((em_dtype)dt)->name);
+        rc_emit(fn, ctx, name, st, &s);
+        if (!em_sel_dtype_ok((em_dtype)dt)) continue;
+        for (int m = EM_SEL_HIST; m <= EM_SEL_OUT; m++) {
+            if (m != EM_SEL_HIST && dt != EM_FLOAT32 && dt != EM_FLOAT16) continue;
+            em_sel_spec k = {.mode = m, .dtype = (em_dtype)dt, .nsel = 2};
+            em_sbuf s2 = {0};
+            st = em_render_select(d, &k, &s2);
+            snprintf(name, sizeof name, "select_mode%d_%s", m, em_dtype_get((em_dtype)dt)->name);
+            rc_emit(fn, ctx, name, st, &s2);
+        }
+    }
+    for (int m = EM_UQ_COUNT; m <= EM_UQ_COUNTS; m++) {
+        em_uq_spec u = {.mode = m, .dtype = EM_FLOAT32};
+        em_sbuf s = {0};
+        em_status st = em_render_unique(d, &u, &s);
+        char name[96];
+        snprintf(name, sizeof name, "unique_mode%d_float32", m);
+        rc_emit(fn, ctx, name, st, &s);
+    }
+    em_sel_spec k = {.mode = EM_SEL_HIST, .dtype = EM_FLOAT64, .nsel = EM_SEL_MAXN};
+    em_sbuf s = {0};
+    em_status st = em_render_select(d, &k, &s);
+    rc_emit(fn, ctx, "select_hist4_float64", st, &s);
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
@@ -406,6 +447,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_gemms(d, full, fn, ctx);
     rc_scatters(d, full, fn, ctx);
     rc_histograms(d, full, fn, ctx);
+    rc_unique_select(d, fn, ctx);
 }
 
 #endif

@@ -1,6 +1,6 @@
 """The device paths of em._sorting composed above the two kernels, run on
-the CPU: _on_device says yes and _ember.sort / _ember.searchsorted are
-stood in for by NumPy with the kernels' contracts (stable, descending keeps
+the CPU: _on_device says yes and _ember.sort / _ember.searchsorted /
+_ember.unique_sorted are stood in for by NumPy with the kernels' contracts (stable, descending keeps
 ties in order, int64 results).  So unique/isin/lexsort/digitize/partition
 and the dtype handling of searchsorted are checked here against NumPy, and
 the kernels themselves by tests/c/test_sort.c (emulated) and by
@@ -44,6 +44,29 @@ class _Kernels:
         r = np.searchsorted(np.asarray(a), np.asarray(v), side="right" if right else "left",
                             sorter=None if sorter is None else np.asarray(sorter))
         return em.asarray(np.asarray(r, dtype=np.int64))
+
+    @staticmethod
+    def unique_sorted(s, perm, equal_nan, index, inverse, counts):
+        """em_unique_sorted's contract: the values where the sorted s changes
+        (== in its dtype; all NaNs one value with equal_nan), perm[first],
+        the inverse scattered through perm, the counts; None where not asked."""
+        h = np.asarray(s)
+        assert h.ndim == 1 and (perm is not None or not (index or inverse))
+        n = h.shape[0]
+        new = np.ones(n, bool)
+        new[1:] = h[1:] != h[:-1]
+        if equal_nan and h.dtype.kind in "fc":
+            nan = np.isnan(h)
+            new[1:] &= ~(nan[1:] & nan[:-1])
+        first = np.flatnonzero(new).astype(np.int64)
+        p = None if perm is None else np.asarray(perm)
+        inv = None
+        if inverse:
+            inv = np.empty(n, np.int64)
+            inv[p] = np.cumsum(new) - 1
+        out = (h[first], p[first] if index else None, inv,
+               np.diff(np.append(first, n)).astype(np.int64) if counts else None)
+        return tuple(None if o is None else em.asarray(np.ascontiguousarray(o)) for o in out)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,46 @@
+/* The unique kernels: the distinct values of a sorted array in one
+ * flag-and-compact pass (codegen/run_unique.c drives them and explains the
+ * algorithm).  One template for CUDA and OpenCL.
+ *
+ * The input s is sorted, C-contiguous, n elements.  Element i starts a new
+ * value (its flag) when i == 0 or s[i] differs from s[i - 1]: == in s's
+ * dtype, so -0.0 and 0.0 are one value and, with equal_nan, so are all
+ * NaNs (they sort last, together; a complex one with a NaN part counts).
+ * The flags are never stored: each kernel computes them from s.
+ *
+ * Kernels (tiles of EM_UQ_TILE elements, 256 threads x EM_UQ_ITEMS):
+ *  EM_UQ_COUNT  the flags per tile into part[t];
+ *  EM_UQ_PREFIX one block: part[0..ntile) -> exclusive prefixes, part[ntile]
+ *               = the number of distinct values;
+ *  EM_UQ_WRITE  per tile, each flagged i with rank k: vals[k] = s[i],
+ *               first[k] = i (EM_UQ_FIRST), idx[k] = perm[i] (EM_UQ_IDX);
+ *               every i: inv[perm[i]] = its value's rank (EM_UQ_INV);
+ *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n).
+ *
+ * Argument (packed, every field 8 bytes):
+ *   char *s, *vals, *first, *perm, *idx, *inv, *cnt, *part;
+ *   long long n, nu, ntile
+ */
+#ifndef EM_RENDER_UNIQUE_H
+#define EM_RENDER_UNIQUE_H
+
+#include "codegen/dialect.h"
+#include "codegen/render.h"
+
+#define EM_UQ_ITEMS 16
+#define EM_UQ_TILE (256 * EM_UQ_ITEMS)
+
+typedef enum em_uq_mode { EM_UQ_COUNT, EM_UQ_PREFIX, EM_UQ_WRITE, EM_UQ_COUNTS } em_uq_mode;
+
+typedef struct em_uq_spec {
+    int mode;             /* em_uq_mode */
+    em_dtype dtype;       /* s's */
+    bool equal_nan;       /* all NaNs one value */
+    bool first, idx, inv; /* EM_UQ_WRITE's optional outputs */
+} em_uq_spec;
+
+/* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
+ * the C dialect. */
+EM_API em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *src);
+
+#endif

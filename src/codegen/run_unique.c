@@ -1,0 +1,102 @@
+/* unique over a backend's primitives: the distinct values of an array the
+ * device sort has sorted (em_unique_sorted, ember.h), with the first
+ * indices, the inverse and the counts, in one flag-and-compact pass.
+ *
+ * Before, Python composed it: an adjacent != (one kernel and a bool array),
+ * a concatenate, the mask's compaction (three kernels and a read-back),
+ * nonzero of the mask (three more and a second read-back), a cumsum and a
+ * scatter for the inverse.  Here the flags are never stored: the count
+ * kernel computes them from the sorted values tile by tile, one block
+ * scans the tile counts, and the write kernel computes them again, ranks
+ * them within its tile and writes every output at once; the number of
+ * distinct values is the one value read back (the outputs' length), and
+ * the counts are first[k + 1] - first[k] over the nu values.  The sorted
+ * values are read twice (count, write), which costs less than storing and
+ * re-reading a flag array and needs no look-back between blocks. */
+#include "codegen/render_unique.h"
+#include "codegen/run_unique.h"
+#include "core/core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct em__uq {
+    const em_backend *be;
+    em_uq_spec k;
+} em__uq;
+
+static em_status em__uq_render(const void *ctx, void *sb) {
+    const em__uq *u = ctx;
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(u->be, &d));
+    return em_render_unique(d, &u->k, sb);
+}
+
+/* The packed argument: 8 pointers, n, nu, ntile. */
+typedef struct em__uqargs {
+    void *p[8]; /* s, vals, first, perm, idx, inv, cnt, part */
+    int64_t n, nu, ntile;
+} em__uqargs;
+
+static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__uqargs *a,
+                               int64_t blocks) {
+    if (blocks <= 0) return EM_OK;
+    char key[64], name[48];
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
+             k.idx, k.inv);
+    static const char *const names[] = {"unique_count", "unique_prefix", "unique_write",
+                                        "unique_counts"};
+    snprintf(name, sizeof name, "%s_%s", names[k.mode], em_dtype_get(k.dtype)->name);
+    em__uq u = {be, k};
+    const em_kfn *f;
+    EM_CHECK(em_run_kernel(be, id, key, name, EM_KNAME, em__uq_render, &u, &f));
+    const em_device_props *pr;
+    EM_CHECK(be->props_ref(id, &pr));
+    int64_t cap = (int64_t)pr->multiprocessor_count * 32;
+    unsigned char blob[sizeof *a];
+    memcpy(blob, a, sizeof *a);
+    int slots[8];
+    return em_run_launch(be, id, f, (unsigned)(blocks < cap ? blocks : cap), 256, 0, blob,
+                         sizeof blob, slots, em_run_slots(slots, 0, 8));
+}
+
+em_status em_run_unique(const em_backend *be, const em_array *s, const em_array *perm,
+                        bool equal_nan, bool index, bool inverse, bool counts, em_array out[4]) {
+    const em_device dev = em_array_device(s);
+    const int id = dev.id;
+    const int64_t n = em_array_size(s), ntile = (n + EM_UQ_TILE - 1) / EM_UQ_TILE;
+    int64_t nu = 0, nt1 = ntile + 1;
+    em_array part = {0}, first = {0};
+    memset(out, 0, 4 * sizeof *out);
+    em_uq_spec k = {.dtype = s->dtype, .equal_nan = equal_nan};
+    em__uqargs a = {.p = {s->data, NULL, NULL, perm ? perm->data : NULL}, .n = n, .ntile = ntile};
+    em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
+    a.p[7] = part.data;
+    if (st == EM_OK && n) {
+        k.mode = EM_UQ_COUNT;
+        st = em__uq_launch(be, id, k, &a, ntile);
+        k.mode = EM_UQ_PREFIX;
+        if (st == EM_OK) st = em__uq_launch(be, id, k, &a, 1);
+        /* the one read-back: the outputs' length */
+        if (st == EM_OK) st = be->to_host(id, &nu, (char *)part.data + ntile * 8, 8);
+    }
+    if (st == EM_OK) st = em_array_empty(&out[0], s->dtype, 1, &nu, dev);
+    if (st == EM_OK && (index || counts)) st = em_array_empty(&first, EM_INT64, 1, &nu, dev);
+    if (st == EM_OK && index) st = em_array_empty(&out[1], EM_INT64, 1, &nu, dev);
+    if (st == EM_OK && inverse) st = em_array_empty(&out[2], EM_INT64, 1, &n, dev);
+    if (st == EM_OK && counts) st = em_array_empty(&out[3], EM_INT64, 1, &nu, dev);
+    if (st == EM_OK && n) {
+        a.p[1] = out[0].data, a.p[2] = first.data, a.p[4] = out[1].data, a.p[5] = out[2].data;
+        a.p[6] = out[3].data, a.nu = nu;
+        k.mode = EM_UQ_WRITE, k.first = index || counts, k.idx = index, k.inv = inverse;
+        st = em__uq_launch(be, id, k, &a, ntile);
+        k.first = k.idx = k.inv = false;
+        k.mode = EM_UQ_COUNTS;
+        if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (nu + 255) / 256);
+    }
+    /* part and first go back to the pool behind the queued kernels (one stream) */
+    em_array_release(&part), em_array_release(&first);
+    if (st != EM_OK)
+        for (int i = 0; i < 4; i++) em_array_release(&out[i]);
+    return st;
+}
