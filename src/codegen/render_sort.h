@@ -39,6 +39,9 @@
  *           sorted 1-D haystack (b0: len elements hst bytes apart, read
  *           through the int64 sorter b3 when p.hasvals) whose key is < its
  *           key (side left, p.mode 0) or <= (side right, p.mode 1).
+ *   SEARCH_SH the same with the haystack's keys (one word) in shared memory:
+ *           all of them, or EM_SORT_SEARCH_KEYS samples that narrow the
+ *           global search (render_sort.c).
  *
  * Input elements (b0 for the sort kernels) are addressed by their C-order
  * index over shape/st: the sort runs along the last dimension, so row r of
@@ -68,6 +71,7 @@
 #define EM_SORT_SCATTER "em_sort_scatter"
 #define EM_SORT_OUT "em_sort_out"
 #define EM_SORT_SEARCH "em_sort_search"
+#define EM_SORT_SEARCH_SH "em_sort_search_sh"
 /* The onesweep kernels (CUDA only: render_onesweep.c explains them). */
 #define EM_SORT_CLEAR "em_sort_clear"
 #define EM_SORT_UPSWEEP "em_sort_upsweep"
@@ -77,7 +81,7 @@
  * ones, many to a block being better than one, sort as segments of the
  * whole (the row in the key's high bits). */
 #define EM_SORT_ROWS_MIN 512
-#define EM_SORT_SEARCH_SH 2048       /* haystacks searched in shared memory (render_sort.c) */
+#define EM_SORT_SEARCH_KEYS 2048     /* haystack keys in shared memory (SEARCH_SH) */
 #define EM_SORT_META_WORDS (9 * 256) /* the metadata's 32-bit words before the tile status */
 
 typedef struct em_sort_spec {
@@ -87,7 +91,20 @@ typedef struct em_sort_spec {
     bool canon; /* -0.0 keyed as +0.0 (stable ties); off only where keys are decoded */
     bool seghi; /* the segment (src / len) in the key's high 32 bits */
     int nd;     /* 1 <= nd <= EM_MAXDIMS: dimensions of the addressed array */
+    /* The onesweep pass kernel's shape (CUDA; 0: the defaults below):
+     * ob threads a block, oi keys a thread (a tile of ob * oi keys), om
+     * blocks an SM for the register bound (0: none), ov whether values
+     * (int64) travel with the keys. */
+    int ob, oi, om;
+    bool ov;
 } em_sort_spec;
+
+#define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */
+#define EM_SORT_OS_ITEMS 16
+
+/* The pass kernel's static shared memory in bytes for a shape (CUDA takes
+ * at most 48 KiB without opting in). */
+EM_API int em_sort_os_smem(int ob, int oi, int keybits, bool ov);
 
 /* Bits of one key word of dt (8, 16, 32 or 64; complex128: 64 per word). */
 EM_API int em_sort_key_bits(em_dtype dt);

@@ -44,6 +44,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether a haystack too long for shared memory is searched through
+ * samples there by default (EMBER_SEARCH_SAMPLE overrides): no -- on the
+ * H100, 2^24 float32 needles into 2^24 keys take 2.09 ms so and 2.05 ms by
+ * the plain search (bench/tune_sort.py, 2026-11-26): the upper levels the
+ * samples replace are cache hits already, and the shared memory costs
+ * cache. */
+#define EM__SEARCH_SAMPLE 0
+
 typedef struct em__sortctx {
     const em_backend *be;
     const em_sort_spec *c;
@@ -98,7 +106,10 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
      * the numbers, shape[nd] and st[nd]. */
     static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5, 6};
     const size_t size = 8 * (size_t)(EM_SORT_NBUF + 8 + 2 * s->c.nd);
-    return em_run_launch(s->be, s->id, f, (unsigned)grid, EM_SORT_B, 0, &s->a, size, slots,
+    /* The pass kernel's block is its spec's (em__os_shape); the others' EM_SORT_B. */
+    const unsigned block =
+        !strcmp(fname, EM_SORT_ONESWEEP) && s->c.ob ? (unsigned)s->c.ob : EM_SORT_B;
+    return em_run_launch(s->be, s->id, f, (unsigned)grid, block, 0, &s->a, size, slots,
                          EM_SORT_NBUF);
 }
 
@@ -173,6 +184,28 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
     if (s->d->id != EM_DIALECT_CUDA || n >= ((int64_t)1 << 30)) return false;
     const char *e = getenv("EMBER_SORT_ONESWEEP");
     return !(e && e[0] == '0');
+}
+
+/* The pass kernel's shape (render_onesweep.c): keys alone in 32 bits (a
+ * sort of a dtype of at most 4 bytes, one row) take tiles of 384 x 22 keys
+ * -- fewer tiles, look-back steps and per-tile barriers; CUB's sm_90
+ * tuning is 384 x 23 -- the largest that fits 48 KiB of static shared
+ * memory.  bench/tune_sort.py on the H100 (2026-11-26), sort of 2^24
+ * float32 / int32 in ms: 256 x 16 0.789 / 0.742, 384 x 16 0.783 / 0.753,
+ * 384 x 20 0.723 / 0.727, 384 x 22 0.705 / 0.700, 512 x 14 (one block an
+ * SM) 0.930 / 0.925.  8-byte keys and values keep 256 x 16 (the shared
+ * memory again).  EMBER_SORT_OS="threads,items,blocks" overrides it where
+ * the shape is valid and fits (for tuning). */
+static void em__os_shape(em_sort_spec *c, bool vals) {
+    int b = EM_SORT_OS_B, it = EM_SORT_OS_ITEMS, mb = c->keybits == 32 ? 3 : 0;
+    if (!vals && c->keybits == 32) b = 384, it = 22, mb = 2;
+    const char *e = getenv("EMBER_SORT_OS");
+    int x, y, z;
+    if (e && sscanf(e, "%d,%d,%d", &x, &y, &z) == 3 && x % 32 == 0 && x >= 256 && x <= 1024 &&
+        y >= 1 && y <= 32 && z >= 0 && z <= 8 &&
+        em_sort_os_smem(x, y, c->keybits, vals) <= 48 * 1024)
+        b = x, it = y, mb = z;
+    c->ob = b, c->oi = it, c->om = mb, c->ov = vals;
 }
 
 /* One word by the onesweep kernels: every byte's histogram in one read
@@ -287,7 +320,10 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     const bool canon = vals || a->dtype == EM_COMPLEX64;
     s.c =
         (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon, seghi, em__nd(a)};
-    const int64_t nb = (n + EM_SORT_TILE - 1) / EM_SORT_TILE;
+    const bool one = em__use_onesweep(&s, n);
+    if (one) em__os_shape(&s.c, vals);
+    const int64_t tile = one ? (int64_t)s.c.ob * s.c.oi : EM_SORT_TILE;
+    const int64_t nb = (n + tile - 1) / tile;
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
     em__addr(&s, a);
     em__scratch m = {.kbytes = (size_t)n * (size_t)(s.c.keybits / 8),
@@ -299,7 +335,6 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
         st = be->alloc(s.id, m.kbytes, &m.keys[k]);
         if (st == EM_OK && vals) st = be->alloc(s.id, m.vbytes, &m.vals[k]);
     }
-    const bool one = em__use_onesweep(&s, n);
     if (one) m.mbytes = (size_t)(EM_SORT_META_WORDS + (int64_t)(s.c.keybits / 8) * nb * 256) * 4;
     if (st == EM_OK && one) st = be->alloc(s.id, m.mbytes, &m.meta);
     if (st == EM_OK && !one) st = be->alloc(s.id, m.cbytes, &m.counts);
@@ -349,13 +384,18 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
     em__addr(&s, v);
     /* An empty haystack: every answer is 0, no element is read. */
     em__bufs(&s, hay->data, v->data, NULL, sorter ? sorter->data : NULL, NULL, out->data, NULL);
-    /* A haystack searched in shared memory (render_sort.c's EM_SH) is made
-     * once per block: as many blocks as keep the device busy, no more. */
+    /* SEARCH_SH (render_sort.c) makes its shared haystack keys once per
+     * block: as many blocks as keep the device busy, no more.  It takes
+     * every haystack of one key word that fits there whole, and a longer
+     * one by samples when EMBER_SEARCH_SAMPLE=1 (EM__SEARCH_SAMPLE). */
     int64_t grid = (n + EM_SORT_B - 1) / EM_SORT_B;
     const em_device_props *pr;
     EM_CHECK(be->props_ref(s.id, &pr));
     const int64_t sms = pr->multiprocessor_count > 0 ? pr->multiprocessor_count : 1;
     const int64_t busy = sms * 16;
-    if (hay->shape[0] <= EM_SORT_SEARCH_SH && v->dtype != EM_COMPLEX128 && grid > busy) grid = busy;
-    return em__go(&s, EM_SORT_SEARCH, grid);
+    const char *e = getenv("EMBER_SEARCH_SAMPLE");
+    const bool sample = e ? e[0] == '1' : EM__SEARCH_SAMPLE;
+    const bool sh = v->dtype != EM_COMPLEX128 && (hay->shape[0] <= EM_SORT_SEARCH_KEYS || sample);
+    if (sh && grid > busy) grid = busy;
+    return em__go(&s, sh ? EM_SORT_SEARCH_SH : EM_SORT_SEARCH, grid);
 }

@@ -4,7 +4,7 @@
  *     where it loads and with the OpenCL platform where one loads (PoCL);
  *   - the CUDA text runs on the host: the driver em_run_sort drives a fake
  *     backend whose module_build builds the rendered source as C++ (CUDA's
- *     block model on one OS thread: 256 coroutines per block, blocks one
+ *     block model on one OS thread: a coroutine per thread, blocks one
  *     after another, __shared__ as statics, __syncthreads() a yield; a
  *     grid of at most 3 blocks, so every kernel's block loop turns) and
  *     whose memory is host memory.  Results are compared with a stable
@@ -64,6 +64,13 @@ static void test_render(void) {
     CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
     bad.nd = 1;
     CHECK(em_render_sort(&em_dialect_c, &bad, &s) == EM_EUNSUPPORTED);
+    /* a pass kernel over 48 KiB of shared memory, or a block not of warps */
+    bad = (em_sort_spec){EM_INT32, 32, false, true, false, 1};
+    bad.ob = 384, bad.oi = 32;
+    CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
+    bad.ob = 300, bad.oi = 4;
+    CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
+    CHECK(em_sort_os_smem(256, 16, 32, true) <= 48 * 1024);
     em_sbuf_free(&s);
 }
 
@@ -85,6 +92,25 @@ static void test_nvrtc(void) {
         if (st != EM_OK)
             fprintf(stderr, "CUDA sort of %s does not compile: %.2000s\n",
                     em_dtype_get(c[i].dtype)->name, em_last_error());
+        CHECK(st == EM_OK && len > 0);
+        free(cubin);
+        em_sbuf_free(&s);
+    }
+    /* The pass kernel's shapes run_sort.c picks (and a tuning one) compile. */
+    static const int shp[][5] = {{EM_FLOAT32, 32, 384, 22, 2},
+                                 {EM_INT32, 32, 512, 14, 1},
+                                 {EM_FLOAT64, 64, 256, 18, 0},
+                                 {EM_UINT8, 32, 288, 3, 0}};
+    for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
+        em_sort_spec c1 = {(em_dtype)shp[i][0], shp[i][1], i & 1, false, false, 1};
+        c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = i == 3;
+        em_sbuf s = {0};
+        CHECK(em_render_sort(&em_dialect_cuda, &c1, &s) == EM_OK);
+        void *cubin = NULL;
+        size_t len = 0;
+        em_status st = em_cuda_compile(s.s, 90, "sort", &cubin, &len);
+        if (st != EM_OK)
+            fprintf(stderr, "shape %zu does not compile: %.2000s\n", i, em_last_error());
         CHECK(st == EM_OK && len > 0);
         free(cubin);
         em_sbuf_free(&s);
@@ -128,14 +154,14 @@ static const char emul_pre[] =
     "#define __launch_bounds__(n)\n#define __shared__ static\n"
     "struct em_dim3 { unsigned x, y, z; };\n"
     "static em_dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
-    "static ucontext_t em_main, em_co[256];\n"
+    "static ucontext_t em_main, em_co[1024];\n"
     "static int em_t;\n"
     "#define __syncthreads() swapcontext(&em_co[em_t], &em_main)\n"
     /* Warp operations as rounds too: every lane of the block reaches the
      * same ones in the same order (the kernels are written so), so a
      * round holds one warp operation of every lane.  Atomics are plain:
      * one OS thread. */
-    "static unsigned em_wv[256];\n"
+    "static unsigned em_wv[1024];\n"
     "static void em_round() { swapcontext(&em_co[em_t], &em_main); }\n"
     "static unsigned __match_any_sync(unsigned, unsigned v) {\n"
     "    const int me = em_t;\n"
@@ -155,6 +181,14 @@ static const char emul_pre[] =
     "    em_round();\n"
     "    return r;\n"
     "}\n"
+    "static unsigned __shfl_up_sync(unsigned, unsigned v, unsigned d) {\n"
+    "    const int me = em_t;\n"
+    "    em_wv[me] = v;\n"
+    "    em_round();\n"
+    "    const unsigned r = (unsigned)(me & 31) >= d ? em_wv[me - (int)d] : v;\n"
+    "    em_round();\n"
+    "    return r;\n"
+    "}\n"
     "static unsigned __shfl_sync(unsigned, unsigned v, int src) {\n"
     "    const int me = em_t;\n"
     "    em_wv[me] = v;\n"
@@ -169,7 +203,7 @@ static const char emul_pre[] =
     "    em_wv[me] = pred != 0;\n"
     "    em_round();\n"
     "    int r = 0;\n"
-    "    for (int l = 0; l < 256; l++) r |= (int)em_wv[l]; // EM_B == 256 threads\n"
+    "    for (unsigned l = 0; l < blockDim.x; l++) r |= (int)em_wv[l];\n"
     "    em_round();\n"
     "    return r;\n"
     "}\n"
@@ -185,18 +219,19 @@ static const char emul_pre[] =
 
 static const char emul_post[] =
     "\ntypedef void (*em_kf)(const em_args);\n"
-    "static em_kf em_cur; static em_args em_arg; static bool em_done[EM_B];\n"
+    "static em_kf em_cur; static em_args em_arg; static bool em_done[1024];\n"
     "static void em_entry() { em_cur(em_arg); em_done[em_t] = true; }\n"
-    "extern \"C\" int em_emul_launch(void *k, unsigned grid, const void *arg) {\n"
+    "extern \"C\" int em_emul_launch(void *k, unsigned grid, unsigned block, const void *arg) {\n"
     "    enum { STACK = 64 * 1024 };\n"
     "    static char *stacks;\n"
-    "    if (!stacks && !(stacks = (char *)malloc((size_t)STACK * EM_B))) return 1;\n"
-    "    blockDim.x = EM_B, blockDim.y = blockDim.z = 1, gridDim.x = grid;\n"
+    "    if (!stacks && !(stacks = (char *)malloc((size_t)STACK * 1024))) return 1;\n"
+    "    const int nt = (int)block;\n"
+    "    blockDim.x = block, blockDim.y = blockDim.z = 1, gridDim.x = grid;\n"
     "    em_cur = (em_kf)k;\n"
     "    memcpy(&em_arg, arg, sizeof em_arg);\n"
     "    for (unsigned b = 0; b < grid; b++) {\n"
     "        blockIdx.x = b;\n"
-    "        for (int t = 0; t < EM_B; t++) {\n"
+    "        for (int t = 0; t < nt; t++) {\n"
     "            getcontext(&em_co[t]);\n"
     "            em_co[t].uc_stack.ss_sp = stacks + (size_t)t * STACK;\n"
     "            em_co[t].uc_stack.ss_size = STACK;\n"
@@ -206,7 +241,7 @@ static const char emul_post[] =
     "        }\n"
     "        for (bool any = true; any;) { // one round: every thread to its next barrier\n"
     "            any = false;\n"
-    "            for (int t = 0; t < EM_B; t++) {\n"
+    "            for (int t = 0; t < nt; t++) {\n"
     "                if (em_done[t]) continue;\n"
     "                em_t = t, threadIdx.x = (unsigned)t;\n"
     "                swapcontext(&em_main, &em_co[t]);\n"
@@ -217,7 +252,7 @@ static const char emul_post[] =
     "    return 0;\n"
     "}\n";
 
-typedef int (*emul_launch_fn)(void *, unsigned, const void *);
+typedef int (*emul_launch_fn)(void *, unsigned, unsigned, const void *);
 typedef struct emul_kernel {
     void *fn;
     emul_launch_fn launch;
@@ -314,11 +349,12 @@ static em_status f_launch(int id, void *fn, const char *name, const unsigned gri
                           const unsigned block[3], unsigned shmem, void *stream, void *args) {
     (void)id, (void)name, (void)shmem, (void)stream;
     const emul_kernel *e = fn;
-    if (block[0] != EM_SORT_B || grid[0] < 1 || grid[0] > 3)
+    if (block[0] < 32 || block[0] > 1024 || block[0] % 32 || grid[0] < 1 || grid[0] > 3)
         return em_error(EM_ELAUNCH, "bad launch");
     launches++;
-    return e->launch(e->fn, grid[0], ((void **)args)[0]) ? em_error(EM_ELAUNCH, "no threads")
-                                                         : EM_OK;
+    return e->launch(e->fn, grid[0], block[0], ((void **)args)[0])
+               ? em_error(EM_ELAUNCH, "no threads")
+               : EM_OK;
 }
 
 static const em_backend fake = {.name = "emulated",
@@ -535,6 +571,25 @@ static void test_emulated(void) {
                        cases[i].gap, cases[i].flip));
     }
     unsetenv("EMBER_SORT_ONESWEEP");
+    /* Other pass-kernel shapes (EMBER_SORT_OS: threads, keys a thread,
+     * blocks an SM): small tiles, so that a block takes several and the
+     * look-back crosses many; blocks of 384 and 288 threads (digit threads
+     * a part of the block, warps not a power of two). */
+    static const struct {
+        const char *os;
+        em_dtype dt;
+        int len, desc, arg;
+    } shapes[] = {
+        {"256,2,0", EM_FLOAT32, 5000, 0, 0},
+        {"384,3,2", EM_INT32, 6001, 1, 0},
+        {"288,3,0", EM_FLOAT32, 4000, 0, 1},
+        {"384,2,2", EM_FLOAT64, 3001, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        setenv("EMBER_SORT_OS", shapes[i].os, 1);
+        CHECK(run_case(shapes[i].dt, 1, shapes[i].len, shapes[i].desc, shapes[i].arg, 1, 0));
+    }
+    unsetenv("EMBER_SORT_OS");
     printf("%d emulated launches\n", launches);
 }
 
@@ -574,6 +629,34 @@ static void test_emulated_search(void) {
         CHECK(em_run_searchsorted(&fake, &h, NULL, &va, false, &o) == EM_OK);
         for (int i = 0; i < 7; i++) CHECK_AT(i, ((int64_t *)o.data)[i], want_l[i]);
         em_array_release(&h), em_array_release(&va), em_array_release(&o), em_array_release(&so);
+    }
+    /* A haystack longer than the shared keys (2048), searched whole and
+     * through samples (EMBER_SEARCH_SAMPLE=1): runs of equal keys across
+     * the samples' places, needles before, between and after, both sides,
+     * against a count made here. */
+    {
+        enum { NH = 5003, NV = 700 };
+        em_device cpu = {EM_CPU, 0};
+        int64_t nh = NH, nv = NV;
+        em_array h = {0}, va = {0}, o = {0};
+        CHECK(em_array_empty(&h, EM_INT32, 1, &nh, cpu) == EM_OK);
+        CHECK(em_array_empty(&va, EM_INT32, 1, &nv, cpu) == EM_OK);
+        CHECK(em_array_empty(&o, EM_INT64, 1, &nv, cpu) == EM_OK);
+        int32_t *hv = (int32_t *)h.data, *vv = (int32_t *)va.data;
+        for (int i = 0; i < NH; i++) hv[i] = i / 7 - 300; /* sorted, runs of 7 */
+        for (int i = 0; i < NV; i++) vv[i] = (int32_t)((i * 7919) % 1100) - 350;
+        for (int mode = 0; mode < 4; mode++) {
+            const int right = mode & 1;
+            setenv("EMBER_SEARCH_SAMPLE", mode >= 2 ? "1" : "0", 1);
+            CHECK(em_run_searchsorted(&fake, &h, NULL, &va, right, &o) == EM_OK);
+            for (int i = 0; i < NV; i++) {
+                int64_t want = 0;
+                for (int j = 0; j < NH; j++) want += right ? hv[j] <= vv[i] : hv[j] < vv[i];
+                CHECK_AT(i, ((int64_t *)o.data)[i], want);
+            }
+        }
+        unsetenv("EMBER_SEARCH_SAMPLE");
+        em_array_release(&h), em_array_release(&va), em_array_release(&o);
     }
 }
 
