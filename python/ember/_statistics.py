@@ -107,7 +107,7 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     flat = _to_last(a, axes)  # (..., n)
     n = flat.shape[-1]
     if n == 0:
-        r = em.full(qh.shape + flat.shape[:-1], _np.nan, dtype=rdt)
+        r = em.full(qh.shape + flat.shape[:-1], _np.nan, dtype=rdt, device=flat.device)
         _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
     if flat.ndim == 1 and _select_ok(flat, method):
@@ -136,14 +136,16 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
         if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
             r = _hf_quantile(s, n if cnt is None else cnt, qv, method)
             if cnt is not None:
-                r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype), r)
+                r = em.where(cnt[..., 0] == 0,
+                             em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         elif cnt is None:
             pos_f = qv * (n - 1)
             lo_i = int(_np.floor(pos_f))
             hi_i = min(lo_i + 1, n - 1)
             t = pos_f - lo_i
             vlo, vhi = s[..., lo_i], s[..., hi_i]
-            r = _pick(vlo, vhi, em.asarray(t, dtype=qdt), method, em.asarray(float(lo_i)))
+            r = _pick(vlo, vhi, em.asarray(t, dtype=qdt, device=s.device), method,
+                      em.asarray(float(lo_i), device=s.device))
         else:
             last = em.maximum(cnt - 1, 0)
             pos = last.astype(qdt) * qv
@@ -154,11 +156,12 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
             vlo = em.take_along_axis(s, lo_i, axis=-1)[..., 0]
             vhi = em.take_along_axis(s, hi_i, axis=-1)[..., 0]
             r = _pick(vlo, vhi, t[..., 0], method, lo[..., 0])
-            r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype), r)
+            r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         if nan_any is not None:
-            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype), r)
+            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         outs.append(r.astype(rdt) if r.dtype != rdt else r)
-    r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt)
+    r = em.stack(outs, axis=0) if outs else em.empty((0,) + flat.shape[:-1], dtype=rdt,
+                                                      device=flat.device)
     r = em.reshape(r, qh.shape + flat.shape[:-1])
     return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
 
@@ -188,7 +191,7 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
     elif isf:
         nan_any = em.any(em.isnan(flat))
     if n == 0:  # an all-NaN slice
-        r = em.full(qh.shape, _np.nan, dtype=rdt)
+        r = em.full(qh.shape, _np.nan, dtype=rdt, device=flat.device)
         return r
     plan, ks = [], []
     for qv in qh.reshape(-1).tolist():
@@ -205,11 +208,12 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
     outs = []
     for lo_i, hi_i, tq in plan:
         vlo, vhi = vals[where[lo_i]], vals[where[hi_i]]
-        r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64), method, em.asarray(float(lo_i)))
+        r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64, device=flat.device), method,
+                  em.asarray(float(lo_i), device=flat.device))
         if nan_any is not None:
-            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype), r)
+            r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         outs.append(r.astype(rdt) if r.dtype != rdt else r)
-    r = em.stack(outs, axis=0) if outs else em.empty((0,), dtype=rdt)
+    r = em.stack(outs, axis=0) if outs else em.empty((0,), dtype=rdt, device=flat.device)
     return em.reshape(r, qh.shape)
 
 
@@ -242,7 +246,7 @@ def _hf_quantile(s, n, q, method):
     ilo = m.where(above, top, m.where(below, 0.0, lo))
     ihi = m.where(above, top, m.where(below, 0.0, lo + 1))
     vlo, vhi = _take_last(s, ilo, dev), _take_last(s, ihi, dev)
-    t = em.asarray(g[..., 0] if dev else g, dtype=_np.float64)
+    t = em.asarray(g[..., 0] if dev else g, dtype=_np.float64, device=vlo.device)
     return _lerp(vlo, vhi, t.astype(vlo.dtype) if vlo.dtype.kind == "f" else t)
 
 
@@ -360,7 +364,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         avg = em.mean(a, axis=axis, keepdims=keepdims)
         if returned:
             scl = em.full(avg.shape, a.size // max(avg.size, 1) if a.size else 0,
-                          dtype=avg.dtype)
+                          dtype=avg.dtype, device=avg.device)
             return avg, scl
         return avg
     w = _arr(weights)
@@ -405,12 +409,12 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if where is not None:
         ok = ok & where
     cnt = em.sum(ok, axis=axis, keepdims=True)
-    x = em.where(ok, a, em.asarray(0, dtype=a.dtype))
+    x = em.where(ok, a, em.asarray(0, dtype=a.dtype, device=a.device))
     if dtype is not None:
         x = x.astype(dtype)
     avg = em.sum(x, axis=axis, keepdims=True) / cnt.astype(x.real.dtype if x.dtype.kind == "c"
                                                            else x.dtype)
-    d = em.where(ok, x - avg, em.asarray(0, dtype=x.dtype))
+    d = em.where(ok, x - avg, em.asarray(0, dtype=x.dtype, device=x.device))
     sq = (d.real * d.real + d.imag * d.imag) if d.dtype.kind == "c" else d * d
     denom = (cnt - ddof).astype(sq.dtype)
     with _np.errstate(all="ignore"):
@@ -419,7 +423,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
                                                                                           a.ndim)))
     bad = denom <= 0
     v = em.where(bad if keepdims else em.squeeze(bad, axis=_axes_of(axis, a.ndim)),
-                 em.asarray(_np.nan, dtype=v.dtype), v)
+                 em.asarray(_np.nan, dtype=v.dtype, device=v.device), v)
     return _into(v, out)
 
 
@@ -440,7 +444,7 @@ def _nanarg(a, axis, out, keepdims, fill, fn, name):
         isn = em.isnan(a)
         if bool(em.any(em.all(isn, axis=axis))) if a.size else False:
             raise ValueError("All-NaN slice encountered")
-        a = em.where(isn, em.asarray(fill, dtype=a.dtype), a)
+        a = em.where(isn, em.asarray(fill, dtype=a.dtype, device=a.device), a)
     r = fn(a, axis=axis, keepdims=keepdims)
     return _into(r, out)
 
@@ -459,7 +463,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     """cumsum with NaNs counted as zero."""
     a = _arr(a)
     if a.dtype.kind in "fc":
-        a = em.where(em.isnan(a), em.asarray(0, dtype=a.dtype), a)
+        a = em.where(em.isnan(a), em.asarray(0, dtype=a.dtype, device=a.device), a)
     return em.cumsum(a, axis=axis, dtype=dtype, out=out)
 
 
@@ -467,7 +471,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     """cumprod with NaNs counted as one."""
     a = _arr(a)
     if a.dtype.kind in "fc":
-        a = em.where(em.isnan(a), em.asarray(1, dtype=a.dtype), a)
+        a = em.where(em.isnan(a), em.asarray(1, dtype=a.dtype, device=a.device), a)
     return em.cumprod(a, axis=axis, dtype=dtype, out=out)
 
 
@@ -546,7 +550,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     c = em.matmul(X, em.conj(XT) if X.dtype.kind == "c" else XT)
     with _np.errstate(all="ignore"):
         inv = _np.true_divide(1, fact)  # NumPy multiplies by the reciprocal
-        c = c * em.asarray(inv, dtype=c.real.dtype if c.dtype.kind == "c" else c.dtype)
+        c = c * em.asarray(inv, dtype=c.real.dtype if c.dtype.kind == "c" else c.dtype,
+                           device=c.device)
     return em.squeeze(c) if c.shape == (1, 1) else c
 
 

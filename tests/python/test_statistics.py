@@ -202,3 +202,39 @@ def test_cov_weights(device, rng):
         em.cov(to_em(a), aweights=to_em(-aw))
     with pytest.raises(RuntimeError, match="incompatible numbers of samples and fweights"):
         em.cov(to_em(a), fweights=to_em(fw[:3]))
+
+
+def _other_device():
+    for d in em.devices():
+        if str(d) != "cpu":
+            return d
+    return None
+
+
+@pytest.mark.parametrize("name", ["median", "percentile", "percentile_axis", "nanmedian",
+                                  "quantile_hf", "nanvar", "nancumsum", "cov", "average"])
+def test_cpu_arrays_stay_on_the_cpu_under_another_default_device(name):
+    """The statistics' internal constants follow the input's device, not the default one
+    (a CPU array under a GPU default raised 'arrays are on different devices' in median)."""
+    dev = _other_device()
+    if dev is None:
+        pytest.skip("needs a second device (CUDA or OpenCL) to be the default")
+    rng = np.random.default_rng(5)
+    x = rng.random((6, 7))
+    x[1, 2] = np.nan
+    calls = {
+        "median": lambda m, v: m.median(v, axis=1),
+        "percentile": lambda m, v: m.percentile(v, 30),
+        "percentile_axis": lambda m, v: m.percentile(v, [10, 90], axis=0),
+        "nanmedian": lambda m, v: m.nanmedian(v, axis=1),
+        "quantile_hf": lambda m, v: m.quantile(v, 0.3, axis=1, method="weibull"),
+        "nanvar": lambda m, v: m.nanvar(v, axis=0),
+        "nancumsum": lambda m, v: m.nancumsum(v, axis=1),
+        "cov": lambda m, v: m.cov(v),
+        "average": lambda m, v: m.average(v, axis=0, returned=True)[1],
+    }
+    a = em.asarray(x, device="cpu")
+    with em.Device(str(dev)):
+        got = calls[name](em, a)
+    assert str(got.device) == "cpu"
+    assert_same(got, calls[name](np, x))
