@@ -218,12 +218,27 @@ EM__CPLXS(EM__CPX)
         return neg ? em_mk_##S(-r.re, -r.im) : r;                                                  \
     }                                                                                              \
     EM_FN T em_arccosh_##S(T a) {                                                                  \
+        /* C99 G.6.2.1: an infinite part gives +inf + i(0, pi/4, pi/2, 3pi/4 or pi), the sign  \
+         * of a.im's (the product below made inf * 0 and inf - inf NaN) */                     \
+        if (isinf(a.re) || isinf(a.im)) {                                                          \
+            const R q = (R)0.785398163397448309615660845819875721;                                 \
+            R im = isnan(a.re) || isnan(a.im) ? a.re + a.im                                        \
+                   : isinf(a.im)              ? (isinf(a.re) ? (a.re > 0 ? q : 3 * q) : 2 * q)     \
+                                              : (a.re > 0 ? 0 : 4 * q);                            \
+            R inf = isinf(a.re) ? fabs##M(a.re) : fabs##M(a.im);                                 \
+            return em_mk_##S(inf, isnan(im) ? im : copysign##M(im, a.im));                         \
+        }                                                                                          \
         T one = em_mk_##S(1, 0);                                                                   \
         T p = em_sqrt_##S(em_add_##S(a, one)), q = em_sqrt_##S(em_subtract_##S(a, one));           \
         T s = em_multiply_##S(p, q);                                                               \
         return em_log_##S(em_add_##S(a, s));                                                       \
     }                                                                                              \
     EM_FN T em_arctanh_##S(T a) {                                                                  \
+        /* C99 G.6.2.3: an infinite part gives +-0 + i pi/2 (log's inf - inf made the real NaN) */ \
+        if (isinf(a.re) || isinf(a.im))                                                            \
+            return em_mk_##S(copysign##M((R)0, a.re),                                              \
+                             isnan(a.im) ? a.im                                                    \
+                                         : copysign##M((R)1.57079632679489661923132169163975, a.im)); \
         T p = em_log_##S(em_mk_##S(a.re + 1, a.im)), q = em_log_##S(em_mk_##S(1 - a.re, -a.im));  \
         T l = em_subtract_##S(p, q);                                                               \
         return em_mk_##S(l.re / 2, l.im / 2);                                                      \
