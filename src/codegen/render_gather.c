@@ -170,7 +170,7 @@ em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf
     if (!d->kernel || !d->bounds || !d->atomic_max_i32 || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the gather kernels are not rendered for %s", d->name);
     bool cxx = d->id == EM_DIALECT_CUDA;
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}; /* the template, expanded into out */
     em_tfield f[13];
     int nf = em__gfields(k, f);
     em_sbuf_printf(out, "%s\n", d->prelude);
@@ -189,12 +189,6 @@ em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf
         em_tmpl_args_types(d, f, nf, &t);
     em_sbuf_printf(&t, "%s", em__pos);
     em__body(k, &t);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "",
-                          "bool",   d->bool_storage,          NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    const char *const extra[] = {"bool", d->bool_storage, NULL};
+    return em_tmpl_finish(d, f, nf, &t, extra, out);
 }

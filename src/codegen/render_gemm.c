@@ -78,7 +78,7 @@ em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
         {'i', "sa1", 0, 0, NULL},     {'i', "sb0", 0, 0, NULL},    {'i', "sb1", 0, 0, NULL},
         {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},   {'i', "bsb", nb, 0, NULL}};
     int nf = (int)(sizeof f / sizeof *f);
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}; /* the template, expanded into out */
     em_sbuf_printf(out, "%s\n", d->prelude);
     if (d->args_struct)
         em_sbuf_printf(&t,
@@ -108,11 +108,5 @@ em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
     em_sbuf_printf(&t, "#define EM_BJ %s\n#define EM_BK %s\n", b_nfast ? "(l % EM_GT)" : "(l / 16)",
                    b_nfast ? "(l / EM_GT)" : "(l % 16)");
     em_sbuf_printf(&t, "%s", em__gemm_body);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

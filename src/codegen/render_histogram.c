@@ -133,7 +133,7 @@ em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_s
                        {'i', "n", 0, 0, NULL},   {'i', "nbin", 0, 0, NULL},
                        {'i', "nb", M, 0, NULL},  {'i', "eoff", M, 0, NULL},
                        {'d', "lo", M, 0, NULL},  {'d', "scale", M, 0, NULL}};
-    em_sbuf t = {0}, params = {0}, pro = {0};
+    em_sbuf t = {0};
     em_sbuf_printf(out, "%s\n", d->prelude);
     if (d->id == EM_DIALECT_OPENCL)
         em_sbuf_printf(&t, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
@@ -213,11 +213,5 @@ em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_s
                        k->reps, (long long)(k->cap * nc));
     }
     em_sbuf_printf(&t, "}\n");
-    em_tmpl_params(d, f, 10, &params);
-    em_tmpl_prologue(d, f, 10, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, 10, &t, NULL, out);
 }

@@ -16,7 +16,7 @@ em_status em_render_index(const em_dialect *d, bool put, em_dtype a, em_dtype v,
         {'i', "size", 0, 0, NULL},    {'i', "ashape", na, 0, NULL}, {'i', "ast", na, 0, NULL},
         {'i', "ishape", ni, 0, NULL}, {'i', "ist", ni, 0, NULL},    {'i', "vst", ni, 0, NULL}};
     int nf = (int)(sizeof f / sizeof *f);
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}; /* the template, expanded into out */
     em_sbuf_printf(out, "%s\n", d->prelude);
     if (d->args_struct)
         em_sbuf_printf(&t,
@@ -53,11 +53,5 @@ em_status em_render_index(const em_dialect *d, bool put, em_dtype a, em_dtype v,
             &t, "        ((${global}%s *)p.out)[j] = *(${global}const %s *)(p.a + ao);\n", T, T);
     }
     em_sbuf_printf(&t, "    }\n}\n");
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

@@ -153,7 +153,7 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
                                   {'u', "key", 0, 0, NULL}, {'u', "counter", 0, 0, NULL},
                                   {'u', "s0", 0, 0, NULL},  {'u', "s1", 0, 0, NULL}};
     const int nf = (int)(sizeof f / sizeof *f);
-    em_sbuf t = {0}, params = {0}, pro = {0};
+    em_sbuf t = {0};
     em_sbuf_printf(&t, "%s\n#define EM_T %s\n#define EM_DRAW (%s)\n", d->prelude,
                    em_tmpl_stype(d, dt), value);
     em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define em_mulhi32(a, b) %s(a, b)\n", d->device_fn,
@@ -166,13 +166,7 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
     else
         em_tmpl_args_types(d, f, nf, &t);
     em_sbuf_printf(&t, "%s", em__dist_kernel);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }
 
 em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *out) {
@@ -218,7 +212,7 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
                                   {'u', "low", 0, 0, NULL}, {'u', "range", 0, 0, NULL},
                                   {'d', "pa", 0, 0, NULL},  {'d', "pb", 0, 0, NULL}};
     const int nf = (int)(sizeof f / sizeof *f);
-    em_sbuf t = {0}, params = {0}, pro = {0};                  /* the template, expanded into out */
+    em_sbuf t = {0};                                           /* the template, expanded into out */
     em_dtype odt = post == EM_RPOST_GEOMETRIC ? EM_INT64 : dt; /* what is stored */
     em_sbuf_printf(&t, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
                    d->prelude, per, em_tmpl_stype(d, odt), value);
@@ -244,11 +238,5 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
         em_sbuf_printf(
             &t, "#define EM_FILL(w, v) for (int j = 0; j < EM_PER; j++) (v)[j] = EM_VALUE\n");
     em_sbuf_printf(&t, "%s", em__rand_kernel);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

@@ -996,12 +996,5 @@ em_status em_render_reduce(const em_dialect *d, const em_rplan *p, em_sbuf *out)
                        p->warp && !d->has_shuffle ? em__reduce_seg_kernel : em__reduce_kernels);
         if (!p->warp) em_sbuf_printf(s, "%s", em__reduce_kernel2);
     }
-    em_sbuf params = {0}, pro = {0};
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    if (!t.oom && !params.oom && !pro.oom) em_tmpl_expand(d, t.s, vars, out);
-    bool oom = t.oom || params.oom || pro.oom || out->oom;
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

@@ -264,7 +264,7 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     if (c->tiles && c->out == EM_FLOAT16)
         return em_error(EM_EUNSUPPORTED,
                         "float16 scans round every partial sum (NumPy's order): no tile kernels");
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into src */
+    em_sbuf t = {0}; /* the template, expanded into src */
     em_sbuf_printf(src, "%s\n// %s of %s -> %s, %s\n", d->prelude,
                    c->op == EM_RED_CUMPROD ? "cumprod" : "cumsum", em_dtype_get(c->in)->name,
                    em_dtype_get(c->out)->name, c->tiles ? "tiles" : "one thread per line");
@@ -276,14 +276,7 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     em_sbuf_printf(&t, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params",   params.s ? params.s : "",
-                          "prologue", pro.s ? pro.s : "",
-                          "zero",     d->id == EM_DIALECT_CUDA ? "em_scan_acc()" : "em_scan_zero()",
-                          NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, src);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    const char *const extra[] = {
+        "zero", d->id == EM_DIALECT_CUDA ? "em_scan_acc()" : "em_scan_zero()", NULL};
+    return em_tmpl_finish(d, f, nf, &t, extra, src);
 }

@@ -86,7 +86,7 @@ em_status em_render_scatter(const em_dialect *d, em_scatter_op op, em_dtype dt, 
                       {'p', "v", 0, 0, NULL},
                       {'i', "n", 0, 0, NULL},
                       {'i', "size", 0, 0, NULL}};
-    em_sbuf t = {0}, params = {0}, pro = {0};
+    em_sbuf t = {0};
     em_sbuf_printf(out, "%s\n", d->prelude);
     if (wide && d->id == EM_DIALECT_OPENCL)
         em_sbuf_printf(&t, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
@@ -128,11 +128,5 @@ em_status em_render_scatter(const em_dialect *d, em_scatter_op op, em_dtype dt, 
                    "        if (j < 0 || j >= p.size) continue;\n"
                    "        em_accum((${global}EM_T *)p.out + j, "
                    "((${global}const EM_T *)p.v)[i]);\n    }\n}\n");
-    em_tmpl_params(d, f, 5, &params);
-    em_tmpl_prologue(d, f, 5, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, 5, &t, NULL, out);
 }

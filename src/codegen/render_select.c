@@ -110,7 +110,7 @@ em_status em_render_select(const em_dialect *d, const em_sel_spec *k, em_sbuf *o
         return em_error(EM_EUNSUPPORTED, "no radix select of %d %s selections", k->nsel,
                         em_dtype_get(k->dtype)->name);
     bool cuda = d->id == EM_DIALECT_CUDA;
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}; /* the template, expanded into out */
     em_tfield f[6];
     int nf = em__sfields(f);
     em_sbuf_printf(out, "%s\n", d->prelude);
@@ -132,11 +132,5 @@ em_status em_render_select(const em_dialect *d, const em_sel_spec *k, em_sbuf *o
     em__keys(d, k->dtype, &t);
     em_sbuf_printf(&t, "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__sbody(k, &t);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

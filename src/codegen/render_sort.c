@@ -541,18 +541,15 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em_sbuf_printf(&t, "%s", em__sort_kernels);
     em_render_sort_onesweep(d, &t);
     /* Every kernel names its buffers b0..b6 (the ones it does not use too). */
-    em_sbuf params = {0}, pro = {0}, bufs = {0};
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
+    em_sbuf bufs = {0};
     em_sbuf_printf(&bufs,
                    "    %s char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3, *b4 = p.b4,"
                    " *b5 = p.b5, *b6 = p.b6;\n"
                    "    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4, (void)b6;",
                    d->global);
-    const bool oom = t.oom || params.oom || pro.oom || bufs.oom;
-    const char *vars[] = {"params", params.s, "prologue", pro.s ? pro.s : "", "bufs", bufs.s, NULL};
-    if (!oom) em_tmpl_expand(d, t.s, vars, src);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro), em_sbuf_free(&bufs);
-    if (oom) return em_error(EM_ENOMEM, "out of host memory rendering a kernel");
-    return src->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    if (bufs.oom) t.oom = true; /* em_tmpl_finish reports it (and frees t) */
+    const char *const extra[] = {"bufs", bufs.s ? bufs.s : "", NULL};
+    em_status st = em_tmpl_finish(d, f, nf, &t, extra, src);
+    em_sbuf_free(&bufs);
+    return st;
 }

@@ -113,7 +113,7 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
 em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *out) {
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the unique kernels are not rendered for %s", d->name);
-    em_sbuf t = {0}, params = {0}, pro = {0}; /* the template, expanded into out */
+    em_sbuf t = {0}; /* the template, expanded into out */
     em_tfield f[11];
     int nf = em__ufields(f);
     em_sbuf_printf(out, "%s\n", d->prelude);
@@ -135,11 +135,5 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
                        "    return i == 0 || !em_uq_eq(s[i - 1], s[i]);\n}\n"
                        "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__ubody(k, &t);
-    em_tmpl_params(d, f, nf, &params);
-    em_tmpl_prologue(d, f, nf, &pro);
-    const char *vars[] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : "", NULL};
-    bool oom = t.oom || params.oom || pro.oom;
-    if (!oom) em_tmpl_expand(d, t.s, vars, out);
-    em_sbuf_free(&t), em_sbuf_free(&params), em_sbuf_free(&pro);
-    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

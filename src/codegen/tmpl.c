@@ -193,3 +193,18 @@ void em_tmpl_prologue(const em_dialect *d, const em_tfield *f, int n, em_sbuf *s
         }
     }
 }
+
+em_status em_tmpl_finish(const em_dialect *d, const em_tfield *f, int n, em_sbuf *t,
+                         const char *const *extra, em_sbuf *out) {
+    em_sbuf params = {0}, pro = {0};
+    em_tmpl_params(d, f, n, &params);
+    em_tmpl_prologue(d, f, n, &pro);
+    const char *vars[13] = {"params", params.s ? params.s : "", "prologue", pro.s ? pro.s : ""};
+    int k = 4;
+    for (; extra && extra[0] && k < 12; extra += 2) vars[k++] = extra[0], vars[k++] = extra[1];
+    vars[k] = NULL;
+    bool oom = t->oom || params.oom || pro.oom;
+    if (!oom) em_tmpl_expand(d, t->s, vars, out);
+    em_sbuf_free(t), em_sbuf_free(&params), em_sbuf_free(&pro);
+    return oom || out->oom ? em_error(EM_ENOMEM, "out of host memory rendering a kernel") : EM_OK;
+}

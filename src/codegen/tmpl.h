@@ -57,6 +57,11 @@ EM_API void em_tmpl_args_types(const em_dialect *d, const em_tfield *f, int n, e
 EM_API void em_tmpl_params(const em_dialect *d, const em_tfield *f, int n, em_sbuf *s);
 /* The statements rebuilding p from the buffers and a ("" where args_struct). */
 EM_API void em_tmpl_prologue(const em_dialect *d, const em_tfield *f, int n, em_sbuf *s);
+/* The end of every template renderer: t (the kernel's text, freed here) expanded into out
+ * with ${params} and ${prologue} of the n fields and the pairs of extra (NULL, or name,
+ * value, ... ending with NULL; at most 4 pairs); EM_ENOMEM when any buffer ran out. */
+EM_API em_status em_tmpl_finish(const em_dialect *d, const em_tfield *f, int n, em_sbuf *t,
+                                const char *const *extra, em_sbuf *out);
 /* The storage type of dt in d's device memory ("uchar" for OpenCL's bool). */
 EM_API const char *em_tmpl_stype(const em_dialect *d, em_dtype dt);
 
