@@ -228,10 +228,10 @@ EM__CPLXS(EM__CPX)
             R inf = isinf(a.re) ? fabs##M(a.re) : fabs##M(a.im);                                 \
             return em_mk_##S(inf, isnan(im) ? im : copysign##M(im, a.im));                         \
         }                                                                                          \
-        T one = em_mk_##S(1, 0);                                                                   \
-        T p = em_sqrt_##S(em_add_##S(a, one)), q = em_sqrt_##S(em_subtract_##S(a, one));           \
-        T s = em_multiply_##S(p, q);                                                               \
-        return em_log_##S(em_add_##S(a, s));                                                       \
+        /* Kahan's form: no cancellation near z = 1, where log(z + sqrt(z+1) sqrt(z-1))      \
+         * lost every digit (arccosh(1 + 1e-20j) was 0 + 1e-10j in float) */                   \
+        const T p = em_sqrt_##S(em_mk_##S(a.re + 1, a.im)), q = em_sqrt_##S(em_mk_##S(a.re - 1, a.im)); \
+        return em_mk_##S(asinh##M(q.re * p.re + q.im * p.im), 2 * atan2##M(q.im, p.re));          \
     }                                                                                              \
     EM_FN T em_arctanh_##S(T a) {                                                                  \
         /* C99 G.6.2.3: an infinite part gives +-0 + i pi/2 (log's inf - inf made the real NaN) */ \
@@ -239,17 +239,44 @@ EM__CPLXS(EM__CPX)
             return em_mk_##S(copysign##M((R)0, a.re),                                              \
                              isnan(a.im) ? a.im                                                    \
                                          : copysign##M((R)1.57079632679489661923132169163975, a.im)); \
-        T p = em_log_##S(em_mk_##S(a.re + 1, a.im)), q = em_log_##S(em_mk_##S(1 - a.re, -a.im));  \
-        T l = em_subtract_##S(p, q);                                                               \
-        return em_mk_##S(l.re / 2, l.im / 2);                                                      \
+        /* atanh(iy) = i atan(y) (C99: +-0 + i NaN stays so); arctanh is odd, so it is computed \
+         * for re >= 0, where re = log1p(4x / ((1-x)^2 + y^2)) / 4 keeps tiny arguments (the     \
+         * difference of two logs gave arctan(1e-30j) = 0); past 2^60 or 2^500 it is 1/z's.   */   \
+        if (a.re == 0) return em_mk_##S(a.re, atan##M(a.im));                                     \
+        const bool neg = signbit(a.re) != 0;                                                       \
+        const R x = neg ? -a.re : a.re, y = neg ? -a.im : a.im;                                    \
+        const R big = (R)(sizeof(R) == 4 ? 1.152921504606846976e18f : 3.273390607896142e150);      \
+        R re, im;                                                                                  \
+        if (x > big || fabs##M(y) > big) {                                                         \
+            const R h = hypot##M(x, y);                                                            \
+            re = x / h / h;                                                                        \
+            im = copysign##M((R)1.57079632679489661923132169163975, y);                            \
+        } else {                                                                                   \
+            /* 4x / h^2 with h = |1 - z| in two divisions: h^2 underflows in float near z = 1 */ \
+            const R h = hypot##M(1 - x, y), t = 4 * x / h, r = t / h;                              \
+            re = isinf(r) ? (log##M(t) - log##M(h)) / 4 : log1p##M(r) / 4; \
+            im = atan2##M(2 * y, (1 - x) * (1 + x) - y * y) / 2;                                   \
+        }                                                                                          \
+        return neg ? em_mk_##S(-re, -im) : em_mk_##S(re, im);                                      \
     }                                                                                              \
     EM_FN T em_arcsin_##S(T a) {                                                                   \
         T r = em_arcsinh_##S(em_mk_##S(-a.im, a.re));                                              \
         return em_mk_##S(r.im, -r.re);                                                             \
     }                                                                                              \
     EM_FN T em_arccos_##S(T a) {                                                                   \
-        T s = em_arcsin_##S(a);                                                                    \
-        return em_mk_##S((R)1.57079632679489661923132169163975144 - s.re, -s.im);                  \
+        const R big = (R)(sizeof(R) == 4 ? 4096.0f : 67108864.0f);                                 \
+        const R h = hypot##M(a.re, a.im);                                                          \
+        if (isinf(h) || isnan(h)) { /* C99's special values, as pi/2 - arcsin gives them */      \
+            T s = em_arcsin_##S(a);                                                                \
+            return em_mk_##S((R)1.57079632679489661923132169163975144 - s.re, -s.im);              \
+        }                                                                                          \
+        if (h > big) /* arg(z) - i log(2|z|), conjugated below the cut; pi/2 - arcsin cancelled */ \
+            return em_mk_##S(atan2##M(fabs##M(a.im), a.re),                                        \
+                             copysign##M(log##M(h) + (R)0.693147180559945309417232121458176568,   \
+                                         -a.im));                                                  \
+        /* Kahan's form: pi/2 - arcsin(z) cancelled near z = 1 (arccos(1 + 1e-20j) was 0) */     \
+        const T p = em_sqrt_##S(em_mk_##S(1 + a.re, a.im)), q = em_sqrt_##S(em_mk_##S(1 - a.re, -a.im)); \
+        return em_mk_##S(2 * atan2##M(q.re, p.re), asinh##M(p.re * q.im - p.im * q.re));          \
     }                                                                                              \
     EM_FN T em_arctan_##S(T a) {                                                                   \
         T r = em_arctanh_##S(em_mk_##S(-a.im, a.re));                                              \

@@ -148,9 +148,62 @@ static void test_elementary(void) {
         }
 }
 
+/* atanh, atan, acos, acosh where a part of the result is tiny beside the other, or the
+ * argument is near 1: each part against glibc's in ulps of that part's own magnitude (the
+ * max-norm of the others would hide a lost small part).  The differences of logs gave
+ * atan(1e-30i) = 0 and atanh(1e-30) = 0; pi/2 - asin and log(z + sqrt(z+1) sqrt(z-1))
+ * gave acos(1 + 1e-20i) = 0 and acosh's real part 0 in float. */
+static const double small[] = {0.0,  1e-30, 1e-200, 3e-9, 1e-4, 0.5,
+                               0.99, 1.0,   1.5,    3.0,  1e5,  1e200};
+#define NSMALL ((int)(sizeof small / sizeof *small))
+
+static double part_ulps(double got, double want, double eps) {
+    if (want == 0) return got == 0 ? 0 : INFINITY;
+    return fabs(got - want) / fabs(want) / eps;
+}
+
+static void test_inverse_parts(void) {
+    const char *names[] = {"atanh", "atan", "acos", "acosh"};
+    cfn128 f[] = {em_arctanh_c128, em_arctan_c128, em_arccos_c128, em_arccosh_c128};
+    zfn g[] = {catanh, catan, cacos, cacosh};
+    cfn64 ff[] = {em_arctanh_c64, em_arctan_c64, em_arccos_c64, em_arccosh_c64};
+    zfnf gf[] = {catanhf, catanf, cacosf, cacoshf};
+    for (int k = 0; k < 4; k++)
+        for (int single = 0; single < 2; single++) {
+            double worst = 0, eps = single ? FLT_EPSILON : DBL_EPSILON;
+            for (int i = 0; i < 2 * NSMALL; i++)
+                for (int j = 0; j < 2 * NSMALL; j++) {
+                    double re = i < NSMALL ? small[i] : -small[i - NSMALL];
+                    double im = j < NSMALL ? small[j] : -small[j - NSMALL];
+                    if (single &&
+                        (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX ||
+                         (re != 0 && fabs(re) < FLT_MIN) || (im != 0 && fabs(im) < FLT_MIN)))
+                        continue;
+                    double gr, gi, complex_w[2];
+                    if (single) {
+                        em_c64 r = ff[k](em_mk_c64((float)re, (float)im));
+                        float complex w = gf[k](__builtin_complex((float)re, (float)im));
+                        gr = r.re, gi = r.im, complex_w[0] = crealf(w), complex_w[1] = cimagf(w);
+                    } else {
+                        em_c128 r = f[k](em_mk_c128(re, im));
+                        double complex w = g[k](__builtin_complex(re, im));
+                        gr = r.re, gi = r.im, complex_w[0] = creal(w), complex_w[1] = cimag(w);
+                    }
+                    double e =
+                        fmax(part_ulps(gr, complex_w[0], eps), part_ulps(gi, complex_w[1], eps));
+                    if (e > 16)
+                        printf("  %s %s (%g, %g): got (%g, %g), glibc (%g, %g)\n", names[k],
+                               single ? "c64" : "c128", re, im, gr, gi, complex_w[0], complex_w[1]);
+                    if (e > worst) worst = e;
+                }
+            CHECK(worst <= 16);
+        }
+}
+
 int main(void) {
     RUN(test_double);
     RUN(test_float);
     RUN(test_elementary);
+    RUN(test_inverse_parts);
     return ctest_summary();
 }
