@@ -120,3 +120,20 @@ def test_string_gather_offsets_not_from_zero(device):
     o, b = (em.asnumpy(a) for a in got)
     np.testing.assert_array_equal(o, [0, 1, 3, 6, 9])
     assert b.tobytes() == b"fabcdecde"
+
+
+@pytest.mark.parametrize("path", ["arrow", "portable"])
+def test_filter_without_the_kernels(device, rng, monkeypatch, path):
+    """No C compiler on the CPU (the kernels cannot be built): Arrow's take on
+    the CPU, else the portable gather (each byte's row by a scan) give the same."""
+    from ember.frame import _column
+    monkeypatch.setattr(_strgather, "_broken", {"cpu", "cuda", "opencl"})
+    if path == "portable":
+        monkeypatch.setattr(_column, "_take_strings_host", lambda *a: None)
+    pdf = _pdf(rng, 150)
+    df = em.DataFrame.from_pandas(pdf, device)
+    m = rng.random(150) < 0.5
+    tm.assert_frame_equal(df[m].to_pandas(), pdf[m])
+    tm.assert_frame_equal(df[np.zeros(150, bool)].to_pandas(), pdf[np.zeros(150, bool)])
+    pos = rng.integers(0, 150, 40)
+    tm.assert_frame_equal(df.iloc[pos].to_pandas(), pdf.iloc[pos])
