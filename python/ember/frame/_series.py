@@ -446,7 +446,7 @@ class Series:
         validity = col.validity
         if validity is not None:
             validity = validity | m
-        self._col = col._replace(data=out.astype(out.dtype), dtype=out.dtype,
+        self._col = col._replace(data=out, dtype=out.dtype,
                                  validity=validity)
 
     def _take(self, sel):
