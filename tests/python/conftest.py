@@ -61,6 +61,7 @@ _OPENCL_TEST_DTYPES = {
 # keep PoCL's builds to a few minutes in CI; EMBER_TEST_OPENCL=all runs all.
 _OPENCL_FRAME_MODULES = {"test_frame_core", "test_frame_groupby", "test_frame_merge",
                          "test_frame_strings", "test_frame_io", "test_frame_dask"}
+_OPENCL_FRAME_MODULES |= {"test_frame_filter"}  # frame (issue 17): the string gather kernels
 _OPENCL_MODULES |= _OPENCL_FRAME_MODULES
 _OPENCL_PARAM_SUBSET = {
     "test_frame_core": {"n": [200], "op": ["add", "truediv"]},

@@ -329,3 +329,105 @@ def test_dask_p2p_shuffle(table, client):
     assert all(not (a & b) for i, a in enumerate(keys) for b in keys[i + 1:])
     got = pd.concat(parts).sort_values(["k", "v"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(got, pdf.sort_values(["k", "v"]).reset_index(drop=True))
+
+
+_EVERY = ["sum", "mean", "count", "size", "min", "max", "std", "var", "first", "last",
+          "nunique"]
+
+
+def _hard_table(n=600):
+    """Values far from 0 (var must not cancel), a key whose values are all null,
+    a group of one row (var NaN), strings with nulls."""
+    rng = np.random.default_rng(11)
+    pdf = pd.DataFrame({"k": rng.integers(0, 7, n), "j": rng.integers(0, 3, n),
+                        "v": rng.normal(size=n) + 1e6,
+                        "w": np.where(rng.random(n) < 0.3, np.nan, rng.random(n)),
+                        "s": pd.Series(rng.choice(["a", "bb", "", "δ"], n), dtype="str")})
+    pdf.loc[pdf.k == 3, "w"] = np.nan
+    pdf.loc[5, "k"] = 99
+    pdf.loc[rng.random(n) < 0.1, "s"] = None
+    return pdf
+
+
+@pytest.mark.parametrize("where", ["sync", "client"])
+@pytest.mark.parametrize("by", ["k", ["k", "j"]])
+def test_groupby_agg_every_aggregation(request, where, by):
+    """ember.frame.dask.groupby_agg: each of the issue's aggregations, alone and
+    all at once, over 5 partitions combined two at a time, against pandas."""
+    pdf = _hard_table()
+    ddf = _native(pdf, 5)
+    ctx = dask.config.set({"scheduler": "synchronous"})
+    if where == "client":
+        request.getfixturevalue("client")
+        ctx = dask.config.set({})
+    with ctx:
+        for f in _EVERY:
+            spec = {"v": [f], "w": f if f != "size" else ["size"]}
+            got = edask.groupby_agg(ddf, by, spec, split_every=2).compute()
+            assert isinstance(got, DataFrame)
+            pd.testing.assert_frame_equal(got.to_pandas(), pdf.groupby(by).agg(spec),
+                                          check_dtype=False, rtol=1e-9)
+        spec = {"v": _EVERY, "w": _EVERY,
+                "s": ["count", "size", "min", "max", "first", "last", "nunique"]}
+        got = edask.groupby_agg(ddf, by, spec, split_every=3).compute().to_pandas()
+        pd.testing.assert_frame_equal(got, pdf.groupby(by).agg(spec), check_dtype=False,
+                                      rtol=1e-9)
+        got = edask.groupby_agg(ddf, by, {"s": "nunique"}).compute().to_pandas()
+        pd.testing.assert_frame_equal(got, pdf.groupby(by).agg({"s": "nunique"}),
+                                      check_dtype=False)
+
+
+def test_dask_native_groupby_var_std(scheduler):
+    """Dask's own groupby var/std (sum, count and sum of squares per chunk) on
+    Ember partitions: agg({...: "var"/"std"}) and the SeriesGroupBy methods."""
+    pdf = _hard_table()
+    pdf["v"] -= 1e6  # Dask's own formula is sum(x^2) - sum(x)^2 / n: keep it honest
+    ddf = _native(pdf[["k", "j", "v", "w"]], 4)
+    spec = {"v": ["var", "std", "sum"], "w": ["std", "count", "first", "last", "size"]}
+    got = ddf.groupby("k").agg(spec).compute()
+    pd.testing.assert_frame_equal(_pd_sorted(got), pdf.groupby("k").agg(spec),
+                                  check_dtype=False, rtol=1e-9)
+    for how in ("var", "std"):
+        got = getattr(ddf.groupby(["k", "j"]).v, how)().compute()
+        pd.testing.assert_series_equal(_pd_sorted(got),
+                                       getattr(pdf.groupby(["k", "j"]).v, how)(),
+                                       check_dtype=False, rtol=1e-9)
+
+
+def test_core_pieces_dask_uses(device):
+    """The frame API that Dask's var/std chunks and finalizers call: a frame from
+    Series whose labels are the same in another order (aligned, as pandas),
+    s[mask] = scalar, df[mask_frame] = scalar, df[[cols]] = frame, frame
+    comparisons, np.sqrt of a Series and a frame."""
+    pdf = pd.DataFrame({"k": [3, 1, 2, 1, 3], "x": [1.0, 4.0, 9.0, 16.0, np.nan],
+                        "n": [1, -2, 3, -4, 5]})
+    df = DataFrame.from_pandas(pdf, device)
+    a = df.groupby("k", sort=False).x.sum()
+    b = df.groupby("k").x.count()
+    pa, pb = pdf.groupby("k", sort=False).x.sum(), pdf.groupby("k").x.count()
+    pd.testing.assert_frame_equal(DataFrame({"a": a, "b": b}).to_pandas(),
+                                  pd.DataFrame({"a": pa, "b": pb}))
+    s, ps = df["n"], pdf["n"].copy()
+    s[s < 0] = 0
+    ps[ps < 0] = 0
+    pd.testing.assert_series_equal(s.to_pandas(), ps)
+    s[s == 0] = np.nan
+    ps = ps.astype(np.float64)
+    ps[ps == 0] = np.nan
+    pd.testing.assert_series_equal(s.to_pandas(), ps)
+    pd.testing.assert_series_equal(df["n"].to_pandas(), pdf["n"])  # the frame is unchanged
+    pd.testing.assert_series_equal(np.sqrt(df["x"]).to_pandas(), np.sqrt(pdf["x"]))
+    f, pf = df[["x", "n"]], pdf[["x", "n"]].copy()
+    pd.testing.assert_frame_equal((f < 3).to_pandas(), pf < 3)
+    pd.testing.assert_frame_equal(np.sqrt(f.astype("float64")).to_pandas(),
+                                  np.sqrt(pf.astype("float64")))
+    f[f > 3] = 0
+    pf[pf > 3] = 0
+    pd.testing.assert_frame_equal(f.to_pandas(), pf, check_dtype=False)
+    f[["x", "n"]] = f[["x", "n"]] * 2
+    pf[["x", "n"]] = pf[["x", "n"]] * 2
+    pd.testing.assert_frame_equal(f.to_pandas(), pf, check_dtype=False)
+    with pytest.raises(TypeError, match="boolean mask"):
+        s[0] = 1.0
+    with pytest.raises(NotImplementedError, match="different labels"):
+        DataFrame({"a": a, "b": df["x"]})

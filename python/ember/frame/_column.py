@@ -335,11 +335,17 @@ def _strings_to_numpy(col, miss, na_value):
 
 
 def _take_strings(offsets, data, idx):
-    """Gather strings on the device: new lengths by a gather, new offsets by a
-    scan, then each output byte finds its row (row ends counted per byte, then
-    a scan: _dense.owners) and reads its source byte. Runs on any backend."""
+    """Gather strings: the expression kernels of _strgather (every backend),
+    else (no C compiler on the CPU) Arrow's take on the CPU, else new lengths
+    by a gather, new offsets by a scan, then each output byte finds its row
+    (row ends counted per byte, then a scan: _dense.owners) and reads its
+    source byte (any backend)."""
     dev = offsets.device
     m = int(idx.shape[0])
+    from . import _strgather  # a kernel per row: one pass over the kept bytes
+    got = _strgather.take(offsets, data, idx)
+    if got is not None:
+        return got
     if offsets._dev[0] == "cpu":
         host = _take_strings_host(offsets, data, idx)
         if host is not None:
@@ -359,10 +365,9 @@ def _take_strings(offsets, data, idx):
 
 
 def _take_strings_host(offsets, data, idx):
-    """On the CPU, Arrow's string take (one copy per row) on the shared buffers:
-    the byte-wise gather above is built for many threads, and here it costs
-    several passes over the bytes (2-3x slower than pandas on a filter). None
-    without pyarrow (the portable path then runs)."""
+    """On the CPU without a C compiler, Arrow's string take (one copy per row)
+    on the shared buffers: the byte-wise gather below costs several passes
+    over the bytes. None without pyarrow (the portable path then runs)."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pc

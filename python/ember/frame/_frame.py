@@ -37,6 +37,7 @@ class DataFrame:
                     break
             if n is None and index is not None:
                 n = len(index)
+            data = _align_series(data, dev)
             for k, v in data.items():
                 cols[k] = column_from_any(v, dev, n if n is not None else 1)
             if index is None and isinstance(next(iter(data.values()), None), Series):
@@ -262,7 +263,41 @@ class DataFrame:
             return self._col_series(name)
         raise AttributeError(f"'DataFrame' object has no attribute {name!r}")
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.sqrt(df)``: the Series rule (Series.__array_ufunc__) per column
+        when the frame is the only array input; else NumPy on the host values."""
+        if method == "__call__" and not kwargs and \
+                [x for x in inputs if not np.isscalar(x)] == [self]:
+            cols = {}
+            for k in self._cols:
+                r = getattr(ufunc, method)(*[self._col_series(k) if x is self else x
+                                             for x in inputs])
+                if not isinstance(r, Series):
+                    break
+                cols[k] = r._col
+            else:
+                return DataFrame._new(cols, self.index, self._device)
+        host = [x.to_numpy() if isinstance(x, DataFrame) else x for x in inputs]
+        return getattr(ufunc, method)(*host, **kwargs)
+
     def __setitem__(self, key, value):
+        if isinstance(key, DataFrame):
+            # df[bool_frame] = scalar: each column where its mask column is True
+            if set(key._cols) != set(self._cols) or len(key) != len(self):
+                raise ValueError("Boolean frame key must have the frame's columns and rows")
+            for k in list(self._cols):
+                s = self._col_series(k)
+                s[key._col_series(k)] = value
+                self._cols[k] = s._col
+            return
+        if isinstance(key, (list, Index)) and isinstance(value, DataFrame):
+            # df[[a, b]] = other_frame: its columns by position (Dask's var chunk)
+            key = list(key) if isinstance(key, list) else list(key.to_numpy())
+            if len(key) != len(value.columns):
+                raise ValueError("Columns must be same length as key")
+            for k, c in zip(key, value.columns):
+                self[k] = value._col_series(c)
+            return
         col = column_from_any(value, self._device, len(self))
         if len(col) != len(self) and self._cols:
             raise ValueError(f"Length of values ({len(col)}) does not match length of "
@@ -530,6 +565,59 @@ def pd_missing(k):
     return f"Index([{k!r}], dtype='object')"
 
 
+def _same_labels(a, b):
+    if isinstance(a, RangeIndex) and isinstance(b, RangeIndex):
+        return (a.start, a.stop, a.step) == (b.start, b.stop, b.step)
+    if len(a) != len(b) or a.nlevels != b.nlevels:
+        return False
+    if len(a) == 0:
+        return True
+    for x, y in zip(a.levels, b.levels):
+        if x.kind != y.kind or x.kind == "string" or x.has_nulls() or y.has_nulls():
+            return False  # decided by the merge below
+        if not bool(em.all(x.data == y.data)):
+            return False
+    return True
+
+
+def _align_series(data, dev):
+    """A dict of Series with the same labels in different orders (the partial
+    aggregates Dask's group-by chunks build a frame from) in the sorted order
+    of the labels, as pandas aligns them: a left merge of the labels on the
+    device.
+    Other dicts are returned as they are (positions pair, as before)."""
+    vals = list(data.values())
+    if len(vals) < 2 or not all(isinstance(v, Series) for v in vals):
+        return data
+    if all(_same_labels(vals[0].index, v.index) for v in vals[1:]):
+        return data
+    from ._keys import sort_order  # pandas: the union of the labels, sorted
+    lv = vals[0].index.levels
+    first = Index(lv, vals[0].index.names).take(sort_order(lv, [True] * len(lv)))
+    names = [f"__lv{i}" for i in range(first.nlevels)]
+
+    def frame(idx, extra):
+        cols = dict(zip(names, idx.levels))
+        cols.update(extra)
+        return DataFrame._new(cols, RangeIndex(0, len(idx), 1, dev), dev)
+    out = {}
+    for k, v in data.items():
+        if v.index is first or _same_labels(first, v.index):
+            out[k] = v
+            continue
+        if v.index.nlevels != first.nlevels or len(v) != len(first):
+            raise NotImplementedError("a DataFrame from Series with different labels "
+                                      "(only a reordering of the same labels is aligned)")
+        pos = Column("num", np.int64, em.arange(len(v), dtype=np.int64, device=dev))
+        m = frame(first, {}).merge(frame(v.index, {"__pos": pos}), on=names, how="left")
+        p = m._cols["__pos"]
+        if len(m) != len(first) or p.has_nulls():
+            raise NotImplementedError("a DataFrame from Series with different labels "
+                                      "(only a reordering of the same labels is aligned)")
+        out[k] = Series._new(v._col.take(p.data), first, v.name)
+    return out
+
+
 def concat(objs, axis=0, ignore_index=False, join="outer"):
     """Frames (or Series) stacked by rows (axis=0) or side by side (axis=1)."""
     objs = [o for o in objs if o is not None]
@@ -611,11 +699,15 @@ def _frame_bin(df, other, name, reflected=False):
 
 
 def _install_frame_ops():
-    from ._series import _ARITH
+    from ._series import _ARITH, _CMP
     for nm in _ARITH:
         setattr(DataFrame, f"__{nm}__", lambda s, o, _n=nm: _frame_bin(s, o, _n))
         setattr(DataFrame, f"__r{nm}__", lambda s, o, _n=nm: _frame_bin(s, o, _n, True))
         setattr(DataFrame, nm, lambda s, o, _n=nm: _frame_bin(s, o, _n))
+    for nm in _CMP:  # column by column, as pandas (Dask's var finalizer: div[div < 0])
+        setattr(DataFrame, f"__{nm}__", lambda s, o, _n=nm: _frame_bin(s, o, _n))
+        setattr(DataFrame, nm, lambda s, o, _n=nm: _frame_bin(s, o, _n))
+    DataFrame.__hash__ = None  # == is elementwise now, as pandas'
 
 
 _install_frame_ops()

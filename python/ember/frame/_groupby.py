@@ -58,6 +58,21 @@ class GroupBy:
         g._plan_cache = self._plan_cache
         return g
 
+    @property
+    def obj(self):
+        """The grouped frame (pandas' ``obj``)."""
+        return self.df
+
+    @property
+    def grouping(self):
+        """cuDF's ``grouping``: ``.keys`` are the key columns as Series, which
+        Dask's var/std chunk groups a squared column by (Series.groupby)."""
+        df = self.df
+
+        class _Grouping:
+            keys = [df._col_series(k) for k in self.keys]
+        return _Grouping
+
     def __getattr__(self, name):
         df = self.__dict__.get("df")
         if df is not None and name in df._cols:

@@ -137,6 +137,17 @@ class RangeIndex(Index):
     def __len__(self):
         return len(range(self.start, self.stop, self.step))
 
+    def take(self, idx):
+        """The labels at positions idx (int64, in range): idx itself on 0, 1, ...
+        (a filter's index shares its positions), else start + step * idx; no
+        arange of the whole range and no gather."""
+        idx = idx if isinstance(idx, em.ndarray) else em.asarray(np.asarray(idx, np.int64),
+                                                                  device=self._device)
+        if idx.dtype != np.int64:
+            idx = idx.astype(np.int64)
+        lab = idx if (self.start, self.step) == (0, 1) else idx * self.step + self.start
+        return Index([Column.from_numpy(lab)], self.names)
+
     @property
     def dtype(self):
         return np.dtype(np.int64)

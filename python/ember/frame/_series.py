@@ -399,6 +399,56 @@ class Series:
         pos, single = self.index.get_locs(key)
         return self.iloc[pos[0]] if single else self.iloc[pos]
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.sqrt(s)`` and the like: a numeric Series and scalars through Ember's
+        ufunc of that name on the device, labels and name kept (Dask's std
+        finalizer calls np.sqrt on a Series).  Anything else goes through NumPy
+        on the host values, as before."""
+        fn = getattr(em, ufunc.__name__, None)
+        series = [x for x in inputs if isinstance(x, Series)]
+        if (method == "__call__" and not kwargs and fn is not None and len(series) == 1
+                and series[0]._col.kind == "num"
+                and all(isinstance(x, Series) or np.isscalar(x) for x in inputs)):
+            col = series[0]._col
+            out = fn(*[col.data if isinstance(x, Series) else x for x in inputs])
+            if isinstance(out, em.ndarray) and out.shape == col.data.shape:
+                return self._with(col._replace(data=out, dtype=out.dtype))
+        host = [x.to_numpy() if isinstance(x, Series) else x for x in inputs]
+        return getattr(ufunc, method)(*host, **kwargs)
+
+    def __setitem__(self, key, value):
+        """``s[mask] = scalar`` (a bool Series / Ember / NumPy mask): where the mask
+        is True the value (None or NaN: a null; an int column takes NaN as
+        float64, as pandas does). The Series gets a new column: a frame it came
+        from is unchanged (pandas' copy-on-write)."""
+        if not (isinstance(key, Series) and key._col.dtype == np.bool_ or
+                isinstance(key, (em.ndarray, np.ndarray)) and key.dtype == np.bool_):
+            raise TypeError("Series item assignment takes a boolean mask")
+        if not np.isscalar(value) and value is not None:
+            raise TypeError("Series item assignment takes a scalar value")
+        col = self._col
+        if col.kind != "num":
+            raise TypeError(f"cannot assign into a {col.kind} Series")
+        if len(key) != len(self):
+            raise IndexError(f"Boolean index has wrong length: {len(key)} instead of "
+                             f"{len(self)}")
+        m = key._col.data if isinstance(key, Series) else em.asarray(key, device=self.device)
+        if isinstance(key, Series) and key._col.validity is not None:
+            m = m & key._col.validity
+        null = value is None or (isinstance(value, float) and value != value)
+        data, dtype = col.data, col.dtype
+        if null and dtype.kind not in "fc":
+            dtype = np.dtype(np.float64)  # pandas: NaN into ints gives float64
+            data = data.astype(dtype)
+        v = np.nan if null else value
+        out = em.where(m, em.asarray(v, dtype=np.result_type(dtype, np.min_scalar_type(v))
+                                     if not null else dtype, device=self.device), data)
+        validity = col.validity
+        if validity is not None:
+            validity = validity | m
+        self._col = col._replace(data=out, dtype=out.dtype,
+                                 validity=validity)
+
     def _take(self, sel):
         from ._ops import take_rows
         col, index = take_rows([self._col], self.index, sel)

@@ -216,15 +216,24 @@ def from_dask(ddf):
 # and a hash shuffle of both sides before a per-partition merge.
 
 _PARTIAL = {"sum": ("sum",), "count": ("count",), "min": ("min",), "max": ("max",),
-            "mean": ("sum", "count"), "size": ("size",)}
-_COMBINE = {"sum": "sum", "count": "sum", "min": "min", "max": "max", "size": "sum"}
+            "mean": ("sum", "count"), "size": ("size",), "first": ("first",),
+            "last": ("last",), "var": ("count", "sum", "m2"), "std": ("count", "sum", "m2"),
+            "nunique": ()}
+_COMBINE = {"sum": "sum", "count": "sum", "min": "min", "max": "max", "size": "sum",
+            "first": "first", "last": "last", "m2": "sum"}
+# var/std: each partition gives a group's count n, sum s and m2, its sum of squared
+# deviations from its own mean; partials merge by Chan et al.'s pairwise rule,
+# m2 = sum(m2_i) + sum(n_i (s_i / n_i - S / N)^2), which does not cancel the way
+# sum(x^2) - S^2 / N does.  nunique: a reduction of its own over the distinct
+# (keys, value) pairs (nulls kept, so that a group of nulls still shows, with 0).
 
 
 def _spec(agg):
     """{column: [funcs]} from a str / list / dict aggregation spec."""
     out = {}
     for col, fs in agg.items():
-        fs = [fs] if isinstance(fs, str) else list(fs)
+        # a str keeps plain column names; any list makes (column, func) pairs (pandas)
+        fs = (fs,) if isinstance(fs, str) else list(fs)
         for f in fs:
             if f not in _PARTIAL:
                 raise ValueError(f"groupby_agg across partitions supports "
@@ -243,30 +252,57 @@ def _pname(c, p):
 
 def _gb_chunk(df, by, parts):
     """One partition's partial aggregates, keys as columns."""
+    import ember as em
+    from ._column import Column
     g = df.groupby(by, sort=False)
     cols = {}
     for c, p in parts:
-        cols[_pname(c, p)] = (c, "count") if p == "count" else (c, p)
-    return g.agg(**cols).reset_index()
+        cols[_pname(c, p)] = (c, "var") if p == "m2" else (c, p)
+    out = g.agg(**cols).reset_index()
+    for c, p in parts:
+        if p == "m2":  # var (ddof=1) * (n - 1); 0 for groups of fewer than 2 values
+            n = out._cols[_pname(c, "count")].data
+            v = out._cols[_pname(c, "m2")].data.astype(em.float64)
+            m2 = em.where(n > 1, em.where(n > 1, v, 0.0) * (n - 1).astype(em.float64), 0.0)
+            out._cols[_pname(c, "m2")] = Column("num", np.float64, m2)
+    return out
 
 
 def _gb_combine(df, by, parts):
-    """Partials of partials (sum of sums and counts, min of mins ...)."""
+    """Partials of partials (sum of sums and counts, min of mins, m2 by Chan's
+    rule ...)."""
+    import ember as em
+    from ._column import Column
     from ._frame import concat
     if isinstance(df, (list, tuple)):
         df = concat(list(df), ignore_index=True)
     g = df.groupby(by, sort=False)
+    for c, p in parts:
+        if p != "m2":
+            continue
+        n = df._cols[_pname(c, "count")].data.astype(em.float64)
+        s = df._cols[_pname(c, "sum")].data.astype(em.float64)
+        tn = g[_pname(c, "count")].transform("sum")._col.data.astype(em.float64)
+        ts = g[_pname(c, "sum")].transform("sum")._col.data.astype(em.float64)
+        some = n > 0
+        dev = em.where(some, s / em.where(some, n, 1.0), 0.0) - \
+            em.where(tn > 0, ts / em.where(tn > 0, tn, 1.0), 0.0)
+        m2 = df._cols[_pname(c, "m2")].data + em.where(some, n * dev * dev, 0.0)
+        df = df.assign(**{_pname(c, "m2"): m2})
+        g = df.groupby(by, sort=False)
     named = {_pname(c, p): (_pname(c, p), _COMBINE[p]) for c, p in parts}
     return g.agg(**named).reset_index()
 
 
 def _gb_final(df, by, spec, parts, sort):
+    """The keys-indexed result of the combined partials (nunique columns left
+    out: groupby_agg joins them from their own reduction)."""
     import ember as em
     from ._column import Column
     df = _gb_combine(df, by, parts)
     out = df.set_index(by)
     cols = {}
-    nested = any(len(fs) > 1 for fs in spec.values())
+    nested = any(isinstance(fs, list) for fs in spec.values())
     for c, fs in spec.items():
         for f in fs:
             name = (c, f) if nested else c
@@ -275,30 +311,95 @@ def _gb_final(df, by, spec, parts, sort):
                 n = out._cols[_pname(c, "count")]
                 data = s.data.astype(em.float64) / n.data.astype(em.float64)
                 cols[name] = Column("num", np.float64, data, validity=n.data > 0)
-            else:
+            elif f in ("var", "std"):
+                n = out._cols[_pname(c, "count")].data
+                m2 = out._cols[_pname(c, "m2")].data
+                ok = n > 1  # pandas: NaN for a group of fewer than ddof + 1 values
+                v = m2 / em.where(ok, n - 1, 1).astype(em.float64)
+                v = em.where(v < 0, 0.0, v)
+                data = em.sqrt(v) if f == "std" else v
+                cols[name] = Column("num", np.float64, em.where(ok, data, np.nan))
+            elif f != "nunique":
                 cols[name] = out._cols[_pname(c, _PARTIAL[f][0])]
     from ._frame import DataFrame
     res = DataFrame._new(cols, out.index, out.device)
     return res.sort_index() if sort else res
 
 
+def _nu_chunk(df, by, col):
+    """One partition's distinct (keys, value) pairs of col (null values kept)."""
+    return df[by + [col]].drop_duplicates(ignore_index=True)
+
+
+def _nu_combine(df, by, col):
+    from ._frame import concat
+    if isinstance(df, (list, tuple)):
+        df = concat(list(df), ignore_index=True)
+    return df.drop_duplicates(ignore_index=True)
+
+
+def _nu_final(df, by, col):
+    return _nu_combine(df, by, col).groupby(by, sort=True)[col].nunique()
+
+
+def _gb_join(main, *nus, spec):
+    """The final frame in spec's column order: the main aggregates and each
+    nunique Series, matched by position (both sorted by the keys, over the
+    same groups: null keys dropped in both, null values kept as pairs)."""
+    from ._frame import DataFrame
+    it = iter(nus)
+    nested = any(isinstance(fs, list) for fs in spec.values())
+    cols = {}
+    for c, fs in spec.items():
+        for f in fs:
+            name = (c, f) if nested else c
+            cols[name] = next(it)._col if f == "nunique" else main._cols[name]
+    return DataFrame._new(cols, main.index, main.device)
+
+
+def _reduce(ddf, chunk, combine, final, kw, split_every, fkw=None):
+    """A Delayed tree reduction of ddf's partitions (chunk, then combine in
+    groups of split_every, then final)."""
+    import dask
+    parts = [dask.delayed(chunk)(p, **kw) for p in ddf.to_delayed()]
+    while len(parts) > split_every:
+        parts = [dask.delayed(combine)(parts[i:i + split_every], **kw)
+                 for i in range(0, len(parts), split_every)]
+    return dask.delayed(final)(parts, **(fkw or kw))
+
+
 def groupby_agg(ddf, by, agg, sort=True, split_every=8):
     """``ddf.groupby(by).agg(agg)`` across the partitions of a Dask DataFrame
-    of Ember frames: sum, mean, count, min, max, size per column, as a
-    one-partition Dask DataFrame (compute() gives an Ember frame whose index
-    is the keys, as pandas')."""
+    of Ember frames: sum, mean, count, size, min, max, std, var, first, last
+    and nunique per column, as a one-partition Dask DataFrame (compute() gives
+    an Ember frame whose index is the keys, as pandas'; sorted by them when
+    there is a nunique)."""
     by = [by] if not isinstance(by, (list, tuple)) else list(by)
     ddf = ddf if _is_ember(ddf._meta) else _ember_parts(ddf)
     spec = _spec(agg)
-    parts = _partials(spec)
-    meta = _gb_final(_gb_chunk(_meta_nonempty(ddf._meta), by, parts), by, spec, parts,
-                     sort).head(0)
-    return ddf.reduction(_gb_chunk, aggregate=_gb_final, combine=_gb_combine,
-                         chunk_kwargs={"by": by, "parts": parts},
-                         combine_kwargs={"by": by, "parts": parts},
-                         aggregate_kwargs={"by": by, "spec": spec, "parts": parts,
-                                           "sort": sort},
-                         meta=meta, split_every=split_every)
+    parts = _partials(spec) or [(by[0], "size")]  # nunique only: the groups still
+    nu_cols = [c for c, fs in spec.items() for f in fs if f == "nunique"]
+    m = _meta_nonempty(ddf._meta)
+    main_meta = _gb_final(_gb_chunk(m, by, parts), by, spec, parts, sort).head(0)
+    if not nu_cols:
+        return ddf.reduction(_gb_chunk, aggregate=_gb_final, combine=_gb_combine,
+                             chunk_kwargs={"by": by, "parts": parts},
+                             combine_kwargs={"by": by, "parts": parts},
+                             aggregate_kwargs={"by": by, "spec": spec, "parts": parts,
+                                               "sort": sort},
+                             meta=main_meta, split_every=split_every)
+    import dask
+    from dask.dataframe import from_delayed
+    split_every = max(2, int(split_every or 8))
+    kw = {"by": by, "parts": parts}
+    main = _reduce(ddf, _gb_chunk, _gb_combine, _gb_final, kw, split_every,
+                   dict(kw, spec=spec, sort=True))
+    nus = [_reduce(ddf, _nu_chunk, _nu_combine, _nu_final, {"by": by, "col": c},
+                   split_every) for c in nu_cols]
+    meta = _gb_join(main_meta, *[_nu_final([_nu_chunk(m, by, c)], by, c).head(0)
+                                 for c in nu_cols], spec=spec)
+    return from_delayed([dask.delayed(_gb_join)(main, *nus, spec=spec)], meta=meta,
+                        verify_meta=False)
 
 
 def _merge_part(left, right, on, how, suffixes):
