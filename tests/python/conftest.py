@@ -99,7 +99,7 @@ def _opencl_sampled_out(mod, node):
 # passed every other module there but ran out of time (on a shared 2-core
 # machine) before these; each joins when `EMBER_TEST_OPENCL=all pytest -k
 # opencl tests/python/MODULE.py` passes (test_ufuncs passed its first cases).
-_OPENCL_NOT_YET = {"test_ufuncs", "test_creation", "test_sorting", "test_sorting_composed",
+_OPENCL_NOT_YET = {"test_ufuncs", "test_sorting", "test_sorting_composed",
                    "test_mathfuncs", "test_arraytools", "test_histograms_atomic",
                    "test_core_cast", "test_protocols", "test_pickle", "test_promotion",
                    "test_unique_select", "test_random_distributions", "test_fuzz_regressions",
