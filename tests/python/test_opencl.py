@@ -490,6 +490,28 @@ def test_program(cl):
     np.testing.assert_array_equal(o.get(), np.add.outer(np.arange(3) * 100, np.arange(5)))
 
 
+def test_disk_cache_keys_on_pocl_extra_build_flags(tmp_path):
+    """CI builds PoCL's kernels at -O0 (POCL_EXTRA_BUILD_FLAGS): such a binary
+    is another cache entry, never the one a run without the flag loads."""
+    code = ("import numpy as np, ember as em\n"
+            "with em.Device('opencl:0'):\n"
+            "    x = em.asarray(np.arange(5, dtype=np.float32))\n"
+            "    print((x * 3 + 1).get().tolist())\n")
+    env = {"EMBER_CACHE_DIR": str(tmp_path / "e"), "POCL_CACHE_DIR": str(tmp_path / "p")}
+
+    def entries():
+        return sorted(p.name for p in (tmp_path / "e").rglob("*") if p.is_file())
+
+    want = str([1.0, 4.0, 7.0, 10.0, 13.0]) + "\n"
+    assert _run(code, POCL_EXTRA_BUILD_FLAGS="", **env) == want
+    plain = entries()
+    assert plain
+    assert _run(code, POCL_EXTRA_BUILD_FLAGS="", **env) == want
+    assert entries() == plain  # the same key: read back, nothing new
+    assert _run(code, POCL_EXTRA_BUILD_FLAGS="-cl-opt-disable", **env) == want
+    assert len(entries()) > len(plain)  # -O0 binaries under keys of their own
+
+
 def test_program_errors(cl):
     prg = em.opencl.Program(SRC).build()
     y = em.zeros(8, dtype=np.float32)

@@ -1,9 +1,9 @@
 /* OpenCL program builds through the disk cache.  The key covers the source,
- * the options, the device (name, vendor), its driver and OpenCL versions
- * and Ember's version; the entry is the device binary, which a later
- * process gives clCreateProgramWithBinary (and still builds: OpenCL wants
- * it, but a binary builds in milliseconds where PoCL's LLVM takes about a
- * second from source); the lookup, store and log are
+ * the options, the device (name, vendor), its driver and OpenCL versions,
+ * PoCL's extra build flags and Ember's version; the entry is the device
+ * binary, which a later process gives clCreateProgramWithBinary (and still
+ * builds: OpenCL wants it, but a binary builds in milliseconds where PoCL's
+ * LLVM takes about a second from source); the lookup, store and log are
  * codegen/diskcache_compile.c's, shared with NVRTC.  A failure is
  * EM_ECOMPILE with the build log and the source after the prelude, numbered
  * as the compiler counts it (em_compile_error, as NVRTC's). */
@@ -106,15 +106,19 @@ em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, cons
                         cl_program *prog) {
     em__job job = {d, NULL};
     const char *opts[] = {options ? options : ""};
-    const char *ids[] = {d->info.name, d->info.vendor, d->info.driver, d->info.version,
-                         "ember " EM_VERSION " opencl"};
+    /* PoCL appends POCL_EXTRA_BUILD_FLAGS to every build's options (CI's
+     * -cl-opt-disable: 3x faster builds of slower code); in the key, so an
+     * unoptimised binary never serves a run without it. */
+    const char *extra = getenv("POCL_EXTRA_BUILD_FLAGS");
+    const char *ids[] = {d->info.name,    d->info.vendor,     d->info.driver,
+                         d->info.version, extra ? extra : "", "ember " EM_VERSION " opencl"};
     const em_cache_compile c = {.compiler = "OpenCL",
                                 .name = name,
                                 .src = src,
                                 .opts = opts,
                                 .nopt = 1,
                                 .ids = ids,
-                                .nids = 5,
+                                .nids = 6,
                                 .ctx = &job,
                                 .take = em__take,
                                 .build = em__build};
