@@ -13,7 +13,10 @@ em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out
 
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
     em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd,
-                   c->axis < 0 ? -1 : c->axis, c->onepass ? 'O' : c->tiles ? 'T' : 'L');
+                   c->axis < 0 ? -1 : c->axis,
+                   c->onepass ? 'O'
+                   : c->tiles ? 'T'
+                              : 'L');
 }
 
 /* The argument's fields (run_scan.c packs them), for the em_kargs form. */

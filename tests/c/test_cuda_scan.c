@@ -141,11 +141,11 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
     snprintf(src, sizeof src, "%s/scan.cpp", dir), snprintf(exe, sizeof exe, "%s/scan", dir);
     em_sbuf s = {0};
     char k = em_dtype_get(c->out)->kind;
-    em_sbuf_printf(
-        &s,
-        "%s#define EMUL_TILES %d\n#define EMUL_ONEPASS %d\n#define EMUL_PROD %d\n"
-        "#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
-        EMUL_PRE, c->tiles, c->onepass, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c', k == 'c');
+    em_sbuf_printf(&s,
+                   "%s#define EMUL_TILES %d\n#define EMUL_ONEPASS %d\n#define EMUL_PROD %d\n"
+                   "#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
+                   EMUL_PRE, c->tiles, c->onepass, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c',
+                   k == 'c');
     if (block) em_sbuf_printf(&s, "#define EM_B %d\n#define EM_K %d\n", block, items);
     bool ok = em_render_scan(&em_dialect_cuda, c, &s) == EM_OK;
     em_sbuf_printf(&s, "%s", EMUL_POST);
