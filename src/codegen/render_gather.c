@@ -155,11 +155,20 @@ static void em__body(const em_gather_spec *k, em_sbuf *s) {
             "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
             "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
                 "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
+                            "        // The coordinates of j0 once, then stepped in C order: no 64-bit\n"
+                            "        // division per element (none at all for a 1-d array).\n"
+                            "        ${ll} cd[EM_M], r = j0;\n"
+                            "        for (int d = EM_M - 1; d > 0; d--) { cd[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                            "        cd[0] = r;\n"
                             "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
-                            "            if (!" EM__TRUTH ") continue;\n"
-                            "            ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
-                            "            ${ll} r = j0 + i;\n"
-                            "            for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                            "            if (" EM__TRUTH ") {\n"
+                            "                ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
+                            "                for (int d = 0; d < EM_M; d++) row[d] = cd[d];\n"
+                            "            }\n"
+                            "            for (int d = EM_M - 1; d >= 0; d--) {\n"
+                            "                if (++cd[d] < p.ashape[d] || d == 0) break;\n"
+                            "                cd[d] = 0;\n"
+                            "            }\n"
                             "        }\n        ${sync};\n    }\n",
             EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
     }
