@@ -67,11 +67,11 @@ static const char em__pos[] =
  * CUDA reads the 16 bytes in one load where aligned (a thread's 16 byte loads
  * were 16 instructions, each touching 32 sectors a warp); a byte that is not
  * 0 is true, so the count is the bits' (a bool's storage is one byte). */
-static const char em__truth16[] =
+static const char em__truth16_head[] =
     "EM_D unsigned em_truth16(const em_args ${ref}p, ${ll} j0) {\n"
     "    ${global}const unsigned char *t = (${global}const unsigned char *)p.a + j0;\n"
-    "    unsigned m = 0;\n"
-    "#ifdef EM_TRUTH_VEC\n"
+    "    unsigned m = 0;\n";
+static const char em__truth16_vec[] = /* CUDA's text alone */
     "    if (j0 + 16 <= p.nb && ((unsigned long long)t & 15) == 0) {\n"
     "        const uint4 w = *(const uint4 *)t;\n"
     "        const unsigned v[4] = {w.x, w.y, w.z, w.w};\n"
@@ -79,8 +79,8 @@ static const char em__truth16[] =
     "        for (int q = 0; q < 16; q++)\n"
     "            m |= (unsigned)(((v[q >> 2] >> (8 * (q & 3))) & 255u) != 0) << q;\n"
     "        return m;\n"
-    "    }\n"
-    "#endif\n"
+    "    }\n";
+static const char em__truth16_tail[] =
     "    for (int q = 0; q < 16 && j0 + q < p.nb; q++) m |= (unsigned)(t[q] != 0) << q;\n"
     "    return m;\n"
     "}\n";
@@ -218,10 +218,9 @@ em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf
             "    long long nb, inner, total;\n    long long ashape[EM_M], ast[EM_M], rshape[EM_R], rst[EM_R];\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    em_sbuf_printf(&t, "%s%s",
-                   cxx ? "#define EM_TRUTH_VEC 1\n#define EM_POPC(m) __popc(m)\n"
-                       : "#define EM_POPC(m) popcount(m)\n",
-                   em__truth16);
+    em_sbuf_printf(&t, "%s%s%s%s",
+                   cxx ? "#define EM_POPC(m) __popc(m)\n" : "#define EM_POPC(m) popcount(m)\n",
+                   em__truth16_head, cxx ? em__truth16_vec : "", em__truth16_tail);
     em_sbuf_printf(&t, "%s", em__pos); /* ends with the kernel's head */
     em__body(k, &t);
     const char *const extra[] = {"bool", d->bool_storage, NULL};
