@@ -430,13 +430,30 @@ def compress(condition, a, /, axis=None, *, out=None):
     if c.shape[0] > n:
         raise IndexError(f"index {n} is out of bounds for axis {0 if axis is None else axis} "
                          f"with size {n}")
+    if axis is None and out is None and c.shape[0] and str(c.device) == str(a.device):
+        # one compaction pass over the values (a[mask]'s), no index array and gather
+        return _ember._mask_select(_flat_c(a, c.shape[0]), _truth(c))
     i = _ember._nonzero(c.astype("bool")).reshape(-1)
     return take(a, i, axis=axis, out=out)
+
+
+def _flat_c(a, k):
+    """The first k elements of a in C order, C-contiguous (a copy only where a view is not)."""
+    r = a.reshape(-1)[:k]
+    return r if r._c_contiguous else r.copy()
+
+
+def _truth(c):
+    """c as a bool array (c itself when it is one: no copy)."""
+    return c if c.dtype == bool else c.astype("bool")
 
 
 def extract(condition, arr, /):
     """arr.ravel()[condition.ravel() != 0] (numpy.extract)."""
     arr, c = _arr(arr), _arr(condition)
+    if 0 < c.size <= arr.size and str(c.device) == str(arr.device):
+        # one compaction pass over the values (a[mask]'s), no index array and gather
+        return _ember._mask_select(_flat_c(arr, c.size), _truth(c.reshape(-1)))
     i = _ember._nonzero(c.reshape(-1)).reshape(-1)
     return _ember._take(arr, [i], True)
 

@@ -63,7 +63,28 @@ static const char em__pos[] =
 
 /* nonzero: the truth of element j of a tile, and the block's scan of the
  * threads' counts (sh[i] = counts of threads 0..i). */
-#define EM__TRUTH "((${global}const ${bool} *)p.a)[j0 + i]"
+/* The truths of elements j0 .. j0 + 15 (those below nb) as the bits of a word:
+ * CUDA reads the 16 bytes in one load where aligned (a thread's 16 byte loads
+ * were 16 instructions, each touching 32 sectors a warp); a byte that is not
+ * 0 is true, so the count is the bits' (a bool's storage is one byte). */
+static const char em__truth16_head[] =
+    "EM_D unsigned em_truth16(const em_args ${ref}p, ${ll} j0) {\n"
+    "    ${global}const unsigned char *t = (${global}const unsigned char *)p.a + j0;\n"
+    "    unsigned m = 0;\n";
+static const char em__truth16_vec[] = /* CUDA's text alone */
+    "    if (j0 + 16 <= p.nb && ((unsigned long long)t & 15) == 0) {\n"
+    "        const uint4 w = *(const uint4 *)t;\n"
+    "        const unsigned v[4] = {w.x, w.y, w.z, w.w};\n"
+    "#pragma unroll\n"
+    "        for (int q = 0; q < 16; q++)\n"
+    "            m |= (unsigned)(((v[q >> 2] >> (8 * (q & 3))) & 255u) != 0) << q;\n"
+    "        return m;\n"
+    "    }\n";
+static const char em__truth16_tail[] =
+    "    for (int q = 0; q < 16 && j0 + q < p.nb; q++) m |= (unsigned)(t[q] != 0) << q;\n"
+    "    return m;\n"
+    "}\n";
+_Static_assert(EM_NZ_ITEMS == 16, "em_truth16 holds a thread's 16 truths");
 #define EM__BLOCK_SCAN(IND)                                                                     \
     IND "for (int w = 1; w < 256; w <<= 1) {\n" IND                                             \
         "    const ${ll} v = (int)${tid} >= w ? sh[${tid} - w] : 0;\n" IND "    ${sync};\n" IND \
@@ -111,12 +132,11 @@ static void em__body(const em_gather_spec *k, em_sbuf *s) {
             s,
             "    ${shared} ${ll} sh[256];\n"
             "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
-            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
-            "        sh[${tid}] = c;\n        ${sync};\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
+            "        sh[${tid}] = EM_POPC(em_truth16(p, j0));\n        ${sync};\n"
             "        for (int w = 128; w > 0; w >>= 1) { if ((int)${tid} < w) sh[${tid}] += sh[${tid} + w]; ${sync}; }\n"
             "        if (${tid} == 0) ((${global}${ll} *)p.buf)[t] = sh[0];\n        ${sync};\n    }\n",
-            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
+            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS);
         break;
     case EM_G_PREFIX: /* one block: buf[0..nb) counts -> exclusive prefixes, buf[nb] = total */
         em_sbuf_printf(
@@ -136,32 +156,43 @@ static void em__body(const em_gather_spec *k, em_sbuf *s) {
             s,
             "    ${shared} ${ll} sh[256];\n"
             "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
-            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
+            "        const unsigned tm = em_truth16(p, j0);\n"
+            "        const ${ll} c = EM_POPC(tm);\n"
             "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
                 "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
                             "        for (int i = 0; i < %d && j0 + i < p.nb; i++)\n"
-                            "            if (" EM__TRUTH ")\n"
+                            "            if ((tm >> i) & 1u)\n"
                             "                ((${global}em_t *)p.ix[0])[k++] = ((${global}const em_t *)p.ix[1])[j0 + i];\n"
                             "        ${sync};\n    }\n",
-            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
+            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
         break;
     default: /* EM_G_COORDS: a truth, buf tile prefixes, ix[0] the (nnz, m) output; C order kept */
         em_sbuf_printf(
             s,
             "    ${shared} ${ll} sh[256];\n"
             "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
-            "        const ${ll} j0 = t * %d + ${tid} * %d;\n        ${ll} c = 0;\n"
-            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) c += " EM__TRUTH ";\n"
+            "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
+            "        const unsigned tm = em_truth16(p, j0);\n"
+            "        const ${ll} c = EM_POPC(tm);\n"
             "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
                 "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
+                            "        // The coordinates of j0 once, then stepped in C order: no 64-bit\n"
+                            "        // division per element (none at all for a 1-d array).\n"
+                            "        ${ll} cd[EM_M], r = j0;\n"
+                            "        for (int d = EM_M - 1; d > 0; d--) { cd[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                            "        cd[0] = r;\n"
                             "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
-                            "            if (!" EM__TRUTH ") continue;\n"
-                            "            ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
-                            "            ${ll} r = j0 + i;\n"
-                            "            for (int d = EM_M - 1; d >= 0; d--) { row[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+                            "            if ((tm >> i) & 1u) {\n"
+                            "                ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
+                            "                for (int d = 0; d < EM_M; d++) row[d] = cd[d];\n"
+                            "            }\n"
+                            "            for (int d = EM_M - 1; d >= 0; d--) {\n"
+                            "                if (++cd[d] < p.ashape[d] || d == 0) break;\n"
+                            "                cd[d] = 0;\n"
+                            "            }\n"
                             "        }\n        ${sync};\n    }\n",
-            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS, EM_NZ_ITEMS);
+            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
     }
     em_sbuf_printf(s, "}\n");
 }
@@ -187,7 +218,10 @@ em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf
             "    long long nb, inner, total;\n    long long ashape[EM_M], ast[EM_M], rshape[EM_R], rst[EM_R];\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    em_sbuf_printf(&t, "%s", em__pos);
+    em_sbuf_printf(&t, "%s%s%s%s",
+                   cxx ? "#define EM_POPC(m) __popc(m)\n" : "#define EM_POPC(m) popcount(m)\n",
+                   em__truth16_head, cxx ? em__truth16_vec : "", em__truth16_tail);
+    em_sbuf_printf(&t, "%s", em__pos); /* ends with the kernel's head */
     em__body(k, &t);
     const char *const extra[] = {"bool", d->bool_storage, NULL};
     return em_tmpl_finish(d, f, nf, &t, extra, out);

@@ -13,7 +13,10 @@ em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out
 
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
     em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd,
-                   c->axis < 0 ? -1 : c->axis, c->tiles ? 'T' : 'L');
+                   c->axis < 0 ? -1 : c->axis,
+                   c->onepass ? 'O'
+                   : c->tiles ? 'T'
+                              : 'L');
 }
 
 /* The argument's fields (run_scan.c packs them), for the em_kargs form. */
@@ -174,7 +177,13 @@ static const char em__tile_kernels[] =
     "    const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \\\n"
     "    const ${ll} bi = em_base(p, l, p.ist);                         \\\n"
     "    ${sync}; /* the last tile's readers of s are done */       \\\n"
-    "    for (int j = ${tid}; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));\n"
+    "    {   /* the EM_K loads first, all in flight, then the stores to s */  \\\n"
+    "        em_scan_in x_[EM_K];                                          \\\n"
+    "        for (int e = 0; e < EM_K; e++)                                \\\n"
+    "            if (${tid} + e * EM_B < m) x_[e] = *em_src(p, bi, t0 + ${tid} + e * EM_B); \\\n"
+    "        for (int e = 0; e < EM_K; e++)                                \\\n"
+    "            if (${tid} + e * EM_B < m) s[EM_P(${tid} + e * EM_B)] = em_load(x_[e]); \\\n"
+    "    }\n"
     "// Phase 1: part[b] = the total of tile b, a reduction: thread i folds elements\n"
     "// i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then\n"
     "// a tree over the threads holding elements (a prefix of them: no identity).\n"
@@ -248,6 +257,89 @@ static const char em__tile_kernels[] =
     "    }\n"
     "}\n";
 
+/* The single pass (CUDA only, run_scan.c's 'T' with onepass): decoupled look-back.
+ * part holds a ticket counter (16 bytes), one flag per tile (int, 0 = nothing yet,
+ * 1 = the tile's total in agg, 2 = the line's inclusive prefix through the tile in
+ * inc), then agg[units] and inc[units]; the host zeroes counter and flags.  Tiles
+ * are taken in ticket order (an atomic counter, not blockIdx), so a block waits only
+ * on tiles whose blocks already run and never wait on later ones: CUDA's resident
+ * blocks make progress, so the wait ends.  OpenCL keeps the three kernels: neither
+ * OpenCL 1.2 nor PoCL promises that one work-group progresses while another spins
+ * (OpenCL 2.x leaves independent forward progress optional), so a spin may hang. */
+static const char em__onepass_kernel[] =
+    "// A value another block wrote after a fence: through L2 (__ldcg), never a stale\n"
+    "// L1 line (a neighbour in the same line may have been read before it was written).\n"
+    "EM_D em_scan_acc em_vld(const em_scan_acc *q) {\n"
+    "    em_scan_acc r;\n"
+    "    if (sizeof(r) % 8 == 0)\n"
+    "        for (unsigned k = 0; k < sizeof(r) / 8; k++)\n"
+    "            ((unsigned long long *)&r)[k] = __ldcg((const unsigned long long *)q + k);\n"
+    "    else if (sizeof(r) == 4) *(unsigned *)&r = __ldcg((const unsigned *)q);\n"
+    "    else if (sizeof(r) == 2) *(unsigned short *)&r = __ldcg((const unsigned short *)q);\n"
+    "    else *(unsigned char *)&r = __ldcg((const unsigned char *)q);\n"
+    "    return r;\n"
+    "}\n"
+    "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
+    "${kernel(EM_B)} " EM_SCAN_ONE "(${params}) {\n${prologue}"
+    "    ${shared} em_scan_acc s[EM_P(EM_T)], tot[EM_B];\n"
+    "    ${shared} long long tk;\n"
+    "    ${shared} em_scan_acc carry;\n"
+    "    const long long units = p.nlines * p.ntiles;\n"
+    "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
+    "    volatile int *flag = (volatile int *)(p.part + 16);\n"
+    "    em_scan_acc *agg = (em_scan_acc *)(p.part + 16 + ((units * 4 + 15) & ~15LL));\n"
+    "    em_scan_acc *inc = agg + units;\n"
+    "    for (;;) {\n"
+    "        if (${tid} == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+    "        ${sync};\n"
+    "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
+    "        if (b >= units) break;\n"
+    "        EM_TILE(b)\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero});\n"
+    "        const bool has = t0 > 0;\n"
+    "        if (${tid} == 0) {\n"
+    "            // Publish first (the total, or the prefix for a line's first tile) so that\n"
+    "            // later tiles can pass this one while it looks back.\n"
+    "            (has ? agg : inc)[b] = r;\n"
+    "            __threadfence();\n"
+    "            flag[b] = has ? 1 : 2;\n"
+    "            if (has) {\n"
+    "                // c = T[j] (+) ... (+) T[b - 1], folded from the nearest tile back\n"
+    "                // until one holds its inclusive prefix (the line's first tile does).\n"
+    "                em_scan_acc c = ${zero};\n"
+    "                bool got = false;\n"
+    "                for (long long j = b - 1;; j--) {\n"
+    "                    int f;\n"
+    "                    while ((f = flag[j]) == 0) {\n"
+    "                    }\n"
+    "                    __threadfence(); // the value after its flag\n"
+    "                    const em_scan_acc v = em_vld(f == 2 ? inc + j : agg + j);\n"
+    "                    c = got ? em_op(v, c) : v;\n"
+    "                    got = true;\n"
+    "                    if (f == 2) break;\n"
+    "                }\n"
+    "                // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
+    "                // at their total, so that later tiles walk back over several.\n"
+    "                if (!EM_LB_HOLD(b)) {\n"
+    "                    inc[b] = em_op(c, r);\n"
+    "                    __threadfence();\n"
+    "                    flag[b] = 2;\n"
+    "                }\n"
+    "                carry = c;\n"
+    "            }\n"
+    "        }\n"
+    "        ${sync}; // carry is set\n"
+    "        const ${ll} bo = em_base(p, l, p.ost);\n"
+    "        if (has) {\n"
+    "            const em_scan_acc c = carry;\n"
+    "            for (int j = ${tid}; j < m; j += EM_B)\n"
+    "                *em_dst(p, bo, t0 + j) = em_store(em_op(c, s[EM_P(j)]));\n"
+    "        } else {\n"
+    "            for (int j = ${tid}; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
 em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *src) {
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "scans are not rendered for %s", d->name);
@@ -261,6 +353,8 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
             c->nd, c->axis, EM_MAXDIMS);
     if ((unsigned)c->in >= EM_NDTYPES || (unsigned)c->out >= EM_NDTYPES)
         return em_error(EM_ETYPE, "invalid dtype for a scan");
+    if (c->onepass && (!c->tiles || d->id != EM_DIALECT_CUDA))
+        return em_error(EM_EUNSUPPORTED, "the single-pass scan is CUDA's (tile kernels only)");
     if (c->tiles && c->out == EM_FLOAT16)
         return em_error(EM_EUNSUPPORTED,
                         "float16 scans round every partial sum (NumPy's order): no tile kernels");
@@ -274,6 +368,7 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
         em_sbuf_printf(&t, "#define EM_UP_TREE %d\n",
                        strchr("iub", em_dtype_get(c->out)->kind) != NULL);
     em_sbuf_printf(&t, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
+    if (c->onepass) em_sbuf_printf(&t, "%s", em__onepass_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);
     const char *const extra[] = {

@@ -13,6 +13,9 @@
  *    EM_SCAN_MID scans each line's totals in place (one block per line),
  *    EM_SCAN_DOWN rescans each tile starting from the previous tile's
  *    scanned total and writes out.  With one tile per line DOWN alone does.
+ *  - on CUDA, EM_SCAN_ONE beside them (onepass): one launch, each tile's
+ *    prefix from its predecessors' published totals (decoupled look-back:
+ *    read n, write n); part is then its status area (render_scan.c).
  *
  * Argument (every field 8 bytes, no padding): char *in, *out, *part;
  * long long nlines, len, ntiles, shape[nd], ist[nd], ost[nd]  (byte
@@ -30,12 +33,14 @@
 #define EM_SCAN_UP "em_scan_up"
 #define EM_SCAN_MID "em_scan_mid"
 #define EM_SCAN_DOWN "em_scan_down"
+#define EM_SCAN_ONE "em_scan_one"
 
 typedef struct em_scan_spec {
     em_reduce_op op;  /* EM_RED_CUMSUM or EM_RED_CUMPROD */
     em_dtype in, out; /* input and output dtypes */
     int nd, axis;     /* 1 <= nd <= EM_MAXDIMS; axis < 0: flattened */
     bool tiles;       /* the tile kernels, else the line kernel */
+    bool onepass;     /* with tiles, CUDA only: EM_SCAN_ONE added (decoupled look-back) */
 } em_scan_spec;
 
 /* The accumulator dtype: out's, except float32 for float16 (NumPy rounds

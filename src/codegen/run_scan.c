@@ -36,6 +36,13 @@
  *      em_scan flattens before calling here, so a long flattened float16
  *      line (axis < 0, direct callers only) stays on 'L'.
  *
+ *  'T' on CUDA, several tiles: one launch instead of (1)-(3) (EM_SCAN_ONE):
+ *      blocks take tiles in ticket order; each scans its tile, publishes the
+ *      tile's total, folds its predecessors' totals back to the nearest
+ *      published prefix (decoupled look-back), publishes its own prefix and
+ *      writes out: n elements read and n written, where (1)-(3) read 2n.
+ *      EMBER_SCAN_MULTIPASS=1 keeps (1)-(3) (before/after timings).
+ *
  * The choice is a heuristic (H100-sized guesses, to be tuned by timing);
  * every form gives correct results for every shape.
  *
@@ -164,14 +171,25 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
     if (p.ntiles == 1) return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
-    size_t bytes =
-        (size_t)units * em_dtype_get(em_scan_acc(c.out))->size; /* units <= n: no overflow */
+    const em_dialect *dl;
+    EM_CHECK(em_run_dialect(be, &dl));
+    const size_t asz = em_dtype_get(em_scan_acc(c.out))->size;
+    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL). */
+    c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && !getenv("EMBER_SCAN_MULTIPASS");
+    /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
+    const size_t head = 16 + (((size_t)units * 4 + 15) & ~(size_t)15);
+    size_t bytes = c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
     void *part = NULL;
     em_status s = be->alloc(id, bytes, &part);
     args.part = part;
-    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_UP, units, 16, &args);
-    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_MID, p.nlines, 16, &args);
-    if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+    if (c.onepass) {
+        if (s == EM_OK) s = be->fill(id, part, head / 4, 4, 0);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_ONE, units, 16, &args);
+    } else {
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_UP, units, 16, &args);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_MID, p.nlines, 16, &args);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+    }
     /* One stream: the pool may hand the block out again once queued work is ordered after. */
     if (part) be->free(id, part, bytes);
     return s;

@@ -26,7 +26,16 @@ static const char EMUL_PRE[] =
     "static thread_local em_dim3 threadIdx, blockIdx;\n"
     "static em_dim3 blockDim, gridDim;\n"
     "static pthread_barrier_t em_bar;\n"
-    "#define __syncthreads() pthread_barrier_wait(&em_bar)\n";
+    "#define __syncthreads() pthread_barrier_wait(&em_bar)\n"
+    "// The single pass's primitives: blocks run one after another here, so a\n"
+    "// look-back finds every earlier tile published and never spins.\n"
+    "#define __threadfence() __sync_synchronize()\n"
+    "static unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {\n"
+    "    return __sync_fetch_and_add(p, v);\n"
+    "}\n"
+    "template <class T> static T __ldcg(const T *p) { return *(const volatile T *)p; }\n"
+    "// Every tile but a line's first and every third stays at its total (flag 1).\n"
+    "#define EM_LB_HOLD(b) ((b) % 3 != 0)\n";
 
 static const char EMUL_POST[] =
     "\n// ---- harness ----\n"
@@ -135,7 +144,14 @@ static const char EMUL_POST[] =
     "        }\n"
     "    }\n"
     "    int launches = 0;\n"
-    "#if EMUL_TILES\n"
+    "#if EMUL_ONEPASS\n"
+    "    p.ntiles = (p.len + EM_T - 1) / EM_T;\n"
+    "    const long long units = p.nlines * p.ntiles, head = 16 + ((units * 4 + 15) & ~15LL);\n"
+    "    char *part = (char *)calloc((size_t)(head + 2 * units * (long long)sizeof(em_scan_acc)), 1);\n"
+    "    p.part = part;\n"
+    "    em_launch(em_scan_one, p, grid), launches++;\n"
+    "    free(part);\n"
+    "#elif EMUL_TILES\n"
     "    p.ntiles = (p.len + EM_T - 1) / EM_T;\n"
     "    em_scan_acc *part = (em_scan_acc *)calloc((size_t)(p.nlines * p.ntiles), sizeof(em_scan_acc));\n"
     "    p.part = p.ntiles > 1 ? (char *)part : 0;\n"

@@ -49,6 +49,12 @@ static void test_render_errors(void) {
     c.tiles = false;
     CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_OK &&
           strstr(s.s, "em_h2f(em_f2h(em_add_f32(a, b)))"));
+    /* The look-back spins: CUDA's alone (OpenCL promises no forward progress). */
+    c.out = EM_FLOAT32, c.tiles = true, c.onepass = true;
+    CHECK(em_render_scan(&em_dialect_opencl, &c, &s) == EM_EUNSUPPORTED &&
+          strstr(em_last_error(), "single-pass"));
+    c.tiles = false;
+    CHECK(em_render_scan(&em_dialect_cuda, &c, &s) == EM_EUNSUPPORTED);
     em_sbuf_free(&s);
 }
 
@@ -113,6 +119,8 @@ static void test_nvrtc_every_dtype(void) {
                               dt % 3 - 1,
                               form};
             CHECK(compiles(&c));
+            c.onepass = form; /* the single pass beside the tile kernels */
+            if (form) CHECK(compiles(&c));
         }
     static const em_dtype casts[][2] = {{EM_FLOAT32, EM_FLOAT16}, {EM_INT32, EM_FLOAT16},
                                         {EM_FLOAT64, EM_INT8},    {EM_COMPLEX64, EM_COMPLEX128},
@@ -133,10 +141,11 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
     snprintf(src, sizeof src, "%s/scan.cpp", dir), snprintf(exe, sizeof exe, "%s/scan", dir);
     em_sbuf s = {0};
     char k = em_dtype_get(c->out)->kind;
-    em_sbuf_printf(
-        &s,
-        "%s#define EMUL_TILES %d\n#define EMUL_PROD %d\n#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
-        EMUL_PRE, c->tiles, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c', k == 'c');
+    em_sbuf_printf(&s,
+                   "%s#define EMUL_TILES %d\n#define EMUL_ONEPASS %d\n#define EMUL_PROD %d\n"
+                   "#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
+                   EMUL_PRE, c->tiles, c->onepass, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c',
+                   k == 'c');
     if (block) em_sbuf_printf(&s, "#define EM_B %d\n#define EM_K %d\n", block, items);
     bool ok = em_render_scan(&em_dialect_cuda, c, &s) == EM_OK;
     em_sbuf_printf(&s, "%s", EMUL_POST);
@@ -208,6 +217,36 @@ static void test_emulated_tiles(void) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The single pass (decoupled look-back), with a third of the tiles left at
+ * their totals (EM_LB_HOLD in scan_emul.h) so that look-backs walk over
+ * several: one tile, several, several lines, every layout, a grid that loops. */
+static void test_emulated_onepass(void) {
+    if (!have_cxx()) return;
+    char dir[] = "/tmp/ember_scan_emul_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    static const char *const flat1[] = {"1", "2048", "2049", "10241"};
+    em_scan_spec c = {EM_RED_CUMSUM, EM_FLOAT32, EM_FLOAT32, 1, 0, true, true};
+    CHECK(emulate(dir, &c, 4, flat1, 2));
+    static const char *const rows[] = {"3 193", "5 7", "2 96", "4 1000"};
+    c = (em_scan_spec){EM_RED_CUMSUM, EM_INT8, EM_INT64, 2, 1, true, true};
+    CHECK(emulate_bk(dir, &c, 4, rows, 3, 32, 3));
+    c = (em_scan_spec){EM_RED_CUMPROD, EM_FLOAT64, EM_FLOAT64, 2, 0, true, true};
+    CHECK(emulate_bk(dir, &c, 4, rows, 1, 32, 3));
+    static const char *const flat3[] = {"3 5 30", "2 1 97"};
+    c = (em_scan_spec){EM_RED_CUMSUM, EM_COMPLEX64, EM_COMPLEX64, 3, -1, true, true};
+    CHECK(emulate_bk(dir, &c, 2, flat3, 1, 32, 3));
+    c = (em_scan_spec){EM_RED_CUMPROD, EM_COMPLEX128, EM_COMPLEX128, 3, 2, true, true};
+    CHECK(emulate_bk(dir, &c, 2, flat3, 2, 32, 3));
+    static const char *const one[] = {"500"};
+    c = (em_scan_spec){EM_RED_CUMSUM, EM_BOOL, EM_BOOL, 1, 0, true, true};
+    CHECK(emulate_bk(dir, &c, 1, one, 2, 32, 3));
+    c = (em_scan_spec){EM_RED_CUMPROD, EM_UINT16, EM_UINT64, 1, 0, true, true};
+    CHECK(emulate_bk(dir, &c, 1, one, 1, 32, 3));
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* The line kernel: float16 (every partial rounded), a flattened strided
  * scan, and more lines than threads in the grid. */
 static void test_emulated_lines(void) {
@@ -235,6 +274,7 @@ int main(void) {
     RUN(test_golden_tiles);
     RUN(test_nvrtc_every_dtype);
     RUN(test_emulated_tiles);
+    RUN(test_emulated_onepass);
     RUN(test_emulated_lines);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

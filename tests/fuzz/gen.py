@@ -497,6 +497,27 @@ def _var_tolerance(var, n, m, eps):
         var.scale = max(var.scale, 6.0 * n * eps * m * m)
 
 
+def _run_leaves_normal_range(x):
+    """Whether the product of some run of consecutive elements of x (C order) leaves the
+    normal range, zeros and non-finite values skipped.  A parallel scan (the device's
+    tiles, PoCL's too) multiplies a tile's running product by the product of the tiles
+    before it: runs NumPy's sequential loop never forms.  Where such a run overflows and
+    the running product is 0 (a zero came first), the device gives 0 * inf = nan where
+    NumPy keeps 0 (seed 17009438: a zero at element 209 of 16,770 float64 values, and
+    runs of later values past 1e308)."""
+    xa = np.abs(np.asarray(x)).ravel()
+    if xa.dtype.kind != "f" or xa.size < 2:
+        return False
+    fin = np.finfo(xa.dtype)
+    with np.errstate(all="ignore"):
+        ok = np.isfinite(xa) & (xa > 0)
+        lg = np.where(ok, np.log2(np.where(ok, xa, 1).astype(np.float64)), 0.0)
+    s = np.concatenate([[0.0], np.cumsum(lg)])
+    hi = np.max(s - np.minimum.accumulate(s))  # the largest run's exponent
+    lo = np.min(s - np.maximum.accumulate(s))  # the smallest
+    return bool(hi >= fin.maxexp - 1 or lo <= fin.minexp + 1)
+
+
 def _out_of_normal_range(x, r):
     """Whether a product r of x's elements reached the subnormal or overflow range (or
     underflowed to 0) where x had no such value.  A product's n-ULP relative bound holds
@@ -557,7 +578,8 @@ def st_reduce(g):
     r = g.ns.get(v) if v else None
     if v and f == "var":
         _var_tolerance(g.prog.vars[v], n, _maxabs(x), _eps(r))
-    if v and f in ("prod", "cumprod") and _out_of_normal_range(x, r):
+    if v and f in ("prod", "cumprod") and _out_of_normal_range(x, r) or \
+            v and f == "cumprod" and _run_leaves_normal_range(x):
         g.prog.vars[v].fragile = True
     if r is not None and _kind(r) == "f" and np.asarray(r).dtype == np.float16 and \
             _finite(x) and not _finite(r):

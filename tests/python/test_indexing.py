@@ -159,6 +159,49 @@ def test_nonzero_every_dtype(device, rng, dtype):
         assert_same(x.nonzero()[0], a.nonzero()[0])
 
 
+def _truths(rng, shape):
+    """All-false, all-true, half and sparse truths of shape (bool)."""
+    return {"none": np.zeros(shape, bool), "all": np.ones(shape, bool),
+            "half": rng.random(shape) < 0.5, "sparse": rng.random(shape) < 0.01}
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "float64", "complex64"])
+def test_compaction_edges(device, rng, dtype):
+    """nonzero/argwhere/flatnonzero/compress/extract/x[mask] against NumPy: empty, one
+    element, across the kernels' 4096-element tiles, n-d (the coordinates stepped in C
+    order within a tile), non-contiguous and reversed inputs, every kind of truth."""
+    for shape in [(0,), (1,), (4097,), (3, 0, 2), (37, 129), (5, 7, 131)]:
+        for name, t in _truths(rng, shape).items():
+            a = (random_array(rng, shape, dtype) * t).astype(dtype) if dtype != "bool" else t
+            views = {"c": a, "rev": a[::-1]} if a.ndim == 1 else \
+                {"c": a, "T": a.T, "rev": a[::-1, ..., ::-2]}
+            for vname, v in views.items():
+                x = em.asarray(np.ascontiguousarray(a), device=device)
+                x = x[::-1] if vname == "rev" and a.ndim == 1 else \
+                    x.T if vname == "T" else x[::-1, ..., ::-2] if vname == "rev" else x
+                for g, w in zip(em.nonzero(x), np.nonzero(v)):
+                    assert_same(g, w)
+                assert_same(em.argwhere(x), np.argwhere(v))
+                assert_same(em.flatnonzero(x), np.flatnonzero(v))
+                m = t if vname == "c" else (v != 0)
+                xm = em.asarray(m, device=device)
+                if vname == "c":
+                    assert_same(x[xm], v[m])
+                assert_same(em.extract(xm, x), np.extract(m, v))
+                c1 = m.reshape(-1)[:max(0, v.size - 3)]  # a shorter condition
+                assert_same(em.compress(em.asarray(c1, device=device), x), np.compress(c1, v))
+                assert_same(em.extract(em.asarray(c1.astype(np.int16), device=device), x),
+                            np.extract(c1.astype(np.int16), v))
+                if v.ndim == 2:
+                    c2 = m[0] if m.shape[0] else np.zeros(v.shape[1], bool)
+                    assert_same(em.compress(em.asarray(c2, device=device), x, axis=1),
+                                np.compress(c2, v, axis=1))
+    z = np.array(3.5, dtype)
+    assert_same(em.argwhere(em.asarray(z, device=device)), np.argwhere(z))
+    assert_same(em.extract(em.asarray(np.array(True), device=device), em.asarray(z, device=device)),
+                np.extract(np.array(True), z))
+
+
 def test_nonzero_float_special_values(device):
     a = np.array([0.0, -0.0, np.nan, np.inf, 1e-300, 0.0], dtype=np.float64)
     assert_same(em.nonzero(em.asarray(a))[0], np.nonzero(a)[0])
