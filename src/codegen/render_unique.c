@@ -46,8 +46,8 @@ static void em__eq(em_dtype dt, em_sbuf *t) {
 
 /* The set operations' order and search (real dtypes): em_uq_lt(a, b) is
  * a < b in NumPy's sort order (NaNs last, -0.0 equal to 0.0);
- * em_uq_lb(o, no, v) = #{o < v} and em_uq_ub(o, no, v) = #{o <= v} over the
- * sorted o; em_uq_in(o, no, v): v == some element of o. */
+ * em_uq_seek below searches the sorted o; em_uq_in(o, no, v): v == some
+ * element of o. */
 static void em__search(em_dtype dt, em_sbuf *t) {
     if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) return; /* the driver refuses them */
     if (dt == EM_FLOAT16)
@@ -59,23 +59,29 @@ static void em__search(em_dtype dt, em_sbuf *t) {
                           "    return a < b || (em_uq_nan(b) && !em_uq_nan(a));\n}\n");
     else
         em_sbuf_printf(t, "EM_D bool em_uq_lt(em_t a, em_t b) { return a < b; }\n");
-    em_sbuf_printf(t, "EM_D ${ll} em_uq_lb(${global}const char *o_, ${ll} no, em_t v) {\n"
-                      "    ${global}const em_t *o = (${global}const em_t *)o_;\n"
-                      "    ${ll} lo = 0, hi = no;\n"
-                      "    while (lo < hi) {\n"
-                      "        const ${ll} m = lo + ((hi - lo) >> 1);\n"
-                      "        if (em_uq_lt(o[m], v)) lo = m + 1; else hi = m;\n    }\n"
-                      "    return lo;\n}\n"
-                      "EM_D ${ll} em_uq_ub(${global}const char *o_, ${ll} no, em_t v) {\n"
-                      "    ${global}const em_t *o = (${global}const em_t *)o_;\n"
-                      "    ${ll} lo = 0, hi = no;\n"
-                      "    while (lo < hi) {\n"
-                      "        const ${ll} m = lo + ((hi - lo) >> 1);\n"
-                      "        if (em_uq_lt(v, o[m])) hi = m; else lo = m + 1;\n    }\n"
-                      "    return lo;\n}\n"
-                      "EM_D bool em_uq_in(${global}const char *o_, ${ll} no, em_t v) {\n"
-                      "    const ${ll} i = em_uq_lb(o_, no, v);\n"
-                      "    return i < no && em_uq_eq0(((${global}const em_t *)o_)[i], v);\n}\n");
+    /* em_uq_seek(o, no, v, from, ub): #{o < v} (ub: #{o <= v}); from >= 0
+     * promises the answer is at least from (the previous answer for an
+     * ascending v): it gallops from there, O(log distance) reads, where a
+     * full search of 2^24 values is 24 dependent reads per element. */
+    em_sbuf_printf(
+        t, "EM_D bool em_uq_before(em_t x, em_t v, int ub) {\n"
+           "    return ub ? !em_uq_lt(v, x) : em_uq_lt(x, v);\n}\n"
+           "EM_D ${ll} em_uq_seek(${global}const char *o_, ${ll} no, em_t v, ${ll} from,"
+           " int ub) {\n"
+           "    ${global}const em_t *o = (${global}const em_t *)o_;\n"
+           "    ${ll} lo = 0, hi = no;\n"
+           "    if (from >= 0) {\n"
+           "        ${ll} step = 1;\n        lo = hi = from;\n"
+           "        while (hi < no && em_uq_before(o[hi], v, ub)) {\n"
+           "            lo = hi + 1;\n            hi += step;\n            step <<= 1;\n        }\n"
+           "        if (hi > no) hi = no;\n    }\n"
+           "    while (lo < hi) {\n"
+           "        const ${ll} m = lo + ((hi - lo) >> 1);\n"
+           "        if (em_uq_before(o[m], v, ub)) lo = m + 1; else hi = m;\n    }\n"
+           "    return lo;\n}\n"
+           "EM_D bool em_uq_in(${global}const char *o_, ${ll} no, em_t v) {\n"
+           "    const ${ll} i = em_uq_seek(o_, no, v, -1, 0);\n"
+           "    return i < no && em_uq_eq0(((${global}const em_t *)o_)[i], v);\n}\n");
 }
 
 /* A tile's loop head: thread tid's EM_UQ_ITEMS consecutive elements from j0;
@@ -84,9 +90,9 @@ static void em__search(em_dtype dt, em_sbuf *t) {
     "    ${shared} ${ll} sh[256];\n"                                           \
     "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                \
     "        const ${ll} j0 = t * EM_UQ_TILE + (${ll})${tid} * EM_UQ_ITEMS;\n" \
-    "        ${ll} c = 0;\n"                                                   \
+    "        ${ll} c = 0, at = -1;\n"                                          \
     "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++)\n"          \
-    "            c += em_uq_new(p.s, j0 + i, p.o, p.no);\n"
+    "            c += em_uq_new(p.s, j0 + i, p.o, p.no, &at);\n"
 
 /* sh[i] = the counts of threads 0..i (an inclusive block scan). */
 #define EM__BLOCK_SCAN(IND)                                                                     \
@@ -125,9 +131,10 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             EM__TILE_HEAD "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN("        ")
             /* k: the rank of the value element j0 belongs to, + 1 once it is flagged */
             "        ${ll} k = ((${global}const ${ll} *)p.part)[t] + sh[${tid}] - c;\n"
+            "        at = -1;\n"
             "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++) {\n"
             "            const ${ll} j = j0 + i;\n"
-            "            if (em_uq_new(p.s, j, p.o, p.no)) {\n"
+            "            if (em_uq_new(p.s, j, p.o, p.no, &at)) {\n"
             "                ((${global}em_t *)p.vals)[k] = ((${global}const em_t *)p.s)[j];\n"
             "#if EM_UQ_FIRST\n"
             "                ((${global}${ll} *)p.first)[k] = j;\n"
@@ -152,18 +159,25 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             "    }\n");
         break;
     case EM_UQ_MERGE: /* stable: s's elements before o's equal ones */
-        em_sbuf_printf(
-            s, "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
-               "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
-               "    for (${ll} k = ${bid} * (${ll})${bdim} + ${tid}; k < p.n + p.no;"
-               " k += (${ll})${bdim} * ${gdim}) {\n"
-               "        em_t v;\n        ${ll} at;\n"
-               "        if (k < p.n) {\n"
-               "            v = xa[k];\n            at = k + em_uq_lb(p.o, p.no, v);\n"
-               "        } else {\n"
-               "            v = xb[k - p.n];\n            at = k - p.n + em_uq_ub(p.s, p.n, v);\n"
-               "        }\n"
-               "        ((${global}em_t *)p.vals)[at] = v;\n    }\n");
+        /* EM_UQ_ITEMS consecutive outputs per thread: the searches gallop */
+        em_sbuf_printf(s, "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
+                          "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
+                          "    for (${ll} k0 = (${bid} * (${ll})${bdim} + ${tid}) * EM_UQ_ITEMS;"
+                          " k0 < p.n + p.no; k0 += (${ll})${bdim} * ${gdim} * EM_UQ_ITEMS) {\n"
+                          "        ${ll} fa = -1, fb = -1;\n"
+                          "        for (int i = 0; i < EM_UQ_ITEMS && k0 + i < p.n + p.no; i++) {\n"
+                          "            const ${ll} k = k0 + i;\n"
+                          "            em_t v;\n            ${ll} at;\n"
+                          "            if (k < p.n) {\n"
+                          "                v = xa[k];\n"
+                          "                fa = em_uq_seek(p.o, p.no, v, fa, 0);\n"
+                          "                at = k + fa;\n"
+                          "            } else {\n"
+                          "                v = xb[k - p.n];\n"
+                          "                fb = em_uq_seek(p.s, p.n, v, fb, 1);\n"
+                          "                at = k - p.n + fb;\n"
+                          "            }\n"
+                          "            ((${global}em_t *)p.vals)[at] = v;\n        }\n    }\n");
         break;
     default: /* EM_UQ_COUNTS */
         em_sbuf_printf(
@@ -200,12 +214,16 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
     em__eq(k->dtype, &t);
     em__search(k->dtype, &t);
     /* Whether element i starts a new value (with EM_UQ_FILT, one kept). */
+    /* (*at: the thread's last search's answer, -1 before its first) */
     em_sbuf_printf(&t, "EM_D ${ll} em_uq_new(${global}const char *s_, ${ll} i,"
-                       " ${global}const char *o, ${ll} no) {\n"
+                       " ${global}const char *o, ${ll} no, ${ll} *at) {\n"
                        "    ${global}const em_t *s = (${global}const em_t *)s_;\n"
                        "    if (i != 0 && em_uq_eq(s[i - 1], s[i])) return 0;\n"
                        "#if EM_UQ_FILT\n"
-                       "    return em_uq_in(o, no, s[i]) == (EM_UQ_FILT == 1);\n"
+                       "    *at = em_uq_seek(o, no, s[i], *at, 0);\n"
+                       "    const bool hit = *at < no &&"
+                       " em_uq_eq0(((${global}const em_t *)o)[*at], s[i]);\n"
+                       "    return hit == (EM_UQ_FILT == 1);\n"
                        "#else\n    return 1;\n#endif\n}\n"
                        "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__ubody(k, &t);

@@ -141,7 +141,9 @@ em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *
         k.mode = EM_UQ_ISIN, k.filt = mode == EM_SETOP_ISNOTIN;
     }
     a.p[1] = out->data;
-    if (st == EM_OK) st = em__uq_launch(be, dev.id, k, &a, (len + 255) / 256);
+    /* MERGE: EM_UQ_ITEMS consecutive outputs per thread */
+    const int64_t per = k.mode == EM_UQ_MERGE ? 256 * EM_UQ_ITEMS : 256;
+    if (st == EM_OK) st = em__uq_launch(be, dev.id, k, &a, (len + per - 1) / per);
     if (st != EM_OK) em_array_release(out);
     return st;
 }
