@@ -424,12 +424,44 @@ EM_API em_status em_searchsorted(const em_array *a, const em_array *v, bool righ
  * only: EM_EUNSUPPORTED on the CPU. */
 EM_API em_status em_unique_sorted(const em_array *s, const em_array *perm, bool equal_nan,
                                   bool index, bool inverse, bool counts, em_array out[4]);
+/* The set operations on sorted arrays (devices that compile kernels; bool,
+ * integer and real dtypes, s and o of one dtype, C-contiguous; o 1-D and
+ * sorted as the device sort sorts, NaNs last).  Membership is == in the
+ * dtype (-0.0 is 0.0, a NaN is in nothing), by a binary search in o:
+ *  EM_SETOP_IN / EM_SETOP_NOTIN: the distinct values of the sorted 1-D s
+ *    (every NaN one value) that are / are not in o, sorted (intersect1d,
+ *    setdiff1d); one read-back (the length);
+ *  EM_SETOP_MERGE: the sorted 1-D s and o merged into one sorted array
+ *    (stable: s's elements first among equals);
+ *  EM_SETOP_ISIN / EM_SETOP_ISNOTIN: per element of s (any shape, any
+ *    order) whether it is / is not in o, bool of s's shape. */
+typedef enum em_setop {
+    EM_SETOP_IN,
+    EM_SETOP_NOTIN,
+    EM_SETOP_MERGE,
+    EM_SETOP_ISIN,
+    EM_SETOP_ISNOTIN
+} em_setop;
+EM_API em_status em_setop_sorted(const em_array *s, const em_array *o, int mode, em_array *out);
 /* The ks[i]-th smallest elements of a (any layout, read in C order) in
  * NumPy's sort order (NaNs last) into out: 1-D, nk elements, a's dtype.  A
  * radix select on the device (no sort, no read-back).  Every k in [0, n)
  * (EM_EINDEX otherwise); bool, integer and real dtypes (EM_ETYPE for
  * complex).  Devices that compile kernels only. */
 EM_API em_status em_select_kth(const em_array *a, int nk, const int64_t *ks, em_array *out);
+
+/* NumPy's partition (arg: argpartition, int64 indices) of a (any layout,
+ * read in C order as 1-D) into out (1-D, a's size): for each rank k of ks
+ * (nk of them, any order, repeats allowed, 1..8 distinct), out[k] is the
+ * element a sorted would hold there, every element before it no larger and
+ * every one after it no smaller (NumPy's order: NaNs last); within those
+ * stretches the input's order.  The radix select then one compaction: no
+ * sort, no read-back.  Every k in [0, n) (EM_EINDEX otherwise); bool,
+ * integer and real dtypes (EM_ETYPE for complex); more than 8 distinct
+ * ranks: EM_EUNSUPPORTED (callers sort).  Devices that compile kernels
+ * only. */
+EM_API em_status em_partition(const em_array *a, int nk, const int64_t *ks, bool arg,
+                              em_array *out);
 
 /* ---- matrix product (device kernels) ------------------------------------ */
 

@@ -78,6 +78,21 @@ static PyObject *f_unique_sorted(PyObject *self, PyObject *args) {
     return t;
 }
 
+/* _ember.setop_sorted(s, o, mode): em_setop_sorted (mode: 0 in, 1 not in,
+ * 2 merge, 3 isin, 4 is not in). */
+static PyObject *f_setop_sorted(PyObject *self, PyObject *args) {
+    PyObject *so, *oo;
+    int mode;
+    if (!PyArg_ParseTuple(args, "O!O!i", EmArray_Type, &so, EmArray_Type, &oo, &mode)) return NULL;
+    const em_array *s = EMARR(so), *o = s ? EMARR(oo) : NULL;
+    if (!s || !o) return NULL;
+    em_array res = {0};
+    em_status st;
+    PYEM_CALL(st, em_array_size(s) + em_array_size(o), em_setop_sorted(s, o, mode, &res));
+    if (st != EM_OK) return pyem_raise(st);
+    return pyem_wrap(&res);
+}
+
 /* _ember.select_kth(a, ks): the ks-th smallest elements of a (a sequence of
  * ints) as a 1-D array of a's dtype (the radix select). */
 static PyObject *f_select_kth(PyObject *self, PyObject *args) {
@@ -109,6 +124,37 @@ static PyObject *f_select_kth(PyObject *self, PyObject *args) {
     return pyem_wrap(&res);
 }
 
+/* _ember.partition(a, ks, arg): em_partition (ks a sequence of ints). */
+static PyObject *f_partition(PyObject *self, PyObject *args) {
+    PyObject *ao, *ko;
+    int arg;
+    if (!PyArg_ParseTuple(args, "O!Op", EmArray_Type, &ao, &ko, &arg)) return NULL;
+    const em_array *a = EMARR(ao);
+    if (!a) return NULL;
+    PyObject *seq = PySequence_Fast(ko, "ks must be a sequence of ints");
+    if (!seq) return NULL;
+    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
+    if (nk > 64) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "partition: at most 64 ranks at once");
+    }
+    int64_t ks[64];
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        ks[i] = v;
+    }
+    Py_DECREF(seq);
+    em_array res = {0};
+    em_status s;
+    PYEM_CALL(s, em_array_size(a), em_partition(a, (int)nk, ks, arg, &res));
+    if (s != EM_OK) return pyem_raise(s);
+    return pyem_wrap(&res);
+}
+
 PyMethodDef pyem_sort_functions[] = {
     {"sort", f_sort, METH_VARARGS,
      "sort(a, axis, descending, arg): the device radix sort (values, or int64 indices)"},
@@ -116,6 +162,10 @@ PyMethodDef pyem_sort_functions[] = {
      "searchsorted(a, v, right, sorter): insertion points of v into the sorted 1-D a"},
     {"unique_sorted", f_unique_sorted, METH_VARARGS,
      "unique_sorted(s, perm, equal_nan, index, inverse, counts): unique of the sorted 1-D s"},
+    {"partition", f_partition, METH_VARARGS,
+     "partition(a, ks, arg): NumPy's (arg)partition of a read as 1-D (select + compaction)"},
+    {"setop_sorted", f_setop_sorted, METH_VARARGS,
+     "setop_sorted(s, o, mode): set operations on sorted arrays (em_setop_sorted)"},
     {"select_kth", f_select_kth, METH_VARARGS,
      "select_kth(a, ks): the ks-th smallest elements of a (the device radix select)"},
     {NULL, NULL, 0, NULL}};

@@ -1,15 +1,23 @@
 """Set operations on 1-d arrays (intersect1d, union1d, setdiff1d, setxor1d)
 built on em.unique, em.sort, em.isin and boolean masks, so they run where
-those run (the sorting branch makes them device kernels).
+those run.
 
-On a device each em.unique here is one sort and unique's one pass
-(_ember.unique_sorted).  One stable argsort of the concatenation with
-unique's pass over it (a value is in both inputs when its group of equal
-values starts in ar1 and ends in ar2) was tried for intersect1d and
-setxor1d and measured slower on the H100 at 2^24 int32 per input (10.0 and
-10.5 ms against 5.3 and 5.9 for this composition): the argsort of 2^25 keys
-and its gathers cost more than two sorts of half the keys and a third
-sort of their unique values."""
+On a device (real dtypes, both inputs of one dtype) each input is sorted
+once and the rest is one pass per output over the sorted arrays
+(_ember.setop_sorted, codegen/run_unique.c): intersect1d is the distinct
+values of sort(a) found in sort(b) by a binary search, setdiff1d those not
+found, setxor1d the two "not found" lists merged by a second binary search
+(each element's place is its index plus its rank in the other list).  NumPy
+instead sorts unique(a) and unique(b) again, concatenated: a third sort of
+up to twice the keys.  union1d stays unique(concatenate): that is already
+one sort of the keys.  EMBER_UNIQUE_FUSED=0 selects the composition of
+unique, sort, isin and masks used before, kept to compare the two.
+
+An earlier try, one stable argsort of the concatenation with unique's pass
+over it (a value is in both inputs when its group of equal values starts in
+ar1 and ends in ar2), measured slower on the H100 at 2^24 int32 per input
+(10.0 and 10.5 ms against 5.3 and 5.9): the argsort of 2^25 keys and its
+gathers cost more than the sorts of the halves."""
 import numpy as _np
 
 import ember as em
@@ -21,6 +29,28 @@ __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d"]
 
 def _flat(a):
     return em.ravel(a if isinstance(a, _ember.ndarray) else em.asarray(a))
+
+
+_IN, _NOTIN, _MERGE = 0, 1, 2
+
+
+def _fused(a, b):
+    """Whether a and b (flat ember arrays) take the sorted-pass path: one
+    device that compiles kernels, one real dtype."""
+    from ._sorting import _fused as on, _on_device
+    return (on() and _on_device(a) and a._dev == b._dev and a.dtype == b.dtype
+            and a.dtype.kind != "c")
+
+
+def _k():
+    """The kernels' module, looked up through _sorting (which the composed
+    tests stand in for with NumPy)."""
+    from . import _sorting
+    return _sorting._ember
+
+
+def _dsort(a):
+    return _k().sort(a, 0, False, False)
 
 
 def union1d(ar1, ar2):
@@ -45,6 +75,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         i1 = order[:-1][mask]
         i2 = order[1:][mask] - a.shape[0]
         return common, em.take(ia, i1), em.take(ib, i2)
+    if not assume_unique and _fused(a, b):
+        return _k().setop_sorted(_dsort(a), _dsort(b), _IN)
     if not assume_unique:
         a, b = em.unique(a), em.unique(b)
     s = em.sort(em.concatenate((a, b)))
@@ -54,13 +86,25 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 def setdiff1d(ar1, ar2, assume_unique=False):
     """The unique values of ar1 that are not in ar2 (sorted unless assume_unique)."""
-    a = _flat(ar1) if assume_unique else em.unique(_flat(ar1))
-    return a[~em.isin(a, _flat(ar2), assume_unique=True)]
+    a, b = _flat(ar1), _flat(ar2)
+    if _fused(a, b) and b.shape[0]:
+        sb = _dsort(b)
+        if assume_unique:  # a's order and repeats kept, as NumPy
+            a = a if a._c_contiguous else a.copy()
+            return a[_k().setop_sorted(a, sb, 4)]
+        return _k().setop_sorted(_dsort(a), sb, _NOTIN)
+    a = a if assume_unique else em.unique(a)
+    return a[~em.isin(a, b, assume_unique=True)]
 
 
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the arrays."""
     a, b = _flat(ar1), _flat(ar2)
+    if not assume_unique and _fused(a, b):
+        sa, sb = _dsort(a), _dsort(b)
+        xa = _k().setop_sorted(sa, sb, _NOTIN)
+        xb = _k().setop_sorted(sb, sa, _NOTIN)
+        return _k().setop_sorted(xa, xb, _MERGE)
     if not assume_unique:
         a, b = em.unique(a), em.unique(b)
     s = em.sort(em.concatenate((a, b)))

@@ -8,7 +8,10 @@ radix sort and a binary-search kernel (em_sort / em_argsort /
 em_searchsorted, codegen/run_sort.c), and the rest composed from device
 operations over them (unique: sort, then one pass flagging where the
 sorted values change and writing every output, em_unique_sorted; isin:
-sort + searchsorted; lexsort: one stable argsort per key).  What still takes the host for a device array warns once
+sort x2, then one kernel binary-searching each element of x1 in it,
+em_setop_sorted; partition: the radix select, then one compaction,
+em_partition; lexsort: one stable argsort per key).  What still takes the
+host for a device array warns once
 (_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
 when descending), and ``unique_*`` treat every NaN as distinct, as the
 Array API requires.
@@ -365,6 +368,12 @@ def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
         b = b if str(b.dtype) == dt.name else b.astype(dt.name)
         if b.size == 0:
             r = em.zeros(a.shape, dtype="bool", device=dev)
+        elif _fused() and dt.kind != "c":
+            # Sort x2 only; one kernel then binary-searches each element of x1
+            # in it and writes the bool (no positions stored, no gather).
+            s = _ember.sort(b.reshape(-1), None, False, False)
+            a = a if a._c_contiguous else a.copy()
+            return _ember.setop_sorted(a, s, 4 if invert else 3)
         else:
             s = _ember.sort(b.reshape(-1), None, False, False)
             pos = em.minimum(_ember.searchsorted(s, a, False, None), s.shape[0] - 1)
@@ -385,10 +394,33 @@ def _kth(kth, n):
             raise ValueError(f"kth(={int(k)}) out of bounds ({n})")
 
 
+_PART_MAXK = 8  # distinct ranks the select-and-compact path takes (em_partition)
+
+
+def _dev_partition(a, kth, ax, arg):
+    """partition / argpartition of a along ax on its device by the radix
+    select and one compaction (_ember.partition), or None where that does
+    not apply: a complex dtype, more than _PART_MAXK distinct ranks, or more
+    than one line along ax (batches of rows take the segmented sort)."""
+    import os
+    if os.environ.get("EMBER_PARTITION_SELECT", "1") == "0" or a.dtype.kind == "c":
+        return None
+    n = a.shape[ax]
+    if n == 0 or a.size != n:
+        return None
+    ks = sorted({int(k) % n for k in _np.atleast_1d(_np.asarray(kth)).ravel()})
+    if len(ks) > _PART_MAXK:
+        return None
+    return _ember.partition(a, ks, bool(arg)).reshape(a.shape)
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """A copy of a with the element that would sit at kth (each kth) in
     sorted order there, smaller ones before it and larger after (NumPy's
-    partition; on a device through the full sort, which is one)."""
+    partition).  On a device a single line (1-d, or every other dimension
+    1) with up to 8 distinct kth takes the radix select and one compaction
+    (em_partition); batches of rows, complex dtypes and more kth take the
+    full sort, which is a partition too."""
     _check(a, "partition")
     if order is not None:
         raise ValueError("partition(order=...) needs structured dtypes, which ember does not have")
@@ -399,7 +431,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     ax = _axis(axis, a.ndim)
     _kth(kth, a.shape[ax])
     if _on_device(a):
-        return _dev_sort(a, ax, False, False)
+        r = _dev_partition(a, kth, ax, False)
+        return r if r is not None else _dev_sort(a, ax, False, False)
     return _wrap(_np.partition(_host(a), kth, axis=ax), _device(a))
 
 
@@ -416,7 +449,8 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     ax = _axis(axis, a.ndim)
     _kth(kth, a.shape[ax])
     if _on_device(a):
-        return _dev_sort(a, ax, False, True)
+        r = _dev_partition(a, kth, ax, True)
+        return r if r is not None else _dev_sort(a, ax, False, True)
     return _wrap(_np.argpartition(_host(a), kth, axis=ax).astype(_np.int64), _device(a))
 
 

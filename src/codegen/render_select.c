@@ -18,8 +18,8 @@ static int em__sfields(em_tfield *f) {
 }
 
 /* em_key / em_unkey: the order-keeping key of a value and back (the value
- * of a NaN's key is a NaN). */
-static void em__keys(const em_dialect *d, em_dtype dt, em_sbuf *t) {
+ * of a NaN's key is a NaN); render_select.h. */
+void em_render_sel_keys(const em_dialect *d, em_dtype dt, em_sbuf *t) {
     bool cuda = d->id == EM_DIALECT_CUDA;
     const int bits = 8 * em_dtype_get(dt)->size;
     char kind = em_dtype_get(dt)->kind;
@@ -129,7 +129,7 @@ em_status em_render_select(const em_dialect *d, const em_sel_spec *k, em_sbuf *o
                                "    atomic_inc((volatile __local uint *)q);\n}\n"
                                "EM_D void em_gadd(__global unsigned int *q, unsigned int v) {\n"
                                "    atomic_add((volatile __global uint *)q, v);\n}\n");
-    em__keys(d, k->dtype, &t);
+    em_render_sel_keys(d, k->dtype, &t);
     em_sbuf_printf(&t, "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__sbody(k, &t);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);

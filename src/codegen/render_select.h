@@ -40,6 +40,11 @@ typedef struct em_sel_spec {
 
 /* Whether dt has a key (bool, integers, float16/32/64). */
 EM_API bool em_sel_dtype_ok(em_dtype dt);
+/* Template text defining em_key(em_t) -> EM_K, the unsigned key whose order
+ * is NumPy's sort order (every NaN one largest key), and em_unkey back; the
+ * text before it typedefs em_t and EM_K (the dtype's width, 32 bits at
+ * least).  The partition kernels (render_part.c) share it. */
+EM_API void em_render_sel_keys(const em_dialect *d, em_dtype dt, em_sbuf *t);
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect or a dtype without a key. */
 EM_API em_status em_render_select(const em_dialect *d, const em_sel_spec *k, em_sbuf *src);

@@ -4,37 +4,84 @@
 #include "codegen/tmpl.h"
 
 static int em__ufields(em_tfield *f) {
-    static const char *const ptrs[] = {"s", "vals", "first", "perm", "idx", "inv", "cnt", "part"};
+    static const char *const ptrs[] = {"s",   "vals", "first", "perm", "idx",
+                                       "inv", "cnt",  "part",  "o"};
     int n = 0;
-    for (int i = 0; i < 8; i++) f[n++] = (em_tfield){'p', ptrs[i], 0, 0, NULL};
+    for (int i = 0; i < 9; i++) f[n++] = (em_tfield){'p', ptrs[i], 0, 0, NULL};
     f[n++] = (em_tfield){'i', "n", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "nu", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "ntile", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "no", 0, 0, NULL};
     return n;
 }
 
-/* em_uq_eq(a, b): equal in NumPy's unique's sense (EM_EQN: NaNs equal). */
+/* em_uq_eq0(a, b): == in dt (a NaN equals nothing); em_uq_nan(a): a is a
+ * NaN (a complex one with a NaN part); em_uq_eq(a, b): equal in NumPy's
+ * unique's sense (EM_EQN: NaNs equal). */
 static void em__eq(em_dtype dt, em_sbuf *t) {
     switch (dt) {
     case EM_FLOAT16:
-        em_sbuf_printf(t, "EM_D bool em_uq_eq(em_t a_, em_t b_) {\n"
-                          "    const float a = em_h2f(a_), b = em_h2f(b_);\n"
-                          "    return a == b || (EM_EQN && a != a && b != b);\n}\n");
-        return;
+        em_sbuf_printf(
+            t, "EM_D bool em_uq_eq0(em_t a, em_t b) { return em_h2f(a) == em_h2f(b); }\n"
+               "EM_D bool em_uq_nan(em_t a) { const float f = em_h2f(a); return f != f; }\n");
+        break;
     case EM_FLOAT32:
     case EM_FLOAT64:
     case EM_COMPLEX64:
     case EM_COMPLEX128: {
         const char *sx = em_scalar_suffix(dt);
-        em_sbuf_printf(t, "EM_D bool em_uq_eq(em_t a, em_t b) {\n    return em_equal_%s(a, b) || ",
+        em_sbuf_printf(t, "EM_D bool em_uq_eq0(em_t a, em_t b) { return em_equal_%s(a, b); }\n",
                        sx);
-        em_sbuf_printf(t, "(EM_EQN && em_isnan_%s(a) && em_isnan_%s(b))", sx, sx);
-        em_sbuf_printf(t, ";\n}\n");
-        return;
+        em_sbuf_printf(t, "EM_D bool em_uq_nan(em_t a) { return em_isnan_%s(a); }\n", sx);
+        break;
     }
     default: /* integers and bool (stored as bytes 0 / 1) */
-        em_sbuf_printf(t, "EM_D bool em_uq_eq(em_t a, em_t b) { return a == b; }\n");
+        em_sbuf_printf(t, "EM_D bool em_uq_eq0(em_t a, em_t b) { return a == b; }\n"
+                          "EM_D bool em_uq_nan(em_t a) { return false; }\n");
     }
+    em_sbuf_printf(t,
+                   "EM_D bool em_uq_eq(em_t a, em_t b) {\n"
+                   "    return em_uq_eq0(a, b) || (EM_EQN && em_uq_nan(a) && em_uq_nan(b));\n}\n");
+}
+
+/* The set operations' order and search (real dtypes): em_uq_lt(a, b) is
+ * a < b in NumPy's sort order (NaNs last, -0.0 equal to 0.0);
+ * em_uq_seek below searches the sorted o; em_uq_in(o, no, v): v == some
+ * element of o. */
+static void em__search(em_dtype dt, em_sbuf *t) {
+    if (dt == EM_COMPLEX64 || dt == EM_COMPLEX128) return; /* the driver refuses them */
+    if (dt == EM_FLOAT16)
+        em_sbuf_printf(t, "EM_D bool em_uq_lt(em_t a_, em_t b_) {\n"
+                          "    const float a = em_h2f(a_), b = em_h2f(b_);\n"
+                          "    return a < b || (b != b && a == a);\n}\n");
+    else if (dt == EM_FLOAT32 || dt == EM_FLOAT64)
+        em_sbuf_printf(t, "EM_D bool em_uq_lt(em_t a, em_t b) {\n"
+                          "    return a < b || (em_uq_nan(b) && !em_uq_nan(a));\n}\n");
+    else
+        em_sbuf_printf(t, "EM_D bool em_uq_lt(em_t a, em_t b) { return a < b; }\n");
+    /* em_uq_seek(o, no, v, from, ub): #{o < v} (ub: #{o <= v}); from >= 0
+     * promises the answer is at least from (the previous answer for an
+     * ascending v): it gallops from there, O(log distance) reads, where a
+     * full search of 2^24 values is 24 dependent reads per element. */
+    em_sbuf_printf(
+        t, "EM_D bool em_uq_before(em_t x, em_t v, int ub) {\n"
+           "    return ub ? !em_uq_lt(v, x) : em_uq_lt(x, v);\n}\n"
+           "EM_D ${ll} em_uq_seek(${global}const char *o_, ${ll} no, em_t v, ${ll} from,"
+           " int ub) {\n"
+           "    ${global}const em_t *o = (${global}const em_t *)o_;\n"
+           "    ${ll} lo = 0, hi = no;\n"
+           "    if (from >= 0) {\n"
+           "        ${ll} step = 1;\n        lo = hi = from;\n"
+           "        while (hi < no && em_uq_before(o[hi], v, ub)) {\n"
+           "            lo = hi + 1;\n            hi += step;\n            step <<= 1;\n        }\n"
+           "        if (hi > no) hi = no;\n    }\n"
+           "    while (lo < hi) {\n"
+           "        const ${ll} m = lo + ((hi - lo) >> 1);\n"
+           "        if (em_uq_before(o[m], v, ub)) lo = m + 1; else hi = m;\n    }\n"
+           "    return lo;\n}\n"
+           "EM_D bool em_uq_in(${global}const char *o_, ${ll} no, em_t v) {\n"
+           "    const ${ll} i = em_uq_seek(o_, no, v, -1, 0);\n"
+           "    return i < no && em_uq_eq0(((${global}const em_t *)o_)[i], v);\n}\n");
 }
 
 /* A tile's loop head: thread tid's EM_UQ_ITEMS consecutive elements from j0;
@@ -43,8 +90,9 @@ static void em__eq(em_dtype dt, em_sbuf *t) {
     "    ${shared} ${ll} sh[256];\n"                                           \
     "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                \
     "        const ${ll} j0 = t * EM_UQ_TILE + (${ll})${tid} * EM_UQ_ITEMS;\n" \
-    "        ${ll} c = 0;\n"                                                   \
-    "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++) c += em_uq_new(p.s, j0 + i);\n"
+    "        ${ll} c = 0, at = -1;\n"                                          \
+    "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++)\n"          \
+    "            c += em_uq_new(p.s, j0 + i, p.o, p.no, &at);\n"
 
 /* sh[i] = the counts of threads 0..i (an inclusive block scan). */
 #define EM__BLOCK_SCAN(IND)                                                                     \
@@ -83,9 +131,10 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             EM__TILE_HEAD "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN("        ")
             /* k: the rank of the value element j0 belongs to, + 1 once it is flagged */
             "        ${ll} k = ((${global}const ${ll} *)p.part)[t] + sh[${tid}] - c;\n"
+            "        at = -1;\n"
             "        for (int i = 0; i < EM_UQ_ITEMS && j0 + i < p.n; i++) {\n"
             "            const ${ll} j = j0 + i;\n"
-            "            if (em_uq_new(p.s, j)) {\n"
+            "            if (em_uq_new(p.s, j, p.o, p.no, &at)) {\n"
             "                ((${global}em_t *)p.vals)[k] = ((${global}const em_t *)p.s)[j];\n"
             "#if EM_UQ_FIRST\n"
             "                ((${global}${ll} *)p.first)[k] = j;\n"
@@ -100,6 +149,36 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             "#endif\n"
             "        }\n        ${sync};\n    }\n");
         break;
+    case EM_UQ_ISIN: /* EM_UQ_FILT: invert */
+        em_sbuf_printf(
+            s,
+            "    for (${ll} i = ${bid} * (${ll})${bdim} + ${tid}; i < p.n;"
+            " i += (${ll})${bdim} * ${gdim}) {\n"
+            "        const bool hit = em_uq_in(p.o, p.no, ((${global}const em_t *)p.s)[i]);\n"
+            "        ((${global}unsigned char *)p.vals)[i] = (unsigned char)(hit != EM_UQ_FILT);\n"
+            "    }\n");
+        break;
+    case EM_UQ_MERGE: /* stable: s's elements before o's equal ones */
+        /* EM_UQ_ITEMS consecutive outputs per thread: the searches gallop */
+        em_sbuf_printf(s, "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
+                          "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
+                          "    for (${ll} k0 = (${bid} * (${ll})${bdim} + ${tid}) * EM_UQ_ITEMS;"
+                          " k0 < p.n + p.no; k0 += (${ll})${bdim} * ${gdim} * EM_UQ_ITEMS) {\n"
+                          "        ${ll} fa = -1, fb = -1;\n"
+                          "        for (int i = 0; i < EM_UQ_ITEMS && k0 + i < p.n + p.no; i++) {\n"
+                          "            const ${ll} k = k0 + i;\n"
+                          "            em_t v;\n            ${ll} at;\n"
+                          "            if (k < p.n) {\n"
+                          "                v = xa[k];\n"
+                          "                fa = em_uq_seek(p.o, p.no, v, fa, 0);\n"
+                          "                at = k + fa;\n"
+                          "            } else {\n"
+                          "                v = xb[k - p.n];\n"
+                          "                fb = em_uq_seek(p.s, p.n, v, fb, 1);\n"
+                          "                at = k - p.n + fb;\n"
+                          "            }\n"
+                          "            ((${global}em_t *)p.vals)[at] = v;\n        }\n    }\n");
+        break;
     default: /* EM_UQ_COUNTS */
         em_sbuf_printf(
             s, "    ${global}const ${ll} *f = (${global}const ${ll} *)p.first;\n"
@@ -113,26 +192,39 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
 em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *out) {
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the unique kernels are not rendered for %s", d->name);
+    const bool cplx = k->dtype == EM_COMPLEX64 || k->dtype == EM_COMPLEX128;
+    if (cplx && ((k->filt && k->mode != EM_UQ_COUNTS) || k->mode >= EM_UQ_ISIN))
+        return em_error(EM_EUNSUPPORTED, "no set operation kernels for %s (no order)",
+                        em_dtype_get(k->dtype)->name);
     em_sbuf t = {0}; /* the template, expanded into out */
-    em_tfield f[11];
+    em_tfield f[13];
     int nf = em__ufields(f);
     em_sbuf_printf(out, "%s\n", d->prelude);
     em_sbuf_printf(&t,
                    "typedef %s em_t;\n#define EM_EQN %d\n#define EM_UQ_FIRST %d\n"
                    "#define EM_UQ_IDX %d\n#define EM_UQ_INV %d\n#define EM_UQ_ITEMS %d\n"
-                   "#define EM_UQ_TILE %d\n",
+                   "#define EM_UQ_TILE %d\n#define EM_UQ_FILT %d\n",
                    em_tmpl_stype(d, k->dtype), k->equal_nan, k->first, k->idx, k->inv, EM_UQ_ITEMS,
-                   EM_UQ_TILE);
+                   EM_UQ_TILE, k->filt);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *s, *vals, *first, *perm, *idx, *inv, *cnt,"
-                           " *part;\n    long long n, nu, ntile;\n};\n");
+                           " *part, *o;\n    long long n, nu, ntile, no;\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
     em__eq(k->dtype, &t);
-    /* Whether element i starts a new value. */
-    em_sbuf_printf(&t, "EM_D ${ll} em_uq_new(${global}const char *s_, ${ll} i) {\n"
+    em__search(k->dtype, &t);
+    /* Whether element i starts a new value (with EM_UQ_FILT, one kept). */
+    /* (*at: the thread's last search's answer, -1 before its first) */
+    em_sbuf_printf(&t, "EM_D ${ll} em_uq_new(${global}const char *s_, ${ll} i,"
+                       " ${global}const char *o, ${ll} no, ${ll} *at) {\n"
                        "    ${global}const em_t *s = (${global}const em_t *)s_;\n"
-                       "    return i == 0 || !em_uq_eq(s[i - 1], s[i]);\n}\n"
+                       "    if (i != 0 && em_uq_eq(s[i - 1], s[i])) return 0;\n"
+                       "#if EM_UQ_FILT\n"
+                       "    *at = em_uq_seek(o, no, s[i], *at, 0);\n"
+                       "    const bool hit = *at < no &&"
+                       " em_uq_eq0(((${global}const em_t *)o)[*at], s[i]);\n"
+                       "    return hit == (EM_UQ_FILT == 1);\n"
+                       "#else\n    return 1;\n#endif\n}\n"
                        "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__ubody(k, &t);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);

@@ -15,11 +15,19 @@
  *  EM_UQ_WRITE  per tile, each flagged i with rank k: vals[k] = s[i],
  *               first[k] = i (EM_UQ_FIRST), idx[k] = perm[i] (EM_UQ_IDX);
  *               every i: inv[perm[i]] = its value's rank (EM_UQ_INV);
- *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n).
+ *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n);
+ *  EM_UQ_ISIN   out[i] = whether s[i] is in the sorted o (no elements), a
+ *               binary search per element (s in any order), != invert;
+ *  EM_UQ_MERGE  vals = the sorted s and o merged, stable (s first among
+ *               equals): s[i] goes to i + #{o < s[i]}, o[j] to j + #{s <= o[j]}.
+ * With filt (the set operations), COUNT and WRITE flag only the first of
+ * each value whose membership in the sorted o (a binary search, == as the
+ * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
+ * o): intersect1d and setdiff1d in one pass over the sorted s.
  *
  * Argument (packed, every field 8 bytes):
- *   char *s, *vals, *first, *perm, *idx, *inv, *cnt, *part;
- *   long long n, nu, ntile
+ *   char *s, *vals, *first, *perm, *idx, *inv, *cnt, *part, *o;
+ *   long long n, nu, ntile, no
  */
 #ifndef EM_RENDER_UNIQUE_H
 #define EM_RENDER_UNIQUE_H
@@ -30,13 +38,21 @@
 #define EM_UQ_ITEMS 16
 #define EM_UQ_TILE (256 * EM_UQ_ITEMS)
 
-typedef enum em_uq_mode { EM_UQ_COUNT, EM_UQ_PREFIX, EM_UQ_WRITE, EM_UQ_COUNTS } em_uq_mode;
+typedef enum em_uq_mode {
+    EM_UQ_COUNT,
+    EM_UQ_PREFIX,
+    EM_UQ_WRITE,
+    EM_UQ_COUNTS,
+    EM_UQ_ISIN,
+    EM_UQ_MERGE
+} em_uq_mode;
 
 typedef struct em_uq_spec {
     int mode;             /* em_uq_mode */
     em_dtype dtype;       /* s's */
     bool equal_nan;       /* all NaNs one value */
     bool first, idx, inv; /* EM_UQ_WRITE's optional outputs */
+    int filt;             /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o; ISIN: 1 invert */
 } em_uq_spec;
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for

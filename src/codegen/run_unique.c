@@ -32,20 +32,20 @@ static em_status em__uq_render(const void *ctx, void *sb) {
     return em_render_unique(d, &u->k, sb);
 }
 
-/* The packed argument: 8 pointers, n, nu, ntile. */
+/* The packed argument: 9 pointers, n, nu, ntile, no. */
 typedef struct em__uqargs {
-    void *p[8]; /* s, vals, first, perm, idx, inv, cnt, part */
-    int64_t n, nu, ntile;
+    void *p[9]; /* s, vals, first, perm, idx, inv, cnt, part, o */
+    int64_t n, nu, ntile, no;
 } em__uqargs;
 
 static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__uqargs *a,
                                int64_t blocks) {
     if (blocks <= 0) return EM_OK;
     char key[64], name[48];
-    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
-             k.idx, k.inv);
-    static const char *const names[] = {"unique_count", "unique_prefix", "unique_write",
-                                        "unique_counts"};
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
+             k.idx, k.inv, k.filt);
+    static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
+                                        "unique_counts", "unique_isin",   "unique_merge"};
     snprintf(name, sizeof name, "%s_%s", names[k.mode], em_dtype_get(k.dtype)->name);
     em__uq u = {be, k};
     const em_kfn *f;
@@ -55,21 +55,24 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
     int64_t cap = (int64_t)pr->multiprocessor_count * 32;
     unsigned char blob[sizeof *a];
     memcpy(blob, a, sizeof *a);
-    int slots[8];
+    int slots[9];
     return em_run_launch(be, id, f, (unsigned)(blocks < cap ? blocks : cap), 256, 0, blob,
-                         sizeof blob, slots, em_run_slots(slots, 0, 8));
+                         sizeof blob, slots, em_run_slots(slots, 0, 9));
 }
 
-em_status em_run_unique(const em_backend *be, const em_array *s, const em_array *perm,
-                        bool equal_nan, bool index, bool inverse, bool counts, em_array out[4]) {
+/* unique, or with filt the set operations' filtered unique against the sorted o. */
+static em_status em__unique(const em_backend *be, const em_array *s, const em_array *perm,
+                            bool equal_nan, bool index, bool inverse, bool counts, int filt,
+                            const em_array *o, em_array out[4]) {
     const em_device dev = em_array_device(s);
     const int id = dev.id;
     const int64_t n = em_array_size(s), ntile = (n + EM_UQ_TILE - 1) / EM_UQ_TILE;
     int64_t nu = 0, nt1 = ntile + 1;
     em_array part = {0}, first = {0};
     memset(out, 0, 4 * sizeof *out);
-    em_uq_spec k = {.dtype = s->dtype, .equal_nan = equal_nan};
+    em_uq_spec k = {.dtype = s->dtype, .equal_nan = equal_nan, .filt = filt};
     em__uqargs a = {.p = {s->data, NULL, NULL, perm ? perm->data : NULL}, .n = n, .ntile = ntile};
+    if (o) a.p[8] = o->data, a.no = em_array_size(o);
     em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
     a.p[7] = part.data;
     if (st == EM_OK && n) {
@@ -91,12 +94,56 @@ em_status em_run_unique(const em_backend *be, const em_array *s, const em_array 
         k.mode = EM_UQ_WRITE, k.first = index || counts, k.idx = index, k.inv = inverse;
         st = em__uq_launch(be, id, k, &a, ntile);
         k.first = k.idx = k.inv = false;
-        k.mode = EM_UQ_COUNTS;
+        k.mode = EM_UQ_COUNTS, k.filt = 0;
         if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (nu + 255) / 256);
     }
     /* part and first go back to the pool behind the queued kernels (one stream) */
     em_array_release(&part), em_array_release(&first);
     if (st != EM_OK)
         for (int i = 0; i < 4; i++) em_array_release(&out[i]);
+    return st;
+}
+
+em_status em_run_unique(const em_backend *be, const em_array *s, const em_array *perm,
+                        bool equal_nan, bool index, bool inverse, bool counts, em_array out[4]) {
+    return em__unique(be, s, perm, equal_nan, index, inverse, counts, 0, NULL, out);
+}
+
+/* The set operations (em_setop_sorted, ember.h).  IN / NOTIN are unique's
+ * two kernels with the membership test folded into the flag, so
+ * intersect1d and setdiff1d cost one pass over each sorted input beyond the
+ * sorts; ISIN and MERGE are one elementwise kernel each (a binary search per
+ * element) with no read-back. */
+em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *o, int mode,
+                       em_array *out) {
+    const em_device dev = em_array_device(s);
+    memset(out, 0, sizeof *out);
+    if (mode == EM_SETOP_IN || mode == EM_SETOP_NOTIN) {
+        em_array r[4];
+        EM_CHECK(
+            em__unique(be, s, NULL, true, false, false, false, mode == EM_SETOP_IN ? 1 : 2, o, r));
+        *out = r[0];
+        return EM_OK;
+    }
+    const int64_t n = em_array_size(s), no = em_array_size(o);
+    em_uq_spec k = {.dtype = s->dtype};
+    em__uqargs a = {.p = {s->data}, .n = n, .no = no};
+    a.p[8] = o->data;
+    em_status st;
+    int64_t len;
+    if (mode == EM_SETOP_MERGE) {
+        len = n + no;
+        st = em_array_empty(out, s->dtype, 1, &len, dev);
+        k.mode = EM_UQ_MERGE;
+    } else { /* ISIN / ISNOTIN: s's shape */
+        st = em_array_empty(out, EM_BOOL, s->ndim, s->shape, dev);
+        len = n;
+        k.mode = EM_UQ_ISIN, k.filt = mode == EM_SETOP_ISNOTIN;
+    }
+    a.p[1] = out->data;
+    /* MERGE: EM_UQ_ITEMS consecutive outputs per thread */
+    const int64_t per = k.mode == EM_UQ_MERGE ? 256 * EM_UQ_ITEMS : 256;
+    if (st == EM_OK) st = em__uq_launch(be, dev.id, k, &a, (len + per - 1) / per);
+    if (st != EM_OK) em_array_release(out);
     return st;
 }

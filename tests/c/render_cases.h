@@ -22,6 +22,7 @@
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
 #include "codegen/render_scan.h"
+#include "codegen/render_part.h"
 #include "codegen/render_select.h"
 #include "codegen/render_unique.h"
 
@@ -437,6 +438,34 @@ static void rc_unique_select(const em_dialect *d, rc_fn fn, void *ctx) {
     rc_emit(fn, ctx, "select_hist4_float64", st, &s);
 }
 
+/* The set operations' kernels (the filtered write, isin, merge: each holds
+ * the dtype's order and search) and the partition kernels for every dtype
+ * with an order; complex ones are refused. */
+static void rc_setops_part(const em_dialect *d, rc_fn fn, void *ctx) {
+    for (int dt = 0; dt < EM_NDTYPES; dt++) {
+        if (!em_sel_dtype_ok((em_dtype)dt)) continue;
+        const char *dn = em_dtype_get((em_dtype)dt)->name;
+        char name[96];
+        const em_uq_spec us[] = {
+            {.mode = EM_UQ_WRITE, .dtype = (em_dtype)dt, .equal_nan = true, .filt = 1},
+            {.mode = EM_UQ_ISIN, .dtype = (em_dtype)dt, .filt = 1},
+            {.mode = EM_UQ_MERGE, .dtype = (em_dtype)dt}};
+        for (int i = 0; i < 3; i++) {
+            em_sbuf s = {0};
+            em_status st = em_render_unique(d, &us[i], &s);
+            snprintf(name, sizeof name, "setop_mode%d_%s", us[i].mode, dn);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+        for (int m = EM_PT_COUNT; m <= EM_PT_WRITE; m++) {
+            em_pt_spec k = {.mode = m, .dtype = (em_dtype)dt, .arg = dt % 2};
+            em_sbuf s = {0};
+            em_status st = em_render_part(d, &k, &s);
+            snprintf(name, sizeof name, "part_mode%d_%s", m, dn);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+    }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
@@ -448,6 +477,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_scatters(d, full, fn, ctx);
     rc_histograms(d, full, fn, ctx);
     rc_unique_select(d, fn, ctx);
+    rc_setops_part(d, fn, ctx);
 }
 
 #endif

@@ -68,6 +68,33 @@ class _Kernels:
                np.diff(np.append(first, n)).astype(np.int64) if counts else None)
         return tuple(None if o is None else em.asarray(np.ascontiguousarray(o)) for o in out)
 
+    @staticmethod
+    def setop_sorted(s, o, mode):
+        """em_setop_sorted's contract: 0 / 1 the distinct values of the sorted
+        s (one NaN) that are / are not in the sorted o (==: a NaN is in
+        nothing), 2 the stable merge, 3 / 4 isin / not per element of s."""
+        h, g = np.asarray(s), np.asarray(o)
+        assert s.dtype == o.dtype and h.dtype.kind != "c" and g.ndim == 1
+        if mode >= 3:
+            return em.asarray(np.isin(h, g, invert=mode == 4))
+        if mode == 2:
+            m = np.concatenate([h, g])
+            return em.asarray(m[np.argsort(m, kind="stable")])
+        new = np.ones(h.shape[0], bool)
+        new[1:] = h[1:] != h[:-1]
+        if h.dtype.kind == "f":
+            nan = np.isnan(h)
+            new[1:] &= ~(nan[1:] & nan[:-1])
+        u = h[new]
+        return em.asarray(np.ascontiguousarray(u[np.isin(u, g) == (mode == 0)]))
+
+    @staticmethod
+    def partition(a, ks, arg):
+        """em_partition's contract: a read as 1-D, each k of ks in place."""
+        h = np.asarray(a).reshape(-1)
+        r = np.argpartition(h, ks).astype(np.int64) if arg else np.partition(h, ks)
+        return em.asarray(r)
+
 
 @pytest.fixture(autouse=True)
 def _composed(monkeypatch):
