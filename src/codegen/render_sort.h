@@ -97,6 +97,9 @@ typedef struct em_sort_spec {
      * (int64) travel with the keys. */
     int ob, oi, om;
     bool ov;
+    /* The pass kernel's lanes of one digit find each other by the
+     * __match_any_sync instruction, not 8 ballots (EMBER_SORT_MATCH=1). */
+    bool omatch;
 } em_sort_spec;
 
 #define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */
