@@ -197,9 +197,11 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  * 0.720 / 0.718 / 1.080 / 1.845, 384 x 24 0.701 / 0.704 / 1.058, 384 x
  * 26 0.711 / 0.705, 384 x 20 0.723 / 0.735 / 1.060, 384 x 14 0.798 /
  * 0.790 / 1.101 / 1.559, 256 x 16 x 3 0.796 / 0.755 / 1.068 / 1.612.
- * EMBER_SORT_OS="threads,items,blocks" overrides it where the shape is
- * valid and fits (for tuning); EMBER_SORT_MATCH=1 ranks by the match
- * instruction. */
+ * A second run: 384 x 24 0.697 / 0.701 / 1.052 / 1.563 (384 x 14), 384 x
+ * 22 0.718 / 0.722 / 1.024; ranking by __match_any_sync instead of 8
+ * ballots 0.839 / 0.894 / 1.219 / 1.763.  EMBER_SORT_OS="threads,items,
+ * blocks" overrides it where the shape is valid and fits (for tuning);
+ * EMBER_SORT_MATCH=1 ranks by the match instruction. */
 static void em__os_shape(em_sort_spec *c, bool vals) {
     int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2;
     const char *e = getenv("EMBER_SORT_OS");
