@@ -546,7 +546,7 @@ static void test_emulated(void) {
         em_dtype dt;
         int nrow, len, desc, arg, gap, flip;
     } cases[] = {
-        /* onesweep: over 3 tiles (a block takes several: the grid is 3) */
+        /* onesweep: over a tile of 384 x 24 (the shapes below: many small tiles) */
         {EM_FLOAT32, 1, 3 * 4096 + 5, 0, 1, 1, 0},
         {EM_INT16, 1, 4096, 1, 0, 1, 0},
         {EM_UINT64, 30, 300, 0, 1, 1, 1}, /* rows shorter than EM_SORT_ROWS_MIN: segments */
