@@ -112,6 +112,13 @@ def cases(n):
                                     lambda t, g, a: t.sort(a, stable=True))),
         ("argsort f32", f32, _torch_or(lambda xp, g, a: xp.argsort(a, kind="stable"),
                                        lambda t, g, a: t.argsort(a, stable=True))),
+        # 8-byte keys and the int32 argsort: rows to see regressions in
+        ("sort f64", lambda r, n: (r.standard_normal(n),),
+         _torch_or(lambda xp, g, a: xp.sort(a), lambda t, g, a: t.sort(a, stable=True))),
+        ("sort i64", lambda r, n: (r.integers(-(2**62), 2**62, n),),
+         _torch_or(lambda xp, g, a: xp.sort(a), lambda t, g, a: t.sort(a, stable=True))),
+        ("argsort i32", i32, _torch_or(lambda xp, g, a: xp.argsort(a, kind="stable"),
+                                       lambda t, g, a: t.argsort(a, stable=True))),
         ("partition f32 (k = n/2)", f32,
          _torch_or(lambda xp, g, a: xp.partition(a, a.shape[0] // 2),
                    lambda t, g, a: t.kthvalue(a, a.shape[0] // 2 + 1))),

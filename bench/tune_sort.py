@@ -3,7 +3,7 @@ and checked on one GPU (issue 19's tuning; run_sort.c's em__os_shape and
 EM__SEARCH_SAMPLE hold what it chose).
 
     python bench/tune_sort.py [--n LOG2] [--shapes "B,I,M;B,I,M"] [--others]
-                              [--check]
+                              [--check] [--args]
 
 For each shape (EMBER_SORT_OS: threads, keys a thread, blocks an SM; 'def'
 is the default), the median time of em.sort of 2^n float32 (standard
@@ -39,10 +39,10 @@ def med(fn, sync, repeat=15):
     return statistics.median(ts)
 
 
-def check_shape(dev, shape, out):
+def check_shape(dev, shape, out, args=False):
     """Sorts at the shape's tile boundaries, special values, descending."""
     if shape == "def":  # keys alone, and with values (argsort)
-        tiles = (384 * 22, 256 * 16)
+        tiles = (384 * 24, 384 * 14)
     else:
         tiles = (int(shape.split(",")[0]) * int(shape.split(",")[1]),)
     rng = np.random.default_rng(3)
@@ -60,11 +60,12 @@ def check_shape(dev, shape, out):
             got = em.asnumpy(em.sort(e))
             want = np.sort(h)
             ok = np.array_equal(got, want, equal_nan=h.dtype.kind == "f")
-            if shape == "def":  # descending, argsort: more kernels to build; the default's only
+            if shape == "def":  # descending: more kernels to build; the default's only
                 gd = em.asnumpy(em.sort(e, descending=True))
                 nan = np.isnan(want) if h.dtype.kind == "f" else np.zeros(n, bool)
                 wd = np.concatenate([want[nan], want[~nan][::-1]])  # NaNs first
                 ok &= np.array_equal(gd, wd, equal_nan=h.dtype.kind == "f")
+            if shape == "def" or args:  # argsort: the shape where it fits values
                 ga = em.asnumpy(em.argsort(e))
                 ok &= np.array_equal(ga, np.argsort(h, kind="stable"))
             if not ok:
@@ -80,6 +81,9 @@ def main():
     p.add_argument("--shapes", default="def")
     p.add_argument("--others", action="store_true")
     p.add_argument("--check", action="store_true")
+    p.add_argument("--args", action="store_true",
+                   help="per shape also argsort float32 and sort float64 (the shape where it "
+                   "fits them, else their default)")
     p.add_argument("--device", default="cuda:0")
     o = p.parse_args()
     out = sys.stdout
@@ -101,12 +105,15 @@ def main():
             os.environ["EMBER_SORT_OS"] = shape
         t1 = med(lambda: em.sort(ef32), sync)
         t2 = med(lambda: em.sort(ei32), sync)
-        print(f"sort shape {shape:10s} f32 {t1:.3f} ms  i32 {t2:.3f} ms", file=out, flush=True)
+        t3 = med(lambda: em.argsort(ef32), sync) if o.args else float("nan")
+        t4 = med(lambda: em.sort(ef64), sync) if o.args else float("nan")
+        print(f"sort shape {shape:10s} f32 {t1:.3f} ms  i32 {t2:.3f} ms  argsort f32 {t3:.3f} ms"
+              f"  sort f64 {t4:.3f} ms", file=out, flush=True)
         if o.check:
             if not np.array_equal(em.asnumpy(em.sort(ef32)), want32):
                 bad += 1
                 print(f"  WRONG sort f32 2^{o.n} shape {shape}", file=out, flush=True)
-            bad += check_shape(o.device, shape, out)
+            bad += check_shape(o.device, shape, out, o.args)
     os.environ.pop("EMBER_SORT_OS", None)
     print(f"argsort f32 {med(lambda: em.argsort(ef32), sync):.3f} ms", file=out, flush=True)
     print(f"sort f64 {med(lambda: em.sort(ef64), sync):.3f} ms", file=out, flush=True)

@@ -10,8 +10,9 @@ operations over them (unique: sort, then one pass flagging where the
 sorted values change and writing every output, em_unique_sorted; isin:
 sort x2, then one kernel binary-searching each element of x1 in it,
 em_setop_sorted; partition: the radix select, then one compaction,
-em_partition; lexsort: one stable argsort per key).  What still takes the
-host for a device array warns once
+em_partition; lexsort: one stable argsort of the keys packed in one word
+when they fit 64 bits, else one per key).  What still takes the host for a
+device array warns once
 (_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
 when descending), and ``unique_*`` treat every NaN as distinct, as the
 Array API requires.
@@ -458,6 +459,37 @@ def np_axis_error(axis, ndim):
     return _np.exceptions.AxisError(axis, ndim)
 
 
+def _lex_combined(ks):
+    """The keys (the last primary) as one unsigned word whose order is
+    their lexicographic order, when each is bool or an integer and their
+    widths add up to at most 64 bits (else None): each key's bits in its
+    sort order (a signed one with its sign bit flipped), the first key
+    lowest.  One stable argsort of it is lexsort: one sort, not one a key
+    and a gather between (2 int32 keys: 4 passes of the device sort, the
+    bytes that no key varies skipped, against 2 argsorts and 2 gathers)."""
+    widths = []
+    for k in ks:
+        dt = _np.dtype(k.dtype)
+        if dt.kind not in "biu":
+            return None
+        widths.append(1 if dt.kind == "b" else 8 * dt.itemsize)
+    if sum(widths) > 64:
+        return None
+    ut = _np.uint32 if sum(widths) <= 32 else _np.uint64
+    comb, shift = None, 0
+    for k, w in zip(ks, widths):
+        u = k.astype(ut)  # a signed key wraps (two's complement), as NumPy's astype
+        if _np.dtype(k.dtype).kind == "i":
+            u = u ^ ut(1 << (w - 1))  # the sign bit flipped: unsigned order
+            if w < 8 * _np.dtype(ut).itemsize:
+                u = u & ut((1 << w) - 1)  # the wrapped high bits cleared
+        if shift:
+            u = u << ut(shift)
+        comb = u if comb is None else comb | u
+        shift += w
+    return comb
+
+
 def lexsort(keys, axis=-1):
     """Indices that sort by several keys, the last the primary (NumPy's
     lexsort; int64).  keys: a sequence of arrays of one shape, or a 2-D+
@@ -483,8 +515,11 @@ def lexsort(keys, axis=-1):
     if len(shape) == 0:
         raise np_axis_error(axis, 0)
     ax = _axis(axis, len(shape))
-    # LSD over the keys: each a stable argsort of the key permuted so far.
     ks = [em.moveaxis(k, ax, -1) for k in ks]
+    comb = _lex_combined(ks)
+    if comb is not None:  # one stable argsort of the keys side by side in one word
+        return em.moveaxis(_ember.sort(comb, -1, False, True), -1, ax)
+    # LSD over the keys: each a stable argsort of the key permuted so far.
     perm = _ember.sort(ks[0], -1, False, True)
     for k in ks[1:]:
         p = _ember.sort(em.take_along_axis(k, perm, axis=-1), -1, False, True)

@@ -27,16 +27,17 @@ int em_sort_key_bits(em_dtype dt) {
 }
 
 void em_sort_key(const em_sort_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", (int)c->dtype, c->keybits,
+    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", (int)c->dtype, c->keybits,
                    c->descending, c->canon, c->seghi, c->nd, EM_SORT_ITEMS, c->ob, c->oi, c->om,
-                   c->ov);
+                   c->ov, c->omatch);
 }
 
-/* render_onesweep.c's pass kernel: the tile (values: int64 and a digit a
- * slot; else keys), a counter per warp and digit, 2 x 256 words, a few. */
+/* render_onesweep.c's pass kernel: the tile's keys (the values, 32-bit,
+ * pass through the same words) or the counters of every warp and digit,
+ * whichever is larger; with values a digit a key; 2 x 256 words, a few. */
 int em_sort_os_smem(int ob, int oi, int keybits, bool ov) {
-    const int tile = ob * oi;
-    return tile * (ov ? 9 : keybits / 8) + (ob / 32) * 256 * 4 + 2 * 256 * 4 + 64;
+    const int tile = ob * oi, keys = tile * (keybits / 8), ctr = (ob / 32) * 256 * 4;
+    return (keys > ctr ? keys : ctr) + (ov ? tile : 0) + 2 * 256 * 4 + 64;
 }
 
 /* A float's key from its bits r (fb bits), and back: named em_fk<fb>, em_fu<fb>. */
@@ -382,16 +383,16 @@ static const char em__sort_kernels[] =
     "${kernel(EM_B)} " EM_SORT_OUT "(${params}) {\n${prologue}"
     "    ${bufs}\n"
     "    ${global}const em_key_t *keys = (${global}const em_key_t *)b1;\n"
-    "    ${global}const em_i64 *vals = (${global}const em_i64 *)b3;\n"
+    "    ${global}const em_val_t *vals = (${global}const em_val_t *)b3;\n"
     "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
     "    for (em_i64 i = ((em_i64)${bid}) * EM_B + ((em_i64)${tid}); i < p.n; i += step) {\n"
     "        if (p.mode == 0)\n"
     "            em_unkey(((em_u64)keys[i] & EM_KMASK) ^ (EM_DESC ? EM_KMASK : (em_u64)0),\n"
     "                     b5 + i * EM_SIZE);\n"
     "        else if (p.mode == 1)\n"
-    "            em_copy_el(b5 + i * EM_SIZE, b0 + em_off(&p, vals[i]));\n"
+    "            em_copy_el(b5 + i * EM_SIZE, b0 + em_off(&p, (em_i64)vals[i]));\n"
     "        else\n"
-    "            ((${global}em_i64 *)b5)[i] = vals[i] % p.len;\n"
+    "            ((${global}em_i64 *)b5)[i] = (em_i64)vals[i] % p.len;\n"
     "    }\n"
     "}\n"
     "\n"
@@ -521,14 +522,19 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
         c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8,
         EM_SORT_SEARCH_KEYS);
-    em_sbuf_printf(&t, "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n",
-                   ob, oi, om, (int)c->ov);
+    em_sbuf_printf(&t,
+                   "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n"
+                   "#define EM_OMATCH %d\n",
+                   ob, oi, om, (int)c->ov, (int)c->omatch);
     em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"
                    : kb == 16 ? "0xffffUL"
                               : "0xffUL");
     em_sbuf_printf(&t, "typedef %s em_key_t;\n", c->keybits == 64 ? "em_u64" : "em_u32");
+    /* The permutation's scratch: 32-bit under the onesweep kernels (fewer
+     * than 2^30 keys; half the values' traffic), 64-bit in the others. */
+    em_sbuf_printf(&t, "typedef %s em_val_t;\n", c->ov ? "em_u32" : "em_i64");
     em_tfield f[EM_SORT_NBUF + 10];
     const int nf = em__fields(c, f);
     if (d->args_struct)

@@ -94,9 +94,14 @@ typedef struct em_sort_spec {
     /* The onesweep pass kernel's shape (CUDA; 0: the defaults below):
      * ob threads a block, oi keys a thread (a tile of ob * oi keys), om
      * blocks an SM for the register bound (0: none), ov whether values
-     * (int64) travel with the keys. */
+     * travel with the keys (then every kernel's em_val_t, the values'
+     * scratch, is 32-bit: the onesweep sort takes fewer than 2^30 keys). */
     int ob, oi, om;
     bool ov;
+    /* The pass kernel's lanes of one digit find each other by the
+     * __match_any_sync instruction, not 8 ballots (EMBER_SORT_MATCH=1;
+     * slower on the H100: sort f32 2^24 0.839 ms against 0.697). */
+    bool omatch;
 } em_sort_spec;
 
 #define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */

@@ -186,19 +186,24 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
     return !(e && e[0] == '0');
 }
 
-/* The pass kernel's shape (render_onesweep.c): keys alone in 32 bits (a
- * sort of a dtype of at most 4 bytes, one row) take tiles of 384 x 22 keys
- * -- fewer tiles, look-back steps and per-tile barriers; CUB's sm_90
- * tuning is 384 x 23 -- the largest that fits 48 KiB of static shared
- * memory.  bench/tune_sort.py on the H100 (2026-11-26), sort of 2^24
- * float32 / int32 in ms: 256 x 16 0.789 / 0.742, 384 x 16 0.783 / 0.753,
- * 384 x 20 0.723 / 0.727, 384 x 22 0.705 / 0.700, 512 x 14 (one block an
- * SM) 0.930 / 0.925.  8-byte keys and values keep 256 x 16 (the shared
- * memory again).  EMBER_SORT_OS="threads,items,blocks" overrides it where
- * the shape is valid and fits (for tuning). */
+/* The pass kernel's shape (render_onesweep.c).  Tiles of 384 x 24 keys
+ * for 32-bit keys, alone or with their 32-bit values (argsort), and 384 x
+ * 14 (13 with values) for 64-bit keys -- the largest that fit 48 KiB of
+ * static shared memory now that the warps' counters share the tile's
+ * words -- at 2 blocks an SM (the register bound: 80 registers).  CUB's
+ * sm_90 tuning is 384 x 23.  bench/tune_sort.py --args on the H100
+ * (2026-11-26, ms, 2^24 keys; sort f32 / sort i32 / argsort f32 / sort
+ * f64): 384 x 22 (the old 32-bit shape; old 64-bit 256 x 16 x 0 blocks)
+ * 0.720 / 0.718 / 1.080 / 1.845, 384 x 24 0.701 / 0.704 / 1.058, 384 x
+ * 26 0.711 / 0.705, 384 x 20 0.723 / 0.735 / 1.060, 384 x 14 0.798 /
+ * 0.790 / 1.101 / 1.559, 256 x 16 x 3 0.796 / 0.755 / 1.068 / 1.612.
+ * A second run: 384 x 24 0.697 / 0.701 / 1.052 / 1.563 (384 x 14), 384 x
+ * 22 0.718 / 0.722 / 1.024; ranking by __match_any_sync instead of 8
+ * ballots 0.839 / 0.894 / 1.219 / 1.763.  EMBER_SORT_OS="threads,items,
+ * blocks" overrides it where the shape is valid and fits (for tuning);
+ * EMBER_SORT_MATCH=1 ranks by the match instruction. */
 static void em__os_shape(em_sort_spec *c, bool vals) {
-    int b = EM_SORT_OS_B, it = EM_SORT_OS_ITEMS, mb = c->keybits == 32 ? 3 : 0;
-    if (!vals && c->keybits == 32) b = 384, it = 22, mb = 2;
+    int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2;
     const char *e = getenv("EMBER_SORT_OS");
     int x, y, z;
     if (e && sscanf(e, "%d,%d,%d", &x, &y, &z) == 3 && x % 32 == 0 && x >= 256 && x <= 1024 &&
@@ -206,6 +211,8 @@ static void em__os_shape(em_sort_spec *c, bool vals) {
         em_sort_os_smem(x, y, c->keybits, vals) <= 48 * 1024)
         b = x, it = y, mb = z;
     c->ob = b, c->oi = it, c->om = mb, c->ov = vals;
+    const char *mt = getenv("EMBER_SORT_MATCH");
+    c->omatch = mt && mt[0] == '1';
 }
 
 /* One word by the onesweep kernels: every byte's histogram in one read
@@ -327,7 +334,7 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
     em__addr(&s, a);
     em__scratch m = {.kbytes = (size_t)n * (size_t)(s.c.keybits / 8),
-                     .vbytes = (size_t)n * 8,
+                     .vbytes = (size_t)n * (s.c.ov ? 4 : 8), /* onesweep's are 32-bit */
                      .cbytes = (size_t)(EM_SORT_RADIX * nb + EM_SORT_RADIX) * 4,
                      .pbytes = (size_t)(2 * nb + 2) * 8};
     em_status st = EM_OK;

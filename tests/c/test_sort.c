@@ -71,6 +71,11 @@ static void test_render(void) {
     bad.ob = 300, bad.oi = 4;
     CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
     CHECK(em_sort_os_smem(256, 16, 32, true) <= 48 * 1024);
+    /* the warps' counters share the tile's words: 384 x 24 keys with 32-bit
+     * values fit, 384 x 25 do not; a small tile still holds the counters */
+    CHECK(em_sort_os_smem(384, 24, 32, true) <= 48 * 1024);
+    CHECK(em_sort_os_smem(384, 25, 32, true) > 48 * 1024);
+    CHECK(em_sort_os_smem(1024, 1, 32, false) >= 32 * 1024);
     em_sbuf_free(&s);
 }
 
@@ -97,13 +102,15 @@ static void test_nvrtc(void) {
         em_sbuf_free(&s);
     }
     /* The pass kernel's shapes run_sort.c picks (and a tuning one) compile. */
-    static const int shp[][5] = {{EM_FLOAT32, 32, 384, 22, 2},
-                                 {EM_INT32, 32, 512, 14, 1},
-                                 {EM_FLOAT64, 64, 256, 18, 0},
-                                 {EM_UINT8, 32, 288, 3, 0}};
+    static const int shp[][6] = {{EM_FLOAT32, 32, 384, 22, 2, 0}, {EM_INT32, 32, 512, 14, 1, 0},
+                                 {EM_FLOAT64, 64, 256, 18, 0, 0}, {EM_UINT8, 32, 288, 3, 0, 1},
+                                 {EM_FLOAT32, 32, 384, 26, 2, 0}, {EM_FLOAT32, 32, 384, 20, 2, 1},
+                                 {EM_INT64, 64, 384, 13, 2, 1},   {EM_INT32, 32, 256, 16, 3, 1},
+                                 {EM_FLOAT32, 32, 384, 24, 2, 1}, {EM_FLOAT64, 64, 384, 14, 2, 0}};
     for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
         em_sort_spec c1 = {(em_dtype)shp[i][0], shp[i][1], i & 1, false, false, 1};
-        c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = i == 3;
+        c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = shp[i][5];
+        c1.omatch = i == 4 || i == 5; /* the match instruction (EMBER_SORT_MATCH=1) */
         em_sbuf s = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c1, &s) == EM_OK);
         void *cubin = NULL;
@@ -539,7 +546,7 @@ static void test_emulated(void) {
         em_dtype dt;
         int nrow, len, desc, arg, gap, flip;
     } cases[] = {
-        /* onesweep: over 3 tiles (a block takes several: the grid is 3) */
+        /* onesweep: over a tile of 384 x 24 (the shapes below: many small tiles) */
         {EM_FLOAT32, 1, 3 * 4096 + 5, 0, 1, 1, 0},
         {EM_INT16, 1, 4096, 1, 0, 1, 0},
         {EM_UINT64, 30, 300, 0, 1, 1, 1}, /* rows shorter than EM_SORT_ROWS_MIN: segments */
@@ -584,12 +591,20 @@ static void test_emulated(void) {
         {"384,3,2", EM_INT32, 6001, 1, 0},
         {"288,3,0", EM_FLOAT32, 4000, 0, 1},
         {"384,2,2", EM_FLOAT64, 3001, 1, 1},
+        /* tiles larger than the warps' counters and smaller (32-bit values) */
+        {"384,9,2", EM_INT32, 9000, 0, 1},
+        {"256,3,0", EM_UINT16, 2500, 1, 1},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         setenv("EMBER_SORT_OS", shapes[i].os, 1);
         CHECK(run_case(shapes[i].dt, 1, shapes[i].len, shapes[i].desc, shapes[i].arg, 1, 0));
     }
     unsetenv("EMBER_SORT_OS");
+    /* the lanes of a digit found by the match instruction (EMBER_SORT_MATCH=1) */
+    setenv("EMBER_SORT_MATCH", "1", 1);
+    CHECK(run_case(EM_FLOAT32, 1, 2 * 9216 + 77, 0, 1, 1, 0));
+    CHECK(run_case(EM_INT64, 1, 6000, 1, 0, 1, 0));
+    unsetenv("EMBER_SORT_MATCH");
     printf("%d emulated launches\n", launches);
 }
 

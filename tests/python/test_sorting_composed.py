@@ -127,6 +127,41 @@ def test_lexsort(rng, dtype):
         em.lexsort([])
 
 
+@pytest.mark.parametrize("dtypes", [("int32", "int32"), ("int8", "uint16", "bool"),
+                                    ("int64",), ("uint64",), ("int16", "int32", "int8"),
+                                    ("uint32", "int64")])
+def test_lexsort_one_word(rng, monkeypatch, dtypes):
+    """Integer keys whose widths add up to 64 bits or less sort as one word
+    (one argsort; more bits: one per key): extremes, negatives, ties, every
+    axis of a 2-D batch, empty; NumPy's lexsort the oracle."""
+    calls = []
+    sort = _sorting._ember.sort
+    monkeypatch.setattr(_sorting._ember, "sort", lambda *a: calls.append(1) or sort(*a),
+                        raising=False)
+
+    def keys(shape):
+        out = []
+        for dt in dtypes:
+            if dt == "bool":
+                out.append(rng.random(shape) < 0.5)
+                continue
+            i = np.iinfo(dt)
+            k = rng.integers(-3 if i.min else 0, 3, shape).astype(dt)  # many ties
+            k.flat[::7] = i.min
+            k.flat[3::11] = i.max
+            out.append(k)
+        return out
+
+    bits = sum(1 if d == "bool" else 8 * np.dtype(d).itemsize for d in dtypes)
+    for shape, axis in (((257,), -1), ((5, 40), 1), ((5, 40), 0), ((0,), -1), ((1,), 0)):
+        ks = keys(shape)
+        calls.clear()
+        got = em.lexsort([to_em(k) for k in ks], axis=axis)
+        assert_same(got, np.lexsort(ks, axis=axis))
+        if len(dtypes) > 1 and shape[0]:
+            assert len(calls) == (1 if bits <= 64 else len(dtypes)), (shape, calls)
+
+
 @pytest.mark.parametrize("right", [False, True])
 def test_digitize(rng, right):
     x = np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 7.0, np.nan])
