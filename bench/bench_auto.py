@@ -285,7 +285,7 @@ def main():
         print(f"#   {dev}: {c.as_dict()}")
     names = list(workloads(0.0001)) + ["ooc", "generated"]
     if a.rows:
-        names = [n for n in names + ["stream"] if n in a.rows.split(",")]
+        names = [n for n in a.rows.split(",") if n in names + ["stream"]]  # in that order
     rows, errors, decisions, infos = {}, {}, {}, {}
     start = time.perf_counter()
     for name in names:
