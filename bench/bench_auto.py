@@ -11,6 +11,12 @@ host (NumPy) memory, so a placement pays for the moves it makes.
              LIMIT_GIB (8; set_limit): all-GPU cannot hold it (OOM); auto streams it
   ooc_1gpu   (two GPUs or more) ooc by auto with cuda:0 its only GPU: the
              several-GPU speed-up is ooc_1gpu / ooc
+  stream     (auto only) ooc forced through the GPUs (_stream.plan(force=...): on a host
+             whose CPU outruns the bus auto rightly keeps ooc there, so this row
+             is what measures the streaming): GB/s through cuda:0 alone and
+             through every GPU, per chunk size, against the h2d bandwidths
+             measured in the same process on 1 GiB (pageable: Ember's staged
+             copy; pinned) and the model's (32 MiB)
   generated  em.random.random(n, device=...).sum() of GEN_GIB GiB (100): no host
              data for auto (its chunks are made on the GPUs); all-GPU does not fit,
              all-CPU is skipped (the host would hold it all)
@@ -28,7 +34,9 @@ machine (about 4 minutes on an H100 host with 128 GiB):
 The table gives, per workload, auto / the better fixed placement (target
 <= 1.10) and the total (target < 1); the ooc line the streamed rate against
 the measured host-to-device bandwidths (target >= 70 %); with two GPUs the
-speed-up over one (target >= 1.8).  `EMBER_DEBUG=1` shows each decision.
+speed-up over one (target >= 1.8).  Each auto cell also reports its
+decisions (em.auto.explain over one more run: how many of each kind went
+where, and the first of each in full); `--rows a,b` runs only those rows.
 """
 import argparse
 import json
@@ -125,7 +133,47 @@ def extra(a):
             raise _Skip("the host would hold all of it")
         return lambda: float(em.random.random(gen_n, device=mode).sum())
 
-    return {"ooc": w_ooc, "generated": w_gen}
+    def w_stream(mode):
+        if mode != "auto":
+            raise _Skip("auto only")
+
+    return {"ooc": w_ooc, "stream": w_stream, "generated": w_gen}
+
+
+def _stream_row(a, nbytes, limit):
+    """The streamed reduction forced through cuda:0 and through every GPU,
+    per chunk size; its GB/s against h2d measured here on 1 GiB.  Returns
+    (seconds of the default plan on cuda:0, a dict of rates)."""
+    from ember.auto import _stream
+    host = _ooc_host(nbytes)
+    _limit_pools(limit)
+    x = em.asarray(host, device="auto", copy=False)
+    ngpu = sum(1 for d in em.devices() if d.kind == "cuda")
+    gpus = [f"cuda:{i}" for i in range(ngpu)][:a.gpus or None]
+    info = {"GB": nbytes / 1e9}
+    n = min(1 << 28, host.size)  # 1 GiB of float32
+    pin = em.cuda.pinned_empty((n,), "float32")
+    pin[...] = 1
+    with em.Device("cuda:0"):
+        info["h2d_pageable_1GiB"] = 4 * n / best(lambda: em.asarray(host[:n], device="cuda:0"), 3)
+        info["h2d_pinned_1GiB"] = 4 * n / best(lambda: em.asarray(pin, device="cuda:0"), 3)
+    del pin
+    m = em.auto.model().costs.get("cuda:0")
+    info["model_h2d"], info["model_h2d_pinned"] = m.h2d, m.h2d_pinned
+    t_default = None
+    sets = [gpus[:1]] + ([gpus] if len(gpus) > 1 else [])
+    for devs in sets:
+        for chunk in [None] + [int(c * (1 << 20)) for c in a.chunks_mib]:
+            p = _stream.plan(x, chunk_bytes=chunk, force=tuple(devs))
+            t = best(lambda: float(_stream.run("sum", x, p)), 2)
+            key = f"{len(devs)}gpu_chunk{(p.chunk * 4) >> 20}MiB"
+            info[key] = nbytes / t / 1e9
+            if chunk is None and len(devs) == 1:
+                t_default = t
+            print(f"# stream {key}: {nbytes / t / 1e9:.1f} GB/s ({p.nchunks} chunks)",
+                  file=sys.stderr, flush=True)
+    info["value_ok"] = float(_stream.run("sum", x, p)) == float(host.size)
+    return t_default, info
 
 
 _HOST = {}
@@ -146,14 +194,21 @@ def one(a):
     scale = 0.01 if a.small else a.scale
     out = {"t": None}
     try:
-        if a.one in ("ooc", "generated"):
+        if a.one == "stream":
+            extra(a)["stream"](a.mode)  # raises _Skip off auto
+            out["t"], out["info"] = _stream_row(a, int(a.ooc_gib * (1 << 30)),
+                                                int(a.limit_gib * (1 << 30)))
+        elif a.one in ("ooc", "generated"):
             run = extra(a)[a.one](a.mode)
             reps = 1
         else:
             fn = workloads(scale)[a.one]
             run = (lambda: fn(a.mode))
             reps = a.reps
-        out["t"] = best(run, reps)
+        if a.one != "stream":
+            out["t"] = best(run, reps)
+            if a.mode.startswith("auto"):
+                out["decisions"] = _decisions(run)
     except _Skip as e:
         out["err"] = "skipped: " + str(e)
     except em.OutOfMemoryError as e:
@@ -163,11 +218,25 @@ def one(a):
     print("RESULT " + json.dumps(out), flush=True)
 
 
+def _decisions(run):
+    """What auto decided in one more run: {"kind -> device": count} and the
+    first decision of each in full."""
+    _, ps = em.auto.explain(run)
+    seen, first = {}, {}
+    for p in ps:
+        where = getattr(p, "chosen", None) or ", ".join(getattr(p, "devices", ()))
+        k = f"{getattr(p, 'kind', type(p).__name__)} -> {where}"
+        seen[k] = seen.get(k, 0) + 1
+        first.setdefault(k, repr(p)[:400])
+    return {"counts": seen, "first": first}
+
+
 def cell(a, name, mode):
     import subprocess
     cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--mode", mode,
            "--scale", str(a.scale), "--reps", str(a.reps), "--ooc-gib", str(a.ooc_gib),
-           "--limit-gib", str(a.limit_gib), "--gen-gib", str(a.gen_gib)] + \
+           "--limit-gib", str(a.limit_gib), "--gen-gib", str(a.gen_gib),
+           "--gpus", str(a.gpus), "--chunks-mib", ",".join(map(str, a.chunks_mib))] + \
         (["--small"] if a.small else [])
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
@@ -192,11 +261,17 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--row-timeout", type=float, default=90.0)
     ap.add_argument("--json")
+    ap.add_argument("--rows", help="comma-separated rows to run (default: all)")
+    ap.add_argument("--gpus", type=int, default=0,
+                    help="the stream row: use the first N GPUs (0: all)")
+    ap.add_argument("--chunks-mib", default="256,1024",
+                    help="the stream row: chunk sizes tried beside the default")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.small and a.ooc_gib == 24.0:
         a.ooc_gib, a.limit_gib, a.gen_gib = 0.25, 1 / 16, 0.5
+    a.chunks_mib = [float(c) for c in str(a.chunks_mib).split(",") if c]
     if a.one:
         return one(a)
     gpu = em.cuda.is_available()
@@ -209,17 +284,29 @@ def main():
     for dev, c in model.costs.items():
         print(f"#   {dev}: {c.as_dict()}")
     names = list(workloads(0.0001)) + ["ooc", "generated"]
-    rows, errors = {}, {}
+    if a.rows:
+        names = [n for n in a.rows.split(",") if n in names + ["stream"]]  # in that order
+    rows, errors, decisions, infos = {}, {}, {}, {}
     start = time.perf_counter()
     for name in names:
         rows[name] = {}
-        for mode in modes:
+        for mode in (["auto"] if name == "stream" else modes):
             c = cell(a, name, mode)
             rows[name][mode] = c["t"]
             if c.get("err"):
                 errors[f"{name}/{mode}"] = c["err"]
+            if c.get("decisions"):
+                decisions[name] = c["decisions"]
+            if c.get("info"):
+                infos[name] = c["info"]
         print(name, {k: (None if v is None else round(v, 5)) for k, v in rows[name].items()},
               flush=True)
+        if name in decisions:
+            print(f"#   auto decided: {decisions[name]['counts']}")
+            for v in decisions[name]["first"].values():
+                print(f"#     {v}")
+        if name in infos:
+            print(f"#   {json.dumps(infos[name])}", flush=True)
     if ngpu >= 2:
         c = cell(a, "ooc", "auto1")
         rows["ooc_1gpu"] = {"auto": c["t"]}
@@ -242,7 +329,24 @@ def main():
         summary["multi_gpu_speedup"] = rows["ooc_1gpu"]["auto"] / ooc_t
         print(f"# ooc on {ngpu} GPUs: {summary['multi_gpu_speedup']:.2f}x one GPU "
               "(target >= 1.8)")
-    suite = [n for n in names if n not in ("ooc", "generated")]  # where every mode runs
+    st = infos.get("stream")
+    if st:
+        for k, v in st.items():
+            if k.endswith("MiB"):
+                for bus in ("h2d_pageable_1GiB", "h2d_pinned_1GiB", "model_h2d"):
+                    if st.get(bus):
+                        summary[f"stream_{k}_vs_{bus}"] = v * 1e9 / st[bus]
+        print("# stream (GB/s, % of h2d pageable / pinned measured on 1 GiB): " + ", ".join(
+            f"{k} {v:.1f} ({v * 1e9 / st['h2d_pageable_1GiB'] * 100:.0f} % / "
+            f"{v * 1e9 / st['h2d_pinned_1GiB'] * 100:.0f} %)"
+            for k, v in st.items() if k.endswith("MiB")))
+        one_gpu = max((v for k, v in st.items() if k.startswith("1gpu")), default=None)
+        all_gpu = max((v for k, v in st.items() if k.startswith(f"{ngpu}gpu")), default=None)
+        if ngpu > 1 and one_gpu and all_gpu:
+            summary["stream_multi_gpu_speedup"] = all_gpu / one_gpu
+            print(f"# stream on {ngpu} GPUs: {all_gpu / one_gpu:.2f}x one GPU (target >= 1.8)")
+    # the rows where every mode runs
+    suite = [n for n in names if n not in ("ooc", "generated", "stream")]
     total = {m: sum(rows[n][m] for n in suite if rows[n].get(m) is not None) for m in modes}
     ratios = {}
     print("\n| workload | " + " | ".join(modes) + " | auto / best fixed |")
@@ -262,6 +366,7 @@ def main():
             json.dump({"device": em.Device("cuda:0").name if gpu else "cpu", "gpus": ngpu,
                        "date": time.strftime("%Y-%m-%d"), "rows": rows, "errors": errors,
                        "ratios": ratios, "summary": summary, "model": model.as_dict(),
+                       "decisions": decisions, "stream": infos.get("stream"),
                        "args": vars(a)}, f, indent=1)
 
 

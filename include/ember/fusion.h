@@ -109,6 +109,11 @@ EM_API em_status em_expr_retarget_rows(const em_expr *e, int64_t r0, int64_t r1,
 EM_API int64_t em_expr_input_bytes(const em_expr *e);
 /* Whether every array e reads (host scalars aside) is marked auto. */
 EM_API bool em_expr_all_auto(const em_expr *e);
+/* The distinct op nodes e will evaluate (evaluated ones and leaves not
+ * counted), and how many of them are transcendental (exp, log, sin, pow,
+ * ...): device="auto" prices a chain's arithmetic, not only its bytes, since
+ * a CPU running eight ops with a sine is compute-bound where one add is not. */
+EM_API void em_expr_op_counts(const em_expr *e, int *ops, int *transcendental);
 
 /* em_ufunc's checks and dtype resolution without running anything (core/ufunc.c):
  * the device, loop and result dtypes and the broadcast shape. */

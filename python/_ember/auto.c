@@ -156,15 +156,23 @@ int pyem_auto_chain(PyObject *obj) {
     if (!o->pending || !pyem__auto_chain || pyem__auto_single || !em_array_is_auto(&o->a)) return 0;
     em_device dev = em_array_device(&o->a);
     int64_t in = em_expr_input_bytes(o->pending), res = em_array_nbytes(&o->a);
+    int ops, tr;
+    em_expr_op_counts(o->pending, &ops, &tr);
     /* Host work below the bound where the CPU beats every GPU stays; the
      * bound holds for work whose inputs are at least half its bytes (a
-     * broadcast chain's result may be far larger: the policy decides). */
-    if (dev.kind == EM_CPU && in >= res && in + res < pyem__auto_cpu_below[PYEM_AUTO_ELEMENTWISE])
+     * broadcast chain's result may be far larger: the policy decides).  The
+     * bound is one op's; a longer chain costs the CPU more per byte (a
+     * transcendental far more), so its bytes are scaled up before the test:
+     * a conservative stand-in for the policy's op-aware prediction. */
+    int64_t weight = 1 + (ops > 1 ? ops - 1 : 0) + 8 * (int64_t)tr;
+    if (dev.kind == EM_CPU && in >= res &&
+        (in + res) * weight < pyem__auto_cpu_below[PYEM_AUTO_ELEMENTWISE])
         return 0;
     PyObject *devo = PyObject_GetAttrString(obj, "_dev");
     if (!devo) return -1;
-    PyObject *r = PyObject_CallFunction(pyem__auto_chain, "OOLLi", obj, devo, (long long)in,
-                                        (long long)res, (int)!em_expr_all_auto(o->pending));
+    PyObject *r = PyObject_CallFunction(pyem__auto_chain, "OOLLiLii", obj, devo, (long long)in,
+                                        (long long)res, (int)!em_expr_all_auto(o->pending),
+                                        (long long)em_array_size(&o->a), ops, tr);
     Py_DECREF(devo);
     if (!r) return -1;
     int ret = 0;
@@ -210,6 +218,17 @@ static PyObject *f_auto_chain_rows(PyObject *self, PyObject *args) {
     if (s != EM_OK) return pyem_raise(s);
     em_array_set_auto(&v, true);
     return pyem_wrap(&v);
+}
+
+/* _auto_chain_ops(x): (op nodes, transcendental ones) a pending x will
+ * evaluate ((0, 0) when x has values): the policy prices them. */
+static PyObject *f_auto_chain_ops(PyObject *self, PyObject *o) {
+    (void)self;
+    if (!EmArray_Check(o)) return PyErr_Format(PyExc_TypeError, "expected an ember.ndarray");
+    const em_expr *e = ((EmArrayObject *)o)->pending;
+    int ops = 0, tr = 0;
+    if (e) em_expr_op_counts(e, &ops, &tr);
+    return Py_BuildValue("ii", ops, tr);
 }
 
 /* _auto_chain_bytes(x): the bytes a pending x reads (0 when x has values). */
@@ -292,6 +311,8 @@ PyMethodDef pyem_auto_functions[] = {
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
     {"_auto_chain_rows", f_auto_chain_rows, METH_VARARGS,
      "_auto_chain_rows(x, r0, r1, device): rows [r0, r1) of pending x, computed on device."},
+    {"_auto_chain_ops", f_auto_chain_ops, METH_O,
+     "_auto_chain_ops(x): (op nodes, transcendental ones) pending x evaluates."},
     {"_auto_chain_bytes", f_auto_chain_bytes, METH_O,
      "_auto_chain_bytes(x): bytes of the arrays a pending x reads (0 if it has values)."},
     {"_auto_move", f_auto_move, METH_VARARGS,

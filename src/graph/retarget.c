@@ -123,6 +123,40 @@ int64_t em_expr_input_bytes(const em_expr *e) {
     return em__input_bytes(e, seen, &n);
 }
 
+/* Ops whose cost per element is many arithmetic ops' on a CPU (a libm call
+ * or its vector form): the exponentials, logarithms, trigonometric and
+ * hyperbolic functions and their inverses, pow, cbrt and the hypot/logaddexp
+ * family.  sqrt is not one (one instruction on every CPU Ember runs on). */
+static bool em__transcendental(em_op op) {
+    if (op >= EM_OP_EXP && op <= EM_OP_ARCTANH) return true;
+    switch (op) {
+    case EM_OP_POWER:
+    case EM_OP_ARCTAN2:
+    case EM_OP_HYPOT:
+    case EM_OP_LOGADDEXP:
+    case EM_OP_LOGADDEXP2:
+    case EM_OP_CBRT: return true;
+    default: return false;
+    }
+}
+
+static void em__op_counts(const em_expr *e, const em_expr **seen, int *n, int *ops, int *tr) {
+    if (em_expr_ready(e)) return;
+    for (int i = 0; i < *n; i++)
+        if (seen[i] == e) return; /* a shared node is evaluated once */
+    if (*n < EM_FUSE_MAXNODES * 2) seen[(*n)++] = e;
+    *ops += 1;
+    *tr += em__transcendental(e->op);
+    for (int i = 0; i < e->nin; i++) em__op_counts(e->in[i], seen, n, ops, tr);
+}
+
+void em_expr_op_counts(const em_expr *e, int *ops, int *transcendental) {
+    const em_expr *seen[EM_FUSE_MAXNODES * 2];
+    int n = 0;
+    *ops = *transcendental = 0;
+    em__op_counts(e, seen, &n, ops, transcendental);
+}
+
 bool em_expr_all_auto(const em_expr *e) {
     if (em_expr_ready(e)) return em__host_scalar(&e->arr) || em_array_is_auto(&e->arr);
     for (int i = 0; i < e->nin; i++)

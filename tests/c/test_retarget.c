@@ -89,6 +89,41 @@ static void test_all_auto(void) {
     em_array_release(&x), em_array_release(&y);
 }
 
+static em_expr *op1(em_op op, em_expr *a) {
+    em_dtype loop, odt;
+    CHECK(em_op_resolve(op, a->dtype, &loop, &odt) == EM_OK);
+    em_expr *r = NULL;
+    CHECK(em_expr_op(op, 1, &a, loop, odt, &r) == EM_OK);
+    return r;
+}
+
+/* The op nodes a chain will evaluate, for auto's cost: a shared node once,
+ * transcendental ones (exp, power) apart from arithmetic and sqrt, evaluated
+ * nodes and leaves not at all. */
+static void test_op_counts(void) {
+    em_array x = iota(EM_FLOAT32, 10, 1.0), y = iota(EM_FLOAT32, 10, 2.0);
+    em_expr *ex = leaf(&x), *ey = leaf(&y), *xy = op2(EM_OP_MULTIPLY, ex, ey);
+    em_expr *s = op2(EM_OP_ADD, xy, xy), *e = op1(EM_OP_EXP, xy);
+    em_expr *p = op2(EM_OP_POWER, ex, ey), *q = op1(EM_OP_SQRT, e);
+    em_expr *t = op2(EM_OP_MULTIPLY, q, p);
+    int ops = -1, tr = -1;
+    em_expr_op_counts(ex, &ops, &tr);
+    CHECK(ops == 0 && tr == 0);
+    em_expr_op_counts(s, &ops, &tr);
+    CHECK(ops == 2 && tr == 0); /* xy is read twice, evaluated once */
+    em_expr_op_counts(t, &ops, &tr);
+    CHECK(ops == 5 && tr == 2); /* multiply, sqrt, exp, xy, power */
+    em_array v = {0};
+    CHECK(em_expr_eval(xy, "test", &v) == EM_OK);
+    em_expr_set_value(xy, &v);
+    em_expr_op_counts(s, &ops, &tr);
+    CHECK(ops == 1 && tr == 0); /* xy has its values now */
+    em_array_release(&v);
+    em_expr *all[] = {t, q, p, e, s, xy, ex, ey};
+    for (int i = 0; i < 8; i++) em_expr_decref(all[i]);
+    em_array_release(&x), em_array_release(&y);
+}
+
 /* Rows [r0, r1) of x * y + x on a (6, 4) x and a broadcast (4,) y: the rows
  * of the whole evaluation, byte for byte; bad ranges are errors. */
 static void test_retarget_rows(void) {
@@ -126,5 +161,6 @@ int main(void) {
     RUN(test_retarget_equals_original);
     RUN(test_all_auto);
     RUN(test_retarget_rows);
+    RUN(test_op_counts);
     return ctest_summary();
 }

@@ -234,6 +234,14 @@ def test_model_formula():
     assert m.move(1e6, "cuda:0", "cpu", pinned=True) == pytest.approx(1e6 / 2e10)
     with pytest.raises(ValueError, match="missing matmul"):
         _model.Model.from_dict({"cpu": dict(CPU, matmul=None)})
+    # a chain's ops: the pass prices one arithmetic op; each further one costs
+    # `op` per element, each transcendental `transcendental`; a device without
+    # the numbers (as a model cached before them) prices ops at nothing
+    m = _model.Model.from_dict({"cpu": dict(CPU, op=1e-10, transcendental=4e-9), "cuda:0": GPU})
+    assert m.compute("cpu", 1000, 1) == 0 and m.compute("cpu", 1000, 1, 1) == pytest.approx(4e-6)
+    assert m.compute("cpu", 1000, 8, 2) == pytest.approx(1000 * (5 * 1e-10 + 2 * 4e-9))
+    assert m.compute("cuda:0", 1000, 8, 2) == 0
+    assert m.predict_chain("cpu", 8e3, 1000, 3) == pytest.approx(2e-6 + 8e3 / 1e10 + 2e-7)
 
 
 def test_calibrate_measures_and_caches(tmp_path, monkeypatch):
@@ -243,6 +251,8 @@ def test_calibrate_measures_and_caches(tmp_path, monkeypatch):
         c = m.costs["cpu"]
         for f in ("launch", "elementwise", "reduction", "matmul", "sort"):
             assert getattr(c, f) > 0, f
+        assert c.op >= 0 and c.transcendental >= 0  # seconds per element, never negative
+        assert c.op < 1e-6 and c.transcendental < 1e-5  # a CPU does an op in nanoseconds
         assert c.h2d is None  # the CPU has no copies
         assert m.seconds < 5  # the issue's budget is 2 s; this machine is shared
         files = os.listdir(tmp_path / "auto")
@@ -507,6 +517,83 @@ def test_chain_decision_both_ends(two_devices):
     assert _place._decide_chain("cuda:0", 12 << 20, 4 << 20).chosen == "cuda:0"
 
 
+# A CPU that spends 0.5 ns per element on an arithmetic op beyond the pass
+# and 5 ns on a transcendental one (sin, exp, ...); the GPU's ops are free.
+CPU_OPS = dict(CPU, op=5e-10, transcendental=5e-9)
+
+
+def _chain_ops_crossover(ops, tr, gpu=GPU):
+    """Elements where a chain of ops (tr transcendental) over one float32
+    input on the host predicts the same on the CPU and the GPU: 8 bytes an
+    element, 4 moved."""
+    per = (ops - 1 - tr) * CPU_OPS["op"] + tr * CPU_OPS["transcendental"]
+    slope = 8 / CPU["elementwise"] + per - 8 / gpu["elementwise"] - 4 / gpu["h2d"]
+    return (gpu["launch"] - CPU["launch"]) / slope
+
+
+def test_chain_ops_decide_both_ends():
+    # The bytes alone put a one-input chain below n0 on the CPU; its ops move
+    # the crossover: 8 ops with 2 sines cross far below, one add not at all.
+    em.auto.set_model({"cpu": CPU_OPS, "cuda:0": GPU})
+    try:
+        bytes_only = _chain_ops_crossover(1, 0)
+        for ops, tr in ((8, 2), (8, 0), (1, 1)):
+            n0 = _chain_ops_crossover(ops, tr)
+            assert n0 < bytes_only / 2, (ops, tr)
+            for n, want in ((int(n0 * 0.9), "cpu"), (int(n0 * 1.1) + 1, "cuda:0")):
+                p = _place._decide_chain("cpu", 4 * n, 4 * n, n, ops, tr)
+                assert p.chosen == want, (ops, tr, n, p)
+                assert f"{ops} ops ({tr} transcendental)" in p.reason
+            # the bytes alone would keep the larger of the two on the CPU
+            assert _place._decide_chain("cpu", 4 * n, 4 * n, n, 1, 0).chosen == "cpu"
+    finally:
+        em.auto.set_model(None)
+
+
+def test_pending_chain_op_counts(cpu_only):
+    a = em.arange(1 << 15, dtype="float32", device="auto")
+    x = em.sqrt(em.abs(em.sin(a) * 2.0 + em.cos(a) * a - 0.5) + 1.0) / (a + 1.0)
+    assert em._ember._is_pending(x)
+    # sin * cos * + - abs + sqrt + /: 11 op nodes, sin and cos transcendental
+    assert em._ember._auto_chain_ops(x) == (11, 2)
+    y = x * x  # x read twice: evaluated once
+    assert em._ember._auto_chain_ops(y) == (12, 2)
+    em.eval(x)
+    assert em._ember._auto_chain_ops(x) == (0, 0)  # values: nothing left to run
+    assert em._ember._auto_chain_ops(y) == (1, 0)  # x is a leaf of y from now on
+    assert em._ember._auto_chain_ops(a) == (0, 0)
+    with pytest.raises(TypeError, match="ember.ndarray"):
+        em._ember._auto_chain_ops(np.ones(3))
+    h = np.arange(1 << 15, dtype=np.float32)
+    assert_same(y, (np.sqrt(np.abs(np.sin(h) * 2 + np.cos(h) * h - 0.5) + 1) / (h + 1)) ** 2,
+                rtol=1e-5)
+
+
+FAKE_CHAIN_OPS = """
+import numpy as np, ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+n = %d
+for heavy in (False, True):
+    a = em.zeros(n, dtype='float32', device='auto')
+    r = em.sin(a) * 2.0 + em.cos(a) * a - 0.5 if heavy else a + 1.0
+    _, ps = em.auto.explain(lambda: em.eval(r))
+    print(ps[0].kind, ps[0].chosen, ps[0].reason.split(', ', 1)[1], str(r.device.current))
+    del a, r
+"""
+
+
+def test_chain_ops_placed_under_the_fake_driver(fake_lib, tmp_path):
+    # One size, two chains (the C hook passes the chain's op counts): a + 1
+    # stays on the host, sin(a) * 2 + cos(a) * a - 0.5 goes to the GPU.
+    gpu = dict(GPU, launch=1e-4)  # a crossover at sizes the fusion keeps lazy
+    n = int(0.5 * _chain_ops_crossover(1, 0, gpu))
+    assert _chain_ops_crossover(6, 2, gpu) < 0.5 * n and n > 1e5
+    out, err = _run(FAKE_CHAIN_OPS % (CPU_OPS, gpu, n), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["chain cpu 1 ops (0 transcendental) cpu",
+                   "chain cuda:0 6 ops (2 transcendental) cuda:0"], err
+
+
 def test_pending_auto_chain_bytes(cpu_only):
     a = em.arange(1 << 15, dtype="float32", device="auto")
     b = em.ones(1 << 15, dtype="float64", device="auto")
@@ -670,6 +757,16 @@ def test_stream_plan_both_ends():
         assert _stream.plan(x).devices == ("cuda:0",)
         em.auto.set_model({"cpu": CPU, "cuda:0": GPU})  # the CPU outruns the bus
         assert _stream.plan(x) is None
+        # forced (the benchmark's streaming row): through the GPUs named, even
+        # where the CPU is faster or the array fits
+        p = _stream.plan(x, force=("cuda:0",))
+        assert p.devices == ("cuda:0",) and p.nchunks == 16 and p.predicted > p.cpu
+        em.auto.set_model({"cpu": CPU, "cuda:0": GPU, "cuda:1": slow_bus})
+        assert _stream.plan(x, force=("cuda:0", "cuda:1")).devices == ("cuda:0", "cuda:1")
+        _place._avail = lambda dev: 1 << 30  # the GPU could hold it
+        assert _stream.plan(x) is None
+        p = _stream.plan(x, force=("cuda:1",), chunk_bytes=1 << 20)
+        assert p.devices == ("cuda:1",) and p.nchunks == 4
     finally:
         _place._avail = orig
         em.auto.set_model(None)

@@ -23,13 +23,19 @@ KINDS = ("elementwise", "reduction", "scan", "matmul", "sort")
 _RATE = {"elementwise": "elementwise", "reduction": "reduction", "scan": "reduction",
          "matmul": "matmul", "sort": "sort"}
 _FIELDS = ("launch", "elementwise", "reduction", "matmul", "sort",
-           "h2d", "h2d_pinned", "d2h", "d2h_pinned")
+           "h2d", "h2d_pinned", "d2h", "d2h_pinned", "op", "transcendental")
+# The form of the cached numbers: a model cached before a field existed is
+# measured again rather than read with that field missing.
+_FORMAT = 2
 
 
 class DeviceCost:
     """One device's numbers: launch in seconds; elementwise, reduction and
     sort in bytes/s of the work's data; matmul in flop/s; h2d/d2h (pageable)
-    and h2d_pinned/d2h_pinned in bytes/s (None on the CPU)."""
+    and h2d_pinned/d2h_pinned in bytes/s (None on the CPU); op and
+    transcendental in seconds per element: what one more arithmetic op, or
+    one transcendental op (exp, sin, ...), adds to a fused pass beyond its
+    bytes (None: nothing, as on a GPU, where a chain is memory-bound)."""
 
     __slots__ = ("device",) + _FIELDS
 
@@ -76,6 +82,23 @@ class Model:
         rate = getattr(c, _RATE[kind])
         return c.launch + (flops if kind == "matmul" else nbytes) / rate
 
+    def compute(self, device, elems, ops, transcendental=0):
+        """Seconds that a fused chain of `ops` op nodes (`transcendental` of
+        them exp, sin, pow, ...) over elems elements adds on device beyond
+        the elementwise bandwidth's pass, which prices one arithmetic op:
+        (ops - 1 - transcendental) arithmetic ops at `op` each, the
+        transcendental ones at `transcendental` each.  A CPU running eight
+        ops with a sine is compute-bound where one add is not."""
+        c = self.costs[device]
+        arith = max(ops - 1 - transcendental, 0)
+        return elems * (arith * (c.op or 0.0) + transcendental * (c.transcendental or 0.0))
+
+    def predict_chain(self, device, nbytes, elems, ops=1, transcendental=0):
+        """Seconds of a fused elementwise chain on device: one pass over its
+        bytes plus its ops' compute (see compute)."""
+        return (self.predict("elementwise", device, nbytes)
+                + self.compute(device, elems, ops, transcendental))
+
     def move(self, nbytes, src, dst, pinned=False):
         """Seconds to copy nbytes from device src to device dst (through the
         host between two GPUs); 0 when they are the same."""
@@ -116,7 +139,10 @@ def _measure(dev):
     gpu = dev != "cpu"
     big = dev.startswith("cuda")  # OpenCL sizes are the CPU's (PoCL is a CPU)
     sync = (lambda: em.Device(dev).synchronize()) if gpu else (lambda: None)
-    n = (1 << 24) if big else (1 << 22)
+    # The CPU's arrays grow with its cores (2^22 float32 on 2, 2^25 on 16 or
+    # more): the bandwidths must be DRAM's, not a large L3's (on the H100
+    # host 2^22 measured 162 GB/s where a 24 GiB reduction ran at 88).
+    n = (1 << 24) if big else (1 << 22) * max(1, min((os.cpu_count() or 2) // 2, 8))
     a = em.ones(n, dtype="float32", device=dev)
     b = em.ones(n, dtype="float32", device=dev)
     s = em.ones(1000, dtype="float32", device=dev)
@@ -128,6 +154,28 @@ def _measure(dev):
 
     out = {"launch": _best(small_ops) / 50}
     out["elementwise"] = 3 * 4 * n / _best(lambda: (em.eval(a + b), sync()))
+    # What a chain's ops cost beyond its bytes: eight arithmetic ops over one
+    # input, and one exp, each against a pass of the same bytes (8 n) at the
+    # elementwise bandwidth; the rest is compute (never below 0: a GPU's
+    # chain is memory-bound, and noise must not make ops free or negative).
+    # A few hundredths of a second: both are fused one-pass kernels.
+    pass_t = out["launch"] + 2 * 4 * n / out["elementwise"]
+
+    def chain8():
+        em.eval(((((((((a + 1) * 0.5) - 2) * 1.5) + 3) * 0.25) - 1) * 2))
+        sync()
+
+    out["op"] = max(_best(chain8) - pass_t, 0.0) / (7 * n)
+    # Four transcendental ops in a row (sin, exp, sin, exp: bounded values),
+    # so that their compute, not the bytes, is what is timed: one exp or sin
+    # alone is memory-bound on a many-core host (32 cores measured 0 for
+    # it), yet the 8-op chain's sine and cosine made its CPU time 3.5x its
+    # bytes'.  exp and sin together: a vector exp is cheaper than a sine.
+    def trans4():
+        em.eval(em.exp(em.sin(em.exp(em.sin(a)))))
+        sync()
+
+    out["transcendental"] = max(_best(trans4) - pass_t, 0.0) / (4 * n)
     out["reduction"] = 4 * n / _best(lambda: (a.sum(), sync()))
     m = 1024 if big else 256
     x = em.ones((m, m), dtype="float32", device=dev)
@@ -141,7 +189,10 @@ def _measure(dev):
         g = em.asarray(h, device=dev)
         out["d2h"] = h.nbytes / _best(lambda: g.get(), reps=2)
     elif gpu:
-        h = np.ones(1 << 23, dtype=np.float32)  # 32 MiB
+        # 256 MiB: a staged pageable copy reaches its rate only on large
+        # copies (on the H100 32 MiB measured 22 GB/s, 1 GiB 44), and the
+        # moves that decide a placement are the large ones.
+        h = np.ones(1 << 26, dtype=np.float32)
         pin = em.cuda.pinned_empty(h.shape, h.dtype)
         pin[...] = 1
         out["h2d"] = h.nbytes / _best(lambda: (em.asarray(h, device=dev), sync()), reps=2)
@@ -183,7 +234,7 @@ def _cache_dir():
 def _key(devs):
     """What a measurement is valid for: Ember's version and, per device, its
     name, memory and (CUDA) driver version."""
-    parts = [_ember.__version__]
+    parts = [_ember.__version__, f"format{_FORMAT}"]
     for d in devs:
         if d == "cpu":
             parts.append(f"cpu/{os.cpu_count()}/{_ember.num_threads()}")

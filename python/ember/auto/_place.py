@@ -200,9 +200,21 @@ def decide(kind, objs, out=None):
         # Work that does not fit the device's free memory (or its pool's
         # set_limit) is not placed there: it would fail with OutOfMemoryError.
         fits = dev == "cpu" or need <= _avail(dev)
-        predicted[dev] = m.predict(kind, dev, nbytes, flops) + mv if fits else float("inf")
+        t = m.predict(kind, dev, nbytes, flops) + mv + _pending_compute(m, dev, arrays)
+        predicted[dev] = t if fits else float("inf")
     chosen = min(predicted, key=predicted.get) if predicted else cands[0]
     return Placement(kind, nbytes, flops, chosen, predicted, moves, "least predicted time")
+
+
+def _pending_compute(m, dev, arrays):
+    """Seconds the pending chains among arrays add on dev beyond their bytes
+    (their evaluation is part of the work: a reduction of a chain fuses it)."""
+    t = 0.0
+    for a in arrays:
+        if _ember._is_pending(a):
+            ops, tr = _ember._auto_chain_ops(a)
+            t += m.compute(dev, a.size, ops, tr)
+    return t
 
 
 def _avail(dev):
@@ -251,14 +263,16 @@ def place(kind, objs, out):
     return tuple(_bring(o, p.chosen) for o in objs)
 
 
-def place_chain(x, where, in_bytes, out_bytes, pinned):
+def place_chain(x, where, in_bytes, out_bytes, pinned, elems=0, ops=1, transcendental=0):
     """The extension's hook when pending auto chain x is about to be
     evaluated on device `where` (a (kind, id) pair): the device it should run
     on instead, None to run where it is, or x's values computed here (a
     chain on the host that no GPU can hold, streamed through one in bands of
     rows: _stream.chain_plan).  The whole chain is one piece of elementwise
     work: the bytes of the arrays it reads and of its result, the reads
-    moved when it runs elsewhere."""
+    moved when it runs elsewhere; its `ops` op nodes over `elems` result
+    elements (`transcendental` of them exp, sin, ...) priced on each device
+    (Model.compute: the CPU's eight-op chain is compute-bound)."""
     if not _state["configured"]:
         _configure()
     here = "cpu" if where[0] == "cpu" else f"{where[0]}:{where[1]}"
@@ -268,7 +282,7 @@ def place_chain(x, where, in_bytes, out_bytes, pinned):
     elif len(candidates()) == 1 and not _explaining():
         return None
     else:
-        p = _decide_chain(here, in_bytes, out_bytes)
+        p = _decide_chain(here, in_bytes, out_bytes, elems, ops, transcendental)
         gpus = [d for d in p.predicted if d != "cpu"]
         if here == "cpu" and p.chosen == "cpu" and gpus and all(
                 p.predicted[d] == float("inf") for d in gpus):
@@ -281,7 +295,7 @@ def place_chain(x, where, in_bytes, out_bytes, pinned):
     return None if p.chosen == here else p.chosen
 
 
-def _decide_chain(here, in_bytes, out_bytes):
+def _decide_chain(here, in_bytes, out_bytes, elems=0, ops=1, transcendental=0):
     m = model()
     predicted, moves = {}, {}
     for dev in candidates():
@@ -291,11 +305,11 @@ def _decide_chain(here, in_bytes, out_bytes):
         moves[dev] = mv
         need = (in_bytes if dev != here else 0) + out_bytes
         fits = dev == "cpu" or need <= _avail(dev)
-        t = m.predict("elementwise", dev, in_bytes + out_bytes)
+        t = m.predict_chain(dev, in_bytes + out_bytes, elems, ops, transcendental)
         predicted[dev] = t + mv if fits else float("inf")
     chosen = min(predicted, key=predicted.get) if predicted else here
     return Placement("chain", in_bytes + out_bytes, 0.0, chosen, predicted, moves,
-                     "least predicted time")
+                     f"least predicted time, {ops} ops ({transcendental} transcendental)")
 
 
 def _note(p):
