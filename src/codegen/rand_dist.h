@@ -20,6 +20,7 @@
  *            above (NumPy's random_poisson_mult / _ptrs, its loggam series)
  *   binomial NumPy's: with r = min(p, 1 - p) (the count mirrored where
  *            p > 1/2), inversion for n r <= 30, BTPE above.
+ *   beta     gamma(a) / (gamma(a) + gamma(b)), both from the element's stream.
  *
  * The text is written once, as the macro EM__DIST_TEXT in the C subset
  * CUDA C and OpenCL C accept (as codegen/philox.h does): the CPU backend
@@ -218,6 +219,12 @@
             if (A > bound) continue;                                                            \
             return y;                                                                           \
         }                                                                                       \
+    }                                                                                           \
+    /* X / (X + Y), X ~ gamma(a), Y ~ gamma(b) from one sub-stream: one kernel \
+     * and one store where two gamma draws and their ratio were three passes. */ \
+    FN double em_rs_beta(em_rs *s, double a, double b) {                                        \
+        const double x = em_rs_gamma(s, a);                                                     \
+        return x / (x + em_rs_gamma(s, b));                                                     \
     }                                                                                           \
     /* p > 1/2 mirrored (n - Binomial(n, 1 - p)), as NumPy. */                                  \
     FN I64 em_rs_binomial(em_rs *s, I64 n, double p) {                                          \
