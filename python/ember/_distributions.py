@@ -10,7 +10,7 @@ are choice, permutation, permuted and shuffle (sorting random keys; choice
 without replacement and with p draws Efraimidis-Spirakis keys).  Gamma,
 poisson and binomial are one kernel each (codegen/rand_dist.h: every
 element runs its rejection loop on its own Philox sub-stream; Marsaglia-Tsang,
-NumPy's multiplication/PTRS, NumPy's inversion/BTPE), and
+inversion below lam = 10 and NumPy's PTRS, NumPy's inversion/BTPE), and
 beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
 noncentral forms are built on them as NumPy builds them.  zipf, logseries
 and vonmises reject in rounds of array operations on a device.  What is
@@ -620,8 +620,9 @@ class Distributions:
 
     # ---- on the host (rejection sampling, series) --------------------------------
     def poisson(self, lam=1.0, size=None, *, device=None):
-        """Poisson variates (int64), NumPy's two algorithms in one kernel: the
-        multiplication method for lam < 10, Hormann's PTRS rejection above."""
+        """Poisson variates (int64) in one kernel: inversion of one uniform for
+        lam < 10 (NumPy multiplies lam + 1 uniforms), Hormann's PTRS rejection
+        above (NumPy's)."""
         lf = _real(lam)
         if lf is not None:
             if not lf >= 0:

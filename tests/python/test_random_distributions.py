@@ -32,7 +32,7 @@ CASES = [
     ("chisquare", (4.0,), (4.0, 8.0)),
     ("f", (5.0, 10.0), (1.25, 2 * 100 * 13 / (5 * 64 * 6))),
     ("standard_t", (5.0,), (0.0, 5.0 / 3)),
-    ("poisson", (3.0,), (3.0, 3.0)),  # the multiplication method (lam < 10)
+    ("poisson", (3.0,), (3.0, 3.0)),  # inversion (lam < 10)
     ("poisson", (50.0,), (50.0, 50.0)),  # PTRS rejection (lam >= 10)
     ("poisson", (1e4,), (1e4, 1e4)),
     ("binomial", (10, 0.3), (3.0, 2.1)),
@@ -352,7 +352,7 @@ def test_rejection_kernels_reproducible_and_pinned(device):
                                rtol=1e-12)
     assert g.bit_generator.counter == 3
     g = em.random.default_rng(0)
-    assert g.poisson([3.0, 30.0], size=(2, 2)).get().tolist() == [[4, 30], [4, 33]]
+    assert g.poisson([3.0, 30.0], size=(2, 2)).get().tolist() == [[4, 30], [3, 33]]
     g = em.random.default_rng(0)
     assert g.binomial([20, 100000], 0.3, size=(2, 2)).get().tolist() == [[7, 29793],
                                                                           [6, 30215]]
