@@ -498,13 +498,14 @@ typedef enum em_random_kind {
      * stream and the methods): one Philox sub-stream per element. */
     EM_RAND_GAMMA,   /* float64 out; p0 the shape */
     EM_RAND_POISSON, /* int64 out; p0 lam */
-    EM_RAND_BINOMIAL /* int64 out; p0 n (an integer held as float64), p1 p */
+    EM_RAND_BINOMIAL, /* int64 out; p0 n (an integer held as float64), p1 p */
+    EM_RAND_BETA      /* float64 out; p0 a, p1 b: X / (X + Y) of gamma(a), gamma(b) */
 } em_random_kind;
 /* A transform a fill applies to each value before it is stored
  * (em_random_fill_post), so that a distribution drawn from the uniform or
  * normal stream is one pass over memory: AFFINE v * pa + pb (UNIFORM or
- * NORMAL into float64); EXPONENTIAL -log1p(-v) * pa (UNIFORM into float32 or
- * float64); GEOMETRIC max(ceil(log1p(-v) / pa), 1) as int64 with pa =
+ * NORMAL into float64); EXPONENTIAL -log(1 - v) * pa (UNIFORM into float32 or
+ * float64; 1 - v is exact, so this is -log1p(-v) at log's cost); GEOMETRIC max(ceil(log1p(-v) / pa), 1) as int64 with pa =
  * log1p(-p) (v the UNIFORM float64 stream).  Each is the expression the
  * Python layer evaluated elementwise on the stream's values, so a device's
  * numbers are those of the unfused chain there. */
@@ -531,7 +532,7 @@ EM_API em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random
  * dtype (EM_EVALUE otherwise). */
 EM_API em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, uint64_t key,
                                     uint64_t counter, uint64_t *next);
-/* Fill a with the variates of kind (GAMMA, POISSON, BINOMIAL) whose
+/* Fill a with the variates of kind (GAMMA, POISSON, BINOMIAL, BETA) whose
  * parameters are p0 and p1 (p1 NULL where the kind has one): float64,
  * C-contiguous, on a's device, each of one element or a's element count
  * (element i takes element i).  The parameters are not validated here (the

@@ -103,17 +103,17 @@ static PyObject *f_random_fill(PyObject *self, PyObject *args, PyObject *kw) {
 }
 
 /* random_dist(kind, shape, key, counter, p0, p1=None) -> (array, next):
- * em_random_dist's gamma (float64), poisson or binomial (int64) variates on
+ * em_random_dist's gamma or beta (float64), poisson or binomial (int64) variates on
  * p0's device; p0, p1 float64 contiguous ember arrays of 1 or prod(shape)
  * elements (the caller broadcasts). */
 static PyObject *f_random_dist(PyObject *self, PyObject *args) {
     const char *kname;
     PyObject *shp, *keyo, *ctro, *p0o, *p1o = Py_None;
     if (!PyArg_ParseTuple(args, "sOOOO|O", &kname, &shp, &keyo, &ctro, &p0o, &p1o)) return NULL;
-    static const char *const names[] = {"gamma", "poisson", "binomial"};
+    static const char *const names[] = {"gamma", "poisson", "binomial", "beta"};
     int k = 0;
-    while (k < 3 && strcmp(kname, names[k])) k++;
-    if (k == 3) return PyErr_Format(PyExc_ValueError, "unknown random_dist kind '%s'", kname);
+    while (k < 4 && strcmp(kname, names[k])) k++;
+    if (k == 4) return PyErr_Format(PyExc_ValueError, "unknown random_dist kind '%s'", kname);
     em_random_kind kind = (em_random_kind)(EM_RAND_GAMMA + k);
     int nd;
     int64_t shape[EM_MAXDIMS];
@@ -129,7 +129,8 @@ static PyObject *f_random_dist(PyObject *self, PyObject *args) {
     if (PyErr_Occurred()) return NULL;
     em_array a = {0};
     uint64_t next = ctr;
-    em_status s = em_array_empty(&a, kind == EM_RAND_GAMMA ? EM_FLOAT64 : EM_INT64, nd, shape,
+    bool real = kind == EM_RAND_GAMMA || kind == EM_RAND_BETA;
+    em_status s = em_array_empty(&a, real ? EM_FLOAT64 : EM_INT64, nd, shape,
                                  em_array_device(p0));
     if (s == EM_OK) {
         PyThreadState *ts = em_array_size(&a) > PYEM_NOGIL_ELEMS ? PyEval_SaveThread() : NULL;

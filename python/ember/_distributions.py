@@ -10,13 +10,14 @@ are choice, permutation, permuted and shuffle (sorting random keys; choice
 without replacement and with p draws Efraimidis-Spirakis keys).  Gamma,
 poisson and binomial are one kernel each (codegen/rand_dist.h: every
 element runs its rejection loop on its own Philox sub-stream; Marsaglia-Tsang,
-NumPy's multiplication/PTRS, NumPy's inversion/BTPE), and
+inversion below lam = 10 and NumPy's PTRS, NumPy's inversion/BTPE), and
 beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
 noncentral forms are built on them as NumPy builds them.  zipf, logseries
 and vonmises reject in rounds of array operations on a device.  What is
 left (hypergeometric, multinomial, ...) draws on the host from a NumPy
 Philox seeded from this stream (reproducible for a seed) and warns
 (``HostFallbackWarning``) for a device."""
+import math as _math
 import operator as _operator
 
 import numpy as _np
@@ -66,6 +67,44 @@ def _param(x, device):
     return em.asarray(_np.asarray(x, dtype=_np.float64), device=device)
 
 
+def _real(x):
+    """x as a Python float where it is a real scalar (a Python or NumPy int or
+    float, not a bool or an array), else None: the common call (one scalar
+    parameter) then skips NumPy's broadcasting and reductions, which cost
+    more host time than a 2**24-element draw takes on a GPU."""
+    t = type(x)
+    if t is float or t is int or isinstance(x, (_np.floating, _np.integer)):
+        return float(x)
+    return None
+
+
+def _fast(self, device):
+    """Whether a draw for device may take a one-kernel fill (random._fill's
+    transforms): a device that runs Ember's kernels, and a Philox stream."""
+    from .random import _kernel_device
+    return hasattr(self, "bit_generator") and _kernel_device(device)
+
+
+# Scalar parameters of the rejection kernels, kept on their device: a float
+# parameter was a host-to-device copy of 8 bytes per draw (a sync where the
+# copy is pageable).  Keyed by (device, value); small and bounded.
+_SCALARS = {}
+
+
+def _scalar_param(x, dev):
+    key = (dev, x)
+    v = _SCALARS.get(key)
+    if v is None:
+        if len(_SCALARS) >= 256:
+            _SCALARS.clear()
+        v = em.reshape(em.asarray(_np.asarray([x], dtype=_np.float64), device=dev), (1,))
+        _SCALARS[key] = v
+    return v
+
+
+_I64 = _np.dtype(_np.int64)
+
+
 def _check(cond, msg):
     if not bool(_np.all(cond)):
         raise ValueError(msg)
@@ -80,6 +119,8 @@ class Distributions:
         pshape = _pshape(*params)
         if shape is None:
             return pshape
+        if any(d < 0 for d in shape):
+            raise ValueError(f"negative dimensions are not allowed (size={shape})")
         try:
             if _np.broadcast_shapes(shape, pshape) != shape:
                 raise ValueError
@@ -92,14 +133,15 @@ class Distributions:
         return self.random(shape, dtype, device=device)
 
     def _e(self, shape, device, dtype=_np.float64, scale=1.0):
-        """Standard exponentials -log1p(-U), U in [0, 1), times scale (a float)."""
+        """Standard exponentials -log(1 - U), U in [0, 1) (1 - U is exact: the
+        value of -log1p(-U) at log's cost), times scale (a float)."""
         from .random import _float_dtype, _kernel_device, _shape_of
         if _kernel_device(device) and hasattr(self, "bit_generator"):
             # one pass: the transform as the uniforms are stored
             return self.bit_generator._fill("uniform", _shape_of(shape),
                                             _float_dtype(dtype, "random"), device,
                                             post="exponential", pa=float(scale))
-        e = -em.log1p(-self._u(shape, device, dtype))
+        e = -em.log(1.0 - self._u(shape, device, dtype))
         return e if scale == 1.0 else e * scale
 
     def _host_draw(self, name, np_method, *args, size=None, device=None, **kwargs):
@@ -122,6 +164,13 @@ class Distributions:
 
     def exponential(self, scale=1.0, size=None, *, device=None):
         """Exponential samples with mean scale."""
+        sf = _real(scale)
+        if sf is not None and _fast(self, device):  # one kernel, no NumPy on the way
+            if not sf >= 0:
+                raise ValueError("scale < 0")
+            from .random import _shape_of
+            return self.bit_generator._fill("uniform", _shape_of(size), _np.dtype(_np.float64),
+                                            device, post="exponential", pa=sf)
         _check(_hv(scale) >= 0, "scale < 0")
         s = _param(scale, device)
         if isinstance(s, float):
@@ -211,6 +260,14 @@ class Distributions:
 
     def geometric(self, p, size=None, *, device=None):
         """Trials to the first success (>= 1, int64): ceil(-E / log1p(-p))."""
+        pf = _real(p)
+        if pf is not None and _fast(self, device):  # one kernel, no NumPy on the way
+            if not 0 < pf <= 1:
+                raise ValueError("p <= 0, p > 1 or p contains NaNs")
+            from .random import _shape_of
+            lp = _math.log1p(-pf) if pf < 1 else -_math.inf
+            return self.bit_generator._fill("uniform", _shape_of(size), _np.dtype(_np.int64),
+                                            device, post="geometric", pa=lp)
         ph = _hv(p)
         _check((ph > 0) & (ph <= 1), "p <= 0, p > 1 or p contains NaNs")
         pp = _param(p, device)
@@ -282,7 +339,7 @@ class Distributions:
             if n < 0:
                 raise ValueError("a must be a positive integer unless no samples are taken")
         shape = _shape(size)
-        k = 1 if shape is None else int(_np.prod(shape, dtype=_np.int64))
+        k = 1 if shape is None else _math.prod(shape)
         if n == 0 and k:
             raise ValueError("a cannot be empty unless no samples are taken")
         if p is not None:
@@ -296,8 +353,10 @@ class Distributions:
             if abs(ph.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
                 raise ValueError("probabilities do not sum to 1")
         if replace:
-            if p is None:
-                idx = self.integers(0, max(n, 1), shape, device=device)
+            if p is None:  # the integer fill itself (integers() validates dtype and bounds)
+                from .random import _shape_of
+                idx = self.bit_generator._fill("integers", _shape_of(shape), _I64, device, 0,
+                                               max(n, 1))
             else:
                 cdf = em.cumsum(em.asarray(ph, device=device))
                 cdf = cdf / cdf[-1]
@@ -385,7 +444,7 @@ class Distributions:
     # ---- the gamma family: Marsaglia-Tsang rejection on the device ----------------
     def _dist(self, kind, shape, device, *params):
         """One kernel draws every element (codegen/rand_dist.h): kind "gamma"
-        (float64), "poisson" or "binomial" (int64) with the parameters
+        or "beta" (float64), "poisson" or "binomial" (int64) with the parameters
         broadcast to shape; each element runs its rejection loop on its own
         Philox sub-stream, so there are no rounds, compaction or syncs."""
         shape = tuple(shape)
@@ -393,9 +452,13 @@ class Distributions:
             em_params = [x for x in params if _is_em(x)]
             device = em_params[0].device if em_params else _current_device()
         dev = str(device)
-        n = int(_np.prod(shape, dtype=_np.int64))
+        n = _math.prod(shape)
         ps = []
         for x in params:
+            xf = _real(x)
+            if xf is not None and not dev.startswith("auto"):
+                ps.append(_scalar_param(xf, dev))
+                continue
             v = x.astype(_np.float64) if _is_em(x) else \
                 em.asarray(_np.asarray(x, dtype=_np.float64), device=dev)
             if v.size == 1:
@@ -404,7 +467,7 @@ class Distributions:
                 v = em.ravel(em.ascontiguousarray(em.broadcast_to(v, shape)))
             ps.append(v)
         if n == 0:
-            return em.zeros(shape, dtype=_np.float64 if kind == "gamma" else _np.int64,
+            return em.zeros(shape, dtype=_np.float64 if kind in ("gamma", "beta") else _np.int64,
                             device=dev)
         bg = self.bit_generator
         with bg._lock:
@@ -433,12 +496,19 @@ class Distributions:
         return g * _param(scale, device)
 
     def beta(self, a, b, size=None, *, device=None):
-        """Beta(a, b) variates: X / (X + Y) of gamma variates."""
+        """Beta(a, b) variates: X / (X + Y) of gamma variates, both drawn in one
+        kernel (codegen/rand_dist.h's em_rs_beta) from each element's stream."""
+        af, bf = _real(a), _real(b)
+        if af is not None and bf is not None:  # the common call: no NumPy on the way
+            if not af > 0:
+                raise ValueError("a <= 0")
+            if not bf > 0:
+                raise ValueError("b <= 0")
+            from .random import _shape_of
+            return self._dist("beta", _shape_of(size), device, af, bf)
         _check(_hv(a) > 0, "a <= 0")
         _check(_hv(b) > 0, "b <= 0")
-        shape = self._out_shape(size, a, b)
-        x, y = self._gamma(a, shape, device), self._gamma(b, shape, device)
-        return x / (x + y)
+        return self._dist("beta", self._out_shape(size, a, b), device, a, b)
 
     def chisquare(self, df, size=None, *, device=None):
         """Chi-square variates: 2 * gamma(df / 2)."""
@@ -550,8 +620,17 @@ class Distributions:
 
     # ---- on the host (rejection sampling, series) --------------------------------
     def poisson(self, lam=1.0, size=None, *, device=None):
-        """Poisson variates (int64), NumPy's two algorithms in one kernel: the
-        multiplication method for lam < 10, Hormann's PTRS rejection above."""
+        """Poisson variates (int64) in one kernel: inversion of one uniform for
+        lam < 10 (NumPy multiplies lam + 1 uniforms), Hormann's PTRS rejection
+        above (NumPy's)."""
+        lf = _real(lam)
+        if lf is not None:
+            if not lf >= 0:
+                raise ValueError("lam < 0")
+            if not lf <= 9.223372006484771e18:
+                raise ValueError("lam value too large")
+            from .random import _shape_of
+            return self._dist("poisson", _shape_of(size), device, lf)
         lh = _hv(lam)
         _check(lh >= 0, "lam < 0")
         _check(lh <= 9.223372006484771e18, "lam value too large")

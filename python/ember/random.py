@@ -157,7 +157,10 @@ class Generator(_Distributions):
 
     def normal(self, loc=0.0, scale=1.0, size=None, *, device=None):
         """loc + scale * N(0, 1); scale must be non-negative."""
-        if _np.any(_np.asarray(_host(scale)) < 0):
+        if _real_scalar(scale):  # the common call: no NumPy array on the way
+            if scale < 0:
+                raise ValueError("scale < 0")
+        elif _np.any(_np.asarray(_host(scale)) < 0):
             raise ValueError("scale < 0")
         return self._affine("normal", loc, scale, size, device)
 

@@ -16,10 +16,12 @@
  *   normal   Box-Muller: r = sqrt(-2 log(1 - u1)), r cos(2 pi u2), then
  *            r sin(2 pi u2) on the element's next normal
  *   gamma    Marsaglia-Tsang; k < 1 draws gamma(k + 1) * U^(1/k); k = 0 is 0
- *   poisson  the multiplication method below lam = 10, Hormann's PTRS at and
- *            above (NumPy's random_poisson_mult / _ptrs, its loggam series)
+ *   poisson  inversion of one uniform below lam = 10 (NumPy multiplies lam + 1
+ *            uniforms: five times the Philox work), Hormann's PTRS at and
+ *            above (NumPy's random_poisson_ptrs, its loggam series)
  *   binomial NumPy's: with r = min(p, 1 - p) (the count mirrored where
  *            p > 1/2), inversion for n r <= 30, BTPE above.
+ *   beta     gamma(a) / (gamma(a) + gamma(b)), both from the element's stream.
  *
  * The text is written once, as the macro EM__DIST_TEXT in the C subset
  * CUDA C and OpenCL C accept (as codegen/philox.h does): the CPU backend
@@ -132,11 +134,21 @@
             }                                                                                   \
         }                                                                                       \
         if (!(lam > 0.0)) return 0;                                                             \
+        /* Inversion: one uniform against the running CDF (lam + 1 uniforms   \
+         * of the multiplication method were the kernel's cost: a Philox   \
+         * block per two).  A u the rounded CDF never reaches (within 1e-15 of \
+         * 1) draws again after 200 terms, far past lam < 10's mass. */      \
         const double enlam = exp(-lam);                                                         \
-        double prod = 1.0;                                                                      \
-        for (I64 x = 0;; x++) {                                                                 \
-            prod *= em_rs_u(s);                                                                 \
-            if (!(prod > enlam)) return x;                                                      \
+        for (;;) {                                                                              \
+            const double u = em_rs_u(s);                                                        \
+            double p = enlam, cdf = enlam;                                                      \
+            I64 x = 0;                                                                          \
+            while (u > cdf && x < 200) {                                                        \
+                x++;                                                                            \
+                p *= lam / (double)x;                                                           \
+                cdf += p;                                                                       \
+            }                                                                                   \
+            if (u <= cdf) return x;                                                             \
         }                                                                                       \
     }                                                                                           \
     /* NumPy's random_binomial_inversion, p <= 1/2 and n p <= 30. */                            \
@@ -218,6 +230,12 @@
             if (A > bound) continue;                                                            \
             return y;                                                                           \
         }                                                                                       \
+    }                                                                                           \
+    /* X / (X + Y), X ~ gamma(a), Y ~ gamma(b) from one sub-stream: one kernel \
+     * and one store where two gamma draws and their ratio were three passes. */ \
+    FN double em_rs_beta(em_rs *s, double a, double b) {                                        \
+        const double x = em_rs_gamma(s, a);                                                     \
+        return x / (x + em_rs_gamma(s, b));                                                     \
     }                                                                                           \
     /* p > 1/2 mirrored (n - Binomial(n, 1 - p)), as NumPy. */                                  \
     FN I64 em_rs_binomial(em_rs *s, I64 n, double p) {                                          \

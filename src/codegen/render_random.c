@@ -43,6 +43,19 @@ static const char em__dist_kernel[] =
     "    }\n"
     "}\n";
 
+/* em__geom_note: why em_geom's float32 answer is the float64 one.  The
+ * H100 runs float64 at half float32's rate and log1p is dozens of
+ * operations, so the float64 quotient t = log1p(-v) / pa cost more than the
+ * int64 store.  In float32, x is log1p of (float)v below v = 1/2 (the
+ * function's condition number there is at most 1.45) and log of the exact
+ * 1 - v rounded to float above (condition at most 1.45 again), each within
+ * a few ulps (CUDA 1, OpenCL 2 and 3); with the float pa and the division
+ * t32 is within 2^-20 of t relative.  So when t32 (1 -/+ 2^-16) round up to
+ * the same integer, ceil(t) is that integer, as the float64 path computes
+ * it; else (about one element in 10^4 at p = 0.2, and every element once
+ * t32 passes 2^22 or is not finite: tiny p) the float64 path runs.  The
+ * values are those of the float64 expression, element for element. */
+
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
  * (CUDA's; codegen/tmpl.h writes the em_kargs form). */
@@ -67,6 +80,18 @@ static const char em__rand_helpers[] =
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    v[0] = r * cos(t);\n"
     "    v[1] = r * sin(t);\n"
+    "}\n"
+    "// GEOMETRIC: max(ceil(log1p(-v) / pa), 1), decided in float32 where that\n"
+    "// is safe; float64's log1p was the kernel's cost (see em__geom_note).\n"
+    "EM_FN ${ll} em_geom(double v, double pa, float pa32) {\n"
+    "    const float x = v < 0.5 ? em_log1p_f32(-(float)v) : em_log_f32((float)(1.0 - v));\n"
+    "    const float t = x / pa32;\n"
+    "    if (t < 4194304.0f) {\n"
+    "        const float d = t * (1.0f / 65536.0f);\n"
+    "        const float lo = em_ceil_f32(t - d), hi = em_ceil_f32(t + d);\n"
+    "        if (lo == hi) return lo > 1.0f ? (${ll})lo : (${ll})1;\n"
+    "    }\n"
+    "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
     "#endif\n"
     "// A whole block's normals at once: each Box-Muller pair's radius and angle\n"
@@ -132,10 +157,12 @@ static em_status em__rand_shape(em_random_kind kind, em_dtype dt, int *per, cons
         *per = 1, *value = "em_rs_poisson(&s, a)";
     else if (kind == EM_RAND_BINOMIAL && dt == EM_INT64)
         *per = 1, *value = "em_rs_binomial(&s, (em_i64)a, q)";
+    else if (kind == EM_RAND_BETA && f64)
+        *per = 1, *value = "em_rs_beta(&s, a, q)";
     else
         return em_error(EM_ETYPE,
                         "random kind %d cannot fill %s: uniform/normal need float32 or float64, "
-                        "bits need uint32 or uint64, gamma float64, poisson/binomial int64",
+                        "bits need uint32 or uint64, gamma/beta float64, poisson/binomial int64",
                         (int)kind, em_dtype_get(dt)->name);
     return EM_OK;
 }
@@ -181,15 +208,14 @@ static const char *em__post_expr(em_random_kind kind, em_dtype dt, em_random_pos
     case EM_RPOST_NONE: return "(v)";
     case EM_RPOST_AFFINE:
         return f64 && (unif || kind == EM_RAND_NORMAL) ? "(v) * p.pa + p.pb" : NULL;
+    /* log(1 - v), not log1p(-v): the same number (1 - v is exact for the
+     * stream's multiples of 2^-53 or 2^-24) at a cheaper function */
     case EM_RPOST_EXPONENTIAL:
         return !unif              ? NULL
-               : f64              ? "-em_log1p_f64(-(v)) * p.pa"
-               : dt == EM_FLOAT32 ? "-em_log1p_f32(-(v)) * (float)p.pa"
+               : f64              ? "-em_log_f64(1.0 - (v)) * p.pa"
+               : dt == EM_FLOAT32 ? "-em_log_f32(1.0f - (v)) * (float)p.pa"
                                   : NULL;
-    case EM_RPOST_GEOMETRIC:
-        return unif && f64 ? "(${ll})em_f2u(em_maximum_f64("
-                             "em_ceil_f64(em_log1p_f64(-(v)) / p.pa), 1.0))"
-                           : NULL;
+    case EM_RPOST_GEOMETRIC: return unif && f64 ? "em_geom(v, p.pa, (float)p.pa)" : NULL;
     default: return NULL;
     }
 }

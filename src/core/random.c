@@ -27,8 +27,9 @@ static em_status em__check_kind(em_random_kind kind, em_dtype dt) {
         if (em_dtype_kindbit(dt) & (EM_KB | EM_KI | EM_KU)) return EM_OK;
         return em_error(EM_ETYPE, "random integers need an integer or bool dtype, not %s", name);
     case EM_RAND_GAMMA:
+    case EM_RAND_BETA:
         if (dt == EM_FLOAT64) return EM_OK;
-        return em_error(EM_ETYPE, "random gamma variates are float64, not %s", name);
+        return em_error(EM_ETYPE, "random gamma/beta variates are float64, not %s", name);
     case EM_RAND_POISSON:
     case EM_RAND_BINOMIAL:
         if (dt == EM_INT64) return EM_OK;
@@ -95,7 +96,7 @@ static void em__post_loop(em_random_post post, double pa, double pb, em_dtype dt
     if (dt == EM_FLOAT32) { /* EXPONENTIAL only */
         const float *v = t;
         float *o = dst;
-        for (int64_t i = 0; i < n; i++) o[i] = -log1pf(-v[i]) * (float)pa;
+        for (int64_t i = 0; i < n; i++) o[i] = -logf(1.0f - v[i]) * (float)pa;
         return;
     }
     const double *v = t;
@@ -104,7 +105,7 @@ static void em__post_loop(em_random_post post, double pa, double pb, em_dtype dt
         if (post == EM_RPOST_AFFINE) {
             ((double *)dst)[i] = x * pa + pb;
         } else if (post == EM_RPOST_EXPONENTIAL) {
-            ((double *)dst)[i] = -log1p(-x) * pa;
+            ((double *)dst)[i] = -log(1.0 - x) * pa; /* 1 - x is exact */
         } else {
             double k = ceil(log1p(-x) / pa);
             k = k >= 1.0 ? k : 1.0;
@@ -167,10 +168,12 @@ static em_status em__check_param(const em_array *a, const em_array *p, uint64_t 
 em_status em_random_dist(em_array *a, em_random_kind kind, const em_array *p0, const em_array *p1,
                          uint64_t key, uint64_t counter, uint64_t *next) {
     if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
-    if (kind < EM_RAND_GAMMA || kind > EM_RAND_BINOMIAL)
-        return em_error(EM_EVALUE, "em_random_dist draws gamma, poisson or binomial variates");
+    if (kind < EM_RAND_GAMMA || kind > EM_RAND_BETA)
+        return em_error(EM_EVALUE,
+                        "em_random_dist draws gamma, poisson, binomial or beta variates");
     if (kind == EM_RAND_BINOMIAL && !p1)
         return em_error(EM_EVALUE, "binomial variates need n and p");
+    if (kind == EM_RAND_BETA && !p1) return em_error(EM_EVALUE, "beta variates need a and b");
     em_random_req req = {.kind = kind, .key = key, .counter = counter, .p0 = p0};
     req.p1 = p1 ? p1 : p0;
     EM_CHECK(em__check_param(a, req.p0, &req.s0));

@@ -32,7 +32,7 @@ CASES = [
     ("chisquare", (4.0,), (4.0, 8.0)),
     ("f", (5.0, 10.0), (1.25, 2 * 100 * 13 / (5 * 64 * 6))),
     ("standard_t", (5.0,), (0.0, 5.0 / 3)),
-    ("poisson", (3.0,), (3.0, 3.0)),  # the multiplication method (lam < 10)
+    ("poisson", (3.0,), (3.0, 3.0)),  # inversion (lam < 10)
     ("poisson", (50.0,), (50.0, 50.0)),  # PTRS rejection (lam >= 10)
     ("poisson", (1e4,), (1e4, 1e4)),
     ("binomial", (10, 0.3), (3.0, 2.1)),
@@ -352,7 +352,7 @@ def test_rejection_kernels_reproducible_and_pinned(device):
                                rtol=1e-12)
     assert g.bit_generator.counter == 3
     g = em.random.default_rng(0)
-    assert g.poisson([3.0, 30.0], size=(2, 2)).get().tolist() == [[4, 30], [4, 33]]
+    assert g.poisson([3.0, 30.0], size=(2, 2)).get().tolist() == [[4, 30], [3, 33]]
     g = em.random.default_rng(0)
     assert g.binomial([20, 100000], 0.3, size=(2, 2)).get().tolist() == [[7, 29793],
                                                                           [6, 30215]]
@@ -403,3 +403,75 @@ def test_permutations_uniform_with_32bit_keys(device):
     np.testing.assert_array_equal(em.random.default_rng(42).permutation(n).get(), p)
     c = em.random.default_rng(43).choice(10, 10, replace=False).get()
     assert sorted(c.tolist()) == list(range(10))
+
+
+def test_beta_one_kernel(device):
+    """beta draws both gammas inside one kernel (rand_dist.h's em_rs_beta):
+    the counter moves by the element count, a seed repeats, the CPU and a
+    device agree to the ulps of their logs, parameters broadcast, and the
+    values lie in [0, 1] with Beta(2, 5)'s mean."""
+    g = em.random.default_rng(3)
+    x = g.beta(2.0, 5.0, size=50_000)
+    assert g.bit_generator.counter == 50_000 and x.dtype == np.float64
+    h = x.get()
+    assert h.min() >= 0 and h.max() <= 1 and abs(h.mean() - 2 / 7) < 0.003
+    np.testing.assert_array_equal(em.random.default_rng(3).beta(2.0, 5.0, 50_000).get(), h)
+    c = em.random.default_rng(3).beta(2.0, 5.0, 50_000, device="cpu").get()
+    np.testing.assert_allclose(h, c, rtol=1e-9, atol=1e-12)
+    # array parameters (the general path) give the same stream as scalars
+    ab = em.random.default_rng(3).beta(em.asarray([2.0]), np.array([5.0]), size=50_000)
+    np.testing.assert_array_equal(ab.get(), h)
+    y = em.random.default_rng(4).beta([0.5, 50.0], [[0.5], [5.0]], size=(2, 2)).get()
+    assert y.shape == (2, 2) and ((y >= 0) & (y <= 1)).all()
+    assert em.random.default_rng(4).beta(1.0, 1.0, size=(0, 3)).shape == (0, 3)
+    assert em.random.default_rng(4).beta(1.0, 1.0).shape == ()
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda g: g.geometric(0.0), ValueError, "p <= 0, p > 1"),
+    (lambda g: g.geometric(float("nan")), ValueError, "p <= 0, p > 1"),
+    (lambda g: g.geometric(np.float64(1.5), size=3), ValueError, "p <= 0, p > 1"),
+    (lambda g: g.exponential(float("nan")), ValueError, "scale < 0"),
+    (lambda g: g.exponential(np.float32(-1.0), size=4), ValueError, "scale < 0"),
+    (lambda g: g.poisson(-1.0), ValueError, "lam < 0"),
+    (lambda g: g.poisson(float("nan"), size=2), ValueError, "lam < 0"),
+    (lambda g: g.poisson(2e19, size=2), ValueError, "lam value too large"),
+    (lambda g: g.beta(0.0, 1.0, size=2), ValueError, "a <= 0"),
+    (lambda g: g.beta(1.0, float("nan")), ValueError, "b <= 0"),
+    (lambda g: g.beta(1.0, 1.0, size=-1), ValueError, "negative dimensions"),
+    (lambda g: g.geometric(0.5, size=(2, -1)), ValueError, "negative dimensions"),
+    (lambda g: g.poisson(1.0, size=1.5), TypeError, "size"),
+])
+def test_scalar_parameter_paths_validate(device, call, exc, msg):
+    """The scalar fast paths (no NumPy broadcasting) keep NumPy's errors."""
+    with pytest.raises(exc, match=msg):
+        call(em.random.default_rng(0))
+
+
+def test_scalar_parameter_paths_match_array_paths(device):
+    """A Python or NumPy scalar parameter and the same value as an array give
+    the same numbers from the same stream position."""
+    for name, args in [("poisson", (4.0,)), ("poisson", (40,)), ("exponential", (2.0,)),
+                       ("geometric", (0.2,)), ("beta", (2.0, 5.0))]:
+        a = getattr(em.random.default_rng(8), name)(*args, size=(3, 1000)).get()
+        b = getattr(em.random.default_rng(8), name)(*[np.float64(v) for v in args],
+                                                    size=(3, 1000)).get()
+        c = getattr(em.random.default_rng(8), name)(*[np.array([v]) for v in args],
+                                                    size=(3, 1000)).get()
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, c, rtol=1e-15)
+        assert a.shape == (3, 1000)
+
+
+def test_choice_with_replacement_stream(device):
+    """choice(a, k) with replacement draws integers(0, n) (the same stream) and
+    gathers a at them: pinned to integers + take, every value from a."""
+    a = em.asarray(np.arange(100, 1100, dtype=np.float32))
+    got = em.random.default_rng(12).choice(a, 1 << 12)
+    idx = em.random.default_rng(12).integers(0, 1000, 1 << 12)
+    np.testing.assert_array_equal(got.get(), a.get()[idx.get()])
+    assert em.random.default_rng(12).choice(1000, 7).get().tolist() == idx.get()[:7].tolist()
+    s = em.random.default_rng(12).choice(a)
+    assert s.shape == () and 100 <= float(s) < 1100
+    m = em.random.default_rng(12).choice(em.reshape(a, (10, 100)), (2, 3), axis=1)
+    assert m.shape == (10, 2, 3)

@@ -50,28 +50,45 @@ def test_normal_and_uniform_affine(kdev):
 def test_exponential(kdev):
     g, h = _pair(3)
     got = g.exponential(2.5, N)
-    want = -em.log1p(-h.random(N)) * 2.5
+    want = -em.log(1.0 - h.random(N)) * 2.5  # 1 - U is exact: log1p(-U)'s value
     np.testing.assert_array_equal(got.get(), want.get())
     got = g.standard_exponential(N, dtype=np.float32)
-    want = -em.log1p(-h.random(N, dtype=np.float32))
+    want = -em.log(1.0 - h.random(N, dtype=np.float32))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got.get(), want.get())
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
 
 
-@pytest.mark.parametrize("p", [0.2, 0.9, 1.0, 1e-300])
-def test_geometric(kdev, p):
+# 0.2 and 0.9 decide almost every element in float32 (codegen/render_random.c's
+# em_geom); 1e-6 sends most to the float64 path (quotients past 2**22), 1e-300
+# all of them (the float32 log1p(-p) is 0); 1 - 1e-12 gives 1 or 2 mostly
+@pytest.mark.parametrize("p,n", [(0.2, 1 << 20), (0.9, N), (1.0, N), (1e-300, N),
+                                 (1e-6, 1 << 18), (0.5, 1 << 18), (1 - 1e-12, N),
+                                 (np.float32(0.3), N)])
+def test_geometric(kdev, p, n):
     g, h = _pair(5)
-    got = g.geometric(p, N)
-    u = h.random(N)
+    got = g.geometric(p, n)
+    u = h.random(n)
     with np.errstate(divide="ignore"):
-        lp = float(np.log1p(-p))
+        lp = float(np.log1p(-float(p)))
     want = em.maximum(em.ceil(em.log1p(-u) / lp), 1.0).astype(np.int64)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got.get(), want.get())
     if p == 1.0:
         assert (got.get() == 1).all()
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
+
+
+def test_geometric_near_integer_quotients(kdev):
+    """A million draws put dozens of quotients log1p(-u) / log1p(-p) within
+    em_geom's margin of an integer (the elements it hands to float64, next to
+    warp mates decided in float32): every value matches the float64 chain."""
+    g, h = _pair(77)
+    got = g.geometric(0.5, 1 << 20).get()
+    u = h.random(1 << 20)
+    want = em.maximum(em.ceil(em.log1p(-u) / float(np.log1p(-0.5))), 1.0).astype(np.int64)
+    np.testing.assert_array_equal(got, want.get())
+    assert got.max() > 15 and (got == 1).mean() > 0.45
 
 
 def test_device_matches_cpu(kdev):
@@ -93,6 +110,7 @@ def test_cpu_transform_path_and_errors():
     u, nxt2 = _ember.random_fill("uniform", (N,), "float64", key, ctr, "cpu")
     assert nxt == nxt2
     np.testing.assert_allclose(t.get(), -np.log1p(-u.get()) * 2.0, rtol=1e-15)
+    np.testing.assert_array_equal(t.get(), -np.log(1.0 - u.get()) * 2.0)  # the formula
     k, _ = _ember.random_fill("uniform", (N,), "int64", key, ctr, "cpu", 0, 0, "geometric",
                               float(np.log1p(-0.3)))
     want = np.maximum(np.ceil(np.log1p(-u.get()) / np.log1p(-0.3)), 1).astype(np.int64)

@@ -274,6 +274,8 @@ static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
             ((double *)out)[i] = em_rs_gamma(&s, a);
         else if (r->kind == EM_RAND_POISSON)
             ((int64_t *)out)[i] = em_rs_poisson(&s, a);
+        else if (r->kind == EM_RAND_BETA)
+            ((double *)out)[i] = em_rs_beta(&s, a, q);
         else
             ((int64_t *)out)[i] = em_rs_binomial(&s, (int64_t)a, q);
     }
