@@ -496,8 +496,8 @@ typedef enum em_random_kind {
     EM_RAND_INTEGERS,
     /* em_random_dist's rejection samplers (codegen/rand_dist.h gives the
      * stream and the methods): one Philox sub-stream per element. */
-    EM_RAND_GAMMA,   /* float64 out; p0 the shape */
-    EM_RAND_POISSON, /* int64 out; p0 lam */
+    EM_RAND_GAMMA,    /* float64 out; p0 the shape */
+    EM_RAND_POISSON,  /* int64 out; p0 lam */
     EM_RAND_BINOMIAL, /* int64 out; p0 n (an integer held as float64), p1 p */
     EM_RAND_BETA      /* float64 out; p0 a, p1 b: X / (X + Y) of gamma(a), gamma(b) */
 } em_random_kind;

@@ -130,8 +130,7 @@ static PyObject *f_random_dist(PyObject *self, PyObject *args) {
     em_array a = {0};
     uint64_t next = ctr;
     bool real = kind == EM_RAND_GAMMA || kind == EM_RAND_BETA;
-    em_status s = em_array_empty(&a, real ? EM_FLOAT64 : EM_INT64, nd, shape,
-                                 em_array_device(p0));
+    em_status s = em_array_empty(&a, real ? EM_FLOAT64 : EM_INT64, nd, shape, em_array_device(p0));
     if (s == EM_OK) {
         PyThreadState *ts = em_array_size(&a) > PYEM_NOGIL_ELEMS ? PyEval_SaveThread() : NULL;
         s = em_array_size(&a) ? em_random_dist(&a, kind, p0, p1, key, ctr, &next) : EM_OK;

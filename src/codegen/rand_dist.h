@@ -137,7 +137,7 @@
         /* Inversion: one uniform against the running CDF (lam + 1 uniforms   \
          * of the multiplication method were the kernel's cost: a Philox   \
          * block per two).  A u the rounded CDF never reaches (within 1e-15 of \
-         * 1) draws again after 200 terms, far past lam < 10's mass. */      \
+         * 1) draws again after 200 terms, far past lam < 10's mass. */                 \
         const double enlam = exp(-lam);                                                         \
         for (;;) {                                                                              \
             const double u = em_rs_u(s);                                                        \
@@ -232,7 +232,7 @@
         }                                                                                       \
     }                                                                                           \
     /* X / (X + Y), X ~ gamma(a), Y ~ gamma(b) from one sub-stream: one kernel \
-     * and one store where two gamma draws and their ratio were three passes. */ \
+     * and one store where two gamma draws and their ratio were three passes. */                \
     FN double em_rs_beta(em_rs *s, double a, double b) {                                        \
         const double x = em_rs_gamma(s, a);                                                     \
         return x / (x + em_rs_gamma(s, b));                                                     \
