@@ -2,10 +2,10 @@
 (default cuda:0), 2^LOGN elements (default 24), large cumsum/cumprod/compaction results
 against NumPy -- the single-pass look-back scan under real concurrency, wrapping
 integers, many lines, strided and reversed inputs, an unaligned mask -- then the
-scan timings (EMBER_SCAN_MULTIPASS=1 times the three-kernel form for comparison).
+scan timings (EMBER_SCAN_ONEPASS=1 times the single-pass look-back form, opt-in).
 
     PYTHONPATH=python python3 tools/probe_scan_check.py
-    EMBER_SCAN_MULTIPASS=1 PYTHONPATH=python python3 tools/probe_scan_check.py
+    EMBER_SCAN_ONEPASS=1 PYTHONPATH=python python3 tools/probe_scan_check.py
 """
 import os
 import time
@@ -78,6 +78,6 @@ xl = em.asarray(r.reshape(16, -1), device=dev)
 rows = [(f"cumsum f32 {n}", lambda: em.cumsum(xr)), (f"cumsum f64 {n}", lambda: em.cumsum(xf64)),
         (f"cumsum i32->i64 {n}", lambda: em.cumsum(xi)),
         (f"cumprod f32 (16, {n // 16}) axis=1", lambda: em.cumprod(xl, axis=1))]
-mode = "multipass" if os.environ.get("EMBER_SCAN_MULTIPASS") else "onepass"
+mode = "onepass" if os.environ.get("EMBER_SCAN_ONEPASS") else "multipass"
 for name, f in rows:
     print(f"TIME {mode:10s} {name:32s} {t(f):.4f} ms")

@@ -41,7 +41,11 @@
  *      tile's total, folds its predecessors' totals back to the nearest
  *      published prefix (decoupled look-back), publishes its own prefix and
  *      writes out: n elements read and n written, where (1)-(3) read 2n.
- *      EMBER_SCAN_MULTIPASS=1 keeps (1)-(3) (before/after timings).
+ *      Opt-in (EMBER_SCAN_ONEPASS=1): its first H100 run (session 12) took
+ *      0.46 ms for cumsum of 2^24 float32 against (1)-(3)'s 0.13, and a
+ *      float64 cumprod whose partial products leave the normal range came
+ *      out 0.0625 where NumPy's sequential product is 0; to tune before it
+ *      becomes the default.
  *
  * The choice is a heuristic (H100-sized guesses, to be tuned by timing);
  * every form gives correct results for every shape.
@@ -174,8 +178,9 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     const em_dialect *dl;
     EM_CHECK(em_run_dialect(be, &dl));
     const size_t asz = em_dtype_get(em_scan_acc(c.out))->size;
-    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL). */
-    c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && !getenv("EMBER_SCAN_MULTIPASS");
+    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL), opt-in. */
+    const char *one = getenv("EMBER_SCAN_ONEPASS");
+    c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && one && *one && strcmp(one, "0") != 0;
     /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
     const size_t head = 16 + (((size_t)units * 4 + 15) & ~(size_t)15);
     size_t bytes = c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
