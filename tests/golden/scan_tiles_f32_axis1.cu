@@ -75,13 +75,7 @@ EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has,
     const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \
     const long long bi = em_base(p, l, p.ist);                         \
     __syncthreads(); /* the last tile's readers of s are done */       \
-    {   /* the EM_K loads first, all in flight, then the stores to s */  \
-        em_scan_in x_[EM_K];                                          \
-        for (int e = 0; e < EM_K; e++)                                \
-            if (threadIdx.x + e * EM_B < m) x_[e] = *em_src(p, bi, t0 + threadIdx.x + e * EM_B); \
-        for (int e = 0; e < EM_K; e++)                                \
-            if (threadIdx.x + e * EM_B < m) s[EM_P(threadIdx.x + e * EM_B)] = em_load(x_[e]); \
-    }
+    for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));
 // Phase 1: part[b] = the total of tile b, a reduction: thread i folds elements
 // i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then
 // a tree over the threads holding elements (a prefix of them: no identity).
