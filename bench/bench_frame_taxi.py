@@ -22,8 +22,9 @@ Device.synchronize() after evaluating every pending column); a call that
 takes more than --slow seconds is timed once more and not repeated, so a
 10^7-row run of pandas fits in a few minutes.  pandas' group-by sorts the
 groups; Polars' does not (``maintain_order=False``, its default), Ember's
-sorts like pandas.  The JSON (bench/plot.py's schema, table "frame_taxi")
-goes to bench/results/frame_taxi.json unless --json says otherwise.
+sorts like pandas.  --json FILE writes the table in bench/plot.py's schema
+(nothing by default: a file in bench/results/ needs its place in RESULTS.md,
+bench/plot.py --check says).
 """
 import argparse
 import json
@@ -132,7 +133,7 @@ def main():
                    help="seconds above which a call is timed once (default 1)")
     p.add_argument("--libs", default="ember,pandas,polars")
     p.add_argument("--steps", default=None, help="only steps whose name contains TEXT")
-    p.add_argument("--json", default=os.path.join(HERE, "results", "frame_taxi.json"))
+    p.add_argument("--json", default="-", help="write the table here (default: nowhere)")
     o = p.parse_args()
     import pyarrow.csv as pacsv
     device = o.device or ("cuda:0" if em.cuda.is_available() else "cpu")
