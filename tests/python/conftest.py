@@ -101,10 +101,9 @@ def _opencl_sampled_out(mod, node):
 # opencl tests/python/MODULE.py` passes (EMBER_TEST_OPENCL=ci: with CI's cuts of
 # dtypes and cases; test_ufuncs and test_arraytools passed their first cases).
 _OPENCL_NOT_YET = {"test_ufuncs", "test_sorting", "test_sorting_composed",
-                   "test_mathfuncs", "test_arraytools", "test_histograms_atomic",
-                   "test_core_cast", "test_protocols", "test_pickle", "test_promotion",
-                   "test_unique_select", "test_random_distributions", "test_fuzz_regressions",
-                   "test_reliability"}
+                   "test_mathfuncs", "test_arraytools",
+                   "test_promotion", "test_unique_select",
+                   "test_fuzz_regressions", "test_reliability"}
 
 
 # The modules that do not run on opencl:0, each with its reason.
