@@ -93,6 +93,28 @@ static PyObject *f_setop_sorted(PyObject *self, PyObject *args) {
     return pyem_wrap(&res);
 }
 
+/* ks (a sequence of at most cap ints) into ks[]; the count, or -1 with an exception set. */
+static int ranks_from(PyObject *ko, const char *who, int64_t *ks, int cap) {
+    PyObject *seq = PySequence_Fast(ko, "ks must be a sequence of ints");
+    if (!seq) return -1;
+    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
+    if (nk > cap) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d ranks at once", who, cap);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        ks[i] = v;
+    }
+    Py_DECREF(seq);
+    return (int)nk;
+}
+
 /* _ember.select_kth(a, ks): the ks-th smallest elements of a (a sequence of
  * ints) as a 1-D array of a's dtype (the radix select). */
 static PyObject *f_select_kth(PyObject *self, PyObject *args) {
@@ -100,26 +122,12 @@ static PyObject *f_select_kth(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O", EmArray_Type, &ao, &ko)) return NULL;
     const em_array *a = EMARR(ao);
     if (!a) return NULL;
-    PyObject *seq = PySequence_Fast(ko, "ks must be a sequence of ints");
-    if (!seq) return NULL;
-    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
-    if (nk > 1024) {
-        Py_DECREF(seq);
-        return PyErr_Format(PyExc_ValueError, "select_kth: at most 1024 ranks at once");
-    }
     int64_t ks[1024];
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        ks[i] = v;
-    }
-    Py_DECREF(seq);
+    int nk = ranks_from(ko, "select_kth", ks, 1024);
+    if (nk < 0) return NULL;
     em_array res = {0};
     em_status s;
-    PYEM_CALL(s, em_array_size(a), em_select_kth(a, (int)nk, ks, &res));
+    PYEM_CALL(s, em_array_size(a), em_select_kth(a, nk, ks, &res));
     if (s != EM_OK) return pyem_raise(s);
     return pyem_wrap(&res);
 }
@@ -131,26 +139,12 @@ static PyObject *f_partition(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!Op", EmArray_Type, &ao, &ko, &arg)) return NULL;
     const em_array *a = EMARR(ao);
     if (!a) return NULL;
-    PyObject *seq = PySequence_Fast(ko, "ks must be a sequence of ints");
-    if (!seq) return NULL;
-    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
-    if (nk > 64) {
-        Py_DECREF(seq);
-        return PyErr_Format(PyExc_ValueError, "partition: at most 64 ranks at once");
-    }
     int64_t ks[64];
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        ks[i] = v;
-    }
-    Py_DECREF(seq);
+    int nk = ranks_from(ko, "partition", ks, 64);
+    if (nk < 0) return NULL;
     em_array res = {0};
     em_status s;
-    PYEM_CALL(s, em_array_size(a), em_partition(a, (int)nk, ks, arg, &res));
+    PYEM_CALL(s, em_array_size(a), em_partition(a, nk, ks, arg, &res));
     if (s != EM_OK) return pyem_raise(s);
     return pyem_wrap(&res);
 }
