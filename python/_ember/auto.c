@@ -148,6 +148,8 @@ static int pyem__auto_retarget(EmArrayObject *o, em_device d) {
     em_array_set_auto(&o->a, true);
     em_expr_decref(o->pending);
     o->pending = nx;
+    /* Its work now runs on d: on this thread's stream there. */
+    if (em_stream_get(d, &o->stream) != EM_OK) o->stream = NULL;
     return 0;
 }
 

@@ -53,6 +53,21 @@ static void pyem__unregister(EmArrayObject *o) {
         }
 }
 
+/* Run o's job on the stream its work was asked on (pyember.h): another
+ * thread's flush, or this thread after a stream change it did not see,
+ * must not put the work on a stream of its own -- one of another device's
+ * context, or one that does not wait for the leaves' producers. */
+static em_status pyem__run(EmArrayObject *o, em_expr_job *job, const char *reason, em_array *v) {
+    em_device d = em_array_device(&o->a);
+    void *cur = NULL;
+    bool swap = em_stream_get(d, &cur) == EM_OK && cur != o->stream;
+    if (swap && em_stream_set(d, o->stream) != EM_OK) swap = false;
+    em_status s;
+    PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, reason, v));
+    if (swap) em_stream_set(d, cur);
+    return s;
+}
+
 /* At interpreter exit nobody can see a result any more: no work then. */
 static int pyem__finalizing(void) {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -80,8 +95,7 @@ void pyem_fusion_dealloc(EmArrayObject *o) {
         em_array v;
         v.buf = NULL, v.data = NULL; /* set by em_expr_run on success */
         em_status s = em_expr_begin(x, &job);
-        if (s == EM_OK)
-            PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, "result dropped unread", &v));
+        if (s == EM_OK) s = pyem__run(o, job, "result dropped unread", &v);
         em_array_release(&v);
         if (s != EM_OK) {
             /* Not o: its repr would revive an object being destroyed. */
@@ -122,6 +136,29 @@ int pyem_fusion_flush(em_device d, const char *reason) {
     return pyem__force_each(pyem__on_device, &d, reason);
 }
 
+static int pyem__mine(EmArrayObject *o, const void *ctx) {
+    return pyem__on_device(o, ctx) && o->owner == PyThread_get_thread_ident();
+}
+
+int pyem_fusion_flush_mine(em_device d, const char *reason) {
+    return pyem__force_each(pyem__mine, &d, reason);
+}
+
+typedef struct {
+    em_device d;
+    void *stream;
+} pyem__on_ctx;
+
+static int pyem__on_stream(EmArrayObject *o, const void *ctx) {
+    const pyem__on_ctx *c = ctx;
+    return pyem__on_device(o, &c->d) && o->stream == c->stream;
+}
+
+int pyem_fusion_flush_stream(em_device d, void *on, const char *reason) {
+    pyem__on_ctx c = {d, on};
+    return pyem__force_each(pyem__on_stream, &c, reason);
+}
+
 /* Replace o's placeholder by the values in v (steals v). */
 static void pyem__install(EmArrayObject *o, em_array *v);
 void pyem_fusion_install(EmArrayObject *o, em_array *v) { pyem__install(o, v); }
@@ -151,7 +188,7 @@ int pyem_force(PyObject *obj, const char *reason) {
     if (s != EM_OK) return pyem_raise(s), -1;
     em_expr_incref(x);
     em_array v = {0};
-    PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, reason, &v));
+    s = pyem__run(o, job, reason, &v);
     /* Another thread may have installed the values while the GIL was free. */
     if (s == EM_OK && o->pending == x) pyem__install(o, &v);
     em_array_release(&v);
@@ -307,6 +344,8 @@ PyObject *pyem_wrap_pending(em_expr *x) {
     }
     EmArrayObject *o = (EmArrayObject *)r;
     o->pending = x;
+    if (em_stream_get(em_array_device(&o->a), &o->stream) != EM_OK) o->stream = NULL;
+    o->owner = PyThread_get_thread_ident();
     if (pyem__register(o) < 0) {
         Py_DECREF(r);
         return NULL;

@@ -57,6 +57,8 @@ PyObject *pyem_wrap(em_array *a) {
     o->weakreflist = NULL;
     o->pending = NULL;
     o->leaf = NULL;
+    o->stream = NULL;
+    o->owner = 0;
     a->buf = NULL;
     a->data = NULL;
     return (PyObject *)o;

@@ -25,6 +25,12 @@ typedef struct {
     /* A leaf expression reading this array, kept for the next lazy op
      * that reads it (x * 0.5 + 1 in a loop builds no new leaf for x). */
     struct em_expr *leaf;
+    /* While pending: the stream current for its device, and the thread,
+     * when the work was asked for.  The work runs on that stream whichever
+     * thread forces it (a stream belongs to one device's context), and only
+     * its own thread's stream change flushes it (fusion.c). */
+    void *stream;
+    unsigned long owner;
 } EmArrayObject;
 
 extern PyTypeObject *EmArray_Type;
@@ -45,6 +51,10 @@ static inline em_array *pyem_array(PyObject *o) {
 #define EMARR_META(o) (&((EmArrayObject *)(o))->a)
 /* 0, or -1 with an exception: evaluate o if pending (reason for the log). */
 int pyem_force(PyObject *o, const char *reason);
+/* Evaluate the pending arrays on device kind d.kind (and id d.id unless
+ * it is -1) that this thread asked for, or those asked on stream `on`. */
+int pyem_fusion_flush_mine(em_device d, const char *reason);
+int pyem_fusion_flush_stream(em_device d, void *on, const char *reason);
 /* pyem_force, then evaluate the pending expressions that read o's memory. */
 int pyem_touch(PyObject *o, const char *reason);
 /* pyem_touch for any object: a buffer's memory (a NumPy array) that Ember will write. */

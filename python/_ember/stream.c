@@ -47,6 +47,9 @@ static PyObject *f_stream_call(PyObject *self, PyObject *args) {
     if ((!strcmp(op, "stream_sync") || !strcmp(op, "event_record")) &&
         pyem_fusion_flush(dev, op) < 0) /* pending work is queued work */
         return NULL;
+    /* Work still pending on a stream is queued before the stream goes. */
+    if (!strcmp(op, "stream_destroy") && h1 && pyem_fusion_flush_stream(dev, h1, op) < 0)
+        return NULL;
     em_status s;
     float ms = 0;
     bool done = false;
@@ -82,8 +85,10 @@ static PyObject *f_stream_set(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO", &o, &oh) || pyem_parse_device(o, &dev) < 0) return NULL;
     void *h = oh == Py_None ? NULL : PyLong_AsVoidPtr(oh);
     if (PyErr_Occurred()) return NULL;
-    em_device every = {dev.kind, -1}; /* pending work runs on the stream it was asked on */
-    if (pyem_fusion_flush(every, "stream change") < 0) return NULL;
+    /* This thread's pending work is queued on the stream it was asked on
+     * before another becomes current; other threads' streams do not change. */
+    em_device every = {dev.kind, -1};
+    if (pyem_fusion_flush_mine(every, "stream change") < 0) return NULL;
     em_status s = em_stream_get(dev, &prev);
     if (s == EM_OK) s = em_stream_set(dev, h);
     if (s != EM_OK) return pyem_raise(s);

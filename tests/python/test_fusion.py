@@ -533,6 +533,35 @@ def test_stream_change_and_event_evaluate_pending(device, lazy):
     assert_same(z, np.arange(6.0) + 1)
 
 
+def test_a_threads_stream_change_leaves_other_threads_work(device, lazy):
+    # Work pending in one thread belongs to the stream current there (one of
+    # its device's context); another thread's stream change must not run it
+    # on its own stream, and forcing it from there runs it on the asker's.
+    import threading
+    x = own(np.arange(6.0), device)
+    made, go, box = threading.Event(), threading.Event(), {}
+
+    def worker():
+        with em.Device(str(device)), em.Stream(non_blocking=True):
+            box["y"], box["z"] = x * 2, x + 1
+            made.set()
+            go.wait(60)
+            box["still"] = pending(box["y"])
+        box["after"] = pending(box["y"])
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert made.wait(60)
+    with em.Stream():
+        pass
+    assert pending(box["y"]) and pending(box["z"])  # not this thread's to flush
+    assert_same(box["z"], np.arange(6.0) + 1)       # forced here, on the worker's stream
+    go.set()
+    t.join(60)
+    assert box["still"] and not box["after"]  # the worker's own stream change ran it
+    assert_same(box["y"], np.arange(6.0) * 2)
+
+
 def test_dropped_result_is_still_computed(device, lazy):
     x = own(np.arange(6.0), device)
     before = stats()["evals"]
