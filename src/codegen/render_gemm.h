@@ -28,4 +28,18 @@ EM_API int em_gemm_rblock(em_dtype dt);
 EM_API em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
                                 bool b_nfast, em_sbuf *src);
 
+/* The register-blocked float32 / float64 product on OpenCL
+ * (render_gemm_blocked.c): items' blocks of tm x tn, k steps of bk, local
+ * reads vw wide (4 for float32, 2 for float64); the same argument, the
+ * strides and batch strides in elements rather than bytes. */
+typedef struct em_gemm_tile {
+    int tm, tn, bk, vw;
+} em_gemm_tile;
+/* Whether the kernel can be written for tl (the sizes it takes). */
+EM_API bool em_gemm_blocked_ok(const em_gemm_tile *tl);
+/* Its local memory in bytes for elements of elsize bytes. */
+EM_API size_t em_gemm_blocked_local(const em_gemm_tile *tl, size_t elsize);
+EM_API em_status em_render_gemm_blocked(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
+                                        bool b_nfast, const em_gemm_tile *tl, em_sbuf *src);
+
 #endif
