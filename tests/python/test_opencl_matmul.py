@@ -107,3 +107,21 @@ def test_bad_tile_is_refused(cl, monkeypatch, bad):
     # Other dtypes take the generic kernel, which the variable does not concern.
     i = em.ones((4, 4), dtype=np.int32)
     assert (i @ i).get().tolist() == [[4] * 4] * 4
+
+
+def test_tuning_script_smoke():
+    # bench/tune_opencl_gemm.py (the integrator's A/B on a GPU) runs and checks itself here.
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    r = subprocess.run([sys.executable, os.path.join(root, "bench", "tune_opencl_gemm.py"),
+                        "--opencl", CL, "--n", "64", "--tiles", "8x8x16,generic,3x3x3"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert sum(" 8x8x16 " in s and "GFLOP/s" in s for s in lines) == 2  # float32, float64
+    assert sum("3x3x3" in s and "ValueError" in s for s in lines) == 2
+    errs = [float(s.rsplit("error ", 1)[1]) for s in lines if "error " in s]
+    assert len(errs) == 8 and max(errs) < 1e-5
