@@ -14,6 +14,9 @@
  * the instructions of a multiply and an add (FP_CONTRACT is off in every
  * Ember kernel, so a * b + c would not fuse), as BLAS libraries do.
  *
+ * The barriers fence local memory alone (the dialect's ${sync} fences global
+ * memory too, which a step's exchange does not need).
+ *
  * Operands are read through element strides held in 32-bit ints (the host
  * checks that every offset fits), the batch offset in 64 bits.  Loads past
  * the edges read zeros; stores test.  The argument is render_gemm.c's. */
@@ -49,7 +52,7 @@ static const char em__blk_head[] =
     "        EM_DECL_ACC\n"
     "        EM_FETCH(0);\n"
     "        EM_PUT(0);\n"
-    "        ${sync};\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
     "        int buf = 0;\n"
     "        for (int k0 = 0; k0 < K; k0 += EM_BK) {\n"
     "            const int more = k0 + EM_BK < K;\n"
@@ -60,7 +63,7 @@ static const char em__blk_head[] =
 static const char em__blk_tail[] =
     "            }\n"
     "            if (more) EM_PUT(buf ^ 1);\n"
-    "            ${sync};\n"
+    "            barrier(CLK_LOCAL_MEM_FENCE);\n"
     "            buf ^= 1;\n"
     "        }\n"
     "        EM_STORE_ACC\n"

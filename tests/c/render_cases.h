@@ -335,6 +335,21 @@ static void rc_gemms(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
             rc_emit(fn, ctx, name, st, &s);
         }
     }
+    /* OpenCL's register-blocked float32 / float64 kernel: the tables'
+     * tiles and a narrow one, each load order, batches of one and two. */
+    if (d->id != EM_DIALECT_OPENCL) return;
+    static const em_gemm_tile tiles[] = {{8, 8, 16, 4}, {4, 4, 16, 2}, {8, 4, 8, 2}};
+    for (int i = 0; i < 3; i++)
+        for (int v = 0; v < 4; v++) {
+            const em_dtype dt = tiles[i].vw == 4 ? EM_FLOAT32 : EM_FLOAT64;
+            em_sbuf s = {0};
+            em_status st =
+                em_render_gemm_blocked(d, dt, v / 2 + 1, v & 1, (v >> 1) & 1, &tiles[i], &s);
+            char name[96];
+            snprintf(name, sizeof name, "gemm_blocked_%s_%dx%dx%d_%d", em_dtype_get(dt)->name,
+                     tiles[i].tm, tiles[i].tn, tiles[i].bk, v);
+            rc_emit(fn, ctx, name, st, &s);
+        }
 }
 
 /* The accumulating scatter: every op on every dtype it has (full), else
