@@ -43,7 +43,8 @@ def pick_device(name):
     if name:
         return name
     n = em.opencl.device_count()
-    gpus = [f"opencl:{i}" for i in range(n) if em.opencl.device_info(f"opencl:{i}")["type"] == "gpu"]
+    gpus = [f"opencl:{i}" for i in range(n)
+            if em.opencl.device_info(f"opencl:{i}")["type"] == "gpu"]
     return gpus[0] if gpus else "opencl:0"
 
 

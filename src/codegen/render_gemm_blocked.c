@@ -60,15 +60,14 @@ static const char em__blk_head[] =
     "#pragma unroll\n"
     "            for (int kk = 0; kk < EM_BK; kk++) {\n";
 
-static const char em__blk_tail[] =
-    "            }\n"
-    "            if (more) EM_PUT(buf ^ 1);\n"
-    "            barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "            buf ^= 1;\n"
-    "        }\n"
-    "        EM_STORE_ACC\n"
-    "    }\n"
-    "}\n";
+static const char em__blk_tail[] = "            }\n"
+                                   "            if (more) EM_PUT(buf ^ 1);\n"
+                                   "            barrier(CLK_LOCAL_MEM_FENCE);\n"
+                                   "            buf ^= 1;\n"
+                                   "        }\n"
+                                   "        EM_STORE_ACC\n"
+                                   "    }\n"
+                                   "}\n";
 
 /* One step's loads into registers (zeros past the edges) and their stores
  * into buffer b_ of the local tiles; l is the item's element of the tile. */
@@ -133,9 +132,11 @@ em_status em_render_gemm_blocked(const em_dialect *d, em_dtype dt, int nb, bool 
     /* Element l of a tile load: neighbouring items take neighbouring
      * addresses of the operand's smaller stride (coalesced reads). */
     em_sbuf_printf(&t, "#define EM_AI %s\n#define EM_AK %s\n",
-                   a_kfast ? "(l / EM_BK)" : "(l % EM_BM)", a_kfast ? "(l % EM_BK)" : "(l / EM_BM)");
+                   a_kfast ? "(l / EM_BK)" : "(l % EM_BM)",
+                   a_kfast ? "(l % EM_BK)" : "(l / EM_BM)");
     em_sbuf_printf(&t, "#define EM_BJ %s\n#define EM_BK_ %s\n",
-                   b_nfast ? "(l % EM_BN)" : "(l / EM_BK)", b_nfast ? "(l / EM_BN)" : "(l % EM_BK)");
+                   b_nfast ? "(l % EM_BN)" : "(l / EM_BK)",
+                   b_nfast ? "(l / EM_BN)" : "(l % EM_BK)");
     em_sbuf_printf(&t, "%s", em__blk_moves);
     /* The accumulators c<i>_<w>: row i of the item's block, column vector w;
      * item rows (ty + 16 v) EM_VW + c for vector v, component c (columns alike). */

@@ -79,11 +79,11 @@ static bool em__gm_fits(const em_array *a, const em_array *b, int64_t m, int64_t
     if ((uintptr_t)a->data % (uintptr_t)es || (uintptr_t)b->data % (uintptr_t)es) return false;
     for (int i = 0; i < nd; i++)
         if (a->strides[i] % es || b->strides[i] % es) return false;
-    if (m >= lim || n >= lim || k >= lim || m * n >= lim) return false;
-    const int64_t ra = (m - 1) * em__abs64(a->strides[nd - 2] / es) +
-                       (k - 1) * em__abs64(a->strides[nd - 1] / es);
-    const int64_t rb = (k - 1) * em__abs64(b->strides[nd - 2] / es) +
-                       (n - 1) * em__abs64(b->strides[nd - 1] / es);
+    if (m >= lim - 1024 || n >= lim - 1024 || k >= lim - 1024) return false; /* + a tile */
+    const int64_t ra =
+        (m - 1) * em__abs64(a->strides[nd - 2] / es) + (k - 1) * em__abs64(a->strides[nd - 1] / es);
+    const int64_t rb =
+        (k - 1) * em__abs64(b->strides[nd - 2] / es) + (n - 1) * em__abs64(b->strides[nd - 1] / es);
     return ra < lim && rb < lim;
 }
 
@@ -109,8 +109,8 @@ em_status em_run_matmul(const em_backend *be, const em_array *a, const em_array 
     const int64_t gn = x.blocked ? 16 * x.tile.tn : gm;
     const int64_t ntiles = batch * ((m + gm - 1) / gm) * ((n + gn - 1) / gn);
     char key[96], name[64];
-    snprintf(key, sizeof key, "GEMM%d|%d|%d|%d|%d|%d|%d|%d", (int)x.dt, x.nb, x.a_kfast,
-             x.b_nfast, x.blocked ? x.tile.tm : 0, x.tile.tn, x.tile.bk, x.tile.vw);
+    snprintf(key, sizeof key, "GEMM%d|%d|%d|%d|%d|%d|%d|%d", (int)x.dt, x.nb, x.a_kfast, x.b_nfast,
+             x.blocked ? x.tile.tm : 0, x.tile.tn, x.tile.bk, x.tile.vw);
     snprintf(name, sizeof name, "matmul_%s", em_dtype_get(x.dt)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key, name, EM_KNAME, em__gm_render, &x, &f));
