@@ -35,11 +35,13 @@ static em_status em__gm_render(const void *ctx, void *sb) {
 static int64_t em__abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* The blocked kernel's tile for dt: EMBER_OPENCL_GEMM=TMxTNxBK where set
- * (for tuning; "generic" takes the generic kernel), else the table, made
- * on the H100 through NVIDIA's OpenCL (bench/bench_opencl.py): 8 x 8
- * blocks with k steps of 16 for float32, 4 x 4 by 16 for float64.  k steps
- * are halved until the tile's local memory fits the device's.  False: the
- * generic kernel. */
+ * (for tuning; "generic" takes the generic kernel), else the table:
+ * 8 x 8 blocks with k steps of 16 for float32 (the classic SGEMM shape),
+ * 4 x 4 by 16 for float64 (half the registers of 8 x 8 doubles).  Not yet
+ * measured on a GPU (bench/tune_opencl_gemm.py times the candidates); on
+ * PoCL both beat the generic kernel (512^2 float32: 0.09 s against 0.24).
+ * k steps are halved until the tile's local memory fits the device's.
+ * False: the generic kernel. */
 static em_status em__gm_tile(const em_backend *be, int id, em_dtype dt, em_gemm_tile *tl,
                              bool *ok) {
     const size_t es = em_dtype_get(dt)->size;
