@@ -31,7 +31,15 @@ def _flat(a):
     return em.ravel(a if isinstance(a, _ember.ndarray) else em.asarray(a))
 
 
-_IN, _NOTIN, _MERGE = 0, 1, 2
+_IN, _NOTIN, _MERGE, _SINGLE = 0, 1, 2, 5
+
+
+def _xor_merged():
+    """Whether setxor1d takes the merge route (the distinct values of each
+    sorted input merged, then the values equal to neither neighbour) over
+    the two NOTIN passes and their merge (EMBER_SETXOR=notin, to compare)."""
+    import os
+    return os.environ.get("EMBER_SETXOR", "merge") != "notin"
 
 
 def _fused(a, b):
@@ -100,6 +108,15 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the arrays."""
     a, b = _flat(ar1), _flat(ar2)
+    if not assume_unique and _fused(a, b) and _xor_merged():
+        # NumPy's algorithm with a merge for its sort: each input's distinct
+        # values (unique's pass, no search), merged (a binary search per
+        # element), then those equal to neither neighbour (SINGLE; NaNs
+        # differ, so one NaN of each input stays, as NumPy's).
+        ua = _k().unique_sorted(_dsort(a), None, True, False, False, False)[0]
+        ub = _k().unique_sorted(_dsort(b), None, True, False, False, False)[0]
+        m = _k().setop_sorted(ua, ub, _MERGE)
+        return _k().setop_sorted(m, m, _SINGLE)
     if not assume_unique and _fused(a, b):
         sa, sb = _dsort(a), _dsort(b)
         xa = _k().setop_sorted(sa, sb, _NOTIN)
