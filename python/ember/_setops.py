@@ -6,10 +6,15 @@ On a device (real dtypes, both inputs of one dtype) each input is sorted
 once and the rest is one pass per output over the sorted arrays
 (_ember.setop_sorted, codegen/run_unique.c): intersect1d is the distinct
 values of sort(a) found in sort(b) by a binary search, setdiff1d those not
-found, setxor1d the two "not found" lists merged by a second binary search
-(each element's place is its index plus its rank in the other list).  NumPy
-instead sorts unique(a) and unique(b) again, concatenated: a third sort of
-up to twice the keys.  union1d stays unique(concatenate): that is already
+found, setxor1d NumPy's algorithm with a merge for its third sort: the
+distinct values of each sorted input (unique's pass, no search), merged by a
+binary search (each element's place is its index plus its rank in the other
+list), then the values equal to neither neighbour (one more unique-style
+pass, setop_sorted mode 5).  The route before (EMBER_SETXOR=notin: the two
+"not found" lists, merged) searched each element of each input in both
+passes of its list, then the merge: about 2.5 times the searches.  NumPy sorts
+unique(a) and unique(b) again, concatenated: a third sort of up to twice the
+keys.  union1d stays unique(concatenate): that is already
 one sort of the keys.  EMBER_UNIQUE_FUSED=0 selects the composition of
 unique, sort, isin and masks used before, kept to compare the two.
 

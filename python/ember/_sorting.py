@@ -7,7 +7,8 @@ On a device that compiles kernels the work stays there: a stable LSD
 radix sort and a binary-search kernel (em_sort / em_argsort /
 em_searchsorted, codegen/run_sort.c), and the rest composed from device
 operations over them (unique: sort, then one pass flagging where the
-sorted values change and writing every output, em_unique_sorted; isin:
+sorted values change and writing every output, em_unique_sorted; its
+inverse without first indices by a search of the distinct values; isin:
 sort x2, then one kernel binary-searching each element of x1 in it,
 em_setop_sorted; partition: the radix select, then one compaction,
 em_partition; lexsort: one stable argsort of the keys packed in one word
@@ -258,7 +259,8 @@ def _dev_unique(x, equal_nan, index, inverse, counts):
     """Sorted distinct values of x (flattened) on its device, with the
     first indices, the inverse (flat) and the counts: sort (argsort when
     indices are wanted), then one pass marking each element that differs
-    from the one before it and writing every output (unique_sorted)."""
+    from the one before it and writing every output (unique_sorted); the
+    inverse without the first indices by a search (_search_inverse)."""
     if _fused():
         flat = x.reshape(-1)
         perm = None

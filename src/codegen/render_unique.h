@@ -24,7 +24,9 @@
  * With filt (the set operations), COUNT and WRITE flag only the first of
  * each value whose membership in the sorted o (a binary search, == as the
  * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
- * o): intersect1d and setdiff1d in one pass over the sorted s.
+ * o): intersect1d and setdiff1d in one pass over the sorted s.  filt == 3
+ * (setxor1d's last pass) flags instead the elements equal to neither
+ * neighbour, with equal_nan off (NaNs differ); o is s and no its length.
  *
  * Argument (packed, every field 8 bytes):
  *   char *s, *vals, *first, *perm, *idx, *inv, *cnt, *part, *o;

@@ -150,9 +150,10 @@ em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *
     if (mode == EM_SETOP_IN || mode == EM_SETOP_NOTIN || mode == EM_SETOP_SINGLE) {
         /* SINGLE: unique's pass with its own flag (filt 3, o = s); NaNs differ */
         const bool one = mode == EM_SETOP_SINGLE;
+        int filt = mode == EM_SETOP_IN ? 1 : 2;
+        if (one) filt = 3;
         em_array r[4];
-        EM_CHECK(em__unique(be, s, NULL, !one, false, false, false,
-                            one ? 3 : mode == EM_SETOP_IN ? 1 : 2, one ? s : o, r));
+        EM_CHECK(em__unique(be, s, NULL, !one, false, false, false, filt, one ? s : o, r));
         *out = r[0];
         return EM_OK;
     }
