@@ -434,13 +434,17 @@ EM_API em_status em_unique_sorted(const em_array *s, const em_array *perm, bool 
  *  EM_SETOP_MERGE: the sorted 1-D s and o merged into one sorted array
  *    (stable: s's elements first among equals);
  *  EM_SETOP_ISIN / EM_SETOP_ISNOTIN: per element of s (any shape, any
- *    order) whether it is / is not in o, bool of s's shape. */
+ *    order) whether it is / is not in o, bool of s's shape;
+ *  EM_SETOP_SINGLE: the elements of the sorted 1-D s equal to neither
+ *    neighbour (== in the dtype: NaNs differ), sorted; o is not read
+ *    (setxor1d: the merged distinct values of each input); one read-back. */
 typedef enum em_setop {
     EM_SETOP_IN,
     EM_SETOP_NOTIN,
     EM_SETOP_MERGE,
     EM_SETOP_ISIN,
-    EM_SETOP_ISNOTIN
+    EM_SETOP_ISNOTIN,
+    EM_SETOP_SINGLE
 } em_setop;
 EM_API em_status em_setop_sorted(const em_array *s, const em_array *o, int mode, em_array *out);
 /* The ks[i]-th smallest elements of a (any layout, read in C order) in

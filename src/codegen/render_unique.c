@@ -100,7 +100,82 @@ static void em__search(em_dtype dt, em_sbuf *t) {
         "    const ${ll} v = (int)${tid} >= w ? sh[${tid} - w] : 0;\n" IND "    ${sync};\n" IND \
         "    sh[${tid}] += v;\n" IND "    ${sync};\n" IND "}\n"
 
+/* COUNT and WRITE without filt: thread tid's items are the tile's elements
+ * tid, tid + 256, .. (striped), so that each load and each store of a warp
+ * covers 32 consecutive elements: the blocked layout above (16 consecutive
+ * per thread) has every warp access touch 16 cache lines, which bounded
+ * these passes by L1 wavefronts, not memory.  The ranks follow the
+ * elements' order, item-major: per item row i, an inclusive block scan
+ * over the threads of the flags, 4 rows of 16-bit counts packed in each
+ * of 4 words (a row holds at most 256), and the rows before i's totals.
+ * filt 1 and 2 keep the blocked layout: their galloping search wants each
+ * thread's elements adjacent (filt 3, SINGLE, searches nothing). */
+static const char em__count_striped[] =
+    "    ${shared} ${ll} sh[256];\n"
+    "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"
+    "        const ${ll} t0 = t * EM_UQ_TILE + ${tid};\n"
+    "        ${ll} c = 0, at = -1;\n"
+    "        for (int i = 0; i < EM_UQ_ITEMS; i++)\n"
+    "            if (t0 + i * 256 < p.n) c += em_uq_new(p.s, t0 + i * 256, p.o, p.no, &at);\n"
+    "        sh[${tid}] = c;\n        ${sync};\n"
+    "        for (int w = 128; w > 0; w >>= 1) {\n"
+    "            if ((int)${tid} < w) sh[${tid}] += sh[${tid} + w];\n"
+    "            ${sync};\n        }\n"
+    "        if (${tid} == 0) ((${global}${ll} *)p.part)[t] = sh[0];\n"
+    "        ${sync};\n    }\n";
+
+static const char em__write_striped[] =
+    "    ${shared} ${ll} sh[4 * 256];\n"
+    "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"
+    "        const ${ll} t0 = t * EM_UQ_TILE + ${tid};\n"
+    "        ${ll} pk[4] = {0, 0, 0, 0}, at = -1;\n"
+    "        int f = 0; // bit i: item i is flagged\n"
+    "        for (int i = 0; i < EM_UQ_ITEMS; i++)\n"
+    "            if (t0 + i * 256 < p.n && em_uq_new(p.s, t0 + i * 256, p.o, p.no, &at)) {\n"
+    "                f |= 1 << i;\n"
+    "                pk[i >> 2] += (${ll})1 << (16 * (i & 3));\n"
+    "            }\n"
+    "        for (int w = 0; w < 4; w++) sh[w * 256 + ${tid}] = pk[w];\n"
+    "        ${sync};\n"
+    "        for (int d = 1; d < 256; d <<= 1) {\n"
+    "            ${ll} v[4];\n"
+    "            for (int w = 0; w < 4; w++)\n"
+    "                v[w] = (int)${tid} >= d ? sh[w * 256 + ${tid} - d] : 0;\n"
+    "            ${sync};\n"
+    "            for (int w = 0; w < 4; w++) sh[w * 256 + ${tid}] += v[w];\n"
+    "            ${sync};\n"
+    "        }\n"
+    "        // k: the flags before row i of the tile, from the tile's first rank\n"
+    "        ${ll} k = ((${global}const ${ll} *)p.part)[t];\n"
+    "        for (int i = 0; i < EM_UQ_ITEMS; i++) {\n"
+    "            const int w = i >> 2, sft = 16 * (i & 3);\n"
+    "            const ${ll} j = t0 + i * 256;\n"
+    "            // the rank of j's value: the flags up to j, less one\n"
+    "            const ${ll} r = k + ((sh[w * 256 + ${tid}] >> sft) & 0xffff) - 1;\n"
+    "            k += (sh[w * 256 + 255] >> sft) & 0xffff;\n"
+    "            if (j >= p.n) continue;\n"
+    "            if ((f >> i) & 1) {\n"
+    "                ((${global}em_t *)p.vals)[r] = ((${global}const em_t *)p.s)[j];\n"
+    "#if EM_UQ_FIRST\n"
+    "                ((${global}${ll} *)p.first)[r] = j;\n"
+    "#endif\n"
+    "#if EM_UQ_IDX\n"
+    "                ((${global}${ll} *)p.idx)[r] = ((${global}const ${ll} *)p.perm)[j];\n"
+    "#endif\n"
+    "            }\n"
+    "#if EM_UQ_INV\n"
+    "            ((${global}${ll} *)p.inv)[((${global}const ${ll} *)p.perm)[j]] = r;\n"
+    "#endif\n"
+    "        }\n"
+    "        (void)at;\n"
+    "        ${sync}; // sh is read before the next tile writes it\n"
+    "    }\n";
+
 static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
+    if ((!k->filt || k->filt == 3) && (k->mode == EM_UQ_COUNT || k->mode == EM_UQ_WRITE)) {
+        em_sbuf_printf(s, "%s}\n", k->mode == EM_UQ_COUNT ? em__count_striped : em__write_striped);
+        return;
+    }
     switch (k->mode) {
     case EM_UQ_COUNT:
         em_sbuf_printf(s, EM__TILE_HEAD
@@ -182,9 +257,10 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
     default: /* EM_UQ_COUNTS */
         em_sbuf_printf(
             s, "    ${global}const ${ll} *f = (${global}const ${ll} *)p.first;\n"
-               "    for (${ll} k = ${bid} * (${ll})${bdim} + ${tid}; k < p.nu;"
+               "    const ${ll} nu = ((${global}const ${ll} *)p.part)[p.ntile]; // PREFIX's\n"
+               "    for (${ll} k = ${bid} * (${ll})${bdim} + ${tid}; k < nu;"
                " k += (${ll})${bdim} * ${gdim})\n"
-               "        ((${global}${ll} *)p.cnt)[k] = (k + 1 < p.nu ? f[k + 1] : p.n) - f[k];\n");
+               "        ((${global}${ll} *)p.cnt)[k] = (k + 1 < nu ? f[k + 1] : p.n) - f[k];\n");
     }
     em_sbuf_printf(s, "}\n");
 }
@@ -219,7 +295,9 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
                        " ${global}const char *o, ${ll} no, ${ll} *at) {\n"
                        "    ${global}const em_t *s = (${global}const em_t *)s_;\n"
                        "    if (i != 0 && em_uq_eq(s[i - 1], s[i])) return 0;\n"
-                       "#if EM_UQ_FILT\n"
+                       "#if EM_UQ_FILT == 3 // SINGLE: o is s, no its length\n"
+                       "    return i + 1 >= no || !em_uq_eq(s[i], s[i + 1]);\n"
+                       "#elif EM_UQ_FILT\n"
                        "    *at = em_uq_seek(o, no, s[i], *at, 0);\n"
                        "    const bool hit = *at < no &&"
                        " em_uq_eq0(((${global}const em_t *)o)[*at], s[i]);\n"

@@ -15,7 +15,8 @@
  *  EM_UQ_WRITE  per tile, each flagged i with rank k: vals[k] = s[i],
  *               first[k] = i (EM_UQ_FIRST), idx[k] = perm[i] (EM_UQ_IDX);
  *               every i: inv[perm[i]] = its value's rank (EM_UQ_INV);
- *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n);
+ *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n;
+ *               nu read from part[ntile], so it is queued before the host knows it);
  *  EM_UQ_ISIN   out[i] = whether s[i] is in the sorted o (no elements), a
  *               binary search per element (s in any order), != invert;
  *  EM_UQ_MERGE  vals = the sorted s and o merged, stable (s first among
@@ -23,7 +24,9 @@
  * With filt (the set operations), COUNT and WRITE flag only the first of
  * each value whose membership in the sorted o (a binary search, == as the
  * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
- * o): intersect1d and setdiff1d in one pass over the sorted s.
+ * o): intersect1d and setdiff1d in one pass over the sorted s.  filt == 3
+ * (setxor1d's last pass) flags instead the elements equal to neither
+ * neighbour, with equal_nan off (NaNs differ); o is s and no its length.
  *
  * Argument (packed, every field 8 bytes):
  *   char *s, *vals, *first, *perm, *idx, *inv, *cnt, *part, *o;
@@ -52,7 +55,8 @@ typedef struct em_uq_spec {
     em_dtype dtype;       /* s's */
     bool equal_nan;       /* all NaNs one value */
     bool first, idx, inv; /* EM_UQ_WRITE's optional outputs */
-    int filt;             /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o; ISIN: 1 invert */
+    int filt; /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o, 3 those equal to neither
+               * neighbour (o = s, no = n); ISIN: 1 invert */
 } em_uq_spec;
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for

@@ -60,7 +60,34 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
                          sizeof blob, slots, em_run_slots(slots, 0, 9));
 }
 
-/* unique, or with filt the set operations' filtered unique against the sorted o. */
+/* The outputs of nu of n elements, written at n (the bound) before nu was
+ * known, cut to nu: a view of the first nu while at least half is used,
+ * else a copy (a few distinct values of many must not hold n-element
+ * buffers alive). */
+static em_status em__uq_cut(const em_backend *be, em_array *a, int64_t nu, int64_t n) {
+    if (!a->buf) return EM_OK;
+    if (2 * nu >= n) {
+        a->shape[0] = nu;
+        return EM_OK;
+    }
+    em_array c = {0};
+    EM_CHECK(em_array_empty(&c, a->dtype, 1, &nu, em_array_device(a)));
+    const size_t bytes = (size_t)nu * em_dtype_get(a->dtype)->size;
+    em_status st = bytes ? be->copy(em_array_device(a).id, c.data, a->data, bytes) : EM_OK;
+    if (st != EM_OK) {
+        em_array_release(&c);
+        return st;
+    }
+    em_array_release(a);
+    *a = c;
+    return EM_OK;
+}
+
+/* unique, or with filt the set operations' filtered unique against the
+ * sorted o.  Every kernel is queued before the one read-back (nu): the
+ * outputs are made at n elements and cut to nu after (em__uq_cut), so the
+ * device does not wait, idle, for the host to learn nu and launch the
+ * write. */
 static em_status em__unique(const em_backend *be, const em_array *s, const em_array *perm,
                             bool equal_nan, bool index, bool inverse, bool counts, int filt,
                             const em_array *o, em_array out[4]) {
@@ -75,28 +102,30 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
     if (o) a.p[8] = o->data, a.no = em_array_size(o);
     em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
     a.p[7] = part.data;
+    int64_t m = n; /* the outputs' length until nu is known */
+    if (st == EM_OK) st = em_array_empty(&out[0], s->dtype, 1, &m, dev);
+    if (st == EM_OK && (index || counts)) st = em_array_empty(&first, EM_INT64, 1, &m, dev);
+    if (st == EM_OK && index) st = em_array_empty(&out[1], EM_INT64, 1, &m, dev);
+    if (st == EM_OK && inverse) st = em_array_empty(&out[2], EM_INT64, 1, &n, dev);
+    if (st == EM_OK && counts) st = em_array_empty(&out[3], EM_INT64, 1, &m, dev);
     if (st == EM_OK && n) {
         k.mode = EM_UQ_COUNT;
         st = em__uq_launch(be, id, k, &a, ntile);
         k.mode = EM_UQ_PREFIX;
         if (st == EM_OK) st = em__uq_launch(be, id, k, &a, 1);
+        a.p[1] = out[0].data, a.p[2] = first.data, a.p[4] = out[1].data, a.p[5] = out[2].data;
+        a.p[6] = out[3].data;
+        k.mode = EM_UQ_WRITE, k.first = index || counts, k.idx = index, k.inv = inverse;
+        if (st == EM_OK) st = em__uq_launch(be, id, k, &a, ntile);
+        k.first = k.idx = k.inv = false;
+        k.mode = EM_UQ_COUNTS, k.filt = 0;
+        if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (n + 255) / 256);
         /* the one read-back: the outputs' length */
         if (st == EM_OK) st = be->to_host(id, &nu, (char *)part.data + ntile * 8, 8);
     }
-    if (st == EM_OK) st = em_array_empty(&out[0], s->dtype, 1, &nu, dev);
-    if (st == EM_OK && (index || counts)) st = em_array_empty(&first, EM_INT64, 1, &nu, dev);
-    if (st == EM_OK && index) st = em_array_empty(&out[1], EM_INT64, 1, &nu, dev);
-    if (st == EM_OK && inverse) st = em_array_empty(&out[2], EM_INT64, 1, &n, dev);
-    if (st == EM_OK && counts) st = em_array_empty(&out[3], EM_INT64, 1, &nu, dev);
-    if (st == EM_OK && n) {
-        a.p[1] = out[0].data, a.p[2] = first.data, a.p[4] = out[1].data, a.p[5] = out[2].data;
-        a.p[6] = out[3].data, a.nu = nu;
-        k.mode = EM_UQ_WRITE, k.first = index || counts, k.idx = index, k.inv = inverse;
-        st = em__uq_launch(be, id, k, &a, ntile);
-        k.first = k.idx = k.inv = false;
-        k.mode = EM_UQ_COUNTS, k.filt = 0;
-        if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (nu + 255) / 256);
-    }
+    if (st == EM_OK) st = em__uq_cut(be, &out[0], nu, n);
+    if (st == EM_OK) st = em__uq_cut(be, &out[1], nu, n);
+    if (st == EM_OK) st = em__uq_cut(be, &out[3], nu, n);
     /* part and first go back to the pool behind the queued kernels (one stream) */
     em_array_release(&part), em_array_release(&first);
     if (st != EM_OK)
@@ -118,10 +147,13 @@ em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *
                        em_array *out) {
     const em_device dev = em_array_device(s);
     memset(out, 0, sizeof *out);
-    if (mode == EM_SETOP_IN || mode == EM_SETOP_NOTIN) {
+    if (mode == EM_SETOP_IN || mode == EM_SETOP_NOTIN || mode == EM_SETOP_SINGLE) {
+        /* SINGLE: unique's pass with its own flag (filt 3, o = s); NaNs differ */
+        const bool one = mode == EM_SETOP_SINGLE;
+        int filt = mode == EM_SETOP_IN ? 1 : 2;
+        if (one) filt = 3;
         em_array r[4];
-        EM_CHECK(
-            em__unique(be, s, NULL, true, false, false, false, mode == EM_SETOP_IN ? 1 : 2, o, r));
+        EM_CHECK(em__unique(be, s, NULL, !one, false, false, false, filt, one ? s : o, r));
         *out = r[0];
         return EM_OK;
     }

@@ -44,7 +44,7 @@ em_status em_setop_sorted(const em_array *s, const em_array *o, int mode, em_arr
     if (!s || !s->buf || !o || !o->buf || !out)
         return em_error(EM_EVALUE, "em_setop_sorted: s, o and out must be set");
     memset(out, 0, sizeof *out);
-    if (mode < EM_SETOP_IN || mode > EM_SETOP_ISNOTIN)
+    if (mode < EM_SETOP_IN || mode > EM_SETOP_SINGLE)
         return em_error(EM_EVALUE, "em_setop_sorted: no set operation %d", mode);
     const em_backend *be = em__uq_backend(s, "setop_sorted");
     if (!be) return EM_EUNSUPPORTED;

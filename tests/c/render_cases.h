@@ -471,6 +471,14 @@ static void rc_setops_part(const em_dialect *d, rc_fn fn, void *ctx) {
             snprintf(name, sizeof name, "setop_mode%d_%s", us[i].mode, dn);
             rc_emit(fn, ctx, name, st, &s);
         }
+        /* setxor1d's SINGLE pass: unique's striped count and write, filt 3 */
+        for (int m = EM_UQ_COUNT; m <= EM_UQ_WRITE; m += EM_UQ_WRITE - EM_UQ_COUNT) {
+            const em_uq_spec one = {.mode = m, .dtype = (em_dtype)dt, .filt = 3};
+            em_sbuf s = {0};
+            em_status st = em_render_unique(d, &one, &s);
+            snprintf(name, sizeof name, "setop_single%d_%s", m, dn);
+            rc_emit(fn, ctx, name, st, &s);
+        }
         for (int m = EM_PT_COUNT; m <= EM_PT_WRITE; m++) {
             em_pt_spec k = {.mode = m, .dtype = (em_dtype)dt, .arg = dt % 2};
             em_sbuf s = {0};

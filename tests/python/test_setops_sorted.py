@@ -128,6 +128,25 @@ def test_setops_match_composed(dev, monkeypatch):
         assert np.array_equal(got, np.asarray(f(x, y)))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 4096, 4097, 3 * 4096 + 5])
+def test_setxor_merge_matches_notin(dev, dtype, n, monkeypatch):
+    """setxor1d's merge route (distinct values of each, merged, singles
+    kept) against NumPy and the two-NOTIN route (EMBER_SETXOR=notin), on
+    sizes around unique's tile of 4096 (both inputs of n)."""
+    rng = np.random.default_rng(n)
+    a, b = _specials(dtype, n, rng), _specials(dtype, n, rng)
+    if np.dtype(dtype).kind in "if" and n > 100:  # many distinct values, some shared
+        a[: n // 2] = rng.integers(-3000, 3000, n // 2).astype(dtype)
+        b[: n // 2] = rng.integers(-3000, 3000, n // 2).astype(dtype)
+    for p, q in ((a, b), (a[::-1], b[::3]), (a[:1], b)):
+        got = em.setxor1d(to_em(p), to_em(q))
+        assert_same(got, np.setxor1d(p, q))
+        monkeypatch.setenv("EMBER_SETXOR", "notin")
+        assert_same(em.setxor1d(to_em(p), to_em(q)), np.setxor1d(p, q))
+        monkeypatch.delenv("EMBER_SETXOR")
+
+
 def test_setop_sorted_modes_and_errors(dev):
     s = em.asarray(np.array([1.0, 2.0, 2.0, 5.0, np.nan]))
     o = em.asarray(np.array([2.0, 3.0, 5.0, np.nan]))
@@ -136,6 +155,10 @@ def test_setop_sorted_modes_and_errors(dev):
     assert_same(em._ember.setop_sorted(s, o, 2), np.sort(np.concatenate([s.get(), o.get()])))
     assert_same(em._ember.setop_sorted(s, o, 3), np.isin(s.get(), o.get()))
     assert_same(em._ember.setop_sorted(s, o, 4), ~np.isin(s.get(), o.get()))
+    # 5: the elements equal to neither neighbour (o unread; NaNs differ)
+    m = em.asarray(np.array([-0.0, 0.0, 1.0, 2.0, 2.0, 2.0, 3.0, np.nan, np.nan]))
+    assert_same(em._ember.setop_sorted(m, m, 5), np.array([1.0, 3.0, np.nan, np.nan]))
+    assert_same(em._ember.setop_sorted(s, o, 5), np.array([1.0, 5.0, np.nan]))
     with pytest.raises(ValueError, match="no set operation 9"):
         em._ember.setop_sorted(s, o, 9)
     with pytest.raises(TypeError, match="one dtype"):

@@ -72,11 +72,17 @@ class _Kernels:
     def setop_sorted(s, o, mode):
         """em_setop_sorted's contract: 0 / 1 the distinct values of the sorted
         s (one NaN) that are / are not in the sorted o (==: a NaN is in
-        nothing), 2 the stable merge, 3 / 4 isin / not per element of s."""
+        nothing), 2 the stable merge, 3 / 4 isin / not per element of s, 5
+        the elements of s equal to neither neighbour."""
         h, g = np.asarray(s), np.asarray(o)
         assert s.dtype == o.dtype and h.dtype.kind != "c" and g.ndim == 1
         if mode >= 3:
             return em.asarray(np.isin(h, g, invert=mode == 4))
+        if mode == 5:  # the elements equal to neither neighbour (NaNs differ)
+            keep = np.ones(h.shape[0], bool)
+            keep[1:] &= h[1:] != h[:-1]
+            keep[:-1] &= h[:-1] != h[1:]
+            return em.asarray(np.ascontiguousarray(h[keep]))
         if mode == 2:
             m = np.concatenate([h, g])
             return em.asarray(m[np.argsort(m, kind="stable")])

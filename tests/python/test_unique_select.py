@@ -124,6 +124,42 @@ def test_unique_fused_matches_composed(dev, monkeypatch):
         assert_same(f, np.asarray(c))
 
 
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("n", [0, 1, 4097, 3 * 9216 + 5])
+def test_unique_inverse_by_search(dev, dtype, n, monkeypatch):
+    """unique's inverse without its first indices: a search of the distinct
+    values (real dtypes, NaNs one value), equal to NumPy's and to the
+    permutation route (EMBER_UNIQUE_INV=perm); n = 3 sort tiles + 5 on CUDA."""
+    rng = np.random.default_rng(n + 11)
+    a = _specials(dtype, n, rng)
+    if np.dtype(dtype).kind in "iuf" and n > 100:  # many distinct values as well
+        a[: n // 2] = rng.standard_normal(n // 2).astype(dtype) * 1000 if np.dtype(
+            dtype).kind == "f" else rng.integers(-100, 100, n // 2).astype(dtype)
+    for v in (a, a[::-1], a.reshape(-1, 1)[::2]):
+        x = to_em(v)
+        got = em.unique(x, return_inverse=True, return_counts=True)
+        want = np.unique(v, return_inverse=True, return_counts=True)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        gv, gi = em.unique(x, return_inverse=True)
+        assert_same(gi, want[1])
+        monkeypatch.setenv("EMBER_UNIQUE_INV", "perm")
+        for g, w in zip(em.unique(x, return_inverse=True, return_counts=True), want):
+            assert_same(g, w)
+        monkeypatch.delenv("EMBER_UNIQUE_INV")
+
+
+def test_unique_inverse_nan_kept_apart_by_permutation(dev):
+    """equal_nan=False: every NaN its own value, so the inverse keeps the
+    permutation route (a search would send every NaN to the first)."""
+    a = np.array([np.nan, 1.0, np.nan, -0.0, 0.0, 1.0], np.float32)
+    v, inv = em.unique(em.asarray(a), return_inverse=True, equal_nan=False)
+    w, winv = np.unique(a, return_inverse=True, equal_nan=False)
+    assert_same(v, w)
+    assert np.array_equal(np.asarray(v)[np.asarray(inv)], a, equal_nan=True)
+    assert len(set(np.asarray(inv)[np.isnan(a)].tolist())) == 2
+
+
 def test_unique_sorted_errors(dev):
     s = em.asarray(np.arange(6.0))
     with pytest.raises(ValueError, match="need s's permutation"):
