@@ -110,7 +110,7 @@ def _opencl_sampled_out(mod, node):
 # is not listed: its own `dev` fixture (opencl:0 wherever OpenCL is, every
 # dtype it names) never read this set, so it has run on PoCL in CI all along
 # (52 cases, 255 CPU s cold under gdb).
-_OPENCL_NOT_YET = {"test_ufuncs", "test_sorting", "test_fuzz_regressions"}
+_OPENCL_NOT_YET = {"test_ufuncs", "test_sorting"}
 
 
 # The modules that do not run on opencl:0, each with its reason.
