@@ -107,7 +107,7 @@ def _opencl_sampled_out(mod, node):
 # machine) before these; each joins when `EMBER_TEST_OPENCL=all pytest -k
 # opencl tests/python/MODULE.py` passes (EMBER_TEST_OPENCL=ci: with CI's cuts of
 # dtypes and cases).  test_ufuncs: every test but the op x dtype x layout grid
-# passed there (19, 187 CPU s cold); the grid (90 ops x 13 dtypes x 7 layouts)
+# passed there (19, 187 CPU s cold); the grid (77 ops x 14 dtypes x 7 layouts)
 # needs a cut measured first.  test_sorting: not run yet.  test_unique_select
 # is not listed: its own `dev` fixture (opencl:0 wherever OpenCL is, every
 # dtype it names) never read this set, so it has run on PoCL in CI all along
