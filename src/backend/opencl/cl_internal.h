@@ -54,6 +54,7 @@ enum {
     EM_CL_DEVICE_EXTENSIONS = 0x1030,
     EM_CL_QUEUE_PROFILING_ENABLE = 2,
     EM_CL_MEM_READ_WRITE = 1,
+    EM_CL_MEM_USE_HOST_PTR = 1 << 3,
     EM_CL_MEM_SIZE = 0x1102,
     EM_CL_MEM_CONTEXT = 0x1106,
     EM_CL_PROGRAM_BINARY_SIZES = 0x1165,
@@ -118,6 +119,12 @@ em_status em_cl_first(em_cl_dev **out);
 em_status em_cl_ptr(const void *p, cl_mem *mem, size_t *off);
 em_status em_cl_alloc(int id, size_t nbytes, void **ptr);
 void em_cl_free(int id, void *ptr, size_t nbytes);
+/* EMBER_OPENCL_GUARD=1 (guard.c): each buffer ends at an inaccessible page,
+ * exactly sized (em_cl_guard_round) and never cached, so a kernel's access
+ * past an array's end faults at once on a host-memory device (PoCL). */
+bool em_cl_guard_on(void);
+size_t em_cl_guard_round(size_t n);
+cl_mem em_cl_guard_buffer(cl_context ctx, size_t size, cl_int *err);
 
 /* Compile src for device d through the disk cache (build.c); *prog is
  * built.  name names it in messages. */

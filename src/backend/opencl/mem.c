@@ -157,7 +157,9 @@ static em_status em__fresh(em__pool *p, int id, size_t size, em__slot **out) {
     if (!s) return em_error(EM_ENOMEM, "out of OpenCL buffer slots");
     cl_int err = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
-        s->mem = em__cl.clCreateBuffer(d->ctx, EM_CL_MEM_READ_WRITE, size, NULL, &err);
+        s->mem = em_cl_guard_on()
+                     ? em_cl_guard_buffer(d->ctx, size, &err)
+                     : em__cl.clCreateBuffer(d->ctx, EM_CL_MEM_READ_WRITE, size, NULL, &err);
         if (s->mem && err == EM_CL_SUCCESS) break;
         s->mem = NULL;
         em__release_cached(p);
@@ -189,11 +191,13 @@ em_status em_cl_alloc(int id, size_t nbytes, void **ptr) {
                         "out of memory allocating %zu bytes on opencl:%d: a buffer "
                         "is below 1 TiB",
                         nbytes, id);
-    size_t size = em_block_round(nbytes);
+    const bool guard = em_cl_guard_on(); /* exact sizes, nothing cached (guard.c) */
+    size_t size = guard ? em_cl_guard_round(nbytes) : em_block_round(nbytes);
     em_cl_dev *d;
     EM_CHECK(em_cl_open(id, &d));
     pthread_mutex_lock(&p->lock);
-    em__slot *s = (em__slot *)(uintptr_t)em_block_take(&p->cache, size, em_cl_queue(d));
+    em__slot *s =
+        guard ? NULL : (em__slot *)(uintptr_t)em_block_take(&p->cache, size, em_cl_queue(d));
     em_status st = s ? EM_OK : em__fresh(p, id, size, &s);
     if (st == EM_OK) p->used += s->size;
     pthread_mutex_unlock(&p->lock);
@@ -211,7 +215,8 @@ void em_cl_free(int id, void *ptr, size_t nbytes) {
     p->used -= s->size;
     /* An exported buffer goes with Ember's reference (the other owner keeps
      * it); so does one without host memory to keep it. */
-    if (s->exported || !em_block_keep(&p->cache, (uintptr_t)s, s->size, em_cl_queue(d))) {
+    if (s->exported || em_cl_guard_on() ||
+        !em_block_keep(&p->cache, (uintptr_t)s, s->size, em_cl_queue(d))) {
         s->exported = false;
         p->held -= s->size;
         em__slot_drop(s);
