@@ -817,6 +817,37 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
                    "True cpu"], err
 
 
+FAKE_STAGED2 = """
+import threading, numpy as np, ember as em
+from ember import _ember
+_ember._cuda_copy_tune(4096, 8192)  # stage copies from 4 KiB on, in 8 KiB chunks
+staged0 = _ember._cuda_copy_stats()['staged']
+rng = np.random.default_rng(5)
+hosts = [rng.integers(0, 255, 60000 + 4099 * k, dtype=np.uint8) for k in range(2)]
+bad = []
+def copies(k):  # each device's copies from its own thread, both at once
+    for r in range(40):
+        h = hosts[k][r:]
+        d = em.asarray(h, device=f'cuda:{k}')
+        back = d.get()
+        if not np.array_equal(back, h):
+            bad.append((k, r))
+ts = [threading.Thread(target=copies, args=(k,)) for k in range(2)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(bad, _ember._cuda_copy_stats()['staged'] - staged0)
+"""
+
+
+def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path):
+    # Each device stages its pageable copies through its own pinned buffers
+    # and its own team of memcpy threads (host/team.c; four here), so two
+    # streams' copies run at once: every byte in and back out checked.
+    out, err = _run(FAKE_STAGED2, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path),
+                    FAKE_CUDA_DEVICES="2", EMBER_STAGE_THREADS="4")
+    assert out == ["[] 160"], err
+
+
 # ---- device-generated arrays: made chunk by chunk where they are reduced ----
 
 @pytest.fixture
