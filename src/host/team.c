@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define EM_TEAM_MAX 8
+#define EM_TEAM_MAX 16
 /* A caller whose helpers are still copying checks this many times (some
  * tens of microseconds) before sleeping: a part of an 8 MiB chunk takes
  * ~100 us, a condvar wake ~45 us. */
@@ -15,7 +15,7 @@ int em_team_size(void) {
     int s = atomic_load_explicit(&size, memory_order_relaxed);
     if (s) return s;
     const char *v = getenv("EMBER_STAGE_THREADS");
-    long n = v && *v ? atol(v) : sysconf(_SC_NPROCESSORS_ONLN) / 2;
+    long n = v && *v ? atol(v) : sysconf(_SC_NPROCESSORS_ONLN);
     s = n < 1 ? 1 : n > EM_TEAM_MAX ? EM_TEAM_MAX : (int)n;
     atomic_store_explicit(&size, s, memory_order_relaxed);
     return s;

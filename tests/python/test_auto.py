@@ -1109,6 +1109,42 @@ def test_results_stay_where_computed_under_the_fake_driver(fake_lib, tmp_path):
     ], err
 
 
+FAKE_AVAIL = """
+import ember as em
+from ember import _ember
+from ember.auto import _place
+asked = []
+real = _ember.mem_info
+def counting(dev):
+    asked.append(dev)
+    return real(dev)
+_ember.mem_info = counting
+_place._FREE_TTL = 60.0  # only the pool's changes ask again here
+a0 = _place._avail('cuda:0')
+a1 = _place._avail('cuda:0')
+print(len(asked), a0 == a1 == real('cuda:0')[0])
+x = em.zeros(1 << 16, dtype='float32', device='cuda:0')  # the pool reserves memory
+a2 = _place._avail('cuda:0')
+print(len(asked), a2 == real('cuda:0')[0] + em.get_default_memory_pool().total_bytes()
+      - em.get_default_memory_pool().used_bytes())
+del x  # back to the pool's cache: reserved as before, nothing asked, more available
+a3 = _place._avail('cuda:0')
+print(len(asked), a3 == a2 + (1 << 18))
+em.get_default_memory_pool().set_limit(size=1 << 17)
+print(_place._avail('cuda:0') == 1 << 17, len(asked))
+_place._FREE_TTL = 0.0  # an old answer is asked again
+_place._avail('cuda:0')
+print(len(asked))
+"""
+
+
+def test_free_memory_is_asked_once_per_pool_change_under_the_fake_driver(fake_lib, tmp_path):
+    # Each placement asked the driver for every GPU's free memory; the answer
+    # is kept until the pool reserves or returns memory, or for _FREE_TTL.
+    out, err = _run(FAKE_AVAIL, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["1 True", "2 True", "2 True", "True 2", "3"], err
+
+
 # ---- past one machine: auto arrays on a Dask cluster ----------------------
 
 def test_use_cluster_makes_large_auto_arrays_dask_arrays(cpu_only):

@@ -16,6 +16,7 @@ hook returns at once and auto is the CPU, bit for bit.
 import os
 import sys
 import threading
+import time
 
 from .. import _ember
 from .. import _device
@@ -238,6 +239,15 @@ def _pending_compute(m, dev, arrays):
     return t
 
 
+# The driver's free memory per device index: (the pool's reserved bytes
+# then, time.monotonic() then, free bytes).  Asking the driver costs a
+# decision more than the rest of it; the answer changes when Ember's pool
+# reserves or returns memory (the reserved bytes differ: asked again) or when
+# another library or process allocates, which a short lifetime bounds.
+_FREE_TTL = 0.05
+_free = {}
+
+
 def _avail(dev):
     """Bytes a new allocation on GPU dev may take: the driver's free memory
     plus the pool's cached blocks, capped by the pool's set_limit."""
@@ -247,8 +257,14 @@ def _avail(dev):
     i = int(num or 0)
     try:
         from .. import cuda_runtime
-        free = _ember.mem_info(dev)[0]
         used, total = _ember.cuda_pool(i)
+        now = time.monotonic()
+        hit = _free.get(i)
+        if hit is not None and hit[0] == total and now - hit[1] < _FREE_TTL:
+            free = hit[2]
+        else:
+            free = _ember.mem_info(dev)[0]
+            _free[i] = (total, now, free)
         limit = cuda_runtime._limits.get(i, 0)
     except Exception:  # noqa: BLE001  (no numbers: let the prediction decide)
         return float("inf")
