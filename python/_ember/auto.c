@@ -337,9 +337,8 @@ static PyObject *f_auto_config(PyObject *self, PyObject *args) {
         Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
         for (Py_ssize_t i = 0; i < m && n < PYEM_AUTO_MAXDEV; i++, n++) {
             PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
-            if (!PyArg_ParseTuple(row, "ddddd;_auto_config: a chain cost is 5 floats",
-                                  &rows[n][0], &rows[n][1], &rows[n][2], &rows[n][3],
-                                  &rows[n][4])) {
+            if (!PyArg_ParseTuple(row, "ddddd;_auto_config: a chain cost is 5 floats", &rows[n][0],
+                                  &rows[n][1], &rows[n][2], &rows[n][3], &rows[n][4])) {
                 Py_DECREF(seq);
                 return NULL;
             }

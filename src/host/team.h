@@ -23,8 +23,8 @@
 typedef struct em_team {
     pthread_mutex_t lock;
     pthread_cond_t go, done;
-    int helpers;   /* started so far */
-    uint32_t gen;  /* the current job's number */
+    int helpers;    /* started so far */
+    uint32_t gen;   /* the current job's number */
     em_range_fn fn; /* the current job */
     void *ctx;
     int64_t n, nparts;

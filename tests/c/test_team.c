@@ -24,8 +24,7 @@ static void mark(void *p, int64_t b, int64_t e, int worker) {
     if (!pthread_equal(pthread_self(), c->caller)) atomic_fetch_add(&c->others, 1);
     for (int64_t i = b; i < e; i++) atomic_fetch_add(&c->hits[i], 1);
     /* long enough that the helpers wake while parts are left */
-    for (volatile int k = 0; k < 2000; k++) {
-    }
+    for (volatile int k = 0; k < 2000; k++) {}
 }
 
 /* One job of n indices, grain g, on team t: (every index once, parts, others). */
