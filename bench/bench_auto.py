@@ -36,7 +36,10 @@ The table gives, per workload, auto / the better fixed placement (target
 the measured host-to-device bandwidths (target >= 70 %); with two GPUs the
 speed-up over one (target >= 1.8).  Each auto cell also reports its
 decisions (em.auto.explain over one more run: how many of each kind went
-where, and the first of each in full); `--rows a,b` runs only those rows.
+where, and the first of each in full) and where a run like the timed ones
+left its result (explain() turns the extension's own answers off, so the
+two can differ: session 12's chain8 said cuda:0 and ran on the CPU);
+`--rows a,b` runs only those rows.
 """
 import argparse
 import json
@@ -208,6 +211,7 @@ def one(a):
         if a.one != "stream":
             out["t"] = best(run, reps)
             if a.mode.startswith("auto"):
+                out["result_on"] = _result_on(run)
                 out["decisions"] = _decisions(run)
     except _Skip as e:
         out["err"] = "skipped: " + str(e)
@@ -216,6 +220,14 @@ def one(a):
     except Exception as e:  # noqa: BLE001  (a cell's failure is its own)
         out["err"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
     print("RESULT " + json.dumps(out), flush=True)
+
+
+def _result_on(run):
+    """Where a run placed as the timed ones were (no explain(), which turns
+    the extension's own answers off) left its result: the device the work
+    really ran on, which the decisions below may not show."""
+    r = run()
+    return str(r.device.current) if isinstance(r, em.ndarray) else None
 
 
 def _decisions(run):
@@ -286,7 +298,7 @@ def main():
     names = list(workloads(0.0001)) + ["ooc", "generated"]
     if a.rows:
         names = [n for n in a.rows.split(",") if n in names + ["stream"]]  # in that order
-    rows, errors, decisions, infos = {}, {}, {}, {}
+    rows, errors, decisions, infos, result_on = {}, {}, {}, {}, {}
     start = time.perf_counter()
     for name in names:
         rows[name] = {}
@@ -297,10 +309,14 @@ def main():
                 errors[f"{name}/{mode}"] = c["err"]
             if c.get("decisions"):
                 decisions[name] = c["decisions"]
+            if c.get("result_on"):
+                result_on[name] = c["result_on"]
             if c.get("info"):
                 infos[name] = c["info"]
         print(name, {k: (None if v is None else round(v, 5)) for k, v in rows[name].items()},
               flush=True)
+        if name in result_on:
+            print(f"#   auto's timed run left its result on {result_on[name]}")
         if name in decisions:
             print(f"#   auto decided: {decisions[name]['counts']}")
             for v in decisions[name]["first"].values():
@@ -313,7 +329,7 @@ def main():
         if c.get("err"):
             errors["ooc_1gpu/auto"] = c["err"]
     summary = {}
-    ooc_t = rows["ooc"].get("auto")
+    ooc_t = rows.get("ooc", {}).get("auto")  # --rows may leave it out
     if gpu and ooc_t:
         rate = a.ooc_gib * (1 << 30) / ooc_t
         g = model.costs.get("cuda:0")
@@ -366,7 +382,8 @@ def main():
             json.dump({"device": em.Device("cuda:0").name if gpu else "cpu", "gpus": ngpu,
                        "date": time.strftime("%Y-%m-%d"), "rows": rows, "errors": errors,
                        "ratios": ratios, "summary": summary, "model": model.as_dict(),
-                       "decisions": decisions, "stream": infos.get("stream"),
+                       "decisions": decisions, "result_on": result_on,
+                       "stream": infos.get("stream"),
                        "args": vars(a)}, f, indent=1)
 
 

@@ -31,6 +31,17 @@ enum { PYEM_AUTO_ELEMENTWISE, PYEM_AUTO_REDUCTION, PYEM_AUTO_SCAN, PYEM_AUTO_NKI
 static int pyem__auto_single;
 static int64_t pyem__auto_cpu_below[PYEM_AUTO_NKINDS];
 
+/* A pending chain on the host is answered from the model's own chain
+ * prediction (_place._decide_chain less its fit test), not from a byte
+ * bound: a bound is one op's, and the CPU's cost per byte grows with the
+ * chain's ops (a sine costs it many passes) while a GPU's does not, so no
+ * byte count is safe for every chain.  Per device: launch seconds, seconds
+ * per byte of the pass, per byte moved in (0 on the CPU), per element of one
+ * more arithmetic op and of one transcendental op.  Row 0 is the CPU's. */
+enum { PYEM_AUTO_MAXDEV = 16 };
+static double pyem__auto_chain_cost[PYEM_AUTO_MAXDEV][5];
+static int pyem__auto_chain_ndev; /* 0: no answer (the policy decides) */
+
 static int pyem__auto_kind(const char *kind) {
     return !strcmp(kind, "elementwise") ? PYEM_AUTO_ELEMENTWISE
            : !strcmp(kind, "reduction") ? PYEM_AUTO_REDUCTION
@@ -43,6 +54,10 @@ static int pyem__auto_stays(const char *kind, PyObject *const *objs, int n, PyOb
     if (pyem__auto_single) return 1;
     int k = pyem__auto_kind(kind);
     if (k < 0 || out || pyem__auto_cpu_below[k] <= 0) return 0;
+    /* A pending chain's work is its inputs' bytes and its ops, which the
+     * bound does not price: the policy decides (such arrays are large). */
+    for (int i = 0; i < n; i++)
+        if (pyem_is_pending(objs[i])) return 0;
     /* The work's bytes as the policy counts them (_place._work): the inputs,
      * plus for an elementwise result the largest operand's elements at the
      * widest item size; a broadcast result may be larger: not answered here. */
@@ -153,6 +168,26 @@ static int pyem__auto_retarget(EmArrayObject *o, em_device d) {
     return 0;
 }
 
+/* Seconds of a host chain on device row r (_model.predict_chain + move). */
+static double pyem__auto_chain_time(int r, int64_t in, int64_t res, int64_t elems, int ops,
+                                    int tr) {
+    const double *c = pyem__auto_chain_cost[r];
+    int arith = ops - 1 - tr > 0 ? ops - 1 - tr : 0;
+    return c[0] + (double)(in + res) * c[1] + (double)in * c[2] +
+           (double)elems * (arith * c[3] + tr * c[4]);
+}
+
+/* Whether a host chain stays on the CPU without asking the policy: the CPU
+ * predicted at least 10 % faster than every GPU (closer calls, and a GPU
+ * that might not fit, are the policy's). */
+static int pyem__auto_chain_cpu_wins(int64_t in, int64_t res, int64_t elems, int ops, int tr) {
+    if (pyem__auto_chain_ndev < 2) return 0;
+    double cpu = pyem__auto_chain_time(0, in, res, elems, ops, tr);
+    for (int r = 1; r < pyem__auto_chain_ndev; r++)
+        if (1.1 * cpu >= pyem__auto_chain_time(r, in, res, elems, ops, tr)) return 0;
+    return 1;
+}
+
 int pyem_auto_chain(PyObject *obj) {
     EmArrayObject *o = (EmArrayObject *)obj;
     if (!o->pending || !pyem__auto_chain || pyem__auto_single || !em_array_is_auto(&o->a)) return 0;
@@ -160,15 +195,7 @@ int pyem_auto_chain(PyObject *obj) {
     int64_t in = em_expr_input_bytes(o->pending), res = em_array_nbytes(&o->a);
     int ops, tr;
     em_expr_op_counts(o->pending, &ops, &tr);
-    /* Host work below the bound where the CPU beats every GPU stays; the
-     * bound holds for work whose inputs are at least half its bytes (a
-     * broadcast chain's result may be far larger: the policy decides).  The
-     * bound is one op's; a longer chain costs the CPU more per byte (a
-     * transcendental far more), so its bytes are scaled up before the test:
-     * a conservative stand-in for the policy's op-aware prediction. */
-    int64_t weight = 1 + (ops > 1 ? ops - 1 : 0) + 8 * (int64_t)tr;
-    if (dev.kind == EM_CPU && in >= res &&
-        (in + res) * weight < pyem__auto_cpu_below[PYEM_AUTO_ELEMENTWISE])
+    if (dev.kind == EM_CPU && pyem__auto_chain_cpu_wins(in, res, em_array_size(&o->a), ops, tr))
         return 0;
     PyObject *devo = PyObject_GetAttrString(obj, "_dev");
     if (!devo) return -1;
@@ -295,20 +322,42 @@ static PyObject *f_auto_set_hook(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* _auto_config(single, elementwise_below, reduction_below, scan_below) */
+/* _auto_config(single, elementwise_below, reduction_below, scan_below,
+ *              chain_costs=()) */
 static PyObject *f_auto_config(PyObject *self, PyObject *args) {
     int single;
     long long b[PYEM_AUTO_NKINDS];
-    if (!PyArg_ParseTuple(args, "pLLL", &single, &b[0], &b[1], &b[2])) return NULL;
+    PyObject *costs = NULL;
+    if (!PyArg_ParseTuple(args, "pLLL|O", &single, &b[0], &b[1], &b[2], &costs)) return NULL;
+    double rows[PYEM_AUTO_MAXDEV][5];
+    int n = 0;
+    if (costs && costs != Py_None) {
+        PyObject *seq = PySequence_Fast(costs, "_auto_config: chain_costs must be a sequence");
+        if (!seq) return NULL;
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < m && n < PYEM_AUTO_MAXDEV; i++, n++) {
+            PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
+            if (!PyArg_ParseTuple(row, "ddddd;_auto_config: a chain cost is 5 floats", &rows[n][0],
+                                  &rows[n][1], &rows[n][2], &rows[n][3], &rows[n][4])) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        /* More devices than rows: no answer rather than one that misses a GPU. */
+        if (m > PYEM_AUTO_MAXDEV) n = 0;
+        Py_DECREF(seq);
+    }
     pyem__auto_single = single;
     for (int k = 0; k < PYEM_AUTO_NKINDS; k++) pyem__auto_cpu_below[k] = b[k];
+    memcpy(pyem__auto_chain_cost, rows, sizeof(rows[0]) * (size_t)n);
+    pyem__auto_chain_ndev = n;
     Py_RETURN_NONE;
 }
 
 PyMethodDef pyem_auto_functions[] = {
     {"_auto_config", f_auto_config, METH_VARARGS,
-     "_auto_config(single, elementwise_below, reduction_below, scan_below): the policy's "
-     "answers the extension gives without calling it."},
+     "_auto_config(single, elementwise_below, reduction_below, scan_below, chain_costs=()): "
+     "the policy's answers the extension gives without calling it."},
     {"_auto_mark", f_auto_mark, METH_VARARGS, "_auto_mark(x, on=True): x becomes auto (or not)."},
     {"_auto_is", f_auto_is, METH_O, "_auto_is(x): whether x is an auto ember array."},
     {"_auto_chain_rows", f_auto_chain_rows, METH_VARARGS,

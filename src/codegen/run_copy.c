@@ -31,7 +31,7 @@
  */
 #include "codegen/run.h"
 #include "core/core.h"
-#include "host/threadpool.h"
+#include "host/team.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -57,8 +57,10 @@ enum { EM_STAGE_NBUF = 4 };
  * one chunk's DMA that do not overlap (~3 % of 256 MiB at 8 MiB). */
 #define EM_STAGE_CHUNK_MIN EM_MIB
 #define EM_STAGE_ALIGN ((size_t)64 << 10)
-/* The memcpy is split over the CPU pool in whole pages, at least 256 KiB a
- * thread (less would cost more to hand out than to copy). */
+/* The memcpy is split over the device's staging team (host/team.h: threads
+ * of its own, so that two devices' copies at once each get several) in
+ * whole pages, at least 256 KiB a thread (less would cost more to hand out
+ * than to copy). */
 #define EM_STAGE_PAGE ((size_t)4096)
 #define EM_STAGE_GRAIN ((size_t)256 << 10)
 /* Devices per kind with staging buffers; the others copy directly. */
@@ -72,6 +74,7 @@ typedef struct em__stage {
     void *buf[EM_STAGE_NBUF];
     void *ev[EM_STAGE_NBUF]; /* recorded after the DMA that uses buf[i] */
     uint32_t gen;            /* the device's generation when they were made */
+    em_team team;            /* the threads that fill and empty the buffers */
 } em__stage;
 
 static em__stage em__st[EM_NKINDS][EM_STAGE_MAXDEV];
@@ -79,7 +82,13 @@ static pthread_once_t em__st_once = PTHREAD_ONCE_INIT;
 
 static void em__st_init(void) {
     for (int k = 0; k < EM_NKINDS; k++)
-        for (int i = 0; i < EM_STAGE_MAXDEV; i++) pthread_mutex_init(&em__st[k][i].lock, NULL);
+        for (int i = 0; i < EM_STAGE_MAXDEV; i++) {
+            em__stage *st = &em__st[k][i];
+            pthread_mutex_init(&st->lock, NULL);
+            pthread_mutex_init(&st->team.lock, NULL);
+            pthread_cond_init(&st->team.go, NULL);
+            pthread_cond_init(&st->team.done, NULL);
+        }
 }
 
 /* em_copy_tune's settings, and the counters of em_copy_stats_get. */
@@ -161,7 +170,7 @@ static size_t em__chunk(size_t n) {
     return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > EM_STAGE_BUF ? EM_STAGE_BUF : c;
 }
 
-/* ---- the host side: a memcpy over the CPU pool ---- */
+/* ---- the host side: a memcpy over the device's team ---- */
 
 typedef struct em__mc {
     char *d;
@@ -176,12 +185,12 @@ static void em__mc_part(void *ctx, int64_t b, int64_t e, int worker) {
     memcpy(m->d + lo, m->s + lo, (hi < m->n ? hi : m->n) - lo);
 }
 
-/* em_parallel_for is safe from any thread: when the pool is busy (another
- * thread's job) or we are inside one of its workers, it runs inline. */
-static void em__pmemcpy(void *d, const void *s, size_t n) {
+/* The team is the device's (its staging lock held): another device's copy
+ * running at once has its own. */
+static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n) {
     em__mc m = {d, s, n};
-    em_parallel_for((int64_t)((n + EM_STAGE_PAGE - 1) / EM_STAGE_PAGE),
-                    (int64_t)(EM_STAGE_GRAIN / EM_STAGE_PAGE), em__mc_part, &m);
+    em_team_run(t, (int64_t)((n + EM_STAGE_PAGE - 1) / EM_STAGE_PAGE),
+                (int64_t)(EM_STAGE_GRAIN / EM_STAGE_PAGE), em__mc_part, &m);
 }
 
 /* ---- the pipeline ---- */
@@ -235,7 +244,7 @@ static void em__h2d(em__pipe *p, char *dst, const char *src) {
         int b = (int)(k % EM_STAGE_NBUF);
         size_t off = k * p->chunk, len = em__len(p, k);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(p->st->buf[b], src + off, len);
+        em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len);
         if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
             return;
     }
@@ -255,7 +264,7 @@ static void em__d2h(em__pipe *p, char *dst, const char *src) {
     for (size_t k = 0; k < nk; k++) {
         int b = (int)(k % EM_STAGE_NBUF);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(dst + k * p->chunk, p->st->buf[b], em__len(p, k));
+        em__pmemcpy(&p->st->team, dst + k * p->chunk, p->st->buf[b], em__len(p, k));
         if (k + EM_STAGE_NBUF < nk && !em__fetch(p, src, k + EM_STAGE_NBUF)) return;
     }
 }

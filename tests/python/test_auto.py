@@ -817,6 +817,37 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
                    "True cpu"], err
 
 
+FAKE_STAGED2 = """
+import threading, numpy as np, ember as em
+from ember import _ember
+_ember._cuda_copy_tune(4096, 8192)  # stage copies from 4 KiB on, in 8 KiB chunks
+staged0 = _ember._cuda_copy_stats()['staged']
+rng = np.random.default_rng(5)
+hosts = [rng.integers(0, 255, 60000 + 4099 * k, dtype=np.uint8) for k in range(2)]
+bad = []
+def copies(k):  # each device's copies from its own thread, both at once
+    for r in range(40):
+        h = hosts[k][r:]
+        d = em.asarray(h, device=f'cuda:{k}')
+        back = d.get()
+        if not np.array_equal(back, h):
+            bad.append((k, r))
+ts = [threading.Thread(target=copies, args=(k,)) for k in range(2)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(bad, _ember._cuda_copy_stats()['staged'] - staged0)
+"""
+
+
+def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path):
+    # Each device stages its pageable copies through its own pinned buffers
+    # and its own team of memcpy threads (host/team.c; four here), so two
+    # streams' copies run at once: every byte in and back out checked.
+    out, err = _run(FAKE_STAGED2, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path),
+                    FAKE_CUDA_DEVICES="2", EMBER_STAGE_THREADS="4")
+    assert out == ["[] 160"], err
+
+
 # ---- device-generated arrays: made chunk by chunk where they are reduced ----
 
 @pytest.fixture
@@ -1009,6 +1040,109 @@ print(len(calls), str(s.device))
 def test_small_host_work_skips_the_policy_under_the_fake_driver(fake_lib, tmp_path):
     out, err = _run(FAKE_FAST % (CPU, GPU), EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
     assert out == ["0 auto cpu", "1 cuda:0", "2 auto", "2 auto"], err
+
+
+# A CPU whose elementwise pass outruns the bus (5e10 B/s against h2d 1e10):
+# no one-op host work ever pays for its move (the extension's byte bounds are
+# "never"), yet a chain with sines and cosines is the GPU's (5 ns an element).
+CPU_FAST_BUS = dict(CPU, elementwise=5e10, op=1e-10, transcendental=5e-9)
+
+FAKE_STAYS = """
+import ctypes, os, numpy as np, ember as em
+from ember import _ember
+from ember.auto import _place, _stream
+fk = ctypes.CDLL(os.environ['EMBER_LIBCUDA'])
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+em.zeros(4, device='auto') + 1  # the first decision hands the extension its answers
+print([_place.cpu_bound(k, _place.model(), ['cpu', 'cuda:0']) == _place._NEVER
+       for k in ('elementwise', 'reduction')])
+chains = []
+def counting(*a):
+    chains.append(a[5:])  # (elements, ops, transcendental)
+    return _place.place_chain(*a)
+_ember._auto_set_hook(_place.place, _stream.whole, counting)
+d2h = lambda: fk.fake_calls(b'cuMemcpyDtoH') + fk.fake_calls(b'cuMemcpyDtoHAsync')
+h = np.ones(1 << 16, dtype=np.float32)
+def chain():  # the benchmark's chain8, from NumPy memory, not explained
+    x = em.asarray(h, device='auto')
+    return em.eval(em.sqrt(em.abs(em.sin(x) * 2.0 + em.cos(x) * x - 0.5) + 1.0) / (x + 1.0))
+before = d2h()
+rs = [chain() for _ in range(3)]  # every time, not only the first
+print([str(r.device.current) for r in rs], chains[-1], d2h() - before)
+del rs
+n = len(chains)
+r = em.eval(em.asarray(h, device='auto') + 1.0)  # one op: the CPU's, the policy not asked
+print(str(r.device.current), len(chains) - n)
+keys = np.ones(1 << 12, dtype=np.float32)
+before = d2h()
+s = em.sort(em.asarray(keys, device='auto'))
+print(str(s.device), str(s.device.current), d2h() - before)
+t = s[::-1] * 1  # later work on the result follows it
+print(str(t.device.current), d2h() - before)
+# the records: what moves is the input, in; the result stays (no trip back)
+_, ps = em.auto.explain(chain)
+_, qs = em.auto.explain(lambda: em.sort(em.asarray(keys, device='auto')))
+print(ps[0].chosen, ps[0].moved, qs[0].chosen, qs[0].moved)
+print(ps[0].moves['cuda:0'] == _place.model().move(h.nbytes, 'cpu', 'cuda:0'))
+np.asarray(s)  # a read copies the values to the host; the home stays
+print(d2h() - before > 0, str(s.device.current))
+"""
+
+
+def test_results_stay_where_computed_under_the_fake_driver(fake_lib, tmp_path):
+    # A GPU-placed chain and sort leave their results on the GPU (nothing
+    # copied back) in every run, not only where explain() or EMBER_DEBUG turn
+    # the extension's own answers off: those answered a host chain from a
+    # one-op byte bound, so a chain of sines stayed on the CPU (session 12's
+    # chain8 at 2.6x all-GPU on the H100 while its explain() said cuda:0).
+    out, err = _run(FAKE_STAYS % (CPU_FAST_BUS, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == [
+        "[True, True]",
+        "['cuda:0', 'cuda:0', 'cuda:0'] (65536, 11, 2) 0",
+        "cpu 0",
+        "auto cuda:0 0",
+        "cuda:0 0",
+        "cuda:0 {'cpu': 0, 'cuda:0': 262144} cuda:0 {'cpu': 0, 'cuda:0': 16384}",
+        "True",
+        "True cuda:0",
+    ], err
+
+
+FAKE_AVAIL = """
+import ember as em
+from ember import _ember
+from ember.auto import _place
+asked = []
+real = _ember.mem_info
+def counting(dev):
+    asked.append(dev)
+    return real(dev)
+_ember.mem_info = counting
+_place._FREE_TTL = 60.0  # only the pool's changes ask again here
+a0 = _place._avail('cuda:0')
+a1 = _place._avail('cuda:0')
+print(len(asked), a0 == a1 == real('cuda:0')[0])
+x = em.zeros(1 << 16, dtype='float32', device='cuda:0')  # the pool reserves memory
+a2 = _place._avail('cuda:0')
+print(len(asked), a2 == real('cuda:0')[0] + em.get_default_memory_pool().total_bytes()
+      - em.get_default_memory_pool().used_bytes())
+del x  # back to the pool's cache: reserved as before, nothing asked, more available
+a3 = _place._avail('cuda:0')
+print(len(asked), a3 == a2 + (1 << 18))
+em.get_default_memory_pool().set_limit(size=1 << 17)
+print(_place._avail('cuda:0') == 1 << 17, len(asked))
+_place._FREE_TTL = 0.0  # an old answer is asked again
+_place._avail('cuda:0')
+print(len(asked))
+"""
+
+
+def test_free_memory_is_asked_once_per_pool_change_under_the_fake_driver(fake_lib, tmp_path):
+    # Each placement asked the driver for every GPU's free memory; the answer
+    # is kept until the pool reserves or returns memory, or for _FREE_TTL.
+    out, err = _run(FAKE_AVAIL, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["1 True", "2 True", "2 True", "True 2", "3"], err
 
 
 # ---- past one machine: auto arrays on a Dask cluster ----------------------

@@ -16,6 +16,7 @@ hook returns at once and auto is the CPU, bit for bit.
 import os
 import sys
 import threading
+import time
 
 from .. import _ember
 from .. import _device
@@ -71,26 +72,46 @@ def _configure():
     cands = candidates()
     quiet = _DEBUG <= 0 and not _state["explaining"]
     single = len(cands) == 1 and quiet
-    bounds = [0, 0, 0]
+    bounds, chain = [0, 0, 0], ()
     if quiet and not single:
         m = model()
         bounds = [cpu_bound(k, m, cands) for k in ("elementwise", "reduction", "scan")]
-    _ember._auto_config(single, *bounds)
+        chain = chain_costs(m, cands)
+    _ember._auto_config(single, *bounds, chain)
     _state["configured"] = True
+
+
+def chain_costs(m, cands):
+    """The numbers the extension predicts a host chain with (auto.c,
+    pyem__auto_chain_time: Model.predict_chain plus the inputs' move), one
+    row per device, the CPU first: (launch, seconds per byte of the pass,
+    per byte moved in, per element of one more op, of a transcendental op).
+    () when the CPU is not a candidate (no answer: the policy decides)."""
+    if "cpu" not in cands or "cpu" not in m.costs:
+        return ()
+    rows = []
+    for dev in ["cpu"] + [d for d in cands if d != "cpu" and d in m.costs]:
+        c = m.costs[dev]
+        moved = 0.0 if dev == "cpu" else m.move(1.0, "cpu", dev)
+        rows.append((c.launch, 1.0 / c.elementwise, moved, c.op or 0.0, c.transcendental or 0.0))
+    return tuple(rows)
 
 
 class Placement:
     """One decision: the work's kind, bytes and flops; the device chosen;
     ``predicted`` maps each candidate to its predicted seconds, moves
-    included (``moves``: those seconds of it spent copying inputs);
+    included (``moves``: those seconds of it spent copying inputs;
+    ``moved``: the bytes those copies carry, per device: the inputs that live
+    elsewhere, never the result, which stays where it is computed);
     ``reason`` says why when no prediction decided (pinned operand, out=,
     only device)."""
 
-    __slots__ = ("kind", "nbytes", "flops", "chosen", "predicted", "moves", "reason")
+    __slots__ = ("kind", "nbytes", "flops", "chosen", "predicted", "moves", "reason", "moved")
 
-    def __init__(self, kind, nbytes, flops, chosen, predicted, moves, reason):
+    def __init__(self, kind, nbytes, flops, chosen, predicted, moves, reason, moved=None):
         self.kind, self.nbytes, self.flops = kind, nbytes, flops
         self.chosen, self.predicted, self.moves, self.reason = chosen, predicted, moves, reason
+        self.moved = moved or {}
 
     def __repr__(self):
         alts = ", ".join(
@@ -189,21 +210,22 @@ def decide(kind, objs, out=None):
     if len(cands) == 1 and not _explaining():
         return Placement(kind, nbytes, flops, cands[0], {}, {}, "only device")
     m = model()
-    predicted, moves = {}, {}
+    predicted, moves, moved = {}, {}, {}
     out_bytes = nbytes - sum(_held(a) for a in arrays)
     for dev in cands:
         if dev not in m.costs:
             continue
         mv = sum(m.move(_held(a), _where(a), dev) for a in arrays)
         moves[dev] = mv
-        need = sum(_held(a) for a in arrays if _where(a) != dev) + out_bytes
+        moved[dev] = sum(_held(a) for a in arrays if _where(a) != dev)
+        need = moved[dev] + out_bytes
         # Work that does not fit the device's free memory (or its pool's
         # set_limit) is not placed there: it would fail with OutOfMemoryError.
         fits = dev == "cpu" or need <= _avail(dev)
         t = m.predict(kind, dev, nbytes, flops) + mv + _pending_compute(m, dev, arrays)
         predicted[dev] = t if fits else float("inf")
     chosen = min(predicted, key=predicted.get) if predicted else cands[0]
-    return Placement(kind, nbytes, flops, chosen, predicted, moves, "least predicted time")
+    return Placement(kind, nbytes, flops, chosen, predicted, moves, "least predicted time", moved)
 
 
 def _pending_compute(m, dev, arrays):
@@ -217,6 +239,15 @@ def _pending_compute(m, dev, arrays):
     return t
 
 
+# The driver's free memory per device index: (the pool's reserved bytes
+# then, time.monotonic() then, free bytes).  Asking the driver costs a
+# decision more than the rest of it; the answer changes when Ember's pool
+# reserves or returns memory (the reserved bytes differ: asked again) or when
+# another library or process allocates, which a short lifetime bounds.
+_FREE_TTL = 0.05
+_free = {}
+
+
 def _avail(dev):
     """Bytes a new allocation on GPU dev may take: the driver's free memory
     plus the pool's cached blocks, capped by the pool's set_limit."""
@@ -226,8 +257,14 @@ def _avail(dev):
     i = int(num or 0)
     try:
         from .. import cuda_runtime
-        free = _ember.mem_info(dev)[0]
         used, total = _ember.cuda_pool(i)
+        now = time.monotonic()
+        hit = _free.get(i)
+        if hit is not None and hit[0] == total and now - hit[1] < _FREE_TTL:
+            free = hit[2]
+        else:
+            free = _ember.mem_info(dev)[0]
+            _free[i] = (total, now, free)
         limit = cuda_runtime._limits.get(i, 0)
     except Exception:  # noqa: BLE001  (no numbers: let the prediction decide)
         return float("inf")
@@ -297,19 +334,20 @@ def place_chain(x, where, in_bytes, out_bytes, pinned, elems=0, ops=1, transcend
 
 def _decide_chain(here, in_bytes, out_bytes, elems=0, ops=1, transcendental=0):
     m = model()
-    predicted, moves = {}, {}
+    predicted, moves, moved = {}, {}, {}
     for dev in candidates():
         if dev not in m.costs:
             continue
         mv = m.move(in_bytes, here, dev)
         moves[dev] = mv
-        need = (in_bytes if dev != here else 0) + out_bytes
+        moved[dev] = in_bytes if dev != here else 0
+        need = moved[dev] + out_bytes
         fits = dev == "cpu" or need <= _avail(dev)
         t = m.predict_chain(dev, in_bytes + out_bytes, elems, ops, transcendental)
         predicted[dev] = t + mv if fits else float("inf")
     chosen = min(predicted, key=predicted.get) if predicted else here
     return Placement("chain", in_bytes + out_bytes, 0.0, chosen, predicted, moves,
-                     f"least predicted time, {ops} ops ({transcendental} transcendental)")
+                     f"least predicted time, {ops} ops ({transcendental} transcendental)", moved)
 
 
 def _note(p):

@@ -1,0 +1,107 @@
+/* Helper-thread teams (host/team.h): one per device's staged copies. */
+#include "host/team.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define EM_TEAM_MAX 16
+/* A caller whose helpers are still copying checks this many times (some
+ * tens of microseconds) before sleeping: a part of an 8 MiB chunk takes
+ * ~100 us, a condvar wake ~45 us. */
+#define EM_TEAM_SPIN 20000
+
+int em_team_size(void) {
+    static atomic_int size;
+    int s = atomic_load_explicit(&size, memory_order_relaxed);
+    if (s) return s;
+    const char *v = getenv("EMBER_STAGE_THREADS");
+    long n = v && *v ? atol(v) : sysconf(_SC_NPROCESSORS_ONLN);
+    s = n < 1 ? 1 : n > EM_TEAM_MAX ? EM_TEAM_MAX : (int)n;
+    atomic_store_explicit(&size, s, memory_order_relaxed);
+    return s;
+}
+
+/* Claim and run parts of job gen until none is left. */
+static void em__team_work(em_team *t, uint32_t gen, em_range_fn fn, void *ctx, int64_t n,
+                          int64_t np) {
+    for (;;) {
+        uint_fast64_t c = atomic_load_explicit(&t->claim, memory_order_acquire);
+        if ((uint32_t)(c >> 32) != gen || (int64_t)(c & 0xffffffffu) >= np) return;
+        if (!atomic_compare_exchange_weak(&t->claim, &c, c + 1)) continue;
+        int64_t p = (int64_t)(c & 0xffffffffu);
+        fn(ctx, p * n / np, (p + 1) * n / np, (int)p);
+        if (atomic_fetch_sub_explicit(&t->left, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&t->lock); /* the caller checks left under it */
+            pthread_cond_broadcast(&t->done);
+            pthread_mutex_unlock(&t->lock);
+        }
+    }
+}
+
+typedef struct {
+    em_team *t;
+    uint32_t seen; /* the job number when it was started: it runs the next */
+} em__helper_arg;
+
+static void *em__team_helper(void *arg) {
+    em__helper_arg a = *(em__helper_arg *)arg;
+    free(arg);
+    em_team *t = a.t;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (t->gen == a.seen) pthread_cond_wait(&t->go, &t->lock);
+        a.seen = t->gen;
+        em_range_fn fn = t->fn;
+        void *ctx = t->ctx;
+        int64_t n = t->n, np = t->nparts;
+        pthread_mutex_unlock(&t->lock);
+        em__team_work(t, a.seen, fn, ctx, n, np);
+        pthread_mutex_lock(&t->lock);
+    }
+    return NULL;
+}
+
+/* Start helpers up to size - 1 (lock held); a failure leaves fewer. */
+static void em__team_grow(em_team *t, int size) {
+    while (t->helpers < size - 1) {
+        em__helper_arg *a = malloc(sizeof *a);
+        if (!a) return;
+        a->t = t, a->seen = t->gen;
+        pthread_attr_t at;
+        pthread_t th;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        int r = pthread_create(&th, &at, em__team_helper, a);
+        pthread_attr_destroy(&at);
+        if (r) {
+            free(a);
+            return;
+        }
+        t->helpers++;
+    }
+}
+
+void em_team_run(em_team *t, int64_t n, int64_t grain, em_range_fn fn, void *ctx) {
+    int size = em_team_size();
+    int64_t np = grain > 0 ? n / grain : n;
+    np = np > size ? size : np;
+    if (np <= 1) {
+        if (n > 0) fn(ctx, 0, n, 0);
+        return;
+    }
+    pthread_mutex_lock(&t->lock);
+    em__team_grow(t, size);
+    uint32_t gen = ++t->gen;
+    t->fn = fn, t->ctx = ctx, t->n = n, t->nparts = np;
+    atomic_store_explicit(&t->left, np, memory_order_relaxed);
+    atomic_store_explicit(&t->claim, (uint_fast64_t)gen << 32, memory_order_release);
+    pthread_cond_broadcast(&t->go);
+    pthread_mutex_unlock(&t->lock);
+    em__team_work(t, gen, fn, ctx, n, np);
+    for (int i = 0; i < EM_TEAM_SPIN; i++)
+        if (atomic_load_explicit(&t->left, memory_order_acquire) == 0) return;
+    pthread_mutex_lock(&t->lock);
+    while (atomic_load_explicit(&t->left, memory_order_acquire) > 0)
+        pthread_cond_wait(&t->done, &t->lock);
+    pthread_mutex_unlock(&t->lock);
+}
