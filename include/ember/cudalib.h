@@ -65,6 +65,13 @@ EM_API em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array 
  * (m x n) and V^H (n x n), 2 the full U (m x m).  s is real. */
 EM_API em_status em_cuda_gesvd(const em_array *a, int job, em_array *s, em_array *u, em_array *vt,
                                em_array *info);
+/* The same SVD by Jacobi sweeps (gesvdj; gesvdjBatched for stacks of real
+ * matrices up to 32 x 32): job 1 or 2 as gesvd's, U laid out as gesvd's,
+ * but v holds V (n x n column-major), not V^H.  info per matrix: 0, or
+ * min(m, n) + 1 where the sweeps did not converge (the caller may then
+ * run gesvd). */
+EM_API em_status em_cuda_gesvdj(const em_array *a, int job, em_array *s, em_array *u, em_array *v,
+                                em_array *info);
 /* Eigenvalues (ascending, real) of Hermitian matrices from their upper
  * (upper=true) or lower triangle, and the eigenvectors as columns when
  * vectors is true.  Batches of matrices up to 32 x 32 go in one Jacobi

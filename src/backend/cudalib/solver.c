@@ -505,6 +505,114 @@ done:
     return EM_OK;
 }
 
+/* One gesvdj of the typed API for dtype t (the four share a signature). */
+static cusolverStatus em__gesvdj_one(em_dtype t, cusolverDnHandle h, int jobz, int econ, int m,
+                                     int n, void *A, void *S, void *U, int ldu, void *V, int ldv,
+                                     void *work, int lwork, int *info, gesvdjInfo p) {
+    switch (t) {
+    case EM_FLOAT32:
+        return em__cusolver.Sgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
+                                    info, p);
+    case EM_FLOAT64:
+        return em__cusolver.Dgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
+                                    info, p);
+    case EM_COMPLEX64:
+        return em__cusolver.Cgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
+                                    info, p);
+    default:
+        return em__cusolver.Zgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
+                                    info, p);
+    }
+}
+
+static cusolverStatus em__gesvdj_size(em_dtype t, cusolverDnHandle h, int jobz, int econ, int m,
+                                      int n, const void *A, const void *S, const void *U, int ldu,
+                                      const void *V, int ldv, int *lwork, gesvdjInfo p) {
+    switch (t) {
+    case EM_FLOAT32:
+        return em__cusolver.Sgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
+                                               lwork, p);
+    case EM_FLOAT64:
+        return em__cusolver.Dgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
+                                               lwork, p);
+    case EM_COMPLEX64:
+        return em__cusolver.Cgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
+                                               lwork, p);
+    default:
+        return em__cusolver.Zgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
+                                               lwork, p);
+    }
+}
+
+/* The Jacobi SVD (cudalib.h): stacks of small real matrices in one
+ * gesvdjBatched call, anything else one gesvdj per matrix.  U is laid out
+ * as gesvd's; V is returned as V (column-major n x n), which the caller
+ * reads as V^H row-major after a conjugate (no transpose to make). */
+em_status em_cuda_gesvdj(const em_array *a, int job, em_array *sv, em_array *u, em_array *v,
+                         em_array *info) {
+    em__mats m = {0};
+    EM_CHECK(em__describe("gesvdj", a, false, &m));
+    int64_t rows = m.r, cols = m.c;
+    if (rows < cols || job < 1 || job > 2)
+        return em_error(EM_EVALUE,
+                        "cuSOLVER gesvdj takes m x n matrices with m >= n and job 1 or 2 "
+                        "(got %lld x %lld, job %d)",
+                        (long long)rows, (long long)cols, job);
+    em_array A = {0}, S = {0}, U = {0}, V = {0}, I = {0};
+    em__work w = {0};
+    cusolverDnHandle h = NULL;
+    cusolverDnParams p;
+    gesvdjInfo prm = NULL;
+    bool jac = m.batch > 1 && m.batch <= INT_MAX && rows <= EM_CUDALIB_SMALL &&
+               (m.t == EM_FLOAT32 || m.t == EM_FLOAT64);
+    /* gesvdjBatched has no economy mode: its U is always m x m (viewed down). */
+    int econ = job == 1 && !jac;
+    int64_t ucols = econ ? cols : rows;
+    em_status s = em_astype(a, EM_NDTYPES, &A);
+    if (s == EM_OK) s = em__new(&m, m.real, 1, cols, 0, &S);
+    if (s == EM_OK) s = em__new(&m, m.t, 2, ucols, rows, &U);
+    if (s == EM_OK) s = em__new(&m, m.t, 2, cols, cols, &V);
+    if (s == EM_OK) s = em__info(&m, &I);
+    if (s == EM_OK && job == 2 && m.batch && rows && !cols)
+        s = em_error(EM_EVALUE, "cuSOLVER gesvdj: full U of a matrix without columns");
+    if (s == EM_OK && m.batch && cols) {
+        if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (jac) {
+            s = em__gesvdj_batched(&m, h, job, &A, &S, &U, &V, &I);
+            goto done;
+        }
+        cusolverStatus r = em__cusolver.cusolverDnCreateGesvdjInfo(&prm);
+        if (r) {
+            s = em__fail(r, "CreateGesvdjInfo");
+            goto done;
+        }
+        int M = (int)rows, N = (int)cols, ldu = M, ldv = N, lwork = 0;
+        EM__SOLVE(em__gesvdj_size(m.t, h, 1, econ, M, N, A.data, S.data, U.data, ldu, V.data, ldv,
+                                  &lwork, prm),
+                  "gesvdj_bufferSize");
+        if ((s = em__work_get(&w, m.id, (size_t)lwork * (size_t)m.isz, 0)) != EM_OK) goto done;
+        int64_t rsz = em_dtype_get(m.real)->size;
+        for (int64_t i = 0; i < m.batch; i++)
+            EM__SOLVE(em__gesvdj_one(m.t, h, 1, econ, M, N, EM__MAT(A, m, i),
+                                     S.data + i * cols * rsz, U.data + i * rows * ucols * m.isz,
+                                     ldu, V.data + i * cols * cols * m.isz, ldv, w.dev, lwork,
+                                     (int *)I.data + i, prm),
+                      "gesvdj");
+    }
+done:
+    em__work_put(&w);
+    if (prm) em__cusolver.cusolverDnDestroyGesvdjInfo(prm);
+    em__release(m.id, h);
+    em_array_release(&A);
+    if (s != EM_OK) {
+        em_array_release(&I);
+        return em__undo(s, &S, &U, &V, NULL);
+    }
+    if (job == 1 && !econ) U.shape[m.nb] = cols; /* the reduced U: a view of the full one */
+    *sv = S, *u = U, *v = V, *info = I;
+    return EM_OK;
+}
+
 /* Batches of n <= 32 Hermitian matrices in one Jacobi call. */
 static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jobz, int uplo,
                                    em_array *A, em_array *W, em_array *I) {
