@@ -44,8 +44,9 @@ EM_API void em_cuda_fft_plans_stats(int *cached, int *created);
  * the batch shape on the device (LAPACK's info of each matrix), left on
  * the device so that the caller decides when to look. */
 /* LU with partial pivoting of square matrices: lu (the factors), ipiv
- * (1-based rows: int64, or int32 when a stack of matrices up to 32 x 32
- * went through cuBLAS's batched LU in one call; getrs takes either). */
+ * (1-based rows, int32: a stack of matrices up to 32 x 32 goes through
+ * cuBLAS's batched LU in one call, anything else one typed getrf each;
+ * getrs also takes int64 pivots, for the 64-bit API). */
 EM_API em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info);
 /* Solve op(A) X = B from getrf's lu and ipiv (trans 0: A, 1: A^T, 2: A^H);
  * b (..., k, n) holds n x k column-major right-hand sides. */

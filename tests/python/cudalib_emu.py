@@ -84,8 +84,7 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
         LU = np.empty_like(A); I = np.zeros(bs, np.int32)
         P = np.empty(bs + (A.shape[-1],), np.int64)
         for i in np.ndindex(bs): LU[i], P[i], I[i] = _getrf(A[i])
-        if int(np.prod(bs)) > 1 and A.shape[-1] <= 32:  # cuBLAS's batched LU: int32 pivots
-            P = P.astype(np.int32)
+        P = P.astype(np.int32)  # the typed getrf's and cuBLAS's batched LU's
         return _st(LU), em.asarray(P), em.asarray(I)
     if op == "getrs":
         LU, P, B = A, np.asarray(b), _cm(c)

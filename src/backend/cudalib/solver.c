@@ -177,6 +177,37 @@ static em_status em__undo(em_status s, em_array *a, em_array *b, em_array *c, em
         }                              \
     } while (0)
 
+/* The typed LU calls for dtype t (the four share a signature). */
+static cusolverStatus em__getrf_size(em_dtype t, cusolverDnHandle h, int n, void *A, int ld,
+                                     int *lwork) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrf_bufferSize(h, n, n, A, ld, lwork);
+    case EM_FLOAT64: return em__cusolver.Dgetrf_bufferSize(h, n, n, A, ld, lwork);
+    case EM_COMPLEX64: return em__cusolver.Cgetrf_bufferSize(h, n, n, A, ld, lwork);
+    default: return em__cusolver.Zgetrf_bufferSize(h, n, n, A, ld, lwork);
+    }
+}
+
+static cusolverStatus em__getrf_one(em_dtype t, cusolverDnHandle h, int n, void *A, int ld,
+                                    void *work, int *ipiv, int *info) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrf(h, n, n, A, ld, work, ipiv, info);
+    case EM_FLOAT64: return em__cusolver.Dgetrf(h, n, n, A, ld, work, ipiv, info);
+    case EM_COMPLEX64: return em__cusolver.Cgetrf(h, n, n, A, ld, work, ipiv, info);
+    default: return em__cusolver.Zgetrf(h, n, n, A, ld, work, ipiv, info);
+    }
+}
+
+static cusolverStatus em__getrs_one(em_dtype t, cusolverDnHandle h, int trans, int n, int k,
+                                    const void *A, int ld, const int *ipiv, void *B, int *info) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    case EM_FLOAT64: return em__cusolver.Dgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    case EM_COMPLEX64: return em__cusolver.Cgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    default: return em__cusolver.Zgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    }
+}
+
 em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info) {
     em__mats m = {0};
     EM_CHECK(em__describe("getrf", a, true, &m));
@@ -186,10 +217,11 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
     /* A stack of small matrices goes through cuBLAS's batched LU in one
-     * call (its pivots are int32) when cuBLAS loads. */
+     * call when cuBLAS loads, anything else one typed getrf per matrix;
+     * both give int32 pivots. */
     bool small = em__small(&m) && em_cublasb_init() == EM_OK;
     em_status s = em_astype(a, EM_NDTYPES, &A);
-    if (s == EM_OK) s = em__new(&m, small ? EM_INT32 : EM_INT64, 1, n, 0, &P);
+    if (s == EM_OK) s = em__new(&m, EM_INT32, 1, n, 0, &P);
     if (s == EM_OK) s = em__info(&m, &I);
     if (s == EM_OK && m.batch && n) {
         size_t nd = 0, nh = 0;
@@ -199,13 +231,14 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
                                          (int *)I.data);
             goto done;
         }
-        EM__SOLVE(em__cusolver.Xgetrf_bufferSize(h, p, n, n, m.dt, A.data, ld, m.dt, &nd, &nh),
-                  "getrf_bufferSize");
-        if ((s = em__work_get(&w, m.id, nd, nh)) != EM_OK) goto done;
+        (void)nh;
+        int N = (int)n, L = (int)ld, lwork = 0;
+        EM__SOLVE(em__getrf_size(m.t, h, N, A.data, L, &lwork), "getrf_bufferSize");
+        nd = (size_t)lwork * (size_t)m.isz;
+        if ((s = em__work_get(&w, m.id, nd, 0)) != EM_OK) goto done;
         for (int64_t i = 0; i < m.batch; i++)
-            EM__SOLVE(em__cusolver.Xgetrf(h, p, n, n, m.dt, EM__MAT(A, m, i), ld,
-                                          (int64_t *)P.data + i * n, m.dt, w.dev, nd, w.host, nh,
-                                          (int *)I.data + i),
+            EM__SOLVE(em__getrf_one(m.t, h, N, EM__MAT(A, m, i), L, w.dev,
+                                    (int *)P.data + i * n, (int *)I.data + i),
                       "getrf");
     }
 done:
@@ -222,9 +255,12 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     EM_CHECK(em__describe("getrs", lu, true, &m));
     EM_CHECK(em__describe("getrs", b, false, &mb));
     int64_t n = m.r, k = mb.c, ld = n ? n : 1;
-    bool batched = ipiv->dtype == EM_INT32; /* pivots of the batched LU */
+    /* getrf's int32 pivots of a small stack came from cuBLAS's batched LU
+     * (the same test as getrf's); int64 ones from the 64-bit API. */
+    bool i32 = ipiv->dtype == EM_INT32;
+    bool batched = i32 && em__small(&m) && em_cublasb_init() == EM_OK;
     bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch &&
-              (ipiv->dtype == EM_INT64 || (batched && m.batch <= INT_MAX)) &&
+              (ipiv->dtype == EM_INT64 || i32) &&
               em_array_is_c_contiguous(ipiv) && em_array_is_c_contiguous(lu) &&
               ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2 &&
               mb.id == m.id && em__same_device(ipiv, m.id);
@@ -250,6 +286,18 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
         }
         /* getrs reports only bad arguments in info: one scratch int serves. */
         if ((s = em__work_get(&w, m.id, sizeof(int), 0)) != EM_OK) goto done;
+        if (i32) {
+            if (k > INT_MAX) {
+                s = em_error(EM_EOVERFLOW, "cuSOLVER getrs: more than 2^31-1 columns");
+                goto done;
+            }
+            for (int64_t i = 0; i < m.batch; i++)
+                EM__SOLVE(em__getrs_one(m.t, h, trans, (int)n, (int)k, EM__MAT(*lu, m, i),
+                                        (int)ld, (const int *)ipiv->data + i * n,
+                                        EM__MAT(X, mb, i), (int *)w.dev),
+                          "getrs");
+            goto done;
+        }
         for (int64_t i = 0; i < m.batch; i++)
             EM__SOLVE(em__cusolver.Xgetrs(h, p, trans, n, k, m.dt, EM__MAT(*lu, m, i), ld,
                                           (const int64_t *)ipiv->data + i * n, m.dt,
