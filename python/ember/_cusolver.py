@@ -88,7 +88,7 @@ def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
     one flag read back."""
     from ._reductions import any as _any
-    return info.size > 0 and bool(_any(info != 0))
+    return info.size > 0 and bool(_any(info))
 
 
 @_functools.lru_cache(maxsize=None)
@@ -143,12 +143,13 @@ def _dev(a):
 def _lu_parts(a):
     """(diagonal of U, (-1) ** number of row swaps) of a's LU factors; the
     factors of a^T serve (same determinant), so no transpose is made."""
-    from ._creation import arange, diagonal
+    from ._creation import _iota, diagonal
     from ._reductions import sum as _sum
     n = a.shape[-1]
     lu, ipiv, _ = _solver("getrf", a)
     d = diagonal(lu, axis1=-2, axis2=-1)
-    swaps = _sum(ipiv != arange(1, n + 1, dtype=_np.int64, device=_dev(a)), axis=-1)
+    # pivot i (1-based) left row i in place: the rows counted on the device
+    swaps = _sum(ipiv != _iota(n, a.device) + 1, axis=-1)
     return d, 1 - 2 * (swaps % 2)
 
 
