@@ -73,8 +73,8 @@ static em_status em__ptrs(int id, char *base, size_t step, int batch, em_array *
     int n = batch;
     void *params[] = {&dst, &b, &st, &n};
     unsigned block[3] = {256, 1, 1}, grid[3] = {(unsigned)((batch + 255) / 256), 1, 1};
-    em_status s = em_cu_launch(id, fn, "em_cudalib_ptrs", grid, block, 0, EM_STREAM_CURRENT,
-                               params);
+    em_status s =
+        em_cu_launch(id, fn, "em_cudalib_ptrs", grid, block, 0, EM_STREAM_CURRENT, params);
     if (s != EM_OK) em_array_release(out);
     return s;
 }

@@ -237,8 +237,8 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
         nd = (size_t)lwork * (size_t)m.isz;
         if ((s = em__work_get(&w, m.id, nd, 0)) != EM_OK) goto done;
         for (int64_t i = 0; i < m.batch; i++)
-            EM__SOLVE(em__getrf_one(m.t, h, N, EM__MAT(A, m, i), L, w.dev,
-                                    (int *)P.data + i * n, (int *)I.data + i),
+            EM__SOLVE(em__getrf_one(m.t, h, N, EM__MAT(A, m, i), L, w.dev, (int *)P.data + i * n,
+                                    (int *)I.data + i),
                       "getrf");
     }
 done:
@@ -259,8 +259,7 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
      * (the same test as getrf's); int64 ones from the 64-bit API. */
     bool i32 = ipiv->dtype == EM_INT32;
     bool batched = i32 && em__small(&m) && em_cublasb_init() == EM_OK;
-    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch &&
-              (ipiv->dtype == EM_INT64 || i32) &&
+    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch && (ipiv->dtype == EM_INT64 || i32) &&
               em_array_is_c_contiguous(ipiv) && em_array_is_c_contiguous(lu) &&
               ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2 &&
               mb.id == m.id && em__same_device(ipiv, m.id);
@@ -292,9 +291,9 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
                 goto done;
             }
             for (int64_t i = 0; i < m.batch; i++)
-                EM__SOLVE(em__getrs_one(m.t, h, trans, (int)n, (int)k, EM__MAT(*lu, m, i),
-                                        (int)ld, (const int *)ipiv->data + i * n,
-                                        EM__MAT(X, mb, i), (int *)w.dev),
+                EM__SOLVE(em__getrs_one(m.t, h, trans, (int)n, (int)k, EM__MAT(*lu, m, i), (int)ld,
+                                        (const int *)ipiv->data + i * n, EM__MAT(X, mb, i),
+                                        (int *)w.dev),
                           "getrs");
             goto done;
         }
@@ -559,17 +558,17 @@ static cusolverStatus em__gesvdj_one(em_dtype t, cusolverDnHandle h, int jobz, i
                                      void *work, int lwork, int *info, gesvdjInfo p) {
     switch (t) {
     case EM_FLOAT32:
-        return em__cusolver.Sgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
-                                    info, p);
+        return em__cusolver.Sgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
     case EM_FLOAT64:
-        return em__cusolver.Dgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
-                                    info, p);
+        return em__cusolver.Dgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
     case EM_COMPLEX64:
-        return em__cusolver.Cgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
-                                    info, p);
+        return em__cusolver.Cgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
     default:
-        return em__cusolver.Zgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork,
-                                    info, p);
+        return em__cusolver.Zgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
     }
 }
 
@@ -578,17 +577,17 @@ static cusolverStatus em__gesvdj_size(em_dtype t, cusolverDnHandle h, int jobz, 
                                       const void *V, int ldv, int *lwork, gesvdjInfo p) {
     switch (t) {
     case EM_FLOAT32:
-        return em__cusolver.Sgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
-                                               lwork, p);
+        return em__cusolver.Sgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
     case EM_FLOAT64:
-        return em__cusolver.Dgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
-                                               lwork, p);
+        return em__cusolver.Dgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
     case EM_COMPLEX64:
-        return em__cusolver.Cgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
-                                               lwork, p);
+        return em__cusolver.Cgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
     default:
-        return em__cusolver.Zgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv,
-                                               lwork, p);
+        return em__cusolver.Zgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
     }
 }
 
