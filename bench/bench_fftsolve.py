@@ -2,7 +2,7 @@
 CuPy and PyTorch on the same data, and NumPy on the CPU for reference
 (issue 19, items 3 and 4).
 
-    python bench/bench_fftsolve.py [--quick] [--filter SUBSTRING] [--json FILE]
+    python bench/bench_fftsolve.py [--quick] [--filter SUBSTRING[,...]] [--json FILE]
 
 Rows: fft and rfft of 2^24 complex64/float32, fft2 of 4096^2 complex64;
 solve, inv, det, cholesky, qr, eigh and svd of 1024^2 float64, of 4096 x 64
@@ -149,7 +149,8 @@ def timeit(fn, sync, min_time, runs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
-    ap.add_argument("--filter", default="", help="only rows whose name contains this")
+    ap.add_argument("--filter", default="",
+                    help="only rows whose name contains this (or one of these, comma-separated)")
     ap.add_argument("--json", help="also write the numbers to this file")
     ap.add_argument("--min-time", type=float, default=0.2)
     ap.add_argument("--runs", type=int, default=5)
@@ -166,7 +167,7 @@ def main():
     print("|" + "---|" * (head.count("|") - 1))
     notes, rows = [], {}
     for name, fn, arrays in _cases(args.quick):
-        if args.filter not in name:
+        if not any(f in name for f in args.filter.split(",")):
             continue
         cells, ms = [], {}
         for lib in libs:

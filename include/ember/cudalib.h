@@ -44,8 +44,9 @@ EM_API void em_cuda_fft_plans_stats(int *cached, int *created);
  * the batch shape on the device (LAPACK's info of each matrix), left on
  * the device so that the caller decides when to look. */
 /* LU with partial pivoting of square matrices: lu (the factors), ipiv
- * (1-based rows: int64, or int32 when a stack of matrices up to 32 x 32
- * went through cuBLAS's batched LU in one call; getrs takes either). */
+ * (1-based rows, int32: a stack of matrices up to 32 x 32 goes through
+ * cuBLAS's batched LU in one call, anything else one typed getrf each;
+ * getrs also takes int64 pivots, for the 64-bit API). */
 EM_API em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info);
 /* Solve op(A) X = B from getrf's lu and ipiv (trans 0: A, 1: A^T, 2: A^H);
  * b (..., k, n) holds n x k column-major right-hand sides. */
@@ -65,6 +66,13 @@ EM_API em_status em_cuda_orgqr(const em_array *a, const em_array *tau, em_array 
  * (m x n) and V^H (n x n), 2 the full U (m x m).  s is real. */
 EM_API em_status em_cuda_gesvd(const em_array *a, int job, em_array *s, em_array *u, em_array *vt,
                                em_array *info);
+/* The same SVD by Jacobi sweeps (gesvdj; gesvdjBatched for stacks of real
+ * matrices up to 32 x 32): job 1 or 2 as gesvd's, U laid out as gesvd's,
+ * but v holds V (n x n column-major), not V^H.  info per matrix: 0, or
+ * min(m, n) + 1 where the sweeps did not converge (the caller may then
+ * run gesvd). */
+EM_API em_status em_cuda_gesvdj(const em_array *a, int job, em_array *s, em_array *u, em_array *v,
+                                em_array *info);
 /* Eigenvalues (ascending, real) of Hermitian matrices from their upper
  * (upper=true) or lower triangle, and the eigenvectors as columns when
  * vectors is true.  Batches of matrices up to 32 x 32 go in one Jacobi

@@ -107,6 +107,9 @@ static PyObject *f_solver(PyObject *self, PyObject *args) {
     else if (!strcmp(op, "gesvd")) {
         s = em_cuda_gesvd(a, f1, &r[0], &r[1], &r[2], &r[3]), n = 4;
     }
+    else if (!strcmp(op, "gesvdj")) {
+        s = em_cuda_gesvdj(a, f1, &r[0], &r[1], &r[2], &r[3]), n = 4;
+    }
     else if (!strcmp(op, "syevd")) {
         s = em_cuda_syevd(a, f1 != 0, f2 != 0, &r[0], &r[1], &r[2]), n = 3;
     }
@@ -132,5 +135,5 @@ PyMethodDef pyem_cudalib_functions[] = {
      "_cuda_fft_plans(clear=False) -> (cached, created): cuFFT's plan cache"},
     {"cuda_solver", f_solver, METH_VARARGS,
      "cuda_solver(op, a, b=None, c=None, flag=0, flag2=0): a cuSOLVER piece on column-major "
-     "stacks (getrf, getrs, potrf, geqrf, orgqr, gesvd, syevd; see ember/cudalib.h)"},
+     "stacks (getrf, getrs, potrf, geqrf, orgqr, gesvd, gesvdj, syevd; see ember/cudalib.h)"},
     {NULL, NULL, 0, NULL}};

@@ -299,11 +299,26 @@ def tri(N, M=None, k=0, dtype=None, *, device=None):
     return asarray(_np().tri(N, M, k, dtype=dtype if dtype is not None else float), device=device)
 
 
+def _iota(n, device):
+    """0, 1, ..., n-1 as int64 on device.  On an accelerator it is made there,
+    as a scan of ones: a copy from the host waits for everything queued on
+    the device first, which in the middle of a chain of device work (a QR's
+    triu between geqrf and orgqr) leaves the device idle while the host
+    catches up."""
+    if device.kind not in ("cuda", "opencl"):
+        return asarray(_np().arange(n, dtype="int64"), device=device)
+    from ._reductions import cumsum
+    return cumsum(ones(n, "int64", device=device)) - 1
+
+
 def _tri_mask(x, k, lower):
-    np = _np()
     n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])  # 1-d: rows of x
-    mask = np.tri(n, m, k, dtype=bool)
-    return asarray(mask if lower else ~mask, device=x.device)
+    dev = x.device
+    if dev.kind not in ("cuda", "opencl"):
+        mask = asarray(_np().tri(n, m, k, dtype=bool), device=dev)
+    else:  # numpy.tri's j <= i + k from two index vectors made on the device (_iota)
+        mask = _iota(m, dev)[None, :] <= _iota(n, dev)[:, None] + k
+    return mask if lower else ~mask
 
 
 def _tri_apply(x, k, lower):

@@ -74,14 +74,17 @@ def _orgqr(A, tau):
         Q[i:, :] -= tau[i] * np.outer(w, w.conj() @ Q[i:, :])
     return Q
 
+# Set by a test: gesvdj reports that its sweeps did not converge.
+GESVDJ_FAILS = False
+
+
 def solver(op, a, b=None, c=None, f1=0, f2=0):
     A = _cm(a); bs = A.shape[:-2]
     if op == "getrf":
         LU = np.empty_like(A); I = np.zeros(bs, np.int32)
         P = np.empty(bs + (A.shape[-1],), np.int64)
         for i in np.ndindex(bs): LU[i], P[i], I[i] = _getrf(A[i])
-        if int(np.prod(bs)) > 1 and A.shape[-1] <= 32:  # cuBLAS's batched LU: int32 pivots
-            P = P.astype(np.int32)
+        P = P.astype(np.int32)  # the typed getrf's and cuBLAS's batched LU's
         return _st(LU), em.asarray(P), em.asarray(I)
     if op == "getrs":
         LU, P, B = A, np.asarray(b), _cm(c)
@@ -118,6 +121,15 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
             return em.asarray(S.astype(rdt)), u, v.mT, info
         U, S, VT = np.linalg.svd(A, full_matrices=f1 == 2)
         return em.asarray(S.astype(rdt)), _st(U.astype(A.dtype)), _st(VT.astype(A.dtype)), info
+    if op == "gesvdj":
+        m, n = A.shape[-2:]; assert m >= n and f1 in (1, 2)
+        rdt = np.finfo(A.dtype).dtype
+        U, S, VT = np.linalg.svd(A, full_matrices=f1 == 2)
+        V = np.swapaxes(VT.conj(), -1, -2)  # V itself, not V^H
+        info = np.zeros(bs, np.int32)
+        if GESVDJ_FAILS: info.flat[-1] = n + 1  # not converged: the caller must run gesvd
+        return (em.asarray(S.astype(rdt)), _st(U.astype(A.dtype)), _st(V.astype(A.dtype)),
+                em.asarray(info))
     if op == "syevd":
         W = np.empty(bs + (A.shape[-1],), np.finfo(A.dtype).dtype); V = np.empty_like(A)
         for i in np.ndindex(bs): W[i], V[i] = np.linalg.eigh(_herm(A[i], bool(f2)))

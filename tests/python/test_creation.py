@@ -71,6 +71,29 @@ def test_tril_triu(device, rng, dtype):
     assert_same(em.triu(em.asarray(b), -1), np.triu(b, -1))
 
 
+def test_tril_triu_masks_are_made_on_the_device(device, rng, monkeypatch):
+    # on an accelerator the masks come from index vectors made there: a copy
+    # from the host would wait for the device's queue (a QR's triu between
+    # geqrf and orgqr left the GPU idle); on the CPU the host mask is free
+    import ember._creation as cr
+    if em.Device(device).kind == "cpu":
+        pytest.skip("the CPU's mask is NumPy's, copied for free")
+    a = rng.standard_normal((3, 6, 5))
+    x = em.asarray(a)
+
+    def no_host_copy(obj, *args, **kw):
+        raise AssertionError(f"a host array copied to {device}: {type(obj).__name__}")
+
+    monkeypatch.setattr(cr, "asarray", no_host_copy)
+    for k in (-7, -1, 0, 3, 6):
+        assert_same(em.tril(x, k), np.tril(a, k))
+        assert_same(em.triu(x, k), np.triu(a, k))
+    i = cr._iota(4, x.device)
+    monkeypatch.undo()
+    assert i.dtype == np.int64 and i.device == x.device
+    np.testing.assert_array_equal(np.asarray(i.to_device("cpu")), np.arange(4))
+
+
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
 def test_diag_diagonal(device, rng, dtype):
     a = random_array(rng, (4, 6), dtype)

@@ -316,6 +316,35 @@ def test_qr_svd(where, rng, dt, shape):
                np.linalg.norm(a, o, axis=(-1, -2), keepdims=True), dt)
 
 
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (3, 5, 5)])
+def test_svd_falls_back_to_gesvd(monkeypatch, rng, shape):
+    # gesvdj reporting non-convergence for one matrix of the stack: the whole
+    # stack goes to gesvd, whose answer is NumPy's; gesvd failing too raises
+    calls = []
+
+    def spy(op, *args):
+        calls.append(op)
+        return cudalib_emu.solver(op, *args)
+
+    monkeypatch.setattr(_cs, "_solver", spy)
+    monkeypatch.setattr(_cs, "_DEVICES", ("cpu",))
+    monkeypatch.setattr(cudalib_emu, "GESVDJ_FAILS", True)
+    a = _rand(rng, shape, np.complex128)
+    u, s, vh = em.linalg.svd(em.asarray(a, device="cpu"), full_matrices=False)
+    assert calls == ["gesvdj", "gesvd"]
+    _close(s, np.linalg.svd(a, compute_uv=False))
+    _close((_np(u) * _np(s)[..., None, :]) @ _np(vh), a)
+    calls.clear()
+    monkeypatch.setattr(cudalib_emu, "GESVDJ_FAILS", False)
+    em.linalg.svd(em.asarray(a, device="cpu"))
+    assert calls == ["gesvdj"]
+    bad = lambda op, *args: (*cudalib_emu.solver(op, *args)[:3],  # noqa: E731
+                             em.asarray(np.ones(shape[:-2], np.int32)))
+    monkeypatch.setattr(_cs, "_solver", bad)
+    with pytest.raises(em.linalg.LinAlgError, match="^SVD did not converge$"):
+        em.linalg.svd(em.asarray(a, device="cpu"))
+
+
 @pytest.mark.parametrize("dt", LA_DTYPES)
 @pytest.mark.parametrize("uplo", ["L", "U"])
 def test_eigh(where, rng, dt, uplo):

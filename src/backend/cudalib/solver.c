@@ -177,6 +177,37 @@ static em_status em__undo(em_status s, em_array *a, em_array *b, em_array *c, em
         }                              \
     } while (0)
 
+/* The typed LU calls for dtype t (the four share a signature). */
+static cusolverStatus em__getrf_size(em_dtype t, cusolverDnHandle h, int n, void *A, int ld,
+                                     int *lwork) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrf_bufferSize(h, n, n, A, ld, lwork);
+    case EM_FLOAT64: return em__cusolver.Dgetrf_bufferSize(h, n, n, A, ld, lwork);
+    case EM_COMPLEX64: return em__cusolver.Cgetrf_bufferSize(h, n, n, A, ld, lwork);
+    default: return em__cusolver.Zgetrf_bufferSize(h, n, n, A, ld, lwork);
+    }
+}
+
+static cusolverStatus em__getrf_one(em_dtype t, cusolverDnHandle h, int n, void *A, int ld,
+                                    void *work, int *ipiv, int *info) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrf(h, n, n, A, ld, work, ipiv, info);
+    case EM_FLOAT64: return em__cusolver.Dgetrf(h, n, n, A, ld, work, ipiv, info);
+    case EM_COMPLEX64: return em__cusolver.Cgetrf(h, n, n, A, ld, work, ipiv, info);
+    default: return em__cusolver.Zgetrf(h, n, n, A, ld, work, ipiv, info);
+    }
+}
+
+static cusolverStatus em__getrs_one(em_dtype t, cusolverDnHandle h, int trans, int n, int k,
+                                    const void *A, int ld, const int *ipiv, void *B, int *info) {
+    switch (t) {
+    case EM_FLOAT32: return em__cusolver.Sgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    case EM_FLOAT64: return em__cusolver.Dgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    case EM_COMPLEX64: return em__cusolver.Cgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    default: return em__cusolver.Zgetrs(h, trans, n, k, A, ld, ipiv, B, ld, info);
+    }
+}
+
 em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_array *info) {
     em__mats m = {0};
     EM_CHECK(em__describe("getrf", a, true, &m));
@@ -186,10 +217,11 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
     cusolverDnParams p;
     int64_t n = m.r, ld = n ? n : 1;
     /* A stack of small matrices goes through cuBLAS's batched LU in one
-     * call (its pivots are int32) when cuBLAS loads. */
+     * call when cuBLAS loads, anything else one typed getrf per matrix;
+     * both give int32 pivots. */
     bool small = em__small(&m) && em_cublasb_init() == EM_OK;
     em_status s = em_astype(a, EM_NDTYPES, &A);
-    if (s == EM_OK) s = em__new(&m, small ? EM_INT32 : EM_INT64, 1, n, 0, &P);
+    if (s == EM_OK) s = em__new(&m, EM_INT32, 1, n, 0, &P);
     if (s == EM_OK) s = em__info(&m, &I);
     if (s == EM_OK && m.batch && n) {
         size_t nd = 0, nh = 0;
@@ -199,13 +231,14 @@ em_status em_cuda_getrf(const em_array *a, em_array *lu, em_array *ipiv, em_arra
                                          (int *)I.data);
             goto done;
         }
-        EM__SOLVE(em__cusolver.Xgetrf_bufferSize(h, p, n, n, m.dt, A.data, ld, m.dt, &nd, &nh),
-                  "getrf_bufferSize");
-        if ((s = em__work_get(&w, m.id, nd, nh)) != EM_OK) goto done;
+        (void)nh;
+        int N = (int)n, L = (int)ld, lwork = 0;
+        EM__SOLVE(em__getrf_size(m.t, h, N, A.data, L, &lwork), "getrf_bufferSize");
+        nd = (size_t)lwork * (size_t)m.isz;
+        if ((s = em__work_get(&w, m.id, nd, 0)) != EM_OK) goto done;
         for (int64_t i = 0; i < m.batch; i++)
-            EM__SOLVE(em__cusolver.Xgetrf(h, p, n, n, m.dt, EM__MAT(A, m, i), ld,
-                                          (int64_t *)P.data + i * n, m.dt, w.dev, nd, w.host, nh,
-                                          (int *)I.data + i),
+            EM__SOLVE(em__getrf_one(m.t, h, N, EM__MAT(A, m, i), L, w.dev, (int *)P.data + i * n,
+                                    (int *)I.data + i),
                       "getrf");
     }
 done:
@@ -222,9 +255,11 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
     EM_CHECK(em__describe("getrs", lu, true, &m));
     EM_CHECK(em__describe("getrs", b, false, &mb));
     int64_t n = m.r, k = mb.c, ld = n ? n : 1;
-    bool batched = ipiv->dtype == EM_INT32; /* pivots of the batched LU */
-    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch &&
-              (ipiv->dtype == EM_INT64 || (batched && m.batch <= INT_MAX)) &&
+    /* getrf's int32 pivots of a small stack came from cuBLAS's batched LU
+     * (the same test as getrf's); int64 ones from the 64-bit API. */
+    bool i32 = ipiv->dtype == EM_INT32;
+    bool batched = i32 && em__small(&m) && em_cublasb_init() == EM_OK;
+    bool ok = mb.t == m.t && mb.r == n && mb.batch == m.batch && (ipiv->dtype == EM_INT64 || i32) &&
               em_array_is_c_contiguous(ipiv) && em_array_is_c_contiguous(lu) &&
               ipiv->ndim == m.nb + 1 && ipiv->shape[m.nb] == n && trans >= 0 && trans <= 2 &&
               mb.id == m.id && em__same_device(ipiv, m.id);
@@ -250,6 +285,18 @@ em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const em_array
         }
         /* getrs reports only bad arguments in info: one scratch int serves. */
         if ((s = em__work_get(&w, m.id, sizeof(int), 0)) != EM_OK) goto done;
+        if (i32) {
+            if (k > INT_MAX) {
+                s = em_error(EM_EOVERFLOW, "cuSOLVER getrs: more than 2^31-1 columns");
+                goto done;
+            }
+            for (int64_t i = 0; i < m.batch; i++)
+                EM__SOLVE(em__getrs_one(m.t, h, trans, (int)n, (int)k, EM__MAT(*lu, m, i), (int)ld,
+                                        (const int *)ipiv->data + i * n, EM__MAT(X, mb, i),
+                                        (int *)w.dev),
+                          "getrs");
+            goto done;
+        }
         for (int64_t i = 0; i < m.batch; i++)
             EM__SOLVE(em__cusolver.Xgetrs(h, p, trans, n, k, m.dt, EM__MAT(*lu, m, i), ld,
                                           (const int64_t *)ipiv->data + i * n, m.dt,
@@ -502,6 +549,114 @@ done:
         *u = U, *vt = V;
     else
         em_array_release(&U), em_array_release(&V); /* the Jacobi call's scratch */
+    return EM_OK;
+}
+
+/* One gesvdj of the typed API for dtype t (the four share a signature). */
+static cusolverStatus em__gesvdj_one(em_dtype t, cusolverDnHandle h, int jobz, int econ, int m,
+                                     int n, void *A, void *S, void *U, int ldu, void *V, int ldv,
+                                     void *work, int lwork, int *info, gesvdjInfo p) {
+    switch (t) {
+    case EM_FLOAT32:
+        return em__cusolver.Sgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
+    case EM_FLOAT64:
+        return em__cusolver.Dgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
+    case EM_COMPLEX64:
+        return em__cusolver.Cgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
+    default:
+        return em__cusolver.Zgesvdj(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, work, lwork, info,
+                                    p);
+    }
+}
+
+static cusolverStatus em__gesvdj_size(em_dtype t, cusolverDnHandle h, int jobz, int econ, int m,
+                                      int n, const void *A, const void *S, const void *U, int ldu,
+                                      const void *V, int ldv, int *lwork, gesvdjInfo p) {
+    switch (t) {
+    case EM_FLOAT32:
+        return em__cusolver.Sgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
+    case EM_FLOAT64:
+        return em__cusolver.Dgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
+    case EM_COMPLEX64:
+        return em__cusolver.Cgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
+    default:
+        return em__cusolver.Zgesvdj_bufferSize(h, jobz, econ, m, n, A, m, S, U, ldu, V, ldv, lwork,
+                                               p);
+    }
+}
+
+/* The Jacobi SVD (cudalib.h): stacks of small real matrices in one
+ * gesvdjBatched call, anything else one gesvdj per matrix.  U is laid out
+ * as gesvd's; V is returned as V (column-major n x n), which the caller
+ * reads as V^H row-major after a conjugate (no transpose to make). */
+em_status em_cuda_gesvdj(const em_array *a, int job, em_array *sv, em_array *u, em_array *v,
+                         em_array *info) {
+    em__mats m = {0};
+    EM_CHECK(em__describe("gesvdj", a, false, &m));
+    int64_t rows = m.r, cols = m.c;
+    if (rows < cols || job < 1 || job > 2)
+        return em_error(EM_EVALUE,
+                        "cuSOLVER gesvdj takes m x n matrices with m >= n and job 1 or 2 "
+                        "(got %lld x %lld, job %d)",
+                        (long long)rows, (long long)cols, job);
+    em_array A = {0}, S = {0}, U = {0}, V = {0}, I = {0};
+    em__work w = {0};
+    cusolverDnHandle h = NULL;
+    cusolverDnParams p;
+    gesvdjInfo prm = NULL;
+    bool jac = m.batch > 1 && m.batch <= INT_MAX && rows <= EM_CUDALIB_SMALL &&
+               (m.t == EM_FLOAT32 || m.t == EM_FLOAT64);
+    /* gesvdjBatched has no economy mode: its U is always m x m (viewed down). */
+    int econ = job == 1 && !jac;
+    int64_t ucols = econ ? cols : rows;
+    em_status s = em_astype(a, EM_NDTYPES, &A);
+    if (s == EM_OK) s = em__new(&m, m.real, 1, cols, 0, &S);
+    if (s == EM_OK) s = em__new(&m, m.t, 2, ucols, rows, &U);
+    if (s == EM_OK) s = em__new(&m, m.t, 2, cols, cols, &V);
+    if (s == EM_OK) s = em__info(&m, &I);
+    if (s == EM_OK && job == 2 && m.batch && rows && !cols)
+        s = em_error(EM_EVALUE, "cuSOLVER gesvdj: full U of a matrix without columns");
+    if (s == EM_OK && m.batch && cols) {
+        if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
+        if (jac) {
+            s = em__gesvdj_batched(&m, h, job, &A, &S, &U, &V, &I);
+            goto done;
+        }
+        cusolverStatus r = em__cusolver.cusolverDnCreateGesvdjInfo(&prm);
+        if (r) {
+            s = em__fail(r, "CreateGesvdjInfo");
+            goto done;
+        }
+        int M = (int)rows, N = (int)cols, ldu = M, ldv = N, lwork = 0;
+        EM__SOLVE(em__gesvdj_size(m.t, h, 1, econ, M, N, A.data, S.data, U.data, ldu, V.data, ldv,
+                                  &lwork, prm),
+                  "gesvdj_bufferSize");
+        if ((s = em__work_get(&w, m.id, (size_t)lwork * (size_t)m.isz, 0)) != EM_OK) goto done;
+        int64_t rsz = em_dtype_get(m.real)->size;
+        for (int64_t i = 0; i < m.batch; i++)
+            EM__SOLVE(em__gesvdj_one(m.t, h, 1, econ, M, N, EM__MAT(A, m, i),
+                                     S.data + i * cols * rsz, U.data + i * rows * ucols * m.isz,
+                                     ldu, V.data + i * cols * cols * m.isz, ldv, w.dev, lwork,
+                                     (int *)I.data + i, prm),
+                      "gesvdj");
+    }
+done:
+    em__work_put(&w);
+    if (prm) em__cusolver.cusolverDnDestroyGesvdjInfo(prm);
+    em__release(m.id, h);
+    em_array_release(&A);
+    if (s != EM_OK) {
+        em_array_release(&I);
+        return em__undo(s, &S, &U, &V, NULL);
+    }
+    if (job == 1 && !econ) U.shape[m.nb] = cols; /* the reduced U: a view of the full one */
+    *sv = S, *u = U, *v = V, *info = I;
     return EM_OK;
 }
 
