@@ -108,6 +108,9 @@ typedef struct em_backend_ops {
     /* (nnz, ndim) int64 coordinates of a's nonzero elements (a of any
      * layout, ndim >= 1); allocates out. */
     em_status (*nonzero)(const em_array *a, em_array *out);
+    /* out = a[mask], 1-d (a C-contiguous, mask of a's shape, any dtype and
+     * layout: its truth); allocates out. */
+    em_status (*mask_select)(const em_array *a, const em_array *mask, em_array *out);
     em_status (*random)(em_array *a, const em_random_req *req);
 } em_backend_ops;
 
