@@ -17,6 +17,9 @@ em_status em_cpu_mask_select(const em_array *a, const em_array *mask, em_array *
 /* count_nonzero of every element of a C-contiguous a, or false (nothing
  * done) where a is not one. */
 bool em_cpu_count_all(const em_array *a, int64_t *count); /* count.c */
+/* em_backend_ops.sort: the radix sort (sort.c); which dtypes it takes. */
+em_status em_cpu_sort(const em_array *a, int64_t len, bool descending, bool arg, em_array *out);
+bool em_cpu_sort_supported(em_dtype dt);
 em_status em_cpu_random(em_array *a, const em_random_req *req); /* random.c */
 /* Streams and events (stream.c): always complete, timed by the host clock. */
 void em_cpu_stream_set(int id, void *s);
