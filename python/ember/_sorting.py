@@ -520,7 +520,10 @@ def lexsort(keys, axis=-1):
     if not any(isinstance(k, _ember.ndarray) for k in keys):
         raise TypeError("lexsort() needs at least one ember.ndarray key")
     dev = _device(*keys)
-    if not _on_device(*keys):
+    # On the CPU, keys that the radix argsort takes go the devices' way
+    # (one argsort of the keys packed in one word, or one a key): NumPy's
+    # lexsort order, several times faster than its own.
+    if not _on_device(*keys) and not all(_cpu_radix(k) for k in keys):
         r = _np.lexsort(tuple(_host(k) for k in keys), axis=axis)
         return _wrap(_np.asarray(r, dtype=_np.int64), dev)
     em = _em()

@@ -105,3 +105,29 @@ def test_permutation_is_unchanged():
     keys = g.bit_generator._fill("bits", (300_000,), np.uint32, "cpu").get()
     g2 = em.random.default_rng(5)
     np.testing.assert_array_equal(g2.permutation(300_000).get(), np.argsort(keys, kind="stable"))
+
+
+def test_cpu_lexsort_through_the_radix_sort():
+    """lexsort of CPU keys of real dtypes takes the devices' route on the
+    CPU's radix sort (one argsort of the keys packed in one word where they
+    fit 64 bits, else one a key): NumPy's lexsort order on bools, signed and
+    unsigned widths, keys past 64 bits, floats with NaN, every axis of 2-D
+    keys, a stacked key array; 0-d keys and bad shapes as NumPy."""
+    rng = np.random.default_rng(24)
+    cases = [(rng.random(500) < .5, rng.integers(-3, 3, 500).astype(np.int8)),
+             (rng.integers(-5, 5, 500), rng.integers(-5, 5, 500)),  # 128 bits: one sort a key
+             (np.where(rng.random(500) < .1, np.nan, rng.integers(0, 4, 500)).astype(np.float32),
+              rng.integers(0, 3, 500).astype(np.uint16)),
+             (rng.integers(0, 3, (20, 30)).astype(np.int32), rng.integers(0, 3, (20, 30)) * 1.5),
+             (rng.integers(0, 100, 70_000).astype(np.int32),
+              rng.integers(0, 1 << 20, 70_000).astype(np.int32))]
+    for ks in cases:
+        eks = tuple(em.asarray(k, device="cpu") for k in ks)
+        for ax in ([-1] if ks[0].ndim == 1 else [0, 1, -1]):
+            np.testing.assert_array_equal(em.lexsort(eks, axis=ax).get(), np.lexsort(ks, axis=ax))
+        np.testing.assert_array_equal(em.lexsort(em.asarray(np.stack(ks[:1]), device="cpu")).get(),
+                                      np.lexsort(np.stack(ks[:1])))
+    k0 = np.asarray(3, dtype=np.int32)
+    assert em.lexsort((em.asarray(k0, device="cpu"),)).get() == np.lexsort((k0,))
+    with pytest.raises(ValueError, match="same shape"):
+        em.lexsort((em.arange(3, device="cpu"), em.arange(4, device="cpu")))
