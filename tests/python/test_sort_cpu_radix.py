@@ -131,3 +131,29 @@ def test_cpu_lexsort_through_the_radix_sort():
     assert em.lexsort((em.asarray(k0, device="cpu"),)).get() == np.lexsort((k0,))
     with pytest.raises(ValueError, match="same shape"):
         em.lexsort((em.arange(3, device="cpu"), em.arange(4, device="cpu")))
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_cpu_unique_of_integers(dt):
+    """unique(x) of CPU integers (a sort and one comparison pass, not NumPy
+    2.4's hashing) and the set operations over it: np.unique's values and
+    dtype on every shape, 0-d and empty included."""
+    rng = np.random.default_rng(25)
+    for shape in ((), (0,), (1,), (1000,), (30, 40), (70_000,)):
+        if dt == "bool":
+            a = rng.random(shape) < 0.5
+        else:
+            info = np.iinfo(dt)
+            a = rng.integers(max(info.min, -50), min(info.max, 50), shape, endpoint=True,
+                             dtype=dt)
+        x = em.asarray(a, device="cpu")
+        got = em.unique(x)
+        assert got.dtype == np.unique(a).dtype
+        np.testing.assert_array_equal(got.get(), np.unique(a))
+        if a.ndim == 2:
+            np.testing.assert_array_equal(em.unique(x[::-1, ::3]).get(), np.unique(a[::-1, ::3]))
+    a = rng.integers(0, 200, 5000).astype(dt if dt != "bool" else "int8")
+    b = rng.integers(100, 300, 4000).astype(a.dtype)
+    ea, eb = em.asarray(a, device="cpu"), em.asarray(b, device="cpu")
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        np.testing.assert_array_equal(getattr(em, name)(ea, eb).get(), getattr(np, name)(a, b))
