@@ -385,8 +385,9 @@ def test_plain_list_keys(device):
 
 def test_mask_select_entry():
     """_ember._mask_select (em_mask_select: x[mask] in one compaction on a device;
-    on the CPU a count pass and a branchless compaction over thread chunks): C order of the selected elements,
-    every element size, any mask dtype's truth, and its shape/layout errors."""
+    on the CPU a count pass and a branchless compaction over thread chunks):
+    C order of the selected elements, every element size, any mask dtype's truth,
+    and its shape/layout errors."""
     import ember._ember as E
     rng = np.random.default_rng(11)
     for dt in ("bool", "int8", "float16", "float32", "complex128"):

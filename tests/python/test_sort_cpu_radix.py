@@ -165,7 +165,8 @@ def test_cpu_isin_of_integers(dt):
     np.isin's answer, invert, kind='sort', 0-d, empty and 2-D inputs."""
     rng = np.random.default_rng(26)
     if dt == "bool":
-        pairs = [(rng.random(100) < .5, np.array([True])), (rng.random(10) < .5, np.array([], bool))]
+        pairs = [(rng.random(100) < .5, np.array([True])),
+                 (rng.random(10) < .5, np.array([], bool))]
     else:
         info = np.iinfo(dt)
         lo, hi = max(info.min, -100), min(info.max, 100)

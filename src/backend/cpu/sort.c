@@ -133,7 +133,7 @@ static bool em__rs_run_pass(em__rs_pass *p) {
     return true;
 }
 
-#define EM__RS_GATHER(T)                                                      \
+#define EM__RS_GATHER(T) \
     for (int64_t i = 0; i < n; i++) ((T *)o)[i] = ((const T *)row)[is[i]]
 
 /* Sorts row r; nch > 1 runs its passes over that many thread chunks. */
