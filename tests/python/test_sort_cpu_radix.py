@@ -157,29 +157,3 @@ def test_cpu_unique_of_integers(dt):
     ea, eb = em.asarray(a, device="cpu"), em.asarray(b, device="cpu")
     for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
         np.testing.assert_array_equal(getattr(em, name)(ea, eb).get(), getattr(np, name)(a, b))
-
-
-@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "int64", "uint64"])
-def test_cpu_isin_of_integers(dt):
-    """isin of CPU integers of one dtype (a sort of x2 and a binary search):
-    np.isin's answer, invert, kind='sort', 0-d, empty and 2-D inputs."""
-    rng = np.random.default_rng(26)
-    if dt == "bool":
-        pairs = [(rng.random(100) < .5, np.array([True])),
-                 (rng.random(10) < .5, np.array([], bool))]
-    else:
-        info = np.iinfo(dt)
-        lo, hi = max(info.min, -100), min(info.max, 100)
-        pairs = [(rng.integers(lo, hi, 1000, dtype=dt), rng.integers(lo, hi, 50, dtype=dt)),
-                 (rng.integers(lo, hi, (30, 40), dtype=dt), rng.integers(lo, hi, (5, 7), dtype=dt)),
-                 (np.asarray(info.max, dtype=dt), np.asarray([info.max, info.min], dtype=dt)),
-                 (np.asarray([info.min, 0, info.max], dtype=dt), np.asarray([], dtype=dt)),
-                 (np.asarray([], dtype=dt), rng.integers(lo, hi, 9, dtype=dt))]
-    for a, b in pairs:
-        ea, eb = em.asarray(a, device="cpu"), em.asarray(b, device="cpu")
-        for invert in (False, True):
-            got = em.isin(ea, eb, invert=invert)
-            want = np.isin(a, b, invert=invert)
-            assert got.shape == want.shape and got.dtype == want.dtype
-            np.testing.assert_array_equal(got.get(), want)
-        np.testing.assert_array_equal(em.isin(ea, eb, kind="sort").get(), np.isin(a, b))
