@@ -395,15 +395,16 @@ EM_API em_status em_nonzero(const em_array *a, em_array *out);
  * >= 1.  One pass less than nonzero and a gather on a device. */
 EM_API em_status em_mask_select(const em_array *a, const em_array *mask, em_array *out);
 
-/* ---- sorting and searching (device kernels; the CPU sorts with NumPy) ---- */
+/* ---- sorting and searching (device kernels; the CPU's own radix sort) ---- */
 
 /* A sorted copy of a along axis (negative counts from the end; INT_MIN:
  * the C-order flattened array, out 1-d): a stable LSD radix sort in
  * NumPy's order (NaNs last; complex by real, then imaginary part); with
  * descending the order flips (NaNs first) and ties keep their original
  * order.  out gets a's shape (along an axis other than the last, a view of
- * a C-contiguous result with that axis last).  Devices that compile
- * kernels only: EM_EUNSUPPORTED on the CPU.  A bad axis is EM_EINDEX. */
+ * a C-contiguous result with that axis last).  On the CPU a radix sort
+ * of real dtypes (backend/cpu/sort.c): EM_EUNSUPPORTED for complex there.
+ * A bad axis is EM_EINDEX. */
 EM_API em_status em_sort(const em_array *a, int axis, bool descending, em_array *out);
 /* The same order as int64 indices along axis (argsort). */
 EM_API em_status em_argsort(const em_array *a, int axis, bool descending, em_array *out);

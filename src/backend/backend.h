@@ -108,7 +108,14 @@ typedef struct em_backend_ops {
     /* (nnz, ndim) int64 coordinates of a's nonzero elements (a of any
      * layout, ndim >= 1); allocates out. */
     em_status (*nonzero)(const em_array *a, em_array *out);
+    /* out = a[mask], 1-d (a C-contiguous, mask of a's shape, any dtype and
+     * layout: its truth); allocates out. */
+    em_status (*mask_select)(const em_array *a, const em_array *mask, em_array *out);
     em_status (*random)(em_array *a, const em_random_req *req);
+    /* em_run_sort's contract (codegen/run_sort.h) for a C-contiguous a:
+     * rows of len, stable, descending and arg as there; EM_EUNSUPPORTED
+     * for a dtype it does not sort. */
+    em_status (*sort)(const em_array *a, int64_t len, bool descending, bool arg, em_array *out);
 } em_backend_ops;
 
 typedef struct em_backend {

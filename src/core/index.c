@@ -163,22 +163,9 @@ em_status em_mask_select(const em_array *a, const em_array *mask, em_array *out)
         return em_error(EM_EDEVICE, "mask_select: the mask is on another device");
     const em_backend *be = em__backend(dv.kind);
     if (!be->ops) return em_run_mask_select(be, a, mask, out);
-    /* A backend of precompiled operations (the CPU): its truth in C order, then a copy loop. */
-    em_array truth = {0};
-    EM_CHECK(em_astype(mask, EM_BOOL, &truth));
-    int64_t n = em_array_size(a), nnz = 0;
-    const unsigned char *t = (const unsigned char *)truth.data;
-    for (int64_t i = 0; i < n; i++) nnz += t[i] != 0;
-    size_t sz = (size_t)em_dtype_get(a->dtype)->size;
-    em_status s = em_array_empty(out, a->dtype, 1, &nnz, dv);
-    if (s == EM_OK) {
-        char *o = out->data;
-        const char *src = a->data;
-        for (int64_t i = 0; i < n; i++)
-            if (t[i]) memcpy(o, src + (size_t)i * sz, sz), o += sz;
-    }
-    em_array_release(&truth);
-    return s;
+    if (!be->ops->mask_select)
+        return em_error(EM_EVALUE, "mask_select: the %s backend has no mask_select", be->name);
+    return be->ops->mask_select(a, mask, out);
 }
 
 em_status em_nonzero(const em_array *a, em_array *out) {

@@ -1,25 +1,39 @@
 /* em_sort, em_argsort, em_searchsorted (ember.h): the checks and the axis,
- * then the device driver (codegen/run_sort.c).  The CPU has no such driver:
- * Ember's Python layer sorts CPU arrays with NumPy's host functions, which
- * read the memory in place. */
+ * then the device driver (codegen/run_sort.c), or on the CPU its radix sort
+ * (backend/cpu/sort.c; em_searchsorted stays the devices': Ember's Python
+ * layer searches CPU arrays with NumPy's host functions, in place). */
 #include "codegen/run_sort.h"
 #include "core/core.h"
 
 #include <limits.h>
 #include <string.h>
 
-static const em_backend *em__sort_backend(const em_array *a, const char *what) {
+static const em_backend *em__sort_backend(const em_array *a, const char *what, bool cpu_sort) {
     const em_backend *be = em__backend(em_array_device(a).kind);
     if (be && be->module_build) return be;
+    if (cpu_sort && be && be->ops && be->ops->sort) return be;
     em_error(EM_EUNSUPPORTED, "em_%s runs on devices that compile kernels, not on %s", what,
              be ? be->name : "this device");
     return NULL;
 }
 
+/* One sort of rows of len through the backend: the compiled driver, or
+ * the precompiled sort of a C-contiguous copy where a is not one. */
+static em_status em__sort_rows(const em_backend *be, const em_array *a, int64_t len,
+                               bool descending, bool arg, em_array *out) {
+    if (!be->ops) return em_run_sort(be, a, len, descending, arg, out);
+    if (em_array_is_c_contiguous(a)) return be->ops->sort(a, len, descending, arg, out);
+    em_array c = {0};
+    EM_CHECK(em_astype(a, EM_NDTYPES, &c));
+    em_status s = be->ops->sort(&c, len, descending, arg, out);
+    em_array_release(&c);
+    return s;
+}
+
 static em_status em__sort(const em_array *a, int axis, bool descending, bool arg, em_array *out) {
     if (!a || !a->buf || !out)
         return em_error(EM_EVALUE, "em_%s: a and out must be set", arg ? "argsort" : "sort");
-    const em_backend *be = em__sort_backend(a, arg ? "argsort" : "sort");
+    const em_backend *be = em__sort_backend(a, arg ? "argsort" : "sort", true);
     if (!be) return EM_EUNSUPPORTED;
     const em_dtype odt = arg ? EM_INT64 : a->dtype;
     const em_device dev = em_array_device(a);
@@ -28,7 +42,7 @@ static em_status em__sort(const em_array *a, int axis, bool descending, bool arg
         int64_t n = em_array_size(a);
         em_array res = {0};
         EM_CHECK(em_array_empty(&res, odt, a->ndim ? 1 : 0, &n, dev));
-        em_status s = em_run_sort(be, a, n ? n : 1, descending, arg, &res);
+        em_status s = em__sort_rows(be, a, n ? n : 1, descending, arg, &res);
         if (s == EM_OK)
             *out = res;
         else
@@ -48,7 +62,7 @@ static em_status em__sort(const em_array *a, int axis, bool descending, bool arg
     em_array t = {0}, res = {0};
     em_status s = em_view_transpose(a, perm, &t);
     if (s == EM_OK) s = em_array_empty(&res, odt, t.ndim, t.shape, dev);
-    if (s == EM_OK) s = em_run_sort(be, &t, t.shape[t.ndim - 1], descending, arg, &res);
+    if (s == EM_OK) s = em__sort_rows(be, &t, t.shape[t.ndim - 1], descending, arg, &res);
     if (s == EM_OK) s = em_view_transpose(&res, inv, out);
     em_array_release(&t), em_array_release(&res);
     return s;
@@ -72,7 +86,7 @@ em_status em_searchsorted(const em_array *a, const em_array *v, bool right, cons
         (sorter &&
          (em_array_device(sorter).kind != dev.kind || em_array_device(sorter).id != dev.id)))
         return em_error(EM_EDEVICE, "searchsorted: the arrays are on different devices");
-    const em_backend *be = em__sort_backend(a, "searchsorted");
+    const em_backend *be = em__sort_backend(a, "searchsorted", false);
     if (!be) return EM_EUNSUPPORTED;
     if (sorter && sorter->shape[0] != a->shape[0])
         return em_error(EM_EVALUE, "sorter.size must equal a.size");

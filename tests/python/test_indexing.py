@@ -385,8 +385,9 @@ def test_plain_list_keys(device):
 
 def test_mask_select_entry():
     """_ember._mask_select (em_mask_select: x[mask] in one compaction on a device;
-    a serial copy loop on the CPU, tested here): C order of the selected elements,
-    every element size, any mask dtype's truth, and its shape/layout errors."""
+    on the CPU a count pass and a branchless compaction over thread chunks):
+    C order of the selected elements, every element size, any mask dtype's truth,
+    and its shape/layout errors."""
     import ember._ember as E
     rng = np.random.default_rng(11)
     for dt in ("bool", "int8", "float16", "float32", "complex128"):
@@ -402,3 +403,31 @@ def test_mask_select_entry():
         E._mask_select(em.arange(4), em.asarray([True, False]))
     with pytest.raises(ValueError, match="C-contiguous"):
         E._mask_select(em.arange(8).reshape(2, 4).T, em.ones((4, 2), dtype=bool))
+
+
+@pytest.mark.parametrize("dt", ["bool", "int16", "float32", "int64", "complex128"])
+def test_mask_select_large(dt):
+    """Large enough for the CPU's parallel chunks (>= 65536 elements): each
+    chunk compacts to its own offset, so trues bunched in one chunk, none at
+    a chunk's end, all and none, and a strided or reversed mask (its truth
+    gathered block by block) must all land in C order with nothing
+    overwritten at a chunk's edge."""
+    import ember._ember as E
+    rng = np.random.default_rng(12)
+    n = 300_007
+    a = (rng.normal(size=n) * 100).astype(dt)
+    x = em.asarray(a)
+    masks = [rng.random(n) < 0.5, np.zeros(n, bool), np.ones(n, bool),
+             np.arange(n) < 1000, np.arange(n) >= n - 3, (np.arange(n) % 37500) < 37000]
+    for m in masks:
+        np.testing.assert_array_equal(E._mask_select(x, em.asarray(m)).get(), a[m])
+        np.testing.assert_array_equal(em.compress(em.asarray(m), x).get(), np.compress(m, a))
+    big = rng.random(2 * n) < 0.3  # a strided mask, and a reversed one, of an int dtype
+    np.testing.assert_array_equal(E._mask_select(x, em.asarray(big)[::2]).get(), a[big[::2]])
+    w = (rng.random(n) < 0.5).astype(np.int32)[::-1]
+    np.testing.assert_array_equal(E._mask_select(x, em.asarray(w)).get(), a[w != 0])
+    a2 = a[: 512 * 513].reshape(512, 513)
+    m2 = rng.random((513, 512)).T < 0.5  # a 2-d transposed mask
+    np.testing.assert_array_equal(em.asarray(a2)[em.asarray(m2)].get(), a2[m2])
+    np.testing.assert_array_equal(em.extract(em.asarray(m2), em.asarray(a2)).get(),
+                                  np.extract(m2, a2))

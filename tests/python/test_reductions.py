@@ -497,3 +497,31 @@ def test_count_nonzero_is_an_array(device):
     assert int(r) == 3 == r
     assert_same(em.count_nonzero(x, axis=0), np.count_nonzero(x.get(), axis=0).astype(np.int64))
     assert_same(em.count_nonzero(em.zeros((0, 2))), np.asarray(0, dtype=np.int64))
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int32", "int64", "float16",
+                                "float32", "float64", "complex64", "complex128"])
+def test_count_nonzero_whole_array(dt):
+    """count_nonzero over every axis of a contiguous array (the CPU's one-pass
+    bit test, in parallel past 65536 elements): -0.0 counts as zero, NaN and
+    a complex with only one nonzero part as nonzero; strided, keepdims and
+    empty inputs give NumPy's counts too."""
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 7, 200_003):
+        a = (rng.normal(size=n) * 3).astype(dt) if dt != "bool" else rng.random(n) < 0.5
+        if n:
+            a[::5] = 0
+            if dt.startswith("float") or dt.startswith("complex"):
+                a[::11] = -0.0
+                a[1::13] = np.nan
+            if dt.startswith("complex"):
+                a[2::9] = complex(-0.0, -0.0)
+                a[3::9] = complex(0.0, -2.0)
+                a[4::9] = complex(-1.5, -0.0)
+        x = em.asarray(a)
+        assert int(em.count_nonzero(x)) == np.count_nonzero(a)
+        assert int(em.count_nonzero(x[::-3])) == np.count_nonzero(a[::-3])
+        if n % 7 == 0:
+            b = a.reshape(-1, 7)
+            assert_same(em.count_nonzero(em.asarray(b), axis=(0, 1), keepdims=True),
+                        np.count_nonzero(b, axis=(0, 1), keepdims=True).astype(np.int64))

@@ -100,7 +100,9 @@ static const em_backend_ops em__cpu_ops = {
     .take = em_cpu_take,
     .put = em_cpu_put,
     .nonzero = em_cpu_nonzero,
+    .mask_select = em_cpu_mask_select,
     .random = em_cpu_random,
+    .sort = em_cpu_sort,
 };
 
 const em_backend em_cpu_backend = {

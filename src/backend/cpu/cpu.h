@@ -11,8 +11,15 @@ em_status em_cpu_scan(em_reduce_op op, const em_array *a, int axis, em_array *ou
 em_status em_cpu_take(const em_array *a, int m, int nidx, const em_array *idx,
                       em_array *out); /* index.c */
 em_status em_cpu_put(em_array *a, int m, int nidx, const em_array *idx,
-                     const em_array *values);                   /* index.c */
-em_status em_cpu_nonzero(const em_array *a, em_array *out);     /* index.c */
+                     const em_array *values);                                         /* index.c */
+em_status em_cpu_nonzero(const em_array *a, em_array *out);                           /* index.c */
+em_status em_cpu_mask_select(const em_array *a, const em_array *mask, em_array *out); /* index.c */
+/* count_nonzero of every element of a C-contiguous a, or false (nothing
+ * done) where a is not one. */
+bool em_cpu_count_all(const em_array *a, int64_t *count); /* count.c */
+/* em_backend_ops.sort: the radix sort (sort.c); which dtypes it takes. */
+em_status em_cpu_sort(const em_array *a, int64_t len, bool descending, bool arg, em_array *out);
+bool em_cpu_sort_supported(em_dtype dt);
 em_status em_cpu_random(em_array *a, const em_random_req *req); /* random.c */
 /* Streams and events (stream.c): always complete, timed by the host clock. */
 void em_cpu_stream_set(int id, void *s);

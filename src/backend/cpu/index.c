@@ -438,3 +438,105 @@ em_status em_cpu_nonzero(const em_array *a, em_array *out) {
     *out = r;
     return EM_OK;
 }
+
+/* ---- a[mask] ---------------------------------------------------------- */
+
+/* Two passes over the same chunks as nonzero: count each chunk's trues (in
+ * parallel), then each chunk compacts its values to its own offset.  The
+ * compaction is branchless (a mask is unpredictable: a branch per element
+ * cost 10x NumPy's compress): every value is stored to a scratch block at a
+ * cursor that advances only on a true, and the block's hits are copied out,
+ * so no store lands past the chunk's share of out. */
+typedef struct em__msel {
+    em__nz z;      /* the mask: its truth in C order, chunks, counts */
+    const char *a; /* the values, C-contiguous */
+    char *out;
+    int size; /* the values' itemsize */
+} em__msel;
+
+#define EM__MSEL_COPY(T)                    \
+    do {                                    \
+        const T *src_ = (const T *)src;     \
+        T *dst_ = (T *)dst;                 \
+        for (int64_t j = 0; j < cnt; j++) { \
+            dst_[k] = src_[j];              \
+            k += m[j];                      \
+        }                                   \
+    } while (0)
+
+/* Compacts cnt values at src whose truth bytes are m into dst; returns how many. */
+static int64_t em__msel_block(const char *src, const uint8_t *m, int64_t cnt, int size, char *dst) {
+    int64_t k = 0;
+    switch (size) {
+    case 1: EM__MSEL_COPY(uint8_t); break;
+    case 2: EM__MSEL_COPY(uint16_t); break;
+    case 4: EM__MSEL_COPY(uint32_t); break;
+    case 8: EM__MSEL_COPY(uint64_t); break;
+    default:
+        for (int64_t j = 0; j < cnt; j++) {
+            memcpy(dst + k * size, src + j * size, (size_t)size);
+            k += m[j];
+        }
+    }
+    return k;
+}
+
+static void em__msel_fill(void *ctx, int64_t begin, int64_t end, int worker) {
+    EM_UNUSED(worker);
+    em__msel *q = ctx;
+    em__nz *z = &q->z;
+    size_t sz = (size_t)q->size;
+    char *scratch = malloc(EM__NZ_BLOCK * sz);
+    for (int64_t c = begin; scratch && c < end; c++) {
+        int64_t lo = c * z->chunk, hi = lo + z->chunk < z->n ? lo + z->chunk : z->n;
+        char *row = q->out + (size_t)z->counts[c] * sz;
+        EM__NZ_SCAN(z, lo, hi, {
+            int64_t k = em__msel_block(q->a + (size_t)s0 * sz, em__m, cnt, q->size, scratch);
+            memcpy(row, scratch, (size_t)k * sz);
+            row += (size_t)k * sz;
+        });
+    }
+    if (!scratch) z->failed = true;
+    free(scratch);
+}
+
+em_status em_cpu_mask_select(const em_array *a, const em_array *mask, em_array *out) {
+    em__msel q = {.z = {.a = mask,
+                        .contig = em_array_is_c_contiguous(mask),
+                        .size = EM_DTYPE_SIZE(mask->dtype),
+                        .ndim = mask->ndim,
+                        .shape = mask->shape,
+                        .n = em_array_size(mask)},
+                  .a = a->data,
+                  .size = EM_DTYPE_SIZE(a->dtype)};
+    em__nz *z = &q.z;
+    z->tobool = em_cast_table[mask->dtype][EM_BOOL];
+    int nw = em_pool_workers();
+    z->nchunks = z->n < 65536 || nw < 2 ? 1 : 4 * nw;
+    z->chunk = (z->n + z->nchunks - 1) / z->nchunks;
+    if (z->chunk == 0) z->chunk = 1;
+    z->counts = malloc(sizeof(int64_t) * (size_t)z->nchunks);
+    if (!z->counts) return em_error(EM_ENOMEM, "out of memory in mask_select");
+    em_parallel_for(z->nchunks, 1, em__nz_count, z);
+    int64_t nnz = 0;
+    for (int c = 0; c < z->nchunks; c++) {
+        int64_t k = z->counts[c];
+        z->counts[c] = nnz;
+        nnz += k;
+    }
+    em_array r = {0};
+    em_status s = z->failed ? em_error(EM_ENOMEM, "out of memory in mask_select")
+                            : em_array_empty(&r, a->dtype, 1, &nnz, em_array_device(a));
+    if (s == EM_OK && nnz) {
+        q.out = r.data;
+        em_parallel_for(z->nchunks, 1, em__msel_fill, &q);
+        if (z->failed) s = em_error(EM_ENOMEM, "out of memory in mask_select");
+    }
+    free(z->counts);
+    if (s != EM_OK) {
+        em_array_release(&r);
+        return s;
+    }
+    *out = r;
+    return EM_OK;
+}

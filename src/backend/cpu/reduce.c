@@ -804,6 +804,13 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
                         double ddof, const em_node *fused, em_array *out) {
     EM_UNUSED(ddof);
     EM_UNUSED(fused); /* CPU fusion runs by bands (graph/fuse_reduce.c), never by tree */
+    int64_t count;
+    bool virt = em_cpu_reduce_source.buf && a->buf == em_cpu_reduce_source.buf;
+    if (op == EM_RED_COUNT_NONZERO && naxes == a->ndim && out->dtype == EM_INT64 &&
+        em_array_size(out) == 1 && !virt && em_cpu_count_all(a, &count)) {
+        memcpy(out->data, &count, sizeof count);
+        return EM_OK;
+    }
     em__rplan p = {0};
     EM_CHECK(em__op_kernel(op, &p));
     EM_CHECK(em__plan_init(&p, a, dt, out));
@@ -819,8 +826,7 @@ em_status em_cpu_reduce(em_reduce_op op, const em_array *a, int naxes, const int
     p.pairwise = p.kop == EM_RK_SUM && p.mode == 0 && !p.convert &&
                  (em_dtype_get(dt)->kind == 'f' || em_dtype_get(dt)->kind == 'c');
     if (em_array_size(out) == 0) return EM_OK;
-    if (em_cpu_reduce_source.buf && a->buf == em_cpu_reduce_source.buf)
-        return em__run_virtual(&p, a);
+    if (virt) return em__run_virtual(&p, a);
     return em__run(&p);
 }
 
