@@ -64,7 +64,12 @@ static em_status pyem__run(EmArrayObject *o, em_expr_job *job, const char *reaso
     if (swap && em_stream_set(d, o->stream) != EM_OK) swap = false;
     em_status s;
     PYEM_CALL(s, em_array_size(&o->a), em_expr_run(job, reason, v));
-    if (swap) em_stream_set(d, cur);
+    if (swap) {
+        em_stream_set(d, cur);
+        /* This thread reads the values next, on its own stream: after the work. */
+        em_status w = em_stream_wait(d, cur, o->stream);
+        if (s == EM_OK) s = w;
+    }
     return s;
 }
 

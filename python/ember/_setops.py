@@ -76,7 +76,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     a, b = _flat(ar1), _flat(ar2)
     if return_indices:
         if assume_unique:
-            ia, ib = em.arange(a.shape[0]), em.arange(b.shape[0])
+            ia = em.arange(a.shape[0], device=a.device)
+            ib = em.arange(b.shape[0], device=b.device)
         else:
             a, ia = em.unique(a, return_index=True)
             b, ib = em.unique(b, return_index=True)
@@ -132,6 +133,6 @@ def setxor1d(ar1, ar2, assume_unique=False):
     s = em.sort(em.concatenate((a, b)))
     if s.shape[0] == 0:
         return s
-    t = em.ones((1,), dtype=_np.bool_)
+    t = em.ones((1,), dtype=_np.bool_, device=s.device)  # beside s, not on the default device
     flag = em.concatenate((t, s[1:] != s[:-1], t))
     return s[flag[1:] & flag[:-1]]

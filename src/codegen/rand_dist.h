@@ -51,11 +51,11 @@
     /* The next float64 uniform in [0, 1) of the element's sub-stream. */                       \
     FN double em_rs_u(em_rs *s) {                                                               \
         if (s->pos == 2) {                                                                      \
-            s->w[0] = s->c0;                                                                    \
-            s->w[1] = s->c1;                                                                    \
-            s->w[2] = s->j++;                                                                   \
-            s->w[3] = 0x44495354u;                                                              \
-            em_philox(s->w, s->k0, s->k1);                                                      \
+            /* a private array: OpenCL 2+ makes s->w a generic pointer, which a */              \
+            /* private-array parameter does not take (newer PoCL refuses it)   */               \
+            U32 w[4] = {s->c0, s->c1, s->j++, 0x44495354u};                                     \
+            em_philox(w, s->k0, s->k1);                                                         \
+            s->w[0] = w[0], s->w[1] = w[1], s->w[2] = w[2], s->w[3] = w[3];                     \
             s->pos = 0;                                                                         \
         }                                                                                       \
         /* a select, not w[2 * pos]: a dynamic index would put w in local memory on a GPU */    \

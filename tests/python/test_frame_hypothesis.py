@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 import ember as em  # noqa: E402
 
 WORDS = ["a", "bb", "", "ccc", None]
+_PANDAS = tuple(int(p) for p in pd.__version__.split(".")[:2])
 
 
 @st.composite
@@ -60,5 +61,13 @@ def test_drop_duplicates(pdf, keep):
 @settings(max_examples=40, deadline=None)
 @given(frames(), frames(max_rows=10), st.sampled_from(["inner", "left", "right", "outer"]))
 def test_merge(a, b, how):
-    tm.assert_frame_equal(E(a).merge(E(b), on=["k", "s"], how=how).to_pandas(),
-                          a.merge(b, on=["k", "s"], how=how))
+    got = E(a).merge(E(b), on=["k", "s"], how=how).to_pandas()
+    want = a.merge(b, on=["k", "s"], how=how)
+    if how == "inner" and _PANDAS < (2, 2):
+        # pandas before 2.2 did not keep the left keys' order in an inner merge
+        # on several keys (its docs said it did; 2.2 made it so): Ember keeps it,
+        # so against those versions the rows are compared as a multiset.
+        cols = list(want.columns)
+        got = got.sort_values(cols, kind="stable", ignore_index=True)
+        want = want.sort_values(cols, kind="stable", ignore_index=True)
+    tm.assert_frame_equal(got, want)
