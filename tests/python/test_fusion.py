@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ember as em
-from helpers import ALL_DTYPES, assert_same, layouts, random_array
+from helpers import FAKE_PROLOGUE, ALL_DTYPES, assert_same, layouts, nvrtc_available, random_array
 
 _e = em._ember
 
@@ -560,6 +560,47 @@ def test_a_threads_stream_change_leaves_other_threads_work(device, lazy):
     t.join(60)
     assert box["still"] and not box["after"]  # the worker's own stream change ran it
     assert_same(box["y"], np.arange(6.0) * 2)
+
+
+FAKE_THREADS = """
+import threading
+from ember import _ember
+_ember._fusion_config(enabled=True, min_size=0)
+x = em.asarray(np.arange(6.0), device="cuda:0")
+made, go, box = threading.Event(), threading.Event(), {}
+def worker():
+    with em.Device("cuda:0"), em.Stream(non_blocking=True) as s:
+        box["s"], box["z"] = s.ptr, x + 1
+        made.set()
+        go.wait(60)
+t = threading.Thread(target=worker)
+t.start()
+made.wait(60)
+with em.Stream():
+    pass
+waits = lambda: ctypes.c_int.in_dll(fake, "fake_stream_waits").value
+print(_ember._is_pending(box["z"]))
+w0 = waits()
+em.eval(box["z"])
+print(stream() == box["s"], waits() > w0)
+go.set()
+t.join(60)
+"""
+
+
+def test_another_threads_work_launches_on_its_stream_under_the_fake_driver(fake_lib, tmp_path):
+    # The fake driver records each launch's stream and counts stream waits:
+    # work asked in a worker's stream and forced from the main thread
+    # launches there, and the main thread's stream then waits for it.
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), EMBER_LIBCUDA=fake_lib,
+               FAKE_LIB=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    env.pop("EMBER_DEVICE", None)
+    r = subprocess.run([sys.executable, "-c", FAKE_PROLOGUE + FAKE_THREADS], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True", "True"]
 
 
 def test_dropped_result_is_still_computed(device, lazy):
