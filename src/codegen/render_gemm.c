@@ -63,6 +63,16 @@ static const char em__gemm_body[] =
     "    }\n"
     "}\n";
 
+void em_gemm_fields(em_tfield f[EM_GEMM_NFIELDS], int nb) {
+    const em_tfield all[EM_GEMM_NFIELDS] = {
+        {'p', "a", 0, 0, NULL},       {'p', "b", 0, 0, NULL},      {'p', "out", 0, 0, NULL},
+        {'i', "m", 0, 0, NULL},       {'i', "n", 0, 0, NULL},      {'i', "k", 0, 0, NULL},
+        {'i', "batch", 0, 0, NULL},   {'i', "ntiles", 0, 0, NULL}, {'i', "sa0", 0, 0, NULL},
+        {'i', "sa1", 0, 0, NULL},     {'i', "sb0", 0, 0, NULL},    {'i', "sb1", 0, 0, NULL},
+        {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},   {'i', "bsb", nb, 0, NULL}};
+    for (int i = 0; i < EM_GEMM_NFIELDS; i++) f[i] = all[i];
+}
+
 em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast, bool b_nfast,
                          em_sbuf *out) {
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
@@ -71,13 +81,9 @@ em_status em_render_gemm(const em_dialect *d, em_dtype dt, int nb, bool a_kfast,
     const char *sfx = em_scalar_suffix(dt), *ct = em_render_ctype(dt);
     const char kind = em_dtype_get(dt)->kind;
     const int r = em_gemm_rblock(dt);
-    em_tfield f[] = {
-        {'p', "a", 0, 0, NULL},       {'p', "b", 0, 0, NULL},      {'p', "out", 0, 0, NULL},
-        {'i', "m", 0, 0, NULL},       {'i', "n", 0, 0, NULL},      {'i', "k", 0, 0, NULL},
-        {'i', "batch", 0, 0, NULL},   {'i', "ntiles", 0, 0, NULL}, {'i', "sa0", 0, 0, NULL},
-        {'i', "sa1", 0, 0, NULL},     {'i', "sb0", 0, 0, NULL},    {'i', "sb1", 0, 0, NULL},
-        {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},   {'i', "bsb", nb, 0, NULL}};
-    int nf = (int)(sizeof f / sizeof *f);
+    em_tfield f[EM_GEMM_NFIELDS];
+    em_gemm_fields(f, nb);
+    const int nf = EM_GEMM_NFIELDS;
     em_sbuf t = {0}; /* the template, expanded into out */
     em_sbuf_printf(out, "%s\n", d->prelude);
     if (d->args_struct)

@@ -17,8 +17,14 @@
 
 #include "codegen/dialect.h"
 #include "codegen/render.h"
+#include "codegen/tmpl.h"
 
 #define EM_GEMM_BLOCK 256
+
+/* The argument's fields (above), the same for both kernels: f gets
+ * EM_GEMM_NFIELDS of them, the batch arrays nb long. */
+enum { EM_GEMM_NFIELDS = 15 };
+EM_API void em_gemm_fields(em_tfield f[EM_GEMM_NFIELDS], int nb);
 
 /* Items' block size per dtype (the tile is 16 * that): 4, 2 for complex128. */
 EM_API int em_gemm_rblock(em_dtype dt);

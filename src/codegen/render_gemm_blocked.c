@@ -112,13 +112,9 @@ em_status em_render_gemm_blocked(const em_dialect *d, em_dtype dt, int nb, bool 
         return em_error(EM_EUNSUPPORTED, "the blocked matmul is OpenCL's, float32/64 alone");
     const int tm = tl->tm, tn = tl->tn, bk = tl->bk, vw = tl->vw;
     const char *ct = dt == EM_FLOAT32 ? "float" : "double";
-    em_tfield f[] = {
-        {'p', "a", 0, 0, NULL},       {'p', "b", 0, 0, NULL},      {'p', "out", 0, 0, NULL},
-        {'i', "m", 0, 0, NULL},       {'i', "n", 0, 0, NULL},      {'i', "k", 0, 0, NULL},
-        {'i', "batch", 0, 0, NULL},   {'i', "ntiles", 0, 0, NULL}, {'i', "sa0", 0, 0, NULL},
-        {'i', "sa1", 0, 0, NULL},     {'i', "sb0", 0, 0, NULL},    {'i', "sb1", 0, 0, NULL},
-        {'i', "bshape", nb, 0, NULL}, {'i', "bsa", nb, 0, NULL},   {'i', "bsb", nb, 0, NULL}};
-    int nf = (int)(sizeof f / sizeof *f);
+    em_tfield f[EM_GEMM_NFIELDS];
+    em_gemm_fields(f, nb);
+    const int nf = EM_GEMM_NFIELDS;
     em_sbuf t = {0}; /* the template, expanded into out */
     em_sbuf_printf(out, "%s\n", d->prelude);
     em_tmpl_args_types(d, f, nf, &t);
