@@ -14,29 +14,19 @@ OpenCL GPU, else the first OpenCL device (PoCL: --quick, n 256, a smoke run).
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import ember as em  # noqa: E402
+from bench_opencl import median_s  # noqa: E402  (this file's directory is on sys.path)
 
 TILES = {np.float32: ["generic", "8x8x16", "8x8x8", "4x4x16", "8x4x16", "4x8x16"],
          np.float64: ["generic", "4x4x16", "4x4x8", "8x8x8", "8x4x8", "4x8x8"]}
 
 
-def med(fn, sync, repeat=7):
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+med = median_s  # bench_opencl.py's timing: the same median of synchronised calls
 
 
 def pick_device(name):
