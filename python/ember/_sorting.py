@@ -106,6 +106,8 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=No
     # The radix sort is stable in both directions; on the CPU it is the C
     # one (backend/cpu/sort.c), 5-10x NumPy's stable argsort (a timsort) for
     # real dtypes.  An unstable argsort stays NumPy's (its order of ties).
+    if _on_device(x) and x.ndim == 0 and axis in (-1, 0):
+        axis = None  # NumPy's argsort of a 0-d array flattens it: [0]
     if _on_device(x) or stable and _cpu_radix(x):
         return _dev_sort(x, axis, descending, True)
     h = _host(x)
