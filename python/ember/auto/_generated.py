@@ -306,8 +306,8 @@ def arange(start, stop, step, dtype):
 
     def make(lo, hi, device):
         import ember as em
-        # the index made on the device: a scan of ones (exact in int64)
-        i = em.cumsum(em.ones(hi - lo, dtype=np.int64, device=device)) + (lo - 1)
+        from .._creation import _iota
+        i = _iota(hi - lo, em.Device(device)) + lo  # the index, made on the device (exact)
         if dtype.kind in "iu":
             return (i * delta + first).astype(dtype)
         return (i.astype(np.float64) * delta + first).astype(dtype)
