@@ -400,31 +400,45 @@ static void em__nz_fill(void *ctx, int64_t begin, int64_t end, int worker) {
     }
 }
 
-em_status em_cpu_nonzero(const em_array *a, em_array *out) {
-    em__nz z = {.a = a,
-                .contig = em_array_is_c_contiguous(a),
-                .size = EM_DTYPE_SIZE(a->dtype),
-                .ndim = a->ndim,
-                .shape = a->shape,
-                .n = em_array_size(a)};
-    z.tobool = em_cast_table[a->dtype][EM_BOOL];
+/* z set up over mask a (chunks for the pool's workers), each chunk's trues
+ * counted in parallel and made into its offset (an exclusive scan); *nnz the
+ * total.  The caller frees z->counts. */
+static em_status em__nz_count_all(em__nz *z, const em_array *a, const char *what, int64_t *nnz) {
+    *z = (em__nz){.a = a,
+                  .contig = em_array_is_c_contiguous(a),
+                  .size = EM_DTYPE_SIZE(a->dtype),
+                  .ndim = a->ndim,
+                  .shape = a->shape,
+                  .n = em_array_size(a)};
+    z->tobool = em_cast_table[a->dtype][EM_BOOL];
     int nw = em_pool_workers();
-    z.nchunks = z.n < 65536 || nw < 2 ? 1 : 4 * nw;
-    z.chunk = (z.n + z.nchunks - 1) / z.nchunks;
-    if (z.chunk == 0) z.chunk = 1;
-    z.counts = malloc(sizeof(int64_t) * (size_t)z.nchunks);
-    if (!z.counts) return em_error(EM_ENOMEM, "out of memory in nonzero");
-    em_parallel_for(z.nchunks, 1, em__nz_count, &z);
-    int64_t nnz = 0;
-    for (int c = 0; c < z.nchunks; c++) {
-        int64_t k = z.counts[c];
-        z.counts[c] = nnz;
-        nnz += k;
+    z->nchunks = z->n < 65536 || nw < 2 ? 1 : 4 * nw;
+    z->chunk = (z->n + z->nchunks - 1) / z->nchunks;
+    if (z->chunk == 0) z->chunk = 1;
+    z->counts = malloc(sizeof(int64_t) * (size_t)z->nchunks);
+    if (!z->counts) return em_error(EM_ENOMEM, "out of memory in %s", what);
+    em_parallel_for(z->nchunks, 1, em__nz_count, z);
+    int64_t t = 0;
+    for (int c = 0; c < z->nchunks; c++) {
+        int64_t k = z->counts[c];
+        z->counts[c] = t;
+        t += k;
     }
+    *nnz = t;
+    if (z->failed) {
+        free(z->counts);
+        return em_error(EM_ENOMEM, "out of memory in %s", what);
+    }
+    return EM_OK;
+}
+
+em_status em_cpu_nonzero(const em_array *a, em_array *out) {
+    em__nz z;
+    int64_t nnz;
+    EM_CHECK(em__nz_count_all(&z, a, "nonzero", &nnz));
     int64_t shape[2] = {nnz, a->ndim};
     em_array r = {0};
-    em_status s = z.failed ? em_error(EM_ENOMEM, "out of memory in nonzero")
-                           : em_array_empty(&r, EM_INT64, 2, shape, em_array_device(a));
+    em_status s = em_array_empty(&r, EM_INT64, 2, shape, em_array_device(a));
     if (s == EM_OK) {
         z.out = (int64_t *)r.data;
         if (nnz && a->ndim) em_parallel_for(z.nchunks, 1, em__nz_fill, &z);
@@ -501,32 +515,12 @@ static void em__msel_fill(void *ctx, int64_t begin, int64_t end, int worker) {
 }
 
 em_status em_cpu_mask_select(const em_array *a, const em_array *mask, em_array *out) {
-    em__msel q = {.z = {.a = mask,
-                        .contig = em_array_is_c_contiguous(mask),
-                        .size = EM_DTYPE_SIZE(mask->dtype),
-                        .ndim = mask->ndim,
-                        .shape = mask->shape,
-                        .n = em_array_size(mask)},
-                  .a = a->data,
-                  .size = EM_DTYPE_SIZE(a->dtype)};
+    em__msel q = {.a = a->data, .size = EM_DTYPE_SIZE(a->dtype)};
     em__nz *z = &q.z;
-    z->tobool = em_cast_table[mask->dtype][EM_BOOL];
-    int nw = em_pool_workers();
-    z->nchunks = z->n < 65536 || nw < 2 ? 1 : 4 * nw;
-    z->chunk = (z->n + z->nchunks - 1) / z->nchunks;
-    if (z->chunk == 0) z->chunk = 1;
-    z->counts = malloc(sizeof(int64_t) * (size_t)z->nchunks);
-    if (!z->counts) return em_error(EM_ENOMEM, "out of memory in mask_select");
-    em_parallel_for(z->nchunks, 1, em__nz_count, z);
-    int64_t nnz = 0;
-    for (int c = 0; c < z->nchunks; c++) {
-        int64_t k = z->counts[c];
-        z->counts[c] = nnz;
-        nnz += k;
-    }
+    int64_t nnz;
+    EM_CHECK(em__nz_count_all(z, mask, "mask_select", &nnz));
     em_array r = {0};
-    em_status s = z->failed ? em_error(EM_ENOMEM, "out of memory in mask_select")
-                            : em_array_empty(&r, a->dtype, 1, &nnz, em_array_device(a));
+    em_status s = em_array_empty(&r, a->dtype, 1, &nnz, em_array_device(a));
     if (s == EM_OK && nnz) {
         q.out = r.data;
         em_parallel_for(z->nchunks, 1, em__msel_fill, &q);
