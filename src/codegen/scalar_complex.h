@@ -205,6 +205,8 @@ EM__CPLXS(EM__CPX)
         const T w = neg ? em_mk_##S(-a.re, -a.im) : a;                                            \
         const R big = (R)(sizeof(R) == 4 ? 4096.0f : 67108864.0f);                                 \
         T r;                                                                                       \
+        /* C99 G.6.2.2: asinh(NaN + i0) is NaN + i0, where log(NaN + i0) below is NaN + iNaN */ \
+        if (isnan(a.re) && a.im == 0) return a;                                                    \
         if (!(hypot##M(w.re, w.im) <= big)) { /* large, inf or nan */                              \
             r = em_log_##S(w);                                                                     \
             r.re += (R)0.693147180559945309417232121458176568;                                     \

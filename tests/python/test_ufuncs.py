@@ -409,3 +409,15 @@ def test_power_of_scalar_two_matches_numpy(device, rng):
         x = to_em(a)
         for e in (2, 2.0, 3):
             assert_same(x ** e, a ** e)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_arcsinh_of_nan_plus_signed_zero_imaginary(device, dtype):
+    # C99 G.6.2.2, as NumPy: asinh(NaN +- 0i) is NaN +- 0i; the device formula went through
+    # log(NaN + 0i) = NaN + NaNi (the fuzzer's seed 21000419 on cuda:0)
+    z = np.array([complex(np.nan, 0.0), complex(np.nan, -0.0), complex(np.nan, 1.0)], dtype)
+    got = em.asnumpy(em.arcsinh(em.asarray(z)))
+    want = np.arcsinh(z)
+    np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag))
+    np.testing.assert_array_equal(np.signbit(got.imag[:2]), np.signbit(want.imag[:2]))
+    assert np.isnan(got.real).all()
