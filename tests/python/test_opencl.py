@@ -35,6 +35,25 @@ def _run(code, **env):
 
 # ---- devices ------------------------------------------------------------------
 
+def test_platform_filter_keeps_the_named_platform():
+    plat = em.opencl.device_info(CL)["platform"]
+    code = ("import ember as em; print(em.opencl.device_count(), "
+            "em.opencl.device_info('opencl:0')['platform'])")
+    n = sum(em.opencl.device_info(f"opencl:{i}")["platform"] == plat
+            for i in range(em.opencl.device_count()))
+    # a part of the name in another case selects it
+    out = _run(code, EMBER_OPENCL_PLATFORM=plat[1:-1].swapcase()).split(" ", 1)
+    assert int(out[0]) == n and out[1].strip() == plat
+
+
+def test_platform_filter_that_matches_nothing_names_the_platforms():
+    plat = em.opencl.device_info(CL)["platform"]
+    code = ("import ember as em\nassert not em.opencl.is_available()\n"
+            "try:\n    em.asarray([1.0], device='opencl:0')\n"
+            "except em.DeviceError as e:\n    print(e)")
+    out = _run(code, EMBER_OPENCL_PLATFORM="no such platform")
+    assert "EMBER_OPENCL_PLATFORM" in out and plat in out and "no such platform" in out
+
 def test_enumeration():
     n = em.opencl.device_count()
     assert n >= 1 and _e.device_count("opencl") == n

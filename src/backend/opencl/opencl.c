@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 em__cl_api em__cl;
 em_cl_dev em_cl_devs[EM_CL_MAXDEV];
 int em_cl_ndev;
 static pthread_once_t em__cl_once = PTHREAD_ONCE_INIT;
-static char em__cl_why[256] = "OpenCL not loaded";
+static char em__cl_why[512] = "OpenCL not loaded";
 
 static bool em__cl_bind(void *h) {
 #define EM_FN(ret, field, sym, params)                                                \
@@ -27,6 +28,13 @@ static bool em__cl_bind(void *h) {
 }
 
 void em_cl_read_info(em_cl_dev *d); /* device.c */
+
+static bool em__contains_nocase(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return true;
+    return n == 0;
+}
 
 /* Open the ICD loader and list the devices (their properties too: cheap,
  * and the count must not depend on which device was used first). */
@@ -42,7 +50,20 @@ static void em__cl_load(void) {
     }
     const cl_ulong types =
         EM_CL_DEVICE_TYPE_GPU | EM_CL_DEVICE_TYPE_CPU | EM_CL_DEVICE_TYPE_ACCELERATOR;
+    /* EMBER_OPENCL_PLATFORM keeps the platforms whose name contains it (any case), as
+     * CUDA_VISIBLE_DEVICES does for CUDA: the loader lists the platforms in its own order
+     * (a CPU platform such as PoCL may come before a GPU's), and opencl:0 is the first. */
+    const char *want = getenv("EMBER_OPENCL_PLATFORM");
+    char seen[256] = "";
     for (cl_uint i = 0; i < np && i < 16; i++) {
+        if (want && *want) {
+            char name[128] = "";
+            em__cl.clGetPlatformInfo(plats[i], EM_CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+            name[sizeof name - 1] = 0;
+            size_t k = strlen(seen);
+            snprintf(seen + k, sizeof seen - k, "%s'%s'", k ? ", " : "", name);
+            if (!em__contains_nocase(name, want)) continue;
+        }
         cl_device_id ids[EM_CL_MAXDEV];
         cl_uint nd = 0;
         if (em__cl.clGetDeviceIDs(plats[i], types, EM_CL_MAXDEV, ids, &nd) != EM_CL_SUCCESS)
@@ -54,7 +75,12 @@ static void em__cl_load(void) {
             em_cl_read_info(d);
         }
     }
-    if (!em_cl_ndev) snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL device");
+    if (!em_cl_ndev && want && *want)
+        snprintf(em__cl_why, sizeof em__cl_why,
+                 "no OpenCL platform's name contains '%s' (EMBER_OPENCL_PLATFORM); the "
+                 "platforms: %s", want, seen);
+    else if (!em_cl_ndev)
+        snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL device");
 }
 
 int em_cl_count(void) {
