@@ -78,7 +78,8 @@ static void em__cl_load(void) {
     if (!em_cl_ndev && want && *want)
         snprintf(em__cl_why, sizeof em__cl_why,
                  "no OpenCL platform's name contains '%s' (EMBER_OPENCL_PLATFORM); the "
-                 "platforms: %s", want, seen);
+                 "platforms: %s",
+                 want, seen);
     else if (!em_cl_ndev)
         snprintf(em__cl_why, sizeof em__cl_why, "no OpenCL device");
 }
