@@ -131,8 +131,9 @@ def device(request):
             pytest.skip(f"opencl: {_OPENCL_SKIP[mod]}")
         # EMBER_TEST_OPENCL=ci: CI's cuts, the _OPENCL_NOT_YET modules too (to try them)
         ci = os.environ.get("EMBER_TEST_OPENCL") == "ci"
-        explicit = os.environ.get("EMBER_TEST_DEVICES") or (
-            os.environ.get("EMBER_TEST_OPENCL") and not ci)
+        # (EMBER_TEST_DEVICES=opencl:0 EMBER_TEST_OPENCL=ci: that device alone, with the cuts)
+        explicit = not ci and (os.environ.get("EMBER_TEST_DEVICES")
+                               or os.environ.get("EMBER_TEST_OPENCL"))
         if mod in _OPENCL_NOT_YET and not explicit and not ci:
             pytest.skip("opencl: not yet run through on PoCL (conftest._OPENCL_NOT_YET; "
                         "EMBER_TEST_OPENCL=all runs it)")
