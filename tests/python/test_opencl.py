@@ -635,7 +635,11 @@ def test_guard_faults_at_the_first_write_past_an_array():
     """EMBER_OPENCL_GUARD=1 (src/backend/opencl/guard.c) is how a kernel's
     access past an array's end is found on PoCL: the first such write faults
     (SIGSEGV in the kernel) instead of landing in the slack of a pooled
-    block or in a neighbour.  Writing in bounds (0 items past) still runs."""
+    block or in a neighbour.  Writing in bounds (0 items past) still runs.
+    A GPU's driver copies the host pages to device memory, where there is no
+    guard page (NVIDIA's OpenCL on the H100 ran the write past the end)."""
+    if em.opencl.device_info(CL)["type"] != "cpu":
+        pytest.skip("the guard pages fence host memory: a CPU OpenCL device's (PoCL)")
     code = _GUARD_PAST
     assert "no fault" in _run(code % 0, EMBER_OPENCL_GUARD="1")
     e = dict(os.environ, EMBER_OPENCL_GUARD="1")
