@@ -355,8 +355,11 @@ class Renderer:
                 n *= k
             return [f"{ind}{c} {a.cname}_p[{n}];"]
         if t.kind == "dynshared":
-            if self.d.opencl:  # the kernel's __local argument, kept in the context
-                return [f"{ind}__local {c} *{a.cname}_p = (__local {c} *)em_c->dynshm;",
+            if self.d.opencl:
+                # the kernel's __local argument itself where it is in scope (the kernel's
+                # body): NVIDIA's OpenCL faulted on the copy kept in the private em_ctx
+                src = "em_dynshm" if getattr(self, "in_kernel", False) else "em_c->dynshm"
+                return [f"{ind}__local {c} *{a.cname}_p = (__local {c} *){src};",
                         f"{ind}em_i64 {a.cname}_n0 = em_c->dyn / (em_i64)sizeof({c});"]
             if self.d.cuda:
                 return [f"{ind}{c} *{a.cname}_p = ({c} *)em_dynshm;",
@@ -599,6 +602,7 @@ def render_opencl(fn, entry):
     r.bc = fn.boundscheck
     r.static_shared = 0
     r.hoisted = []
+    r.in_kernel = True
     body = r.block(fn.body, "    ")
     params, unpack = [], []
     for _, c, t in fn.params:
