@@ -30,7 +30,8 @@ typedef struct {
 static void em__lanes_init(uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
     for (int l = 0; l < EM__LANES; l++) {
         uint64_t c = first + (uint64_t)l;
-        x->w[0][l] = (uint32_t)c, x->w[1][l] = (uint32_t)(c >> 32), x->w[2][l] = w2, x->w[3][l] = w3;
+        x->w[0][l] = (uint32_t)c, x->w[1][l] = (uint32_t)(c >> 32);
+        x->w[2][l] = w2, x->w[3][l] = w3;
     }
 }
 
@@ -80,17 +81,16 @@ static void em__philox_lanes_sse2(uint64_t key, uint64_t first, uint32_t w2, uin
  * slots took 9 instructions a multiply.  A slot's high half carries garbage
  * from the product, harmlessly: each word is only multiplied (which reads
  * the low half), xored (lane-wise) or stored as its low half. */
-__attribute__((target("avx2"))) static void em__philox_lanes_avx2(uint64_t key, uint64_t first,
-                                                                  uint32_t w2, uint32_t w3,
-                                                                  em__lanes *x) {
+__attribute__((target("avx2"))) static void
+em__philox_lanes_avx2(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
     const __m256i m0 = _mm256_set1_epi64x(EM_PHILOX_M0), m1 = _mm256_set1_epi64x(EM_PHILOX_M1);
     __m256i c[2][4]; /* lanes 0-3, 4-7; words 0-3 */
     /* the counters made in registers: loading words just stored one by one
      * stalls (a wide load cannot forward from narrow stores) */
     for (int h = 0; h < 2; h++) {
-        const __m256i f = _mm256_add_epi64(_mm256_set1_epi64x((long long)first),
-                                           _mm256_setr_epi64x(4 * h, 4 * h + 1, 4 * h + 2,
-                                                              4 * h + 3));
+        const __m256i f =
+            _mm256_add_epi64(_mm256_set1_epi64x((long long)first),
+                             _mm256_setr_epi64x(4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3));
         c[h][0] = f, c[h][1] = _mm256_srli_epi64(f, 32); /* f's high half: garbage, as below */
         c[h][2] = _mm256_set1_epi64x(w2), c[h][3] = _mm256_set1_epi64x(w3);
     }
@@ -113,18 +113,15 @@ __attribute__((target("avx2"))) static void em__philox_lanes_avx2(uint64_t key, 
                              _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(c[h][w], lows)));
 }
 
-typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3,
-                              em__lanes *x);
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x);
 
 static em__philox_fn em__philox_pick(void) {
     return __builtin_cpu_supports("avx2") ? em__philox_lanes_avx2 : em__philox_lanes_sse2;
 }
 #else
-typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3,
-                              em__lanes *x);
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x);
 
-static void em__philox_lanes(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3,
-                             em__lanes *x) {
+static void em__philox_lanes(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
     em__lanes_init(first, w2, w3, x);
     for (int l = 0; l < EM__LANES; l++) {
         uint32_t ctr[4] = {x->w[0][l], x->w[1][l], x->w[2][l], x->w[3][l]},
