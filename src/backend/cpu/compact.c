@@ -15,17 +15,16 @@
 #include <pthread.h>
 #include <string.h>
 
-#define EM__COMPACT_PORTABLE(T)                                                       \
-    static int64_t em__compact_##T(const char *src, const uint8_t *m, int64_t cnt,    \
-                                   char *dst) {                                       \
-        const T *s = (const T *)src;                                                  \
-        T *d = (T *)dst;                                                              \
-        int64_t k = 0;                                                                \
-        for (int64_t j = 0; j < cnt; j++) {                                           \
-            d[k] = s[j];                                                              \
-            k += m[j] != 0;                                                           \
-        }                                                                             \
-        return k;                                                                     \
+#define EM__COMPACT_PORTABLE(T)                                                                 \
+    static int64_t em__compact_##T(const char *src, const uint8_t *m, int64_t cnt, char *dst) { \
+        const T *s = (const T *)src;                                                            \
+        T *d = (T *)dst;                                                                        \
+        int64_t k = 0;                                                                          \
+        for (int64_t j = 0; j < cnt; j++) {                                                     \
+            d[k] = s[j];                                                                        \
+            k += m[j] != 0;                                                                     \
+        }                                                                                       \
+        return k;                                                                               \
     }
 EM__COMPACT_PORTABLE(uint8_t)
 EM__COMPACT_PORTABLE(uint16_t)
@@ -64,9 +63,8 @@ __attribute__((target("avx2"))) static inline unsigned em__bits8(const uint8_t *
     return ~(unsigned)_mm_movemask_epi8(z) & 0xffu;
 }
 
-__attribute__((target("avx2,popcnt"))) static int64_t em__compact4_avx2(const char *src,
-                                                                        const uint8_t *m,
-                                                                        int64_t cnt, char *dst) {
+__attribute__((target("avx2,popcnt"))) static int64_t
+em__compact4_avx2(const char *src, const uint8_t *m, int64_t cnt, char *dst) {
     int64_t k = 0, j = 0;
     for (; j + 8 <= cnt; j += 8) {
         const unsigned b = em__bits8(m + j);
@@ -78,9 +76,8 @@ __attribute__((target("avx2,popcnt"))) static int64_t em__compact4_avx2(const ch
     return k + em__compact_uint32_t(src + 4 * j, m + j, cnt - j, dst + 4 * k);
 }
 
-__attribute__((target("avx2,popcnt"))) static int64_t em__compact8_avx2(const char *src,
-                                                                        const uint8_t *m,
-                                                                        int64_t cnt, char *dst) {
+__attribute__((target("avx2,popcnt"))) static int64_t
+em__compact8_avx2(const char *src, const uint8_t *m, int64_t cnt, char *dst) {
     int64_t k = 0, j = 0;
     for (; j + 8 <= cnt; j += 8) {
         const unsigned b = em__bits8(m + j);
