@@ -486,6 +486,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     if _on_device(a):
         r = _dev_partition(a, kth, ax, False)
         return r if r is not None else _dev_sort(a, ax, False, False)
+    # the CPU: NumPy's introselect (O(n) a line) on the zero-copy host view of
+    # a's buffer, not a sort (bench_surface's partition row is this call)
     return _wrap(_np.partition(_host(a), kth, axis=ax), _device(a))
 
 

@@ -7,6 +7,7 @@
  * first (in parallel) and then write in order on one thread so that, as in
  * NumPy, the last write to a repeated index wins. */
 #include "backend/cpu/cast.h"
+#include "backend/cpu/compact.h"
 #include "backend/cpu/cpu.h"
 #include "host/threadpool.h"
 #include "core/core.h"
@@ -456,41 +457,27 @@ em_status em_cpu_nonzero(const em_array *a, em_array *out) {
 /* ---- a[mask] ---------------------------------------------------------- */
 
 /* Two passes over the same chunks as nonzero: count each chunk's trues (in
- * parallel), then each chunk compacts its values to its own offset.  The
- * compaction is branchless (a mask is unpredictable: a branch per element
- * cost 10x NumPy's compress): every value is stored to a scratch block at a
- * cursor that advances only on a true, and the block's hits are copied out,
- * so no store lands past the chunk's share of out. */
+ * parallel), then each chunk compacts its values to its own offset
+ * (backend/cpu/compact.c: branchless, AVX2 where the CPU has it) into a
+ * scratch block whose hits are copied out, so no store lands past the
+ * chunk's share of out. */
 typedef struct em__msel {
     em__nz z;      /* the mask: its truth in C order, chunks, counts */
     const char *a; /* the values, C-contiguous */
     char *out;
-    int size; /* the values' itemsize */
+    int size;              /* the values' itemsize */
+    em_compact_fn compact; /* for size; NULL: an itemsize of its own (a memcpy each) */
 } em__msel;
 
-#define EM__MSEL_COPY(T)                    \
-    do {                                    \
-        const T *src_ = (const T *)src;     \
-        T *dst_ = (T *)dst;                 \
-        for (int64_t j = 0; j < cnt; j++) { \
-            dst_[k] = src_[j];              \
-            k += m[j];                      \
-        }                                   \
-    } while (0)
-
 /* Compacts cnt values at src whose truth bytes are m into dst; returns how many. */
-static int64_t em__msel_block(const char *src, const uint8_t *m, int64_t cnt, int size, char *dst) {
+static int64_t em__msel_block(const em__msel *q, const char *src, const uint8_t *m, int64_t cnt,
+                              char *dst) {
+    if (q->compact) return q->compact(src, m, cnt, dst);
     int64_t k = 0;
-    switch (size) {
-    case 1: EM__MSEL_COPY(uint8_t); break;
-    case 2: EM__MSEL_COPY(uint16_t); break;
-    case 4: EM__MSEL_COPY(uint32_t); break;
-    case 8: EM__MSEL_COPY(uint64_t); break;
-    default:
-        for (int64_t j = 0; j < cnt; j++) {
-            memcpy(dst + k * size, src + j * size, (size_t)size);
-            k += m[j];
-        }
+    const size_t size = (size_t)q->size;
+    for (int64_t j = 0; j < cnt; j++) {
+        memcpy(dst + (size_t)k * size, src + (size_t)j * size, size);
+        k += m[j] != 0;
     }
     return k;
 }
@@ -500,12 +487,12 @@ static void em__msel_fill(void *ctx, int64_t begin, int64_t end, int worker) {
     em__msel *q = ctx;
     em__nz *z = &q->z;
     size_t sz = (size_t)q->size;
-    char *scratch = malloc(EM__NZ_BLOCK * sz);
+    char *scratch = malloc((EM__NZ_BLOCK + EM_COMPACT_SLACK) * sz);
     for (int64_t c = begin; scratch && c < end; c++) {
         int64_t lo = c * z->chunk, hi = lo + z->chunk < z->n ? lo + z->chunk : z->n;
         char *row = q->out + (size_t)z->counts[c] * sz;
         EM__NZ_SCAN(z, lo, hi, {
-            int64_t k = em__msel_block(q->a + (size_t)s0 * sz, em__m, cnt, q->size, scratch);
+            int64_t k = em__msel_block(q, q->a + (size_t)s0 * sz, em__m, cnt, scratch);
             memcpy(row, scratch, (size_t)k * sz);
             row += (size_t)k * sz;
         });
@@ -516,6 +503,7 @@ static void em__msel_fill(void *ctx, int64_t begin, int64_t end, int worker) {
 
 em_status em_cpu_mask_select(const em_array *a, const em_array *mask, em_array *out) {
     em__msel q = {.a = a->data, .size = EM_DTYPE_SIZE(a->dtype)};
+    q.compact = em_compact_pick(q.size);
     em__nz *z = &q.z;
     int64_t nnz;
     EM_CHECK(em__nz_count_all(z, mask, "mask_select", &nnz));

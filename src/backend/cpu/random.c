@@ -25,10 +25,13 @@ typedef struct {
     uint32_t w[4][EM__LANES];
 } em__lanes;
 
-static void em__lanes_init(uint64_t first, em__lanes *x) {
+/* Lane l's counter: {lo32(first + l), hi32(first + l), w2, w3} (em_random_fill's
+ * blocks: w2 = w3 = 0; rand_dist.h's: block j of element first + l, "DIST"). */
+static void em__lanes_init(uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
     for (int l = 0; l < EM__LANES; l++) {
         uint64_t c = first + (uint64_t)l;
-        x->w[0][l] = (uint32_t)c, x->w[1][l] = (uint32_t)(c >> 32), x->w[2][l] = 0, x->w[3][l] = 0;
+        x->w[0][l] = (uint32_t)c, x->w[1][l] = (uint32_t)(c >> 32);
+        x->w[2][l] = w2, x->w[3][l] = w3;
     }
 }
 
@@ -44,13 +47,15 @@ static inline void em__mulhilo4(__m128i a, __m128i m, __m128i *hi, __m128i *lo) 
     *lo = _mm_or_si128(_mm_and_si128(even, low), _mm_slli_epi64(odd, 32));
 }
 
-static void em__philox_lanes_sse2(uint64_t key, uint64_t first, em__lanes *x) {
-    em__lanes_init(first, x);
+/* x = the blocks of the counters em__lanes_init describes. */
+static void em__philox_lanes_sse2(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3,
+                                  em__lanes *x) {
+    em__lanes_init(first, w2, w3, x);
     const __m128i m0 = _mm_set1_epi32((int)EM_PHILOX_M0), m1 = _mm_set1_epi32((int)EM_PHILOX_M1);
     for (int h = 0; h < EM__LANES; h += 4) {
         __m128i c0 = _mm_loadu_si128((const __m128i *)&x->w[0][h]);
         __m128i c1 = _mm_loadu_si128((const __m128i *)&x->w[1][h]);
-        __m128i c2 = _mm_setzero_si128(), c3 = _mm_setzero_si128();
+        __m128i c2 = _mm_set1_epi32((int)w2), c3 = _mm_set1_epi32((int)w3);
         uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
         for (int r = 0; r < 10; r++) {
             __m128i hi0, lo0, hi1, lo1;
@@ -68,51 +73,58 @@ static void em__philox_lanes_sse2(uint64_t key, uint64_t first, em__lanes *x) {
     }
 }
 
-/* The same with AVX2's 8 lanes, chosen at run time where the CPU has it. */
-__attribute__((target("avx2"))) static inline void em__mulhilo8(__m256i a, __m256i m, __m256i *hi,
-                                                                __m256i *lo) {
-    const __m256i low = _mm256_set1_epi64x(0xffffffff);
-    __m256i even = _mm256_mul_epu32(a, m), odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
-    *hi = _mm256_or_si256(_mm256_srli_epi64(even, 32), _mm256_andnot_si256(low, odd));
-    *lo = _mm256_or_si256(_mm256_and_si256(even, low), _mm256_slli_epi64(odd, 32));
-}
-
-__attribute__((target("avx2"))) static void em__philox_lanes_avx2(uint64_t key, uint64_t first,
-                                                                  em__lanes *x) {
-    em__lanes_init(first, x);
-    const __m256i m0 = _mm256_set1_epi32((int)EM_PHILOX_M0);
-    const __m256i m1 = _mm256_set1_epi32((int)EM_PHILOX_M1);
-    __m256i c0 = _mm256_loadu_si256((const __m256i *)x->w[0]);
-    __m256i c1 = _mm256_loadu_si256((const __m256i *)x->w[1]);
-    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+/* The same with AVX2, chosen at run time where the CPU has it: each word
+ * in the low half of a 64-bit slot, 4 lanes a register, two registers of
+ * lanes in flight.  _mm256_mul_epu32 then gives a round's whole 32x32->64
+ * product in place (hi = product >> 32, and the product itself serves as
+ * lo), where splitting the products of 8 packed words out of even and odd
+ * slots took 9 instructions a multiply.  A slot's high half carries garbage
+ * from the product, harmlessly: each word is only multiplied (which reads
+ * the low half), xored (lane-wise) or stored as its low half. */
+__attribute__((target("avx2"))) static void
+em__philox_lanes_avx2(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
+    const __m256i m0 = _mm256_set1_epi64x(EM_PHILOX_M0), m1 = _mm256_set1_epi64x(EM_PHILOX_M1);
+    __m256i c[2][4]; /* lanes 0-3, 4-7; words 0-3 */
+    /* the counters made in registers: loading words just stored one by one
+     * stalls (a wide load cannot forward from narrow stores) */
+    for (int h = 0; h < 2; h++) {
+        const __m256i f =
+            _mm256_add_epi64(_mm256_set1_epi64x((long long)first),
+                             _mm256_setr_epi64x(4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3));
+        c[h][0] = f, c[h][1] = _mm256_srli_epi64(f, 32); /* f's high half: garbage, as below */
+        c[h][2] = _mm256_set1_epi64x(w2), c[h][3] = _mm256_set1_epi64x(w3);
+    }
     uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
     for (int r = 0; r < 10; r++) {
-        __m256i hi0, lo0, hi1, lo1;
-        em__mulhilo8(c0, m0, &hi0, &lo0);
-        em__mulhilo8(c2, m1, &hi1, &lo1);
-        c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
-        c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
-        c1 = lo1, c3 = lo0;
+        const __m256i kk0 = _mm256_set1_epi64x(k0), kk1 = _mm256_set1_epi64x(k1);
+        for (int h = 0; h < 2; h++) {
+            const __m256i p0 = _mm256_mul_epu32(c[h][0], m0), p1 = _mm256_mul_epu32(c[h][2], m1);
+            c[h][0] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c[h][1]), kk0);
+            c[h][2] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c[h][3]), kk1);
+            c[h][1] = p1, c[h][3] = p0;
+        }
         k0 += EM_PHILOX_W0, k1 += EM_PHILOX_W1;
     }
-    _mm256_storeu_si256((__m256i *)x->w[0], c0);
-    _mm256_storeu_si256((__m256i *)x->w[1], c1);
-    _mm256_storeu_si256((__m256i *)x->w[2], c2);
-    _mm256_storeu_si256((__m256i *)x->w[3], c3);
+    /* the low halves of the slots, packed back: words 0, 2, 4, 6 of each register */
+    const __m256i lows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (int h = 0; h < 2; h++)
+        for (int w = 0; w < 4; w++)
+            _mm_storeu_si128((__m128i *)&x->w[w][4 * h],
+                             _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(c[h][w], lows)));
 }
 
-typedef void (*em__philox_fn)(uint64_t key, uint64_t first, em__lanes *x);
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x);
 
 static em__philox_fn em__philox_pick(void) {
     return __builtin_cpu_supports("avx2") ? em__philox_lanes_avx2 : em__philox_lanes_sse2;
 }
 #else
-typedef void (*em__philox_fn)(uint64_t key, uint64_t first, em__lanes *x);
+typedef void (*em__philox_fn)(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x);
 
-static void em__philox_lanes(uint64_t key, uint64_t first, em__lanes *x) {
-    em__lanes_init(first, x);
+static void em__philox_lanes(uint64_t key, uint64_t first, uint32_t w2, uint32_t w3, em__lanes *x) {
+    em__lanes_init(first, w2, w3, x);
     for (int l = 0; l < EM__LANES; l++) {
-        uint32_t ctr[4] = {x->w[0][l], x->w[1][l], 0, 0},
+        uint32_t ctr[4] = {x->w[0][l], x->w[1][l], x->w[2][l], x->w[3][l]},
                  k[2] = {(uint32_t)key, (uint32_t)(key >> 32)}, out[4];
         em_philox4x32_10(ctr, k, out);
         for (int i = 0; i < 4; i++) x->w[i][l] = out[i];
@@ -220,7 +232,7 @@ static void em__rand_range(void *ctx, int64_t b, int64_t e, int worker) {
     int64_t group = (int64_t)EM__LANES * c->per_block; /* elements per group */
     for (int64_t j = b; j < e; j += EM__LANES) {
         em__lanes x;
-        c->philox(c->req->key, c->req->counter + (uint64_t)j, &x);
+        c->philox(c->req->key, c->req->counter + (uint64_t)j, 0, 0, &x);
         int64_t first = j * c->per_block;
         int64_t want = (e - j < EM__LANES ? e - j : EM__LANES) * c->per_block;
         if (want > c->n - first) want = c->n - first;
@@ -257,27 +269,72 @@ static em__rand_conv em__pick(em_random_kind kind, int itemsize) {
 }
 
 /* The rejection samplers: codegen/rand_dist.h's text, the one the devices
- * compile, expanded here. */
-EM__DIST_TEXT(static inline, uint32_t, uint64_t, int64_t)
+ * compile, expanded here with its block refill redirected.  Element i's
+ * block j is Philox({lo32(c + i), hi32(c + i), j, "DIST"}); one at a time,
+ * these scalar Philox calls were most of a draw's time here (a gamma: two
+ * blocks, 20 rounds of dependent multiplies, beside one log and one sincos).
+ * So em__dist_range makes blocks 0 .. nb-1 of EM__LANES elements at once
+ * with the SIMD lanes above, and the text's em_philox calls (the macro
+ * below) read them while the block index is below nb, computing only a
+ * rejection's later blocks one at a time.  Where each block comes from is
+ * all that changes: the values are the shared text's, bit for bit. */
+#define EM__DIST_MAXNB 3
 
-/* Elements [b, e) of an em_random_dist draw. */
+/* The refill of em_rs_u(s): block w[2] of the element whose counter is w[0], w[1]. */
+static inline void em__dist_block(void *s, uint32_t w[4], uint32_t k0, uint32_t k1);
+
+#define em_philox(w, k0, k1) em__dist_block(s, w, k0, k1)
+EM__DIST_TEXT(static inline, uint32_t, uint64_t, int64_t)
+#undef em_philox
+
+/* A sampler's state with the element's precomputed blocks.  s is first, so
+ * the em_rs * the text passes around points at this whole struct. */
+typedef struct {
+    em_rs s;
+    const em__lanes *blk; /* blocks 0 .. nb-1 of EM__LANES elements */
+    int nb, lane;         /* how many; the element's lane */
+} em__dist_state;
+
+static inline void em__dist_block(void *s, uint32_t w[4], uint32_t k0, uint32_t k1) {
+    const em__dist_state *d = s;
+    if (w[2] < (uint32_t)d->nb) {
+        const em__lanes *b = &d->blk[w[2]];
+        const int l = d->lane;
+        w[0] = b->w[0][l], w[1] = b->w[1][l], w[2] = b->w[2][l], w[3] = b->w[3][l];
+        return;
+    }
+    em_philox(w, k0, k1);
+}
+
+/* Elements [b, e) of an em_random_dist draw, EM__LANES at a time. */
 static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
-    const em_random_req *r = ((const em__rand_ctx *)ctx)->req;
-    char *out = ((const em__rand_ctx *)ctx)->data;
+    const em__rand_ctx *c = ctx;
+    const em_random_req *r = c->req;
+    char *out = c->data;
     const double *p0 = (const double *)r->p0->data, *p1 = (const double *)r->p1->data;
-    for (int64_t i = b; i < e; i++) {
-        em_rs s;
-        em_rs_init(&s, r->key, r->counter + (uint64_t)i);
-        const double a = p0[(uint64_t)i * r->s0], q = p1[(uint64_t)i * r->s1];
-        if (r->kind == EM_RAND_GAMMA)
-            ((double *)out)[i] = em_rs_gamma(&s, a);
-        else if (r->kind == EM_RAND_POISSON)
-            ((int64_t *)out)[i] = em_rs_poisson(&s, a);
-        else if (r->kind == EM_RAND_BETA)
-            ((double *)out)[i] = em_rs_beta(&s, a, q);
-        else
-            ((int64_t *)out)[i] = em_rs_binomial(&s, (int64_t)a, q);
+    /* the blocks a typical element uses: a normal and a uniform for a gamma
+     * (2), two gammas for a beta (3), one or two uniforms otherwise (1) */
+    const int nb = r->kind == EM_RAND_GAMMA ? 2 : r->kind == EM_RAND_BETA ? EM__DIST_MAXNB : 1;
+    em__lanes blk[EM__DIST_MAXNB];
+    for (int64_t g = b; g < e; g += EM__LANES) {
+        for (int j = 0; j < nb; j++)
+            c->philox(r->key, r->counter + (uint64_t)g, (uint32_t)j, 0x44495354u, &blk[j]);
+        const int64_t ge = e - g < EM__LANES ? e : g + EM__LANES;
+        for (int64_t i = g; i < ge; i++) {
+            em__dist_state d = {.blk = blk, .nb = nb, .lane = (int)(i - g)};
+            em_rs *s = &d.s;
+            em_rs_init(s, r->key, r->counter + (uint64_t)i);
+            const double a = p0[(uint64_t)i * r->s0], q = p1[(uint64_t)i * r->s1];
+            if (r->kind == EM_RAND_GAMMA)
+                ((double *)out)[i] = em_rs_gamma(s, a);
+            else if (r->kind == EM_RAND_POISSON)
+                ((int64_t *)out)[i] = em_rs_poisson(s, a);
+            else if (r->kind == EM_RAND_BETA)
+                ((double *)out)[i] = em_rs_beta(s, a, q);
+            else
+                ((int64_t *)out)[i] = em_rs_binomial(s, (int64_t)a, q);
+        }
     }
 }
 
@@ -285,6 +342,7 @@ static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
 em_status em_cpu_random(em_array *a, const em_random_req *req) {
     if (req->kind >= EM_RAND_GAMMA) {
         em__rand_ctx d = {.data = a->data, .n = em_array_size(a), .req = req};
+        d.philox = em__philox_pick();
         em_parallel_for(d.n, 1024, em__dist_range, &d);
         return EM_OK;
     }
