@@ -174,13 +174,18 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
                           &args);
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
-    if (p.ntiles == 1) return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
     const em_dialect *dl;
     EM_CHECK(em_run_dialect(be, &dl));
     const size_t asz = em_dtype_get(em_scan_acc(c.out))->size;
-    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL), opt-in. */
-    const char *one = getenv("EMBER_SCAN_ONEPASS");
+    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL), opt-in;
+     * the warp-shuffle block scan unless EMBER_SCAN_WARP=0 (the generic one, for A/B). */
+    const char *one = getenv("EMBER_SCAN_ONEPASS"), *wp = getenv("EMBER_SCAN_WARP");
     c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && one && *one && strcmp(one, "0") != 0;
+    c.warp = dl->id == EM_DIALECT_CUDA && !(wp && strcmp(wp, "0") == 0);
+    if (p.ntiles == 1) {
+        c.onepass = false;
+        return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+    }
     /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
     const size_t head = 16 + (((size_t)units * 4 + 15) & ~(size_t)15);
     size_t bytes = c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
