@@ -1,5 +1,5 @@
-"""The kernels behind issue 19's trailing rows, each op run twice (the first
-compiles), for ncu on a device call:
+"""The kernels behind issue 19's trailing rows, each op run REPS times (default
+1), for ncu on a device call:
 
     ncu --section SpeedOfLight --section Occupancy --section LaunchStats \\
         python3 tools/probe_scan_ncu.py
@@ -38,6 +38,6 @@ for name in want:
         os.environ.pop(k, None)
     os.environ.update(env)
     print("op", name, flush=True)
-    for _ in range(2):
+    for _ in range(int(os.environ.get("REPS", "1"))):
         f()
         D.synchronize()
