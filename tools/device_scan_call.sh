@@ -12,11 +12,11 @@ for v in "" 1; do
     EMBER_SCAN_ONEPASS=$v PROBE_TIME=0 timeout 90 python3 tools/probe_scan_check.py > $OUT/check$v.txt 2>&1
     echo "check onepass=$v rc=$? ok=$(grep -c '^ok' $OUT/check$v.txt)"; grep -E "WRONG|Error" $OUT/check$v.txt | head -8
 done
-timeout ${AB_S:-110} python3 tools/probe_scan_ab.py --filter "${AB_ROWS:-cumsum,nonzero,argwhere,flatnonzero,x[mask],compress,extract,digitize}" \
-    --variant old:EMBER_SCAN_WARP=0,EMBER_NZ_STAGE=0,EMBER_DIGITIZE_CHECK_FIRST=1 \
+timeout ${AB_S:-110} python3 tools/probe_scan_ab.py --filter "${AB_ROWS:-cumsum,nonzero,argwhere,flatnonzero,x[mask],compress,extract,digitize,geometric}" \
+    --variant old:EMBER_SCAN_WARP=0,EMBER_NZ_STAGE=0,EMBER_DIGITIZE_CHECK_FIRST=1,EMBER_GEOM_FAST=0 \
     --variant new: --variant one:EMBER_SCAN_ONEPASS=1 2>&1 | tee $OUT/ab.txt
 if [ -n "${NCU_OPS-x}" ]; then
-    OPS=${NCU_OPS:-cumsum,cumsum_old,nonzero,nonzero_old,mask,digitize,geometric,choice} timeout ${NCU_S:-100} \
+    OPS=${NCU_OPS:-cumsum,cumsum_old,nonzero,nonzero_old,mask,digitize,geometric,geometric_old,choice} timeout ${NCU_S:-100} \
         ncu -c 60 --section SpeedOfLight --section Occupancy --section LaunchStats \
         python3 tools/probe_scan_ncu.py > $OUT/ncu.txt 2>&1
     echo "ncu rc=$?"

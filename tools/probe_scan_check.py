@@ -72,6 +72,12 @@ for k in (1, 15, 16, 17, 4095, 4096, 4097, 3 * 4096 + 5):
     for dt in (np.int8, np.int16, np.float64, np.complex128):
         w = rng.integers(-100, 100, k).astype(dt)
         check(f"x[mask] {k} {np.dtype(dt).name}", em.asarray(w, device=dev)[em.asarray(mk2, device=dev)], w[mk2])
+# geometric: CUDA's fast logs (EMBER_GEOM_FAST) give the accurate path's values exactly
+for pg in (0.2, 0.5, 0.9, 1e-3, 1e-6, 1.0):
+    os.environ["EMBER_GEOM_FAST"] = "0"
+    want = em.asnumpy(em.random.default_rng(5).geometric(pg, n, device=dev))
+    os.environ.pop("EMBER_GEOM_FAST")
+    check(f"geometric fast == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
 print("WRONG TOTAL", bad)
 if os.environ.get("PROBE_TIME", "1") == "0":
     raise SystemExit(bad != 0)

@@ -4,7 +4,7 @@
     ncu --section SpeedOfLight --section Occupancy --section LaunchStats \\
         python3 tools/probe_scan_ncu.py
 OPS (comma-separated, default all): cumsum, cumsum_old, nonzero, nonzero_old,
-mask, digitize, geometric, choice.
+mask, digitize, geometric, geometric_old, choice.
 """
 import os
 
@@ -29,12 +29,13 @@ ops = {
     "mask": ({}, lambda: x[mk]),
     "digitize": ({}, lambda: em.digitize(x, edges)),
     "geometric": ({}, lambda: g.geometric(0.2, n)),
+    "geometric_old": ({"EMBER_GEOM_FAST": "0"}, lambda: g.geometric(0.2, n)),
     "choice": ({}, lambda: g.choice(x, 1 << 16)),
 }
 want = os.environ.get("OPS", ",".join(ops)).split(",")
 for name in want:
     env, f = ops[name]
-    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE"):
+    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE", "EMBER_GEOM_FAST"):
         os.environ.pop(k, None)
     os.environ.update(env)
     print("op", name, flush=True)
