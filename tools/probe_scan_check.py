@@ -64,7 +64,23 @@ check("x[mask] all false", xr[em.asarray(np.zeros(n, bool), device=dev)], r[np.z
 check("x[mask] all true", xr[em.asarray(np.ones(n, bool), device=dev)], r)
 mo = em.asarray(np.r_[False, mk], device=dev)[1:]  # an odd offset: no 16-byte loads
 check("x[mask] unaligned mask", xr[mo], r[mk])
+# the staged compaction (EMBER_NZ_STAGE): tile edges (4096 elements), every element size
+for k in (1, 15, 16, 17, 4095, 4096, 4097, 3 * 4096 + 5):
+    v = (rng.random(k) < 0.4).astype(np.float32) * rng.standard_normal(k).astype(np.float32)
+    check(f"nonzero {k}", em.nonzero(em.asarray(v, device=dev))[0], np.nonzero(v)[0])
+    mk2 = rng.random(k) < 0.7
+    for dt in (np.int8, np.int16, np.float64, np.complex128):
+        w = rng.integers(-100, 100, k).astype(dt)
+        check(f"x[mask] {k} {np.dtype(dt).name}", em.asarray(w, device=dev)[em.asarray(mk2, device=dev)], w[mk2])
+# geometric: CUDA's fast logs (EMBER_GEOM_FAST) give the accurate path's values exactly
+for pg in (0.2, 0.5, 0.9, 1e-3, 1e-6, 1.0):
+    os.environ["EMBER_GEOM_FAST"] = "0"
+    want = em.asnumpy(em.random.default_rng(5).geometric(pg, n, device=dev))
+    os.environ.pop("EMBER_GEOM_FAST")
+    check(f"geometric fast == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
 print("WRONG TOTAL", bad)
+if os.environ.get("PROBE_TIME", "1") == "0":
+    raise SystemExit(bad != 0)
 
 def t(f, k=20):
     f(); D.synchronize()

@@ -90,6 +90,83 @@ _Static_assert(EM_NZ_ITEMS == 16, "em_truth16 holds a thread's 16 truths");
         "    const ${ll} v = (int)${tid} >= w ? sh[${tid} - w] : 0;\n" IND "    ${sync};\n" IND \
         "    sh[${tid}] += v;\n" IND "    ${sync};\n" IND "}\n"
 
+/* The staged nonzero passes (em_gather_spec.stage, CUDA): a tile's counts
+ * scanned by warp shuffles (one barrier, where EM__BLOCK_SCAN spends sixteen)
+ * and, in COORDS of a 1-d array and SELECT of values up to 8 bytes, the
+ * tile's selected values compacted in shared memory first and then written
+ * by consecutive threads to consecutive places: the unstaged pass has each
+ * thread write its own run, 32 scattered 8-byte stores a warp instruction. */
+static const char em__nz_scan_cuda[] =
+    "// The inclusive sum of c over the block's threads (ic) and the tile's total.\n"
+    "EM_D int em_bscan(int c, int *ws, int *total) {\n"
+    "    const int lane = ${tid} & 31, w = ${tid} >> 5;\n"
+    "    int v = c;\n"
+    "#pragma unroll\n"
+    "    for (int off = 1; off < 32; off <<= 1) {\n"
+    "        const int t = __shfl_up_sync(0xffffffffu, v, off);\n"
+    "        if (lane >= off) v += t;\n"
+    "    }\n"
+    "    if (lane == 31) ws[w] = v;\n"
+    "    ${sync};\n"
+    "    int pre = 0, tot = 0;\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < 8; q++) {\n"
+    "        pre += q < w ? ws[q] : 0;\n"
+    "        tot += ws[q];\n"
+    "    }\n"
+    "    *total = tot;\n"
+    "    return v + pre;\n"
+    "}\n";
+
+static void em__staged_body(const em_gather_spec *k, em_sbuf *s) {
+    if (k->mode == EM_G_COUNT) {
+        em_sbuf_printf(
+            s,
+            "    __shared__ int ws[8];\n"
+            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
+            "        int c = EM_POPC(em_truth16(p, t * %d + ${tid} * %d));\n"
+            "#pragma unroll\n"
+            "        for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);\n"
+            "        if ((${tid} & 31) == 0) ws[${tid} >> 5] = c;\n"
+            "        ${sync};\n"
+            "        if (${tid} == 0) {\n"
+            "            int tot = 0;\n"
+            "            for (int q = 0; q < 8; q++) tot += ws[q];\n"
+            "            ((${global}${ll} *)p.buf)[t] = tot;\n"
+            "        }\n"
+            "        ${sync};\n    }\n}\n",
+            EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS);
+        return;
+    }
+    const bool coords = k->mode == EM_G_COORDS;
+    em_sbuf_printf(
+        s,
+        "    __shared__ int ws[8];\n"
+        "    __shared__ %s st[%d];\n"
+        "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
+        "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
+        "        const unsigned tm = em_truth16(p, j0);\n"
+        "        const int c = EM_POPC(tm);\n"
+        "        int tot;\n"
+        "        int q = em_bscan(c, ws, &tot) - c; // this thread's first place in st\n"
+        "        for (int i = 0; i < %d; i++)\n"
+        "            if ((tm >> i) & 1u) st[q++] = %s;\n"
+        "        ${sync};\n"
+        "        const ${ll} k0 = ((${global}const ${ll} *)p.buf)[t];\n"
+        "        for (int i = ${tid}; i < tot; i += ${bdim}) ((${global}%s *)p.ix[0])[k0 + i] = st[i];\n"
+        "        ${sync}; // st and ws read before the next tile writes them\n"
+        "    }\n}\n",
+        coords ? "${ll}" : "em_t", EM_NZ_TILE, EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS,
+        coords ? "j0 + i" : "((${global}const em_t *)p.ix[1])[j0 + i]", coords ? "${ll}" : "em_t");
+}
+
+/* Whether k takes the staged form (em__staged_body covers it). */
+static bool em__staged(const em_dialect *d, const em_gather_spec *k) {
+    return k->stage && d->id == EM_DIALECT_CUDA &&
+           (k->mode == EM_G_COUNT || (k->mode == EM_G_COORDS && k->m == 1) ||
+            (k->mode == EM_G_SELECT && k->size <= 8));
+}
+
 static void em__body(const em_gather_spec *k, em_sbuf *s) {
     switch (k->mode) {
     case EM_G_TAKE:
@@ -221,8 +298,13 @@ em_status em_render_gather(const em_dialect *d, const em_gather_spec *k, em_sbuf
     em_sbuf_printf(&t, "%s%s%s%s",
                    cxx ? "#define EM_POPC(m) __popc(m)\n" : "#define EM_POPC(m) popcount(m)\n",
                    em__truth16_head, cxx ? em__truth16_vec : "", em__truth16_tail);
+    const bool staged = em__staged(d, k);
+    if (staged) em_sbuf_printf(&t, "%s", em__nz_scan_cuda);
     em_sbuf_printf(&t, "%s", em__pos); /* ends with the kernel's head */
-    em__body(k, &t);
+    if (staged)
+        em__staged_body(k, &t);
+    else
+        em__body(k, &t);
     const char *const extra[] = {"bool", d->bool_storage, NULL};
     return em_tmpl_finish(d, f, nf, &t, extra, out);
 }

@@ -38,6 +38,9 @@ typedef enum em_gather_mode {
 typedef struct em_gather_spec {
     int mode, size; /* size: element bytes (copy kinds) */
     int m, nidx, r; /* indexed dims, index arrays, rest dims (>= 1) */
+    bool stage;     /* CUDA, COUNT/COORDS/SELECT: warp-shuffle block scans, and the tile's
+                     * selected values (1-d positions, values <= 8 bytes) compacted in
+                     * shared memory and written out coalesced (render_gather.c) */
 } em_gather_spec;
 
 /* The kernel (named EM_KNAME) for k, prelude included.  CUDA only so far. */

@@ -23,6 +23,7 @@
 #include "codegen/rand_dist.h"
 #include "codegen/tmpl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char em__philox_src[] = EM_PHILOX_SRC;
@@ -56,6 +57,20 @@ static const char em__dist_kernel[] =
  * t32 passes 2^22 or is not finite: tiny p) the float64 path runs.  The
  * values are those of the float64 expression, element for element. */
 
+/* em__geom_fast_note: CUDA's em_geom (EM_GEOM_FAST; EMBER_GEOM_FAST=0 turns it
+ * off for A/B).  Half the elements took log1pf and half logf, so every warp ran
+ * both (the branch on v diverges at random), about a hundred instructions an
+ * element: the kernel was bound by issue, not memory.  __logf is two (MUFU.LG2
+ * and a multiply): absolute error at most 2^-21.41 on [0.5, 2], 3 ulp
+ * elsewhere (CUDA's programming guide); the float 1 - v adds at most 2^-24
+ * absolute to the log.  So x is within 2^-21 absolute plus 2^-22 relative of
+ * log1p(-v), t = x / pa32 within 2^-21 / |pa32| absolute plus 2^-20 relative
+ * of the exact quotient, and the margin d (2^-16 relative plus 2^-19 / |pa32|
+ * absolute) covers both with room: where ceil(t - d) == ceil(t + d) that is
+ * ceil of the exact quotient, as before; elsewhere the float64 path runs.
+ * For v near 0 the relative error of x is large but t is then below 1 - d or
+ * near 0, where the answer is 1 whatever the error. */
+
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
  * (CUDA's; codegen/tmpl.h writes the em_kargs form). */
@@ -84,10 +99,19 @@ static const char em__rand_helpers[] =
     "// GEOMETRIC: max(ceil(log1p(-v) / pa), 1), decided in float32 where that\n"
     "// is safe; float64's log1p was the kernel's cost (see em__geom_note).\n"
     "EM_FN ${ll} em_geom(double v, double pa, float pa32) {\n"
+    "#if EM_GEOM_FAST\n"
+    "    // CUDA (em__geom_fast_note): the hardware log of the float 1 - v, an absolute\n"
+    "    // error bound beside the relative one.\n"
+    "    const float x = __logf((float)(1.0 - v));\n"
+    "    const float t = x * (1.0f / pa32);\n"
+    "    if (t < 4194304.0f) {\n"
+    "        const float d = t * (1.0f / 65536.0f) + 1.9073486e-6f / fabsf(pa32);\n"
+    "#else\n"
     "    const float x = v < 0.5 ? em_log1p_f32(-(float)v) : em_log_f32((float)(1.0 - v));\n"
     "    const float t = x / pa32;\n"
     "    if (t < 4194304.0f) {\n"
     "        const float d = t * (1.0f / 65536.0f);\n"
+    "#endif\n"
     "        const float lo = em_ceil_f32(t - d), hi = em_ceil_f32(t + d);\n"
     "        if (lo == hi) return lo > 1.0f ? (${ll})lo : (${ll})1;\n"
     "    }\n"
@@ -253,7 +277,9 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     else
         em_tmpl_args_types(d, f, nf, &t);
     bool vec = per * em_dtype_get(odt)->size == 16;
-    em_sbuf_printf(&t, "%s", em__rand_helpers);
+    const char *gf = getenv("EMBER_GEOM_FAST"); /* run_random.c keys the kernel by it */
+    em_sbuf_printf(&t, "#define EM_GEOM_FAST %d\n%s",
+                   d->id == EM_DIALECT_CUDA && !(gf && strcmp(gf, "0") == 0), em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
                    !vec                       ? ""
                    : d->id == EM_DIALECT_CUDA ? "__align__(16)"

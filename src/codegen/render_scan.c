@@ -12,11 +12,12 @@
 em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out; }
 
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c", (int)c->op, (int)c->in, (int)c->out, c->nd,
+    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c%s", (int)c->op, (int)c->in, (int)c->out, c->nd,
                    c->axis < 0 ? -1 : c->axis,
                    c->onepass ? 'O'
                    : c->tiles ? 'T'
-                              : 'L');
+                              : 'L',
+                   c->tiles && c->warp ? "W" : "");
 }
 
 /* The argument's fields (run_scan.c packs them), for the em_kargs form. */
@@ -132,7 +133,7 @@ static const char em__line_kernel[] =
 /* The block-wide scan of one tile and the three tile kernels.  Every
  * __syncthreads() is reached by all threads of the block: the loops around
  * them run over block-uniform values (b, t0, m, nv, off). */
-static const char em__tile_kernels[] =
+static const char em__tile_scan_generic[] =
     "// s[0..m) (1 <= m <= EM_T, the same m in every thread) holds a tile, filled by\n"
     "// the block before the call.  On return s[j] = c (+) s[0] (+) ... (+) s[j] (c\n"
     "// only when has), and every thread gets s[m - 1].  Thread i owns s[iK, iK+K):\n"
@@ -143,7 +144,8 @@ static const char em__tile_kernels[] =
     "// s is padded (EM_P: a word skipped every 32) so that the owners' strided\n"
     "// reads of their EM_K consecutive elements fall in different banks.\n"
     "#define EM_P(j) ((j) + ((j) >> 5))\n"
-    "EM_D em_scan_acc em_tile_scan(${local}em_scan_acc *s, ${local}em_scan_acc *tot, int m, bool has, em_scan_acc c) {\n"
+    "// (full: false asks for the total alone; this form scans s all the same.)\n"
+    "EM_D em_scan_acc em_tile_scan(${local}em_scan_acc *s, ${local}em_scan_acc *tot, int m, bool has, em_scan_acc c, bool full) {\n"
     "    const int i = ${tid}, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;\n"
     "    const int nv = (m + EM_K - 1) / EM_K;\n"
     "    ${sync}; // s is filled\n"
@@ -171,13 +173,19 @@ static const char em__tile_kernels[] =
     "    ${sync}; // s is scanned\n"
     "    return s[EM_P(m - 1)];\n"
     "}\n"
+    "EM_D void em_tile_load(${local}em_scan_acc *s, const em_args ${ref}p, ${ll} bi, ${ll} t0, int m) {\n"
+    "    for (int j = ${tid}; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));\n"
+    "}\n";
+
+/* The tile kernels, after em_tile_scan and em_tile_load (either form). */
+static const char em__tile_kernels[] =
     "// The tile (line l, tile k) for block index b = l * ntiles + k: first element t0, m elements.\n"
     "#define EM_TILE(b)                                                    \\\n"
     "    const ${ll} l = (b) / p.ntiles, t0 = ((b) - l * p.ntiles) * EM_T; \\\n"
     "    const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \\\n"
     "    const ${ll} bi = em_base(p, l, p.ist);                         \\\n"
     "    ${sync}; /* the last tile's readers of s are done */       \\\n"
-    "    for (int j = ${tid}; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));\n"
+    "    em_tile_load(s, p, bi, t0, m);\n"
     "// Phase 1: part[b] = the total of tile b, a reduction: thread i folds elements\n"
     "// i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then\n"
     "// a tree over the threads holding elements (a prefix of them: no identity).\n"
@@ -218,7 +226,7 @@ static const char em__tile_kernels[] =
     "    ${shared} em_scan_acc s[EM_P(EM_T)], tot[EM_B];\n"
     "    for (${ll} b = ${bid}; b < p.nlines * p.ntiles; b += ${gdim}) {\n"
     "        EM_TILE(b)\n"
-    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero});\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero}, false);\n"
     "        if (${tid} == 0) ((${global}em_scan_acc *)p.part)[b] = r;\n"
     "    }\n"
     "#endif\n"
@@ -233,7 +241,7 @@ static const char em__tile_kernels[] =
     "            const int m = p.ntiles - t0 < EM_T ? (int)(p.ntiles - t0) : EM_T;\n"
     "            ${sync}; // the last chunk's readers of s are done\n"
     "            for (int j = ${tid}; j < m; j += EM_B) s[EM_P(j)] = q[t0 + j];\n"
-    "            c = em_tile_scan(s, tot, m, t0 > 0, c);\n"
+    "            c = em_tile_scan(s, tot, m, t0 > 0, c, true);\n"
     "            for (int j = ${tid}; j < m; j += EM_B) q[t0 + j] = s[EM_P(j)];\n"
     "        }\n"
     "    }\n"
@@ -245,10 +253,118 @@ static const char em__tile_kernels[] =
     "        EM_TILE(b)\n"
     "        const bool has = t0 > 0;\n"
     "        const em_scan_acc c = has ? ((${global}const em_scan_acc *)p.part)[b - 1] : ${zero};\n"
-    "        em_tile_scan(s, tot, m, has, c);\n"
+    "        em_tile_scan(s, tot, m, has, c, true);\n"
     "        const ${ll} bo = em_base(p, l, p.ost);\n"
     "        for (int j = ${tid}; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);\n"
     "    }\n"
+    "}\n";
+
+/* CUDA's block scan and tile loads (em_scan_spec.warp), in place of
+ * em__tile_scan_generic: the same contract.  The owners' totals are scanned
+ * by shuffles inside each warp (no barrier; the generic form spends two per
+ * step of a Hillis-Steele scan over 256 values in shared memory), the warps'
+ * totals folded from shared memory after one barrier; a full tile's loads
+ * are issued together (EM_K independent loads a thread, not one at a time).
+ * Only owners combine, and only with lower owners' values, so no identity is
+ * used, as in the generic form; every grouping is of consecutive elements. */
+static const char em__warp_text[] =
+    "#define EM_P(j) ((j) + ((j) >> 5))\n"
+    "#define EM_WARP_LB 1\n"
+    "// v of the lane d below (its own below d), for any value type: by 32-bit words.\n"
+    "EM_D em_scan_acc em_shup(em_scan_acc v, int d) {\n"
+    "    unsigned u[(sizeof(em_scan_acc) + 3) / 4] = {};\n"
+    "    unsigned char *ub = (unsigned char *)u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)sizeof v; k++) ub[k] = vb[k];\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)(sizeof u / 4); k++) u[k] = __shfl_up_sync(0xffffffffu, u[k], d);\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)sizeof v; k++) vb[k] = ub[k];\n"
+    "    return v;\n"
+    "}\n"
+    "EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c, bool full) {\n"
+    "    const int i = ${tid}, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;\n"
+    "    const int nv = (m + EM_K - 1) / EM_K, lane = i & 31, w = i >> 5, nw = (nv + 31) >> 5;\n"
+    "    ${sync}; // s is filled\n"
+    "    em_scan_acc r = ${zero};\n"
+    "    if (lo < hi) {\n"
+    "        r = s[EM_P(lo)];\n"
+    "        for (int j = lo + 1; j < hi; j++) r = em_op(r, s[EM_P(j)]);\n"
+    "    }\n"
+    "    // r becomes the fold of owners 32w .. i (owners take only from owners below)\n"
+    "#pragma unroll\n"
+    "    for (int off = 1; off < 32; off <<= 1) {\n"
+    "        const em_scan_acc v = em_shup(r, off);\n"
+    "        if (lane >= off && i < nv) r = em_op(v, r);\n"
+    "    }\n"
+    "    const em_scan_acc e = em_shup(r, 1); // owners 32w .. i - 1, for lane > 0\n"
+    "    if (i < nv && (lane == 31 || i == nv - 1)) tot[w] = r;\n"
+    "    ${sync};\n"
+    "    if (!full) { // the tile's total; the next tile writes tot after two barriers\n"
+    "        em_scan_acc t = tot[0];\n"
+    "        for (int q = 1; q < nw; q++) t = em_op(t, tot[q]);\n"
+    "        return t;\n"
+    "    }\n"
+    "    if (lo < hi) {\n"
+    "        bool got = has;\n"
+    "        em_scan_acc pre = c;\n"
+    "        for (int q = 0; q < w; q++) {\n"
+    "            pre = got ? em_op(pre, tot[q]) : tot[q];\n"
+    "            got = true;\n"
+    "        }\n"
+    "        if (lane > 0) pre = got ? em_op(pre, e) : e, got = true;\n"
+    "        em_scan_acc x = s[EM_P(lo)];\n"
+    "        if (got) x = em_op(pre, x);\n"
+    "        s[EM_P(lo)] = x;\n"
+    "        for (int j = lo + 1; j < hi; j++) s[EM_P(j)] = x = em_op(x, s[EM_P(j)]);\n"
+    "    }\n"
+    "    ${sync}; // s is scanned\n"
+    "    return s[EM_P(m - 1)];\n"
+    "}\n"
+    "EM_D void em_tile_load(em_scan_acc *s, const em_args &p, ${ll} bi, ${ll} t0, int m) {\n"
+    "    if (m == EM_T) {\n"
+    "        em_scan_in x[EM_K];\n"
+    "#pragma unroll\n"
+    "        for (int e = 0; e < EM_K; e++) x[e] = *em_src(p, bi, t0 + ${tid} + e * EM_B);\n"
+    "#pragma unroll\n"
+    "        for (int e = 0; e < EM_K; e++) s[EM_P(${tid} + e * EM_B)] = em_load(x[e]);\n"
+    "    } else {\n"
+    "        for (int j = ${tid}; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));\n"
+    "    }\n"
+    "}\n";
+
+/* The single pass's look-back by one warp (with em_scan_spec.warp): lane k
+ * waits for tile b - 1 - k - 32q (tiles of the line, from ls) to publish, and
+ * the window's values up to the nearest inclusive prefix are folded by lane 0,
+ * farthest first, into c = T[j] (+) ... (+) T[b - 1]: 32 tiles a round trip to
+ * L2, where one thread's walk paid one a tile.  Returned in lane 0. */
+static const char em__lookback_text[] =
+    "EM_D em_scan_acc em_lookback(long long b, long long ls, volatile int *flag, em_scan_acc *agg,\n"
+    "                             em_scan_acc *inc, em_scan_acc *lb) {\n"
+    "    const int lane = ${tid} & 31;\n"
+    "    em_scan_acc c = ${zero};\n"
+    "    bool got = false;\n"
+    "    for (long long j0 = b - 1;; j0 -= 32) {\n"
+    "        const long long j = j0 - lane;\n"
+    "        int f;\n"
+    "        do {\n"
+    "            f = j >= ls ? flag[j] : 2; // before the line: never reached (ls holds 2)\n"
+    "        } while (__any_sync(0xffffffffu, f == 0));\n"
+    "        __threadfence(); // the values after their flags\n"
+    "        const unsigned two = __ballot_sync(0xffffffffu, f == 2);\n"
+    "        const int cnt = two ? __ffs(two) : 32; // lanes 0 .. cnt - 1 count\n"
+    "        if (lane < cnt) lb[lane] = em_vld(f == 2 ? inc + j : agg + j);\n"
+    "        __syncwarp();\n"
+    "        if (lane == 0) {\n"
+    "            em_scan_acc v = lb[cnt - 1];\n"
+    "            for (int q = cnt - 2; q >= 0; q--) v = em_op(v, lb[q]);\n"
+    "            c = got ? em_op(v, c) : v;\n"
+    "            got = true;\n"
+    "        }\n"
+    "        __syncwarp(); // lb read before the next window writes it\n"
+    "        if (two) break;\n"
+    "    }\n"
+    "    return c;\n"
     "}\n";
 
 /* The single pass (CUDA only, run_scan.c's 'T' with onepass): decoupled look-back.
@@ -260,7 +376,7 @@ static const char em__tile_kernels[] =
  * blocks make progress, so the wait ends.  OpenCL keeps the three kernels: neither
  * OpenCL 1.2 nor PoCL promises that one work-group progresses while another spins
  * (OpenCL 2.x leaves independent forward progress optional), so a spin may hang. */
-static const char em__onepass_kernel[] =
+static const char em__vld_text[] =
     "// A value another block wrote after a fence: through L2 (__ldcg), never a stale\n"
     "// L1 line (a neighbour in the same line may have been read before it was written).\n"
     "EM_D em_scan_acc em_vld(const em_scan_acc *q) {\n"
@@ -272,12 +388,17 @@ static const char em__onepass_kernel[] =
     "    else if (sizeof(r) == 2) *(unsigned short *)&r = __ldcg((const unsigned short *)q);\n"
     "    else *(unsigned char *)&r = __ldcg((const unsigned char *)q);\n"
     "    return r;\n"
-    "}\n"
+    "}\n";
+
+static const char em__onepass_kernel[] =
     "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
     "${kernel(EM_B)} " EM_SCAN_ONE "(${params}) {\n${prologue}"
     "    ${shared} em_scan_acc s[EM_P(EM_T)], tot[EM_B];\n"
     "    ${shared} long long tk;\n"
     "    ${shared} em_scan_acc carry;\n"
+    "#if EM_WARP_LB\n"
+    "    ${shared} em_scan_acc lb[32];\n"
+    "#endif\n"
     "    const long long units = p.nlines * p.ntiles;\n"
     "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
     "    volatile int *flag = (volatile int *)(p.part + 16);\n"
@@ -289,7 +410,7 @@ static const char em__onepass_kernel[] =
     "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
     "        if (b >= units) break;\n"
     "        EM_TILE(b)\n"
-    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero});\n"
+    "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero}, true);\n"
     "        const bool has = t0 > 0;\n"
     "        if (${tid} == 0) {\n"
     "            // Publish first (the total, or the prefix for a line's first tile) so that\n"
@@ -297,6 +418,22 @@ static const char em__onepass_kernel[] =
     "            (has ? agg : inc)[b] = r;\n"
     "            __threadfence();\n"
     "            flag[b] = has ? 1 : 2;\n"
+    "        }\n"
+    "#if EM_WARP_LB\n"
+    "        // Warp 0 looks back over 32 tiles at a time (em_lookback).\n"
+    "        if (has && ${tid} < 32) {\n"
+    "            const em_scan_acc c = em_lookback(b, l * p.ntiles, flag, agg, inc, lb);\n"
+    "            if (${tid} == 0) {\n"
+    "                if (!EM_LB_HOLD(b)) {\n"
+    "                    inc[b] = em_op(c, r);\n"
+    "                    __threadfence();\n"
+    "                    flag[b] = 2;\n"
+    "                }\n"
+    "                carry = c;\n"
+    "            }\n"
+    "        }\n"
+    "#else\n"
+    "        if (${tid} == 0) {\n"
     "            if (has) {\n"
     "                // c = T[j] (+) ... (+) T[b - 1], folded from the nearest tile back\n"
     "                // until one holds its inclusive prefix (the line's first tile does).\n"
@@ -322,6 +459,7 @@ static const char em__onepass_kernel[] =
     "                carry = c;\n"
     "            }\n"
     "        }\n"
+    "#endif\n"
     "        ${sync}; // carry is set\n"
     "        const ${ll} bo = em_base(p, l, p.ost);\n"
     "        if (has) {\n"
@@ -349,6 +487,8 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
         return em_error(EM_ETYPE, "invalid dtype for a scan");
     if (c->onepass && (!c->tiles || d->id != EM_DIALECT_CUDA))
         return em_error(EM_EUNSUPPORTED, "the single-pass scan is CUDA's (tile kernels only)");
+    if (c->warp && (!c->tiles || d->id != EM_DIALECT_CUDA))
+        return em_error(EM_EUNSUPPORTED, "the warp-shuffle scan is CUDA's (tile kernels only)");
     if (c->tiles && c->out == EM_FLOAT16)
         return em_error(EM_EUNSUPPORTED,
                         "float16 scans round every partial sum (NumPy's order): no tile kernels");
@@ -361,8 +501,14 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     if (c->tiles)
         em_sbuf_printf(&t, "#define EM_UP_TREE %d\n",
                        strchr("iub", em_dtype_get(c->out)->kind) != NULL);
-    em_sbuf_printf(&t, "%s", c->tiles ? em__tile_kernels : em__line_kernel);
-    if (c->onepass) em_sbuf_printf(&t, "%s", em__onepass_kernel);
+    const bool warp = c->tiles && c->warp;
+    if (c->tiles)
+        em_sbuf_printf(&t, "%s%s", warp ? em__warp_text : em__tile_scan_generic, em__tile_kernels);
+    else
+        em_sbuf_printf(&t, "%s", em__line_kernel);
+    if (c->onepass)
+        em_sbuf_printf(&t, "%s%s%s", em__vld_text, warp ? em__lookback_text : "",
+                       em__onepass_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);
     const char *const extra[] = {

@@ -41,6 +41,8 @@ typedef struct em_scan_spec {
     int nd, axis;     /* 1 <= nd <= EM_MAXDIMS; axis < 0: flattened */
     bool tiles;       /* the tile kernels, else the line kernel */
     bool onepass;     /* with tiles, CUDA only: EM_SCAN_ONE added (decoupled look-back) */
+    bool warp;        /* with tiles, CUDA only: the block scan and the look-back by warp
+                       * shuffles, a tile's loads unrolled (render_scan.c's em__warp_text) */
 } em_scan_spec;
 
 /* The accumulator dtype: out's, except float32 for float16 (NumPy rounds

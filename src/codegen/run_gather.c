@@ -27,6 +27,7 @@
 #include "core/core.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,7 +87,11 @@ static em_status em__glaunch(const em_backend *be, int id, em__gplan *p, int mod
     if (work <= 0) return EM_OK;
     p->k.mode = mode;
     char key[96], name[48];
-    snprintf(key, sizeof key, "GX%d|%d|%d|%d|%d", mode, p->k.size, p->k.m, p->k.nidx, p->k.r);
+    /* nonzero's passes staged (render_gather.h) unless EMBER_NZ_STAGE=0, for A/B */
+    const char *sg = getenv("EMBER_NZ_STAGE");
+    p->k.stage = mode >= EM_G_COUNT && mode != EM_G_PREFIX && !(sg && strcmp(sg, "0") == 0);
+    snprintf(key, sizeof key, "GX%d|%d|%d|%d|%d|%d", mode, p->k.size, p->k.m, p->k.nidx, p->k.r,
+             (int)p->k.stage);
     static const char *const names[] = {"take",           "scatter_win", "scatter_keep",
                                         "scatter_dups",   "put",         "nonzero_count",
                                         "nonzero_prefix", "nonzero",     "mask_select"};

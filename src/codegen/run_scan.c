@@ -45,7 +45,13 @@
  *      0.46 ms for cumsum of 2^24 float32 against (1)-(3)'s 0.13, and a
  *      float64 cumprod whose partial products leave the normal range came
  *      out 0.0625 where NumPy's sequential product is 0; to tune before it
- *      becomes the default.
+ *      becomes the default.  Session 14 (H100, warp look-back): 0.160 ms
+ *      against (1)-(3)'s 0.100 in the same process -- still slower.
+ *
+ *  CUDA's tile kernels scan a block by warp shuffles (em_scan_spec.warp,
+ *  render_scan.c's em__warp_text) for cumsum and integer cumprod: cumsum of
+ *  2^24 float32 0.122 -> 0.100 ms on the H100 (ncu: up 33 us, mid 10 us,
+ *  down 53 us; PyTorch 0.092).
  *
  * The choice is a heuristic (H100-sized guesses, to be tuned by timing);
  * every form gives correct results for every shape.
@@ -174,13 +180,25 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
                           &args);
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
-    if (p.ntiles == 1) return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
     const em_dialect *dl;
     EM_CHECK(em_run_dialect(be, &dl));
     const size_t asz = em_dtype_get(em_scan_acc(c.out))->size;
-    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL), opt-in. */
-    const char *one = getenv("EMBER_SCAN_ONEPASS");
+    /* CUDA: one pass with decoupled look-back (render_scan.c says why not OpenCL), opt-in.
+     * The warp-shuffle block scan (EMBER_SCAN_WARP=0: the generic one, for A/B; =1 for
+     * every op) for sums and for integer products, whose wrapping is exact in any
+     * grouping; a float product keeps the generic grouping: on the H100 (2026-11-26) a
+     * float64 cumprod of +-1, 2 and 0.5 whose running product leaves the double range
+     * came out nonzero where NumPy's sequential product had underflowed to 0 with the
+     * warp form (tools/probe_scan_check.py), a grouping question not yet settled. */
+    const char *one = getenv("EMBER_SCAN_ONEPASS"), *wp = getenv("EMBER_SCAN_WARP");
+    const bool exact = op == EM_RED_CUMSUM || strchr("iub", em_dtype_get(c.out)->kind);
     c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && one && *one && strcmp(one, "0") != 0;
+    c.warp = dl->id == EM_DIALECT_CUDA && !(wp && strcmp(wp, "0") == 0) &&
+             (exact || (wp && strcmp(wp, "1") == 0));
+    if (p.ntiles == 1) {
+        c.onepass = false;
+        return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+    }
     /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
     const size_t head = 16 + (((size_t)units * 4 + 15) & ~(size_t)15);
     size_t bytes = c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;

@@ -264,6 +264,24 @@ static void rc_gathers(const em_dialect *d, rc_fn fn, void *ctx) {
         snprintf(name, sizeof name, "gather_select_%dB", sizes[z]);
         rc_emit(fn, ctx, name, st, &s);
     }
+    /* The staged nonzero passes (CUDA's; the same text as above elsewhere): the
+     * count, coordinates of 1-d and 3-d arrays, and a[mask] of every element size. */
+    for (int z = 0; z < 8; z++) {
+        int mode = z < 5 ? EM_G_SELECT : z == 5 ? EM_G_COUNT : EM_G_COORDS;
+        em_gather_spec k = {.mode = mode,
+                            .size = z < 5 ? sizes[z] : 1,
+                            .m = z == 6   ? 1
+                                 : z == 7 ? 3
+                                          : 1,
+                            .nidx = mode == EM_G_SELECT ? 2 : 1,
+                            .r = 1,
+                            .stage = true};
+        em_sbuf s = {0};
+        em_status st = em_render_gather(d, &k, &s);
+        char name[96];
+        snprintf(name, sizeof name, "gather_staged_mode%d_%dB_m%d", mode, k.size, k.m);
+        rc_emit(fn, ctx, name, st, &s);
+    }
 }
 
 /* full: each dtype taken and put from each value dtype, two shapes; else

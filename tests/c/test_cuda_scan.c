@@ -121,6 +121,8 @@ static void test_nvrtc_every_dtype(void) {
             CHECK(compiles(&c));
             c.onepass = form; /* the single pass beside the tile kernels */
             if (form) CHECK(compiles(&c));
+            c.warp = form; /* both by warp shuffles */
+            if (form) CHECK(compiles(&c));
         }
     static const em_dtype casts[][2] = {{EM_FLOAT32, EM_FLOAT16}, {EM_INT32, EM_FLOAT16},
                                         {EM_FLOAT64, EM_INT8},    {EM_COMPLEX64, EM_COMPLEX128},
@@ -135,8 +137,8 @@ static void test_nvrtc_every_dtype(void) {
 
 /* Run the kernels of c on the host for each shape (grid blocks, one after
  * another); false if the build or any run fails. */
-static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
-                       const char *const *shapes, int grid, int block, int items) {
+static bool emulate_one(const char *dir, const em_scan_spec *c, int nshapes,
+                        const char *const *shapes, int grid, int block, int items) {
     char src[600], exe[600], cmd[2400];
     snprintf(src, sizeof src, "%s/scan.cpp", dir), snprintf(exe, sizeof exe, "%s/scan", dir);
     em_sbuf s = {0};
@@ -165,6 +167,17 @@ static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
         if (!ok) fprintf(stderr, "failed: %s (kernel source %s)\n", cmd, src);
     }
     return ok;
+}
+
+/* The tile kernels in both block-scan forms (the generic one, then CUDA's warp
+ * shuffles, emulated by scan_emul.h); anything else once. */
+static bool emulate_bk(const char *dir, const em_scan_spec *c, int nshapes,
+                       const char *const *shapes, int grid, int block, int items) {
+    em_scan_spec w = *c;
+    w.warp = false;
+    bool ok = emulate_one(dir, &w, nshapes, shapes, grid, block, items);
+    w.warp = true;
+    return ok && (!c->tiles || emulate_one(dir, &w, nshapes, shapes, grid, block, items));
 }
 
 static bool emulate(const char *dir, const em_scan_spec *c, int nshapes, const char *const *shapes,

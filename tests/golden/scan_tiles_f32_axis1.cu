@@ -41,7 +41,8 @@ EM_D em_scan_out *em_dst(const em_args &p, long long b, long long t) {
 // s is padded (EM_P: a word skipped every 32) so that the owners' strided
 // reads of their EM_K consecutive elements fall in different banks.
 #define EM_P(j) ((j) + ((j) >> 5))
-EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c) {
+// (full: false asks for the total alone; this form scans s all the same.)
+EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has, em_scan_acc c, bool full) {
     const int i = threadIdx.x, lo = i * EM_K, hi = lo + EM_K < m ? lo + EM_K : m;
     const int nv = (m + EM_K - 1) / EM_K;
     __syncthreads(); // s is filled
@@ -69,13 +70,16 @@ EM_D em_scan_acc em_tile_scan(em_scan_acc *s, em_scan_acc *tot, int m, bool has,
     __syncthreads(); // s is scanned
     return s[EM_P(m - 1)];
 }
+EM_D void em_tile_load(em_scan_acc *s, const em_args &p, long long bi, long long t0, int m) {
+    for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));
+}
 // The tile (line l, tile k) for block index b = l * ntiles + k: first element t0, m elements.
 #define EM_TILE(b)                                                    \
     const long long l = (b) / p.ntiles, t0 = ((b) - l * p.ntiles) * EM_T; \
     const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;       \
     const long long bi = em_base(p, l, p.ist);                         \
     __syncthreads(); /* the last tile's readers of s are done */       \
-    for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = em_load(*em_src(p, bi, t0 + j));
+    em_tile_load(s, p, bi, t0, m);
 // Phase 1: part[b] = the total of tile b, a reduction: thread i folds elements
 // i, i + EM_B, ... (each step one coalesced load per warp, EM_K in flight), then
 // a tree over the threads holding elements (a prefix of them: no identity).
@@ -116,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(EM_B) em_scan_up(const em_args p) {
     __shared__ em_scan_acc s[EM_P(EM_T)], tot[EM_B];
     for (long long b = blockIdx.x; b < p.nlines * p.ntiles; b += gridDim.x) {
         EM_TILE(b)
-        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc());
+        const em_scan_acc r = em_tile_scan(s, tot, m, false, em_scan_acc(), false);
         if (threadIdx.x == 0) ((em_scan_acc *)p.part)[b] = r;
     }
 #endif
@@ -131,7 +135,7 @@ extern "C" __global__ void __launch_bounds__(EM_B) em_scan_mid(const em_args p) 
             const int m = p.ntiles - t0 < EM_T ? (int)(p.ntiles - t0) : EM_T;
             __syncthreads(); // the last chunk's readers of s are done
             for (int j = threadIdx.x; j < m; j += EM_B) s[EM_P(j)] = q[t0 + j];
-            c = em_tile_scan(s, tot, m, t0 > 0, c);
+            c = em_tile_scan(s, tot, m, t0 > 0, c, true);
             for (int j = threadIdx.x; j < m; j += EM_B) q[t0 + j] = s[EM_P(j)];
         }
     }
@@ -143,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(EM_B) em_scan_down(const em_args p)
         EM_TILE(b)
         const bool has = t0 > 0;
         const em_scan_acc c = has ? ((const em_scan_acc *)p.part)[b - 1] : em_scan_acc();
-        em_tile_scan(s, tot, m, has, c);
+        em_tile_scan(s, tot, m, has, c, true);
         const long long bo = em_base(p, l, p.ost);
         for (int j = threadIdx.x; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);
     }
