@@ -358,7 +358,9 @@ def vander(x, N=None, increasing=False):
     N = x.shape[0] if N is None else _operator.index(N)
     if N < 0:
         raise ValueError("negative dimensions are not allowed")
-    dt = em.result_type(x, _np.int8) if x.dtype.kind == "b" else x.dtype
+    # NumPy's dtype: x's promoted with its default int (float32 and int8
+    # give float64 and int64; polyfit's float32 fit is float64 through it)
+    dt = _np.promote_types(_np.dtype(x.dtype), _np.int64)
     if N == 0:
         return em.empty((x.shape[0], 0), dtype=dt)
     # repeated products as NumPy's multiply.accumulate (bit-identical)
