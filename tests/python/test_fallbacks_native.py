@@ -426,3 +426,93 @@ def test_hypergeometric_errors(dev, args):
         np.random.default_rng(0).hypergeometric(*args)
     with pytest.raises(ValueError, match=re.escape(str(want.value))):
         em.random.default_rng(0).hypergeometric(*args)
+
+
+# ---- unwrap of integers; out= and where= of frexp, modf, spacing, bitwise_count ----
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint16"])
+def test_unwrap_integers(dev, dtype):
+    rng = np.random.default_rng(31)
+    a = rng.integers(0, 100, (3, 12)).astype(dtype)
+
+    def check(v, **kw):
+        want, err = _np_or_error(lambda: np.unwrap(v, **kw))
+        if err is not None:  # unsigned with an integer period: NumPy's OverflowError
+            with pytest.raises(err):
+                em.unwrap(to_em(v), **kw)
+            return
+        assert_same(em.unwrap(to_em(v), **kw), want, rtol=1e-12)
+    with _NoFallback("unwrap"):
+        for kw in ({}, {"period": 100}, {"period": 7}, {"period": 20, "discont": 4},
+                   {"axis": 0, "period": 50}, {"period": 25.0}):
+            check(a, **kw)
+            check(a[::-1, ::2], **kw)  # negative strides, non-contiguous
+        check(np.zeros((0,), dtype), period=10)
+        check(np.zeros((0,), dtype))
+        check(np.array([5], dtype), period=10)
+        check(np.array([5], dtype))
+        b = a % 3 == 0
+        check(b)  # bool: diff is xor, then float64
+        check(b, period=2)
+    with pytest.raises(TypeError):
+        np.unwrap(np.array([1j, 2]))
+    with pytest.raises(TypeError):
+        em.unwrap(em.asarray([1j, 2]))
+
+
+@pytest.mark.parametrize("name,dtype,nout", [("frexp", "float32", 2), ("frexp", "float64", 2),
+                                             ("modf", "float64", 2), ("modf", "float16", 2),
+                                             ("spacing", "float32", 1),
+                                             ("spacing", "float64", 1),
+                                             ("bitwise_count", "int16", 1),
+                                             ("bitwise_count", "uint64", 1)])
+def test_out_and_where(dev, name, dtype, nout):
+    """out= (positional, keyword, a tuple) and where= run natively: out keeps
+    its values where the mask is False; a broadcast mask; an out of a wider
+    dtype (same_kind)."""
+    rng = np.random.default_rng(32)
+    if np.dtype(dtype).kind == "f":
+        a = (rng.normal(0, 50, (4, 6)) * rng.choice([1e-3, 1, 1e3], (4, 6))).astype(dtype)
+        a[0, :3] = [0.0, np.inf, np.nan]
+    else:
+        a = rng.integers(0, 1000, (4, 6)).astype(dtype)
+    npf, emf = getattr(np, name), getattr(em, name)
+    ref = npf(a)
+    refs = ref if nout > 1 else (ref,)
+    w = rng.random((4, 6)) < 0.5
+    with _NoFallback(name):
+        for mask in (True, w, w[0]):
+            outs_np = tuple(np.full(r.shape, 7, r.dtype) for r in refs)
+            outs_em = tuple(em.asarray(o) for o in outs_np)
+            want = npf(a, out=outs_np if nout > 1 else outs_np[0], where=mask)
+            got = emf(to_em(a), out=outs_em if nout > 1 else outs_em[0], where=mask)
+            wants, gots = (want, got) if nout > 1 else ((want,), (got,))
+            for g, o, wnt in zip(gots, outs_em, wants):
+                assert g is o
+                assert_same(g, wnt)
+        o = tuple(em.zeros(r.shape, r.dtype) for r in refs)
+        got = emf(to_em(a), *o)  # positional out
+        for g, r in zip(got if nout > 1 else (got,), refs):
+            assert_same(g, r)
+        if nout == 1:
+            wide = em.zeros(a.shape, "float64" if refs[0].dtype.kind == "f" else "int64")
+            emf(to_em(a[::-1]), out=wide)
+            assert_same(wide, npf(a[::-1]).astype(wide.dtype))
+        with pytest.warns(UserWarning, match="'where' used without 'out'"):  # NumPy's
+            got = emf(to_em(a), where=w)
+        for g, r in zip(got if nout > 1 else (got,), refs):
+            gh = g.get()
+            assert np.array_equal(gh[w], r[w], equal_nan=True)
+
+
+def test_out_and_where_errors_and_the_rest_on_numpy(dev):
+    x = em.asarray(np.linspace(-2, 2, 6))
+    with pytest.raises(TypeError):
+        em.spacing(x, where=em.ones(6))  # a non-boolean mask: NumPy's TypeError
+    with pytest.raises(TypeError):
+        em.modf(x, out=em.zeros(6))  # one out for two outputs: NumPy's TypeError
+    if dev != "cpu":
+        from ember import _host
+        _host._warned.discard("spacing")
+        with pytest.warns(em.HostFallbackWarning, match="ember.spacing"):
+            em.spacing(x, dtype=np.float64)
