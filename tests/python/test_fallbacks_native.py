@@ -517,3 +517,14 @@ def test_out_and_where_errors_and_the_rest_on_numpy(dev):
         _host._warned.discard("spacing")
         with pytest.warns(em.HostFallbackWarning, match="ember.spacing"):
             em.spacing(x, dtype=np.float64)
+
+
+def test_trim_zeros_0d(dev):
+    for v in (0, 3, 0.0):
+        a = em.asarray(v)
+        with _NoFallback("trim_zeros"):
+            assert em.trim_zeros(a) is a
+            assert_same(em.trim_zeros(a, "f", axis=()), np.trim_zeros(np.asarray(v), "f", axis=()))
+        for ax in (0, -1, 1):
+            with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+                em.trim_zeros(a, axis=ax)
