@@ -528,3 +528,59 @@ def test_trim_zeros_0d(dev):
         for ax in (0, -1, 1):
             with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
                 em.trim_zeros(a, axis=ax)
+
+
+# ---- histogram's string bins estimators ------------------------------------------
+
+ESTIMATORS = ["auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8"])
+def test_histogram_estimators(dev, est, dtype):
+    if dev.startswith("opencl") and dtype not in ("float64", "int16"):
+        pytest.skip("opencl: float64 and int16 (PoCL build time); the CPU runs every dtype")
+    rng = np.random.default_rng(41)
+    a = rng.normal(50, 12, 600)
+    a = np.clip(a, 0, 255).astype(dtype) if dtype[0] in "iu" else a.astype(dtype)
+    with _NoFallback("histogram", "histogram_bin_edges"):
+        for v in (a, a[::-3], a.reshape(20, 30).T):
+            assert_same(em.histogram_bin_edges(to_em(v), bins=est),
+                        np.histogram_bin_edges(v, bins=est), rtol=1e-6)
+            c, e = em.histogram(to_em(v), bins=est)
+            cw, ew = np.histogram(v, bins=est)
+            assert_same(c, cw)
+            assert_same(e, ew, rtol=1e-6)
+        c, e = em.histogram(to_em(a), bins=est, range=(20, 60))
+        cw, ew = np.histogram(a, bins=est, range=(20, 60))
+        assert_same(c, cw)
+        assert_same(e, ew, rtol=1e-6)
+
+
+@pytest.mark.parametrize("est", ESTIMATORS)
+def test_histogram_estimator_edges(dev, est):
+    """Empty, one element, all equal (a zero IQR: fd picks one bin), and a
+    range that keeps nothing."""
+    with _NoFallback("histogram", "histogram_bin_edges"):
+        for a in (np.zeros(0), np.array([3.0]), np.full(9, 2.5), np.array([1.0, 1.0, 1.0, 9.0]),
+                  np.arange(40, dtype=np.int8)):
+            assert_same(em.histogram_bin_edges(to_em(a), bins=est),
+                        np.histogram_bin_edges(a, bins=est))
+            for g, w in zip(em.histogram(to_em(a), bins=est), np.histogram(a, bins=est)):
+                assert_same(g, w)
+        a = np.arange(10.0)
+        for g, w in zip(em.histogram(to_em(a), bins=est, range=(20, 30)),
+                        np.histogram(a, bins=est, range=(20, 30))):
+            assert_same(g, w)
+
+
+def test_histogram_estimator_errors(dev):
+    x = em.asarray([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="'bogus' is not a valid estimator for `bins`"):
+        em.histogram(x, bins="bogus")
+    with pytest.raises(TypeError, match="not supported for weighted data"):
+        em.histogram(x, bins="auto", weights=em.ones(3))
+    with pytest.raises(ValueError, match="autodetected range"):
+        em.histogram(em.asarray([1.0, np.inf]), bins="auto")
+    with pytest.raises(ValueError, match="max must be larger"):
+        em.histogram(x, bins="auto", range=(3, 1))
