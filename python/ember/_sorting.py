@@ -15,9 +15,9 @@ sort x2, then one kernel binary-searching each element of x1 in it,
 em_setop_sorted; partition: the radix select, then one compaction,
 em_partition; lexsort: one stable argsort of the keys packed in one word
 when they fit 64 bits, else one per key; unique(axis=): a lexsort of the
-rows, then the same flag-and-compact pass over whole rows).  NaN handling is NumPy's: NaNs sort last (first
-when descending), and ``unique_*`` treat every NaN as distinct, as the
-Array API requires.
+rows, then the same flag-and-compact pass over whole rows).  NaN handling
+is NumPy's: NaNs sort last (first when descending), and ``unique_*``
+treat every NaN as distinct, as the Array API requires.
 """
 from collections import namedtuple
 

@@ -2,7 +2,8 @@
 the data are (issue 19, item 5): unique(axis=), ufunc.reduce of the
 associative ops without an Ember reduction, polyfit, polydiv,
 random.multinomial and random.hypergeometric, unwrap of integers, and
-out=/where= of frexp, modf, spacing and bitwise_count.  NumPy is the oracle, on the CPU and on each device
+out=/where= of frexp, modf, spacing and bitwise_count, and histogram's
+string bins estimators.  NumPy is the oracle, on the CPU and on each device
 that compiles kernels (opencl:0 under PoCL here); on a device each test
 turns the function's own HostFallbackWarning into an error, so a return to
 the host fails it."""
