@@ -13,8 +13,8 @@ estimators (``bins='auto'``...) are NumPy's formulas over statistics taken
 on the device (min, max, std, mean, percentiles: a few scalars read back;
 'stone' one device histogram per candidate count).  Weights sum as NumPy's
 ``bincount`` does, in float64 (complex128 for complex weights) then cast
-to the weights' dtype; a GPU adds them in an unspecified order (as CuPy's and PyTorch's do), so float sums may differ
-from NumPy's in the last bits."""
+to the weights' dtype; a GPU adds them in an unspecified order (as CuPy's
+and PyTorch's do), so float sums may differ from NumPy's in the last bits."""
 import builtins as _builtins
 import math as _math
 import operator as _operator
