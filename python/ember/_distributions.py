@@ -15,9 +15,9 @@ beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
 noncentral forms are built on them as NumPy builds them.  zipf, logseries
 and vonmises reject in rounds of array operations on a device.  multinomial
 is a binomial draw per category, hypergeometric NumPy's urn and HRUA
-methods as array operations.  What is left (multivariate_hypergeometric)
-draws on the host from a NumPy Philox seeded from this stream (reproducible
-for a seed) and warns (``HostFallbackWarning``) for a device."""
+methods as array operations, multivariate_hypergeometric one
+hypergeometric draw a color.  The CPU's zipf and logseries draw from a
+NumPy Philox seeded from this stream (reproducible for a seed)."""
 import math as _math
 import operator as _operator
 
@@ -666,6 +666,11 @@ class Distributions:
         _check(bh >= 0, "nbad < 0")
         _check(sh >= 0, "nsample < 0")
         shape = self._out_shape(size, gh, bh, sh)
+        return self._hyp_draw(ngood, nbad, nsample, shape, device)
+
+    def _hyp_draw(self, ngood, nbad, nsample, shape, device):
+        """hypergeometric's draw of shape, the parameters already checked
+        (scalars or arrays on the device: nothing is read back)."""
         m = int(_np.prod(shape, dtype=_np.int64))
         dev = _dev(device)
         good, bad, samp = (em.floor(self._flat_param(v, shape, device))
@@ -835,9 +840,33 @@ class Distributions:
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals", *,
                                     device=None):
-        return self._host_draw("random.multivariate_hypergeometric",
-                               "multivariate_hypergeometric", colors, nsample, size=size,
-                               method=method, device=device)
+        """Counts of each color among nsample drawn without replacement (int64,
+        last axis the colors), NumPy's marginals method on the device: one
+        hypergeometric draw a color (that color against the ones after it)
+        from what is left of the sample.  method="count" draws the same
+        distribution the same way.  NumPy checks the arguments (a draw of
+        size 0: its messages, nothing drawn)."""
+        ch = _np.asarray(_hv(colors))
+        _np.random.default_rng(0).multivariate_hypergeometric(ch, nsample, size=0,
+                                                              method=method)
+        ch = ch.astype(_np.int64)
+        shape = _shape(size) or ()
+        if any(d < 0 for d in shape):
+            raise ValueError(f"negative dimensions are not allowed (size={shape})")
+        dev = _dev(device)
+        left = em.full(shape, int(nsample), dtype=_np.int64, device=dev)
+        rest = int(ch.sum())
+        cols = []
+        for c in ch[:-1]:
+            rest -= int(c)
+            x = self._hyp_draw(int(c), rest, left, shape, device)
+            cols.append(x)
+            left = left - x
+        if len(ch):
+            cols.append(left)  # the last color takes what is left
+        if not cols:
+            return em.zeros(shape + (0,), dtype=_np.int64, device=dev)
+        return em.stack(cols, axis=-1)
 
 
 _LOGFACT = {}

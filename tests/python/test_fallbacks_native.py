@@ -585,3 +585,47 @@ def test_histogram_estimator_errors(dev):
         em.histogram(em.asarray([1.0, np.inf]), bins="auto")
     with pytest.raises(ValueError, match="max must be larger"):
         em.histogram(x, bins="auto", range=(3, 1))
+
+
+# ---- random.multivariate_hypergeometric ----------------------------------------
+
+@pytest.mark.parametrize("method", ["marginals", "count"])
+def test_multivariate_hypergeometric(dev, method):
+    g = em.random.default_rng(51)
+    colors = [5, 0, 40, 12, 300]
+    with _NoFallback("random.multivariate_hypergeometric"):
+        r = g.multivariate_hypergeometric(colors, 60, size=3000, method=method)
+    h = r.get()
+    assert r.dtype == np.int64 and h.shape == (3000, 5)
+    assert (h.sum(axis=1) == 60).all() and (h >= 0).all() and (h <= colors).all()
+    assert (h[:, 1] == 0).all()
+    tot = sum(colors)
+    p = np.array(colors) / tot
+    np.testing.assert_allclose(h.mean(axis=0), 60 * p, atol=0.2)
+    var = 60 * p * (1 - p) * (tot - 60) / (tot - 1)
+    np.testing.assert_allclose(h.var(axis=0), var, rtol=0.15, atol=1e-9)
+
+
+def test_multivariate_hypergeometric_shapes(dev):
+    g = em.random.default_rng(52)
+    assert g.multivariate_hypergeometric([3, 4], 7).get().tolist() == [3, 4]
+    assert g.multivariate_hypergeometric([3, 4], 0, size=(2, 3)).shape == (2, 3, 2)
+    assert g.multivariate_hypergeometric([9], 4).get().tolist() == [4]
+    assert g.multivariate_hypergeometric([], 0).shape == (0,)
+    assert g.multivariate_hypergeometric([2, 2], 1, size=0).shape == (0, 2)
+    want = em.random.default_rng(53).multivariate_hypergeometric([8, 9, 30], 20, size=16,
+                                                                  device="cpu").get()
+    got = em.random.default_rng(53).multivariate_hypergeometric([8, 9, 30], 20, size=16,
+                                                                device=dev).get()
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("colors,n,kw", [([3, -1], 2, {}), ([3, 1], 5, {}), ([3, 1], -1, {}),
+                                         ([3, 1], 2, {"method": "x"}), ([[3, 1]], 2, {}),
+                                         ([10 ** 9, 1], 2, {}), ([3, 1], [1, 2], {}),
+                                         ([2.5, 1], 1, {})])
+def test_multivariate_hypergeometric_errors(dev, colors, n, kw):
+    with pytest.raises(ValueError) as want:
+        np.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
+    with pytest.raises(ValueError, match=re.escape(str(want.value))):
+        em.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
