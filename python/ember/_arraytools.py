@@ -215,8 +215,11 @@ def trim_zeros(filt, trim="fb", axis=None):
     trim = trim.lower()
     if any(c not in "fb" for c in trim):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
-    if a.ndim == 0:
-        return _fallback("trim_zeros", _np.trim_zeros, a, trim, axis)
+    if a.ndim == 0:  # NumPy returns a 0-d array itself (after checking axis)
+        if axis is not None:
+            from numpy.lib.array_utils import normalize_axis_tuple
+            normalize_axis_tuple(axis, 0, "axis")
+        return a
     if a.ndim != 1 or axis is not None:
         return _trim_zeros_nd(a, trim, axis)
     nz = em.flatnonzero(a != 0)

@@ -13,10 +13,11 @@ element runs its rejection loop on its own Philox sub-stream; Marsaglia-Tsang,
 inversion below lam = 10 and NumPy's PTRS, NumPy's inversion/BTPE), and
 beta, chisquare, f, standard_t, dirichlet, negative_binomial and the
 noncentral forms are built on them as NumPy builds them.  zipf, logseries
-and vonmises reject in rounds of array operations on a device.  What is
-left (hypergeometric, multinomial, ...) draws on the host from a NumPy
-Philox seeded from this stream (reproducible for a seed) and warns
-(``HostFallbackWarning``) for a device."""
+and vonmises reject in rounds of array operations on a device.  multinomial
+is a binomial draw per category, hypergeometric NumPy's urn and HRUA
+methods as array operations, multivariate_hypergeometric one
+hypergeometric draw a color.  The CPU's zipf and logseries draw from a
+NumPy Philox seeded from this stream (reproducible for a seed)."""
 import math as _math
 import operator as _operator
 
@@ -652,8 +653,93 @@ class Distributions:
         return self._dist("binomial", self._out_shape(size, n, p), device, n, p)
 
     def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
-        return self._host_draw("random.hypergeometric", "hypergeometric", ngood, nbad, nsample,
-                               size=size, device=device)
+        """Good items among nsample drawn without replacement (int64), NumPy's
+        two methods on the device, every element at once: below 10 draws
+        (or within 10 of all) the urn one draw a step (at most 9 steps),
+        else Stadlober's ratio-of-uniforms (HRUA) in rounds, the rejected
+        elements drawing again."""
+        gh, bh, sh = (_np.asarray(_hv(v)).astype(_np.int64) for v in (ngood, nbad, nsample))
+        _check((gh < 10 ** 9) & (bh < 10 ** 9),
+               "both ngood and nbad must be less than 1000000000")
+        _check(gh + bh >= sh, "ngood + nbad < nsample")  # NumPy's order of checks
+        _check(gh >= 0, "ngood < 0")
+        _check(bh >= 0, "nbad < 0")
+        _check(sh >= 0, "nsample < 0")
+        shape = self._out_shape(size, gh, bh, sh)
+        return self._hyp_draw(ngood, nbad, nsample, shape, device)
+
+    def _hyp_draw(self, ngood, nbad, nsample, shape, device):
+        """hypergeometric's draw of shape, the parameters already checked
+        (scalars or arrays on the device: nothing is read back)."""
+        m = int(_np.prod(shape, dtype=_np.int64))
+        dev = _dev(device)
+        good, bad, samp = (em.floor(self._flat_param(v, shape, device))
+                           for v in (ngood, nbad, nsample))
+        total = good + bad
+        hrua = (samp >= 10.0) & (samp <= total - 10.0)
+        out = em.zeros((m,), dtype=_np.float64, device=dev)
+        urn = em.nonzero(~hrua)[0]
+        if urn.shape[0]:
+            em.put(out, urn, self._hyp_urn(em.take(good, urn), em.take(total, urn),
+                                           em.take(samp, urn), device))
+        rat = em.nonzero(hrua)[0]
+        if rat.shape[0]:
+            em.put(out, rat, self._hyp_hrua(em.take(good, rat), em.take(bad, rat),
+                                            em.take(samp, rat), device))
+        return em.reshape(out.astype(_np.int64), shape)
+
+    def _hyp_urn(self, good, total, samp, device):
+        """NumPy's hypergeometric_sample: the smaller of the sample and its
+        complement drawn one item a step (fewer than 10 steps here)."""
+        k = good.shape[0]
+        flip = samp > em.floor(total / 2.0)
+        left = em.where(flip, total - samp, samp)
+        rtot, rgood = total, good
+        for _ in range(9):
+            act = (left > 0.0) & (rgood > 0.0) & (rtot > rgood)
+            rtot = rtot - act
+            pick = em.floor(self.random((k,), device=device) * (rtot + 1.0)) < rgood
+            rgood = rgood - (act & pick)
+            left = left - act
+        rgood = em.where(rtot == rgood, rgood - left, rgood)  # only good ones were left
+        return em.where(flip, rgood, good - rgood)
+
+    def _hyp_hrua(self, good, bad, samp, device):
+        """NumPy's hypergeometric_hrua (Stadlober 1989), element for element."""
+        d1, d2 = 1.7155277699214135, 0.8989161620588988
+        pop = good + bad
+        cs = em.minimum(samp, pop - samp)
+        mn, mx = em.minimum(good, bad), em.maximum(good, bad)
+        p, q = mn / pop, mx / pop
+        a = cs * p + 0.5
+        c = em.sqrt((pop - cs) * cs * p * q / (pop - 1.0) + 0.5)
+        h = d1 * c + d2
+        mode = em.floor((cs + 1.0) * (mn + 1.0) / (pop + 2.0))
+        lf = _logfactorial
+        g = lf(mode) + lf(mn - mode) + lf(cs - mode) + lf(mx - cs + mode)
+        b = em.minimum(em.minimum(cs, mn) + 1.0, em.floor(a + 16.0 * c))
+        k = good.shape[0]
+        res = em.zeros((k,), dtype=_np.float64, device=_dev(device))
+        pend = em.arange(k, device=_dev(device))
+        while pend.shape[0]:
+            n = pend.shape[0]
+            u = self.random((n,), device=device)
+            v = self.random((n,), device=device)
+            ap, hp, bp = em.take(a, pend), em.take(h, pend), em.take(b, pend)
+            mnp, csp, mxp = em.take(mn, pend), em.take(cs, pend), em.take(mx, pend)
+            with _np.errstate(all="ignore"):
+                x = ap + hp * (v - 0.5) / u
+                ok = (x >= 0.0) & (x < bp)
+                kk = em.where(ok, em.floor(x), 0.0)
+                t = em.take(g, pend) - (lf(kk) + lf(mnp - kk) + lf(csp - kk) +
+                                        lf(mxp - csp + kk))
+                acc = ok & ((u * (4.0 - u) - 3.0 <= t) |
+                            ((u * (u - t) < 1.0) & (2.0 * em.log(u) <= t)))
+            if bool(em.any(acc)):
+                em.put(res, pend[acc], kk[acc])
+            pend = pend[~acc]
+        res = em.where(good > bad, cs - res, res)
+        return em.where(cs < samp, good - res, res)
 
     def zipf(self, a, size=None, *, device=None):
         if _dev(device).startswith("cpu"):  # NumPy's algorithm, no copy on the CPU
@@ -719,14 +805,86 @@ class Distributions:
         return em.reshape(out, shape)
 
     def multinomial(self, n, pvals, size=None, *, device=None):
-        return self._host_draw("random.multinomial", "multinomial", n, pvals, size=size,
-                               device=device)
+        """Multinomial counts (int64, last axis the categories), NumPy's way:
+        one binomial kernel per category but the last, each drawing from the
+        trials left with p_j over the probability left; the last category
+        takes what remains.  Built on binomial, so a seed gives the same
+        values on every device."""
+        nh = _np.asarray(_hv(n))
+        ph = _np.asarray(_hv(pvals), dtype=_np.float64)
+        if ph.ndim == 0 or ph.shape[-1] == 0:
+            raise ValueError("pvals must have at least 1 dimension and the last dimension "
+                             "of pvals must be greater than 0.")
+        _check(nh >= 0, "n < 0")
+        _check((ph >= 0) & (ph <= 1), "pvals < 0, pvals > 1 or pvals contains NaNs")
+        _check(ph[..., :-1].sum(axis=-1) <= 1.0 + 1e-12, "sum(pvals[:-1]) > 1.0")
+        k = ph.shape[-1]
+        shape = self._out_shape(size, nh, ph[..., 0])
+        dev = _dev(device)
+        pv = _hv(pvals) if not _is_em(pvals) else pvals
+        pv = em.broadcast_to(em.asarray(pv, dtype=_np.float64, device=dev), shape + (k,))
+        left = em.broadcast_to(em.asarray(_param(n, dev), device=dev).astype(_np.int64), shape)
+        left_p = em.ones(shape, dtype=_np.float64, device=dev)
+        cols = []
+        for j in range(k - 1):
+            pj = pv[..., j]
+            # p_j over the probability left, capped at 1 (rounding), 0 where
+            # nothing is left to draw from
+            q = em.where(left_p > 0, em.minimum(pj / em.maximum(left_p, 1e-300), 1.0), 0.0)
+            x = self._dist("binomial", shape, dev, left, q)  # validated above
+            cols.append(x)
+            left = left - x
+            left_p = left_p - pj
+        cols.append(left)
+        return em.stack(cols, axis=-1)
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals", *,
                                     device=None):
-        return self._host_draw("random.multivariate_hypergeometric",
-                               "multivariate_hypergeometric", colors, nsample, size=size,
-                               method=method, device=device)
+        """Counts of each color among nsample drawn without replacement (int64,
+        last axis the colors), NumPy's marginals method on the device: one
+        hypergeometric draw a color (that color against the ones after it)
+        from what is left of the sample.  method="count" draws the same
+        distribution the same way.  NumPy checks the arguments (a draw of
+        size 0: its messages, nothing drawn)."""
+        ch = _np.asarray(_hv(colors))
+        _np.random.default_rng(0).multivariate_hypergeometric(ch, nsample, size=0,
+                                                              method=method)
+        ch = ch.astype(_np.int64)
+        shape = _shape(size) or ()
+        if any(d < 0 for d in shape):
+            raise ValueError(f"negative dimensions are not allowed (size={shape})")
+        dev = _dev(device)
+        left = em.full(shape, int(nsample), dtype=_np.int64, device=dev)
+        rest = int(ch.sum())
+        cols = []
+        for c in ch[:-1]:
+            rest -= int(c)
+            x = self._hyp_draw(int(c), rest, left, shape, device)
+            cols.append(x)
+            left = left - x
+        if len(ch):
+            cols.append(left)  # the last color takes what is left
+        if not cols:
+            return em.zeros(shape + (0,), dtype=_np.int64, device=dev)
+        return em.stack(cols, axis=-1)
+
+
+_LOGFACT = {}
+
+
+def _logfactorial(k):
+    """log(k!) of a float64 array of whole numbers >= 0, as NumPy's
+    logfactorial: a table below 126, Stirling's series above."""
+    dev = str(k.device)
+    tab = _LOGFACT.get(dev)
+    if tab is None:
+        tab = _LOGFACT[dev] = em.asarray(
+            _np.array([_math.lgamma(i + 1.0) for i in range(126)]), device=dev)
+    small = em.take(tab, em.clip(k, 0.0, 125.0).astype(_np.int64))
+    kb = em.maximum(k, 1.0)
+    big = (kb + 0.5) * em.log(kb) - kb + (0.9189385332046727 +
+                                          (1.0 / kb) * (1.0 / 12.0 - 1.0 / (360.0 * kb * kb)))
+    return em.where(k < 126.0, small, big)
 
 
 def _half(x):

@@ -9,11 +9,12 @@ last bin closed, by an estimate corrected against the edges (uniform bins)
 or a binary search of them -- and counted in per-block bins in shared
 memory.  Bin edges come from NumPy (a handful of numbers; for ``bins=int``
 the data's minimum and maximum are two scalars read back); the string
-estimators (``bins='auto'``...) look at all the data and run NumPy on the
-host.  Weights sum as NumPy's ``bincount`` does, in float64 (complex128 for
-complex weights) then cast to the weights' dtype; a GPU adds them in an
-unspecified order (as CuPy's and PyTorch's do), so float sums may differ
-from NumPy's in the last bits."""
+estimators (``bins='auto'``...) are NumPy's formulas over statistics taken
+on the device (min, max, std, mean, percentiles: a few scalars read back;
+'stone' one device histogram per candidate count).  Weights sum as NumPy's
+``bincount`` does, in float64 (complex128 for complex weights) then cast
+to the weights' dtype; a GPU adds them in an unspecified order (as CuPy's
+and PyTorch's do), so float sums may differ from NumPy's in the last bits."""
 import builtins as _builtins
 import math as _math
 import operator as _operator
@@ -151,26 +152,78 @@ def bincount(x, /, weights=None, minlength=0):
     return out
 
 
-def _edges(a, bins, range_, weights, name, edge_dtype=None):
-    """The bin edges as a NumPy array (None: the caller must fall back);
-    edge_dtype: that of linspace's edges instead of histogram's rule."""
-    if isinstance(bins, str):
-        return None
-    if isinstance(bins, _ember.ndarray):
-        bins = bins.get()
-    if _np.ndim(bins) == 1:
-        e = _np.asarray(bins)
-        if _np.any(e[:-1] > e[1:]):
-            raise ValueError("`bins` must increase monotonically, when an array")
-        return e
-    if _np.ndim(bins) != 0:
-        raise ValueError("`bins` must be 1d, when an array")
-    try:
-        nb = _operator.index(bins)
-    except TypeError:
-        raise TypeError("`bins` must be an integer, a string, or an array") from None
-    if nb < 1:
-        raise ValueError("`bins` must be positive, when an integer")
+_ESTIMATORS = ("stone", "auto", "doane", "fd", "rice", "scott", "sqrt", "sturges")
+
+
+def _spread(hi, lo):
+    """hi - lo as NumPy's _unsigned_subtract: integers in their unsigned
+    type (no overflow for int8's -128..127), floats as they are."""
+    hi, lo = _np.asarray(hi), _np.asarray(lo)
+    dt = _np.result_type(hi, lo)
+    if dt.kind == "i":
+        ut = _np.dtype(f"u{dt.itemsize}")
+        return (hi.astype(dt).astype(ut) - lo.astype(dt).astype(ut))[()]
+    return (hi - lo)[()]
+
+
+def _ptp(x):
+    lo, hi = em.stack((em.min(x), em.max(x))).get()  # one read-back for both
+    return _spread(x.dtype.type(hi), x.dtype.type(lo))
+
+
+def _stone(x, rng):
+    """NumPy's Stone estimator: the bin count minimising the estimated L2
+    risk, each count's histogram on the device (one scalar read each)."""
+    import warnings
+    n, ptp = x.size, _ptp(x)
+    if n <= 1 or ptp == 0:
+        return 0
+    upper = max(100, int(_np.sqrt(n)))
+    best, best_j = None, None
+    for nb in _builtins.range(1, upper + 1):
+        p = histogram(x, bins=nb, range=rng)[0] / n
+        j = (2 - (n + 1) * float(em.sum(p * p).item())) / (ptp / nb)
+        if best_j is None or j < best_j:  # min() keeps the first of equal risks
+            best, best_j = nb, j
+    if best == upper:
+        warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning,
+                      stacklevel=4)
+    return ptp / best
+
+
+def _width(name, x, rng):
+    """NumPy's _hist_bin_selectors[name](x, rng), with x's statistics
+    computed on its device (a few scalars read back)."""
+    n = x.size
+    if name == "sqrt":
+        return _ptp(x) / _np.sqrt(n)
+    if name == "sturges":
+        return _ptp(x) / (_np.log2(n) + 1.0)
+    if name == "rice":
+        return _ptp(x) / (2.0 * n ** (1.0 / 3))
+    if name == "scott":
+        return (24.0 * _np.pi ** 0.5 / n) ** (1.0 / 3.0) * float(em.std(x).item())
+    if name == "stone":
+        return _stone(x, rng)
+    if name == "doane":
+        if n > 2:
+            sg1 = _np.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+            sigma = float(em.std(x).item())
+            if sigma > 0.0:
+                g1 = float(em.mean(((x - em.mean(x)) / sigma) ** 3).item())
+                return _ptp(x) / (1.0 + _np.log2(n) + _np.log2(1.0 + _np.absolute(g1) / sg1))
+        return 0.0
+    q75, q25 = (float(v) for v in em.percentile(x, em.asarray([75, 25], device=x.device)).get())
+    fd = 2.0 * (q75 - q25) * n ** (-1.0 / 3.0)
+    if name == "fd":
+        return fd
+    sturges = _width("sturges", x, rng)  # "auto"
+    return min(fd, sturges) if fd else sturges
+
+
+def _outer(a, range_):
+    """NumPy's _get_outer_edges: range or the data's ends (scalars of a's
+    dtype), widened by 0.5 each way when they are equal."""
     if range_ is not None:
         lo, hi = range_
         if lo > hi:
@@ -186,6 +239,53 @@ def _edges(a, bins, range_, weights, name, edge_dtype=None):
             raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def _estimated_bins(a, name, range_, weights):
+    """The number of equal bins NumPy's estimator `name` picks for a."""
+    if name not in _ESTIMATORS:
+        raise ValueError(f"{name!r} is not a valid estimator for `bins`")
+    if weights is not None:
+        raise TypeError("Automated estimation of the number of bins is not supported for "
+                        "weighted data")
+    x = em.ravel(a)
+    lo, hi = _outer(x, range_)
+    if range_ is not None:
+        x = x[(x >= lo) & (x <= hi)]
+    if x.size == 0:
+        return 1
+    width = _width(name, x, (lo, hi))
+    if not width:  # zero for some estimators (fd of data whose IQR is 0)
+        return 1
+    if x.dtype.kind in "iu" and width < 1:
+        width = 1
+    return int(_np.ceil(_spread(hi, lo) / width))
+
+
+def _edges(a, bins, range_, weights, name, edge_dtype=None):
+    """The bin edges as a NumPy array (None: the caller must fall back);
+    edge_dtype: that of linspace's edges instead of histogram's rule."""
+    if isinstance(bins, str):
+        if a.dtype.kind == "c":
+            return None  # NumPy's estimators on complex data: its own errors
+        bins = _estimated_bins(a, bins, range_, weights)
+    if isinstance(bins, _ember.ndarray):
+        bins = bins.get()
+    if _np.ndim(bins) == 1:
+        e = _np.asarray(bins)
+        if _np.any(e[:-1] > e[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        return e
+    if _np.ndim(bins) != 0:
+        raise ValueError("`bins` must be 1d, when an array")
+    try:
+        nb = _operator.index(bins)
+    except TypeError:
+        raise TypeError("`bins` must be an integer, a string, or an array") from None
+    if nb < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    lo, hi = _outer(a, range_)
     dt = _np.result_type(a.dtype, 0.0) if a.dtype.kind in "fc" else _np.dtype(_np.float64)
     if a.dtype.kind == "f":
         dt = a.dtype
@@ -262,6 +362,8 @@ def _edges_dd(sample, bins, range_, D):
         # NumPy's linspace of the range's Python numbers is float64 (of the
         # data's extremes, their dtype when float)
         f64 = col.dtype.kind != "f" or range_[i] is not None
+        if isinstance(bins[i], str):
+            return None  # NumPy's histogramdd takes no estimator: its TypeError
         e = _edges(col, bins[i], range_[i], None, "histogramdd",
                    _np.dtype(_np.float64) if f64 else None)
         if e is None:

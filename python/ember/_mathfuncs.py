@@ -232,8 +232,10 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
     """p with jumps larger than discont replaced by their period complement."""
     p = _arr(p)
-    if p.dtype.kind not in "f":
+    if p.dtype.kind == "c":  # NumPy's TypeError (no complex remainder)
         return _fallback("unwrap", _np.unwrap, p, discont, axis, period=period)
+    if p.dtype.kind in "biu":
+        return _unwrap_int(p, discont, _axis(axis, p.ndim), period)
     axis = _axis(axis, p.ndim)
     if discont is None:
         discont = period / 2
@@ -246,6 +248,34 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
     s = [slice(None)] * p.ndim
     s[axis] = slice(0, 1)
     return em.concatenate((p[tuple(s)], _tail(p, axis) + em.cumsum(corr, axis=axis)), axis=axis)
+
+
+def _unwrap_int(p, discont, axis, period):
+    """unwrap of integer or bool p, NumPy's steps in the dtype of diff(p) with period
+    (a float period: float64, as NumPy; an integer one keeps integers, the
+    half period by divmod, the boundary ambiguous only for an even one)."""
+    if discont is None:
+        discont = period / 2
+    dd = em.diff(p, axis=axis)
+    dt = em.result_type(dd, period)
+    if _np.dtype(dt).kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    ddt, low = dd.astype(dt), -high
+    # dd - low as NumPy writes it: an unsigned dd with an integer period
+    # raises NumPy's OverflowError for -low, as NumPy's unwrap does
+    ddmod = em.remainder(ddt - low, period) + low
+    if ambiguous:
+        ddmod = em.where((ddmod == low) & (dd > 0), em.asarray(high, dtype=dt), ddmod)
+    corr = ddmod - ddt
+    corr = em.where(em.abs(dd) < discont, em.asarray(0, dtype=corr.dtype), corr)
+    s = [slice(None)] * p.ndim
+    s[axis] = slice(0, 1)
+    up = p.astype(dt)
+    tail = (_tail(p, axis) + em.cumsum(corr, axis=axis)).astype(dt)
+    return em.concatenate((up[tuple(s)], tail), axis=axis)
 
 
 def _tail(p, axis):
@@ -358,7 +388,9 @@ def vander(x, N=None, increasing=False):
     N = x.shape[0] if N is None else _operator.index(N)
     if N < 0:
         raise ValueError("negative dimensions are not allowed")
-    dt = em.result_type(x, _np.int8) if x.dtype.kind == "b" else x.dtype
+    # NumPy's dtype: x's promoted with its default int (float32 and int8
+    # give float64 and int64; polyfit's float32 fit is float64 through it)
+    dt = _np.promote_types(_np.dtype(x.dtype), _np.int64)
     if N == 0:
         return em.empty((x.shape[0], 0), dtype=dt)
     # repeated products as NumPy's multiply.accumulate (bit-identical)
@@ -497,10 +529,50 @@ def ldexp(x1, x2, /, out=None, *, dtype=None, where=True):
     return r
 
 
+def _with_out(native, x, args, kwargs, nout):
+    """native(x) written as a ufunc writes out= and where=, or None where the
+    call asks for more (dtype=, casting=, order=, subok=, signature=, an out
+    that is not an ember array or not nout of them): NumPy then runs it.
+    out is positional or a keyword (one array, or a tuple of nout); where
+    False, out keeps its values (copyto's where=); without out, the result
+    there is unspecified in NumPy (uninitialised) and computed here."""
+    if set(kwargs) - {"out", "where"} or (args and "out" in kwargs) or len(args) > nout:
+        return None
+    out = tuple(args) if args else kwargs.get("out")
+    if out is None:
+        out = (None,) * nout
+    elif not isinstance(out, tuple):
+        out = (out,)
+    if len(out) != nout or any(o is not None and not isinstance(o, _ember.ndarray)
+                               for o in out):
+        return None
+    where = kwargs.get("where", True)
+    if isinstance(where, _ember.ndarray) and where.dtype.kind != "b":
+        return None  # NumPy's TypeError (a where= mask must be boolean)
+    if where is not True and all(o is None for o in out):
+        import warnings
+        warnings.warn("'where' used without 'out', expect unitialized memory in output. "
+                      "If this is intentional, use out=None.", UserWarning, stacklevel=3)
+    r = native(x)
+    rs = r if nout > 1 else (r,)
+    got = []
+    for o, v in zip(out, rs):
+        if o is None:
+            got.append(v)
+        else:
+            em.copyto(o, v, where=where)
+            got.append(o)
+    return tuple(got) if nout > 1 else got[0]
+
+
 def frexp(x, /, *args, **kwargs):
     """(mantissa, exponent) with x = m * 2**e and 0.5 <= abs(m) < 1 (m = x, e = 0
     for zeros, infinities and NaNs); exponents int32, as NumPy."""
     xa = _arr(x)
+    if (args or kwargs) and xa.dtype.kind != "c":
+        r = _with_out(frexp, xa, args, kwargs, 2)
+        if r is not None:
+            return r
     if args or kwargs or xa.dtype.kind == "c":
         return _fallback("frexp", _np.frexp, x, *args, **kwargs)
     if xa.dtype.kind != "f":
@@ -527,6 +599,9 @@ def frexp(x, /, *args, **kwargs):
 def modf(x, /, *args, **kwargs):
     """(fractional part, integral part), both with x's sign."""
     if args or kwargs:
+        r = _with_out(modf, _arr(x), args, kwargs, 2)
+        if r is not None:
+            return r
         return _fallback("modf", _np.modf, x, *args, **kwargs)
     xa = _arr(x)
     if xa.dtype.kind not in "f":
@@ -540,9 +615,12 @@ def modf(x, /, *args, **kwargs):
 
 def spacing(x, /, *args, **kwargs):
     """Distance to the next float away from zero: nextafter(x, +-inf) - x
-    (negative for x < 0, as NumPy); out=/where= on the host."""
+    (negative for x < 0, as NumPy)."""
     xa = _arr(x)
     if args or kwargs:
+        r = _with_out(spacing, xa, args, kwargs, 1)
+        if r is not None:
+            return r
         return _fallback("spacing", _np.spacing, x, *args, **kwargs)
     if xa.dtype.kind == "c":
         raise TypeError("ufunc 'spacing' not supported for the input types")
@@ -566,6 +644,9 @@ def bitwise_count(x, /, *args, **kwargs):
     """Set bits of abs(x) (uint8), by the SWAR popcount on uint64."""
     xa = _arr(x)
     if args or kwargs:
+        r = _with_out(bitwise_count, xa, args, kwargs, 1)
+        if r is not None:
+            return r
         return _fallback("bitwise_count", _np.bitwise_count, x, *args, **kwargs)
     if xa.dtype.kind not in "biu":
         raise TypeError("ufunc 'bitwise_count' not supported for the input types, and the "

@@ -1,7 +1,8 @@
 """NumPy's poly* functions on 1-d coefficient arrays (highest power first).
 polyval (Horner), polyadd/polysub, polymul (convolve), polyder, polyint and
-poly (from roots) are Ember operations; polydiv, polyfit and roots (a
-least-squares solve, an eigenvalue problem) run NumPy on the host."""
+poly (from roots) are Ember operations, and so are polydiv (a short loop of
+device operations) and polyfit (em.linalg.lstsq); roots (an eigenvalue
+problem) runs NumPy on the host."""
 import numpy as _np
 
 import ember as em
@@ -122,13 +123,82 @@ def poly(seq_of_zeros):
 
 
 def polydiv(u, v):
-    """(quotient, remainder) of polynomial division (on the host for now)."""
-    return _fallback("polydiv", _np.polydiv, u, v)
+    """(quotient, remainder) of polynomial division: NumPy's long division,
+    one step a quotient coefficient (a few small device operations each),
+    then the remainder's leading near-zeros dropped (one scalar read)."""
+    u = em.atleast_1d(_arr(u)) + 0.0
+    v = em.atleast_1d(_arr(v)) + 0.0
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError("polydiv takes 0-d or 1-d coefficient arrays")
+    dt = em.result_type(u, v)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    v = v.astype(dt)
+    scale = 1.0 / v[0]
+    q = em.zeros((max(m - n + 1, 1),), dtype=dt, device=u.device)
+    r = u.astype(dt)  # a copy: the loop writes it
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q[k] = d
+        r[k:k + n + 1] = r[k:k + n + 1] - d * v
+    # NumPy drops r[0] while allclose(r[0], 0, rtol=1e-14) (|r[0]| <= 1e-8),
+    # keeping one coefficient at least.
+    small = em.abs(r[:-1]) <= 1e-8
+    lead = int(em.argmin(em.concatenate((small, em.zeros((1,), dtype="bool", device=u.device)))))
+    return q, r[lead:]
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """Least-squares polynomial fit (on the host for now)."""
-    return _fallback("polyfit", _np.polyfit, x, y, deg, rcond, full, w, cov)
+    """Least-squares polynomial fit, NumPy's: the scaled Vandermonde
+    system solved by em.linalg.lstsq (cuSOLVER on CUDA), where the data
+    are."""
+    import warnings
+    order = int(deg) + 1
+    x = _arr(x) + 0.0
+    y = _arr(y) + 0.0
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * _np.finfo(_np.dtype(x.dtype)).eps
+    lhs = em.vander(x, order)
+    rhs = y
+    if w is not None:
+        w = _arr(w) + 0.0
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    scale = em.sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale
+    c, resids, rank, s = em.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if int(rank) != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if not cov:
+        return c
+    vbase = em.linalg.inv(em.matmul(lhs.T, lhs)) / em.outer(scale, scale)
+    if cov == "unscaled":
+        fac = 1
+    else:
+        if x.shape[0] <= order:
+            raise ValueError("the number of data points must exceed order "
+                             "to scale the covariance matrix")
+        fac = resids / (x.shape[0] - order)
+    if y.ndim == 1:
+        return c, vbase * fac
+    return c, vbase[:, :, None] * fac
 
 
 def roots(p):

@@ -14,11 +14,10 @@ inverse without first indices by a search of the distinct values; isin:
 sort x2, then one kernel binary-searching each element of x1 in it,
 em_setop_sorted; partition: the radix select, then one compaction,
 em_partition; lexsort: one stable argsort of the keys packed in one word
-when they fit 64 bits, else one per key).  What still takes the host for a
-device array warns once
-(_host.warn_fallback).  NaN handling is NumPy's: NaNs sort last (first
-when descending), and ``unique_*`` treat every NaN as distinct, as the
-Array API requires.
+when they fit 64 bits, else one per key; unique(axis=): a lexsort of the
+rows, then the same flag-and-compact pass over whole rows).  NaN handling
+is NumPy's: NaNs sort last (first when descending), and ``unique_*``
+treat every NaN as distinct, as the Array API requires.
 """
 from collections import namedtuple
 
@@ -29,7 +28,6 @@ import numpy as _np
 from . import _ember
 from . import _device as _devmod
 from ._host import check as _check, device_of as _device, host as _host, wrap as _wrap
-from ._host import warn_fallback
 
 __all__ = [
     "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
@@ -335,6 +333,56 @@ def _dev_unique_composed(x, equal_nan, index, inverse, counts):
     return values, idx, inv, cnt
 
 
+def _dev_unique_axis(ar, axis, index, inverse, counts):
+    """unique(axis=...) on the device: the slices along axis compared as
+    wholes (NumPy views each as one structured value, compared field by
+    field).  One lexsort of the rows (the first column primary), a flag
+    where a row differs from the one before (a NaN differs from
+    everything, as NumPy's structured compare: NaN rows stay distinct),
+    then the compaction and the returns as the flat pass composes them."""
+    em = _em()
+    dev = _device(ar)
+    ax = _axis(axis, ar.ndim)
+    moved = em.moveaxis(ar, ax, 0)
+    rest = moved.shape[1:]
+    n = moved.shape[0]
+    m = 1
+    for d in rest:
+        m *= d
+    rows = moved.reshape(n, m)  # (n, -1) is ambiguous when n is 0
+    if n == 0:
+        z = em.zeros((0,), dtype="int64", device=dev)
+        values, idx, inv, cnt = rows, z, z, z
+    else:
+        if m == 0:  # every row is empty, so equal: the first stands for all
+            perm = em.arange(n, dtype="int64", device=dev)
+        else:
+            keys = []  # the last key is lexsort's primary: column 0
+            for j in range(m - 1, -1, -1):
+                c = rows[:, j]
+                # complex: the real part first, then the imaginary (NumPy's
+                # order), as two real keys (the CPU's radix sort takes no complex)
+                keys += [c.imag, c.real] if c.dtype.kind == "c" else [c]
+            perm = lexsort(keys)
+        s = em.take(rows, perm, axis=0)
+        new = em.any(s[1:] != s[:-1], axis=1)
+        mask = em.concat([em.ones((1,), dtype="bool", device=dev), new])
+        values = s[mask]
+        first = em.nonzero(mask)[0]
+        idx = em.take(perm, first) if index else None
+        cnt = None
+        if counts:
+            ends = em.concat([first[1:], em.full((1,), n, dtype="int64", device=dev)])
+            cnt = ends - first
+        inv = None
+        if inverse:
+            inv = em.empty((n,), dtype="int64", device=dev)
+            inv[perm] = em.cumsum(mask.astype("int64")) - 1
+    values = em.moveaxis(values.reshape((values.shape[0],) + rest), 0, ax)
+    out = [values] + [r for r, want in ((idx, index), (inv, inverse), (cnt, counts)) if want]
+    return tuple(out) if len(out) > 1 else values
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     """NumPy's unique: the sorted distinct values of ar, with the requested
@@ -364,7 +412,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             _np.not_equal(v[1:], v[:-1], out=keep[1:])
             v = v[keep]
         return _wrap(v, _device(ar))
-    warn_fallback("unique", _device(ar))
+    if _on_device(ar) and axis is not None:
+        return _dev_unique_axis(ar, axis, return_index, return_inverse, return_counts)
     r = _np.unique(_host(ar), return_index=return_index, return_inverse=return_inverse,
                    return_counts=return_counts, axis=axis, equal_nan=equal_nan, sorted=sorted)
     dev = _device(ar)

@@ -108,7 +108,8 @@ def recorded(monkeypatch):
 def test_fallbacks_called_at_run_time_are_listed(recorded, cpu_unless_device_param):
     x = em.asarray(np.arange(10.0))
     em.spacing(x.astype(em.float16))  # native: NumPy's half rule
-    em.spacing(x, out=em.empty(10))
+    em.spacing(x, out=em.empty(10))  # native: written into out
+    em.spacing(x, dtype=em.float32)
     em.frexp(x)  # native
     em.quantile(x, 0.3, method="weibull")  # native now: an index formula on the sorted data
     em.quantile(x, 0.3, method="inverted_cdf", weights=em.ones(10))

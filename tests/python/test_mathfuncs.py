@@ -95,8 +95,10 @@ def test_unwrap_sinc_windows_vander(device, rng):
             assert_same(getattr(em, w)(M), getattr(np, w)(M), atol=1e-15)
     assert_same(em.kaiser(9, 4.0), np.kaiser(9, 4.0))
     assert_same(em.i0(to_em(x)), np.i0(x))
-    for dt in ("int64", "float64", "complex128"):
-        v = random_array(rng, (5,), dt, low=-3, high=3)
+    for dt in ("int64", "float64", "complex128", "bool", "int8", "uint64", "float32",
+               "complex64"):
+        lo = 0 if dt[0] == "u" else -3
+        v = random_array(rng, (5,), dt, **({} if dt == "bool" else {"low": lo, "high": 3}))
         for N, inc in ((None, False), (3, True), (0, False)):
             assert_same(em.vander(to_em(v), N, inc), np.vander(v, N, inc))
 
