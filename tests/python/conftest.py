@@ -20,7 +20,7 @@ def _devices():
 
 
 # Every module's `device` tests run on opencl:0 (PoCL's CPU device in CI)
-# but those in _OPENCL_SKIP, each with a reason, and _OPENCL_NOT_YET.  What a module costs there is
+# but those in _OPENCL_SKIP, each with a reason.  What a module costs there is
 # PoCL's kernel builds (about 0.4 CPU s an elementwise kernel, 2 a sort's with
 # .ci/run's POCL_EXTRA_BUILD_FLAGS=-cl-opt-disable, 3x that without), so the
 # every-dtype parametrisations run a subset of dtypes (below); Ember's disk
@@ -45,6 +45,8 @@ _OPENCL_DTYPE_SUBSET = {
                      # complex64's overflows are half the point (two minutes of PoCL)
                      "test_complex_special"]),
     "test_scans": _OPENCL_FEW_DTYPES, "test_linalg": _OPENCL_FEW_DTYPES,
+    # (test_sorting keeps the default: its 144 tests cost 241 CPU s cold, 259 PoCL
+    # builds; without uint32 and float64, 114 tests, 225 builds and the same 241 s)
     # ~83 tests with 4 dtypes, about 11 CPU seconds of PoCL builds each (every
     # layout, axis and keepdims is another plan): float32 alone in CI.
     "test_reductions": {"float32"},
@@ -104,24 +106,59 @@ def _opencl_sampled_out(mod, node):
     return not first and zlib.crc32(node.name.encode()) % every != 0
 
 
-# Modules not yet run through on PoCL: issue 16's last round measured and
-# passed every other module there but ran out of time (on a shared 2-core
-# machine) before these; each joins when `EMBER_TEST_OPENCL=all pytest -k
-# opencl tests/python/MODULE.py` passes (EMBER_TEST_OPENCL=ci: with CI's cuts of
-# dtypes and cases).  test_ufuncs: every test but the op x dtype x layout grid
-# passed there (19, 187 CPU s cold); the grid (77 ops x 14 dtypes x 7 layouts)
-# needs a cut measured first.  test_sorting: not run yet.  test_unique_select
-# is not listed: its own `dev` fixture (opencl:0 wherever OpenCL is, every
-# dtype it names) never read this set, so it has run on PoCL in CI all along
-# (52 cases, 255 CPU s cold under gdb).
-_OPENCL_NOT_YET = {"test_ufuncs", "test_sorting"}
-
-
 # The modules that do not run on opencl:0, each with its reason.
 _OPENCL_SKIP = {
     "test_fft": "the FFT runs on the host through reductions and gathers",
     "test_kernel_faults": "CUDA-specific fault reporting",
 }
+
+
+def _opencl_explicit():
+    """True when the run asked for every opencl:0 case (EMBER_TEST_OPENCL=all, or
+    EMBER_TEST_DEVICES naming the devices): no cut applies.  EMBER_TEST_OPENCL=ci is
+    CI's cuts, as unset (EMBER_TEST_DEVICES=opencl:0 EMBER_TEST_OPENCL=ci: that device
+    alone, with the cuts)."""
+    ci = os.environ.get("EMBER_TEST_OPENCL") == "ci"
+    return bool(not ci and (os.environ.get("EMBER_TEST_DEVICES")
+                            or os.environ.get("EMBER_TEST_OPENCL")))
+
+
+# A test that loops over dtypes and layouts itself (test_ufuncs' op x dtype x
+# layout grid: 77 ops x 14 dtypes x 7 layouts, about 3,000 PoCL builds, 25 CPU
+# minutes) takes `grid_dtypes`.  On opencl:0 with CI's cuts each op runs one
+# dtype of each kind it accepts (bool, signed, unsigned, float, complex; which
+# member rotates with the test's id, so every dtype comes up across the ops),
+# each in the contiguous and empty layouts, and one op in _GRID_EVERY_LAYOUT
+# runs one of them in every layout (strided, negative strides, transposed, 0-d,
+# broadcast, a row broadcast).  The contiguous kernel applies the op to scalars
+# (its tail, or every element where the operands are not 16-byte aligned) as
+# well as in vectors, so every op's OpenCL rendering is built and checked once
+# per dtype kind; the layouts differ in index arithmetic, the same for every op.
+# Measured cold with CI's flags, beyond the module's other tests (437 PoCL builds,
+# 146 CPU s): 285 builds, 122 CPU s (every layout on every op: 369, 157 s; all
+# passed both ways).
+_GRID_KINDS = "b" "iu" "fc"
+_GRID_EVERY_LAYOUT = 4
+
+
+@pytest.fixture
+def grid_dtypes(request):
+    """grid_dtypes(dtypes) -> [(dtype, every_layout)]: the dtypes a grid test runs on this
+    test's device, each with whether it runs every layout (see above)."""
+    cs = getattr(request.node, "callspec", None)
+    dev = str(cs.params.get("device", "")) if cs else ""
+    if not dev.startswith("opencl") or _opencl_explicit():
+        return lambda dtypes: [(np.dtype(d), True) for d in dtypes]
+    salt = zlib.crc32(request.node.name.encode())
+
+    def pick(dtypes):
+        dtypes = [np.dtype(d) for d in dtypes]
+        # (each kind's member from other bits of the salt: int16 does not always go with uint16)
+        one = [ms[(salt >> 5 * j) % len(ms)] for j, ms in
+               enumerate([d for d in dtypes if d.kind == k] for k in _GRID_KINDS) if ms]
+        every = one[salt % len(one)] if one and salt % _GRID_EVERY_LAYOUT == 0 else None
+        return [(d, d == every) for d in one]
+    return pick
 
 
 @pytest.fixture(params=_devices())
@@ -131,14 +168,7 @@ def device(request):
         mod = request.module.__name__.rpartition(".")[2]
         if mod in _OPENCL_SKIP:
             pytest.skip(f"opencl: {_OPENCL_SKIP[mod]}")
-        # EMBER_TEST_OPENCL=ci: CI's cuts, the _OPENCL_NOT_YET modules too (to try them)
-        ci = os.environ.get("EMBER_TEST_OPENCL") == "ci"
-        # (EMBER_TEST_DEVICES=opencl:0 EMBER_TEST_OPENCL=ci: that device alone, with the cuts)
-        explicit = not ci and (os.environ.get("EMBER_TEST_DEVICES")
-                               or os.environ.get("EMBER_TEST_OPENCL"))
-        if mod in _OPENCL_NOT_YET and not explicit and not ci:
-            pytest.skip("opencl: not yet run through on PoCL (conftest._OPENCL_NOT_YET; "
-                        "EMBER_TEST_OPENCL=all runs it)")
+        explicit = _opencl_explicit()
         cs = getattr(request.node, "callspec", None)
         dt = cs.params.get("dtype", cs.params.get("dt")) if cs else None
         few = _OPENCL_TEST_DTYPES.get(request.node.originalname,
