@@ -202,15 +202,20 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  * ballots 0.839 / 0.894 / 1.219 / 1.763.  EMBER_SORT_OS="threads,items,
  * blocks" overrides it where the shape is valid and fits (for tuning);
  * EMBER_SORT_MATCH=1 ranks by the match instruction. */
+#define EM__SORT_VAR 0
 static void em__os_shape(em_sort_spec *c, bool vals) {
-    int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2;
-    const char *e = getenv("EMBER_SORT_OS");
+    int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2, var = EM__SORT_VAR;
+    const char *v = getenv("EMBER_SORT_VAR");
     int x, y, z;
+    if (v && sscanf(v, "%d", &x) == 1 && x >= 0 && x <= 3) var = x;
+    const char *e = getenv("EMBER_SORT_OS");
     if (e && sscanf(e, "%d,%d,%d", &x, &y, &z) == 3 && x % 32 == 0 && x >= 256 && x <= 1024 &&
         y >= 1 && y <= 32 && z >= 0 && z <= 8 &&
-        em_sort_os_smem(x, y, c->keybits, vals) <= 48 * 1024)
+        em_sort_os_smem(x, y, c->keybits, vals, var) <= 48 * 1024)
         b = x, it = y, mb = z;
-    c->ob = b, c->oi = it, c->om = mb, c->ov = vals;
+    /* A shape too large for the counters' own words keeps the union. */
+    if (em_sort_os_smem(b, it, c->keybits, vals, var) > 48 * 1024) var &= ~2;
+    c->ob = b, c->oi = it, c->om = mb, c->ov = vals, c->ovar = var;
     const char *mt = getenv("EMBER_SORT_MATCH");
     c->omatch = mt && mt[0] == '1';
 }
