@@ -43,8 +43,8 @@ def med(fn, sync, repeat=15):
 def check_shape(dev, shape, out, args=False):
     """Sorts at the shape's tile boundaries, special values, descending."""
     shape = shape.split("@")[0]
-    if shape == "def":  # keys alone, and with values (argsort)
-        tiles = (384 * 24, 384 * 14)
+    if shape == "def":  # keys alone, with values (argsort), 64-bit keys with values
+        tiles = (384 * 22, 256 * 16, 384 * 13)
     else:
         tiles = (int(shape.split(",")[0]) * int(shape.split(",")[1]),)
     rng = np.random.default_rng(3)

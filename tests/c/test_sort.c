@@ -118,7 +118,7 @@ static void test_nvrtc(void) {
         em_sort_spec c1 = {(em_dtype)shp[i][0], shp[i][1], i & 1, false, false, 1};
         c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = shp[i][5];
         c1.omatch = i == 4 || i == 5; /* the match instruction (EMBER_SORT_MATCH=1) */
-        c1.ovar = i < 10 ? 0 : i < 13 ? 3 : 1; /* the variants (EMBER_SORT_VAR) */
+        c1.ovar = i < 10 ? 0 : i < 12 ? 15 : i < 13 ? 3 : 1; /* variants (EMBER_SORT_VAR) */
         em_sbuf s = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c1, &s) == EM_OK);
         void *cubin = NULL;
@@ -626,12 +626,24 @@ static void test_emulated(void) {
         {"2", "256,3,0", EM_FLOAT32, 3 * 768 + 5, 1, 0}, {"2", "384,2,2", EM_INT64, 3001, 0, 0},
         {"3", "256,3,0", EM_INT32, 4 * 768, 0, 0}, {"3", "384,3,2", EM_FLOAT32, 6001, 1, 1},
         {"3", "384,22,3", EM_FLOAT32, 2 * 8448 + 1, 0, 0}, {"3", "384,24,2", EM_UINT16, 9217, 1, 0},
+        /* the first pass's contiguous read (4), UPSWEEP's 8 keys a thread
+         * (8; grids of 3 blocks: the steps loop and end inside one), all */
+        {"4", "256,3,0", EM_FLOAT32, 3001, 1, 0}, {"4", "256,2,0", EM_INT64, 2500, 0, 1},
+        {"8", "256,3,0", EM_INT32, 7 * 2048 + 5, 0, 1}, {"15", "256,3,0", EM_FLOAT64, 6145, 1, 0},
+        {"15", "288,3,0", EM_FLOAT32, 6 * 2048, 0, 0},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         setenv("EMBER_SORT_VAR", vars[i].var, 1);
         setenv("EMBER_SORT_OS", vars[i].os, 1);
         CHECK(run_case(vars[i].dt, 1, vars[i].len, vars[i].desc, vars[i].arg, 1, 0));
     }
+    /* 4 and 8 on strided input (no contiguous read) and rows (the row in
+     * the key's high half: em_key_c adds it) */
+    setenv("EMBER_SORT_OS", "256,3,0", 1);
+    setenv("EMBER_SORT_VAR", "15", 1);
+    CHECK(run_case(EM_FLOAT32, 1, 3001, 0, 0, 2, 0));
+    CHECK(run_case(EM_INT32, 7, 300, 1, 0, 1, 0));
+    CHECK(run_case(EM_FLOAT32, 5, 301, 0, 0, 1, 1));
     unsetenv("EMBER_SORT_VAR");
     unsetenv("EMBER_SORT_OS");
     printf("%d emulated launches\n", launches);
