@@ -213,8 +213,10 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  * 0.707; values and 64-bit keys at 256 x 16 x 4: argsort f32 0.907
  * (against 1.050), sort f64 1.460 (1 + 2; 1.550).  ncu: UPSWEEP takes 64
  * us, the first pass (reading the array) 240 us against 170 for the
- * others -- 4 and 8 feed them more loads at once. */
-#define EM__SORT_VAR 15
+ * others; 4 and 8 would feed them more loads at once, but are not timed
+ * on a GPU yet (emulated and compiled only): off by default until they
+ * are (bench/tune_sort.py --shapes "def@3;def@7;def@11;def@15"). */
+#define EM__SORT_VAR 3
 static void em__os_shape(em_sort_spec *c, bool vals) {
     int var = EM__SORT_VAR, x, y, z;
     const char *v = getenv("EMBER_SORT_VAR");
