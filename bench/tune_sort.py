@@ -6,7 +6,8 @@ EM__SEARCH_SAMPLE hold what it chose).
                               [--check] [--args]
 
 For each shape (EMBER_SORT_OS: threads, keys a thread, blocks an SM; 'def'
-is the default), the median time of em.sort of 2^n float32 (standard
+is the default; '@V' after it sets EMBER_SORT_VAR, the pass kernel's
+variant bits, as "256,32,4@3" or "def@0"), the median time of em.sort of 2^n float32 (standard
 normal) and int32; then argsort float32, sort float64 and searchsorted
 (2^n needles into a sorted 2^n haystack) with EMBER_SEARCH_SAMPLE 0 and 1.
 --others adds CuPy and PyTorch on the same data.  --check compares every
@@ -41,8 +42,9 @@ def med(fn, sync, repeat=15):
 
 def check_shape(dev, shape, out, args=False):
     """Sorts at the shape's tile boundaries, special values, descending."""
-    if shape == "def":  # keys alone, and with values (argsort)
-        tiles = (384 * 24, 384 * 14)
+    shape = shape.split("@")[0]
+    if shape == "def":  # keys alone, with values (argsort), 64-bit keys with values
+        tiles = (384 * 22, 256 * 16, 384 * 13)
     else:
         tiles = (int(shape.split(",")[0]) * int(shape.split(",")[1]),)
     rng = np.random.default_rng(3)
@@ -99,15 +101,20 @@ def main():
     want32 = np.sort(f32) if o.check else None
     bad = 0
     for shape in o.shapes.split(";"):
-        if shape == "def":
+        os_, _, var = shape.partition("@")
+        if os_ == "def":
             os.environ.pop("EMBER_SORT_OS", None)
         else:
-            os.environ["EMBER_SORT_OS"] = shape
+            os.environ["EMBER_SORT_OS"] = os_
+        if var:
+            os.environ["EMBER_SORT_VAR"] = var
+        else:
+            os.environ.pop("EMBER_SORT_VAR", None)
         t1 = med(lambda: em.sort(ef32), sync)
         t2 = med(lambda: em.sort(ei32), sync)
         t3 = med(lambda: em.argsort(ef32), sync) if o.args else float("nan")
         t4 = med(lambda: em.sort(ef64), sync) if o.args else float("nan")
-        print(f"sort shape {shape:10s} f32 {t1:.3f} ms  i32 {t2:.3f} ms  argsort f32 {t3:.3f} ms"
+        print(f"sort shape {shape:12s} f32 {t1:.3f} ms  i32 {t2:.3f} ms  argsort f32 {t3:.3f} ms"
               f"  sort f64 {t4:.3f} ms", file=out, flush=True)
         if o.check:
             if not np.array_equal(em.asnumpy(em.sort(ef32)), want32):
@@ -115,6 +122,7 @@ def main():
                 print(f"  WRONG sort f32 2^{o.n} shape {shape}", file=out, flush=True)
             bad += check_shape(o.device, shape, out, o.args)
     os.environ.pop("EMBER_SORT_OS", None)
+    os.environ.pop("EMBER_SORT_VAR", None)
     print(f"argsort f32 {med(lambda: em.argsort(ef32), sync):.3f} ms", file=out, flush=True)
     print(f"sort f64 {med(lambda: em.sort(ef64), sync):.3f} ms", file=out, flush=True)
     res = {}

@@ -27,17 +27,19 @@ int em_sort_key_bits(em_dtype dt) {
 }
 
 void em_sort_key(const em_sort_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", (int)c->dtype, c->keybits,
-                   c->descending, c->canon, c->seghi, c->nd, EM_SORT_ITEMS, c->ob, c->oi, c->om,
-                   c->ov, c->omatch);
+    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", (int)c->dtype,
+                   c->keybits, c->descending, c->canon, c->seghi, c->nd, EM_SORT_ITEMS, c->ob,
+                   c->oi, c->om, c->ov, c->omatch, c->ovar);
 }
 
 /* render_onesweep.c's pass kernel: the tile's keys (the values, 32-bit,
  * pass through the same words) or the counters of every warp and digit,
- * whichever is larger; with values a digit a key; 2 x 256 words, a few. */
-int em_sort_os_smem(int ob, int oi, int keybits, bool ov) {
+ * whichever is larger -- both with keys alone under variant 2; with values
+ * a digit a key; 2 x 256 words, a few. */
+int em_sort_os_smem(int ob, int oi, int keybits, bool ov, int ovar) {
     const int tile = ob * oi, keys = tile * (keybits / 8), ctr = (ob / 32) * 256 * 4;
-    return (keys > ctr ? keys : ctr) + (ov ? tile : 0) + 2 * 256 * 4 + 64;
+    const int both = (ovar & 2) && !ov ? keys + ctr : keys > ctr ? keys : ctr;
+    return both + (ov ? tile : 0) + 2 * 256 * 4 + 64;
 }
 
 /* A float's key from its bits r (fb bits), and back: named em_fk<fb>, em_fu<fb>. */
@@ -507,7 +509,8 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     const int ob = c->ob ? c->ob : EM_SORT_OS_B, oi = c->oi ? c->oi : EM_SORT_OS_ITEMS;
     const int om = c->ob ? c->om : c->keybits == 32 ? 3 : 0;
     if (ob % 32 || ob < 256 || ob > 1024 || oi < 1 || oi > 32 || om < 0 ||
-        em_sort_os_smem(ob, oi, c->keybits, c->ov) > 48 * 1024) {
+        c->ovar < 0 || c->ovar > 15 ||
+        em_sort_os_smem(ob, oi, c->keybits, c->ov, c->ovar) > 48 * 1024) {
         return em_error(EM_EVALUE, "em_render_sort: a pass kernel of %d x %d does not fit", ob, oi);
     }
     em_sbuf_printf(src, "%s\n// radix sort of %s, %d-bit keys%s%s, %s\n", d->prelude,
@@ -524,8 +527,8 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         EM_SORT_SEARCH_KEYS);
     em_sbuf_printf(&t,
                    "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n"
-                   "#define EM_OMATCH %d\n",
-                   ob, oi, om, (int)c->ov, (int)c->omatch);
+                   "#define EM_OMATCH %d\n#define EM_OVAR %d\n",
+                   ob, oi, om, (int)c->ov, (int)c->omatch, c->ovar);
     em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"

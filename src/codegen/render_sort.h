@@ -102,6 +102,13 @@ typedef struct em_sort_spec {
      * __match_any_sync instruction, not 8 ballots (EMBER_SORT_MATCH=1;
      * slower on the H100: sort f32 2^24 0.839 ms against 0.697). */
     bool omatch;
+    /* The pass kernel's variants, bits (EMBER_SORT_VAR; run_sort.c's
+     * em__os_shape picks): 1 a whole tile skips the tests of its end, 2
+     * (keys alone) ranking moves each key into shared memory at once, the
+     * warps' counters in words of their own, 4 the first pass reads a
+     * contiguous array at offsets known when compiled, 8 UPSWEEP loads 8
+     * keys a thread before counting them. */
+    int ovar;
 } em_sort_spec;
 
 #define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */
@@ -109,7 +116,7 @@ typedef struct em_sort_spec {
 
 /* The pass kernel's static shared memory in bytes for a shape (CUDA takes
  * at most 48 KiB without opting in). */
-EM_API int em_sort_os_smem(int ob, int oi, int keybits, bool ov);
+EM_API int em_sort_os_smem(int ob, int oi, int keybits, bool ov, int ovar);
 
 /* Bits of one key word of dt (8, 16, 32 or 64; complex128: 64 per word). */
 EM_API int em_sort_key_bits(em_dtype dt);

@@ -201,16 +201,39 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  * 22 0.718 / 0.722 / 1.024; ranking by __match_any_sync instead of 8
  * ballots 0.839 / 0.894 / 1.219 / 1.763.  EMBER_SORT_OS="threads,items,
  * blocks" overrides it where the shape is valid and fits (for tuning);
- * EMBER_SORT_MATCH=1 ranks by the match instruction. */
+ * EMBER_SORT_MATCH=1 ranks by the match instruction.
+ *
+ * The variants (spec.ovar bits, render_onesweep.c; EMBER_SORT_VAR
+ * overrides, 0 the kernel and the shapes above): on the H100 (2026-11-26,
+ * bench/tune_sort.py, ms, 2^24; sort f32 / sort i32 / argsort f32 / sort
+ * f64) 384 x 24 x 2 0.705 / 0.716, with whole tiles untested (1) 0.689 /
+ * 0.695; keys moved while ranked (2, counters of their own) let 32-bit
+ * keys run 3 blocks an SM: 384 x 22 x 3 (1 + 2) 0.637 / 0.627, 256 x 32 x
+ * 4 0.660 / 0.654, 384 x 22 x 2 0.693 / 0.689, 512 x 14 x 2 0.688 /
+ * 0.707; values and 64-bit keys at 256 x 16 x 4: argsort f32 0.907
+ * (against 1.050), sort f64 1.460 (1 + 2; 1.550).  ncu: UPSWEEP takes 64
+ * us, the first pass (reading the array) 240 us against 170 for the
+ * others; 4 and 8 would feed them more loads at once, but are not timed
+ * on a GPU yet (emulated and compiled only): off by default until they
+ * are (bench/tune_sort.py --shapes "def@3;def@7;def@11;def@15"). */
+#define EM__SORT_VAR 3
 static void em__os_shape(em_sort_spec *c, bool vals) {
+    int var = EM__SORT_VAR, x, y, z;
+    const char *v = getenv("EMBER_SORT_VAR");
+    if (v && sscanf(v, "%d", &x) == 1 && x >= 0 && x <= 15) var = x;
     int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2;
+    if (var && c->keybits == 32 && !vals)
+        it = 22, mb = 3; /* 2 fits 22 keys a thread beside the counters */
+    else if (var && (c->keybits == 32 || !vals))
+        b = 256, it = 16, mb = 4;
     const char *e = getenv("EMBER_SORT_OS");
-    int x, y, z;
     if (e && sscanf(e, "%d,%d,%d", &x, &y, &z) == 3 && x % 32 == 0 && x >= 256 && x <= 1024 &&
         y >= 1 && y <= 32 && z >= 0 && z <= 8 &&
-        em_sort_os_smem(x, y, c->keybits, vals) <= 48 * 1024)
+        em_sort_os_smem(x, y, c->keybits, vals, var) <= 48 * 1024)
         b = x, it = y, mb = z;
-    c->ob = b, c->oi = it, c->om = mb, c->ov = vals;
+    /* A shape too large for the counters' own words keeps the union. */
+    if (em_sort_os_smem(b, it, c->keybits, vals, var) > 48 * 1024) var &= ~2;
+    c->ob = b, c->oi = it, c->om = mb, c->ov = vals, c->ovar = var;
     const char *mt = getenv("EMBER_SORT_MATCH");
     c->omatch = mt && mt[0] == '1';
 }

@@ -70,12 +70,17 @@ static void test_render(void) {
     CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
     bad.ob = 300, bad.oi = 4;
     CHECK(em_render_sort(&em_dialect_cuda, &bad, &s) == EM_EVALUE);
-    CHECK(em_sort_os_smem(256, 16, 32, true) <= 48 * 1024);
+    CHECK(em_sort_os_smem(256, 16, 32, true, 0) <= 48 * 1024);
     /* the warps' counters share the tile's words: 384 x 24 keys with 32-bit
      * values fit, 384 x 25 do not; a small tile still holds the counters */
-    CHECK(em_sort_os_smem(384, 24, 32, true) <= 48 * 1024);
-    CHECK(em_sort_os_smem(384, 25, 32, true) > 48 * 1024);
-    CHECK(em_sort_os_smem(1024, 1, 32, false) >= 32 * 1024);
+    CHECK(em_sort_os_smem(384, 24, 32, true, 0) <= 48 * 1024);
+    CHECK(em_sort_os_smem(384, 25, 32, true, 0) > 48 * 1024);
+    CHECK(em_sort_os_smem(1024, 1, 32, false, 0) >= 32 * 1024);
+    /* variant 2 (keys alone): the counters beside the tile, not in its words */
+    CHECK(em_sort_os_smem(384, 22, 32, false, 2) <= 48 * 1024);
+    CHECK(em_sort_os_smem(384, 23, 32, false, 2) > 48 * 1024);
+    CHECK(em_sort_os_smem(384, 23, 32, false, 1) <= 48 * 1024);
+    CHECK(em_sort_os_smem(384, 24, 32, true, 2) == em_sort_os_smem(384, 24, 32, true, 0));
     em_sbuf_free(&s);
 }
 
@@ -106,11 +111,14 @@ static void test_nvrtc(void) {
                                  {EM_FLOAT64, 64, 256, 18, 0, 0}, {EM_UINT8, 32, 288, 3, 0, 1},
                                  {EM_FLOAT32, 32, 384, 26, 2, 0}, {EM_FLOAT32, 32, 384, 20, 2, 1},
                                  {EM_INT64, 64, 384, 13, 2, 1},   {EM_INT32, 32, 256, 16, 3, 1},
-                                 {EM_FLOAT32, 32, 384, 24, 2, 1}, {EM_FLOAT64, 64, 384, 14, 2, 0}};
+                                 {EM_FLOAT32, 32, 384, 24, 2, 1}, {EM_FLOAT64, 64, 384, 14, 2, 0},
+                                 {EM_FLOAT32, 32, 384, 22, 3, 0}, {EM_INT32, 32, 256, 32, 4, 0},
+                                 {EM_INT64, 64, 384, 10, 2, 0},   {EM_FLOAT32, 32, 384, 24, 2, 1}};
     for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
         em_sort_spec c1 = {(em_dtype)shp[i][0], shp[i][1], i & 1, false, false, 1};
         c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = shp[i][5];
         c1.omatch = i == 4 || i == 5; /* the match instruction (EMBER_SORT_MATCH=1) */
+        c1.ovar = i < 10 ? 0 : i < 12 ? 15 : i < 13 ? 3 : 1; /* variants (EMBER_SORT_VAR) */
         em_sbuf s = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c1, &s) == EM_OK);
         void *cubin = NULL;
@@ -605,6 +613,39 @@ static void test_emulated(void) {
     CHECK(run_case(EM_FLOAT32, 1, 2 * 9216 + 77, 0, 1, 1, 0));
     CHECK(run_case(EM_INT64, 1, 6000, 1, 0, 1, 0));
     unsetenv("EMBER_SORT_MATCH");
+    /* The pass kernel's variants (EMBER_SORT_VAR): whole tiles without the
+     * tests of their end (1), keys moved while ranked (2), both; several
+     * whole tiles and a part, keys alone and with values (argsort: 2 does
+     * not apply), 4- and 8-byte keys, the union kept where 2 does not fit. */
+    static const struct {
+        const char *var, *os;
+        em_dtype dt;
+        int len, desc, arg;
+    } vars[] = {
+        {"1", "256,2,0", EM_FLOAT32, 5000, 0, 0}, {"1", "288,3,0", EM_INT32, 4000, 1, 1},
+        {"2", "256,3,0", EM_FLOAT32, 3 * 768 + 5, 1, 0}, {"2", "384,2,2", EM_INT64, 3001, 0, 0},
+        {"3", "256,3,0", EM_INT32, 4 * 768, 0, 0}, {"3", "384,3,2", EM_FLOAT32, 6001, 1, 1},
+        {"3", "384,22,3", EM_FLOAT32, 2 * 8448 + 1, 0, 0}, {"3", "384,24,2", EM_UINT16, 9217, 1, 0},
+        /* the first pass's contiguous read (4), UPSWEEP's 8 keys a thread
+         * (8; grids of 3 blocks: the steps loop and end inside one), all */
+        {"4", "256,3,0", EM_FLOAT32, 3001, 1, 0}, {"4", "256,2,0", EM_INT64, 2500, 0, 1},
+        {"8", "256,3,0", EM_INT32, 7 * 2048 + 5, 0, 1}, {"15", "256,3,0", EM_FLOAT64, 6145, 1, 0},
+        {"15", "288,3,0", EM_FLOAT32, 6 * 2048, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        setenv("EMBER_SORT_VAR", vars[i].var, 1);
+        setenv("EMBER_SORT_OS", vars[i].os, 1);
+        CHECK(run_case(vars[i].dt, 1, vars[i].len, vars[i].desc, vars[i].arg, 1, 0));
+    }
+    /* 4 and 8 on strided input (no contiguous read) and rows (the row in
+     * the key's high half: em_key_c adds it) */
+    setenv("EMBER_SORT_OS", "256,3,0", 1);
+    setenv("EMBER_SORT_VAR", "15", 1);
+    CHECK(run_case(EM_FLOAT32, 1, 3001, 0, 0, 2, 0));
+    CHECK(run_case(EM_INT32, 7, 300, 1, 0, 1, 0));
+    CHECK(run_case(EM_FLOAT32, 5, 301, 0, 0, 1, 1));
+    unsetenv("EMBER_SORT_VAR");
+    unsetenv("EMBER_SORT_OS");
     printf("%d emulated launches\n", launches);
 }
 
