@@ -387,8 +387,11 @@ EM__CPLXS(EM__CPX)
         }                                                                                          \
         return neg ? em_mk_##S(-re, -im) : em_mk_##S(re, im);                                      \
     }                                                                                              \
+    /* -x with the sign bit flipped for a NaN too: PTX's neg gives an unsigned NaN, and asin   \
+     * and atan of inf + iNaN take their result's signs from the rotated NaN's, as glibc's */    \
+    EM_FN R em__negs_##S(R x) { return copysign##M(x, signbit(x) ? (R)1 : (R)-1); }             \
     EM_FN T em_arcsin_##S(T a) {                                                                   \
-        T r = em_arcsinh_##S(em_mk_##S(-a.im, a.re));                                              \
+        T r = em_arcsinh_##S(em_mk_##S(em__negs_##S(a.im), a.re));                                 \
         return em_mk_##S(r.im, -r.re);                                                             \
     }                                                                                              \
     EM_FN T em_arccos_##S(T a) {                                                                   \
@@ -407,7 +410,7 @@ EM__CPLXS(EM__CPX)
         return em_mk_##S(2 * atan2##M(q.re, p.re), asinh##M(p.re * q.im - p.im * q.re));          \
     }                                                                                              \
     EM_FN T em_arctan_##S(T a) {                                                                   \
-        T r = em_arctanh_##S(em_mk_##S(-a.im, a.re));                                              \
+        T r = em_arctanh_##S(em_mk_##S(em__negs_##S(a.im), a.re));                                 \
         return em_mk_##S(r.im, -r.re);                                                             \
     }                                                                                              \
     /* glibc's cpow is cexp(b * clog(a)) with C's product, whose Annex G recovery (G.5.1's   \

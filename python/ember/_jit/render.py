@@ -357,7 +357,7 @@ class Renderer:
         if t.kind == "dynshared":
             if self.d.opencl:
                 # the kernel's __local argument itself where it is in scope (the kernel's
-                # body): NVIDIA's OpenCL faulted on the copy kept in the private em_ctx
+                # body), else the context's copy of it
                 src = "em_dynshm" if getattr(self, "in_kernel", False) else "em_c->dynshm"
                 return [f"{ind}__local {c} *{a.cname}_p = (__local {c} *){src};",
                         f"{ind}em_i64 {a.cname}_n0 = em_c->dyn / (em_i64)sizeof({c});"]
@@ -621,11 +621,13 @@ def render_opencl(fn, entry):
     if fn.boundscheck:
         params += ["__global char *em_errd", "ulong em_erro"]
         err = "(__global int *)(em_errd + em_erro)"
-    params += ["em_i64 em_dyn", "__local char *em_dynshm"]
+    # uint4: the driver aligns a __local argument's buffer for its pointee type, and NVIDIA's
+    # gave a char's (1 byte): the int64 and float arrays cut from it faulted there
+    params += ["em_i64 em_dyn", "__local uint4 *em_dynshm"]
     decls = [f"    {CTYPE[t]} {c} = 0;" for c, t in sorted(fn.locals.items())]
     parts.append("\n".join(
         [f'{r.d.t["kernel"]} {entry}({", ".join(params)}) {{'] + unpack + r.hoisted + [
-         f"    em_ctx em_cx = {{0, {err}, em_dyn, em_dynshm}};",
+         f"    em_ctx em_cx = {{0, {err}, em_dyn, (__local char *)em_dynshm}};",
          "    em_ctx *em_c = &em_cx;"] + decls + body + ["}", ""]))
     return "\n".join(parts)
 
