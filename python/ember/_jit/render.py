@@ -317,11 +317,26 @@ class Renderer:
     def s_Sync(self, s, ind):
         return [f"{ind}{self.d.t['barrier']}"]
 
-    def s_Print(self, s, ind):
+    def s_Print(self, s, ind, bools=None):
+        if self.d.opencl and bools is None:
+            # OpenCL's %s takes a string literal only (NVIDIA's queue died on the ternary
+            # of two): each bool is evaluated once, and its word goes into the format of
+            # one printf per combination
+            nb = [it for it in s.items if not isinstance(it, ir.Str) and it.ty == "bool"]
+            if nb:
+                out = [f"{ind}{{"]
+                out += [f"{ind}    const int em_pb{k} = ({self.e(it)}) != 0;"
+                        for k, it in enumerate(nb)]
+                out += self._print_combos(s, ind + "    ", len(nb), [])
+                return out + [f"{ind}}}"]
         fmt, args = [], []
+        nbool = 0
         for it in s.items:
             if isinstance(it, ir.Str):
                 fmt.append(_c_string(it.s))
+            elif it.ty == "bool" and bools is not None:
+                fmt.append("True" if bools[nbool] else "False")
+                nbool += 1
             elif it.ty == "bool":
                 fmt.append("%s")
                 args.append(f'({self.e(it)}) ? "True" : "False"')
@@ -345,6 +360,15 @@ class Renderer:
         if self.d.device:
             return [f"{ind}printf({lit}{rest});"]
         return [f"{ind}em_c->print(em_c, {lit}{rest});"]
+
+    def _print_combos(self, s, ind, n, chosen):
+        """The printf of each combination of the print's n bools (em_pb0...), by if/else."""
+        if len(chosen) == n:
+            return self.s_Print(s, ind, chosen)
+        k = len(chosen)
+        return ([f"{ind}if (em_pb{k}) {{"] + self._print_combos(s, ind + "    ", n, chosen + [1])
+                + [f"{ind}}} else {{"] + self._print_combos(s, ind + "    ", n, chosen + [0])
+                + [f"{ind}}}"])
 
     def s_DeclArray(self, s, ind):
         a, t = s.arr, s.arr.ty
