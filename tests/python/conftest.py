@@ -7,16 +7,9 @@ import numpy as np
 import pytest
 
 import ember as em
+from helpers import device_names
 
 
-def _devices():
-    devs = ["cpu"]
-    if em.cuda.is_available():
-        devs.append("cuda:0")
-    if em.opencl.is_available():
-        devs.append("opencl:0")
-    only = os.environ.get("EMBER_TEST_DEVICES")
-    return only.split(",") if only else devs
 
 
 # Every module's `device` tests run on opencl:0 (PoCL's CPU device in CI)
@@ -161,7 +154,7 @@ def grid_dtypes(request):
     return pick
 
 
-@pytest.fixture(params=_devices())
+@pytest.fixture(params=device_names())
 def device(request):
     """Each test that takes `device` runs once per available device, with it current."""
     if request.param.startswith("opencl"):

@@ -6,13 +6,30 @@ every op is checked on: contiguous, 0-d, empty, negative strides,
 non-contiguous (strided and transposed) and broadcast views;
 `to_em(a)` copies such a view to an ember array with the same layout;
 `assert_same(em_result, np_result)` checks dtype, shape and values;
+`device_names()` lists the devices the `device` fixture runs on;
 `nvrtc_available()` says whether NVRTC loads here (the fake-driver tests
 compile kernels for real); `FAKE_PROLOGUE` starts a fake-driver subprocess's
 code (the driver as `fake`, and `cfg()`, `params(n)`, `stream()`: the last
 launch it received)."""
+import os
+
 import numpy as np
 
 import ember as em
+
+
+def device_names():
+    """The devices a test runs on: the CPU, then cuda:0 and opencl:0 where they are;
+    EMBER_TEST_DEVICES (comma-separated) names them instead."""
+    only = os.environ.get("EMBER_TEST_DEVICES")
+    if only:
+        return only.split(",")
+    devs = ["cpu"]
+    if em.cuda.is_available():
+        devs.append("cuda:0")
+    if em.opencl.is_available():
+        devs.append("opencl:0")
+    return devs
 
 ALL_DTYPES = [np.dtype(n) for n in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

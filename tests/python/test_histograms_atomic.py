@@ -11,22 +11,13 @@ import pytest
 
 import ember as em
 from ember import _ember
-from helpers import assert_same, to_em
+from helpers import assert_same, device_names, to_em
 
 INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 FLOATS = ["float16", "float32", "float64"]
 
 
-def _kdevs():
-    devs = ["cpu"]
-    if em.cuda.is_available():
-        devs.append("cuda:0")
-    if em.opencl.is_available():
-        devs.append("opencl:0")
-    return devs
-
-
-@pytest.fixture(params=_kdevs())
+@pytest.fixture(params=device_names())
 def kdev(request):
     with em.Device(request.param) as d:
         yield d
