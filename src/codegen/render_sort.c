@@ -509,7 +509,7 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     const int ob = c->ob ? c->ob : EM_SORT_OS_B, oi = c->oi ? c->oi : EM_SORT_OS_ITEMS;
     const int om = c->ob ? c->om : c->keybits == 32 ? 3 : 0;
     if (ob % 32 || ob < 256 || ob > 1024 || oi < 1 || oi > 32 || om < 0 || c->ovar < 0 ||
-        c->ovar > 15 || em_sort_os_smem(ob, oi, c->keybits, c->ov, c->ovar) > 48 * 1024) {
+        c->ovar > 63 || em_sort_os_smem(ob, oi, c->keybits, c->ov, c->ovar) > 48 * 1024) {
         return em_error(EM_EVALUE, "em_render_sort: a pass kernel of %d x %d does not fit", ob, oi);
     }
     em_sbuf_printf(src, "%s\n// radix sort of %s, %d-bit keys%s%s, %s\n", d->prelude,

@@ -105,9 +105,10 @@ typedef struct em_sort_spec {
     /* The pass kernel's variants, bits (EMBER_SORT_VAR; run_sort.c's
      * em__os_shape picks): 1 a whole tile skips the tests of its end, 2
      * (keys alone) ranking moves each key into shared memory at once, the
-     * warps' counters in words of their own, 4 the first pass reads a
-     * contiguous array at offsets known when compiled, 8 UPSWEEP loads 8
-     * keys a thread before counting them. */
+     * warps' counters in words of their own, 4 the first pass loads all
+     * its elements before it keys any, 8 UPSWEEP loads 8 keys a thread
+     * before counting them, 16 a lane's peers by CUB's PTX vote, 32
+     * UPSWEEP reads a contiguous array of 4-byte keys as 16-byte vectors. */
     int ovar;
 } em_sort_spec;
 

@@ -211,16 +211,37 @@ static bool em__use_onesweep(const em__sorter *s, int64_t n) {
  * keys run 3 blocks an SM: 384 x 22 x 3 (1 + 2) 0.637 / 0.627, 256 x 32 x
  * 4 0.660 / 0.654, 384 x 22 x 2 0.693 / 0.689, 512 x 14 x 2 0.688 /
  * 0.707; values and 64-bit keys at 256 x 16 x 4: argsort f32 0.907
- * (against 1.050), sort f64 1.460 (1 + 2; 1.550).  ncu: UPSWEEP takes 64
- * us, the first pass (reading the array) 240 us against 170 for the
- * others; 4 and 8 would feed them more loads at once, but are not timed
- * on a GPU yet (emulated and compiled only): off by default until they
- * are (bench/tune_sort.py --shapes "def@3;def@7;def@11;def@15"). */
-#define EM__SORT_VAR 3
+ * (against 1.050), sort f64 1.460 (1 + 2; 1.550).
+ *
+ * Session 15 (H100, ncu --clock-control none, 2^24 float32, us): with 3,
+ * CLEAR 5, UPSWEEP 62, the first pass 173, the others 129 each; CUB's
+ * (CuPy) histogram 49, its passes 95 each at the same 384 threads, 56
+ * registers and 3 blocks an SM.  Our pass issued 1.64x CUB's instructions
+ * (62 % of issue slots busy, the ALU pipe the busiest): it is bound by
+ * instructions, not memory (1.06 TB/s).  The first pass keyed each
+ * element as it arrived, so its 22 loads went one after another (the
+ * SASS: each LDG's result tested before the next LDG); UPSWEEP likewise
+ * had one load in flight a thread.  4 (loads first: every variant, any
+ * stride) and 32 (UPSWEEP's 16-byte vectors: 62 -> 40 us) fix those; 16
+ * (CUB's PTX vote in em_match8: 75 -> 53 instructions a key's ranking)
+ * cuts the pass's instructions.  tune_sort.py, same call, ms (sort f32 /
+ * i32 / argsort f32 / sort f64): 3 0.638 / 0.636 / 0.919 / 1.473, 3+4
+ * 0.623 / 0.603 / 0.921 / 1.511, 3+32 0.617 / 0.624 / 0.893, 3+4+32
+ * 0.605 / 0.583 / 0.893 / 1.476; CuPy 0.564 / 0.549 / 0.997.  Bit 8
+ * (EM_UI) stays off: it keyed each load as it came too.  A block taking
+ * its next tile while it works on this one (tried as 16 before the vote)
+ * slowed every pass by 13 us: not kept.  Then the vote (16) and the tile's
+ * end tested as j * 32 < lim (every variant; the spills 100 -> 16 bytes),
+ * a second call: 3+4+16+32 0.510 and 0.492 / 0.469 and 0.468 / 0.849 /
+ * 1.263, 3 0.613 / 0.626 and 0.605 / 0.910 / 1.457, 3+4+32 0.573 / 0.564
+ * / 0.885 / 1.432, 3+16+32 0.503 / 0.495 / 0.854 / 1.313; CuPy 0.548 /
+ * 0.528 / 0.975, PyTorch 0.947 / 0.961 / 0.949.  ncu: UPSWEEP 39 us, the
+ * first pass 110-120, the others 100-104 (CUB's 90-96). */
+#define EM__SORT_VAR (3 | 4 | 16 | 32)
 static void em__os_shape(em_sort_spec *c, bool vals) {
     int var = EM__SORT_VAR, x, y, z;
     const char *v = getenv("EMBER_SORT_VAR");
-    if (v && sscanf(v, "%d", &x) == 1 && x >= 0 && x <= 15) var = x;
+    if (v && sscanf(v, "%d", &x) == 1 && x >= 0 && x <= 63) var = x;
     int b = 384, it = c->keybits == 32 ? 24 : vals ? 13 : 14, mb = 2;
     if (var && c->keybits == 32 && !vals)
         it = 22, mb = 3; /* 2 fits 22 keys a thread beside the counters */

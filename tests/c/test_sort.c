@@ -118,7 +118,7 @@ static void test_nvrtc(void) {
         em_sort_spec c1 = {(em_dtype)shp[i][0], shp[i][1], i & 1, false, false, 1};
         c1.ob = shp[i][2], c1.oi = shp[i][3], c1.om = shp[i][4], c1.ov = shp[i][5];
         c1.omatch = i == 4 || i == 5; /* the match instruction (EMBER_SORT_MATCH=1) */
-        c1.ovar = i < 10 ? 0 : i < 12 ? 15 : i < 13 ? 3 : 1; /* variants (EMBER_SORT_VAR) */
+        c1.ovar = i < 10 ? 0 : i < 12 ? 63 : i < 13 ? 3 : 1; /* variants (EMBER_SORT_VAR) */
         em_sbuf s = {0};
         CHECK(em_render_sort(&em_dialect_cuda, &c1, &s) == EM_OK);
         void *cubin = NULL;
@@ -230,7 +230,12 @@ static const char emul_pre[] =
     "    return o;\n"
     "}\n"
     "#define __popc __builtin_popcount\n"
-    "#define __ffs __builtin_ffs\n";
+    "#define __ffs __builtin_ffs\n"
+    "struct uint4 { unsigned x, y, z, w; };\n"
+    "static uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {\n"
+    "    uint4 r = {x, y, z, w};\n"
+    "    return r;\n"
+    "}\n";
 
 static const char emul_post[] =
     "\ntypedef void (*em_kf)(const em_args);\n"
@@ -630,23 +635,35 @@ static void test_emulated(void) {
         {"3", "384,3,2", EM_FLOAT32, 6001, 1, 1},
         {"3", "384,22,3", EM_FLOAT32, 2 * 8448 + 1, 0, 0},
         {"3", "384,24,2", EM_UINT16, 9217, 1, 0},
-        /* the first pass's contiguous read (4), UPSWEEP's 8 keys a thread
+        /* the first pass's loads before its keys (4), UPSWEEP's 8 keys a thread
          * (8; grids of 3 blocks: the steps loop and end inside one), all */
         {"4", "256,3,0", EM_FLOAT32, 3001, 1, 0},
         {"4", "256,2,0", EM_INT64, 2500, 0, 1},
         {"8", "256,3,0", EM_INT32, 7 * 2048 + 5, 0, 1},
         {"15", "256,3,0", EM_FLOAT64, 6145, 1, 0},
         {"15", "288,3,0", EM_FLOAT32, 6 * 2048, 0, 0},
+        /* the PTX vote (16: here its C form -- the host has no PTX; NVRTC
+         * compiles the PTX above); UPSWEEP's 16-byte vectors (32: several
+         * grid steps, a tail of 1-3 keys, argsort; 8-byte and 2-byte keys
+         * keep the scalar loop); all */
+        {"16", "384,2,2", EM_FLOAT32, 9001, 0, 0},
+        {"16", "256,3,0", EM_INT64, 4000, 1, 1},
+        {"32", "256,3,0", EM_FLOAT32, 8 * 3072 + 403, 0, 0},
+        {"32", "256,3,0", EM_UINT32, 3 * 2048 + 2, 1, 1},
+        {"48", "256,2,0", EM_INT32, 5 * 512 + 1, 1, 0},
+        {"63", "256,3,0", EM_FLOAT32, 7 * 768 + 3, 1, 1},
+        {"63", "256,2,0", EM_FLOAT64, 2500, 0, 0},
+        {"63", "256,3,0", EM_INT16, 3001, 0, 1},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         setenv("EMBER_SORT_VAR", vars[i].var, 1);
         setenv("EMBER_SORT_OS", vars[i].os, 1);
         CHECK(run_case(vars[i].dt, 1, vars[i].len, vars[i].desc, vars[i].arg, 1, 0));
     }
-    /* 4 and 8 on strided input (no contiguous read) and rows (the row in
-     * the key's high half: em_key_c adds it) */
+    /* every bit on strided input (4 through em_off, no vectors) and rows
+     * (the row in the key's high half: 4 and 32 step aside) */
     setenv("EMBER_SORT_OS", "256,3,0", 1);
-    setenv("EMBER_SORT_VAR", "15", 1);
+    setenv("EMBER_SORT_VAR", "63", 1);
     CHECK(run_case(EM_FLOAT32, 1, 3001, 0, 0, 2, 0));
     CHECK(run_case(EM_INT32, 7, 300, 1, 0, 1, 0));
     CHECK(run_case(EM_FLOAT32, 5, 301, 0, 0, 1, 1));
