@@ -109,6 +109,9 @@ typedef struct em_sort_spec {
      * contiguous array at offsets known when compiled, 8 UPSWEEP loads 8
      * keys a thread before counting them. */
     int ovar;
+    /* SEARCH_SH's old form (EMBER_SEARCH_OLD=1, for A/B timing): an
+     * unpadded shared haystack and a branching search. */
+    bool sold;
 } em_sort_spec;
 
 #define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */
