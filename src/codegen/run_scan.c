@@ -47,6 +47,12 @@
  *      out 0.0625 where NumPy's sequential product is 0; to tune before it
  *      becomes the default.  Session 14 (H100, warp look-back): 0.160 ms
  *      against (1)-(3)'s 0.100 in the same process -- still slower.
+ *      Session 15 (H100, one process, two rounds): with a 4-byte
+ *      accumulator each tile's flag and value share one 64-bit word
+ *      (em_scan_packed: no fences), 0.105 / 0.102 ms against the unpacked
+ *      0.160 / 0.160 and (1)-(3)'s 0.106 / 0.103 (PyTorch 0.099): the fences
+ *      were the single pass's cost, but it only ties the three kernels, so it
+ *      stays opt-in (EMBER_SCAN_PACK=0: the unpacked form).
  *
  *  CUDA's tile kernels scan a block by warp shuffles (em_scan_spec.warp,
  *  render_scan.c's em__warp_text) for cumsum and integer cumprod: cumsum of
