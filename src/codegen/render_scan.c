@@ -11,13 +11,17 @@
 
 em_dtype em_scan_acc(em_dtype out) { return out == EM_FLOAT16 ? EM_FLOAT32 : out; }
 
+bool em_scan_packed(const em_scan_spec *c) {
+    return c->onepass && c->warp && !c->unpacked && em_dtype_get(em_scan_acc(c->out))->size == 4;
+}
+
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c%s", (int)c->op, (int)c->in, (int)c->out, c->nd,
+    em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c%s%s", (int)c->op, (int)c->in, (int)c->out, c->nd,
                    c->axis < 0 ? -1 : c->axis,
                    c->onepass ? 'O'
                    : c->tiles ? 'T'
                               : 'L',
-                   c->tiles && c->warp ? "W" : "");
+                   c->tiles && c->warp ? "W" : "", em_scan_packed(c) ? "P" : "");
 }
 
 /* The argument's fields (run_scan.c packs them), for the em_kargs form. */
@@ -367,10 +371,61 @@ static const char em__lookback_text[] =
     "    return c;\n"
     "}\n";
 
+/* The packed form of em_lookback (em_scan_packed): each tile's flag (high
+ * word) and value (low word) in one 64-bit word st[j], written and read whole
+ * (an aligned 8-byte access is single-copy atomic), so a reader that sees the
+ * flag sees its value: no fence on either side, where the unpacked form pays
+ * one after each publish and one after each read of flags. */
+static const char em__lookback_pk_text[] =
+    "EM_D unsigned long long em_pk(int f, em_scan_acc v) {\n"
+    "    unsigned u;\n"
+    "    unsigned char *ub = (unsigned char *)&u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < 4; k++) ub[k] = vb[k];\n"
+    "    return ((unsigned long long)(unsigned)f << 32) | u;\n"
+    "}\n"
+    "EM_D em_scan_acc em_unpk(unsigned long long w) {\n"
+    "    unsigned u = (unsigned)w;\n"
+    "    em_scan_acc v;\n"
+    "    unsigned char *ub = (unsigned char *)&u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < 4; k++) vb[k] = ub[k];\n"
+    "    return v;\n"
+    "}\n"
+    "EM_D em_scan_acc em_lookback_pk(long long b, long long ls, volatile unsigned long long *st,\n"
+    "                                em_scan_acc *lb) {\n"
+    "    const int lane = ${tid} & 31;\n"
+    "    em_scan_acc c = ${zero};\n"
+    "    bool got = false;\n"
+    "    for (long long j0 = b - 1;; j0 -= 32) {\n"
+    "        const long long j = j0 - lane;\n"
+    "        unsigned long long w;\n"
+    "        int f;\n"
+    "        do {\n"
+    "            w = j >= ls ? st[j] : 2ULL << 32; // before the line: never reached\n"
+    "            f = (int)(w >> 32);\n"
+    "        } while (__any_sync(0xffffffffu, f == 0));\n"
+    "        const unsigned two = __ballot_sync(0xffffffffu, f == 2);\n"
+    "        const int cnt = two ? __ffs(two) : 32; // lanes 0 .. cnt - 1 count\n"
+    "        if (lane < cnt) lb[lane] = em_unpk(w);\n"
+    "        __syncwarp();\n"
+    "        if (lane == 0) {\n"
+    "            em_scan_acc v = lb[cnt - 1];\n"
+    "            for (int q = cnt - 2; q >= 0; q--) v = em_op(v, lb[q]);\n"
+    "            c = got ? em_op(v, c) : v;\n"
+    "            got = true;\n"
+    "        }\n"
+    "        __syncwarp(); // lb read before the next window writes it\n"
+    "        if (two) break;\n"
+    "    }\n"
+    "    return c;\n"
+    "}\n";
+
 /* The single pass (CUDA only, run_scan.c's 'T' with onepass): decoupled look-back.
  * part holds a ticket counter (16 bytes), one flag per tile (int, 0 = nothing yet,
  * 1 = the tile's total in agg, 2 = the line's inclusive prefix through the tile in
- * inc), then agg[units] and inc[units]; the host zeroes counter and flags.  Tiles
+ * inc), then agg[units] and inc[units]; the host zeroes counter and flags (packed:
+ * the counter, then st[units], one word a tile, em__lookback_pk_text).  Tiles
  * are taken in ticket order (an atomic counter, not blockIdx), so a block waits only
  * on tiles whose blocks already run and never wait on later ones: CUDA's resident
  * blocks make progress, so the wait ends.  OpenCL keeps the three kernels: neither
@@ -401,9 +456,13 @@ static const char em__onepass_kernel[] =
     "#endif\n"
     "    const long long units = p.nlines * p.ntiles;\n"
     "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
+    "#if EM_PACK\n"
+    "    volatile unsigned long long *st = (volatile unsigned long long *)(p.part + 16);\n"
+    "#else\n"
     "    volatile int *flag = (volatile int *)(p.part + 16);\n"
     "    em_scan_acc *agg = (em_scan_acc *)(p.part + 16 + ((units * 4 + 15) & ~15LL));\n"
     "    em_scan_acc *inc = agg + units;\n"
+    "#endif\n"
     "    for (;;) {\n"
     "        if (${tid} == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
     "        ${sync};\n"
@@ -415,57 +474,57 @@ static const char em__onepass_kernel[] =
     "        if (${tid} == 0) {\n"
     "            // Publish first (the total, or the prefix for a line's first tile) so that\n"
     "            // later tiles can pass this one while it looks back.\n"
+    "#if EM_PACK\n"
+    "            st[b] = em_pk(has ? 1 : 2, r);\n"
+    "#else\n"
     "            (has ? agg : inc)[b] = r;\n"
     "            __threadfence();\n"
     "            flag[b] = has ? 1 : 2;\n"
+    "#endif\n"
     "        }\n"
-    "#if EM_WARP_LB\n"
+    "        // c = T[j] (+) ... (+) T[b - 1], folded from the nearest tile back until one\n"
+    "        // holds its inclusive prefix (the line's first tile does); thread 0 gets it.\n"
+    "        em_scan_acc c = ${zero};\n"
+    "#if EM_PACK\n"
+    "        if (has && ${tid} < 32) c = em_lookback_pk(b, l * p.ntiles, st, lb);\n"
+    "#elif EM_WARP_LB\n"
     "        // Warp 0 looks back over 32 tiles at a time (em_lookback).\n"
-    "        if (has && ${tid} < 32) {\n"
-    "            const em_scan_acc c = em_lookback(b, l * p.ntiles, flag, agg, inc, lb);\n"
-    "            if (${tid} == 0) {\n"
-    "                if (!EM_LB_HOLD(b)) {\n"
-    "                    inc[b] = em_op(c, r);\n"
-    "                    __threadfence();\n"
-    "                    flag[b] = 2;\n"
-    "                }\n"
-    "                carry = c;\n"
-    "            }\n"
-    "        }\n"
+    "        if (has && ${tid} < 32) c = em_lookback(b, l * p.ntiles, flag, agg, inc, lb);\n"
     "#else\n"
-    "        if (${tid} == 0) {\n"
-    "            if (has) {\n"
-    "                // c = T[j] (+) ... (+) T[b - 1], folded from the nearest tile back\n"
-    "                // until one holds its inclusive prefix (the line's first tile does).\n"
-    "                em_scan_acc c = ${zero};\n"
-    "                bool got = false;\n"
-    "                for (long long j = b - 1;; j--) {\n"
-    "                    int f;\n"
-    "                    while ((f = flag[j]) == 0) {\n"
-    "                    }\n"
-    "                    __threadfence(); // the value after its flag\n"
-    "                    const em_scan_acc v = em_vld(f == 2 ? inc + j : agg + j);\n"
-    "                    c = got ? em_op(v, c) : v;\n"
-    "                    got = true;\n"
-    "                    if (f == 2) break;\n"
+    "        if (has && ${tid} == 0) {\n"
+    "            bool got = false;\n"
+    "            for (long long j = b - 1;; j--) {\n"
+    "                int f;\n"
+    "                while ((f = flag[j]) == 0) {\n"
     "                }\n"
-    "                // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
-    "                // at their total, so that later tiles walk back over several.\n"
-    "                if (!EM_LB_HOLD(b)) {\n"
-    "                    inc[b] = em_op(c, r);\n"
-    "                    __threadfence();\n"
-    "                    flag[b] = 2;\n"
-    "                }\n"
-    "                carry = c;\n"
+    "                __threadfence(); // the value after its flag\n"
+    "                const em_scan_acc v = em_vld(f == 2 ? inc + j : agg + j);\n"
+    "                c = got ? em_op(v, c) : v;\n"
+    "                got = true;\n"
+    "                if (f == 2) break;\n"
     "            }\n"
     "        }\n"
     "#endif\n"
+    "        if (has && ${tid} == 0) {\n"
+    "            // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
+    "            // at their total, so that later tiles walk back over several.\n"
+    "            if (!EM_LB_HOLD(b)) {\n"
+    "#if EM_PACK\n"
+    "                st[b] = em_pk(2, em_op(c, r));\n"
+    "#else\n"
+    "                inc[b] = em_op(c, r);\n"
+    "                __threadfence();\n"
+    "                flag[b] = 2;\n"
+    "#endif\n"
+    "            }\n"
+    "            carry = c;\n"
+    "        }\n"
     "        ${sync}; // carry is set\n"
     "        const ${ll} bo = em_base(p, l, p.ost);\n"
     "        if (has) {\n"
-    "            const em_scan_acc c = carry;\n"
+    "            const em_scan_acc k = carry;\n"
     "            for (int j = ${tid}; j < m; j += EM_B)\n"
-    "                *em_dst(p, bo, t0 + j) = em_store(em_op(c, s[EM_P(j)]));\n"
+    "                *em_dst(p, bo, t0 + j) = em_store(em_op(k, s[EM_P(j)]));\n"
     "        } else {\n"
     "            for (int j = ${tid}; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);\n"
     "        }\n"
@@ -507,7 +566,8 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     else
         em_sbuf_printf(&t, "%s", em__line_kernel);
     if (c->onepass)
-        em_sbuf_printf(&t, "%s%s%s", em__vld_text, warp ? em__lookback_text : "",
+        em_sbuf_printf(&t, "#define EM_PACK %d\n%s%s%s%s", em_scan_packed(c), em__vld_text,
+                       warp ? em__lookback_text : "", em_scan_packed(c) ? em__lookback_pk_text : "",
                        em__onepass_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);

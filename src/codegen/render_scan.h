@@ -43,7 +43,13 @@ typedef struct em_scan_spec {
     bool onepass;     /* with tiles, CUDA only: EM_SCAN_ONE added (decoupled look-back) */
     bool warp;        /* with tiles, CUDA only: the block scan and the look-back by warp
                        * shuffles, a tile's loads unrolled (render_scan.c's em__warp_text) */
+    bool unpacked;    /* onepass: flags and values apart even where em_scan_packed */
 } em_scan_spec;
+
+/* Whether the single pass keeps each tile's flag and 4-byte value in one
+ * 64-bit word (onepass with warp, a 4-byte accumulator, not unpacked): then
+ * the scratch after the 16-byte counter is 8 bytes a tile, all zeroed. */
+EM_API bool em_scan_packed(const em_scan_spec *c);
 
 /* The accumulator dtype: out's, except float32 for float16 (NumPy rounds
  * every float16 partial: the line kernel does too; the tile kernels refuse

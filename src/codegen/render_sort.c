@@ -27,9 +27,9 @@ int em_sort_key_bits(em_dtype dt) {
 }
 
 void em_sort_key(const em_sort_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", (int)c->dtype, c->keybits,
+    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d%s", (int)c->dtype, c->keybits,
                    c->descending, c->canon, c->seghi, c->nd, EM_SORT_ITEMS, c->ob, c->oi, c->om,
-                   c->ov, c->omatch, c->ovar);
+                   c->ov, c->omatch, c->ovar, c->sold ? "|S0" : "");
 }
 
 /* render_onesweep.c's pass kernel: the tile's keys (the values, 32-bit,
@@ -446,8 +446,18 @@ static const char em__sort_kernels[] =
     "// j * len / EM_SH: the samples before the needle (c of them) bound its\n"
     "// answer to (pos(c - 1), pos(c)], which the global search finishes\n"
     "// (len / EM_SH elements: 11 fewer global steps of 24 for 2^24).\n"
+    "// Key j sits at EM_SHP(j), a word skipped every 32: a search of 2^k keys\n"
+    "// reads at multiples of 2^k / 2, 2^k / 4, ..., which unpadded all fall in\n"
+    "// one bank (up to 16-way conflicts for 1024 keys).  The search runs the\n"
+    "// same steps in every thread (ns alone sets them): no divergence.  digitize\n"
+    "// of 2^24 float32 in 1024 bins, H100: 0.229-0.260 ms, the old form 0.273-0.285.\n"
+    "#if EM_SOLD\n"
+    "#define EM_SHP(j) (j)\n"
+    "#else\n"
+    "#define EM_SHP(j) ((j) + ((j) >> 5))\n"
+    "#endif\n"
     "${kernel(EM_B)} " EM_SORT_SEARCH_SH "(${params}) {\n${prologue}"
-    "    ${shared} em_key_t s_h[EM_SH];\n"
+    "    ${shared} em_key_t s_h[EM_SHP(EM_SH - 1) + 1];\n"
     "    ${bufs}\n"
     "    ${global}const em_i64 *so = (${global}const em_i64 *)b3;\n"
     "    ${global}em_i64 *out = (${global}em_i64 *)b5;\n"
@@ -456,19 +466,35 @@ static const char em__sort_kernels[] =
     "    const int ns = whole ? (int)p.len : EM_SH;\n"
     "    for (int j = t; j < ns; j += EM_B) {\n"
     "        const em_i64 at = whole ? j : (em_i64)j * p.len / EM_SH;\n"
-    "        s_h[j] = (em_key_t)em_kw(em_hay(&p, b0, so, at), 0);\n"
+    "        s_h[EM_SHP(j)] = (em_key_t)em_kw(em_hay(&p, b0, so, at), 0);\n"
     "    }\n"
     "    ${sync};\n"
     "    const em_i64 step = ((em_i64)${gdim}) * EM_B;\n"
     "    for (em_i64 i = ((em_i64)${bid}) * EM_B + t; i < p.n; i += step) {\n"
     "        const em_key_t v = (em_key_t)em_kw(b1 + em_off(&p, i), 0);\n"
-    "        int lo = 0, hi = ns; // left: count the keys < v; right: the keys <= v\n"
+    "        // lo = the keys before v (left: keys < v; right: keys <= v)\n"
+    "#if EM_SOLD\n"
+    "        int lo = 0, hi = ns;\n"
     "        while (lo < hi) {\n"
     "            const int mid = (lo + hi) >> 1;\n"
     "            const em_key_t mk = s_h[mid];\n"
     "            if (p.mode == 0 ? mk < v : mk <= v) lo = mid + 1;\n"
     "            else hi = mid;\n"
     "        }\n"
+    "#else\n"
+    "        // the answer lies in [lo, lo + w], keys 0 .. lo - 1 before v\n"
+    "        int lo = 0;\n"
+    "        for (int w = ns; w > 1;) {\n"
+    "            const int h = w >> 1;\n"
+    "            const em_key_t mk = s_h[EM_SHP(lo + h)];\n"
+    "            lo += (p.mode == 0 ? mk < v : mk <= v) ? h : 0;\n"
+    "            w -= h;\n"
+    "        }\n"
+    "        if (ns > 0) {\n"
+    "            const em_key_t mk = s_h[EM_SHP(lo)];\n"
+    "            lo += (p.mode == 0 ? mk < v : mk <= v) ? 1 : 0;\n"
+    "        }\n"
+    "#endif\n"
     "        if (whole) {\n"
     "            out[i] = lo;\n"
     "            continue;\n"
@@ -520,10 +546,11 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         &t,
         "#define EM_B %d\n#define EM_ITEMS %d\n#define EM_TILE %d\n#define EM_RADIX %d\n"
         "#define EM_ND %d\n#define EM_DESC %d\n#define EM_CANON %d\n#define EM_SEGHI %d\n"
-        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n#define EM_SH %d\n",
+        "#define EM_TWO %d\n#define EM_SIZE %d\n#define EM_KBYTES %d\n#define EM_SH %d\n"
+        "#define EM_SOLD %d\n",
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
         c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8,
-        EM_SORT_SEARCH_KEYS);
+        EM_SORT_SEARCH_KEYS, (int)c->sold);
     em_sbuf_printf(&t,
                    "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n"
                    "#define EM_OMATCH %d\n#define EM_OVAR %d\n",

@@ -110,6 +110,9 @@ typedef struct em_sort_spec {
      * before counting them, 16 a lane's peers by CUB's PTX vote, 32
      * UPSWEEP reads a contiguous array of 4-byte keys as 16-byte vectors. */
     int ovar;
+    /* SEARCH_SH's old form (EMBER_SEARCH_OLD=1, for A/B timing): an
+     * unpadded shared haystack and a branching search. */
+    bool sold;
 } em_sort_spec;
 
 #define EM_SORT_OS_B 256 /* the pass kernel's default block and keys a thread */

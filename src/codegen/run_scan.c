@@ -47,6 +47,12 @@
  *      out 0.0625 where NumPy's sequential product is 0; to tune before it
  *      becomes the default.  Session 14 (H100, warp look-back): 0.160 ms
  *      against (1)-(3)'s 0.100 in the same process -- still slower.
+ *      Session 15 (H100, one process, two rounds): with a 4-byte
+ *      accumulator each tile's flag and value share one 64-bit word
+ *      (em_scan_packed: no fences), 0.105 / 0.102 ms against the unpacked
+ *      0.160 / 0.160 and (1)-(3)'s 0.106 / 0.103 (PyTorch 0.099): the fences
+ *      were the single pass's cost, but it only ties the three kernels, so it
+ *      stays opt-in (EMBER_SCAN_PACK=0: the unpacked form).
  *
  *  CUDA's tile kernels scan a block by warp shuffles (em_scan_spec.warp,
  *  render_scan.c's em__warp_text) for cumsum and integer cumprod: cumsum of
@@ -190,18 +196,22 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
      * float64 cumprod of +-1, 2 and 0.5 whose running product leaves the double range
      * came out nonzero where NumPy's sequential product had underflowed to 0 with the
      * warp form (tools/probe_scan_check.py), a grouping question not yet settled. */
-    const char *one = getenv("EMBER_SCAN_ONEPASS"), *wp = getenv("EMBER_SCAN_WARP");
+    const char *one = getenv("EMBER_SCAN_ONEPASS"), *wp = getenv("EMBER_SCAN_WARP"),
+               *pk = getenv("EMBER_SCAN_PACK");
     const bool exact = op == EM_RED_CUMSUM || strchr("iub", em_dtype_get(c.out)->kind);
     c.onepass = dl->id == EM_DIALECT_CUDA && be->fill && one && *one && strcmp(one, "0") != 0;
     c.warp = dl->id == EM_DIALECT_CUDA && !(wp && strcmp(wp, "0") == 0) &&
              (exact || (wp && strcmp(wp, "1") == 0));
+    c.unpacked = pk && strcmp(pk, "0") == 0; /* EMBER_SCAN_PACK=0: flags apart, for A/B */
     if (p.ntiles == 1) {
         c.onepass = false;
         return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
     }
     /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
-    const size_t head = 16 + (((size_t)units * 4 + 15) & ~(size_t)15);
-    size_t bytes = c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
+    const bool packed = em_scan_packed(&c);
+    const size_t head =
+        16 + (packed ? (size_t)units * 8 : (((size_t)units * 4 + 15) & ~(size_t)15));
+    size_t bytes = packed ? head : c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
     void *part = NULL;
     em_status s = be->alloc(id, bytes, &part);
     args.part = part;

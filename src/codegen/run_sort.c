@@ -447,6 +447,8 @@ em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const e
     const char *e = getenv("EMBER_SEARCH_SAMPLE");
     const bool sample = e ? e[0] == '1' : EM__SEARCH_SAMPLE;
     const bool sh = v->dtype != EM_COMPLEX128 && (hay->shape[0] <= EM_SORT_SEARCH_KEYS || sample);
+    const char *so = getenv("EMBER_SEARCH_OLD"); /* the old SEARCH_SH, for A/B timing */
+    s.c.sold = so && so[0] == '1';
     if (sh && grid > busy) grid = busy;
     return em__go(&s, sh ? EM_SORT_SEARCH_SH : EM_SORT_SEARCH, grid);
 }

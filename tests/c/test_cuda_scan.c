@@ -245,6 +245,12 @@ static void test_emulated_onepass(void) {
     CHECK(emulate_bk(dir, &c, 4, rows, 3, 32, 3));
     c = (em_scan_spec){EM_RED_CUMPROD, EM_FLOAT64, EM_FLOAT64, 2, 0, true, true};
     CHECK(emulate_bk(dir, &c, 4, rows, 1, 32, 3));
+    /* 4-byte accumulators: the warp form packs each tile's flag and value in
+     * one word (em_scan_packed); the generic form keeps them apart. */
+    c = (em_scan_spec){EM_RED_CUMSUM, EM_INT32, EM_INT32, 2, 1, true, true};
+    CHECK(emulate_bk(dir, &c, 4, rows, 3, 32, 3));
+    c = (em_scan_spec){EM_RED_CUMPROD, EM_UINT8, EM_UINT32, 2, 0, true, true};
+    CHECK(emulate_bk(dir, &c, 4, rows, 2, 32, 3));
     static const char *const flat3[] = {"3 5 30", "2 1 97"};
     c = (em_scan_spec){EM_RED_CUMSUM, EM_COMPLEX64, EM_COMPLEX64, 3, -1, true, true};
     CHECK(emulate_bk(dir, &c, 2, flat3, 1, 32, 3));

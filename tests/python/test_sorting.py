@@ -99,6 +99,31 @@ def test_searchsorted_haystack_sizes(device, rng, m, dtype):
                 np.searchsorted(a, v).astype(np.int64))
 
 
+@pytest.mark.parametrize("old", ["0", "1"])
+def test_searchsorted_shared_every_length(device, rng, old, monkeypatch):
+    # The shared-memory search's steps depend on the haystack's length alone:
+    # every length up to 70 and the powers of two around 1024 and 2048, with
+    # ties (few distinct keys), needles below, between, on and above them;
+    # the old form (EMBER_SEARCH_OLD=1) is kept for timing and must agree too.
+    monkeypatch.setenv("EMBER_SEARCH_OLD", old)
+    for m in list(range(0, 70)) + [511, 512, 1023, 1024, 1025, 2047, 2048]:
+        a = np.sort(rng.integers(-20, 20, size=m)).astype(np.int32)
+        v = rng.integers(-25, 25, size=3000).astype(np.int32)
+        for side in ("left", "right"):
+            assert_same(em.searchsorted(to_em(a), to_em(v), side=side),
+                        np.searchsorted(a, v, side=side).astype(np.int64))
+    a = np.sort(rng.standard_normal(1024)).astype(np.float32)
+    v = rng.standard_normal(20000).astype(np.float32)
+    v[::11] = a[rng.integers(0, 1024, size=v[::11].size)]
+    v[::13] = np.nan
+    v[1::13] = np.inf
+    v[2::13] = -np.inf
+    for right in (False, True):
+        assert_same(em.digitize(to_em(v), to_em(a), right=right), np.digitize(v, a, right=right))
+        assert_same(em.digitize(to_em(v[::-3]), to_em(a[::-1]), right=right),
+                    np.digitize(v[::-3], a[::-1], right=right))
+
+
 def test_searchsorted_scalars_and_errors(device):
     x = em.asarray([1.0, 2.0, 4.0])
     assert int(em.searchsorted(x, 3)) == 2
