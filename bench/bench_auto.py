@@ -195,7 +195,44 @@ def _stream_row(a, nbytes, limit):
             print(f"# stream {key}: {nbytes / t / 1e9:.1f} GB/s ({p.nchunks} chunks)",
                   file=sys.stderr, flush=True)
     info["value_ok"] = float(_stream.run("sum", x, p)) == float(host.size)
+    if a.stage_variants:
+        _stage_variants(a, x, host[:n], sets, nbytes, info)
     return t_default, info
+
+
+# The staging's knobs (codegen/run_copy.c, host/team.c), read at each copy:
+# streaming stores into the pinned buffers, and helpers that watch for the
+# next chunk for 200 us before they sleep.
+STAGE_VARIANTS = {"plain": {}, "nt": {"EMBER_STAGE_NT": "1"},
+                  "spin": {"EMBER_STAGE_SPIN_US": "200"},
+                  "nt_spin": {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "200"}}
+
+
+def _stage_variants(a, x, h1, sets, nbytes, info):
+    """The stream's default plan and a 1 GiB pageable h2d per staging variant,
+    in this process (the knobs are read at each copy)."""
+    from ember.auto import _stream
+    keys = ("EMBER_STAGE_NT", "EMBER_STAGE_SPIN_US")
+    saved = {k: os.environ.get(k) for k in keys}
+    try:
+        for vname, env in STAGE_VARIANTS.items():
+            for k in keys:
+                os.environ.pop(k, None)
+            os.environ.update(env)
+            with em.Device("cuda:0"):
+                info[f"h2d_pageable_1GiB_{vname}"] = h1.nbytes / best(
+                    lambda: em.asarray(h1, device="cuda:0"), 3)
+            for devs in sets:
+                p = _stream.plan(x, force=tuple(devs))
+                t = best(lambda: float(_stream.run("sum", x, p)), 2)
+                info[f"{len(devs)}gpu_{vname}"] = nbytes / t / 1e9
+                print(f"# stream {len(devs)}gpu {vname}: {nbytes / t / 1e9:.1f} GB/s",
+                      file=sys.stderr, flush=True)
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
 
 
 _HOST = {}
@@ -276,7 +313,7 @@ def cell(a, name, mode):
            "--scale", str(a.scale), "--reps", str(a.reps), "--ooc-gib", str(a.ooc_gib),
            "--limit-gib", str(a.limit_gib), "--gen-gib", str(a.gen_gib),
            "--gpus", str(a.gpus), "--chunks-mib", ",".join(map(str, a.chunks_mib))] + \
-        (["--small"] if a.small else [])
+        (["--small"] if a.small else []) + (["--stage-variants"] if a.stage_variants else [])
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
     except subprocess.TimeoutExpired:
@@ -305,6 +342,9 @@ def main():
                     help="the stream row: use the first N GPUs (0: all)")
     ap.add_argument("--chunks-mib", default="256,1024",
                     help="the stream row: chunk sizes tried beside the default")
+    ap.add_argument("--stage-variants", action="store_true",
+                    help="the stream row: also each staging variant (STAGE_VARIANTS: "
+                         "streaming stores, watching helpers) at the default chunk")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -389,7 +429,15 @@ def main():
         all_gpu = max((v for k, v in st.items() if k.startswith(f"{ngpu}gpu")), default=None)
         if ngpu > 1 and one_gpu and all_gpu:
             summary["stream_multi_gpu_speedup"] = all_gpu / one_gpu
-            print(f"# stream on {ngpu} GPUs: {all_gpu / one_gpu:.2f}x one GPU (target >= 1.8)")
+            print(f"# stream on {ngpu} GPUs: {all_gpu / one_gpu:.2f}x one GPU, each at its "
+                  "best setting (target >= 1.8)")
+        for vname in STAGE_VARIANTS:
+            v1, vn = st.get(f"1gpu_{vname}"), st.get(f"{ngpu}gpu_{vname}")
+            if v1:
+                print(f"# staging {vname}: h2d 1 GiB "
+                      f"{st.get(f'h2d_pageable_1GiB_{vname}', 0) / 1e9:.1f} GB/s, stream 1 GPU "
+                      f"{v1:.1f} GB/s" + (f", {ngpu} GPUs {vn:.1f} GB/s = {vn / v1:.2f}x"
+                                          if vn and ngpu > 1 else ""))
     # the rows where every mode runs
     suite = [n for n in names if n not in ("ooc", "generated", "stream")]
     total = {m: sum(rows[n][m] for n in suite if rows[n].get(m) is not None) for m in modes}

@@ -36,7 +36,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define EM_STAGE_HAVE_NT 1
+#endif
 
 #define EM_MIB ((size_t)1 << 20)
 /* Smaller copies take the synchronous path.  A 4 MiB copy takes CUDA's
@@ -176,19 +181,63 @@ typedef struct em__mc {
     char *d;
     const char *s;
     size_t n;
+    bool nt; /* non-temporal stores into d (a pinned buffer) */
 } em__mc;
+
+/* Whether host-to-device staging stores into the pinned buffers bypass the
+ * cache (EMBER_STAGE_NT=1; read per copy, so one process can compare).  A
+ * staged byte crosses host memory three times (read, written to the buffer,
+ * read by the DMA) and a plain store reads its line first, a fourth: two
+ * GPUs at ~45 GB/s each need ~270-360 GB/s of it.  Streaming stores drop
+ * that read, but a buffer written around the cache cannot be served to the
+ * DMA from it: which wins is the host's to say (bench/auto_2gpu.sh). */
+static bool em__stage_nt(void) {
+#ifdef EM_STAGE_HAVE_NT
+    const char *v = getenv("EMBER_STAGE_NT");
+    return v && *v == '1';
+#else
+    return false;
+#endif
+}
+
+#ifdef EM_STAGE_HAVE_NT
+/* memcpy with streaming stores; d is 16-byte aligned (a buffer's start plus
+ * whole pages), s need not be. */
+static void em__nt_copy(char *d, const char *s, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    if (i < n) memcpy(d + i, s + i, n - i);
+    _mm_sfence(); /* the stores are visible before the DMA is queued */
+}
+#endif
 
 static void em__mc_part(void *ctx, int64_t b, int64_t e, int worker) {
     (void)worker;
     const em__mc *m = ctx;
     size_t lo = (size_t)b * EM_STAGE_PAGE, hi = (size_t)e * EM_STAGE_PAGE;
-    memcpy(m->d + lo, m->s + lo, (hi < m->n ? hi : m->n) - lo);
+    size_t len = (hi < m->n ? hi : m->n) - lo;
+#ifdef EM_STAGE_HAVE_NT
+    if (m->nt && ((uintptr_t)(m->d + lo) & 15) == 0) {
+        em__nt_copy(m->d + lo, m->s + lo, len);
+        return;
+    }
+#endif
+    memcpy(m->d + lo, m->s + lo, len);
 }
 
 /* The team is the device's (its staging lock held): another device's copy
- * running at once has its own. */
-static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n) {
-    em__mc m = {d, s, n};
+ * running at once has its own.  nt: into a pinned buffer (host-to-device). */
+static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n, bool nt) {
+    em__mc m = {d, s, n, nt};
     em_team_run(t, (int64_t)((n + EM_STAGE_PAGE - 1) / EM_STAGE_PAGE),
                 (int64_t)(EM_STAGE_GRAIN / EM_STAGE_PAGE), em__mc_part, &m);
 }
@@ -202,6 +251,7 @@ typedef struct em__pipe {
     size_t n, chunk;
     unsigned busy; /* buffers whose recorded DMA may still run */
     bool queued;   /* some DMA was queued (its event perhaps not recorded) */
+    bool nt;       /* streaming stores into the buffers (em__stage_nt) */
     em_status s;   /* the first failure, its message in why */
     char why[512];
 } em__pipe;
@@ -244,7 +294,7 @@ static void em__h2d(em__pipe *p, char *dst, const char *src) {
         int b = (int)(k % EM_STAGE_NBUF);
         size_t off = k * p->chunk, len = em__len(p, k);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len);
+        em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len, p->nt);
         if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
             return;
     }
@@ -264,7 +314,7 @@ static void em__d2h(em__pipe *p, char *dst, const char *src) {
     for (size_t k = 0; k < nk; k++) {
         int b = (int)(k % EM_STAGE_NBUF);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(&p->st->team, dst + k * p->chunk, p->st->buf[b], em__len(p, k));
+        em__pmemcpy(&p->st->team, dst + k * p->chunk, p->st->buf[b], em__len(p, k), false);
         if (k + EM_STAGE_NBUF < nk && !em__fetch(p, src, k + EM_STAGE_NBUF)) return;
     }
 }
@@ -291,7 +341,7 @@ static em_status em__copy(const em_backend *be, int id, void *dst, const void *s
                           bool h2d) {
     em__stage *st = em__take(be, id, h2d ? src : dst, n);
     if (!st) return h2d ? be->from_host(id, dst, src, n) : be->to_host(id, dst, src, n);
-    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, EM_OK, ""};
+    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, h2d && em__stage_nt(), EM_OK, ""};
     void *cur = be->stream_get(id);
     em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
     if (s == EM_OK) {

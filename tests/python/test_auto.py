@@ -818,16 +818,18 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
 
 
 FAKE_STAGED2 = """
-import threading, numpy as np, ember as em
+import ctypes, os, threading, numpy as np, ember as em
 from ember import _ember
-_ember._cuda_copy_tune(4096, 8192)  # stage copies from 4 KiB on, in 8 KiB chunks
+fk = ctypes.CDLL(os.environ['EMBER_LIBCUDA'])
+fk.fake_set(1024, ctypes.c_size_t(64 << 20))  # room for two devices' MiBs
+_ember._cuda_copy_tune(4096, %d)  # stage copies from 4 KiB on, in these chunks
 staged0 = _ember._cuda_copy_stats()['staged']
 rng = np.random.default_rng(5)
-hosts = [rng.integers(0, 255, 60000 + 4099 * k, dtype=np.uint8) for k in range(2)]
+hosts = [rng.integers(0, 255, %d + 4099 * k, dtype=np.uint8) for k in range(2)]
 bad = []
 def copies(k):  # each device's copies from its own thread, both at once
     for r in range(40):
-        h = hosts[k][r:]
+        h = hosts[k][r:]  # sources at every alignment
         d = em.asarray(h, device=f'cuda:{k}')
         back = d.get()
         if not np.array_equal(back, h):
@@ -839,12 +841,20 @@ print(bad, _ember._cuda_copy_stats()['staged'] - staged0)
 """
 
 
-def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path):
+@pytest.mark.parametrize("env", [{}, {"EMBER_STAGE_NT": "1"}, {"EMBER_STAGE_SPIN_US": "500"},
+                                 {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "500"}])
+@pytest.mark.parametrize("chunk,n", [(8192, 60000), (1 << 20, (3 << 20) + 777)])
+def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path, env,
+                                                                    chunk, n):
     # Each device stages its pageable copies through its own pinned buffers
     # and its own team of memcpy threads (host/team.c; four here), so two
-    # streams' copies run at once: every byte in and back out checked.
-    out, err = _run(FAKE_STAGED2, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path),
-                    FAKE_CUDA_DEVICES="2", EMBER_STAGE_THREADS="4")
+    # streams' copies run at once: every byte in and back out checked.  1 MiB
+    # chunks split over the team (256 KiB a thread); the staging's streaming
+    # stores (EMBER_STAGE_NT) and helpers that watch for the next chunk
+    # (EMBER_STAGE_SPIN_US) must move the same bytes.
+    out, err = _run(FAKE_STAGED2 % (chunk, n), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2",
+                    EMBER_STAGE_THREADS="4", **env)
     assert out == ["[] 160"], err
 
 
