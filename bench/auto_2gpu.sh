@@ -9,8 +9,8 @@
 #                  chunk size and per staging variant (--stage-variants:
 #                  streaming stores EMBER_STAGE_NT, watching helpers
 #                  EMBER_STAGE_SPIN_US), against h2d measured in-process
-# and the stream once more with 8 staging threads per device (the team's
-# size is read once per process).  JSON and logs under $OUT; the summary at
+# and the stream once more with 8 staging threads per device, and once with
+# 32 MiB staging buffers (EMBER_STAGE_BUF_MIB; both read once per process).  JSON and logs under $OUT; the summary at
 # the end.  The target: both GPUs >= 1.8x one.
 #   bash bench/auto_2gpu.sh
 set -uo pipefail
@@ -44,4 +44,9 @@ EMBER_STAGE_THREADS=8 timeout 90 "$PY" bench/bench_auto.py --rows stream --gpus 
     --row-timeout 85 --chunks-mib "" --json "$OUT/auto_2gpu_t8.json" > "$OUT/auto_2gpu_t8.log" 2>&1
 echo "rc=$?"
 grep -E "^# stream" "$OUT/auto_2gpu_t8.log"
+echo "=== the stream with 32 MiB staging buffers ($((SECONDS - T0)) s)"
+EMBER_STAGE_BUF_MIB=32 timeout 90 "$PY" bench/bench_auto.py --rows stream --gpus 2 --reps 2 \
+    --row-timeout 85 --chunks-mib "" --json "$OUT/auto_2gpu_buf32.json" > "$OUT/auto_2gpu_buf32.log" 2>&1
+echo "rc=$?"
+grep -E "^# stream" "$OUT/auto_2gpu_buf32.log"
 echo "=== done in $((SECONDS - T0)) s"

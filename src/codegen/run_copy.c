@@ -53,9 +53,26 @@
 #define EM_STAGE_MIN (4 * EM_MIB)
 /* Buffers per device and their size: 32 MiB pinned per device in all.
  * Four let three DMAs wait queued while the threads fill the fourth, so
- * the DMA engine never idles on a late host copy. */
+ * the DMA engine never idles on a late host copy.  EMBER_STAGE_BUF_MIB (1
+ * to 64, read once per process) sets the size: each chunk pays a team job,
+ * a DMA call and an event (tens of us: a seventh of an 8 MiB chunk's ~180
+ * us when the helpers sleep between chunks), which larger chunks spread;
+ * bench/auto_2gpu.sh measures 32 on two GPUs. */
 enum { EM_STAGE_NBUF = 4 };
 #define EM_STAGE_BUF (8 * EM_MIB)
+#define EM_STAGE_BUF_MAX (64 * EM_MIB)
+
+static size_t em__buf_bytes(void) {
+    static _Atomic size_t bytes;
+    size_t b = atomic_load_explicit(&bytes, memory_order_relaxed);
+    if (b) return b;
+    const char *v = getenv("EMBER_STAGE_BUF_MIB");
+    long mib = v && *v ? atol(v) : 0;
+    b = mib >= 1 ? (size_t)mib * EM_MIB : EM_STAGE_BUF;
+    b = b > EM_STAGE_BUF_MAX ? EM_STAGE_BUF_MAX : b;
+    atomic_store_explicit(&bytes, b, memory_order_relaxed);
+    return b;
+}
 /* A copy is cut into at least EM_STAGE_NBUF chunks (so that a 4 MiB one
  * still overlaps), none below 1 MiB (per-chunk costs) nor above a buffer;
  * chunks are whole 64 KiB.  Long copies pay about one chunk's memcpy and
@@ -102,7 +119,7 @@ static atomic_uint_fast64_t em__n_staged, em__n_known, em__n_unstaged;
 
 void em_copy_tune(size_t min_bytes, size_t chunk) {
     atomic_store(&em__min, min_bytes ? min_bytes : EM_STAGE_MIN);
-    atomic_store(&em__chunk_set, chunk > EM_STAGE_BUF ? EM_STAGE_BUF : chunk);
+    atomic_store(&em__chunk_set, chunk > em__buf_bytes() ? em__buf_bytes() : chunk);
 }
 
 void em_copy_stats_get(em_copy_stats *out) {
@@ -111,7 +128,7 @@ void em_copy_stats_get(em_copy_stats *out) {
     out->unstaged = atomic_load(&em__n_unstaged);
     out->min_bytes = atomic_load(&em__min);
     out->buffers = EM_STAGE_NBUF;
-    out->buffer_bytes = EM_STAGE_BUF;
+    out->buffer_bytes = em__buf_bytes();
 }
 
 /* Pin the buffers and make the events (lock held).  Tried once: a failure
@@ -120,7 +137,7 @@ void em_copy_stats_get(em_copy_stats *out) {
 static void em__open(const em_backend *be, em__stage *st, int id) {
     em_status s = EM_OK;
     for (int i = 0; i < EM_STAGE_NBUF && s == EM_OK; i++) {
-        s = be->host_alloc(id, EM_STAGE_BUF, false, &st->buf[i]);
+        s = be->host_alloc(id, em__buf_bytes(), false, &st->buf[i]);
         if (s != EM_OK)
             st->buf[i] = NULL;
         else if ((s = be->event_create(id, false, &st->ev[i])) != EM_OK)
@@ -172,7 +189,8 @@ static size_t em__chunk(size_t n) {
     if (c) return c;
     c = ((n + EM_STAGE_NBUF - 1) / EM_STAGE_NBUF + EM_STAGE_ALIGN - 1) / EM_STAGE_ALIGN *
         EM_STAGE_ALIGN;
-    return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > EM_STAGE_BUF ? EM_STAGE_BUF : c;
+    size_t most = em__buf_bytes();
+    return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > most ? most : c;
 }
 
 /* ---- the host side: a memcpy over the device's team ---- */

@@ -837,13 +837,15 @@ def copies(k):  # each device's copies from its own thread, both at once
 ts = [threading.Thread(target=copies, args=(k,)) for k in range(2)]
 for t in ts: t.start()
 for t in ts: t.join()
-print(bad, _ember._cuda_copy_stats()['staged'] - staged0)
+print(bad, _ember._cuda_copy_stats()['staged'] - staged0, _ember._cuda_copy_stats()['buffer_bytes'])
 """
 
 
 @pytest.mark.parametrize("env", [{}, {"EMBER_STAGE_NT": "1"}, {"EMBER_STAGE_SPIN_US": "500"},
-                                 {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "500"}])
-@pytest.mark.parametrize("chunk,n", [(8192, 60000), (1 << 20, (3 << 20) + 777)])
+                                 {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "500"},
+                                 {"EMBER_STAGE_BUF_MIB": "2"}])
+@pytest.mark.parametrize("chunk,n", [(8192, 60000), (1 << 20, (3 << 20) + 777),
+                                     (0, (9 << 20) + 777)])
 def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path, env,
                                                                     chunk, n):
     # Each device stages its pageable copies through its own pinned buffers
@@ -851,11 +853,14 @@ def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tm
     # streams' copies run at once: every byte in and back out checked.  1 MiB
     # chunks split over the team (256 KiB a thread); the staging's streaming
     # stores (EMBER_STAGE_NT) and helpers that watch for the next chunk
-    # (EMBER_STAGE_SPIN_US) must move the same bytes.
+    # (EMBER_STAGE_SPIN_US) must move the same bytes; chunk 0 is the
+    # staging's own choice (a quarter of the copy, at most a buffer:
+    # EMBER_STAGE_BUF_MIB=2 cuts 9 MiB into 2 MiB chunks over 4 buffers).
     out, err = _run(FAKE_STAGED2 % (chunk, n), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2",
                     EMBER_STAGE_THREADS="4", **env)
-    assert out == ["[] 160"], err
+    buf = int(env.get("EMBER_STAGE_BUF_MIB", 8)) << 20
+    assert out == [f"[] 160 {buf}"], err
 
 
 # ---- device-generated arrays: made chunk by chunk where they are reduced ----
