@@ -71,6 +71,9 @@ static void em__team_watch(em_team *t, uint32_t seen, int64_t spin_ns) {
         uint_fast64_t c = atomic_load_explicit(&t->claim, memory_order_acquire);
         if ((uint32_t)(c >> 32) != seen) return;
         if ((i & 63) == 63 && em__now_ns() > until) return;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        __builtin_ia32_pause(); /* leave the core to a sibling thread's memcpy */
+#endif
     }
 }
 
