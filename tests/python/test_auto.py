@@ -1299,3 +1299,30 @@ def test_auto_makes_the_driver_calls_of_all_gpu_under_the_fake_driver(fake_lib, 
         out, err)
     assert all(line.endswith("'cuda:0')") for line in out), out
     assert all("[0, 0, 4, 0, 4, 4, 0, 0, 0, 0, 0, 0]" in line for line in out), out
+
+
+FAKE_SORT_ENDS = """
+import ctypes, os, numpy as np, ember as em
+fk = ctypes.CDLL(os.environ['EMBER_LIBCUDA'])
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+h2d = lambda: fk.fake_calls(b'cuMemcpyHtoD') + fk.fake_calls(b'cuMemcpyHtoDAsync')
+for n in %r:
+    keys = np.arange(n, 0, -1).astype(np.float32)  # NumPy memory, as the benchmark's
+    b = h2d()
+    s = em.sort(em.asarray(keys, device='auto'))  # not explained: the timed path
+    where = str(s.device.current)
+    ok = where != 'cpu' or np.array_equal(np.asarray(s), np.sort(keys))  # values on the CPU
+    print(n, where, h2d() - b > 0, ok)
+"""
+
+
+def test_sort_threshold_both_ends_under_the_fake_driver(fake_lib, tmp_path):
+    # The benchmark's sort from NumPy memory: below the crossover (the keys'
+    # move and the GPU's launch cost more than the CPU's sort) it sorts on
+    # the host and copies nothing; above it the keys go to the GPU once and
+    # the sorted result stays there.
+    n0 = _crossover("sort", 4, 4)
+    sizes = [int(n0 * 0.9), int(n0 * 1.1) + 1]
+    out, err = _run(FAKE_SORT_ENDS % (CPU, GPU, sizes), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == [f"{sizes[0]} cpu False True", f"{sizes[1]} cuda:0 True True"], err
