@@ -1,6 +1,16 @@
 """device="auto" against fixed placements (issue 18): the issue's mixed
 suite run all-CPU, all-GPU (cuda:0) and auto, with every input starting in
-host (NumPy) memory, so a placement pays for the moves it makes.
+host (NumPy) memory, so a placement pays for the moves it makes: every
+column's timed function starts from the same NumPy array and calls
+em.asarray(numpy, device=...) itself (all-GPU copies it to the card inside
+the clock; nothing is on a device before it starts).
+
+Two finishing points, each the same for every column: "the result
+available" (computed and synchronised, left where its placement put it: on
+cuda:0 for all-GPU, on the host for all-CPU, wherever auto ran it; the
+issue's table) and "result in NumPy" (its values copied into a NumPy array
+as well: what a user of NumPy data reads back; the rows whose result is a
+Python float or a .get() already end there).
 
   small      1,000 small ops on a 10^3-element array (x = x * a + b), then its sum
   seed004    sqrt(sum(x**2, axis=-1)) over (1000, 100, 1000) float64 (seed 004)
@@ -25,7 +35,9 @@ Each (workload, placement) runs in its own process under a timeout
 (--row-timeout, default 90 s), so one that hangs, crashes or runs out of
 memory costs its own cell only (null in the JSON, with the reason); a cell is
 the best of REPS runs after a warm-up (kernels compiled, the cost model
-loaded), every device synchronised before the clock stops.  On the GPU
+loaded), every device synchronised before the clock stops; a cell shorter
+than 15 ms runs more often (up to 20, 0.3 s in all): best-of-2 of a 3 ms
+row moved 10-40 % between runs.  On the GPU
 machine (about 4 minutes on an H100 host with 128 GiB):
 
     python bench/bench_auto.py [--json PATH]     # the issue's sizes
@@ -57,9 +69,16 @@ def _sync():
         d.synchronize()
 
 
-def best(fn, reps):
+def best(fn, reps, budget=0.0):
+    """The best of reps synchronised runs after a warm-up; with budget (s),
+    at least as many runs as fill it (up to 20): best-of-2 of a 3 ms row
+    moved 10-40 % between runs."""
+    t0 = time.perf_counter()
     fn()
     _sync()
+    warm = time.perf_counter() - t0
+    if budget:
+        reps = max(reps, min(20, int(budget / max(warm, 1e-6))))
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -160,6 +179,11 @@ def _stream_row(a, nbytes, limit):
     with em.Device("cuda:0"):
         info["h2d_pageable_1GiB"] = 4 * n / best(lambda: em.asarray(host[:n], device="cuda:0"), 3)
         info["h2d_pinned_1GiB"] = 4 * n / best(lambda: em.asarray(pin, device="cuda:0"), 3)
+    if len(gpus) > 1:  # the ceilings of several GPUs' streams: every bus at once
+        try:
+            info.update(_concurrent_h2d(gpus, host[:n], pin))
+        except Exception as e:  # noqa: BLE001  (the stream's own rows still count)
+            info["at_once_error"] = f"{type(e).__name__}: {str(e)[:200]}"
     del pin
     m = em.auto.model().costs.get("cuda:0")
     info["model_h2d"], info["model_h2d_pinned"] = m.h2d, m.h2d_pinned
@@ -168,15 +192,81 @@ def _stream_row(a, nbytes, limit):
     for devs in sets:
         for chunk in [None] + [int(c * (1 << 20)) for c in a.chunks_mib]:
             p = _stream.plan(x, chunk_bytes=chunk, force=tuple(devs))
-            t = best(lambda: float(_stream.run("sum", x, p)), 2)
             key = f"{len(devs)}gpu_chunk{(p.chunk * 4) >> 20}MiB"
+            if key in info:
+                continue  # a size asked for that is the default's: measured already
+            t = best(lambda: float(_stream.run("sum", x, p)), 2)
             info[key] = nbytes / t / 1e9
             if chunk is None and len(devs) == 1:
                 t_default = t
             print(f"# stream {key}: {nbytes / t / 1e9:.1f} GB/s ({p.nchunks} chunks)",
                   file=sys.stderr, flush=True)
     info["value_ok"] = float(_stream.run("sum", x, p)) == float(host.size)
+    if a.stage_variants:
+        _stage_variants(a, x, host[:n], sets, nbytes, info)
     return t_default, info
+
+
+# The staging's knobs (codegen/run_copy.c, host/team.c), read at each copy:
+# streaming stores into the pinned buffers, and helpers that watch for the
+# next chunk for 200 us before they sleep.
+STAGE_VARIANTS = {"plain": {}, "nt": {"EMBER_STAGE_NT": "1"},
+                  "spin": {"EMBER_STAGE_SPIN_US": "200"},
+                  "nt_spin": {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "200"}}
+
+
+def _stage_variants(a, x, h1, sets, nbytes, info):
+    """The stream's default plan and a 1 GiB pageable h2d per staging variant,
+    in this process (the knobs are read at each copy)."""
+    from ember.auto import _stream
+    keys = ("EMBER_STAGE_NT", "EMBER_STAGE_SPIN_US")
+    saved = {k: os.environ.get(k) for k in keys}
+    try:
+        for vname, env in STAGE_VARIANTS.items():
+            for k in keys:
+                os.environ.pop(k, None)
+            os.environ.update(env)
+            with em.Device("cuda:0"):
+                info[f"h2d_pageable_1GiB_{vname}"] = h1.nbytes / best(
+                    lambda: em.asarray(h1, device="cuda:0"), 3)
+            for devs in sets:
+                p = _stream.plan(x, force=tuple(devs))
+                t = best(lambda: float(_stream.run("sum", x, p)), 2)
+                info[f"{len(devs)}gpu_{vname}"] = nbytes / t / 1e9
+                print(f"# stream {len(devs)}gpu {vname}: {nbytes / t / 1e9:.1f} GB/s",
+                      file=sys.stderr, flush=True)
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
+
+
+def _concurrent_h2d(gpus, h, pin):
+    """GB/s of 1 GiB copied to every GPU at once, each from its own thread
+    (3 rounds, the best): from the pageable array (Ember's staged copies, a
+    team per device) and from pinned memory (one pinned source for all:
+    the DMAs only read it).  What the stream through them all can reach."""
+    import threading
+    out = {}
+    for kind, src in (("pageable", h), ("pinned", pin)):
+        best_t = float("inf")
+        for _ in range(3):
+            go = threading.Barrier(len(gpus))
+
+            def copy(dev):
+                go.wait()
+                em.asarray(src, device=dev)
+                em.Device(dev).synchronize()
+            ts = [threading.Thread(target=copy, args=(d,)) for d in gpus]
+            t0 = time.perf_counter()
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            best_t = min(best_t, time.perf_counter() - t0)
+        out[f"h2d_{kind}_1GiB_{len(gpus)}gpu_at_once"] = len(gpus) * src.nbytes / best_t
+    return out
 
 
 _HOST = {}
@@ -209,7 +299,9 @@ def one(a):
             run = (lambda: fn(a.mode))
             reps = a.reps
         if a.one != "stream":
-            out["t"] = best(run, reps)
+            out["t"] = best(run, reps, 0.3)
+            if a.one in ("chain8", "matmul", "sort"):  # results that stay on a device
+                out["t_home"] = best(lambda: _home(run()), reps, 0.3)
             if a.mode.startswith("auto"):
                 out["result_on"] = _result_on(run)
                 out["decisions"] = _decisions(run)
@@ -220,6 +312,12 @@ def one(a):
     except Exception as e:  # noqa: BLE001  (a cell's failure is its own)
         out["err"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
     print("RESULT " + json.dumps(out), flush=True)
+
+
+def _home(r):
+    """The result's values in a NumPy array (the one finishing point common
+    to every column: the CPU's results are there already)."""
+    return np.asarray(r) if isinstance(r, em.ndarray) else r
 
 
 def _result_on(run):
@@ -249,7 +347,7 @@ def cell(a, name, mode):
            "--scale", str(a.scale), "--reps", str(a.reps), "--ooc-gib", str(a.ooc_gib),
            "--limit-gib", str(a.limit_gib), "--gen-gib", str(a.gen_gib),
            "--gpus", str(a.gpus), "--chunks-mib", ",".join(map(str, a.chunks_mib))] + \
-        (["--small"] if a.small else [])
+        (["--small"] if a.small else []) + (["--stage-variants"] if a.stage_variants else [])
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
     except subprocess.TimeoutExpired:
@@ -278,6 +376,9 @@ def main():
                     help="the stream row: use the first N GPUs (0: all)")
     ap.add_argument("--chunks-mib", default="256,1024",
                     help="the stream row: chunk sizes tried beside the default")
+    ap.add_argument("--stage-variants", action="store_true",
+                    help="the stream row: also each staging variant (STAGE_VARIANTS: "
+                         "streaming stores, watching helpers) at the default chunk")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -299,12 +400,14 @@ def main():
     if a.rows:
         names = [n for n in a.rows.split(",") if n in names + ["stream"]]  # in that order
     rows, errors, decisions, infos, result_on = {}, {}, {}, {}, {}
+    home = {}  # the same, with the result's values brought into NumPy
     start = time.perf_counter()
     for name in names:
         rows[name] = {}
         for mode in (["auto"] if name == "stream" else modes):
             c = cell(a, name, mode)
             rows[name][mode] = c["t"]
+            home.setdefault(name, {})[mode] = c.get("t_home", c["t"])
             if c.get("err"):
                 errors[f"{name}/{mode}"] = c["err"]
             if c.get("decisions"):
@@ -334,13 +437,21 @@ def main():
         rate = a.ooc_gib * (1 << 30) / ooc_t
         g = model.costs.get("cuda:0")
         summary["ooc_rate"] = rate
-        for k in ("h2d", "h2d_pinned"):
-            if g is not None and getattr(g, k):
-                summary[f"ooc_vs_{k}"] = rate / getattr(g, k)
-        print(f"# ooc streamed at {rate / 1e9:.1f} GB/s = "
-              + ", ".join(f"{summary[f'ooc_vs_{k}'] * 100:.0f} % of measured {k}"
-                          for k in ("h2d", "h2d_pinned") if f"ooc_vs_{k}" in summary)
-              + " (target >= 70 %)")
+        # Streamed only if auto chose to (a Plan); else it ran on the CPU, whose
+        # rate says nothing of the bus: the stream row measures streaming.
+        streamed = any(k.startswith("Plan") for k in decisions.get("ooc", {}).get("counts", {}))
+        summary["ooc_streamed"] = streamed
+        if not streamed:
+            print(f"# ooc: auto kept the sum on the CPU, {rate / 1e9:.1f} GB/s (the bus: "
+                  f"{(g.h2d or 0) / 1e9:.1f} GB/s pageable); the stream row measures streaming")
+        else:
+            for k in ("h2d", "h2d_pinned"):
+                if g is not None and getattr(g, k):
+                    summary[f"ooc_vs_{k}"] = rate / getattr(g, k)
+            print(f"# ooc streamed at {rate / 1e9:.1f} GB/s = "
+                  + ", ".join(f"{summary[f'ooc_vs_{k}'] * 100:.0f} % of measured {k}"
+                              for k in ("h2d", "h2d_pinned") if f"ooc_vs_{k}" in summary)
+                  + " (target >= 70 %)")
     if rows.get("ooc_1gpu", {}).get("auto") and ooc_t:
         summary["multi_gpu_speedup"] = rows["ooc_1gpu"]["auto"] / ooc_t
         print(f"# ooc on {ngpu} GPUs: {summary['multi_gpu_speedup']:.2f}x one GPU "
@@ -360,20 +471,47 @@ def main():
         all_gpu = max((v for k, v in st.items() if k.startswith(f"{ngpu}gpu")), default=None)
         if ngpu > 1 and one_gpu and all_gpu:
             summary["stream_multi_gpu_speedup"] = all_gpu / one_gpu
-            print(f"# stream on {ngpu} GPUs: {all_gpu / one_gpu:.2f}x one GPU (target >= 1.8)")
+            print(f"# stream on {ngpu} GPUs: {all_gpu / one_gpu:.2f}x one GPU, each at its "
+                  "best setting (target >= 1.8)")
+        for k, v in st.items():
+            if k.endswith("at_once"):
+                print(f"# {k}: {v / 1e9:.1f} GB/s in all (one GPU: "
+                      f"{st.get(k.split('_1GiB')[0] + '_1GiB', 0) / 1e9:.1f})")
+        for vname in STAGE_VARIANTS:
+            v1, vn = st.get(f"1gpu_{vname}"), st.get(f"{ngpu}gpu_{vname}")
+            if v1:
+                print(f"# staging {vname}: h2d 1 GiB "
+                      f"{st.get(f'h2d_pageable_1GiB_{vname}', 0) / 1e9:.1f} GB/s, stream 1 GPU "
+                      f"{v1:.1f} GB/s" + (f", {ngpu} GPUs {vn:.1f} GB/s = {vn / v1:.2f}x"
+                                          if vn and ngpu > 1 else ""))
     # the rows where every mode runs
     suite = [n for n in names if n not in ("ooc", "generated", "stream")]
     total = {m: sum(rows[n][m] for n in suite if rows[n].get(m) is not None) for m in modes}
-    ratios = {}
-    print("\n| workload | " + " | ".join(modes) + " | auto / best fixed |")
-    print("| --- | " + " | ".join("---" for _ in modes) + " | --- |")
-    for name, r in [(n, rows[n]) for n in names] + [("total (first five)", total)]:
+    total_home = {m: sum(home[n][m] for n in suite if home[n].get(m) is not None)
+                  for m in modes}
+    tot = "total (first five)"
+    ratios, ratios_home = {}, {}
+
+    def ratio(r):
         fixed = [r[m] for m in modes if m != "auto" and r.get(m) is not None]
-        if fixed and r.get("auto"):
-            ratios[name] = r["auto"] / min(fixed)
+        return r["auto"] / min(fixed) if fixed and r.get("auto") else None
+
+    # Two finishing points, the same for every column: the result available
+    # where its placement left it (synchronised), and its values in NumPy.
+    print("\n| workload | " + " | ".join(modes) + " | auto / best fixed | "
+          + " | ".join(f"{m}, result in NumPy" for m in modes) + " | auto / best fixed |")
+    print("| --- " * (2 * len(modes) + 3) + "|")
+    for name, r, h in ([(n, rows[n], home[n]) for n in names if n in home]
+                       + [(tot, total, total_home)]):
+        for dst, rr in ((ratios, r), (ratios_home, h)):
+            if ratio(rr) is not None:
+                dst[name] = ratio(rr)
         cells = ["-" if r.get(m) is None else f"{r[m] * 1e3:.1f} ms" for m in modes]
+        hcells = ["-" if h.get(m) is None else f"{h[m] * 1e3:.1f} ms" for m in modes]
         print(f"| {name} | " + " | ".join(cells) + " | "
-              + (f"{ratios[name]:.2f}" if name in ratios else "") + " |")
+              + (f"{ratios[name]:.2f}" if name in ratios else "") + " | "
+              + " | ".join(hcells) + " | "
+              + (f"{ratios_home[name]:.2f}" if name in ratios_home else "") + " |")
     for k, v in errors.items():
         print(f"# {k}: {v}")
     print(f"# {time.perf_counter() - start:.0f} s")
@@ -381,7 +519,8 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"device": em.Device("cuda:0").name if gpu else "cpu", "gpus": ngpu,
                        "date": time.strftime("%Y-%m-%d"), "rows": rows, "errors": errors,
-                       "ratios": ratios, "summary": summary, "model": model.as_dict(),
+                       "ratios": ratios, "rows_result_in_numpy": home,
+                       "ratios_result_in_numpy": ratios_home, "summary": summary, "model": model.as_dict(),
                        "decisions": decisions, "result_on": result_on,
                        "stream": infos.get("stream"),
                        "args": vars(a)}, f, indent=1)

@@ -36,7 +36,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define EM_STAGE_HAVE_NT 1
+#endif
 
 #define EM_MIB ((size_t)1 << 20)
 /* Smaller copies take the synchronous path.  A 4 MiB copy takes CUDA's
@@ -48,9 +53,26 @@
 #define EM_STAGE_MIN (4 * EM_MIB)
 /* Buffers per device and their size: 32 MiB pinned per device in all.
  * Four let three DMAs wait queued while the threads fill the fourth, so
- * the DMA engine never idles on a late host copy. */
+ * the DMA engine never idles on a late host copy.  EMBER_STAGE_BUF_MIB (1
+ * to 64, read once per process) sets the size: each chunk pays a team job,
+ * a DMA call and an event (tens of us: a seventh of an 8 MiB chunk's ~180
+ * us when the helpers sleep between chunks), which larger chunks spread;
+ * bench/auto_2gpu.sh measures 32 on two GPUs. */
 enum { EM_STAGE_NBUF = 4 };
 #define EM_STAGE_BUF (8 * EM_MIB)
+#define EM_STAGE_BUF_MAX (64 * EM_MIB)
+
+static size_t em__buf_bytes(void) {
+    static _Atomic size_t bytes;
+    size_t b = atomic_load_explicit(&bytes, memory_order_relaxed);
+    if (b) return b;
+    const char *v = getenv("EMBER_STAGE_BUF_MIB");
+    long mib = v && *v ? atol(v) : 0;
+    b = mib >= 1 ? (size_t)mib * EM_MIB : EM_STAGE_BUF;
+    b = b > EM_STAGE_BUF_MAX ? EM_STAGE_BUF_MAX : b;
+    atomic_store_explicit(&bytes, b, memory_order_relaxed);
+    return b;
+}
 /* A copy is cut into at least EM_STAGE_NBUF chunks (so that a 4 MiB one
  * still overlaps), none below 1 MiB (per-chunk costs) nor above a buffer;
  * chunks are whole 64 KiB.  Long copies pay about one chunk's memcpy and
@@ -97,7 +119,7 @@ static atomic_uint_fast64_t em__n_staged, em__n_known, em__n_unstaged;
 
 void em_copy_tune(size_t min_bytes, size_t chunk) {
     atomic_store(&em__min, min_bytes ? min_bytes : EM_STAGE_MIN);
-    atomic_store(&em__chunk_set, chunk > EM_STAGE_BUF ? EM_STAGE_BUF : chunk);
+    atomic_store(&em__chunk_set, chunk > em__buf_bytes() ? em__buf_bytes() : chunk);
 }
 
 void em_copy_stats_get(em_copy_stats *out) {
@@ -106,7 +128,7 @@ void em_copy_stats_get(em_copy_stats *out) {
     out->unstaged = atomic_load(&em__n_unstaged);
     out->min_bytes = atomic_load(&em__min);
     out->buffers = EM_STAGE_NBUF;
-    out->buffer_bytes = EM_STAGE_BUF;
+    out->buffer_bytes = em__buf_bytes();
 }
 
 /* Pin the buffers and make the events (lock held).  Tried once: a failure
@@ -115,7 +137,7 @@ void em_copy_stats_get(em_copy_stats *out) {
 static void em__open(const em_backend *be, em__stage *st, int id) {
     em_status s = EM_OK;
     for (int i = 0; i < EM_STAGE_NBUF && s == EM_OK; i++) {
-        s = be->host_alloc(id, EM_STAGE_BUF, false, &st->buf[i]);
+        s = be->host_alloc(id, em__buf_bytes(), false, &st->buf[i]);
         if (s != EM_OK)
             st->buf[i] = NULL;
         else if ((s = be->event_create(id, false, &st->ev[i])) != EM_OK)
@@ -167,7 +189,8 @@ static size_t em__chunk(size_t n) {
     if (c) return c;
     c = ((n + EM_STAGE_NBUF - 1) / EM_STAGE_NBUF + EM_STAGE_ALIGN - 1) / EM_STAGE_ALIGN *
         EM_STAGE_ALIGN;
-    return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > EM_STAGE_BUF ? EM_STAGE_BUF : c;
+    size_t most = em__buf_bytes();
+    return c < EM_STAGE_CHUNK_MIN ? EM_STAGE_CHUNK_MIN : c > most ? most : c;
 }
 
 /* ---- the host side: a memcpy over the device's team ---- */
@@ -176,19 +199,63 @@ typedef struct em__mc {
     char *d;
     const char *s;
     size_t n;
+    bool nt; /* non-temporal stores into d (a pinned buffer) */
 } em__mc;
+
+/* Whether host-to-device staging stores into the pinned buffers bypass the
+ * cache (EMBER_STAGE_NT=1; read per copy, so one process can compare).  A
+ * staged byte crosses host memory three times (read, written to the buffer,
+ * read by the DMA) and a plain store reads its line first, a fourth: two
+ * GPUs at ~45 GB/s each need ~270-360 GB/s of it.  Streaming stores drop
+ * that read, but a buffer written around the cache cannot be served to the
+ * DMA from it: which wins is the host's to say (bench/auto_2gpu.sh). */
+static bool em__stage_nt(void) {
+#ifdef EM_STAGE_HAVE_NT
+    const char *v = getenv("EMBER_STAGE_NT");
+    return v && *v == '1';
+#else
+    return false;
+#endif
+}
+
+#ifdef EM_STAGE_HAVE_NT
+/* memcpy with streaming stores; d is 16-byte aligned (a buffer's start plus
+ * whole pages), s need not be. */
+static void em__nt_copy(char *d, const char *s, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    if (i < n) memcpy(d + i, s + i, n - i);
+    _mm_sfence(); /* the stores are visible before the DMA is queued */
+}
+#endif
 
 static void em__mc_part(void *ctx, int64_t b, int64_t e, int worker) {
     (void)worker;
     const em__mc *m = ctx;
     size_t lo = (size_t)b * EM_STAGE_PAGE, hi = (size_t)e * EM_STAGE_PAGE;
-    memcpy(m->d + lo, m->s + lo, (hi < m->n ? hi : m->n) - lo);
+    size_t len = (hi < m->n ? hi : m->n) - lo;
+#ifdef EM_STAGE_HAVE_NT
+    if (m->nt && ((uintptr_t)(m->d + lo) & 15) == 0) {
+        em__nt_copy(m->d + lo, m->s + lo, len);
+        return;
+    }
+#endif
+    memcpy(m->d + lo, m->s + lo, len);
 }
 
 /* The team is the device's (its staging lock held): another device's copy
- * running at once has its own. */
-static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n) {
-    em__mc m = {d, s, n};
+ * running at once has its own.  nt: into a pinned buffer (host-to-device). */
+static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n, bool nt) {
+    em__mc m = {d, s, n, nt};
     em_team_run(t, (int64_t)((n + EM_STAGE_PAGE - 1) / EM_STAGE_PAGE),
                 (int64_t)(EM_STAGE_GRAIN / EM_STAGE_PAGE), em__mc_part, &m);
 }
@@ -202,6 +269,7 @@ typedef struct em__pipe {
     size_t n, chunk;
     unsigned busy; /* buffers whose recorded DMA may still run */
     bool queued;   /* some DMA was queued (its event perhaps not recorded) */
+    bool nt;       /* streaming stores into the buffers (em__stage_nt) */
     em_status s;   /* the first failure, its message in why */
     char why[512];
 } em__pipe;
@@ -244,7 +312,7 @@ static void em__h2d(em__pipe *p, char *dst, const char *src) {
         int b = (int)(k % EM_STAGE_NBUF);
         size_t off = k * p->chunk, len = em__len(p, k);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len);
+        em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len, p->nt);
         if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
             return;
     }
@@ -264,7 +332,7 @@ static void em__d2h(em__pipe *p, char *dst, const char *src) {
     for (size_t k = 0; k < nk; k++) {
         int b = (int)(k % EM_STAGE_NBUF);
         if (!em__wait(p, b)) return;
-        em__pmemcpy(&p->st->team, dst + k * p->chunk, p->st->buf[b], em__len(p, k));
+        em__pmemcpy(&p->st->team, dst + k * p->chunk, p->st->buf[b], em__len(p, k), false);
         if (k + EM_STAGE_NBUF < nk && !em__fetch(p, src, k + EM_STAGE_NBUF)) return;
     }
 }
@@ -291,7 +359,7 @@ static em_status em__copy(const em_backend *be, int id, void *dst, const void *s
                           bool h2d) {
     em__stage *st = em__take(be, id, h2d ? src : dst, n);
     if (!st) return h2d ? be->from_host(id, dst, src, n) : be->to_host(id, dst, src, n);
-    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, EM_OK, ""};
+    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, h2d && em__stage_nt(), EM_OK, ""};
     void *cur = be->stream_get(id);
     em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
     if (s == EM_OK) {

@@ -2,6 +2,7 @@
 #include "host/team.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EM_TEAM_MAX 16
@@ -9,6 +10,24 @@
  * tens of microseconds) before sleeping: a part of an 8 MiB chunk takes
  * ~100 us, a condvar wake ~45 us. */
 #define EM_TEAM_SPIN 20000
+
+/* How long a helper that finished a job watches for the next one before it
+ * sleeps on the condition variable: EMBER_STAGE_SPIN_US, default 0 (it
+ * sleeps at once).  A staged copy hands its team one job per 8 MiB chunk,
+ * ~180 us apart at 47 GB/s; a condvar wake costs ~45 us of each, which a
+ * helper still watching does not pay.  Read at each job (a few hundred per
+ * GiB), so a benchmark can compare both in one process. */
+static int64_t em__team_spin_ns(void) {
+    const char *v = getenv("EMBER_STAGE_SPIN_US");
+    long us = v && *v ? atol(v) : 0;
+    return us <= 0 ? 0 : us > 100000 ? (int64_t)100000000 : (int64_t)us * 1000;
+}
+
+static int64_t em__now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 int em_team_size(void) {
     static atomic_int size;
@@ -43,12 +62,33 @@ typedef struct {
     uint32_t seen; /* the job number when it was started: it runs the next */
 } em__helper_arg;
 
+/* Watch the claim word (its job number is published after the job's
+ * fields, under the lock) for up to spin_ns without the lock; the fields
+ * are then read under the lock as after a wake. */
+static void em__team_watch(em_team *t, uint32_t seen, int64_t spin_ns) {
+    int64_t until = em__now_ns() + spin_ns;
+    for (int i = 0;; i++) {
+        uint_fast64_t c = atomic_load_explicit(&t->claim, memory_order_acquire);
+        if ((uint32_t)(c >> 32) != seen) return;
+        if ((i & 63) == 63 && em__now_ns() > until) return;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        __builtin_ia32_pause(); /* leave the core to a sibling thread's memcpy */
+#endif
+    }
+}
+
 static void *em__team_helper(void *arg) {
     em__helper_arg a = *(em__helper_arg *)arg;
     free(arg);
     em_team *t = a.t;
     pthread_mutex_lock(&t->lock);
     for (;;) {
+        if (t->gen == a.seen && t->spin_ns > 0) {
+            int64_t spin = t->spin_ns;
+            pthread_mutex_unlock(&t->lock);
+            em__team_watch(t, a.seen, spin);
+            pthread_mutex_lock(&t->lock);
+        }
         while (t->gen == a.seen) pthread_cond_wait(&t->go, &t->lock);
         a.seen = t->gen;
         em_range_fn fn = t->fn;
@@ -89,8 +129,10 @@ void em_team_run(em_team *t, int64_t n, int64_t grain, em_range_fn fn, void *ctx
         if (n > 0) fn(ctx, 0, n, 0);
         return;
     }
+    int64_t spin = em__team_spin_ns();
     pthread_mutex_lock(&t->lock);
     em__team_grow(t, size);
+    t->spin_ns = spin;
     uint32_t gen = ++t->gen;
     t->fn = fn, t->ctx = ctx, t->n = n, t->nparts = np;
     atomic_store_explicit(&t->left, np, memory_order_relaxed);

@@ -28,6 +28,7 @@ typedef struct em_team {
     em_range_fn fn; /* the current job */
     void *ctx;
     int64_t n, nparts;
+    int64_t spin_ns; /* how long an idle helper watches for the next job */
     /* (gen << 32) | next part: a helper claims a part of its own job only */
     atomic_uint_fast64_t claim;
     atomic_int_fast64_t left; /* parts of the current job not yet done */

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct {
     atomic_uchar *hits;
@@ -80,9 +81,31 @@ static void test_two_teams_at_once(void) {
     }
 }
 
+/* Helpers that watch for the next job (EMBER_STAGE_SPIN_US) before they
+ * sleep: the same coverage, jobs back to back (taken while watching) and
+ * after a pause longer than the watch (taken after a wake). */
+static void test_watching_helpers(void) {
+    setenv("EMBER_STAGE_SPIN_US", "2000", 1);
+    em_team *t = team_new();
+    int others = 0;
+    for (int r = 0; r < 300; r++) CHECK(covers_once(t, 4096, 64, &others));
+    CHECK(t->spin_ns == 2000000);
+    for (int r = 0; r < 3; r++) {
+        struct timespec pause = {0, 5000000}; /* 5 ms: past the watch */
+        nanosleep(&pause, NULL);
+        CHECK(covers_once(t, 4096, 64, &others));
+    }
+    CHECK(others > 0);
+    test_two_teams_at_once();
+    setenv("EMBER_STAGE_SPIN_US", "0", 1);
+    CHECK(covers_once(t, 4096, 64, NULL));
+    CHECK(t->spin_ns == 0);
+}
+
 int main(void) {
     setenv("EMBER_STAGE_THREADS", "4", 1); /* read once, at the first job */
     RUN(test_cover_exactly_once);
     RUN(test_two_teams_at_once);
+    RUN(test_watching_helpers);
     return ctest_summary();
 }
