@@ -190,6 +190,35 @@ def test_select_kth_every_rank(dev, dtype):
     assert np.array_equal(got, np.sort(v)[[5, 0, 5, len(v) - 1]], equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+def test_select_kth_shared_prefixes(dev, dtype):
+    """Selections whose keys share their top digits count one histogram (the
+    first of them with that prefix): ranks in any order, repeated, adjacent
+    (a median's two middle ones), split at a low digit or at the first,
+    eight to a launch and more."""
+    rng = np.random.default_rng(17)
+    n = 20001
+    if np.dtype(dtype).kind == "f":
+        a = (rng.standard_normal(n) * 1e3).astype(dtype)
+        a[::7] = np.round(a[::7])
+        a[::501] = np.nan
+    else:
+        hi = 2**31 - 1 if dtype == "int32" else 2**62
+        a = rng.integers(0, hi, n).astype(dtype)
+        a[::3] = a[0]  # a third of the keys share every digit
+    s = np.sort(a)
+    x = em.asarray(a)
+    for ks in ([n // 2, n // 2 - 1], [n // 2 - 1, n // 2, n // 2 + 1, n // 2],
+               [n - 1, 0, n // 2, 7, n // 2 + 1, 3, n - 2, n // 2],
+               list(rng.integers(0, n, 13)), [n // 3] * 9):
+        got = np.asarray(em._ember.select_kth(x, [int(k) for k in ks]))
+        assert np.array_equal(got, s[np.asarray(ks)], equal_nan=True), ks
+    for q in ([0.5], [0.05, 0.5, 0.95], [0.0, 0.25, 0.5, 0.75, 1.0]):
+        want = np.median(a) if q == [0.5] else np.percentile(a, [100 * v for v in q])
+        got = em.median(x) if q == [0.5] else em.percentile(x, [100 * v for v in q])
+        assert np.allclose(np.asarray(got), want, equal_nan=True, rtol=1e-6)
+
+
 def test_select_kth_errors(dev):
     x = em.asarray(np.arange(5.0))
     with pytest.raises(IndexError, match=r"kth\(=5\) out of bounds \(5\)"):
