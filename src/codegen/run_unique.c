@@ -52,7 +52,9 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
     EM_CHECK(em_run_kernel(be, id, key, name, EM_KNAME, em__uq_render, &u, &f));
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
-    int64_t cap = (int64_t)pr->multiprocessor_count * 32;
+    /* ISIN: each block loads o's chunk heads once, so fewer blocks that
+     * stride further (8 of 256 threads still fill a multiprocessor) */
+    int64_t cap = (int64_t)pr->multiprocessor_count * (k.mode == EM_UQ_ISIN ? 8 : 32);
     unsigned char blob[sizeof *a];
     memcpy(blob, a, sizeof *a);
     int slots[9];
@@ -141,8 +143,8 @@ em_status em_run_unique(const em_backend *be, const em_array *s, const em_array 
 /* The set operations (em_setop_sorted, ember.h).  IN / NOTIN are unique's
  * two kernels with the membership test folded into the flag, so
  * intersect1d and setdiff1d cost one pass over each sorted input beyond the
- * sorts; ISIN and MERGE are one elementwise kernel each (a binary search per
- * element) with no read-back. */
+ * sorts; ISIN (a two-level binary search per element) and MERGE (merge
+ * path) are one kernel each with no read-back. */
 em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *o, int mode,
                        em_array *out) {
     const em_device dev = em_array_device(s);
