@@ -1,8 +1,8 @@
 """The pieces of the sort-based rows of issue 19 on one device (2^24 unless
---n): unique f32 (the sort, then unique's pass), unique's inverse by its two
-routes (EMBER_UNIQUE_INV=search / perm) and their parts, setxor1d by its two
-routes (EMBER_SETXOR=merge / notin) and their parts, isin's search, the
-radix select of a median and partition's compaction.  Times are medians of
+--n): unique f32 (the sort, then unique's pass), unique's inverse and its
+parts (the argsort, the gather, the pass with the scatter; a search of the
+distinct values, the route session 15 removed), setxor1d and its kernels,
+isin's search, the radix select of a median and partition's compaction.  Times are medians of
 --repeat synchronised calls, the routes interleaved round by round so that
 clock and memory state fall on each alike.
 
@@ -56,35 +56,18 @@ def main(argv=None):
     mg = K.setop_sorted(ua, ub, 2)
     st16 = K.sort(t16, None, False, False)
 
-    def env(name, val, f):
-        def g():
-            old = os.environ.get(name)
-            os.environ[name] = val
-            try:
-                return f()
-            finally:
-                if old is None:
-                    del os.environ[name]
-                else:
-                    os.environ[name] = old
-        return g
-
     cases = [
         ("sort f32", lambda: K.sort(f32, 0, False, False)),
         ("argsort f32", lambda: K.sort(f32, 0, False, True)),
         ("unique f32", lambda: em.unique(f32)),
         ("  unique_sorted(s) alone", lambda: K.unique_sorted(sf, None, True, False, False, False)),
         ("  unique_sorted(s, counts)", lambda: K.unique_sorted(sf, None, True, False, False, True)),
-        ("unique inv+counts (search)", env("EMBER_UNIQUE_INV", "search", lambda: em.unique(
-            f32, return_inverse=True, return_counts=True))),
-        ("unique inv+counts (perm)", env("EMBER_UNIQUE_INV", "perm", lambda: em.unique(
-            f32, return_inverse=True, return_counts=True))),
+        ("unique inv+counts", lambda: em.unique(f32, return_inverse=True, return_counts=True)),
         ("  take(f32, perm)", lambda: em.take(f32, perm)),
         ("  unique_sorted(perm, inv, counts)",
          lambda: K.unique_sorted(sp, perm, True, False, True, True)),
         ("  searchsorted(v, f32)", lambda: K.searchsorted(v, f32, False, None)),
-        ("setxor1d i32 (merge)", env("EMBER_SETXOR", "merge", lambda: em.setxor1d(i32a, i32b))),
-        ("setxor1d i32 (notin)", env("EMBER_SETXOR", "notin", lambda: em.setxor1d(i32a, i32b))),
+        ("setxor1d i32", lambda: em.setxor1d(i32a, i32b)),
         ("  sort i32", lambda: K.sort(i32a, 0, False, False)),
         ("  unique_sorted(sa)", lambda: K.unique_sorted(sa, None, True, False, False, False)),
         ("  setop MERGE(ua, ub)", lambda: K.setop_sorted(ua, ub, 2)),

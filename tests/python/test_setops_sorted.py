@@ -177,10 +177,10 @@ def test_setops_match_composed(dev, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64"])
 @pytest.mark.parametrize("n", [1, 4096, 4097, 3 * 4096 + 5])
-def test_setxor_merge_matches_notin(dev, dtype, n, monkeypatch):
-    """setxor1d's merge route (distinct values of each, merged, singles
-    kept) against NumPy and the two-NOTIN route (EMBER_SETXOR=notin), on
-    sizes around unique's tile of 4096 (both inputs of n)."""
+def test_setxor_merge(dev, dtype, n):
+    """setxor1d (distinct values of each, merged, singles kept) against
+    NumPy, on sizes around unique's and the merge's tile of 4096 (both
+    inputs of n)."""
     rng = np.random.default_rng(n)
     a, b = _specials(dtype, n, rng), _specials(dtype, n, rng)
     if np.dtype(dtype).kind in "if" and n > 100:  # many distinct values, some shared
@@ -189,9 +189,6 @@ def test_setxor_merge_matches_notin(dev, dtype, n, monkeypatch):
     for p, q in ((a, b), (a[::-1], b[::3]), (a[:1], b)):
         got = em.setxor1d(to_em(p), to_em(q))
         assert_same(got, np.setxor1d(p, q))
-        monkeypatch.setenv("EMBER_SETXOR", "notin")
-        assert_same(em.setxor1d(to_em(p), to_em(q)), np.setxor1d(p, q))
-        monkeypatch.delenv("EMBER_SETXOR")
 
 
 def test_setop_sorted_modes_and_errors(dev):

@@ -126,10 +126,10 @@ def test_unique_fused_matches_composed(dev, monkeypatch):
 
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("n", [0, 1, 4097, 3 * 9216 + 5])
-def test_unique_inverse_by_search(dev, dtype, n, monkeypatch):
-    """unique's inverse without its first indices: a search of the distinct
-    values (real dtypes, NaNs one value), equal to NumPy's and to the
-    permutation route (EMBER_UNIQUE_INV=perm); n = 3 sort tiles + 5 on CUDA."""
+def test_unique_inverse_without_index(dev, dtype, n):
+    """unique's inverse without its first indices (the permutation's
+    scatter), with and without the counts, equal to NumPy's; n = 3 sort
+    tiles + 5 on CUDA."""
     rng = np.random.default_rng(n + 11)
     a = _specials(dtype, n, rng)
     if np.dtype(dtype).kind in "iuf" and n > 100:  # many distinct values as well
@@ -143,10 +143,6 @@ def test_unique_inverse_by_search(dev, dtype, n, monkeypatch):
             assert_same(g, w)
         gv, gi = em.unique(x, return_inverse=True)
         assert_same(gi, want[1])
-        monkeypatch.setenv("EMBER_UNIQUE_INV", "perm")
-        for g, w in zip(em.unique(x, return_inverse=True, return_counts=True), want):
-            assert_same(g, w)
-        monkeypatch.delenv("EMBER_UNIQUE_INV")
 
 
 def test_unique_inverse_nan_kept_apart_by_permutation(dev):
