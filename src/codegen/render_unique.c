@@ -275,28 +275,22 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             "    }\n");
         break;
     case EM_UQ_MERGE: /* stable: s's elements before o's equal ones */
-        /* Merge path: a tile of EM_UQ_TILE outputs finds where its diagonal
-         * crosses the two lists (one binary search a tile), loads both
-         * ranges into shared memory with coalesced reads, each thread finds
-         * its own EM_UQ_ITEMS-output diagonal there and merges them, and the
-         * tile goes out coalesced through shared memory.  A search of the
-         * other list for every element (galloping, 16 to a thread) read
-         * scattered global memory: setxor1d's merge of 2 x 2^24. */
+        /* Merge path: a tile of EM_UQ_TILE outputs takes where its diagonal
+         * crosses the two lists (CUTS found them), loads both ranges into
+         * shared memory with coalesced reads, each thread finds its own
+         * EM_UQ_ITEMS-output diagonal there and merges them, and the tile
+         * goes out coalesced through shared memory.  A search of the other
+         * list for every element (galloping, 16 to a thread) read scattered
+         * global memory: setxor1d's merge of 2 x 2^24. */
         em_sbuf_printf(
             s,
             "    ${shared} em_t sh[EM_UQ_TILE];\n"
-            "    ${shared} ${ll} cut[2];\n"
+            "    ${global}const ${ll} *cut = (${global}const ${ll} *)p.part;\n"
             "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
             "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
             "    const ${ll} tot = p.n + p.no;\n"
             "    for (${ll} t = ${bid}; t * EM_UQ_TILE < tot; t += ${gdim}) {\n"
-            "        if (${tid} < 2) {\n"
-            "            const ${ll} d0 = (t + ${tid}) * EM_UQ_TILE;\n"
-            "            const ${ll} d = d0 < tot ? d0 : tot;\n"
-            "            cut[${tid}] = em_uq_path(xa, p.n, xb, p.no, d);\n"
-            "        }\n"
-            "        ${sync};\n"
-            "        const ${ll} d0 = t * EM_UQ_TILE, a0 = cut[0], a1 = cut[1];\n"
+            "        const ${ll} d0 = t * EM_UQ_TILE, a0 = cut[t], a1 = cut[t + 1];\n"
             "        const ${ll} b0 = d0 - a0, na = a1 - a0;\n"
             "        const ${ll} len = (d0 + EM_UQ_TILE < tot ? EM_UQ_TILE : tot - d0);\n"
             "        const ${ll} nb = len - na;\n"
@@ -321,8 +315,18 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             "        ${sync};\n"
             "        for (${ll} i = ${tid}; i < len; i += ${bdim})\n"
             "            ((${global}em_t *)p.vals)[d0 + i] = sh[i];\n"
-            "        ${sync}; // sh and cut are read before the next tile writes them\n"
+            "        ${sync}; // sh is read before the next tile writes it\n"
             "    }\n");
+        break;
+    case EM_UQ_CUTS:
+        em_sbuf_printf(s,
+                       "    const ${ll} tot = p.n + p.no;\n"
+                       "    for (${ll} t = ${bid} * (${ll})${bdim} + ${tid}; t <= p.ntile;"
+                       " t += (${ll})${bdim} * ${gdim}) {\n"
+                       "        const ${ll} d = t * EM_UQ_TILE < tot ? t * EM_UQ_TILE : tot;\n"
+                       "        ((${global}${ll} *)p.part)[t] = em_uq_path((${global}const em_t *)"
+                       "p.s, p.n, (${global}const em_t *)p.o, p.no, d);\n"
+                       "    }\n");
         break;
     default: /* EM_UQ_COUNTS */
         em_sbuf_printf(

@@ -23,7 +23,10 @@
  *               != invert;
  *  EM_UQ_MERGE  vals = the sorted s and o merged, stable (s first among
  *               equals): s[i] goes to i + #{o < s[i]}, o[j] to j + #{s <= o[j]};
- *               by merge path, a tile of EM_UQ_TILE outputs a block.
+ *               by merge path, a tile of EM_UQ_TILE outputs a block, its
+ *               ends in s read from part[t], part[t + 1];
+ *  EM_UQ_CUTS   part[t] = how many of the merge's first t * EM_UQ_TILE
+ *               outputs come from s, t = 0 .. ntile (one thread each).
  * With filt (the set operations), COUNT and WRITE flag only the first of
  * each value whose membership in the sorted o (a binary search, == as the
  * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
@@ -51,7 +54,8 @@ typedef enum em_uq_mode {
     EM_UQ_WRITE,
     EM_UQ_COUNTS,
     EM_UQ_ISIN,
-    EM_UQ_MERGE
+    EM_UQ_MERGE,
+    EM_UQ_CUTS
 } em_uq_mode;
 
 typedef struct em_uq_spec {
