@@ -56,6 +56,8 @@ def _norm_axis(axis, ndim):
 
 def _to_last(a, axes):
     """a with the axes moved to the end and merged into one."""
+    if a.ndim == 1:  # a median's usual case: no views made (each costs the host)
+        return a
     rest = [i for i in range(a.ndim) if i not in axes]
     a = em.permute_dims(a, tuple(rest) + tuple(sorted(axes)))
     return em.reshape(a, tuple(a.shape[i] for i in range(len(rest))) + (-1,))
@@ -176,19 +178,23 @@ def _select_ok(flat, method):
             and flat.dtype.kind in "biuf" and os.environ.get("EMBER_SELECT", "1") != "0")
 
 
+_SEL_MAXN = 8  # the ranks one select launch takes (EM_SEL_MAXN, render_select.h)
+
+
 def _quantile_select(flat, qh, method, skipnan, rdt):
     """_quantile of the 1-d flat (n >= 1) by order statistics: the two
     neighbours of each virtual index selected (NaNs order last, so with
     skipnan the count of non-NaNs bounds the ranks: its read-back is the
-    one host sync; without, a NaN anywhere makes the result NaN, a device
-    reduction)."""
+    one host sync; without, a NaN anywhere makes the result NaN: the largest
+    element is then a NaN, selected beside the others where the launch has
+    room (its passes read the array anyway), else a device reduction)."""
     n = flat.shape[0]
     isf = flat.dtype.kind == "f"
     cdt = flat.dtype if isf or method in _DISCRETE else _np.dtype(_np.float64)
     nan_any = None
     if isf and skipnan:
         n = int(em.sum(~em.isnan(flat)))
-    elif isf:
+    elif isf and 2 * qh.size >= _SEL_MAXN:
         nan_any = em.any(em.isnan(flat))
     if n == 0:  # an all-NaN slice
         r = em.full(qh.shape, _np.nan, dtype=rdt, device=flat.device)
@@ -200,21 +206,42 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
         hi_i = min(lo_i + 1, n - 1)
         plan.append((lo_i, hi_i, pos_f - lo_i))
         ks += [lo_i, hi_i]
-    ks = sorted(set(ks))
+    last = isf and not skipnan and nan_any is None
+    ks = sorted(set(ks + [n - 1] if last else ks))
     vals = _ember.select_kth(flat, ks)
+    if last:
+        nan_any = em.isnan(vals[len(ks) - 1])
     if vals.dtype != cdt:
         vals = vals.astype(cdt)
     where = {k: i for i, k in enumerate(ks)}
     outs = []
     for lo_i, hi_i, tq in plan:
         vlo, vhi = vals[where[lo_i]], vals[where[hi_i]]
-        r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64, device=flat.device), method,
-                  em.asarray(float(lo_i), device=flat.device))
+        if method == "linear":
+            r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64, device=flat.device), method,
+                      None)
+        else:  # the other four pick by t alone, known here: no device scalars, no where
+            r = _pick_host(vlo, vhi, tq, method, lo_i)
         if nan_any is not None:
             r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         outs.append(r.astype(rdt) if r.dtype != rdt else r)
+    if qh.ndim == 0:  # median's scalar q: no stack (the host's cost is the row's, on a GPU)
+        return outs[0]
     r = em.stack(outs, axis=0) if outs else em.empty((0,), dtype=rdt, device=flat.device)
     return em.reshape(r, qh.shape)
+
+
+def _pick_host(vlo, vhi, t, method, lo):
+    """_pick for a t and lo known on the host (the discrete methods and
+    midpoint): the same values, chosen here."""
+    if method == "lower" or t == 0:
+        return vlo
+    if method == "higher":
+        return vhi
+    if method == "midpoint":
+        return (vlo + vhi) / 2
+    # nearest: round half to even on the virtual index, as NumPy
+    return vhi if t > 0.5 or (t == 0.5 and lo % 2 == 1) else vlo
 
 
 def _hf_quantile(s, n, q, method):

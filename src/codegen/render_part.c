@@ -14,17 +14,24 @@ static int em__pfields(em_tfield *f) {
     return n;
 }
 
-/* A tile's head: thread tid's EM_PT_ITEMS elements from j0 counted per
- * bucket into c[] (packed; the word loop unrolls, so c stays in registers). */
+/* A tile's head: thread tid's EM_PT_ITEMS elements tid, tid + 256, ... of
+ * the tile (striped: each warp load covers 32 consecutive elements; 16
+ * consecutive a thread touched 16 cache lines a warp load), their buckets
+ * in bk[] (-1 past n) and counted per bucket into c[] (packed; the word loop
+ * unrolls, so c stays in registers). */
 #define EM__PT_HEAD                                                              \
-    "    ${shared} ${ull} sh[256];\n"                                            \
     "    ${global}const em_t *xs = (${global}const em_t *)p.a;\n"                \
     "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                  \
-    "        const ${ll} j0 = t * EM_PT_TILE + (${ll})${tid} * EM_PT_ITEMS;\n"   \
+    "        const ${ll} t0 = t * EM_PT_TILE + ${tid};\n"                        \
     "        ${ull} c[EM_PT_NW];\n"                                              \
+    "        int bk[EM_PT_ITEMS];\n"                                             \
+    "        em_t xv[EM_PT_ITEMS];\n"                                            \
     "        for (int w = 0; w < EM_PT_NW; w++) c[w] = 0;\n"                     \
-    "        for (int i = 0; i < EM_PT_ITEMS && j0 + i < p.n; i++) {\n"          \
-    "            const int b = em_pt_bucket(kv, m, xs[j0 + i]);\n"               \
+    "        for (int i = 0; i < EM_PT_ITEMS; i++) {\n"                          \
+    "            bk[i] = -1;\n"                                                  \
+    "            if (t0 + i * 256 >= p.n) continue;\n"                           \
+    "            xv[i] = xs[t0 + i * 256];\n"                                    \
+    "            const int b = bk[i] = em_pt_bucket(kv, m, xv[i]);\n"            \
     "            for (int w = 0; w < EM_PT_NW; w++)\n"                           \
     "                c[w] += (b >> 2) == w ? (${ull})1 << (16 * (b & 3)) : 0;\n" \
     "        }\n"
@@ -33,17 +40,17 @@ static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
     switch (k->mode) {
     case EM_PT_COUNT:
         em_sbuf_printf(
-            s, EM__PT_HEAD
-            "        for (int w = 0; w < nw; w++) {\n"
-            "            sh[${tid}] = c[w];\n            ${sync};\n"
-            "            for (int h = 128; h > 0; h >>= 1) {\n"
-            "                if ((int)${tid} < h) sh[${tid}] += sh[${tid} + h];\n"
-            "                ${sync};\n            }\n"
-            "            if (${tid} == 0)\n"
-            "                for (int q = 0; q < 4 && 4 * w + q < 2 * m + 1; q++)\n"
-            "                    ((${global}${ll} *)p.part)[(4 * w + q) * p.ntile + t] =\n"
-            "                        (${ll})((sh[0] >> (16 * q)) & 0xffff);\n"
-            "            ${sync};\n        }\n    }\n");
+            s, "    ${shared} ${ull} sh[256];\n" EM__PT_HEAD "        (void)xv;\n"
+               "        for (int w = 0; w < nw; w++) {\n"
+               "            sh[${tid}] = c[w];\n            ${sync};\n"
+               "            for (int h = 128; h > 0; h >>= 1) {\n"
+               "                if ((int)${tid} < h) sh[${tid}] += sh[${tid} + h];\n"
+               "                ${sync};\n            }\n"
+               "            if (${tid} == 0)\n"
+               "                for (int q = 0; q < 4 && 4 * w + q < 2 * m + 1; q++)\n"
+               "                    ((${global}${ll} *)p.part)[(4 * w + q) * p.ntile + t] =\n"
+               "                        (${ll})((sh[0] >> (16 * q)) & 0xffff);\n"
+               "            ${sync};\n        }\n    }\n");
         break;
     case EM_PT_PREFIX: /* one block of 256 threads over B * ntile counts */
         em_sbuf_printf(
@@ -62,8 +69,14 @@ static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
                "        const ${ll} v = c[i];\n        c[i] = run;\n        run += v;\n    }\n");
         break;
     default: /* EM_PT_WRITE */
+        /* The tile is ordered by bucket in shared memory (st), then each
+         * bucket's run goes out with coalesced stores.  Within a bucket the
+         * order is thread-major, not the input's: NumPy promises none. */
         em_sbuf_printf(
-            s, EM__PT_HEAD
+            s,
+            "    ${shared} ${ull} sh[256];\n"
+            "    ${shared} EM_PT_OUT st[EM_PT_TILE];\n"
+            "    ${shared} ${ll} bs[4 * EM_PT_NW + 1], gb[4 * EM_PT_NW];\n" EM__PT_HEAD
             /* c[w] becomes the thread's packed exclusive offsets within the tile */
             "        for (int w = 0; w < nw; w++) {\n"
             "            sh[${tid}] = c[w];\n            ${sync};\n"
@@ -71,23 +84,42 @@ static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
             "                const ${ull} v = (int)${tid} >= h ? sh[${tid} - h] : 0;\n"
             "                ${sync};\n                sh[${tid}] += v;\n                ${sync};\n"
             "            }\n"
-            "            c[w] = sh[${tid}] - c[w];\n            ${sync};\n        }\n"
-            "        ${global}const ${ll} *base = (${global}const ${ll} *)p.part;\n"
-            "        for (int i = 0; i < EM_PT_ITEMS && j0 + i < p.n; i++) {\n"
-            "            const em_t x = xs[j0 + i];\n"
-            "            const int b = em_pt_bucket(kv, m, x);\n"
-            "            ${ll} off = base[b * p.ntile + t];\n"
+            "            c[w] = sh[${tid}] - c[w];\n"
+            "            if (${tid} == 255)\n"
+            "                for (int q = 0; q < 4; q++)\n"
+            "                    bs[4 * w + q + 1] = (${ll})((sh[255] >> (16 * q)) & 0xffff);\n"
+            "            ${sync};\n        }\n"
+            "        if (${tid} == 0) { // the buckets' starts in the tile, and in out\n"
+            "            bs[0] = 0;\n"
+            "            for (int b = 1; b <= 2 * m + 1; b++) bs[b] += bs[b - 1];\n"
+            "            for (int b = 0; b < 2 * m + 1; b++)\n"
+            "                gb[b] = ((${global}const ${ll} *)p.part)[b * p.ntile + t];\n"
+            "        }\n"
+            "        ${sync};\n"
+            "        for (int i = 0; i < EM_PT_ITEMS; i++) {\n"
+            "            const int b = bk[i];\n"
+            "            if (b < 0) continue;\n"
+            "            ${ll} off = bs[b];\n"
             "            for (int w = 0; w < EM_PT_NW; w++)\n"
             "                if ((b >> 2) == w) {\n"
             "                    off += (${ll})((c[w] >> (16 * (b & 3))) & 0xffff);\n"
             "                    c[w] += (${ull})1 << (16 * (b & 3));\n"
             "                }\n"
             "#if EM_PT_ARG\n"
-            "            ((${global}${ll} *)p.out)[off] = j0 + i;\n"
+            "            st[off] = t0 + i * 256;\n"
             "#else\n"
-            "            ((${global}em_t *)p.out)[off] = x;\n"
+            "            st[off] = xv[i];\n"
             "#endif\n"
-            "        }\n    }\n");
+            "        }\n"
+            "        ${sync};\n"
+            "        const int len = (int)bs[2 * m + 1];\n"
+            "        for (int q = (int)${tid}; q < len; q += 256) {\n"
+            "            int b = 0;\n"
+            "            while (bs[b + 1] <= q) b++;\n"
+            "            ((${global}EM_PT_OUT *)p.out)[gb[b] + q - bs[b]] = st[q];\n"
+            "        }\n"
+            "        ${sync}; // st, bs and gb are read before the next tile writes them\n"
+            "    }\n");
     }
     em_sbuf_printf(s, "}\n");
 }
@@ -101,12 +133,13 @@ em_status em_render_part(const em_dialect *d, const em_pt_spec *k, em_sbuf *out)
     em_tfield f[7];
     int nf = em__pfields(f);
     em_sbuf_printf(out, "%s\n", d->prelude);
-    em_sbuf_printf(&t,
-                   "typedef %s em_t;\ntypedef %s EM_K;\n#define EM_PT_NW %d\n"
-                   "#define EM_PT_ITEMS %d\n#define EM_PT_TILE %d\n#define EM_PT_ARG %d\n",
-                   em_tmpl_stype(d, k->dtype),
-                   em_dtype_get(k->dtype)->size == 8 ? "${ull}" : "unsigned int",
-                   (2 * EM_PT_MAXK + 1 + 3) / 4, EM_PT_ITEMS, EM_PT_TILE, k->arg);
+    em_sbuf_printf(
+        &t,
+        "typedef %s em_t;\ntypedef %s EM_K;\n#define EM_PT_NW %d\n"
+        "#define EM_PT_ITEMS %d\n#define EM_PT_TILE %d\n#define EM_PT_ARG %d\n"
+        "#define EM_PT_OUT %s\n",
+        em_tmpl_stype(d, k->dtype), em_dtype_get(k->dtype)->size == 8 ? "${ull}" : "unsigned int",
+        (2 * EM_PT_MAXK + 1 + 3) / 4, EM_PT_ITEMS, EM_PT_TILE, k->arg, k->arg ? "${ll}" : "em_t");
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *a, *kv, *part, *out;\n"
                            "    long long n, ntile, m;\n};\n");

@@ -10,16 +10,18 @@
  * to it, then those between kv[0] and kv[1] ... -- the k-th position of
  * each selection lies inside its "equal" bucket, which is NumPy's contract
  * (the k-th element in place, no larger one before, no smaller one after).
- * Within a bucket the order is the input's (a stable compaction).
+ * Within a bucket the order is fixed (the same every run) but not the
+ * input's: NumPy's partition promises none.
  *
- * Kernels (tiles of EM_PT_TILE elements, 256 threads x EM_PT_ITEMS
- * consecutive ones; each thread's per-bucket counts packed 4 to a 64-bit
+ * Kernels (tiles of EM_PT_TILE elements, 256 threads x EM_PT_ITEMS striped
+ * ones, tid + 256 i; each thread's per-bucket counts packed 4 to a 64-bit
  * word, 16 bits each, so one block scan serves 4 buckets):
  *  EM_PT_COUNT  part[b * ntile + t] = bucket b's count in tile t;
  *  EM_PT_PREFIX one block: part[0 .. B * ntile) -> exclusive prefixes (in
  *               that order: bucket-major is the output's order);
  *  EM_PT_WRITE  each element to its bucket's place: out[pos] = x (or its
- *               index, int64, with arg).
+ *               index, int64, with arg), the tile ordered by bucket in
+ *               shared memory first so that the stores are coalesced.
  *
  * The number of selections m is an argument (one kernel per dtype serves
  * every m: the word loops run to the most words and skip the unused).

@@ -72,6 +72,11 @@ static void em__sbody(const em_sel_spec *k, em_sbuf *s) {
                "    ${sync};\n"
                "    EM_K pre[EM_SEL_N];\n"
                "    for (int s = 0; s < EM_SEL_N; s++) pre[s] = (EM_K)q[2 * s];\n"
+               "    unsigned int own = 0; // bit s: s is the first selection with its prefix\n"
+               "    for (int s = 0; s < EM_SEL_N; s++) {\n"
+               "        bool first = true;\n"
+               "        for (int r = 0; r < s; r++) first = first && pre[r] != pre[s];\n"
+               "        own |= (unsigned int)first << s;\n    }\n"
                "    const EM_K hm = (EM_K)p.hmask;\n    const int sft = (int)p.shift;\n"
                "    ${global}const em_t *xs = (${global}const em_t *)p.a;\n"
                "    for (${ll} i = ${bid} * (${ll})${bdim} + ${tid}; i < p.n;"
@@ -79,21 +84,30 @@ static void em__sbody(const em_sel_spec *k, em_sbuf *s) {
                "        const EM_K key = em_key(xs[i]);\n"
                "        const int dg = (int)((key >> sft) & 255u);\n"
                "        for (int s = 0; s < EM_SEL_N; s++)\n"
-               "            if (((key ^ pre[s]) & hm) == 0) em_sadd(&sh[s * 256 + dg]);\n"
+               "            if (((own >> s) & 1u) && ((key ^ pre[s]) & hm) == 0)\n"
+               "                em_sadd(&sh[s * 256 + dg]);\n"
                "    }\n    ${sync};\n"
                "    for (int i = (int)${tid}; i < EM_SEL_N * 256; i += (int)${bdim})\n"
                "        if (sh[i]) em_gadd(&h[i], sh[i]);\n");
         break;
     case EM_SEL_PICK: /* one block; thread s owns selection s */
+        /* s reads the histogram of the first selection with its prefix (the
+         * only one HIST counted), so every thread reads before any clears */
         em_sbuf_printf(
             s, "    const int s = (int)${tid};\n"
+               "    ${ull} k = 0;\n    int b = 0;\n"
                "    if (s < EM_SEL_N) {\n"
-               "        ${global}unsigned int *hs = h + s * 256;\n"
-               "        ${ull} k = q[2 * s + 1];\n        int b = 0;\n"
+               "        int src = s;\n"
+               "        for (int r = s - 1; r >= 0; r--)\n"
+               "            if (q[2 * r] == q[2 * s]) src = r;\n"
+               "        ${global}const unsigned int *hs = h + src * 256;\n"
+               "        k = q[2 * s + 1];\n"
                "        for (; b < 255; b++) {\n"
                "            if (k < hs[b]) break;\n            k -= hs[b];\n        }\n"
+               "    }\n    ${sync};\n"
+               "    if (s < EM_SEL_N) {\n"
                "        q[2 * s] |= ((${ull})b) << (int)p.shift;\n        q[2 * s + 1] = k;\n"
-               "        for (int i = 0; i < 256; i++) hs[i] = 0;\n    }\n");
+               "        for (int i = 0; i < 256; i++) h[s * 256 + i] = 0;\n    }\n");
         break;
     default: /* EM_SEL_OUT */
         em_sbuf_printf(

@@ -13,9 +13,14 @@
  *  EM_SEL_HIST  count the keys whose digits above `shift + 8` equal the
  *               prefix's (hmask says which bits), by their 8-bit digit at
  *               shift: per block in shared memory, then added to st;
- *  EM_SEL_PICK  one block: each selection's bucket holding its rank k --
- *               the digit joins the prefix, k drops by the counts below it,
- *               the histogram is zeroed for the next pass;
+ *               selections with one prefix (every one on the first pass, a
+ *               median's two middle ranks until their digits part) share
+ *               the first one's histogram: one shared-memory atomic per
+ *               key, not one per selection (the atomics bound this pass);
+ *  EM_SEL_PICK  one block: each selection's bucket holding its rank k in
+ *               the histogram of its prefix -- the digit joins the prefix,
+ *               k drops by the counts below it, the histograms are zeroed
+ *               for the next pass;
  *  EM_SEL_OUT   out[s] = the value whose key is the prefix (all digits fixed).
  *
  * Argument (packed, every field 8 bytes): char *a, *st, *out;

@@ -82,6 +82,21 @@ static void em__search(em_dtype dt, em_sbuf *t) {
            "EM_D bool em_uq_in(${global}const char *o_, ${ll} no, em_t v) {\n"
            "    const ${ll} i = em_uq_seek(o_, no, v, -1, 0);\n"
            "    return i < no && em_uq_eq0(((${global}const em_t *)o_)[i], v);\n}\n");
+    /* em_uq_path(a, na, b, nb, d): how many of the first d outputs of the
+     * stable merge of a and b (a's first among equals) come from a; the
+     * same over shared memory (OpenCL's address spaces differ). */
+    static const char *const sp[2] = {"${global}", "${local}"};
+    static const char *const nm[2] = {"em_uq_path", "em_uq_path_sh"};
+    for (int w = 0; w < 2; w++)
+        em_sbuf_printf(t,
+                       "EM_D ${ll} %s(%sconst em_t *a, ${ll} na, %sconst em_t *b, ${ll} nb,"
+                       " ${ll} d) {\n"
+                       "    ${ll} lo = d > nb ? d - nb : 0, hi = d < na ? d : na;\n"
+                       "    while (lo < hi) {\n"
+                       "        const ${ll} m = lo + ((hi - lo) >> 1);\n"
+                       "        if (!em_uq_lt(b[d - 1 - m], a[m])) lo = m + 1; else hi = m;\n"
+                       "    }\n    return lo;\n}\n",
+                       nm[w], sp[w], sp[w]);
 }
 
 /* A tile's loop head: thread tid's EM_UQ_ITEMS consecutive elements from j0;
@@ -225,34 +240,93 @@ static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
             "        }\n        ${sync};\n    }\n");
         break;
     case EM_UQ_ISIN: /* EM_UQ_FILT: invert */
+        /* Two levels: the first element of each of EM_UQ_SPL chunks of o
+         * sits in shared memory (loaded once a block),
+         * searched there; then a search of the one chunk that can hold v in
+         * o (at 2^16 values 64 elements: two cache lines).  A search of all
+         * of o took log2(no) dependent reads of L2 an element. */
         em_sbuf_printf(
             s,
+            "    ${shared} em_t sp[EM_UQ_SPL];\n"
+            "    ${global}const em_t *o = (${global}const em_t *)p.o;\n"
+            "    // a chunk's length (1 for no = 0: no chunks)\n"
+            "    const ${ll} st = p.no > EM_UQ_SPL ? (p.no + EM_UQ_SPL - 1) / EM_UQ_SPL : 1;\n"
+            "    const int ns = (int)((p.no + st - 1) / st);\n"
+            "    for (int i = (int)${tid}; i < ns; i += (int)${bdim}) sp[i] = o[i * st];\n"
+            "    ${sync};\n"
             "    for (${ll} i = ${bid} * (${ll})${bdim} + ${tid}; i < p.n;"
             " i += (${ll})${bdim} * ${gdim}) {\n"
-            "        const bool hit = em_uq_in(p.o, p.no, ((${global}const em_t *)p.s)[i]);\n"
+            "        const em_t v = ((${global}const em_t *)p.s)[i];\n"
+            "        int lo = 0, hi = ns; // lo: the chunks whose first is <= v\n"
+            "        while (lo < hi) {\n"
+            "            const int m = (lo + hi) >> 1;\n"
+            "            if (em_uq_lt(v, sp[m])) hi = m; else lo = m + 1;\n"
+            "        }\n"
+            "        bool hit = false;\n"
+            "        if (lo > 0) { // every element equal to v is in chunk lo - 1\n"
+            "            ${ll} a = (lo - 1) * st, b = a + st < p.no ? a + st : p.no;\n"
+            "            while (a < b) {\n"
+            "                const ${ll} m = a + ((b - a) >> 1);\n"
+            "                if (em_uq_lt(o[m], v)) a = m + 1; else b = m;\n"
+            "            }\n"
+            "            hit = a < p.no && em_uq_eq0(o[a], v);\n"
+            "        }\n"
             "        ((${global}unsigned char *)p.vals)[i] = (unsigned char)(hit != EM_UQ_FILT);\n"
             "    }\n");
         break;
     case EM_UQ_MERGE: /* stable: s's elements before o's equal ones */
-        /* EM_UQ_ITEMS consecutive outputs per thread: the searches gallop */
-        em_sbuf_printf(s, "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
-                          "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
-                          "    for (${ll} k0 = (${bid} * (${ll})${bdim} + ${tid}) * EM_UQ_ITEMS;"
-                          " k0 < p.n + p.no; k0 += (${ll})${bdim} * ${gdim} * EM_UQ_ITEMS) {\n"
-                          "        ${ll} fa = -1, fb = -1;\n"
-                          "        for (int i = 0; i < EM_UQ_ITEMS && k0 + i < p.n + p.no; i++) {\n"
-                          "            const ${ll} k = k0 + i;\n"
-                          "            em_t v;\n            ${ll} at;\n"
-                          "            if (k < p.n) {\n"
-                          "                v = xa[k];\n"
-                          "                fa = em_uq_seek(p.o, p.no, v, fa, 0);\n"
-                          "                at = k + fa;\n"
-                          "            } else {\n"
-                          "                v = xb[k - p.n];\n"
-                          "                fb = em_uq_seek(p.s, p.n, v, fb, 1);\n"
-                          "                at = k - p.n + fb;\n"
-                          "            }\n"
-                          "            ((${global}em_t *)p.vals)[at] = v;\n        }\n    }\n");
+        /* Merge path: a tile of EM_UQ_TILE outputs takes where its diagonal
+         * crosses the two lists (CUTS found them), loads both ranges into
+         * shared memory with coalesced reads, each thread finds its own
+         * EM_UQ_ITEMS-output diagonal there and merges them, and the tile
+         * goes out coalesced through shared memory.  A search of the other
+         * list for every element (galloping, 16 to a thread) read scattered
+         * global memory: setxor1d's merge of 2 x 2^24. */
+        em_sbuf_printf(
+            s,
+            "    ${shared} em_t sh[EM_UQ_TILE];\n"
+            "    ${global}const ${ll} *cut = (${global}const ${ll} *)p.part;\n"
+            "    ${global}const em_t *xa = (${global}const em_t *)p.s;\n"
+            "    ${global}const em_t *xb = (${global}const em_t *)p.o;\n"
+            "    const ${ll} tot = p.n + p.no;\n"
+            "    for (${ll} t = ${bid}; t * EM_UQ_TILE < tot; t += ${gdim}) {\n"
+            "        const ${ll} d0 = t * EM_UQ_TILE, a0 = cut[t], a1 = cut[t + 1];\n"
+            "        const ${ll} b0 = d0 - a0, na = a1 - a0;\n"
+            "        const ${ll} len = (d0 + EM_UQ_TILE < tot ? EM_UQ_TILE : tot - d0);\n"
+            "        const ${ll} nb = len - na;\n"
+            "        for (${ll} i = ${tid}; i < len; i += ${bdim})\n"
+            "            sh[i] = i < na ? xa[a0 + i] : xb[b0 + i - na];\n"
+            "        ${sync};\n"
+            "        em_t r[EM_UQ_ITEMS];\n"
+            "        const ${ll} dd = (${ll})${tid} * EM_UQ_ITEMS;\n"
+            "        if (dd < len) {\n"
+            "            ${ll} i = em_uq_path_sh(sh, na, sh + na, nb, dd), j = dd - i;\n"
+            "            for (int q = 0; q < EM_UQ_ITEMS; q++) {\n"
+            "                if (dd + q >= len) break;\n"
+            "                // s's element first unless o's is smaller\n"
+            "                const bool ta = j >= nb || (i < na && !em_uq_lt(sh[na + j], sh[i]));\n"
+            "                r[q] = ta ? sh[i] : sh[na + j];\n"
+            "                if (ta) i++; else j++;\n"
+            "            }\n"
+            "        }\n"
+            "        ${sync};\n"
+            "        for (int q = 0; q < EM_UQ_ITEMS; q++)\n"
+            "            if (dd + q < len) sh[dd + q] = r[q];\n"
+            "        ${sync};\n"
+            "        for (${ll} i = ${tid}; i < len; i += ${bdim})\n"
+            "            ((${global}em_t *)p.vals)[d0 + i] = sh[i];\n"
+            "        ${sync}; // sh is read before the next tile writes it\n"
+            "    }\n");
+        break;
+    case EM_UQ_CUTS:
+        em_sbuf_printf(s,
+                       "    const ${ll} tot = p.n + p.no;\n"
+                       "    for (${ll} t = ${bid} * (${ll})${bdim} + ${tid}; t <= p.ntile;"
+                       " t += (${ll})${bdim} * ${gdim}) {\n"
+                       "        const ${ll} d = t * EM_UQ_TILE < tot ? t * EM_UQ_TILE : tot;\n"
+                       "        ((${global}${ll} *)p.part)[t] = em_uq_path((${global}const em_t *)"
+                       "p.s, p.n, (${global}const em_t *)p.o, p.no, d);\n"
+                       "    }\n");
         break;
     default: /* EM_UQ_COUNTS */
         em_sbuf_printf(
@@ -279,9 +353,9 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
     em_sbuf_printf(&t,
                    "typedef %s em_t;\n#define EM_EQN %d\n#define EM_UQ_FIRST %d\n"
                    "#define EM_UQ_IDX %d\n#define EM_UQ_INV %d\n#define EM_UQ_ITEMS %d\n"
-                   "#define EM_UQ_TILE %d\n#define EM_UQ_FILT %d\n",
+                   "#define EM_UQ_TILE %d\n#define EM_UQ_FILT %d\n#define EM_UQ_SPL %d\n",
                    em_tmpl_stype(d, k->dtype), k->equal_nan, k->first, k->idx, k->inv, EM_UQ_ITEMS,
-                   EM_UQ_TILE, k->filt);
+                   EM_UQ_TILE, k->filt, EM_UQ_SPL);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *s, *vals, *first, *perm, *idx, *inv, *cnt,"
                            " *part, *o;\n    long long n, nu, ntile, no;\n};\n");

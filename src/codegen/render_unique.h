@@ -18,9 +18,15 @@
  *  EM_UQ_COUNTS counts[k] = first[k + 1] - first[k] (first[nu] read as n;
  *               nu read from part[ntile], so it is queued before the host knows it);
  *  EM_UQ_ISIN   out[i] = whether s[i] is in the sorted o (no elements), a
- *               binary search per element (s in any order), != invert;
+ *               binary search per element (s in any order) among EM_UQ_SPL
+ *               chunk heads of o in shared memory, then in one chunk;
+ *               != invert;
  *  EM_UQ_MERGE  vals = the sorted s and o merged, stable (s first among
- *               equals): s[i] goes to i + #{o < s[i]}, o[j] to j + #{s <= o[j]}.
+ *               equals): s[i] goes to i + #{o < s[i]}, o[j] to j + #{s <= o[j]};
+ *               by merge path, a tile of EM_UQ_TILE outputs a block, its
+ *               ends in s read from part[t], part[t + 1];
+ *  EM_UQ_CUTS   part[t] = how many of the merge's first t * EM_UQ_TILE
+ *               outputs come from s, t = 0 .. ntile (one thread each).
  * With filt (the set operations), COUNT and WRITE flag only the first of
  * each value whose membership in the sorted o (a binary search, == as the
  * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
@@ -40,6 +46,7 @@
 
 #define EM_UQ_ITEMS 16
 #define EM_UQ_TILE (256 * EM_UQ_ITEMS)
+#define EM_UQ_SPL 1024 /* ISIN: the chunk heads of o in shared memory */
 
 typedef enum em_uq_mode {
     EM_UQ_COUNT,
@@ -47,7 +54,8 @@ typedef enum em_uq_mode {
     EM_UQ_WRITE,
     EM_UQ_COUNTS,
     EM_UQ_ISIN,
-    EM_UQ_MERGE
+    EM_UQ_MERGE,
+    EM_UQ_CUTS
 } em_uq_mode;
 
 typedef struct em_uq_spec {

@@ -1,6 +1,6 @@
 /* NumPy's partition / argpartition on a device without sorting
  * (em_partition, ember.h): the radix select (run_select.c) finds the k-th
- * values, then one stable compaction by bucket (render_part.h) writes the
+ * values, then one compaction by bucket (render_part.h) writes the
  * elements below the first, those equal to it, those between it and the
  * next ... in three kernels: a per-tile count, one block's prefix over the
  * counts, a per-tile write.  Nothing is read back.  Against the full sort

@@ -45,14 +45,17 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
     snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
              k.idx, k.inv, k.filt);
     static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
-                                        "unique_counts", "unique_isin",   "unique_merge"};
+                                        "unique_counts", "unique_isin",   "unique_merge",
+                                        "unique_cuts"};
     snprintf(name, sizeof name, "%s_%s", names[k.mode], em_dtype_get(k.dtype)->name);
     em__uq u = {be, k};
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key, name, EM_KNAME, em__uq_render, &u, &f));
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
-    int64_t cap = (int64_t)pr->multiprocessor_count * 32;
+    /* ISIN: each block loads o's chunk heads once, so fewer blocks that
+     * stride further (8 of 256 threads still fill a multiprocessor) */
+    int64_t cap = (int64_t)pr->multiprocessor_count * (k.mode == EM_UQ_ISIN ? 8 : 32);
     unsigned char blob[sizeof *a];
     memcpy(blob, a, sizeof *a);
     int slots[9];
@@ -141,8 +144,8 @@ em_status em_run_unique(const em_backend *be, const em_array *s, const em_array 
 /* The set operations (em_setop_sorted, ember.h).  IN / NOTIN are unique's
  * two kernels with the membership test folded into the flag, so
  * intersect1d and setdiff1d cost one pass over each sorted input beyond the
- * sorts; ISIN and MERGE are one elementwise kernel each (a binary search per
- * element) with no read-back. */
+ * sorts; ISIN (a two-level binary search per element) and MERGE (merge
+ * path) are one kernel each with no read-back. */
 em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *o, int mode,
                        em_array *out) {
     const em_device dev = em_array_device(s);
@@ -173,9 +176,22 @@ em_status em_run_setop(const em_backend *be, const em_array *s, const em_array *
         k.mode = EM_UQ_ISIN, k.filt = mode == EM_SETOP_ISNOTIN;
     }
     a.p[1] = out->data;
-    /* MERGE: EM_UQ_ITEMS consecutive outputs per thread */
-    const int64_t per = k.mode == EM_UQ_MERGE ? 256 * EM_UQ_ITEMS : 256;
-    if (st == EM_OK) st = em__uq_launch(be, dev.id, k, &a, (len + per - 1) / per);
+    /* MERGE: EM_UQ_TILE outputs per block, the tiles' cuts found first (one
+     * thread a tile, all at once: in the merge kernel two threads searched
+     * while the block waited, 25 dependent reads a tile at 2^25) */
+    const int64_t per = k.mode == EM_UQ_MERGE ? EM_UQ_TILE : 256;
+    const int64_t blocks = (len + per - 1) / per;
+    em_array cut = {0};
+    if (st == EM_OK && k.mode == EM_UQ_MERGE && len) {
+        int64_t nc = blocks + 1;
+        st = em_array_empty(&cut, EM_INT64, 1, &nc, dev);
+        a.p[7] = cut.data, a.ntile = blocks;
+        em_uq_spec c = k;
+        c.mode = EM_UQ_CUTS;
+        if (st == EM_OK) st = em__uq_launch(be, dev.id, c, &a, (nc + 255) / 256);
+    }
+    if (st == EM_OK) st = em__uq_launch(be, dev.id, k, &a, blocks);
+    em_array_release(&cut); /* back to the pool behind the queued kernels (one stream) */
     if (st != EM_OK) em_array_release(out);
     return st;
 }

@@ -55,6 +55,53 @@ def test_isin_nan_signed_zero_and_search_depth(dev):
     assert int(em.sum(got)) >= 3000
 
 
+@pytest.mark.parametrize("no", [1, 1023, 1024, 1025, 5000, 70001])
+def test_isin_two_level_search(dev, no):
+    """isin's search: the chunk heads of the sorted test values in shared
+    memory (1024 of them), then one chunk: runs of one value across chunk
+    boundaries, values below the first head, above the last, in the gaps."""
+    rng = np.random.default_rng(no)
+    b = np.repeat(np.arange(0, 60, 3, dtype=np.int64), -(-no // 20))[:no]  # long runs
+    b[rng.integers(0, no, no // 7)] = rng.integers(-10, 70, no // 7)
+    x = np.arange(-12, 72, dtype=np.int64)
+    for t in (b, np.sort(b), np.unique(b)):
+        assert_same(em.isin(em.asarray(x), em.asarray(t)), np.isin(x, t))
+        assert_same(em.isin(em.asarray(x), em.asarray(t), invert=True),
+                    np.isin(x, t, invert=True))
+    f = (rng.standard_normal(no) * 100).astype(np.float32)
+    f[: no // 3] = np.round(f[: no // 3])
+    f[::97] = np.nan
+    y = np.concatenate([f[::5], rng.standard_normal(500).astype(np.float32) * 100,
+                        np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)])
+    assert_same(em.isin(em.asarray(y), em.asarray(f)), np.isin(y, f))
+
+
+@pytest.mark.parametrize("na, nb", [(0, 5), (5, 0), (1, 1), (4095, 1), (1, 4097),
+                                    (4096, 4096), (10000, 3), (7000, 9001)])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float32", "float64"])
+def test_setop_merge_path(dev, na, nb, dtype):
+    """MERGE (mode 2) by merge path against NumPy's stable sort of the
+    concatenation: s's elements before o's equal ones (-0.0 before 0.0
+    tells), tiles of 4096 outputs and lists of very unequal lengths."""
+    rng = np.random.default_rng(na * 31 + nb)
+
+    def draw(n):
+        v = rng.integers(-40, 40, n).astype(dtype)
+        if np.dtype(dtype).kind == "f":
+            v[::11] = -0.0
+            v[::13] = np.nan
+        return np.sort(v)
+
+    a = draw(na)
+    b = draw(nb)
+    if np.dtype(dtype).kind == "f":
+        b[b == 0] = 0.0  # o's zeros positive, s's negative: the order shows
+    want = np.sort(np.concatenate([a, b]), kind="stable")
+    got = em._ember.setop_sorted(em.asarray(a), em.asarray(b), 2).get()
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_isin_matches_composed(dev, monkeypatch):
     rng = np.random.default_rng(5)
     a, b = _specials("float64", 3000, rng), _specials("float64", 40, rng)
@@ -130,10 +177,10 @@ def test_setops_match_composed(dev, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "float64"])
 @pytest.mark.parametrize("n", [1, 4096, 4097, 3 * 4096 + 5])
-def test_setxor_merge_matches_notin(dev, dtype, n, monkeypatch):
-    """setxor1d's merge route (distinct values of each, merged, singles
-    kept) against NumPy and the two-NOTIN route (EMBER_SETXOR=notin), on
-    sizes around unique's tile of 4096 (both inputs of n)."""
+def test_setxor_merge(dev, dtype, n):
+    """setxor1d (distinct values of each, merged, singles kept) against
+    NumPy, on sizes around unique's and the merge's tile of 4096 (both
+    inputs of n)."""
     rng = np.random.default_rng(n)
     a, b = _specials(dtype, n, rng), _specials(dtype, n, rng)
     if np.dtype(dtype).kind in "if" and n > 100:  # many distinct values, some shared
@@ -142,9 +189,6 @@ def test_setxor_merge_matches_notin(dev, dtype, n, monkeypatch):
     for p, q in ((a, b), (a[::-1], b[::3]), (a[:1], b)):
         got = em.setxor1d(to_em(p), to_em(q))
         assert_same(got, np.setxor1d(p, q))
-        monkeypatch.setenv("EMBER_SETXOR", "notin")
-        assert_same(em.setxor1d(to_em(p), to_em(q)), np.setxor1d(p, q))
-        monkeypatch.delenv("EMBER_SETXOR")
 
 
 def test_setop_sorted_modes_and_errors(dev):

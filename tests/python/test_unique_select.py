@@ -126,10 +126,10 @@ def test_unique_fused_matches_composed(dev, monkeypatch):
 
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("n", [0, 1, 4097, 3 * 9216 + 5])
-def test_unique_inverse_by_search(dev, dtype, n, monkeypatch):
-    """unique's inverse without its first indices: a search of the distinct
-    values (real dtypes, NaNs one value), equal to NumPy's and to the
-    permutation route (EMBER_UNIQUE_INV=perm); n = 3 sort tiles + 5 on CUDA."""
+def test_unique_inverse_without_index(dev, dtype, n):
+    """unique's inverse without its first indices (the permutation's
+    scatter), with and without the counts, equal to NumPy's; n = 3 sort
+    tiles + 5 on CUDA."""
     rng = np.random.default_rng(n + 11)
     a = _specials(dtype, n, rng)
     if np.dtype(dtype).kind in "iuf" and n > 100:  # many distinct values as well
@@ -143,10 +143,6 @@ def test_unique_inverse_by_search(dev, dtype, n, monkeypatch):
             assert_same(g, w)
         gv, gi = em.unique(x, return_inverse=True)
         assert_same(gi, want[1])
-        monkeypatch.setenv("EMBER_UNIQUE_INV", "perm")
-        for g, w in zip(em.unique(x, return_inverse=True, return_counts=True), want):
-            assert_same(g, w)
-        monkeypatch.delenv("EMBER_UNIQUE_INV")
 
 
 def test_unique_inverse_nan_kept_apart_by_permutation(dev):
@@ -188,6 +184,35 @@ def test_select_kth_every_rank(dev, dtype):
     v = a[::-3]
     got = np.asarray(em._ember.select_kth(to_em(v), [5, 0, 5, len(v) - 1]))
     assert np.array_equal(got, np.sort(v)[[5, 0, 5, len(v) - 1]], equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+def test_select_kth_shared_prefixes(dev, dtype):
+    """Selections whose keys share their top digits count one histogram (the
+    first of them with that prefix): ranks in any order, repeated, adjacent
+    (a median's two middle ones), split at a low digit or at the first,
+    eight to a launch and more."""
+    rng = np.random.default_rng(17)
+    n = 20001
+    if np.dtype(dtype).kind == "f":
+        a = (rng.standard_normal(n) * 1e3).astype(dtype)
+        a[::7] = np.round(a[::7])
+        a[::501] = np.nan
+    else:
+        hi = 2**31 - 1 if dtype == "int32" else 2**62
+        a = rng.integers(0, hi, n).astype(dtype)
+        a[::3] = a[0]  # a third of the keys share every digit
+    s = np.sort(a)
+    x = em.asarray(a)
+    for ks in ([n // 2, n // 2 - 1], [n // 2 - 1, n // 2, n // 2 + 1, n // 2],
+               [n - 1, 0, n // 2, 7, n // 2 + 1, 3, n - 2, n // 2],
+               list(rng.integers(0, n, 13)), [n // 3] * 9):
+        got = np.asarray(em._ember.select_kth(x, [int(k) for k in ks]))
+        assert np.array_equal(got, s[np.asarray(ks)], equal_nan=True), ks
+    for q in ([0.5], [0.05, 0.5, 0.95], [0.0, 0.25, 0.5, 0.75, 1.0]):
+        want = np.median(a) if q == [0.5] else np.percentile(a, [100 * v for v in q])
+        got = em.median(x) if q == [0.5] else em.percentile(x, [100 * v for v in q])
+        assert np.allclose(np.asarray(got), want, equal_nan=True, rtol=1e-6)
 
 
 def test_select_kth_errors(dev):
