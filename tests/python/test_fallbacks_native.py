@@ -158,7 +158,7 @@ def test_unique_axis_errors(device_path):
         em.unique(em.ones((2, 3)), axis=2)
 
 
-# ---- ufunc.reduce by halving on a device ------------------------------------
+# ---- ufunc.reduce of the bitwise ops, logical_xor, gcd, lcm: em_reduce's own ---
 
 TREE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "gcd", "lcm"]
 INT_DTYPES = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64"]
@@ -236,6 +236,75 @@ def test_tree_reduce_edge_shapes_and_errors(device_path, op):
         b = np.array([True, False, True])
         _check_reduce(op, to_em(b), b)  # gcd/lcm of bool: NumPy's error
         _check_reduce(op, to_em(b), b, axis=1)  # AxisError
+
+
+@pytest.fixture
+def lazy():
+    """Every elementwise result lazy (min_size 0), restored afterwards."""
+    from ember import _ember
+    old = _ember._fusion_config(enabled=True, min_size=0)
+    yield
+    _ember._fusion_config(**old)
+
+
+@pytest.mark.parametrize("op", TREE_OPS)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "uint32", "int64"])
+def test_bits_reduce_fuses_its_producer(dev, lazy, op, dtype):
+    """x & 7 (x & True for bool) stays pending wherever em.sum's producer
+    does: the reduction computes it per element in its own kernel
+    (CUDA/OpenCL: every axis) or fetches it in bands (CPU: all axes, a
+    suffix or a prefix of them); values, dtype and shape as NumPy's."""
+    _opencl_cut(dev, dtype, ("bool", "int32"))
+    from ember import _ember
+    rng = np.random.default_rng(8)
+    a = _ints(dtype, (6, 20, 40), rng, op)
+    mask = np.True_ if dtype == "bool" else np.array(7, dtype)
+    x = to_em(a)
+    for axis in (None, 0, 1, 2, (0, 2), (1, 2)):
+        for kd in (False, True):
+            want, err = _np_or_error(lambda: getattr(np, op).reduce(a & mask, axis=axis,
+                                                                    keepdims=kd))
+            p = x & em.asarray(mask)
+            if err is not None:
+                with pytest.raises(err):
+                    getattr(em, op).reduce(p, axis=axis, keepdims=kd)
+                continue
+            got = getattr(em, op).reduce(p, axis=axis, keepdims=kd)
+            q = x & em.asarray(mask)
+            em.sum(q, axis=axis)
+            assert _ember._is_pending(p) == _ember._is_pending(q), (op, axis)
+            assert dev == "cpu" or _ember._is_pending(p), (op, axis, "not fused on a device")
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("op", TREE_OPS)
+def test_bits_reduce_edges_on_the_device(dev, op):
+    """Without the CPU's monkeypatch: the C reduction on each device, on
+    non-contiguous, negative-stride, one-element, 0-d and empty inputs (the
+    identity, or NumPy's error where there is none: lcm), with out=, and
+    logical_xor of floats with NaN and inf and of complex values."""
+    rng = np.random.default_rng(9)
+    a = _ints("int16", (7, 9), rng, op)
+    if op != "lcm":
+        a[0, :3] = -a[0, :3]
+    cases = [a, a[::-2, ::3], a.T, a[:1, :1], np.array(-6, np.int16), a[:0], a[:, :0],
+             np.array([-5], np.int16)]
+    for c in cases:
+        for axis in (None, 0, -1, ()):
+            if c.ndim == 0 and axis not in (None, ()):
+                continue
+            _check_reduce(op, to_em(c), c, axis=axis)
+            _check_reduce(op, to_em(c), c, axis=axis, keepdims=True)
+    out = em.zeros(9, dtype="int16" if op != "logical_xor" else "bool")
+    r = getattr(em, op).reduce(to_em(a), axis=0, out=out)
+    assert r is out
+    assert_same(out, getattr(np, op).reduce(a, axis=0))
+    if op == "logical_xor":
+        f = np.array([[np.nan, 0.0, np.inf], [-0.0, 1e-300, -np.inf]])
+        for axis in (None, 0, 1):
+            _check_reduce(op, to_em(f), f, axis=axis)
+        z = np.array([1 + 0j, 0j, 1j, np.nan + 0j], np.complex64)
+        _check_reduce(op, to_em(z), z)
 
 
 def test_reduce_fallback_still_named_for_other_ops(dev):
