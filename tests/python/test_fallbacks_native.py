@@ -689,3 +689,56 @@ def test_multivariate_hypergeometric_errors(dev, colors, n, kw):
         np.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
     with pytest.raises(ValueError, match=re.escape(str(want.value))):
         em.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
+
+
+# ---- arange and tri: the index kernel on a device ----------------------------
+
+ARANGE_CASES = [((10,), {}), ((2, 50, 3), {}), ((0.5, 10.3, 0.7), {}),
+                ((1, 1e5), {"dtype": "float32"}), ((-5, 300, 7), {"dtype": "int8"}),
+                ((0, 1, 0.1), {"dtype": "float16"}), ((10, 0, -3), {}), ((5,), {"dtype": "uint64"}),
+                ((np.float32(0.1), 3), {}), ((2**62, 2**62 + 40, 3), {}), ((-1e300, 1e300, 2e299), {}),
+                ((0, 3e9, 1e8), {"dtype": "int32"}), ((3, 1), {}), ((0,), {}), ((1.5,), {}),
+                ((0, 5), {"dtype": "complex64"}), ((0, 2), {"dtype": "bool"}),
+                ((np.uint8(3), np.int16(90), 4), {})]
+
+
+@pytest.mark.parametrize("args,kw", ARANGE_CASES)
+def test_arange_on_the_device(dev, args, kw):
+    """NumPy's length, dtype and bits (its fill: b0 + i * (b1 - b0) in the
+    dtype's arithmetic), made on the device: no HostFallbackWarning is
+    possible here, so the test checks the values; the device path is checked
+    by the array being made by the kernel (the host path is a copy)."""
+    want, err = _np_or_error(lambda: np.arange(*args, **kw))
+    if err is not None:
+        with pytest.raises(err):
+            em.arange(*args, **kw)
+        return
+    got = em.arange(*args, **kw)
+    assert got.device == em.Device(dev)
+    h = got.get()
+    assert h.dtype == want.dtype and h.shape == want.shape
+    assert h.tobytes() == want.tobytes(), (args, kw)
+
+
+def test_arange_uses_the_index_kernel(dev):
+    if dev == "cpu":
+        pytest.skip("the CPU builds ranges with NumPy")
+    from ember import _creation
+    assert _creation._arange_on_device(0, 1000, 3, None, None) is not None
+    assert _creation._arange_on_device(0, 10, 1, "complex64", None) is None
+
+
+@pytest.mark.parametrize("dtype", [None, "bool", "int8", "uint16", "int64", "float32", "complex64"])
+def test_tri_tril_triu_on_the_device(dev, dtype):
+    for N, M, k in [(5, None, 0), (4, 7, -2), (6, 3, 5), (1, 1, 0), (0, 3, 0), (3, 4, -9)]:
+        want = np.tri(N, M, k, dtype=dtype if dtype else float)
+        got = em.tri(N, M, k, dtype=dtype)
+        assert got.device == em.Device(dev)
+        h = got.get()
+        assert h.dtype == want.dtype and h.tobytes() == want.tobytes(), (N, M, k)
+    x = np.arange(60, dtype=dtype if dtype not in (None, "bool") else "float64").reshape(3, 4, 5)
+    for k in (-2, 0, 1, 7):
+        assert_same(em.tril(to_em(x), k), np.tril(x, k))
+        assert_same(em.triu(to_em(x), k), np.triu(x, k))
+    v = np.arange(4.0)
+    assert_same(em.tril(to_em(v)), np.tril(v))  # 1-d: the rows of an (M, M) result
