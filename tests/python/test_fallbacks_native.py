@@ -696,7 +696,8 @@ def test_multivariate_hypergeometric_errors(dev, colors, n, kw):
 ARANGE_CASES = [((10,), {}), ((2, 50, 3), {}), ((0.5, 10.3, 0.7), {}),
                 ((1, 1e5), {"dtype": "float32"}), ((-5, 300, 7), {"dtype": "int8"}),
                 ((0, 1, 0.1), {"dtype": "float16"}), ((10, 0, -3), {}), ((5,), {"dtype": "uint64"}),
-                ((np.float32(0.1), 3), {}), ((2**62, 2**62 + 40, 3), {}), ((-1e300, 1e300, 2e299), {}),
+                ((np.float32(0.1), 3), {}), ((2**62, 2**62 + 40, 3), {}),
+                ((-1e300, 1e300, 2e299), {}),
                 ((0, 3e9, 1e8), {"dtype": "int32"}), ((3, 1), {}), ((0,), {}), ((1.5,), {}),
                 ((0, 5), {"dtype": "complex64"}), ((0, 2), {"dtype": "bool"}),
                 ((np.uint8(3), np.int16(90), 4), {})]
@@ -742,3 +743,18 @@ def test_tri_tril_triu_on_the_device(dev, dtype):
         assert_same(em.triu(to_em(x), k), np.triu(x, k))
     v = np.arange(4.0)
     assert_same(em.tril(to_em(v)), np.tril(v))  # 1-d: the rows of an (M, M) result
+
+
+def test_numpys_type_errors_raised_without_the_host(dev):
+    """unwrap and frexp of complex input, kaiser of a complex M or beta:
+    NumPy's TypeError, raised where the data are (no HostFallbackWarning)."""
+    z = np.array([1 + 1j, 2j, -1 + 0.5j])
+    with _NoFallback("unwrap", "frexp", "kaiser"):
+        for fn in (lambda m: m.unwrap(z if m is np else to_em(z)),
+                   lambda m: m.frexp(z if m is np else to_em(z)),
+                   lambda m: m.kaiser(5, 1j), lambda m: m.kaiser(5 + 0j, 2.0)):
+            _, err = _np_or_error(lambda: fn(np))
+            assert err is TypeError
+            with pytest.raises(TypeError):
+                fn(em)
+        assert_same(em.kaiser(np.float32(7), 3), np.kaiser(np.float32(7), 3))
