@@ -200,13 +200,79 @@ def full_like(a, /, fill_value, *, dtype=None, device=None, shape=None):
 
 
 # ---- ranges -----------------------------------------------------------------
-# The values are computed on the host with NumPy's own routines (so lengths,
-# dtypes and rounding match NumPy exactly) and moved to the device in one copy.
-# TODO(device fill kernel): compute them on the device once backends have one.
+# NumPy's own routines decide lengths, dtypes and the first values.  On an
+# accelerator arange and tri are an elementwise kernel of the index (_fill);
+# on the CPU, and for the rest, the values are computed on the host and moved
+# in one copy.
 
 def _np():
     import numpy
     return numpy
+
+
+_FILL = {}
+
+
+def _fill(kind):
+    """The index kernels, made once: "float" is NumPy's arange fill (element
+    i of b0, b1, ... is b0 + i * (b1 - b0) in the dtype's arithmetic --
+    float16's in float32 --, the first two as given); "int" the same modulo
+    2**64 (every integer width wraps as NumPy's); "tri" is numpy.tri's
+    j <= i + k over rows of m."""
+    k = _FILL.get(kind)
+    if k is None:
+        from ._expr import ElementwiseKernel
+        body = {"float": "y = i == 0 ? b0 : i == 1 ? b1 : b0 + (F)i * d",
+                "int": "y = (T)(b0 + (U)i * d)",
+                "tri": "y = (T)((i % m) <= (i / m) + k)"}[kind]
+        params = {"float": "F b0, F b1, F d", "int": "U b0, U d", "tri": "int64 m, int64 k"}[kind]
+        k = _FILL[kind] = ElementwiseKernel(params, "T y", body, f"ember_{kind}_fill")
+    return k
+
+
+def _arange_on_device(start, stop, step, dtype, device):
+    """arange made on an accelerator (None: on the host, as NumPy builds it --
+    the CPU, bool, complex, other objects, and NumPy's errors).  NumPy's rules
+    (PyArray_ArangeObj): the length is ceil((stop - start) / step) of the
+    arguments' own arithmetic, the dtype at least intp promoted with each
+    argument given, the first two values start and start + step set into it."""
+    np = _np()
+    dev = _device.Device(device) if device is not None else _device.get_device()
+    if dev.kind not in ("cuda", "opencl"):
+        return None
+    lo, hi = (0, start) if stop is None else (start, stop)
+    st = 1 if step is None else step
+    given = [v for v in (start, stop, step) if v is not None]
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) and
+               not isinstance(v, (bool, np.bool_)) for v in given):
+        return None
+    try:
+        dt = np.dtype(dtype) if dtype is not None else np.result_type(
+            np.intp, *(np.asarray(v).dtype for v in given))
+        with np.errstate(all="ignore"):
+            n = max(int(np.ceil((hi - lo) / st)), 0)
+            b = np.empty(2, dt)
+            b[0], b[1] = lo, lo + st
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+    if dt.kind not in "iuf" or n < 3:
+        return None
+    return _device_arange(b[0], b[1], n, dt, dev)
+
+
+def _device_arange(r0, r1, n, dtype, device):
+    """n values from NumPy's first two, r0 and r1 (of dtype), by the index
+    kernel on device."""
+    np = _np()
+    if dtype.kind in "iu":
+        b0 = np.uint64(int(r0) % 2**64)
+        d = np.uint64((int(r1) - int(r0)) % 2**64)
+        return _fill("int")(b0, d, empty(n, dtype, device=device))
+    F = np.float64 if dtype == np.float64 else np.float32  # float16 fills in float32
+    b0, b1 = F(r0), F(r1)
+    with np.errstate(all="ignore"):
+        d = b1 - b0  # (NumPy's delta: in the dtype's arithmetic)
+    return _fill("float")(b0, b1, d, empty(n, dtype, device=device))
 
 
 def arange(start, /, stop=None, step=None, *, dtype=None, device=None):
@@ -222,6 +288,9 @@ def arange(start, /, stop=None, step=None, *, dtype=None, device=None):
         g = _generated.arange(start, stop, step, dtype)
         if g is not None:
             return g
+    r = _arange_on_device(start, stop, step, dtype, device)
+    if r is not None:
+        return r
     if stop is None:
         r = np.arange(start, step=1 if step is None else step, dtype=dtype)
     else:
@@ -296,28 +365,32 @@ def tri(N, M=None, k=0, dtype=None, *, device=None):
     M = N if M is None else _index_int(M, "M")
     if N < 0 or M < 0:
         raise ValueError("negative dimensions are not allowed")
-    return asarray(_np().tri(N, M, k, dtype=dtype if dtype is not None else float), device=device)
+    k = _index_int(k, "k")
+    np = _np()
+    dt = np.dtype(dtype if dtype is not None else float)
+    dev = _device.Device(device) if device is not None else _device.get_device()
+    if dev.kind in ("cuda", "opencl") and N * M and dt.kind in "biuf":
+        return _fill("tri")(np.int64(M), np.int64(k), empty((N, M), dt, device=dev))
+    return asarray(np.tri(N, M, k, dtype=dt), device=device)
 
 
 def _iota(n, device):
     """0, 1, ..., n-1 as int64 on device.  On an accelerator it is made there,
-    as a scan of ones: a copy from the host waits for everything queued on
+    by the index kernel (_fill): a copy from the host waits for everything queued on
     the device first, which in the middle of a chain of device work (a QR's
     triu between geqrf and orgqr) leaves the device idle while the host
     catches up."""
     if device.kind not in ("cuda", "opencl"):
         return asarray(_np().arange(n, dtype="int64"), device=device)
-    from ._reductions import cumsum
-    return cumsum(ones(n, "int64", device=device)) - 1
+    if n == 0:
+        return empty(0, "int64", device=device)
+    return _fill("int")(_np().uint64(0), _np().uint64(1), empty(n, "int64", device=device))
 
 
 def _tri_mask(x, k, lower):
     n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])  # 1-d: rows of x
     dev = x.device
-    if dev.kind not in ("cuda", "opencl"):
-        mask = asarray(_np().tri(n, m, k, dtype=bool), device=dev)
-    else:  # numpy.tri's j <= i + k from two index vectors made on the device (_iota)
-        mask = _iota(m, dev)[None, :] <= _iota(n, dev)[:, None] + k
+    mask = tri(n, m, k, dtype=bool, device=dev)  # (the index kernel on a device)
     return mask if lower else ~mask
 
 

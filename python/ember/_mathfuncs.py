@@ -233,7 +233,9 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
     """p with jumps larger than discont replaced by their period complement."""
     p = _arr(p)
     if p.dtype.kind == "c":  # NumPy's TypeError (no complex remainder)
-        return _fallback("unwrap", _np.unwrap, p, discont, axis, period=period)
+        raise TypeError("ufunc 'remainder' not supported for the input types, and the inputs "
+                        "could not be safely coerced to any supported types according to the "
+                        "casting rule ''safe''")
     if p.dtype.kind in "biu":
         return _unwrap_int(p, discont, _axis(axis, p.ndim), period)
     axis = _axis(axis, p.ndim)
@@ -370,8 +372,9 @@ def hanning(M):
 def kaiser(M, beta):
     """The Kaiser window, NumPy's formula on Ember's i0."""
     values = _np.array([0.0, M, beta])  # at least float64, as NumPy
-    if values.dtype.kind != "f":
-        return _fallback("kaiser", _np.kaiser, M, beta)
+    if values.dtype.kind == "c":  # NumPy's TypeError (its i0 takes no complex)
+        raise TypeError("i0 not supported for complex values")
+    values = values.astype(_np.float64)  # (other objects: NumPy's conversion error)
     M, beta = values[1], values[2]
     if M == 1:
         return em.ones((1,), dtype=values.dtype)
@@ -573,7 +576,11 @@ def frexp(x, /, *args, **kwargs):
         r = _with_out(frexp, xa, args, kwargs, 2)
         if r is not None:
             return r
-    if args or kwargs or xa.dtype.kind == "c":
+    if xa.dtype.kind == "c":  # NumPy's TypeError
+        raise TypeError("ufunc 'frexp' not supported for the input types, and the inputs could "
+                        "not be safely coerced to any supported types according to the casting "
+                        "rule ''safe''")
+    if args or kwargs:
         return _fallback("frexp", _np.frexp, x, *args, **kwargs)
     if xa.dtype.kind != "f":
         xa = xa.astype(_np.float16 if xa.dtype.kind == "b" or xa.dtype.itemsize == 1 else

@@ -8,9 +8,9 @@ for the ufunc of the same name) and the methods
 
 - ``reduce``: the matching Ember reduction (add.reduce is sum, multiply
   prod, maximum max, minimum min, logical_and all, logical_or any, fmax and
-  fmin the nan-ignoring max and min), on the device; on a device bitwise
-  and/or/xor, logical_xor, gcd and lcm by halving (log2(n) elementwise
-  passes); other ops on the host;
+  fmin the nan-ignoring max and min), on the device; bitwise and/or/xor,
+  logical_xor, gcd and lcm are reductions of their own (one kernel, fused
+  with a pending producer); other ops on the host;
 - ``accumulate``: add and multiply are cumsum and cumprod; on a device the other
   associative ops (maximum, minimum, fmax, fmin, logical and bitwise and/or/xor,
   gcd, lcm) by doubling (log2(n) elementwise passes); the rest on the host;
@@ -34,8 +34,8 @@ from . import _scatter
 
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                "logical_and": "all", "logical_or": "any", "fmax": "nanmax", "fmin": "nanmin"}
-# Reduced on a device by halving (_reduce_tree); their NumPy reduce elsewhere.
-_TREE = {"bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "gcd", "lcm"}
+# Ember reductions of their own, on every device (_reduce_bits).
+_BITS = {"bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "gcd", "lcm"}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # Associative ops: accumulate and reduceat on a device combine power-of-two blocks
 # (Hillis-Steele doubling; a sparse table of block values), never leaving it.
@@ -101,14 +101,14 @@ def _reduceat_blocks(f, a, starts, ends, axis, rdt):
     return em.moveaxis(acc, -1, axis)
 
 
-def _reduce_tree(f, npu, a, axis, dtype, keepdims, initial, where):
-    """npu.reduce of a device array a on its device, for the associative and
-    commutative ops without an Ember reduction (_TREE): the reduced axes
-    moved last and flattened, then halved log2(n) times (each pass one
-    elementwise kernel over half the remaining values).  NumPy decides the
-    dtype and raises its own errors (bad axis or dtype, an empty reduction
-    or a where= mask without an identity) on a probe of a's dtype whose
-    dimensions are cut to at most 2: no data leaves the device."""
+def _reduce_bits(npu, a, axis, dtype, keepdims, initial, where):
+    """npu.reduce for the ops that are Ember reductions of their own
+    (_BITS: em_reduce's BITWISE_AND/OR/XOR, LOGICAL_XOR, GCD, LCM): one
+    reduction kernel on any device, fused with a pending producer (and with
+    where='s mask).  NumPy decides the dtype and raises its own errors (bad
+    axis or dtype, an empty reduction or a where= mask without an identity)
+    on a probe of a's dtype whose dimensions are cut to at most 2: no data
+    leaves the device."""
     from numpy.lib.array_utils import normalize_axis_tuple
     probe = _np.zeros(tuple(min(d, 2) for d in a.shape), a.dtype)
     kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims}
@@ -120,32 +120,23 @@ def _reduce_tree(f, npu, a, axis, dtype, keepdims, initial, where):
     # a 0-d array reduces over no axis (NumPy takes axis 0 or -1 there)
     ax = () if a.ndim == 0 else normalize_axis_tuple(
         tuple(range(a.ndim)) if axis is None else axis, a.ndim)
-    fill = npu.identity if npu.identity is not None else initial
-    if fill is not _np._NoValue:  # (lcm without initial= needs none: the probe checked)
-        fill = _np.asarray(fill).astype(rdt)  # bitwise_and's -1: all ones in any dtype
-    x = a.astype(rdt)
+    x = a
     if where is not True:
+        fill = npu.identity if npu.identity is not None else initial
+        fill = _np.asarray(fill).astype(rdt)  # bitwise_and's -1: all ones in any dtype
         w = em.broadcast_to(em.asarray(where, dtype="bool", device=a.device), a.shape)
-        x = em.where(w, x, em.asarray(fill, device=a.device))
-    kept = [d for i, d in enumerate(a.shape) if i not in ax]
+        x = em.where(w, x.astype(rdt), em.asarray(fill, device=a.device))
     n = 1
     for i in ax:
         n *= a.shape[i]
-    x = em.moveaxis(x, ax, tuple(range(a.ndim - len(ax), a.ndim))).reshape(kept + [n])
-    if n == 0:  # the probe raised where there is no identity and no initial
-        x = em.full(kept + [1], fill[()], dtype=rdt, device=a.device)
-    while n > 1:
-        h = n // 2
-        y = f(x[..., :h], x[..., h:2 * h]).astype(rdt)
-        x = em.concatenate((y, x[..., 2 * h:]), axis=-1) if n % 2 else y
-        n = x.shape[-1]
-    r = x.reshape(kept)
+    if n == 0 and npu.identity is None:  # lcm with initial= (the probe raised without)
+        shape = [1 if i in ax else d for i, d in enumerate(a.shape)] if keepdims else \
+            [d for i, d in enumerate(a.shape) if i not in ax]
+        return em.full(shape, _np.asarray(initial).astype(rdt)[()], dtype=rdt, device=a.device)
+    r = _ember.reduce(npu.__name__, x, axis=ax, keepdims=keepdims, dtype=rdt)
     if initial is not _np._NoValue:
+        f = getattr(em, npu.__name__)
         r = f(r, em.asarray(initial, device=a.device).astype(rdt)).astype(rdt)
-    elif npu.__name__ == "gcd":  # NumPy starts from the identity: gcd(0, x) is |x|
-        r = f(r, em.zeros((), dtype=rdt, device=a.device)).astype(rdt)
-    if keepdims:
-        r = r.reshape([1 if i in ax else d for i, d in enumerate(a.shape)])
     return r
 
 
@@ -184,8 +175,8 @@ def _make_reduce(f, name, nin):
             return r
         if npu is None:
             raise NotImplementedError(f"{name}.reduce")
-        if name in _TREE and _on_device(a):
-            return _into(_reduce_tree(f, npu, a, axis, dtype, keepdims, initial, where), out)
+        if name in _BITS:
+            return _into(_reduce_bits(npu, a, axis, dtype, keepdims, initial, where), out)
         kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "where": where}
         if initial is not _np._NoValue:
             kw["initial"] = initial

@@ -445,6 +445,32 @@ static void em__fns_bool(const em__rs *r) {
                    r->O);
 }
 
+/* The bitwise ops, LOGICAL_XOR (XOR of the truth: the accumulator is
+ * bool, em_load's conversion), GCD and LCM: the scalar library's binary op
+ * from the ufunc's identity (LCM's 1 is no identity -- lcm(1, x) is |x| --
+ * but the core never reduces one element with it). */
+static void em__fns_bits(const em__rs *r) {
+    em_reduce_op op = r->p->op;
+    em_sbuf *s = r->s;
+    const char *fn = op == EM_RED_BITWISE_AND  ? "em_bitwise_and"
+                     : op == EM_RED_BITWISE_OR ? "em_bitwise_or"
+                     : op == EM_RED_GCD        ? "em_gcd"
+                     : op == EM_RED_LCM        ? "em_lcm"
+                                               : "em_bitwise_xor";
+    const char *id = op == EM_RED_BITWISE_AND ? "~(em_u64)0" : op == EM_RED_LCM ? "1" : "0";
+    em_sbuf_printf(s, "typedef %s em_state;\n", r->A);
+    if (r->p->acc == EM_BOOL)
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return %s; }\n",
+                       op == EM_RED_BITWISE_AND ? "true" : "false");
+    else
+        em_sbuf_printf(s, "EM_D em_state em_ident() { return (%s)%s; }\n", r->A, id);
+    em_sbuf_printf(s, "EM_D em_state em_load(%s x, ${ll} k) { return %s; }\n", r->I, r->load);
+    em_sbuf_printf(s, "EM_D em_state em_comb(em_state a, em_state b) { return %s_%s(a, b); }\n", fn,
+                   r->sfx);
+    em_sbuf_printf(s, "EM_D %s em_final(em_state s, ${ll} m, ${fd} ddof) { return %s; }\n", r->O,
+                   r->fin);
+}
+
 /* VAR, STD: Chan et al.'s pairwise combination of (n, mean, M2). */
 static void em__fns_var(const em__rs *r) {
     em_sbuf *s = r->s;
@@ -501,6 +527,12 @@ static void em__state_fns(const em_dialect *d, const em_rplan *p, em_sbuf *s) {
     case EM_RED_ANY:
     case EM_RED_ALL:
     case EM_RED_COUNT_NONZERO: em__fns_bool(&r); break;
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_LOGICAL_XOR:
+    case EM_RED_GCD:
+    case EM_RED_LCM: em__fns_bits(&r); break;
     default: em__fns_var(&r); break;
     }
 }

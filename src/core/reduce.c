@@ -150,9 +150,11 @@ static em_status em__check_out(const char *name, const em_array *out, int nd, co
 static const em_backend *em__be(const em_array *a) { return em__backend(em_array_device(a).kind); }
 
 /* Fill a fresh array with the value of an empty reduction: 0 for SUM and
- * MAX (ANY), 1 for PROD and MIN (ALL); true min/max never get here. */
+ * MAX (ANY), 1 for PROD and MIN (ALL), the ufunc's identity for the
+ * bitwise ops and GCD; true min/max and LCM never get here. */
 static em_status em__fill_identity(em_reduce_op op, em_array *res) {
     int64_t v = op == EM_RED_PROD || op == EM_RED_MIN ? 1 : 0;
+    if (op == EM_RED_BITWISE_AND) v = -1; /* all ones in any integer dtype; true */
     return em_fill(res, EM_INT64, &v);
 }
 
@@ -308,6 +310,12 @@ static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_s
 
 /* ---- em_reduce ------------------------------------------------------------------ */
 
+/* NumPy's TypeError for a dtype the op has no loop for. */
+static em_status em__no_loop(em_reduce_op op, em_dtype dt) {
+    return em_error(EM_ETYPE, "ufunc '%s' not supported for the input types (%s)",
+                    em__ufunc_name(op), em_dtype_get(dt)->name);
+}
+
 /* The backend op, loop dtype and result dtype of the simple reductions. */
 static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em_dtype *loop,
                                   em_dtype *res) {
@@ -331,6 +339,24 @@ static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em
         break;
     case EM_RED_ANY: *bop = EM_RED_MAX, *res = *loop = EM_BOOL; break;
     case EM_RED_ALL: *bop = EM_RED_MIN, *res = *loop = EM_BOOL; break;
+    case EM_RED_LOGICAL_XOR:
+        if (dt != EM_NDTYPES && dt != EM_BOOL) return em__no_loop(r->op, dt);
+        *res = *loop = EM_BOOL; /* the truth of any dtype */
+        break;
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_GCD:
+    case EM_RED_LCM: {
+        /* NumPy's loops: integers, and bool for the bitwise ops; the loop is
+         * dtype= where given (the input is cast to it). */
+        *res = *loop = dt != EM_NDTYPES ? dt : in;
+        char k = em_dtype_get(*loop)->kind, ki = em_dtype_get(in)->kind;
+        bool bits = r->op != EM_RED_GCD && r->op != EM_RED_LCM;
+        if (!(k == 'i' || k == 'u' || (bits && k == 'b')) || !(ki == 'i' || ki == 'u' || ki == 'b'))
+            return em__no_loop(r->op, in);
+        break;
+    }
     default: return em_error(EM_EVALUE, "unknown reduction %d", (int)r->op);
     }
     return EM_OK;
@@ -339,6 +365,7 @@ static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em
 static em_status em__no_identity(const em__red *r) {
     bool arg = r->op == EM_RED_ARGMIN || r->op == EM_RED_ARGMAX;
     if (r->count != 0) return EM_OK;
+    /* (LCM: NumPy's identity is None) */
     if (arg)
         return em_error(EM_EVALUE, "attempt to get %s of an empty sequence", em__red_names[r->op]);
     return em_error(EM_EVALUE, "zero-size array to reduction operation %s which has no identity",
@@ -415,7 +442,13 @@ static em_dtype em__result_dtype(em_reduce_op op, em_dtype in, em_dtype dt) {
     case EM_RED_MIN:
     case EM_RED_MAX: return dt != EM_NDTYPES ? dt : in;
     case EM_RED_ANY:
-    case EM_RED_ALL: return EM_BOOL;
+    case EM_RED_ALL:
+    case EM_RED_LOGICAL_XOR: return EM_BOOL;
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_GCD:
+    case EM_RED_LCM: return dt != EM_NDTYPES ? dt : in;
     case EM_RED_MEAN: return dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
     case EM_RED_VAR:
     case EM_RED_STD: {
@@ -440,7 +473,12 @@ static em_status em__compute(em__red *r, em_dtype dt, double ddof, em_array *res
     em_dtype loop = r->a->dtype;
     EM_CHECK(em__simple_types(r, dt, &bop, &loop, &rdt));
     bool arg = op == EM_RED_ARGMIN || op == EM_RED_ARGMAX;
-    if (arg || op == EM_RED_MIN || op == EM_RED_MAX) EM_CHECK(em__no_identity(r));
+    if (arg || op == EM_RED_MIN || op == EM_RED_MAX || op == EM_RED_LCM)
+        EM_CHECK(em__no_identity(r));
+    /* NumPy's lcm.reduce starts from the first element (no identity): one
+     * element is itself, where lcm(1, x) would be |x|.  OR with 0 is the
+     * value, fused producer or not. */
+    if (op == EM_RED_LCM && r->count == 1) bop = EM_RED_BITWISE_OR;
     bool flat = arg && r->naxes == r->a->ndim && r->a->ndim != 1;
     return flat ? em__arg_flat(r, loop, res) : em__raw(r, bop, loop, res);
 }

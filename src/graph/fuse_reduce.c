@@ -86,7 +86,13 @@ static bool em__gpu_fusable(em_reduce_op op, const em_expr *e, int naxes) {
     case EM_RED_MIN:
     case EM_RED_MAX:
     case EM_RED_MEAN:
-    case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_COUNT_NONZERO:
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_LOGICAL_XOR:
+    case EM_RED_GCD:
+    case EM_RED_LCM: return true;
     case EM_RED_ANY:
     case EM_RED_ALL: return e->dtype == EM_BOOL;
     case EM_RED_ARGMIN:
@@ -149,7 +155,13 @@ static bool em__cpu_virtual_fusable(em_reduce_op op, const em_expr *e, int naxes
     case EM_RED_SUM:
     case EM_RED_PROD:
     case EM_RED_MEAN:
-    case EM_RED_COUNT_NONZERO: return true;
+    case EM_RED_COUNT_NONZERO:
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_LOGICAL_XOR:
+    case EM_RED_GCD:
+    case EM_RED_LCM: return true;
     case EM_RED_MIN:
     case EM_RED_MAX: return kind != 'c' && (kind != 'f' || e->dtype == EM_FLOAT16);
     case EM_RED_ANY:

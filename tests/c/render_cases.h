@@ -48,7 +48,8 @@ static em_dtype rc_red_out(em_reduce_op op, em_dtype dt) {
     case EM_RED_ARGMAX:
     case EM_RED_COUNT_NONZERO: return EM_INT64;
     case EM_RED_ANY:
-    case EM_RED_ALL: return EM_BOOL;
+    case EM_RED_ALL:
+    case EM_RED_LOGICAL_XOR: return EM_BOOL;
     default: return dt;
     }
 }
@@ -182,6 +183,21 @@ static const em_dtype rc_red_dtypes[] = {EM_BOOL,      EM_INT8,      EM_INT32,  
                                          EM_COMPLEX64, EM_COMPLEX128};
 #define RC_NRED_DTYPES ((int)(sizeof rc_red_dtypes / sizeof *rc_red_dtypes))
 
+/* The bitwise ops take bool and the integers, GCD and LCM the integers
+ * (int64 and the narrow unsigned ones left out: PoCL's build time), and
+ * LOGICAL_XOR any dtype. */
+static bool rc_red_takes(int op, em_dtype dt) {
+    char k = em_dtype_get(dt)->kind;
+    switch (op) {
+    case EM_RED_BITWISE_AND:
+    case EM_RED_BITWISE_OR:
+    case EM_RED_BITWISE_XOR: return k == 'b' || dt == EM_INT8 || dt == EM_INT32 || dt == EM_UINT64;
+    case EM_RED_GCD:
+    case EM_RED_LCM: return dt == EM_INT8 || dt == EM_INT32 || dt == EM_UINT64;
+    default: return true;
+    }
+}
+
 /* full: every op x dtype x axes x form; else every op x dtype, one form,
  * and the other forms and axes for float32 only. */
 static void rc_reductions(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
@@ -190,6 +206,7 @@ static void rc_reductions(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
         for (int i = 0; i < RC_NRED_DTYPES; i++) {
             em_dtype dt = rc_red_dtypes[i];
             if ((op == EM_RED_VAR || op == EM_RED_STD) && em_dtype_get(dt)->kind == 'c') continue;
+            if (!rc_red_takes(op, dt)) continue;
             bool all = full || dt == EM_FLOAT32;
             rc_reduce(d, op, dt, -1, NULL, 1, fn, ctx);
             /* The column form: every op in float32, every dtype for sum and max (PoCL's
@@ -211,6 +228,9 @@ static void rc_reductions(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_fused(d, "mean_c64", EM_RED_MEAN, EM_COMPLEX64, EM_COMPLEX64, 0, false, fn, ctx);
     rc_fused(d, "var_f16_i8", EM_RED_VAR, EM_FLOAT16, EM_INT8, 0, false, fn, ctx);
     rc_fused(d, "sum_i64_u8_scalar", EM_RED_SUM, EM_INT64, EM_UINT8, 1, true, fn, ctx);
+    rc_fused(d, "bitwise_or_i32", EM_RED_BITWISE_OR, EM_INT32, EM_INT32, 1, false, fn, ctx);
+    rc_fused(d, "logical_xor_f32", EM_RED_LOGICAL_XOR, EM_FLOAT32, EM_FLOAT32, 0, false, fn, ctx);
+    rc_fused(d, "gcd_i64_scalar", EM_RED_GCD, EM_INT64, EM_INT64, 0, true, fn, ctx);
 }
 
 static void rc_scans(const em_dialect *d, rc_fn fn, void *ctx) {

@@ -158,7 +158,7 @@ def test_unique_axis_errors(device_path):
         em.unique(em.ones((2, 3)), axis=2)
 
 
-# ---- ufunc.reduce by halving on a device ------------------------------------
+# ---- ufunc.reduce of the bitwise ops, logical_xor, gcd, lcm: em_reduce's own ---
 
 TREE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "gcd", "lcm"]
 INT_DTYPES = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64"]
@@ -236,6 +236,75 @@ def test_tree_reduce_edge_shapes_and_errors(device_path, op):
         b = np.array([True, False, True])
         _check_reduce(op, to_em(b), b)  # gcd/lcm of bool: NumPy's error
         _check_reduce(op, to_em(b), b, axis=1)  # AxisError
+
+
+@pytest.fixture
+def lazy():
+    """Every elementwise result lazy (min_size 0), restored afterwards."""
+    from ember import _ember
+    old = _ember._fusion_config(enabled=True, min_size=0)
+    yield
+    _ember._fusion_config(**old)
+
+
+@pytest.mark.parametrize("op", TREE_OPS)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "uint32", "int64"])
+def test_bits_reduce_fuses_its_producer(dev, lazy, op, dtype):
+    """x & 7 (x & True for bool) stays pending wherever em.sum's producer
+    does: the reduction computes it per element in its own kernel
+    (CUDA/OpenCL: every axis) or fetches it in bands (CPU: all axes, a
+    suffix or a prefix of them); values, dtype and shape as NumPy's."""
+    _opencl_cut(dev, dtype, ("bool", "int32"))
+    from ember import _ember
+    rng = np.random.default_rng(8)
+    a = _ints(dtype, (6, 20, 40), rng, op)
+    mask = np.True_ if dtype == "bool" else np.array(7, dtype)
+    x = to_em(a)
+    for axis in (None, 0, 1, 2, (0, 2), (1, 2)):
+        for kd in (False, True):
+            want, err = _np_or_error(lambda: getattr(np, op).reduce(a & mask, axis=axis,
+                                                                    keepdims=kd))
+            p = x & em.asarray(mask)
+            if err is not None:
+                with pytest.raises(err):
+                    getattr(em, op).reduce(p, axis=axis, keepdims=kd)
+                continue
+            got = getattr(em, op).reduce(p, axis=axis, keepdims=kd)
+            q = x & em.asarray(mask)
+            em.sum(q, axis=axis)
+            assert _ember._is_pending(p) == _ember._is_pending(q), (op, axis)
+            assert dev == "cpu" or _ember._is_pending(p), (op, axis, "not fused on a device")
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("op", TREE_OPS)
+def test_bits_reduce_edges_on_the_device(dev, op):
+    """Without the CPU's monkeypatch: the C reduction on each device, on
+    non-contiguous, negative-stride, one-element, 0-d and empty inputs (the
+    identity, or NumPy's error where there is none: lcm), with out=, and
+    logical_xor of floats with NaN and inf and of complex values."""
+    rng = np.random.default_rng(9)
+    a = _ints("int16", (7, 9), rng, op)
+    if op != "lcm":
+        a[0, :3] = -a[0, :3]
+    cases = [a, a[::-2, ::3], a.T, a[:1, :1], np.array(-6, np.int16), a[:0], a[:, :0],
+             np.array([-5], np.int16)]
+    for c in cases:
+        for axis in (None, 0, -1, ()):
+            if c.ndim == 0 and axis not in (None, ()):
+                continue
+            _check_reduce(op, to_em(c), c, axis=axis)
+            _check_reduce(op, to_em(c), c, axis=axis, keepdims=True)
+    out = em.zeros(9, dtype="int16" if op != "logical_xor" else "bool")
+    r = getattr(em, op).reduce(to_em(a), axis=0, out=out)
+    assert r is out
+    assert_same(out, getattr(np, op).reduce(a, axis=0))
+    if op == "logical_xor":
+        f = np.array([[np.nan, 0.0, np.inf], [-0.0, 1e-300, -np.inf]])
+        for axis in (None, 0, 1):
+            _check_reduce(op, to_em(f), f, axis=axis)
+        z = np.array([1 + 0j, 0j, 1j, np.nan + 0j], np.complex64)
+        _check_reduce(op, to_em(z), z)
 
 
 def test_reduce_fallback_still_named_for_other_ops(dev):
@@ -620,3 +689,72 @@ def test_multivariate_hypergeometric_errors(dev, colors, n, kw):
         np.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
     with pytest.raises(ValueError, match=re.escape(str(want.value))):
         em.random.default_rng(0).multivariate_hypergeometric(colors, n, **kw)
+
+
+# ---- arange and tri: the index kernel on a device ----------------------------
+
+ARANGE_CASES = [((10,), {}), ((2, 50, 3), {}), ((0.5, 10.3, 0.7), {}),
+                ((1, 1e5), {"dtype": "float32"}), ((-5, 300, 7), {"dtype": "int8"}),
+                ((0, 1, 0.1), {"dtype": "float16"}), ((10, 0, -3), {}), ((5,), {"dtype": "uint64"}),
+                ((np.float32(0.1), 3), {}), ((2**62, 2**62 + 40, 3), {}),
+                ((-1e300, 1e300, 2e299), {}),
+                ((0, 3e9, 1e8), {"dtype": "int32"}), ((3, 1), {}), ((0,), {}), ((1.5,), {}),
+                ((0, 5), {"dtype": "complex64"}), ((0, 2), {"dtype": "bool"}),
+                ((np.uint8(3), np.int16(90), 4), {})]
+
+
+@pytest.mark.parametrize("args,kw", ARANGE_CASES)
+def test_arange_on_the_device(dev, args, kw):
+    """NumPy's length, dtype and bits (its fill: b0 + i * (b1 - b0) in the
+    dtype's arithmetic), made on the device: no HostFallbackWarning is
+    possible here, so the test checks the values; the device path is checked
+    by the array being made by the kernel (the host path is a copy)."""
+    want, err = _np_or_error(lambda: np.arange(*args, **kw))
+    if err is not None:
+        with pytest.raises(err):
+            em.arange(*args, **kw)
+        return
+    got = em.arange(*args, **kw)
+    assert got.device == em.Device(dev)
+    h = got.get()
+    assert h.dtype == want.dtype and h.shape == want.shape
+    assert h.tobytes() == want.tobytes(), (args, kw)
+
+
+def test_arange_uses_the_index_kernel(dev):
+    if dev == "cpu":
+        pytest.skip("the CPU builds ranges with NumPy")
+    from ember import _creation
+    assert _creation._arange_on_device(0, 1000, 3, None, None) is not None
+    assert _creation._arange_on_device(0, 10, 1, "complex64", None) is None
+
+
+@pytest.mark.parametrize("dtype", [None, "bool", "int8", "uint16", "int64", "float32", "complex64"])
+def test_tri_tril_triu_on_the_device(dev, dtype):
+    for N, M, k in [(5, None, 0), (4, 7, -2), (6, 3, 5), (1, 1, 0), (0, 3, 0), (3, 4, -9)]:
+        want = np.tri(N, M, k, dtype=dtype if dtype else float)
+        got = em.tri(N, M, k, dtype=dtype)
+        assert got.device == em.Device(dev)
+        h = got.get()
+        assert h.dtype == want.dtype and h.tobytes() == want.tobytes(), (N, M, k)
+    x = np.arange(60, dtype=dtype if dtype not in (None, "bool") else "float64").reshape(3, 4, 5)
+    for k in (-2, 0, 1, 7):
+        assert_same(em.tril(to_em(x), k), np.tril(x, k))
+        assert_same(em.triu(to_em(x), k), np.triu(x, k))
+    v = np.arange(4.0)
+    assert_same(em.tril(to_em(v)), np.tril(v))  # 1-d: the rows of an (M, M) result
+
+
+def test_numpys_type_errors_raised_without_the_host(dev):
+    """unwrap and frexp of complex input, kaiser of a complex M or beta:
+    NumPy's TypeError, raised where the data are (no HostFallbackWarning)."""
+    z = np.array([1 + 1j, 2j, -1 + 0.5j])
+    with _NoFallback("unwrap", "frexp", "kaiser"):
+        for fn in (lambda m: m.unwrap(z if m is np else to_em(z)),
+                   lambda m: m.frexp(z if m is np else to_em(z)),
+                   lambda m: m.kaiser(5, 1j), lambda m: m.kaiser(5 + 0j, 2.0)):
+            _, err = _np_or_error(lambda: fn(np))
+            assert err is TypeError
+            with pytest.raises(TypeError):
+                fn(em)
+        assert_same(em.kaiser(np.float32(7), 3), np.kaiser(np.float32(7), 3))

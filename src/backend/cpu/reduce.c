@@ -206,13 +206,15 @@ static void em__load1(const em__rplan *p, const char *src, void *dst) {
     em_cast_table[p->in_dt][p->dt](1, src, dst);
 }
 
-/* The identity of SUM/PROD in the loop dtype, n times. */
+/* The identity of the fold in the loop dtype, n times: 1 for PROD and LCM
+ * (the core hands LCM no single-element reduction: lcm(1, x) is |x|), all
+ * ones for AND, else 0. */
 static void em__identity(const em__rplan *p, int64_t n, char *dst) {
-    if (p->kop != EM_RK_PROD) {
+    if (p->kop != EM_RK_PROD && p->kop != EM_RK_LCM && p->kop != EM_RK_AND) {
         memset(dst, 0, (size_t)(n * p->lsz));
         return;
     }
-    int64_t one = 1;
+    int64_t one = p->kop == EM_RK_AND ? -1 : 1;
     em_cast_table[EM_INT64][p->dt](1, &one, dst);
     for (int64_t i = 1; i < n; i++) memcpy(dst + i * p->lsz, dst, (size_t)p->lsz);
 }
@@ -772,7 +774,8 @@ static em_status em__plan_init(em__rplan *p, const em_array *a, em_dtype dt, em_
     p->k = em_rk_get(dt);
     p->convert = p->in_dt != dt || p->nonzero;
     p->op = out->data;
-    if (!p->k) return em_error(EM_ETYPE, "no CPU reduction loop for %s", em_dtype_get(dt)->name);
+    if (!p->k || (p->mode == 0 && !p->k->fold[p->kop]))
+        return em_error(EM_ETYPE, "no CPU reduction loop for %s", em_dtype_get(dt)->name);
     em_dtype want = p->mode == 1 ? EM_INT64 : p->half ? EM_FLOAT16 : dt;
     if (out->dtype != want)
         return em_error(EM_ETYPE, "reduction output has dtype %s; the backend writes %s",
@@ -790,6 +793,12 @@ static em_status em__op_kernel(em_reduce_op op, em__rplan *p) {
     case EM_RED_ALL: p->kop = EM_RK_MIN; break;
     case EM_RED_MAX:
     case EM_RED_ANY: p->kop = EM_RK_MAX; break;
+    case EM_RED_BITWISE_AND: p->kop = EM_RK_AND; break;
+    case EM_RED_BITWISE_OR: p->kop = EM_RK_OR; break;
+    case EM_RED_BITWISE_XOR:
+    case EM_RED_LOGICAL_XOR: p->kop = EM_RK_XOR; break; /* (bool loop: the input's truth) */
+    case EM_RED_GCD: p->kop = EM_RK_GCD; break;
+    case EM_RED_LCM: p->kop = EM_RK_LCM; break;
     case EM_RED_ARGMIN: p->mode = 1, p->which = 0; break;
     case EM_RED_ARGMAX: p->mode = 1, p->which = 1; break;
     default: return em_error(EM_EUNSUPPORTED, "the CPU backend does not reduce op %d", (int)op);

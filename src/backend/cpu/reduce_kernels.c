@@ -3,6 +3,8 @@
  * reduce_kernels.h for the contracts).  Contiguous runs get their own loop
  * so the compiler can vectorise them. */
 #include "backend/cpu/reduce_kernels.h"
+#include "codegen/head_c.h"
+#include "codegen/scalar.h" /* gcd and lcm: NumPy's, as the elementwise ops */
 
 #include <stdbool.h>
 #include <string.h>
@@ -39,6 +41,10 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
 /* Integers (and bool, as 0/1). */
 #define EM_C_IMIN(a, x) ((x) < (a) ? (x) : (a))
 #define EM_C_IMAX(a, x) ((x) > (a) ? (x) : (a))
+/* Bits (bool: &, |, ^ of 0/1 are its and, or, xor). */
+#define EM_C_BAND(a, x) ((a) & (x))
+#define EM_C_BOR(a, x) ((a) | (x))
+#define EM_C_BXOR(a, x) ((a) ^ (x))
 /* Floats: a NaN, once met, sticks (x != x is "x is NaN"). */
 #define EM_C_FMIN(a, x) (((x) < (a) || (x) != (x)) ? (x) : (a))
 #define EM_C_FMAX(a, x) (((x) > (a) || (x) != (x)) ? (x) : (a))
@@ -329,6 +335,30 @@ EM_FIND_SCALAR(find_f64, double)
         {argaccum_min_##SUF, argaccum_max_##SUF},                              \
         {scan_sum_##SUF, scan_prod_##SUF}};
 
+/* The bitwise folds of bool and the integers, then their gcd and lcm
+ * (exact in any order: the threads' pieces may combine in any). */
+#define EM_BITS_FAMILY(SUF, T)              \
+    EM_FOLD(fold_and_##SUF, T, EM_C_BAND)   \
+    EM_FOLD(fold_or_##SUF, T, EM_C_BOR)     \
+    EM_FOLD(fold_xor_##SUF, T, EM_C_BXOR)   \
+    EM_ACCUM(accum_and_##SUF, T, EM_C_BAND) \
+    EM_ACCUM(accum_or_##SUF, T, EM_C_BOR)   \
+    EM_ACCUM(accum_xor_##SUF, T, EM_C_BXOR)
+#define EM_GCD_FAMILY(SUF, T)                  \
+    EM_FOLD(fold_gcd_##SUF, T, em_gcd_##SUF)   \
+    EM_FOLD(fold_lcm_##SUF, T, em_lcm_##SUF)   \
+    EM_ACCUM(accum_gcd_##SUF, T, em_gcd_##SUF) \
+    EM_ACCUM(accum_lcm_##SUF, T, em_lcm_##SUF)
+#define EM_TABLE_INT(SUF, GCD, LCM, AGCD, ALCM)                                                \
+    static const em_rk_table em__rk_##SUF = {                                                  \
+        {fold_sum_##SUF, fold_prod_##SUF, fold_min_##SUF, fold_max_##SUF, fold_and_##SUF,      \
+         fold_or_##SUF, fold_xor_##SUF, GCD, LCM},                                             \
+        {accum_sum_##SUF, accum_prod_##SUF, accum_min_##SUF, accum_max_##SUF, accum_and_##SUF, \
+         accum_or_##SUF, accum_xor_##SUF, AGCD, ALCM},                                         \
+        {argfold_min_##SUF, argfold_max_##SUF},                                                \
+        {argaccum_min_##SUF, argaccum_max_##SUF},                                              \
+        {scan_sum_##SUF, scan_prod_##SUF}};
+
 /* Integers and bool: plain loops (exact, wrapping). */
 #define EM_INT_FAMILY(SUF, T, SUM, PROD)                                           \
     EM_FOLD(fold_sum_##SUF, T, SUM)                                                \
@@ -346,7 +376,7 @@ EM_FIND_SCALAR(find_f64, double)
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_NONAN)                            \
     EM_SCAN(scan_sum_##SUF, T, SUM)                                                \
     EM_SCAN(scan_prod_##SUF, T, PROD)                                              \
-    EM_TABLE(SUF)
+    EM_BITS_FAMILY(SUF, T)
 
 #define EM_FLOAT_FAMILY(SUF, T, V, I)                                               \
     EM_PWFOLD(fold_sum_##SUF, T, V)                                                 \
@@ -365,51 +395,57 @@ EM_FIND_SCALAR(find_f64, double)
     EM_SCAN(scan_prod_##SUF, T, EM_C_PROD)                                          \
     EM_TABLE(SUF)
 
+#define EM_INT_GCD(SUF, T)                     \
+    EM_INT_FAMILY(SUF, T, EM_C_SUM, EM_C_PROD) \
+    EM_GCD_FAMILY(SUF, T)                      \
+    EM_TABLE_INT(SUF, fold_gcd_##SUF, fold_lcm_##SUF, accum_gcd_##SUF, accum_lcm_##SUF)
+
 EM_INT_FAMILY(b, bool, EM_C_OR, EM_C_AND)
-EM_INT_FAMILY(i8, int8_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(i16, int16_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(i32, int32_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(i64, int64_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(u8, uint8_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(u16, uint16_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(u32, uint32_t, EM_C_SUM, EM_C_PROD)
-EM_INT_FAMILY(u64, uint64_t, EM_C_SUM, EM_C_PROD)
+EM_TABLE_INT(b, NULL, NULL, NULL, NULL)
+EM_INT_GCD(i8, int8_t)
+EM_INT_GCD(i16, int16_t)
+EM_INT_GCD(i32, int32_t)
+EM_INT_GCD(i64, int64_t)
+EM_INT_GCD(u8, uint8_t)
+EM_INT_GCD(u16, uint16_t)
+EM_INT_GCD(u32, uint32_t)
+EM_INT_GCD(u64, uint64_t)
 EM_FLOAT_FAMILY(f32, float, em_v4f, em_v4i)
 EM_FLOAT_FAMILY(f64, double, em_v2d, em_v2l)
 
 /* ---- complex: a pair of reals ------------------------------------------- */
 
 /* Complex values as structs, so the templates' `a = COMB(a, x)` works. */
-#define EM_CPLX_OPS(SUF, R)                                                                  \
-    typedef struct {                                                                         \
-        R re, im;                                                                            \
-    } em_##SUF;                                                                              \
-    static inline int em_##SUF##_isnan(em_##SUF v) { return v.re != v.re || v.im != v.im; }  \
-    static inline em_##SUF em_##SUF##_add(em_##SUF a, em_##SUF x) {                          \
-        return (em_##SUF){a.re + x.re, a.im + x.im};                                         \
-    }                                                                                        \
-    /* NumPy's plain formula (no C99 Annex G rescaling). */                                  \
-    static inline em_##SUF em_##SUF##_mul(em_##SUF a, em_##SUF x) {                          \
-        return (em_##SUF){a.re * x.re - a.im * x.im, a.re * x.im + a.im * x.re};             \
-    }                                                                                        \
-    static inline int em_##SUF##_lt(em_##SUF x, em_##SUF b) {                                \
-        return x.re < b.re || (x.re == b.re && x.im < b.im);                                 \
-    }                                                                                        \
-    static inline int em_##SUF##_gt(em_##SUF x, em_##SUF b) {                                \
-        return x.re > b.re || (x.re == b.re && x.im > b.im);                                 \
-    }                                                                                        \
-    /* NaN sticks; otherwise lexicographic (NumPy's minimum/maximum). */                     \
-    static inline em_##SUF em_##SUF##_min(em_##SUF a, em_##SUF x) {                          \
-        return !em_##SUF##_isnan(a) && (em_##SUF##_lt(x, a) || em_##SUF##_isnan(x)) ? x : a; \
-    }                                                                                        \
-    static inline em_##SUF em_##SUF##_max(em_##SUF a, em_##SUF x) {                          \
-        return !em_##SUF##_isnan(a) && (em_##SUF##_gt(x, a) || em_##SUF##_isnan(x)) ? x : a; \
-    }                                                                                        \
-    /* Sum: each component pairwise. */                                                      \
-    static void fold_sum_##SUF(int64_t n, const char *p, int64_t s, void *accp) {            \
-        R *acc = accp;                                                                       \
-        fold_sum_##SUF##_part(n, p, s, &acc[0]);                                             \
-        fold_sum_##SUF##_part(n, p + sizeof(R), s, &acc[1]);                                 \
+#define EM_CPLX_OPS(SUF, R)                                                                     \
+    typedef struct {                                                                            \
+        R re, im;                                                                               \
+    } emr_##SUF;                                                                                \
+    static inline int emr_##SUF##_isnan(emr_##SUF v) { return v.re != v.re || v.im != v.im; }   \
+    static inline emr_##SUF emr_##SUF##_add(emr_##SUF a, emr_##SUF x) {                         \
+        return (emr_##SUF){a.re + x.re, a.im + x.im};                                           \
+    }                                                                                           \
+    /* NumPy's plain formula (no C99 Annex G rescaling). */                                     \
+    static inline emr_##SUF emr_##SUF##_mul(emr_##SUF a, emr_##SUF x) {                         \
+        return (emr_##SUF){a.re * x.re - a.im * x.im, a.re * x.im + a.im * x.re};               \
+    }                                                                                           \
+    static inline int emr_##SUF##_lt(emr_##SUF x, emr_##SUF b) {                                \
+        return x.re < b.re || (x.re == b.re && x.im < b.im);                                    \
+    }                                                                                           \
+    static inline int emr_##SUF##_gt(emr_##SUF x, emr_##SUF b) {                                \
+        return x.re > b.re || (x.re == b.re && x.im > b.im);                                    \
+    }                                                                                           \
+    /* NaN sticks; otherwise lexicographic (NumPy's minimum/maximum). */                        \
+    static inline emr_##SUF emr_##SUF##_min(emr_##SUF a, emr_##SUF x) {                         \
+        return !emr_##SUF##_isnan(a) && (emr_##SUF##_lt(x, a) || emr_##SUF##_isnan(x)) ? x : a; \
+    }                                                                                           \
+    static inline emr_##SUF emr_##SUF##_max(emr_##SUF a, emr_##SUF x) {                         \
+        return !emr_##SUF##_isnan(a) && (emr_##SUF##_gt(x, a) || emr_##SUF##_isnan(x)) ? x : a; \
+    }                                                                                           \
+    /* Sum: each component pairwise. */                                                         \
+    static void fold_sum_##SUF(int64_t n, const char *p, int64_t s, void *accp) {               \
+        R *acc = accp;                                                                          \
+        fold_sum_##SUF##_part(n, p, s, &acc[0]);                                                \
+        fold_sum_##SUF##_part(n, p + sizeof(R), s, &acc[1]);                                    \
     }
 
 static void fold_sum_c64_part(int64_t n, const char *p, int64_t s, void *acc) {
@@ -419,21 +455,21 @@ static void fold_sum_c128_part(int64_t n, const char *p, int64_t s, void *acc) {
     *(double *)acc += fold_sum_f64_pw(n, p, s);
 }
 
-#define EM_CPLX_FAMILY(SUF, R)                                                 \
-    EM_CPLX_OPS(SUF, R)                                                        \
-    EM_FOLD(fold_prod_##SUF, em_##SUF, em_##SUF##_mul)                         \
-    EM_FOLD(fold_min_##SUF, em_##SUF, em_##SUF##_min)                          \
-    EM_FOLD(fold_max_##SUF, em_##SUF, em_##SUF##_max)                          \
-    EM_ACCUM(accum_sum_##SUF, em_##SUF, em_##SUF##_add)                        \
-    EM_ACCUM(accum_prod_##SUF, em_##SUF, em_##SUF##_mul)                       \
-    EM_ACCUM(accum_min_##SUF, em_##SUF, em_##SUF##_min)                        \
-    EM_ACCUM(accum_max_##SUF, em_##SUF, em_##SUF##_max)                        \
-    EM_ARGFOLD(argfold_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan)   \
-    EM_ARGFOLD(argfold_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan)   \
-    EM_ARGACCUM(argaccum_min_##SUF, em_##SUF, em_##SUF##_lt, em_##SUF##_isnan) \
-    EM_ARGACCUM(argaccum_max_##SUF, em_##SUF, em_##SUF##_gt, em_##SUF##_isnan) \
-    EM_SCAN(scan_sum_##SUF, em_##SUF, em_##SUF##_add)                          \
-    EM_SCAN(scan_prod_##SUF, em_##SUF, em_##SUF##_mul)                         \
+#define EM_CPLX_FAMILY(SUF, R)                                                    \
+    EM_CPLX_OPS(SUF, R)                                                           \
+    EM_FOLD(fold_prod_##SUF, emr_##SUF, emr_##SUF##_mul)                          \
+    EM_FOLD(fold_min_##SUF, emr_##SUF, emr_##SUF##_min)                           \
+    EM_FOLD(fold_max_##SUF, emr_##SUF, emr_##SUF##_max)                           \
+    EM_ACCUM(accum_sum_##SUF, emr_##SUF, emr_##SUF##_add)                         \
+    EM_ACCUM(accum_prod_##SUF, emr_##SUF, emr_##SUF##_mul)                        \
+    EM_ACCUM(accum_min_##SUF, emr_##SUF, emr_##SUF##_min)                         \
+    EM_ACCUM(accum_max_##SUF, emr_##SUF, emr_##SUF##_max)                         \
+    EM_ARGFOLD(argfold_min_##SUF, emr_##SUF, emr_##SUF##_lt, emr_##SUF##_isnan)   \
+    EM_ARGFOLD(argfold_max_##SUF, emr_##SUF, emr_##SUF##_gt, emr_##SUF##_isnan)   \
+    EM_ARGACCUM(argaccum_min_##SUF, emr_##SUF, emr_##SUF##_lt, emr_##SUF##_isnan) \
+    EM_ARGACCUM(argaccum_max_##SUF, emr_##SUF, emr_##SUF##_gt, emr_##SUF##_isnan) \
+    EM_SCAN(scan_sum_##SUF, emr_##SUF, emr_##SUF##_add)                           \
+    EM_SCAN(scan_prod_##SUF, emr_##SUF, emr_##SUF##_mul)                          \
     EM_TABLE(SUF)
 
 EM_CPLX_FAMILY(c64, float)

@@ -15,8 +15,20 @@
 
 #include "ember/ember.h"
 
-/* Kernel ops: what the planner asks of a dtype. */
-typedef enum em_rk_op { EM_RK_SUM, EM_RK_PROD, EM_RK_MIN, EM_RK_MAX, EM_RK_NOPS } em_rk_op;
+/* Kernel ops: what the planner asks of a dtype.  AND, OR, XOR (bool and
+ * integers) and GCD, LCM (integers) are NULL in the other dtypes' tables. */
+typedef enum em_rk_op {
+    EM_RK_SUM,
+    EM_RK_PROD,
+    EM_RK_MIN,
+    EM_RK_MAX,
+    EM_RK_AND,
+    EM_RK_OR,
+    EM_RK_XOR,
+    EM_RK_GCD,
+    EM_RK_LCM,
+    EM_RK_NOPS
+} em_rk_op;
 
 /* *acc = *acc (op) x[0] (op) ... (op) x[n-1]. */
 typedef void (*em_rk_fold_fn)(int64_t n, const char *p, int64_t s, void *acc);
