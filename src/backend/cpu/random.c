@@ -5,12 +5,14 @@
  * so a range of blocks is independent of every other range and the result
  * does not depend on the number of threads. */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/rmath_avx2.h"
 #include "host/threadpool.h"
 #include "codegen/philox.h"
 #include "codegen/rand_dist.h"
 #include "core/core.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EM__TWO_PI 6.283185307179586476925286766559
@@ -203,6 +205,93 @@ static void em__conv_norm64(const em__rand_ctx *c, const em__lanes *x, void *v) 
     }
 }
 
+#if defined(EM_HAVE_RMATH_AVX2)
+/* The same Box-Muller with rmath_avx2.h's log and sincos, 4 pairs at once:
+ * within an ulp or two of libm's values (machines without AVX2 and FMA, and
+ * EMBER_RANDOM_LIBM=1, keep libm), and 3x as fast. */
+
+/* Lanes h .. h+3 of word w as doubles (exact: below 2^32). */
+__attribute__((target("avx2,fma"))) static inline __m256d em__wd(const em__lanes *x, int w, int h) {
+    const __m256i v = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)&x->w[w][h]));
+    return _mm256_sub_pd(
+        _mm256_castsi256_pd(_mm256_or_si256(v, _mm256_set1_epi64x(0x4330000000000000))),
+        _mm256_set1_pd(0x1p52));
+}
+
+/* em__u53(em__b64(x, l, k)) for lanes h .. h+3: the high word's 32 bits and
+ * the low word's top 21 add exactly. */
+__attribute__((target("avx2,fma"))) static inline __m256d em__u53x4(const em__lanes *x, int k,
+                                                                    int h) {
+    const __m256i lo = _mm256_srli_epi64(
+        _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)&x->w[2 * k][h])), 11);
+    const __m256d dlo = _mm256_sub_pd(
+        _mm256_castsi256_pd(_mm256_or_si256(lo, _mm256_set1_epi64x(0x4330000000000000))),
+        _mm256_set1_pd(0x1p52));
+    return _mm256_fmadd_pd(em__wd(x, 2 * k + 1, h), _mm256_set1_pd(0x1p-32),
+                           _mm256_mul_pd(dlo, _mm256_set1_pd(0x1p-53)));
+}
+
+/* r cos(t), r sin(t) of Box-Muller from uniforms u1, u2. */
+__attribute__((target("avx2,fma"))) static inline void em__bm4(__m256d u1, __m256d u2, __m256d *c,
+                                                               __m256d *s) {
+    const __m256d r = _mm256_sqrt_pd(
+        _mm256_mul_pd(_mm256_set1_pd(-2.0), em__rm_log(_mm256_sub_pd(_mm256_set1_pd(1.0), u1))));
+    __m256d sn, cs;
+    em__rm_sincos(_mm256_mul_pd(_mm256_set1_pd(EM__TWO_PI), u2), &sn, &cs);
+    *c = _mm256_mul_pd(r, cs), *s = _mm256_mul_pd(r, sn);
+}
+
+__attribute__((target("avx2,fma"))) static void em__conv_norm64_avx2(const em__rand_ctx *c,
+                                                                     const em__lanes *x, void *v) {
+    double *o = v;
+    for (int h = 0; h < EM__LANES; h += 4) {
+        __m256d cs, sn;
+        em__bm4(em__u53x4(x, 0, h), em__u53x4(x, 1, h), &cs, &sn);
+        const __m256d lo = _mm256_unpacklo_pd(cs, sn), hi = _mm256_unpackhi_pd(cs, sn);
+        _mm256_storeu_pd(o + 2 * h, _mm256_permute2f128_pd(lo, hi, 0x20));
+        _mm256_storeu_pd(o + 2 * h + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+    }
+}
+
+/* float32 in double: em__u24 of each word is exact there, and one rounding
+ * at the end is closer than logf/cosf's few ulps. */
+__attribute__((target("avx2,fma"))) static void em__conv_norm32_avx2(const em__rand_ctx *c,
+                                                                     const em__lanes *x, void *v) {
+    float *o = v;
+    for (int h = 0; h < EM__LANES; h += 4)
+        for (int k = 0; k < 4; k += 2) {
+            const __m256d u1 = _mm256_mul_pd(
+                _mm256_floor_pd(_mm256_mul_pd(em__wd(x, k, h), _mm256_set1_pd(0x1p-8))),
+                _mm256_set1_pd(0x1p-24));
+            const __m256d u2 = _mm256_mul_pd(
+                _mm256_floor_pd(_mm256_mul_pd(em__wd(x, k + 1, h), _mm256_set1_pd(0x1p-8))),
+                _mm256_set1_pd(0x1p-24));
+            __m256d cs, sn;
+            em__bm4(u1, u2, &cs, &sn);
+            float fc[4], fs[4];
+            _mm_storeu_ps(fc, _mm256_cvtpd_ps(cs));
+            _mm_storeu_ps(fs, _mm256_cvtpd_ps(sn));
+            for (int l = 0; l < 4; l++) o[4 * (h + l) + k] = fc[l], o[4 * (h + l) + k + 1] = fs[l];
+        }
+}
+#endif
+
+/* Whether the CPU's draws use rmath_avx2.h (AVX2 and FMA, and not
+ * EMBER_RANDOM_LIBM=1: libm's values, for comparison). */
+static int em__rmath(void) {
+    static int on = -1;
+    if (on < 0) {
+#if defined(EM_HAVE_RMATH_AVX2)
+        const char *e = getenv("EMBER_RANDOM_LIBM");
+        on = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             !(e && *e && strcmp(e, "0") != 0);
+#else
+        on = 0;
+#endif
+    }
+    return on;
+}
+
 /* low + floor(b * range / 2^64) (range 0: 2^64), wrapping in 64 bits; the
  * core checked that every result fits the dtype, so truncating is exact. */
 static inline uint64_t em__scale(uint64_t b, uint64_t low, uint64_t range) {
@@ -258,7 +347,11 @@ static void em__rand_groups(void *ctx, int64_t b, int64_t e, int worker) {
 static em__rand_conv em__pick(em_random_kind kind, int itemsize) {
     switch (kind) {
     case EM_RAND_UNIFORM: return itemsize == 4 ? em__conv_unif32 : em__conv_unif64;
-    case EM_RAND_NORMAL: return itemsize == 4 ? em__conv_norm32 : em__conv_norm64;
+    case EM_RAND_NORMAL:
+#if defined(EM_HAVE_RMATH_AVX2)
+        if (em__rmath()) return itemsize == 4 ? em__conv_norm32_avx2 : em__conv_norm64_avx2;
+#endif
+        return itemsize == 4 ? em__conv_norm32 : em__conv_norm64;
     case EM_RAND_BITS: return itemsize == 4 ? em__conv_bits32 : em__conv_bits64;
     default:
         return itemsize == 1   ? em__conv_int8
