@@ -399,6 +399,76 @@ static inline void em__dist_block(void *s, uint32_t w[4], uint32_t k0, uint32_t 
     em_philox(w, k0, k1);
 }
 
+#if defined(EM_HAVE_RMATH_AVX2)
+/* Marsaglia-Tsang's first try for 4 elements of shape k with the normal x:
+ * the text's em_rs_gamma up to its squeeze test (u < 1 - 0.0331 x^4), for
+ * k >= 1 (and 0 < k < 1 where small: the text's k + 1, whose U^(1/k) the
+ * caller applies); *ok marks the lanes it accepts, whose d v^3 it returns. */
+__attribute__((target("avx2,fma"))) static inline __m256d
+em__gamma_try4(__m256d k, __m256d x, __m256d u, int small, __m256d *ok) {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d lt1 = _mm256_cmp_pd(k, one, _CMP_LT_OQ);
+    const __m256d kk = _mm256_add_pd(k, _mm256_and_pd(lt1, one));
+    const __m256d d = _mm256_sub_pd(kk, _mm256_set1_pd(1.0 / 3.0));
+    const __m256d c =
+        _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(9.0), d)));
+    __m256d v = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_mul_pd(c, x));
+    const __m256d pos = _mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_GT_OQ);
+    v = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
+    const __m256d x2 = _mm256_mul_pd(x, x);
+    const __m256d sq = _mm256_sub_pd(_mm256_set1_pd(1.0),
+                                     _mm256_mul_pd(_mm256_set1_pd(0.0331), _mm256_mul_pd(x2, x2)));
+    const __m256d big = _mm256_cmp_pd(k, small ? _mm256_setzero_pd() : one,
+                                      small ? _CMP_GT_OQ : _CMP_GE_OQ); /* NaN: no */
+    *ok = _mm256_and_pd(_mm256_and_pd(pos, big), _mm256_cmp_pd(u, sq, _CMP_LT_OQ));
+    return _mm256_mul_pd(d, v);
+}
+
+/* The samplers' common first try, 4 elements at once (elements g + h ..
+ * g + h + 3, lanes h .. h + 3 of the blocks): a gamma of shape >= 1 whose
+ * first normal and squeeze test accept, a beta whose two gammas both do.
+ * The normal is Box-Muller on block 0 through rmath_avx2.h (the text's
+ * em_rs_n: cos half first, the sine half is the next normal), the squeeze's
+ * uniform block 1's first (a beta's second gamma: its second).  Returns the
+ * lanes done; the others are left to the text, which starts them afresh
+ * with libm (so their values are libm's, and the done lanes' within ulps
+ * of them). */
+__attribute__((target("avx2,fma"))) static int
+em__dist_fast4(const em__rand_ctx *c, const em__lanes *blk, int64_t g, int h, int cnt) {
+    const em_random_req *r = c->req;
+    const double *p0 = (const double *)r->p0->data, *p1 = (const double *)r->p1->data;
+    /* the lanes that hold elements (a group cut short: cnt < 8), so that no
+     * parameter is read, nor value stored, past the end */
+    const __m256i in =
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(cnt - h), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256d a = r->s0 ? _mm256_maskload_pd(p0 + g + h, in) : _mm256_set1_pd(p0[0]);
+    __m256d cs, sn, ok;
+    em__bm4(em__u53x4(&blk[0], 0, h), em__u53x4(&blk[0], 1, h), &cs, &sn);
+    const int gam = r->kind == EM_RAND_GAMMA;
+    __m256d x = em__gamma_try4(a, cs, em__u53x4(&blk[1], 0, h), gam, &ok);
+    const int small =
+        _mm256_movemask_pd(_mm256_and_pd(ok, _mm256_cmp_pd(a, _mm256_set1_pd(1.0), _CMP_LT_OQ)));
+    if (small) { /* the text's d v pow(U, 1/k), U block 1's second uniform */
+        double xs[4], as[4];
+        _mm256_storeu_pd(xs, x), _mm256_storeu_pd(as, a);
+        for (int l = 0; l < 4; l++)
+            if (small >> l & 1) xs[l] *= pow(em__u53(em__b64(&blk[1], h + l, 1)), 1.0 / as[l]);
+        x = _mm256_loadu_pd(xs);
+    }
+    __m256d res = x;
+    if (!gam) {
+        const __m256d b = r->s1 ? _mm256_maskload_pd(p1 + g + h, in) : _mm256_set1_pd(p1[0]);
+        __m256d ok2;
+        const __m256d y = em__gamma_try4(b, sn, em__u53x4(&blk[1], 1, h), 0, &ok2);
+        ok = _mm256_and_pd(ok, ok2);
+        res = _mm256_div_pd(x, _mm256_add_pd(x, y));
+    }
+    ok = _mm256_and_pd(ok, _mm256_castsi256_pd(in));
+    _mm256_maskstore_pd((double *)c->data + g + h, _mm256_castpd_si256(ok), res);
+    return _mm256_movemask_pd(ok);
+}
+#endif
+
 /* Elements [b, e) of an em_random_dist draw, EM__LANES at a time. */
 static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
@@ -408,13 +478,28 @@ static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
     const double *p0 = (const double *)r->p0->data, *p1 = (const double *)r->p1->data;
     /* the blocks a typical element uses: a normal and a uniform for a gamma
      * (2), two gammas for a beta (3), one or two uniforms otherwise (1) */
-    const int nb = r->kind == EM_RAND_GAMMA ? 2 : r->kind == EM_RAND_BETA ? EM__DIST_MAXNB : 1;
+    const int fast = em__rmath() && (r->kind == EM_RAND_GAMMA || r->kind == EM_RAND_BETA);
+    /* (with the SIMD first try, a beta's third block is for the lanes it leaves) */
+    const int nb = r->kind == EM_RAND_GAMMA || (fast && r->kind == EM_RAND_BETA) ? 2
+                   : r->kind == EM_RAND_BETA                                     ? EM__DIST_MAXNB
+                                                                                 : 1;
     em__lanes blk[EM__DIST_MAXNB];
     for (int64_t g = b; g < e; g += EM__LANES) {
         for (int j = 0; j < nb; j++)
             c->philox(r->key, r->counter + (uint64_t)g, (uint32_t)j, 0x44495354u, &blk[j]);
         const int64_t ge = e - g < EM__LANES ? e : g + EM__LANES;
+        int done = 0; /* lanes the SIMD first try finished */
+#if defined(EM_HAVE_RMATH_AVX2)
+        /* every element the same way wherever its group is cut: a value
+         * does not depend on how a draw is batched or split over threads */
+        if (fast) {
+            const int cnt = (int)(ge - g);
+            done = em__dist_fast4(c, blk, g, 0, cnt);
+            if (cnt > 4) done |= em__dist_fast4(c, blk, g, 4, cnt) << 4;
+        }
+#endif
         for (int64_t i = g; i < ge; i++) {
+            if (done >> (i - g) & 1) continue;
             em__dist_state d = {.blk = blk, .nb = nb, .lane = (int)(i - g)};
             em_rs *s = &d.s;
             em_rs_init(s, r->key, r->counter + (uint64_t)i);
