@@ -469,6 +469,103 @@ em__dist_fast4(const em__rand_ctx *c, const em__lanes *blk, int64_t g, int h, in
 }
 #endif
 
+#if defined(EM_HAVE_RMATH_AVX2)
+/* The broadcast setup of NumPy's binomial inversion (em_rs_binv), as the
+ * text computes it per element: the same expressions, so the same bits. */
+typedef struct {
+    int on;     /* one n and p for all, n r <= 30, 0 < n < 2^52 */
+    int mirror; /* p > 1/2: n - y */
+    double n, p, q, qn, bound;
+} em__binv_setup;
+
+static em__binv_setup em__binv_prepare(const em_random_req *r) {
+    em__binv_setup b = {0};
+    if (r->kind != EM_RAND_BINOMIAL || r->s0 || r->s1) return b;
+    const int64_t n = (int64_t)((const double *)r->p0->data)[0];
+    const double pp = ((const double *)r->p1->data)[0];
+    if (n <= 0 || n >= ((int64_t)1 << 52) || !(pp > 0.0)) return b;
+    const double p = pp > 0.5 ? 1.0 - pp : pp;
+    if (!((double)n * p <= 30.0)) return b;
+    b.on = 1, b.mirror = pp > 0.5, b.n = (double)n, b.p = p, b.q = 1.0 - p;
+    b.qn = exp((double)n * log(b.q));
+    const double np = (double)n * p;
+    b.bound = fmin((double)n, np + 10.0 * sqrt(np * b.q + 1.0));
+    return b;
+}
+
+/* A double in [0, 2^52) that is an integer, as an int64. */
+__attribute__((target("avx2,fma"))) static inline __m256i em__d2i(__m256d v) {
+    return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, _mm256_set1_pd(0x1p52))),
+                            _mm256_castpd_si256(_mm256_set1_pd(0x1p52)));
+}
+
+/* The integer samplers' first try, 4 elements at once, bit for bit the
+ * text's (basic arithmetic only, in its order, nothing fused): PTRS's quick
+ * acceptance (us >= 0.07, V <= vr) for a poisson of lam >= 10, and the
+ * binomial inversion's walk up the CDF until it passes u (one n and p for
+ * all).  The lanes left (PTRS's other tests, the inversion's restart past
+ * its bound, BTPE) go to the text, from their start.  Returns the lanes done. */
+__attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx *c,
+                                                             const em__binv_setup *bs,
+                                                             const em__lanes *blk, int64_t g, int h,
+                                                             int cnt) {
+    const em_random_req *r = c->req;
+    const __m256i in =
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(cnt - h), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256d u1 = em__u53x4(&blk[0], 0, h);
+    __m256d ok;
+    __m256i k;
+    if (r->kind == EM_RAND_POISSON) {
+        const double *p0 = (const double *)r->p0->data;
+        const __m256d lam = r->s0 ? _mm256_maskload_pd(p0 + g + h, in) : _mm256_set1_pd(p0[0]);
+        const __m256d slam = _mm256_sqrt_pd(lam);
+        const __m256d b =
+            _mm256_add_pd(_mm256_set1_pd(0.931), _mm256_mul_pd(_mm256_set1_pd(2.53), slam));
+        const __m256d a =
+            _mm256_add_pd(_mm256_set1_pd(-0.059), _mm256_mul_pd(_mm256_set1_pd(0.02483), b));
+        const __m256d vr = _mm256_sub_pd(
+            _mm256_set1_pd(0.9277),
+            _mm256_div_pd(_mm256_set1_pd(3.6224), _mm256_sub_pd(b, _mm256_set1_pd(2.0))));
+        const __m256d U = _mm256_sub_pd(u1, _mm256_set1_pd(0.5));
+        const __m256d V = em__u53x4(&blk[0], 1, h);
+        const __m256d us =
+            _mm256_sub_pd(_mm256_set1_pd(0.5), _mm256_andnot_pd(_mm256_set1_pd(-0.0), U));
+        __m256d kd = _mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), a), us);
+        kd = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(kd, b), U), lam);
+        kd = _mm256_floor_pd(_mm256_add_pd(kd, _mm256_set1_pd(0.43)));
+        ok = _mm256_and_pd(_mm256_cmp_pd(lam, _mm256_set1_pd(10.0), _CMP_GE_OQ),
+                           _mm256_cmp_pd(lam, _mm256_set1_pd(0x1p50), _CMP_LT_OQ));
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(us, _mm256_set1_pd(0.07), _CMP_GE_OQ));
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(V, vr, _CMP_LE_OQ));
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(kd, _mm256_setzero_pd(), _CMP_GE_OQ));
+        k = em__d2i(_mm256_and_pd(kd, ok));
+    } else {
+        const __m256d n = _mm256_set1_pd(bs->n), p = _mm256_set1_pd(bs->p);
+        const __m256d q = _mm256_set1_pd(bs->q), bound = _mm256_set1_pd(bs->bound);
+        __m256d u = u1, px = _mm256_set1_pd(bs->qn), x = _mm256_setzero_pd();
+        __m256d live = _mm256_cmp_pd(u, px, _CMP_GT_OQ), over = _mm256_setzero_pd();
+        while (_mm256_movemask_pd(live)) {
+            const __m256d x1 = _mm256_add_pd(x, _mm256_and_pd(live, _mm256_set1_pd(1.0)));
+            over = _mm256_or_pd(over, _mm256_and_pd(live, _mm256_cmp_pd(x1, bound, _CMP_GT_OQ)));
+            live = _mm256_andnot_pd(over, live);
+            x = _mm256_blendv_pd(x, x1, live);
+            u = _mm256_blendv_pd(u, _mm256_sub_pd(u, px), live);
+            /* ((n - x + 1) p px) / (x q) */
+            const __m256d num = _mm256_mul_pd(
+                _mm256_mul_pd(_mm256_add_pd(_mm256_sub_pd(n, x), _mm256_set1_pd(1.0)), p), px);
+            px = _mm256_blendv_pd(px, _mm256_div_pd(num, _mm256_mul_pd(x, q)), live);
+            live = _mm256_and_pd(live, _mm256_cmp_pd(u, px, _CMP_GT_OQ));
+        }
+        ok = _mm256_andnot_pd(over, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
+        if (bs->mirror) x = _mm256_sub_pd(n, x);
+        k = em__d2i(x);
+    }
+    ok = _mm256_and_pd(ok, _mm256_castsi256_pd(in));
+    _mm256_maskstore_epi64((long long *)c->data + g + h, _mm256_castpd_si256(ok), k);
+    return _mm256_movemask_pd(ok);
+}
+#endif
+
 /* Elements [b, e) of an em_random_dist draw, EM__LANES at a time. */
 static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
     EM_UNUSED(worker);
@@ -479,6 +576,10 @@ static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
     /* the blocks a typical element uses: a normal and a uniform for a gamma
      * (2), two gammas for a beta (3), one or two uniforms otherwise (1) */
     const int fast = em__rmath() && (r->kind == EM_RAND_GAMMA || r->kind == EM_RAND_BETA);
+#if defined(EM_HAVE_RMATH_AVX2)
+    const em__binv_setup bs = em__binv_prepare(r);
+    const int ifast = em__rmath() && (r->kind == EM_RAND_POISSON || bs.on);
+#endif
     /* (with the SIMD first try, a beta's third block is for the lanes it leaves) */
     const int nb = r->kind == EM_RAND_GAMMA || (fast && r->kind == EM_RAND_BETA) ? 2
                    : r->kind == EM_RAND_BETA                                     ? EM__DIST_MAXNB
@@ -496,6 +597,10 @@ static void em__dist_range(void *ctx, int64_t b, int64_t e, int worker) {
             const int cnt = (int)(ge - g);
             done = em__dist_fast4(c, blk, g, 0, cnt);
             if (cnt > 4) done |= em__dist_fast4(c, blk, g, 4, cnt) << 4;
+        } else if (ifast) {
+            const int cnt = (int)(ge - g);
+            done = em__dist_int4(c, &bs, blk, g, 0, cnt);
+            if (cnt > 4) done |= em__dist_int4(c, &bs, blk, g, 4, cnt) << 4;
         }
 #endif
         for (int64_t i = g; i < ge; i++) {
