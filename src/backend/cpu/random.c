@@ -538,6 +538,47 @@ __attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx 
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(us, _mm256_set1_pd(0.07), _CMP_GE_OQ));
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(V, vr, _CMP_LE_OQ));
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(kd, _mm256_setzero_pd(), _CMP_GE_OQ));
+        /* PTRS's log test for the lanes that reach it with k >= 6 (em_loggam
+         * without its recurrence), through rmath_avx2.h's log: a lane whose
+         * test lands within ulps of its bound may decide otherwise than libm */
+        __m256d t2 = _mm256_cmp_pd(lam, _mm256_set1_pd(10.0), _CMP_GE_OQ);
+        t2 = _mm256_and_pd(t2, _mm256_cmp_pd(lam, _mm256_set1_pd(0x1p50), _CMP_LT_OQ));
+        t2 = _mm256_and_pd(t2, _mm256_cmp_pd(kd, _mm256_set1_pd(6.0), _CMP_GE_OQ));
+        t2 = _mm256_andnot_pd(ok, t2);
+        t2 = _mm256_andnot_pd(_mm256_and_pd(_mm256_cmp_pd(us, _mm256_set1_pd(0.013), _CMP_LT_OQ),
+                                            _mm256_cmp_pd(V, us, _CMP_GT_OQ)),
+                              t2);
+        if (_mm256_movemask_pd(t2)) {
+            const __m256d invalpha = _mm256_add_pd(
+                _mm256_set1_pd(1.1239),
+                _mm256_div_pd(_mm256_set1_pd(1.1328), _mm256_sub_pd(b, _mm256_set1_pd(3.4))));
+            /* inactive lanes get 1s: no special values in the way */
+            const __m256d one = _mm256_set1_pd(1.0);
+            const __m256d lv = em__rm_log(_mm256_blendv_pd(one, V, t2));
+            const __m256d lia = em__rm_log(_mm256_blendv_pd(one, invalpha, t2));
+            const __m256d hat = _mm256_add_pd(_mm256_div_pd(a, _mm256_mul_pd(us, us)), b);
+            const __m256d lhs =
+                _mm256_sub_pd(_mm256_add_pd(lv, lia), em__rm_log(_mm256_blendv_pd(one, hat, t2)));
+            const __m256d x0 = _mm256_blendv_pd(_mm256_set1_pd(7.0), _mm256_add_pd(kd, one), t2);
+            const __m256d x2 = _mm256_div_pd(one, _mm256_mul_pd(x0, x0));
+            static const double cg[] = {
+                1.796443723688307e-01,  -2.955065359477124e-02, 6.410256410256410e-03,
+                -1.917526917526918e-03, 8.417508417508418e-04,  -5.952380952380952e-04,
+                7.936507936507937e-04,  -2.777777777777778e-03, 8.333333333333333e-02};
+            __m256d gg = _mm256_set1_pd(-1.39243221690590e+00);
+            for (int j = 0; j < 9; j++)
+                gg = _mm256_add_pd(_mm256_mul_pd(gg, x2), _mm256_set1_pd(cg[j]));
+            __m256d gl =
+                _mm256_add_pd(_mm256_div_pd(gg, x0), _mm256_set1_pd(0.91893853320467274178));
+            gl = _mm256_add_pd(
+                gl, _mm256_mul_pd(_mm256_sub_pd(x0, _mm256_set1_pd(0.5)), em__rm_log(x0)));
+            gl = _mm256_sub_pd(gl, x0);
+            const __m256d loglam = em__rm_log(_mm256_blendv_pd(one, lam, t2));
+            const __m256d rhs = _mm256_sub_pd(
+                _mm256_add_pd(_mm256_sub_pd(_mm256_setzero_pd(), lam), _mm256_mul_pd(kd, loglam)),
+                gl);
+            ok = _mm256_or_pd(ok, _mm256_and_pd(t2, _mm256_cmp_pd(lhs, rhs, _CMP_LE_OQ)));
+        }
         k = em__d2i(_mm256_and_pd(kd, ok));
     } else {
         const __m256d n = _mm256_set1_pd(bs->n), p = _mm256_set1_pd(bs->p);
