@@ -470,12 +470,14 @@ em__dist_fast4(const em__rand_ctx *c, const em__lanes *blk, int64_t g, int h, in
 #endif
 
 #if defined(EM_HAVE_RMATH_AVX2)
-/* The broadcast setup of NumPy's binomial inversion (em_rs_binv), as the
- * text computes it per element: the same expressions, so the same bits. */
+/* The broadcast setup of NumPy's binomial inversion (em_rs_binv) or BTPE
+ * (em_rs_btpe), as the text computes it per element: the same expressions,
+ * so the same bits. */
 typedef struct {
-    int on;     /* one n and p for all, n r <= 30, 0 < n < 2^52 */
+    int on;     /* one n and p for all, 0 < n < 2^52: 1 n r <= 30 (inversion), 2 BTPE */
     int mirror; /* p > 1/2: n - y */
-    double n, p, q, qn, bound;
+    double n, p, q, qn, bound; /* the inversion's */
+    double p1, xm, p4;         /* BTPE's */
 } em__binv_setup;
 
 static em__binv_setup em__binv_prepare(const em_random_req *r) {
@@ -485,8 +487,21 @@ static em__binv_setup em__binv_prepare(const em_random_req *r) {
     const double pp = ((const double *)r->p1->data)[0];
     if (n <= 0 || n >= ((int64_t)1 << 52) || !(pp > 0.0)) return b;
     const double p = pp > 0.5 ? 1.0 - pp : pp;
-    if (!((double)n * p <= 30.0)) return b;
-    b.on = 1, b.mirror = pp > 0.5, b.n = (double)n, b.p = p, b.q = 1.0 - p;
+    b.mirror = pp > 0.5, b.n = (double)n, b.p = p;
+    if (!((double)n * p <= 30.0)) { /* BTPE: its region 1, u <= p1 */
+        const double r1 = p, q = 1.0 - r1, fm = (double)n * r1 + r1, nrq = (double)n * r1 * q;
+        const int64_t m = (int64_t)floor(fm);
+        const double p1 = floor(2.195 * sqrt(nrq) - 4.6 * q) + 0.5, xm = (double)m + 0.5;
+        const double xl = xm - p1, xr = xm + p1, c = 0.134 + 20.5 / (15.3 + (double)m);
+        double a = (fm - xl) / (fm - xl * r1);
+        const double laml = a * (1.0 + a / 2.0);
+        a = (xr - fm) / (xr * q);
+        const double lamr = a * (1.0 + a / 2.0);
+        const double p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;
+        b.on = 2, b.p1 = p1, b.xm = xm, b.p4 = p4;
+        return b;
+    }
+    b.on = 1, b.q = 1.0 - p;
     b.qn = exp((double)n * log(b.q));
     const double np = (double)n * p;
     b.bound = fmin((double)n, np + 10.0 * sqrt(np * b.q + 1.0));
@@ -502,9 +517,9 @@ __attribute__((target("avx2,fma"))) static inline __m256i em__d2i(__m256d v) {
 /* The integer samplers' first try, 4 elements at once, bit for bit the
  * text's (basic arithmetic only, in its order, nothing fused): PTRS's quick
  * acceptance (us >= 0.07, V <= vr) for a poisson of lam >= 10, and the
- * binomial inversion's walk up the CDF until it passes u (one n and p for
- * all).  The lanes left (PTRS's other tests, the inversion's restart past
- * its bound, BTPE) go to the text, from their start.  Returns the lanes done. */
+ * binomial inversion's walk up the CDF until it passes u and BTPE's region
+ * 1 (one n and p for all).  The lanes left (PTRS's other tests, the
+ * inversion's restart past its bound, BTPE's other regions) go to the text, from their start.  Returns the lanes done. */
 __attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx *c,
                                                              const em__binv_setup *bs,
                                                              const em__lanes *blk, int64_t g, int h,
@@ -580,6 +595,15 @@ __attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx 
             ok = _mm256_or_pd(ok, _mm256_and_pd(t2, _mm256_cmp_pd(lhs, rhs, _CMP_LE_OQ)));
         }
         k = em__d2i(_mm256_and_pd(kd, ok));
+    } else if (bs->on == 2) { /* u p4 <= p1: floor(xm - p1 v + u) */
+        const __m256d u = _mm256_mul_pd(u1, _mm256_set1_pd(bs->p4)), p1 = _mm256_set1_pd(bs->p1);
+        const __m256d v = em__u53x4(&blk[0], 1, h);
+        __m256d y = _mm256_sub_pd(_mm256_set1_pd(bs->xm), _mm256_mul_pd(p1, v));
+        y = _mm256_floor_pd(_mm256_add_pd(y, u));
+        ok = _mm256_and_pd(_mm256_cmp_pd(u, p1, _CMP_LE_OQ),
+                           _mm256_cmp_pd(y, _mm256_setzero_pd(), _CMP_GE_OQ));
+        if (bs->mirror) y = _mm256_sub_pd(_mm256_set1_pd(bs->n), y);
+        k = em__d2i(_mm256_and_pd(y, ok));
     } else {
         const __m256d n = _mm256_set1_pd(bs->n), p = _mm256_set1_pd(bs->p);
         const __m256d q = _mm256_set1_pd(bs->q), bound = _mm256_set1_pd(bs->bound);
