@@ -401,7 +401,8 @@ static inline void em__dist_block(void *s, uint32_t w[4], uint32_t k0, uint32_t 
 
 #if defined(EM_HAVE_RMATH_AVX2)
 /* Marsaglia-Tsang's first try for 4 elements of shape k with the normal x:
- * the text's em_rs_gamma up to its squeeze test (u < 1 - 0.0331 x^4), for
+ * the text's em_rs_gamma's first pass (the squeeze u < 1 - 0.0331 x^4, then
+ * the log test, with rmath_avx2.h's log), for
  * k >= 1 (and 0 < k < 1 where small: the text's k + 1, whose U^(1/k) the
  * caller applies); *ok marks the lanes it accepts, whose d v^3 it returns. */
 __attribute__((target("avx2,fma"))) static inline __m256d
@@ -417,16 +418,26 @@ em__gamma_try4(__m256d k, __m256d x, __m256d u, int small, __m256d *ok) {
     v = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
     const __m256d x2 = _mm256_mul_pd(x, x);
     const __m256d sq = _mm256_sub_pd(_mm256_set1_pd(1.0),
-                                     _mm256_mul_pd(_mm256_set1_pd(0.0331), _mm256_mul_pd(x2, x2)));
-    const __m256d big = _mm256_cmp_pd(k, small ? _mm256_setzero_pd() : one,
-                                      small ? _CMP_GT_OQ : _CMP_GE_OQ); /* NaN: no */
-    *ok = _mm256_and_pd(_mm256_and_pd(pos, big), _mm256_cmp_pd(u, sq, _CMP_LT_OQ));
+                                     _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
+    const __m256d big = small ? _mm256_cmp_pd(k, _mm256_setzero_pd(), _CMP_GT_OQ)
+                              : _mm256_cmp_pd(k, one, _CMP_GE_OQ); /* NaN: no */
+    const __m256d live = _mm256_and_pd(pos, big);
+    *ok = _mm256_and_pd(live, _mm256_cmp_pd(u, sq, _CMP_LT_OQ));
+    const __m256d rest = _mm256_andnot_pd(*ok, live);
+    if (_mm256_movemask_pd(rest)) { /* the text's second test, log(u) < x^2/2 + d (1 - v + log v) */
+        const __m256d lu = em__rm_log(_mm256_blendv_pd(one, u, rest));
+        const __m256d lv = em__rm_log(_mm256_blendv_pd(one, v, rest));
+        const __m256d rhs =
+            _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), x), x),
+                          _mm256_mul_pd(d, _mm256_add_pd(_mm256_sub_pd(one, v), lv)));
+        *ok = _mm256_or_pd(*ok, _mm256_and_pd(rest, _mm256_cmp_pd(lu, rhs, _CMP_LT_OQ)));
+    }
     return _mm256_mul_pd(d, v);
 }
 
 /* The samplers' common first try, 4 elements at once (elements g + h ..
- * g + h + 3, lanes h .. h + 3 of the blocks): a gamma of shape >= 1 whose
- * first normal and squeeze test accept, a beta whose two gammas both do.
+ * g + h + 3, lanes h .. h + 3 of the blocks): a gamma of shape > 0 whose
+ * first normal is accepted, a beta (shapes >= 1) whose two gammas' are.
  * The normal is Box-Muller on block 0 through rmath_avx2.h (the text's
  * em_rs_n: cos half first, the sine half is the next normal), the squeeze's
  * uniform block 1's first (a beta's second gamma: its second).  Returns the
