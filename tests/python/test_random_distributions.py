@@ -519,7 +519,7 @@ def test_cpu_simd_math_against_libm():
             "out = [g.standard_normal(20001).get(), g.standard_normal(20001, dtype=np.float32)"
             ".get(), g.standard_gamma(2.5, 20001).get(), g.standard_gamma(0.3, 20001).get(),"
             " g.standard_gamma(em.asarray(k)).get(), g.beta(2.0, 5.0, 20001).get(),"
-            " g.beta(0.5, 3.0, 20001).get(), g.poisson(40.0, 20001).get(),"
+            " g.beta(0.5, 3.0, 20001).get(), g.poisson(40.0, 20001).get(), g.poisson(4.0, 20001).get(),"
             " g.poisson(em.asarray(np.linspace(0.0, 200.0, 20001))).get(),"
             " g.binomial(20, 0.3, 20001).get(), g.binomial(1000, 0.97, 20001).get(),"
             " g.binomial(7, 0.5, 20001).get(), g.binomial(10**6, 1e-5, 20001).get(),"

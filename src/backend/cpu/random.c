@@ -526,8 +526,9 @@ __attribute__((target("avx2,fma"))) static inline __m256i em__d2i(__m256d v) {
 }
 
 /* The integer samplers' first try, 4 elements at once, bit for bit the
- * text's (basic arithmetic only, in its order, nothing fused): PTRS's quick
- * acceptance (us >= 0.07, V <= vr) for a poisson of lam >= 10, and the
+ * text's (basic arithmetic only, in its order, nothing fused): a poisson's
+ * inversion below lam = 10 (libm's exp(-lam)) and PTRS's quick acceptance
+ * (us >= 0.07, V <= vr) at and above, and the
  * binomial inversion's walk up the CDF until it passes u and BTPE's region
  * 1 (one n and p for all).  The lanes left (PTRS's other tests, the
  * inversion's restart past its bound, BTPE's other regions) go to the text, from their start.  Returns the lanes done. */
@@ -559,6 +560,7 @@ __attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx 
         __m256d kd = _mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), a), us);
         kd = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(kd, b), U), lam);
         kd = _mm256_floor_pd(_mm256_add_pd(kd, _mm256_set1_pd(0.43)));
+        /* (kd is PTRS's k where lam >= 10; the inversion's below) */
         ok = _mm256_and_pd(_mm256_cmp_pd(lam, _mm256_set1_pd(10.0), _CMP_GE_OQ),
                            _mm256_cmp_pd(lam, _mm256_set1_pd(0x1p50), _CMP_LT_OQ));
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(us, _mm256_set1_pd(0.07), _CMP_GE_OQ));
@@ -604,6 +606,30 @@ __attribute__((target("avx2,fma"))) static int em__dist_int4(const em__rand_ctx 
                 _mm256_add_pd(_mm256_sub_pd(_mm256_setzero_pd(), lam), _mm256_mul_pd(kd, loglam)),
                 gl);
             ok = _mm256_or_pd(ok, _mm256_and_pd(t2, _mm256_cmp_pd(lhs, rhs, _CMP_LE_OQ)));
+        }
+        /* 0 < lam < 10: the inversion, one uniform against the running CDF */
+        const __m256d inv = _mm256_and_pd(_mm256_cmp_pd(lam, _mm256_setzero_pd(), _CMP_GT_OQ),
+                                          _mm256_cmp_pd(lam, _mm256_set1_pd(10.0), _CMP_LT_OQ));
+        const int im = _mm256_movemask_pd(_mm256_and_pd(inv, _mm256_castsi256_pd(in)));
+        if (im) {
+            double ls[4], es[4] = {0, 0, 0, 0};
+            _mm256_storeu_pd(ls, lam);
+            for (int l = 0; l < 4; l++)
+                if (im >> l & 1) es[l] = r->s0 || l == 0 ? exp(-ls[l]) : es[0];
+            const __m256d one = _mm256_set1_pd(1.0);
+            __m256d p = _mm256_loadu_pd(es), cdf = p, x = _mm256_setzero_pd();
+            __m256d live = _mm256_and_pd(inv, _mm256_cmp_pd(u1, cdf, _CMP_GT_OQ));
+            while (_mm256_movemask_pd(live)) {
+                x = _mm256_blendv_pd(x, _mm256_add_pd(x, one), live);
+                p = _mm256_blendv_pd(p, _mm256_mul_pd(p, _mm256_div_pd(lam, x)), live);
+                cdf = _mm256_blendv_pd(cdf, _mm256_add_pd(cdf, p), live);
+                live = _mm256_and_pd(
+                    live, _mm256_and_pd(_mm256_cmp_pd(u1, cdf, _CMP_GT_OQ),
+                                        _mm256_cmp_pd(x, _mm256_set1_pd(200.0), _CMP_LT_OQ)));
+            }
+            const __m256d iok = _mm256_and_pd(inv, _mm256_cmp_pd(u1, cdf, _CMP_LE_OQ));
+            kd = _mm256_blendv_pd(kd, x, iok);
+            ok = _mm256_or_pd(ok, iok);
         }
         k = em__d2i(_mm256_and_pd(kd, ok));
     } else if (bs->on == 2) { /* u p4 <= p1: floor(xm - p1 v + u) */
