@@ -22,6 +22,7 @@ Dtypes are NumPy's: float32/64 and complex64/128 kept, bool and integers
 taken as float64; other dtypes (float16, ...) go to NumPy, which raises.
 """
 import functools as _functools
+import os as _os
 
 import numpy as _np
 
@@ -35,6 +36,12 @@ _solver = _ember.cuda_solver
 _DEVICES = ("cuda",)
 
 _INTS = "?bBhHiIlLqQ"
+
+# The one-call paths (gesv, inv, cholesky with its triangle cleared in C,
+# the info flag read through a pinned slot: include/ember/cudalib.h) or,
+# with EMBER_LINALG_PATH=old (or _FAST set False, as bench_fftsolve.py does
+# for its A/B column), the pieces assembled here as before.
+_FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 
 
 @_functools.lru_cache(maxsize=None)
@@ -86,9 +93,14 @@ def _square(a):
 
 def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
-    one flag read back."""
+    one flag read back (in C on CUDA: a kernel for a stack, a queued copy
+    into pinned memory and one wait for the stream)."""
+    if info.size == 0:
+        return False
+    if _FAST and info._dev[0] == "cuda":
+        return _ember.cuda_info_failed(info)
     from ._reductions import any as _any
-    return info.size > 0 and bool(_any(info))
+    return bool(_any(info))
 
 
 @_functools.lru_cache(maxsize=None)
@@ -112,11 +124,16 @@ def solve(a, b):
     n = a.shape[-1]
     if b.shape[-2] != n:
         return None  # NumPy's path raises its gufunc error
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = broadcast_to(a, batch + (n, n))
-    b = broadcast_to(b, batch + b.shape[-2:])
-    lu, ipiv, info = _solver("getrf", a.mT)
-    x = _solver("getrs", lu, ipiv, b.mT, 0).mT
+    if a.shape[:-2] != b.shape[:-2]:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = broadcast_to(a, batch + (n, n))
+        b = broadcast_to(b, batch + b.shape[-2:])
+    if _FAST:  # getrf and getrs in one C call
+        x, info = _solver("gesv", a.mT, b.mT)
+        x = x.mT
+    else:
+        lu, ipiv, info = _solver("getrf", a.mT)
+        x = _solver("getrs", lu, ipiv, b.mT, 0).mT
     if _failed(info):  # read once the solve is queued: the device never waits for the host
         raise LinAlgError("Singular matrix")
     return x[..., 0] if vec else x
@@ -128,12 +145,15 @@ def inv(a):
     _square(a)
     a = _cast(a)
     n = a.shape[-1]
-    lu, ipiv, info = _solver("getrf", a.mT)
-    ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
-    x = _solver("getrs", lu, ipiv, ident, 0).mT
+    if _FAST:  # getrf, the identities made on the device and getrs: one C call
+        x, info = _solver("inv", a.mT)
+    else:
+        lu, ipiv, info = _solver("getrf", a.mT)
+        ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
+        x = _solver("getrs", lu, ipiv, ident, 0)
     if _failed(info):
         raise LinAlgError("Singular matrix")
-    return x
+    return x.mT
 
 
 def _dev(a):
@@ -183,10 +203,19 @@ def cholesky(a, upper=False):
     from ._creation import tril, triu
     _square(a)
     a = _cast(a)
-    # The column-major view of a.mT is a itself: potrf factors a in the
-    # triangle asked for and leaves the other with a's values (cleared here).
-    f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
-    r = triu(f.mT) if upper else tril(f.mT)
+    if _FAST:
+        # The column-major view of a is a^T (conj(a) for a Hermitian a): its
+        # upper factor U' (from a's lower triangle) has U'^T = L, NumPy's
+        # lower factor, so the C-contiguous array holding U' column-major
+        # reads row-major as L, with no transpose; the other triangle is
+        # cleared in the same C call.  upper=True: the lower factor of a^T,
+        # from a's upper triangle, read row-major as U.
+        r, info = _solver("cholesky", a, None, None, 0 if upper else 1)
+    else:
+        # The column-major view of a.mT is a itself: potrf factors a in the
+        # triangle asked for and leaves the other with a's values (cleared here).
+        f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
+        r = triu(f.mT) if upper else tril(f.mT)
     if _failed(info):
         raise LinAlgError("Matrix is not positive definite")
     return r
