@@ -39,30 +39,54 @@ def main():
           "inv": lambda a: torch.linalg.inv_ex(a)[0],
           "cholesky": lambda a: torch.linalg.cholesky_ex(a)[0]}
     real_failed = cs._failed
-    print("| row | ember | ember, no info check | ember old path | torch (checks) | "
-          "torch *_ex | cupy (no check) |")
-    print("|---|---|---|---|---|---|---|")
+
+    def env(k, v):
+        def f(on):
+            if on:
+                os.environ[k] = v
+            else:
+                os.environ.pop(k, None)
+        return f
+
+    def attr(name, v):
+        old = getattr(cs, name)
+
+        def f(on):
+            setattr(cs, name, v if on else old)
+        return f
+
+    variants = [("ember", None), ("ember, one matrix batched (n<=64)",
+                                  env("EMBER_CUDALIB_ONE_BATCHED", "64")),
+                ("ember, cholesky of a.mT", attr("_CHOL_MT", True)),
+                ("ember, no info check", attr("_failed", lambda info: False)),
+                ("ember old path", attr("_FAST", False))]
+    print("| row | " + " | ".join(v[0] for v in variants)
+          + " | torch (checks) | torch *_ex | cupy (no check) |")
+    print("|---|" + "---|" * (len(variants) + 3))
     for name, fn, arrays in rows:
         e = [em.asarray(a, device=dev) for a in arrays]
         c = [cupy.asarray(a) for a in arrays]
         t = [torch.as_tensor(a, device="cuda") for a in arrays]
         ef = getattr(em.linalg, fn)
-        cells = [timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs)]
-        cs._failed = lambda info: False
-        try:
-            cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
-        finally:
-            cs._failed = real_failed
-        cs._FAST = False
-        try:
-            cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
-        finally:
-            cs._FAST = True
+        cells = []
+        for label, switch in variants:
+            if switch is None:
+                cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
+                continue
+            if "cholesky" in label and fn != "cholesky":
+                cells.append(float("nan"))
+                continue
+            switch(True)
+            try:
+                cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
+            finally:
+                switch(False)
         cells.append(timeit(lambda: getattr(torch.linalg, fn)(*t), ts, args.min_time, args.runs))
         cells.append(timeit(lambda: tf[fn](*t), ts, args.min_time, args.runs))
         cells.append(timeit(lambda: getattr(cupy.linalg, fn)(*c),
                             cupy.cuda.Device().synchronize, args.min_time, args.runs))
         print(f"| {name} | " + " | ".join(f"{x:.4f}" for x in cells) + " |", flush=True)
+    cs._failed = real_failed
 
 
 if __name__ == "__main__":
