@@ -56,8 +56,7 @@ EM_API em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const e
  * triangle is left undefined (the batched call for stacks of matrices up
  * to 32 x 32 uses it as work space). */
 EM_API em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *info);
-/* The same factor with the other triangle zeroed (NumPy's cholesky of
- * the row-major transpose). */
+/* potrf's factor with the other triangle zeroed by one kernel. */
 EM_API em_status em_cuda_cholesky(const em_array *a, bool upper, em_array *out, em_array *info);
 /* getrf + getrs in one call: x solves A X = B (b as getrs's). */
 EM_API em_status em_cuda_gesv(const em_array *a, const em_array *b, em_array *x, em_array *info);
