@@ -91,6 +91,17 @@ def _square(a):
         raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
+@_functools.lru_cache(maxsize=None)
+def _mt_perm(ndim):
+    return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+
+
+def _mT(a):
+    """a.mT without the axis checks of swapaxes (the one-call paths make
+    three per call; half of solve's Python time went to them)."""
+    return a.transpose(_mt_perm(a.ndim))
+
+
 def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
     one flag read back (in C on CUDA: a kernel for a stack, a queued copy
@@ -129,8 +140,8 @@ def solve(a, b):
         a = broadcast_to(a, batch + (n, n))
         b = broadcast_to(b, batch + b.shape[-2:])
     if _FAST:  # getrf and getrs in one C call
-        x, info = _solver("gesv", a.mT, b.mT)
-        x = x.mT
+        x, info = _solver("gesv", _mT(a), _mT(b))
+        x = _mT(x)
     else:
         lu, ipiv, info = _solver("getrf", a.mT)
         x = _solver("getrs", lu, ipiv, b.mT, 0).mT
@@ -146,14 +157,14 @@ def inv(a):
     a = _cast(a)
     n = a.shape[-1]
     if _FAST:  # getrf, the identities made on the device and getrs: one C call
-        x, info = _solver("inv", a.mT)
+        x, info = _solver("inv", _mT(a))
     else:
         lu, ipiv, info = _solver("getrf", a.mT)
         ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
         x = _solver("getrs", lu, ipiv, ident, 0)
     if _failed(info):
         raise LinAlgError("Singular matrix")
-    return x.mT
+    return _mT(x)
 
 
 def _dev(a):
@@ -210,8 +221,8 @@ def cholesky(a, upper=False):
         # C-contiguous result, but cuSOLVER took longer that way on the H100:
         # 0.068 against 0.053 ms at 64^2 and 0.161 against 0.085 on 10^4
         # 8 x 8, potrf and potrfBatched of the upper triangle.)
-        r, info = _solver("cholesky", a.mT, None, None, 1 if upper else 0)
-        r = r.mT
+        r, info = _solver("cholesky", _mT(a), None, None, 1 if upper else 0)
+        r = _mT(r)
     else:
         # The column-major view of a.mT is a itself: potrf factors a in the
         # triangle asked for and leaves the other with a's values (cleared here).
