@@ -2,7 +2,7 @@
 CuPy and PyTorch on the same data, and NumPy on the CPU for reference
 (issue 19, items 3 and 4).
 
-    python bench/bench_fftsolve.py [--quick] [--filter SUBSTRING[,...]] [--json FILE]
+    python bench/bench_fftsolve.py [--quick] [--filter SUBSTRING[,...]] [--json FILE] [--ab]
 
 Rows: fft and rfft of 2^24 complex64/float32, fft2 of 4096^2 complex64;
 solve, inv, det, cholesky, qr, eigh and svd of 1024^2 float64, of 4096 x 64
@@ -13,7 +13,10 @@ the same input; each is synchronised after its timed loop (ms per call,
 median of several runs, each run repeated until it lasts ~0.2 s).  A
 library that cannot run a row shows "n/a" and the reason below the table.
 The last column is Ember's time over the faster of CuPy and PyTorch
-(<= 1.0: at least as fast).  The table is printed in Markdown, with the
+(<= 1.0: at least as fast).  --ab adds an "ember-old" column, the same
+functions through the pieces assembled in Python (ember._cusolver._FAST
+off, as EMBER_LINALG_PATH=old: getrf and getrs as two calls, tril, eye,
+the info flag by a reduction and a pageable read), in the same process.  The table is printed in Markdown, with the
 date and device, ready for bench/RESULTS.md.
 """
 import argparse
@@ -96,7 +99,22 @@ def _fns(fft, linalg):
     }
 
 
-def libraries(gpu):
+def _old_path(fns):
+    """fns with ember._cusolver's one-call paths off during each call."""
+    import ember._cusolver as cs
+
+    def wrap(f):
+        def g(*args):
+            cs._FAST = False
+            try:
+                return f(*args)
+            finally:
+                cs._FAST = True
+        return g
+    return {k: wrap(f) for k, f in fns.items()}
+
+
+def libraries(gpu, ab=False):
     if not gpu:
         return [Lib("numpy", lambda a: a, lambda: None, _fns(np.fft, np.linalg)),
                 Lib("ember-cpu", lambda a: em.asarray(a, device="cpu"), lambda: None,
@@ -104,6 +122,9 @@ def libraries(gpu):
     dev = em.Device("cuda:0")
     libs = [Lib("ember", lambda a: em.asarray(a, device=dev), dev.synchronize,
                 _fns(em.fft, em.linalg))]
+    if ab:
+        libs.append(Lib("ember-old", lambda a: em.asarray(a, device=dev), dev.synchronize,
+                        _old_path(_fns(em.fft, em.linalg))))
     try:
         import cupy
         libs.append(Lib("cupy", cupy.asarray, cupy.cuda.Device().synchronize,
@@ -155,9 +176,11 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cpu", action="store_true", help="NumPy against Ember on the CPU")
+    ap.add_argument("--ab", action="store_true",
+                    help="add Ember's old linalg path (pieces assembled in Python) as a column")
     args = ap.parse_args()
     gpu = em.cuda.is_available() and not args.cpu
-    libs = libraries(gpu)
+    libs = libraries(gpu, args.ab)
     device = em.Device("cuda:0").name if gpu else "CPU"
     now = datetime.datetime.now(datetime.timezone.utc)
     print(f"# FFT and linear algebra, {now:%Y-%m-%d %H:%M} UTC, {device}\n")
@@ -179,7 +202,7 @@ def main():
             except Exception as e:  # noqa: BLE001 - a row a library cannot run
                 cells.append("n/a")
                 notes.append(f"{name}, {lib.name}: {type(e).__name__}: {str(e)[:120]}")
-        others = [v for k, v in ms.items() if k != libs[0].name]
+        others = [v for k, v in ms.items() if k not in (libs[0].name, "ember-old")]
         ratio = (f"{ms[libs[0].name] / min(others):.2f}" if libs[0].name in ms and others
                  else "n/a")
         print(f"| {name} | " + " | ".join(cells) + (f" | {ratio} |" if len(libs) > 1 else " |"),

@@ -56,6 +56,17 @@ EM_API em_status em_cuda_getrs(const em_array *lu, const em_array *ipiv, const e
  * triangle is left undefined (the batched call for stacks of matrices up
  * to 32 x 32 uses it as work space). */
 EM_API em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *info);
+/* potrf's factor with the other triangle zeroed by one kernel. */
+EM_API em_status em_cuda_cholesky(const em_array *a, bool upper, em_array *out, em_array *info);
+/* getrf + getrs in one call: x solves A X = B (b as getrs's). */
+EM_API em_status em_cuda_gesv(const em_array *a, const em_array *b, em_array *x, em_array *info);
+/* getrf + getrs against identities made on the device: x = A^-1. */
+EM_API em_status em_cuda_inv(const em_array *a, em_array *x, em_array *info);
+/* Whether any of info's entries (an int32 CUDA array, LAPACK's info per
+ * matrix) is nonzero: one kernel for a stack, a queued copy of one int
+ * into pinned memory and one wait for the current stream -- the one host
+ * wait NumPy's semantics (raise at the call) need. */
+EM_API em_status em_cuda_info_failed(const em_array *info, bool *failed);
 /* QR: out holds R above the diagonal and the reflectors below, tau their
  * scales (min(m, n) per matrix). */
 EM_API em_status em_cuda_geqrf(const em_array *a, em_array *out, em_array *tau, em_array *info);

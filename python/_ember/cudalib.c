@@ -98,6 +98,15 @@ static PyObject *f_solver(PyObject *self, PyObject *args) {
     else if (!strcmp(op, "potrf")) {
         s = em_cuda_potrf(a, f1 != 0, &r[0], &r[1]), n = 2;
     }
+    else if (!strcmp(op, "cholesky")) {
+        s = em_cuda_cholesky(a, f1 != 0, &r[0], &r[1]), n = 2;
+    }
+    else if (!strcmp(op, "gesv") && b) {
+        s = em_cuda_gesv(a, b, &r[0], &r[1]), n = 2;
+    }
+    else if (!strcmp(op, "inv")) {
+        s = em_cuda_inv(a, &r[0], &r[1]), n = 2;
+    }
     else if (!strcmp(op, "geqrf")) {
         s = em_cuda_geqrf(a, &r[0], &r[1], &r[2]), n = 3;
     }
@@ -123,6 +132,17 @@ static PyObject *f_solver(PyObject *self, PyObject *args) {
     return n == 1 ? pyem_wrap(&r[0]) : pyem__tuple(r, set, n);
 }
 
+/* cuda_info_failed(info) -> bool: any matrix's LAPACK info nonzero (one wait). */
+static PyObject *f_info_failed(PyObject *self, PyObject *args) {
+    PyObject *oi;
+    if (!PyArg_ParseTuple(args, "O!", EmArray_Type, &oi)) return NULL;
+    if (pyem__ready(&oi, 1, "cuda_info_failed") < 0) return NULL;
+    bool failed = false;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_cuda_info_failed(EMARR(oi), &failed);
+    Py_END_ALLOW_THREADS return s == EM_OK ? PyBool_FromLong(failed) : pyem_raise(s);
+}
+
 PyMethodDef pyem_cudalib_functions[] = {
     {"cudalib_available", f_available, METH_VARARGS,
      "cudalib_available(which) -> bool: 0 cuFFT, 1 cuSOLVER (loads it on first call)"},
@@ -135,5 +155,9 @@ PyMethodDef pyem_cudalib_functions[] = {
      "_cuda_fft_plans(clear=False) -> (cached, created): cuFFT's plan cache"},
     {"cuda_solver", f_solver, METH_VARARGS,
      "cuda_solver(op, a, b=None, c=None, flag=0, flag2=0): a cuSOLVER piece on column-major "
-     "stacks (getrf, getrs, potrf, geqrf, orgqr, gesvd, gesvdj, syevd; see ember/cudalib.h)"},
+     "stacks (getrf, getrs, gesv, inv, potrf, cholesky, geqrf, orgqr, gesvd, gesvdj, syevd; "
+     "see ember/cudalib.h)"},
+    {"cuda_info_failed", f_info_failed, METH_VARARGS,
+     "cuda_info_failed(info) -> bool: whether any entry of an int32 CUDA info array is nonzero "
+     "(one queued read into pinned memory, one wait for the current stream)"},
     {NULL, NULL, 0, NULL}};

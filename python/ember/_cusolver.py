@@ -22,6 +22,7 @@ Dtypes are NumPy's: float32/64 and complex64/128 kept, bool and integers
 taken as float64; other dtypes (float16, ...) go to NumPy, which raises.
 """
 import functools as _functools
+import os as _os
 
 import numpy as _np
 
@@ -35,6 +36,12 @@ _solver = _ember.cuda_solver
 _DEVICES = ("cuda",)
 
 _INTS = "?bBhHiIlLqQ"
+
+# The one-call paths (gesv, inv, cholesky with its triangle cleared in C,
+# the info flag read through a pinned slot: include/ember/cudalib.h) or,
+# with EMBER_LINALG_PATH=old (or _FAST set False, as bench_fftsolve.py does
+# for its A/B column), the pieces assembled here as before.
+_FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 
 
 @_functools.lru_cache(maxsize=None)
@@ -84,11 +91,27 @@ def _square(a):
         raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
+@_functools.lru_cache(maxsize=None)
+def _mt_perm(ndim):
+    return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+
+
+def _mT(a):
+    """a.mT without the axis checks of swapaxes (the one-call paths make
+    three per call; half of solve's Python time went to them)."""
+    return a.transpose(_mt_perm(a.ndim))
+
+
 def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
-    one flag read back."""
+    one flag read back (in C on CUDA: a kernel for a stack, a queued copy
+    into pinned memory and one wait for the stream)."""
+    if info.size == 0:
+        return False
+    if _FAST and info._dev[0] == "cuda":
+        return _ember.cuda_info_failed(info)
     from ._reductions import any as _any
-    return info.size > 0 and bool(_any(info))
+    return bool(_any(info))
 
 
 @_functools.lru_cache(maxsize=None)
@@ -112,11 +135,16 @@ def solve(a, b):
     n = a.shape[-1]
     if b.shape[-2] != n:
         return None  # NumPy's path raises its gufunc error
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = broadcast_to(a, batch + (n, n))
-    b = broadcast_to(b, batch + b.shape[-2:])
-    lu, ipiv, info = _solver("getrf", a.mT)
-    x = _solver("getrs", lu, ipiv, b.mT, 0).mT
+    if a.shape[:-2] != b.shape[:-2]:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = broadcast_to(a, batch + (n, n))
+        b = broadcast_to(b, batch + b.shape[-2:])
+    if _FAST:  # getrf and getrs in one C call
+        x, info = _solver("gesv", _mT(a), _mT(b))
+        x = _mT(x)
+    else:
+        lu, ipiv, info = _solver("getrf", a.mT)
+        x = _solver("getrs", lu, ipiv, b.mT, 0).mT
     if _failed(info):  # read once the solve is queued: the device never waits for the host
         raise LinAlgError("Singular matrix")
     return x[..., 0] if vec else x
@@ -128,12 +156,15 @@ def inv(a):
     _square(a)
     a = _cast(a)
     n = a.shape[-1]
-    lu, ipiv, info = _solver("getrf", a.mT)
-    ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
-    x = _solver("getrs", lu, ipiv, ident, 0).mT
+    if _FAST:  # getrf, the identities made on the device and getrs: one C call
+        x, info = _solver("inv", _mT(a))
+    else:
+        lu, ipiv, info = _solver("getrf", a.mT)
+        ident = broadcast_to(eye(n, dtype=a.dtype, device=_dev(a)), a.shape)
+        x = _solver("getrs", lu, ipiv, ident, 0)
     if _failed(info):
         raise LinAlgError("Singular matrix")
-    return x
+    return _mT(x)
 
 
 def _dev(a):
@@ -183,10 +214,20 @@ def cholesky(a, upper=False):
     from ._creation import tril, triu
     _square(a)
     a = _cast(a)
-    # The column-major view of a.mT is a itself: potrf factors a in the
-    # triangle asked for and leaves the other with a's values (cleared here).
-    f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
-    r = triu(f.mT) if upper else tril(f.mT)
+    if _FAST:
+        # The column-major view of a.mT is a itself: potrf factors it in the
+        # triangle asked for and one kernel clears the other, in the same C
+        # call.  (Factoring a's view a^T in the other triangle would give a
+        # C-contiguous result, but cuSOLVER took longer that way on the H100:
+        # 0.068 against 0.053 ms at 64^2 and 0.161 against 0.085 on 10^4
+        # 8 x 8, potrf and potrfBatched of the upper triangle.)
+        r, info = _solver("cholesky", _mT(a), None, None, 1 if upper else 0)
+        r = _mT(r)
+    else:
+        # The column-major view of a.mT is a itself: potrf factors a in the
+        # triangle asked for and leaves the other with a's values (cleared here).
+        f, info = _solver("potrf", a.mT, None, None, 1 if upper else 0)
+        r = triu(f.mT) if upper else tril(f.mT)
     if _failed(info):
         raise LinAlgError("Matrix is not positive definite")
     return r

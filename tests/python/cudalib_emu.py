@@ -92,6 +92,17 @@ def solver(op, a, b=None, c=None, f1=0, f2=0):
         X = np.empty_like(B)
         for i in np.ndindex(bs): X[i] = _getrs(LU[i], P[i], B[i], f1)
         return _st(X)
+    if op == "gesv":  # getrf + getrs in one call
+        lu, p, i = solver("getrf", a)
+        return solver("getrs", lu, p, b, 0), i
+    if op == "inv":  # getrf + getrs against identities
+        lu, p, i = solver("getrf", a)
+        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape)
+        return solver("getrs", lu, p, _st(eye), 0), i
+    if op == "cholesky":  # potrf with the other (column-major) triangle zeroed
+        f, i = solver("potrf", a, None, None, f1)
+        o = _cm(f)
+        return _st(np.triu(o) if f1 else np.tril(o)), i
     if op == "potrf":
         O = np.empty_like(A); I = np.zeros(bs, np.int32)
         for i in np.ndindex(bs): O[i], I[i] = _potrf(A[i], bool(f1))

@@ -61,6 +61,13 @@ em_status em_cudalib_geqrf_batched(int id, int dt, int m, int n, int batch, char
 em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper, int n, int batch,
                                    char *A, int *info);
 
+/* ---- epilogue.c: small kernels around a factorization, queued on the
+ * current stream.  tri_clear zeroes the strict upper (upper=0) or lower
+ * triangle of batch n x n column-major matrices of isz-byte elements; eye
+ * writes batch identities of cudaDataType dt. */
+em_status em_cudalib_tri_clear(int id, int upper, int64_t n, int64_t batch, int64_t isz, char *A);
+em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A);
+
 /* cudaDataType of an Ember dtype (float32/64, complex64/128), -1 otherwise. */
 int em_cudalib_dtype(em_dtype t);
 
