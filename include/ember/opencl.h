@@ -42,6 +42,10 @@ EM_API void em_opencl_pool_set_limit(int id, size_t limit);
  * fused expression stays one kernel.  0 for a device that does not open. */
 EM_API uint64_t em_opencl_launch_count(int id);
 
+/* Launches that waited for PoCL's link of a new kernel shape so far, on any
+ * device (src/backend/opencl/linkwait.c says why they wait). */
+EM_API uint64_t em_opencl_link_waits(void);
+
 /* A device pointer Ember handed out (see src/backend/opencl/mem.c): the
  * cl_mem holding it and the byte offset into it; EM_EVALUE if it is none. */
 EM_API em_status em_opencl_decode(const void *ptr, void **mem, size_t *offset);

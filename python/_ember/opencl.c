@@ -45,6 +45,12 @@ static PyObject *f_opencl_launches(PyObject *self, PyObject *arg) {
     return PyLong_FromUnsignedLongLong((unsigned long long)em_opencl_launch_count(id));
 }
 
+/* opencl_link_waits() -> int: launches that waited for PoCL's link */
+static PyObject *f_opencl_link_waits(PyObject *self, PyObject *arg) {
+    (void)self, (void)arg;
+    return PyLong_FromUnsignedLongLong((unsigned long long)em_opencl_link_waits());
+}
+
 /* opencl_program(id, source, options) -> int (a handle kept for the process) */
 static PyObject *f_opencl_program(PyObject *self, PyObject *args) {
     int id;
@@ -246,6 +252,7 @@ PyMethodDef pyem_opencl_functions[] = {
     {"opencl_unadopt", f_opencl_unadopt, METH_O, "opencl_unadopt(pointer)"},
     {"opencl_info", f_opencl_info, METH_O, "opencl_info(id) -> dict"},
     {"opencl_launches", f_opencl_launches, METH_O, "opencl_launches(id) -> int"},
+    {"opencl_link_waits", f_opencl_link_waits, METH_NOARGS, "opencl_link_waits() -> int"},
     {"opencl_pool", f_opencl_pool, METH_VARARGS, "opencl_pool(id[, op, limit]) -> (used, total)"},
     {"opencl_program", f_opencl_program, METH_VARARGS, "opencl_program(id, src, opts) -> handle"},
     {"opencl_kernel", f_opencl_kernel, METH_VARARGS, "opencl_kernel(id, prog, name)"},

@@ -190,9 +190,19 @@ def test_fft_plan_cache():
     assert em._ember._cuda_fft_plans() == (cached, created)  # every call hit the cache
     em.fft.fft(em.asarray(np.ones((4, 128), np.complex64), device="cuda:0"))
     assert em._ember._cuda_fft_plans()[1] == created + 1
-    with em.Stream():  # the stream is part of the key
-        em.fft.fft(x)
+    # The stream is part of the key.  A shape no other test transforms: a
+    # stream destroyed by an earlier test in this process may have left its
+    # plans in the cache, and a new stream can get its handle back (the
+    # plan then launches on the new stream, which is right, but it is a hit).
+    y = em.asarray(np.ones((3, 250), np.complex64), device="cuda:0")
+    em.fft.fft(y)
     assert em._ember._cuda_fft_plans()[1] == created + 2
+    with em.Stream() as s:
+        em.fft.fft(y)
+        assert em._ember._cuda_fft_plans()[1] == created + 3
+        em.fft.fft(y)
+        s.synchronize()
+    assert em._ember._cuda_fft_plans()[1] == created + 3
 
 
 def test_fft_large_gpu():

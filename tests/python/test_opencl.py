@@ -509,6 +509,60 @@ def test_program(cl):
     np.testing.assert_array_equal(o.get(), np.add.outer(np.arange(3) * 100, np.arange(5)))
 
 
+_CHURN = """
+import os, sys, time
+import numpy as np
+import ember as em
+
+def churn(seconds):  # what pytest does to the environment at every test phase
+    t, j = time.time(), 0
+    while time.time() - t < seconds:
+        os.environ["PYTEST_CURRENT_TEST"] = "test_x.py::test_%d (call)" % j + "x" * (j % 300)
+        if j % 3 == 0:
+            os.environ.pop("PYTEST_CURRENT_TEST")
+        if j % 5 == 0:
+            os.environ["EMBER_T_%d" % (j % 40)] = "v" * (j % 500)
+        j += 1
+
+with em.Device("opencl:0"):
+    x = em.asarray(np.arange(100, dtype=np.float32))
+    for i in range(2):  # Ember's launch (kernels.c), a new kernel each time
+        k = em.ElementwiseKernel("float32 x", "float32 y", "y = x * %d + 1" % (i + 2),
+                                 "churn%d_%d" % (i, os.getpid()))
+        y = k(x)
+        churn(1.0)
+        assert np.array_equal(y.get(), np.arange(100, dtype=np.float32) * (i + 2) + 1)
+    prg = em.opencl.Program("__kernel void k%d(__global float *a) "
+                            "{ a[get_global_id(0)] += 1.0f; }" % os.getpid()).build()
+    prg.kernel("k%d" % os.getpid())((64,), (16,), x)  # a raw launch (raw.c)
+    churn(1.0)
+    assert np.array_equal(x.get()[:64], np.arange(64, dtype=np.float32) + 1)
+print("ok")
+"""
+
+
+def test_first_launch_links_before_returning():
+    """PoCL links a kernel's work-group function at its first launch, on its
+    own thread, spawning the linker with the process's environ; pytest's
+    setenv right after the launch freed that array under the spawn and PoCL
+    aborted the process (CI, session 15).  On PoCL the first launch of a
+    kernel shape waits for the link (src/backend/opencl/linkwait.c); without
+    the wait this script aborts at its first kernel."""
+    if "Portable" not in em.opencl.device_info(CL)["platform"]:
+        pytest.skip("PoCL's link at first launch")
+    with em.Device(CL):
+        x = em.asarray(np.arange(10, dtype=np.float32))
+        k = em.ElementwiseKernel("float32 x", "float32 y", "y = x * 7 - 1", "linkwait_k")
+        n0 = _e.opencl_link_waits()
+        y = k(x)
+        assert _e.opencl_link_waits() == n0 + 1  # a new kernel's first launch waited
+        k(x)
+        assert _e.opencl_link_waits() == n0 + 1  # the same shape again: no wait
+        np.testing.assert_array_equal(y.get(), np.arange(10, dtype=np.float32) * 7 - 1)
+    # the race itself (without the wait this aborts in about half the runs)
+    assert _run(_CHURN, POCL_KERNEL_CACHE="0") == "ok\n"
+
+
 def test_disk_cache_keys_on_pocl_extra_build_flags(tmp_path):
     """CI builds PoCL's kernels at -O0 (POCL_EXTRA_BUILD_FLAGS): such a binary
     is another cache entry, never the one a run without the flag loads."""

@@ -95,6 +95,9 @@ typedef struct em_cl_dev {
     /* Ember's own kernels queued (em_cl_launch), under launch_lock: what
      * tests count to see that a fused chain stays one kernel. */
     uint64_t launches;
+    /* The first launch of each kernel shape waits for the queue (PoCL:
+     * linkwait.c says why). */
+    bool link_wait;
 } em_cl_dev;
 
 /* Devices found (0 without a loader or a platform; loads once). */
@@ -114,6 +117,15 @@ extern _Thread_local const em_cl_dev *em_cl_cur_dev;
 em_status em_cl_fail(cl_int err, const char *what);
 /* The build-only device's context (em_opencl_build). */
 em_status em_cl_first(em_cl_dev **out);
+
+/* PoCL's first-run link (linkwait.c): whether the device's first launches
+ * wait; the wait after a launch enqueued on q (launch lock held; an OpenCL
+ * error code, 0 when done or not needed); forgetting every shape when a
+ * kernel is released. */
+bool em_cl_link_waits(const em_opencl_info *in);
+cl_int em_cl_link_wait(const em_cl_dev *d, cl_command_queue q, const void *kernel, cl_uint ndim,
+                       const size_t *global, const size_t *local);
+void em_cl_link_forget(void);
 
 /* Memory (mem.c): a device pointer decoded to its buffer and offset. */
 em_status em_cl_ptr(const void *p, cl_mem *mem, size_t *off);

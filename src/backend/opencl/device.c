@@ -42,6 +42,7 @@ void em_cl_read_info(em_cl_dev *d) {
     em__cl.clGetPlatformInfo(d->plat, EM_CL_PLATFORM_NAME, sizeof in->platform - 1, in->platform,
                              NULL);
     in->platform[sizeof in->platform - 1] = 0;
+    d->link_wait = em_cl_link_waits(in);
     cl_ulong type = em__u64(d->dev, EM_CL_DEVICE_TYPE);
     snprintf(in->type, sizeof in->type, "%s",
              type & EM_CL_DEVICE_TYPE_GPU   ? "gpu"

@@ -109,6 +109,7 @@ em_status em_cl_launch(int id, void *fn, const char *name, const unsigned grid3[
     if (s == EM_OK)
         err = em__cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     if (s == EM_OK && !err) d->launches++;
+    if (s == EM_OK && !err) err = em_cl_link_wait(d, q, k, 1, &global, &local);
     pthread_mutex_unlock(&d->launch_lock);
     if (s == EM_OK && err) {
         char what[96];

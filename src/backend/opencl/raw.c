@@ -25,7 +25,9 @@ em_status em_opencl_kernel_create(int id, void *program, const char *name, void 
 }
 
 void em_opencl_kernel_release(void *kernel) {
-    if (kernel) em__cl.clReleaseKernel(kernel);
+    if (!kernel) return;
+    em_cl_link_forget();
+    em__cl.clReleaseKernel(kernel);
 }
 
 em_status em_opencl_kernel_nargs(void *kernel, int *nargs) {
@@ -160,8 +162,10 @@ em_status em_opencl_launch_raw(int id, void *kernel, const char *name, int ndim,
         }
     }
     if (s == EM_OK) {
-        err = em__cl.clEnqueueNDRangeKernel(em_cl_queue(d), kernel, (cl_uint)ndim, NULL, global,
-                                            local, 0, NULL, NULL);
+        cl_command_queue q = em_cl_queue(d);
+        err = em__cl.clEnqueueNDRangeKernel(q, kernel, (cl_uint)ndim, NULL, global, local, 0, NULL,
+                                            NULL);
+        if (!err) err = em_cl_link_wait(d, q, kernel, (cl_uint)ndim, global, local);
         if (err) {
             char what[96];
             snprintf(what, sizeof what, "launch of kernel '%s'", name);
