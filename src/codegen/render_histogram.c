@@ -111,6 +111,86 @@ static void em__dim(const em_hist_kernel *k, int dd, em_sbuf *t) {
     em_sbuf_printf(t, "            bin = bin * nb + b;\n        }\n");
 }
 
+/* The one-dimension count kernel's statements for one sample X: its bin
+ * in 32-bit arithmetic (the bins fit in shared memory), the range's ends
+ * held in registers, then one shared atomic. */
+static void em__one(const em_hist_kernel *k, const char *X, em_sbuf *t) {
+    if (k->mode[0] == EM_HIST_COUNT) {
+        em_sbuf_printf(t,
+                       "            { const ${ll} b = (${ll})(%s);\n"
+                       "              if (b >= 0 && b < nb) em_sadd(hs + (int)b, 1); }\n",
+                       X);
+        return;
+    }
+    em_sbuf_printf(t,
+                   "            { const EM_C v = (EM_C)(%s);\n"
+                   "              if (v >= e0 && v <= eN) {\n",
+                   X);
+    if (k->mode[0] == EM_HIST_UNIFORM)
+        em_sbuf_printf(
+            t, "                const EM_F f = ((EM_F)v - lo) * sc;\n"
+               "                int b = f < (EM_F)1 ? 0 : f >= (EM_F)nb ? nb - 1 : (int)f;\n"
+               "                while (b > 0 && v < EM_EB[b]) b--;\n"
+               "                while (b < nb - 1 && v >= EM_EB[b + 1]) b++;\n");
+    else
+        em_sbuf_printf(t, "                int b = 0;\n"
+                          "                for (int len = nb; len > 1;) {\n"
+                          "                    const int h = len >> 1;\n"
+                          "                    b = EM_EB[b + h] <= v ? b + h : b;\n"
+                          "                    len -= h;\n"
+                          "                }\n");
+    em_sbuf_printf(t, "                em_sadd(hs + b, 1);\n              } }\n");
+}
+
+/* The one-dimension count kernel's sample loops: on CUDA, where x is
+ * 16-byte aligned, EM_U vectors of 16 bytes a thread, all loaded before
+ * any is binned (so they are in flight together); then (the tail, or all
+ * of x elsewhere) EM_U scalars a thread, loaded first likewise. */
+static void em__fast(const em_dialect *d, const em_hist_kernel *k, em_sbuf *t) {
+    em_sbuf_printf(t, "    const int nb = (int)p.nb[0];\n");
+    if (k->mode[0] != EM_HIST_COUNT)
+        em_sbuf_printf(t, "    const EM_C e0 = EM_EB[0], eN = EM_EB[nb];\n");
+    if (k->mode[0] == EM_HIST_UNIFORM)
+        em_sbuf_printf(t, "    const EM_F lo = (EM_F)p.lo[0], sc = (EM_F)p.scale[0];\n");
+    em_sbuf_printf(t, "#define EM_U 4\n"
+                      "    const ${ll} step = (${ll})${bdim} * ${gdim} * EM_U;\n"
+                      "    ${ll} nv = 0; /* 16-byte vectors taken by the vector loop */\n");
+    if (d->id == EM_DIALECT_CUDA) {
+        em_sbuf_printf(t, "#define EM_V (16 / (int)sizeof(EM_X))\n"
+                          "    if (((unsigned long long)p.x & 15) == 0) nv = p.n / EM_V;\n"
+                          "    const uint4 *xq = (const uint4 *)p.x;\n"
+                          "    for (${ll} j0 = ${bid} * (${ll})${bdim} * EM_U + ${tid}; j0 < nv;"
+                          " j0 += step) {\n"
+                          "        uint4 q[EM_U];\n"
+                          "#pragma unroll\n"
+                          "        for (int u = 0; u < EM_U; u++) {\n"
+                          "            const ${ll} j = j0 + (${ll})u * ${bdim};\n"
+                          "            q[u] = j < nv ? xq[j] : make_uint4(0u, 0u, 0u, 0u);\n"
+                          "        }\n"
+                          "#pragma unroll\n"
+                          "        for (int u = 0; u < EM_U; u++) {\n"
+                          "            if (j0 + (${ll})u * ${bdim} >= nv) break;\n"
+                          "            union { uint4 q; EM_X v[EM_V]; } c;\n"
+                          "            c.q = q[u];\n"
+                          "#pragma unroll\n"
+                          "            for (int s = 0; s < EM_V; s++)\n");
+        em__one(k, "c.v[s]", t);
+        em_sbuf_printf(t, "        }\n    }\n    nv *= EM_V;\n");
+    }
+    em_sbuf_printf(t, "    ${global}const EM_X *xs = (${global}const EM_X *)p.x;\n"
+                      "    for (${ll} i0 = nv + ${bid} * (${ll})${bdim} * EM_U + ${tid}; i0 < p.n;"
+                      " i0 += step) {\n"
+                      "        EM_X xv[EM_U];\n"
+                      "        for (int u = 0; u < EM_U; u++) {\n"
+                      "            const ${ll} i = i0 + (${ll})u * ${bdim};\n"
+                      "            if (i < p.n) xv[u] = xs[i];\n"
+                      "        }\n"
+                      "        for (int u = 0; u < EM_U; u++) {\n"
+                      "            if (i0 + (${ll})u * ${bdim} >= p.n) break;\n");
+    em__one(k, "xv[u]", t);
+    em_sbuf_printf(t, "        }\n    }\n");
+}
+
 em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_sbuf *out) {
     if (d->id != EM_DIALECT_CUDA && d->id != EM_DIALECT_OPENCL)
         return em_error(EM_EUNSUPPORTED, "the histogram kernels are not rendered for %s", d->name);
@@ -126,6 +206,9 @@ em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_s
                             em_dtype_get(k->x)->name);
         edges |= k->mode[i] != EM_HIST_COUNT;
     }
+    if (k->fast && (k->ndim != 1 || k->w != EM_NDTYPES || k->cap <= 0))
+        return em_error(EM_EUNSUPPORTED, "histogram: the fast kernel counts one dimension "
+                                         "into shared bins");
     int nc = k->w == EM_COMPLEX64 || k->w == EM_COMPLEX128 ? 2 : 1;
     enum { M = EM_HIST_MAXDIM };
     em_tfield f[10] = {{'p', "out", 0, 0, NULL}, {'p', "x", 0, 0, NULL},
@@ -174,33 +257,38 @@ em_status em_render_histogram(const em_dialect *d, const em_hist_kernel *k, em_s
     if (sh || (edges && k->ecap > 0)) em_sbuf_printf(&t, "    ${sync};\n");
     /* EM_U samples a thread: their loads first, each coalesced across the
      * block, so that several are in flight before the atomics */
-    em_sbuf_printf(&t,
-                   "#define EM_U 4\n"
-                   "    const ${ll} step = (${ll})${bdim} * ${gdim} * EM_U;\n"
-                   "    for (${ll} i0 = ${bid} * (${ll})${bdim} * EM_U + ${tid}; i0 < p.n;"
-                   " i0 += step) {\n"
-                   "        EM_X xv[EM_U][EM_ND];\n"
-                   "        for (int u = 0; u < EM_U; u++) {\n"
-                   "            const ${ll} i = i0 + (${ll})u * ${bdim};\n"
-                   "            if (i < p.n)\n"
-                   "                for (int dd = 0; dd < EM_ND; dd++)\n"
-                   "                    xv[u][dd] = ((${global}const EM_X *)p.x)[i * EM_ND + dd];\n"
-                   "        }\n"
-                   "        for (int u = 0; u < EM_U; u++) {\n"
-                   "        const ${ll} i = i0 + (${ll})u * ${bdim};\n"
-                   "        if (i >= p.n) break;\n"
-                   "        ${ll} bin = 0;\n");
-    for (int i = 0; i < k->ndim; i++) em__dim(k, i, &t);
-    const char *acc = sh ? "em_sadd(hs + " : "em_gadd((${global}EM_G *)p.out + ";
-    if (k->w == EM_NDTYPES) {
-        em_sbuf_printf(&t, "        %sbin, 1);\n", acc);
+    if (k->fast) {
+        em__fast(d, k, &t);
     } else {
-        em_sbuf_printf(&t,
-                       "        ${global}const EM_S *wv = (${global}const EM_S *)p.w + i * EM_NC;\n"
-                       "        for (int c = 0; c < EM_NC; c++) %sbin * EM_NC + c, wv[c]);\n",
-                       acc);
+        em_sbuf_printf(
+            &t, "#define EM_U 4\n"
+                "    const ${ll} step = (${ll})${bdim} * ${gdim} * EM_U;\n"
+                "    for (${ll} i0 = ${bid} * (${ll})${bdim} * EM_U + ${tid}; i0 < p.n;"
+                " i0 += step) {\n"
+                "        EM_X xv[EM_U][EM_ND];\n"
+                "        for (int u = 0; u < EM_U; u++) {\n"
+                "            const ${ll} i = i0 + (${ll})u * ${bdim};\n"
+                "            if (i < p.n)\n"
+                "                for (int dd = 0; dd < EM_ND; dd++)\n"
+                "                    xv[u][dd] = ((${global}const EM_X *)p.x)[i * EM_ND + dd];\n"
+                "        }\n"
+                "        for (int u = 0; u < EM_U; u++) {\n"
+                "        const ${ll} i = i0 + (${ll})u * ${bdim};\n"
+                "        if (i >= p.n) break;\n"
+                "        ${ll} bin = 0;\n");
+        for (int i = 0; i < k->ndim; i++) em__dim(k, i, &t);
+        const char *acc = sh ? "em_sadd(hs + " : "em_gadd((${global}EM_G *)p.out + ";
+        if (k->w == EM_NDTYPES) {
+            em_sbuf_printf(&t, "        %sbin, 1);\n", acc);
+        } else {
+            em_sbuf_printf(
+                &t,
+                "        ${global}const EM_S *wv = (${global}const EM_S *)p.w + i * EM_NC;\n"
+                "        for (int c = 0; c < EM_NC; c++) %sbin * EM_NC + c, wv[c]);\n",
+                acc);
+        }
+        em_sbuf_printf(&t, "        }\n    }\n");
     }
-    em_sbuf_printf(&t, "        }\n    }\n");
     if (sh) {
         /* the replicas summed in a fixed order, one global atomic per bin */
         em_sbuf_printf(&t,

@@ -51,6 +51,8 @@ typedef struct em_hist_kernel {
     int64_t cap;  /* shared accumulators per replica (0: accumulate in global memory) */
     int reps;     /* replicas of the shared bins (a power of two, at most 8) */
     int64_t ecap; /* edges held in shared memory (0: read from global memory) */
+    int fast;     /* 1: the one-dimension count kernel (shared bins, 32-bit bin
+                   * arithmetic, 16-byte loads on CUDA); 0: the general one */
 } em_hist_kernel;
 
 /* Whether the template takes these dtypes: x any integer or float32/64

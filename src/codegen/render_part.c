@@ -36,21 +36,50 @@ static int em__pfields(em_tfield *f) {
     "                c[w] += (b >> 2) == w ? (${ull})1 << (16 * (b & 3)) : 0;\n" \
     "        }\n"
 
+/* The head as above, but every load of the tile issued before any bucket
+ * is computed (a bucket's search between two loads kept one load in flight
+ * a thread), and the selected keys in registers (kk[], em_pt_bucketr). */
+#define EM__PT_HEAD_NEW                                                             \
+    "    ${global}const em_t *xs = (${global}const em_t *)p.a;\n"                   \
+    "    for (${ll} t = ${bid}; t < p.ntile; t += ${gdim}) {\n"                     \
+    "        const ${ll} t0 = t * EM_PT_TILE + ${tid};\n"                           \
+    "        ${ull} c[EM_PT_NW];\n"                                                 \
+    "        int bk[EM_PT_ITEMS];\n"                                                \
+    "        em_t xv[EM_PT_ITEMS];\n"                                               \
+    "        for (int w = 0; w < EM_PT_NW; w++) c[w] = 0;\n"                        \
+    "        if (t0 + (EM_PT_ITEMS - 1) * 256 < p.n) {\n"                           \
+    "            for (int i = 0; i < EM_PT_ITEMS; i++) xv[i] = xs[t0 + i * 256];\n" \
+    "        } else {\n"                                                            \
+    "            for (int i = 0; i < EM_PT_ITEMS; i++)\n"                           \
+    "                if (t0 + i * 256 < p.n) xv[i] = xs[t0 + i * 256];\n"           \
+    "        }\n"                                                                   \
+    "        for (int i = 0; i < EM_PT_ITEMS; i++) {\n"                             \
+    "            bk[i] = -1;\n"                                                     \
+    "            if (t0 + i * 256 >= p.n) continue;\n"                              \
+    "            const int b = bk[i] = em_pt_bucketr(kk, m, em_key(xv[i]));\n"      \
+    "            for (int w = 0; w < EM_PT_NW; w++)\n"                              \
+    "                c[w] += (b >> 2) == w ? (${ull})1 << (16 * (b & 3)) : 0;\n"    \
+    "        }\n"
+
 static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
+    const char *head = k->old ? EM__PT_HEAD : EM__PT_HEAD_NEW;
     switch (k->mode) {
     case EM_PT_COUNT:
         em_sbuf_printf(
-            s, "    ${shared} ${ull} sh[256];\n" EM__PT_HEAD "        (void)xv;\n"
-               "        for (int w = 0; w < nw; w++) {\n"
-               "            sh[${tid}] = c[w];\n            ${sync};\n"
-               "            for (int h = 128; h > 0; h >>= 1) {\n"
-               "                if ((int)${tid} < h) sh[${tid}] += sh[${tid} + h];\n"
-               "                ${sync};\n            }\n"
-               "            if (${tid} == 0)\n"
-               "                for (int q = 0; q < 4 && 4 * w + q < 2 * m + 1; q++)\n"
-               "                    ((${global}${ll} *)p.part)[(4 * w + q) * p.ntile + t] =\n"
-               "                        (${ll})((sh[0] >> (16 * q)) & 0xffff);\n"
-               "            ${sync};\n        }\n    }\n");
+            s,
+            "    ${shared} ${ull} sh[256];\n%s        (void)xv;\n"
+            "        for (int w = 0; w < EM_PT_WLIM; w++) {\n"
+            "            if (w >= nw) break;\n"
+            "            sh[${tid}] = c[w];\n            ${sync};\n"
+            "            for (int h = 128; h > 0; h >>= 1) {\n"
+            "                if ((int)${tid} < h) sh[${tid}] += sh[${tid} + h];\n"
+            "                ${sync};\n            }\n"
+            "            if (${tid} == 0)\n"
+            "                for (int q = 0; q < 4 && 4 * w + q < 2 * m + 1; q++)\n"
+            "                    ((${global}${ll} *)p.part)[(4 * w + q) * p.ntile + t] =\n"
+            "                        (${ll})((sh[0] >> (16 * q)) & 0xffff);\n"
+            "            ${sync};\n        }\n    }\n",
+            head);
         break;
     case EM_PT_PREFIX: /* one block of 256 threads over B * ntile counts */
         em_sbuf_printf(
@@ -76,9 +105,10 @@ static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
             s,
             "    ${shared} ${ull} sh[256];\n"
             "    ${shared} EM_PT_OUT st[EM_PT_TILE];\n"
-            "    ${shared} ${ll} bs[4 * EM_PT_NW + 1], gb[4 * EM_PT_NW];\n" EM__PT_HEAD
+            "    ${shared} ${ll} bs[4 * EM_PT_NW + 1], gb[4 * EM_PT_NW];\n%s"
             /* c[w] becomes the thread's packed exclusive offsets within the tile */
-            "        for (int w = 0; w < nw; w++) {\n"
+            "        for (int w = 0; w < EM_PT_WLIM; w++) {\n"
+            "            if (w >= nw) break;\n"
             "            sh[${tid}] = c[w];\n            ${sync};\n"
             "            for (int h = 1; h < 256; h <<= 1) {\n"
             "                const ${ull} v = (int)${tid} >= h ? sh[${tid} - h] : 0;\n"
@@ -119,7 +149,8 @@ static void em__pbody(const em_pt_spec *k, em_sbuf *s) {
             "            ((${global}EM_PT_OUT *)p.out)[gb[b] + q - bs[b]] = st[q];\n"
             "        }\n"
             "        ${sync}; // st, bs and gb are read before the next tile writes them\n"
-            "    }\n");
+            "    }\n",
+            head);
     }
     em_sbuf_printf(s, "}\n");
 }
@@ -136,10 +167,11 @@ em_status em_render_part(const em_dialect *d, const em_pt_spec *k, em_sbuf *out)
     em_sbuf_printf(
         &t,
         "typedef %s em_t;\ntypedef %s EM_K;\n#define EM_PT_NW %d\n"
-        "#define EM_PT_ITEMS %d\n#define EM_PT_TILE %d\n#define EM_PT_ARG %d\n"
+        "#define EM_PT_ITEMS %d\n#define EM_PT_MAXK %d\n#define EM_PT_TILE %d\n#define EM_PT_ARG %d\n"
         "#define EM_PT_OUT %s\n",
         em_tmpl_stype(d, k->dtype), em_dtype_get(k->dtype)->size == 8 ? "${ull}" : "unsigned int",
-        (2 * EM_PT_MAXK + 1 + 3) / 4, EM_PT_ITEMS, EM_PT_TILE, k->arg, k->arg ? "${ll}" : "em_t");
+        (2 * EM_PT_MAXK + 1 + 3) / 4, EM_PT_ITEMS, EM_PT_MAXK, EM_PT_TILE, k->arg,
+        k->arg ? "${ll}" : "em_t");
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *a, *kv, *part, *out;\n"
                            "    long long n, ntile, m;\n};\n");
@@ -147,14 +179,28 @@ em_status em_render_part(const em_dialect *d, const em_pt_spec *k, em_sbuf *out)
         em_tmpl_args_types(d, f, nf, &t);
     em_render_sel_keys(d, k->dtype, &t);
     /* x's bucket: kv ascending, so the kv below x are a prefix of it */
-    em_sbuf_printf(&t,
-                   "EM_D int em_pt_bucket(${global}const em_t *kv, int m, em_t x) {\n"
-                   "    const EM_K kx = em_key(x);\n    int c = 0;\n"
-                   "    while (c < m && em_key(kv[c]) < kx) c++;\n"
-                   "    return 2 * c + (c < m && em_key(kv[c]) == kx);\n}\n"
-                   "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
-                   "    ${global}const em_t *kv = (${global}const em_t *)p.kv;\n"
-                   "    const int m = (int)p.m, nw = (2 * m + 4) / 4; /* the words in use */\n");
+    em_sbuf_printf(&t, "EM_D int em_pt_bucket(${global}const em_t *kv, int m, em_t x) {\n"
+                       "    const EM_K kx = em_key(x);\n    int c = 0;\n"
+                       "    while (c < m && em_key(kv[c]) < kx) c++;\n"
+                       "    return 2 * c + (c < m && em_key(kv[c]) == kx);\n}\n"
+                       /* the same from the keys in registers: kk[0 .. m) ascending */
+                       "EM_D int em_pt_bucketr(const EM_K *kk, int m, EM_K kx) {\n"
+                       "    int c = 0, eq = 0;\n"
+                       "    for (int j = 0; j < EM_PT_MAXK && j < m; j++) {\n"
+                       "        c += kk[j] < kx;\n        eq |= kk[j] == kx;\n    }\n"
+                       "    return 2 * c + eq;\n}\n"
+                       "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+                       "    ${global}const em_t *kv = (${global}const em_t *)p.kv;\n"
+                       "    const int m = (int)p.m, nw = (2 * m + 4) / 4; /* the words in use */\n"
+                       "    (void)nw;\n");
+    /* The word loops' bound: the most words, so that they unroll and c[]
+     * stays in registers (a bound of nw put c in local memory, and each
+     * element's count was 5 read-modify-writes of it); old: nw. */
+    em_sbuf_printf(&t, "#define EM_PT_WLIM %s\n", k->old ? "nw" : "EM_PT_NW");
+    if (k->mode != EM_PT_PREFIX && !k->old) /* the prefix's kv is not of its dtype */
+        em_sbuf_printf(&t, "    EM_K kk[EM_PT_MAXK];\n"
+                           "    for (int j = 0; j < EM_PT_MAXK; j++) kk[j] = j < m ? "
+                           "em_key(kv[j]) : 0;\n");
     em__pbody(k, &t);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

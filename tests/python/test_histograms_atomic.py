@@ -244,3 +244,30 @@ def test_returned_edges_are_the_callers(kdev, rng):
     H2, (xe2, ye2) = em.histogramdd(_on(np.stack([a, a], 1)), bins=4, range=[(-1, 1), (-1, 1)])
     assert_same(H2, H)
     np.testing.assert_array_equal(xe2.get(), np.linspace(-1, 1, 5))
+
+
+@pytest.mark.parametrize("old", ["0", "1"])
+def test_one_dim_kernel_loads(kdev, rng, old, monkeypatch):
+    # The one-dimension count kernel reads 16-byte vectors where x is aligned
+    # (CUDA) and scalars for the rest: every element size, lengths around a
+    # vector and a block's 4 x 256 of them, starts 0-3 elements past an
+    # aligned one; EMBER_HIST_OLD=1 (the general kernel, kept for A/B) too.
+    monkeypatch.setenv("EMBER_HIST_OLD", old)
+    for dt in ("int8", "uint16", "int32", "float32", "float64", "uint64"):
+        big = (rng.normal(size=4 * 4096 + 40) * 30).astype(dt)
+        if dt[0] == "f":
+            big[::7] = np.nan
+            big[3::11] = 40.0  # the last edge, closed
+        d = em.asarray(big)
+        for off in (0, 1, 3):
+            for n in (1, 5, 17, 1023, 4 * 4096 + 33):
+                x, a = d[off:off + n], big[off:off + n]
+                for bins, r in ((256, (-40, 40)), ([-50, -3, 0, 0, 2, 60], None)):
+                    assert_same(em.histogram(x, bins=bins, range=r)[0],
+                                np.histogram(a, bins=bins, range=r)[0])
+        if dt[0] in "iu":
+            v = np.abs(big.astype(np.int64)) % 300
+            c = em.asarray(v)
+            out = em.zeros((250,), dtype=np.int64)
+            _ember._histogram(out, c[1:], None, None, (0,), (250,), (0.0,), (0.0,))
+            assert_same(out, np.bincount(v[1:][v[1:] < 250], minlength=250))
