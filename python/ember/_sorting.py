@@ -394,6 +394,34 @@ def _cpu_unique_perm(ar, index, inverse, counts, equal_nan):
     return tuple(_wrap(a, dev) for a in out)
 
 
+def _cpu_unique_count(ar, inverse, counts):
+    """unique of CPU integers spanning fewer values than ar has elements
+    (None otherwise): a count per value (NumPy's bincount of x - min), so no
+    sort; the inverse is a look-up of each value's rank.  The values, counts
+    and inverse are what the sort gives (integers have no ties to order)."""
+    h = _host(ar).reshape(-1)
+    lo, hi = int(h.min()), int(h.max())
+    if hi - lo >= h.size:
+        return None
+    dt = h.dtype
+    if dt.itemsize == 8:  # x - lo in [0, size): no wrap in int64; uint64's wraps back into it
+        d = (h - dt.type(lo)).view(_np.int64)
+    else:  # narrow dtypes: int8's 127 - -128 does not fit, so widen first
+        d = h.astype(_np.intp) - lo
+    cnt = _np.bincount(d, minlength=hi - lo + 1)
+    present = cnt != 0
+    idx = _np.flatnonzero(present)
+    out = [(idx.astype(dt) + dt.type(lo)) if dt.itemsize == 8 else (idx + lo).astype(dt)]
+    if inverse:
+        rank = _np.cumsum(present) - 1
+        inv = rank[d]
+        out.append(inv.reshape(ar.shape) if _inverse_shaped() else inv)
+    if counts:
+        out.append(cnt[idx])
+    dev = _device(ar)
+    return tuple(_wrap(a, dev) for a in out) if len(out) > 1 else _wrap(out[0], dev)
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     """NumPy's unique: the sorted distinct values of ar, with the requested
@@ -409,6 +437,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if return_counts:
             out.append(c)
         return tuple(out) if len(out) > 1 else v
+    if (axis is None and not return_index and isinstance(ar, _ember.ndarray)
+            and ar._dev[0] == "cpu" and ar.dtype.kind in "iu" and ar.size):
+        r = _cpu_unique_count(ar, return_inverse, return_counts)
+        if r is not None:
+            return r
     if (not (return_index or return_inverse or return_counts) and axis is None and sorted
             and isinstance(ar, _ember.ndarray) and ar._dev[0] == "cpu"
             and ar.dtype.kind in "biu"):

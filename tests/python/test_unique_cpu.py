@@ -70,3 +70,33 @@ def test_cpu_unique_all_nan_and_empty():
                     np.unique(e, return_index=True, return_inverse=True, return_counts=True)):
         g = np.asarray(g)
         assert g.dtype == w.dtype and g.shape == w.shape
+
+
+INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_cpu_unique_counting(dt):
+    """Integers spanning fewer values than elements take the counting path
+    (_sorting._cpu_unique_count); at the dtype's ends x - min must not wrap."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(dt)
+    for n in (1, 2, 3, 10, 1000, 4097):
+        m = min(n, 250)
+        for a in (rng.integers(max(info.min, -5), min(info.max, n // 2 + 5), n, dtype=dt),
+                  (info.min + rng.integers(0, m, n)).astype(dt),
+                  (np.array(info.max, dtype=dt) - rng.integers(0, m, n).astype(dt)).astype(dt),
+                  rng.integers(info.min, info.max, n, dtype=dt, endpoint=True),
+                  np.full(n, info.max, dtype=dt)):
+            for h in (a, a[::-1], a.reshape(1, -1)):
+                x = em.asarray(h, device="cpu")
+                for kw in ({}, dict(return_counts=True), dict(return_inverse=True),
+                           dict(return_inverse=True, return_counts=True)):
+                    want = np.unique(h, **kw)
+                    got = em.unique(x, **kw)
+                    if not isinstance(want, tuple):
+                        want, got = (want,), (got,)
+                    for g, w in zip(got, want):
+                        g = np.asarray(g)
+                        assert g.dtype == w.dtype and g.shape == w.shape, kw
+                        assert np.array_equal(g, w), kw
