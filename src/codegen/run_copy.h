@@ -13,8 +13,8 @@
 
 enum { EM_STAGE_NBUF = 4 };
 /* Slices of a registered copy in flight per device at most (registering,
- * registered, queued or unregistering): 12 x 32 MiB locked at most. */
-enum { EM_REG_SLOTS = 12 };
+ * registered, queued or unregistering): 16 x 32 MiB locked at most. */
+enum { EM_REG_SLOTS = 16 };
 
 /* A device's registrar threads and the one registered copy they serve
  * (run_copy_reg.c); its lock and condition variable are initialised with
@@ -32,6 +32,7 @@ typedef struct em__reg {
     size_t nslices;             /* slice k: run_copy_reg.c's em__slice */
     size_t next_reg;            /* the next slice to register */
     size_t next_dma;            /* the caller's next slice (those before: queued or staged) */
+    size_t lead;                /* mixed: registrars take slices from next_dma + lead on */
     size_t slice[EM_REG_SLOTS]; /* the slice a slot holds */
     int state[EM_REG_SLOTS];    /* run_copy_reg.c's EM__R_* */
     void *ev[EM_REG_SLOTS];     /* recorded after the slot's DMA */

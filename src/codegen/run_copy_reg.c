@@ -136,9 +136,12 @@ static bool em__pick(em__reg *r, int *slot, bool *unreg, bool *waits) {
         }
         if (oldest < 0 || r->slice[s] < r->slice[oldest]) oldest = s;
     }
-    int s = (int)(r->next_reg % EM_REG_SLOTS);
-    if (!r->stop && r->next_reg < r->nslices && r->state[s] == EM__R_FREE) {
-        r->slice[s] = r->next_reg++;
+    size_t j = r->next_reg;
+    if (r->lead && j < r->next_dma + r->lead) j = r->next_dma + r->lead;
+    int s = (int)(j % EM_REG_SLOTS);
+    if (!r->stop && j < r->nslices && r->state[s] == EM__R_FREE) {
+        r->slice[s] = j;
+        r->next_reg = j + 1;
         r->state[s] = EM__R_REGISTERING;
         *slot = s, *unreg = false, *waits = false;
         return true;
@@ -224,20 +227,20 @@ static bool em__events(em__pipe *p, em__reg *r) {
 }
 
 /* Whether slice k can be copied from its registered pages (true) or is to
- * be staged (false); waits for a registrar that has it (lock held).
- * mixed: a slice no registrar has taken is staged, and the registrars move
- * on to `lead` slices past it (one each: by the time the caller has staged
- * those, theirs are registered). */
-static bool em__ready(em__reg *r, size_t k, bool mixed, size_t lead) {
+ * be staged (false); waits for a registrar that has it (lock held).  Mixed
+ * (r->lead > 0): a slice no registrar has taken is staged by the caller,
+ * and the registrars take slices at least lead past the caller's, so that
+ * theirs are registered by the time it gets there and it never waits for
+ * a registration it could have staged around. */
+static bool em__ready(em__reg *r, size_t k) {
     int s = (int)(k % EM_REG_SLOTS);
     for (;;) {
         if (r->slice[s] == k && (r->state[s] == EM__R_OK || r->state[s] == EM__R_FAILED))
             return r->state[s] == EM__R_OK;
         if (r->slice[s] != k && r->next_reg > k) return false; /* skipped */
         if (r->stop && r->next_reg <= k) return false;
-        if (mixed && r->next_reg <= k) {
-            r->next_reg = k + 1 + lead < r->nslices ? k + 1 + lead : r->nslices;
-            pthread_cond_broadcast(&r->cv);
+        if (r->lead && r->next_reg <= k) {
+            r->next_reg = k + 1;
             return false;
         }
         pthread_cond_wait(&r->cv, &r->lock);
@@ -307,6 +310,9 @@ void em__copy_h2d_reg(em__pipe *p, char *dst, const char *src) {
     r->next_reg = r->next_dma = 0;
     for (int s = 0; s < EM_REG_SLOTS; s++) r->state[s] = EM__R_FREE, r->slice[s] = SIZE_MAX;
     r->active = true, r->stop = false, r->waiting = false, r->why[0] = 0;
+    /* Two slices a registrar ahead: registering one takes about as long as
+     * staging one, and the registrars share the driver's lock. */
+    r->lead = mixed ? (size_t)(2 * threads < EM_REG_SLOTS / 2 ? 2 * threads : EM_REG_SLOTS / 2) : 0;
     em__grow(r, threads);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->lock);
@@ -319,7 +325,7 @@ void em__copy_h2d_reg(em__pipe *p, char *dst, const char *src) {
         char *d = dst + (q - src);
         int s = (int)(k % EM_REG_SLOTS);
         pthread_mutex_lock(&r->lock);
-        bool reg = em__ready(r, k, mixed, (size_t)threads);
+        bool reg = em__ready(r, k);
         pthread_mutex_unlock(&r->lock);
         if (reg) {
             em__queue(p, r, s, d, q, len);
