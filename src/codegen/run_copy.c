@@ -28,6 +28,10 @@
  * may be gone before us; the OS takes them back).  If pinning fails, copies
  * take the synchronous path for the rest of the process, never an error.
  * A backend without host_alloc (the CPU) always copies directly.
+ *
+ * EMBER_STAGE_REGISTER=1 or 2 (off by default: it lost to staging on both
+ * H100 hosts, docs/auto.md) takes host-to-device copies through
+ * run_copy_reg.c, which registers the source's pages instead.
  */
 #include "codegen/run.h"
 #include "codegen/run_copy.h"
