@@ -28,8 +28,13 @@
  * may be gone before us; the OS takes them back).  If pinning fails, copies
  * take the synchronous path for the rest of the process, never an error.
  * A backend without host_alloc (the CPU) always copies directly.
+ *
+ * EMBER_STAGE_REGISTER=1 or 2 (off by default: it lost to staging on both
+ * H100 hosts, docs/auto.md) takes host-to-device copies through
+ * run_copy_reg.c, which registers the source's pages instead.
  */
 #include "codegen/run.h"
+#include "codegen/run_copy.h"
 #include "core/core.h"
 #include "host/team.h"
 
@@ -58,7 +63,6 @@
  * a DMA call and an event (tens of us: a seventh of an 8 MiB chunk's ~180
  * us when the helpers sleep between chunks), which larger chunks spread;
  * bench/auto_2gpu.sh measures 32 on two GPUs. */
-enum { EM_STAGE_NBUF = 4 };
 #define EM_STAGE_BUF (8 * EM_MIB)
 #define EM_STAGE_BUF_MAX (64 * EM_MIB)
 
@@ -90,15 +94,6 @@ static size_t em__buf_bytes(void) {
 
 enum { EM__UNTRIED, EM__READY, EM__OFF };
 
-typedef struct em__stage {
-    pthread_mutex_t lock; /* held for a whole staged copy, and while opening */
-    int state;
-    void *buf[EM_STAGE_NBUF];
-    void *ev[EM_STAGE_NBUF]; /* recorded after the DMA that uses buf[i] */
-    uint32_t gen;            /* the device's generation when they were made */
-    em_team team;            /* the threads that fill and empty the buffers */
-} em__stage;
-
 static em__stage em__st[EM_NKINDS][EM_STAGE_MAXDEV];
 static pthread_once_t em__st_once = PTHREAD_ONCE_INIT;
 
@@ -110,6 +105,7 @@ static void em__st_init(void) {
             pthread_mutex_init(&st->team.lock, NULL);
             pthread_cond_init(&st->team.go, NULL);
             pthread_cond_init(&st->team.done, NULL);
+            em__copy_reg_init(&st->reg);
         }
 }
 
@@ -121,6 +117,8 @@ void em_copy_tune(size_t min_bytes, size_t chunk) {
     atomic_store(&em__min, min_bytes ? min_bytes : EM_STAGE_MIN);
     atomic_store(&em__chunk_set, chunk > em__buf_bytes() ? em__buf_bytes() : chunk);
 }
+
+size_t em__copy_tuned(void) { return atomic_load_explicit(&em__chunk_set, memory_order_relaxed); }
 
 void em_copy_stats_get(em_copy_stats *out) {
     out->staged = atomic_load(&em__n_staged);
@@ -162,7 +160,9 @@ static em__stage *em__take(const em_backend *be, int id, const void *host, size_
     if (!be->host_alloc || n < atomic_load_explicit(&em__min, memory_order_relaxed) ||
         (unsigned)id >= EM_STAGE_MAXDEV)
         return NULL;
-    if (be->host_known(id, host, n)) {
+    /* Pages a registered copy holds are known to the runtime only until it
+     * unregisters them, perhaps during this copy: staged, as pageable. */
+    if (be->host_known(id, host, n) && !em__copy_reg_overlaps(host, n)) {
         atomic_fetch_add_explicit(&em__n_known, 1, memory_order_relaxed);
         return NULL;
     }
@@ -175,6 +175,7 @@ static em__stage *em__take(const em_backend *be, int id, const void *host, size_
     uint32_t gen = em_device_generation((em_device){be->kind, id});
     if (st->state != EM__UNTRIED && st->gen != gen) {
         for (int i = 0; i < EM_STAGE_NBUF; i++) st->buf[i] = NULL, st->ev[i] = NULL;
+        st->reg.evs = false; /* the registered copies' events too */
         st->state = EM__UNTRIED;
     }
     if (st->state == EM__UNTRIED) st->gen = gen, em__open(be, st, id);
@@ -262,20 +263,7 @@ static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n, bool nt) {
 
 /* ---- the pipeline ---- */
 
-typedef struct em__pipe {
-    const em_backend *be;
-    int id;
-    em__stage *st;
-    size_t n, chunk;
-    unsigned busy; /* buffers whose recorded DMA may still run */
-    bool queued;   /* some DMA was queued (its event perhaps not recorded) */
-    bool nt;       /* streaming stores into the buffers (em__stage_nt) */
-    em_status s;   /* the first failure, its message in why */
-    char why[512];
-} em__pipe;
-
-/* Whether s failed; the first failure is kept, with its message. */
-static bool em__failed(em__pipe *p, em_status s) {
+bool em__copy_failed(em__pipe *p, em_status s) {
     if (s == EM_OK) return false;
     if (p->s == EM_OK) {
         p->s = s;
@@ -292,7 +280,7 @@ static size_t em__len(const em__pipe *p, size_t k) {
 /* Wait until buffer b's DMA has finished. */
 static bool em__wait(em__pipe *p, int b) {
     if (!(p->busy & 1u << b)) return true;
-    if (em__failed(p, p->be->event_synchronize(p->id, p->st->ev[b]))) return false;
+    if (em__copy_failed(p, p->be->event_synchronize(p->id, p->st->ev[b]))) return false;
     p->busy &= ~(1u << b);
     return true;
 }
@@ -300,17 +288,17 @@ static bool em__wait(em__pipe *p, int b) {
 /* After queueing a DMA on buffer b (s: how that went): record b's event on
  * the default stream, the DMAs' own. */
 static bool em__queued(em__pipe *p, int b, em_status s) {
-    if (em__failed(p, s)) return false;
+    if (em__copy_failed(p, s)) return false;
     p->queued = true;
-    if (em__failed(p, p->be->event_record(p->id, p->st->ev[b], NULL))) return false;
+    if (em__copy_failed(p, p->be->event_record(p->id, p->st->ev[b], NULL))) return false;
     p->busy |= 1u << b;
     return true;
 }
 
-static void em__h2d(em__pipe *p, char *dst, const char *src) {
-    for (size_t k = 0; k * p->chunk < p->n; k++) {
-        int b = (int)(k % EM_STAGE_NBUF);
-        size_t off = k * p->chunk, len = em__len(p, k);
+void em__copy_h2d(em__pipe *p, char *dst, const char *src, size_t n) {
+    for (size_t off = 0; off < n && p->s == EM_OK; off += p->chunk) {
+        int b = (int)(p->k++ % EM_STAGE_NBUF);
+        size_t len = n - off < p->chunk ? n - off : p->chunk;
         if (!em__wait(p, b)) return;
         em__pmemcpy(&p->st->team, p->st->buf[b], src + off, len, p->nt);
         if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
@@ -344,9 +332,10 @@ static void em__d2h(em__pipe *p, char *dst, const char *src) {
 static em_status em__finish(em__pipe *p, const char *what) {
     bool failed = p->s != EM_OK, lost = false;
     for (int b = 0; b < EM_STAGE_NBUF; b++)
-        if (p->busy & 1u << b) lost |= em__failed(p, p->be->event_synchronize(p->id, p->st->ev[b]));
+        if (p->busy & 1u << b)
+            lost |= em__copy_failed(p, p->be->event_synchronize(p->id, p->st->ev[b]));
     if (failed && p->queued) /* a DMA whose event was never recorded: the stream */
-        lost |= em__failed(p, p->be->stream_synchronize(p->id, NULL));
+        lost |= em__copy_failed(p, p->be->stream_synchronize(p->id, NULL));
     if (lost) p->st->state = EM__OFF;
     if (p->s != EM_OK) return em_error(p->s, "%s failed: %s", what, p->why);
     atomic_fetch_add_explicit(&em__n_staged, 1, memory_order_relaxed);
@@ -359,12 +348,14 @@ static em_status em__copy(const em_backend *be, int id, void *dst, const void *s
                           bool h2d) {
     em__stage *st = em__take(be, id, h2d ? src : dst, n);
     if (!st) return h2d ? be->from_host(id, dst, src, n) : be->to_host(id, dst, src, n);
-    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, h2d && em__stage_nt(), EM_OK, ""};
+    em__pipe p = {be, id, st, n, em__chunk(n), 0, false, h2d && em__stage_nt(), EM_OK, 0, ""};
     void *cur = be->stream_get(id);
     em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
     if (s == EM_OK) {
-        if (h2d)
-            em__h2d(&p, dst, src);
+        if (h2d && be->host_register && em__copy_reg_on())
+            em__copy_h2d_reg(&p, dst, src);
+        else if (h2d)
+            em__copy_h2d(&p, dst, src, n);
         else
             em__d2h(&p, dst, src);
         s = em__finish(&p, h2d ? "a host-to-device copy" : "a device-to-host copy");

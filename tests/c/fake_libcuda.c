@@ -17,6 +17,7 @@
 #include <pthread.h> /* in libc since glibc 2.34; else the process has it */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,12 +63,15 @@ enum {
     F_STREAM_SYNC,
     F_ASYNC_PAGEABLE,
     F_MEMSET,
+    F_HOST_REGISTER,
+    F_HOST_UNREGISTER,
     F_N
 };
 static const char *const fnames[F_N] = {
     "cuMemcpyHtoD",          "cuMemcpyDtoH",        "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
     "cuEventRecord",         "cuEventSynchronize",  "cuMemHostAlloc",    "cuMemFreeHost",
-    "cuPointerGetAttribute", "cuStreamSynchronize", "async_pageable",    "cuMemset"};
+    "cuPointerGetAttribute", "cuStreamSynchronize", "async_pageable",    "cuMemset",
+    "cuMemHostRegister",     "cuMemHostUnregister"};
 static atomic_int calls[F_N], fail_in[F_N], fail_times[F_N], fail_code[F_N];
 
 static int fidx(const char *name) {
@@ -108,12 +112,20 @@ static struct {
     char *p;
     size_t n;
 } pinned[256];
+/* Registered ranges (cuMemHostRegister), known as pinned memory is. */
+static struct {
+    char *p;
+    size_t n;
+} registered[1024];
 static int is_pinned(const void *p) {
     int r = 0;
     pthread_mutex_lock(&lk);
     for (int i = 0; i < 256 && !r; i++)
         r = pinned[i].p && (const char *)p >= pinned[i].p &&
             (const char *)p < pinned[i].p + pinned[i].n;
+    for (int i = 0; i < 1024 && !r; i++)
+        r = registered[i].p && (const char *)p >= registered[i].p &&
+            (const char *)p < registered[i].p + registered[i].n;
     pthread_mutex_unlock(&lk);
     return r;
 }
@@ -448,4 +460,73 @@ CUresult cuMemFreeHost(void *p) {
     pthread_mutex_unlock(&lk);
     free(p);
     return 0;
+}
+
+/* Registered host memory (cuMemHostRegister_v2 / cuMemHostUnregister), as
+ * a real driver checks it: whole pages (CUDA_ERROR_INVALID_VALUE, 1,
+ * else), writable ones (a read-only mapping: 1; /proc/self/maps says),
+ * and no page registered or pinned twice
+ * (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, 712).  Unregistering a range
+ * that a queued copy still reads is counted (fake_unregistered_in_use): a
+ * real DMA would read unlocked pages.  fake_registered: ranges registered
+ * now; fake_registered_peak: the most at once. */
+int fake_unregistered_in_use, fake_registered_peak;
+static int n_registered;
+int fake_registered(void) { return n_registered; }
+static int writable(const char *p, size_t n) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return 1;
+    char line[512];
+    uintptr_t at = (uintptr_t)p, end = at + n;
+    int ok = 0;
+    while (fgets(line, sizeof line, f) && at < end) {
+        unsigned long lo, hi;
+        char perm[5];
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) != 3 || hi <= at || lo > at) continue;
+        if (perm[1] != 'w') break;
+        at = hi; /* the mappings are listed in order */
+    }
+    ok = at >= end;
+    fclose(f);
+    return ok;
+}
+static int overlaps(const char *p, size_t n) {
+    for (int i = 0; i < 1024; i++)
+        if (registered[i].p && registered[i].p < p + n && p < registered[i].p + registered[i].n)
+            return 1;
+    for (int i = 0; i < 256; i++)
+        if (pinned[i].p && pinned[i].p < p + n && p < pinned[i].p + pinned[i].n) return 1;
+    return 0;
+}
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags) {
+    (void)flags;
+    CUresult r = enter(F_HOST_REGISTER);
+    if (r) return r;
+    if (!n || (uintptr_t)p % 4096 || n % 4096 || !writable(p, n)) return 1;
+    pthread_mutex_lock(&lk);
+    r = overlaps(p, n) ? 712 : 2;
+    for (int i = 0; i < 1024 && r == 2; i++)
+        if (!registered[i].p) {
+            registered[i].p = p, registered[i].n = n, r = 0;
+            if (++n_registered > fake_registered_peak) fake_registered_peak = n_registered;
+        }
+    pthread_mutex_unlock(&lk);
+    return r;
+}
+CUresult cuMemHostUnregister(void *p) {
+    CUresult r = enter(F_HOST_UNREGISTER);
+    if (r) return r;
+    pthread_mutex_lock(&lk);
+    r = 713; /* CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED */
+    for (int i = 0; i < 1024 && r; i++)
+        if (registered[i].p == p) {
+            for (uint64_t k = qhead; k < qtail; k++) {
+                const char *s = q[k % QN].s;
+                if (s < registered[i].p + registered[i].n && registered[i].p < s + q[k % QN].n)
+                    fake_unregistered_in_use++;
+            }
+            registered[i].p = NULL, n_registered--, r = 0;
+        }
+    pthread_mutex_unlock(&lk);
+    return r;
 }
