@@ -94,6 +94,9 @@ for pg in (0.2, 0.5, 0.9, 1e-3, 1e-6, 1.0):
     want = em.asnumpy(em.random.default_rng(5).geometric(pg, n, device=dev))
     os.environ.pop("EMBER_GEOM_FAST")
     check(f"geometric fast == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
+    os.environ["EMBER_GEOM_FAST"] = "2"  # the integer form (render_random.c's em__geom_int_note)
+    check(f"geometric fast2 == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
+    os.environ.pop("EMBER_GEOM_FAST")
 print("WRONG TOTAL", bad)
 if os.environ.get("PROBE_TIME", "1") == "0":
     raise SystemExit(bad != 0)

@@ -101,7 +101,8 @@ for name, a, f in rows:
 # geometric(0.2), int64 out (torch writes float32)
 g = em.random.default_rng(1)
 out = f"{'geometric(0.2)':<26}"
-for vn, env in [("fast", {}), ("accurate", {"EMBER_GEOM_FAST": "0"})]:
+for vn, env in [("fast", {}), ("fast2", {"EMBER_GEOM_FAST": "2"}), ("accurate", {"EMBER_GEOM_FAST": "0"}),
+               ("fast'", {}), ("fast2'", {"EMBER_GEOM_FAST": "2"})]:
     os.environ.pop("EMBER_GEOM_FAST", None)
     os.environ.update(env)
     f = lambda: g.geometric(0.2, n)  # noqa: E731
