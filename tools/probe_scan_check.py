@@ -2,7 +2,8 @@
 (default cuda:0), 2^LOGN elements (default 24), large cumsum/cumprod/compaction results
 against NumPy -- the single-pass look-back scan under real concurrency, wrapping
 integers, many lines, strided and reversed inputs, an unaligned mask -- then the
-scan timings (EMBER_SCAN_ONEPASS=1 times the single-pass look-back form, opt-in).
+scan timings (the default: the single pass in registers; EMBER_SCAN_ONEPASS=0 the
+three tile kernels, =1 the single pass through shared memory; EMBER_SCAN_TUNE).
 
     PYTHONPATH=python python3 tools/probe_scan_check.py
     EMBER_SCAN_ONEPASS=1 PYTHONPATH=python python3 tools/probe_scan_check.py
@@ -40,6 +41,21 @@ p = rng.choice(np.array([1, -1, 1, -1, 2, 0.5]), n).astype(np.float64)
 check("cumprod f64 +-1 2 0.5", em.cumprod(em.asarray(p, device=dev)), np.cumprod(p))
 c = (rng.integers(-3, 3, 3000001) + 1j * rng.integers(-3, 3, 3000001)).astype(np.complex128)
 check("cumsum c128", em.cumsum(em.asarray(c, device=dev)), np.cumsum(c))
+# the single pass in registers: tile edges, every accumulator size, aligned and not
+for k in (2049, 4095, 4096, 4097, 3 * 4096 + 1, 1 << 20):
+    for dt in (np.int32, np.int8, np.uint16, np.int64, np.float32, np.complex64, np.bool_):
+        w = rng.integers(-9, 9, k + 1).astype(dt)
+        check(f"cumsum {k} {np.dtype(dt).name}", em.cumsum(em.asarray(w[:k], device=dev)), np.cumsum(w[:k]))
+        wo = em.asarray(w, device=dev)[1:]  # one element off: scalar loads
+        check(f"cumsum {k} {np.dtype(dt).name} offset", em.cumsum(wo), np.cumsum(w[1:]))
+    u = rng.integers(0, 3, k).astype(np.uint8)
+    check(f"cumprod uint8->uint64 {k}", em.cumprod(em.asarray(u, device=dev)), np.cumprod(u))
+    i32 = rng.integers(-1000, 1000, k).astype(np.int32)
+    check(f"cumsum int32 out int32 {k}", em.cumsum(em.asarray(i32, device=dev), dtype=np.int32), np.cumsum(i32, dtype=np.int32))
+for shp in ((7, 8192), (5, 8191), (3, 12289)):
+    m = rng.integers(-9, 9, shp).astype(np.float32)
+    check(f"cumsum axis=1 {shp}", em.cumsum(em.asarray(m, device=dev), axis=1), np.cumsum(m, axis=1))
+    check(f"cumsum flat {shp}", em.cumsum(em.asarray(m, device=dev)), np.cumsum(m))
 m2 = rng.integers(-5, 5, (64, 300001)).astype(np.int64)
 x2 = em.asarray(m2, device=dev)
 check("cumsum axis=1 many lines", em.cumsum(x2, axis=1), np.cumsum(m2, axis=1))
@@ -78,6 +94,9 @@ for pg in (0.2, 0.5, 0.9, 1e-3, 1e-6, 1.0):
     want = em.asnumpy(em.random.default_rng(5).geometric(pg, n, device=dev))
     os.environ.pop("EMBER_GEOM_FAST")
     check(f"geometric fast == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
+    os.environ["EMBER_GEOM_FAST"] = "2"  # the integer form (render_random.c's em__geom_int_note)
+    check(f"geometric fast2 == accurate p={pg}", em.random.default_rng(5).geometric(pg, n, device=dev), want)
+    os.environ.pop("EMBER_GEOM_FAST")
 print("WRONG TOTAL", bad)
 if os.environ.get("PROBE_TIME", "1") == "0":
     raise SystemExit(bad != 0)
@@ -93,7 +112,9 @@ xi = em.asarray(a, device=dev)
 xl = em.asarray(r.reshape(16, -1), device=dev)
 rows = [(f"cumsum f32 {n}", lambda: em.cumsum(xr)), (f"cumsum f64 {n}", lambda: em.cumsum(xf64)),
         (f"cumsum i32->i64 {n}", lambda: em.cumsum(xi)),
+        (f"cumsum i32->i32 {n}", lambda: em.cumsum(xi, dtype=np.int32)),
         (f"cumprod f32 (16, {n // 16}) axis=1", lambda: em.cumprod(xl, axis=1))]
-mode = "onepass" if os.environ.get("EMBER_SCAN_ONEPASS") else "multipass"
+mode = {"": "regs", "0": "three", "1": "onepass"}.get(os.environ.get("EMBER_SCAN_ONEPASS", ""), "?")
+mode += os.environ.get("EMBER_SCAN_TUNE", "")
 for name, f in rows:
     print(f"TIME {mode:10s} {name:32s} {t(f):.4f} ms")

@@ -3,8 +3,10 @@
 
     ncu --section SpeedOfLight --section Occupancy --section LaunchStats \\
         python3 tools/probe_scan_ncu.py
-OPS (comma-separated, default all): cumsum, cumsum_old, nonzero, nonzero_old,
-mask, digitize, geometric, geometric_old, choice.
+OPS (comma-separated, default all): cumsum (the single pass in registers),
+cumsum_three (the three tile kernels), cumsum_one (the single pass through shared
+memory), cumsum_old, nonzero, nonzero_old, mask, digitize, geometric,
+geometric_old, choice.
 """
 import os
 
@@ -23,6 +25,8 @@ edges = em.asarray(np.linspace(-4, 4, 1024, dtype=np.float32), device=dev)
 g = em.random.default_rng(1)
 ops = {
     "cumsum": ({}, lambda: em.cumsum(x)),
+    "cumsum_three": ({"EMBER_SCAN_ONEPASS": "0"}, lambda: em.cumsum(x)),
+    "cumsum_one": ({"EMBER_SCAN_ONEPASS": "1"}, lambda: em.cumsum(x)),
     "cumsum_old": ({"EMBER_SCAN_WARP": "0"}, lambda: em.cumsum(x)),
     "nonzero": ({}, lambda: em.nonzero(xp)),
     "nonzero_old": ({"EMBER_NZ_STAGE": "0"}, lambda: em.nonzero(xp)),
@@ -35,7 +39,7 @@ ops = {
 want = os.environ.get("OPS", ",".join(ops)).split(",")
 for name in want:
     env, f = ops[name]
-    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE", "EMBER_GEOM_FAST"):
+    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE", "EMBER_GEOM_FAST", "EMBER_SCAN_ONEPASS"):
         os.environ.pop(k, None)
     os.environ.update(env)
     print("op", name, flush=True)

@@ -71,6 +71,18 @@ static const char em__dist_kernel[] =
  * For v near 0 the relative error of x is large but t is then below 1 - d or
  * near 0, where the answer is 1 whatever the error. */
 
+/* em__geom_int_note: EMBER_GEOM_FAST=2 (CUDA, opt-in until timed): em_geom2
+ * takes the stream's 53-bit integer k (v = k 2^-53) and spends one conversion
+ * an element where em_geom spent five (u64 to double, double to float, two
+ * ceilings, float to int64; the H100's ncu showed the kernel at 66 % of its
+ * issue rate and 45 % of memory's).  1 - v = (2^53 - k) 2^-53 exactly, so
+ * (float)(2^53 - k) times 2^-53 (a power of two: exact) is em_geom's
+ * (float)(1.0 - v); with hi = ceil(t + d), ceil(t - d) == hi exactly when
+ * t - d > hi - 1 (hi - 1 is exact below 2^24); and 1 < hi <= 2^22 + 1 is an
+ * integer whose float bits after adding 2^23 are 0x4B000000 + hi.  Elsewhere
+ * em_geom runs on v, so the values are em_geom's, element for element
+ * (tools/probe_scan_check.py compares them with the accurate path). */
+
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
  * (CUDA's; codegen/tmpl.h writes the em_kargs form). */
@@ -117,6 +129,22 @@ static const char em__rand_helpers[] =
     "    }\n"
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
+    "#if EM_GEOM_FAST == 2\n"
+    "// em__geom_int_note: em_geom's fast answer from the stream's 53-bit integer k.\n"
+    "EM_FN ${ll} em_geom2(${ull} k, double pa, float pa32) {\n"
+    "    const float x = __logf((float)(9007199254740992ULL - k) * 1.1102230246251565e-16f);\n"
+    "    const float t = x * (1.0f / pa32);\n"
+    "    if (t < 4194304.0f) {\n"
+    "        const float d = t * (1.0f / 65536.0f) + 1.9073486e-6f / fabsf(pa32);\n"
+    "        const float hi = ceilf(t + d);\n"
+    "        if (t - d > hi - 1.0f) // ceil(t - d) == hi\n"
+    "            return hi > 1.0f ? (${ll})(__float_as_int(hi + 8388608.0f) - 0x4B000000) : (${ll})1;\n"
+    "    }\n"
+    "    // undecided exactly where em_geom is (the same t and d): its float64 answer\n"
+    "    const double v = (double)k * (1.0 / 9007199254740992.0);\n"
+    "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
+    "}\n"
+    "#endif\n"
     "#endif\n"
     "// A whole block's normals at once: each Box-Muller pair's radius and angle\n"
     "// once for both of its values (em_n24 / em_n53 per element computed them twice).\n"
@@ -266,7 +294,18 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     em_dtype odt = post == EM_RPOST_GEOMETRIC ? EM_INT64 : dt; /* what is stored */
     em_sbuf_printf(&t, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
                    d->prelude, per, em_tmpl_stype(d, odt), value);
-    em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt), pexpr);
+    const char *gf = getenv("EMBER_GEOM_FAST"); /* run_random.c keys the kernel by it */
+    const int gmode = d->id != EM_DIALECT_CUDA || (gf && strcmp(gf, "0") == 0) ? 0
+                      : gf && strcmp(gf, "2") == 0                             ? 2
+                                                                               : 1;
+    if (post == EM_RPOST_GEOMETRIC && gmode == 2) /* em__geom_int_note: the integer k */
+        em_sbuf_printf(
+            &t,
+            "#define EM_T0 ${ull}\n#define EM_POST(v) (em_geom2(v, p.pa, (float)p.pa))\n"
+            "#undef EM_VALUE\n#define EM_VALUE ((((${ull})w[2 * j + 1] << 32) | w[2 * j]) >> 11)\n");
+    else
+        em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt),
+                       pexpr);
     em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define EM_FN %s\n", d->device_fn, d->device_fn);
     em_sbuf_printf(&t, "#define em_mulhi32(a, b) %s(a, b)\n#define em_umulhi64(a, b) %s(a, b)\n",
                    d->umulhi32, d->umulhi64);
@@ -277,9 +316,7 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     else
         em_tmpl_args_types(d, f, nf, &t);
     bool vec = per * em_dtype_get(odt)->size == 16;
-    const char *gf = getenv("EMBER_GEOM_FAST"); /* run_random.c keys the kernel by it */
-    em_sbuf_printf(&t, "#define EM_GEOM_FAST %d\n%s",
-                   d->id == EM_DIALECT_CUDA && !(gf && strcmp(gf, "0") == 0), em__rand_helpers);
+    em_sbuf_printf(&t, "#define EM_GEOM_FAST %d\n%s", gmode, em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
                    !vec                       ? ""
                    : d->id == EM_DIALECT_CUDA ? "__align__(16)"

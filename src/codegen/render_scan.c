@@ -15,6 +15,10 @@ bool em_scan_packed(const em_scan_spec *c) {
     return c->onepass && c->warp && !c->unpacked && em_dtype_get(em_scan_acc(c->out))->size == 4;
 }
 
+static int em__lbq(const em_scan_spec *c) {
+    return c->lbq > 0 && c->lbq <= 16 ? c->lbq : c->regs ? EM_SCAN_LBQ : 1;
+}
+
 void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
     em_sbuf_printf(key, "SCAN%d|%d|%d|%d|%d|%c%s%s", (int)c->op, (int)c->in, (int)c->out, c->nd,
                    c->axis < 0 ? -1 : c->axis,
@@ -22,6 +26,27 @@ void em_scan_key(const em_scan_spec *c, em_sbuf *key) {
                    : c->tiles ? 'T'
                               : 'L',
                    c->tiles && c->warp ? "W" : "", em_scan_packed(c) ? "P" : "");
+    if (c->onepass) em_sbuf_printf(key, "|Q%d", em__lbq(c));
+    if (c->onepass && c->regs) {
+        int b, v, k;
+        em_scan_regs_shape(c, &b, &v, &k);
+        em_sbuf_printf(key, "|R%d,%d,%d%s%s%s", b, v, k, c->vin ? "i" : "", c->vout ? "o" : "",
+                       c->byblock ? "b" : "");
+    }
+}
+
+void em_scan_regs_shape(const em_scan_spec *c, int *block, int *vec, int *items) {
+    const size_t isz = em_dtype_get(c->in)->size, osz = em_dtype_get(c->out)->size,
+                 asz = em_dtype_get(em_scan_acc(c->out))->size;
+    const size_t wide = isz > osz ? isz : osz;
+    int v = wide >= 16 ? 1 : (int)(16 / wide);
+    /* 64 bytes of accumulators a thread by default: float32 16 elements (4 loads
+     * of 16 bytes in flight), float64 8, complex128 4. */
+    int k = c->items > 0 ? c->items : (int)(64 / asz);
+    if (k < v) k = v;
+    k -= k % v;
+    *block = c->block >= 32 && c->block <= 1024 && c->block % 32 == 0 ? c->block : EM_SCAN_BLOCK;
+    *vec = v, *items = k;
 }
 
 /* The argument's fields (run_scan.c packs them), for the em_kargs form. */
@@ -47,12 +72,14 @@ static void em__scan_defs(const em_dialect *d, const em_scan_spec *c, em_sbuf *s
              em_scalar_suffix(acc));
     em_sbuf_printf(s, "typedef %s em_scan_in;\ntypedef %s em_scan_acc;\ntypedef %s em_scan_out;\n",
                    em_tmpl_stype(d, c->in), em_tmpl_stype(d, acc), em_tmpl_stype(d, c->out));
+    int bk[3] = {EM_SCAN_BLOCK, 1, EM_SCAN_ITEMS};
+    if (c->onepass && c->regs) em_scan_regs_shape(c, &bk[0], &bk[1], &bk[2]);
     /* The host emulation test (tests/c/scan_emul.h) shrinks the tile: EM_B, EM_K overridable. */
     em_sbuf_printf(
         s,
         "#define EM_ND %d\n#define EM_AX %d\n#ifndef EM_B\n#define EM_B %d\n#define EM_K %d\n#endif\n"
         "#define EM_T (EM_B * EM_K)\n",
-        c->nd, c->axis < 0 ? -1 : c->axis, EM_SCAN_BLOCK, EM_SCAN_ITEMS);
+        c->nd, c->axis < 0 ? -1 : c->axis, bk[0], bk[2]);
     if (d->args_struct) {
         em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
                           " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
@@ -337,46 +364,24 @@ static const char em__warp_text[] =
     "    }\n"
     "}\n";
 
-/* The single pass's look-back by one warp (with em_scan_spec.warp): lane k
- * waits for tile b - 1 - k - 32q (tiles of the line, from ls) to publish, and
- * the window's values up to the nearest inclusive prefix are folded by lane 0,
- * farthest first, into c = T[j] (+) ... (+) T[b - 1]: 32 tiles a round trip to
- * L2, where one thread's walk paid one a tile.  Returned in lane 0. */
-static const char em__lookback_text[] =
-    "EM_D em_scan_acc em_lookback(long long b, long long ls, volatile int *flag, em_scan_acc *agg,\n"
-    "                             em_scan_acc *inc, em_scan_acc *lb) {\n"
-    "    const int lane = ${tid} & 31;\n"
-    "    em_scan_acc c = ${zero};\n"
-    "    bool got = false;\n"
-    "    for (long long j0 = b - 1;; j0 -= 32) {\n"
-    "        const long long j = j0 - lane;\n"
-    "        int f;\n"
-    "        do {\n"
-    "            f = j >= ls ? flag[j] : 2; // before the line: never reached (ls holds 2)\n"
-    "        } while (__any_sync(0xffffffffu, f == 0));\n"
-    "        __threadfence(); // the values after their flags\n"
-    "        const unsigned two = __ballot_sync(0xffffffffu, f == 2);\n"
-    "        const int cnt = two ? __ffs(two) : 32; // lanes 0 .. cnt - 1 count\n"
-    "        if (lane < cnt) lb[lane] = em_vld(f == 2 ? inc + j : agg + j);\n"
-    "        __syncwarp();\n"
-    "        if (lane == 0) {\n"
-    "            em_scan_acc v = lb[cnt - 1];\n"
-    "            for (int q = cnt - 2; q >= 0; q--) v = em_op(v, lb[q]);\n"
-    "            c = got ? em_op(v, c) : v;\n"
-    "            got = true;\n"
-    "        }\n"
-    "        __syncwarp(); // lb read before the next window writes it\n"
-    "        if (two) break;\n"
-    "    }\n"
-    "    return c;\n"
-    "}\n";
-
-/* The packed form of em_lookback (em_scan_packed): each tile's flag (high
- * word) and value (low word) in one 64-bit word st[j], written and read whole
- * (an aligned 8-byte access is single-copy atomic), so a reader that sees the
- * flag sees its value: no fence on either side, where the unpacked form pays
- * one after each publish and one after each read of flags. */
-static const char em__lookback_pk_text[] =
+/* The single pass's status words and look-back, one text for both layouts.
+ * Packed (em_scan_packed): each tile's flag (high word) and value (low word)
+ * in one 64-bit word st[j], written and read whole (an aligned 8-byte access
+ * is single-copy atomic), so a reader that sees the flag sees its value: no
+ * fence on either side.  Unpacked: flag[j], agg[j] (the tile's total) and
+ * inc[j] (the line's inclusive prefix through the tile), a fence after each
+ * value's write and after each read of flags.  EM_PUB(b, f, v) publishes;
+ * em_lookback by one warp (CUDA's warp form): lane k reads tiles
+ * b - 1 - k - 32q for q < EM_LBQ at once (tiles of the line, from ls), waits
+ * until every tile nearer than the nearest inclusive prefix has published, and
+ * the values up to it are folded, the farther first, in the lane and then by
+ * shuffles, into c = T[j] (+) ... (+) T[b - 1]: 32 * EM_LBQ tiles a round trip
+ * to L2.  With 32 a round trip (EM_LBQ 1) the H100 ran cumsum of 2^24 float32
+ * in 70 us (ncu) at half the memory's rate: the inclusive prefixes advanced 32
+ * tiles a round trip while ~500 tiles were in flight, so a tile walked back
+ * many windows one after another.  Returned in lane 0. */
+static const char em__status_text[] =
+    "#if EM_PACK\n"
     "EM_D unsigned long long em_pk(int f, em_scan_acc v) {\n"
     "    unsigned u;\n"
     "    unsigned char *ub = (unsigned char *)&u, *vb = (unsigned char *)&v;\n"
@@ -392,40 +397,106 @@ static const char em__lookback_pk_text[] =
     "    for (int k = 0; k < 4; k++) vb[k] = ub[k];\n"
     "    return v;\n"
     "}\n"
-    "EM_D em_scan_acc em_lookback_pk(long long b, long long ls, volatile unsigned long long *st,\n"
-    "                                em_scan_acc *lb) {\n"
+    "#define EM_STATUS volatile unsigned long long *st = (volatile unsigned long long *)(p.part + 16)\n"
+    "#define EM_ST st\n"
+    "#define EM_ST_ARGS volatile unsigned long long *st\n"
+    "#define EM_PUB(b, f, v) (st[b] = em_pk((f), (v)))\n"
+    "#else\n"
+    "#define EM_STATUS                                                                  \\\n"
+    "    volatile int *flag = (volatile int *)(p.part + 16);                             \\\n"
+    "    em_scan_acc *agg = (em_scan_acc *)(p.part + 16 + ((units * 4 + 15) & ~15LL));    \\\n"
+    "    em_scan_acc *inc = agg + units\n"
+    "#define EM_ST flag, agg, inc\n"
+    "#define EM_ST_ARGS volatile int *flag, em_scan_acc *agg, em_scan_acc *inc\n"
+    "#define EM_PUB(b, f, v) ((f) == 2 ? inc : agg)[b] = (v), __threadfence(), flag[b] = (f)\n"
+    "#endif\n"
+    "#if EM_WARP_LB\n"
+    "EM_D em_scan_acc em_shdn(em_scan_acc v, int d) {\n"
+    "    unsigned u[(sizeof(em_scan_acc) + 3) / 4] = {};\n"
+    "    unsigned char *ub = (unsigned char *)u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)sizeof v; k++) ub[k] = vb[k];\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)(sizeof u / 4); k++) u[k] = __shfl_down_sync(0xffffffffu, u[k], d);\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < (int)sizeof v; k++) vb[k] = ub[k];\n"
+    "    return v;\n"
+    "}\n"
+    "#ifndef EM_LBQ\n#define EM_LBQ 1\n#endif\n"
+    "EM_D em_scan_acc em_lookback(long long b, long long ls, EM_ST_ARGS) {\n"
     "    const int lane = ${tid} & 31;\n"
     "    em_scan_acc c = ${zero};\n"
     "    bool got = false;\n"
-    "    for (long long j0 = b - 1;; j0 -= 32) {\n"
-    "        const long long j = j0 - lane;\n"
-    "        unsigned long long w;\n"
-    "        int f;\n"
-    "        do {\n"
-    "            w = j >= ls ? st[j] : 2ULL << 32; // before the line: never reached\n"
-    "            f = (int)(w >> 32);\n"
-    "        } while (__any_sync(0xffffffffu, f == 0));\n"
-    "        const unsigned two = __ballot_sync(0xffffffffu, f == 2);\n"
-    "        const int cnt = two ? __ffs(two) : 32; // lanes 0 .. cnt - 1 count\n"
-    "        if (lane < cnt) lb[lane] = em_unpk(w);\n"
-    "        __syncwarp();\n"
-    "        if (lane == 0) {\n"
-    "            em_scan_acc v = lb[cnt - 1];\n"
-    "            for (int q = cnt - 2; q >= 0; q--) v = em_op(v, lb[q]);\n"
-    "            c = got ? em_op(v, c) : v;\n"
-    "            got = true;\n"
+    "    for (long long j0 = b - 1 - lane;; j0 -= 32 * EM_LBQ) {\n"
+    "        // lane k reads tiles j0 - 32q (window q): EM_LBQ loads in flight\n"
+    "        int f[EM_LBQ], q2;\n"
+    "        unsigned two;\n"
+    "#if EM_PACK\n"
+    "        unsigned long long w[EM_LBQ];\n"
+    "#endif\n"
+    "        for (;;) {\n"
+    "#pragma unroll\n"
+    "            for (int q = 0; q < EM_LBQ; q++) {\n"
+    "                const long long j = j0 - 32 * q;\n"
+    "#if EM_PACK\n"
+    "                w[q] = j >= ls ? st[j] : 2ULL << 32; // before the line: never reached\n"
+    "                f[q] = (int)(w[q] >> 32);\n"
+    "#else\n"
+    "                f[q] = j >= ls ? flag[j] : 2; // before the line: never reached (ls holds 2)\n"
+    "#endif\n"
+    "            }\n"
+    "            // The nearest inclusive prefix: window q2, lane __ffs(two) - 1 (q2 == EM_LBQ:\n"
+    "            // none); every tile nearer than it must have published its total.\n"
+    "            bool wait = false;\n"
+    "            q2 = EM_LBQ, two = 0;\n"
+    "#pragma unroll\n"
+    "            for (int q = 0; q < EM_LBQ; q++) {\n"
+    "                const unsigned t2 = __ballot_sync(0xffffffffu, f[q] == 2);\n"
+    "                const unsigned z = __ballot_sync(0xffffffffu, f[q] == 0);\n"
+    "                if (q < q2) {\n"
+    "                    if (z & (t2 ? (t2 & (0u - t2)) - 1 : 0xffffffffu)) wait = true;\n"
+    "                    if (t2) q2 = q, two = t2;\n"
+    "                }\n"
+    "            }\n"
+    "            if (!wait) break;\n"
     "        }\n"
-    "        __syncwarp(); // lb read before the next window writes it\n"
-    "        if (two) break;\n"
+    "#if !EM_PACK\n"
+    "        __threadfence(); // the values after their flags\n"
+    "#endif\n"
+    "        // This lane's tiles up to the inclusive one, the farther first; the lanes\n"
+    "        // holding any are 0 .. nl - 1.\n"
+    "        const int cnt = two ? __ffs(two) : 32, nl = q2 > 0 ? 32 : cnt;\n"
+    "        em_scan_acc v = ${zero};\n"
+    "        bool g = false;\n"
+    "#pragma unroll\n"
+    "        for (int q = EM_LBQ - 1; q >= 0; q--)\n"
+    "            if (q < q2 || (q == q2 && lane < cnt)) {\n"
+    "#if EM_PACK\n"
+    "                const em_scan_acc x = em_unpk(w[q]);\n"
+    "#else\n"
+    "                const em_scan_acc x = em_vld(f[q] == 2 ? inc + (j0 - 32 * q) : agg + (j0 - 32 * q));\n"
+    "#endif\n"
+    "                v = g ? em_op(v, x) : x, g = true;\n"
+    "            }\n"
+    "        // lane k folds lanes k .. nl - 1, the higher (earlier tiles) first\n"
+    "#pragma unroll\n"
+    "        for (int off = 1; off < 32; off <<= 1) {\n"
+    "            const em_scan_acc o = em_shdn(v, off);\n"
+    "            if (lane + off < nl) v = em_op(o, v);\n"
+    "        }\n"
+    "        c = got ? em_op(v, c) : v;\n"
+    "        got = true;\n"
+    "        if (q2 < EM_LBQ) break;\n"
     "    }\n"
     "    return c;\n"
-    "}\n";
+    "}\n"
+    "#endif\n";
 
 /* The single pass (CUDA only, run_scan.c's 'T' with onepass): decoupled look-back.
  * part holds a ticket counter (16 bytes), one flag per tile (int, 0 = nothing yet,
  * 1 = the tile's total in agg, 2 = the line's inclusive prefix through the tile in
  * inc), then agg[units] and inc[units]; the host zeroes counter and flags (packed:
- * the counter, then st[units], one word a tile, em__lookback_pk_text).  Tiles
+ * the counter, then st[units], one word a tile, em__status_text).  Tiles
  * are taken in ticket order (an atomic counter, not blockIdx), so a block waits only
  * on tiles whose blocks already run and never wait on later ones: CUDA's resident
  * blocks make progress, so the wait ends.  OpenCL keeps the three kernels: neither
@@ -451,18 +522,9 @@ static const char em__onepass_kernel[] =
     "    ${shared} em_scan_acc s[EM_P(EM_T)], tot[EM_B];\n"
     "    ${shared} long long tk;\n"
     "    ${shared} em_scan_acc carry;\n"
-    "#if EM_WARP_LB\n"
-    "    ${shared} em_scan_acc lb[32];\n"
-    "#endif\n"
     "    const long long units = p.nlines * p.ntiles;\n"
     "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
-    "#if EM_PACK\n"
-    "    volatile unsigned long long *st = (volatile unsigned long long *)(p.part + 16);\n"
-    "#else\n"
-    "    volatile int *flag = (volatile int *)(p.part + 16);\n"
-    "    em_scan_acc *agg = (em_scan_acc *)(p.part + 16 + ((units * 4 + 15) & ~15LL));\n"
-    "    em_scan_acc *inc = agg + units;\n"
-    "#endif\n"
+    "    EM_STATUS;\n"
     "    for (;;) {\n"
     "        if (${tid} == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
     "        ${sync};\n"
@@ -471,25 +533,15 @@ static const char em__onepass_kernel[] =
     "        EM_TILE(b)\n"
     "        const em_scan_acc r = em_tile_scan(s, tot, m, false, ${zero}, true);\n"
     "        const bool has = t0 > 0;\n"
-    "        if (${tid} == 0) {\n"
-    "            // Publish first (the total, or the prefix for a line's first tile) so that\n"
-    "            // later tiles can pass this one while it looks back.\n"
-    "#if EM_PACK\n"
-    "            st[b] = em_pk(has ? 1 : 2, r);\n"
-    "#else\n"
-    "            (has ? agg : inc)[b] = r;\n"
-    "            __threadfence();\n"
-    "            flag[b] = has ? 1 : 2;\n"
-    "#endif\n"
-    "        }\n"
+    "        // Publish first (the total, or the prefix for a line's first tile) so that\n"
+    "        // later tiles can pass this one while it looks back.\n"
+    "        if (${tid} == 0) EM_PUB(b, has ? 1 : 2, r);\n"
     "        // c = T[j] (+) ... (+) T[b - 1], folded from the nearest tile back until one\n"
     "        // holds its inclusive prefix (the line's first tile does); thread 0 gets it.\n"
     "        em_scan_acc c = ${zero};\n"
-    "#if EM_PACK\n"
-    "        if (has && ${tid} < 32) c = em_lookback_pk(b, l * p.ntiles, st, lb);\n"
-    "#elif EM_WARP_LB\n"
+    "#if EM_WARP_LB\n"
     "        // Warp 0 looks back over 32 tiles at a time (em_lookback).\n"
-    "        if (has && ${tid} < 32) c = em_lookback(b, l * p.ntiles, flag, agg, inc, lb);\n"
+    "        if (has && ${tid} < 32) c = em_lookback(b, l * p.ntiles, EM_ST);\n"
     "#else\n"
     "        if (has && ${tid} == 0) {\n"
     "            bool got = false;\n"
@@ -508,15 +560,7 @@ static const char em__onepass_kernel[] =
     "        if (has && ${tid} == 0) {\n"
     "            // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
     "            // at their total, so that later tiles walk back over several.\n"
-    "            if (!EM_LB_HOLD(b)) {\n"
-    "#if EM_PACK\n"
-    "                st[b] = em_pk(2, em_op(c, r));\n"
-    "#else\n"
-    "                inc[b] = em_op(c, r);\n"
-    "                __threadfence();\n"
-    "                flag[b] = 2;\n"
-    "#endif\n"
-    "            }\n"
+    "            if (!EM_LB_HOLD(b)) EM_PUB(b, 2, em_op(c, r));\n"
     "            carry = c;\n"
     "        }\n"
     "        ${sync}; // carry is set\n"
@@ -527,6 +571,154 @@ static const char em__onepass_kernel[] =
     "                *em_dst(p, bo, t0 + j) = em_store(em_op(k, s[EM_P(j)]));\n"
     "        } else {\n"
     "            for (int j = ${tid}; j < m; j += EM_B) *em_dst(p, bo, t0 + j) = em_store(s[EM_P(j)]);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* The single pass with the tile in registers (em_scan_spec.regs), in place of
+ * em__onepass_kernel: no shared-memory copy of the tile.  Thread (warp w,
+ * lane) holds EM_R rows of EM_V consecutive elements: row r's vector starts
+ * at element w * 32 * EM_K + r * 32 * EM_V + lane * EM_V of the tile, so a
+ * warp's row is 32 * EM_V consecutive elements and one 16-byte load a thread
+ * (EM_VIN: every line contiguous and every tile aligned, checked by the host)
+ * fetches it coalesced; all EM_K elements are loaded before the first is
+ * used.  A row is scanned in the thread, then over the warp by shuffles; the
+ * rows' totals carry down the warp's rows, the warps' totals through shared
+ * memory after one barrier, the tile's prefix from the look-back
+ * (em_lookback).  As in the other forms only lower elements' values are
+ * combined into an element, and no identity: elements past the tile's end
+ * hold zero, but they are its last, so no kept value folds them.  The tile is
+ * the ticket counter's (EM_BYBLOCK: the block index, CUB's way, which relies
+ * on blocks starting in index order; for A/B only). */
+static const char em__regs_text[] =
+    "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
+    "#define EM_R (EM_K / EM_V)\n"
+    "#define EM_RT (32 * EM_V) // a warp's row\n"
+    "// A vector moves as one word of its size (a struct of float16s loaded whole\n"
+    "// stops NVCC's code generator), its elements read through the union.\n"
+    "union em_vin { EM_VIW w; em_scan_in v[EM_V]; };\n"
+    "union em_vout { EM_VOW w; em_scan_out v[EM_V]; };\n"
+    "EM_D em_scan_acc em_shix(em_scan_acc v, int k) {\n"
+    "    unsigned u[(sizeof(em_scan_acc) + 3) / 4] = {};\n"
+    "    unsigned char *ub = (unsigned char *)u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)sizeof v; q++) ub[q] = vb[q];\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)(sizeof u / 4); q++) u[q] = __shfl_sync(0xffffffffu, u[q], k);\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)sizeof v; q++) vb[q] = ub[q];\n"
+    "    return v;\n"
+    "}\n"
+    "${kernel(EM_B)} " EM_SCAN_ONE "(${params}) {\n${prologue}"
+    "    ${shared} em_scan_acc wt[EM_B / 32];\n"
+    "    ${shared} long long tk;\n"
+    "    ${shared} em_scan_acc carry;\n"
+    "    const int i = ${tid}, lane = i & 31, w = i >> 5, e0 = w * 32 * EM_K + lane * EM_V;\n"
+    "    const long long units = p.nlines * p.ntiles;\n"
+    "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
+    "    EM_STATUS;\n"
+    "    for (long long bb = ${bid};; bb += ${gdim}) {\n"
+    "#if EM_BYBLOCK\n"
+    "        const long long b = bb;\n"
+    "#else\n"
+    "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+    "        ${sync};\n"
+    "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
+    "#endif\n"
+    "        if (b >= units) break;\n"
+    "        const ${ll} l = b / p.ntiles, t0 = (b - l * p.ntiles) * EM_T;\n"
+    "        const int m = p.len - t0 < EM_T ? (int)(p.len - t0) : EM_T;\n"
+    "        const ${ll} bi = em_base(p, l, p.ist);\n"
+    "        em_scan_acc x[EM_K];\n"
+    "        if (EM_VIN && m == EM_T) {\n"
+    "            em_vin u[EM_R];\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++)\n"
+    "                u[r].w = *(const EM_VIW *)em_src(p, bi, t0 + e0 + r * EM_RT);\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++) x[r * EM_V + v] = em_load(u[r].v[v]);\n"
+    "        } else {\n"
+    "            em_scan_in u[EM_K];\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++)\n"
+    "                    if (e0 + r * EM_RT + v < m) u[r * EM_V + v] = *em_src(p, bi, t0 + e0 + r * EM_RT + v);\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++)\n"
+    "                    x[r * EM_V + v] = e0 + r * EM_RT + v < m ? em_load(u[r * EM_V + v]) : ${zero};\n"
+    "        }\n"
+    "        // pre[r] (when gp[r]): the fold of the warp's elements before this thread's row r\n"
+    "        em_scan_acc pre[EM_R], run = ${zero};\n"
+    "        bool gp[EM_R], got = false;\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < EM_R; r++) {\n"
+    "#pragma unroll\n"
+    "            for (int v = 1; v < EM_V; v++) x[r * EM_V + v] = em_op(x[r * EM_V + v - 1], x[r * EM_V + v]);\n"
+    "            em_scan_acc t = x[r * EM_V + EM_V - 1];\n"
+    "#pragma unroll\n"
+    "            for (int off = 1; off < 32; off <<= 1) {\n"
+    "                const em_scan_acc o = em_shup(t, off);\n"
+    "                if (lane >= off) t = em_op(o, t);\n"
+    "            }\n"
+    "            const em_scan_acc ex = em_shup(t, 1), rt = em_shix(t, 31);\n"
+    "            pre[r] = lane > 0 ? (got ? em_op(run, ex) : ex) : run;\n"
+    "            gp[r] = lane > 0 || got;\n"
+    "            run = got ? em_op(run, rt) : rt;\n"
+    "            got = true;\n"
+    "        }\n"
+    "        if (lane == 0) wt[w] = run;\n"
+    "        ${sync}; // wt is written\n"
+    "        em_scan_acc wp = ${zero}; // warps before this one\n"
+    "        bool gw = false;\n"
+    "        for (int q = 0; q < w; q++) wp = gw ? em_op(wp, wt[q]) : wt[q], gw = true;\n"
+    "        const bool has = t0 > 0;\n"
+    "        em_scan_acc tot = wt[0];\n"
+    "        if (i == 0) {\n"
+    "            for (int q = 1; q < EM_B / 32; q++) tot = em_op(tot, wt[q]);\n"
+    "            // Publish first (the total, or the prefix for a line's first tile) so that\n"
+    "            // later tiles can pass this one while it looks back.\n"
+    "            EM_PUB(b, has ? 1 : 2, tot);\n"
+    "        }\n"
+    "        em_scan_acc c = ${zero};\n"
+    "        if (has && w == 0) c = em_lookback(b, l * p.ntiles, EM_ST);\n"
+    "        if (has && i == 0) {\n"
+    "            if (!EM_LB_HOLD(b)) EM_PUB(b, 2, em_op(c, tot));\n"
+    "            carry = c;\n"
+    "        }\n"
+    "        ${sync}; // carry is set; wt is read\n"
+    "        em_scan_acc tp = ${zero};\n"
+    "        bool gt = has;\n"
+    "        if (has) tp = carry;\n"
+    "        if (gw) tp = gt ? em_op(tp, wp) : wp, gt = true;\n"
+    "        const ${ll} bo = em_base(p, l, p.ost);\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < EM_R; r++) {\n"
+    "            em_scan_acc q = tp;\n"
+    "            bool g = gt;\n"
+    "            if (gp[r]) q = g ? em_op(q, pre[r]) : pre[r], g = true;\n"
+    "            if (g)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++) x[r * EM_V + v] = em_op(q, x[r * EM_V + v]);\n"
+    "        }\n"
+    "        if (EM_VOUT && m == EM_T) {\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++) {\n"
+    "                em_vout o;\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++) o.v[v] = em_store(x[r * EM_V + v]);\n"
+    "                *(EM_VOW *)em_dst(p, bo, t0 + e0 + r * EM_RT) = o.w;\n"
+    "            }\n"
+    "        } else {\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_V; v++)\n"
+    "                    if (e0 + r * EM_RT + v < m) *em_dst(p, bo, t0 + e0 + r * EM_RT + v) = em_store(x[r * EM_V + v]);\n"
     "        }\n"
     "    }\n"
     "}\n";
@@ -546,6 +738,8 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
         return em_error(EM_ETYPE, "invalid dtype for a scan");
     if (c->onepass && (!c->tiles || d->id != EM_DIALECT_CUDA))
         return em_error(EM_EUNSUPPORTED, "the single-pass scan is CUDA's (tile kernels only)");
+    if (c->regs && c->onepass && !c->warp)
+        return em_error(EM_EUNSUPPORTED, "the registers' single pass needs the warp form");
     if (c->warp && (!c->tiles || d->id != EM_DIALECT_CUDA))
         return em_error(EM_EUNSUPPORTED, "the warp-shuffle scan is CUDA's (tile kernels only)");
     if (c->tiles && c->out == EM_FLOAT16)
@@ -560,15 +754,29 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
     if (c->tiles)
         em_sbuf_printf(&t, "#define EM_UP_TREE %d\n",
                        strchr("iub", em_dtype_get(c->out)->kind) != NULL);
-    const bool warp = c->tiles && c->warp;
+    const bool warp = c->tiles && c->warp, regs = c->onepass && c->regs;
     if (c->tiles)
-        em_sbuf_printf(&t, "%s%s", warp ? em__warp_text : em__tile_scan_generic, em__tile_kernels);
+        em_sbuf_printf(&t, "%s%s", warp ? em__warp_text : em__tile_scan_generic,
+                       regs ? "" : em__tile_kernels);
     else
         em_sbuf_printf(&t, "%s", em__line_kernel);
+    if (regs) {
+        int b, v, k;
+        em_scan_regs_shape(c, &b, &v, &k);
+        static const char *const word[17] = {[1] = "unsigned char",
+                                             [2] = "unsigned short",
+                                             [4] = "unsigned",
+                                             [8] = "uint2",
+                                             [16] = "uint4"};
+        em_sbuf_printf(&t, "#define EM_V %d\n#define EM_VIW %s\n#define EM_VOW %s\n", v,
+                       word[v * em_dtype_get(c->in)->size], word[v * em_dtype_get(c->out)->size]);
+        em_sbuf_printf(&t, "#define EM_VIN %d\n#define EM_VOUT %d\n#define EM_BYBLOCK %d\n", c->vin,
+                       c->vout, c->byblock);
+    }
     if (c->onepass)
-        em_sbuf_printf(&t, "#define EM_PACK %d\n%s%s%s%s", em_scan_packed(c), em__vld_text,
-                       warp ? em__lookback_text : "", em_scan_packed(c) ? em__lookback_pk_text : "",
-                       em__onepass_kernel);
+        em_sbuf_printf(&t, "#define EM_LBQ %d\n#define EM_PACK %d\n%s%s%s", em__lbq(c),
+                       em_scan_packed(c), em__vld_text, em__status_text,
+                       regs ? em__regs_text : em__onepass_kernel);
     em_tfield f[9];
     int nf = em__scan_fields(c, f);
     const char *const extra[] = {

@@ -34,6 +34,7 @@
 #define EM_SCAN_MID "em_scan_mid"
 #define EM_SCAN_DOWN "em_scan_down"
 #define EM_SCAN_ONE "em_scan_one"
+#define EM_SCAN_LBQ 4 /* the regs form's look-back windows a round (em_lookback) */
 
 typedef struct em_scan_spec {
     em_reduce_op op;  /* EM_RED_CUMSUM or EM_RED_CUMPROD */
@@ -44,12 +45,24 @@ typedef struct em_scan_spec {
     bool warp;        /* with tiles, CUDA only: the block scan and the look-back by warp
                        * shuffles, a tile's loads unrolled (render_scan.c's em__warp_text) */
     bool unpacked;    /* onepass: flags and values apart even where em_scan_packed */
+    bool regs;        /* onepass with warp: the tile scanned in registers (em__regs_text in
+                       * render_scan.c), its own tile size (em_scan_regs_tile) */
+    bool vin, vout;   /* regs: a full tile's loads / stores as 16-byte vectors (the host checks
+                       * that every line is contiguous and every tile aligned) */
+    bool byblock;     /* regs: tile = block index (dispatch order), not the ticket counter */
+    int block, items; /* regs: threads a block, elements a thread; 0 for the defaults */
+    int lbq;          /* onepass with warp: windows of 32 tiles a look-back round (0: 1;
+                       * the regs form's default EM_SCAN_LBQ) */
 } em_scan_spec;
 
 /* Whether the single pass keeps each tile's flag and 4-byte value in one
  * 64-bit word (onepass with warp, a 4-byte accumulator, not unpacked): then
  * the scratch after the 16-byte counter is 8 bytes a tile, all zeroed. */
 EM_API bool em_scan_packed(const em_scan_spec *c);
+
+/* The regs form's shape: threads a block, elements a vector (a 16-byte load
+ * of the wider of in and out), elements a thread (a multiple of the vector). */
+EM_API void em_scan_regs_shape(const em_scan_spec *c, int *block, int *vec, int *items);
 
 /* The accumulator dtype: out's, except float32 for float16 (NumPy rounds
  * every float16 partial: the line kernel does too; the tile kernels refuse

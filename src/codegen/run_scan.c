@@ -54,6 +54,23 @@
  *      were the single pass's cost, but it only ties the three kernels, so it
  *      stays opt-in (EMBER_SCAN_PACK=0: the unpacked form).
  *
+ *  'T' on CUDA, several tiles, a 4-byte accumulator (cumsum of float32 or
+ *      int32, integer cumprod into 4 bytes): the default since session 16 is
+ *      the single pass with the tile in registers (em_scan_spec.regs,
+ *      render_scan.c's em__regs_text): 256 threads x 16 elements (64 bytes of
+ *      accumulators a thread), 16-byte loads and stores where every line is
+ *      contiguous and aligned (em__vec_ok), no shared-memory copy of the tile,
+ *      a block per tile, and a look-back over 4 windows of 32 tiles a round
+ *      trip (EM_SCAN_LBQ).  H100 (session 16, one process, median of 25
+ *      single calls / 50 back to back, ms), cumsum of 2^24 float32 with one
+ *      window a round trip: 0.0912 / 0.0765 against the three kernels'
+ *      0.0996 / 0.0897, PyTorch 0.0862 / 0.0696, CuPy 0.160 / 0.143, a copy
+ *      of the same bytes 0.058 / 0.048; ncu: 70 us at 1.65 TB/s, 4 blocks an
+ *      SM (64 registers) -- the inclusive prefixes advanced a window a round
+ *      trip, which the 4 windows address (not yet timed on the H100).
+ *      float64 and int64 sums stay on the three kernels: 0.271 ms in one pass
+ *      (the unpacked status's fences) against 0.171.
+ *
  *  CUDA's tile kernels scan a block by warp shuffles (em_scan_spec.warp,
  *  render_scan.c's em__warp_text) for cumsum and integer cumprod: cumsum of
  *  2^24 float32 0.122 -> 0.100 ms on the H100 (ncu: up 33 us, mid 10 us,
@@ -100,7 +117,7 @@ static em_status em__render(const void *ctx, void *src) {
 }
 
 static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c, const char *fname,
-                            int64_t units, int64_t per_sm, const void *args) {
+                            int64_t units, int64_t per_sm, int block, const void *args) {
     /* The argument's size: its fields up to the three nd-long arrays. */
     size_t size = 8 * (6 + 3 * (size_t)c->nd);
     int slots[3];
@@ -121,7 +138,7 @@ static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c,
     if (g > cap) g = cap;
     if (g > pr->max_grid_dim[0]) g = pr->max_grid_dim[0];
     if (s == EM_OK)
-        s = em_run_launch(be, id, f, (unsigned)(g < 1 ? 1 : g), EM_SCAN_BLOCK, 0, (void *)args,
+        s = em_run_launch(be, id, f, (unsigned)(g < 1 ? 1 : g), (unsigned)block, 0, (void *)args,
                           size, slots, em_run_slots(slots, 0, 3));
     return s;
 }
@@ -148,6 +165,19 @@ static bool em__interleaved(const em_array *a, int axis) {
     return false;
 }
 
+/* Whether every line of x (along axis; flattened: x is C-contiguous when contig) is
+ * contiguous and starts v elements aligned, so that the regs form's 16-byte
+ * loads or stores of a full tile are aligned. */
+static bool em__vec_ok(const em_array *x, int axis, int v, bool contig) {
+    const int64_t isz = (int64_t)em_dtype_get(x->dtype)->size, vb = isz * v;
+    if ((uintptr_t)x->data % (uintptr_t)vb) return false;
+    if (axis < 0) return contig;
+    if (x->strides[axis] != isz) return false;
+    for (int d = 0; d < x->ndim; d++)
+        if (d != axis && x->shape[d] > 1 && x->strides[d] % vb) return false;
+    return true;
+}
+
 em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis,
                       em_array *out) {
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
@@ -163,6 +193,9 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     if (axis < 0 && !em_array_is_c_contiguous(out))
         return em_error(EM_EVALUE, "a flattened scan needs a C-contiguous output");
     int nd = a->ndim ? a->ndim : 1, id = em_array_device(a).id;
+    /* A flattened scan of a C-contiguous input is a 1-d one (no C-order walk per element). */
+    const bool flat1 = axis < 0 && a->ndim > 1 && em_array_is_c_contiguous(a);
+    if (flat1) nd = 1;
     em_scan_spec c = {op, a->dtype, out->dtype, nd, a->ndim ? axis : -1, false};
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
@@ -181,9 +214,10 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
         args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d],
         args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
     if (!a->ndim) args.v[0] = 1;
+    if (flat1) args.v[0] = n, args.v[1] = (int64_t)em_dtype_get(a->dtype)->size, args.v[2] = 0;
     if (p.mode == 'L')
         return em__launch(be, id, &c, EM_KNAME, (p.nlines + EM_SCAN_BLOCK - 1) / EM_SCAN_BLOCK, 32,
-                          &args);
+                          EM_SCAN_BLOCK, &args);
     c.tiles = true;
     int64_t units = p.nlines * p.ntiles;
     const em_dialect *dl;
@@ -205,7 +239,32 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     c.unpacked = pk && strcmp(pk, "0") == 0; /* EMBER_SCAN_PACK=0: flags apart, for A/B */
     if (p.ntiles == 1) {
         c.onepass = false;
-        return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+        return em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, EM_SCAN_BLOCK, &args);
+    }
+    /* The default on CUDA where the warp form is and the accumulator has 4 bytes (each
+     * tile's status one 64-bit word): the single pass over tiles in registers.  With 8- or
+     * 16-byte accumulators the status needs fences and the three kernels stay (H100,
+     * 2026-11-27: cumsum of 2^24 float64 0.271 ms in one pass, 0.171 in three).
+     * EMBER_SCAN_ONEPASS=0: the three kernels, =1: the single pass through shared memory,
+     * =2: the one in registers for any accumulator, for A/B; EMBER_SCAN_TUNE=block,items,
+     * byblock,windows for tuning. */
+    c.regs = c.warp && be->fill && (one && *one ? !strcmp(one, "2") : asz == 4 && !c.unpacked);
+    int blk = EM_SCAN_BLOCK;
+    if (c.regs) {
+        const char *tu = getenv("EMBER_SCAN_TUNE");
+        if (tu) {
+            int tb = 0, tk = 0, tby = 0, tq = 0;
+            if (sscanf(tu, "%d,%d,%d,%d", &tb, &tk, &tby, &tq) >= 1)
+                c.block = tb, c.items = tk, c.byblock = tby != 0, c.lbq = tq;
+        }
+        c.onepass = true;
+        int v, k;
+        em_scan_regs_shape(&c, &blk, &v, &k);
+        c.vin = em__vec_ok(a, c.axis, v, c.axis < 0 && em_array_is_c_contiguous(a));
+        c.vout = em__vec_ok(out, c.axis, v, true);
+        p.ntiles = (p.len + (int64_t)blk * k - 1) / ((int64_t)blk * k);
+        args.ntiles = p.ntiles;
+        units = p.nlines * p.ntiles;
     }
     /* units <= n: no overflow.  One pass: counter, flags, totals and prefixes. */
     const bool packed = em_scan_packed(&c);
@@ -217,11 +276,12 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     args.part = part;
     if (c.onepass) {
         if (s == EM_OK) s = be->fill(id, part, head / 4, 4, 0);
-        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_ONE, units, 16, &args);
+        if (s == EM_OK)
+            s = em__launch(be, id, &c, EM_SCAN_ONE, units, c.regs ? units : 16, blk, &args);
     } else {
-        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_UP, units, 16, &args);
-        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_MID, p.nlines, 16, &args);
-        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, &args);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_UP, units, 16, blk, &args);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_MID, p.nlines, 16, blk, &args);
+        if (s == EM_OK) s = em__launch(be, id, &c, EM_SCAN_DOWN, units, 16, blk, &args);
     }
     /* One stream: the pool may hand the block out again once queued work is ordered after. */
     if (part) be->free(id, part, bytes);

@@ -6,7 +6,8 @@
  * tile bounds and phase order run for real without a GPU.
  *
  * The program takes: ntimes grid nd shape... and runs the scan of a strided
- * input (first dim reversed, last dim every other element) into a
+ * input (first dim reversed, last dim every other element; EMUL_CONTIG: a
+ * C-contiguous one, for the regs form's vector loads) into a
  * C-contiguous output with the orchestration of codegen/run_scan.c, then
  * compares with a sequential scan by the kernel's own em_load/em_op/em_store.
  * The data are chosen so that every grouping gives the same value
@@ -49,6 +50,15 @@ static const char EMUL_PRE[] =
     "    unsigned r = 0;\n"
     "    for (unsigned k = 0; k < 32; k++) r |= em_swslot[(threadIdx.x & ~31u) + k] << k;\n"
     "    EM_SWMEET();\n    return r;\n}\n"
+    "static unsigned __shfl_down_sync(unsigned, unsigned v, int d) {\n"
+    "    em_swslot[threadIdx.x] = v;\n    EM_SWMEET();\n"
+    "    const unsigned r = (int)(threadIdx.x & 31) + d < 32 ? em_swslot[threadIdx.x + d] : v;\n"
+    "    EM_SWMEET();\n    return r;\n}\n"
+    "static unsigned __shfl_sync(unsigned, unsigned v, int k) {\n"
+    "    em_swslot[threadIdx.x] = v;\n    EM_SWMEET();\n"
+    "    const unsigned r = em_swslot[(threadIdx.x & ~31u) + (unsigned)k];\n"
+    "    EM_SWMEET();\n    return r;\n}\n"
+    "struct uint2 { unsigned x, y; };\nstruct uint4 { unsigned x, y, z, w; };\n"
     "static int __any_sync(unsigned m, int pred) { return __ballot_sync(m, pred) != 0; }\n"
     "static int __ffs(unsigned x) { return __builtin_ffs((int)x); }\n"
     "// Every tile but a line's first and every third stays at its total (flag 1).\n"
@@ -130,7 +140,7 @@ static const char EMUL_POST[] =
     "    long long n = 1, ext = 1;\n"
     "    for (int d = EM_ND - 1; d >= 0; d--) {\n"
     "        p.shape[d] = atoll(argv[4 + d]);\n"
-    "        const long long step = d == EM_ND - 1 ? 2 : 1; // last dim: every other element\n"
+    "        const long long step = d == EM_ND - 1 && !EMUL_CONTIG ? 2 : 1; // last dim: every other element\n"
     "        p.ist[d] = ext * step * (long long)sizeof(em_scan_in), p.ost[d] = n * (long long)sizeof(em_scan_out);\n"
     "        ext *= p.shape[d] * step, n *= p.shape[d];\n"
     "    }\n"
@@ -139,8 +149,8 @@ static const char EMUL_POST[] =
     "    em_scan_out *out = (em_scan_out *)calloc((size_t)n, sizeof(em_scan_out));\n"
     "    em_scan_out *ref = (em_scan_out *)calloc((size_t)n, sizeof(em_scan_out));\n"
     "    // The first dim reversed: start at its last index, negative stride.\n"
-    "    p.in = (char *)buf + (p.shape[0] - 1) * p.ist[0];\n"
-    "    p.ist[0] = -p.ist[0];\n"
+    "    p.in = (char *)buf;\n"
+    "    if (!EMUL_CONTIG) p.in += (p.shape[0] - 1) * p.ist[0], p.ist[0] = -p.ist[0];\n"
     "    p.out = (char *)out;\n"
     "    // Fill element by element in C order (its position in the input view).\n"
     "    for (long long k = 0; k < n; k++) {\n"

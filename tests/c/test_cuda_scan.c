@@ -123,6 +123,8 @@ static void test_nvrtc_every_dtype(void) {
             if (form) CHECK(compiles(&c));
             c.warp = form; /* both by warp shuffles */
             if (form) CHECK(compiles(&c));
+            c.regs = c.vin = c.vout = form; /* the single pass in registers, vectors */
+            if (form && c.warp) CHECK(compiles(&c));
         }
     static const em_dtype casts[][2] = {{EM_FLOAT32, EM_FLOAT16}, {EM_INT32, EM_FLOAT16},
                                         {EM_FLOAT64, EM_INT8},    {EM_COMPLEX64, EM_COMPLEX128},
@@ -145,9 +147,9 @@ static bool emulate_one(const char *dir, const em_scan_spec *c, int nshapes,
     char k = em_dtype_get(c->out)->kind;
     em_sbuf_printf(&s,
                    "%s#define EMUL_TILES %d\n#define EMUL_ONEPASS %d\n#define EMUL_PROD %d\n"
-                   "#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n",
+                   "#define EMUL_FLOAT %d\n#define EMUL_CPLX %d\n#define EMUL_CONTIG %d\n",
                    EMUL_PRE, c->tiles, c->onepass, c->op == EM_RED_CUMPROD, k == 'f' || k == 'c',
-                   k == 'c');
+                   k == 'c', c->regs && c->vin);
     if (block) em_sbuf_printf(&s, "#define EM_B %d\n#define EM_K %d\n", block, items);
     bool ok = em_render_scan(&em_dialect_cuda, c, &s) == EM_OK;
     em_sbuf_printf(&s, "%s", EMUL_POST);
@@ -266,6 +268,57 @@ static void test_emulated_onepass(void) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The single pass in registers (em_scan_spec.regs) with a block of 32 or 64
+ * threads and two or three rows a thread: strided lines (scalar loads and
+ * stores), contiguous ones (16-byte vectors for a full tile), partial last
+ * tiles, tiles left at their totals, the ticket and the block index. */
+static void test_emulated_regs(void) {
+    if (!have_cxx()) return;
+    char dir[] = "/tmp/ember_scan_emul_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    static const char *const flat1[] = {"1", "255", "256", "257", "3000"};
+    static const char *const rows[] = {"3 193", "2 128", "4 1000"};
+    static const char *const flat3[] = {"3 5 30", "2 1 97"};
+    struct {
+        em_scan_spec c;
+        int n;
+        const char *const *shapes;
+        int grid, rows;
+    } cases[] = {
+        {{EM_RED_CUMSUM, EM_FLOAT32, EM_FLOAT32, 1, 0, true}, 5, flat1, 2, 2},
+        {{EM_RED_CUMSUM, EM_FLOAT32, EM_FLOAT32, 1, -1, true}, 5, flat1, 3, 3},
+        {{EM_RED_CUMSUM, EM_INT8, EM_INT64, 2, 1, true}, 3, rows, 3, 2},
+        {{EM_RED_CUMSUM, EM_INT32, EM_INT32, 2, 1, true}, 3, rows, 2, 3},
+        {{EM_RED_CUMPROD, EM_UINT8, EM_UINT32, 2, 0, true}, 3, rows, 2, 2},
+        {{EM_RED_CUMSUM, EM_FLOAT64, EM_FLOAT64, 2, 1, true}, 3, rows, 1, 2},
+        {{EM_RED_CUMSUM, EM_COMPLEX64, EM_COMPLEX64, 3, -1, true}, 2, flat3, 1, 2},
+        {{EM_RED_CUMSUM, EM_COMPLEX128, EM_COMPLEX128, 3, 2, true}, 2, flat3, 2, 3},
+        {{EM_RED_CUMSUM, EM_BOOL, EM_BOOL, 1, 0, true}, 5, flat1, 2, 2},
+        {{EM_RED_CUMPROD, EM_UINT16, EM_UINT64, 1, 0, true}, 5, flat1, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int form = 0; form < 3; form++) {
+            em_scan_spec c = cases[i].c;
+            c.onepass = c.warp = c.regs = true;
+            /* Vectors where every line is contiguous and aligned: one line, or flattened
+             * (the harness's input is contiguous then). */
+            const bool vec = c.nd == 1 || c.axis < 0;
+            if (form == 1 && !vec) continue;
+            c.vin = c.vout = form > 0 && vec;
+            c.byblock = form == 2;   /* every tile its own block: a grid of 64 covers them */
+            c.unpacked = i % 2 == 1; /* 4-byte accumulators both ways */
+            int b, v, k;
+            em_scan_regs_shape(&c, &b, &v, &k);
+            const int blk = i % 3 == 0 ? 64 : 32;
+            if (!emulate_one(dir, &c, cases[i].n, cases[i].shapes, form == 2 ? 64 : cases[i].grid,
+                             blk, v * cases[i].rows))
+                CHECK(0);
+        }
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* The line kernel: float16 (every partial rounded), a flattened strided
  * scan, and more lines than threads in the grid. */
 static void test_emulated_lines(void) {
@@ -294,6 +347,7 @@ int main(void) {
     RUN(test_nvrtc_every_dtype);
     RUN(test_emulated_tiles);
     RUN(test_emulated_onepass);
+    RUN(test_emulated_regs);
     RUN(test_emulated_lines);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

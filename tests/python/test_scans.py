@@ -11,7 +11,8 @@ sequential one bit for bit -- a lost or doubled element or tile shows.
 
 Rounding (test_rounding_*): on random data the CUDA tile scan groups
 additions as a tree of depth at most D = 5 * 8 + 3 * log2(256) + 3 + ceil(tiles
-/ 2048) (scan.c's three phases), so |result - exact| <= D * eps * (running sum
+/ 2048) (scan.c's three phases; the single pass in registers 32 + 7 a tile of
+1024, _depth), so |result - exact| <= D * eps * (running sum
 of |x|) (Higham, Accuracy and Stability, Lemma 3.1 / eq. 4.4 for any
 summation order).  A product has n - 1 roundings in any order, each
 scaling the whole product: relative error <= about n * eps (3 n eps for
@@ -200,9 +201,13 @@ def test_empty_and_zero_d(device, rng, shape, axis):
 
 
 def _depth(n):
-    """The tile scan's tree depth for a line of n (module docstring)."""
+    """The tile scan's tree depth for a line of n (module docstring): the three
+    tile kernels', or CUDA's single pass in registers (run_scan.c), whose tile
+    (1024 elements or more) folds at most 15 + 5 + 4 + 8 deep and whose
+    look-back adds at most 7 a tile before it (a window's tree of 5, the
+    window's carry and the tile's own)."""
     tiles = -(-n // TILE)
-    return 5 * 8 + 3 * 8 + 3 + -(-tiles // TILE)
+    return max(5 * 8 + 3 * 8 + 3 + -(-tiles // TILE), 32 + 7 * -(-n // 1024))
 
 
 def _wide(dtype):
