@@ -387,6 +387,15 @@ EM_API em_status em_scatter_accum(em_array *out, const em_array *idx, const em_a
 EM_API em_status em_histogram(em_array *out, const em_array *x, const em_array *edges,
                               const em_array *weights, int ndim, const int *modes,
                               const int64_t *nbins, const double *lo, const double *scale);
+/* bincount on the CPU (backend/cpu/bincount.c): x 1-d bool, int8..int64 or
+ * uint8..uint32, any stride; weights NULL or 1-d float64 of x's length;
+ * out (unset on entry) gets max(max(x) + 1, minlength) int64 counts, or
+ * float64 weight sums (weights given and x not empty), as NumPy's.  A
+ * negative value is EM_EVALUE, another dtype EM_ETYPE, another device
+ * EM_EDEVICE, a stride or address not a multiple of the itemsize
+ * EM_EUNSUPPORTED. */
+EM_API em_status em_cpu_bincount(const em_array *x, const em_array *weights, int64_t minlength,
+                                 em_array *out);
 /* Coordinates of the nonzero elements of a (any layout, ndim >= 1; a 0-d a
  * is EM_EVALUE, as in NumPy 2): out is (nnz, ndim) int64 in C order. */
 EM_API em_status em_nonzero(const em_array *a, em_array *out);

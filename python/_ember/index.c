@@ -374,6 +374,26 @@ static PyObject *pyem__histogram(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* _bincount(x, weights, minlength) -> em_cpu_bincount's counts or sums, or
+ * None for a layout it leaves to the caller; a negative value raises
+ * NumPy's ValueError. */
+static PyObject *pyem__bincount(PyObject *self, PyObject *args) {
+    PyObject *x, *w;
+    long long minlength;
+    if (!PyArg_ParseTuple(args, "O!OL", EmArray_Type, &x, &w, &minlength)) return NULL;
+    if (w != Py_None && !EmArray_Check(w))
+        return PyErr_Format(PyExc_TypeError, "_bincount: weights is an ndarray or None");
+    em_array *xa = EMARR(x), *wa = w == Py_None ? NULL : EMARR(w); /* may evaluate: with the GIL */
+    if (!xa || (w != Py_None && !wa)) return NULL;
+    em_array out;
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_cpu_bincount(xa, wa, (int64_t)minlength, &out);
+    Py_END_ALLOW_THREADS if (s == EM_EVALUE && minlength >= 0) return PyErr_Format(
+        PyExc_ValueError, "'list' argument must have no negative elements");
+    if (s == EM_EUNSUPPORTED) Py_RETURN_NONE;
+    return s == EM_OK ? pyem_wrap(&out) : pyem_raise(s);
+}
+
 /* _nonzero(a) -> (nnz, ndim) int64 coordinates. */
 static PyObject *pyem__nonzero(PyObject *self, PyObject *a) {
     if (!EmArray_Check(a)) return PyErr_Format(PyExc_TypeError, "_nonzero takes an ember.ndarray");
@@ -404,6 +424,8 @@ PyMethodDef pyem_index_functions[] = {
      "_scatter_accum(out, idx, vals, op): out[idx] = op(out[idx], vals), repeats accumulating."},
     {"_histogram", pyem__histogram, METH_VARARGS,
      "_histogram(out, x, edges, weights, modes, nbins, lo, scale): em_histogram into out."},
+    {"_bincount", pyem__bincount, METH_VARARGS,
+     "_bincount(x, weights, minlength): bincount of a CPU array (em_cpu_bincount)."},
     {"_nonzero", pyem__nonzero, METH_O, "_nonzero(a): (nnz, ndim) int64 coordinates."},
     {"_mask_select", pyem__mask_select, METH_VARARGS, "_mask_select(a, mask): a[mask]."},
     {NULL, NULL, 0, NULL}};

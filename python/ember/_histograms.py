@@ -131,7 +131,14 @@ def bincount(x, /, weights=None, minlength=0):
             raise TypeError("Cannot cast array data from dtype('complex128') to "
                             "dtype('float64') according to the rule 'safe'")
     if x._dev[0] == "cpu":
-        # the CPU: NumPy's counting loop on the shared buffer (its checks and messages)
+        if x.dtype != _np.uint64 and (w is None or w._dev[0] == "cpu"):
+            # one pass in C (backend/cpu/bincount.c): the count is the check
+            if w is not None and w.dtype != _np.float64:
+                w = w.astype(_np.float64)
+            out = _ember._bincount(x, w, minlength)
+            if out is not None:
+                return out
+        # uint64 (NumPy's cast error), weights elsewhere, odd strides: NumPy's loop
         return _host_only(_np.bincount, x, w, minlength)
     n = minlength
     if x.size:

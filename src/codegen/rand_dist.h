@@ -176,8 +176,13 @@
         return (13680. - (462. - (132. - (99. - 140. / x2) / x2) / x2) / x2) / x / 166320.;     \
     }                                                                                           \
     /* NumPy's random_binomial_btpe (Kachitvichyanukul and Schmeiser), p <= 1/2, \
-     * n p > 30; its gotos as a loop (continue: reject, return: accept). */              \
-    FN I64 em_rs_btpe(em_rs *s, I64 n, double r) {                                              \
+     * n p > 30: its setup, which depends on n and r only (the CPU makes it \
+     * once per draw when n and p are one for all), then em_rs_btpe_run. */              \
+    typedef struct em_btpe {                                                                    \
+        I64 m;                                                                                  \
+        double q, nrq, p1, xm, xl, xr, c, laml, lamr, p2, p3, p4;                               \
+    } em_btpe;                                                                                  \
+    FN void em_btpe_setup(em_btpe *b, I64 n, double r) {                                        \
         const double q = 1.0 - r, fm = (double)n * r + r, nrq = (double)n * r * q;              \
         const I64 m = (I64)floor(fm);                                                           \
         const double p1 = floor(2.195 * sqrt(nrq) - 4.6 * q) + 0.5, xm = (double)m + 0.5;       \
@@ -187,6 +192,15 @@
         a = (xr - fm) / (xr * q);                                                               \
         const double lamr = a * (1.0 + a / 2.0);                                                \
         const double p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;         \
+        b->m = m, b->q = q, b->nrq = nrq, b->p1 = p1, b->xm = xm, b->xl = xl, b->xr = xr;       \
+        b->c = c, b->laml = laml, b->lamr = lamr, b->p2 = p2, b->p3 = p3, b->p4 = p4;           \
+    }                                                                                           \
+    /* its gotos as a loop (continue: reject, return: accept) */                                \
+    FN I64 em_rs_btpe_run(em_rs *s, const em_btpe *b, I64 n, double r) {                        \
+        const I64 m = b->m;                                                                     \
+        const double q = b->q, nrq = b->nrq, p1 = b->p1, xm = b->xm, xl = b->xl, xr = b->xr;    \
+        const double c = b->c, laml = b->laml, lamr = b->lamr, p2 = b->p2, p3 = b->p3;          \
+        const double p4 = b->p4;                                                                \
         for (;;) {                                                                              \
             const double u = em_rs_u(s) * p4;                                                   \
             double v = em_rs_u(s);                                                              \
@@ -230,6 +244,11 @@
             if (A > bound) continue;                                                            \
             return y;                                                                           \
         }                                                                                       \
+    }                                                                                           \
+    FN I64 em_rs_btpe(em_rs *s, I64 n, double r) {                                              \
+        em_btpe b;                                                                              \
+        em_btpe_setup(&b, n, r);                                                                \
+        return em_rs_btpe_run(s, &b, n, r);                                                     \
     }                                                                                           \
     /* X / (X + Y), X ~ gamma(a), Y ~ gamma(b) from one sub-stream: one kernel \
      * and one store where two gamma draws and their ratio were three passes. */                \
