@@ -649,3 +649,20 @@ def test_quantile_midpoint_dtype_of_integer_q(dt, q):
         for f in ("quantile", "nanquantile"):
             _check(lambda M, v: getattr(M, f)(v, q, method=m), x)
             _check(lambda M, v: getattr(M, f)(v, q, axis=0, keepdims=True, method=m), x)
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint64", "int8", "float32", "float64"])
+@pytest.mark.parametrize("axis", [-1, 0, 1, -2])
+def test_lexsort_of_0d_keys(device, dt, axis):
+    # seed 37000167 (opencl:0): lexsort of 0-d keys raised AxisError on a device; NumPy
+    # gives index 0 for axis 0 or -1
+    x = np.array(3, dtype=dt)
+    for M, conv in ((np, np.asarray), (em, lambda v: em.asarray(v, device=device))):
+        try:
+            r = M.lexsort((conv(x), conv(x)), axis=axis)
+            out = ("value", int(r), str(np.asarray(em.asnumpy(r) if M is em else r).dtype))
+        except Exception as e:  # noqa: BLE001 -- the exception type is the outcome
+            out = ("raises", type(e).__name__)
+        if M is np:
+            want = out
+    assert out == want
