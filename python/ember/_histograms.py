@@ -486,8 +486,9 @@ def digitize(x, bins, right=False):
     bh = b
     side = "left" if right else "right"
     if b.shape[0] > 1:
-        inc = bool(em.all(bh[1:] >= bh[:-1]))
-        dec = bool(em.all(bh[1:] <= bh[:-1]))
+        # NumPy's check: a NaN compares as neither step (sorted bins end in NaNs)
+        inc = not bool(em.any(bh[1:] < bh[:-1]))
+        dec = not bool(em.any(bh[1:] > bh[:-1]))
         if not inc and not dec:
             raise ValueError("bins must be monotonically increasing or decreasing")
         if not inc:

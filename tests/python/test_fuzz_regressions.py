@@ -666,3 +666,16 @@ def test_lexsort_of_0d_keys(device, dt, axis):
         if M is np:
             want = out
     assert out == want
+
+
+@pytest.mark.parametrize("bins", [[1.0, 2.0, np.nan, np.nan], [-1.0, 2.0, 2.0, np.nan],
+                                  [np.nan]])
+def test_digitize_bins_with_nan(bins):
+    # seed 40001725: sorted bins ending in NaNs (sort of log2 of negatives) are monotonic
+    # for NumPy (a NaN compares as neither step); Ember raised ValueError
+    b = np.array(bins)
+    for x in (np.array([0.0, 1.5, 3.0, np.nan]), np.array([[1, 2]], np.uint8)):
+        for right in (False, True):
+            _check(lambda M, v, w: M.digitize(v, w, right=right), x, b)
+            _check(lambda M, v, w: M.digitize(v, w, right=right), x, b[::-1].copy())
+    # (a NaN amid the bins, not sorted there, gives searchsorted's unspecified answer)
