@@ -1093,6 +1093,8 @@ def st_algo(g):
         ax = g.axis(nd, allow_tuple=False) if nd else "None"  # NumPy: a 0-d has an axis 0
         n = _axis_len(x, ax)
         m = max(0, n + (g.rng.choice([-1, 1]) if g.chance(0.2) else 0))
+        if not x.size:
+            m = min(m, n)  # open: NumPy's compress of an empty array ignores the length
         c = g.new_input((m,), "bool")
         if c:
             if g.chance(0.6):
