@@ -109,12 +109,14 @@ def _uniform(e, check=False):
 
 def bincount(x, /, weights=None, minlength=0):
     """Occurrences of each value 0..max(x) (weighted sums with weights)."""
+    # bincount([]) works in NumPy (an empty list), bincount of an empty float array does not
+    listlike = not isinstance(x, (_ember.ndarray, _np.ndarray))
     x = _arr(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array" if x.ndim > 1 else
                          "object of too small depth for desired array")
     if x.dtype.kind not in "biu":
-        if x.size == 0 and x.dtype.kind == "f":
+        if x.size == 0 and x.dtype.kind == "f" and listlike:
             x = x.astype(_np.int64)
         else:
             raise TypeError("Cannot cast array data from dtype('%s') to dtype('int64') "
@@ -298,7 +300,11 @@ def _edges(a, bins, range_, weights, name, edge_dtype=None):
         dt = a.dtype
     if edge_dtype is not None:
         dt = edge_dtype
-    return _np.linspace(lo, hi, nb + 1, endpoint=True, dtype=dt)
+    e = _np.linspace(lo, hi, nb + 1, endpoint=True, dtype=dt)
+    if edge_dtype is None and _np.any(e[:-1] >= e[1:]):
+        # NumPy's check: a range too narrow for the edge dtype (float16 near 65504)
+        raise ValueError(f"Too many bins for data range. Cannot create {nb} finite-sized bins.")
+    return e
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
@@ -480,13 +486,16 @@ def digitize(x, bins, right=False):
     b = _arr(bins)
     if x.dtype.kind == "c":
         raise TypeError("x may not be complex")
+    if b.dtype.kind == "c":  # NumPy's monotonicity check takes real bins only
+        raise TypeError("bins may not be complex")
     if b.ndim != 1:
         raise ValueError("object too deep for desired array")
     bh = b
     side = "left" if right else "right"
     if b.shape[0] > 1:
-        inc = bool(em.all(bh[1:] >= bh[:-1]))
-        dec = bool(em.all(bh[1:] <= bh[:-1]))
+        # NumPy's check: a NaN compares as neither step (sorted bins end in NaNs)
+        inc = not bool(em.any(bh[1:] < bh[:-1]))
+        dec = not bool(em.any(bh[1:] > bh[:-1]))
         if not inc and not dec:
             raise ValueError("bins must be monotonically increasing or decreasing")
         if not inc:

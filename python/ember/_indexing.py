@@ -428,8 +428,11 @@ def compress(condition, a, /, axis=None, *, out=None):
         raise ValueError("condition must be a 1-d array")
     n = a.size if axis is None else a.shape[_norm_axis(axis, a.ndim)]
     if c.shape[0] > n:
-        raise IndexError(f"index {n} is out of bounds for axis {0 if axis is None else axis} "
-                         f"with size {n}")
+        # NumPy raises only for a true entry past the axis; false ones are ignored
+        if bool(c[n:].any()):
+            raise IndexError(f"index {n} is out of bounds for axis {0 if axis is None else axis} "
+                             f"with size {n}")
+        c = c[:n]
     if axis is None and out is None and c.shape[0] and str(c.device) == str(a.device):
         # one compaction pass over the values (a[mask]'s), no index array and gather
         return _ember._mask_select(_flat_c(a, c.shape[0]), _truth(c))

@@ -681,7 +681,10 @@ def lexsort(keys, axis=-1):
     if any(k.shape != shape for k in ks):
         raise ValueError("all keys need to be the same shape")
     if len(shape) == 0:
-        raise np_axis_error(axis, 0)
+        # NumPy sorts 0-d keys as one element (axis 0 or -1): index 0
+        if axis not in (0, -1):
+            raise np_axis_error(axis, 0)
+        return em.zeros((), dtype=_np.int64, device=dev)
     ax = _axis(axis, len(shape))
     ks = [em.moveaxis(k, ax, -1) for k in ks]
     comb = _lex_combined(ks)

@@ -345,7 +345,9 @@ def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, in
     # NumPy's result dtype: a's for the discrete methods, else a's promoted
     # with q's (a Python scalar q is weak, NEP 50)
     qtype = q if isinstance(q, (int, float)) and not isinstance(q, bool) else qh
-    if isinstance(qtype, int) and method not in _DISCRETE + ("linear", "midpoint"):
+    if isinstance(qtype, int) and scale != 1:
+        qtype = 0.5  # percentile's q / 100 is a (weak) float: percentile(uint8, 100) is float64
+    if isinstance(qtype, int) and method not in _DISCRETE + ("linear",):
         qtype = 0.5  # NumPy's virtual index has float terms there: an int q acts as a float
     r = _quantile(a, qh, axis, method, keepdims, skipnan, qtype)
     return _into(r, out)
@@ -403,11 +405,15 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     # midpoint, not linear: NumPy's median is the mean of the middle values,
     # so one infinite middle value gives inf, where the lerp's inf - inf
     # gave NaN (median([1, inf]), median([inf]))
+    if _arr(a).dtype.kind == "c":  # NumPy's median sorts complex values (quantile does not)
+        return _into(_fallback("median", _np.median, a, axis=axis, keepdims=keepdims), out)
     return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaNs."""
+    if _arr(a).dtype.kind == "c":
+        return _into(_fallback("nanmedian", _np.nanmedian, a, axis=axis, keepdims=keepdims), out)
     return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, True), out)
 
 

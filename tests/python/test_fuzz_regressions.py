@@ -531,8 +531,8 @@ def test_fuzzer_nan_sign_rule():
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fuzz"))
     from gen import Gen, gen_program
     # the campaign's two cases: copysign of log10's NaN is compared for shape and dtype only
-    assert gen_program(2021672, {"device": "cpu"}).vars["v5"].fragile
-    assert gen_program(2075178, {"device": "cpu"}).vars["v8"].fragile
+    assert gen_program(2021672, {"device": "cpu", "algos": False}).vars["v5"].fragile
+    assert gen_program(2075178, {"device": "cpu", "algos": False}).vars["v8"].fragile
     g = Gen(1, {"max_len": 10})
     g.ns["v0"] = np.array([-1.5, 2.0, np.nan, -np.nan], np.float32)  # input NaNs, both signs
     g.n = 1
@@ -570,3 +570,112 @@ def test_complex_inverse_functions_at_infinity_on_devices(fn, dt):
         rtol = 1e-4 if dt == np.complex64 else 1e-9  # log(1 + w)'s cancellation near 0
         bad = ~np.isclose(got, want, rtol=rtol, atol=0, equal_nan=True)
         assert not bad.any(), (dev, [(z[i], got[i], want[i]) for i in np.nonzero(bad)[0][:4]])
+
+
+# -- session 16: the newer surface (partition ... linalg) in the generator ------------------
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint16", "int64", "float32", "float64"])
+@pytest.mark.parametrize("cond", [[True, False, False], [False, True, False, False],
+                                  [True, False, True], [True, True, False, True], []])
+def test_compress_condition_longer_than_axis(dt, cond):
+    # NumPy ignores false entries past the axis and raises IndexError only for a true one
+    # (seed 30000137: Ember raised for any condition longer than the axis)
+    x = np.arange(6).reshape(2, 3).astype(dt)
+    c = np.array(cond, dtype=bool)
+    for ax in (None, 0, 1, -1):
+        _check(lambda M, a, k: M.compress(k, a, axis=ax), x, c)
+    _check(lambda M, a, k: M.compress(k, a), x[:, ::-1].ravel()[:2], c)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("shape,axis", [((5,), None), ((3, 4), 1), ((3, 1, 4), (2, 1, 0)),
+                                        ((2, 3), 0), ((1,), None)])
+def test_median_of_complex(dt, shape, axis):
+    # NumPy's median sorts complex values (seed 30000361: Ember raised TypeError)
+    rs = np.random.RandomState(3)
+    x = (rs.standard_normal(shape) + 1j * rs.standard_normal(shape)).astype(dt)
+    xn = x.copy()
+    xn.flat[0] = np.nan
+    for f in ("median", "nanmedian"):
+        for a in (x, xn):
+            for kd in (False, True):
+                _check(lambda M, v: getattr(M, f)(v, axis=axis, keepdims=kd), a)
+    _check(lambda M, v: M.percentile(v, 50), x)  # still a TypeError, as NumPy
+
+
+@pytest.mark.parametrize("bins", [np.zeros(0, np.complex64), np.array([1j, 2]),
+                                  np.array([0.0, 1.0])])
+def test_digitize_rejects_complex_bins(bins):
+    # seed 30000990: digitize(1, complex bins) returned where NumPy raises TypeError
+    for x in (1, np.array([0.5, 3.0]), np.float32(2)):
+        _check(lambda M, b: M.digitize(x, b), bins)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int16", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("q", [0, 50, 100, 37.5, [0, 100], [25, 50]])
+def test_percentile_dtype_of_integer_q(dt, q):
+    # percentile's q / 100 is a weak float: percentile(uint8, 100) is float64 in NumPy
+    # (seed 31002386: Ember kept uint8, the int q's dtype rule of quantile)
+    x = np.arange(7).astype(dt)
+    for m in ["linear", "lower", "higher", "nearest", "midpoint"]:
+        for f in ("percentile", "nanpercentile"):
+            _check(lambda M, v: getattr(M, f)(v, q, method=m), x)
+
+
+@pytest.mark.parametrize("x", [np.float16(65504), np.array([65504, 65504], np.float16),
+                               np.array([-65504.0], np.float16), np.float32(3e38),
+                               np.array([1.0, 1.0]), np.array([2.0])])
+@pytest.mark.parametrize("bins", [1, 3, 10])
+def test_histogram_too_many_bins(x, bins):
+    # seed 31002352: float16 65504 +- 0.5 rounds to one edge; NumPy raises ValueError
+    for part in (0, 1):
+        _check(lambda M, v: M.histogram(v, bins=bins)[part], x)
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.zeros(0, np.float32), np.zeros(0, np.int8),
+                               np.zeros(0, bool), np.array([1.0, 2.0]), np.array([0, 3])])
+def test_bincount_of_empty_float_array(x):
+    # seed 34001204: Ember counted an empty float64 array where NumPy raises TypeError
+    _check(lambda M, v: M.bincount(v), x)
+    _check(lambda M, v: M.bincount(v, minlength=3), x)
+    assert em.bincount([]).shape == (0,) and np.bincount([]).shape == (0,)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int64", "float16", "float32"])
+@pytest.mark.parametrize("q", [0, 1, 0.5])
+def test_quantile_midpoint_dtype_of_integer_q(dt, q):
+    # seed 35001401: quantile(int64, 0, method='midpoint') is float64 in NumPy, Ember int64
+    x = np.array([3, 5, 1, 4]).astype(dt)
+    for m in ["linear", "lower", "higher", "nearest", "midpoint"]:
+        for f in ("quantile", "nanquantile"):
+            _check(lambda M, v: getattr(M, f)(v, q, method=m), x)
+            _check(lambda M, v: getattr(M, f)(v, q, axis=0, keepdims=True, method=m), x)
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint64", "int8", "float32", "float64"])
+@pytest.mark.parametrize("axis", [-1, 0, 1, -2])
+def test_lexsort_of_0d_keys(device, dt, axis):
+    # seed 37000167 (opencl:0): lexsort of 0-d keys raised AxisError on a device; NumPy
+    # gives index 0 for axis 0 or -1
+    x = np.array(3, dtype=dt)
+    for M, conv in ((np, np.asarray), (em, lambda v: em.asarray(v, device=device))):
+        try:
+            r = M.lexsort((conv(x), conv(x)), axis=axis)
+            out = ("value", int(r), str(np.asarray(em.asnumpy(r) if M is em else r).dtype))
+        except Exception as e:  # noqa: BLE001 -- the exception type is the outcome
+            out = ("raises", type(e).__name__)
+        if M is np:
+            want = out
+    assert out == want
+
+
+@pytest.mark.parametrize("bins", [[1.0, 2.0, np.nan, np.nan], [-1.0, 2.0, 2.0, np.nan],
+                                  [np.nan]])
+def test_digitize_bins_with_nan(bins):
+    # seed 40001725: sorted bins ending in NaNs (sort of log2 of negatives) are monotonic
+    # for NumPy (a NaN compares as neither step); Ember raised ValueError
+    b = np.array(bins)
+    for x in (np.array([0.0, 1.5, 3.0, np.nan]), np.array([[1, 2]], np.uint8)):
+        for right in (False, True):
+            _check(lambda M, v, w: M.digitize(v, w, right=right), x, b)
+            _check(lambda M, v, w: M.digitize(v, w, right=right), x, b[::-1].copy())
+    # (a NaN amid the bins, not sorted there, gives searchsorted's unspecified answer)
