@@ -417,6 +417,11 @@ EM_API em_status em_mask_select(const em_array *a, const em_array *mask, em_arra
 EM_API em_status em_sort(const em_array *a, int axis, bool descending, em_array *out);
 /* The same order as int64 indices along axis (argsort). */
 EM_API em_status em_argsort(const em_array *a, int axis, bool descending, em_array *out);
+/* The argsort of the C-order flattened a (idx: int64, 1-d) and, where the
+ * device sorts both in one go (CUDA's fused passes), its sorted values
+ * (keys: a's dtype, 1-d, the same as em_sort's); elsewhere keys is left
+ * empty (keys->buf NULL) for the caller to gather. */
+EM_API em_status em_argsort_keys(const em_array *a, bool descending, em_array *idx, em_array *keys);
 /* Insertion points (int64, v's shape) of v's elements into the ascending
  * 1-D a (read through the int64 permutation sorter when not NULL): before
  * equal elements, after them with right.  v is cast to a's dtype first when

@@ -5,11 +5,35 @@
 
 #include <limits.h>
 
-/* _ember.sort(a, axis, descending, arg): axis None sorts the flattened array. */
+/* _ember.sort(a, axis, descending, arg, keys=False): axis None sorts the
+ * flattened array.  keys (an argsort of the flattened array, axis
+ * ignored): the tuple (indices, sorted values or None where the device
+ * does not make them in the same passes). */
 static PyObject *f_sort(PyObject *self, PyObject *args) {
     PyObject *ao, *axo;
-    int desc, arg;
-    if (!PyArg_ParseTuple(args, "O!Opp", EmArray_Type, &ao, &axo, &desc, &arg)) return NULL;
+    int desc, arg, keys = 0;
+    if (!PyArg_ParseTuple(args, "O!Opp|p", EmArray_Type, &ao, &axo, &desc, &arg, &keys))
+        return NULL;
+    if (keys) {
+        const em_array *a = EMARR(ao);
+        if (!a) return NULL;
+        em_array idx = {0}, k = {0};
+        em_status s;
+        PYEM_CALL(s, em_array_size(a), em_argsort_keys(a, desc, &idx, &k));
+        if (s != EM_OK) return pyem_raise(s);
+        PyObject *io = pyem_wrap(&idx);
+        if (!io) {
+            em_array_release(&k);
+            return NULL;
+        }
+        if (!k.buf) return Py_BuildValue("(NO)", io, Py_None);
+        PyObject *ko = pyem_wrap(&k);
+        if (!ko) {
+            Py_DECREF(io);
+            return NULL;
+        }
+        return Py_BuildValue("(NN)", io, ko);
+    }
     int axis = INT_MIN;
     if (axo != Py_None) {
         long v = PyLong_AsLong(axo);

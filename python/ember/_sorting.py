@@ -258,6 +258,13 @@ def _fused():
     return os.environ.get("EMBER_UNIQUE_FUSED", "1") != "0"
 
 
+def _argsort_keys():
+    """Whether unique's argsort also returns the sorted values (the A/B
+    switch EMBER_UNIQUE_KEYS=0: the gather through the permutation)."""
+    import os
+    return os.environ.get("EMBER_UNIQUE_KEYS", "1") != "0"
+
+
 def _dev_unique(x, equal_nan, index, inverse, counts):
     """Sorted distinct values of x (flattened) on its device, with the
     first indices, the inverse (flat) and the counts: sort (argsort when
@@ -266,13 +273,21 @@ def _dev_unique(x, equal_nan, index, inverse, counts):
     inverse is each element's rank scattered through the permutation).  The
     inverse by a binary search of each element among the distinct values
     (after a sort of the values alone) took 3.05 ms against the scatter's
-    2.94 at 2^24 float32 on the H100 (session 15): gone."""
+    2.94 at 2^24 float32 on the H100 (session 15): gone.  With indices the
+    argsort also writes the sorted values where its passes can (CUDA's
+    fused onesweep: em_argsort_keys), so no gather of x through the
+    permutation; EMBER_UNIQUE_KEYS=0 gathers them, to compare."""
     if _fused():
         flat = x.reshape(-1)
         perm = None
         if index or inverse:
-            perm = _ember.sort(flat, 0, False, True)
-            s = _em().take(flat, perm)
+            s = None
+            if _argsort_keys():
+                perm, s = _ember.sort(flat, 0, False, True, True)
+            else:
+                perm = _ember.sort(flat, 0, False, True)
+            if s is None:
+                s = _em().take(flat, perm)
         else:
             s = _ember.sort(flat, 0, False, False)
         return _ember.unique_sorted(s, perm, bool(equal_nan), bool(index), bool(inverse),

@@ -27,9 +27,9 @@ int em_sort_key_bits(em_dtype dt) {
 }
 
 void em_sort_key(const em_sort_spec *c, em_sbuf *key) {
-    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d%s", (int)c->dtype, c->keybits,
+    em_sbuf_printf(key, "SORT%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d%s%s", (int)c->dtype, c->keybits,
                    c->descending, c->canon, c->seghi, c->nd, EM_SORT_ITEMS, c->ob, c->oi, c->om,
-                   c->ov, c->omatch, c->ovar, c->sold ? "|S0" : "");
+                   c->ov, c->omatch, c->ovar, c->sold ? "|S0" : "", c->okeys ? "|K" : "");
 }
 
 /* render_onesweep.c's pass kernel: the tile's keys (the values, 32-bit,
@@ -508,7 +508,7 @@ static const char em__sort_kernels[] =
 
 /* The argument's fields (render_sort.h): the buffers, then the numbers. */
 static int em__fields(const em_sort_spec *c, em_tfield *f) {
-    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6"};
+    static const char *const bufs[EM_SORT_NBUF] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7"};
     static const char *const nums[] = {"n", "len", "nb", "shift", "mode", "word", "hasvals", "hst"};
     int n = 0;
     for (int k = 0; k < EM_SORT_NBUF; k++) f[n++] = (em_tfield){'p', bufs[k], 0, 0, NULL};
@@ -551,10 +551,13 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
         EM_SORT_B, EM_SORT_ITEMS, EM_SORT_TILE, EM_SORT_RADIX, c->nd, c->descending, c->canon,
         c->seghi, c->dtype == EM_COMPLEX128, (int)em_dtype_get(c->dtype)->size, c->keybits / 8,
         EM_SORT_SEARCH_KEYS, (int)c->sold);
-    em_sbuf_printf(&t,
-                   "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n"
-                   "#define EM_OMATCH %d\n#define EM_OVAR %d\n",
-                   ob, oi, om, (int)c->ov, (int)c->omatch, c->ovar);
+    em_sbuf_printf(
+        &t,
+        "#define EM_OB %d\n#define EM_OI %d\n#define EM_OM %d\n#define EM_OV %d\n"
+        "#define EM_OMATCH %d\n#define EM_OVAR %d\n#define EM_OKEYS %d\n#define EM_OFLT %d\n",
+        ob, oi, om, (int)c->ov, (int)c->omatch, c->ovar, (int)c->okeys,
+        /* EM_OKEYS: a real float's keys may stand for several values */
+        c->dtype == EM_FLOAT16 || c->dtype == EM_FLOAT32 || c->dtype == EM_FLOAT64);
     em_sbuf_printf(&t, "#define EM_KMASK ((em_u64)%s)\n",
                    kb == 64   ? "~(em_u64)0"
                    : kb == 32 ? "0xffffffffUL"
@@ -567,20 +570,21 @@ em_status em_render_sort(const em_dialect *d, const em_sort_spec *c, em_sbuf *sr
     em_tfield f[EM_SORT_NBUF + 10];
     const int nf = em__fields(c, f);
     if (d->args_struct)
-        em_sbuf_printf(&t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5, *b6;\n"
-                           "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
-                           "    em_i64 shape[EM_ND], st[EM_ND];\n} em_args;\n");
+        em_sbuf_printf(
+            &t, "typedef struct em_args {\n    char *b0, *b1, *b2, *b3, *b4, *b5, *b6, *b7;\n"
+                "    em_i64 n, len, nb, shift, mode, word, hasvals, hst;\n"
+                "    em_i64 shape[EM_ND], st[EM_ND];\n} em_args;\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
     em__key_fns(d, c, &t);
     em_sbuf_printf(&t, "%s", em__sort_kernels);
     em_render_sort_onesweep(d, &t);
-    /* Every kernel names its buffers b0..b6 (the ones it does not use too). */
+    /* Every kernel names its buffers b0..b7 (the ones it does not use too). */
     em_sbuf bufs = {0};
     em_sbuf_printf(&bufs,
                    "    %s char *b0 = p.b0, *b1 = p.b1, *b2 = p.b2, *b3 = p.b3, *b4 = p.b4,"
-                   " *b5 = p.b5, *b6 = p.b6;\n"
-                   "    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4, (void)b6;",
+                   " *b5 = p.b5, *b6 = p.b6, *b7 = p.b7;\n"
+                   "    (void)b0, (void)b1, (void)b2, (void)b3, (void)b4, (void)b6, (void)b7;",
                    d->global);
     if (bufs.oom) t.oom = true; /* em_tmpl_finish reports it (and frees t) */
     const char *const extra[] = {"bufs", bufs.s ? bufs.s : "", NULL};

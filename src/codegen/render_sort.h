@@ -63,7 +63,7 @@
 #define EM_SORT_ITEMS 16 /* keys per thread in a tile */
 #define EM_SORT_TILE (EM_SORT_B * EM_SORT_ITEMS)
 #define EM_SORT_RADIX 16 /* 4-bit digits: 16 x 256 per-thread counters fit shared memory */
-#define EM_SORT_NBUF 7
+#define EM_SORT_NBUF 8
 #define EM_SORT_KEYS "em_sort_keys"
 #define EM_SORT_ORAND "em_sort_orand"
 #define EM_SORT_COUNT "em_sort_count"
@@ -110,6 +110,10 @@ typedef struct em_sort_spec {
      * before counting them, 16 a lane's peers by CUB's PTX vote, 32
      * UPSWEEP reads a contiguous array of 4-byte keys as 16-byte vectors. */
     int ovar;
+    /* The fused argsort's last pass also writes the sorted values into b7
+     * (em_run_argsort_keys: unique's inverse needs both, and a gather of
+     * the values through the indices costs a pass of its own). */
+    bool okeys;
     /* SEARCH_SH's old form (EMBER_SEARCH_OLD=1, for A/B timing): an
      * unpadded shared haystack and a branching search. */
     bool sold;

@@ -104,7 +104,7 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
         if (!s->a.b[k]) s->a.b[k] = any;
     /* The argument as the template lays it out (tmpl.h): the buffers' slots,
      * the numbers, shape[nd] and st[nd]. */
-    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5, 6};
+    static const int slots[EM_SORT_NBUF] = {0, 1, 2, 3, 4, 5, 6, 7};
     const size_t size = 8 * (size_t)(EM_SORT_NBUF + 8 + 2 * s->c.nd);
     /* The pass kernel's block is its spec's (em__os_shape); the others' EM_SORT_B. */
     const unsigned block =
@@ -115,8 +115,8 @@ static em_status em__go(em__sorter *s, const char *fname, int64_t grid) {
 
 static void em__bufs(em__sorter *s, void *b0, void *b1, void *b2, void *b3, void *b4, void *b5,
                      void *b6) {
-    void *b[EM_SORT_NBUF] = {b0, b1, b2, b3, b4, b5, b6};
-    memcpy(s->a.b, b, sizeof b);
+    void *b[7] = {b0, b1, b2, b3, b4, b5, b6};
+    memcpy(s->a.b, b, sizeof b); /* b7 (the argsort's sorted values) stays */
 }
 
 /* The number of dimensions a is addressed by: 1 when its elements lie in
@@ -330,9 +330,13 @@ static bool em__use_rows(const em__sorter *s, const em_array *a, int64_t n, int6
            len <= EM_SORT_TILE && a->dtype != EM_COMPLEX128;
 }
 
-em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
-                      bool arg, em_array *out) {
+/* em_run_sort; keys (argsort of one row only): where the fused onesweep
+ * passes sort, the last also writes the sorted values there and *done is
+ * set, else keys is not touched. */
+static em_status em__run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
+                              bool arg, em_array *out, em_array *keys, bool *done) {
     const int64_t n = em_array_size(a);
+    if (done) *done = n == 0;
     if (n == 0) return EM_OK;
     if (len < 1 || n % len)
         return em_error(EM_EVALUE, "sort: rows of %lld do not tile %lld elements", (long long)len,
@@ -373,6 +377,12 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
         (em_sort_spec){a->dtype, kb == 64 || seghi ? 64 : 32, descending, canon, seghi, em__nd(a)};
     const bool one = em__use_onesweep(&s, n);
     if (one) em__os_shape(&s.c, vals);
+    /* The values decoded from the keys, a few floats' copied (EM_OKEYS). */
+    if (keys && one && arg && nwords == 1 && a->dtype != EM_COMPLEX64) {
+        s.c.okeys = true;
+        s.a.b[7] = keys->data;
+        *done = true;
+    }
     const int64_t tile = one ? (int64_t)s.c.ob * s.c.oi : EM_SORT_TILE;
     const int64_t nb = (n + tile - 1) / tile;
     s.a.n = n, s.a.len = len, s.a.nb = nb, s.a.hasvals = vals;
@@ -415,6 +425,21 @@ em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool
     }
     em__scratch_free(be, s.id, &m);
     return st;
+}
+
+em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
+                      bool arg, em_array *out) {
+    return em__run_sort(be, a, len, descending, arg, out, NULL, NULL);
+}
+
+em_status em_run_argsort_keys(const em_backend *be, const em_array *a, bool descending,
+                              em_array *idx, em_array *keys, bool *done) {
+    *done = false;
+    if (em_array_size(keys) != em_array_size(a) || !em_array_is_c_contiguous(keys) ||
+        keys->dtype != a->dtype)
+        return em_error(EM_EVALUE, "argsort_keys: keys must be C-contiguous, a's dtype and size");
+    return em__run_sort(be, a, em_array_size(a) ? em_array_size(a) : 1, descending, true, idx, keys,
+                        done);
 }
 
 em_status em_run_searchsorted(const em_backend *be, const em_array *hay, const em_array *sorter,

@@ -11,6 +11,12 @@
  * their original order; NaNs last ascending, first descending. */
 EM_API em_status em_run_sort(const em_backend *be, const em_array *a, int64_t len, bool descending,
                              bool arg, em_array *out);
+/* The argsort of a's elements in C order as one row (idx, as em_run_sort's
+ * out) and, where the device's fused passes sort (*done), the sorted values
+ * into keys (C-contiguous, a's dtype and size) from the same passes: no
+ * gather of a through idx.  Else *done is false and keys is untouched. */
+EM_API em_status em_run_argsort_keys(const em_backend *be, const em_array *a, bool descending,
+                                     em_array *idx, em_array *keys, bool *done);
 /* out[i] (int64, C-contiguous, v's size) = the insertion point of v's i-th
  * element (C order) into the ascending 1-D hay (through the int64,
  * C-contiguous sorter when not NULL): before equal elements, or after them

@@ -76,6 +76,32 @@ em_status em_argsort(const em_array *a, int axis, bool descending, em_array *out
     return em__sort(a, axis, descending, true, out);
 }
 
+em_status em_argsort_keys(const em_array *a, bool descending, em_array *idx, em_array *keys) {
+    if (!a || !a->buf || !idx || !keys)
+        return em_error(EM_EVALUE, "em_argsort_keys: a, idx and keys must be set");
+    memset(keys, 0, sizeof *keys);
+    const em_backend *be = em__sort_backend(a, "argsort", true);
+    if (!be) return EM_EUNSUPPORTED;
+    if (be->ops) return em__sort(a, INT_MIN, descending, true, idx); /* the CPU: no values */
+    memset(idx, 0, sizeof *idx);
+    const int64_t n = em_array_size(a);
+    const em_device dev = em_array_device(a);
+    em_array res = {0}, k = {0};
+    bool done = false;
+    em_status s = em_array_empty(&res, EM_INT64, 1, &n, dev);
+    if (s == EM_OK) s = em_array_empty(&k, a->dtype, 1, &n, dev);
+    if (s == EM_OK) s = em_run_argsort_keys(be, a, descending, &res, &k, &done);
+    if (s == EM_OK && done)
+        *keys = k;
+    else
+        em_array_release(&k);
+    if (s == EM_OK)
+        *idx = res;
+    else
+        em_array_release(&res);
+    return s;
+}
+
 em_status em_searchsorted(const em_array *a, const em_array *v, bool right, const em_array *sorter,
                           em_array *out) {
     if (!a || !a->buf || !v || !v->buf || !out)

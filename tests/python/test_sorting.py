@@ -286,6 +286,33 @@ def test_unique_specials(device, rng, dtype):
             assert_same(got, want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "uint8", "bool",
+                                   "complex64"])
+@pytest.mark.parametrize("n", [1, 5000])
+def test_argsort_with_values(device, rng, dtype, n):
+    """The argsort that also returns its sorted values (unique's inverse):
+    where the device gives them, byte for byte the elements it indexes
+    (-0.0 beside 0.0, NaNs of either sign: copied, not decoded); the
+    values of unique(return_index=True) keep the first element's zero sign,
+    as NumPy's stable sort gives it."""
+    from ember import _ember
+    a = _specials(dtype, n, rng)
+    x = to_em(a[::-1])  # a negative stride
+    if dtype.startswith("complex") and x.device == em.asarray(0, device="cpu").device:
+        return  # the CPU's radix sort takes real dtypes (NumPy sorts complex there)
+    perm, s = _ember.sort(x, 0, False, True, True)
+    want = np.argsort(a[::-1], kind="stable")
+    assert_same(perm, want)
+    if s is not None:
+        assert np.ascontiguousarray(a[::-1][want]).tobytes() == em.asnumpy(s).tobytes()
+    if dtype.startswith("float"):
+        v, i = em.unique(x, return_index=True)
+        wv, wi = np.unique(a[::-1], return_index=True)
+        assert_same(i, wi)
+        assert_same(v, wv)
+        assert (np.signbit(em.asnumpy(v)) == np.signbit(wv)).all()
+
+
 def test_isin_lexsort_digitize_partition(device, rng):
     a = rng.integers(0, 50, (40, 30)).astype(np.int32)
     b = rng.integers(0, 50, 17).astype(np.int64)

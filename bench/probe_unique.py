@@ -1,0 +1,151 @@
+"""unique's parts on a device, side by side with PyTorch and CuPy in one
+process (issue 19): the sort, the argsort with and without its sorted
+values (em_argsort_keys), the gather those replace, unique's own pass, and
+the whole unique rows under the A/B switches (EMBER_UNIQUE_KEYS,
+EMBER_SORT_VAR).  Median of --repeat calls after a warm-up, ms.  Also checks
+the device's answers against NumPy's first (any mismatch is printed and the
+exit status is 1).
+
+    python bench/probe_unique.py [--device cuda:0] [--n 16777216] [--repeat 7]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import ember as em
+from ember import _ember
+
+
+def median_ms(fn, sync, repeat):
+    fn()
+    sync()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = fn()
+        for x in r if isinstance(r, tuple) else (r,):
+            if isinstance(x, em.ndarray):
+                em.eval(x)
+        sync()
+        ts.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(ts)
+
+
+def check(dev):
+    """unique's every output against NumPy's, both routes; the argsort's
+    values byte for byte against a gather."""
+    bad = 0
+    rng = np.random.default_rng(7)
+    for dt in ("float32", "float64", "float16", "int32", "uint8", "int64", "bool"):
+        for n in (0, 1, 5, 1000, 100003):
+            x = (rng.standard_normal(n) * 4).round().astype(dt)
+            if dt.startswith("float") and n > 3:
+                x[::7] = np.nan
+                x[1::11] = -0.0
+                x[2::13] = 0.0
+                x[3::17] = -np.nan
+            ex = em.asarray(x, device=dev)
+            for keys in ("1", "0"):
+                os.environ["EMBER_UNIQUE_KEYS"] = keys
+                got = em.unique(ex, return_index=True, return_inverse=True, return_counts=True)
+                want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+                for g, w, what in zip(got, want, ("values", "index", "inverse", "counts")):
+                    g = em.asnumpy(g)
+                    if g.shape != w.shape or not np.array_equal(g, w, equal_nan=True):
+                        bad += 1
+                        print(f"WRONG unique {what} {dt} n={n} keys={keys}")
+            perm, s = _ember.sort(ex.reshape(-1), 0, False, True, True)
+            ref = np.take(x, em.asnumpy(perm)) if n else x
+            if not np.array_equal(em.asnumpy(perm), np.argsort(x, kind="stable")):
+                bad += 1
+                print(f"WRONG argsort_keys indices {dt} n={n}")
+            if s is not None and em.asnumpy(s).tobytes() != ref.tobytes():
+                bad += 1
+                print(f"WRONG argsort_keys values {dt} n={n} (bytes)")
+            if s is None and dev.startswith("cuda") and n:
+                print(f"note: no values from the argsort of {dt} n={n}")
+    os.environ.pop("EMBER_UNIQUE_KEYS", None)
+    print(f"check: {bad} wrong")
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--n", type=int, default=1 << 24)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--no-check", action="store_true")
+    o = ap.parse_args()
+    bad = 0 if o.no_check else check(o.device)
+    dev = em.Device(o.device)
+    sync = dev.synchronize
+    x = np.random.default_rng(1).standard_normal(o.n).astype(np.float32)
+    a = em.asarray(x, device=o.device)
+    rows = []
+
+    def row(name, fn, s=sync, env=None):
+        old = {k: os.environ.get(k) for k in (env or {})}
+        os.environ.update(env or {})
+        try:
+            rows.append((name, median_ms(fn, s, o.repeat)))
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        print(f"{name:48s} {rows[-1][1]:8.3f} ms", flush=True)
+
+    perm = _ember.sort(a, 0, False, True)
+    srt = _ember.sort(a, 0, False, False)
+    for var in ("55", "3"):
+        row(f"em sort f32 (SORT_VAR={var})", lambda: _ember.sort(a, 0, False, False),
+            env={"EMBER_SORT_VAR": var})
+    row("em argsort f32", lambda: _ember.sort(a, 0, False, True))
+    row("em argsort f32 + values (argsort_keys)", lambda: _ember.sort(a, 0, False, True, True))
+    row("em take(a, perm)", lambda: em.take(a, perm))
+    row("em unique pass: values", lambda: _ember.unique_sorted(srt, None, True, False, False,
+                                                                  False))
+    row("em unique pass: inverse+counts",
+        lambda: _ember.unique_sorted(srt, perm, True, False, True, True))
+    row("em unique pass: inverse", lambda: _ember.unique_sorted(srt, perm, True, False, True,
+                                                                   False))
+    row("em unique f32", lambda: em.unique(a))
+    for k in ("1", "0"):
+        row(f"em unique inverse+counts f32 (UNIQUE_KEYS={k})",
+            lambda: em.unique(a, return_inverse=True, return_counts=True),
+            env={"EMBER_UNIQUE_KEYS": k})
+    try:
+        import torch
+        t = torch.as_tensor(x, device="cuda")
+        ts = torch.cuda.synchronize
+        row("torch sort f32", lambda: torch.sort(t, stable=True), ts)
+        row("torch unique f32", lambda: torch.unique(t), ts)
+        row("torch unique inverse+counts f32",
+            lambda: torch.unique(t, return_inverse=True, return_counts=True), ts)
+        ti = torch.as_tensor(em.asnumpy(perm), device="cuda")
+        tv = torch.arange(o.n, device="cuda")
+        row("torch scatter int64 (inverse's)", lambda: torch.empty_like(tv).scatter_(0, ti, tv),
+            ts)
+    except Exception as e:  # noqa: BLE001
+        print("torch:", e)
+    try:
+        import cupy as cp
+        c = cp.asarray(x)
+        cs = cp.cuda.runtime.deviceSynchronize
+        row("cupy sort f32", lambda: cp.sort(c), cs)
+        row("cupy unique f32", lambda: cp.unique(c), cs)
+        row("cupy unique inverse+counts f32",
+            lambda: cp.unique(c, return_inverse=True, return_counts=True), cs)
+    except Exception as e:  # noqa: BLE001
+        print("cupy:", e)
+    print("SUMMARY " + "; ".join(f"{k} {v:.3f}" for k, v in rows))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
