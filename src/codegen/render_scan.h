@@ -34,7 +34,7 @@
 #define EM_SCAN_MID "em_scan_mid"
 #define EM_SCAN_DOWN "em_scan_down"
 #define EM_SCAN_ONE "em_scan_one"
-#define EM_SCAN_LBQ 4 /* the regs form's look-back windows a round (em_lookback) */
+#define EM_SCAN_LBQ 1 /* the regs form's look-back windows a round (em_lookback; run_scan.c) */
 
 typedef struct em_scan_spec {
     em_reduce_op op;  /* EM_RED_CUMSUM or EM_RED_CUMPROD */

@@ -60,14 +60,16 @@
  *      render_scan.c's em__regs_text): 256 threads x 16 elements (64 bytes of
  *      accumulators a thread), 16-byte loads and stores where every line is
  *      contiguous and aligned (em__vec_ok), no shared-memory copy of the tile,
- *      a block per tile, and a look-back over 4 windows of 32 tiles a round
- *      trip (EM_SCAN_LBQ).  H100 (session 16, one process, median of 25
+ *      a block per tile, and a look-back over one window of 32 tiles a round
+ *      trip (EM_SCAN_LBQ; EMBER_SCAN_TUNE's fourth number sets it).  H100 (session 16, one process, median of 25
  *      single calls / 50 back to back, ms), cumsum of 2^24 float32 with one
  *      window a round trip: 0.0912 / 0.0765 against the three kernels'
  *      0.0996 / 0.0897, PyTorch 0.0862 / 0.0696, CuPy 0.160 / 0.143, a copy
  *      of the same bytes 0.058 / 0.048; ncu: 70 us at 1.65 TB/s, 4 blocks an
  *      SM (64 registers) -- the inclusive prefixes advanced a window a round
- *      trip, which the 4 windows address (not yet timed on the H100).
+ *      trip.  Four windows a round trip did not help: the final call read
+ *      0.0974 / 0.0803 with 4, 0.0958 / 0.0782 with 1, three kernels
+ *      0.1022 / 0.0901, PyTorch 0.0919 / 0.0701 (same process).
  *      float64 and int64 sums stay on the three kernels: 0.271 ms in one pass
  *      (the unpacked status's fences) against 0.171.
  *

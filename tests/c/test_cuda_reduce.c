@@ -352,7 +352,8 @@ static void put_body(em_sbuf *s, const char *body) {
 /* Render every case into one library, build it with c++, load it. */
 static void *build_all(const char *dir, em_rplan *plans, rdata *ds) {
     em_sbuf s = {0};
-    em_sbuf_printf(&s, "%s%s%s", EMUL_PRE, REMUL_PRE, em_render_prelude());
+    em_sbuf_printf(&s, "#define EMUL_OWN_SHFL_DOWN 1\n%s%s%s", EMUL_PRE, REMUL_PRE,
+                   em_render_prelude());
     bool ok = true;
     for (int i = 0; i < NCASES && ok; i++) {
         ok = plan(&cases[i], &ds[i], &plans[i]) == EM_OK;
