@@ -24,8 +24,11 @@ class _Kernels:
         return getattr(_real, name)
 
     @staticmethod
-    def sort(x, axis, descending, arg):
+    def sort(x, axis, descending, arg, keys=False):
+        """keys (an argsort's sorted values too): (indices, None), as every
+        backend but CUDA's fused one answers, so the callers' take runs."""
         assert isinstance(x, em.ndarray) and isinstance(descending, bool) and isinstance(arg, bool)
+        assert not keys or arg
         h = np.asarray(x)
         if axis is None:
             h, axis = h.reshape(-1), 0
@@ -35,7 +38,8 @@ class _Kernels:
         else:
             idx = np.argsort(h, axis=axis, kind="stable")
         r = idx.astype(np.int64) if arg else np.take_along_axis(h, idx, axis)
-        return em.asarray(np.ascontiguousarray(r))
+        r = em.asarray(np.ascontiguousarray(r))
+        return (r, None) if keys else r
 
     @staticmethod
     def searchsorted(a, v, right, sorter):
