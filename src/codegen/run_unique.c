@@ -12,7 +12,19 @@
  * distinct values is the one value read back (the outputs' length), and
  * the counts are first[k + 1] - first[k] over the nu values.  The sorted
  * values are read twice (count, write), which costs less than storing and
- * re-reading a flag array and needs no look-back between blocks. */
+ * re-reading a flag array and needs no look-back between blocks.
+ *
+ * On CUDA plain unique (no filter, n < 2^31) is one launch instead
+ * (EM_UQ_ONE, render_unique.c): each tile counts its flags, takes its first
+ * rank from the tiles before it by decoupled look-back (the scan's status
+ * words and em_lookback), and writes every output: the sorted values are
+ * read once, n in and nu out, after a fill that zeroes the tiles' words.
+ * The three kernels read them twice and launch three times: unique of 2^24
+ * float32 measured 0.157 ms for its pass (H100, session 16) against a floor
+ * of ~0.045 for 64 MB in and out.  OpenCL keeps the three kernels (no
+ * promise that a spinning work-group lets another progress), and so do the
+ * filtered set operations (their galloping search wants each thread's
+ * elements adjacent).  EMBER_UNIQUE_PASS=3 selects the three on CUDA too. */
 #include "codegen/render_unique.h"
 #include "codegen/run_unique.h"
 #include "core/core.h"
