@@ -2,7 +2,8 @@
 process (issue 19): the sort, the argsort with and without its sorted
 values (em_argsort_keys), the gather those replace, unique's own pass, and
 the whole unique rows under the A/B switches (EMBER_SORT_VAR,
-EMBER_UNIQUE_PASS=3: the three-kernel pass against the single one), and
+EMBER_UNIQUE_PASS=3: the three-kernel pass against the single one, "1m4":
+the single one with EMBER_UNIQUE_MINB=4), and
 the pass alone between two device events.  Median of --repeat calls after
 a warm-up, ms.  Also checks
 the device's answers against NumPy's first (any mismatch is printed and the
@@ -129,8 +130,9 @@ def main():
                          device=o.device) for k in (3, 4))
     try:
         with dev:
-            for ps in ("3", "1", "3", "1"):
-                os.environ["EMBER_UNIQUE_PASS"] = ps
+            for ps in ("3", "1", "1m4", "3", "1", "1m4"):
+                os.environ["EMBER_UNIQUE_PASS"] = ps[0]
+                os.environ["EMBER_UNIQUE_MINB"] = ps[3:] or "0"
                 ts = []
                 for _ in range(o.repeat + 1):
                     e0, e1 = em.Event(), em.Event()
@@ -144,8 +146,9 @@ def main():
     except Exception as e:  # noqa: BLE001
         print("events:", e)
     os.environ.pop("EMBER_UNIQUE_PASS", None)
-    for ps in ("3", "1", "3", "1"):
-        env = {"EMBER_UNIQUE_PASS": ps}
+    os.environ.pop("EMBER_UNIQUE_MINB", None)
+    for ps in ("3", "1", "1m4", "3", "1", "1m4"):
+        env = {"EMBER_UNIQUE_PASS": ps[0], "EMBER_UNIQUE_MINB": ps[3:] or "0"}
         row(f"em unique pass: values (PASS={ps})",
             lambda: _ember.unique_sorted(srt, None, True, False, False, False), env=env)
         row(f"em unique f32 (PASS={ps})", lambda: em.unique(a), env=env)

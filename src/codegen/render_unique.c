@@ -4,6 +4,8 @@
 #include "codegen/render_scan.h"
 #include "codegen/tmpl.h"
 
+#include <stdio.h>
+
 int em_uq_one_items(em_dtype dt) {
     const int k = 64 / (int)em_dtype_get(dt)->size;
     return k > 32 ? 32 : k < 4 ? 4 : k;
@@ -230,7 +232,7 @@ static const char em__one_text[] =
     "    const unsigned hi = __shfl_up_sync(0xffffffffu, (unsigned)(v >> 32), d);\n"
     "    return ((unsigned long long)hi << 32) | lo;\n"
     "}\n"
-    "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+    "${kernel(EM_UQ_LB)} " EM_KNAME "(${params}) {\n${prologue}"
     "    ${shared} em_t sv[EM_UQ_T1];\n"
     "    ${shared} unsigned wt[8];\n"
     "    ${shared} long long tk;\n"
@@ -541,11 +543,15 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
     em__search(k->dtype, &t);
     if (k->mode == EM_UQ_ONE) {
         const int items = em_uq_one_items(k->dtype), sz = (int)em_dtype_get(k->dtype)->size;
+        /* __launch_bounds__: 256 threads, and with minb that many blocks an SM */
+        char lb[32] = "256";
+        if (k->minb > 0) snprintf(lb, sizeof lb, "256, %d", k->minb);
         em_sbuf_printf(&t,
                        "#define EM_UQ_V %d\n#define EM_UQ_K %d\n#define EM_UQ_VIN %d\n"
+                       "#define EM_UQ_LB %s\n"
                        "typedef unsigned em_scan_acc;\n"
                        "EM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return a + b; }\n",
-                       16 / sz, items, k->vin);
+                       16 / sz, items, k->vin, lb);
         em_scan_lookback_text(&t, 0);
     }
     /* Whether element i starts a new value (with EM_UQ_FILT, one kept). */

@@ -71,6 +71,7 @@ typedef struct em_uq_spec {
     bool equal_nan;       /* all NaNs one value */
     bool first, idx, inv; /* EM_UQ_WRITE's (and EM_UQ_ONE's) optional outputs */
     bool vin;             /* EM_UQ_ONE: s is 16-byte aligned (a full tile's loads as vectors) */
+    int minb;             /* EM_UQ_ONE: > 0, blocks an SM asked of the compiler (registers) */
     int filt; /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o, 3 those equal to neither
                * neighbour (o = s, no = n); ISIN: 1 invert */
 } em_uq_spec;

@@ -24,7 +24,15 @@
  * of ~0.045 for 64 MB in and out.  OpenCL keeps the three kernels (no
  * promise that a spinning work-group lets another progress), and so do the
  * filtered set operations (their galloping search wants each thread's
- * elements adjacent).  EMBER_UNIQUE_PASS=3 selects the three on CUDA too. */
+ * elements adjacent).  EMBER_UNIQUE_PASS=3 selects the three on CUDA too.
+ * H100, session 17 (one process, median of 9, 2^24 float32 sorted): the
+ * pass 0.118 ms between events against the three kernels' 0.162 (two
+ * rounds each); ncu (base clocks) 94.9 us for the one kernel against count
+ * 43.7 + prefix 13.1 + write 91.6.  It is far from the floor: 70 registers
+ * a thread leave 3 blocks an SM (37 % occupancy, DRAM 35 % of peak), and
+ * a tile's steps (loads, scan, look-back, staging) run one after another.
+ * EMBER_UNIQUE_MINB=4 asks for 4 blocks an SM (56 registers for float32,
+ * no spills, ptxas 13.0): not yet timed. */
 #include "codegen/render_unique.h"
 #include "codegen/run_unique.h"
 #include "core/core.h"
@@ -56,8 +64,8 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
                                int64_t blocks) {
     if (blocks <= 0) return EM_OK;
     char key[64], name[48];
-    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
-             k.idx, k.inv, k.filt, k.vin);
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d", k.mode, (int)k.dtype, k.equal_nan,
+             k.first, k.idx, k.inv, k.filt, k.vin, k.minb);
     static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
                                         "unique_counts", "unique_isin",   "unique_merge",
                                         "unique_cuts",   "unique_one"};
@@ -149,9 +157,13 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
         a.p[6] = out[3].data, a.p[7] = part.data, a.ntile = nt;
         k.mode = EM_UQ_ONE, k.first = index || counts, k.idx = index, k.inv = inverse;
         k.vin = (uintptr_t)s->data % 16 == 0;
+        /* EMBER_UNIQUE_MINB=4 (A/B, not yet timed): __launch_bounds__(256, 4) */
+        const char *mb = getenv("EMBER_UNIQUE_MINB");
+        k.minb = mb ? atoi(mb) : 0;
+        if (k.minb < 0 || k.minb > 8) k.minb = 0;
         if (st == EM_OK) st = em__uq_launch(be, id, k, &a, nt);
         /* COUNTS reads nu at ((int64_t *)part)[ntile]: part + 16 + 8 * nt */
-        k.first = k.idx = k.inv = k.vin = false;
+        k.first = k.idx = k.inv = k.vin = false, k.minb = 0;
         k.mode = EM_UQ_COUNTS;
         a.p[7] = (char *)part.data + 16;
         if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (n + 255) / 256);

@@ -156,7 +156,7 @@ static void test_emulated(void) {
     CHECK(emulate(dir, &k, 8, f32));
     k.vin = false, k.first = k.idx = k.inv = true;
     CHECK(emulate(dir, &k, 4, f32 + 3));
-    k.equal_nan = false, k.vin = true;
+    k.equal_nan = false, k.vin = true, k.minb = 4; /* __launch_bounds__(256, 4) */
     CHECK(emulate(dir, &k, 2, f32 + 4));
     static const char *const small[] = {"3 1 1 1", "2049 2 2 2", "6000 3 7 3"};
     static const em_dtype dts[] = {EM_BOOL,  EM_INT8,    EM_UINT16,    EM_FLOAT16,

@@ -129,7 +129,8 @@ def test_unique_fused_matches_composed(dev, monkeypatch):
 def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
     """CUDA's single pass (tiles of 1024 to 8192 elements by dtype width,
     decoupled look-back over up to ~300 tiles) and the three kernels
-    (EMBER_UNIQUE_PASS=3; on OpenCL both name the three) against NumPy:
+    (EMBER_UNIQUE_PASS=3; on OpenCL both name the three), the single pass
+    also with EMBER_UNIQUE_MINB=4, against NumPy:
     runs of equal values, specials, and every value distinct."""
     rng = np.random.default_rng(n + 5)
     a = _specials(dtype, n, rng)
@@ -139,8 +140,9 @@ def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
     elif kind in "iu" and n > 100:
         a[: n // 2] = rng.integers(0, 100, n // 2).astype(dtype)
     x = to_em(a)
-    for ps in ("1", "3"):
+    for ps, mb in (("1", "0"), ("1", "4"), ("3", "0")):
         monkeypatch.setenv("EMBER_UNIQUE_PASS", ps)
+        monkeypatch.setenv("EMBER_UNIQUE_MINB", mb)
         assert_same(em.unique(x), np.unique(a))
         got = em.unique(x, return_index=True, return_inverse=True, return_counts=True)
         want = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
