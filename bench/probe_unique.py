@@ -1,8 +1,11 @@
 """unique's parts on a device, side by side with PyTorch and CuPy in one
 process (issue 19): the sort, the argsort with and without its sorted
 values (em_argsort_keys), the gather those replace, unique's own pass, and
-the whole unique rows under the A/B switches (EMBER_UNIQUE_KEYS,
-EMBER_SORT_VAR).  Median of --repeat calls after a warm-up, ms.  Also checks
+the whole unique rows under the A/B switches (EMBER_SORT_VAR,
+EMBER_UNIQUE_PASS=3: the three-kernel pass against the single one, "1m4":
+the single one with EMBER_UNIQUE_MINB=4), and
+the pass alone between two device events.  Median of --repeat calls after
+a warm-up, ms.  Also checks
 the device's answers against NumPy's first (any mismatch is printed and the
 exit status is 1).
 
@@ -49,15 +52,23 @@ def check(dev):
                 x[2::13] = 0.0
                 x[3::17] = -np.nan
             ex = em.asarray(x, device=dev)
-            for keys in ("1", "0"):
-                os.environ["EMBER_UNIQUE_KEYS"] = keys
-                got = em.unique(ex, return_index=True, return_inverse=True, return_counts=True)
-                want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
-                for g, w, what in zip(got, want, ("values", "index", "inverse", "counts")):
-                    g = em.asnumpy(g)
-                    if g.shape != w.shape or not np.array_equal(g, w, equal_nan=True):
+            for ps in ("1", "3"):
+                os.environ["EMBER_UNIQUE_PASS"] = ps
+                for en in (True, False):
+                    got = em.asnumpy(em.unique(ex, equal_nan=en))
+                    want = np.unique(x, equal_nan=en)
+                    # (which zero's sign and which NaN stand for a value is the sort's)
+                    if got.shape != want.shape or not np.array_equal(got, want, equal_nan=True):
                         bad += 1
-                        print(f"WRONG unique {what} {dt} n={n} keys={keys}")
+                        print(f"WRONG unique {dt} n={n} pass={ps} equal_nan={en}")
+            os.environ.pop("EMBER_UNIQUE_PASS", None)
+            got = em.unique(ex, return_index=True, return_inverse=True, return_counts=True)
+            want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+            for g, w, what in zip(got, want, ("values", "index", "inverse", "counts")):
+                g = em.asnumpy(g)
+                if g.shape != w.shape or not np.array_equal(g, w, equal_nan=True):
+                    bad += 1
+                    print(f"WRONG unique {what} {dt} n={n}")
             perm, s = _ember.sort(ex.reshape(-1), 0, False, True, True)
             ref = np.take(x, em.asnumpy(perm)) if n else x
             if not np.array_equal(em.asnumpy(perm), np.argsort(x, kind="stable")):
@@ -68,7 +79,6 @@ def check(dev):
                 print(f"WRONG argsort_keys values {dt} n={n} (bytes)")
             if s is None and dev.startswith("cuda") and n:
                 print(f"note: no values from the argsort of {dt} n={n}")
-    os.environ.pop("EMBER_UNIQUE_KEYS", None)
     print(f"check: {bad} wrong")
     return bad
 
@@ -114,11 +124,43 @@ def main():
         lambda: _ember.unique_sorted(srt, perm, True, False, True, True))
     row("em unique pass: inverse", lambda: _ember.unique_sorted(srt, perm, True, False, True,
                                                                    False))
+    xi = np.random.default_rng(2).integers(0, 1000, o.n).astype(np.int64)
+    ai = em.asarray(xi, device=o.device)
+    i1, i2 = (em.asarray(np.random.default_rng(k).integers(0, o.n, o.n).astype(np.int32),
+                         device=o.device) for k in (3, 4))
+    try:
+        with dev:
+            for ps in ("3", "1", "1m4", "3", "1", "1m4"):
+                os.environ["EMBER_UNIQUE_PASS"] = ps[0]
+                os.environ["EMBER_UNIQUE_MINB"] = ps[3:] or "0"
+                ts = []
+                for _ in range(o.repeat + 1):
+                    e0, e1 = em.Event(), em.Event()
+                    e0.record()
+                    _ember.unique_sorted(srt, None, True, False, False, False)
+                    e1.record()
+                    e1.synchronize()
+                    ts.append(em.get_elapsed_time(e0, e1))
+                rows.append((f"em unique pass events (PASS={ps})", statistics.median(ts[1:])))
+                print(f"{rows[-1][0]:48s} {rows[-1][1]:8.4f} ms", flush=True)
+    except Exception as e:  # noqa: BLE001
+        print("events:", e)
+    os.environ.pop("EMBER_UNIQUE_PASS", None)
+    os.environ.pop("EMBER_UNIQUE_MINB", None)
+    for ps in ("3", "1", "1m4", "3", "1", "1m4"):
+        env = {"EMBER_UNIQUE_PASS": ps[0], "EMBER_UNIQUE_MINB": ps[3:] or "0"}
+        row(f"em unique pass: values (PASS={ps})",
+            lambda: _ember.unique_sorted(srt, None, True, False, False, False), env=env)
+        row(f"em unique f32 (PASS={ps})", lambda: em.unique(a), env=env)
+        row(f"em unique inverse+counts f32 (PASS={ps})",
+            lambda: em.unique(a, return_inverse=True, return_counts=True), env=env)
+        row(f"em unique counts i64 (PASS={ps})", lambda: em.unique(ai, return_counts=True),
+            env=env)
+        row(f"em union1d i32 (PASS={ps})", lambda: em.union1d(i1, i2), env=env)
+        row(f"em intersect1d i32 (PASS={ps})", lambda: em.intersect1d(i1, i2), env=env)
     row("em unique f32", lambda: em.unique(a))
-    for k in ("1", "0"):
-        row(f"em unique inverse+counts f32 (UNIQUE_KEYS={k})",
-            lambda: em.unique(a, return_inverse=True, return_counts=True),
-            env={"EMBER_UNIQUE_KEYS": k})
+    row("em unique inverse+counts f32",
+        lambda: em.unique(a, return_inverse=True, return_counts=True))
     try:
         import torch
         t = torch.as_tensor(x, device="cuda")
@@ -129,6 +171,8 @@ def main():
             lambda: torch.unique(t, return_inverse=True, return_counts=True), ts)
         ti = torch.as_tensor(em.asnumpy(perm), device="cuda")
         tv = torch.arange(o.n, device="cuda")
+        tii = torch.as_tensor(xi, device="cuda")
+        row("torch unique counts i64", lambda: torch.unique(tii, return_counts=True), ts)
         row("torch scatter int64 (inverse's)", lambda: torch.empty_like(tv).scatter_(0, ti, tv),
             ts)
     except Exception as e:  # noqa: BLE001
@@ -141,6 +185,11 @@ def main():
         row("cupy unique f32", lambda: cp.unique(c), cs)
         row("cupy unique inverse+counts f32",
             lambda: cp.unique(c, return_inverse=True, return_counts=True), cs)
+        ci = cp.asarray(xi)
+        c1, c2 = cp.asarray(em.asnumpy(i1)), cp.asarray(em.asnumpy(i2))
+        row("cupy unique counts i64", lambda: cp.unique(ci, return_counts=True), cs)
+        row("cupy union1d i32", lambda: cp.union1d(c1, c2), cs)
+        row("cupy intersect1d i32", lambda: cp.intersect1d(c1, c2), cs)
     except Exception as e:  # noqa: BLE001
         print("cupy:", e)
     print("SUMMARY " + "; ".join(f"{k} {v:.3f}" for k, v in rows))

@@ -516,6 +516,11 @@ static const char em__vld_text[] =
     "    return r;\n"
     "}\n";
 
+void em_scan_lookback_text(em_sbuf *t, int lbq) {
+    em_sbuf_printf(t, "#define EM_WARP_LB 1\n#define EM_LBQ %d\n#define EM_PACK 1\n%s%s",
+                   lbq > 0 && lbq <= 16 ? lbq : EM_SCAN_LBQ, em__vld_text, em__status_text);
+}
+
 static const char em__onepass_kernel[] =
     "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
     "${kernel(EM_B)} " EM_SCAN_ONE "(${params}) {\n${prologue}"

@@ -60,6 +60,13 @@ typedef struct em_scan_spec {
  * the scratch after the 16-byte counter is 8 bytes a tile, all zeroed. */
 EM_API bool em_scan_packed(const em_scan_spec *c);
 
+/* The single pass's status words and warp look-back (em_lookback, EM_PUB,
+ * EM_STATUS: render_scan.c's em__status_text), packed, with lbq windows a
+ * round (0: EM_SCAN_LBQ), for another single-pass kernel (render_unique.c's):
+ * it defines em_scan_acc (4 bytes), em_op and ${zero} first, and its
+ * argument's part points at the 16-byte ticket counter and the tiles' words. */
+EM_API void em_scan_lookback_text(em_sbuf *t, int lbq);
+
 /* The regs form's shape: threads a block, elements a vector (a 16-byte load
  * of the wider of in and out), elements a thread (a multiple of the vector). */
 EM_API void em_scan_regs_shape(const em_scan_spec *c, int *block, int *vec, int *items);

@@ -1,7 +1,15 @@
 /* The unique kernels (render_unique.h): one template (codegen/tmpl.h) for
  * CUDA and OpenCL. */
 #include "codegen/render_unique.h"
+#include "codegen/render_scan.h"
 #include "codegen/tmpl.h"
+
+#include <stdio.h>
+
+int em_uq_one_items(em_dtype dt) {
+    const int k = 64 / (int)em_dtype_get(dt)->size;
+    return k > 32 ? 32 : k < 4 ? 4 : k;
+}
 
 static int em__ufields(em_tfield *f) {
     static const char *const ptrs[] = {"s",   "vals", "first", "perm", "idx",
@@ -186,7 +194,174 @@ static const char em__write_striped[] =
     "        ${sync}; // sh is read before the next tile writes it\n"
     "    }\n";
 
+/* EM_UQ_ONE (CUDA): COUNT, PREFIX and WRITE in one launch.  Thread (warp w,
+ * lane) holds EM_UQ_R rows of EM_UQ_V consecutive elements (one 16-byte
+ * load each: row r's starts at element w * 32 * EM_UQ_K + r * 32 * EM_UQ_V
+ * + lane * EM_UQ_V of the tile, so a warp's row is one coalesced run), all
+ * loaded before any is used.  An element's left neighbour is the thread's
+ * own, else lane - 1's by a shuffle, else (lane 0) lane 31's previous row by
+ * a shuffle; only lane 0's first row reads it from memory.  The flags' counts
+ * per row, 16 bits a row in one 64-bit word, are scanned over the warp by
+ * shuffles, the warps' totals through shared memory, the tile's first rank
+ * comes from the decoupled look-back (render_scan.c's em_lookback: tiles in
+ * ticket order, each tile's total and then its inclusive prefix published
+ * in one 64-bit word), and the tile's distinct values go out through shared
+ * memory, coalesced.  The last tile writes nu after its 8-byte word
+ * (part + 16 + 8 * ntile). */
+static const char em__one_text[] =
+    "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
+    "#define EM_UQ_R (EM_UQ_K / EM_UQ_V)\n"
+    "#define EM_UQ_RT (32 * EM_UQ_V) // a warp's row\n"
+    "#define EM_UQ_T1 (256 * EM_UQ_K)\n"
+    "union em_uqv { uint4 w; em_t v[EM_UQ_V]; };\n"
+    "// v of lane k (up: of lane - 1, own on lane 0), any size, by 32-bit words\n"
+    "EM_D em_t em_uq_shfl(em_t v, int k, bool up) {\n"
+    "    unsigned u[(sizeof(em_t) + 3) / 4] = {};\n"
+    "    unsigned char *ub = (unsigned char *)u, *vb = (unsigned char *)&v;\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)sizeof v; q++) ub[q] = vb[q];\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)(sizeof u / 4); q++)\n"
+    "        u[q] = up ? __shfl_up_sync(0xffffffffu, u[q], 1) : __shfl_sync(0xffffffffu, u[q], k);\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < (int)sizeof v; q++) vb[q] = ub[q];\n"
+    "    return v;\n"
+    "}\n"
+    "EM_D unsigned long long em_uq_shup64(unsigned long long v, int d) {\n"
+    "    const unsigned lo = __shfl_up_sync(0xffffffffu, (unsigned)v, d);\n"
+    "    const unsigned hi = __shfl_up_sync(0xffffffffu, (unsigned)(v >> 32), d);\n"
+    "    return ((unsigned long long)hi << 32) | lo;\n"
+    "}\n"
+    "${kernel(EM_UQ_LB)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    ${shared} em_t sv[EM_UQ_T1];\n"
+    "    ${shared} unsigned wt[8];\n"
+    "    ${shared} long long tk;\n"
+    "    ${shared} unsigned carry;\n"
+    "    const int i = ${tid}, lane = i & 31, w = i >> 5, e0 = w * 32 * EM_UQ_K + lane * EM_UQ_V;\n"
+    "    const em_t *s = (const em_t *)p.s;\n"
+    "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
+    "    EM_STATUS;\n"
+    "    for (;;) {\n"
+    "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+    "        ${sync};\n"
+    "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
+    "        if (b >= p.ntile) break;\n"
+    "        const long long t0 = b * EM_UQ_T1;\n"
+    "        const int m = p.n - t0 < EM_UQ_T1 ? (int)(p.n - t0) : EM_UQ_T1;\n"
+    "        em_t x[EM_UQ_K];\n"
+    "        if (EM_UQ_VIN && m == EM_UQ_T1) {\n"
+    "            em_uqv u[EM_UQ_R];\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_UQ_R; r++) u[r].w = *(const uint4 *)(s + t0 + e0 + r * EM_UQ_RT);\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_UQ_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_UQ_V; v++) x[r * EM_UQ_V + v] = u[r].v[v];\n"
+    "        } else {\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < EM_UQ_R; r++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < EM_UQ_V; v++)\n"
+    "                    x[r * EM_UQ_V + v] = s[e0 + r * EM_UQ_RT + v < m ? t0 + e0 + r * EM_UQ_RT + v : 0];\n"
+    "        }\n"
+    "        // lane 0's first left neighbour: the element before the warp's run\n"
+    "        const long long jw = t0 + w * 32 * EM_UQ_K;\n"
+    "        em_t left = x[0];\n"
+    "        if (lane == 0 && jw > 0 && jw - t0 < m) left = s[jw - 1];\n"
+    "        // fl bit r * V + v: that element starts a value; pk: 16 bits a row, its count\n"
+    "        unsigned fl = 0;\n"
+    "        unsigned long long pk = 0;\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < EM_UQ_R; r++) {\n"
+    "            const em_t up = em_uq_shfl(x[r * EM_UQ_V + EM_UQ_V - 1], 0, true);\n"
+    "            const em_t lst = em_uq_shfl(x[(r > 0 ? r - 1 : 0) * EM_UQ_V + EM_UQ_V - 1], 31, false);\n"
+    "            em_t pv = lane > 0 ? up : r > 0 ? lst : left;\n"
+    "            unsigned rf = 0;\n"
+    "#pragma unroll\n"
+    "            for (int v = 0; v < EM_UQ_V; v++) {\n"
+    "                const int e = e0 + r * EM_UQ_RT + v;\n"
+    "                if (e < m && (t0 + e == 0 || !em_uq_eq(pv, x[r * EM_UQ_V + v]))) rf |= 1u << v;\n"
+    "                pv = x[r * EM_UQ_V + v];\n"
+    "            }\n"
+    "            fl |= rf << (r * EM_UQ_V);\n"
+    "            pk |= (unsigned long long)__popc(rf) << (16 * r);\n"
+    "        }\n"
+    "        // inclusive scan of pk over the warp's lanes (no field passes 32 * V <= 512)\n"
+    "        unsigned long long inc = pk;\n"
+    "#pragma unroll\n"
+    "        for (int d = 1; d < 32; d <<= 1) {\n"
+    "            const unsigned long long o = em_uq_shup64(inc, d);\n"
+    "            if (lane >= d) inc += o;\n"
+    "        }\n"
+    "        const unsigned long long rt = ((unsigned long long)__shfl_sync(0xffffffffu, (unsigned)(inc >> 32), 31) << 32)\n"
+    "                                    | __shfl_sync(0xffffffffu, (unsigned)inc, 31);\n"
+    "        const unsigned long long ex = inc - pk;\n"
+    "        unsigned wtot = 0;\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < EM_UQ_R; r++) wtot += (unsigned)(rt >> (16 * r)) & 0xffffu;\n"
+    "        if (lane == 0) wt[w] = wtot;\n"
+    "        ${sync}; // wt is written\n"
+    "        unsigned wp = 0, tot = 0;\n"
+    "#pragma unroll\n"
+    "        for (int q = 0; q < 8; q++) {\n"
+    "            if (q < w) wp += wt[q];\n"
+    "            tot += wt[q];\n"
+    "        }\n"
+    "        const bool has = b > 0;\n"
+    "        // Publish first (the total, or the first tile's prefix) so that later\n"
+    "        // tiles can pass this one while it looks back.\n"
+    "        if (i == 0) EM_PUB(b, has ? 1 : 2, tot);\n"
+    "        unsigned c = 0;\n"
+    "        if (has && w == 0) c = em_lookback(b, 0, EM_ST);\n"
+    "        if (i == 0) {\n"
+    "            // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
+    "            // at their total, so that later tiles walk back over several.\n"
+    "            if (has && !EM_LB_HOLD(b)) EM_PUB(b, 2, c + tot);\n"
+    "            carry = c;\n"
+    "            if (b == p.ntile - 1) *(long long *)(p.part + 16 + 8 * p.ntile) = (long long)(c + tot);\n"
+    "        }\n"
+    "        ${sync}; // carry is set; wt is read\n"
+    "        const long long k0 = carry;\n"
+    "        unsigned rp = wp; // flags of the tile before this thread's row r\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < EM_UQ_R; r++) {\n"
+    "            unsigned q = rp + ((unsigned)(ex >> (16 * r)) & 0xffffu);\n"
+    "            rp += (unsigned)(rt >> (16 * r)) & 0xffffu;\n"
+    "#pragma unroll\n"
+    "            for (int v = 0; v < EM_UQ_V; v++) {\n"
+    "                const int e = e0 + r * EM_UQ_RT + v;\n"
+    "                const bool f = (fl >> (r * EM_UQ_V + v)) & 1u;\n"
+    "                if (f) sv[q] = x[r * EM_UQ_V + v];\n"
+    "                q += f;\n"
+    "#if EM_UQ_FIRST || EM_UQ_IDX || EM_UQ_INV\n"
+    "                if (e < m) {\n"
+    "                    const long long j = t0 + e, k = k0 + q - 1; // the rank of j's value\n"
+    "#if EM_UQ_FIRST\n"
+    "                    if (f) ((long long *)p.first)[k] = j;\n"
+    "#endif\n"
+    "#if EM_UQ_IDX\n"
+    "                    if (f) ((long long *)p.idx)[k] = ((const long long *)p.perm)[j];\n"
+    "#endif\n"
+    "#if EM_UQ_INV\n"
+    "                    ((long long *)p.inv)[((const long long *)p.perm)[j]] = k;\n"
+    "#endif\n"
+    "                }\n"
+    "#else\n"
+    "                (void)e;\n"
+    "#endif\n"
+    "            }\n"
+    "        }\n"
+    "        ${sync}; // sv is written\n"
+    "        for (int q = i; q < (int)tot; q += 256) ((em_t *)p.vals)[k0 + q] = sv[q];\n"
+    "        // the next tile writes sv after its ticket's barrier\n"
+    "    }\n"
+    "}\n";
+
 static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
+    if (k->mode == EM_UQ_ONE) {
+        em_sbuf_printf(s, "%s", em__one_text);
+        return;
+    }
     if ((!k->filt || k->filt == 3) && (k->mode == EM_UQ_COUNT || k->mode == EM_UQ_WRITE)) {
         em_sbuf_printf(s, "%s}\n", k->mode == EM_UQ_COUNT ? em__count_striped : em__write_striped);
         return;
@@ -343,7 +518,10 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
     if (!d->kernel || !d->bounds || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the unique kernels are not rendered for %s", d->name);
     const bool cplx = k->dtype == EM_COMPLEX64 || k->dtype == EM_COMPLEX128;
-    if (cplx && ((k->filt && k->mode != EM_UQ_COUNTS) || k->mode >= EM_UQ_ISIN))
+    if (k->mode == EM_UQ_ONE && (d->id != EM_DIALECT_CUDA || k->filt))
+        return em_error(EM_EUNSUPPORTED, "the single-pass unique is CUDA's, without a filter");
+    if (cplx &&
+        ((k->filt && k->mode != EM_UQ_COUNTS) || (k->mode >= EM_UQ_ISIN && k->mode != EM_UQ_ONE)))
         return em_error(EM_EUNSUPPORTED, "no set operation kernels for %s (no order)",
                         em_dtype_get(k->dtype)->name);
     em_sbuf t = {0}; /* the template, expanded into out */
@@ -363,6 +541,19 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
         em_tmpl_args_types(d, f, nf, &t);
     em__eq(k->dtype, &t);
     em__search(k->dtype, &t);
+    if (k->mode == EM_UQ_ONE) {
+        const int items = em_uq_one_items(k->dtype), sz = (int)em_dtype_get(k->dtype)->size;
+        /* __launch_bounds__: 256 threads, and with minb that many blocks an SM */
+        char lb[32] = "256";
+        if (k->minb > 0) snprintf(lb, sizeof lb, "256, %d", k->minb);
+        em_sbuf_printf(&t,
+                       "#define EM_UQ_V %d\n#define EM_UQ_K %d\n#define EM_UQ_VIN %d\n"
+                       "#define EM_UQ_LB %s\n"
+                       "typedef unsigned em_scan_acc;\n"
+                       "EM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return a + b; }\n",
+                       16 / sz, items, k->vin, lb);
+        em_scan_lookback_text(&t, 0);
+    }
     /* Whether element i starts a new value (with EM_UQ_FILT, one kept). */
     /* (*at: the thread's last search's answer, -1 before its first) */
     em_sbuf_printf(&t, "EM_D ${ll} em_uq_new(${global}const char *s_, ${ll} i,"
@@ -376,8 +567,10 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
                        "    const bool hit = *at < no &&"
                        " em_uq_eq0(((${global}const em_t *)o)[*at], s[i]);\n"
                        "    return hit == (EM_UQ_FILT == 1);\n"
-                       "#else\n    return 1;\n#endif\n}\n"
-                       "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
+                       "#else\n    return 1;\n#endif\n}\n");
+    if (k->mode != EM_UQ_ONE) /* (its own text opens its kernel after its helpers) */
+        em_sbuf_printf(&t, "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}");
     em__ubody(k, &t);
-    return em_tmpl_finish(d, f, nf, &t, NULL, out);
+    const char *const extra[] = {"zero", "0u", NULL};
+    return em_tmpl_finish(d, f, nf, &t, extra, out);
 }

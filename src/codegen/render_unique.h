@@ -26,7 +26,13 @@
  *               by merge path, a tile of EM_UQ_TILE outputs a block, its
  *               ends in s read from part[t], part[t + 1];
  *  EM_UQ_CUTS   part[t] = how many of the merge's first t * EM_UQ_TILE
- *               outputs come from s, t = 0 .. ntile (one thread each).
+ *               outputs come from s, t = 0 .. ntile (one thread each);
+ *  EM_UQ_ONE    (CUDA, filt 0) COUNT, PREFIX and WRITE in one launch over
+ *               tiles of 256 * em_uq_one_items(dtype) elements, each tile's
+ *               first rank by decoupled look-back (render_scan.c's
+ *               em_lookback): part holds a 16-byte ticket counter and one
+ *               8-byte word a tile, zeroed by the host, then nu (written by
+ *               the last tile); n < 2^31.
  * With filt (the set operations), COUNT and WRITE flag only the first of
  * each value whose membership in the sorted o (a binary search, == as the
  * dtype's, so a NaN is in nothing) is filt == 1 (in o) or filt == 2 (not in
@@ -55,17 +61,24 @@ typedef enum em_uq_mode {
     EM_UQ_COUNTS,
     EM_UQ_ISIN,
     EM_UQ_MERGE,
-    EM_UQ_CUTS
+    EM_UQ_CUTS,
+    EM_UQ_ONE
 } em_uq_mode;
 
 typedef struct em_uq_spec {
     int mode;             /* em_uq_mode */
     em_dtype dtype;       /* s's */
     bool equal_nan;       /* all NaNs one value */
-    bool first, idx, inv; /* EM_UQ_WRITE's optional outputs */
+    bool first, idx, inv; /* EM_UQ_WRITE's (and EM_UQ_ONE's) optional outputs */
+    bool vin;             /* EM_UQ_ONE: s is 16-byte aligned (a full tile's loads as vectors) */
+    int minb;             /* EM_UQ_ONE: > 0, blocks an SM asked of the compiler (registers) */
     int filt; /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o, 3 those equal to neither
                * neighbour (o = s, no = n); ISIN: 1 invert */
 } em_uq_spec;
+
+/* EM_UQ_ONE's elements a thread for dtype dt: 64 bytes, 4 to 32 of them
+ * (a tile's flags are one 32-bit word a thread). */
+EM_API int em_uq_one_items(em_dtype dt);
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect. */

@@ -12,12 +12,34 @@
  * distinct values is the one value read back (the outputs' length), and
  * the counts are first[k + 1] - first[k] over the nu values.  The sorted
  * values are read twice (count, write), which costs less than storing and
- * re-reading a flag array and needs no look-back between blocks. */
+ * re-reading a flag array and needs no look-back between blocks.
+ *
+ * On CUDA plain unique (no filter, n < 2^31) is one launch instead
+ * (EM_UQ_ONE, render_unique.c): each tile counts its flags, takes its first
+ * rank from the tiles before it by decoupled look-back (the scan's status
+ * words and em_lookback), and writes every output: the sorted values are
+ * read once, n in and nu out, after a fill that zeroes the tiles' words.
+ * The three kernels read them twice and launch three times: unique of 2^24
+ * float32 measured 0.157 ms for its pass (H100, session 16) against a floor
+ * of ~0.045 for 64 MB in and out.  OpenCL keeps the three kernels (no
+ * promise that a spinning work-group lets another progress), and so do the
+ * filtered set operations (their galloping search wants each thread's
+ * elements adjacent).  EMBER_UNIQUE_PASS=3 selects the three on CUDA too.
+ * H100, session 17 (one process, median of 9, 2^24 float32 sorted): the
+ * pass 0.118 ms between events against the three kernels' 0.162 (two
+ * rounds each); ncu (base clocks) 94.9 us for the one kernel against count
+ * 43.7 + prefix 13.1 + write 91.6.  It is far from the floor: 70 registers
+ * a thread leave 3 blocks an SM (37 % occupancy, DRAM 35 % of peak), and
+ * a tile's steps (loads, scan, look-back, staging) run one after another.
+ * EMBER_UNIQUE_MINB=4 asks for 4 blocks an SM (56 registers for float32,
+ * no spills, ptxas 13.0): not yet timed. */
 #include "codegen/render_unique.h"
 #include "codegen/run_unique.h"
 #include "core/core.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct em__uq {
@@ -42,11 +64,11 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
                                int64_t blocks) {
     if (blocks <= 0) return EM_OK;
     char key[64], name[48];
-    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d", k.mode, (int)k.dtype, k.equal_nan, k.first,
-             k.idx, k.inv, k.filt);
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d", k.mode, (int)k.dtype, k.equal_nan,
+             k.first, k.idx, k.inv, k.filt, k.vin, k.minb);
     static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
                                         "unique_counts", "unique_isin",   "unique_merge",
-                                        "unique_cuts"};
+                                        "unique_cuts",   "unique_one"};
     snprintf(name, sizeof name, "%s_%s", names[k.mode], em_dtype_get(k.dtype)->name);
     em__uq u = {be, k};
     const em_kfn *f;
@@ -86,6 +108,19 @@ static em_status em__uq_cut(const em_backend *be, em_array *a, int64_t nu, int64
     return EM_OK;
 }
 
+/* Whether unique's pass is EM_UQ_ONE's single launch: CUDA (where resident
+ * blocks progress, so a look-back's wait ends; render_scan.c says why not
+ * OpenCL), plain unique (filt 0), counts within its 32-bit words.
+ * EMBER_UNIQUE_PASS=3: the three kernels, for A/B. */
+static bool em__one(const em_backend *be, int filt, int64_t n) {
+    const em_dialect *d;
+    if (filt || !be->fill || n >= ((int64_t)1 << 31) || em_run_dialect(be, &d) != EM_OK ||
+        d->id != EM_DIALECT_CUDA)
+        return false;
+    const char *e = getenv("EMBER_UNIQUE_PASS");
+    return !(e && !strcmp(e, "3"));
+}
+
 /* unique, or with filt the set operations' filtered unique against the
  * sorted o.  Every kernel is queued before the one read-back (nu): the
  * outputs are made at n elements and cut to nu after (em__uq_cut), so the
@@ -103,6 +138,10 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
     em_uq_spec k = {.dtype = s->dtype, .equal_nan = equal_nan, .filt = filt};
     em__uqargs a = {.p = {s->data, NULL, NULL, perm ? perm->data : NULL}, .n = n, .ntile = ntile};
     if (o) a.p[8] = o->data, a.no = em_array_size(o);
+    /* the single pass: tiles of t1, part its ticket counter, a word a tile, nu */
+    const bool one = n && em__one(be, filt, n);
+    const int64_t t1 = 256 * (int64_t)em_uq_one_items(s->dtype), nt = (n + t1 - 1) / t1;
+    if (one) nt1 = 3 + nt;
     em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
     a.p[7] = part.data;
     int64_t m = n; /* the outputs' length until nu is known */
@@ -111,7 +150,26 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
     if (st == EM_OK && index) st = em_array_empty(&out[1], EM_INT64, 1, &m, dev);
     if (st == EM_OK && inverse) st = em_array_empty(&out[2], EM_INT64, 1, &n, dev);
     if (st == EM_OK && counts) st = em_array_empty(&out[3], EM_INT64, 1, &m, dev);
-    if (st == EM_OK && n) {
+    if (st == EM_OK && one) {
+        const size_t head = 16 + 8 * (size_t)nt; /* zeroed; nu after it */
+        st = be->fill(id, part.data, head / 4, 4, 0);
+        a.p[1] = out[0].data, a.p[2] = first.data, a.p[4] = out[1].data, a.p[5] = out[2].data;
+        a.p[6] = out[3].data, a.p[7] = part.data, a.ntile = nt;
+        k.mode = EM_UQ_ONE, k.first = index || counts, k.idx = index, k.inv = inverse;
+        k.vin = (uintptr_t)s->data % 16 == 0;
+        /* EMBER_UNIQUE_MINB=4 (A/B, not yet timed): __launch_bounds__(256, 4) */
+        const char *mb = getenv("EMBER_UNIQUE_MINB");
+        k.minb = mb ? atoi(mb) : 0;
+        if (k.minb < 0 || k.minb > 8) k.minb = 0;
+        if (st == EM_OK) st = em__uq_launch(be, id, k, &a, nt);
+        /* COUNTS reads nu at ((int64_t *)part)[ntile]: part + 16 + 8 * nt */
+        k.first = k.idx = k.inv = k.vin = false, k.minb = 0;
+        k.mode = EM_UQ_COUNTS;
+        a.p[7] = (char *)part.data + 16;
+        if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (n + 255) / 256);
+        /* the one read-back: the outputs' length */
+        if (st == EM_OK) st = be->to_host(id, &nu, (char *)part.data + head, 8);
+    } else if (st == EM_OK && n) {
         k.mode = EM_UQ_COUNT;
         st = em__uq_launch(be, id, k, &a, ntile);
         k.mode = EM_UQ_PREFIX;

@@ -467,6 +467,13 @@ static void rc_unique_select(const em_dialect *d, rc_fn fn, void *ctx) {
         char name[96];
         snprintf(name, sizeof name, "unique_write_%s", em_dtype_get((em_dtype)dt)->name);
         rc_emit(fn, ctx, name, st, &s);
+        if (d->id == EM_DIALECT_CUDA) { /* the single pass is CUDA's */
+            u.mode = EM_UQ_ONE, u.vin = true, u.minb = dt % 2 ? 4 : 0;
+            em_sbuf s1 = {0};
+            st = em_render_unique(d, &u, &s1);
+            snprintf(name, sizeof name, "unique_one_%s", em_dtype_get((em_dtype)dt)->name);
+            rc_emit(fn, ctx, name, st, &s1);
+        }
         if (!em_sel_dtype_ok((em_dtype)dt)) continue;
         for (int m = EM_SEL_HIST; m <= EM_SEL_OUT; m++) {
             if (m != EM_SEL_HIST && dt != EM_FLOAT32 && dt != EM_FLOAT16) continue;

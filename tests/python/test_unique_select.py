@@ -124,6 +124,38 @@ def test_unique_fused_matches_composed(dev, monkeypatch):
         assert_same(f, np.asarray(c))
 
 
+@pytest.mark.parametrize("dtype", DTYPES + ["complex128"])
+@pytest.mark.parametrize("n", [1, 1025, 2047, 4097, 8193, 3 * 8192 + 5, 300007])
+def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
+    """CUDA's single pass (tiles of 1024 to 8192 elements by dtype width,
+    decoupled look-back over up to ~300 tiles) and the three kernels
+    (EMBER_UNIQUE_PASS=3; on OpenCL both name the three), the single pass
+    also with EMBER_UNIQUE_MINB=4, against NumPy:
+    runs of equal values, specials, and every value distinct."""
+    rng = np.random.default_rng(n + 5)
+    a = _specials(dtype, n, rng)
+    kind = np.dtype(dtype).kind
+    if kind in "fc" and n > 100:  # distinct values, then the specials' runs
+        a[: n // 2] = rng.standard_normal(n // 2).astype(dtype)
+    elif kind in "iu" and n > 100:
+        a[: n // 2] = rng.integers(0, 100, n // 2).astype(dtype)
+    x = to_em(a)
+    for ps, mb in (("1", "0"), ("1", "4"), ("3", "0")):
+        monkeypatch.setenv("EMBER_UNIQUE_PASS", ps)
+        monkeypatch.setenv("EMBER_UNIQUE_MINB", mb)
+        assert_same(em.unique(x), np.unique(a))
+        got = em.unique(x, return_index=True, return_inverse=True, return_counts=True)
+        want = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+        assert_same(got[0], want[0])
+        assert_same(got[3], want[3])
+        inv, idx = np.asarray(got[2]), np.asarray(got[1])
+        vals = np.asarray(got[0])
+        assert np.array_equal(vals[inv], a, equal_nan=True)
+        assert np.array_equal(a[idx], vals, equal_nan=True)
+        if kind != "c":
+            assert_same(em.unique_values(x), np.unique(a, equal_nan=False))
+
+
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("n", [0, 1, 4097, 3 * 9216 + 5])
 def test_unique_inverse_without_index(dev, dtype, n):
