@@ -144,17 +144,16 @@ def bincount(x, /, weights=None, minlength=0):
         return _host_only(_np.bincount, x, w, minlength)
     n = minlength
     if x.size:
-        # one read-back for both ends
-        lo, hi = (int(v) for v in em.stack((em.min(x), em.max(x))).get())
+        lo, hi = (int(v) for v in _minmax(x))  # one read-back for both ends
         if lo < 0:
             raise ValueError("'list' argument must have no negative elements")
         n = max(hi + 1, minlength)
     xs = _kernel_samples(x, _np.int64)
     if w is None or x.size == 0:  # NumPy's: no samples count into int64 even with weights
-        out = em.zeros((n,), dtype=_np.int64, device=x.device)
+        out = _ember.full((n,), 0, "int64", x.device)
         wk = None
     else:
-        out = em.zeros((n,), dtype=_np.float64, device=x.device)
+        out = _ember.full((n,), 0, "float64", x.device)
         wk = em.ascontiguousarray(w.astype(_np.float64))
     if n and x.size:
         _ember._histogram(out, xs, None, wk, (_COUNT,), (n,), (0.0,), (0.0,))
@@ -582,8 +581,11 @@ def digitize(x, bins, right=False):
     # increase (rare) waste that search.  A NaN compares as neither step, so
     # sorted bins that end in NaNs pass, as in NumPy.
     r = em.searchsorted(b, x, side=side)
-    n = b.shape[0]  # both steps' counts in one sum: down + n * up
-    up, down = divmod(int(em.sum((b[1:] < b[:-1]) * 1 + (b[1:] > b[:-1]) * n)), n)
+    # both steps' counts in one fused kernel and one read: down + n * up (the
+    # views taken first: a slice taken between the two comparisons would
+    # evaluate the first on its own)
+    n, hi, lo = b.shape[0], b[1:], b[:-1]
+    up, down = divmod(int(em.sum((hi < lo) * 1 + (hi > lo) * n)), n)
     if not down:
         return r
     if not up:
