@@ -10,8 +10,7 @@ in ROUNDS (2) rounds taken in turn with the other libraries (the spread of
 the host-heavy rows shows there); and `b2b`, the mean of 20 calls queued
 back to back then synchronised once (the device-bound floor of a call).
 2^24 float32 standard normal (N to change).  Env A/B inside the process:
-EMBER_HIST_OLD=1 (the general histogram kernel) and EMBER_SEARCH_SAMPLE=1
-(searchsorted of a long haystack by shared samples)."""
+EMBER_SEARCH_SAMPLE=1 (searchsorted of a long haystack by shared samples)."""
 import os
 import sys
 import time
@@ -54,8 +53,7 @@ rows = {  # name: (ember call, NumPy's answer, cupy call, torch call)
                             lambda: np.bincount(small),
                             lambda t, a: t.bincount(a["s"])),
 }
-ENV = {"histogram 256 range": "EMBER_HIST_OLD", "histogram 256 no range": "EMBER_HIST_OLD",
-       "searchsorted f32 2^24": "EMBER_SEARCH_SAMPLE"}
+ENV = {"searchsorted f32 2^24": "EMBER_SEARCH_SAMPLE"}
 
 libs = {}
 try:
