@@ -8,7 +8,9 @@ histogram NumPy's rule, bin i holding ``edges[i] <= x < edges[i+1]`` with the
 last bin closed, by an estimate corrected against the edges (uniform bins)
 or a binary search of them -- and counted in per-block bins in shared
 memory.  Bin edges come from NumPy (a handful of numbers; for ``bins=int``
-the data's minimum and maximum are two scalars read back); the string
+the data's minimum and maximum are read back together), planned once per
+(bins, range, dtype, device) so a repeated call is a zeroed count, the
+kernel and a copy of the edges; the string
 estimators (``bins='auto'``...) are NumPy's formulas over statistics taken
 on the device (min, max, std, mean, percentiles: a few scalars read back;
 'stone' one device histogram per candidate count).  Weights sum as NumPy's
@@ -581,13 +583,20 @@ def digitize(x, bins, right=False):
     # increase (rare) waste that search.  A NaN compares as neither step, so
     # sorted bins that end in NaNs pass, as in NumPy.
     r = em.searchsorted(b, x, side=side)
-    # both steps' counts in one fused kernel and one read: down + n * up (the
-    # views taken first: a slice taken between the two comparisons would
-    # evaluate the first on its own)
-    n, hi, lo = b.shape[0], b[1:], b[:-1]
-    up, down = divmod(int(em.sum((hi < lo) * 1 + (hi > lo) * n)), n)
+    n = b.shape[0]
+    if b.nbytes <= 1 << 16:
+        # the bins themselves read back (waiting on the search, as any read
+        # would) and checked here: no graph to build, no kernel after the search
+        h = b.get()
+        down, up = bool(_np.any(h[1:] < h[:-1])), bool(_np.any(h[1:] > h[:-1]))
+    else:
+        # both steps' counts in one fused kernel and one read: down + n * up
+        # (the views taken first: a slice taken between the two comparisons
+        # would evaluate the first on its own)
+        hi, lo = b[1:], b[:-1]
+        up, down = divmod(int(em.sum((hi < lo) * 1 + (hi > lo) * n)), n)
     if not down:
         return r
     if not up:
-        return b.shape[0] - em.searchsorted(em.flip(b), x, side=side)
+        return n - em.searchsorted(em.flip(b), x, side=side)
     raise ValueError("bins must be monotonically increasing or decreasing")

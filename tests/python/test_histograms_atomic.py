@@ -246,13 +246,11 @@ def test_returned_edges_are_the_callers(kdev, rng):
     np.testing.assert_array_equal(xe2.get(), np.linspace(-1, 1, 5))
 
 
-@pytest.mark.parametrize("old", ["0", "1"])
-def test_one_dim_kernel_loads(kdev, rng, old, monkeypatch):
+def test_one_dim_kernel_loads(kdev, rng):
     # The one-dimension count kernel reads 16-byte vectors where x is aligned
     # (CUDA) and scalars for the rest: every element size, lengths around a
     # vector and a block's 4 x 256 of them, starts 0-3 elements past an
-    # aligned one; EMBER_HIST_OLD=1 (the general kernel, kept for A/B) too.
-    monkeypatch.setenv("EMBER_HIST_OLD", old)
+    # aligned one.
     for dt in ("int8", "uint16", "int32", "float32", "float64", "uint64"):
         big = (rng.normal(size=4 * 4096 + 40) * 30).astype(dt)
         if dt[0] == "f":
@@ -345,3 +343,16 @@ def test_digitize_dtypes_and_directions(device, rng, dtype):
     for _ in range(2):
         with pytest.raises(ValueError, match="monotonically"):
             em.digitize(_on(x), _on(bad))
+
+
+def test_digitize_long_bins(device, rng):
+    # bins past 64 KiB: the monotonicity check on the device (one fused sum), not read back
+    x = rng.normal(size=2000) * 3
+    x[:2] = [np.nan, -np.inf]
+    inc = np.sort(rng.normal(size=9000) * 3)
+    for bins in (inc, inc[::-1].copy(), np.concatenate([inc, [np.nan, np.nan]])):
+        for right in (False, True):
+            assert_same(em.digitize(_on(x), _on(bins), right=right),
+                        np.digitize(x, bins, right=right))
+    with pytest.raises(ValueError, match="monotonically"):
+        em.digitize(_on(x), _on(np.concatenate([inc, inc])))
