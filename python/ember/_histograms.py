@@ -340,6 +340,11 @@ def _minmax(a):
     return a.dtype.type(lo), a.dtype.type(hi)
 
 
+def _negzero(v):
+    """Whether v is -0.0 (equal to 0.0 and of one hash, but NumPy's last edge keeps its sign)."""
+    return v == 0 and _math.copysign(1.0, v) < 0
+
+
 def _plan_key(a, bins, range_):
     """The plan's key for histogram(a, bins, range_), or None where the call
     takes the general path (bins not an integer, an odd range, complex data)."""
@@ -353,12 +358,14 @@ def _plan_key(a, bins, range_):
         lo, hi = _minmax(a)  # the data's ends: part of the key (and a's dtype's scalars)
         if not (_np.isfinite(lo) and _np.isfinite(hi)):
             return None  # the general path raises NumPy's error
-        return (int(bins), None, type(lo), lo, hi, a.dtype.str, a._dev)
+        return (int(bins), None, type(lo), lo, hi, _negzero(lo), _negzero(hi), a.dtype.str,
+                a._dev)
     if type(range_) not in (tuple, list) or len(range_) != 2:
         return None
     lo, hi = range_
     try:
-        return (int(bins), True, type(lo), lo, type(hi), hi, a.dtype.str, a._dev)
+        return (int(bins), True, type(lo), lo, type(hi), hi, _negzero(lo), _negzero(hi),
+                a.dtype.str, a._dev)
     except TypeError:  # an unhashable end
         return None
 

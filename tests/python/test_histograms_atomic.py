@@ -315,6 +315,14 @@ def test_planned_histogram_checks_every_call(device):
         c, e = em.histogram(_on(one), bins=3)
         assert_same(c, np.histogram(one, bins=3)[0])
         np.testing.assert_array_equal(e.get(), np.histogram(one, bins=3)[1])
+    for r in ((-2, 0.0), (-2, -0.0), (-2, 0.0)):  # -0.0 and 0.0: one key value, two last edges
+        e = em.histogram(a, bins=4, range=r)[1].get()
+        np.testing.assert_array_equal(np.signbit(e),
+                                      np.signbit(np.histogram(np.arange(10.0), bins=4, range=r)[1]))
+    z = np.array([-2.0, -0.0])
+    for d in (z, np.abs(z) * [-1, 1], z):  # range=None: the data's ends key the plan, signs too
+        e = em.histogram(_on(d), bins=2)[1].get()
+        np.testing.assert_array_equal(np.signbit(e), np.signbit(np.histogram(d, bins=2)[1]))
     c, e = em.histogram(_on(np.zeros(0, np.float32)), bins=3)
     assert_same(c, np.histogram(np.zeros(0, np.float32), bins=3)[0])
     np.testing.assert_array_equal(e.get(), np.histogram(np.zeros(0, np.float32), bins=3)[1])
