@@ -5,8 +5,9 @@ new against CuPy and PyTorch in one process, with a check against NumPy.
     NCU=1 OPS=hist,part python bench/probe_hist.py   # one call each, for ncu
 2^24 float32 standard normal (N to change).  Rows: histogram 256 bins on
 (-4, 4), partition and argpartition k = n/2, digitize 1024 edges.  "old" is
-EMBER_HIST_OLD=1 / EMBER_PART_OLD=1 / EMBER_SEARCH_OLD=1 (digitize's: the
-session-14 shared search, against session 15's padded one)."""
+EMBER_PART_OLD=1 / EMBER_SEARCH_OLD=1 (digitize's: the session-14 shared
+search, against session 15's padded one); histogram's old kernel
+(EMBER_HIST_OLD) was removed in session 17, so its two columns are one form."""
 import os
 import time
 
@@ -24,7 +25,7 @@ ed = np.linspace(-4, 4, 1024, dtype=np.float32)
 x = em.asarray(r, device=dev)
 e = em.asarray(ed, device=dev)
 k = N // 2
-OLD = {"hist": "EMBER_HIST_OLD", "part": "EMBER_PART_OLD", "arg": "EMBER_PART_OLD",
+OLD = {"hist": "EMBER_HIST_OLD_REMOVED", "part": "EMBER_PART_OLD", "arg": "EMBER_PART_OLD",
        "dig": "EMBER_SEARCH_OLD"}
 ops = {
     "hist": lambda: em.histogram(x, bins=256, range=(-4, 4)),

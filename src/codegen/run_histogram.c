@@ -226,9 +226,9 @@ em_status em_run_histogram(const em_backend *be, em_array *out, const em_array *
         k.cap = cap;
         while (k.reps < 8 && (size_t)cap * acc * (size_t)k.reps * 2 <= room) k.reps *= 2;
     }
-    /* EMBER_HIST_OLD=1: the general kernel for one dimension too (A/B) */
-    const char *old = getenv("EMBER_HIST_OLD");
-    k.fast = nd == 1 && wdt == EM_NDTYPES && k.cap > 0 && !(old && *old == '1');
+    /* One dimension of counts: the count kernel (H100, 2^24 float32, 256 bins:
+     * 0.041-0.045 ms back to back, the general kernel 0.052) */
+    k.fast = nd == 1 && wdt == EM_NDTYPES && k.cap > 0;
     char key[128];
     int at = snprintf(key, sizeof key, "HG|%d|%d|%d|%d|%lld|%d|%lld|%d|", (int)k.x, (int)k.c,
                       (int)k.w, nd, (long long)k.cap, k.reps, (long long)k.ecap, k.fast);

@@ -246,13 +246,11 @@ def test_returned_edges_are_the_callers(kdev, rng):
     np.testing.assert_array_equal(xe2.get(), np.linspace(-1, 1, 5))
 
 
-@pytest.mark.parametrize("old", ["0", "1"])
-def test_one_dim_kernel_loads(kdev, rng, old, monkeypatch):
+def test_one_dim_kernel_loads(kdev, rng):
     # The one-dimension count kernel reads 16-byte vectors where x is aligned
     # (CUDA) and scalars for the rest: every element size, lengths around a
     # vector and a block's 4 x 256 of them, starts 0-3 elements past an
-    # aligned one; EMBER_HIST_OLD=1 (the general kernel, kept for A/B) too.
-    monkeypatch.setenv("EMBER_HIST_OLD", old)
+    # aligned one.
     for dt in ("int8", "uint16", "int32", "float32", "float64", "uint64"):
         big = (rng.normal(size=4 * 4096 + 40) * 30).astype(dt)
         if dt[0] == "f":
@@ -271,3 +269,98 @@ def test_one_dim_kernel_loads(kdev, rng, old, monkeypatch):
             out = em.zeros((250,), dtype=np.int64)
             _ember._histogram(out, c[1:], None, None, (0,), (250,), (0.0,), (0.0,))
             assert_same(out, np.bincount(v[1:][v[1:] < 250], minlength=250))
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS + ["bool"])
+def test_planned_histogram_repeats(device, rng, dtype):
+    # histogram(bins=int) keeps a plan per (bins, range, dtype, device): repeated calls,
+    # data whose extremes move (range=None is keyed by them), range ends of several
+    # types, 2-d and strided input, each against NumPy
+    for k in range(3):
+        a = rng.normal(size=3000) * (10 + 7 * k) + k
+        if dtype.startswith("u") or dtype == "bool":
+            a = np.abs(a)
+        a = a.astype(dtype)
+        if dtype[0] == "f":
+            a[5 + k] = np.nan if k == 1 else a[5 + k]  # NaN fails range=None as NumPy's does
+        for bins, r in ((16, None), (256, (-40, 40)), (9, (0, 1)), (np.int16(5), [-3.0, 8]),
+                        (7, (np.float32(0.1), 3)), (7, (0.1, 3))):
+            for x in (a, a[::-3], a[:2400].reshape(40, 60)):
+                try:
+                    nc, ne = np.histogram(x, bins=bins, range=r)
+                except ValueError as exc:
+                    with pytest.raises(ValueError, match=str(exc)[:20]):
+                        em.histogram(_on(x), bins=bins, range=r)
+                    continue
+                c, e = em.histogram(_on(x), bins=bins, range=r)
+                assert_same(c, nc)
+                assert e.dtype == ne.dtype
+                np.testing.assert_array_equal(e.get(), ne)
+
+
+def test_planned_histogram_checks_every_call(device):
+    a = _on(np.arange(10.0))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="max must be larger"):
+            em.histogram(a, bins=4, range=(3, 1))
+        with pytest.raises(ValueError, match="positive"):
+            em.histogram(a, bins=0, range=(0, 1))
+        with pytest.raises(ValueError, match="not finite"):
+            em.histogram(a, bins=4, range=(0, np.inf))
+        c, e = em.histogram(a, bins=4, range=(0, 9))
+        assert_same(c, np.histogram(np.arange(10.0), bins=4, range=(0, 9))[0])
+        c[...] = 0  # the next call's counts are its own
+    one = np.array([2.5], np.float32)
+    for _ in range(2):  # one value: the range widened by 0.5 each way
+        c, e = em.histogram(_on(one), bins=3)
+        assert_same(c, np.histogram(one, bins=3)[0])
+        np.testing.assert_array_equal(e.get(), np.histogram(one, bins=3)[1])
+    for r in ((-2, 0.0), (-2, -0.0), (-2, 0.0)):  # -0.0 and 0.0: one key value, two last edges
+        e = em.histogram(a, bins=4, range=r)[1].get()
+        np.testing.assert_array_equal(np.signbit(e),
+                                      np.signbit(np.histogram(np.arange(10.0), bins=4, range=r)[1]))
+    z = np.array([-2.0, -0.0])
+    for d in (z, np.abs(z) * [-1, 1], z):  # range=None: the data's ends key the plan, signs too
+        e = em.histogram(_on(d), bins=2)[1].get()
+        np.testing.assert_array_equal(np.signbit(e), np.signbit(np.histogram(d, bins=2)[1]))
+    c, e = em.histogram(_on(np.zeros(0, np.float32)), bins=3)
+    assert_same(c, np.histogram(np.zeros(0, np.float32), bins=3)[0])
+    np.testing.assert_array_equal(e.get(), np.histogram(np.zeros(0, np.float32), bins=3)[1])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64", "float16",
+                                   "float32", "float64"])
+def test_digitize_dtypes_and_directions(device, rng, dtype):
+    # the search queued before the monotonicity check's one read: increasing,
+    # decreasing, repeated and all-equal bins, two bins, both sides, strided and
+    # 2-d samples with NaN/inf, and non-monotonic bins raising on every call
+    x = rng.normal(size=999) * 30
+    if dtype[0] == "u":
+        x = np.abs(x)
+    x = x.astype(dtype)
+    if dtype[0] == "f":
+        x[:3] = [np.nan, np.inf, -np.inf]
+    inc = np.sort((rng.normal(size=300) * 20).astype(dtype))
+    for bins in (inc, inc[::-1].copy(), np.repeat(inc[:50], 3), np.full(6, inc[7]),
+                 inc[[0, -1]], inc[::-1][[0, -1]]):
+        for right in (False, True):
+            for s in (x, x[::-4], x[:990].reshape(33, 30)):
+                assert_same(em.digitize(_on(s), _on(bins), right=right),
+                            np.digitize(s, bins, right=right))
+    bad = np.concatenate([inc[:10], inc[:10]])
+    for _ in range(2):
+        with pytest.raises(ValueError, match="monotonically"):
+            em.digitize(_on(x), _on(bad))
+
+
+def test_digitize_long_bins(device, rng):
+    # bins past 64 KiB: the monotonicity check on the device (one fused sum), not read back
+    x = rng.normal(size=2000) * 3
+    x[:2] = [np.nan, -np.inf]
+    inc = np.sort(rng.normal(size=9000) * 3)
+    for bins in (inc, inc[::-1].copy(), np.concatenate([inc, [np.nan, np.nan]])):
+        for right in (False, True):
+            assert_same(em.digitize(_on(x), _on(bins), right=right),
+                        np.digitize(x, bins, right=right))
+    with pytest.raises(ValueError, match="monotonically"):
+        em.digitize(_on(x), _on(np.concatenate([inc, inc])))
