@@ -538,10 +538,10 @@ static em_status em__copy(const em_backend *be, int id, void *dst, const void *s
     void *cur = be->stream_get(id);
     em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
     if (s == EM_OK) {
-        if (h2d && !em__copy_h2d_lanes(&p, dst, src))
-            em__copy_h2d(&p, dst, src, n);
-        else
+        if (!h2d)
             em__d2h(&p, dst, src);
+        else if (!em__copy_h2d_lanes(&p, dst, src))
+            em__copy_h2d(&p, dst, src, n);
         s = em__finish(&p, h2d ? "a host-to-device copy" : "a device-to-host copy");
     }
     pthread_mutex_unlock(&st->lock);

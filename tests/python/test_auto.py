@@ -928,10 +928,12 @@ h = rng.integers(0, 255, (9 << 20) + 777, dtype=np.uint8)
 def put(src, **env):  # one host-to-device copy under env; its DMAs and pinnings
     os.environ.update(env)
     a0, p0, f0 = calls('cuMemcpyHtoDAsync'), calls('cuMemHostAlloc'), calls('cuMemFreeHost')
+    b0 = calls('cuMemcpyDtoHAsync')
     d = em.asarray(src, device='cuda:0')
-    ok = np.array_equal(d.get(), src)
-    return [ok, calls('cuMemcpyHtoDAsync') - a0, calls('cuMemHostAlloc') - p0,
-            calls('cuMemFreeHost') - f0]
+    back = calls('cuMemcpyDtoHAsync') - b0  # none: the fake would copy host bytes back
+    r = [calls('cuMemcpyHtoDAsync') - a0, calls('cuMemHostAlloc') - p0,
+         calls('cuMemFreeHost') - f0]
+    return [np.array_equal(d.get(), src) and back == 0] + r
 # the geometry changed between copies: the lanes' block made again, once each
 print(put(h, EMBER_STAGE_BUF_KIB='256', EMBER_STAGE_THREADS='4'))
 print(put(h[3:]))
@@ -966,8 +968,11 @@ def test_staging_lanes_under_the_fake_driver(fake_lib, tmp_path):
     # record or event wait in one lane stops them all, waits for what was
     # queued (nothing pending), and the next copy is whole.
     out, err = _run(FAKE_LANES, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
-    # (the first read back pins the four shared buffers: device-to-host
-    # copies stage through them; the shared buffers' copy is 4 chunks)
+    # (the first copy pins the lanes' block and the four shared buffers,
+    # which device-to-host copies stage through; the shared buffers' copy is
+    # 4 chunks).  No
+    # device-to-host DMA runs during a host-to-device copy: the fake would
+    # carry that mistake silently (session 17's first H100 call found it).
     assert out[:7] == ["[True, 37, 5, 0]", "[True, 37, 0, 0]", "[True, 93, 1, 1]",
                        "[True, 93, 1, 1]", "[True, 93, 1, 1]", "[True, 93, 0, 0]",
                        "[True, 4, 0, 0]"], err
