@@ -70,17 +70,22 @@ def check(gpus, rng):
     """64 MiB of random bytes to every GPU at once (each from its own
     thread, at an odd offset), read back: the number of wrong copies."""
     src = rng.integers(0, 255, (64 << 20) + 4099, dtype=np.uint8)
-    bad = []
+    bad, err = [], []
 
     def one(k, dev):
         h = src[k + 1:]
-        if not np.array_equal(em.asarray(h, device=dev).get(), h):
-            bad.append(dev)
+        try:
+            if not np.array_equal(em.asarray(h, device=dev).get(), h):
+                bad.append(dev)
+        except Exception as e:  # noqa: BLE001  (raised in the caller)
+            err.append(e)
     ts = [threading.Thread(target=one, args=(k, d)) for k, d in enumerate(gpus)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
+    if err:
+        raise err[0]
     return len(bad)
 
 
@@ -145,11 +150,17 @@ def main():
     def run(cfg, arr, reps, into):
         setenv(cfg)
         key = name(cfg)
-        out["wrong_copies"][key] = check(gpus, rng)
         r = into.setdefault(key, {})
-        for devs in sets:
-            r[f"{len(devs)}gpu"], val = stream_rate(arr, devs, reps)
-            r[f"{len(devs)}gpu_value_ok"] = val == float(arr.size)
+        try:  # one variant's failure is reported, the others still run
+            out["wrong_copies"][key] = check(gpus, rng)
+            for devs in sets:
+                r[f"{len(devs)}gpu"], val = stream_rate(arr, devs, reps)
+                r[f"{len(devs)}gpu_value_ok"] = val == float(arr.size)
+        except Exception as e:  # noqa: BLE001
+            out.setdefault("errors", {})[key] = f"{type(e).__name__}: {str(e)[:300]}"
+            log(f"{key}: {out['errors'][key]}")
+            into.pop(key)
+            return
         if len(sets) > 1:
             r["ratio"] = r[f"{len(gpus)}gpu"] / r["1gpu"]
         log(f"{key}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()
@@ -227,7 +238,8 @@ def main():
         print(f"# pinned {pn['GiB']} GiB: {pn['1gpu']:.1f} / {pn.get(multi, 0):.1f} "
               f"ratio {pn.get('ratio', 0):.2f}; staged {pn['staged_copies']}, "
               f"unstaged {pn['unstaged_dma_copies']}; {pn['auto_plan']}")
-    print(f"# wrong copies: {sum(out['wrong_copies'].values())}")
+    print(f"# wrong copies: {sum(out['wrong_copies'].values())}; failed variants: "
+          f"{sorted(out.get('errors', {}))}")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,8 @@
  * to 64, read once per process) sets the size: each chunk pays a team job,
  * a DMA call and an event (tens of us: a seventh of an 8 MiB chunk's ~180
  * us when the helpers sleep between chunks), which larger chunks spread;
- * bench/auto_2gpu.sh measures 32 on two GPUs. */
+ * session 15 measured 32 on two GPUs (no better).  EMBER_STAGE_BUF_KIB
+ * (below) stages through lanes of small buffers instead. */
 #define EM_STAGE_BUF (8 * EM_MIB)
 #define EM_STAGE_BUF_MAX (64 * EM_MIB)
 
