@@ -910,7 +910,7 @@ def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tm
     # the copy tune's chunk as the lanes' buffer where set.
     out, err = _run(FAKE_STAGED2 % (chunk, n), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2",
-                    **dict({"EMBER_STAGE_THREADS": "4"}, **env))
+                    FAKE_CUDA_CHECK_PTRS="1", **dict({"EMBER_STAGE_THREADS": "4"}, **env))
     buf = int(env.get("EMBER_STAGE_BUF_MIB", 8)) << 20
     assert out == [f"[] 160 {buf}"], err
 
@@ -967,7 +967,8 @@ def test_staging_lanes_under_the_fake_driver(fake_lib, tmp_path):
     # old one; an unchanged one pins nothing.  A failing DMA call, event
     # record or event wait in one lane stops them all, waits for what was
     # queued (nothing pending), and the next copy is whole.
-    out, err = _run(FAKE_LANES, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path))
+    out, err = _run(FAKE_LANES, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path),
+                    FAKE_CUDA_CHECK_PTRS="1")
     # (the first copy pins the lanes' block and the four shared buffers,
     # which device-to-host copies stage through; the shared buffers' copy is
     # 4 chunks).  No
