@@ -207,16 +207,15 @@ def _stream_row(a, nbytes, limit):
     return t_default, info
 
 
-# The staging's knobs (codegen/run_copy.c, run_copy_reg.c), read at each
-# copy: streaming stores into the pinned buffers; the source's pages
-# registered instead of staged, every slice (register) or the slices the
-# registrars reach while the caller stages the others (mixed; 4 registrars
-# a device, or 8).  Session 15's EMBER_STAGE_SPIN_US (helpers that watch
-# for the next chunk) lost on both hosts and is no longer measured here.
-STAGE_VARIANTS = {"plain": {}, "nt": {"EMBER_STAGE_NT": "1"},
-                  "register": {"EMBER_STAGE_REGISTER": "1"},
-                  "mixed": {"EMBER_STAGE_REGISTER": "2"},
-                  "mixed_t8": {"EMBER_STAGE_REGISTER": "2", "EMBER_STAGE_REG_THREADS": "8"}}
+# The staging's knobs (codegen/run_copy.c), read at each copy: the team's
+# shared 8 MiB buffers, with plain or streaming stores (EMBER_STAGE_NT), and
+# lanes of small buffers a thread (EMBER_STAGE_BUF_KIB).  bench/probe_stage.py
+# sweeps them all.  Session 16's registration variants lost on both hosts and
+# are gone.
+STAGE_VARIANTS = {"shared": {"EMBER_STAGE_BUF_KIB": "0"},
+                  "shared_nt": {"EMBER_STAGE_BUF_KIB": "0", "EMBER_STAGE_NT": "1"},
+                  "lanes512k": {"EMBER_STAGE_BUF_KIB": "512"},
+                  "lanes2m": {"EMBER_STAGE_BUF_KIB": "2048"}}
 
 
 def _stage_variants(a, x, h1, sets, nbytes, info):
@@ -382,7 +381,7 @@ def main():
                     help="the stream row: chunk sizes tried beside the default")
     ap.add_argument("--stage-variants", action="store_true",
                     help="the stream row: also each staging variant (STAGE_VARIANTS: "
-                         "streaming stores, registered pages) at the default chunk")
+                         "shared buffers, streaming stores, lanes) at the default chunk")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     a = ap.parse_args()

@@ -169,6 +169,10 @@ typedef struct em_copy_stats {
     size_t min_bytes, buffers, buffer_bytes; /* the settings */
 } em_copy_stats;
 EM_API void em_copy_stats_get(em_copy_stats *out);
+/* Whether [p, p + n) is host memory that dev's driver copies by DMA as it
+ * is (pinned by Ember or anyone, registered, managed): such a source is never
+ * staged.  False on the CPU and for devices that do not exist. */
+EM_API bool em_host_pinned(em_device dev, const void *p, size_t n);
 
 /* ---- arrays ------------------------------------------------------------ */
 

@@ -134,6 +134,19 @@ static PyObject *f_copy_stats(PyObject *self, PyObject *unused) {
                          (unsigned long long)st.buffer_bytes);
 }
 
+/* _host_pinned(ptr, nbytes, device_id=0) -> bool: em_host_pinned on a
+ * CUDA device (the out-of-core planner's test for a source it need not
+ * stage). */
+static PyObject *f_host_pinned(PyObject *self, PyObject *args) {
+    unsigned long long ptr, n;
+    int id = 0;
+    if (!PyArg_ParseTuple(args, "KK|i", &ptr, &n, &id)) return NULL;
+    bool r;
+    em_device dev = {EM_CUDA, id};
+    Py_BEGIN_ALLOW_THREADS r = em_host_pinned(dev, (const void *)(uintptr_t)ptr, (size_t)n);
+    Py_END_ALLOW_THREADS return PyBool_FromLong(r);
+}
+
 /* _ember._cuda_prefetch_wait(): see pyem_cuda_prefetch_init. */
 static PyObject *f_prefetch_wait(PyObject *self, PyObject *unused) {
     Py_BEGIN_ALLOW_THREADS em_cuda_prefetch_wait();
@@ -161,6 +174,8 @@ PyMethodDef pyem_cuda_functions[] = {
     {"_cuda_copy_tune", f_copy_tune, METH_VARARGS,
      "_cuda_copy_tune(min_bytes=0, chunk=0): stage pageable host copies from min_bytes on (0: the default, "
      "2**64-1: never) in chunks of chunk bytes (0: the default); for tests and probes"},
+    {"_host_pinned", f_host_pinned, METH_VARARGS,
+     "_host_pinned(ptr, nbytes, device_id=0) -> bool: host memory a CUDA device copies as it is"},
     {"_cuda_copy_stats", f_copy_stats, METH_NOARGS,
      "_cuda_copy_stats() -> dict: staged copies, large copies of driver-known (pinned) memory, large pageable "
      "copies without staging buffers, and the settings"},

@@ -245,15 +245,6 @@ typedef struct em_backend {
      * s's order, and an event recorded on s after it says when it is done. */
     em_status (*to_host_async)(int id, void *dst, const void *src, size_t n, void *s);
     em_status (*from_host_async)(int id, void *dst, const void *src, size_t n, void *s);
-    /* Page-lock the caller's host memory [p, p + n) (whole pages) for
-     * device id's DMAs until host_unregister(id, p) (CUDA:
-     * cuMemHostRegister); the async copies above then take it as host_alloc's.
-     * Fails, changing nothing, where the pages cannot be locked (a read-only
-     * mapping, a range already registered, a locked-memory limit).  NULL
-     * where the runtime has none; codegen/run_copy_reg.c registers pageable
-     * sources instead of staging them (EMBER_STAGE_REGISTER=1). */
-    em_status (*host_register)(int id, void *p, size_t n);
-    em_status (*host_unregister)(int id, void *p);
 } em_backend;
 
 const em_backend *em__backend(em_device_kind kind);

@@ -29,9 +29,10 @@
  * take the synchronous path for the rest of the process, never an error.
  * A backend without host_alloc (the CPU) always copies directly.
  *
- * EMBER_STAGE_REGISTER=1 or 2 (off by default: it lost to staging on both
- * H100 hosts, docs/auto.md) takes host-to-device copies through
- * run_copy_reg.c, which registers the source's pages instead.
+ * Registering the source's pages instead of staging them (session 16,
+ * cuMemHostRegister on helper threads ahead of the DMAs) lost to staging
+ * on both H100 hosts (11 GB/s against 44 on two GPUs: registering a page
+ * costs about what copying it does) and was removed; docs/auto.md.
  */
 #include "codegen/run.h"
 #include "codegen/run_copy.h"
@@ -62,7 +63,8 @@
  * to 64, read once per process) sets the size: each chunk pays a team job,
  * a DMA call and an event (tens of us: a seventh of an 8 MiB chunk's ~180
  * us when the helpers sleep between chunks), which larger chunks spread;
- * bench/auto_2gpu.sh measures 32 on two GPUs. */
+ * session 15 measured 32 on two GPUs (no better).  EMBER_STAGE_BUF_KIB
+ * (below) stages through lanes of small buffers instead. */
 #define EM_STAGE_BUF (8 * EM_MIB)
 #define EM_STAGE_BUF_MAX (64 * EM_MIB)
 
@@ -105,7 +107,6 @@ static void em__st_init(void) {
             pthread_mutex_init(&st->team.lock, NULL);
             pthread_cond_init(&st->team.go, NULL);
             pthread_cond_init(&st->team.done, NULL);
-            em__copy_reg_init(&st->reg);
         }
 }
 
@@ -118,7 +119,9 @@ void em_copy_tune(size_t min_bytes, size_t chunk) {
     atomic_store(&em__chunk_set, chunk > em__buf_bytes() ? em__buf_bytes() : chunk);
 }
 
-size_t em__copy_tuned(void) { return atomic_load_explicit(&em__chunk_set, memory_order_relaxed); }
+static size_t em__copy_tuned(void) {
+    return atomic_load_explicit(&em__chunk_set, memory_order_relaxed);
+}
 
 void em_copy_stats_get(em_copy_stats *out) {
     out->staged = atomic_load(&em__n_staged);
@@ -127,6 +130,12 @@ void em_copy_stats_get(em_copy_stats *out) {
     out->min_bytes = atomic_load(&em__min);
     out->buffers = EM_STAGE_NBUF;
     out->buffer_bytes = em__buf_bytes();
+}
+
+bool em_host_pinned(em_device dev, const void *p, size_t n) {
+    const em_backend *be;
+    if (!n || em__backend_for(dev, &be) != EM_OK || !be->host_known) return false;
+    return be->host_known(dev.id, p, n);
 }
 
 /* Pin the buffers and make the events (lock held).  Tried once: a failure
@@ -160,9 +169,7 @@ static em__stage *em__take(const em_backend *be, int id, const void *host, size_
     if (!be->host_alloc || n < atomic_load_explicit(&em__min, memory_order_relaxed) ||
         (unsigned)id >= EM_STAGE_MAXDEV)
         return NULL;
-    /* Pages a registered copy holds are known to the runtime only until it
-     * unregisters them, perhaps during this copy: staged, as pageable. */
-    if (be->host_known(id, host, n) && !em__copy_reg_overlaps(host, n)) {
+    if (be->host_known(id, host, n)) {
         atomic_fetch_add_explicit(&em__n_known, 1, memory_order_relaxed);
         return NULL;
     }
@@ -175,7 +182,7 @@ static em__stage *em__take(const em_backend *be, int id, const void *host, size_
     uint32_t gen = em_device_generation((em_device){be->kind, id});
     if (st->state != EM__UNTRIED && st->gen != gen) {
         for (int i = 0; i < EM_STAGE_NBUF; i++) st->buf[i] = NULL, st->ev[i] = NULL;
-        st->reg.evs = false; /* the registered copies' events too */
+        memset(&st->lanes, 0, sizeof st->lanes); /* the lanes' block and events too */
         st->state = EM__UNTRIED;
     }
     if (st->state == EM__UNTRIED) st->gen = gen, em__open(be, st, id);
@@ -263,7 +270,8 @@ static void em__pmemcpy(em_team *t, void *d, const void *s, size_t n, bool nt) {
 
 /* ---- the pipeline ---- */
 
-bool em__copy_failed(em__pipe *p, em_status s) {
+/* Whether s failed; the first failure is kept, with its message. */
+static bool em__copy_failed(em__pipe *p, em_status s) {
     if (s == EM_OK) return false;
     if (p->s == EM_OK) {
         p->s = s;
@@ -295,7 +303,8 @@ static bool em__queued(em__pipe *p, int b, em_status s) {
     return true;
 }
 
-void em__copy_h2d(em__pipe *p, char *dst, const char *src, size_t n) {
+/* Stage n bytes from src to dst through the shared buffers. */
+static void em__copy_h2d(em__pipe *p, char *dst, const char *src, size_t n) {
     for (size_t off = 0; off < n && p->s == EM_OK; off += p->chunk) {
         int b = (int)(p->k++ % EM_STAGE_NBUF);
         size_t len = n - off < p->chunk ? n - off : p->chunk;
@@ -304,6 +313,184 @@ void em__copy_h2d(em__pipe *p, char *dst, const char *src, size_t n) {
         if (!em__queued(p, b, p->be->from_host_async(p->id, dst + off, p->st->buf[b], len, NULL)))
             return;
     }
+}
+
+/* ---- lanes: a pipeline per staging thread over small buffers ---- */
+
+/* EMBER_STAGE_BUF_KIB (read at each copy): host-to-device copies go
+ * through lanes of buffers of this many KiB (64 to 65536, whole 4 KiB)
+ * instead of the team's four shared buffers; 0 or unset: the shared ones.
+ * Why: a staged byte is read from the source, written to a buffer and read
+ * again by the DMA.  Where the buffers in flight fit the last-level cache
+ * the DMA's read is served from the cache (a device read snoops it), so
+ * host memory sees the source's read alone; 8 MiB buffers handed to the
+ * whole team per chunk do not fit, and small ones would cost a team
+ * hand-off (~45 us) each.  A lane hands off nothing: each thread fills its
+ * own buffers, queues their DMAs and waits on their events itself.  The
+ * cost is a DMA call and an event per buffer (a few us). */
+static size_t em__lane_buf(void) {
+    size_t tuned = em__copy_tuned();
+    const char *v = getenv("EMBER_STAGE_BUF_KIB");
+    long kib = v && *v ? atol(v) : 0;
+    if (kib <= 0) return 0;
+    if (tuned) return tuned; /* the tests' small copies: many lanes' buffers */
+    kib = kib < 64 ? 64 : kib > 65536 ? 65536 : kib;
+    return ((size_t)kib << 10) / EM_STAGE_PAGE * EM_STAGE_PAGE;
+}
+
+/* Buffers per lane: EMBER_STAGE_NBUF (read at each copy), 2 to 16, default
+ * 4 (three DMAs queued while the lane fills the fourth). */
+static int em__lane_nbuf(void) {
+    const char *v = getenv("EMBER_STAGE_NBUF");
+    long n = v && *v ? atol(v) : 4;
+    return n < 2 ? 2 : n > EM_LANE_NBUF_MAX ? EM_LANE_NBUF_MAX : (int)n;
+}
+
+/* The lanes in the geometry asked for (staging lock held; every earlier
+ * DMA waited for), made anew when it changed.  False: lanes cannot be had
+ * (pinning failed once: the shared buffers stage, for the process). */
+static bool em__lanes_open(const em_backend *be, int id, em__lanes *l, int lanes, int nbuf,
+                           size_t buf) {
+    if (l->state == EM__OFF) return false;
+    if (l->state == EM__READY && l->lanes == lanes && l->nbuf == nbuf && l->buf == buf) return true;
+    if (l->block) be->host_free(id, l->block);
+    l->block = NULL, l->state = EM__OFF;
+    void *blk = NULL;
+    em_status s = be->host_alloc(id, (size_t)lanes * (size_t)nbuf * buf, false, &blk);
+    while (s == EM_OK && l->nev < lanes * nbuf) {
+        s = be->event_create(id, false, &l->ev[l->nev]);
+        if (s == EM_OK) l->nev++;
+    }
+    if (s != EM_OK) {
+        if (blk) be->host_free(id, blk);
+        if (em_debug_level() >= 1)
+            fprintf(stderr, "ember: %s:%d: no staging lanes (%s); the shared buffers stage\n",
+                    be->name, id, em_last_error());
+        return false;
+    }
+    l->block = blk, l->lanes = lanes, l->nbuf = nbuf, l->buf = buf, l->state = EM__READY;
+    return true;
+}
+
+typedef struct em__lane_job {
+    em__pipe *p;
+    bool own; /* each lane's DMAs on its own stream, else the default one */
+    char *dst;
+    const char *src;
+    size_t units;         /* buffers' worth in the copy: lane L takes a run of them */
+    pthread_mutex_t lock; /* p's failure fields */
+    atomic_bool failed;   /* every lane stops at its next buffer */
+    atomic_bool unwaited; /* a DMA was queued whose event was not recorded */
+    atomic_bool lost;     /* waiting for a DMA failed: lanes unusable */
+} em__lane_job;
+
+static void em__lane_fail(em__lane_job *j, em_status s) {
+    pthread_mutex_lock(&j->lock);
+    em__copy_failed(j->p, s);
+    pthread_mutex_unlock(&j->lock);
+    atomic_store(&j->failed, true);
+}
+
+/* Lane L's whole part: its buffers, filled, sent and waited for in turn;
+ * every DMA it queued has finished (or is known lost) when it returns. */
+static void em__lane_run(em__lane_job *j, int L) {
+    em__pipe *p = j->p;
+    em__lanes *l = &p->st->lanes;
+    size_t buf = l->buf, u0 = j->units * (size_t)L / (size_t)l->lanes,
+           u1 = j->units * (size_t)(L + 1) / (size_t)l->lanes;
+    char *bufs = l->block + (size_t)L * (size_t)l->nbuf * buf;
+    void **ev = &l->ev[L * l->nbuf];
+    void *ds = j->own ? l->stream[L] : NULL;
+    unsigned busy = 0;
+    em_status s;
+    for (size_t u = u0, k = 0; u < u1 && !atomic_load(&j->failed); u++, k++) {
+        int b = (int)(k % (size_t)l->nbuf);
+        if (busy & 1u << b) {
+            if ((s = p->be->event_synchronize(p->id, ev[b])) != EM_OK) {
+                atomic_store(&j->lost, true);
+                em__lane_fail(j, s);
+                break;
+            }
+            busy &= ~(1u << b);
+        }
+        size_t off = u * buf, len = p->n - off < buf ? p->n - off : buf;
+        char *d = bufs + (size_t)b * buf;
+#ifdef EM_STAGE_HAVE_NT
+        if (p->nt)
+            em__nt_copy(d, j->src + off, len);
+        else
+#endif
+            memcpy(d, j->src + off, len);
+        if ((s = p->be->from_host_async(p->id, j->dst + off, d, len, ds)) != EM_OK) {
+            em__lane_fail(j, s);
+            break;
+        }
+        if ((s = p->be->event_record(p->id, ev[b], ds)) != EM_OK) {
+            em__lane_fail(j, s);
+            /* the DMA just queued has no event: its stream is waited for
+             * (the default stream's by the caller, em__finish) */
+            if (!ds)
+                atomic_store(&j->unwaited, true);
+            else if (p->be->stream_synchronize(p->id, ds) != EM_OK)
+                atomic_store(&j->lost, true);
+            break;
+        }
+        busy |= 1u << b;
+    }
+    for (int b = 0; b < l->nbuf; b++)
+        if (busy & 1u << b && (s = p->be->event_synchronize(p->id, ev[b])) != EM_OK) {
+            atomic_store(&j->lost, true);
+            em__lane_fail(j, s);
+        }
+}
+
+static void em__lane_part(void *ctx, int64_t b, int64_t e, int worker) {
+    (void)worker;
+    for (int64_t L = b; L < e; L++) em__lane_run(ctx, (int)L);
+}
+
+/* EMBER_STAGE_LANE_STREAMS=1 (read at each copy): each lane queues its
+ * DMAs on a non-blocking stream of its own (made once, kept) instead of
+ * the default stream, whose implicit ordering against every blocking
+ * stream the driver keeps under one lock for all the lanes' calls.  The
+ * copy still waits for the caller's stream first and returns after its last
+ * DMA, but no longer orders against the default stream's other work.
+ * False: off, or a stream could not be made. */
+static bool em__lane_streams(em__pipe *p, int lanes) {
+    const char *v = getenv("EMBER_STAGE_LANE_STREAMS");
+    if (!v || *v != '1' || !p->be->stream_create) return false;
+    em__lanes *l = &p->st->lanes;
+    while (l->nstream < lanes)
+        if (p->be->stream_create(p->id, true, &l->stream[l->nstream]) != EM_OK)
+            return false;
+        else
+            l->nstream++;
+    return true;
+}
+
+/* The host-to-device copy through lanes; false: no lanes (the caller
+ * stages through the shared buffers).  Lanes: the team's threads, at most
+ * one per buffer of the copy. */
+static bool em__copy_h2d_lanes(em__pipe *p, char *dst, const char *src) {
+    size_t buf = em__lane_buf();
+    if (!buf) return false;
+    size_t units = (p->n + buf - 1) / buf;
+    int lanes = em_team_size();
+    lanes = lanes > EM_LANE_MAX ? EM_LANE_MAX : lanes;
+    lanes = (size_t)lanes > units ? (int)units : lanes;
+    if (!em__lanes_open(p->be, p->id, &p->st->lanes, lanes, em__lane_nbuf(), buf)) return false;
+    em__lane_job j = {
+        .p = p, .own = em__lane_streams(p, lanes), .dst = dst, .src = src, .units = units};
+    atomic_init(&j.failed, false);
+    atomic_init(&j.unwaited, false);
+    atomic_init(&j.lost, false);
+    pthread_mutex_init(&j.lock, NULL);
+    em_team_run(&p->st->team, lanes, 1, em__lane_part, &j);
+    pthread_mutex_destroy(&j.lock);
+    /* an unrecorded DMA: em__finish waits for the stream */
+    p->queued = atomic_load(&j.unwaited);
+    if (atomic_load(&j.lost)) p->st->lanes.state = EM__OFF, p->st->lanes.block = NULL;
+    return true;
 }
 
 /* Queue chunk k's DMA from the device into its buffer. */
@@ -352,12 +539,10 @@ static em_status em__copy(const em_backend *be, int id, void *dst, const void *s
     void *cur = be->stream_get(id);
     em_status s = cur ? be->stream_synchronize(id, cur) : EM_OK;
     if (s == EM_OK) {
-        if (h2d && be->host_register && em__copy_reg_on())
-            em__copy_h2d_reg(&p, dst, src);
-        else if (h2d)
-            em__copy_h2d(&p, dst, src, n);
-        else
+        if (!h2d)
             em__d2h(&p, dst, src);
+        else if (!em__copy_h2d_lanes(&p, dst, src))
+            em__copy_h2d(&p, dst, src, n);
         s = em__finish(&p, h2d ? "a host-to-device copy" : "a device-to-host copy");
     }
     pthread_mutex_unlock(&st->lock);

@@ -29,15 +29,15 @@ static int64_t em__now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Read at each job (a getenv, next to a job's ~10 us), so that one process
+ * can compare sizes (bench/probe_stage.py); a team only grows. */
 int em_team_size(void) {
-    static atomic_int size;
-    int s = atomic_load_explicit(&size, memory_order_relaxed);
-    if (s) return s;
+    static atomic_long cores;
+    long c = atomic_load_explicit(&cores, memory_order_relaxed);
+    if (!c) atomic_store_explicit(&cores, c = sysconf(_SC_NPROCESSORS_ONLN), memory_order_relaxed);
     const char *v = getenv("EMBER_STAGE_THREADS");
-    long n = v && *v ? atol(v) : sysconf(_SC_NPROCESSORS_ONLN);
-    s = n < 1 ? 1 : n > EM_TEAM_MAX ? EM_TEAM_MAX : (int)n;
-    atomic_store_explicit(&size, s, memory_order_relaxed);
-    return s;
+    long n = v && *v ? atol(v) : c;
+    return n < 1 ? 1 : n > EM_TEAM_MAX ? EM_TEAM_MAX : (int)n;
 }
 
 /* Claim and run parts of job gen until none is left. */

@@ -36,9 +36,10 @@ typedef struct em_team {
 
 /* A team's lock and condition variables are initialised by its owner
  * (pthread_mutex_init, pthread_cond_init); the rest starts zeroed. */
-/* Threads a team uses per job, the caller included: EMBER_STAGE_THREADS, else
- * the cores, 1 to 16 (as many as the pool gave one device's copy before;
- * idle helpers sleep, so two devices' teams cost nothing between copies). */
+/* Threads a team uses per job, the caller included: EMBER_STAGE_THREADS (read
+ * at each job), else the cores, 1 to 16 (as many as the pool gave one
+ * device's copy before; idle helpers sleep, so two devices' teams cost
+ * nothing between copies). */
 int em_team_size(void);
 
 /* fn(ctx, begin, end, worker) over [0, n) in at most em_team_size() parts of

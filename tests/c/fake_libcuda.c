@@ -295,10 +295,27 @@ CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
 }
+/* FAKE_CUDA_CHECK_PTRS=1: an async copy's device end must lie in one block
+ * from cuMemAlloc, else CUDA_ERROR_INVALID_VALUE, as the driver answers a
+ * host address given for a device one (the fake's device memory is host
+ * memory: without the check such a copy would run, and its mistake pass). */
+static int bad_devptr(const void *p, size_t n) {
+    const char *e = getenv("FAKE_CUDA_CHECK_PTRS");
+    if (!e || *e != '1') return 0;
+    int ok = 0;
+    pthread_mutex_lock(&lk);
+    for (size_t *b = blocks; b && !ok; b = (size_t *)(uintptr_t)b[1]) {
+        const char *lo = (const char *)(b + 2);
+        ok = (const char *)p >= lo && (const char *)p + n <= lo + b[0];
+    }
+    pthread_mutex_unlock(&lk);
+    return !ok;
+}
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) {
     STICKY();
     CUresult r = enter(F_HTOD_ASYNC);
     if (r) return r;
+    if (bad_devptr((void *)(uintptr_t)d, n)) return 1;
     if (!is_pinned(s) || !is_pinned((const char *)s + n - 1))
         atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
     fake_last_copy_stream = st;
@@ -309,6 +326,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st)
     STICKY();
     CUresult r = enter(F_DTOH_ASYNC);
     if (r) return r;
+    if (bad_devptr((const void *)(uintptr_t)s, n)) return 1;
     if (!is_pinned(d) || !is_pinned((char *)d + n - 1))
         atomic_fetch_add(&calls[F_ASYNC_PAGEABLE], 1);
     fake_last_copy_stream = st;

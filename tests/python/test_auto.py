@@ -817,6 +817,51 @@ def test_streamed_reduction_under_the_fake_driver(fake_lib, tmp_path):
                    "True cpu"], err
 
 
+FAKE_PINNED_STREAM = """
+import numpy as np, ember as em
+from ember import _ember
+from ember.auto import _stream
+em.auto.set_model({'cpu': %r, 'cuda:0': %r, 'cuda:1': %r})
+for d in ('cuda:0', 'cuda:1'):
+    with em.Device(d):
+        em.get_default_memory_pool().set_limit(size=1 << 18)
+_ember._cuda_copy_tune(4096, 0)  # pageable copies from 4 KiB on are staged
+n = (1 << 18) + 3000  # the last chunk, 12000 bytes, staged were it pageable
+pin = em.cuda.pinned_empty(n, 'float32')
+pin[...] = np.arange(n, dtype=np.float32) %% 1000
+page = pin.copy()
+for src in (page, pin):
+    x = em.asarray(src, device='auto', copy=False)
+    s0 = _ember._cuda_copy_stats()
+    r, ps = em.auto.explain(lambda: x.sum())
+    s1 = _ember._cuda_copy_stats()
+    p = ps[0]
+    print(type(p).__name__, getattr(p, 'pinned', None), getattr(p, 'devices', None),
+          s1['staged'] - s0['staged'], s1['known'] - s0['known'] == getattr(p, 'nchunks', -1),
+          'pinned memory' in repr(p), bool(np.isclose(float(r), src.sum(dtype=np.float64),
+                                                    rtol=1e-6)))
+print(_stream._pinned(em.asarray(pin[5:], device='auto', copy=False), 'cuda:1'),
+      _stream._pinned(em.asarray(page, device='auto', copy=False), 'cuda:0'),
+      _stream._pinned(em.asarray(pin, device='auto', copy=False), 'cpu'),
+      _ember._host_pinned(pin.ctypes.data, 0), _ember._host_pinned(pin.ctypes.data, pin.nbytes, 7))
+"""
+
+
+def test_pinned_source_streams_unstaged_under_the_fake_driver(fake_lib, tmp_path):
+    # A source in pinned memory (em.cuda.pinned_empty) is streamed at the
+    # pinned rate and its chunks are copied as they are (the driver's DMA,
+    # counted as known, none staged); the same values in pageable memory,
+    # predicted at the pageable rate (10x slower here), stay on the CPU.
+    # The fake runs no kernels: the pageable sum is the CPU's and checked;
+    # the pinned one's value is not.
+    gpu = dict(GPU, h2d=1e9, h2d_pinned=2e10)
+    out, err = _run(FAKE_PINNED_STREAM % (dict(CPU, reduction=2e9), gpu, gpu),
+                    EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2")
+    assert out[0] == "Placement None None 0 False False True", err
+    assert out[1].startswith("Plan True ('cuda:0', 'cuda:1') 0 True True "), err
+    assert out[2] == "True False False False False", err
+
+
 FAKE_STAGED2 = """
 import ctypes, os, threading, numpy as np, ember as em
 from ember import _ember
@@ -843,7 +888,11 @@ print(bad, _ember._cuda_copy_stats()['staged'] - staged0, _ember._cuda_copy_stat
 
 @pytest.mark.parametrize("env", [{}, {"EMBER_STAGE_NT": "1"}, {"EMBER_STAGE_SPIN_US": "500"},
                                  {"EMBER_STAGE_NT": "1", "EMBER_STAGE_SPIN_US": "500"},
-                                 {"EMBER_STAGE_BUF_MIB": "2"}])
+                                 {"EMBER_STAGE_BUF_MIB": "2"}, {"EMBER_STAGE_BUF_KIB": "256"},
+                                 {"EMBER_STAGE_BUF_KIB": "100", "EMBER_STAGE_NBUF": "2"},
+                                 {"EMBER_STAGE_BUF_KIB": "2048", "EMBER_STAGE_NT": "1"},
+                                 {"EMBER_STAGE_BUF_KIB": "64", "EMBER_STAGE_NBUF": "16",
+                                  "EMBER_STAGE_THREADS": "16"}])
 @pytest.mark.parametrize("chunk,n", [(8192, 60000), (1 << 20, (3 << 20) + 777),
                                      (0, (9 << 20) + 777)])
 def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tmp_path, env,
@@ -856,11 +905,80 @@ def test_staged_copies_on_two_devices_at_once_under_the_fake_driver(fake_lib, tm
     # (EMBER_STAGE_SPIN_US) must move the same bytes; chunk 0 is the
     # staging's own choice (a quarter of the copy, at most a buffer:
     # EMBER_STAGE_BUF_MIB=2 cuts 9 MiB into 2 MiB chunks over 4 buffers).
+    # EMBER_STAGE_BUF_KIB: lanes (each thread its own small buffers, its own
+    # DMAs; 100 KiB divides no chunk, 16 lanes of 16 buffers of 64 KiB) with
+    # the copy tune's chunk as the lanes' buffer where set.
     out, err = _run(FAKE_STAGED2 % (chunk, n), EMBER_LIBCUDA=fake_lib,
                     EMBER_CACHE_DIR=str(tmp_path), FAKE_CUDA_DEVICES="2",
-                    EMBER_STAGE_THREADS="4", **env)
+                    FAKE_CUDA_CHECK_PTRS="1", **dict({"EMBER_STAGE_THREADS": "4"}, **env))
     buf = int(env.get("EMBER_STAGE_BUF_MIB", 8)) << 20
     assert out == [f"[] 160 {buf}"], err
+
+
+FAKE_LANES = """
+import ctypes, os, numpy as np, ember as em
+from ember import _ember
+fk = ctypes.CDLL(os.environ['EMBER_LIBCUDA'])
+fk.fake_set(1024, ctypes.c_size_t(256 << 20))
+fk.fake_calls.argtypes = [ctypes.c_char_p]
+fk.fake_fail_call.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+calls = lambda name: fk.fake_calls(name.encode())
+rng = np.random.default_rng(3)
+h = rng.integers(0, 255, (9 << 20) + 777, dtype=np.uint8)
+def put(src, **env):  # one host-to-device copy under env; its DMAs and pinnings
+    os.environ.update(env)
+    a0, p0, f0 = calls('cuMemcpyHtoDAsync'), calls('cuMemHostAlloc'), calls('cuMemFreeHost')
+    b0 = calls('cuMemcpyDtoHAsync')
+    d = em.asarray(src, device='cuda:0')
+    back = calls('cuMemcpyDtoHAsync') - b0  # none: the fake would copy host bytes back
+    r = [calls('cuMemcpyHtoDAsync') - a0, calls('cuMemHostAlloc') - p0,
+         calls('cuMemFreeHost') - f0]
+    return [np.array_equal(d.get(), src) and back == 0] + r
+# the geometry changed between copies: the lanes' block made again, once each
+print(put(h, EMBER_STAGE_BUF_KIB='256', EMBER_STAGE_THREADS='4'))
+print(put(h[3:]))
+print(put(h[1:], EMBER_STAGE_BUF_KIB='100'))
+print(put(h, EMBER_STAGE_NBUF='3'))
+print(put(h, EMBER_STAGE_THREADS='2'))
+print(put(h, EMBER_STAGE_LANE_STREAMS='1'))  # a stream a lane: the same block
+os.environ.pop('EMBER_STAGE_LANE_STREAMS')
+print(put(h, EMBER_STAGE_BUF_KIB='0'))  # the shared buffers (4 chunks)
+# a failure in one lane: the error, every queued DMA waited for, the next copy whole
+_ember._cuda_copy_tune(4096, 8192)
+os.environ.update(EMBER_STAGE_BUF_KIB='64', EMBER_STAGE_THREADS='4')
+for call in ('cuMemcpyHtoDAsync', 'cuEventRecord', 'cuEventSynchronize'):
+    os.environ['EMBER_STAGE_LANE_STREAMS'] = '1' if call == 'cuEventRecord' else '0'
+    fk.fake_fail_call(call.encode(), 7, 1, 1)
+    try:
+        em.asarray(h[:200001], device='cuda:0')
+        print('no error')
+    except em.DeviceError as e:
+        print(call, 'host-to-device copy failed' in str(e) and call in str(e), fk.fake_pending())
+    fk.fake_fail_call(call.encode(), 1, 0, 0)
+    print(put(h[5:300005])[0])
+"""
+
+
+def test_staging_lanes_under_the_fake_driver(fake_lib, tmp_path):
+    # EMBER_STAGE_BUF_KIB: each of the team's threads stages its own run of
+    # the copy through its own small buffers.  9 MiB + 777 bytes in 256 KiB
+    # buffers is 37 DMAs (100 KiB: 93 of 25 pages, the last short); a new
+    # geometry (size, buffers per lane, lanes) pins a new block and frees the
+    # old one; an unchanged one pins nothing.  A failing DMA call, event
+    # record or event wait in one lane stops them all, waits for what was
+    # queued (nothing pending), and the next copy is whole.
+    out, err = _run(FAKE_LANES, EMBER_LIBCUDA=fake_lib, EMBER_CACHE_DIR=str(tmp_path),
+                    FAKE_CUDA_CHECK_PTRS="1")
+    # (the first copy pins the lanes' block and the four shared buffers,
+    # which device-to-host copies stage through; the shared buffers' copy is
+    # 4 chunks).  No
+    # device-to-host DMA runs during a host-to-device copy: the fake would
+    # carry that mistake silently (session 17's first H100 call found it).
+    assert out[:7] == ["[True, 37, 5, 0]", "[True, 37, 0, 0]", "[True, 93, 1, 1]",
+                       "[True, 93, 1, 1]", "[True, 93, 1, 1]", "[True, 93, 0, 0]",
+                       "[True, 4, 0, 0]"], err
+    assert out[7:] == ["cuMemcpyHtoDAsync True 0", "True", "cuEventRecord True 0", "True",
+                       "cuEventSynchronize True 0", "True"], err
 
 
 # ---- device-generated arrays: made chunk by chunk where they are reduced ----

@@ -40,12 +40,13 @@ class Plan:
     elements per chunk, the chunks, and the predicted seconds of streaming
     and of the CPU."""
 
-    __slots__ = ("devices", "chunk", "nchunks", "predicted", "cpu")
+    __slots__ = ("devices", "chunk", "nchunks", "predicted", "cpu", "pinned")
 
-    def __init__(self, devices, chunk, nchunks, predicted, cpu):
+    def __init__(self, devices, chunk, nchunks, predicted, cpu, pinned=False):
         self.devices = (devices,) if isinstance(devices, str) else tuple(devices)
         self.chunk, self.nchunks = chunk, nchunks
         self.predicted, self.cpu = predicted, cpu
+        self.pinned = pinned  # the source is pinned: its chunks go by DMA, unstaged
 
     @property
     def device(self):
@@ -53,23 +54,40 @@ class Plan:
         return self.devices[0]
 
     def __repr__(self):
-        return (f"auto: reduction streamed through {', '.join(self.devices)} in {self.nchunks} "
-                f"chunks of {self.chunk} elements [streamed {_place._fmt(self.predicted)}, "
+        src = " from pinned memory" if self.pinned else ""
+        return (f"auto: reduction streamed{src} through {', '.join(self.devices)} in "
+                f"{self.nchunks} chunks of {self.chunk} elements "
+                f"[streamed {_place._fmt(self.predicted)}, "
                 f"cpu {_place._fmt(self.cpu)}]")
 
 
-def _stream_time(m, devs, nbytes, per):
+def _stream_time(m, devs, nbytes, per, pinned=()):
     """Predicted seconds of streaming nbytes in chunks of per bytes, the
     chunks dealt round robin to devs: each device streams its share on its
-    own bus and its own thread, the copies overlapping the reductions."""
+    own bus and its own thread, the copies overlapping the reductions.  The
+    devices in pinned read a pinned source: their copies are DMAs at the
+    pinned rate, unstaged (pageable ones are staged, at the host's rate)."""
     share = nbytes / len(devs)
     chunks = math.ceil(share / per)
     t = 0.0
     for dev in devs:
         c = m.costs[dev]
-        h2d = c.h2d or 1e9
+        h2d = (c.h2d_pinned if dev in pinned else None) or c.h2d or 1e9
         t = max(t, chunks * c.launch + max(share / h2d, share / c.reduction) + per / h2d)
     return t
+
+
+def _pinned(a, dev):
+    """Whether host array a's memory is pinned for dev (em.cuda.pinned_empty,
+    or pinned by another library): its chunks are copied by DMA as they are,
+    never staged (codegen/run_copy.c), so it streams at the pinned rate."""
+    kind, _, idx = dev.partition(":")
+    if kind != "cuda":
+        return False
+    try:
+        return _ember._host_pinned(a._ptr, a.nbytes, int(idx or 0))
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def plan(a, chunk_bytes=None, row=1, force=None):
@@ -103,15 +121,17 @@ def plan(a, chunk_bytes=None, row=1, force=None):
             streams[dev] = per
     if not streams:
         return None
+    pinned = tuple(d for d in streams if _pinned(a, d))
     options = [(dev,) for dev in streams] if not force else []
     if len(streams) > 1 or force:
         options.append(tuple(streams))
     best = None
     for devs in options:
         per = min(streams[d] for d in devs)  # one chunk size: chunk i is elements i*per..
-        t = _stream_time(m, devs, nbytes, per)
+        t = _stream_time(m, devs, nbytes, per, pinned)
         if best is None or t < best.predicted:
-            best = Plan(devs, per // a.itemsize, math.ceil(nbytes / per), t, cpu)
+            best = Plan(devs, per // a.itemsize, math.ceil(nbytes / per), t, cpu,
+                        all(d in pinned for d in devs))
     if best.predicted >= cpu and not force:
         return None
     return best

@@ -103,6 +103,4 @@ const em_backend em_cuda_backend = {
     .host_known = em_cu_host_known,
     .to_host_async = em_cu_to_host_async,
     .from_host_async = em_cu_from_host_async,
-    .host_register = em_cu_host_register,
-    .host_unregister = em_cu_host_unregister,
 };

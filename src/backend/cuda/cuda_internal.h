@@ -60,8 +60,6 @@ em_status em_cu_host_free(int id, void *p);
 bool em_cu_host_known(int id, const void *p, size_t n);
 em_status em_cu_to_host_async(int id, void *dst, const void *src, size_t n, void *s);
 em_status em_cu_from_host_async(int id, void *dst, const void *src, size_t n, void *s);
-em_status em_cu_host_register(int id, void *p, size_t n);
-em_status em_cu_host_unregister(int id, void *p);
 
 /* Recovery after a faulting kernel (reset.c): a sticky error marks the current
  * device lost; em_cu_ctx then resets its primary context (em_cu_recover) after

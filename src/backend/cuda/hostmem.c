@@ -1,7 +1,5 @@
 /* Page-locked ("pinned") host memory and queued host copies: the table's
- * host_alloc, host_free, host_known, to_host_async, from_host_async and
- * host_register/host_unregister (the pages of a pageable source, locked for
- * the length of one staged copy: codegen/run_copy_reg.c),
+ * host_alloc, host_free, host_known, to_host_async and from_host_async,
  * with which codegen/run_copy.c stages large pageable copies.
  *
  * Copies between a device and pinned memory go by DMA at the bus's full
@@ -55,21 +53,5 @@ em_status em_cu_to_host_async(int id, void *dst, const void *src, size_t n, void
 em_status em_cu_from_host_async(int id, void *dst, const void *src, size_t n, void *s) {
     EM_CHECK(em_cu_ctx(id));
     EM_CU(em__cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, n, s), "cuMemcpyHtoDAsync");
-    return EM_OK;
-}
-
-/* Flags 0: for this context's DMAs (the staging's copy to device id is the
- * only user); PORTABLE would map the pages into every context, for nothing. */
-em_status em_cu_host_register(int id, void *p, size_t n) {
-    EM_CHECK(em_cu_ctx(id));
-    CUresult r = em__cu.cuMemHostRegister(p, n, 0);
-    if (r != EM_CU_SUCCESS)
-        return em_cu_fail(r, "registering %zu bytes of host memory (cuMemHostRegister)", n);
-    return EM_OK;
-}
-
-em_status em_cu_host_unregister(int id, void *p) {
-    EM_CHECK(em_cu_ctx(id));
-    EM_CU(em__cu.cuMemHostUnregister(p), "cuMemHostUnregister");
     return EM_OK;
 }
