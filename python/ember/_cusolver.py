@@ -43,6 +43,19 @@ _INTS = "?bBhHiIlLqQ"
 # for its A/B column), the pieces assembled here as before.
 _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 
+# solve, inv and det of matrices up to 64 x 64 (complex128: 32) in one
+# kernel on CUDA and OpenCL (ember/smallla.h): LU, the solve and LAPACK's
+# info in one launch, so the success path is that launch and one 4-byte
+# read.  EMBER_SMALLLA=0 (or _SMALL set False) takes the paths above, for
+# A/B; _SMALL_BATCH False keeps stacks on cuBLAS's batched calls.
+_SMALL = _os.environ.get("EMBER_SMALLLA", "1") != "0"
+_SMALL_BATCH = _os.environ.get("EMBER_SMALLLA_BATCH", "1") != "0"
+# eigh / eigvalsh of real symmetric n <= 32 by Jacobi sweeps in one kernel
+# (syevjBatched / syevd otherwise); EMBER_SMALLLA_EIGH=0 turns it off.
+_SMALL_EIGH = _os.environ.get("EMBER_SMALLLA_EIGH", "1") != "0"
+_SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
+_SMALL_KINDS = ("cuda", "opencl")
+
 
 @_functools.lru_cache(maxsize=None)
 def loaded():
@@ -69,6 +82,36 @@ def usable(*arrays):
         if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
             return False
     return loaded()
+
+
+def small_usable(*arrays):
+    """True when the arguments could take the one-kernel path: ember arrays
+    on one CUDA or OpenCL device, dtypes NumPy's linalg takes, none empty
+    (the size and the dtype after promotion are checked by _small)."""
+    if not _SMALL:
+        return False
+    first = arrays[0]
+    for a in arrays:
+        if not isinstance(a, _ember.ndarray) or a._dev[0] not in _SMALL_KINDS or a._dev != first._dev:
+            return False
+        if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
+            return False
+    return True
+
+
+@_functools.lru_cache(maxsize=None)
+def _small_maxn(dt):
+    return _ember.small_linalg_maxn(dt)
+
+
+def _small(a, k=0):
+    """Whether a (already of its working dtype) takes the one-kernel path."""
+    if not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
+        return False
+    n = a.shape[-1]
+    if n > _small_maxn(a.dtype) or k > _SMALL_K:
+        return False
+    return _SMALL_BATCH or a.ndim == 2
 
 
 def _real(dt):
@@ -139,6 +182,15 @@ def solve(a, b):
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = broadcast_to(a, batch + (n, n))
         b = broadcast_to(b, batch + b.shape[-2:])
+    if _small(a, b.shape[-1]):
+        r = _ember.small_linalg(0, a, b)
+        if r is not None:
+            x, info = r
+            if _failed(info):
+                raise LinAlgError("Singular matrix")
+            return x[..., 0] if vec else x
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     if _FAST:  # getrf and getrs in one C call
         x, info = _solver("gesv", _mT(a), _mT(b))
         x = _mT(x)
@@ -156,6 +208,15 @@ def inv(a):
     _square(a)
     a = _cast(a)
     n = a.shape[-1]
+    if _small(a):
+        r = _ember.small_linalg(1, a)
+        if r is not None:
+            x, info = r
+            if _failed(info):
+                raise LinAlgError("Singular matrix")
+            return x
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     if _FAST:  # getrf, the identities made on the device and getrs: one C call
         x, info = _solver("inv", _mT(a))
     else:
@@ -188,6 +249,12 @@ def det(a):
     from ._reductions import prod
     _square(a)
     a = _cast(a)
+    if _small(a):
+        r = _ember.small_linalg(2, a)
+        if r is not None:
+            return r[0]  # a singular matrix's det is 0: info is not read
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     d, sign = _lu_parts(a)
     return prod(d, axis=-1) * sign.astype(a.dtype)
 
@@ -329,6 +396,16 @@ def eigh(a, UPLO="L", vectors=True):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     _square(a)
     a = _cast(a)
+    if _SMALL_EIGH and _SMALL and a._dev[0] in _SMALL_KINDS and a.size and a.dtype.kind == "f" \
+            and a.shape[-1] <= 32:
+        r = _ember.small_eigh(a, vectors, UPLO == "U")
+        if r is not None:
+            w, v, info = r
+            if _failed(info):
+                raise LinAlgError("Eigenvalues did not converge")
+            return _result_type("eigh")(w, v) if vectors else w
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     # The column-major view of a.mT is a: its lower triangle is cuSOLVER's lower.
     w, v, info = _solver("syevd", a.mT, None, None, 1 if vectors else 0, 1 if UPLO == "U" else 0)
     if _failed(info):

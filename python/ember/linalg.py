@@ -398,7 +398,7 @@ def _cuda(name, *arrays):
 
 def solve(x1, x2, /):
     """Solve x1 @ x = x2 (x2 a vector only when it is 1-d, as in NumPy 2)."""
-    if _cuda("solve", x1, x2):
+    if _cuda("solve", x1, x2) or _cs.small_usable(x1, x2):
         r = _cs.solve(x1, x2)
         if r is not None:
             return r
@@ -407,15 +407,19 @@ def solve(x1, x2, /):
 
 def inv(x, /):
     """The inverse of each square matrix (LinAlgError "Singular matrix")."""
-    if _cuda("inv", x):
-        return _cs.inv(x)
+    if _cuda("inv", x) or _cs.small_usable(x):
+        r = _cs.inv(x)
+        if r is not None:
+            return r
     return _call("inv", _np.linalg.inv, (x,))
 
 
 def det(x, /):
     """Determinants from the LU factors (0 for singular matrices)."""
-    if _cuda("det", x):
-        return _cs.det(x)
+    if _cuda("det", x) or _cs.small_usable(x):
+        r = _cs.det(x)
+        if r is not None:
+            return r
     return _call("det", _np.linalg.det, (x,))
 
 
@@ -435,8 +439,10 @@ def svdvals(x, /):
 
 def eigvalsh(x, /, UPLO="L"):
     """Eigenvalues, ascending, of Hermitian matrices (from the UPLO triangle)."""
-    if _cuda("eigvalsh", x):
-        return _cs.eigh(x, UPLO, vectors=False)
+    if _cuda("eigvalsh", x) or _cs.small_usable(x):
+        r = _cs.eigh(x, UPLO, vectors=False)
+        if r is not None:
+            return r
     return _call("eigvalsh", _np.linalg.eigvalsh, (x,), UPLO=UPLO)
 
 
@@ -522,8 +528,10 @@ def cholesky(x, /, *, upper=False):
 
 def eigh(x, /, UPLO="L"):
     """(eigenvalues, eigenvectors) of Hermitian matrices."""
-    if _cuda("eigh", x):
-        return _cs.eigh(x, UPLO)
+    if _cuda("eigh", x) or _cs.small_usable(x):
+        r = _cs.eigh(x, UPLO)
+        if r is not None:
+            return r
     return _call("eigh", _np.linalg.eigh, (x,), UPLO=UPLO)
 
 
