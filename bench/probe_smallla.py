@@ -3,7 +3,9 @@ cuSOLVER / cuBLAS-batched paths it replaces (EMBER_SMALLLA=0's, switched
 in-process), CuPy and PyTorch, in one process, ms per call (median of
 --runs), plus cholesky 1024^2 through Xpotrf against the typed Dpotrf
 (EMBER_POTRF=typed).  Each row first checks Ember's result against NumPy
-(max relative error printed), so a fast wrong kernel shows.
+(max relative error printed), so a fast wrong kernel shows.  "new" is the
+kernel for every shape it takes (EMBER_SMALLLA=all); _cusolver's default
+takes it only where it won here.
 
     python bench/probe_smallla.py [--min-time 0.1] [--runs 7] [--device cuda:0]
 """
@@ -71,8 +73,8 @@ def main():
         except Exception as e:  # noqa: BLE001
             print("no torch:", e)
 
-    def switch(small):
-        cs._SMALL = small
+    def switch(small):  # the kernel for every shape it takes, or none
+        cs._SMALL = cs._SMALL_ALL = small
         cs._SMALL_EIGH = small
 
     print("| row | ember new | ember old | " + " | ".join(others) + " | new err |")
@@ -82,6 +84,7 @@ def main():
         ef = getattr(em.linalg, fn)
         want = getattr(np.linalg, fn)(*arrays)
         if fn == "eigh":
+            switch(True)
             got = ef(*e)
             err = _err(got[0], want[0])
             v = np.asarray(got[1].to_device("cpu"))
@@ -89,7 +92,8 @@ def main():
             err = max(err, float(np.abs(arrays[0] @ v - v * w[..., None, :]).max()
                                  / np.abs(w).max()))
         else:
-            err = _err(ef(*e), want)
+            switch(True)
+        err = _err(ef(*e), want)
         cells = []
         if fn == "cholesky":
             for typed in (False, True):

@@ -46,12 +46,22 @@ _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 # solve, inv and det of matrices up to 64 x 64 (complex128: 32) in one
 # kernel on CUDA and OpenCL (ember/smallla.h): LU, the solve and LAPACK's
 # info in one launch, so the success path is that launch and one 4-byte
-# read.  EMBER_SMALLLA=0 (or _SMALL set False) takes the paths above, for
-# A/B; _SMALL_BATCH False keeps stacks on cuBLAS's batched calls.
+# read.  On CUDA it takes the shapes where it beat the cuSOLVER / cuBLAS
+# batched paths on the H100 (bench/probe_smallla.py, one process, ms, new
+# against the path it replaces): solve of one matrix (64^2 0.137 / 0.191,
+# 32^2 0.078 / 0.116) and of stacks of n > 16 (1000 x 32^2 0.109 / 0.124;
+# stacks of 8 x 8 stay on cuBLAS's batched LU: 0.124 / 0.074), inv of one
+# matrix up to 32 x 32 (32^2 0.100 / 0.113; 64^2 walks its 64 right-hand
+# sides in three chunks, 0.362 / 0.189), det always (64^2 0.077 / 0.128,
+# 10^4 x 8^2 0.049 / 0.126).  OpenCL has no other device path: every shape.
+# EMBER_SMALLLA=0 (or _SMALL False) keeps the paths above, for A/B;
+# EMBER_SMALLLA=all (_SMALL_ALL) sends every shape the kernel takes to it.
 _SMALL = _os.environ.get("EMBER_SMALLLA", "1") != "0"
-_SMALL_BATCH = _os.environ.get("EMBER_SMALLLA_BATCH", "1") != "0"
+_SMALL_ALL = _os.environ.get("EMBER_SMALLLA", "1") == "all"
+_SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
+_SMALL_KINDS = ("cuda", "opencl")
 # eigh / eigvalsh of real symmetric n <= 32 by Jacobi sweeps in one kernel
-# (syevjBatched / syevd otherwise); EMBER_SMALLLA_EIGH=0 turns it off.
+# (syevjBatched / syevd otherwise; see eigh); EMBER_SMALLLA_EIGH=0 turns it off.
 _SMALL_EIGH = _os.environ.get("EMBER_SMALLLA_EIGH", "1") != "0"
 _SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
 _SMALL_KINDS = ("cuda", "opencl")
@@ -106,14 +116,27 @@ def _small_maxn(dt):
     return _ember.small_linalg_maxn(dt)
 
 
-def _small(a, k=0):
-    """Whether a (already of its working dtype) takes the one-kernel path."""
+def _stack(a):
+    """Whether a holds more than one matrix."""
+    batch = 1
+    for d in a.shape[:-2]:
+        batch *= d
+    return batch > 1
+
+
+def _small(a, op, k=0):
+    """Whether a (already of its working dtype) takes the one-kernel path for
+    op ("solve", "inv", "det"): see _SMALL's note for the shapes."""
     if not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
         return False
     n = a.shape[-1]
     if n > _small_maxn(a.dtype) or k > _SMALL_K:
         return False
-    return _SMALL_BATCH or a.ndim == 2
+    if _SMALL_ALL or a._dev[0] != "cuda" or op == "det":
+        return True
+    if op == "solve":
+        return n > 16 or not _stack(a)
+    return n <= 32 and not _stack(a)  # inv
 
 
 def _real(dt):
@@ -184,7 +207,7 @@ def solve(a, b):
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = broadcast_to(a, batch + (n, n))
         b = broadcast_to(b, batch + b.shape[-2:])
-    if _small(a, b.shape[-1]):
+    if _small(a, "solve", b.shape[-1]):
         r = _ember.small_linalg(0, a, b)
         if r is not None:
             x, info = r
@@ -210,7 +233,7 @@ def inv(a):
     _square(a)
     a = _cast(a)
     n = a.shape[-1]
-    if _small(a):
+    if _small(a, "inv"):
         r = _ember.small_linalg(1, a)
         if r is not None:
             x, info = r
@@ -251,7 +274,7 @@ def det(a):
     from ._reductions import prod
     _square(a)
     a = _cast(a)
-    if _small(a):
+    if _small(a, "det"):
         r = _ember.small_linalg(2, a)
         if r is not None:
             return r[0]  # a singular matrix's det is 0: info is not read
@@ -398,8 +421,11 @@ def eigh(a, UPLO="L", vectors=True):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     _square(a)
     a = _cast(a)
+    # One matrix only on CUDA: stacks were faster through syevjBatched on the
+    # H100 (10^4 x 8^2 0.481 against 0.436 ms, 1000 x 32^2 1.077 against
+    # 0.671; one 8 x 8 0.073 against syevd's 0.122).
     if _SMALL_EIGH and _SMALL and a._dev[0] in _SMALL_KINDS and a.size and a.dtype.kind == "f" \
-            and a.shape[-1] <= 32:
+            and a.shape[-1] <= 32 and (_SMALL_ALL or a._dev[0] != "cuda" or not _stack(a)):
         r = _ember.small_eigh(a, vectors, UPLO == "U")
         if r is not None:
             w, v, info = r

@@ -11,7 +11,12 @@ back the same way.  On CUDA:
   ``svdvals``, ``eigh``, ``eigvalsh``, ``lstsq``, ``pinv``,
   ``matrix_rank``, ``cond`` and the singular-value norms (``ord`` 2, -2,
   'nuc') run in cuSOLVER (``_cusolver``), batched over leading axes;
-- the vector and Frobenius/1/inf matrix norms run as Ember reductions.
+- the vector and Frobenius/1/inf matrix norms run as Ember reductions;
+- on CUDA and OpenCL, ``solve``, ``inv`` and ``det`` of matrices up to
+  64 x 64 (complex128: 32) and ``eigh``/``eigvalsh`` of real symmetric ones
+  up to 32 x 32 can run as one Ember kernel (``_ember.small_linalg``,
+  ``small_eigh``: LU with LAPACK's pivoting, Jacobi sweeps): on OpenCL for
+  every such shape, on CUDA where it beat cuSOLVER (``_cusolver._small``).
 
 Everything else, and all of it on other devices or when cuSOLVER is
 missing, is copied to the host, computed by NumPy and copied back, with

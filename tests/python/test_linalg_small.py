@@ -41,6 +41,7 @@ def path(request, monkeypatch):
     tests; here it meets the same cases on CUDA)."""
     monkeypatch.setattr(_cs, "_FAST", request.param != "old")
     monkeypatch.setattr(_cs, "_SMALL", request.param == "kernel")
+    monkeypatch.setattr(_cs, "_SMALL_ALL", request.param == "kernel")
     return request.param
 
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not DEVICES, reason="no CUDA or OpenCL device")
 @pytest.fixture(params=DEVICES or ["none"])
 def dev(request, monkeypatch):
     monkeypatch.setattr(_cs, "_SMALL", True)
-    monkeypatch.setattr(_cs, "_SMALL_BATCH", True)
+    monkeypatch.setattr(_cs, "_SMALL_ALL", True)  # every shape, not only those it wins
     return request.param
 
 
@@ -218,7 +218,7 @@ def test_bad_input(dev):
         f(7, a)
     assert f(1, em.asarray(np.eye(65), device=dev)) is None  # past the kernel's n
     assert f(1, em.asarray(np.eye(3, dtype=np.int32), device=dev)) is None
-    assert f(1, em.asarray(np.eye(3))) is None  # the CPU compiles no kernels for it
+    assert f(1, em.asarray(np.eye(3), device="cpu")) is None  # the CPU's is NumPy's
     assert em._ember.small_linalg_maxn(np.float64) == 64
     assert em._ember.small_linalg_maxn(np.complex128) == 32
     assert em._ember.small_linalg_maxn(np.int32) == 0
@@ -352,3 +352,27 @@ def test_cuda_kernels_compile_and_launch_under_the_fake_driver(fake_lib, tmp_pat
             assert int(fk) == 1  # vectors, the lower triangle
     assert len(rows) == 12 + 3 + 3
     assert [int(r_[7]) for r_ in rows[12:]] == [5, 5, 5, 7, 7, 6]
+
+
+def test_cuda_shape_policy(monkeypatch):
+    """Which CUDA calls take the kernel by default: the shapes it won on the
+    H100 (_cusolver's _SMALL note); EMBER_SMALLLA=all's flag takes every one."""
+    class Fake:  # what _small reads of an array
+        def __init__(self, shape, dt=np.float64):
+            self.shape, self.ndim, self.dtype = shape, len(shape), np.dtype(dt)
+            self.size, self._dev = int(np.prod(shape)), ("cuda", 0)
+    monkeypatch.setattr(_cs, "_SMALL", True)
+    monkeypatch.setattr(_cs, "_SMALL_ALL", False)
+    s = _cs._small
+    assert s(Fake((64, 64)), "solve", 1) and s(Fake((1, 8, 8)), "solve", 1)
+    assert not s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((1000, 32, 32)), "solve", 1)
+    assert not s(Fake((64, 64)), "solve", 65)  # too many right-hand sides
+    assert s(Fake((32, 32)), "inv") and not s(Fake((64, 64)), "inv")
+    assert not s(Fake((5, 8, 8)), "inv")
+    assert s(Fake((10_000, 8, 8)), "det") and not s(Fake((65, 65)), "det")
+    assert s(Fake((32, 32), np.complex128), "det") and not s(Fake((33, 33), np.complex128), "det")
+    assert not s(Fake((0, 8, 8)), "det")
+    monkeypatch.setattr(_cs, "_SMALL_ALL", True)
+    assert s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((64, 64)), "inv")
+    monkeypatch.setattr(_cs, "_SMALL", False)
+    assert not s(Fake((8, 8)), "det")
