@@ -53,7 +53,8 @@ _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 # stacks of 8 x 8 stay on cuBLAS's batched LU: 0.124 / 0.074), inv of one
 # matrix up to 32 x 32 (32^2 0.100 / 0.113; 64^2 walks its 64 right-hand
 # sides in three chunks, 0.362 / 0.189), det always (64^2 0.077 / 0.128,
-# 10^4 x 8^2 0.049 / 0.126).  OpenCL has no other device path: every shape.
+# 10^4 x 8^2 0.049 / 0.126).  OpenCL has no other device path: every shape
+# on a GPU (not measured yet), none on a CPU device (_opencl_gpu).
 # EMBER_SMALLLA=0 (or _SMALL False) keeps the paths above, for A/B;
 # EMBER_SMALLLA=all (_SMALL_ALL) sends every shape the kernel takes to it.
 _SMALL = _os.environ.get("EMBER_SMALLLA", "1") != "0"
@@ -124,6 +125,18 @@ def _stack(a):
     return batch > 1
 
 
+@_functools.lru_cache(maxsize=None)
+def _opencl_gpu(i):
+    """Whether opencl:i is a GPU: a CPU device (PoCL) ran a block per matrix
+    slower than NumPy on the host (10^4 x 8^2 solve 976 against 20 ms with
+    the copies), so there the host's stays the default."""
+    from . import opencl
+    try:
+        return opencl.device_info(f"opencl:{i}").get("type") == "gpu"
+    except Exception:  # noqa: BLE001 -- no answer: the host's, as before
+        return False
+
+
 def _small(a, op, k=0):
     """Whether a (already of its working dtype) takes the one-kernel path for
     op ("solve", "inv", "det"): see _SMALL's note for the shapes."""
@@ -132,7 +145,11 @@ def _small(a, op, k=0):
     n = a.shape[-1]
     if n > _small_maxn(a.dtype) or k > _SMALL_K:
         return False
-    if _SMALL_ALL or a._dev[0] != "cuda" or op == "det":
+    if _SMALL_ALL:
+        return True
+    if a._dev[0] == "opencl":
+        return _opencl_gpu(a._dev[1])
+    if op == "det":
         return True
     if op == "solve":
         return n > 16 or not _stack(a)
@@ -425,7 +442,8 @@ def eigh(a, UPLO="L", vectors=True):
     # H100 (10^4 x 8^2 0.481 against 0.436 ms, 1000 x 32^2 1.077 against
     # 0.671; one 8 x 8 0.073 against syevd's 0.122).
     if _SMALL_EIGH and _SMALL and a._dev[0] in _SMALL_KINDS and a.size and a.dtype.kind == "f" \
-            and a.shape[-1] <= 32 and (_SMALL_ALL or a._dev[0] != "cuda" or not _stack(a)):
+            and a.shape[-1] <= 32 and (_SMALL_ALL or (_opencl_gpu(a._dev[1]) if a._dev[0] == "opencl"
+                                                      else not _stack(a))):
         r = _ember.small_eigh(a, vectors, UPLO == "U")
         if r is not None:
             w, v, info = r

@@ -15,8 +15,8 @@ back the same way.  On CUDA:
 - on CUDA and OpenCL, ``solve``, ``inv`` and ``det`` of matrices up to
   64 x 64 (complex128: 32) and ``eigh``/``eigvalsh`` of real symmetric ones
   up to 32 x 32 can run as one Ember kernel (``_ember.small_linalg``,
-  ``small_eigh``: LU with LAPACK's pivoting, Jacobi sweeps): on OpenCL for
-  every such shape, on CUDA where it beat cuSOLVER (``_cusolver._small``).
+  ``small_eigh``: LU with LAPACK's pivoting, Jacobi sweeps): on OpenCL GPUs
+  for every such shape, on CUDA where it beat cuSOLVER (``_cusolver._small``).
 
 Everything else, and all of it on other devices or when cuSOLVER is
 missing, is copied to the host, computed by NumPy and copied back, with

@@ -372,7 +372,13 @@ def test_cuda_shape_policy(monkeypatch):
     assert s(Fake((10_000, 8, 8)), "det") and not s(Fake((65, 65)), "det")
     assert s(Fake((32, 32), np.complex128), "det") and not s(Fake((33, 33), np.complex128), "det")
     assert not s(Fake((0, 8, 8)), "det")
+    # OpenCL: every shape on a GPU, none on a CPU device (the host's NumPy)
+    monkeypatch.setattr(_cs, "_opencl_gpu", lambda i: i == 1)
+    cl = [Fake((10_000, 8, 8)), Fake((64, 64))]
+    for f, i in zip(cl, (1, 0)):
+        f._dev = ("opencl", i)
+    assert s(cl[0], "solve", 1) and s(cl[0], "inv") and not s(cl[1], "det")
     monkeypatch.setattr(_cs, "_SMALL_ALL", True)
-    assert s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((64, 64)), "inv")
+    assert s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((64, 64)), "inv") and s(cl[1], "det")
     monkeypatch.setattr(_cs, "_SMALL", False)
     assert not s(Fake((8, 8)), "det")
