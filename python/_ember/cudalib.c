@@ -4,6 +4,7 @@
  * pending) before the GIL is released. */
 #include "pyember.h"
 #include "ember/cudalib.h"
+#include "ember/smallla.h"
 
 /* The arrays' data, evaluated, or -1 with the exception set. */
 static int pyem__ready(PyObject *const *objs, int n, const char *why) {
@@ -143,7 +144,60 @@ static PyObject *f_info_failed(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS return s == EM_OK ? PyBool_FromLong(failed) : pyem_raise(s);
 }
 
+/* small_linalg(mode, a, b=None) -> (x, info): solve (0), inv (1) or det (2)
+ * of small matrices in one kernel (ember/smallla.h); None where the device,
+ * dtype or size is not the kernel's. */
+static PyObject *f_small_linalg(PyObject *self, PyObject *args) {
+    int mode;
+    PyObject *oa, *ob = NULL;
+    if (!PyArg_ParseTuple(args, "iO!|O", &mode, EmArray_Type, &oa, &ob)) return NULL;
+    if (ob == Py_None) ob = NULL;
+    if (ob && !EmArray_Check(ob))
+        return PyErr_Format(PyExc_TypeError, "small_linalg: b must be an ember array or None");
+    PyObject *objs[2] = {oa, ob};
+    if (pyem__ready(objs, 2, "small_linalg") < 0) return NULL;
+    em_array r[2] = {{0}};
+    bool set[2] = {true, true};
+    em_status s;
+    const em_array *a = EMARR(oa), *b = ob ? EMARR(ob) : NULL;
+    Py_BEGIN_ALLOW_THREADS s = em_small_linalg(mode, a, b, &r[0], &r[1]);
+    Py_END_ALLOW_THREADS if (s == EM_EUNSUPPORTED) Py_RETURN_NONE;
+    if (s != EM_OK) return pyem_raise(s);
+    return pyem__tuple(r, set, 2);
+}
+
+/* small_eigh(a, vectors, upper) -> (w, v or None, info) or None. */
+static PyObject *f_small_eigh(PyObject *self, PyObject *args) {
+    PyObject *oa;
+    int vectors, upper;
+    if (!PyArg_ParseTuple(args, "O!pp", EmArray_Type, &oa, &vectors, &upper)) return NULL;
+    if (pyem__ready(&oa, 1, "small_eigh") < 0) return NULL;
+    em_array r[3] = {{0}};
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_small_eigh(EMARR(oa), vectors, upper, &r[0], &r[1], &r[2]);
+    Py_END_ALLOW_THREADS if (s == EM_EUNSUPPORTED) Py_RETURN_NONE;
+    if (s != EM_OK) return pyem_raise(s);
+    bool set[3] = {true, vectors != 0, true};
+    return pyem__tuple(r, set, 3);
+}
+
+static PyObject *f_small_linalg_maxn(PyObject *self, PyObject *args) {
+    PyObject *od;
+    if (!PyArg_ParseTuple(args, "O", &od)) return NULL;
+    em_dtype dt;
+    if (pyem_dtype_from_obj(od, &dt, 0) < 0) return NULL;
+    return PyLong_FromLong(em_small_linalg_maxn(dt));
+}
+
 PyMethodDef pyem_cudalib_functions[] = {
+    {"small_linalg", f_small_linalg, METH_VARARGS,
+     "small_linalg(mode, a, b=None) -> (x, info) or None: solve (0), inv (1), det (2) of "
+     "small matrices in one kernel on CUDA / OpenCL (see ember/smallla.h)"},
+    {"small_eigh", f_small_eigh, METH_VARARGS,
+     "small_eigh(a, vectors, upper) -> (w, v or None, info) or None: Jacobi eigh of stacks "
+     "of real symmetric n <= 32 in one kernel on CUDA / OpenCL (see ember/smallla.h)"},
+    {"small_linalg_maxn", f_small_linalg_maxn, METH_VARARGS,
+     "small_linalg_maxn(dtype) -> the largest n small_linalg takes for dtype (0: none)"},
     {"cudalib_available", f_available, METH_VARARGS,
      "cudalib_available(which) -> bool: 0 cuFFT, 1 cuSOLVER (loads it on first call)"},
     {"_cudalib_probe", f_probe, METH_VARARGS,

@@ -43,6 +43,30 @@ _INTS = "?bBhHiIlLqQ"
 # for its A/B column), the pieces assembled here as before.
 _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 
+# solve, inv and det of matrices up to 64 x 64 (complex128: 32) in one
+# kernel on CUDA and OpenCL (ember/smallla.h): LU, the solve and LAPACK's
+# info in one launch, so the success path is that launch and one 4-byte
+# read.  On CUDA it takes the shapes where it beat the cuSOLVER / cuBLAS
+# batched paths on the H100 (bench/probe_smallla.py, one process, ms, new
+# against the path it replaces): solve of one matrix (64^2 0.137 / 0.191,
+# 32^2 0.078 / 0.116) and of stacks of n > 16 (1000 x 32^2 0.109 / 0.124;
+# stacks of 8 x 8 stay on cuBLAS's batched LU: 0.124 / 0.074), inv of one
+# matrix up to 32 x 32 (32^2 0.100 / 0.113; 64^2 walks its 64 right-hand
+# sides in three chunks, 0.362 / 0.189), det always (64^2 0.077 / 0.128,
+# 10^4 x 8^2 0.049 / 0.126).  OpenCL has no other device path: every shape
+# on a GPU (not measured yet), none on a CPU device (_opencl_gpu).
+# EMBER_SMALLLA=0 (or _SMALL False) keeps the paths above, for A/B;
+# EMBER_SMALLLA=all (_SMALL_ALL) sends every shape the kernel takes to it.
+_SMALL = _os.environ.get("EMBER_SMALLLA", "1") != "0"
+_SMALL_ALL = _os.environ.get("EMBER_SMALLLA", "1") == "all"
+_SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
+_SMALL_KINDS = ("cuda", "opencl")
+# eigh / eigvalsh of real symmetric n <= 32 by Jacobi sweeps in one kernel
+# (syevjBatched / syevd otherwise; see eigh); EMBER_SMALLLA_EIGH=0 turns it off.
+_SMALL_EIGH = _os.environ.get("EMBER_SMALLLA_EIGH", "1") != "0"
+_SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
+_SMALL_KINDS = ("cuda", "opencl")
+
 
 @_functools.lru_cache(maxsize=None)
 def loaded():
@@ -69,6 +93,67 @@ def usable(*arrays):
         if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
             return False
     return loaded()
+
+
+def small_usable(*arrays):
+    """True when the arguments could take the one-kernel path: ember arrays
+    on one CUDA or OpenCL device, dtypes NumPy's linalg takes, none empty
+    (the size and the dtype after promotion are checked by _small)."""
+    if not _SMALL:
+        return False
+    first = arrays[0]
+    for a in arrays:
+        if not isinstance(a, _ember.ndarray) or a._dev[0] not in _SMALL_KINDS or a._dev != first._dev:
+            return False
+        if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
+            return False
+    # CUDA without cuSOLVER keeps its one documented behaviour: the host's
+    # NumPy with em.HostFallbackWarning (test_cudalib's fake-driver check).
+    return first._dev[0] != "cuda" or loaded()
+
+
+@_functools.lru_cache(maxsize=None)
+def _small_maxn(dt):
+    return _ember.small_linalg_maxn(dt)
+
+
+def _stack(a):
+    """Whether a holds more than one matrix."""
+    batch = 1
+    for d in a.shape[:-2]:
+        batch *= d
+    return batch > 1
+
+
+@_functools.lru_cache(maxsize=None)
+def _opencl_gpu(i):
+    """Whether opencl:i is a GPU: a CPU device (PoCL) ran a block per matrix
+    slower than NumPy on the host (10^4 x 8^2 solve 976 against 20 ms with
+    the copies), so there the host's stays the default."""
+    from . import opencl
+    try:
+        return opencl.device_info(f"opencl:{i}").get("type") == "gpu"
+    except Exception:  # noqa: BLE001 -- no answer: the host's, as before
+        return False
+
+
+def _small(a, op, k=0):
+    """Whether a (already of its working dtype) takes the one-kernel path for
+    op ("solve", "inv", "det"): see _SMALL's note for the shapes."""
+    if not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
+        return False
+    n = a.shape[-1]
+    if n > _small_maxn(a.dtype) or k > _SMALL_K:
+        return False
+    if _SMALL_ALL:
+        return True
+    if a._dev[0] == "opencl":
+        return _opencl_gpu(a._dev[1])
+    if op == "det":
+        return True
+    if op == "solve":
+        return n > 16 or not _stack(a)
+    return n <= 32 and not _stack(a)  # inv
 
 
 def _real(dt):
@@ -139,6 +224,15 @@ def solve(a, b):
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = broadcast_to(a, batch + (n, n))
         b = broadcast_to(b, batch + b.shape[-2:])
+    if _small(a, "solve", b.shape[-1]):
+        r = _ember.small_linalg(0, a, b)
+        if r is not None:
+            x, info = r
+            if _failed(info):
+                raise LinAlgError("Singular matrix")
+            return x[..., 0] if vec else x
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     if _FAST:  # getrf and getrs in one C call
         x, info = _solver("gesv", _mT(a), _mT(b))
         x = _mT(x)
@@ -156,6 +250,15 @@ def inv(a):
     _square(a)
     a = _cast(a)
     n = a.shape[-1]
+    if _small(a, "inv"):
+        r = _ember.small_linalg(1, a)
+        if r is not None:
+            x, info = r
+            if _failed(info):
+                raise LinAlgError("Singular matrix")
+            return x
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     if _FAST:  # getrf, the identities made on the device and getrs: one C call
         x, info = _solver("inv", _mT(a))
     else:
@@ -188,6 +291,12 @@ def det(a):
     from ._reductions import prod
     _square(a)
     a = _cast(a)
+    if _small(a, "det"):
+        r = _ember.small_linalg(2, a)
+        if r is not None:
+            return r[0]  # a singular matrix's det is 0: info is not read
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     d, sign = _lu_parts(a)
     return prod(d, axis=-1) * sign.astype(a.dtype)
 
@@ -329,6 +438,20 @@ def eigh(a, UPLO="L", vectors=True):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     _square(a)
     a = _cast(a)
+    # One matrix only on CUDA: stacks were faster through syevjBatched on the
+    # H100 (10^4 x 8^2 0.481 against 0.436 ms, 1000 x 32^2 1.077 against
+    # 0.671; one 8 x 8 0.073 against syevd's 0.122).
+    if _SMALL_EIGH and _SMALL and a._dev[0] in _SMALL_KINDS and a.size and a.dtype.kind == "f" \
+            and a.shape[-1] <= 32 and (_SMALL_ALL or (_opencl_gpu(a._dev[1]) if a._dev[0] == "opencl"
+                                                      else not _stack(a))):
+        r = _ember.small_eigh(a, vectors, UPLO == "U")
+        if r is not None:
+            w, v, info = r
+            if _failed(info):
+                raise LinAlgError("Eigenvalues did not converge")
+            return _result_type("eigh")(w, v) if vectors else w
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     # The column-major view of a.mT is a: its lower triangle is cuSOLVER's lower.
     w, v, info = _solver("syevd", a.mT, None, None, 1 if vectors else 0, 1 if UPLO == "U" else 0)
     if _failed(info):

@@ -11,7 +11,12 @@ back the same way.  On CUDA:
   ``svdvals``, ``eigh``, ``eigvalsh``, ``lstsq``, ``pinv``,
   ``matrix_rank``, ``cond`` and the singular-value norms (``ord`` 2, -2,
   'nuc') run in cuSOLVER (``_cusolver``), batched over leading axes;
-- the vector and Frobenius/1/inf matrix norms run as Ember reductions.
+- the vector and Frobenius/1/inf matrix norms run as Ember reductions;
+- on CUDA and OpenCL, ``solve``, ``inv`` and ``det`` of matrices up to
+  64 x 64 (complex128: 32) and ``eigh``/``eigvalsh`` of real symmetric ones
+  up to 32 x 32 can run as one Ember kernel (``_ember.small_linalg``,
+  ``small_eigh``: LU with LAPACK's pivoting, Jacobi sweeps): on OpenCL GPUs
+  for every such shape, on CUDA where it beat cuSOLVER (``_cusolver._small``).
 
 Everything else, and all of it on other devices or when cuSOLVER is
 missing, is copied to the host, computed by NumPy and copied back, with
@@ -398,7 +403,7 @@ def _cuda(name, *arrays):
 
 def solve(x1, x2, /):
     """Solve x1 @ x = x2 (x2 a vector only when it is 1-d, as in NumPy 2)."""
-    if _cuda("solve", x1, x2):
+    if _cuda("solve", x1, x2) or _cs.small_usable(x1, x2):
         r = _cs.solve(x1, x2)
         if r is not None:
             return r
@@ -407,15 +412,19 @@ def solve(x1, x2, /):
 
 def inv(x, /):
     """The inverse of each square matrix (LinAlgError "Singular matrix")."""
-    if _cuda("inv", x):
-        return _cs.inv(x)
+    if _cuda("inv", x) or _cs.small_usable(x):
+        r = _cs.inv(x)
+        if r is not None:
+            return r
     return _call("inv", _np.linalg.inv, (x,))
 
 
 def det(x, /):
     """Determinants from the LU factors (0 for singular matrices)."""
-    if _cuda("det", x):
-        return _cs.det(x)
+    if _cuda("det", x) or _cs.small_usable(x):
+        r = _cs.det(x)
+        if r is not None:
+            return r
     return _call("det", _np.linalg.det, (x,))
 
 
@@ -435,8 +444,10 @@ def svdvals(x, /):
 
 def eigvalsh(x, /, UPLO="L"):
     """Eigenvalues, ascending, of Hermitian matrices (from the UPLO triangle)."""
-    if _cuda("eigvalsh", x):
-        return _cs.eigh(x, UPLO, vectors=False)
+    if _cuda("eigvalsh", x) or _cs.small_usable(x):
+        r = _cs.eigh(x, UPLO, vectors=False)
+        if r is not None:
+            return r
     return _call("eigvalsh", _np.linalg.eigvalsh, (x,), UPLO=UPLO)
 
 
@@ -522,8 +533,10 @@ def cholesky(x, /, *, upper=False):
 
 def eigh(x, /, UPLO="L"):
     """(eigenvalues, eigenvectors) of Hermitian matrices."""
-    if _cuda("eigh", x):
-        return _cs.eigh(x, UPLO)
+    if _cuda("eigh", x) or _cs.small_usable(x):
+        r = _cs.eigh(x, UPLO)
+        if r is not None:
+            return r
     return _call("eigh", _np.linalg.eigh, (x,), UPLO=UPLO)
 
 

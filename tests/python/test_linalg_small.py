@@ -34,9 +34,14 @@ def where(request, monkeypatch):
         yield "cpu"
 
 
-@pytest.fixture(params=["fast", "old"])
+@pytest.fixture(params=["fast", "old", "kernel"])
 def path(request, monkeypatch):
-    monkeypatch.setattr(_cs, "_FAST", request.param == "fast")
+    """fast / old: the cuSOLVER paths (the one-kernel path off); kernel: solve,
+    inv and det of n <= 64 in one launch (test_linalg_smallla.py has its own
+    tests; here it meets the same cases on CUDA)."""
+    monkeypatch.setattr(_cs, "_FAST", request.param != "old")
+    monkeypatch.setattr(_cs, "_SMALL", request.param == "kernel")
+    monkeypatch.setattr(_cs, "_SMALL_ALL", request.param == "kernel")
     return request.param
 
 
