@@ -5,9 +5,9 @@ new against CuPy and PyTorch in one process, with a check against NumPy.
     NCU=1 OPS=hist,part python bench/probe_hist.py   # one call each, for ncu
 2^24 float32 standard normal (N to change).  Rows: histogram 256 bins on
 (-4, 4), partition and argpartition k = n/2, digitize 1024 edges.  "old" is
-EMBER_PART_OLD=1 / EMBER_SEARCH_OLD=1 (digitize's: the session-14 shared
-search, against session 15's padded one); histogram's old kernel
-(EMBER_HIST_OLD) was removed in session 17, so its two columns are one form."""
+EMBER_SEARCH_OLD=1 (digitize's: the session-14 shared search, against session
+15's padded one); histogram's and partition's old kernels are gone (session
+17), so their "old" columns run the same kernels as "new"."""
 import os
 import time
 
@@ -25,8 +25,19 @@ ed = np.linspace(-4, 4, 1024, dtype=np.float32)
 x = em.asarray(r, device=dev)
 e = em.asarray(ed, device=dev)
 k = N // 2
-OLD = {"hist": "EMBER_HIST_OLD_REMOVED", "part": "EMBER_PART_OLD", "arg": "EMBER_PART_OLD",
-       "dig": "EMBER_SEARCH_OLD"}
+OLD = {"dig": "EMBER_SEARCH_OLD"}
+
+
+def set_old(name, old):
+    """Select the old (old="1") or new kernels of row name; None: the default."""
+    if name not in OLD:
+        return
+    if old is None:
+        os.environ.pop(OLD[name], None)
+    else:
+        os.environ[OLD[name]] = old
+
+
 ops = {
     "hist": lambda: em.histogram(x, bins=256, range=(-4, 4)),
     "part": lambda: em.partition(x, k),
@@ -69,7 +80,7 @@ want = os.environ.get("OPS", "hist,part,arg,dig").split(",")
 if os.environ.get("NCU"):
     for name in want:
         for old in ("1", "0"):
-            os.environ[OLD[name]] = old
+            set_old(name, old)
             print("op", name, "old" if old == "1" else "new", flush=True)
             ops[name]()
             D.synchronize()
@@ -101,10 +112,10 @@ for name in want:
     res = {}
     oks = []
     for old in ("1", "0"):
-        os.environ[OLD[name]] = old
+        set_old(name, old)
         oks.append(check(name, ops[name]()))
         res[old] = timed(ops[name], D.synchronize)
-    os.environ.pop(OLD[name])
+    set_old(name, None)
     row = [res["1"], res["0"]]
     for lib in ("cupy", "torch"):
         sync, fs = others.get(lib, (None, {}))

@@ -24,6 +24,12 @@ never of a layer to its left.  Besides:
 - the LEAVES below are data-model or utility headers that every layer may
   include (each with its reason).
 
+- kernel text (a `__global__ void` or `__kernel void` definition) is
+  written only under src/codegen/, where every kernel is rendered: the
+  backends load and launch what codegen gives them, the extension and the
+  public headers hold none (KERNEL_RE; the Python front ends and tests/
+  are not scanned).
+
 Only #include "..." lines are read (a system header <...> is never ours;
 one that names a path inside the tree is reported).  Includes inside
 comments or #if 0 blocks are still read: a stale one should go anyway.
@@ -91,6 +97,10 @@ ALLOWED = {}
 # another's"): the CUDA libraries need the runtime's contexts, current
 # stream and library loader.
 LIBRARY_OF = {"src/backend/cudalib/": "src/backend/cuda/"}
+
+# A kernel's definition in any dialect, in code or inside a string literal.
+KERNEL_RE = re.compile(r'\b(__global__|__kernel)\s+void\b')
+KERNEL_HOME = "src/codegen/"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 SCANNED = ("src", "python/_ember", "include")
@@ -195,6 +205,11 @@ def check(root, allowed=ALLOWED):
                 continue
             if why:
                 bad.append("%s: %s" % (where, why))
+        if not src.startswith(KERNEL_HOME):
+            for m in KERNEL_RE.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append("%s:%d: kernel text outside %s (render it there; a backend only "
+                           "loads and launches)" % (src, line, KERNEL_HOME))
     return bad, used
 
 
@@ -221,6 +236,8 @@ def self_test():
         "src/host/threadpool.h": '#include "core/core.h"\n',
         "python/_ember/pyember.h": '#include "ember/ember.h"\n',
         "python/_ember/jit.c": '#include "pyember.h"\n#include "ember/kernel.h"\n',
+        "src/codegen/render_ok.c": 'static const char k[] = "__global__ void f() {}";\n',
+        "src/backend/cuda/compile_ok.c": 'const char *m = "is it a __global__ function?";\n',
     }
     planted = {
         "src/core/bad_up.c": ('#include "graph/expr.h"\n', None),
@@ -234,6 +251,10 @@ def self_test():
         "python/_ember/bad_src.c": ('#include "../../src/core/core.h"\n', "extension"),
         "python/_ember/bad_angle.c": ("#include <../../src/core/core.h>\n", "system include"),
         "include/ember/bad.h": ('#include "../../src/core/core.h"\n', "public header"),
+        "src/backend/cudalib/bad_kernel.c": (
+            'static const char k[] = "extern \\"C\\" __global__ void f(int *a) {}";\n',
+            "kernel text"),
+        "python/_ember/bad_kernel.c": ('const char *k = "__kernel void f() {}";\n', "kernel text"),
     }
     with tempfile.TemporaryDirectory() as root:
         for path, text in list(tree.items()) + [(p, t) for p, (t, _) in planted.items()]:
@@ -277,7 +298,7 @@ def main(argv):
         print("%s: allow-list entry for %s is no longer needed: remove it from "
               "tools/check_layers.py" % (src, inc))
     if bad or stale:
-        print("check_layers: %d include(s) against the layers, %d stale allow-list entr%s "
+        print("check_layers: %d finding(s) against the layers, %d stale allow-list entr%s "
               "(docs/architecture.md, \"Layers\")" % (len(bad), len(stale),
                                                       "y" if len(stale) == 1 else "ies"))
         return 1

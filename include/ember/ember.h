@@ -323,6 +323,20 @@ EM_API em_status em_copy_into(em_array *dst, const em_array *src);
 EM_API em_status em_astype(const em_array *a, em_dtype dt, em_array *out);
 /* Fill every element with one value given as a 0-d or 1-element host value of dtype vdt. */
 EM_API em_status em_fill(em_array *dst, em_dtype vdt, const void *value);
+/* Fills by index, in place, on the current stream (codegen/render_indexfill.h):
+ * a C-contiguous array whose elements are 4, 8 or 16 bytes wide.  EYE, TRIL
+ * and TRIU treat a as a stack of n x n matrices (its last two axes, equal):
+ * EYE writes identities (integer, float or complex), TRIL zeroes what
+ * is above each diagonal, TRIU what is below.  STEP writes a[i] = b0 + i * d
+ * into a 1-d 4- or 8-byte integer array, modulo its width.  A device kernel
+ * where the backend compiles them, a loop on the CPU.  b0 and d: STEP only. */
+typedef enum em_index_fill_kind {
+    EM_IFILL_EYE,
+    EM_IFILL_TRIL,
+    EM_IFILL_TRIU,
+    EM_IFILL_STEP
+} em_index_fill_kind;
+EM_API em_status em_index_fill(em_array *a, em_index_fill_kind kind, uint64_t b0, uint64_t d);
 /* Copy to another device (or the same one), result C-contiguous. */
 EM_API em_status em_to_device(const em_array *a, em_device dev, em_array *out);
 /* Bytes between a host pointer and a contiguous array of any device. */

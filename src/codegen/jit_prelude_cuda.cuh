@@ -27,67 +27,6 @@ EM_DEV em_i64 em_bc(em_ctx *c, em_i64 i, em_i64 n) {
 EM_DEV void *em_bcp(em_ctx *c, void *p, em_i64 off, em_i64 size) {
     return c->oob ? (void *)em_scratch : (void *)((char *)p + off * size);
 }
-EM_DEV em_f64 em_mod_float64(em_f64 a, em_f64 b) {
-    if (b == 0) return fmod(a, b);
-    em_f64 m = fmod(a, b);
-    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
-    else m = copysign((em_f64)0, b);
-    return m;
-}
-EM_DEV em_f64 em_floordiv_float64(em_f64 a, em_f64 b) {
-    if (b == 0) return a / b;
-    em_f64 m = fmod(a, b), d = (a - m) / b, f;
-    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
-    if (d != 0) { f = floor(d); if (d - f > (em_f64)0.5) f += 1; }
-    else f = copysign((em_f64)0, a / b);
-    return f;
-}
-EM_DEV em_f32 em_mod_float32(em_f32 a, em_f32 b) {
-    if (b == 0) return fmodf(a, b);
-    em_f32 m = fmodf(a, b);
-    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
-    else m = copysignf((em_f32)0, b);
-    return m;
-}
-EM_DEV em_f32 em_floordiv_float32(em_f32 a, em_f32 b) {
-    if (b == 0) return a / b;
-    em_f32 m = fmodf(a, b), d = (a - m) / b, f;
-    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
-    if (d != 0) { f = floorf(d); if (d - f > 0.5f) f += 1; }
-    else f = copysignf((em_f32)0, a / b);
-    return f;
-}
-EM_DEV em_b em_min_bool(em_b a, em_b b) { return (b < a) ? b : a; }
-EM_DEV em_b em_max_bool(em_b a, em_b b) { return (b > a) ? b : a; }
-EM_DEV em_b em_abs_bool(em_b a) { return a; }
-EM_DEV em_i8 em_min_int8(em_i8 a, em_i8 b) { return (b < a) ? b : a; }
-EM_DEV em_i8 em_max_int8(em_i8 a, em_i8 b) { return (b > a) ? b : a; }
-EM_DEV em_i8 em_abs_int8(em_i8 a) { return a < 0 ? (em_i8)(0 - (em_u64)a) : a; }
-EM_DEV em_i16 em_min_int16(em_i16 a, em_i16 b) { return (b < a) ? b : a; }
-EM_DEV em_i16 em_max_int16(em_i16 a, em_i16 b) { return (b > a) ? b : a; }
-EM_DEV em_i16 em_abs_int16(em_i16 a) { return a < 0 ? (em_i16)(0 - (em_u64)a) : a; }
-EM_DEV em_i32 em_min_int32(em_i32 a, em_i32 b) { return (b < a) ? b : a; }
-EM_DEV em_i32 em_max_int32(em_i32 a, em_i32 b) { return (b > a) ? b : a; }
-EM_DEV em_i32 em_abs_int32(em_i32 a) { return a < 0 ? (em_i32)(0 - (em_u64)a) : a; }
-EM_DEV em_i64 em_min_int64(em_i64 a, em_i64 b) { return (b < a) ? b : a; }
-EM_DEV em_i64 em_max_int64(em_i64 a, em_i64 b) { return (b > a) ? b : a; }
-EM_DEV em_i64 em_abs_int64(em_i64 a) { return a < 0 ? (em_i64)(0 - (em_u64)a) : a; }
-EM_DEV em_u8 em_min_uint8(em_u8 a, em_u8 b) { return (b < a) ? b : a; }
-EM_DEV em_u8 em_max_uint8(em_u8 a, em_u8 b) { return (b > a) ? b : a; }
-EM_DEV em_u8 em_abs_uint8(em_u8 a) { return a; }
-EM_DEV em_u16 em_min_uint16(em_u16 a, em_u16 b) { return (b < a) ? b : a; }
-EM_DEV em_u16 em_max_uint16(em_u16 a, em_u16 b) { return (b > a) ? b : a; }
-EM_DEV em_u16 em_abs_uint16(em_u16 a) { return a; }
-EM_DEV em_u32 em_min_uint32(em_u32 a, em_u32 b) { return (b < a) ? b : a; }
-EM_DEV em_u32 em_max_uint32(em_u32 a, em_u32 b) { return (b > a) ? b : a; }
-EM_DEV em_u32 em_abs_uint32(em_u32 a) { return a; }
-EM_DEV em_u64 em_min_uint64(em_u64 a, em_u64 b) { return (b < a) ? b : a; }
-EM_DEV em_u64 em_max_uint64(em_u64 a, em_u64 b) { return (b > a) ? b : a; }
-EM_DEV em_u64 em_abs_uint64(em_u64 a) { return a; }
-EM_DEV em_f32 em_min_float32(em_f32 a, em_f32 b) { return (b < a || b != b) ? b : a; }
-EM_DEV em_f32 em_max_float32(em_f32 a, em_f32 b) { return (b > a || b != b) ? b : a; }
-EM_DEV em_f64 em_min_float64(em_f64 a, em_f64 b) { return (b < a || b != b) ? b : a; }
-EM_DEV em_f64 em_max_float64(em_f64 a, em_f64 b) { return (b > a || b != b) ? b : a; }
 EM_DEV em_i32 em_atomic_add_int32(em_i32 *p, em_i32 v) { return atomicAdd(p, v); }
 EM_DEV em_u32 em_atomic_add_uint32(em_u32 *p, em_u32 v) { return atomicAdd(p, v); }
 EM_DEV em_i64 em_atomic_add_int64(em_i64 *p, em_i64 v) { return (em_i64)atomicAdd((em_u64 *)p, (em_u64)v); }

@@ -90,6 +90,18 @@ _Static_assert(EM_NZ_ITEMS == 16, "em_truth16 holds a thread's 16 truths");
         "    const ${ll} v = (int)${tid} >= w ? sh[${tid} - w] : 0;\n" IND "    ${sync};\n" IND \
         "    sh[${tid}] += v;\n" IND "    ${sync};\n" IND "}\n"
 
+/* The head of the unstaged SELECT and COORDS passes: tile t's truths of
+ * this thread (tm, c of them) scanned over the block, k the output row of
+ * its first.  Format arguments: EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS. */
+#define EM__NZ_HEAD                                               \
+    "    ${shared} ${ll} sh[256];\n"                              \
+    "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n" \
+    "        const ${ll} j0 = t * %d + ${tid} * %d;\n"            \
+    "        const unsigned tm = em_truth16(p, j0);\n"            \
+    "        const ${ll} c = EM_POPC(tm);\n"                      \
+    "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN( \
+        "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
+
 /* The staged nonzero passes (em_gather_spec.stage, CUDA): a tile's counts
  * scanned by warp shuffles (one barrier, where EM__BLOCK_SCAN spends sixteen)
  * and, in COORDS of a 1-d array and SELECT of values up to 8 bytes, the
@@ -231,44 +243,32 @@ static void em__body(const em_gather_spec *k, em_sbuf *s) {
     case EM_G_SELECT: /* a truth, buf tile prefixes; ix[0] the output, ix[1] the values (C order) */
         em_sbuf_printf(
             s,
-            "    ${shared} ${ll} sh[256];\n"
-            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
-            "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
-            "        const unsigned tm = em_truth16(p, j0);\n"
-            "        const ${ll} c = EM_POPC(tm);\n"
-            "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
-                "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
-                            "        for (int i = 0; i < %d && j0 + i < p.nb; i++)\n"
-                            "            if ((tm >> i) & 1u)\n"
-                            "                ((${global}em_t *)p.ix[0])[k++] = ((${global}const em_t *)p.ix[1])[j0 + i];\n"
-                            "        ${sync};\n    }\n",
+            EM__NZ_HEAD
+            "        for (int i = 0; i < %d && j0 + i < p.nb; i++)\n"
+            "            if ((tm >> i) & 1u)\n"
+            "                ((${global}em_t *)p.ix[0])[k++] = ((${global}const em_t *)p.ix[1])[j0 + i];\n"
+            "        ${sync};\n    }\n",
             EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
         break;
     default: /* EM_G_COORDS: a truth, buf tile prefixes, ix[0] the (nnz, m) output; C order kept */
         em_sbuf_printf(
             s,
-            "    ${shared} ${ll} sh[256];\n"
-            "    for (${ll} t = ${bid}; t * %d < p.nb; t += ${gdim}) {\n"
-            "        const ${ll} j0 = t * %d + ${tid} * %d;\n"
-            "        const unsigned tm = em_truth16(p, j0);\n"
-            "        const ${ll} c = EM_POPC(tm);\n"
-            "        sh[${tid}] = c;\n        ${sync};\n" EM__BLOCK_SCAN(
-                "        ") "        ${ll} k = ((${global}const ${ll} *)p.buf)[t] + sh[${tid}] - c;\n"
-                            "        // The coordinates of j0 once, then stepped in C order: no 64-bit\n"
-                            "        // division per element (none at all for a 1-d array).\n"
-                            "        ${ll} cd[EM_M], r = j0;\n"
-                            "        for (int d = EM_M - 1; d > 0; d--) { cd[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
-                            "        cd[0] = r;\n"
-                            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
-                            "            if ((tm >> i) & 1u) {\n"
-                            "                ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
-                            "                for (int d = 0; d < EM_M; d++) row[d] = cd[d];\n"
-                            "            }\n"
-                            "            for (int d = EM_M - 1; d >= 0; d--) {\n"
-                            "                if (++cd[d] < p.ashape[d] || d == 0) break;\n"
-                            "                cd[d] = 0;\n"
-                            "            }\n"
-                            "        }\n        ${sync};\n    }\n",
+            EM__NZ_HEAD
+            "        // The coordinates of j0 once, then stepped in C order: no 64-bit\n"
+            "        // division per element (none at all for a 1-d array).\n"
+            "        ${ll} cd[EM_M], r = j0;\n"
+            "        for (int d = EM_M - 1; d > 0; d--) { cd[d] = r %% p.ashape[d]; r /= p.ashape[d]; }\n"
+            "        cd[0] = r;\n"
+            "        for (int i = 0; i < %d && j0 + i < p.nb; i++) {\n"
+            "            if ((tm >> i) & 1u) {\n"
+            "                ${global}${ll} *row = (${global}${ll} *)p.ix[0] + (k++) * EM_M;\n"
+            "                for (int d = 0; d < EM_M; d++) row[d] = cd[d];\n"
+            "            }\n"
+            "            for (int d = EM_M - 1; d >= 0; d--) {\n"
+            "                if (++cd[d] < p.ashape[d] || d == 0) break;\n"
+            "                cd[d] = 0;\n"
+            "            }\n"
+            "        }\n        ${sync};\n    }\n",
             EM_NZ_TILE, EM_NZ_TILE, EM_NZ_ITEMS, EM_NZ_ITEMS);
     }
     em_sbuf_printf(s, "}\n");

@@ -44,8 +44,6 @@ typedef struct em_pt_spec {
     int mode; /* em_pt_mode */
     em_dtype dtype;
     bool arg; /* WRITE: indices rather than values */
-    bool old; /* COUNT/WRITE: each element's bucket as its load returns, kv
-               * read from global memory (EMBER_PART_OLD=1, for A/B) */
 } em_pt_spec;
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for

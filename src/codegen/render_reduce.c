@@ -577,6 +577,14 @@ static const char em__reduce_shfl[] =
     "    T r;\n    memcpy(&r, w, sizeof(T));\n    return r;\n"
     "}\n";
 
+/* A unit's last groups, one at a time (the wide and unrolled loops before
+ * it stop short of G), at indent IND: the block and segmented kernels'. */
+#define EM__GROUP_TAIL(IND)                                                    \
+    IND "for (; g < G; g += gs) {\n" IND "    const em_ix k = g * EM_V;\n" IND \
+        "    em_in v[EM_V];\n" IND "    em_group(p, lb, k, v);\n"              \
+        "#pragma unroll\n" IND "    for (int e = 0; e < EM_V; e++)\n" IND      \
+        "        if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));\n" IND "}\n"
+
 static const char em__reduce_kernels[] =
     "#if EM_RW == EM_RBLOCK\n"
     "#define EM_UNIT_DECL ${shared} em_state sh[EM_RBLOCK];\n"
@@ -601,24 +609,16 @@ static const char em__reduce_kernels[] =
     "        em_bases(p, o, lb);\n"
     "        em_state acc = em_ident();\n"
     "        em_ix g = s * EM_RW + EM_LANE;\n"
-    "        if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n"
-    "        for (; g < G; g += gs) {\n"
-    "            const em_ix k = g * EM_V;\n"
-    "            em_in v[EM_V];\n"
-    "            em_group(p, lb, k, v);\n"
-    "#pragma unroll\n"
-    "            for (int e = 0; e < EM_V; e++)\n"
-    "                if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));\n"
-    "        }\n"
-    "        /* The unit's result: the final value, or a partial state for pass 2. */\n"
-    "        const em_state tot = EM_UNIT_END(acc);\n"
-    "        if (EM_LANE == 0) {\n"
-    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
-    "            else ((${global}em_state *)p.part)[u] = tot;\n"
-    "        }\n"
-    "        EM_UNIT_NEXT();\n"
-    "    }\n"
-    "}\n";
+    "        if (em_wide(p, lb)) g = em_fast(p, lb, g, gs, acc);\n" EM__GROUP_TAIL(
+        "        ") "        /* The unit's result: the final value, or a partial state for pass 2. */\n"
+                    "        const em_state tot = EM_UNIT_END(acc);\n"
+                    "        if (EM_LANE == 0) {\n"
+                    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(tot, p.m, p.ddof);\n"
+                    "            else ((${global}em_state *)p.part)[u] = tot;\n"
+                    "        }\n"
+                    "        EM_UNIT_NEXT();\n"
+                    "    }\n"
+                    "}\n";
 
 /* Warp mode where the dialect has no shuffles (OpenCL): the 8 units of 32
  * lanes of a work-group meet in local memory, each in its own segment of
@@ -656,28 +656,20 @@ static const char em__reduce_seg_kernel[] =
     "                        const em_ix k = (g + j * gs) * EM_V + e;\n"
     "                        if (k < p.m) acc = em_comb(acc, em_load(v[j][e], k));\n"
     "                    }\n"
-    "            }\n"
-    "            for (; g < G; g += gs) {\n"
-    "                const em_ix k = g * EM_V;\n"
-    "                em_in v[EM_V];\n"
-    "                em_group(p, lb, k, v);\n"
-    "#pragma unroll\n"
-    "                for (int e = 0; e < EM_V; e++)\n"
-    "                    if (k + e < p.m) acc = em_comb(acc, em_load(v[e], k + e));\n"
-    "            }\n"
-    "        }\n"
-    "        sh[${tid}] = acc;\n"
-    "        ${sync};\n"
-    "        for (int w = EM_RW / 2; w > 0; w >>= 1) {\n"
-    "            if (EM_LANE < w) sh[${tid}] = em_comb(sh[${tid}], sh[${tid} + w]);\n"
-    "            ${sync};\n"
-    "        }\n"
-    "        if (EM_LANE == 0 && u < units) {\n"
-    "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(sh[${tid}], p.m, p.ddof);\n"
-    "            else ((${global}em_state *)p.part)[u] = sh[${tid}];\n"
-    "        }\n"
-    "    }\n"
-    "}\n";
+    "            }\n" EM__GROUP_TAIL(
+        "            ") "        }\n"
+                        "        sh[${tid}] = acc;\n"
+                        "        ${sync};\n"
+                        "        for (int w = EM_RW / 2; w > 0; w >>= 1) {\n"
+                        "            if (EM_LANE < w) sh[${tid}] = em_comb(sh[${tid}], sh[${tid} + w]);\n"
+                        "            ${sync};\n"
+                        "        }\n"
+                        "        if (EM_LANE == 0 && u < units) {\n"
+                        "            if (p.nsplit == 1) ((${global}em_out *)p.out)[o] = em_final(sh[${tid}], p.m, p.ddof);\n"
+                        "            else ((${global}em_state *)p.part)[u] = sh[${tid}];\n"
+                        "        }\n"
+                        "    }\n"
+                        "}\n";
 
 /* Pass 2, only where a unit can be split: block mode (a warp's units are
  * many, never split).  NVRTC spent 22 of seed 004's 125 ms on it. */

@@ -12,7 +12,6 @@
 #include "core/core.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct em__pt {
@@ -35,7 +34,7 @@ typedef struct em__ptargs {
 static em_status em__pt_launch(const em_backend *be, int id, em_pt_spec k, em__ptargs *a,
                                int64_t blocks) {
     char key[48], name[48];
-    snprintf(key, sizeof key, "PT%d|%d|%d|%d", k.mode, (int)k.dtype, k.arg, k.old);
+    snprintf(key, sizeof key, "PT%d|%d|%d", k.mode, (int)k.dtype, k.arg);
     static const char *const names[] = {"part_count", "part_prefix", "part_write"};
     snprintf(name, sizeof name, "%s_%s", names[k.mode], em_dtype_get(k.dtype)->name);
     em__pt x = {be, k};
@@ -63,8 +62,7 @@ em_status em_run_part(const em_backend *be, const em_array *a, const em_array *k
     if (st == EM_OK) st = em_array_empty(&part, EM_INT64, 1, &np, dev);
     /* the count and the prefix are the same for both outputs; the prefix for
      * every dtype (it reads only the counts) */
-    const char *old = getenv("EMBER_PART_OLD"); /* 1: the first kernels, for A/B */
-    em_pt_spec k = {.dtype = a->dtype, .old = old && *old == '1'};
+    em_pt_spec k = {.dtype = a->dtype};
     em__ptargs g = {.p = {a->data, kv->data, part.data, out->data}, .n = n, .ntile = ntile, .m = m};
     if (st == EM_OK && n) {
         k.mode = EM_PT_COUNT;

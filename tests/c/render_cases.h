@@ -19,6 +19,7 @@
 #include "codegen/render_histogram.h"
 #include "codegen/render_scatter.h"
 #include "codegen/render_index.h"
+#include "codegen/render_indexfill.h"
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
 #include "codegen/render_scan.h"
@@ -534,6 +535,21 @@ static void rc_setops_part(const em_dialect *d, rc_fn fn, void *ctx) {
     }
 }
 
+/* The index fills (em_index_fill): every kind of every element width. */
+static void rc_index_fills(const em_dialect *d, rc_fn fn, void *ctx) {
+    static const int shapes[][2] = {{4, 1}, {8, 1}, {4, 2}, {8, 2}};
+    for (int kind = EM_IFILL_EYE; kind <= EM_IFILL_STEP; kind++)
+        for (int i = 0; i < 4; i++) {
+            if (kind == EM_IFILL_STEP && shapes[i][1] != 1) continue;
+            em_ifill_spec k = {kind, shapes[i][0], shapes[i][1]};
+            char name[64];
+            em_sbuf s = {0};
+            em_status st = em_render_indexfill(d, &k, &s);
+            snprintf(name, sizeof name, "ifill_%d_%dx%d", kind, k.wbytes, k.words);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
@@ -546,6 +562,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_histograms(d, full, fn, ctx);
     rc_unique_select(d, fn, ctx);
     rc_setops_part(d, fn, ctx);
+    rc_index_fills(d, fn, ctx);
 }
 
 #endif

@@ -4,6 +4,9 @@
 `layouts(rng, shape, dtype)` yields (name, numpy array) for the edge layouts
 every op is checked on: contiguous, 0-d, empty, negative strides,
 non-contiguous (strided and transposed) and broadcast views;
+`special_values(rng, n, dtype)` gives 1-d values full of ties and extremes
+(NaN of both signs, +-inf, -0.0, the integer range's ends) and
+`views_1d(a)` the 1-d layouts the sort-based ops are checked on;
 `to_em(a)` copies such a view to an ember array with the same layout;
 `assert_same(em_result, np_result)` checks dtype, shape and values;
 `device_names()` lists the devices the `device` fixture runs on;
@@ -69,6 +72,56 @@ def layouts(rng, shape, dtype, **kw):
     if len(shape) >= 2:
         yield "transposed", random_array(rng, shape[::-1], dtype, **kw).T
     yield "broadcast", np.broadcast_to(random_array(rng, (1,) + tuple(shape[1:]), dtype, **kw), shape)
+
+
+SPECIAL_FLOATS = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, 1e-3]
+
+
+def _special_reals(rng, n, dtype, spread):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(n) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        pool = np.array([info.min, info.min + 1, 0, 1, 2, info.max - 1, info.max], dtype=dtype)
+        if not spread:
+            return pool[rng.integers(0, len(pool), n)]
+        return np.concatenate([pool[rng.integers(0, len(pool), n // 2)],
+                               rng.integers(info.min, info.max, n - n // 2, dtype=dtype)])
+    pool = np.array(SPECIAL_FLOATS)
+    if not spread:
+        return pool[rng.integers(0, len(pool), n)].astype(dtype)
+    a = (rng.standard_normal(n) * 50).astype(dtype)
+    k = rng.integers(0, n, max(1, n // 50)) if n else np.zeros(0, np.int64)
+    a[k] = pool[rng.integers(0, len(pool), k.size)]
+    return a
+
+
+def special_values(rng, n, dtype, spread=False):
+    """n values of dtype full of ties and extremes, for the ops that order
+    values (sort, unique, the selects): integers from the range's ends and
+    0, 1, 2; floats from SPECIAL_FLOATS (NaN of both signs, +-inf, -0.0 and
+    0.0, small values); complex both parts so; bool half true.  spread=True
+    mixes in ordinary values: half the integers over the whole range, floats
+    normal (scale 50) with one in 50 special."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "c":
+        return _special_reals(rng, n, dtype, spread)
+    part = np.dtype(dtype.char.lower())
+    out = np.empty(n, dtype)
+    out.real, out.imag = _special_reals(rng, n, part, spread), _special_reals(rng, n, part, spread)
+    return out
+
+
+def views_1d(a, two_d=False):
+    """a (1-d) as contiguous, reversed and strided views; two_d=True adds a
+    transposed 2-d view (a of even length)."""
+    yield a
+    yield a[::-1]
+    if a.shape[0] > 1:
+        yield a[1::2]
+    if two_d:
+        yield a.reshape(2, -1).T
 
 
 def to_em(a, device=None):

@@ -31,9 +31,9 @@ def _source_text(name):
 
 
 @pytest.mark.parametrize("dialect,name", [("c", "jit_prelude_c.inc"),
-                                          ("cuda", "jit_prelude_cuda.cuh+jit_int_device.inc"),
+                                          ("cuda", "jit_prelude_cuda.cuh+jit_ops_device.inc+jit_int_device.inc"),
                                           ("opencl", "opencl_mathf.inc+jit_prelude_opencl.cl"
-                                                     "+jit_int_device.inc")])
+                                                     "+jit_ops_device.inc+jit_int_device.inc")])
 def test_jit_prelude_is_the_embedded_file(dialect, name):
     text = _ember.jit_prelude(dialect)
     assert text == _source_text(name)

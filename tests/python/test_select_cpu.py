@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from helpers import assert_same
+from helpers import assert_same, special_values, views_1d
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64"]
@@ -21,36 +21,13 @@ CALLS = [("median", {}), ("percentile", {"q": [3, 50, 97.5]}),
          ("nanmedian", {}), ("nanquantile", {"q": [0.1, 0.99]})]
 
 
-def _data(dtype, n, rng):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(n) < 0.5
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        pool = np.array([info.min, info.min + 1, 0, 1, 2, info.max - 1, info.max], dtype=dtype)
-        return np.concatenate([pool[rng.integers(0, len(pool), n // 2)],
-                               rng.integers(info.min, info.max, n - n // 2, dtype=dtype)])
-    a = (rng.standard_normal(n) * 50).astype(dtype)
-    pool = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0], dtype=dtype)
-    k = rng.integers(0, n, max(1, n // 50))
-    a[k] = pool[rng.integers(0, len(pool), k.size)]
-    return a
-
-
-def _views(x):
-    yield x
-    yield x[::-1]
-    if x.shape[0] > 1:
-        yield x[1::2]
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cpu_select_matches_sort_path(dtype, monkeypatch):
     rng = np.random.default_rng(3)
     warnings.simplefilter("ignore", RuntimeWarning)
     for n in (1, 2, 3, 7, 1000, 4097):
-        a = _data(dtype, n, rng)
-        for x in _views(em.asarray(a, device="cpu")):
+        a = special_values(rng, n, dtype, spread=True)
+        for x in views_1d(em.asarray(a, device="cpu")):
             for name, kw in CALLS:
                 if name.startswith("nan") and a.dtype.kind != "f":
                     continue
@@ -67,7 +44,7 @@ def test_cpu_select_against_numpy(dtype):
     rng = np.random.default_rng(4)
     warnings.simplefilter("ignore", RuntimeWarning)
     for n in (1, 2, 5, 1000, 1001):
-        a = _data(dtype, n, rng)
+        a = special_values(rng, n, dtype, spread=True)
         f = a.astype(np.float64) if a.dtype.kind in "iu" else a  # NumPy's int lerp wraps
         x = em.asarray(a, device="cpu")
         assert_same(em.median(x), np.median(f), rtol=1e-6)

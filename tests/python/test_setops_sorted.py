@@ -256,12 +256,9 @@ def test_partition_specials(dev, dtype):
             _check_partitioned(v[i], v, kk)
 
 
-@pytest.mark.parametrize("old", ["0", "1"])
 @pytest.mark.parametrize("n", [1, 2, 3, 4095, 4096, 4097, 3 * 4096 + 300])
-def test_partition_edges(dev, n, old, monkeypatch):
-    # the loads-first kernels and the first ones (EMBER_PART_OLD=1, kept for
-    # A/B timing): whole tiles, a last tile cut anywhere
-    monkeypatch.setenv("EMBER_PART_OLD", old)
+def test_partition_edges(dev, n):
+    # whole tiles, a last tile cut anywhere
     rng = np.random.default_rng(n)
     for a in (rng.standard_normal(n).astype(np.float32), np.zeros(n, np.int64),
               np.full(n, np.nan, np.float64)):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from helpers import assert_same, to_em
+from helpers import assert_same, special_values, to_em, views_1d
 
 DTYPES = ["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex64"]
 REAL = [d for d in DTYPES if d != "complex64"]
@@ -30,33 +30,6 @@ def _devices():
 def dev(request):
     with em.Device(request.param):
         yield request.param
-
-
-def _specials(dtype, n, rng):
-    """n values of dtype with ties and extremes; for floats NaN (both signs),
-    +-inf, -0.0 and 0.0."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(n) < 0.5
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        pool = np.array([info.min, info.min + 1, 0, 1, 2, info.max - 1, info.max], dtype=dtype)
-        return pool[rng.integers(0, len(pool), n)]
-    pool = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, 1e-3])
-    re = pool[rng.integers(0, len(pool), n)]
-    if dtype.kind == "c":
-        out = np.empty(n, dtype)
-        out.real, out.imag = re, pool[rng.integers(0, len(pool), n)]
-        return out
-    return re.astype(dtype)
-
-
-def _views(a):
-    """a (1-d, even length) as contiguous, reversed, strided and 2-d views."""
-    yield a
-    yield a[::-1]
-    yield a[::2]
-    yield a.reshape(2, -1).T
 
 
 def _check_unique(x, a):
@@ -89,8 +62,8 @@ def _check_unique(x, a):
 def test_unique_specials_and_layouts(dev, dtype):
     rng = np.random.default_rng(1)
     # 2 x 4096 + 58: several tiles of the pass, one partial
-    a = _specials(dtype, 8250, rng)
-    for v in _views(a):
+    a = special_values(rng, 8250, dtype)
+    for v in views_1d(a, two_d=True):
         _check_unique(to_em(v), v)
 
 
@@ -98,7 +71,7 @@ def test_unique_specials_and_layouts(dev, dtype):
 @pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 4097])
 def test_unique_edges(dev, dtype, n):
     rng = np.random.default_rng(n)
-    for a in (_specials(dtype, n, rng), np.zeros(n, dtype), np.ones((n, 1), dtype)):
+    for a in (special_values(rng, n, dtype), np.zeros(n, dtype), np.ones((n, 1), dtype)):
         _check_unique(to_em(a), a)
     _check_unique(to_em(np.array(3, dtype)), np.array(3, dtype))  # 0-d
 
@@ -115,7 +88,7 @@ def test_unique_nan_payloads_and_signed_zero(dev):
 
 def test_unique_fused_matches_composed(dev, monkeypatch):
     rng = np.random.default_rng(7)
-    a = _specials("float32", 5000, rng)
+    a = special_values(rng, 5000, "float32")
     x = em.asarray(a)
     fused = em.unique(x, return_index=True, return_inverse=True, return_counts=True)
     monkeypatch.setenv("EMBER_UNIQUE_FUSED", "0")
@@ -163,7 +136,7 @@ def test_unique_inverse_without_index(dev, dtype, n):
     scatter), with and without the counts, equal to NumPy's; n = 3 sort
     tiles + 5 on CUDA."""
     rng = np.random.default_rng(n + 11)
-    a = _specials(dtype, n, rng)
+    a = special_values(rng, n, dtype)
     if np.dtype(dtype).kind in "iuf" and n > 100:  # many distinct values as well
         a[: n // 2] = rng.standard_normal(n // 2).astype(dtype) * 1000 if np.dtype(
             dtype).kind == "f" else rng.integers(-100, 100, n // 2).astype(dtype)
@@ -203,7 +176,7 @@ def test_unique_sorted_errors(dev):
 @pytest.mark.parametrize("dtype", REAL)
 def test_select_kth_every_rank(dev, dtype):
     rng = np.random.default_rng(3)
-    a = _specials(dtype, 300, rng)
+    a = special_values(rng, 300, dtype)
     x = em.asarray(a)
     ks = list(range(300))
     got = np.asarray(em._ember.select_kth(x, ks))
@@ -262,7 +235,7 @@ def test_select_kth_errors(dev):
 def test_median_quantiles_specials(dev, dtype):
     rng = np.random.default_rng(5)
     for n in (1, 2, 3, 1000, 1001):
-        a = _specials(dtype, n, rng)
+        a = special_values(rng, n, dtype)
         for v in (a, a[::-1], np.full(n, a[0])):
             x = to_em(v)
             # NumPy interpolates integers in their own dtype (int8's 127 - -128
@@ -321,7 +294,7 @@ def test_select_matches_sort_path(dev, monkeypatch):
 def test_setops_one_sort(dev, dtype):
     rng = np.random.default_rng(11)
     for na, nb in ((0, 5), (5, 0), (1, 1), (700, 900), (5000, 3)):
-        a, b = _specials(dtype, na, rng), _specials(dtype, nb, rng)
+        a, b = special_values(rng, na, dtype), special_values(rng, nb, dtype)
         x, y = to_em(a), to_em(b)
         assert_same(em.intersect1d(x, y), np.intersect1d(a, b))
         assert_same(em.union1d(x, y), np.union1d(a, b))

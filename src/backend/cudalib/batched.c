@@ -27,54 +27,17 @@ static em_status em__blas(int id, cublasHandle *out) {
     return EM_OK;
 }
 
-/* The pointer arrays are written on the device by one small kernel,
- * queued on the current stream like the call that reads them: a copy from
- * the host (the first version) made the host wait for the stream on every
- * call, which left the GPU idle between calls (the batched rows trailed
- * PyTorch's by 30-50 %, whose arrays are made on the device too). */
-static const char em__ptrs_src[] =
-    "extern \"C\" __global__ void em_cudalib_ptrs(unsigned long long *out,\n"
-    "        unsigned long long base, unsigned long long step, int n) {\n"
-    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n) out[i] = base + (unsigned long long)i * step;\n"
-    "}\n";
-
-typedef struct em__ptrs_fn {
-    void *fn;
-    unsigned resets; /* em_cu_resets() when fn was loaded: a reset drops the module */
-} em__ptrs_fn;
-static em__ptrs_fn em__pfn[EM_CU_MAXDEV];
-static pthread_mutex_t em__pfn_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static em_status em__ptrs_kernel(int id, void **fn) {
-    pthread_mutex_lock(&em__pfn_lock);
-    em_status s = EM_OK;
-    unsigned gen = em_cu_resets();
-    if (!em__pfn[id].fn || em__pfn[id].resets != gen) {
-        em_build_opts o = {0};
-        void *mod = NULL, *f = NULL;
-        s = em_cu_module_build(id, em__ptrs_src, "em_cudalib_ptrs", &o, &mod, NULL);
-        if (s == EM_OK) s = em_cu_function(id, mod, "em_cudalib_ptrs", &f);
-        if (s == EM_OK) em__pfn[id] = (em__ptrs_fn){f, gen};
-    }
-    *fn = em__pfn[id].fn;
-    pthread_mutex_unlock(&em__pfn_lock);
-    return s;
-}
-
-/* A device array of batch pointers base + i * step (bytes). */
+/* The pointer arrays are written on the device by one small kernel
+ * (em_index_fill's STEP, rendered in codegen), queued on the current stream
+ * like the call that reads them: a copy from the host (the first version)
+ * made the host wait for the stream on every call, which left the GPU idle
+ * between calls (the batched rows trailed PyTorch's by 30-50 %, whose
+ * arrays are made on the device too).  A device array of batch pointers
+ * base + i * step (bytes). */
 static em_status em__ptrs(int id, char *base, size_t step, int batch, em_array *out) {
-    void *fn = NULL;
-    EM_CHECK(em__ptrs_kernel(id, &fn));
     int64_t sh[1] = {batch};
     EM_CHECK(em_array_empty(out, EM_UINT64, 1, sh, (em_device){EM_CUDA, id}));
-    unsigned long long b = (unsigned long long)(uintptr_t)base, st = (unsigned long long)step;
-    void *dst = out->data;
-    int n = batch;
-    void *params[] = {&dst, &b, &st, &n};
-    unsigned block[3] = {256, 1, 1}, grid[3] = {(unsigned)((batch + 255) / 256), 1, 1};
-    em_status s =
-        em_cu_launch(id, fn, "em_cudalib_ptrs", grid, block, 0, EM_STREAM_CURRENT, params);
+    em_status s = em_index_fill(out, EM_IFILL_STEP, (uint64_t)(uintptr_t)base, (uint64_t)step);
     if (s != EM_OK) em_array_release(out);
     return s;
 }

@@ -9,60 +9,22 @@
  * difference being host work per call -- Python's any(info) reduction and
  * a pageable read of its result, tril's fused kernel, eye + broadcast +
  * the getrs copy of it -- while the GPU waited for the host after the one
- * read that NumPy's semantics (raise at the call) need. */
+ * read that NumPy's semantics (raise at the call) need.
+ *
+ * The kernels are codegen's (this folder only loads and launches): the
+ * triangle and the identities are em_index_fill's, the info check
+ * em_reduce's count_nonzero; what is cudalib's own is the pinned slot the
+ * check's one number comes back through. */
 #include "backend/cudalib/cudalib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-static const char em__epi_src[] =
-    "extern \"C\" __global__ void em_cudalib_any(const int *info, long long n, int *flag) {\n"
-    "    int v = 0;\n"
-    "    for (long long i = threadIdx.x; i < n; i += blockDim.x) v |= info[i];\n"
-    "    v = __syncthreads_or(v != 0);\n"
-    "    if (threadIdx.x == 0) *flag = v;\n"
-    "}\n"
-    "template <class T> __device__ void em_tri(T *a, long long n, long long total, int upper) {\n"
-    "    long long step = (long long)gridDim.x * blockDim.x;\n"
-    "    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
-    "         e += step) {\n"
-    "        long long k = e % (n * n), j = k / n, i = k % n; /* row i, column j */\n"
-    "        if (upper ? i > j : j > i) a[e] = T();\n"
-    "    }\n"
-    "}\n"
-    "template <class T> __device__ void em_eye(T *a, long long n, long long total, T one) {\n"
-    "    long long step = (long long)gridDim.x * blockDim.x;\n"
-    "    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
-    "         e += step) {\n"
-    "        long long k = e % (n * n);\n"
-    "        a[e] = k / n == k % n ? one : T();\n"
-    "    }\n"
-    "}\n"
-    "struct em_c8 { float re, im; };\n" /* no vector types: NVRTC may run -minimal */
-    "struct em_c16 { double re, im; };\n"
-    "extern \"C\" __global__ void em_cudalib_tri(void *a, long long n, long long total,\n"
-    "        int upper, int isz) {\n"
-    "    if (isz == 4) em_tri((unsigned *)a, n, total, upper);\n"
-    "    else if (isz == 8) em_tri((unsigned long long *)a, n, total, upper);\n"
-    "    else em_tri((em_c16 *)a, n, total, upper);\n"
-    "}\n"
-    "extern \"C\" __global__ void em_cudalib_eye(void *a, long long n, long long total, int dt) {\n"
-    "    if (dt == 0) em_eye((float *)a, n, total, 1.0f);\n"
-    "    else if (dt == 1) em_eye((double *)a, n, total, 1.0);\n"
-    "    else if (dt == 4) em_eye((em_c8 *)a, n, total, em_c8{1.0f, 0.0f});\n"
-    "    else em_eye((em_c16 *)a, n, total, em_c16{1.0, 0.0});\n"
-    "}\n";
-
-enum { EM__ANY, EM__TRI, EM__EYE, EM__NFN };
-static const char *const em__epi_names[EM__NFN] = {"em_cudalib_any", "em_cudalib_tri",
-                                                   "em_cudalib_eye"};
-
-/* Per device: the module's functions and a pinned block of flag slots,
- * both dropped with the context on a reset (em_cu_resets). */
+/* Per device: a pinned block of flag slots, dropped with the context on a
+ * reset (em_cu_resets). */
 enum { EM__SLOTS = 64 };
 typedef struct em__epi {
-    void *fn[EM__NFN];
-    int *slots; /* pinned, EM__SLOTS ints */
+    int64_t *slots; /* pinned, EM__SLOTS of them */
     atomic_bool busy[EM__SLOTS];
     unsigned resets;
     bool ready;
@@ -77,15 +39,10 @@ static em_status em__epi_get(int id, em__epi **out) {
     em_status s = EM_OK;
     unsigned gen = em_cu_resets();
     if (!e->ready || e->resets != gen) {
-        em_build_opts o = {0};
-        void *mod = NULL, *fn[EM__NFN] = {0}, *slots = NULL;
-        s = em_cu_module_build(id, em__epi_src, "em_cudalib_epilogue", &o, &mod, NULL);
-        for (int i = 0; s == EM_OK && i < EM__NFN; i++)
-            s = em_cu_function(id, mod, em__epi_names[i], &fn[i]);
-        if (s == EM_OK) s = em_cu_host_alloc(id, EM__SLOTS * sizeof(int), false, &slots);
+        void *slots = NULL;
+        s = em_cu_host_alloc(id, EM__SLOTS * sizeof(int64_t), false, &slots);
         if (s == EM_OK) {
             /* The slots of before a reset went with the old context. */
-            memcpy(e->fn, fn, sizeof fn);
             e->slots = slots, e->resets = gen, e->ready = true;
             for (int i = 0; i < EM__SLOTS; i++) atomic_store(&e->busy[i], false);
         }
@@ -95,30 +52,34 @@ static em_status em__epi_get(int id, em__epi **out) {
     return s;
 }
 
-static em_status em__launch1d(int id, void *fn, const char *name, int64_t total, void **params) {
-    int64_t blocks = (total + 255) / 256;
-    unsigned block[3] = {256, 1, 1}, grid[3] = {(unsigned)(blocks > 65535 ? 65535 : blocks), 1, 1};
-    return em_cu_launch(id, fn, name, grid, block, 0, EM_STREAM_CURRENT, params);
+/* A stack of batch n x n matrices at A as an array of dtype dt's size isz
+ * (any dtype of that size: the fills below write bits), borrowed. */
+static em_status em__stack(int id, int64_t n, int64_t batch, em_dtype dt, char *A, em_array *out) {
+    int64_t sh[3] = {batch, n, n};
+    return em_array_wrap(out, A, dt, 3, sh, NULL, (em_device){EM_CUDA, id}, NULL, NULL);
 }
 
+static em_status em__fill(int id, int64_t n, int64_t batch, em_dtype dt, char *A,
+                          em_index_fill_kind kind) {
+    if (!n || !batch) return EM_OK;
+    em_array M = {0};
+    EM_CHECK(em__stack(id, n, batch, dt, A, &M));
+    em_status s = em_index_fill(&M, kind, 0, 0);
+    em_array_release(&M);
+    return s;
+}
+
+/* The factor is column-major: its upper triangle is the lower of the
+ * row-major stack the fill sees. */
 em_status em_cudalib_tri_clear(int id, int upper, int64_t n, int64_t batch, int64_t isz, char *A) {
-    em__epi *e;
-    EM_CHECK(em__epi_get(id, &e));
-    long long nn = n, total = n * n * batch;
-    int up = upper, sz = (int)isz;
-    void *a = A;
-    void *params[] = {&a, &nn, &total, &up, &sz};
-    return total ? em__launch1d(id, e->fn[EM__TRI], "em_cudalib_tri", total, params) : EM_OK;
+    em_dtype dt = isz == 4 ? EM_FLOAT32 : isz == 8 ? EM_FLOAT64 : EM_COMPLEX128;
+    return em__fill(id, n, batch, dt, A, upper ? EM_IFILL_TRIL : EM_IFILL_TRIU);
 }
 
 em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A) {
-    em__epi *e;
-    EM_CHECK(em__epi_get(id, &e));
-    long long nn = n, total = n * n * batch;
-    int d = dt;
-    void *a = A;
-    void *params[] = {&a, &nn, &total, &d};
-    return total ? em__launch1d(id, e->fn[EM__EYE], "em_cudalib_eye", total, params) : EM_OK;
+    static const em_dtype of[] = {EM_FLOAT32, EM_FLOAT64, EM_NDTYPES, EM_NDTYPES, EM_COMPLEX64};
+    em_dtype t = dt >= 0 && dt < 5 && of[dt] != EM_NDTYPES ? of[dt] : EM_COMPLEX128;
+    return em__fill(id, n, batch, t, A, EM_IFILL_EYE);
 }
 
 em_status em_cuda_info_failed(const em_array *info, bool *failed) {
@@ -128,7 +89,7 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
         return em_error(EM_EVALUE, "info_failed: a C-contiguous int32 CUDA array");
     int64_t n = em_array_size(info);
     if (!n) return EM_OK;
-    em__epi *e;
+    em__epi *e = NULL;
     EM_CHECK(em__epi_get(d.id, &e));
     EM_CHECK(em_cu_ctx(d.id));
     /* A free slot (one per concurrent caller on this device). */
@@ -141,25 +102,20 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     }
     em_status s = EM_OK;
     const void *src = info->data;
-    void *flag = NULL;
-    if (n > 1) { /* one block ORs the stack's infos into one device int */
-        s = em_cu_pool_alloc(d.id, sizeof(int), &flag);
-        long long nl = n;
-        const void *in = info->data;
-        void *params[] = {(void *)&in, &nl, &flag};
-        unsigned block[3] = {1024, 1, 1}, grid[3] = {1, 1, 1};
-        if (s == EM_OK)
-            s = em_cu_launch(d.id, e->fn[EM__ANY], "em_cudalib_any", grid, block, 0,
-                             EM_STREAM_CURRENT, params);
-        src = flag;
+    size_t nb = sizeof(int32_t);
+    em_array cnt = {0};
+    if (n > 1) { /* the stack's nonzero infos counted into one device int64 */
+        s = em_reduce(EM_RED_COUNT_NONZERO, info, -1, NULL, false, EM_NDTYPES, 0, &cnt);
+        if (s == EM_OK) src = cnt.data, nb = sizeof(int64_t);
     }
     /* A pinned destination: the copy is queued, and the one wait below is
      * the stream's, not a staged pageable copy's. */
     CUstream st = em_cu_stream();
-    if (s == EM_OK) s = em_cu_to_host_async(d.id, &e->slots[slot], src, sizeof(int), st);
+    e->slots[slot] = 0; /* an int32 fills its low half (little-endian) */
+    if (s == EM_OK) s = em_cu_to_host_async(d.id, &e->slots[slot], src, nb, st);
     if (s == EM_OK) s = em_cu_stream_sync(d.id, st);
     if (s == EM_OK) *failed = e->slots[slot] != 0;
-    if (flag) em_cu_pool_free(d.id, flag, sizeof(int));
+    em_array_release(&cnt); /* the pool's again once the stream is past it (it is) */
     atomic_store(&e->busy[slot], false);
     return s;
 }
