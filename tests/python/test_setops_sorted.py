@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import ember as em
-from helpers import assert_same, to_em
-from test_unique_select import _devices, _specials, _views
+from helpers import assert_same, special_values, to_em, views_1d
+from test_unique_select import _devices
 
 DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64"]
 
@@ -27,9 +27,9 @@ def dev(request):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_isin_specials_and_layouts(dev, dtype):
     rng = np.random.default_rng(21)
-    a = _specials(dtype, 8250, rng)
-    b = _specials(dtype, 5, rng)  # a few of the pool: some values in, some out
-    for v in _views(a):
+    a = special_values(rng, 8250, dtype)
+    b = special_values(rng, 5, dtype)  # a few of the pool: some values in, some out
+    for v in views_1d(a, two_d=True):
         for inv in (False, True):
             got = em.isin(to_em(v), em.asarray(b), invert=inv)
             assert_same(got, np.isin(v, b, invert=inv))
@@ -104,7 +104,7 @@ def test_setop_merge_path(dev, na, nb, dtype):
 
 def test_isin_matches_composed(dev, monkeypatch):
     rng = np.random.default_rng(5)
-    a, b = _specials("float64", 3000, rng), _specials("float64", 40, rng)
+    a, b = special_values(rng, 3000, "float64"), special_values(rng, 40, "float64")
     fused = np.asarray(em.isin(em.asarray(a), em.asarray(b)))
     monkeypatch.setenv("EMBER_UNIQUE_FUSED", "0")
     assert np.array_equal(fused, np.asarray(em.isin(em.asarray(a), em.asarray(b))))
@@ -124,7 +124,7 @@ def _check_setops(a, b):
 def test_setops_specials(dev, dtype):
     rng = np.random.default_rng(23)
     for na, nb in ((0, 5), (5, 0), (0, 0), (1, 1), (700, 900), (8250, 3)):
-        a, b = _specials(dtype, na, rng), _specials(dtype, nb, rng)
+        a, b = special_values(rng, na, dtype), special_values(rng, nb, dtype)
         _check_setops(a, b)
         _check_setops(a[::-1], b)
 
@@ -134,7 +134,7 @@ def test_setops_layouts_and_overlap(dev, dtype):
     rng = np.random.default_rng(29)
     a = rng.integers(0, 5000, 9000).astype(dtype)
     b = rng.integers(2500, 7500, 6000).astype(dtype)
-    for v in _views(a):
+    for v in views_1d(a, two_d=True):
         _check_setops(v, b)
     _check_setops(a.reshape(90, 100)[:, ::3], b.reshape(60, 100))  # 2-d, flattened
     _check_setops(a, a)  # every value in both
@@ -182,7 +182,7 @@ def test_setxor_merge(dev, dtype, n):
     NumPy, on sizes around unique's and the merge's tile of 4096 (both
     inputs of n)."""
     rng = np.random.default_rng(n)
-    a, b = _specials(dtype, n, rng), _specials(dtype, n, rng)
+    a, b = special_values(rng, n, dtype), special_values(rng, n, dtype)
     if np.dtype(dtype).kind in "if" and n > 100:  # many distinct values, some shared
         a[: n // 2] = rng.integers(-3000, 3000, n // 2).astype(dtype)
         b[: n // 2] = rng.integers(-3000, 3000, n // 2).astype(dtype)
@@ -237,7 +237,7 @@ def _check_partitioned(r, a, ks):
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32"])
 def test_partition_specials(dev, dtype):
     rng = np.random.default_rng(37)
-    a = _specials(dtype, 8250, rng)
+    a = special_values(rng, 8250, dtype)
     n = len(a)
     kss = [[0], [n - 1], [n // 2], [-1], [5, 4100, 8000]]
     if dtype == "float32":  # 7 distinct ranks: each count is another select kernel

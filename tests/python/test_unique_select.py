@@ -106,7 +106,7 @@ def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
     also with EMBER_UNIQUE_MINB=4, against NumPy:
     runs of equal values, specials, and every value distinct."""
     rng = np.random.default_rng(n + 5)
-    a = _specials(dtype, n, rng)
+    a = special_values(rng, n, dtype)
     kind = np.dtype(dtype).kind
     if kind in "fc" and n > 100:  # distinct values, then the specials' runs
         a[: n // 2] = rng.standard_normal(n // 2).astype(dtype)
