@@ -956,8 +956,10 @@ def st_algo(g):
     if r == 0:  # partition: the kth values and the partitioned array's sorted content
         f = g.rng.choice(["partition", "argpartition"])
         ax = g.rng.choice(["-1", "0", "None"]) if nd else "None"
-        if not _axis_len(x, ax):
-            return  # NumPy does not check kth against an empty axis; Ember does
+        if not _axis_len(x, ax) or not x.size:
+            # NumPy does not check kth against an empty axis, nor against any axis of an
+            # empty array (seed 52003510: partition(zeros((3, 3, 0)), 6, axis=0)); Ember does
+            return
         k = _kth(g, _axis_len(x, ax))
         p = "M.partition(%s, %s, axis=%s)" % (a, k, ax) if f == "partition" else \
             "M.take_along_axis(M.ravel(%s) if %s is None else %s, M.argpartition(%s, %s, " \

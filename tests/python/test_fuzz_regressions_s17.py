@@ -120,6 +120,9 @@ QFUNCS = ["quantile", "percentile", "nanquantile", "nanpercentile"]
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
            "hazen", "weibull", "median_unbiased", "normal_unbiased"]
+# one method of each rule NumPy's _quantile has (its index, its weight at the bounds)
+SOME = ["linear", "lower", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+        "closest_observation", "weibull", "hazen"]
 QS = [0, 1, 0.0, 1.0, 0.5, 0.3, True, [0, 1], [0, 0.5, 1], (1, 0)]
 EDGES = [[1, np.inf], [-np.inf, 1, np.inf], [np.inf], [-np.inf, -np.inf], [-0.0],
          [-0.0, -0.0, 1.0], [1, np.nan, 2], [np.inf, np.nan], [[1, np.inf], [np.nan, 2],
@@ -149,8 +152,8 @@ def test_quantile_infinities_follow_numpys_lerp(f, dt, xi):
             # NumPy: a 0-d result of a non-weak q (an array, a bool) with a NaN slice is
             # a[-1], of a's dtype, else the lerp's (data-dependent: not followed)
             continue
-        for m in METHODS:
-            for ax in ([None] if x.ndim == 1 else [None, 0, 1]):
+        for m in SOME:
+            for ax in ([None] if x.ndim == 1 else [None, 1]):
                 _check(f, x, _q(f, q), axis=ax, method=m)
 
 
@@ -167,11 +170,11 @@ def test_quantile_dtype_rules(f, dt, shape):
         return  # NumPy raises IndexError (quantile) or warns and gives NaN (nanquantile)
     for q in [0, 1, [0, 1], np.array([1, 0]), True, 0.5, [0.25, 1.0],
               np.array([0.5], np.float32)]:
-        for m in METHODS:
-            for ax in [None] + list(range(x.ndim)):
+        for m in METHODS if x.ndim < 2 else SOME:
+            for ax in [None] + list(range(x.ndim))[-1:]:
                 _check(f, x, _q(f, q), axis=ax, method=m)
-                _check(f, x[::-1] if x.ndim == 1 else x.T, _q(f, q), axis=ax, method=m,
-                       keepdims=True)
+            _check(f, x[::-1] if x.ndim == 1 else x.T, _q(f, q), axis=0 if x.ndim else None,
+                   method=m, keepdims=True)
 
 
 @pytest.mark.parametrize("f", ["median", "nanmedian"])
