@@ -426,7 +426,20 @@ def compress(condition, a, /, axis=None, *, out=None):
     c = _arr(condition)
     if c.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    n = a.size if axis is None else a.shape[_norm_axis(axis, a.ndim)]
+    if a.ndim == 0 and axis is not None:
+        a = a.reshape(1)  # NumPy's compress takes a 0-d as 1-d along an axis
+    ax = None if axis is None else _norm_axis(axis, a.ndim)
+    n = a.size if axis is None else a.shape[ax]
+    if c.shape[0] > n and ax is not None and 0 in a.shape[:ax]:
+        # NumPy's take checks its indices in its loop over the axes before
+        # the axis, which runs no time here: a true entry past the axis is
+        # one more empty slice (compress([0, 0, 0, 1], zeros((0, 3)), 1): (0, 1))
+        k = int(_ember._nonzero(c.astype("bool")).reshape(-1).shape[0])
+        r = a.reshape(a.shape[:ax] + (k,) + a.shape[ax + 1:]).copy()  # both empty
+        if out is None:
+            return r
+        out[...] = r
+        return out
     if c.shape[0] > n:
         # NumPy raises only for a true entry past the axis; false ones are ignored
         if bool(c[n:].any()):

@@ -34,10 +34,13 @@ __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d"]
 
 
 def _flat(a):
+    if type(a) in _PY_SCALARS:
+        a = _np.asarray(a)  # NumPy's asarray: 2**63 is uint64 there
     return em.ravel(a if isinstance(a, _ember.ndarray) else em.asarray(a))
 
 
 _IN, _NOTIN, _MERGE, _SINGLE = 0, 1, 2, 5
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def _fused(a, b):
@@ -59,9 +62,30 @@ def _dsort(a):
     return _k().sort(a, 0, False, False)
 
 
+def _weak_pair(ar1, ar2):
+    """ar1 and ar2 flat, as NumPy's union1d concatenates them: a Python
+    scalar is weak there (NEP 50: union1d(int16, 300) is int16,
+    union1d(float32, 1j) complex64), cast as NumPy's concatenate casts it
+    (unsafe: 70000 wraps in int16, 1e300 overflows float32 with NumPy's
+    warning, 2**70 raises OverflowError), on the other operand's device.
+    The other set operations take asarray of each operand first, strong
+    as NumPy's do (intersect1d(int16, 300) is int64 there too)."""
+    w1, w2 = type(ar1) in _PY_SCALARS, type(ar2) in _PY_SCALARS
+    if not (w1 or w2):
+        return _flat(ar1), _flat(ar2)
+    if w1 and w2:
+        dt = em.result_type(ar1, ar2)
+        return (em.asarray(_np.asarray(ar1).astype(dt).reshape(1)),
+                em.asarray(_np.asarray(ar2).astype(dt).reshape(1)))
+    arr = _flat(ar2 if w1 else ar1)
+    dt = em.result_type(arr, ar1 if w1 else ar2)
+    s = em.asarray(_np.asarray(ar1 if w1 else ar2).astype(dt).reshape(1), device=arr.device)
+    return (s, arr) if w1 else (arr, s)
+
+
 def union1d(ar1, ar2):
     """The sorted unique values in either array."""
-    return em.unique(em.concatenate((_flat(ar1), _flat(ar2))))
+    return em.unique(em.concatenate(_weak_pair(ar1, ar2)))
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):

@@ -75,20 +75,57 @@ def _keep(r, a_shape, axes, keepdims, nq):
     return em.reshape(r, tuple(shape))
 
 
-def _result_dtype(a, method, qtype):
-    if method in _DISCRETE:
+_INT_INDEX = ("weibull", "interpolated_inverted_cdf", "averaged_inverted_cdf")
+
+
+def _takes(method, qh):
+    """Whether NumPy's _quantile takes values (its integer virtual index)
+    rather than interpolating: the discrete methods, and linear of an
+    integer or bool q ((n - 1) * q is an integer there: quantile([1, inf], 0)
+    is 1.0, quantile(uint8, [0, 1]) uint8)."""
+    return method in _DISCRETE or (method == "linear" and qh.dtype.kind in "biu")
+
+
+def _result_dtype(a, take, weak, qh, method):
+    """NumPy's: a's dtype where it takes values, else a's promoted with the
+    interpolation weight, a weak float for a Python scalar q (NEP 50) and
+    else the virtual index's dtype (q's float dtype, float64 for integers)."""
+    if take:
         return a.dtype
-    return _np.result_type(a.dtype, qtype if not isinstance(qtype, _np.ndarray)
-                           else qtype.dtype)
+    if weak:
+        return _np.result_type(a.dtype, 0.5)
+    if qh.dtype.kind == "f":
+        return _np.result_type(a.dtype, qh.dtype)
+    # an integer q: NumPy's index n*q + ... - 1 stays an integer for these
+    # three, and so its weight (cast to the index's dtype)
+    return _np.result_type(a.dtype, _np.int64 if method in _INT_INDEX else _np.float64)
 
 
-def _lerp(lo, hi, t):
-    """NumPy's _lerp: exact at both ends, monotone in t."""
+def _wdt(v, rdt):
+    """The dtype NumPy's lerp meets its weights in for values v: v's float
+    dtype promoted with the result's (a float16 array and a float32 q:
+    float32); None for values Ember holds in float64 (integers)."""
+    if v.dtype.kind != "f":
+        return None
+    return _np.promote_types(v.dtype, rdt) if rdt.kind == "f" else v.dtype
+
+
+def _lerp(lo, hi, t, wdt=None):
+    """NumPy's _lerp: exact at both ends, monotone in t.  t and 1 - t are
+    formed in t's dtype (float64: NumPy's Python-float gamma) and only then
+    cast to wdt, as NumPy's multiply casts its weak weight."""
     d = hi - lo
-    return em.where(t >= 0.5, hi - d * (1 - t), lo + d * t)
+    u = 1 - t
+    if wdt is not None:
+        t, u, big = t.astype(wdt), u.astype(wdt), t >= 0.5
+    else:
+        big = t >= 0.5
+    return em.where(big, hi - d * u, lo + d * t)
 
 
-def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
+def _quantile(a, q, axis, method, keepdims, skipnan, weak=True):
+    """method "_median" is median's: the mean of the two middle values
+    (NumPy's median is a mean, not its quantile's lerp)."""
     a = _arr(a)
     qh = q.get() if isinstance(q, _ember.ndarray) else _np.asarray(q)
     if qh.dtype.kind not in "biuf":
@@ -97,10 +134,19 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
         raise TypeError("a must be an array of real numbers")
     if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
-    if a.dtype.kind == "b":
+    take = _takes(method, qh)
+    if take and method == "linear":
+        method = "lower"  # an integer virtual index: its floor is itself
+    if a.dtype.kind == "b" and method == "_median":
         a = a.astype(_np.float64)
+    elif a.dtype.kind == "b" and not take:
+        raise TypeError("quantile of booleans with method %r: NumPy's interpolation subtracts "
+                        "booleans, which it does not support (the discrete methods pick one)"
+                        % method)
     axes = _norm_axis(axis, a.ndim)
-    rdt = _result_dtype(a, method, qtype)
+    rdt = _result_dtype(a, take, weak, qh, method)
+    if a.dtype.kind == "b":
+        a = a.astype(_np.uint8)  # bool's order; cast back to rdt (bool) at the end
     if a.ndim == 0:
         a = em.reshape(a, (1,))
         axes = (0,)
@@ -135,30 +181,31 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
         cnt = None
     outs = []
     qdt = _np.float64
-    for qv in qh.reshape(-1).tolist():
-        if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
-            r = _hf_quantile(s, n if cnt is None else cnt, qv, method)
+    for qv in qh.reshape(-1):
+        if method not in _BASIC:
+            r = _hf_quantile(s, n if cnt is None else cnt, qv, method, rdt)
             if cnt is not None:
                 r = em.where(cnt[..., 0] == 0,
                              em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         elif cnt is None:
-            pos_f = qv * (n - 1)
-            lo_i = int(_np.floor(pos_f))
-            hi_i = min(lo_i + 1, n - 1)
-            t = pos_f - lo_i
+            lo_i, hi_i, t = _plan(n, qv, method)
             vlo, vhi = s[..., lo_i], s[..., hi_i]
             r = _pick(vlo, vhi, em.asarray(t, dtype=qdt, device=s.device), method,
-                      em.asarray(float(lo_i), device=s.device))
+                      em.asarray(float(lo_i), device=s.device), rdt)
         else:
             last = em.maximum(cnt - 1, 0)
-            pos = last.astype(qdt) * qv
+            pos = last.astype(qdt) * float(qv)
             lo = em.floor(pos)
-            t = pos - lo
-            lo_i = lo.astype(_np.int64)
+            frac = pos - lo
+            # NumPy's gamma at the top is against the index -1 (vi + 1), so
+            # an infinite last value gives NaN there as in NumPy's formula
+            above = pos >= last.astype(qdt)
+            t = em.where(above, pos + 1, frac) if method == "linear" else frac
+            lo_i = em.where(above, last, lo.astype(_np.int64))
             hi_i = em.minimum(lo_i + 1, last)
             vlo = em.take_along_axis(s, lo_i, axis=-1)[..., 0]
             vhi = em.take_along_axis(s, hi_i, axis=-1)[..., 0]
-            r = _pick(vlo, vhi, t[..., 0], method, lo[..., 0])
+            r = _pick(vlo, vhi, t[..., 0], method, lo[..., 0], rdt)
             r = em.where(cnt[..., 0] == 0, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         if nan_any is not None:
             r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
@@ -169,14 +216,32 @@ def _quantile(a, q, axis, method, keepdims, skipnan, qtype=0.5):
     return _keep(r, shape0, axes, keepdims and len(shape0) > 0, qh.ndim)
 
 
+_BASIC = ("linear", "lower", "higher", "nearest", "midpoint", "_median")
+
+
+def _plan(n, qv, method):
+    """(lo, hi, t) for q value qv (a NumPy scalar of q's dtype) among n
+    sorted values, by NumPy's _quantile arithmetic: the virtual index
+    (n - 1) * q in q's dtype, its floor and the next; at the top (vi >=
+    n - 1) both are the last and the weight is vi + 1 (NumPy's gamma
+    against the index -1), so lerp(inf, inf, t) is NaN as in NumPy's.  For
+    methods other than linear t is the index's fraction, which they pick
+    by."""
+    p = (n - 1) * qv
+    lo = int(_np.floor(p))
+    if method == "linear" and p >= n - 1:
+        return n - 1, n - 1, float(p) + 1
+    return lo, min(lo + 1, n - 1), float(p - _np.floor(p))
+
+
 def _select_ok(flat, method):
     """Whether the quantiles of the 1-d flat take the device radix select
     (_ember.select_kth: the order statistics without a sort; on the CPU
     _cpu_select_kth), for NumPy's five basic methods; EMBER_SELECT=0
     keeps the full sort (the path before, for A/B runs)."""
     import os
-    return (method in ("linear", "lower", "higher", "nearest", "midpoint")
-            and flat.dtype.kind in "biuf" and os.environ.get("EMBER_SELECT", "1") != "0")
+    return (method in _BASIC and flat.dtype.kind in "biuf"
+            and os.environ.get("EMBER_SELECT", "1") != "0")
 
 
 def _cpu_select_kth(flat, ks):
@@ -229,11 +294,9 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
         r = em.full(qh.shape, _np.nan, dtype=rdt, device=flat.device)
         return r
     plan, ks = [], []
-    for qv in qh.reshape(-1).tolist():
-        pos_f = qv * (n - 1)
-        lo_i = int(_np.floor(pos_f))
-        hi_i = min(lo_i + 1, n - 1)
-        plan.append((lo_i, hi_i, pos_f - lo_i))
+    for qv in qh.reshape(-1):
+        lo_i, hi_i, t = _plan(n, qv, method)
+        plan.append((lo_i, hi_i, t))
         ks += [lo_i, hi_i]
     last = isf and not skipnan and nan_any is None
     ks = sorted(set(ks + [n - 1] if last else ks))
@@ -248,9 +311,9 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
         vlo, vhi = vals[where[lo_i]], vals[where[hi_i]]
         if method == "linear":
             r = _pick(vlo, vhi, em.asarray(tq, dtype=_np.float64, device=flat.device), method,
-                      None)
+                      None, rdt)
         else:  # the other four pick by t alone, known here: no device scalars, no where
-            r = _pick_host(vlo, vhi, tq, method, lo_i)
+            r = _pick_host(vlo, vhi, tq, method, lo_i, rdt)
         if nan_any is not None:
             r = em.where(nan_any, em.asarray(_np.nan, dtype=r.dtype, device=r.device), r)
         outs.append(r.astype(rdt) if r.dtype != rdt else r)
@@ -260,20 +323,23 @@ def _quantile_select(flat, qh, method, skipnan, rdt):
     return em.reshape(r, qh.shape)
 
 
-def _pick_host(vlo, vhi, t, method, lo):
+def _pick_host(vlo, vhi, t, method, lo, rdt):
     """_pick for a t and lo known on the host (the discrete methods and
     midpoint): the same values, chosen here."""
-    if method == "lower" or t == 0:
+    if method == "_median":  # NumPy's mean: its sum starts at +0.0 (median([-0.0]) is 0.0)
+        return (vlo + 0.0) if t == 0 else (vlo + 0.0 + vhi) / 2
+    if method == "lower" or (t == 0 and method != "midpoint"):
         return vlo
     if method == "higher":
         return vhi
-    if method == "midpoint":
-        return (vlo + vhi) / 2
+    if method == "midpoint":  # NumPy's lerp at 0.5, or 0 where the index is whole
+        return _lerp(vlo, vhi, em.asarray(0.5 if t > 0 else 0.0, device=vlo.device),
+                     _wdt(vlo, rdt))
     # nearest: round half to even on the virtual index, as NumPy
     return vhi if t > 0.5 or (t == 0.5 and lo % 2 == 1) else vlo
 
 
-def _hf_quantile(s, n, q, method):
+def _hf_quantile(s, n, q, method, rdt):
     """q of the sorted last axis of s, n values per slice (an int, or an int64
     array (..., 1) of counts: NaNs sorted past them), by NumPy's _quantile
     formulas: a virtual index, its floor and the next clamped to [0, n - 1], and
@@ -299,11 +365,14 @@ def _hf_quantile(s, n, q, method):
         g = m.where(g == 0, 0.5, 1.0)
     top = nf - 1
     above, below = v >= top, v < 0
+    # NumPy's gamma against its substituted indexes: -1 at the top, 0 below
+    g = m.where(above, v + 1, m.where(below, v, g)) if method != "averaged_inverted_cdf" \
+        else m.where(above | below, 1.0, g)
     ilo = m.where(above, top, m.where(below, 0.0, lo))
     ihi = m.where(above, top, m.where(below, 0.0, lo + 1))
     vlo, vhi = _take_last(s, ilo, dev), _take_last(s, ihi, dev)
     t = em.asarray(g[..., 0] if dev else g, dtype=_np.float64, device=vlo.device)
-    return _lerp(vlo, vhi, t.astype(vlo.dtype) if vlo.dtype.kind == "f" else t)
+    return _lerp(vlo, vhi, t, _wdt(vlo, rdt))
 
 
 def _take_last(s, i, dev):
@@ -313,15 +382,19 @@ def _take_last(s, i, dev):
     return em.take_along_axis(s, i.astype(_np.int64), axis=-1)[..., 0]
 
 
-def _pick(vlo, vhi, t, method, lo):
+def _pick(vlo, vhi, t, method, lo, rdt):
     if method == "linear":
-        return _lerp(vlo, vhi, t.astype(vlo.dtype) if vlo.dtype.kind == "f" else t)
+        return _lerp(vlo, vhi, t, _wdt(vlo, rdt))
     if method == "lower":
         return vlo
     if method == "higher":
         return em.where(t > 0, vhi, vlo)
+    if method == "_median":  # NumPy's mean: its sum starts at +0.0 (median([-0.0]) is 0.0)
+        return em.where(t > 0, (vlo + 0.0 + vhi) / 2, vlo + 0.0)
     if method == "midpoint":
-        return em.where(t > 0, (vlo + vhi) / 2, vlo)
+        # NumPy's: the lerp with weight 0.5, or 0 where the index is whole
+        # (vlo + (vhi - vlo) * 0: NaN when the next value is infinite)
+        return _lerp(vlo, vhi, em.where(t > 0, 0.5, 0.0), _wdt(vlo, rdt))
     # nearest: round half to even on the virtual index, as NumPy
     up = (t > 0.5) | ((t == 0.5) & (em.remainder(lo, 2) == 1))
     return em.where(up, vhi, vlo)
@@ -342,14 +415,9 @@ def _q_api(host, a, q, axis, out, overwrite_input, method, keepdims, weights, in
         qh = _np.true_divide(qh, scale)
         if not (_np.all(qh >= 0) and _np.all(qh <= 1)):
             raise ValueError("Percentiles must be in the range [0, 100]")
-    # NumPy's result dtype: a's for the discrete methods, else a's promoted
-    # with q's (a Python scalar q is weak, NEP 50)
-    qtype = q if isinstance(q, (int, float)) and not isinstance(q, bool) else qh
-    if isinstance(qtype, int) and scale != 1:
-        qtype = 0.5  # percentile's q / 100 is a (weak) float: percentile(uint8, 100) is float64
-    if isinstance(qtype, int) and method not in _DISCRETE + ("linear",):
-        qtype = 0.5  # NumPy's virtual index has float terms there: an int q acts as a float
-    r = _quantile(a, qh, axis, method, keepdims, skipnan, qtype)
+    # NumPy's result dtype: a's where it takes values (_takes), else a's
+    # promoted with the weight; a Python scalar q is weak (NEP 50)
+    r = _quantile(a, qh, axis, method, keepdims, skipnan, type(q) in (int, float))
     return _into(r, out)
 
 
@@ -407,14 +475,14 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     # gave NaN (median([1, inf]), median([inf]))
     if _arr(a).dtype.kind == "c":  # NumPy's median sorts complex values (quantile does not)
         return _into(_fallback("median", _np.median, a, axis=axis, keepdims=keepdims), out)
-    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, False), out)
+    return _into(_quantile(a, 0.5, axis, "_median", keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaNs."""
     if _arr(a).dtype.kind == "c":
         return _into(_fallback("nanmedian", _np.nanmedian, a, axis=axis, keepdims=keepdims), out)
-    return _into(_quantile(a, 0.5, axis, "midpoint", keepdims, True), out)
+    return _into(_quantile(a, 0.5, axis, "_median", keepdims, True), out)
 
 
 # ---- moments -------------------------------------------------------------------

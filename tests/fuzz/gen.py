@@ -956,8 +956,10 @@ def st_algo(g):
     if r == 0:  # partition: the kth values and the partitioned array's sorted content
         f = g.rng.choice(["partition", "argpartition"])
         ax = g.rng.choice(["-1", "0", "None"]) if nd else "None"
-        if not _axis_len(x, ax):
-            return  # NumPy does not check kth against an empty axis; Ember does
+        if not _axis_len(x, ax) or not x.size:
+            # NumPy does not check kth against an empty axis, nor against any axis of an
+            # empty array (seed 52003510: partition(zeros((3, 3, 0)), 6, axis=0)); Ember does
+            return
         k = _kth(g, _axis_len(x, ax))
         p = "M.partition(%s, %s, axis=%s)" % (a, k, ax) if f == "partition" else \
             "M.take_along_axis(M.ravel(%s) if %s is None else %s, M.argpartition(%s, %s, " \
@@ -986,8 +988,14 @@ def st_algo(g):
         else:
             bins = g.rng.choice(["M.sort(%s)" % s, "M.flip(M.sort(%s))" % s, "[-1, 0, 2.5, 3]",
                                  "[5, 1, 0]", "[]"] + (["[0, 3, 1]"] if g.chance(0.1) else []))
-            g.emit("M.digitize(%s, %s%s)" % (v, bins, ", right=True" if g.chance(0.5) else ""),
-                   "digitize", [a] + ins)
+            d = g.emit("M.digitize(%s, %s%s)" % (v, bins, ", right=True" if g.chance(0.5)
+                                                  else ""), "digitize", [a] + ins)
+            if d in g.prog.vars and "M.sort" in bins and x.dtype.kind in "iu" and x.size and \
+                    np.max(np.abs(x.astype(np.float64))) >= 2.0**53:
+                # NumPy checks the bins' order in float64: integers past 2**53 that
+                # differ below its precision look equal, and sorted decreasing bins
+                # then pass as increasing (seed 50000735); Ember's check is exact
+                g.prog.vars[d].fragile = True
     elif r == 2:  # isin and the set operations
         b, ins = g.operand_for(a)
         if g.chance(0.4):
@@ -1041,10 +1049,9 @@ def st_algo(g):
                reduce_n=x.size if "weights" in kw else 0)
     elif r == 5:  # median, percentile, quantile and their nan forms
         f = g.rng.choice(QUANTILES)
-        if x.size == 0 or (x.dtype.kind == "b" and f not in ("median", "nanmedian")):
+        if x.size == 0:
             # NumPy's quirks, not specified behaviour: quantile of an empty slice raises
-            # IndexError, nanquantile's is nanmean's (q's dimensions dropped); of booleans,
-            # its lerp raises TypeError (bool subtract) or keeps the bool dtype
+            # IndexError, nanquantile's is nanmean's (q's dimensions dropped)
             return
         args = [a]
         if "percentile" in f or "quantile" in f:
@@ -1066,10 +1073,6 @@ def st_algo(g):
                 np.iinfo(x.dtype).max:
             # NumPy's lerp subtracts in the integer dtype, which wraps (int8 -128 and 16:
             # midpoint 72); Ember computes in float64
-            g.prog.vars[v].fragile = True
-        if v and "median" not in f and x.dtype.kind == "f" and np.any(np.isinf(x)):
-            # open: Ember's lerp gives inf - inf = nan at t = 0 (quantile([1, inf], 0) is
-            # nan, NumPy 1.0), and NumPy's own results there follow its formula's order
             g.prog.vars[v].fragile = True
     elif r == 6:  # unique with its returns, and the array API's unique_*
         if g.chance(0.5):
@@ -1093,8 +1096,6 @@ def st_algo(g):
         ax = g.axis(nd, allow_tuple=False) if nd else "None"  # NumPy: a 0-d has an axis 0
         n = _axis_len(x, ax)
         m = max(0, n + (g.rng.choice([-1, 1]) if g.chance(0.2) else 0))
-        if not x.size:
-            m = min(m, n)  # open: NumPy's compress of an empty array ignores the length
         c = g.new_input((m,), "bool")
         if c:
             if g.chance(0.6):
