@@ -57,31 +57,31 @@ static const char em__dist_kernel[] =
  * t32 passes 2^22 or is not finite: tiny p) the float64 path runs.  The
  * values are those of the float64 expression, element for element. */
 
-/* em__geom_fast_note: CUDA's em_geom (EM_GEOM_FAST; EMBER_GEOM_FAST=0 turns it
- * off for A/B).  Half the elements took log1pf and half logf, so every warp ran
- * both (the branch on v diverges at random), about a hundred instructions an
- * element: the kernel was bound by issue, not memory.  __logf is two (MUFU.LG2
- * and a multiply): absolute error at most 2^-21.41 on [0.5, 2], 3 ulp
- * elsewhere (CUDA's programming guide); the float 1 - v adds at most 2^-24
- * absolute to the log.  So x is within 2^-21 absolute plus 2^-22 relative of
- * log1p(-v), t = x / pa32 within 2^-21 / |pa32| absolute plus 2^-20 relative
- * of the exact quotient, and the margin d (2^-16 relative plus 2^-19 / |pa32|
- * absolute) covers both with room: where ceil(t - d) == ceil(t + d) that is
- * ceil of the exact quotient, as before; elsewhere the float64 path runs.
- * For v near 0 the relative error of x is large but t is then below 1 - d or
- * near 0, where the answer is 1 whatever the error. */
-
-/* em__geom_int_note: EMBER_GEOM_FAST=2 (CUDA, opt-in until timed): em_geom2
- * takes the stream's 53-bit integer k (v = k 2^-53) and spends one conversion
- * an element where em_geom spent five (u64 to double, double to float, two
- * ceilings, float to int64; the H100's ncu showed the kernel at 66 % of its
- * issue rate and 45 % of memory's).  1 - v = (2^53 - k) 2^-53 exactly, so
- * (float)(2^53 - k) times 2^-53 (a power of two: exact) is em_geom's
- * (float)(1.0 - v); with hi = ceil(t + d), ceil(t - d) == hi exactly when
- * t - d > hi - 1 (hi - 1 is exact below 2^24); and 1 < hi <= 2^22 + 1 is an
- * integer whose float bits after adding 2^23 are 0x4B000000 + hi.  Elsewhere
- * em_geom runs on v, so the values are em_geom's, element for element
- * (tools/probe_scan_check.py compares them with the accurate path). */
+/* em__geom_int_note: CUDA's em_geom2, from the stream's 53-bit integer k
+ * (v = k 2^-53).  __logf is two instructions (MUFU.LG2 and a multiply):
+ * absolute error at most 2^-21.41 on [0.5, 2], 3 ulp elsewhere (CUDA's
+ * programming guide), where em_geom's accurate log1pf/logf pair cost about a
+ * hundred instructions an element and diverged at random on v < 1/2.
+ * 1 - v = (2^53 - k) 2^-53 exactly, so (float)(2^53 - k) times 2^-53 (a power
+ * of two: exact) is the float 1 - v, within 2^-24 relative: x is within
+ * 2^-21 absolute plus 2^-22 relative of log1p(-v), t = x / pa32 within
+ * 2^-21 / |pa32| absolute plus 2^-20 relative of the exact quotient, and the
+ * margin d (2^-16 relative plus 2^-19 / |pa32| absolute) covers both with
+ * room.  With hi = ceil(t + d), ceil(t - d) == hi exactly when t - d > hi - 1
+ * (hi - 1 is exact below 2^24): then hi is ceil of the exact quotient, as the
+ * float64 path computes it; elsewhere (about one element in 10^4 at p = 0.2,
+ * every element once t passes 2^22 or is not finite: tiny p) the float64 path
+ * runs, so the values are the float64 expression's, element for element.
+ * 1 < hi <= 2^22 + 1 is an integer whose float bits after adding 2^23 are
+ * 0x4B000000 + hi: one conversion an element where the float form spent five
+ * (u64 to double, double to float, two ceilings, float to int64).  1 / pa32
+ * and the margin's absolute part are computed once a thread (EM_HOIST).
+ * H100, one process, 2^24 draws (session 17, best of 3 rounds of median of
+ * 25 single calls / 50 back to back): 0.0671 / 0.0535 ms, the float form
+ * 0.0715 / 0.0580, em_geom's accurate logs 0.1008 / 0.0875, PyTorch's float32
+ * geometric_ 0.0888 / 0.0443, an int64 fill of the same bytes 0.0507 / 0.0435.
+ * Two or four Philox blocks a thread a grid stride apart, or a grid of 8 or
+ * 16 blocks an SM in place of 32, were slower (0.0678-0.0738 single). */
 
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
@@ -111,36 +111,28 @@ static const char em__rand_helpers[] =
     "// GEOMETRIC: max(ceil(log1p(-v) / pa), 1), decided in float32 where that\n"
     "// is safe; float64's log1p was the kernel's cost (see em__geom_note).\n"
     "EM_FN ${ll} em_geom(double v, double pa, float pa32) {\n"
-    "#if EM_GEOM_FAST\n"
-    "    // CUDA (em__geom_fast_note): the hardware log of the float 1 - v, an absolute\n"
-    "    // error bound beside the relative one.\n"
-    "    const float x = __logf((float)(1.0 - v));\n"
-    "    const float t = x * (1.0f / pa32);\n"
-    "    if (t < 4194304.0f) {\n"
-    "        const float d = t * (1.0f / 65536.0f) + 1.9073486e-6f / fabsf(pa32);\n"
-    "#else\n"
     "    const float x = v < 0.5 ? em_log1p_f32(-(float)v) : em_log_f32((float)(1.0 - v));\n"
     "    const float t = x / pa32;\n"
     "    if (t < 4194304.0f) {\n"
     "        const float d = t * (1.0f / 65536.0f);\n"
-    "#endif\n"
     "        const float lo = em_ceil_f32(t - d), hi = em_ceil_f32(t + d);\n"
     "        if (lo == hi) return lo > 1.0f ? (${ll})lo : (${ll})1;\n"
     "    }\n"
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
-    "#if EM_GEOM_FAST == 2\n"
-    "// em__geom_int_note: em_geom's fast answer from the stream's 53-bit integer k.\n"
-    "EM_FN ${ll} em_geom2(${ull} k, double pa, float pa32) {\n"
+    "#if EM_GEOM_INT\n"
+    "// CUDA (em__geom_int_note): the hardware log from the stream's 53-bit integer k;\n"
+    "// ipa = 1 / pa32 and dab = 2^-19 / |pa32| once a thread (EM_HOIST).\n"
+    "EM_FN ${ll} em_geom2(${ull} k, double pa, float ipa, float dab) {\n"
     "    const float x = __logf((float)(9007199254740992ULL - k) * 1.1102230246251565e-16f);\n"
-    "    const float t = x * (1.0f / pa32);\n"
+    "    const float t = x * ipa;\n"
     "    if (t < 4194304.0f) {\n"
-    "        const float d = t * (1.0f / 65536.0f) + 1.9073486e-6f / fabsf(pa32);\n"
+    "        const float d = t * (1.0f / 65536.0f) + dab;\n"
     "        const float hi = ceilf(t + d);\n"
     "        if (t - d > hi - 1.0f) // ceil(t - d) == hi\n"
     "            return hi > 1.0f ? (${ll})(__float_as_int(hi + 8388608.0f) - 0x4B000000) : (${ll})1;\n"
     "    }\n"
-    "    // undecided exactly where em_geom is (the same t and d): its float64 answer\n"
+    "    // undecided: the float64 answer\n"
     "    const double v = (double)k * (1.0 / 9007199254740992.0);\n"
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
@@ -168,6 +160,7 @@ static const char em__rand_kernel[] =
     "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
     "    const ${ull} nb = (p.n + EM_PER - 1) / EM_PER;\n"
     "    const bool vec = EM_VEC && ((${ull})p.out & 15) == 0;\n"
+    "    EM_HOIST\n"
     "    for (${ull} b = ${bid} * (${ull})${bdim} + ${tid}; b < nb;"
     " b += (${ull})${bdim} * ${gdim}) {\n"
     "        const ${ull} ctr = p.counter + b;\n"
@@ -294,14 +287,13 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     em_dtype odt = post == EM_RPOST_GEOMETRIC ? EM_INT64 : dt; /* what is stored */
     em_sbuf_printf(&t, "%s\n#define EM_PER %d\n#define EM_T %s\n#define EM_VALUE (%s)\n",
                    d->prelude, per, em_tmpl_stype(d, odt), value);
-    const char *gf = getenv("EMBER_GEOM_FAST"); /* run_random.c keys the kernel by it */
-    const int gmode = d->id != EM_DIALECT_CUDA || (gf && strcmp(gf, "0") == 0) ? 0
-                      : gf && strcmp(gf, "2") == 0                             ? 2
-                                                                               : 1;
-    if (post == EM_RPOST_GEOMETRIC && gmode == 2) /* em__geom_int_note: the integer k */
+    const bool gint = d->id == EM_DIALECT_CUDA; /* em__geom_int_note: the integer k */
+    if (post == EM_RPOST_GEOMETRIC && gint)
         em_sbuf_printf(
             &t,
-            "#define EM_T0 ${ull}\n#define EM_POST(v) (em_geom2(v, p.pa, (float)p.pa))\n"
+            "#define EM_T0 ${ull}\n#define EM_POST(v) (em_geom2(v, p.pa, ipa, dab))\n"
+            "#define EM_HOIST const float ipa = 1.0f / (float)p.pa, dab = 1.9073486e-6f * "
+            "fabsf(ipa);\n"
             "#undef EM_VALUE\n#define EM_VALUE ((((${ull})w[2 * j + 1] << 32) | w[2 * j]) >> 11)\n");
     else
         em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt),
@@ -316,7 +308,8 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     else
         em_tmpl_args_types(d, f, nf, &t);
     bool vec = per * em_dtype_get(odt)->size == 16;
-    em_sbuf_printf(&t, "#define EM_GEOM_FAST %d\n%s", gmode, em__rand_helpers);
+    em_sbuf_printf(&t, "#ifndef EM_HOIST\n#define EM_HOIST\n#endif\n#define EM_GEOM_INT %d\n%s",
+                   gint, em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
                    !vec                       ? ""
                    : d->id == EM_DIALECT_CUDA ? "__align__(16)"

@@ -45,7 +45,8 @@ void em_scan_regs_shape(const em_scan_spec *c, int *block, int *vec, int *items)
     int k = c->items > 0 ? c->items : (int)(64 / asz);
     if (k < v) k = v;
     k -= k % v;
-    *block = c->block >= 32 && c->block <= 1024 && c->block % 32 == 0 ? c->block : EM_SCAN_BLOCK;
+    *block =
+        c->block >= 32 && c->block <= 1024 && c->block % 32 == 0 ? c->block : EM_SCAN_REGS_BLOCK;
     *vec = v, *items = k;
 }
 
@@ -58,6 +59,7 @@ static int em__scan_fields(const em_scan_spec *c, em_tfield *f) {
     f[n++] = (em_tfield){'i', "nlines", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "len", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "ntiles", 0, 0, NULL};
+    f[n++] = (em_tfield){'i', "epoch", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "shape", c->nd, 0, NULL};
     f[n++] = (em_tfield){'i', "ist", c->nd, 0, NULL};
     f[n++] = (em_tfield){'i', "ost", c->nd, 0, NULL};
@@ -81,10 +83,11 @@ static void em__scan_defs(const em_dialect *d, const em_scan_spec *c, em_sbuf *s
         "#define EM_T (EM_B * EM_K)\n",
         c->nd, c->axis < 0 ? -1 : c->axis, bk[0], bk[2]);
     if (d->args_struct) {
-        em_sbuf_printf(s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles,"
-                          " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
+        em_sbuf_printf(
+            s, "struct em_args { char *in, *out, *part; long long nlines, len, ntiles, epoch,"
+               " shape[EM_ND], ist[EM_ND], ost[EM_ND]; };\n");
     } else {
-        em_tfield f[9];
+        em_tfield f[10];
         em_tmpl_args_types(d, f, em__scan_fields(c, f), s);
         em_sbuf_printf(s,
                        "EM_D em_scan_acc em_scan_zero(void) { em_scan_acc z = {0}; return z; }\n");
@@ -382,12 +385,12 @@ static const char em__warp_text[] =
  * many windows one after another.  Returned in lane 0. */
 static const char em__status_text[] =
     "#if EM_PACK\n"
-    "EM_D unsigned long long em_pk(int f, em_scan_acc v) {\n"
+    "EM_D unsigned long long em_pk(unsigned f, em_scan_acc v) {\n"
     "    unsigned u;\n"
     "    unsigned char *ub = (unsigned char *)&u, *vb = (unsigned char *)&v;\n"
     "#pragma unroll\n"
     "    for (int k = 0; k < 4; k++) ub[k] = vb[k];\n"
-    "    return ((unsigned long long)(unsigned)f << 32) | u;\n"
+    "    return ((unsigned long long)f << 32) | u;\n"
     "}\n"
     "EM_D em_scan_acc em_unpk(unsigned long long w) {\n"
     "    unsigned u = (unsigned)w;\n"
@@ -397,19 +400,26 @@ static const char em__status_text[] =
     "    for (int k = 0; k < 4; k++) vb[k] = ub[k];\n"
     "    return v;\n"
     "}\n"
-    "#define EM_STATUS volatile unsigned long long *st = (volatile unsigned long long *)(p.part + 16)\n"
-    "#define EM_ST st\n"
-    "#define EM_ST_ARGS volatile unsigned long long *st\n"
-    "#define EM_PUB(b, f, v) (st[b] = em_pk((f), (v)))\n"
+    "#define EM_STATUS                                                                  \\\n"
+    "    volatile unsigned long long *st = (volatile unsigned long long *)(p.part + 16); \\\n"
+    "    const unsigned eb = (unsigned)p.epoch << 2\n"
+    "#define EM_ST st, eb\n"
+    "#define EM_ST_ARGS volatile unsigned long long *st, unsigned eb\n"
+    "#define EM_PUB(b, f, v) (st[b] = em_pk(eb + (f), (v)))\n"
     "#else\n"
     "#define EM_STATUS                                                                  \\\n"
     "    volatile int *flag = (volatile int *)(p.part + 16);                             \\\n"
     "    em_scan_acc *agg = (em_scan_acc *)(p.part + 16 + ((units * 4 + 15) & ~15LL));    \\\n"
-    "    em_scan_acc *inc = agg + units\n"
-    "#define EM_ST flag, agg, inc\n"
-    "#define EM_ST_ARGS volatile int *flag, em_scan_acc *agg, em_scan_acc *inc\n"
-    "#define EM_PUB(b, f, v) ((f) == 2 ? inc : agg)[b] = (v), __threadfence(), flag[b] = (f)\n"
+    "    em_scan_acc *inc = agg + units;                                                   \\\n"
+    "    const unsigned eb = (unsigned)p.epoch << 2\n"
+    "#define EM_ST flag, agg, inc, eb\n"
+    "#define EM_ST_ARGS volatile int *flag, em_scan_acc *agg, em_scan_acc *inc, unsigned eb\n"
+    "#define EM_PUB(b, f, v) ((f) == 2 ? inc : agg)[b] = (v), __threadfence(), flag[b] = (int)(eb + (f))\n"
     "#endif\n"
+    "// A flag word's state in this call (epoch e, eb = 4 e): 1 or 2 where the word was\n"
+    "// written by this call, 0 for a zeroed word or an earlier call's (eb - 4 or less,\n"
+    "// so the difference wraps far above 2)\n"
+    "EM_D int em_fl(unsigned f, unsigned eb) { return f - eb <= 2u ? (int)(f - eb) : 0; }\n"
     "#if EM_WARP_LB\n"
     "EM_D em_scan_acc em_shdn(em_scan_acc v, int d) {\n"
     "    unsigned u[(sizeof(em_scan_acc) + 3) / 4] = {};\n"
@@ -439,10 +449,10 @@ static const char em__status_text[] =
     "            for (int q = 0; q < EM_LBQ; q++) {\n"
     "                const long long j = j0 - 32 * q;\n"
     "#if EM_PACK\n"
-    "                w[q] = j >= ls ? st[j] : 2ULL << 32; // before the line: never reached\n"
-    "                f[q] = (int)(w[q] >> 32);\n"
+    "                w[q] = j >= ls ? st[j] : 0ULL; // before the line: never reached\n"
+    "                f[q] = j >= ls ? em_fl((unsigned)(w[q] >> 32), eb) : 2;\n"
     "#else\n"
-    "                f[q] = j >= ls ? flag[j] : 2; // before the line: never reached (ls holds 2)\n"
+    "                f[q] = j >= ls ? em_fl((unsigned)flag[j], eb) : 2; // before the line: never reached (ls holds 2)\n"
     "#endif\n"
     "            }\n"
     "            // The nearest inclusive prefix: window q2, lane __ffs(two) - 1 (q2 == EM_LBQ:\n"
@@ -496,7 +506,9 @@ static const char em__status_text[] =
  * part holds a ticket counter (16 bytes), one flag per tile (int, 0 = nothing yet,
  * 1 = the tile's total in agg, 2 = the line's inclusive prefix through the tile in
  * inc), then agg[units] and inc[units]; the host zeroes counter and flags (packed:
- * the counter, then st[units], one word a tile, em__status_text).  Tiles
+ * the counter, then st[units], one word a tile, em__status_text), or keeps a
+ * packed area between calls (run_scan.c's em__cached_launch): flags carry the
+ * call's epoch (em_fl) and the last ticket's block zeroes the counter.  Tiles
  * are taken in ticket order (an atomic counter, not blockIdx), so a block waits only
  * on tiles whose blocks already run and never wait on later ones: CUDA's resident
  * blocks make progress, so the wait ends.  OpenCL keeps the three kernels: neither
@@ -514,6 +526,14 @@ static const char em__vld_text[] =
     "    else if (sizeof(r) == 2) *(unsigned short *)&r = __ldcg((const unsigned short *)q);\n"
     "    else *(unsigned char *)&r = __ldcg((const unsigned char *)q);\n"
     "    return r;\n"
+    "}\n"
+    "// The next tile's ticket.  Every block takes tickets until one passes the last\n"
+    "// tile, so the grid takes units + gdim in all; the block that takes the last one\n"
+    "// zeroes the counter for the next call (no block touches it after that).\n"
+    "EM_D long long em_ticket(unsigned long long *ctr, long long units) {\n"
+    "    const unsigned long long t = atomicAdd(ctr, 1ULL);\n"
+    "    if (t == (unsigned long long)units + ${gdim} - 1) *ctr = 0;\n"
+    "    return (long long)t;\n"
     "}\n";
 
 void em_scan_lookback_text(em_sbuf *t, int lbq) {
@@ -531,7 +551,7 @@ static const char em__onepass_kernel[] =
     "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
     "    EM_STATUS;\n"
     "    for (;;) {\n"
-    "        if (${tid} == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+    "        if (${tid} == 0) tk = em_ticket(ctr, units);\n"
     "        ${sync};\n"
     "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
     "        if (b >= units) break;\n"
@@ -552,7 +572,7 @@ static const char em__onepass_kernel[] =
     "            bool got = false;\n"
     "            for (long long j = b - 1;; j--) {\n"
     "                int f;\n"
-    "                while ((f = flag[j]) == 0) {\n"
+    "                while ((f = em_fl((unsigned)flag[j], eb)) == 0) {\n"
     "                }\n"
     "                __threadfence(); // the value after its flag\n"
     "                const em_scan_acc v = em_vld(f == 2 ? inc + j : agg + j);\n"
@@ -626,7 +646,7 @@ static const char em__regs_text[] =
     "#if EM_BYBLOCK\n"
     "        const long long b = bb;\n"
     "#else\n"
-    "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+    "        if (i == 0) tk = em_ticket(ctr, units);\n"
     "        ${sync};\n"
     "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
     "#endif\n"
@@ -782,7 +802,7 @@ em_status em_render_scan(const em_dialect *d, const em_scan_spec *c, em_sbuf *sr
         em_sbuf_printf(&t, "#define EM_LBQ %d\n#define EM_PACK %d\n%s%s%s", em__lbq(c),
                        em_scan_packed(c), em__vld_text, em__status_text,
                        regs ? em__regs_text : em__onepass_kernel);
-    em_tfield f[9];
+    em_tfield f[10];
     int nf = em__scan_fields(c, f);
     const char *const extra[] = {
         "zero", d->id == EM_DIALECT_CUDA ? "em_scan_acc()" : "em_scan_zero()", NULL};

@@ -34,14 +34,7 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     uint64_t n = (uint64_t)em_array_size(a);
     if (n == 0) return EM_OK;
     char key_s[32], name[48];
-    /* EMBER_GEOM_FAST=0: the geometric post's accurate logs on CUDA, =2 its integer form
-     * (render_random.c) */
-    const char *gf = getenv("EMBER_GEOM_FAST");
-    snprintf(key_s, sizeof key_s, "RND%d|%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post,
-             req->post != EM_RPOST_GEOMETRIC || !gf ? 0
-             : strcmp(gf, "0") == 0                 ? 1
-             : strcmp(gf, "2") == 0                 ? 2
-                                                    : 0);
+    snprintf(key_s, sizeof key_s, "RND%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post);
     snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));

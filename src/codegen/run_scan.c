@@ -57,7 +57,7 @@
  *  'T' on CUDA, several tiles, a 4-byte accumulator (cumsum of float32 or
  *      int32, integer cumprod into 4 bytes): the default since session 16 is
  *      the single pass with the tile in registers (em_scan_spec.regs,
- *      render_scan.c's em__regs_text): 256 threads x 16 elements (64 bytes of
+ *      render_scan.c's em__regs_text): 512 threads x 16 elements (64 bytes of
  *      accumulators a thread), 16-byte loads and stores where every line is
  *      contiguous and aligned (em__vec_ok), no shared-memory copy of the tile,
  *      a block per tile, and a look-back over one window of 32 tiles a round
@@ -70,6 +70,11 @@
  *      trip.  Four windows a round trip did not help: the final call read
  *      0.0974 / 0.0803 with 4, 0.0958 / 0.0782 with 1, three kernels
  *      0.1022 / 0.0901, PyTorch 0.0919 / 0.0701 (same process).
+ *      Session 17 (H100, one process, best of 3 rounds): the status words kept
+ *      between calls (em__cached_launch: no memset launch) 0.0865 / 0.0757 ms
+ *      against a buffer and a memset a call 0.0919 / 0.0781 (EMBER_SCAN_CACHE=0),
+ *      and 512 threads a block (EM_SCAN_REGS_BLOCK) 0.0854 / 0.0724; PyTorch
+ *      0.0894 / 0.0711, a copy of the same bytes 0.0584 / 0.0480.
  *      float64 and int64 sums stay on the three kernels: 0.271 ms in one pass
  *      (the unpacked status's fences) against 0.171.
  *
@@ -87,6 +92,7 @@
 #include "codegen/render_scan.h"
 #include "core/core.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +127,7 @@ static em_status em__render(const void *ctx, void *src) {
 static em_status em__launch(const em_backend *be, int id, const em_scan_spec *c, const char *fname,
                             int64_t units, int64_t per_sm, int block, const void *args) {
     /* The argument's size: its fields up to the three nd-long arrays. */
-    size_t size = 8 * (6 + 3 * (size_t)c->nd);
+    size_t size = 8 * (7 + 3 * (size_t)c->nd);
     int slots[3];
     const em_device_props *pr;
     EM_CHECK(be->props_ref(id, &pr));
@@ -180,6 +186,67 @@ static bool em__vec_ok(const em_array *x, int axis, int v, bool contig) {
     return true;
 }
 
+/* The packed single pass's status words (a ticket counter and one 64-bit word a
+ * tile) kept per device between calls on the legacy default stream, which
+ * orders every call's kernel after the last: no memset launch a call (two
+ * launches were one kernel's 2-3 us).  A call's words carry its epoch (the
+ * flag is 4 epoch + 1 or 2; an earlier call's or a zeroed word reads as "not
+ * yet", em_fl in render_scan.c) and the kernel zeroes the counter when its
+ * last ticket is taken (em_ticket), so nothing is reset between calls; the
+ * buffer is zeroed when it is made or grown, every 2^29 calls (the epoch's
+ * room in the flag's 32 bits), and after a failed launch.  Other streams
+ * (which may run beside the default one) take a buffer of their own a call.
+ * The lock is held over the launch so that a call that grows the buffer never
+ * frees one another thread's queued kernel is about to be given. */
+#define EM__STS_DEVS 64
+#define EM__EPOCH_MAX (1u << 29)
+typedef struct em__stslot {
+    void *p;
+    size_t bytes;
+    uint32_t epoch, gen;
+} em__stslot;
+static em__stslot em__sts[EM__STS_DEVS];
+static pthread_mutex_t em__sts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* *done false where the cache does not serve (another stream, a device past
+ * the table, EMBER_SCAN_CACHE=0): the caller then takes a buffer of its own. */
+static em_status em__cached_launch(const em_backend *be, int id, uint32_t gen,
+                                   const em_scan_spec *c, int64_t units, int blk, size_t bytes,
+                                   void **part, int64_t *epoch, const void *args, bool *done) {
+    const char *off = getenv("EMBER_SCAN_CACHE");
+    *done = false;
+    if (id < 0 || id >= EM__STS_DEVS || !be->stream_get || !be->fill ||
+        be->stream_get(id) != NULL || (off && strcmp(off, "0") == 0))
+        return EM_OK;
+    *done = true;
+    pthread_mutex_lock(&em__sts_lock);
+    em__stslot *sl = &em__sts[id];
+    if (sl->gen != gen) /* a device reset: the old context's memory is gone */
+        sl->p = NULL, sl->bytes = 0, sl->gen = gen;
+    em_status s = EM_OK;
+    if (sl->bytes < bytes) {
+        size_t nb = 4096;
+        while (nb < bytes) nb *= 2;
+        void *np = NULL;
+        s = be->alloc(id, nb, &np);
+        if (s == EM_OK) {
+            if (sl->p) be->free(id, sl->p, sl->bytes);
+            sl->p = np, sl->bytes = nb, sl->epoch = EM__EPOCH_MAX;
+        }
+    }
+    if (s == EM_OK && sl->epoch >= EM__EPOCH_MAX - 1) {
+        s = be->fill(id, sl->p, sl->bytes / 4, 4, 0);
+        if (s == EM_OK) sl->epoch = 0;
+    }
+    if (s == EM_OK) {
+        *part = sl->p, *epoch = ++sl->epoch;
+        s = em__launch(be, id, c, EM_SCAN_ONE, units, c->regs ? units : 16, blk, args);
+        if (s != EM_OK) sl->epoch = EM__EPOCH_MAX; /* the counter may be left set: zero first */
+    }
+    pthread_mutex_unlock(&em__sts_lock);
+    return s;
+}
+
 em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, int axis,
                       em_array *out) {
     if (op != EM_RED_CUMSUM && op != EM_RED_CUMPROD)
@@ -210,8 +277,8 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     if (p.mode == 'H') return em__on_host(op, a, axis, out);
     struct {
         char *in, *out, *part;
-        int64_t nlines, len, ntiles, v[3 * EM_MAXDIMS];
-    } args = {a->data, out->data, NULL, p.nlines, p.len, p.ntiles, {0}};
+        int64_t nlines, len, ntiles, epoch, v[3 * EM_MAXDIMS];
+    } args = {a->data, out->data, NULL, p.nlines, p.len, p.ntiles, 0, {0}};
     for (int d = 0; d < a->ndim; d++)
         args.v[d] = a->shape[d], args.v[nd + d] = a->strides[d],
         args.v[2 * nd + d] = c.axis >= 0 ? out->strides[d] : 0;
@@ -273,6 +340,12 @@ em_status em_run_scan(const em_backend *be, em_reduce_op op, const em_array *a, 
     const size_t head =
         16 + (packed ? (size_t)units * 8 : (((size_t)units * 4 + 15) & ~(size_t)15));
     size_t bytes = packed ? head : c.onepass ? head + 2 * (size_t)units * asz : (size_t)units * asz;
+    if (packed) {
+        bool done;
+        em_status s = em__cached_launch(be, id, em_device_generation(em_array_device(a)), &c, units,
+                                        blk, bytes, (void **)&args.part, &args.epoch, &args, &done);
+        if (done) return s;
+    }
     void *part = NULL;
     em_status s = be->alloc(id, bytes, &part);
     args.part = part;

@@ -10,7 +10,7 @@ typedef float em_scan_out;
 #define EM_K 8
 #endif
 #define EM_T (EM_B * EM_K)
-struct em_args { char *in, *out, *part; long long nlines, len, ntiles, shape[EM_ND], ist[EM_ND], ost[EM_ND]; };
+struct em_args { char *in, *out, *part; long long nlines, len, ntiles, epoch, shape[EM_ND], ist[EM_ND], ost[EM_ND]; };
 EM_D em_scan_acc em_load(em_scan_in x) { return x; }
 EM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return em_add_f32(a, b); }
 EM_D em_scan_out em_store(em_scan_acc a) { return a; }

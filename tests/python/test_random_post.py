@@ -59,25 +59,13 @@ def test_exponential(kdev):
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
 
 
-@pytest.fixture(params=["", "2"], ids=["geom_fast", "geom_int"])
-def geom_mode(request, monkeypatch):
-    """CUDA's geometric forms: the default, and EMBER_GEOM_FAST=2 (render_random.c's
-    em__geom_int_note: from the stream's integer); both must give the float64 chain's
-    values exactly (elsewhere the variable changes nothing)."""
-    if request.param:
-        monkeypatch.setenv("EMBER_GEOM_FAST", request.param)
-    else:
-        monkeypatch.delenv("EMBER_GEOM_FAST", raising=False)
-    return request.param
-
-
 # 0.2 and 0.9 decide almost every element in float32 (codegen/render_random.c's
 # em_geom); 1e-6 sends most to the float64 path (quotients past 2**22), 1e-300
 # all of them (the float32 log1p(-p) is 0); 1 - 1e-12 gives 1 or 2 mostly
 @pytest.mark.parametrize("p,n", [(0.2, 1 << 20), (0.9, N), (1.0, N), (1e-300, N),
                                  (1e-6, 1 << 18), (0.5, 1 << 18), (1 - 1e-12, N),
                                  (np.float32(0.3), N)])
-def test_geometric(kdev, geom_mode, p, n):
+def test_geometric(kdev, p, n):
     g, h = _pair(5)
     got = g.geometric(p, n)
     u = h.random(n)
@@ -91,7 +79,7 @@ def test_geometric(kdev, geom_mode, p, n):
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
 
 
-def test_geometric_near_integer_quotients(kdev, geom_mode):
+def test_geometric_near_integer_quotients(kdev):
     """A million draws put dozens of quotients log1p(-u) / log1p(-p) within
     em_geom's margin of an integer (the elements it hands to float64, next to
     warp mates decided in float32): every value matches the float64 chain."""
@@ -137,3 +125,4 @@ def test_cpu_transform_path_and_errors():
         _ember.random_fill("uniform", (3,), "int32", key, ctr, "cpu", 0, 0, "affine", 1.0)
     with pytest.raises(TypeError, match="no random transform"):
         _ember.random_fill("normal", (3,), "float64", key, ctr, "cpu", 0, 0, "exponential")
+
