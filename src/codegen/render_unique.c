@@ -20,6 +20,9 @@ static int em__ufields(em_tfield *f) {
     f[n++] = (em_tfield){'i', "nu", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "ntile", 0, 0, NULL};
     f[n++] = (em_tfield){'i', "no", 0, 0, NULL};
+    /* render_scan.c's look-back (EM_STATUS) reads p.epoch: 0 here, as the
+     * status words are zeroed before each call (no kept area) */
+    f[n++] = (em_tfield){'i', "epoch", 0, 0, NULL};
     return n;
 }
 
@@ -525,7 +528,7 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
         return em_error(EM_EUNSUPPORTED, "no set operation kernels for %s (no order)",
                         em_dtype_get(k->dtype)->name);
     em_sbuf t = {0}; /* the template, expanded into out */
-    em_tfield f[13];
+    em_tfield f[14];
     int nf = em__ufields(f);
     em_sbuf_printf(out, "%s\n", d->prelude);
     em_sbuf_printf(&t,
@@ -536,7 +539,7 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
                    EM_UQ_TILE, k->filt, EM_UQ_SPL);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *s, *vals, *first, *perm, *idx, *inv, *cnt,"
-                           " *part, *o;\n    long long n, nu, ntile, no;\n};\n");
+                           " *part, *o;\n    long long n, nu, ntile, no, epoch;\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
     em__eq(k->dtype, &t);

@@ -54,10 +54,11 @@ static em_status em__uq_render(const void *ctx, void *sb) {
     return em_render_unique(d, &u->k, sb);
 }
 
-/* The packed argument: 9 pointers, n, nu, ntile, no. */
+/* The packed argument: 9 pointers, n, nu, ntile, no, epoch (0: the
+ * single pass's status words are zeroed before each call). */
 typedef struct em__uqargs {
     void *p[9]; /* s, vals, first, perm, idx, inv, cnt, part, o */
-    int64_t n, nu, ntile, no;
+    int64_t n, nu, ntile, no, epoch;
 } em__uqargs;
 
 static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__uqargs *a,
