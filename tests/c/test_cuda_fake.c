@@ -437,6 +437,9 @@ static void test_staged_sizes(void) {
     const size_t big[] = {4 * M - 1, 4 * M,  4 * M + 1,  8 * M - 1,
                           8 * M + 1, 32 * M, 32 * M + 1, 41 * M + 3};
     const size_t small[] = {1, 999, 1000, c - 1, c, c + 1, 4 * c, 4 * c + 1, 10 * c - 7, M + 3};
+    /* the team's four shared buffers (EMBER_STAGE_BUF_KIB=0; lanes, the default
+     * since session 17, are test_auto.py's test_staging_lanes_under_the_fake_driver) */
+    setenv("EMBER_STAGE_BUF_KIB", "0", 1);
     fake_set(1024, (size_t)256 << 20);
     int sync0 = fake_calls("cuMemcpyHtoD");
     for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
@@ -457,6 +460,7 @@ static void test_staged_sizes(void) {
     CHECK(fake_pending() == 0);
     em_cuda_pool_free_all(0);
     fake_set(1024, (size_t)1 << 20);
+    unsetenv("EMBER_STAGE_BUF_KIB");
 }
 
 /* The DMAs go on the legacy default stream, where the synchronous copy
@@ -559,6 +563,7 @@ static void test_staged_wait_failure(void) {
         int64_t sh[1] = {(int64_t)n};
         em_array a;
         em_copy_stats s0, s1;
+        setenv("EMBER_STAGE_BUF_KIB", "0", 1); /* the shared buffers' wait */
         em_copy_tune(1000, 4096);
         fill(h, n, 5);
         bool ok = em_array_empty(&a, EM_UINT8, 1, sh, gpu) == EM_OK;
