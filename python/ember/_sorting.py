@@ -528,6 +528,9 @@ def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
     if _on_device(x1, x2):
         em = _em()
         dev = _device(x1, x2)
+        # NumPy's isin takes asarray of each operand: a Python scalar is strong
+        # here (isin(int8, 2**40) compares in int64), unlike NEP 50's operators
+        x1, x2 = (v if isinstance(v, _ember.ndarray) else _np.asarray(v) for v in (x1, x2))
         # two ember arrays of one dtype skip NumPy's promotion (its dtype
         # names cost tens of microseconds before the first launch)
         if (isinstance(x1, _ember.ndarray) and isinstance(x2, _ember.ndarray)

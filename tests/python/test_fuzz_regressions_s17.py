@@ -87,6 +87,15 @@ def test_union1d_python_scalar_on_device(device, dt, s):
     _check("union1d", s, x[::-2])
 
 
+@pytest.mark.parametrize("dt", ["int8", "uint16", "float32"])
+def test_isin_python_scalar_on_device(device, dt):
+    # NumPy's isin takes asarray of a scalar (strong): 2**40 is not 0 in an int8
+    # array, 2**63 is uint64 (found on NVIDIA's OpenCL, where the device path wrapped)
+    x = np.array([-3, 0, 1, 2, 4]).astype(dt)
+    for s in (2**40, 2**63, 300, 70000, -1, 0.5, 1j):
+        _check("isin", x, s)
+
+
 # ---- 2. histogram of complex values: NumPy's complex order ----
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
