@@ -86,30 +86,30 @@ def work_dtype(x):
 def usable(*arrays):
     """True when every argument is a CUDA ember array on one device with a
     dtype cuSOLVER takes, none of them empty, and cuSOLVER loads."""
+    return _operands(arrays, _DEVICES) and loaded()
+
+
+def _operands(arrays, kinds):
+    """Every argument an ember array on one device of these kinds, with a
+    dtype NumPy's linalg takes, at least 1-d and not empty."""
     first = arrays[0]
     for a in arrays:
-        if not isinstance(a, _ember.ndarray) or a._dev[0] not in _DEVICES or a._dev != first._dev:
+        if not isinstance(a, _ember.ndarray) or a._dev[0] not in kinds or a._dev != first._dev:
             return False
         if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
             return False
-    return loaded()
+    return True
 
 
 def small_usable(*arrays):
     """True when the arguments could take the one-kernel path: ember arrays
     on one CUDA or OpenCL device, dtypes NumPy's linalg takes, none empty
     (the size and the dtype after promotion are checked by _small)."""
-    if not _SMALL:
+    if not _SMALL or not _operands(arrays, _SMALL_KINDS):
         return False
-    first = arrays[0]
-    for a in arrays:
-        if not isinstance(a, _ember.ndarray) or a._dev[0] not in _SMALL_KINDS or a._dev != first._dev:
-            return False
-        if work_dtype(a) is None or a.ndim < 1 or a.size == 0:
-            return False
     # CUDA without cuSOLVER keeps its one documented behaviour: the host's
     # NumPy with em.HostFallbackWarning (test_cudalib's fake-driver check).
-    return first._dev[0] != "cuda" or loaded()
+    return arrays[0]._dev[0] != "cuda" or loaded()
 
 
 @_functools.lru_cache(maxsize=None)
