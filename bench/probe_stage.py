@@ -120,6 +120,9 @@ def main():
     ap.add_argument("--budget", type=float, default=150, help="seconds; later steps are skipped")
     ap.add_argument("--kib", default="256,512,1024,2048")
     ap.add_argument("--threads", default="4,8,16")
+    ap.add_argument("--focus", help="configurations 'K=V,K=V;K=V;...' ('' is the default) "
+                    "streamed on --gib in --rounds interleaved rounds; nothing else runs")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
     a = ap.parse_args()
     gpus = [f"cuda:{d.id}" for d in em.devices() if d.kind == "cuda"]
@@ -137,6 +140,8 @@ def main():
     log(f"{a.gib} GiB pageable source made; GPUs {gpus}")
     x = em.asarray(host, device="auto", copy=False)
     xs = em.asarray(host[:int(a.sweep_gib * (1 << 30)) // 4], device="auto", copy=False)
+    if a.focus is not None:
+        return focus(a, gpus, sets, x, out, rng, save)
     shared = [{"EMBER_STAGE_BUF_KIB": "0", "EMBER_STAGE_THREADS": t, "EMBER_STAGE_NT": nt}
               for t in ("16", "8") for nt in ("0", "1")]
     lanes = [{"EMBER_STAGE_BUF_KIB": k, "EMBER_STAGE_THREADS": t, "EMBER_STAGE_NT": nt}
@@ -240,6 +245,41 @@ def main():
               f"unstaged {pn['unstaged_dma_copies']}; {pn['auto_plan']}")
     print(f"# wrong copies: {sum(out['wrong_copies'].values())}; failed variants: "
           f"{sorted(out.get('errors', {}))}")
+
+
+def focus(a, gpus, sets, x, out, rng, save):
+    """Each configuration streams the whole array on one GPU and on all, in
+    --rounds rounds that visit every configuration in turn, so a drift of
+    the host's rate hits them alike; the ratio of each round's best rates."""
+    cfgs = [dict(kv.split("=", 1) for kv in c.split(",") if kv) for c in a.focus.split(";")]
+    multi = f"{len(gpus)}gpu"
+    setenv({})
+    for devs in sets:  # warm-up: calibration, kernels, buffers
+        stream_rate(x[:1 << 28], devs, 1)
+    out["focus"] = {}
+    for rnd in range(a.rounds):
+        for cfg in cfgs:
+            setenv(cfg)
+            key = ",".join(f"{k[12:]}={v}" for k, v in cfg.items()) or "default"
+            r = out["focus"].setdefault(key, {"1gpu": [], multi: [], "ratio": []})
+            out["wrong_copies"][key] = out["wrong_copies"].get(key, 0) + check(gpus, rng)
+            for devs in sets:
+                rate, val = stream_rate(x, devs, a.reps)
+                r[f"{len(devs)}gpu"].append(rate)
+                r["value_ok"] = r.get("value_ok", True) and val == float(x.size)
+            if len(sets) > 1:
+                r["ratio"].append(r[multi][-1] / r["1gpu"][-1])
+            log(f"round {rnd} {key}: {r['1gpu'][-1]:.1f} / {r[multi][-1]:.1f}"
+                + (f" = {r['ratio'][-1]:.3f}" if r["ratio"] else ""))
+            save()
+    setenv({})
+    print(f"# stream of {a.gib} GiB, {a.rounds} interleaved rounds, best of {a.reps} each "
+          f"(GB/s one GPU / {len(gpus)}: ratio per round):")
+    for key, r in out["focus"].items():
+        print(f"#   {key:40s} " + "  ".join(
+            f"{o:.1f}/{m:.1f}={q:.2f}" for o, m, q in zip(r["1gpu"], r[multi], r["ratio"]))
+            + f"  value_ok {r['value_ok']}")
+    print(f"# wrong copies: {sum(out['wrong_copies'].values())}")
 
 
 if __name__ == "__main__":
