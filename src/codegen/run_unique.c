@@ -65,8 +65,8 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
                                int64_t blocks) {
     if (blocks <= 0) return EM_OK;
     char key[64], name[48];
-    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d", k.mode, (int)k.dtype, k.equal_nan,
-             k.first, k.idx, k.inv, k.filt, k.vin, k.minb);
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d|%d,%d,%d", k.mode, (int)k.dtype,
+             k.equal_nan, k.first, k.idx, k.inv, k.filt, k.vin, k.minb, k.bytes, k.lbq, k.pf);
     static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
                                         "unique_counts", "unique_isin",   "unique_merge",
                                         "unique_cuts",   "unique_one"};
@@ -122,6 +122,19 @@ static bool em__one(const em_backend *be, int filt, int64_t n) {
     return !(e && !strcmp(e, "3"));
 }
 
+/* EMBER_UNIQUE_TUNE="bytes,lbq,pf,minb" (A/B): the single pass's bytes of
+ * the tile a thread (32..128), look-back windows a round trip, the next
+ * tile's loads during the look-back (0/1), __launch_bounds__' blocks an SM. */
+static void em__tune(em_uq_spec *k) {
+    const char *e = getenv("EMBER_UNIQUE_TUNE");
+    int v[4] = {EM_UQ_ONE_BYTES, 1, EM_UQ_ONE_PF, 0};
+    if (e) sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]);
+    k->bytes = v[0] >= 32 && v[0] <= 128 ? v[0] : 0;
+    k->lbq = v[1] > 0 && v[1] <= 8 ? v[1] : 0;
+    k->pf = v[2] != 0;
+    k->minb = v[3] > 0 && v[3] <= 8 ? v[3] : 0;
+}
+
 /* unique, or with filt the set operations' filtered unique against the
  * sorted o.  Every kernel is queued before the one read-back (nu): the
  * outputs are made at n elements and cut to nu after (em__uq_cut), so the
@@ -141,7 +154,8 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
     if (o) a.p[8] = o->data, a.no = em_array_size(o);
     /* the single pass: tiles of t1, part its ticket counter, a word a tile, nu */
     const bool one = n && em__one(be, filt, n);
-    const int64_t t1 = 256 * (int64_t)em_uq_one_items(s->dtype), nt = (n + t1 - 1) / t1;
+    if (one) em__tune(&k);
+    const int64_t t1 = 256 * (int64_t)em_uq_one_items(s->dtype, k.bytes), nt = (n + t1 - 1) / t1;
     if (one) nt1 = 3 + nt;
     em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
     a.p[7] = part.data;
@@ -158,13 +172,9 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
         a.p[6] = out[3].data, a.p[7] = part.data, a.ntile = nt;
         k.mode = EM_UQ_ONE, k.first = index || counts, k.idx = index, k.inv = inverse;
         k.vin = (uintptr_t)s->data % 16 == 0;
-        /* EMBER_UNIQUE_MINB=4 (A/B, not yet timed): __launch_bounds__(256, 4) */
-        const char *mb = getenv("EMBER_UNIQUE_MINB");
-        k.minb = mb ? atoi(mb) : 0;
-        if (k.minb < 0 || k.minb > 8) k.minb = 0;
         if (st == EM_OK) st = em__uq_launch(be, id, k, &a, nt);
         /* COUNTS reads nu at ((int64_t *)part)[ntile]: part + 16 + 8 * nt */
-        k.first = k.idx = k.inv = k.vin = false, k.minb = 0;
+        k.first = k.idx = k.inv = k.vin = k.pf = false, k.minb = k.bytes = k.lbq = 0;
         k.mode = EM_UQ_COUNTS;
         a.p[7] = (char *)part.data + 16;
         if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (n + 255) / 256);
