@@ -28,7 +28,7 @@
  *  EM_UQ_CUTS   part[t] = how many of the merge's first t * EM_UQ_TILE
  *               outputs come from s, t = 0 .. ntile (one thread each);
  *  EM_UQ_ONE    (CUDA, filt 0) COUNT, PREFIX and WRITE in one launch over
- *               tiles of 256 * em_uq_one_items(dtype) elements, each tile's
+ *               tiles of 256 * em_uq_one_items(dtype, bytes) elements, each tile's
  *               first rank by decoupled look-back (render_scan.c's
  *               em_lookback): part holds a 16-byte ticket counter and one
  *               8-byte word a tile, zeroed by the host, then nu (written by
@@ -79,8 +79,7 @@ typedef struct em_uq_spec {
                * neighbour (o = s, no = n); ISIN: 1 invert */
 } em_uq_spec;
 
-#define EM_UQ_ONE_BYTES 128 /* a thread's bytes of the tile */
-#define EM_UQ_ONE_PF 1      /* the next tile's loads during the look-back */
+#define EM_UQ_ONE_BYTES 64 /* a thread's bytes of the tile where the spec gives none */
 
 /* EM_UQ_ONE's elements a thread for dtype dt: bytes of them (0:
  * EM_UQ_ONE_BYTES), 4 to 32 (a tile's flags are one 32-bit word a thread;

@@ -28,11 +28,15 @@
  * H100, session 17 (one process, median of 9, 2^24 float32 sorted): the
  * pass 0.118 ms between events against the three kernels' 0.162 (two
  * rounds each); ncu (base clocks) 94.9 us for the one kernel against count
- * 43.7 + prefix 13.1 + write 91.6.  It is far from the floor: 70 registers
- * a thread leave 3 blocks an SM (37 % occupancy, DRAM 35 % of peak), and
- * a tile's steps (loads, scan, look-back, staging) run one after another.
- * EMBER_UNIQUE_MINB=4 asks for 4 blocks an SM (56 registers for float32,
- * no spills, ptxas 13.0): not yet timed. */
+ * 43.7 + prefix 13.1 + write 91.6: 37 % occupancy, DRAM 35 % of peak, a
+ * tile's steps (ticket, loads, scan, look-back, staging) one after another.
+ * Session 18: the tile is staged before the look-back and the next tile's
+ * ticket and loads fly during it, tiles of 128 bytes a thread at 4 blocks
+ * an SM for float32 (em__tune): ncu 70.1 us (DRAM 44 %), 0.093 ms between
+ * events against the session-17 kernel's 0.107-0.109 in the same call.
+ * unique inverse+counts read 2.45-2.48 ms on the three kernels against
+ * 2.48-2.53 on the single pass (within the noise, PyTorch 2.55), so
+ * EMBER_UNIQUE_PASS=3 stays for that A/B. */
 #include "codegen/render_unique.h"
 #include "codegen/run_unique.h"
 #include "core/core.h"
@@ -122,13 +126,30 @@ static bool em__one(const em_backend *be, int filt, int64_t n) {
     return !(e && !strcmp(e, "3"));
 }
 
-/* EMBER_UNIQUE_TUNE="bytes,lbq,pf,minb" (A/B): the single pass's bytes of
- * the tile a thread (32..128), look-back windows a round trip, the next
- * tile's loads during the look-back (0/1), __launch_bounds__' blocks an SM. */
+/* The single pass's form for k's dtype: a thread's bytes of the tile, the
+ * next tile's loads during the look-back (pf), __launch_bounds__' blocks an
+ * SM (minb).  H100 (session 18, one process, 2^24 float32 sorted; ncu at
+ * base clocks / the pass between events): 128 bytes, pf, 4 blocks (64
+ * registers, no spill) 70.1 us / 0.093 ms against the session-17 form's
+ * 94.9 us / 0.107-0.109 (64 bytes, no pf, 2-3 blocks), 64 bytes 79.5 us,
+ * 128 bytes with 2 blocks (111 registers) 91.7 us, 3 blocks 77.0 us; two
+ * or four look-back windows a round trip no faster (0.100, 0.101).  Where
+ * 64 registers spill (ptxas 13.0, the local NVRTC): int32 / uint32 (208+
+ * bytes of frame at 128 bytes, none at 64), 8- and 16-byte dtypes (a few
+ * at 4 blocks, none at 3) and the 1- and 2-byte ones (their 32 elements a
+ * thread, the old form), each takes the largest form that does not.
+ * EMBER_UNIQUE_TUNE="bytes,lbq,pf,minb" overrides it (A/B). */
 static void em__tune(em_uq_spec *k) {
+    const em_dtype_info *di = em_dtype_get(k->dtype);
+    int v[4] = {128, 1, 1, 4}; /* float32 */
+    if (di->size <= 2)
+        v[0] = 64, v[2] = 0, v[3] = 0;
+    else if (di->size == 4 && k->dtype != EM_FLOAT32)
+        v[0] = 64, v[3] = 0;
+    else if (di->size >= 8)
+        v[3] = 3;
     const char *e = getenv("EMBER_UNIQUE_TUNE");
-    int v[4] = {EM_UQ_ONE_BYTES, 1, EM_UQ_ONE_PF, 0};
-    if (e) sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]);
+    if (e && *e) sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]);
     k->bytes = v[0] >= 32 && v[0] <= 128 ? v[0] : 0;
     k->lbq = v[1] > 0 && v[1] <= 8 ? v[1] : 0;
     k->pf = v[2] != 0;
