@@ -6,8 +6,10 @@
 
 #include <stdio.h>
 
-int em_uq_one_items(em_dtype dt) {
-    const int k = 64 / (int)em_dtype_get(dt)->size;
+int em_uq_one_items(em_dtype dt, int bytes) {
+    bytes = bytes > 0 ? bytes : EM_UQ_ONE_BYTES;
+    bytes = bytes < 32 ? 32 : bytes > 128 ? 128 : bytes;
+    const int k = bytes / (int)em_dtype_get(dt)->size;
     return k > 32 ? 32 : k < 4 ? 4 : k;
 }
 
@@ -204,18 +206,54 @@ static const char em__write_striped[] =
  * loaded before any is used.  An element's left neighbour is the thread's
  * own, else lane - 1's by a shuffle, else (lane 0) lane 31's previous row by
  * a shuffle; only lane 0's first row reads it from memory.  The flags' counts
- * per row, 16 bits a row in one 64-bit word, are scanned over the warp by
- * shuffles, the warps' totals through shared memory, the tile's first rank
- * comes from the decoupled look-back (render_scan.c's em_lookback: tiles in
- * ticket order, each tile's total and then its inclusive prefix published
- * in one 64-bit word), and the tile's distinct values go out through shared
- * memory, coalesced.  The last tile writes nu after its 8-byte word
- * (part + 16 + 8 * ntile). */
+ * per row, EM_UQ_FW bits a row in one 64-bit word, are scanned over the warp
+ * by shuffles, the warps' totals through shared memory, and the tile's
+ * distinct values are staged in shared memory at their ranks within the
+ * tile.  Only then does the tile take its first rank from the decoupled
+ * look-back (render_scan.c's em_lookback: tiles in ticket order, each tile's
+ * total and then its inclusive prefix published in one 64-bit word), and
+ * the values go out coalesced.  With EM_UQ_PF the block takes its next
+ * ticket at the top of a tile and issues the next tile's loads once this
+ * tile is staged (x is dead then), so they are in flight while warp 0
+ * looks back and the block stores: the look-back and the stores no longer
+ * leave the block's loads idle.  The last tile writes nu after its 8-byte
+ * word (part + 16 + 8 * ntile). */
+#define EM__UQ_LOAD(B)                                                                        \
+    "        if (" B " < p.ntile) {\n"                                                        \
+    "            t0 = " B " * EM_UQ_T1;\n"                                                    \
+    "            m = p.n - t0 < EM_UQ_T1 ? (int)(p.n - t0) : EM_UQ_T1;\n"                     \
+    "            if (EM_UQ_VIN && m == EM_UQ_T1) {\n"                                         \
+    "                em_uqv u[EM_UQ_R];\n"                                                    \
+    "#pragma unroll\n"                                                                        \
+    "                for (int r = 0; r < EM_UQ_R; r++)\n"                                     \
+    "                    u[r].w = *(const uint4 *)(s + t0 + e0 + r * EM_UQ_RT);\n"            \
+    "#pragma unroll\n"                                                                        \
+    "                for (int r = 0; r < EM_UQ_R; r++)\n"                                     \
+    "#pragma unroll\n"                                                                        \
+    "                    for (int v = 0; v < EM_UQ_V; v++) x[r * EM_UQ_V + v] = u[r].v[v];\n" \
+    "            } else {\n"                                                                  \
+    "#pragma unroll\n"                                                                        \
+    "                for (int r = 0; r < EM_UQ_R; r++)\n"                                     \
+    "#pragma unroll\n"                                                                        \
+    "                    for (int v = 0; v < EM_UQ_V; v++) {\n"                               \
+    "                        const int e = e0 + r * EM_UQ_RT + v;\n"                          \
+    "                        x[r * EM_UQ_V + v] = s[e < m ? t0 + e : 0];\n"                   \
+    "                    }\n"                                                                 \
+    "            }\n"                                                                         \
+    "            // lane 0's first left neighbour: the element before the warp's run\n"       \
+    "            const long long jw = t0 + w * 32 * EM_UQ_K;\n"                               \
+    "            left = x[0];\n"                                                              \
+    "            if (lane == 0 && jw > 0 && jw - t0 < m) left = s[jw - 1];\n"                 \
+    "        }\n"
+
 static const char em__one_text[] =
     "#ifndef EM_LB_HOLD\n#define EM_LB_HOLD(b) 0\n#endif\n"
     "#define EM_UQ_R (EM_UQ_K / EM_UQ_V)\n"
     "#define EM_UQ_RT (32 * EM_UQ_V) // a warp's row\n"
     "#define EM_UQ_T1 (256 * EM_UQ_K)\n"
+    "// pk's bits a row: a row's count over the warp is at most 32 * V < 2^FW\n"
+    "#define EM_UQ_FW (64 / EM_UQ_R)\n"
+    "#define EM_UQ_FM ((1ull << EM_UQ_FW) - 1)\n"
     "union em_uqv { uint4 w; em_t v[EM_UQ_V]; };\n"
     "// v of lane k (up: of lane - 1, own on lane 0), any size, by 32-bit words\n"
     "EM_D em_t em_uq_shfl(em_t v, int k, bool up) {\n"
@@ -238,127 +276,132 @@ static const char em__one_text[] =
     "${kernel(EM_UQ_LB)} " EM_KNAME "(${params}) {\n${prologue}"
     "    ${shared} em_t sv[EM_UQ_T1];\n"
     "    ${shared} unsigned wt[8];\n"
-    "    ${shared} long long tk;\n"
+    "    ${shared} long long tk0, tk;\n"
     "    ${shared} unsigned carry;\n"
     "    const int i = ${tid}, lane = i & 31, w = i >> 5, e0 = w * 32 * EM_UQ_K + lane * EM_UQ_V;\n"
     "    const em_t *s = (const em_t *)p.s;\n"
     "    unsigned long long *ctr = (unsigned long long *)p.part;\n"
     "    EM_STATUS;\n"
-    "    for (;;) {\n"
-    "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
-    "        ${sync};\n"
-    "        const long long b = tk; // block-uniform: every barrier below is reached by all\n"
-    "        if (b >= p.ntile) break;\n"
-    "        const long long t0 = b * EM_UQ_T1;\n"
-    "        const int m = p.n - t0 < EM_UQ_T1 ? (int)(p.n - t0) : EM_UQ_T1;\n"
-    "        em_t x[EM_UQ_K];\n"
-    "        if (EM_UQ_VIN && m == EM_UQ_T1) {\n"
-    "            em_uqv u[EM_UQ_R];\n"
-    "#pragma unroll\n"
-    "            for (int r = 0; r < EM_UQ_R; r++) u[r].w = *(const uint4 *)(s + t0 + e0 + r * EM_UQ_RT);\n"
-    "#pragma unroll\n"
-    "            for (int r = 0; r < EM_UQ_R; r++)\n"
-    "#pragma unroll\n"
-    "                for (int v = 0; v < EM_UQ_V; v++) x[r * EM_UQ_V + v] = u[r].v[v];\n"
-    "        } else {\n"
-    "#pragma unroll\n"
-    "            for (int r = 0; r < EM_UQ_R; r++)\n"
-    "#pragma unroll\n"
-    "                for (int v = 0; v < EM_UQ_V; v++)\n"
-    "                    x[r * EM_UQ_V + v] = s[e0 + r * EM_UQ_RT + v < m ? t0 + e0 + r * EM_UQ_RT + v : 0];\n"
-    "        }\n"
-    "        // lane 0's first left neighbour: the element before the warp's run\n"
-    "        const long long jw = t0 + w * 32 * EM_UQ_K;\n"
-    "        em_t left = x[0];\n"
-    "        if (lane == 0 && jw > 0 && jw - t0 < m) left = s[jw - 1];\n"
-    "        // fl bit r * V + v: that element starts a value; pk: 16 bits a row, its count\n"
-    "        unsigned fl = 0;\n"
-    "        unsigned long long pk = 0;\n"
-    "#pragma unroll\n"
-    "        for (int r = 0; r < EM_UQ_R; r++) {\n"
-    "            const em_t up = em_uq_shfl(x[r * EM_UQ_V + EM_UQ_V - 1], 0, true);\n"
-    "            const em_t lst = em_uq_shfl(x[(r > 0 ? r - 1 : 0) * EM_UQ_V + EM_UQ_V - 1], 31, false);\n"
-    "            em_t pv = lane > 0 ? up : r > 0 ? lst : left;\n"
-    "            unsigned rf = 0;\n"
-    "#pragma unroll\n"
-    "            for (int v = 0; v < EM_UQ_V; v++) {\n"
-    "                const int e = e0 + r * EM_UQ_RT + v;\n"
-    "                if (e < m && (t0 + e == 0 || !em_uq_eq(pv, x[r * EM_UQ_V + v]))) rf |= 1u << v;\n"
-    "                pv = x[r * EM_UQ_V + v];\n"
-    "            }\n"
-    "            fl |= rf << (r * EM_UQ_V);\n"
-    "            pk |= (unsigned long long)__popc(rf) << (16 * r);\n"
-    "        }\n"
-    "        // inclusive scan of pk over the warp's lanes (no field passes 32 * V <= 512)\n"
-    "        unsigned long long inc = pk;\n"
-    "#pragma unroll\n"
-    "        for (int d = 1; d < 32; d <<= 1) {\n"
-    "            const unsigned long long o = em_uq_shup64(inc, d);\n"
-    "            if (lane >= d) inc += o;\n"
-    "        }\n"
-    "        const unsigned long long rt = ((unsigned long long)__shfl_sync(0xffffffffu, (unsigned)(inc >> 32), 31) << 32)\n"
-    "                                    | __shfl_sync(0xffffffffu, (unsigned)inc, 31);\n"
-    "        const unsigned long long ex = inc - pk;\n"
-    "        unsigned wtot = 0;\n"
-    "#pragma unroll\n"
-    "        for (int r = 0; r < EM_UQ_R; r++) wtot += (unsigned)(rt >> (16 * r)) & 0xffffu;\n"
-    "        if (lane == 0) wt[w] = wtot;\n"
-    "        ${sync}; // wt is written\n"
-    "        unsigned wp = 0, tot = 0;\n"
-    "#pragma unroll\n"
-    "        for (int q = 0; q < 8; q++) {\n"
-    "            if (q < w) wp += wt[q];\n"
-    "            tot += wt[q];\n"
-    "        }\n"
-    "        const bool has = b > 0;\n"
-    "        // Publish first (the total, or the first tile's prefix) so that later\n"
-    "        // tiles can pass this one while it looks back.\n"
-    "        if (i == 0) EM_PUB(b, has ? 1 : 2, tot);\n"
-    "        unsigned c = 0;\n"
-    "        if (has && w == 0) c = em_lookback(b, 0, EM_ST);\n"
-    "        if (i == 0) {\n"
-    "            // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
-    "            // at their total, so that later tiles walk back over several.\n"
-    "            if (has && !EM_LB_HOLD(b)) EM_PUB(b, 2, c + tot);\n"
-    "            carry = c;\n"
-    "            if (b == p.ntile - 1) *(long long *)(p.part + 16 + 8 * p.ntile) = (long long)(c + tot);\n"
-    "        }\n"
-    "        ${sync}; // carry is set; wt is read\n"
-    "        const long long k0 = carry;\n"
-    "        unsigned rp = wp; // flags of the tile before this thread's row r\n"
-    "#pragma unroll\n"
-    "        for (int r = 0; r < EM_UQ_R; r++) {\n"
-    "            unsigned q = rp + ((unsigned)(ex >> (16 * r)) & 0xffffu);\n"
-    "            rp += (unsigned)(rt >> (16 * r)) & 0xffffu;\n"
-    "#pragma unroll\n"
-    "            for (int v = 0; v < EM_UQ_V; v++) {\n"
-    "                const int e = e0 + r * EM_UQ_RT + v;\n"
-    "                const bool f = (fl >> (r * EM_UQ_V + v)) & 1u;\n"
-    "                if (f) sv[q] = x[r * EM_UQ_V + v];\n"
-    "                q += f;\n"
-    "#if EM_UQ_FIRST || EM_UQ_IDX || EM_UQ_INV\n"
-    "                if (e < m) {\n"
-    "                    const long long j = t0 + e, k = k0 + q - 1; // the rank of j's value\n"
-    "#if EM_UQ_FIRST\n"
-    "                    if (f) ((long long *)p.first)[k] = j;\n"
-    "#endif\n"
-    "#if EM_UQ_IDX\n"
-    "                    if (f) ((long long *)p.idx)[k] = ((const long long *)p.perm)[j];\n"
-    "#endif\n"
-    "#if EM_UQ_INV\n"
-    "                    ((long long *)p.inv)[((const long long *)p.perm)[j]] = k;\n"
-    "#endif\n"
-    "                }\n"
-    "#else\n"
-    "                (void)e;\n"
-    "#endif\n"
-    "            }\n"
-    "        }\n"
-    "        ${sync}; // sv is written\n"
-    "        for (int q = i; q < (int)tot; q += 256) ((em_t *)p.vals)[k0 + q] = sv[q];\n"
-    "        // the next tile writes sv after its ticket's barrier\n"
-    "    }\n"
-    "}\n";
+    "    if (i == 0) tk0 = (long long)atomicAdd(ctr, 1ULL);\n"
+    "    ${sync};\n"
+    "    long long b = tk0, t0 = 0; // the tile, its first element\n"
+    "    int m = 0;                 // its length\n"
+    "    em_t x[EM_UQ_K], left;\n" EM__UQ_LOAD(
+        "b") "    while (b < p.ntile) { // b is block-uniform: every barrier below is reached by all\n"
+             "        const long long tc = t0;\n"
+             "        const int mc = m;\n"
+             "#if EM_UQ_PF\n"
+             "        // the next tile's ticket (tk is read after the barrier below, and\n"
+             "        // was last read before the previous tile's last barrier)\n"
+             "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+             "#endif\n"
+             "        // fl bit r * V + v: that element starts a value; pk: FW bits a row, its count\n"
+             "        unsigned fl = 0;\n"
+             "        unsigned long long pk = 0;\n"
+             "#pragma unroll\n"
+             "        for (int r = 0; r < EM_UQ_R; r++) {\n"
+             "            const em_t up = em_uq_shfl(x[r * EM_UQ_V + EM_UQ_V - 1], 0, true);\n"
+             "            const em_t lst = em_uq_shfl(x[(r > 0 ? r - 1 : 0) * EM_UQ_V + EM_UQ_V - 1], 31, false);\n"
+             "            em_t pv = lane > 0 ? up : r > 0 ? lst : left;\n"
+             "            unsigned rf = 0;\n"
+             "#pragma unroll\n"
+             "            for (int v = 0; v < EM_UQ_V; v++) {\n"
+             "                const int e = e0 + r * EM_UQ_RT + v;\n"
+             "                if (e < mc && (tc + e == 0 || !em_uq_eq(pv, x[r * EM_UQ_V + v]))) rf |= 1u << v;\n"
+             "                pv = x[r * EM_UQ_V + v];\n"
+             "            }\n"
+             "            fl |= rf << (r * EM_UQ_V);\n"
+             "            pk |= (unsigned long long)__popc(rf) << (EM_UQ_FW * r);\n"
+             "        }\n"
+             "        // inclusive scan of pk over the warp's lanes (no field passes 32 * V)\n"
+             "        unsigned long long inc = pk;\n"
+             "#pragma unroll\n"
+             "        for (int d = 1; d < 32; d <<= 1) {\n"
+             "            const unsigned long long o = em_uq_shup64(inc, d);\n"
+             "            if (lane >= d) inc += o;\n"
+             "        }\n"
+             "        const unsigned long long rt = ((unsigned long long)__shfl_sync(0xffffffffu, (unsigned)(inc >> 32), 31) << 32)\n"
+             "                                    | __shfl_sync(0xffffffffu, (unsigned)inc, 31);\n"
+             "        const unsigned long long ex = inc - pk;\n"
+             "        unsigned wtot = 0;\n"
+             "#pragma unroll\n"
+             "        for (int r = 0; r < EM_UQ_R; r++) wtot += (unsigned)((rt >> (EM_UQ_FW * r)) & EM_UQ_FM);\n"
+             "        if (lane == 0) wt[w] = wtot;\n"
+             "        ${sync}; // wt (and tk) are written; the previous tile's sv is read\n"
+             "        unsigned wp = 0, tot = 0;\n"
+             "#pragma unroll\n"
+             "        for (int q = 0; q < 8; q++) {\n"
+             "            if (q < w) wp += wt[q];\n"
+             "            tot += wt[q];\n"
+             "        }\n"
+             "        const bool has = b > 0;\n"
+             "        // Publish first (the total, or the first tile's prefix) so that later\n"
+             "        // tiles can pass this one while it looks back.\n"
+             "        if (i == 0) EM_PUB(b, has ? 1 : 2, tot);\n"
+             "        // the tile's distinct values at their ranks within the tile\n"
+             "        unsigned rp = wp; // flags of the tile before this thread's row r\n"
+             "#pragma unroll\n"
+             "        for (int r = 0; r < EM_UQ_R; r++) {\n"
+             "            unsigned q = rp + (unsigned)((ex >> (EM_UQ_FW * r)) & EM_UQ_FM);\n"
+             "            rp += (unsigned)((rt >> (EM_UQ_FW * r)) & EM_UQ_FM);\n"
+             "#pragma unroll\n"
+             "            for (int v = 0; v < EM_UQ_V; v++) {\n"
+             "                const bool f = (fl >> (r * EM_UQ_V + v)) & 1u;\n"
+             "                if (f) sv[q] = x[r * EM_UQ_V + v];\n"
+             "                q += f;\n"
+             "            }\n"
+             "        }\n"
+             "#if EM_UQ_PF\n"
+             "        const long long nb = tk;\n" EM__UQ_LOAD(
+                 "nb") "#endif\n"
+                       "        unsigned c = 0;\n"
+                       "        if (has && w == 0) c = em_lookback(b, 0, EM_ST);\n"
+                       "        if (i == 0) {\n"
+                       "            // EM_LB_HOLD: the host emulation (tests/c/scan_emul.h) leaves some tiles\n"
+                       "            // at their total, so that later tiles walk back over several.\n"
+                       "            if (has && !EM_LB_HOLD(b)) EM_PUB(b, 2, c + tot);\n"
+                       "            carry = c;\n"
+                       "            if (b == p.ntile - 1) *(long long *)(p.part + 16 + 8 * p.ntile) = (long long)(c + tot);\n"
+                       "        }\n"
+                       "        ${sync}; // carry and sv are written\n"
+                       "        const long long k0 = carry;\n"
+                       "        for (int q = i; q < (int)tot; q += 256) ((em_t *)p.vals)[k0 + q] = sv[q];\n"
+                       "#if EM_UQ_FIRST || EM_UQ_IDX || EM_UQ_INV\n"
+                       "        // (a row at a time: unrolled, the compiler hoisted every row's perm\n"
+                       "        // loads, 126 registers for float32 with the inverse)\n"
+                       "        rp = wp;\n"
+                       "#pragma unroll 1\n"
+                       "        for (int r = 0; r < EM_UQ_R; r++) {\n"
+                       "            unsigned q = rp + (unsigned)((ex >> (EM_UQ_FW * r)) & EM_UQ_FM);\n"
+                       "            rp += (unsigned)((rt >> (EM_UQ_FW * r)) & EM_UQ_FM);\n"
+                       "#pragma unroll\n"
+                       "            for (int v = 0; v < EM_UQ_V; v++) {\n"
+                       "                const int e = e0 + r * EM_UQ_RT + v;\n"
+                       "                const bool f = (fl >> (r * EM_UQ_V + v)) & 1u;\n"
+                       "                q += f;\n"
+                       "                if (e < mc) {\n"
+                       "                    const long long j = tc + e, k = k0 + q - 1; // the rank of j's value\n"
+                       "#if EM_UQ_FIRST\n"
+                       "                    if (f) ((long long *)p.first)[k] = j;\n"
+                       "#endif\n"
+                       "#if EM_UQ_IDX\n"
+                       "                    if (f) ((long long *)p.idx)[k] = ((const long long *)p.perm)[j];\n"
+                       "#endif\n"
+                       "#if EM_UQ_INV\n"
+                       "                    ((long long *)p.inv)[((const long long *)p.perm)[j]] = k;\n"
+                       "#endif\n"
+                       "                }\n"
+                       "            }\n"
+                       "        }\n"
+                       "#endif\n"
+                       "#if EM_UQ_PF\n"
+                       "        b = nb;\n"
+                       "#else\n"
+                       "        if (i == 0) tk = (long long)atomicAdd(ctr, 1ULL);\n"
+                       "        ${sync}; // tk is written\n"
+                       "        b = tk;\n" EM__UQ_LOAD("b") "#endif\n"
+                                                            "    }\n"
+                                                            "}\n";
 
 static void em__ubody(const em_uq_spec *k, em_sbuf *s) {
     if (k->mode == EM_UQ_ONE) {
@@ -545,17 +588,18 @@ em_status em_render_unique(const em_dialect *d, const em_uq_spec *k, em_sbuf *ou
     em__eq(k->dtype, &t);
     em__search(k->dtype, &t);
     if (k->mode == EM_UQ_ONE) {
-        const int items = em_uq_one_items(k->dtype), sz = (int)em_dtype_get(k->dtype)->size;
+        const int items = em_uq_one_items(k->dtype, k->bytes),
+                  sz = (int)em_dtype_get(k->dtype)->size;
         /* __launch_bounds__: 256 threads, and with minb that many blocks an SM */
         char lb[32] = "256";
         if (k->minb > 0) snprintf(lb, sizeof lb, "256, %d", k->minb);
         em_sbuf_printf(&t,
                        "#define EM_UQ_V %d\n#define EM_UQ_K %d\n#define EM_UQ_VIN %d\n"
-                       "#define EM_UQ_LB %s\n"
+                       "#define EM_UQ_LB %s\n#define EM_UQ_PF %d\n"
                        "typedef unsigned em_scan_acc;\n"
                        "EM_D em_scan_acc em_op(em_scan_acc a, em_scan_acc b) { return a + b; }\n",
-                       16 / sz, items, k->vin, lb);
-        em_scan_lookback_text(&t, 0);
+                       16 / sz, items, k->vin, lb, k->pf);
+        em_scan_lookback_text(&t, k->lbq);
     }
     /* Whether element i starts a new value (with EM_UQ_FILT, one kept). */
     /* (*at: the thread's last search's answer, -1 before its first) */

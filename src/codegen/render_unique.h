@@ -28,7 +28,7 @@
  *  EM_UQ_CUTS   part[t] = how many of the merge's first t * EM_UQ_TILE
  *               outputs come from s, t = 0 .. ntile (one thread each);
  *  EM_UQ_ONE    (CUDA, filt 0) COUNT, PREFIX and WRITE in one launch over
- *               tiles of 256 * em_uq_one_items(dtype) elements, each tile's
+ *               tiles of 256 * em_uq_one_items(dtype, bytes) elements, each tile's
  *               first rank by decoupled look-back (render_scan.c's
  *               em_lookback): part holds a 16-byte ticket counter and one
  *               8-byte word a tile, zeroed by the host, then nu (written by
@@ -72,13 +72,19 @@ typedef struct em_uq_spec {
     bool first, idx, inv; /* EM_UQ_WRITE's (and EM_UQ_ONE's) optional outputs */
     bool vin;             /* EM_UQ_ONE: s is 16-byte aligned (a full tile's loads as vectors) */
     int minb;             /* EM_UQ_ONE: > 0, blocks an SM asked of the compiler (registers) */
+    int bytes;            /* EM_UQ_ONE: a thread's bytes of the tile (0: EM_UQ_ONE_BYTES) */
+    int lbq;              /* EM_UQ_ONE: look-back windows of 32 tiles a round trip (0: 1) */
+    bool pf;              /* EM_UQ_ONE: the next tile's loads in flight during the look-back */
     int filt; /* COUNT/WRITE: 0, 1 keep values in o, 2 not in o, 3 those equal to neither
                * neighbour (o = s, no = n); ISIN: 1 invert */
 } em_uq_spec;
 
-/* EM_UQ_ONE's elements a thread for dtype dt: 64 bytes, 4 to 32 of them
- * (a tile's flags are one 32-bit word a thread). */
-EM_API int em_uq_one_items(em_dtype dt);
+#define EM_UQ_ONE_BYTES 64 /* a thread's bytes of the tile where the spec gives none */
+
+/* EM_UQ_ONE's elements a thread for dtype dt: bytes of them (0:
+ * EM_UQ_ONE_BYTES), 4 to 32 (a tile's flags are one 32-bit word a thread;
+ * a row of 16 bytes, at least 2 rows). */
+EM_API int em_uq_one_items(em_dtype dt, int bytes);
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect. */

@@ -28,11 +28,15 @@
  * H100, session 17 (one process, median of 9, 2^24 float32 sorted): the
  * pass 0.118 ms between events against the three kernels' 0.162 (two
  * rounds each); ncu (base clocks) 94.9 us for the one kernel against count
- * 43.7 + prefix 13.1 + write 91.6.  It is far from the floor: 70 registers
- * a thread leave 3 blocks an SM (37 % occupancy, DRAM 35 % of peak), and
- * a tile's steps (loads, scan, look-back, staging) run one after another.
- * EMBER_UNIQUE_MINB=4 asks for 4 blocks an SM (56 registers for float32,
- * no spills, ptxas 13.0): not yet timed. */
+ * 43.7 + prefix 13.1 + write 91.6: 37 % occupancy, DRAM 35 % of peak, a
+ * tile's steps (ticket, loads, scan, look-back, staging) one after another.
+ * Session 18: the tile is staged before the look-back and the next tile's
+ * ticket and loads fly during it, tiles of 128 bytes a thread at 4 blocks
+ * an SM for float32 (em__tune): ncu 70.1 us (DRAM 44 %), 0.093 ms between
+ * events against the session-17 kernel's 0.107-0.109 in the same call.
+ * unique inverse+counts read 2.45-2.48 ms on the three kernels against
+ * 2.48-2.53 on the single pass (within the noise, PyTorch 2.55), so
+ * EMBER_UNIQUE_PASS=3 stays for that A/B. */
 #include "codegen/render_unique.h"
 #include "codegen/run_unique.h"
 #include "core/core.h"
@@ -65,8 +69,8 @@ static em_status em__uq_launch(const em_backend *be, int id, em_uq_spec k, em__u
                                int64_t blocks) {
     if (blocks <= 0) return EM_OK;
     char key[64], name[48];
-    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d", k.mode, (int)k.dtype, k.equal_nan,
-             k.first, k.idx, k.inv, k.filt, k.vin, k.minb);
+    snprintf(key, sizeof key, "UQ%d|%d|%d|%d%d%d|%d|%d|%d|%d,%d,%d", k.mode, (int)k.dtype,
+             k.equal_nan, k.first, k.idx, k.inv, k.filt, k.vin, k.minb, k.bytes, k.lbq, k.pf);
     static const char *const names[] = {"unique_count",  "unique_prefix", "unique_write",
                                         "unique_counts", "unique_isin",   "unique_merge",
                                         "unique_cuts",   "unique_one"};
@@ -122,6 +126,36 @@ static bool em__one(const em_backend *be, int filt, int64_t n) {
     return !(e && !strcmp(e, "3"));
 }
 
+/* The single pass's form for k's dtype: a thread's bytes of the tile, the
+ * next tile's loads during the look-back (pf), __launch_bounds__' blocks an
+ * SM (minb).  H100 (session 18, one process, 2^24 float32 sorted; ncu at
+ * base clocks / the pass between events): 128 bytes, pf, 4 blocks (64
+ * registers, no spill) 70.1 us / 0.093 ms against the session-17 form's
+ * 94.9 us / 0.107-0.109 (64 bytes, no pf, 2-3 blocks), 64 bytes 79.5 us,
+ * 128 bytes with 2 blocks (111 registers) 91.7 us, 3 blocks 77.0 us; two
+ * or four look-back windows a round trip no faster (0.100, 0.101).  Where
+ * 64 registers spill (ptxas 13.0, the local NVRTC): int32 / uint32 (208+
+ * bytes of frame at 128 bytes, none at 64), 8- and 16-byte dtypes (a few
+ * at 4 blocks, none at 3) and the 1- and 2-byte ones (their 32 elements a
+ * thread, the old form), each takes the largest form that does not.
+ * EMBER_UNIQUE_TUNE="bytes,lbq,pf,minb" overrides it (A/B). */
+static void em__tune(em_uq_spec *k) {
+    const em_dtype_info *di = em_dtype_get(k->dtype);
+    int v[4] = {128, 1, 1, 4}; /* float32 */
+    if (di->size <= 2)
+        v[0] = 64, v[2] = 0, v[3] = 0;
+    else if (di->size == 4 && k->dtype != EM_FLOAT32)
+        v[0] = 64, v[3] = 0;
+    else if (di->size >= 8)
+        v[3] = 3;
+    const char *e = getenv("EMBER_UNIQUE_TUNE");
+    if (e && *e) sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]);
+    k->bytes = v[0] >= 32 && v[0] <= 128 ? v[0] : 0;
+    k->lbq = v[1] > 0 && v[1] <= 8 ? v[1] : 0;
+    k->pf = v[2] != 0;
+    k->minb = v[3] > 0 && v[3] <= 8 ? v[3] : 0;
+}
+
 /* unique, or with filt the set operations' filtered unique against the
  * sorted o.  Every kernel is queued before the one read-back (nu): the
  * outputs are made at n elements and cut to nu after (em__uq_cut), so the
@@ -141,7 +175,8 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
     if (o) a.p[8] = o->data, a.no = em_array_size(o);
     /* the single pass: tiles of t1, part its ticket counter, a word a tile, nu */
     const bool one = n && em__one(be, filt, n);
-    const int64_t t1 = 256 * (int64_t)em_uq_one_items(s->dtype), nt = (n + t1 - 1) / t1;
+    if (one) em__tune(&k);
+    const int64_t t1 = 256 * (int64_t)em_uq_one_items(s->dtype, k.bytes), nt = (n + t1 - 1) / t1;
     if (one) nt1 = 3 + nt;
     em_status st = em_array_empty(&part, EM_INT64, 1, &nt1, dev);
     a.p[7] = part.data;
@@ -158,13 +193,9 @@ static em_status em__unique(const em_backend *be, const em_array *s, const em_ar
         a.p[6] = out[3].data, a.p[7] = part.data, a.ntile = nt;
         k.mode = EM_UQ_ONE, k.first = index || counts, k.idx = index, k.inv = inverse;
         k.vin = (uintptr_t)s->data % 16 == 0;
-        /* EMBER_UNIQUE_MINB=4 (A/B, not yet timed): __launch_bounds__(256, 4) */
-        const char *mb = getenv("EMBER_UNIQUE_MINB");
-        k.minb = mb ? atoi(mb) : 0;
-        if (k.minb < 0 || k.minb > 8) k.minb = 0;
         if (st == EM_OK) st = em__uq_launch(be, id, k, &a, nt);
         /* COUNTS reads nu at ((int64_t *)part)[ntile]: part + 16 + 8 * nt */
-        k.first = k.idx = k.inv = k.vin = false, k.minb = 0;
+        k.first = k.idx = k.inv = k.vin = k.pf = false, k.minb = k.bytes = k.lbq = 0;
         k.mode = EM_UQ_COUNTS;
         a.p[7] = (char *)part.data + 16;
         if (st == EM_OK && counts) st = em__uq_launch(be, id, k, &a, (n + 255) / 256);

@@ -470,6 +470,7 @@ static void rc_unique_select(const em_dialect *d, rc_fn fn, void *ctx) {
         rc_emit(fn, ctx, name, st, &s);
         if (d->id == EM_DIALECT_CUDA) { /* the single pass is CUDA's */
             u.mode = EM_UQ_ONE, u.vin = true, u.minb = dt % 2 ? 4 : 0;
+            u.bytes = dt % 3 ? 128 : 0, u.pf = dt % 3 != 1; /* run_unique.c's forms */
             em_sbuf s1 = {0};
             st = em_render_unique(d, &u, &s1);
             snprintf(name, sizeof name, "unique_one_%s", em_dtype_get((em_dtype)dt)->name);

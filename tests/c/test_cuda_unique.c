@@ -139,8 +139,9 @@ static void test_render_errors(void) {
     k.filt = 0, k.dtype = EM_COMPLEX128;
     CHECK(em_render_unique(&em_dialect_cuda, &k, &s) == EM_OK && s.s && strstr(s.s, "em_lookback"));
     em_sbuf_free(&s);
-    CHECK(em_uq_one_items(EM_INT8) == 32 && em_uq_one_items(EM_FLOAT32) == 16 &&
-          em_uq_one_items(EM_COMPLEX128) == 4);
+    CHECK(em_uq_one_items(EM_INT8, 64) == 32 && em_uq_one_items(EM_FLOAT32, 64) == 16 &&
+          em_uq_one_items(EM_COMPLEX128, 64) == 4 && em_uq_one_items(EM_FLOAT32, 128) == 32 &&
+          em_uq_one_items(EM_COMPLEX128, 1) == 4 && em_uq_one_items(EM_INT8, 128) == 32);
 }
 
 static void test_emulated(void) {
@@ -158,12 +159,25 @@ static void test_emulated(void) {
     CHECK(emulate(dir, &k, 4, f32 + 3));
     k.equal_nan = false, k.vin = true, k.minb = 4; /* __launch_bounds__(256, 4) */
     CHECK(emulate(dir, &k, 2, f32 + 4));
+    /* the tuning forms: the next tile's loads during the look-back, tiles of
+     * 128 bytes a thread (8 rows: 8-bit row counts), two windows a round */
+    static const int tune[][3] = {{0, 0, 1}, {128, 2, 0}, {128, 1, 1}, {32, 4, 1}};
+    for (int t = 0; t < 4; t++) {
+        k = (em_uq_spec){.mode = EM_UQ_ONE, .dtype = EM_FLOAT32, .equal_nan = true, .vin = t != 1};
+        k.bytes = tune[t][0], k.lbq = tune[t][1], k.pf = tune[t][2];
+        k.first = k.inv = t % 2 == 1, k.idx = t == 3;
+        CHECK(emulate(dir, &k, 8, f32));
+        k.dtype = t % 2 ? EM_FLOAT64 : EM_COMPLEX128;
+        CHECK(emulate(dir, &k, 4, f32 + 4));
+    }
     static const char *const small[] = {"3 1 1 1", "2049 2 2 2", "6000 3 7 3"};
     static const em_dtype dts[] = {EM_BOOL,  EM_INT8,    EM_UINT16,    EM_FLOAT16,
                                    EM_INT64, EM_FLOAT64, EM_COMPLEX64, EM_COMPLEX128};
     for (int i = 0; i < 8; i++) {
         k = (em_uq_spec){.mode = EM_UQ_ONE, .dtype = dts[i], .equal_nan = true, .vin = true};
         k.first = k.inv = i % 2 == 0;
+        CHECK(emulate(dir, &k, 3, small));
+        k.bytes = 128, k.pf = true, k.first = !k.first;
         CHECK(emulate(dir, &k, 3, small));
     }
     char cmd[100];

@@ -103,8 +103,10 @@ def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
     """CUDA's single pass (tiles of 1024 to 8192 elements by dtype width,
     decoupled look-back over up to ~300 tiles) and the three kernels
     (EMBER_UNIQUE_PASS=3; on OpenCL both name the three), the single pass
-    also with EMBER_UNIQUE_MINB=4, against NumPy:
-    runs of equal values, specials, and every value distinct."""
+    also in two other forms (EMBER_UNIQUE_TUNE: 64-byte tiles without the
+    next tile's loads in flight, two look-back windows a round trip; 128-byte
+    tiles with them), against NumPy: runs of equal values, specials, and
+    every value distinct."""
     rng = np.random.default_rng(n + 5)
     a = special_values(rng, n, dtype)
     kind = np.dtype(dtype).kind
@@ -113,9 +115,9 @@ def test_unique_one_pass_matches_three(dev, monkeypatch, dtype, n):
     elif kind in "iu" and n > 100:
         a[: n // 2] = rng.integers(0, 100, n // 2).astype(dtype)
     x = to_em(a)
-    for ps, mb in (("1", "0"), ("1", "4"), ("3", "0")):
+    for ps, tune in (("1", ""), ("1", "64,2,0,0"), ("1", "128,2,1,0"), ("3", "")):
         monkeypatch.setenv("EMBER_UNIQUE_PASS", ps)
-        monkeypatch.setenv("EMBER_UNIQUE_MINB", mb)
+        monkeypatch.setenv("EMBER_UNIQUE_TUNE", tune)
         assert_same(em.unique(x), np.unique(a))
         got = em.unique(x, return_index=True, return_inverse=True, return_counts=True)
         want = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
