@@ -16,6 +16,8 @@
  *       z = r cos(2 pi u2) for j = 0, r sin(2 pi u2) for j = 1
  *   INTEGERS (any integer or bool dtype): element i = low + floor(b * range / 2^64)
  *       with b the 64-bit word j = i % 2 of block i / 2 (range 0 means 2^64)
+ *   GEOMETRIC (a post of BITS uint32, stored as int64): element i from word
+ *       w = i % 4 of block i / 4, v = w 2^-32, max(ceil(log1p(-v) / pa), 1)
  * A device's log/sin/cos may differ from the CPU's by a few ulps; everything
  * else is exact.  The Philox function is codegen/philox.h's, pasted in. */
 #include "codegen/render_random.h"
@@ -57,13 +59,15 @@ static const char em__dist_kernel[] =
  * t32 passes 2^22 or is not finite: tiny p) the float64 path runs.  The
  * values are those of the float64 expression, element for element. */
 
-/* em__geom_int_note: CUDA's em_geom2, from the stream's 53-bit integer k
- * (v = k 2^-53).  __logf is two instructions (MUFU.LG2 and a multiply):
+/* em__geom_int_note: CUDA's em_geom2, from the stream's 32-bit word w
+ * (v = w 2^-32; session 17 wrote this for the 53-bit k of the float64
+ * stream, v = k 2^-53, two values a Philox block: the bounds are the same).  __logf is two instructions (MUFU.LG2 and a multiply):
  * absolute error at most 2^-21.41 on [0.5, 2], 3 ulp elsewhere (CUDA's
  * programming guide), where em_geom's accurate log1pf/logf pair cost about a
  * hundred instructions an element and diverged at random on v < 1/2.
- * 1 - v = (2^53 - k) 2^-53 exactly, so (float)(2^53 - k) times 2^-53 (a power
- * of two: exact) is the float 1 - v, within 2^-24 relative: x is within
+ * 1 - v = (2^32 - w) 2^-32 exactly, so (float)(2^32 - w) times 2^-32 (a power
+ * of two: exact) is the float 1 - v, within 2^-24 relative (w = 0 wraps to
+ * (float)0: log -inf, t not below 2^22, the float64 path, 1): x is within
  * 2^-21 absolute plus 2^-22 relative of log1p(-v), t = x / pa32 within
  * 2^-21 / |pa32| absolute plus 2^-20 relative of the exact quotient, and the
  * margin d (2^-16 relative plus 2^-19 / |pa32| absolute) covers both with
@@ -104,9 +108,17 @@ static const char em__rand_helpers[] =
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
     "EM_FN void em_n53x2(const unsigned *w, double *v) {\n"
+    "#if EM_NORM_PI\n" /* sin and cos of 2 pi u as sincospi(2 u): no range reduction */
+    "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1])));\n"
+    "    double s, c;\n"
+    "    sincospi(2.0 * em_u53(w[2], w[3]), &s, &c);\n"
+    "    v[0] = r * c;\n"
+    "    v[1] = r * s;\n"
+    "#else\n"
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    v[0] = r * cos(t);\n"
     "    v[1] = r * sin(t);\n"
+    "#endif\n"
     "}\n"
     "// GEOMETRIC: max(ceil(log1p(-v) / pa), 1), decided in float32 where that\n"
     "// is safe; float64's log1p was the kernel's cost (see em__geom_note).\n"
@@ -121,10 +133,11 @@ static const char em__rand_helpers[] =
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
     "#if EM_GEOM_INT\n"
-    "// CUDA (em__geom_int_note): the hardware log from the stream's 53-bit integer k;\n"
+    "// CUDA (em__geom_int_note): the hardware log from the stream's 32-bit word w;\n"
     "// ipa = 1 / pa32 and dab = 2^-19 / |pa32| once a thread (EM_HOIST).\n"
-    "EM_FN ${ll} em_geom2(${ull} k, double pa, float ipa, float dab) {\n"
-    "    const float x = __logf((float)(9007199254740992ULL - k) * 1.1102230246251565e-16f);\n"
+    "EM_FN ${ll} em_geom2(unsigned w, double pa, float ipa, float dab) {\n"
+    "    // (float)(2^32 - w) 2^-32 = 1 - v within 2^-24; w = 0 gives log(0) = -inf: undecided\n"
+    "    const float x = __logf((float)(0u - w) * 2.3283064365386963e-10f);\n"
     "    const float t = x * ipa;\n"
     "    if (t < 4194304.0f) {\n"
     "        const float d = t * (1.0f / 65536.0f) + dab;\n"
@@ -133,7 +146,7 @@ static const char em__rand_helpers[] =
     "            return hi > 1.0f ? (${ll})(__float_as_int(hi + 8388608.0f) - 0x4B000000) : (${ll})1;\n"
     "    }\n"
     "    // undecided: the float64 answer\n"
-    "    const double v = (double)k * (1.0 / 9007199254740992.0);\n"
+    "    const double v = (double)w * 2.3283064365386963e-10;\n"
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
     "#endif\n"
@@ -141,6 +154,16 @@ static const char em__rand_helpers[] =
     "// A whole block's normals at once: each Box-Muller pair's radius and angle\n"
     "// once for both of its values (em_n24 / em_n53 per element computed them twice).\n"
     "EM_FN void em_n24x4(const unsigned *w, float *v) {\n"
+    "#if EM_NORM_PI\n"
+    "    for (int k = 0; k < 4; k += 2) {\n"
+    "        const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k])));\n"
+    "        float s, c;\n"
+    "        sincospif(2.0f * em_u24(w[k + 1]), &s, &c);\n"
+    "        v[k] = r * c;\n"
+    "        v[k + 1] = r * s;\n"
+    "    }\n"
+    "    return;\n"
+    "#endif\n"
     "    for (int k = 0; k < 4; k += 2) {\n"
     "        const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k]))), t = 6.2831853071795864f * em_u24(w[k + 1]);\n"
     "        v[k] = r * cosf(t);\n"
@@ -260,7 +283,11 @@ static const char *em__post_expr(em_random_kind kind, em_dtype dt, em_random_pos
                : f64              ? "-em_log_f64(1.0 - (v)) * p.pa"
                : dt == EM_FLOAT32 ? "-em_log_f32(1.0f - (v)) * (float)p.pa"
                                   : NULL;
-    case EM_RPOST_GEOMETRIC: return unif && f64 ? "em_geom(v, p.pa, (float)p.pa)" : NULL;
+    /* v = w 2^-32 of the stream's 32-bit words (exact in double) */
+    case EM_RPOST_GEOMETRIC:
+        return kind == EM_RAND_BITS && dt == EM_UINT32
+                   ? "em_geom((double)(v) * 2.3283064365386963e-10, p.pa, (float)p.pa)"
+                   : NULL;
     default: return NULL;
     }
 }
@@ -290,11 +317,9 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     const bool gint = d->id == EM_DIALECT_CUDA; /* em__geom_int_note: the integer k */
     if (post == EM_RPOST_GEOMETRIC && gint)
         em_sbuf_printf(
-            &t,
-            "#define EM_T0 ${ull}\n#define EM_POST(v) (em_geom2(v, p.pa, ipa, dab))\n"
-            "#define EM_HOIST const float ipa = 1.0f / (float)p.pa, dab = 1.9073486e-6f * "
-            "fabsf(ipa);\n"
-            "#undef EM_VALUE\n#define EM_VALUE ((((${ull})w[2 * j + 1] << 32) | w[2 * j]) >> 11)\n");
+            &t, "#define EM_T0 unsigned\n#define EM_POST(v) (em_geom2(v, p.pa, ipa, dab))\n"
+                "#define EM_HOIST const float ipa = 1.0f / (float)p.pa, dab = 1.9073486e-6f * "
+                "fabsf(ipa);\n");
     else
         em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt),
                        pexpr);
@@ -307,7 +332,12 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
                            "range; double pa, pb; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    bool vec = per * em_dtype_get(odt)->size == 16;
+    /* 16 bytes a block, or 32 (GEOMETRIC's four int64): 16-byte stores */
+    const int vbytes = per * (int)em_dtype_get(odt)->size;
+    bool vec = vbytes == 16 || vbytes == 32;
+    /* EMBER_RAND_SINCOSPI=1 (CUDA, an A/B switch): the normals' sin and cos by sincospi */
+    const char *sp = getenv("EMBER_RAND_SINCOSPI");
+    em_sbuf_printf(&t, "#define EM_NORM_PI %d\n", gint && sp && *sp == '1');
     em_sbuf_printf(&t, "#ifndef EM_HOIST\n#define EM_HOIST\n#endif\n#define EM_GEOM_INT %d\n%s",
                    gint, em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,
