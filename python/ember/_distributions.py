@@ -261,10 +261,9 @@ class Distributions:
 
     def geometric(self, p, size=None, *, device=None):
         """Trials to the first success (>= 1, int64).  A scalar p is one pass
-        on every device: max(ceil(log1p(-v) / log1p(-p)), 1) of v = w 2**-32,
-        w the stream's 32-bit words (four a Philox block), so the CPU, CUDA
-        and OpenCL give the same numbers; an array of p is the same formula
-        elementwise on the same words."""
+        on every device: max(ceil(log1p(-U) / log1p(-p)), 1) of the float64
+        uniforms U, so the CPU, CUDA and OpenCL give the same numbers; an
+        array of p is the same formula elementwise on the same uniforms."""
         pf = _real(p)
         if pf is None:
             ph = _hv(p)
@@ -283,10 +282,9 @@ class Distributions:
             pp = pf
         shape = self._out_shape(size, p)
         if hasattr(self, "bit_generator"):  # the scalar path's stream and formula, elementwise
-            from .random import _shape_of
-            w = self.bit_generator._fill("bits", _shape_of(shape), _np.dtype(_np.uint32), device)
-            lpp = em.log1p(-(pp if _is_em(pp) else em.asarray(pp, device=w.device)))
-            k = em.ceil(em.log1p(w.astype(_np.float64) * -2.0**-32) / lpp)
+            u = self._u(shape, device)
+            lpp = em.log1p(-(pp if _is_em(pp) else em.asarray(pp, device=u.device)))
+            k = em.ceil(em.log1p(-u) / lpp)
             return em.maximum(k, 1.0).astype(_np.int64)
         e = self._e(shape, device)
         with _np.errstate(divide="ignore"):

@@ -16,8 +16,6 @@
  *       z = r cos(2 pi u2) for j = 0, r sin(2 pi u2) for j = 1
  *   INTEGERS (any integer or bool dtype): element i = low + floor(b * range / 2^64)
  *       with b the 64-bit word j = i % 2 of block i / 2 (range 0 means 2^64)
- *   GEOMETRIC (a post of BITS uint32, stored as int64): element i from word
- *       w = i % 4 of block i / 4, v = w 2^-32, max(ceil(log1p(-v) / pa), 1)
  * A device's log/sin/cos may differ from the CPU's by a few ulps; everything
  * else is exact.  The Philox function is codegen/philox.h's, pasted in. */
 #include "codegen/render_random.h"
@@ -59,15 +57,13 @@ static const char em__dist_kernel[] =
  * t32 passes 2^22 or is not finite: tiny p) the float64 path runs.  The
  * values are those of the float64 expression, element for element. */
 
-/* em__geom_int_note: CUDA's em_geom2, from the stream's 32-bit word w
- * (v = w 2^-32; session 17 wrote this for the 53-bit k of the float64
- * stream, v = k 2^-53, two values a Philox block: the bounds are the same).  __logf is two instructions (MUFU.LG2 and a multiply):
+/* em__geom_int_note: CUDA's em_geom2, from the stream's 53-bit integer k
+ * (v = k 2^-53).  __logf is two instructions (MUFU.LG2 and a multiply):
  * absolute error at most 2^-21.41 on [0.5, 2], 3 ulp elsewhere (CUDA's
  * programming guide), where em_geom's accurate log1pf/logf pair cost about a
  * hundred instructions an element and diverged at random on v < 1/2.
- * 1 - v = (2^32 - w) 2^-32 exactly, so (float)(2^32 - w) times 2^-32 (a power
- * of two: exact) is the float 1 - v, within 2^-24 relative (w = 0 wraps to
- * (float)0: log -inf, t not below 2^22, the float64 path, 1): x is within
+ * 1 - v = (2^53 - k) 2^-53 exactly, so (float)(2^53 - k) times 2^-53 (a power
+ * of two: exact) is the float 1 - v, within 2^-24 relative: x is within
  * 2^-21 absolute plus 2^-22 relative of log1p(-v), t = x / pa32 within
  * 2^-21 / |pa32| absolute plus 2^-20 relative of the exact quotient, and the
  * margin d (2^-16 relative plus 2^-19 / |pa32| absolute) covers both with
@@ -85,7 +81,22 @@ static const char em__dist_kernel[] =
  * 0.0715 / 0.0580, em_geom's accurate logs 0.1008 / 0.0875, PyTorch's float32
  * geometric_ 0.0888 / 0.0443, an int64 fill of the same bytes 0.0507 / 0.0435.
  * Two or four Philox blocks a thread a grid stride apart, or a grid of 8 or
- * 16 blocks an SM in place of 32, were slower (0.0678-0.0738 single). */
+ * 16 blocks an SM in place of 32, were slower (0.0678-0.0738 single).
+ * Four values a block (v = w 2^-32 of the 32-bit words, half the Philox
+ * calls; session 18) stored 32 bytes a thread as two 16-byte stores, each
+ * a warp's half-filled 32-byte sectors: 0.0823 / 0.0714 against this form's
+ * 0.0692 / 0.0542 in one call (PyTorch 0.0575-0.0627 / 0.0438).  Staging a
+ * warp's 1 KiB through shared memory so each store is contiguous is the
+ * untried next step. */
+
+/* em__norm_pi_note: CUDA's normals take sin and cos of 2 pi u2 as
+ * sincospi(2 u2) (2 u2 is exact): no multiply by a rounded 2 pi, no range
+ * reduction, one call for both.  The values move by an ulp or so (the
+ * CPU's were already a few ulps away: ember.h).  H100, 2^24, one process,
+ * best of 3 rounds of median of 25 single calls / 50 back to back
+ * (session 18, tools/probe_geo.py): standard_normal float32 0.0500 / 0.0403
+ * ms against sin and cos 0.0539 / 0.0444 (PyTorch randn 0.0552 / 0.0424),
+ * float64 0.0973 / 0.0873 against 0.1051 / 0.0952 (PyTorch 0.1228 / 0.1043). */
 
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
@@ -108,7 +119,7 @@ static const char em__rand_helpers[] =
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
     "EM_FN void em_n53x2(const unsigned *w, double *v) {\n"
-    "#if EM_NORM_PI\n" /* sin and cos of 2 pi u as sincospi(2 u): no range reduction */
+    "#if EM_NORM_PI\n" /* em__norm_pi_note */
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1])));\n"
     "    double s, c;\n"
     "    sincospi(2.0 * em_u53(w[2], w[3]), &s, &c);\n"
@@ -133,11 +144,10 @@ static const char em__rand_helpers[] =
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
     "#if EM_GEOM_INT\n"
-    "// CUDA (em__geom_int_note): the hardware log from the stream's 32-bit word w;\n"
+    "// CUDA (em__geom_int_note): the hardware log from the stream's 53-bit integer k;\n"
     "// ipa = 1 / pa32 and dab = 2^-19 / |pa32| once a thread (EM_HOIST).\n"
-    "EM_FN ${ll} em_geom2(unsigned w, double pa, float ipa, float dab) {\n"
-    "    // (float)(2^32 - w) 2^-32 = 1 - v within 2^-24; w = 0 gives log(0) = -inf: undecided\n"
-    "    const float x = __logf((float)(0u - w) * 2.3283064365386963e-10f);\n"
+    "EM_FN ${ll} em_geom2(${ull} k, double pa, float ipa, float dab) {\n"
+    "    const float x = __logf((float)(9007199254740992ULL - k) * 1.1102230246251565e-16f);\n"
     "    const float t = x * ipa;\n"
     "    if (t < 4194304.0f) {\n"
     "        const float d = t * (1.0f / 65536.0f) + dab;\n"
@@ -146,7 +156,7 @@ static const char em__rand_helpers[] =
     "            return hi > 1.0f ? (${ll})(__float_as_int(hi + 8388608.0f) - 0x4B000000) : (${ll})1;\n"
     "    }\n"
     "    // undecided: the float64 answer\n"
-    "    const double v = (double)w * 2.3283064365386963e-10;\n"
+    "    const double v = (double)k * (1.0 / 9007199254740992.0);\n"
     "    return (${ll})em_f2u(em_maximum_f64(em_ceil_f64(em_log1p_f64(-v) / pa), 1.0));\n"
     "}\n"
     "#endif\n"
@@ -283,11 +293,7 @@ static const char *em__post_expr(em_random_kind kind, em_dtype dt, em_random_pos
                : f64              ? "-em_log_f64(1.0 - (v)) * p.pa"
                : dt == EM_FLOAT32 ? "-em_log_f32(1.0f - (v)) * (float)p.pa"
                                   : NULL;
-    /* v = w 2^-32 of the stream's 32-bit words (exact in double) */
-    case EM_RPOST_GEOMETRIC:
-        return kind == EM_RAND_BITS && dt == EM_UINT32
-                   ? "em_geom((double)(v) * 2.3283064365386963e-10, p.pa, (float)p.pa)"
-                   : NULL;
+    case EM_RPOST_GEOMETRIC: return unif && f64 ? "em_geom(v, p.pa, (float)p.pa)" : NULL;
     default: return NULL;
     }
 }
@@ -317,9 +323,11 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     const bool gint = d->id == EM_DIALECT_CUDA; /* em__geom_int_note: the integer k */
     if (post == EM_RPOST_GEOMETRIC && gint)
         em_sbuf_printf(
-            &t, "#define EM_T0 unsigned\n#define EM_POST(v) (em_geom2(v, p.pa, ipa, dab))\n"
-                "#define EM_HOIST const float ipa = 1.0f / (float)p.pa, dab = 1.9073486e-6f * "
-                "fabsf(ipa);\n");
+            &t,
+            "#define EM_T0 ${ull}\n#define EM_POST(v) (em_geom2(v, p.pa, ipa, dab))\n"
+            "#define EM_HOIST const float ipa = 1.0f / (float)p.pa, dab = 1.9073486e-6f * "
+            "fabsf(ipa);\n"
+            "#undef EM_VALUE\n#define EM_VALUE ((((${ull})w[2 * j + 1] << 32) | w[2 * j]) >> 11)\n");
     else
         em_sbuf_printf(&t, "#define EM_T0 %s\n#define EM_POST(v) (%s)\n", em_tmpl_stype(d, dt),
                        pexpr);
@@ -332,12 +340,8 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
                            "range; double pa, pb; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    /* 16 bytes a block, or 32 (GEOMETRIC's four int64): 16-byte stores */
-    const int vbytes = per * (int)em_dtype_get(odt)->size;
-    bool vec = vbytes == 16 || vbytes == 32;
-    /* EMBER_RAND_SINCOSPI=1 (CUDA, an A/B switch): the normals' sin and cos by sincospi */
-    const char *sp = getenv("EMBER_RAND_SINCOSPI");
-    em_sbuf_printf(&t, "#define EM_NORM_PI %d\n", gint && sp && *sp == '1');
+    bool vec = per * em_dtype_get(odt)->size == 16;
+    em_sbuf_printf(&t, "#define EM_NORM_PI %d\n", gint); /* em__norm_pi_note: CUDA's */
     em_sbuf_printf(&t, "#ifndef EM_HOIST\n#define EM_HOIST\n#endif\n#define EM_GEOM_INT %d\n%s",
                    gint, em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,

@@ -12,7 +12,7 @@
 typedef struct em__rctx {
     const em_backend *be;
     em_random_kind kind;
-    em_dtype dt; /* the stream's (uint32 words where GEOMETRIC stores int64) */
+    em_dtype dt; /* the stream's (float64 where GEOMETRIC stores int64) */
     em_random_post post;
 } em__rctx;
 
@@ -26,7 +26,7 @@ static em_status em__render(const void *ctx, void *sb) {
 em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *req) {
     em_random_kind kind = req->kind;
     int id = em_array_device(a).id, per;
-    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_UINT32 : a->dtype;
+    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
     em__rctx r = {.be = be, .kind = kind, .dt = base, .post = req->post};
     EM_CHECK(em_random_per_block(kind, base, &per));
     if (!em_array_is_c_contiguous(a))
@@ -34,9 +34,7 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     uint64_t n = (uint64_t)em_array_size(a);
     if (n == 0) return EM_OK;
     char key_s[32], name[48];
-    const char *sp = getenv("EMBER_RAND_SINCOSPI"); /* render_random.c's A/B switch */
-    snprintf(key_s, sizeof key_s, "RND%d|%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post,
-             sp && *sp == '1');
+    snprintf(key_s, sizeof key_s, "RND%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post);
     snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));

@@ -58,8 +58,8 @@ static em_status em__random_run(em_array *a, const em_random_req *req, uint64_t 
     if (!a || !a->buf) return em_error(EM_EVALUE, "random fill needs an allocated array");
     if (!(a->flags & EM_WRITEABLE))
         return em_error(EM_EVALUE, "assignment destination is read-only");
-    /* GEOMETRIC stores int64 from the stream's 32-bit words, four a block */
-    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_UINT32 : a->dtype;
+    /* GEOMETRIC stores int64 from the float64 stream, one value a value */
+    em_dtype base = req->post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
     EM_CHECK(em__check_kind(req->kind, base));
     const em_backend *be = em__backend(em_array_device(a).kind);
     if (!be || (be->ops ? !be->ops->random : !be->launch))
@@ -124,10 +124,8 @@ em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random_post p
                         em_dtype_get(a->dtype)->name);
     em_random_req req = {
         .kind = kind, .key = key, .counter = counter, .post = post, .pa = pa, .pb = pb};
-    /* GEOMETRIC draws from the 32-bit words (BITS uint32, four a Philox
-     * block: half the blocks of the float64 stream), on every backend: the
-     * CPU's (backend/cpu/random.c) converts them as it makes them */
-    if (post == EM_RPOST_GEOMETRIC) req.kind = EM_RAND_BITS;
+    /* GEOMETRIC on every backend, the CPU's included (backend/cpu/random.c
+     * converts the float64 uniforms as it makes them, in threads) */
     const em_backend *be = em__backend(em_array_device(a).kind);
     if (!be || !be->ops || post == EM_RPOST_GEOMETRIC) return em__random_run(a, &req, next);
     /* the CPU: the plain fill into a contiguous array, then the loop */

@@ -347,7 +347,7 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
                  {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_AFFINE},
                  {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_EXPONENTIAL},
                  {EM_RAND_UNIFORM, EM_FLOAT32, EM_RPOST_EXPONENTIAL},
-                 {EM_RAND_BITS, EM_UINT32, EM_RPOST_GEOMETRIC}};
+                 {EM_RAND_UNIFORM, EM_FLOAT64, EM_RPOST_GEOMETRIC}};
     for (size_t i = 0; i < sizeof posts / sizeof posts[0]; i++) {
         em_sbuf s = {0};
         em_status st = em_render_random_post(d, posts[i].kind, posts[i].dt, posts[i].post, &s);

@@ -2,8 +2,8 @@
 loc and scale, exponential and geometric are one kernel on a device, and
 must give exactly what the elementwise chain they replace gives on that
 device, from the same stream position, and leave the stream where it
-would.  geometric draws from the 32-bit words (four a Philox block) on
-every device, the CPU's included, and is checked against NumPy there.  The CPU keeps the chain (its numbers are unchanged); its C path of
+would.  geometric is the one-pass fill on every device, the CPU's
+included, and is checked against NumPy's formula on the uniforms.  The CPU keeps the chain (its numbers are unchanged); its C path of
 the transform is checked against the chain to a few ulps (libm against the
 vectorised loops)."""
 import numpy as np
@@ -60,12 +60,12 @@ def test_exponential(kdev):
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
 
 
-def _geom_oracle(w, p):
-    """NumPy's value of geometric's formula on the stream's 32-bit words w:
-    max(ceil(log1p(-v) / log1p(-p)), 1), v = w 2**-32."""
+def _geom_oracle(u, p):
+    """NumPy's value of geometric's formula on the stream's float64 uniforms
+    u: max(ceil(log1p(-u) / log1p(-p)), 1)."""
     with np.errstate(divide="ignore", invalid="ignore"):  # (1e-300: past int64, as em_f2u)
         lp = np.log1p(-np.float64(p))
-        k = np.ceil(np.log1p(-(w.astype(np.float64) * 2.0**-32)) / lp)
+        k = np.ceil(np.log1p(-u) / lp)
         return np.maximum(k, 1.0).astype(np.int64)
 
 
@@ -78,21 +78,21 @@ def _geom_oracle(w, p):
                                  (1e-6, 1 << 18), (0.5, 1 << 20), (1 - 1e-12, N),
                                  (np.float32(0.3), N), (0.2, 1), (0.2, 3), (0.2, 5)])
 def test_geometric(device, p, n):
-    """Every device (the CPU too) against NumPy on the stream's words, and
-    the stream left where the words would leave it (four a Philox block)."""
+    """Every device (the CPU too) against NumPy on the stream's uniforms, and
+    the stream left where they would leave it (two a Philox block)."""
     g, h = _pair(5)
     got = g.geometric(p, n)
-    w = h.bit_generator._fill("bits", (n,), np.dtype(np.uint32), None)
+    w = h.random(n)
     assert got.dtype == np.int64 and got.shape == (n,) and got.device == w.device
     np.testing.assert_array_equal(got.get(), _geom_oracle(w.get(), p))
     if p == 1.0:
         assert (got.get() == 1).all()
-    assert g.bit_generator.counter == h.bit_generator.counter == -(-n // 4)
+    assert g.bit_generator.counter == h.bit_generator.counter == -(-n // 2)
     np.testing.assert_array_equal(g.random(5).get(), h.random(5).get())
 
 
 def test_geometric_same_on_every_device(device):
-    """CPU == CUDA == OpenCL for a seed: the same words, the same formula
+    """CPU == CUDA == OpenCL for a seed: the same uniforms, the same formula
     (a device decides in float32 only where that gives the float64 value)."""
     for p in (0.2, 0.5, 0.01, 1e-6, 1e-300, 1.0):
         want = em.random.default_rng(31).geometric(p, 10003, device="cpu").get()
@@ -105,19 +105,19 @@ def test_geometric_shapes(device, shape):
     g, h = _pair(13)
     got = g.geometric(0.3, shape)
     n = int(np.prod(shape)) if shape is not None else 1
-    w = h.bit_generator._fill("bits", (n,), np.dtype(np.uint32), None).get()
+    w = h.random(n).get()
     assert got.shape == (() if shape is None else shape) and got.dtype == np.int64
     np.testing.assert_array_equal(np.asarray(got.get()).ravel(), _geom_oracle(w, 0.3))
-    assert g.bit_generator.counter == -(-n // 4)
+    assert g.bit_generator.counter == -(-n // 2)
 
 
 def test_geometric_array_p_is_the_same_stream(device):
-    """An array of p: the scalar path's formula elementwise on the same words
-    (one value of p repeated gives the scalar path's numbers)."""
+    """An array of p: the scalar path's formula elementwise on the same
+    uniforms (one value of p repeated gives the scalar path's numbers)."""
     ps = np.array([0.2, 0.5, 0.9, 1.0, 1e-6, 0.3], dtype=np.float64)
     g, h = _pair(21)
     got = g.geometric(ps, (1000, 6)).get()
-    w = h.bit_generator._fill("bits", (6000,), np.dtype(np.uint32), None).get().reshape(1000, 6)
+    w = h.random((1000, 6)).get()
     want = np.stack([_geom_oracle(w[:, j], ps[j]) for j in range(6)], axis=1)
     np.testing.assert_array_equal(got, want)
     a = em.random.default_rng(4).geometric(np.full(999, 0.25)).get()
@@ -167,9 +167,8 @@ def test_cpu_transform_path_and_errors():
     np.testing.assert_allclose(t.get(), -np.log(1.0 - u.get()) * 2.0, rtol=4.5e-16, atol=0)
     k, nxt3 = _ember.random_fill("uniform", (N,), "int64", key, ctr, "cpu", 0, 0, "geometric",
                                  float(np.log1p(-0.3)))
-    w, nxt4 = _ember.random_fill("bits", (N,), "uint32", key, ctr, "cpu")
-    np.testing.assert_array_equal(k.get(), _geom_oracle(w.get(), 0.3))
-    assert nxt3 == nxt4 == ctr + -(-N // 4)
+    np.testing.assert_array_equal(k.get(), _geom_oracle(u.get(), 0.3))
+    assert nxt3 == nxt == ctr + -(-N // 2)
     with pytest.raises(TypeError, match="no random transform"):
         _ember.random_fill("uniform", (3,), "float64", key, ctr, "cpu", 0, 0, "geometric", -1.0)
     a, _ = _ember.random_fill("normal", (N,), "float64", key, ctr, "cpu", 0, 0, "affine", 2.0, 1.0)
