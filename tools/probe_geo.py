@@ -8,8 +8,9 @@ calls (the kernels' cache keys carry it); variants are interleaved over
 ROUNDS rounds and the best round is printed.
 
 Random fills (RVAR: variants of environment for A/B; session 17's call had
-EMBER_RAND_TUNE and EMBER_GEOM_FAST, since removed): geometric(0.2),
-standard_normal f32, random f32, integers [0, 1000).  cumsum f32 with the
+EMBER_RAND_TUNE and EMBER_GEOM_FAST, session 18's EMBER_RAND_SINCOSPI=1,
+each removed after its call): geometric(0.2), standard_normal f32 and f64, random
+f32, integers [0, 1000).  cumsum f32 with the
 status words kept between calls (default) or a buffer and a memset a call
 (EMBER_SCAN_CACHE=0), and EMBER_SCAN_TUNE shapes.
 
@@ -27,7 +28,7 @@ dev = os.environ.get("DEV", "cuda:0")
 D = em.Device(dev)
 n = 1 << int(os.environ.get("LOGN", "24"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
-KEYS = ("EMBER_RAND_TUNE", "EMBER_GEOM_FAST", "EMBER_SCAN_CACHE", "EMBER_SCAN_TUNE")
+KEYS = ("EMBER_SCAN_CACHE", "EMBER_SCAN_TUNE")
 
 
 def lat(f, sync, k=25):
@@ -81,6 +82,8 @@ rrows = [
      torch and (lambda: torch.empty(n, device="cuda").geometric_(0.2, generator=tg))),
     ("standard_normal f32", lambda: g.standard_normal(n, dtype=np.float32),
      torch and (lambda: torch.randn(n, device="cuda", generator=tg))),
+    ("standard_normal f64", lambda: g.standard_normal(n),
+     torch and (lambda: torch.randn(n, device="cuda", dtype=torch.float64, generator=tg))),
     ("random f32", lambda: g.random(n, dtype=np.float32),
      torch and (lambda: torch.rand(n, device="cuda", generator=tg))),
     ("integers i64 [0,1000)", lambda: g.integers(0, 1000, n),

@@ -33,13 +33,12 @@ ops = {
     "mask": ({}, lambda: x[mk]),
     "digitize": ({}, lambda: em.digitize(x, edges)),
     "geometric": ({}, lambda: g.geometric(0.2, n)),
-    "geometric_old": ({"EMBER_GEOM_FAST": "0"}, lambda: g.geometric(0.2, n)),
     "choice": ({}, lambda: g.choice(x, 1 << 16)),
 }
 want = os.environ.get("OPS", ",".join(ops)).split(",")
 for name in want:
     env, f = ops[name]
-    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE", "EMBER_GEOM_FAST", "EMBER_SCAN_ONEPASS"):
+    for k in ("EMBER_SCAN_WARP", "EMBER_NZ_STAGE", "EMBER_SCAN_ONEPASS"):
         os.environ.pop(k, None)
     os.environ.update(env)
     print("op", name, flush=True)

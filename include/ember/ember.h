@@ -542,10 +542,13 @@ typedef enum em_random_kind {
  * (em_random_fill_post), so that a distribution drawn from the uniform or
  * normal stream is one pass over memory: AFFINE v * pa + pb (UNIFORM or
  * NORMAL into float64); EXPONENTIAL -log(1 - v) * pa (UNIFORM into float32 or
- * float64; 1 - v is exact, so this is -log1p(-v) at log's cost); GEOMETRIC max(ceil(log1p(-v) / pa), 1) as int64 with pa =
- * log1p(-p) (v the UNIFORM float64 stream).  Each is the expression the
+ * float64; 1 - v is exact, so this is -log1p(-v) at log's cost); GEOMETRIC
+ * max(ceil(log1p(-v) / pa), 1) as int64 with pa = log1p(-p) (v the UNIFORM
+ * float64 stream; the CPU computes it too).  Each is the expression the
  * Python layer evaluated elementwise on the stream's values, so a device's
- * numbers are those of the unfused chain there. */
+ * numbers are those of the unfused chain there; GEOMETRIC's are equal on
+ * every device but where a quotient lies within an ulp or two of an
+ * integer (each device's log1p). */
 typedef enum em_random_post {
     EM_RPOST_NONE,
     EM_RPOST_AFFINE,
@@ -559,7 +562,8 @@ EM_API em_status em_random_fill(em_array *a, em_random_kind kind, uint64_t key, 
                                 uint64_t *next);
 /* em_random_fill of kind into a's base dtype (float64 for GEOMETRIC, else
  * a's), each value transformed by post with pa and pb before it is stored
- * (on the CPU: the fill, then a loop with libm's functions). */
+ * (on the CPU: the fill, then a loop with libm's functions; GEOMETRIC
+ * converted as the uniforms are made). */
 EM_API em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random_post post,
                                      double pa, double pb, uint64_t key, uint64_t counter,
                                      uint64_t *next);

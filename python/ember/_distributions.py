@@ -260,26 +260,33 @@ class Distributions:
         return em.where(u <= mu / (mu + x), x, mu * mu / x)
 
     def geometric(self, p, size=None, *, device=None):
-        """Trials to the first success (>= 1, int64): ceil(-E / log1p(-p))."""
+        """Trials to the first success (>= 1, int64).  A scalar p is one pass
+        on every device: max(ceil(log1p(-U) / log1p(-p)), 1) of the float64
+        uniforms U, so the CPU, CUDA and OpenCL give the same numbers; an
+        array of p is the same formula elementwise on the same uniforms."""
         pf = _real(p)
-        if pf is not None and _fast(self, device):  # one kernel, no NumPy on the way
-            if not 0 < pf <= 1:
-                raise ValueError("p <= 0, p > 1 or p contains NaNs")
+        if pf is None:
+            ph = _hv(p)
+            _check((ph > 0) & (ph <= 1), "p <= 0, p > 1 or p contains NaNs")
+            pp = _param(p, device)
+            if isinstance(pp, float):  # a 0-d array or a sequence's scalar
+                pf, size = pp, self._out_shape(size, p)
+        elif not 0 < pf <= 1:
+            raise ValueError("p <= 0, p > 1 or p contains NaNs")
+        if pf is not None and hasattr(self, "bit_generator"):  # one kernel, no NumPy on the way
             from .random import _shape_of
             lp = _math.log1p(-pf) if pf < 1 else -_math.inf
             return self.bit_generator._fill("uniform", _shape_of(size), _np.dtype(_np.int64),
                                             device, post="geometric", pa=lp)
-        ph = _hv(p)
-        _check((ph > 0) & (ph <= 1), "p <= 0, p > 1 or p contains NaNs")
-        pp = _param(p, device)
-        from .random import _kernel_device, _shape_of
-        if isinstance(pp, float) and _kernel_device(device) and hasattr(self, "bit_generator"):
-            # one pass: max(ceil(log1p(-U) / log1p(-p)), 1) as the uniforms are stored
-            with _np.errstate(divide="ignore"):
-                lp = float(_np.log1p(-pp))
-            return self.bit_generator._fill("uniform", _shape_of(self._out_shape(size, p)),
-                                            _np.int64, device, post="geometric", pa=lp)
-        e = self._e(self._out_shape(size, p), device)
+        if pf is not None:
+            pp = pf
+        shape = self._out_shape(size, p)
+        if hasattr(self, "bit_generator"):  # the scalar path's stream and formula, elementwise
+            u = self._u(shape, device)
+            lpp = em.log1p(-(pp if _is_em(pp) else em.asarray(pp, device=u.device)))
+            k = em.ceil(em.log1p(-u) / lpp)
+            return em.maximum(k, 1.0).astype(_np.int64)
+        e = self._e(shape, device)
         with _np.errstate(divide="ignore"):
             k = em.ceil(-e / em.log1p(-em.asarray(pp, device=e.device) if not _is_em(pp)
                                               else -pp))

@@ -29,7 +29,7 @@ typedef struct em_random_req {
     uint64_t low, range;
     const em_array *p0, *p1;
     uint64_t s0, s1;
-    em_random_post post; /* a compiling backend's only: the CPU gets EM_RPOST_NONE */
+    em_random_post post; /* the CPU gets EM_RPOST_NONE or GEOMETRIC */
     double pa, pb;
 } em_random_req;
 

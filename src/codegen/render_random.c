@@ -81,7 +81,22 @@ static const char em__dist_kernel[] =
  * 0.0715 / 0.0580, em_geom's accurate logs 0.1008 / 0.0875, PyTorch's float32
  * geometric_ 0.0888 / 0.0443, an int64 fill of the same bytes 0.0507 / 0.0435.
  * Two or four Philox blocks a thread a grid stride apart, or a grid of 8 or
- * 16 blocks an SM in place of 32, were slower (0.0678-0.0738 single). */
+ * 16 blocks an SM in place of 32, were slower (0.0678-0.0738 single).
+ * Four values a block (v = w 2^-32 of the 32-bit words, half the Philox
+ * calls; session 18) stored 32 bytes a thread as two 16-byte stores, each
+ * a warp's half-filled 32-byte sectors: 0.0823 / 0.0714 against this form's
+ * 0.0692 / 0.0542 in one call (PyTorch 0.0575-0.0627 / 0.0438).  Staging a
+ * warp's 1 KiB through shared memory so each store is contiguous is the
+ * untried next step. */
+
+/* em__norm_pi_note: CUDA's normals take sin and cos of 2 pi u2 as
+ * sincospi(2 u2) (2 u2 is exact): no multiply by a rounded 2 pi, no range
+ * reduction, one call for both.  The values move by an ulp or so (the
+ * CPU's were already a few ulps away: ember.h).  H100, 2^24, one process,
+ * best of 3 rounds of median of 25 single calls / 50 back to back
+ * (session 18, tools/probe_geo.py): standard_normal float32 0.0500 / 0.0403
+ * ms against sin and cos 0.0539 / 0.0444 (PyTorch randn 0.0552 / 0.0424),
+ * float64 0.0973 / 0.0873 against 0.1051 / 0.0952 (PyTorch 0.1228 / 0.1043). */
 
 /* The helpers after em_philox: EM_FN is the dialect's helper qualifier,
  * em_umulhi64 its 64-bit high product.  The argument struct comes first
@@ -104,9 +119,17 @@ static const char em__rand_helpers[] =
     "    return j ? r * sin(t) : r * cos(t);\n"
     "}\n"
     "EM_FN void em_n53x2(const unsigned *w, double *v) {\n"
+    "#if EM_NORM_PI\n" /* em__norm_pi_note */
+    "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1])));\n"
+    "    double s, c;\n"
+    "    sincospi(2.0 * em_u53(w[2], w[3]), &s, &c);\n"
+    "    v[0] = r * c;\n"
+    "    v[1] = r * s;\n"
+    "#else\n"
     "    const double r = sqrt(-2.0 * log(1.0 - em_u53(w[0], w[1]))), t = 6.283185307179586477 * em_u53(w[2], w[3]);\n"
     "    v[0] = r * cos(t);\n"
     "    v[1] = r * sin(t);\n"
+    "#endif\n"
     "}\n"
     "// GEOMETRIC: max(ceil(log1p(-v) / pa), 1), decided in float32 where that\n"
     "// is safe; float64's log1p was the kernel's cost (see em__geom_note).\n"
@@ -141,6 +164,16 @@ static const char em__rand_helpers[] =
     "// A whole block's normals at once: each Box-Muller pair's radius and angle\n"
     "// once for both of its values (em_n24 / em_n53 per element computed them twice).\n"
     "EM_FN void em_n24x4(const unsigned *w, float *v) {\n"
+    "#if EM_NORM_PI\n"
+    "    for (int k = 0; k < 4; k += 2) {\n"
+    "        const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k])));\n"
+    "        float s, c;\n"
+    "        sincospif(2.0f * em_u24(w[k + 1]), &s, &c);\n"
+    "        v[k] = r * c;\n"
+    "        v[k + 1] = r * s;\n"
+    "    }\n"
+    "    return;\n"
+    "#endif\n"
     "    for (int k = 0; k < 4; k += 2) {\n"
     "        const float r = sqrtf(-2.0f * logf(1.0f - em_u24(w[k]))), t = 6.2831853071795864f * em_u24(w[k + 1]);\n"
     "        v[k] = r * cosf(t);\n"
@@ -308,6 +341,7 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
     else
         em_tmpl_args_types(d, f, nf, &t);
     bool vec = per * em_dtype_get(odt)->size == 16;
+    em_sbuf_printf(&t, "#define EM_NORM_PI %d\n", gint); /* em__norm_pi_note: CUDA's */
     em_sbuf_printf(&t, "#ifndef EM_HOIST\n#define EM_HOIST\n#endif\n#define EM_GEOM_INT %d\n%s",
                    gint, em__rand_helpers);
     em_sbuf_printf(&t, "#define EM_VEC %d\ntypedef struct %s { EM_T v[EM_PER]; } em_vec;\n", vec,

@@ -102,18 +102,10 @@ static void em__post_loop(em_random_post post, double pa, double pb, em_dtype dt
     const double *v = t;
     for (int64_t i = 0; i < n; i++) {
         double x = v[i];
-        if (post == EM_RPOST_AFFINE) {
+        if (post == EM_RPOST_AFFINE)
             ((double *)dst)[i] = x * pa + pb;
-        } else if (post == EM_RPOST_EXPONENTIAL) {
+        else
             ((double *)dst)[i] = -log(1.0 - x) * pa; /* 1 - x is exact */
-        } else {
-            double k = ceil(log1p(-x) / pa);
-            k = k >= 1.0 ? k : 1.0;
-            /* as the float64 -> int64 cast (em_f2u): defined out of range */
-            ((int64_t *)dst)[i] = k < 9223372036854775808.0    ? (int64_t)k
-                                  : k < 18446744073709551616.0 ? (int64_t)(uint64_t)k
-                                                               : INT64_MIN;
-        }
     }
 }
 
@@ -132,16 +124,16 @@ em_status em_random_fill_post(em_array *a, em_random_kind kind, em_random_post p
                         em_dtype_get(a->dtype)->name);
     em_random_req req = {
         .kind = kind, .key = key, .counter = counter, .post = post, .pa = pa, .pb = pb};
+    /* GEOMETRIC on every backend, the CPU's included (backend/cpu/random.c
+     * converts the float64 uniforms as it makes them, in threads) */
     const em_backend *be = em__backend(em_array_device(a).kind);
-    if (!be || !be->ops) return em__random_run(a, &req, next);
-    /* the CPU: the plain fill into a contiguous base array, then the loop */
-    em_dtype base = post == EM_RPOST_GEOMETRIC ? EM_FLOAT64 : a->dtype;
+    if (!be || !be->ops || post == EM_RPOST_GEOMETRIC) return em__random_run(a, &req, next);
+    /* the CPU: the plain fill into a contiguous array, then the loop */
     em_array t = {0};
-    EM_CHECK(em_array_empty(&t, base, a->ndim, a->shape, em_array_device(a)));
+    EM_CHECK(em_array_empty(&t, a->dtype, a->ndim, a->shape, em_array_device(a)));
     em_status s = em_random_fill(&t, kind, key, counter, next);
     if (s == EM_OK) {
-        em__post_loop(post, pa, pb, base, t.data, t.data, em_array_size(&t));
-        t.dtype = a->dtype; /* GEOMETRIC wrote int64 over the float64s: one size */
+        em__post_loop(post, pa, pb, a->dtype, t.data, t.data, em_array_size(&t));
         s = em_copy_into(a, &t);
     }
     em_array_release(&t);
