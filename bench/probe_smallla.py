@@ -1,13 +1,13 @@
 """The one-kernel small linear algebra (include/ember/smallla.h) against the
-cuSOLVER / cuBLAS-batched paths it replaces (EMBER_SMALLLA=0's, switched
-in-process), CuPy and PyTorch, in one process, ms per call (median of
---runs), plus cholesky 1024^2 through Xpotrf against the typed Dpotrf
-(EMBER_POTRF=typed).  Each row first checks Ember's result against NumPy
-(max relative error printed), so a fast wrong kernel shows.  "new" is the
-kernel for every shape it takes (EMBER_SMALLLA=all); _cusolver's default
-takes it only where it won here.
+cuSOLVER / cuBLAS-batched paths (switched in-process), CuPy and PyTorch, in
+one process, ms per call (median of --runs).  Columns: "kernel" the kernel
+for every shape it takes, "library" cuSOLVER / cuBLAS, "default"
+_cusolver's choice.  Each row first checks Ember's kernel result against
+NumPy (max relative error; eigh: also the residual |A v - v w|), so a fast
+wrong kernel shows.  On an OpenCL device only the kernel is timed.
 
     python bench/probe_smallla.py [--min-time 0.1] [--runs 7] [--device cuda:0]
+        [--filter SUBSTRING[,...]]
 """
 import argparse
 import os
@@ -27,37 +27,51 @@ def _err(got, want):
     return float(np.abs(g - want).max() / max(np.abs(want).max(), 1e-300))
 
 
+def _cplx(rng, shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--filter", default="")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     dev = em.Device(args.device)
     cuda = args.device.startswith("cuda")
 
-    def well(shape):
+    def well(shape, dt=np.float64):
         n = shape[-1]
-        return rng.standard_normal(shape) + 2 * np.sqrt(n) * np.eye(n)
+        a = _cplx(rng, shape) if np.dtype(dt).kind == "c" else rng.standard_normal(shape)
+        return (a + 2 * np.sqrt(n) * np.eye(n)).astype(dt)
 
-    def sym(shape):
-        a = rng.standard_normal(shape)
-        return a + np.swapaxes(a, -1, -2)
+    def sym(shape, dt=np.float64):
+        a = _cplx(rng, shape) if np.dtype(dt).kind == "c" else rng.standard_normal(shape)
+        return (a + np.conj(np.swapaxes(a, -1, -2))).astype(dt)
 
     rows = []
     for n in (64, 32):
         a, b = well((n, n)), rng.standard_normal((n, 1))
         rows += [(f"solve {n}^2", "solve", (a, b)), (f"inv {n}^2", "inv", (a,)),
                  (f"det {n}^2", "det", (a / np.sqrt(n),))]
-    for batch, n in ((10_000, 8), (1_000, 32)):
-        a, b = well((batch, n, n)), rng.standard_normal((batch, n, 1))
-        rows += [(f"solve {batch}x{n}x{n}", "solve", (a, b)),
-                 (f"inv {batch}x{n}x{n}", "inv", (a,)),
-                 (f"det {batch}x{n}x{n}", "det", (a / np.sqrt(n),)),
-                 (f"eigh {batch}x{n}x{n}", "eigh", (sym((batch, n, n)),))]
-    rows.append(("eigh 8x8", "eigh", (sym((8, 8)),)))
+    rows.append(("inv 64^2 f32", "inv", (well((64, 64), np.float32),)))
+    a, b = well((10_000, 8, 8)), rng.standard_normal((10_000, 8, 1))
+    rows += [("solve 10000x8x8", "solve", (a, b)), ("inv 10000x8x8", "inv", (a,)),
+             ("det 10000x8x8", "det", (a / np.sqrt(8),)), ("inv 1000x32x32", "inv",
+                                                            (well((1000, 32, 32)),))]
+    for batch, n in ((10_000, 8), (1_000, 16)):
+        for dt in (np.float64, np.float32, np.complex128):
+            nm = np.dtype(dt).name
+            x = sym((batch, n, n), dt)
+            rows += [(f"eigh {batch}x{n}x{n} {nm}", "eigh", (x,)),
+                     (f"eigvalsh {batch}x{n}x{n} {nm}", "eigvalsh", (x,))]
+    rows += [("eigh 8x8", "eigh", (sym((8, 8)),)), ("eigh 1000x32x32", "eigh",
+                                                    (sym((1000, 32, 32)),))]
     rows.append(("cholesky 1024^2", "cholesky", (_spd(rng.standard_normal((1024, 1024))),)))
+    if args.filter:
+        rows = [r for r in rows if any(f in r[0] for f in args.filter.split(","))]
 
     others = {}
     if cuda:
@@ -73,43 +87,33 @@ def main():
         except Exception as e:  # noqa: BLE001
             print("no torch:", e)
 
-    def switch(small):  # the kernel for every shape it takes, or none
-        cs._SMALL = cs._SMALL_ALL = small
-        cs._SMALL_EIGH = small
+    def switch(mode):  # "kernel": every shape it takes; "library": none; "default"
+        cs._SMALL = cs._SMALL_EIGH = mode != "library"
+        cs._SMALL_ALL = mode == "kernel"
 
-    print("| row | ember new | ember old | " + " | ".join(others) + " | new err |")
-    print("|---|---|---|" + "---|" * len(others) + "---|")
+    modes = ["kernel", "library", "default"] if cuda else ["kernel"]
+    print("| row | " + " | ".join(modes + list(others)) + " | kernel err |")
+    print("|---|" + "---|" * (len(modes) + len(others)) + "---|")
     for name, fn, arrays in rows:
         e = [em.asarray(x, device=dev) for x in arrays]
         ef = getattr(em.linalg, fn)
         want = getattr(np.linalg, fn)(*arrays)
+        switch("kernel")
+        got = ef(*e)
         if fn == "eigh":
-            switch(True)
-            got = ef(*e)
+            w, v = (np.asarray(x.to_device("cpu")) for x in got)
             err = _err(got[0], want[0])
-            v = np.asarray(got[1].to_device("cpu"))
-            w = np.asarray(got[0].to_device("cpu"))
             err = max(err, float(np.abs(arrays[0] @ v - v * w[..., None, :]).max()
                                  / np.abs(w).max()))
         else:
-            switch(True)
-        err = _err(ef(*e), want)
+            err = _err(got, want)
         cells = []
-        if fn == "cholesky":
-            for typed in (False, True):
-                if typed:
-                    os.environ["EMBER_POTRF"] = "typed"
-                else:
-                    os.environ.pop("EMBER_POTRF", None)
+        for mode in modes:
+            switch(mode)
+            try:
                 cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
-            os.environ.pop("EMBER_POTRF", None)
-        else:
-            for small in (True, False):
-                switch(small)
-                try:
-                    cells.append(timeit(lambda: ef(*e), dev.synchronize, args.min_time, args.runs))
-                finally:
-                    switch(True)
+            finally:
+                switch("default")
         for label, (conv, lib, sync) in others.items():
             o = [conv(x) for x in arrays]
             f = getattr(lib, fn)
@@ -120,7 +124,6 @@ def main():
                 cells.append(float("nan"))
         print(f"| {name} | " + " | ".join(f"{x:.4f}" for x in cells) + f" | {err:.1e} |",
               flush=True)
-    print("(cholesky: 'new' is Xpotrf, 'old' the typed Dpotrf, EMBER_POTRF=typed)")
 
 
 if __name__ == "__main__":

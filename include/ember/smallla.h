@@ -22,11 +22,12 @@ EM_API int em_small_linalg_maxn(em_dtype dtype);
 EM_API em_status em_small_linalg(int mode, const em_array *a, const em_array *b, em_array *x,
                                  em_array *info);
 
-/* eigh of stacks of real symmetric matrices, n <= 32, float32/64, by
- * Jacobi sweeps in one launch: w (..., n) ascending, v (..., n, n) whose
- * columns are the vectors (when vectors; else v is left unset), from the
- * lower (or, with upper, the upper) triangle; info 1 where a matrix did not
- * converge.  EM_EUNSUPPORTED as em_small_linalg. */
+/* eigh of stacks of real symmetric matrices, n <= 32, float32/64, or of
+ * complex Hermitian ones, n <= 16, by Jacobi sweeps in one launch (a warp a
+ * matrix up to n = 16, a block above): w (..., n) ascending, of the real
+ * dtype; v (..., n, n) whose columns are the vectors (when vectors; else v
+ * is left unset), from the lower (or, with upper, the upper) triangle; info
+ * 1 where a matrix did not converge.  EM_EUNSUPPORTED as em_small_linalg. */
 EM_API em_status em_small_eigh(const em_array *a, bool vectors, bool upper, em_array *w,
                                em_array *v, em_array *info);
 

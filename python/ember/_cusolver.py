@@ -44,26 +44,24 @@ _INTS = "?bBhHiIlLqQ"
 _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 
 # solve, inv and det of matrices up to 64 x 64 (complex128: 32) in one
-# kernel on CUDA and OpenCL (ember/smallla.h): LU, the solve and LAPACK's
-# info in one launch, so the success path is that launch and one 4-byte
-# read.  On CUDA it takes the shapes where it beat the cuSOLVER / cuBLAS
-# batched paths on the H100 (bench/probe_smallla.py, one process, ms, new
-# against the path it replaces): solve of one matrix (64^2 0.137 / 0.191,
-# 32^2 0.078 / 0.116) and of stacks of n > 16 (1000 x 32^2 0.109 / 0.124;
-# stacks of 8 x 8 stay on cuBLAS's batched LU: 0.124 / 0.074), inv of one
-# matrix up to 32 x 32 (32^2 0.100 / 0.113; 64^2 walks its 64 right-hand
-# sides in three chunks, 0.362 / 0.189), det always (64^2 0.077 / 0.128,
-# 10^4 x 8^2 0.049 / 0.126).  OpenCL has no other device path: every shape
-# on a GPU (not measured yet), none on a CPU device (_opencl_gpu).
-# EMBER_SMALLLA=0 (or _SMALL False) keeps the paths above, for A/B;
-# EMBER_SMALLLA=all (_SMALL_ALL) sends every shape the kernel takes to it.
-_SMALL = _os.environ.get("EMBER_SMALLLA", "1") != "0"
-_SMALL_ALL = _os.environ.get("EMBER_SMALLLA", "1") == "all"
-_SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
-_SMALL_KINDS = ("cuda", "opencl")
-# eigh / eigvalsh of real symmetric n <= 32 by Jacobi sweeps in one kernel
-# (syevjBatched / syevd otherwise; see eigh); EMBER_SMALLLA_EIGH=0 turns it off.
-_SMALL_EIGH = _os.environ.get("EMBER_SMALLLA_EIGH", "1") != "0"
+# kernel on CUDA and OpenCL (ember/smallla.h): LU (inv: Gauss-Jordan in
+# place), the solve and LAPACK's info in one launch, so the success path is
+# that launch and one 4-byte read.  On CUDA it takes the shapes where it
+# beat the cuSOLVER / cuBLAS batched paths on the H100 (bench/probe_smallla.py,
+# one process, ms, kernel against library; session 18): solve of one matrix
+# (64^2 0.139 / 0.169, 32^2 0.079 / 0.112) and of stacks of n > 16 (stacks of
+# 8 x 8 stay on cuBLAS's batched LU: 0.121 / 0.072), inv up to 32 x 32, one
+# matrix or a stack (32^2 0.074 / 0.108, 10^4 x 8^2 0.080 / 0.092, 1000 x
+# 32^2 0.117 / 0.143; 64^2 0.189 / 0.177 keeps the library), det always
+# (64^2 0.076 / 0.156, 10^4 x 8^2 0.049 / 0.082).  OpenCL has no other
+# device path: every shape on a GPU, none on a CPU device (_opencl_gpu).
+# Test hooks (helpers.linalg_path), not switches: _SMALL False keeps the
+# paths above, _SMALL_ALL sends every shape the kernel takes to it.
+_SMALL = True
+_SMALL_ALL = False
+# eigh / eigvalsh by Jacobi sweeps in one kernel (_small_eigh says where;
+# syevjBatched / syevd otherwise).  A test and probe hook like _SMALL.
+_SMALL_EIGH = True
 _SMALL_K = 64  # solve's right-hand sides at most (the kernel walks them 16-64 at a time)
 _SMALL_KINDS = ("cuda", "opencl")
 
@@ -153,7 +151,28 @@ def _small(a, op, k=0):
         return True
     if op == "solve":
         return n > 16 or not _stack(a)
-    return n <= 32 and not _stack(a)  # inv
+    return n <= 32  # inv
+
+
+def _small_eigh(a):
+    """Whether eigh / eigvalsh of a (of its working dtype) takes the Jacobi
+    kernel: real n <= 32 or complex n <= 16 (a warp a matrix up to 16, a
+    block above).  On CUDA (H100, session 18, ms, kernel / syevjBatched /
+    CuPy): stacks up to 8 x 8 (10^4 x 8^2 float64 0.278 / 0.418 / 0.390,
+    float32 0.206 / 0.285 / 0.257, complex128 0.337 / 1.186 / 1.158) and one
+    real matrix up to 32 x 32 or complex up to 8 x 8 (8^2 0.073 against
+    syevd's 0.114); stacks of 9-32 keep syevjBatched (1000 x 16^2 float64
+    0.325 / 0.182, 1000 x 32^2 1.044 / 0.659)."""
+    if not _SMALL_EIGH or not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
+        return False
+    n = a.shape[-1]
+    if n > (16 if a.dtype.kind == "c" else 32):
+        return False
+    if _SMALL_ALL:
+        return True
+    if a._dev[0] == "opencl":
+        return _opencl_gpu(a._dev[1])
+    return n <= 8 or (not _stack(a) and a.dtype.kind == "f")
 
 
 def _real(dt):
@@ -438,12 +457,7 @@ def eigh(a, UPLO="L", vectors=True):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     _square(a)
     a = _cast(a)
-    # One matrix only on CUDA: stacks were faster through syevjBatched on the
-    # H100 (10^4 x 8^2 0.481 against 0.436 ms, 1000 x 32^2 1.077 against
-    # 0.671; one 8 x 8 0.073 against syevd's 0.122).
-    if _SMALL_EIGH and _SMALL and a._dev[0] in _SMALL_KINDS and a.size and a.dtype.kind == "f" \
-            and a.shape[-1] <= 32 and (_SMALL_ALL or (_opencl_gpu(a._dev[1]) if a._dev[0] == "opencl"
-                                                      else not _stack(a))):
+    if _small_eigh(a):
         r = _ember.small_eigh(a, vectors, UPLO == "U")
         if r is not None:
             w, v, info = r

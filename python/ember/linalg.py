@@ -14,9 +14,11 @@ back the same way.  On CUDA:
 - the vector and Frobenius/1/inf matrix norms run as Ember reductions;
 - on CUDA and OpenCL, ``solve``, ``inv`` and ``det`` of matrices up to
   64 x 64 (complex128: 32) and ``eigh``/``eigvalsh`` of real symmetric ones
-  up to 32 x 32 can run as one Ember kernel (``_ember.small_linalg``,
-  ``small_eigh``: LU with LAPACK's pivoting, Jacobi sweeps): on OpenCL GPUs
-  for every such shape, on CUDA where it beat cuSOLVER (``_cusolver._small``).
+  up to 32 x 32 and complex Hermitian ones up to 16 x 16 can run as one
+  Ember kernel (``_ember.small_linalg``, ``small_eigh``: LU with LAPACK's
+  pivoting, Gauss-Jordan for inv, Jacobi sweeps a warp a matrix): on OpenCL
+  GPUs for every such shape, on CUDA where it beat cuSOLVER
+  (``_cusolver._small``, ``_small_eigh``).
 
 Everything else, and all of it on other devices or when cuSOLVER is
 missing, is copied to the host, computed by NumPy and copied back, with

@@ -21,6 +21,11 @@ int em_sla_cap(int n) { return n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64; }
 
 int em_sla_threads(int cap) { return cap <= 16 ? 64 : cap == 32 ? 128 : 256; }
 
+int em_sla_kernel_threads(int mode, int cap) {
+    return mode == EM_SLA_EIGH && cap <= EM_SLA_EIGHW_MAXN ? 32 * EM_SLA_EIGHW_WARPS
+                                                           : em_sla_threads(cap);
+}
+
 static int em__fields(em_tfield *f) {
     static const char *const ptrs[] = {"a", "b", "x", "info"};
     int n = 0;
@@ -33,20 +38,31 @@ static int em__fields(em_tfield *f) {
 }
 
 /* The arithmetic on em_t (the storage type) with em_r its real part. */
-static const char em__real_ops[] =
-    "EM_D em_t la_re(em_r v) { return v; }\n"
-    "EM_D em_t la_neg(em_t a) { return -a; }\n"
-    "EM_D em_t la_mul(em_t a, em_t b) { return a * b; }\n"
-    "EM_D em_t la_div(em_t a, em_t b) { return a / b; }\n"
-    "EM_D em_t la_fms(em_t c, em_t a, em_t b) { return c - a * b; }\n"
-    "EM_D em_r la_abs1(em_t a) { return a < 0 ? -a : a; }\n"
-    "EM_D int la_iszero(em_t a) { return a == 0; }\n";
+const char em_sla_real_ops[] = "EM_D em_t la_re(em_r v) { return v; }\n"
+                               "EM_D em_r la_real(em_t a) { return a; }\n"
+                               "EM_D em_t la_conj(em_t a) { return a; }\n"
+                               "EM_D em_r la_abs(em_t a) { return a < 0 ? -a : a; }\n"
+                               "EM_D em_t la_scale(em_r s, em_t a) { return s * a; }\n"
+                               "EM_D em_t la_sub(em_t a, em_t b) { return a - b; }\n"
+                               "EM_D em_t la_add(em_t a, em_t b) { return a + b; }\n"
+                               "EM_D em_t la_neg(em_t a) { return -a; }\n"
+                               "EM_D em_t la_mul(em_t a, em_t b) { return a * b; }\n"
+                               "EM_D em_t la_div(em_t a, em_t b) { return a / b; }\n"
+                               "EM_D em_t la_fms(em_t c, em_t a, em_t b) { return c - a * b; }\n"
+                               "EM_D em_r la_abs1(em_t a) { return a < 0 ? -a : a; }\n"
+                               "EM_D int la_iszero(em_t a) { return a == 0; }\n";
 
 /* Complex: |re| + |im| is LAPACK's pivot measure (i?amax's cabs1); the
  * division is Smith's (no overflow of |b|^2 for large b). */
-static const char em__complex_ops[] =
+const char em_sla_complex_ops[] =
     "EM_D em_t la_mk(em_r re, em_r im) { em_t z; z.re = re; z.im = im; return z; }\n"
     "EM_D em_t la_re(em_r v) { return la_mk(v, 0); }\n"
+    "EM_D em_r la_real(em_t a) { return a.re; }\n"
+    "EM_D em_t la_conj(em_t a) { return la_mk(a.re, -a.im); }\n"
+    "EM_D em_r la_abs(em_t a) { return hypot(a.re, a.im); }\n"
+    "EM_D em_t la_scale(em_r s, em_t a) { return la_mk(s * a.re, s * a.im); }\n"
+    "EM_D em_t la_sub(em_t a, em_t b) { return la_mk(a.re - b.re, a.im - b.im); }\n"
+    "EM_D em_t la_add(em_t a, em_t b) { return la_mk(a.re + b.re, a.im + b.im); }\n"
     "EM_D em_t la_neg(em_t a) { return la_mk(-a.re, -a.im); }\n"
     "EM_D em_t la_mul(em_t a, em_t b) {\n"
     "    return la_mk(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);\n}\n"
@@ -107,7 +123,55 @@ static const char em__lu_head[] =
     "        ${global}const em_t *a = (${global}const em_t *)p.a + mat * n * n;\n"
     "        for (int e = tid; e < n * n; e += EM_NT) A[(e / n) * EM_LD + e % n] = a[e];\n"
     "        if (tid == 0) s_info = 0;\n"
+    "        ${sync};\n";
+
+/* inv by Gauss-Jordan in place (the inverse overwrites A, so no right-hand
+ * side needs shared memory: 64 x 64 float64 fits whole), LAPACK's pivots:
+ * step j finds the pivot while the other threads copy column j (col), then
+ * swaps rows j and pv and scales row j by the pivot's reciprocal (a_jj
+ * becomes 1 / pivot), then takes a multiple of row j from every other row
+ * (a_ij becoming -col_i / pivot): three barriers a column against the LU
+ * and solve's five and more.  The row swaps of (P A)^-1 = A^-1 P^-1 are
+ * undone as column swaps, last first, on the way out. */
+static const char em__gj_head[] = "        if (mode == EM_SLA_INV) {\n"
+                                  "        ${local}em_t *col = X;\n"
+                                  "        for (int j = 0; j < n; j++) {\n";
+
+static const char em__gj_tail[] =
+    "            for (int i = tid - EM_NS; i >= 0 && i < n; i += EM_NT - EM_NS) col[i] = A[i * EM_LD + j];\n"
+    "            ${sync};\n"
+    "            const int pv = s_piv;\n"
+    "            const em_t r = la_iszero(col[pv]) ? la_re(1) : la_div(la_re(1), col[pv]);\n"
+    "            for (int c = tid; c < n; c += EM_NT) {\n"
+    "                const em_t x = A[j * EM_LD + c], y = A[pv * EM_LD + c];\n"
+    "                A[pv * EM_LD + c] = x;\n"
+    "                A[j * EM_LD + c] = la_mul(c == j ? la_re(1) : y, r);\n"
+    "            }\n"
+    "            ${sync};\n"
+    "            for (int e = tid; e < n * n; e += EM_NT) {\n"
+    "                const int i = e / n, c = e % n;\n"
+    "                if (i == j) continue;\n"
+    "                const em_t f = col[i == pv ? j : i];\n"
+    "                A[i * EM_LD + c] = la_fms(c == j ? la_re(0) : A[i * EM_LD + c], f, A[j * EM_LD + c]);\n"
+    "            }\n"
+    "            ${sync};\n"
+    "        }\n"
+    "        if (tid == 0) {\n"
+    "            for (int c = 0; c < n; c++) perm[c] = c;\n"
+    "            for (int j = n - 1; j >= 0; j--) {\n"
+    "                const int q = ipiv[j], t = perm[j];\n"
+    "                perm[j] = perm[q], perm[q] = t;\n"
+    "            }\n"
+    "            ((${global}int *)p.info)[mat] = s_info;\n"
+    "        }\n"
     "        ${sync};\n"
+    "        for (int e = tid; e < n * n; e += EM_NT) {\n"
+    "            const int i = e / n, c = e % n;\n"
+    "            ((${global}em_t *)p.x)[mat * n * n + e] = A[i * EM_LD + perm[c]];\n"
+    "        }\n"
+    "        ${sync};\n"
+    "        continue;\n"
+    "        }\n"
     "        for (int j = 0; j < n; j++) {\n";
 
 /* After the pivot: the other threads scale column j - 1 below its pivot
@@ -145,19 +209,32 @@ static const char em__lu_tail[] =
     "            ${sync};\n"
     "        }\n";
 
-static const char em__det[] = "        if (mode == EM_SLA_DET) {\n"
-                              "        if (tid == 0) {\n"
-                              "            em_t d = la_re(1);\n            int neg = 0;\n"
-                              "            for (int i = 0; i < n; i++) {\n"
-                              "                d = la_mul(d, A[i * EM_LD + i]);\n"
-                              "                neg ^= ipiv[i] != i;\n"
-                              "            }\n"
-                              "            ((${global}em_t *)p.x)[mat] = neg ? la_neg(d) : d;\n"
-                              "            ((${global}int *)p.info)[mat] = s_info;\n"
-                              "        }\n"
-                              "        ${sync};\n"
-                              "        continue;\n"
-                              "        }\n";
+/* Complex: NumPy's det is sign * exp(logdet) (umath_linalg), zero where
+ * getrf reported a zero pivot, so a product past the range is inf there,
+ * where the plain product's inf - inf gave NaN. */
+static const char em__det[] =
+    "        if (mode == EM_SLA_DET) {\n"
+    "        if (tid == 0) {\n"
+    "            em_t d = la_re(1);\n            int neg = 0;\n"
+    "            for (int i = 0; i < n; i++) neg ^= ipiv[i] != i;\n"
+    "#if EM_SLA_CPLX\n"
+    "            em_r lg = 0;\n"
+    "            for (int i = 0; i < n; i++) {\n"
+    "                const em_t u = A[i * EM_LD + i];\n"
+    "                const em_r au = la_abs(u);\n"
+    "                d = la_mul(d, la_scale(1 / au, u));\n"
+    "                lg += log(au);\n"
+    "            }\n"
+    "            d = s_info ? la_re(0) : la_mul(d, la_re(exp(lg)));\n"
+    "#else\n"
+    "            for (int i = 0; i < n; i++) d = la_mul(d, A[i * EM_LD + i]);\n"
+    "#endif\n"
+    "            ((${global}em_t *)p.x)[mat] = neg ? la_neg(d) : d;\n"
+    "            ((${global}int *)p.info)[mat] = s_info;\n"
+    "        }\n"
+    "        ${sync};\n"
+    "        continue;\n"
+    "        }\n";
 
 /* The right-hand sides EM_KS columns at a time: P b (or P's columns of the
  * identity), forward through the unit L, back through U with each row's
@@ -178,8 +255,7 @@ static const char em__solve[] =
     "            for (int e = tid; e < n * kc; e += EM_NT) {\n"
     "                const int i = e / kc, c = e % kc;\n"
     "                X[i * EM_KS + c] =\n"
-    "                    mode == EM_SLA_INV ? la_re(perm[i] == c0 + c ? 1 : 0)\n"
-    "                    : ((${global}const em_t *)p.b)[(mat * n + perm[i]) * k + c0 + c];\n"
+    "((${global}const em_t *)p.b)[(mat * n + perm[i]) * k + c0 + c];\n"
     "            }\n"
     "            ${sync};\n"
     "            for (int j = 0; j + 1 < n; j++) {\n"
@@ -213,107 +289,16 @@ static const char em__solve[] =
     "        }\n"
     "    }\n}\n";
 
-/* eigh of a real symmetric matrix by cyclic Jacobi (EM_SLA_EIGH): the m/2
- * disjoint pairs of a round-robin round rotated at once (phase 0 their
- * rotations, 1 the rows, 2 the columns and V's), m - 1 rounds a sweep,
- * until a sweep rotates nothing (every |a_pq| at most eps sqrt(|a_pp a_qq|))
- * or EM_SLA_SWEEPS sweeps (info 1: not converged).  Then each eigenvalue's
- * rank (ascending, NaNs last, ties by index) places it and its vector. */
-static const char em__eigh[] =
-    "#define EM_SLA_SWEEPS 30\n"
-    "${kernel(EM_NT)} " EM_KNAME "(${params}) {\n${prologue}"
-    "    ${shared} em_t A[EM_CAP * EM_LD];\n"
-    "    ${shared} em_t V[EM_CAP * EM_LD];\n"
-    "    ${shared} em_t cs[EM_CAP / 2], sn[EM_CAP / 2];\n"
-    "    ${shared} int pp[EM_CAP / 2], qq[EM_CAP / 2];\n"
-    "    ${shared} int s_rot;\n"
-    "    const int n = (int)p.n, tid = (int)${tid}, m = n + (n & 1), h = m / 2;\n"
-    "    const int vec = (int)(p.k & 1), up = (int)((p.k >> 1) & 1);\n"
-    "    const em_t eps = EM_SLA_EPS;\n"
-    "    for (${ll} mat = ${bid}; mat < p.batch; mat += ${gdim}) {\n"
-    "        ${global}const em_t *a = (${global}const em_t *)p.a + mat * n * n;\n"
-    "        for (int e = tid; e < n * n; e += EM_NT) {\n"
-    "            const int i = e / n, j = e % n;\n"
-    "            const int lo = up ? i <= j : i >= j; /* the triangle NumPy reads */\n"
-    "            A[i * EM_LD + j] = lo ? a[e] : a[j * n + i];\n"
-    "            V[i * EM_LD + j] = i == j ? 1 : 0;\n"
-    "        }\n"
-    "        ${sync};\n"
-    "        int sweep = 0;\n"
-    "        for (; sweep < EM_SLA_SWEEPS; sweep++) {\n"
-    "            if (tid == 0) s_rot = 0;\n"
-    "            ${sync};\n"
-    "            for (int r = 0; r < m - 1; r++) {\n"
-    "                for (int t = tid; t < h; t += EM_NT) {\n"
-    "                    const int i0 = t == 0 ? 0 : (t - 1 + r) % (m - 1) + 1;\n"
-    "                    const int i1 = (m - 2 - t + r) % (m - 1) + 1;\n"
-    "                    const int P = i0 < i1 ? i0 : i1, Q = i0 < i1 ? i1 : i0;\n"
-    "                    em_t c = 1, sv = 0;\n"
-    "                    if (Q < n) {\n"
-    "                        const em_t apq = A[P * EM_LD + Q], app = A[P * EM_LD + P],\n"
-    "                                   aqq = A[Q * EM_LD + Q];\n"
-    "                        const em_t g = app * aqq < 0 ? -app * aqq : app * aqq;\n"
-    "                        const em_t ab = apq < 0 ? -apq : apq;\n"
-    "                        if (ab > eps * sqrt(g) && ab > EM_SLA_TINY) {\n"
-    "                            const em_t tau = (aqq - app) / (2 * apq);\n"
-    "                            const em_t at = tau < 0 ? -tau : tau;\n"
-    "                            const em_t tt = (tau < 0 ? -1 : 1) / (at + sqrt(1 + tau * tau));\n"
-    "                            c = 1 / sqrt(1 + tt * tt);\n"
-    "                            sv = tt * c;\n"
-    "                            s_rot = 1;\n"
-    "                        }\n"
-    "                    }\n"
-    "                    cs[t] = c, sn[t] = sv, pp[t] = P, qq[t] = Q < n ? Q : -1;\n"
-    "                }\n"
-    "                ${sync};\n"
-    "                for (int e = tid; e < h * n; e += EM_NT) { /* rows: J^T A */\n"
-    "                    const int t = e / n, col = e % n, P = pp[t], Q = qq[t];\n"
-    "                    if (Q < 0 || sn[t] == 0) continue;\n"
-    "                    const em_t x = A[P * EM_LD + col], y = A[Q * EM_LD + col];\n"
-    "                    A[P * EM_LD + col] = cs[t] * x - sn[t] * y;\n"
-    "                    A[Q * EM_LD + col] = sn[t] * x + cs[t] * y;\n"
-    "                }\n"
-    "                ${sync};\n"
-    "                for (int e = tid; e < h * n; e += EM_NT) { /* columns: (J^T A) J, V J */\n"
-    "                    const int t = e / n, row = e % n, P = pp[t], Q = qq[t];\n"
-    "                    if (Q < 0 || sn[t] == 0) continue;\n"
-    "                    const em_t x = A[row * EM_LD + P], y = A[row * EM_LD + Q];\n"
-    "                    A[row * EM_LD + P] = cs[t] * x - sn[t] * y;\n"
-    "                    A[row * EM_LD + Q] = sn[t] * x + cs[t] * y;\n"
-    "                    const em_t u = V[row * EM_LD + P], v = V[row * EM_LD + Q];\n"
-    "                    V[row * EM_LD + P] = cs[t] * u - sn[t] * v;\n"
-    "                    V[row * EM_LD + Q] = sn[t] * u + cs[t] * v;\n"
-    "                }\n"
-    "                ${sync};\n"
-    "            }\n"
-    "            if (!s_rot) break;\n"
-    "            ${sync}; /* s_rot is read by all before thread 0 clears it */\n"
-    "        }\n"
-    "        if (tid == 0) ((${global}int *)p.info)[mat] = sweep == EM_SLA_SWEEPS;\n"
-    "        for (int i = tid; i < n; i += EM_NT) {\n"
-    "            const em_t wi = A[i * EM_LD + i];\n"
-    "            int rank = 0;\n"
-    "            for (int j = 0; j < n; j++) {\n"
-    "                const em_t wj = A[j * EM_LD + j];\n"
-    "                const int nj = wj != wj, ni = wi != wi;\n"
-    "                rank += (!nj && (ni || wj < wi)) || ((nj == ni) && !(wj < wi) && !(wi < wj) && j < i);\n"
-    "            }\n"
-    "            ((${global}em_t *)p.b)[mat * n + rank] = wi;\n"
-    "            if (vec)\n"
-    "                for (int r = 0; r < n; r++)\n"
-    "                    ((${global}em_t *)p.x)[(mat * n + r) * n + rank] = V[r * EM_LD + i];\n"
-    "        }\n"
-    "        ${sync};\n"
-    "    }\n}\n";
-
 em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *out) {
     if (!d->kernel || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the small linalg kernel is not rendered for %s", d->name);
     bool eigh = k->mode == EM_SLA_EIGH;
-    int maxn = eigh ? (k->dtype == EM_FLOAT32 || k->dtype == EM_FLOAT64 ? EM_SLA_EIGH_MAXN : 0)
-                    : em_sla_maxn(k->dtype);
     bool cplx = k->dtype == EM_COMPLEX64 || k->dtype == EM_COMPLEX128;
     bool f64 = k->dtype == EM_FLOAT64 || k->dtype == EM_COMPLEX128;
+    bool eighw = eigh && k->cap <= EM_SLA_EIGHW_MAXN;
+    int maxn = !eigh  ? em_sla_maxn(k->dtype)
+               : cplx ? (em_sla_maxn(k->dtype) ? EM_SLA_EIGHW_MAXN : 0)
+                      : (em_sla_maxn(k->dtype) ? EM_SLA_EIGH_MAXN : 0);
     if (!maxn || k->cap > maxn || k->cap != em_sla_cap(k->cap) || (f64 && !d->has_fp64) ||
         k->mode < EM_SLA_ANY || k->mode > EM_SLA_EIGH)
         return em_error(EM_EUNSUPPORTED, "no small linalg kernel for %s at n <= %d",
@@ -322,7 +307,7 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     int ks = (EM__SLA_SHARED - cap * ld * isz) / (cap * isz);
     if (ks > cap) ks = cap;
     if (ks < 1) ks = 1;
-    if (k->mode == EM_SLA_DET) ks = 1; /* X unused */
+    if (k->mode == EM_SLA_DET || k->mode == EM_SLA_INV) ks = 1; /* X: INV's column j */
     bool warp = d->id == EM_DIALECT_CUDA && d->has_shuffle;
     em_sbuf t = {0};
     em_tfield f[8];
@@ -330,21 +315,25 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     em_sbuf_printf(out, "%s\n", d->prelude);
     em_sbuf_printf(&t,
                    "typedef %s em_t;\ntypedef %s em_r;\n#define EM_CAP %d\n#define EM_LD %d\n"
-                   "#define EM_KS %d\n#define EM_NT %d\n#define EM_NS %d\n",
+                   "#define EM_KS %d\n#define EM_NT %d\n#define EM_NS %d\n#define EM_W %d\n"
+                   "#define EM_SLA_CPLX %d\n",
                    em_tmpl_stype(d, k->dtype), f64 ? "double" : "float", cap, ld, ks,
-                   em_sla_threads(cap), warp ? 32 : 1);
+                   em_sla_kernel_threads(k->mode, cap), warp ? 32 : 1, EM_SLA_EIGHW_WARPS,
+                   cplx ? 1 : 0);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *a, *b, *x, *info;\n"
                            "    long long n, k, batch, mode;\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
     if (eigh) {
-        em_sbuf_printf(&t, "#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n%s",
+        em_sbuf_printf(&t, "%s#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n%s",
+                       cplx ? em_sla_complex_ops : em_sla_real_ops,
                        f64 ? "2.220446049250313e-16" : "1.1920929e-07f",
-                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f", em__eigh);
+                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f",
+                       eighw ? em_sla_eigh_warp : em_sla_eigh_block);
         return em_tmpl_finish(d, f, nf, &t, NULL, out);
     }
-    em_sbuf_printf(&t, "%s", cplx ? em__complex_ops : em__real_ops);
+    em_sbuf_printf(&t, "%s", cplx ? em_sla_complex_ops : em_sla_real_ops);
     /* mode: compiled in (CUDA: its dead branches go), or the argument's, one
      * kernel a dtype for every mode and n (OpenCL: PoCL takes seconds a build) */
     em_sbuf_printf(&t, "#define EM_SLA_DET %d\n#define EM_SLA_INV %d\n#define EM_SLA_MODE %s\n",
@@ -353,7 +342,12 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
                    : k->mode == 0 ? "0"
                    : k->mode == 1 ? "1"
                                   : "2");
-    em_sbuf_printf(&t, "%s%s%s%s%s", em__lu_head, warp ? em__pivot_warp : em__pivot_serial,
-                   em__lu_tail, em__det, em__solve);
+    const char *pivot = warp ? em__pivot_warp : em__pivot_serial;
+    em_sbuf_printf(&t, "%s", em__lu_head);
+    if (k->mode == EM_SLA_INV || k->mode == EM_SLA_ANY)
+        em_sbuf_printf(&t, "%s%s%s", em__gj_head, pivot, em__gj_tail);
+    else
+        em_sbuf_printf(&t, "        for (int j = 0; j < n; j++) {\n");
+    em_sbuf_printf(&t, "%s%s%s%s", pivot, em__lu_tail, em__det, em__solve);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

@@ -50,6 +50,10 @@ typedef enum em_sla_mode {
  * vectors), k's bit 0 asks for vectors and bit 1 reads the upper triangle,
  * info 1 where the sweeps did not converge. */
 #define EM_SLA_EIGH_MAXN 32
+/* eigh up to this n (real and complex) runs a warp a matrix, this many
+ * matrices a block (render_smalleig.c); w is then of the real dtype. */
+#define EM_SLA_EIGHW_MAXN 16
+#define EM_SLA_EIGHW_WARPS 4
 
 typedef struct em_sla_spec {
     int mode;       /* em_sla_mode */
@@ -63,6 +67,14 @@ EM_API int em_sla_maxn(em_dtype dtype);
 /* The cap class for n (8, 16, 32, 64) and the threads a block of it runs. */
 EM_API int em_sla_cap(int n);
 EM_API int em_sla_threads(int cap);
+/* The threads a block of mode's kernel at cap runs (eigh's warp kernel:
+ * 32 x EM_SLA_EIGHW_WARPS), and the matrices a block takes. */
+EM_API int em_sla_kernel_threads(int mode, int cap);
+
+/* The kernel texts shared by render_smallla.c and render_smalleig.c: la_*
+ * arithmetic on em_t (real or complex), the two eigh kernels. */
+extern const char em_sla_real_ops[], em_sla_complex_ops[];
+extern const char em_sla_eigh_block[], em_sla_eigh_warp[];
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect or a dtype / size it does not take. */
@@ -75,7 +87,8 @@ struct em_backend;
  * (...), info int32 (...). */
 EM_API em_status em_run_smallla(const struct em_backend *be, int mode, const em_array *a,
                                 const em_array *b, em_array *x, em_array *info);
-/* eigh of a (..., n, n) C-contiguous float32/64, 1 <= n <= EM_SLA_EIGH_MAXN:
+/* eigh of a (..., n, n) C-contiguous float32/64 with 1 <= n <= EM_SLA_EIGH_MAXN,
+ * or complex64/128 with n <= EM_SLA_EIGHW_MAXN:
  * w (..., n) ascending, v (..., n, n) (vectors: else left empty), info. */
 EM_API em_status em_run_smallla_eigh(const struct em_backend *be, const em_array *a, bool vectors,
                                      bool upper, em_array *w, em_array *v, em_array *info);

@@ -50,9 +50,13 @@ static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, 
     unsigned char blob[sizeof *g];
     memcpy(blob, g, sizeof *g);
     int slots[4];
-    int64_t grid = g->batch < 65535 * 16 ? g->batch : 65535 * 16;
-    return em_run_launch(be, id, f, (unsigned)grid, (unsigned)em_sla_threads(spec.cap), 0, blob,
-                         sizeof blob, slots, em_run_slots(slots, 0, 4));
+    const bool eighw = spec.mode == EM_SLA_EIGH && spec.cap <= EM_SLA_EIGHW_MAXN;
+    const int nt = em_sla_kernel_threads(spec.mode, spec.cap);
+    const int per = eighw ? EM_SLA_EIGHW_WARPS : 1; /* matrices a block */
+    int64_t grid = (g->batch + per - 1) / per;
+    if (grid > 65535 * 16) grid = 65535 * 16;
+    return em_run_launch(be, id, f, (unsigned)grid, (unsigned)nt, 0, blob, sizeof blob, slots,
+                         em_run_slots(slots, 0, 4));
 }
 
 em_status em_run_smallla_eigh(const em_backend *be, const em_array *a, bool vectors, bool upper,
@@ -61,21 +65,27 @@ em_status em_run_smallla_eigh(const em_backend *be, const em_array *a, bool vect
     const em_device dev = em_array_device(a);
     const int nd = a->ndim;
     const int64_t n = nd >= 2 ? a->shape[nd - 1] : 0;
-    if (nd < 2 || a->shape[nd - 2] != n || n < 1 || n > EM_SLA_EIGH_MAXN ||
-        (a->dtype != EM_FLOAT32 && a->dtype != EM_FLOAT64) || !em_array_is_c_contiguous(a))
+    const bool cplx = a->dtype == EM_COMPLEX64 || a->dtype == EM_COMPLEX128;
+    const int maxn = !em_sla_maxn(a->dtype) ? 0 : cplx ? EM_SLA_EIGHW_MAXN : EM_SLA_EIGH_MAXN;
+    if (nd < 2 || a->shape[nd - 2] != n || n < 1 || n > maxn || !em_array_is_c_contiguous(a))
         return em_error(EM_EVALUE,
-                        "small eigh: a C-contiguous stack of n x n float32/64 "
-                        "matrices with 1 <= n <= %d",
-                        EM_SLA_EIGH_MAXN);
+                        "small eigh: a C-contiguous stack of n x n matrices, float32/64 with "
+                        "1 <= n <= %d or complex64/128 with n <= %d",
+                        EM_SLA_EIGH_MAXN, EM_SLA_EIGHW_MAXN);
     int64_t batch = 1;
     for (int i = 0; i < nd - 2; i++) batch *= a->shape[i];
-    em_status s = em_array_empty(w, a->dtype, nd - 1, a->shape, dev);
+    const em_dtype wt = a->dtype == EM_COMPLEX64    ? EM_FLOAT32
+                        : a->dtype == EM_COMPLEX128 ? EM_FLOAT64
+                                                    : a->dtype;
+    em_status s = em_array_empty(w, wt, nd - 1, a->shape, dev);
     if (s == EM_OK && vectors) s = em_array_empty(v, a->dtype, nd, a->shape, dev);
     if (s == EM_OK) s = em_array_empty(info, EM_INT32, nd - 2, a->shape, dev);
     if (s == EM_OK && batch) {
         em_sla_spec spec = {.mode = EM_SLA_EIGH,
                             .dtype = a->dtype,
-                            .cap = em__sla_class(be, (int)n, EM_SLA_EIGH_MAXN)};
+                            .cap = n <= EM_SLA_EIGHW_MAXN
+                                       ? em__sla_class(be, (int)n, EM_SLA_EIGHW_MAXN)
+                                       : em__sla_class(be, (int)n, maxn)};
         em__slaargs g = {.p = {a->data, w->data, vectors ? v->data : NULL, info->data},
                          .n = n,
                          .k = (vectors ? 1 : 0) | (upper ? 2 : 0),

@@ -34,9 +34,12 @@ em_status em_small_eigh(const em_array *a, bool vectors, bool upper, em_array *w
     const em_backend *be = em__sla_backend(a, "em_small_eigh");
     if (!be) return EM_EUNSUPPORTED;
     int64_t n = a->ndim >= 2 ? a->shape[a->ndim - 1] : 0;
-    if ((a->dtype != EM_FLOAT32 && a->dtype != EM_FLOAT64) || n < 1 || n > EM_SLA_EIGH_MAXN)
-        return em_error(EM_EUNSUPPORTED, "em_small_eigh: n = %lld of %s (float32/64, n <= %d)",
-                        (long long)n, em_dtype_get(a->dtype)->name, EM_SLA_EIGH_MAXN);
+    const bool cplx = a->dtype == EM_COMPLEX64 || a->dtype == EM_COMPLEX128;
+    const int maxn = !em_sla_maxn(a->dtype) ? 0 : cplx ? EM_SLA_EIGHW_MAXN : EM_SLA_EIGH_MAXN;
+    if (n < 1 || n > maxn)
+        return em_error(
+            EM_EUNSUPPORTED, "em_small_eigh: n = %lld of %s (float32/64 n <= %d, complex n <= %d)",
+            (long long)n, em_dtype_get(a->dtype)->name, EM_SLA_EIGH_MAXN, EM_SLA_EIGHW_MAXN);
     em_array ca = {0};
     em_status s = em__corder(a, &ca);
     if (s == EM_OK) s = em_run_smallla_eigh(be, &ca, vectors, upper, w, v, info);

@@ -163,6 +163,17 @@ def assert_same(got, want, rtol=None, atol=0, check_dtype=True):
 _NVRTC = None
 
 
+def linalg_path(monkeypatch, path):
+    """Pin ember._cusolver's path for small matrices: "fast" / "old" the
+    cuSOLVER ones (one C call, or the pieces assembled in Python), "kernel"
+    Ember's small-matrix kernel for every shape it takes (not only those it
+    wins on the H100)."""
+    import ember._cusolver as cs
+    monkeypatch.setattr(cs, "_FAST", path != "old")
+    monkeypatch.setattr(cs, "_SMALL", path == "kernel")
+    monkeypatch.setattr(cs, "_SMALL_ALL", path == "kernel")
+
+
 def nvrtc_available():
     """Whether NVRTC loads here, through libember's own loader (the sonames
     and paths Ember tries); asked once per process."""

@@ -12,6 +12,7 @@ import pytest
 import cudalib_emu
 import ember as em
 import ember._cusolver as _cs
+from helpers import linalg_path
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 # 64 x 64 takes the one-matrix calls; stacks of matrices up to 32 x 32 the
@@ -39,9 +40,7 @@ def path(request, monkeypatch):
     """fast / old: the cuSOLVER paths (the one-kernel path off); kernel: solve,
     inv and det of n <= 64 in one launch (test_linalg_smallla.py has its own
     tests; here it meets the same cases on CUDA)."""
-    monkeypatch.setattr(_cs, "_FAST", request.param != "old")
-    monkeypatch.setattr(_cs, "_SMALL", request.param == "kernel")
-    monkeypatch.setattr(_cs, "_SMALL_ALL", request.param == "kernel")
+    linalg_path(monkeypatch, request.param)
     return request.param
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import ember as em
 import ember._cusolver as _cs
-from helpers import device_names
+from helpers import device_names, linalg_path
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 DEVICES = [d for d in device_names() if d.split(":")[0] in ("cuda", "opencl")]
@@ -20,8 +20,7 @@ pytestmark = pytest.mark.skipif(not DEVICES, reason="no CUDA or OpenCL device")
 
 @pytest.fixture(params=DEVICES or ["none"])
 def dev(request, monkeypatch):
-    monkeypatch.setattr(_cs, "_SMALL", True)
-    monkeypatch.setattr(_cs, "_SMALL_ALL", True)  # every shape, not only those it wins
+    linalg_path(monkeypatch, "kernel")  # every shape, not only those it wins
     return request.param
 
 
@@ -188,7 +187,32 @@ def test_nan_and_inf(dev, calls, rng):
     i[1, 1] = np.inf
     _check(em.linalg.solve(em.asarray(i, device=dev), em.asarray(np.ones(3), device=dev)),
            np.linalg.solve(i, np.ones(3)), np.float64)
-    assert calls == [0, 1, 2, 0]
+    _check(em.linalg.inv(em.asarray(i, device=dev)), np.linalg.inv(i), np.float64)
+    assert calls == [0, 1, 2, 0, 1]
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_det_overflow(dev, calls, dt):
+    """A complex det past the range is NumPy's sign * exp(logdet): inf in
+    both parts (or inf and NaN as NumPy's), not the NaN of a product's
+    inf - inf; a singular one is 0; the real and huge-but-finite ones stay."""
+    big = 1e30 if dt == np.complex64 else 1e300
+    cases = [np.diag([big, big * (1 + 1j), 3]), np.eye(20) * (1e10 + 1e10j) ** 2,
+             np.diag([1 + 1j, 0, 2]), np.diag([3.0, 1e-3, 2.0]),
+             _rand(np.random.default_rng(1), (5, 5), dt)]
+    if dt == np.complex128:  # NumPy's complex64 gives 0 + inf j here, its complex128 NaN + inf j
+        cases.append(np.diag([big, 1j * big, 2, 1e-3]))
+    for m in cases:
+        m = m.astype(dt)
+        with np.errstate(all="ignore"):
+            want = np.linalg.det(m)
+        got = complex(_np(em.linalg.det(em.asarray(m, device=dev))))
+        for g, w in ((got.real, want.real), (got.imag, want.imag)):
+            if np.isfinite(w):
+                np.testing.assert_allclose(g, w, rtol=_tol(dt), atol=_tol(dt))
+            else:
+                assert (np.isnan(g) and np.isnan(w)) or g == w, (m.diagonal(), got, want)
+    assert calls == [2] * len(cases)
 
 
 def test_integers_and_empty(dev, calls):
@@ -241,33 +265,67 @@ def ecalls(monkeypatch):
 
 
 def _check_eigh(a, w, v, dt, uplo="L"):
-    """w against NumPy's; A v = v w and V orthonormal (a vector's sign is free)."""
+    """w against NumPy's; A v = v w and V unitary (a vector's sign or phase is free)."""
     w, v = _np(w), _np(v)
     want = np.linalg.eigvalsh(a, UPLO=uplo)
     assert w.dtype == want.dtype and w.shape == want.shape and v.shape == a.shape
+    assert v.dtype == a.dtype
     scale = max(1.0, np.abs(want).max()) if want.size else 1.0
     tol = _tol(dt) * scale
     np.testing.assert_allclose(w, want, atol=tol)
-    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2) if uplo == "L" else \
-        np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
+    h = lambda x: np.conj(np.swapaxes(x, -1, -2))  # noqa: E731
+    sym = np.tril(a, -1) + h(np.tril(a, -1)) if uplo == "L" else np.triu(a, 1) + h(np.triu(a, 1))
+    sym = sym + np.einsum("...ii->...i", a).real[..., None] * np.eye(a.shape[-1])
     np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=tol * 10)
     n = a.shape[-1]
-    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), v.shape),
-                               atol=_tol(dt) * 10)
+    np.testing.assert_allclose(h(v) @ v, np.broadcast_to(np.eye(n), v.shape), atol=_tol(dt) * 10)
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 3), (8, 8), (9, 9), (17, 17), (32, 32),
-                                   (100, 8, 8), (2, 3, 5, 5), (4, 32, 32), (3, 33, 33)])
-def test_eigh(dev, ecalls, rng, dt, shape):
+def _herm(rng, shape, dt):
     a = _plain(rng, shape, dt)
-    a = (a + np.swapaxes(a, -1, -2)).astype(dt)
+    return (a + np.conj(np.swapaxes(a, -1, -2))).astype(dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 3), (8, 8), (9, 9), (16, 16), (17, 17),
+                                   (32, 32), (100, 8, 8), (2, 3, 5, 5), (7, 16, 16), (4, 32, 32),
+                                   (3, 33, 33)])
+def test_eigh(dev, ecalls, rng, dt, shape):
+    """Real n <= 32 (a warp a matrix up to 16, a block above), complex n <= 16."""
+    a = _herm(rng, shape, dt)
     ea = em.asarray(a, device=dev)
     w, v = em.linalg.eigh(ea)
     _check_eigh(a, w, v, dt)
     wv = em.linalg.eigvalsh(ea)
     np.testing.assert_allclose(_np(wv), np.linalg.eigvalsh(a), atol=_tol(dt) * 10)
-    assert ecalls == ([True, False] if shape[-1] <= 32 else [])
+    maxn = 16 if np.dtype(dt).kind == "c" else 32
+    assert ecalls == ([True, False] if shape[-1] <= maxn else [])
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_eigh_hermitian_triangles_and_nan(dev, ecalls, rng, dt):
+    """Only one triangle is read (the other's conjugate is not checked, as in
+    NumPy), the diagonal's imaginary part is ignored, a stack of 4n + 1
+    matrices leaves the last block part empty, and NaN raises as NumPy's."""
+    a = _plain(rng, (9, 6, 6), dt)  # neither Hermitian nor with a real diagonal
+    ea = em.asarray(a, device=dev)
+    for uplo in ("L", "U"):
+        w, v = em.linalg.eigh(ea, UPLO=uplo)
+        _check_eigh(a, w, v, dt, uplo)
+    at = a[::-1, ::2, ::-2].swapaxes(-1, -2)
+    _check_eigh(at, *em.linalg.eigh(ea[::-1, ::2, ::-2].swapaxes(-1, -2)), dt)
+    # NaN in the triangle read: NumPy's LAPACK raises; NaN in the other is not read
+    h = (np.eye(4) * 2 + np.diag([1, 1, 1], 1) + np.diag([1, 1, 1], -1)).astype(dt)
+    h = np.stack([h] * 5)
+    h[2, 1, 0] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.eigvalsh(h)
+    with pytest.raises(em.linalg.LinAlgError, match="did not converge"):
+        em.linalg.eigvalsh(em.asarray(h, device=dev))
+    h[2, 1, 0], h[2, 0, 1] = 1, np.nan
+    w = _np(em.linalg.eigvalsh(em.asarray(h, device=dev)))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(h), atol=_tol(dt) * 10)
+    assert ecalls == [True, True, True, False, False]
 
 
 def test_eigh_triangles_layouts_and_degenerate(dev, ecalls, rng):
@@ -284,14 +342,16 @@ def test_eigh_triangles_layouts_and_degenerate(dev, ecalls, rng):
         w, v = em.linalg.eigh(em.asarray(m, device=dev))
         _check_eigh(m, w, v, np.float64)
     assert ecalls == [True] * 7
-    # integers are taken as float64 (the kernel's); complex is not (cuSOLVER or the host)
+    # integers are taken as float64; complex n <= 16 too, complex n > 16 not
     i = np.array([[2, 1], [1, 3]])
     np.testing.assert_allclose(_np(em.linalg.eigvalsh(em.asarray(i, device=dev))),
                                np.linalg.eigvalsh(i))
     h = np.array([[2, 1j], [-1j, 3]])
     np.testing.assert_allclose(_np(em.linalg.eigvalsh(em.asarray(h, device=dev))),
                                np.linalg.eigvalsh(h))
-    assert ecalls == [True] * 7 + [False]
+    assert ecalls == [True] * 7 + [False, False]
+    assert em._ember.small_eigh(em.asarray(np.eye(17, dtype=np.complex64), device=dev),
+                                True, False) is None
 
 
 # ---- the CUDA kernels under the fake driver (NVRTC compiles them for real) ---
@@ -318,6 +378,8 @@ for n in (3, 12, 20):
 for dt in (np.float32, np.float64):
     launch(3, 32, dt, (7,))
 launch(3, 5, np.float64, (2, 3))
+launch(3, 12, np.complex128, (9,))
+launch(3, 16, np.float32, (4,))
 for row in out:
     print(*row)
 """
@@ -344,19 +406,22 @@ def test_cuda_kernels_compile_and_launch_under_the_fake_driver(fake_lib, tmp_pat
     for mode, n, dt, grid, block, fn, fk, fbatch, fmode in rows:
         mode, n, grid, block = int(mode), int(n), int(grid), int(block)
         cap = 8 if n <= 8 else 16 if n <= 16 else 32 if n <= 32 else 64
-        assert block == threads[cap] and grid == int(fbatch) and int(fn) == n, (mode, n, dt)
+        if mode == 3 and n <= 16:  # eigh's warp a matrix, four a block
+            assert block == 128 and grid == -(-int(fbatch) // 4) and int(fn) == n, (n, dt)
+        else:
+            assert block == threads[cap] and grid == int(fbatch) and int(fn) == n, (mode, n, dt)
         if mode < 3:
             assert int(fmode) == mode
             assert int(fk) == {0: 2 if fbatch == "1" else 3, 1: n, 2: 1}[mode]
         else:
             assert int(fk) == 1  # vectors, the lower triangle
-    assert len(rows) == 12 + 3 + 3
-    assert [int(r_[7]) for r_ in rows[12:]] == [5, 5, 5, 7, 7, 6]
+    assert len(rows) == 12 + 3 + 5
+    assert [int(r_[7]) for r_ in rows[12:]] == [5, 5, 5, 7, 7, 6, 9, 4]
 
 
 def test_cuda_shape_policy(monkeypatch):
     """Which CUDA calls take the kernel by default: the shapes it won on the
-    H100 (_cusolver's _SMALL note); EMBER_SMALLLA=all's flag takes every one."""
+    H100 (_cusolver's _SMALL note); the _SMALL_ALL hook takes every one."""
     class Fake:  # what _small reads of an array
         def __init__(self, shape, dt=np.float64):
             self.shape, self.ndim, self.dtype = shape, len(shape), np.dtype(dt)
@@ -368,7 +433,8 @@ def test_cuda_shape_policy(monkeypatch):
     assert not s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((1000, 32, 32)), "solve", 1)
     assert not s(Fake((64, 64)), "solve", 65)  # too many right-hand sides
     assert s(Fake((32, 32)), "inv") and not s(Fake((64, 64)), "inv")
-    assert not s(Fake((5, 8, 8)), "inv")
+    assert s(Fake((5, 8, 8)), "inv") and s(Fake((1000, 32, 32)), "inv")
+    assert not s(Fake((3, 64, 64)), "inv")
     assert s(Fake((10_000, 8, 8)), "det") and not s(Fake((65, 65)), "det")
     assert s(Fake((32, 32), np.complex128), "det") and not s(Fake((33, 33), np.complex128), "det")
     assert not s(Fake((0, 8, 8)), "det")
@@ -382,3 +448,27 @@ def test_cuda_shape_policy(monkeypatch):
     assert s(Fake((10_000, 8, 8)), "solve", 1) and s(Fake((64, 64)), "inv") and s(cl[1], "det")
     monkeypatch.setattr(_cs, "_SMALL", False)
     assert not s(Fake((8, 8)), "det")
+
+
+def test_cuda_eigh_policy(monkeypatch):
+    """eigh's kernel on CUDA: stacks up to 8 x 8 (a warp a matrix; 16 x 16
+    stacks lost to syevjBatched on the H100), one real matrix up to 32 x 32,
+    one complex up to 8 x 8; never past its n."""
+    class Fake:
+        def __init__(self, shape, dt=np.float64):
+            self.shape, self.ndim, self.dtype = shape, len(shape), np.dtype(dt)
+            self.size, self._dev = int(np.prod(shape)), ("cuda", 0)
+    monkeypatch.setattr(_cs, "_SMALL", True)
+    monkeypatch.setattr(_cs, "_SMALL_EIGH", True)
+    monkeypatch.setattr(_cs, "_SMALL_ALL", False)
+    s = _cs._small_eigh
+    for dt in (np.float32, np.float64, np.complex64, np.complex128):
+        assert s(Fake((10_000, 8, 8), dt)) and s(Fake((2, 3, 5, 5), dt)) and s(Fake((8, 8), dt))
+        assert not s(Fake((1000, 16, 16), dt)) and not s(Fake((0, 8, 8), dt))
+    assert s(Fake((32, 32))) and not s(Fake((33, 33))) and not s(Fake((1000, 32, 32)))
+    assert not s(Fake((16, 16), np.complex128))
+    monkeypatch.setattr(_cs, "_SMALL_ALL", True)
+    assert s(Fake((1000, 16, 16), np.complex64)) and s(Fake((4, 32, 32)))
+    assert not s(Fake((4, 17, 17), np.complex64)) and not s(Fake((33, 33)))
+    monkeypatch.setattr(_cs, "_SMALL_EIGH", False)
+    assert not s(Fake((8, 8)))

@@ -352,42 +352,6 @@ em_status em_cuda_inv(const em_array *a, em_array *x, em_array *info) {
     return EM_OK;
 }
 
-/* EMBER_POTRF=typed: one matrix at a time through {S,D,C,Z}potrf (the 32-bit
- * API) rather than Xpotrf, for A/B at 1024^2 (see libcusolver.fn). */
-static bool em__potrf_typed(void) {
-    const char *e = getenv("EMBER_POTRF");
-    return e && !strcmp(e, "typed");
-}
-
-static em_status em__potrf_typed_run(const em__mats *m, cusolverDnHandle h, int uplo, em_array *A,
-                                     em_array *I) {
-    int n = (int)m->r, lwork = 0;
-    cusolverStatus r;
-    void *a0 = A->data;
-    switch (m->t) {
-    case EM_FLOAT32: r = em__cusolver.Spotrf_bufferSize(h, uplo, n, a0, n, &lwork); break;
-    case EM_FLOAT64: r = em__cusolver.Dpotrf_bufferSize(h, uplo, n, a0, n, &lwork); break;
-    case EM_COMPLEX64: r = em__cusolver.Cpotrf_bufferSize(h, uplo, n, a0, n, &lwork); break;
-    default: r = em__cusolver.Zpotrf_bufferSize(h, uplo, n, a0, n, &lwork); break;
-    }
-    if (r) return em__fail(r, "potrf_bufferSize");
-    em__work w = {0};
-    em_status s = em__work_get(&w, m->id, (size_t)(lwork ? lwork : 1) * (size_t)m->isz, 0);
-    for (int64_t i = 0; s == EM_OK && i < m->batch; i++) {
-        void *ai = EM__MAT(*A, *m, i);
-        int *inf = (int *)I->data + i;
-        switch (m->t) {
-        case EM_FLOAT32: r = em__cusolver.Spotrf(h, uplo, n, ai, n, w.dev, lwork, inf); break;
-        case EM_FLOAT64: r = em__cusolver.Dpotrf(h, uplo, n, ai, n, w.dev, lwork, inf); break;
-        case EM_COMPLEX64: r = em__cusolver.Cpotrf(h, uplo, n, ai, n, w.dev, lwork, inf); break;
-        default: r = em__cusolver.Zpotrf(h, uplo, n, ai, n, w.dev, lwork, inf); break;
-        }
-        if (r) s = em__fail(r, "potrf");
-    }
-    em__work_put(&w);
-    return s;
-}
-
 em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *info) {
     em__mats m = {0};
     EM_CHECK(em__describe("potrf", a, true, &m));
@@ -405,10 +369,6 @@ em_status em_cuda_potrf(const em_array *a, bool upper, em_array *out, em_array *
         if (em__small(&m)) {
             s = em_cudalib_potrf_batched(h, m.id, m.dt, uplo, (int)n, (int)m.batch, A.data,
                                          (int *)I.data);
-            goto done;
-        }
-        if (em__potrf_typed() && n <= INT_MAX) {
-            s = em__potrf_typed_run(&m, h, uplo, &A, &I);
             goto done;
         }
         EM__SOLVE(em__cusolver.Xpotrf_bufferSize(h, p, uplo, n, m.dt, A.data, ld, m.dt, &nd, &nh),
