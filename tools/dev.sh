@@ -28,6 +28,8 @@
 #                               dask, sklearn, frames; their tests skip without them
 #   EMBER_PYTHON=/path/python   the interpreter to start from (default python3)
 #   EMBER_BUILD_DIR=build       where CMake builds
+#   EMBER_PYTEST_JOBS=N         pytest's worker processes (pytest-xdist; default
+#                               the cores, at most 2; 1: one process)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -154,12 +156,28 @@ heartbeat() {
     done
 }
 
+# pytest's options for parallel workers (pytest-xdist, in the test extra):
+# EMBER_PYTEST_JOBS of them (default: the cores, at most 2 -- CI's machine;
+# more workers on a GPU machine share its memory), one whole file per worker
+# (--dist loadfile): a file's tests run in their order in one process, as
+# without xdist (conftest's one-case-in-N sampling counts per process), and
+# a kernel a file builds is built once.  Compiled kernels are shared through
+# Ember's disk cache (written atomically), so workers do not build each
+# other's twice except on a race.  No xdist, or EMBER_PYTEST_JOBS=1: one process.
+pytest_jobs() {
+    local n=${EMBER_PYTEST_JOBS:-$(($(nproc) < 2 ? $(nproc) : 2))}
+    if [ "$n" -gt 1 ] && "$PY" -c "import xdist" 2>/dev/null; then
+        echo "-n $n --dist loadfile"
+    fi
+}
+
 run_tests() {
-    local dir=$1
+    local dir=$1 jobs
     say "running the C tests (ctest)"
     (cd "$dir" && ctest --output-on-failure -j "$(nproc)")
-    say "running the Python tests (pytest)"
-    "$PY" -m pytest -q -p no:cacheprovider tests/python "${@:2}"
+    read -ra jobs <<<"$(pytest_jobs)"
+    say "running the Python tests (pytest${jobs[*]:+ ${jobs[*]}})"
+    "$PY" -m pytest -q -p no:cacheprovider "${jobs[@]}" tests/python "${@:2}"
 }
 
 setup_python
@@ -213,8 +231,10 @@ asan | asan-build)
     LD_PRELOAD="$PRELOAD" PYTHONPATH=$ROOT/build-asan/python "$PY" -c \
         "import ember, sys; m = open('/proc/self/maps').read(); \
 sys.exit(0 if 'libasan' in m and '/build-asan/' in ember._ember.__file__ else 'asan: not the sanitizer build')"
+    read -ra jobs <<<"$(pytest_jobs)"
+    say "running the Python tests under ASan+UBSan (pytest${jobs[*]:+ ${jobs[*]}})"
     LD_PRELOAD="$PRELOAD" PYTHONPATH=$ROOT/build-asan/python \
-        "$PY" -m pytest -q -p no:cacheprovider tests/python "$@"
+        "$PY" -m pytest -q -p no:cacheprovider "${jobs[@]}" tests/python "$@"
     ;;
 *)
     echo "usage: bash tools/dev.sh {demo|test|bench|build|asan|asan-build}" >&2
