@@ -96,8 +96,10 @@ def _histogram(g):
     for _ in range(g.rng.randint(2, 4)):
         src, ins = a, [a]
         if g.chance(0.25):
+            # (not float16: NumPy's own float16 range arithmetic overflows to an IndexError,
+            # seed 63007243)
             src = "%s.astype(%r)" % (a, g.rng.choice(["float32", "float64", "int16", "uint8",
-                                                      "float16", "int64"]))
+                                                      "int64"]))
         c = g.rng.random()
         if c < 0.35:
             kw = "bins=%d" % g.rng.choice([1, 2, 3, 5, 10, 64, 256, 1000])
@@ -120,8 +122,10 @@ def _histogram(g):
                    reduce_n=x.size if weighted or "density" in kw else 0)
         if v and weighted and not G._finite(g.ns[ins[-1]]):
             g.prog.vars[v].fragile = True  # NumPy's cumulative sum of weights (gen.py)
-        if v and "density" in kw:
-            G._tol(g, v, 4, x)  # a count over the width and the total: a few roundings
+        if v and (weighted or "density" in kw):
+            # a float sum per bin and over all (n ULPs), over the width: integer weights
+            # too, which emit's reduce_n misses for a tuple result (seed 63003449)
+            G._tol(g, v, 4 + x.size, x)
         if e and g.chance(0.5):  # the edges written in place: the next call must see it
             n = g.ns[e].size
             i = g.rng.randrange(n)
@@ -165,7 +169,8 @@ def _cumsum(g):
             shape = (g.rng.choice(SIZES + [70000]),)
         else:
             shape = (g.rng.choice([1, 3, 40, 300]), g.rng.choice([1, 2, 7, 130]))
-        a = _input(g, shape, d) if g.chance(0.7) else g.pick()
+        # tril of a 1-d array of n is n x n: small ones only (seed 63006108: 20,000)
+        a = _input(g, shape, d) if g.chance(0.7) else g.pick(lambda y: y.size <= 300)
         if not a:
             continue
         x = g.ns[a]
@@ -255,7 +260,8 @@ def _index_fill(g):
     else:
         shape = g.rng.choice([(n, int(m) if m != "None" else n), (2, 3, 4), (3, 0, 2), (5,),
                               (0,), (1, 1), (2, 1, 65, 3)])
-        a = _input(g, shape, d) if g.chance(0.7) else g.pick()
+        # tril of a 1-d array of n is n x n: small ones only (seed 63006108: 20,000)
+        a = _input(g, shape, d) if g.chance(0.7) else g.pick(lambda y: y.size <= 300)
         if not a:
             return
         src = a if g.chance(0.7) or g.ns[a].ndim < 2 else "M.swapaxes(%s, -1, -2)" % a

@@ -177,3 +177,15 @@ def test_histogram_returns_the_bins_array_as_edges():
     e[2] = 5.0
     # NumPy: np.histogram(x, bins=e)[1] is e, so the write shows through
     assert edges.tolist() == [-1.0, 0.0, 5.0]
+
+
+# -- finding: digitize of bins whose first step is a NaN (seed 63003953) ---------------------
+@pytest.mark.xfail(strict=True, reason="digitize (clean2's file): NumPy's monotonicity check "
+                   "takes bins whose first step is a NaN as decreasing, Ember as increasing")
+@pytest.mark.parametrize("bins", [[0.19, np.nan], [1.0, np.nan, np.nan]])
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize_bins_starting_with_a_nan_step(bins, right):
+    x = np.array([-5.0, 0.0, 1.0, 5.0])
+    # NumPy: [2 2 0 0] and [3 3 3 3]
+    _same(np.digitize(x, bins, right=right), em.digitize(em.asarray(x), em.asarray(bins),
+                                                         right=right))
