@@ -355,8 +355,9 @@ typedef enum em_reduce_op {
 /* Reduce over naxes axes (naxes < 0: all; negative axes count from the
  * end; a bad axis is EM_EINDEX, a repeated one EM_EVALUE).  dt is the
  * accumulate/output dtype (EM_NDTYPES: NumPy's default for the op).  If
- * out->buf is set it receives the result (cast, same_kind; its shape must
- * be the result's, keepdims included).  ddof is used by VAR/STD.  ARGMIN /
+ * out->buf is set it receives the result (cast, same_kind, unsafe for SUM,
+ * PROD and em_scan as NumPy's; its shape must be the result's, keepdims
+ * included).  ddof is used by VAR/STD.  ARGMIN /
  * ARGMAX take one axis or all (the C-order flat index). */
 EM_API em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes,
                            bool keepdims, em_dtype dt, double ddof, em_array *out);

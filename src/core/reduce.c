@@ -127,8 +127,11 @@ static void em__fmt_shape(char *buf, size_t len, int nd, const int64_t *shape) {
     if (o < len) snprintf(buf + o, len - o, ")");
 }
 
+/* unsafe: NumPy's sum, prod, cumsum and cumprod compute in their own dtype and cast the result
+ * into out= unsafely (sum([0.5, 0.5, -2.25], out=uint8) is 255, into bool True); its other
+ * reductions resolve their loop against out's dtype, so those keep the same_kind check. */
 static em_status em__check_out(const char *name, const em_array *out, int nd, const int64_t *shape,
-                               em_dtype res) {
+                               em_dtype res, bool unsafe) {
     if (nd != out->ndim || memcmp(shape, out->shape, sizeof(int64_t) * (size_t)nd)) {
         char want[256], got[256];
         em__fmt_shape(want, sizeof want, nd, shape);
@@ -137,7 +140,7 @@ static em_status em__check_out(const char *name, const em_array *out, int nd, co
                         want);
     }
     if (!(out->flags & EM_WRITEABLE)) return em_error(EM_EVALUE, "output array is read-only");
-    if (!em_can_cast_same_kind(res, out->dtype))
+    if (!unsafe && !em_can_cast_same_kind(res, out->dtype))
         return em_error(EM_ETYPE,
                         "Cannot cast %s output from dtype('%s') to dtype('%s') with casting rule "
                         "'same_kind'",
@@ -500,7 +503,8 @@ em_status em__reduce_fused(em_reduce_op op, const em_array *a, int naxes, const 
     if (out->buf) {
         int64_t shape[EM_MAXDIMS];
         int nd = em__result_shape(&r, keepdims, shape);
-        EM_CHECK(em__check_out(em__red_names[op], out, nd, shape, rdt));
+        EM_CHECK(em__check_out(em__red_names[op], out, nd, shape, rdt,
+                               op == EM_RED_SUM || op == EM_RED_PROD));
     }
     em_array res = {0};
     EM_CHECK(em__compute(&r, dt, ddof, &res));
@@ -528,7 +532,7 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     }
     if (s == EM_OK && out->buf) {
         const char *nm = em__red_names[op];
-        s = em__check_out(nm, out, src.ndim, src.shape, rdt);
+        s = em__check_out(nm, out, src.ndim, src.shape, rdt, true);
     }
     /* The backend writes float16 itself: NumPy rounds each partial sum. */
     if (s == EM_OK) s = em_array_empty(&res, rdt, src.ndim, src.shape, em_array_device(a));

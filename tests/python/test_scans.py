@@ -253,6 +253,6 @@ def test_errors_keep_working(device):
     x = em.ones((3, 5000))
     with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dimension 2"):
         em.cumsum(x, axis=2)
-    with pytest.raises(TypeError, match="Cannot cast cumsum output"):
-        em.cumsum(x, axis=1, out=em.zeros((3, 5000), dtype="int64"))
+    o = em.zeros((3, 5000), dtype="int64")  # NumPy casts a scan's result into out= unsafely
+    assert em.cumsum(x, axis=1, out=o) is o and int(o[2, 4999]) == 5000
     assert float(em.cumsum(x, axis=1)[2, 4999]) == 5000.0
