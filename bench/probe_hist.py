@@ -9,11 +9,11 @@ EMBER_SEARCH_OLD=1 (digitize's: the session-14 shared search, against session
 15's padded one); histogram's and partition's old kernels are gone (session
 17), so their "old" columns run the same kernels as "new"."""
 import os
-import time
 
 import numpy as np
 
 import ember as em
+from bench_surface import median_ms  # noqa: E402
 
 N = int(os.environ.get("N", 1 << 24))
 REPEAT = int(os.environ.get("REPEAT", 7))
@@ -65,15 +65,7 @@ def check(name, got):
 
 
 def timed(f, sync):
-    f()
-    sync()
-    ts = []
-    for _ in range(REPEAT):
-        t = time.perf_counter()
-        f()
-        sync()
-        ts.append(time.perf_counter() - t)
-    return float(np.median(ts)) * 1e3
+    return median_ms(f, sync, REPEAT)  # bench_surface's: a warm-up, lazy results forced
 
 
 want = os.environ.get("OPS", "hist,part,arg,dig").split(",")

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 import ember as em
+from bench_surface import median_ms  # noqa: E402
 
 N = int(os.environ.get("N", 1 << 24))
 REPEAT = int(os.environ.get("REPEAT", 7))
@@ -71,15 +72,7 @@ except Exception as exc:  # noqa: BLE001
 
 
 def one(f, sync):
-    f()
-    sync()
-    ts = []
-    for _ in range(REPEAT):
-        t = time.perf_counter()
-        f()
-        sync()
-        ts.append(time.perf_counter() - t)
-    return float(np.median(ts)) * 1e3
+    return median_ms(f, sync, REPEAT)  # bench_surface's: a warm-up, lazy results forced
 
 
 def b2b(f, sync, k=20):

@@ -101,6 +101,20 @@ static int pyem__sizes(PyObject *t, size_t *out, const char *what) {
     return 0;
 }
 
+/* Argument i, an ember.ndarray, forced and checked to be on opencl:id; NULL
+ * with the exception set if not. */
+static const em_array *pyem__cl_array(PyObject *o, const char *what, const char *name, Py_ssize_t i,
+                                      int id) {
+    if (pyem_touch(o, what) < 0) return NULL;
+    const em_array *arr = EMARR(o);
+    em_device d = em_array_device(arr);
+    if (d.kind == EM_OPENCL && d.id == id) return arr;
+    PyErr_Format(PyExc_ValueError,
+                 "kernel '%s': argument %zd is on %s:%d, the kernel runs on opencl:%d", name, i,
+                 em_device_kind_name(d.kind), d.id, id);
+    return NULL;
+}
+
 /* opencl_launch(id, kernel, name, global, local_or_None, args): each arg an
  * ember.ndarray on opencl:id, bytes (a value), an int (bytes of __local
  * memory, from em.opencl.LocalMemory), or a 1-tuple (ndarray,): two kernel
@@ -142,14 +156,8 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
             if (j + 2 > PYEM_CL_MAXARGS)
                 return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments",
                                     PYEM_CL_MAXARGS);
-            if (pyem_touch(o, "an OpenCL kernel argument") < 0) return NULL;
-            const em_array *arr = EMARR(o);
-            em_device d = em_array_device(arr);
-            if (d.kind != EM_OPENCL || d.id != id)
-                return PyErr_Format(PyExc_ValueError,
-                                    "kernel '%s': argument %zd is on %s:%d, the kernel runs "
-                                    "on opencl:%d",
-                                    name, i, em_device_kind_name(d.kind), d.id, id);
+            const em_array *arr = pyem__cl_array(o, "an OpenCL kernel argument", name, i, id);
+            if (!arr) return NULL;
             void *mem = NULL;
             size_t off = 0;
             if (arr->data && em_opencl_decode(arr->data, &mem, &off) != EM_OK)
@@ -168,14 +176,8 @@ static PyObject *f_opencl_launch(PyObject *self, PyObject *args) {
         if (j >= PYEM_CL_MAXARGS)
             return PyErr_Format(PyExc_ValueError, "at most %d kernel arguments", PYEM_CL_MAXARGS);
         if (EmArray_Check(o)) {
-            if (pyem_touch(o, "a raw OpenCL kernel argument") < 0) return NULL;
-            const em_array *arr = EMARR(o);
-            em_device d = em_array_device(arr);
-            if (d.kind != EM_OPENCL || d.id != id)
-                return PyErr_Format(PyExc_ValueError,
-                                    "kernel '%s': argument %zd is on %s:%d, the kernel runs "
-                                    "on opencl:%d",
-                                    name, i, em_device_kind_name(d.kind), d.id, id);
+            const em_array *arr = pyem__cl_array(o, "a raw OpenCL kernel argument", name, i, id);
+            if (!arr) return NULL;
             cargs[j] = (em_clarg){EM_CLARG_BUFFER, sizeof(void *), arr->data};
         } else if (PyBytes_Check(o)) {
             cargs[j] =

@@ -574,6 +574,23 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     return hist, edges[0], edges[1]
 
 
+def _monotonicity(h):
+    """NumPy's check_array_monotonic (1 increasing, -1 decreasing, 0 neither) on host
+    bins, in float64 as NumPy takes them (integers past 2**53 round): the first pair
+    that is not equal decides the direction, increasing only where it steps up (a
+    pair with a NaN is unequal and does not step up, so NaN bins can read as
+    decreasing), and a later step the other way makes it 0."""
+    h = _np.asarray(h, dtype=_np.float64)
+    lo, hi = h[:-1], h[1:]
+    ne = ~(hi == lo)
+    if not ne.any():
+        return 1
+    k = int(_np.argmax(ne))
+    if lo[k] < hi[k]:
+        return 0 if (hi < lo).any() else 1
+    return 0 if (hi > lo).any() else -1
+
+
 def digitize(x, bins, right=False):
     """Indices of the bins each x falls in (bins monotonic either way)."""
     x = _arr(x)
@@ -588,25 +605,36 @@ def digitize(x, bins, right=False):
     if b.shape[0] < 2:
         return em.searchsorted(b, x, side=side)
     # The search for increasing bins is queued before NumPy's monotonicity
-    # check, whose one read-back (both steps' flags) then overlaps the search
-    # instead of holding the device idle before it; bins that do not
-    # increase (rare) waste that search.  A NaN compares as neither step, so
-    # sorted bins that end in NaNs pass, as in NumPy.
+    # check, whose one read-back then overlaps the search instead of holding
+    # the device idle before it; bins that do not increase (rare) waste that
+    # search.
     r = em.searchsorted(b, x, side=side)
     n = b.shape[0]
     if b.nbytes <= 1 << 16:
         # the bins themselves read back (waiting on the search, as any read
         # would) and checked here: no graph to build, no kernel after the search
-        h = b.get()
-        down, up = bool(_np.any(h[1:] < h[:-1])), bool(_np.any(h[1:] > h[:-1]))
+        mono = _monotonicity(b.get())
     else:
-        # both steps' counts in one fused kernel and one read: down + n * up
-        # (the views taken first: a slice taken between the two comparisons
-        # would evaluate the first on its own)
+        # the steps' counts in one fused kernel and one read: down + n * up
+        # (+ n * n * the pairs a NaN leaves unordered, for float bins); the
+        # views taken first: a slice taken between the comparisons would
+        # evaluate the first on its own
         hi, lo = b[1:], b[:-1]
-        up, down = divmod(int(em.sum((hi < lo) * 1 + (hi > lo) * n)), n)
-    if not down:
+        t = (hi < lo) * 1 + (hi > lo) * n
+        nan = b.dtype.kind == "f" and n < 1 << 20  # n**3 within int64
+        if nan:
+            t = t + ((hi != hi) + (lo != lo)) * (n * n)
+        v = int(em.sum(t))
+        unordered, v = divmod(v, n * n) if nan else (0, v)
+        up, down = divmod(v, n)
+        if b.dtype.kind == "f" and not nan:
+            unordered = int(em.sum(em.isnan(b)))
+        # without NaN (the common case) the counts decide as NumPy's walk;
+        # with NaN NumPy's walk decides by the first unequal pair, read back
+        mono = (0 if up and down else -1 if down else 1) if not unordered else \
+            _monotonicity(b.get())
+    if mono == 1:
         return r
-    if not up:
+    if mono == -1:
         return n - em.searchsorted(em.flip(b), x, side=side)
     raise ValueError("bins must be monotonically increasing or decreasing")

@@ -12,6 +12,7 @@ import numpy as _np
 import ember as em
 
 from . import _ember
+from ._arraytools import _arr, _axis
 from ._hostcall import numpy_fallback as _fallback
 
 __all__ = ["cross", "convolve", "correlate", "interp", "gradient", "trapezoid", "unwrap", "sinc",
@@ -24,15 +25,6 @@ __all__ = ["cross", "convolve", "correlate", "interp", "gradient", "trapezoid", 
 _MAX_TAPS = 256
 
 
-def _arr(a):
-    return a if isinstance(a, _ember.ndarray) else em.asarray(a)
-
-
-def _axis(axis, ndim):
-    axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(axis, ndim)
-    return axis % ndim
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -468,16 +460,20 @@ def sort_complex(a):
     return b.astype(ct)
 
 
-def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
-    """Matrix-vector product over the last two / last axes (broadcast)."""
-    x1, x2 = _arr(x1), _arr(x2)
-    r = em.matmul(x1, x2[..., None])[..., 0]
+def _cast_out(r, dtype, out):
+    """r as dtype, written into out where given (matvec's and vecmat's ending)."""
     if dtype is not None:
         r = r.astype(dtype)
     if out is not None:
         out[...] = r
         return out
     return r
+
+
+def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
+    """Matrix-vector product over the last two / last axes (broadcast)."""
+    x1, x2 = _arr(x1), _arr(x2)
+    return _cast_out(em.matmul(x1, x2[..., None])[..., 0], dtype, out)
 
 
 def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
@@ -485,13 +481,7 @@ def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     x1, x2 = _arr(x1), _arr(x2)
     if x1.dtype.kind == "c":
         x1 = em.conj(x1)
-    r = em.matmul(x1[..., None, :], x2)[..., 0, :]
-    if dtype is not None:
-        r = r.astype(dtype)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+    return _cast_out(em.matmul(x1[..., None, :], x2)[..., 0, :], dtype, out)
 
 
 def fabs(x, /, out=None, *, dtype=None, where=True):

@@ -38,25 +38,26 @@ def polyval(p, x):
     return y
 
 
-def polyadd(a1, a2):
-    """The sum of two polynomials."""
+def _aligned(a1, a2):
+    """Both polynomials as 1-d arrays of one length (the shorter padded with leading zeros)."""
     a1, a2 = _1d(a1), _1d(a2)
     d = a2.shape[0] - a1.shape[0]
     if d > 0:
         a1 = em.concatenate((em.zeros((d,), dtype=a1.dtype), a1))
     elif d < 0:
         a2 = em.concatenate((em.zeros((-d,), dtype=a2.dtype), a2))
+    return a1, a2
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials."""
+    a1, a2 = _aligned(a1, a2)
     return a1 + a2
 
 
 def polysub(a1, a2):
     """The difference of two polynomials."""
-    a1, a2 = _1d(a1), _1d(a2)
-    d = a2.shape[0] - a1.shape[0]
-    if d > 0:
-        a1 = em.concatenate((em.zeros((d,), dtype=a1.dtype), a1))
-    elif d < 0:
-        a2 = em.concatenate((em.zeros((-d,), dtype=a2.dtype), a2))
+    a1, a2 = _aligned(a1, a2)
     return a1 - a2
 
 

@@ -72,7 +72,8 @@
  *      0.1022 / 0.0901, PyTorch 0.0919 / 0.0701 (same process).
  *      Session 17 (H100, one process, best of 3 rounds): the status words kept
  *      between calls (em__cached_launch: no memset launch) 0.0865 / 0.0757 ms
- *      against a buffer and a memset a call 0.0919 / 0.0781 (EMBER_SCAN_CACHE=0),
+ *      against a buffer and a memset a call 0.0919 / 0.0781 (the switch that
+ *      chose the latter, EMBER_SCAN_CACHE=0, went in session 18),
  *      and 512 threads a block (EM_SCAN_REGS_BLOCK) 0.0854 / 0.0724; PyTorch
  *      0.0894 / 0.0711, a copy of the same bytes 0.0584 / 0.0480.
  *      float64 and int64 sums stay on the three kernels: 0.271 ms in one pass
@@ -209,14 +210,12 @@ static em__stslot em__sts[EM__STS_DEVS];
 static pthread_mutex_t em__sts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* *done false where the cache does not serve (another stream, a device past
- * the table, EMBER_SCAN_CACHE=0): the caller then takes a buffer of its own. */
+ * the table): the caller then takes a buffer of its own. */
 static em_status em__cached_launch(const em_backend *be, int id, uint32_t gen,
                                    const em_scan_spec *c, int64_t units, int blk, size_t bytes,
                                    void **part, int64_t *epoch, const void *args, bool *done) {
-    const char *off = getenv("EMBER_SCAN_CACHE");
     *done = false;
-    if (id < 0 || id >= EM__STS_DEVS || !be->stream_get || !be->fill ||
-        be->stream_get(id) != NULL || (off && strcmp(off, "0") == 0))
+    if (id < 0 || id >= EM__STS_DEVS || !be->stream_get || !be->fill || be->stream_get(id) != NULL)
         return EM_OK;
     *done = true;
     pthread_mutex_lock(&em__sts_lock);

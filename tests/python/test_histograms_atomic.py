@@ -353,6 +353,94 @@ def test_digitize_dtypes_and_directions(device, rng, dtype):
             em.digitize(_on(x), _on(bad))
 
 
+def _digitize_nan_cases(dtype):
+    # NaN at every place of increasing and decreasing bins, NaN twice, all-NaN,
+    # equal bins with a NaN, one bin, no bins: NumPy's walk (the first unequal
+    # pair decides; a pair with a NaN does not step up) raises or picks a side
+    f = np.dtype(dtype).type
+    inc, nan = [-2.0, 0.0, 1.0, 1.0, 3.0], np.nan
+    cases = [[], [nan], [1.0], [nan, nan], [nan] * 5, [1.0, nan], [nan, 1.0], [2.0, 2.0, nan],
+             [nan, 2.0, 2.0], [2.0, nan, 2.0], [1.0, nan, 2.0, nan], [3.0, nan, 1.0, 2.0]]
+    for base in (inc, inc[::-1]):
+        for i in range(len(base) + 1):
+            cases.append(base[:i] + [nan] + base[i:])
+            cases.append(base[:i] + [nan] + base[i:] + [nan])
+    return [np.array(c, dtype=dtype) for c in cases] + [np.array(inc, f)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_digitize_nan_bins_as_numpy(device, dtype):
+    x = np.array([-3.0, -2.0, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 4.0, np.nan, np.inf], dtype)
+    raised = sides = 0
+    for bins in _digitize_nan_cases(dtype):
+        for right in (False, True):
+            try:
+                want = np.digitize(x, bins, right=right)
+            except ValueError:
+                raised += 1
+                with pytest.raises(ValueError, match="monotonically"):
+                    em.digitize(_on(x), _on(bins), right=right)
+                continue
+            got = em.digitize(_on(x), _on(bins), right=right)
+            side = "left" if right else "right"
+            n = len(bins)
+            srt = np.sort(bins)  # NaN last: where a side's bins are sorted, every search agrees
+            if np.array_equal(bins, srt, equal_nan=True) or \
+                    np.array_equal(bins[::-1], srt, equal_nan=True):
+                assert_same(got, want)
+                sides += 1
+                continue
+            # bins that NaN leaves unsorted: searchsorted's answer depends on the search
+            # (NumPy's starts each key from the last one's bounds), so the check is that
+            # Ember took NumPy's side, told by which of NumPy's two searches it returned
+            up = np.searchsorted(bins, x, side=side)
+            down = n - np.searchsorted(bins[::-1], x, side=side)
+            if np.array_equal(up, down):
+                continue
+            eb = _on(bins)
+            mine = em.searchsorted(eb, _on(x), side=side) if np.array_equal(want, up) else \
+                n - em.searchsorted(em.flip(eb), _on(x), side=side)
+            assert_same(got, mine.get())
+            sides += 1
+    assert raised == 2 * 5 and sides >= 50, (raised, sides)  # 5 cases raise; most tell a side
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_digitize_bins_checked_in_float64(device, dtype):
+    # NumPy checks the order in float64: 2**60 + 2, 2**60, 2**60 + 1 round to one value
+    # (equal bins, increasing) where the exact order would raise
+    bins = np.array([2**60 + 2, 2**60, 2**60 + 1], dtype)
+    x = np.array([0, 2**61], dtype)
+    assert_same(em.digitize(_on(x), _on(bins)), np.digitize(x, bins))
+    with pytest.raises(ValueError, match="monotonically"):
+        em.digitize(_on(x), _on(np.array([2**60, 2**62, 2**61], dtype)))
+
+
+def test_digitize_nan_long_bins(device, rng):
+    # bins past 64 KiB with NaN: the fused counts see the NaN, then NumPy's walk
+    x = rng.normal(size=500) * 3
+    inc = np.sort(rng.normal(size=9000) * 3)
+    nan = np.array([np.nan])
+    # NumPy raises on both: the first unequal pair has a NaN (decreasing), a later one steps up
+    for bins in (np.concatenate([nan, inc]), np.concatenate([inc[-1:], nan, inc])):
+        with pytest.raises(ValueError, match="monotonically"):
+            np.digitize(x, bins)
+        with pytest.raises(ValueError, match="monotonically"):
+            em.digitize(_on(x), _on(bins))
+    for bins in (np.concatenate([nan, inc[::-1]]), np.concatenate([inc, nan]),
+                 np.full(9000, np.nan), np.concatenate([inc[::-1], nan])):
+        for right in (False, True):
+            assert_same(em.digitize(_on(x), _on(bins), right=right),
+                        np.digitize(x, bins, right=right))
+    # 2**20 bins and more: the NaN count is a read of its own (n**3 would pass int64)
+    big = np.linspace(-4, 4, (1 << 20) + 2, dtype=np.float32)
+    big[0] = np.nan
+    with pytest.raises(ValueError, match="monotonically"):
+        em.digitize(_on(x), _on(big))
+    big = big[::-1].copy()
+    assert_same(em.digitize(_on(x), _on(big)), np.digitize(x, big))
+
+
 def test_digitize_long_bins(device, rng):
     # bins past 64 KiB: the monotonicity check on the device (one fused sum), not read back
     x = rng.normal(size=2000) * 3

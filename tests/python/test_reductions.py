@@ -434,6 +434,40 @@ def test_large_paths(device, rng, dtype):
             check("cumsum", a, x, axis=1)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_column_reductions_four_rows_a_pass(device, rng, dtype):
+    # axis=0 of a C matrix: four rows a pass (accum4) with the rest a row at a time, on
+    # one thread and on the threads' bands; row counts around multiples of 4 and 1024^2
+    for rows, cols in ((1, 7), (3, 5), (4, 9), (5, 33), (7, 1), (13, 130), (1024, 1024),
+                       (4099, 70), (2, 70_000)):
+        a = random_array(rng, (rows, cols), dtype)
+        x = em.asarray(a)
+        for name in ("sum", "mean", "max", "min"):
+            check(name, a, x, axis=0)
+        if rows > 4:  # NaN and inf in the four-row kernel or its tail
+            s = a.copy()
+            s[rows - 2, 0], s[1, cols - 1] = np.nan, np.inf
+            for name in ("max", "min"):
+                check(name, s, em.asarray(s), axis=0)
+            tol = _rtol(dtype)
+            np.testing.assert_allclose(em.sum(em.asarray(s), axis=0).get(), s.sum(axis=0),
+                                       rtol=tol, atol=tol * _scale(a, "sum"))
+        check("prod", np.clip(a, 0.5, 1.5), em.asarray(np.clip(a, 0.5, 1.5)), axis=0)
+        # not the kernel's layout: strided columns, reversed rows, rows of a 3-d array
+        check("sum", a[:, ::2], x[:, ::2], axis=0)
+        check("max", a[::-1], x[::-1], axis=0)
+    b = random_array(rng, (9, 6, 10), dtype)
+    check("sum", b, em.asarray(b), axis=(0, 1))
+    check("min", b, em.asarray(b), axis=0)
+    if dtype != "float32":  # float64's reference below would be float64 itself
+        return
+    big = rng.random((4096, 256)).astype(dtype) + 1  # the float32 sum's accuracy class
+    got = em.sum(em.asarray(big), axis=0).get().astype(np.float64)
+    exact = big.astype(np.float64).sum(axis=0)
+    np_err = np.abs(big.sum(axis=0).astype(np.float64) - exact)
+    assert np.abs(got - exact).max() <= 2 * np_err.max() + 4 * np.finfo(dtype).eps * exact.max()
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int16", "complex128"])
 def test_zero_stride_views(device, rng, dtype):
     """Broadcast views (stride 0) reduced along and across the repeated axis."""

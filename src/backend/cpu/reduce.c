@@ -12,7 +12,8 @@
  *               reduction combined at the end (NumPy's pairwise tree for a
  *               float sum, so the result does not depend on the threads).
  *   outer mode  the fastest dimension is kept (sum(axis=0) of a C matrix):
- *               rows are accumulated into a vector of outputs, in chunks
+ *               rows are accumulated into a vector of outputs (four rows a
+ *               pass for real floats, in the same order: accum4), in chunks
  *               that stay in cache, split over the threads.
  *
  * Inputs of another dtype than the loop dtype are converted a block at a
@@ -577,7 +578,13 @@ static void em__outer_rows(const em__rplan *p, em__scratch *sc, int64_t n, const
     int64_t off;
     em__offsets(p->rd, p->nr, r0, &off, NULL);
     em__outer_init(p, sc, n, base + off, acc, NULL);
-    for (int64_t r = r0; r < r1; r++) {
+    int64_t r = r0;
+    /* Four evenly spaced contiguous rows a pass where the dtype has the kernel. */
+    em_rk_accum4_fn f4 = !p->convert && p->nr == 1 && p->in.is == p->lsz && p->kop < EM_RK_AND
+                             ? p->k->accum4[p->kop]
+                             : NULL;
+    for (; f4 && r + 4 <= r1; r += 4) f4(n, acc, base + r * p->rd[0].is, p->rd[0].is);
+    for (; r < r1; r++) {
         em__offsets(p->rd, p->nr, r, &off, NULL);
         em__accum_row(p, sc, n, base + off, acc, NULL, r);
     }

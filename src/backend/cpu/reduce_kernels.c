@@ -74,6 +74,24 @@ typedef int64_t em_v2l __attribute__((vector_size(16)));
         }                                                                          \
     }
 
+/* Four rows a pass (em_rk_accum4_fn): the accumulator vector is loaded and stored
+ * once for four rows instead of once a row, in the same order of operations.
+ * Session 18, the 2-core VM under load, one thread, interleaved A/B (median us,
+ * a row a pass -> four): sum(axis=0) of 1024^2 float32 195 -> 140 (NumPy 209),
+ * float64 1371 -> 923, max float32 281 -> 185; 256 x 1024 44 -> 36. */
+#define EM_ACCUM4(NAME, T, COMB)                                                              \
+    EM_RK_ATTR static void NAME(int64_t n, void *accp, const char *p, int64_t rs) {           \
+        T *a = accp;                                                                          \
+        const T *q0 = (const T *)p, *q1 = (const T *)(p + rs), *q2 = (const T *)(p + 2 * rs), \
+                *q3 = (const T *)(p + 3 * rs);                                                \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            T v = COMB(a[i], q0[i]); /* one step a statement: COMB repeats its operands */    \
+            v = COMB(v, q1[i]);                                                               \
+            v = COMB(v, q2[i]);                                                               \
+            a[i] = COMB(v, q3[i]);                                                            \
+        }                                                                                     \
+    }
+
 #define EM_SCAN(NAME, T, COMB)                                                                \
     static void NAME(int64_t n, const char *p, int64_t s, char *o, int64_t os, void *carry) { \
         T c = *(T *)carry;                                                                    \
@@ -327,13 +345,14 @@ EM_FIND_SCALAR(find_f64, double)
 
 /* ---- families ----------------------------------------------------------- */
 
-#define EM_TABLE(SUF)                                                          \
+#define EM_TABLE(SUF, ...) /* ...: accum4's initialiser */                     \
     static const em_rk_table em__rk_##SUF = {                                  \
         {fold_sum_##SUF, fold_prod_##SUF, fold_min_##SUF, fold_max_##SUF},     \
         {accum_sum_##SUF, accum_prod_##SUF, accum_min_##SUF, accum_max_##SUF}, \
         {argfold_min_##SUF, argfold_max_##SUF},                                \
         {argaccum_min_##SUF, argaccum_max_##SUF},                              \
-        {scan_sum_##SUF, scan_prod_##SUF}};
+        {scan_sum_##SUF, scan_prod_##SUF},                                     \
+        __VA_ARGS__};
 
 /* The bitwise folds of bool and the integers, then their gcd and lcm
  * (exact in any order: the threads' pieces may combine in any). */
@@ -393,7 +412,11 @@ EM_FIND_SCALAR(find_f64, double)
     EM_ARGACCUM(argaccum_max_##SUF, T, EM_GT, EM_ISNANF)                            \
     EM_SCAN(scan_sum_##SUF, T, EM_C_SUM)                                            \
     EM_SCAN(scan_prod_##SUF, T, EM_C_PROD)                                          \
-    EM_TABLE(SUF)
+    EM_ACCUM4(accum4_sum_##SUF, T, EM_C_SUM)                                        \
+    EM_ACCUM4(accum4_prod_##SUF, T, EM_C_PROD)                                      \
+    EM_ACCUM4(accum4_min_##SUF, T, EM_C_FMIN)                                       \
+    EM_ACCUM4(accum4_max_##SUF, T, EM_C_FMAX)                                       \
+    EM_TABLE(SUF, {accum4_sum_##SUF, accum4_prod_##SUF, accum4_min_##SUF, accum4_max_##SUF})
 
 #define EM_INT_GCD(SUF, T)                     \
     EM_INT_FAMILY(SUF, T, EM_C_SUM, EM_C_PROD) \
@@ -470,7 +493,7 @@ static void fold_sum_c128_part(int64_t n, const char *p, int64_t s, void *acc) {
     EM_ARGACCUM(argaccum_max_##SUF, emr_##SUF, emr_##SUF##_gt, emr_##SUF##_isnan) \
     EM_SCAN(scan_sum_##SUF, emr_##SUF, emr_##SUF##_add)                           \
     EM_SCAN(scan_prod_##SUF, emr_##SUF, emr_##SUF##_mul)                          \
-    EM_TABLE(SUF)
+    EM_TABLE(SUF, {NULL})
 
 EM_CPLX_FAMILY(c64, float)
 EM_CPLX_FAMILY(c128, double)

@@ -34,6 +34,9 @@ typedef enum em_rk_op {
 typedef void (*em_rk_fold_fn)(int64_t n, const char *p, int64_t s, void *acc);
 /* acc[i] = acc[i] (op) x[i] for i < n (one row into an accumulator vector). */
 typedef void (*em_rk_accum_fn)(int64_t n, void *acc, const char *p, int64_t s);
+/* acc[i] = (((acc[i] (op) r0[i]) (op) r1[i]) (op) r2[i]) (op) r3[i]: four contiguous rows,
+ * row r at p + r * rs, in the row-by-row order of accum. */
+typedef void (*em_rk_accum4_fn)(int64_t n, void *acc, const char *p, int64_t rs);
 /* Arg fold over a run whose first element has index i0: updates the best
  * value *best and its index *bi (both already hold a valid candidate). */
 typedef void (*em_rk_argfold_fn)(int64_t n, const char *p, int64_t s, void *best, int64_t *bi,
@@ -51,6 +54,8 @@ typedef struct em_rk_table {
     em_rk_argfold_fn argfold[2]; /* [0] argmin, [1] argmax */
     em_rk_argaccum_fn argaccum[2];
     em_rk_scan_fn scan[2]; /* [0] cumsum, [1] cumprod */
+    /* SUM, PROD, MIN, MAX of real floats; NULL elsewhere (accum a row at a time) */
+    em_rk_accum4_fn accum4[EM_RK_AND];
 } em_rk_table;
 
 /* The kernels of loop dtype dt; NULL for float16. */
