@@ -179,9 +179,8 @@ def test_histogram_returns_the_bins_array_as_edges():
     assert edges.tolist() == [-1.0, 0.0, 5.0]
 
 
-# -- finding: digitize of bins whose first step is a NaN (seed 63003953) ---------------------
-@pytest.mark.xfail(strict=True, reason="digitize (clean2's file): NumPy's monotonicity check "
-                   "takes bins whose first step is a NaN as decreasing, Ember as increasing")
+# -- finding: digitize of bins whose first step is a NaN (seed 63003953; fixed at the merge
+# by the digitize order check that follows NumPy's _monotonicity) ----------------------------
 @pytest.mark.parametrize("bins", [[0.19, np.nan], [1.0, np.nan, np.nan]])
 @pytest.mark.parametrize("right", [False, True])
 def test_digitize_bins_starting_with_a_nan_step(bins, right):
