@@ -247,13 +247,20 @@ static void em__nt_copy(char *d, const char *s, size_t n) {
 
 /* The lanes' fill of a buffer: 16-byte loads and plain stores, which
  * allocate the buffer's lines in the cache, where the DMA then reads them.
- * Why not memcpy: on these Xeons (two H100s, 24 GiB from pageable memory,
+ * Why not memcpy: on one two-H100 host (24 GiB from pageable memory,
  * session 18) both GPUs read 71-77 GB/s through glibc's memcpy and 88-89
- * through this loop (one GPU 45-46 either way).  glibc picks its own way
- * to copy a MiB (`rep movsb` or streaming stores, by the CPU's tunables),
- * which seems not to leave the buffer in the L3 as plain stores do.  A
+ * through this loop in two rounds (one GPU 45-46 either way); on a
+ * two-H200 host with the same CPU, four rounds each, 80.9 against 80.2 on
+ * average: level there.  glibc picks its own way to copy a MiB (`rep
+ * movsb` or streaming stores, by the CPU's tunables), which may not leave
+ * the buffer in the L3 as plain stores do.  A
  * non-temporal prefetch of the source (to keep it out of the L3) lost
- * (44-58).  EMBER_STAGE_NT=0 (read per copy) takes memcpy, for A/B. */
+ * (44-58).  Copies under EM_LANE_LOOP_MIN keep memcpy: one H100 read 16
+ * MiB at 21.3 GB/s through this loop and 24.7 through memcpy, 64 MiB 33.4
+ * and 35.5, where each lane fills a buffer or two and the fill's own speed
+ * shows; 256 MiB and up level (43.3 / 43.2).  EMBER_STAGE_NT=0 (read per
+ * copy) takes memcpy at every size, for A/B. */
+#define EM_LANE_LOOP_MIN ((size_t)128 << 20)
 static void em__lane_copy(char *d, const char *s, size_t n) {
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
@@ -517,7 +524,7 @@ static bool em__copy_h2d_lanes(em__pipe *p, char *dst, const char *src) {
     em__lane_job j = {
         .p = p, .own = em__lane_streams(p, lanes), .dst = dst, .src = src, .units = units};
 #ifdef EM_STAGE_HAVE_NT
-    j.libc = em__stage_libc();
+    j.libc = em__stage_libc() || p->n < EM_LANE_LOOP_MIN;
 #endif
     atomic_init(&j.failed, false);
     atomic_init(&j.unwaited, false);
