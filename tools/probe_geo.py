@@ -10,9 +10,8 @@ ROUNDS rounds and the best round is printed.
 Random fills (RVAR: variants of environment for A/B; session 17's call had
 EMBER_RAND_TUNE and EMBER_GEOM_FAST, session 18's EMBER_RAND_SINCOSPI=1,
 each removed after its call): geometric(0.2), standard_normal f32 and f64, random
-f32, integers [0, 1000).  cumsum f32 with the
-status words kept between calls (default) or a buffer and a memset a call
-(EMBER_SCAN_CACHE=0), and EMBER_SCAN_TUNE shapes.
+f32, integers [0, 1000).  cumsum f32 under EMBER_SCAN_TUNE shapes (session
+17's EMBER_SCAN_CACHE=0, a buffer and a memset a call, went in session 18).
 
     PYTHONPATH=python python3 tools/probe_geo.py
 """
@@ -28,7 +27,7 @@ dev = os.environ.get("DEV", "cuda:0")
 D = em.Device(dev)
 n = 1 << int(os.environ.get("LOGN", "24"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
-KEYS = ("EMBER_SCAN_CACHE", "EMBER_SCAN_TUNE")
+KEYS = ("EMBER_SCAN_TUNE",)
 
 
 def lat(f, sync, k=25):
@@ -116,7 +115,7 @@ print(f"fill i64 (floor)       {lat(f, D.synchronize):.4f}/{thr(f, D.synchronize
 a = np.random.default_rng(7).standard_normal(n).astype(np.float32)
 x = em.asarray(a, device=dev)
 ref = np.cumsum(a.astype(np.float64))
-cvar = parse(os.environ.get("CVAR", "nocache:EMBER_SCAN_CACHE=0 default: b256:EMBER_SCAN_TUNE=256,16 "
+cvar = parse(os.environ.get("CVAR", "default: b256:EMBER_SCAN_TUNE=256,16 "
                                     "k32:EMBER_SCAN_TUNE=256,32"))
 if not sys.argv[1:] or any("cumsum" in s for s in sys.argv[1:]):
     res = {}
