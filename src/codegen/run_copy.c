@@ -227,21 +227,27 @@ static bool em__stage_nt(void) {
 }
 
 #ifdef EM_STAGE_HAVE_NT
-/* memcpy with streaming stores; d is 16-byte aligned (a buffer's start plus
- * whole pages), s need not be. */
-static void em__nt_copy(char *d, const char *s, size_t n) {
+/* n bytes from s to d in 64-byte steps of 16-byte loads, with streaming
+ * stores (stream) or plain ones; d is 16-byte aligned (a buffer's start plus
+ * whole pages), s need not be.  Inlined with a constant stream, so each
+ * caller gets its own loop. */
+static inline void em__copy16(char *d, const char *s, size_t n, bool stream) {
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-        _mm_stream_si128((__m128i *)(d + i), a);
-        _mm_stream_si128((__m128i *)(d + i + 16), b);
-        _mm_stream_si128((__m128i *)(d + i + 32), c);
-        _mm_stream_si128((__m128i *)(d + i + 48), e);
+        __m128i v[4]; /* the four loads issued before the stores, as the loop was measured */
+        for (int k = 0; k < 4; k++) v[k] = _mm_loadu_si128((const __m128i *)(s + i + 16 * k));
+        for (int k = 0; k < 4; k++)
+            if (stream)
+                _mm_stream_si128((__m128i *)(d + i + 16 * k), v[k]);
+            else
+                _mm_storeu_si128((__m128i *)(d + i + 16 * k), v[k]);
     }
     if (i < n) memcpy(d + i, s + i, n - i);
+}
+
+/* memcpy with streaming stores (EMBER_STAGE_NT=1) */
+static void em__nt_copy(char *d, const char *s, size_t n) {
+    em__copy16(d, s, n, true);
     _mm_sfence(); /* the stores are visible before the DMA is queued */
 }
 
@@ -261,20 +267,7 @@ static void em__nt_copy(char *d, const char *s, size_t n) {
  * shows; 256 MiB and up level (43.3 / 43.2).  EMBER_STAGE_NT=0 (read per
  * copy) takes memcpy at every size, for A/B. */
 #define EM_LANE_LOOP_MIN ((size_t)128 << 20)
-static void em__lane_copy(char *d, const char *s, size_t n) {
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-        _mm_storeu_si128((__m128i *)(d + i), a);
-        _mm_storeu_si128((__m128i *)(d + i + 16), b);
-        _mm_storeu_si128((__m128i *)(d + i + 32), c);
-        _mm_storeu_si128((__m128i *)(d + i + 48), e);
-    }
-    if (i < n) memcpy(d + i, s + i, n - i);
-}
+static void em__lane_copy(char *d, const char *s, size_t n) { em__copy16(d, s, n, false); }
 
 static bool em__stage_libc(void) {
     const char *v = getenv("EMBER_STAGE_NT");
