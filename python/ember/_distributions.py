@@ -273,12 +273,12 @@ class Distributions:
                 pf, size = pp, self._out_shape(size, p)
         elif not 0 < pf <= 1:
             raise ValueError("p <= 0, p > 1 or p contains NaNs")
-        if pf is not None and hasattr(self, "bit_generator"):  # one kernel, no NumPy on the way
-            from .random import _shape_of
-            lp = _math.log1p(-pf) if pf < 1 else -_math.inf
-            return self.bit_generator._fill("uniform", _shape_of(size), _np.dtype(_np.int64),
-                                            device, post="geometric", pa=lp)
         if pf is not None:
+            if hasattr(self, "bit_generator"):  # one kernel, no NumPy on the way
+                from .random import _shape_of
+                lp = _math.log1p(-pf) if pf < 1 else -_math.inf
+                return self.bit_generator._fill("uniform", _shape_of(size), _np.dtype(_np.int64),
+                                                device, post="geometric", pa=lp)
             pp = pf
         shape = self._out_shape(size, p)
         if hasattr(self, "bit_generator"):  # the scalar path's stream and formula, elementwise
