@@ -81,7 +81,8 @@ const char em_sla_complex_ops[] =
     "EM_D int la_iszero(em_t a) { return a.re == 0 && a.im == 0; }\n";
 
 /* The pivot of column j: the first largest la_abs1 of rows j..n-1, into
- * s_piv (and ipiv[j], info), by the EM_NS threads below EM_NS. */
+ * s_piv (and ipiv[j], info), by the EM_NS threads below EM_NS, which then
+ * do EM_SLA_ROWP(bi) (inv: copy the pivot row; LU: nothing). */
 static const char em__pivot_warp[] =
     "            if (tid < 32) {\n"
     "                em_r bv = -1;\n                int bi = j;\n"
@@ -95,6 +96,7 @@ static const char em__pivot_warp[] =
     "                    if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }\n"
     "                }\n"
     "                if (tid == 0) EM_SLA_PIVOT(bi);\n"
+    "                EM_SLA_ROWP(bi);\n"
     "            }\n";
 
 static const char em__pivot_serial[] =
@@ -105,6 +107,7 @@ static const char em__pivot_serial[] =
     "                    if (v > bv) { bv = v; bi = i; }\n"
     "                }\n"
     "                EM_SLA_PIVOT(bi);\n"
+    "                EM_SLA_ROWP(bi);\n"
     "            }\n";
 
 static const char em__lu_head[] =
@@ -114,6 +117,10 @@ static const char em__lu_head[] =
     "    ${shared} int ipiv[EM_CAP], perm[EM_CAP];\n"
     "    ${shared} int s_piv, s_info;\n"
     "    const int n = (int)p.n, tid = (int)${tid};\n"
+    /* a thread a column (tc) and every EM_NR-th row from tr: EM_CAP and EM_NT are
+     * powers of two, so no runtime division indexes an element (e / n, e % n
+     * cost more than the update's arithmetic) */
+    "    const int tc = tid % EM_CAP, tr = tid / EM_CAP;\n"
     "    const ${ll} k = p.k;\n"
     "    const int mode = EM_SLA_MODE;\n"
     "    (void)X, (void)perm, (void)k, (void)mode;\n"
@@ -121,41 +128,54 @@ static const char em__lu_head[] =
     "        if (la_iszero(A[(bi) * EM_LD + j]) && !s_info) s_info = j + 1; } while (0)\n"
     "    for (${ll} mat = ${bid}; mat < p.batch; mat += ${gdim}) {\n"
     "        ${global}const em_t *a = (${global}const em_t *)p.a + mat * n * n;\n"
-    "        for (int e = tid; e < n * n; e += EM_NT) A[(e / n) * EM_LD + e % n] = a[e];\n"
+    "        if (tc < n)\n"
+    "            for (int i = tr; i < n; i += EM_NR) A[i * EM_LD + tc] = a[i * n + tc];\n"
     "        if (tid == 0) s_info = 0;\n"
     "        ${sync};\n";
 
 /* inv by Gauss-Jordan in place (the inverse overwrites A, so no right-hand
- * side needs shared memory: 64 x 64 float64 fits whole), LAPACK's pivots:
- * step j finds the pivot while the other threads copy column j (col), then
- * swaps rows j and pv and scales row j by the pivot's reciprocal (a_jj
- * becomes 1 / pivot), then takes a multiple of row j from every other row
- * (a_ij becoming -col_i / pivot): three barriers a column against the LU
- * and solve's five and more.  The row swaps of (P A)^-1 = A^-1 P^-1 are
- * undone as column swaps, last first, on the way out. */
-static const char em__gj_head[] = "        if (mode == EM_SLA_INV) {\n"
-                                  "        ${local}em_t *col = X;\n"
-                                  "        for (int j = 0; j < n; j++) {\n";
+ * side needs shared memory: 64 x 64 float64 fits whole), LAPACK's pivots,
+ * two barriers a column: the pivot threads find row pv and copy it (rowp)
+ * while the others copy column j (col) and row j (rowj); then each thread
+ * writes its column's elements of every EM_NR-th row at once from those
+ * copies: row j becomes row pv scaled by the pivot's reciprocal (a_jj
+ * 1 / pivot), row pv becomes old row j less its multiple of the new row j,
+ * every other row less its own (a_ij becoming -col_i / pivot), so no swap
+ * and no scaling needs a barrier of its own.  The row swaps of
+ * (P A)^-1 = A^-1 P^-1 are undone as column swaps, last first, on the way
+ * out. */
+static const char em__gj_head[] =
+    "        if (mode == EM_SLA_INV) {\n"
+    "        ${local}em_t *col = X, *rowp = X + EM_CAP, *rowj = X + 2 * EM_CAP;\n"
+    "#define EM_SLA_ROWP(bi) for (int c = tid; c < n; c += EM_NS) rowp[c] = A[(bi) * EM_LD + c]\n"
+    "        for (int j = 0; j < n; j++) {\n";
 
 static const char em__gj_tail[] =
-    "            for (int i = tid - EM_NS; i >= 0 && i < n; i += EM_NT - EM_NS) col[i] = A[i * EM_LD + j];\n"
+    "            for (int i = tid - EM_NS; i >= 0 && i < n; i += EM_NT - EM_NS) {\n"
+    "                col[i] = A[i * EM_LD + j];\n"
+    "                rowj[i] = A[j * EM_LD + i];\n"
+    "            }\n"
     "            ${sync};\n"
     "            const int pv = s_piv;\n"
     "            const em_t r = la_iszero(col[pv]) ? la_re(1) : la_div(la_re(1), col[pv]);\n"
-    "            for (int c = tid; c < n; c += EM_NT) {\n"
-    "                const em_t x = A[j * EM_LD + c], y = A[pv * EM_LD + c];\n"
-    "                A[pv * EM_LD + c] = x;\n"
-    "                A[j * EM_LD + c] = la_mul(c == j ? la_re(1) : y, r);\n"
-    "            }\n"
-    "            ${sync};\n"
-    "            for (int e = tid; e < n * n; e += EM_NT) {\n"
-    "                const int i = e / n, c = e % n;\n"
-    "                if (i == j) continue;\n"
-    "                const em_t f = col[i == pv ? j : i];\n"
-    "                A[i * EM_LD + c] = la_fms(c == j ? la_re(0) : A[i * EM_LD + c], f, A[j * EM_LD + c]);\n"
+    /* tc < n tested in the loop, not around it: an if holding the loop
+     * miscompiled on PoCL (no row updated at all) */
+    "            {\n"
+    "                const int cc = tc < n ? tc : 0;\n"
+    "                const em_t nj = la_mul(cc == j ? la_re(1) : rowp[cc], r), oj = rowj[cc];\n"
+    "                for (int i = tr; tc < n && i < n; i += EM_NR) {\n"
+    "                    if (i == j) {\n"
+    "                        A[i * EM_LD + tc] = nj;\n"
+    "                    } else {\n"
+    "                        const em_t old = i == pv ? oj : A[i * EM_LD + tc];\n"
+    "                        A[i * EM_LD + tc] = la_fms(tc == j ? la_re(0) : old, col[i == pv ? j : i], nj);\n"
+    "                    }\n"
+    "                }\n"
     "            }\n"
     "            ${sync};\n"
     "        }\n"
+    "#undef EM_SLA_ROWP\n"
+    "#define EM_SLA_ROWP(bi) (void)0\n"
     "        if (tid == 0) {\n"
     "            for (int c = 0; c < n; c++) perm[c] = c;\n"
     "            for (int j = n - 1; j >= 0; j--) {\n"
@@ -165,9 +185,10 @@ static const char em__gj_tail[] =
     "            ((${global}int *)p.info)[mat] = s_info;\n"
     "        }\n"
     "        ${sync};\n"
-    "        for (int e = tid; e < n * n; e += EM_NT) {\n"
-    "            const int i = e / n, c = e % n;\n"
-    "            ((${global}em_t *)p.x)[mat * n * n + e] = A[i * EM_LD + perm[c]];\n"
+    "        if (tc < n) {\n"
+    "            const int pc = perm[tc];\n"
+    "            for (int i = tr; i < n; i += EM_NR)\n"
+    "                ((${global}em_t *)p.x)[mat * n * n + i * n + tc] = A[i * EM_LD + pc];\n"
     "        }\n"
     "        ${sync};\n"
     "        continue;\n"
@@ -304,10 +325,14 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
         return em_error(EM_EUNSUPPORTED, "no small linalg kernel for %s at n <= %d",
                         em_dtype_get(k->dtype)->name, k->cap);
     int isz = (int)em_dtype_get(k->dtype)->size, cap = k->cap, ld = cap + 1;
+    const int nt = k->nt && !eigh ? k->nt : em_sla_kernel_threads(k->mode, cap);
+    if (nt < 64 || nt > 1024 || (nt & (nt - 1)) || nt < cap)
+        return em_error(EM_EUNSUPPORTED, "small linalg: %d threads a block", nt);
     int ks = (EM__SLA_SHARED - cap * ld * isz) / (cap * isz);
     if (ks > cap) ks = cap;
     if (ks < 1) ks = 1;
-    if (k->mode == EM_SLA_DET || k->mode == EM_SLA_INV) ks = 1; /* X: INV's column j */
+    if (k->mode == EM_SLA_DET) ks = 1;
+    if (k->mode == EM_SLA_INV) ks = 3; /* X: INV's column j, rows j and pv */
     bool warp = d->id == EM_DIALECT_CUDA && d->has_shuffle;
     em_sbuf t = {0};
     em_tfield f[8];
@@ -316,10 +341,9 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     em_sbuf_printf(&t,
                    "typedef %s em_t;\ntypedef %s em_r;\n#define EM_CAP %d\n#define EM_LD %d\n"
                    "#define EM_KS %d\n#define EM_NT %d\n#define EM_NS %d\n#define EM_W %d\n"
-                   "#define EM_SLA_CPLX %d\n",
-                   em_tmpl_stype(d, k->dtype), f64 ? "double" : "float", cap, ld, ks,
-                   em_sla_kernel_threads(k->mode, cap), warp ? 32 : 1, EM_SLA_EIGHW_WARPS,
-                   cplx ? 1 : 0);
+                   "#define EM_SLA_CPLX %d\n#define EM_NR (EM_NT / EM_CAP)\n",
+                   em_tmpl_stype(d, k->dtype), f64 ? "double" : "float", cap, ld, ks, nt,
+                   warp ? 32 : 1, EM_SLA_EIGHW_WARPS, cplx ? 1 : 0);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *a, *b, *x, *info;\n"
                            "    long long n, k, batch, mode;\n};\n");
@@ -347,7 +371,8 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     if (k->mode == EM_SLA_INV || k->mode == EM_SLA_ANY)
         em_sbuf_printf(&t, "%s%s%s", em__gj_head, pivot, em__gj_tail);
     else
-        em_sbuf_printf(&t, "        for (int j = 0; j < n; j++) {\n");
+        em_sbuf_printf(&t,
+                       "#define EM_SLA_ROWP(bi) (void)0\n        for (int j = 0; j < n; j++) {\n");
     em_sbuf_printf(&t, "%s%s%s%s", pivot, em__lu_tail, em__det, em__solve);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

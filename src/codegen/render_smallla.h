@@ -59,6 +59,7 @@ typedef struct em_sla_spec {
     int mode;       /* em_sla_mode */
     em_dtype dtype; /* float32, float64, complex64, complex128 */
     int cap;        /* the largest n this kernel takes: 8, 16, 32 or 64 */
+    int nt;         /* the block's threads (solve / inv / det): 0 is em_sla_kernel_threads's */
 } em_sla_spec;
 
 /* The largest n the kernel for dtype takes (its shared memory: complex128
