@@ -31,4 +31,14 @@ EM_API em_status em_small_linalg(int mode, const em_array *a, const em_array *b,
 EM_API em_status em_small_eigh(const em_array *a, bool vectors, bool upper, em_array *w,
                                em_array *v, em_array *info);
 
+/* QR of stacks of small matrices, m, n <= 32, float32/64 or complex64/128,
+ * by Householder reflections in one launch (LAPACK's geqr2 and org2r, so
+ * the signs are NumPy's).  mode REDUCED: q (..., m, k), r (..., k, n), k =
+ * min(m, n); COMPLETE: q (..., m, m), r (..., m, n); R: r alone (q left
+ * unset); RAW: q is NumPy's h (..., n, m) and r its tau (..., k).  Any
+ * layout.  EM_EUNSUPPORTED as em_small_linalg (a dtype or size it does not
+ * take, a device that compiles no kernels). */
+enum { EM_SMALLQR_REDUCED = 0, EM_SMALLQR_COMPLETE = 1, EM_SMALLQR_R = 2, EM_SMALLQR_RAW = 3 };
+EM_API em_status em_small_qr(int mode, const em_array *a, em_array *q, em_array *r);
+
 #endif

@@ -181,6 +181,22 @@ static PyObject *f_small_eigh(PyObject *self, PyObject *args) {
     return pyem__tuple(r, set, 3);
 }
 
+/* small_qr(mode, a) -> (q or None, r) or None: reduced (0), complete (1),
+ * r (2) or raw (3: (h, tau)) QR of small matrices in one kernel. */
+static PyObject *f_small_qr(PyObject *self, PyObject *args) {
+    int mode;
+    PyObject *oa;
+    if (!PyArg_ParseTuple(args, "iO!", &mode, EmArray_Type, &oa)) return NULL;
+    if (pyem__ready(&oa, 1, "small_qr") < 0) return NULL;
+    em_array r[2] = {{0}};
+    em_status s;
+    Py_BEGIN_ALLOW_THREADS s = em_small_qr(mode, EMARR(oa), &r[0], &r[1]);
+    Py_END_ALLOW_THREADS if (s == EM_EUNSUPPORTED) Py_RETURN_NONE;
+    if (s != EM_OK) return pyem_raise(s);
+    bool set[2] = {r[0].buf != NULL, true};
+    return pyem__tuple(r, set, 2);
+}
+
 static PyObject *f_small_linalg_maxn(PyObject *self, PyObject *args) {
     PyObject *od;
     if (!PyArg_ParseTuple(args, "O", &od)) return NULL;
@@ -196,6 +212,9 @@ PyMethodDef pyem_cudalib_functions[] = {
     {"small_eigh", f_small_eigh, METH_VARARGS,
      "small_eigh(a, vectors, upper) -> (w, v or None, info) or None: Jacobi eigh of stacks "
      "of real symmetric n <= 32 in one kernel on CUDA / OpenCL (see ember/smallla.h)"},
+    {"small_qr", f_small_qr, METH_VARARGS,
+     "small_qr(mode, a) -> (q or None, r) or None: QR of stacks of m x n <= 32 in one kernel "
+     "on CUDA / OpenCL, mode 0 reduced, 1 complete, 2 r, 3 raw ((h, tau)); see ember/smallla.h"},
     {"small_linalg_maxn", f_small_linalg_maxn, METH_VARARGS,
      "small_linalg_maxn(dtype) -> the largest n small_linalg takes for dtype (0: none)"},
     {"cudalib_available", f_available, METH_VARARGS,

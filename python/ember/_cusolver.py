@@ -369,6 +369,15 @@ def qr(a, mode="reduced"):
     a = _cast(a)
     m, n = a.shape[-2:]
     k = min(m, n)
+    if _small_qr(a):
+        res = _ember.small_qr(_QR_MODES[mode], a)
+        if res is not None:
+            q, r = res
+            if mode == "r":
+                return r
+            return (q, r) if mode == "raw" else _result_type("qr")(q, r)
+    if a._dev[0] not in _DEVICES:
+        return None  # an OpenCL array the kernel did not take: the host's
     f, tau, _ = _solver("geqrf", a.mT)  # f: (..., n, m), a's m x n factors column-major
     if mode == "raw":
         return f, tau  # NumPy's raw h is this transposed layout, (..., n, m)
@@ -388,6 +397,27 @@ def qr(a, mode="reduced"):
         h[..., :n, :] = f
     q, _ = _solver("orgqr", h, tau)
     return _result_type("qr")(q.mT, r)
+
+
+_QR_MODES = {"reduced": 0, "complete": 1, "r": 2, "raw": 3}
+
+
+def _small_qr(a):
+    """Whether qr of a (of its working dtype) takes the Householder kernel
+    (m, n <= 32; ember/smallla.h): on CUDA every such shape, one matrix or a
+    stack (geqrf + orgqr are two library calls and more launches; a stack's
+    Q was formed from geqrfBatched's reflectors in Python, about seven
+    launches a reflector: 0.69 ms for 10^4 8 x 8 on the H100, session 18);
+    on OpenCL a GPU's (_opencl_gpu: PoCL keeps NumPy).  Not yet timed on a
+    GPU (session 19 had no device time left): bench/probe_smallla.py
+    --filter qr gives the kernel, the library path and CuPy / PyTorch."""
+    if not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
+        return False
+    if max(a.shape[-2:]) > 32:
+        return False
+    if _SMALL_ALL or a._dev[0] == "cuda":
+        return True
+    return _opencl_gpu(a._dev[1])
 
 
 def _form_q(f, tau, ncols):

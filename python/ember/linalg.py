@@ -18,7 +18,9 @@ back the same way.  On CUDA:
   Ember kernel (``_ember.small_linalg``, ``small_eigh``: LU with LAPACK's
   pivoting, Gauss-Jordan for inv, Jacobi sweeps a warp a matrix): on OpenCL
   GPUs for every such shape, on CUDA where it beat cuSOLVER
-  (``_cusolver._small``, ``_small_eigh``).
+  (``_cusolver._small``, ``_small_eigh``); ``qr`` of m x n matrices with
+  m, n <= 32 likewise (``_ember.small_qr``: Householder as LAPACK's geqr2
+  and org2r, every shape on CUDA and OpenCL GPUs, ``_cusolver._small_qr``).
 
 Everything else, and all of it on other devices or when cuSOLVER is
 missing, is copied to the host, computed by NumPy and copied back, with
@@ -521,8 +523,10 @@ def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
 def qr(x, /, mode="reduced"):
     """QR decomposition, ``mode`` ``'reduced'`` (default), ``'complete'``, ``'r'`` or
     ``'raw'`` (numpy.linalg.qr)."""
-    if _cuda("qr", x):
-        return _cs.qr(x, mode)
+    if _cuda("qr", x) or _cs.small_usable(x):
+        r = _cs.qr(x, mode)
+        if r is not None:
+            return r
     return _call("qr", _np.linalg.qr, (x,), mode=mode)
 
 

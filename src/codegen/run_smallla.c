@@ -1,10 +1,12 @@
 /* Small solve / inv / det in one launch (render_smallla.h): one block per
  * matrix, kernels keyed by (mode, dtype, size class). */
 #include "codegen/render_smallla.h"
+#include "codegen/render_smallqr.h"
 #include "codegen/run.h"
 #include "core/core.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct em__sla {
@@ -36,10 +38,20 @@ static int em__sla_class(const em_backend *be, int n, int maxn) {
     return em__sla_cuda(be) ? em_sla_cap(n) : maxn;
 }
 
+/* EMBER_SMALLLA_NT: the threads a block of solve / inv / det for every cap
+ * it can serve (a power of two from 64 to 1024, at least the cap), read at
+ * each call so that bench/probe_smallla.py can time several in one process;
+ * an A/B knob, not a setting (0: the default, em_sla_kernel_threads). */
+static int em__sla_nt(int cap) {
+    const char *e = getenv("EMBER_SMALLLA_NT");
+    const int nt = e ? atoi(e) : 0;
+    return nt >= 64 && nt <= 1024 && !(nt & (nt - 1)) && nt >= cap ? nt : 0;
+}
+
 /* Get the kernel for spec and launch it over batch matrices. */
 static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, em__slaargs *g) {
-    char key[48], name[48];
-    snprintf(key, sizeof key, "SLA%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap);
+    char key[64], name[48];
+    snprintf(key, sizeof key, "SLA%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.nt);
     static const char *const names[] = {"small_lu", "small_solve", "small_inv", "small_det",
                                         "small_eigh"};
     snprintf(name, sizeof name, "%s%d_%s", names[spec.mode + 1], spec.cap,
@@ -51,7 +63,7 @@ static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, 
     memcpy(blob, g, sizeof *g);
     int slots[4];
     const bool eighw = spec.mode == EM_SLA_EIGH && spec.cap <= EM_SLA_EIGHW_MAXN;
-    const int nt = em_sla_kernel_threads(spec.mode, spec.cap);
+    const int nt = spec.nt ? spec.nt : em_sla_kernel_threads(spec.mode, spec.cap);
     const int per = eighw ? EM_SLA_EIGHW_WARPS : 1; /* matrices a block */
     int64_t grid = (g->batch + per - 1) / per;
     if (grid > 65535 * 16) grid = 65535 * 16;
@@ -130,8 +142,10 @@ em_status em_run_smallla(const em_backend *be, int mode, const em_array *a, cons
     if (s == EM_OK) s = em_array_empty(info, EM_INT32, nd - 2, xs, dev);
     if (s == EM_OK && batch) { /* k == 0: the LU for info alone */
         int cap = em__sla_class(be, (int)n, em_sla_maxn(a->dtype));
-        em_sla_spec spec = {
-            .mode = em__sla_cuda(be) ? mode : EM_SLA_ANY, .dtype = a->dtype, .cap = cap};
+        em_sla_spec spec = {.mode = em__sla_cuda(be) ? mode : EM_SLA_ANY,
+                            .dtype = a->dtype,
+                            .cap = cap,
+                            .nt = em__sla_nt(cap)};
         em__slaargs g = {.p = {a->data, mode == EM_SLA_SOLVE ? b->data : NULL, x->data, info->data},
                          .n = n,
                          .k = k,
@@ -140,5 +154,80 @@ em_status em_run_smallla(const em_backend *be, int mode, const em_array *a, cons
         s = em__sla_launch(be, dev.id, spec, &g);
     }
     if (s != EM_OK) em_array_release(x), em_array_release(info);
+    return s;
+}
+
+typedef struct em__sqr {
+    const em_backend *be;
+    em_sqr_spec k;
+} em__sqr;
+
+static em_status em__sqr_render(const void *ctx, void *sb) {
+    const em__sqr *x = ctx;
+    const em_dialect *d;
+    EM_CHECK(em_run_dialect(x->be, &d));
+    return em_render_smallqr(d, &x->k, sb);
+}
+
+em_status em_run_smallqr(const em_backend *be, int mode, const em_array *a, em_array *q,
+                         em_array *r) {
+    memset(q, 0, sizeof *q), memset(r, 0, sizeof *r);
+    const em_device dev = em_array_device(a);
+    const int nd = a->ndim;
+    const int64_t m = nd >= 2 ? a->shape[nd - 2] : 0, n = nd >= 2 ? a->shape[nd - 1] : 0;
+    const bool ok_dt = a->dtype == EM_FLOAT32 || a->dtype == EM_FLOAT64 ||
+                       a->dtype == EM_COMPLEX64 || a->dtype == EM_COMPLEX128;
+    if (nd < 2 || m < 1 || n < 1 || m > EM_SQR_MAXN || n > EM_SQR_MAXN || !ok_dt ||
+        !em_array_is_c_contiguous(a))
+        return em_error(EM_EVALUE,
+                        "small qr: a C-contiguous stack of m x n matrices, 1 <= m, n <= %d, "
+                        "of float32/64 or complex64/128",
+                        EM_SQR_MAXN);
+    if (mode < EM_SQR_REDUCED || mode > EM_SQR_RAW)
+        return em_error(EM_EVALUE, "small qr: mode %d", mode);
+    const int64_t k = m < n ? m : n;
+    int64_t batch = 1, s1[EM_MAXDIMS], s2[EM_MAXDIMS];
+    for (int i = 0; i < nd - 2; i++) batch *= a->shape[i];
+    memcpy(s1, a->shape, sizeof(int64_t) * (size_t)nd);
+    memcpy(s2, a->shape, sizeof(int64_t) * (size_t)nd);
+    int n1 = nd, n2 = nd; /* q (or h) and r (or tau) */
+    if (mode == EM_SQR_RAW) {
+        s1[nd - 2] = n, s1[nd - 1] = m;
+        s2[nd - 2] = k, n2 = nd - 1;
+    } else {
+        s1[nd - 1] = mode == EM_SQR_COMPLETE ? m : k;
+        s2[nd - 2] = mode == EM_SQR_COMPLETE ? m : k;
+    }
+    em_status s = mode == EM_SQR_R ? EM_OK : em_array_empty(q, a->dtype, n1, s1, dev);
+    if (s == EM_OK) s = em_array_empty(r, a->dtype, n2, s2, dev);
+    if (s == EM_OK && batch) {
+        const int mx = (int)(m > n ? m : n);
+        /* CUDA: a kernel a size class; elsewhere one for every size (PoCL's builds) */
+        em__sqr ctx = {be, {.dtype = a->dtype, .cap = em__sla_cuda(be) ? em_sla_cap(mx) : 32}};
+        if (ctx.k.cap < 8) ctx.k.cap = 8;
+        char key[48], name[48];
+        snprintf(key, sizeof key, "SQR|%d|%d", (int)ctx.k.dtype, ctx.k.cap);
+        snprintf(name, sizeof name, "small_qr%d_%s", ctx.k.cap, em_dtype_get(a->dtype)->name);
+        const em_kfn *f;
+        s = em_run_kernel(be, dev.id, key, name, EM_KNAME, em__sqr_render, &ctx, &f);
+        if (s == EM_OK) {
+            em__slaargs g = {.p = {a->data, mode == EM_SQR_R ? NULL : q->data,
+                                   mode == EM_SQR_RAW ? NULL : r->data,
+                                   mode == EM_SQR_RAW ? r->data : NULL},
+                             .n = m, /* the fields in order: m, n, batch, mode */
+                             .k = n,
+                             .batch = batch,
+                             .mode = mode};
+            unsigned char blob[sizeof g];
+            memcpy(blob, &g, sizeof g);
+            int slots[4];
+            const int per = em_sqr_per_block(&ctx.k);
+            int64_t grid = (batch + per - 1) / per;
+            if (grid > 65535 * 16) grid = 65535 * 16;
+            s = em_run_launch(be, dev.id, f, (unsigned)grid, (unsigned)(per * ctx.k.cap), 0, blob,
+                              sizeof blob, slots, em_run_slots(slots, 0, 4));
+        }
+    }
+    if (s != EM_OK) em_array_release(q), em_array_release(r);
     return s;
 }

@@ -2,6 +2,7 @@
  * the device driver (codegen/run_smallla.c). */
 #include "ember/smallla.h"
 #include "codegen/render_smallla.h"
+#include "codegen/render_smallqr.h"
 #include "core/core.h"
 
 #include <string.h>
@@ -66,5 +67,25 @@ em_status em_small_linalg(int mode, const em_array *a, const em_array *b, em_arr
         s = em_run_smallla(be, mode, &ca, mode == EM_SMALLLA_SOLVE ? &cb : NULL, x, info);
     em_array_release(&ca);
     if (cb.buf) em_array_release(&cb);
+    return s;
+}
+
+em_status em_small_qr(int mode, const em_array *a, em_array *q, em_array *r) {
+    if (!a || !a->buf || !q || !r)
+        return em_error(EM_EVALUE, "em_small_qr: a, q and r must be set");
+    memset(q, 0, sizeof *q), memset(r, 0, sizeof *r);
+    if (mode < EM_SMALLQR_REDUCED || mode > EM_SMALLQR_RAW)
+        return em_error(EM_EVALUE, "em_small_qr: mode %d", mode);
+    const em_backend *be = em__sla_backend(a, "em_small_qr");
+    if (!be) return EM_EUNSUPPORTED;
+    const int nd = a->ndim;
+    const int64_t m = nd >= 2 ? a->shape[nd - 2] : 0, n = nd >= 2 ? a->shape[nd - 1] : 0;
+    if (!em_sla_maxn(a->dtype) || m < 1 || n < 1 || m > EM_SQR_MAXN || n > EM_SQR_MAXN)
+        return em_error(EM_EUNSUPPORTED, "em_small_qr: %lld x %lld of %s (1 <= m, n <= %d)",
+                        (long long)m, (long long)n, em_dtype_get(a->dtype)->name, EM_SQR_MAXN);
+    em_array ca = {0};
+    em_status s = em__corder(a, &ca);
+    if (s == EM_OK) s = em_run_smallqr(be, mode, &ca, q, r);
+    em_array_release(&ca);
     return s;
 }
