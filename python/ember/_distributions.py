@@ -33,6 +33,11 @@ def _is_em(x):
     return isinstance(x, _ember.ndarray)
 
 
+def _is_auto_array(x):
+    from ._creation import _is_auto
+    return _is_auto(x.device)
+
+
 def _hv(x):
     """A parameter's values on the host (to validate them; parameters are small)."""
     return x.get() if _is_em(x) else _np.asarray(x)
@@ -334,7 +339,9 @@ class Distributions:
                device=None):
         """Samples from a (an int n means arange(n)), with or without replacement,
         uniform or with probabilities p."""
+        own = device is None  # the draw on pop's device (else the fill then a take)
         if _is_em(a) or _np.ndim(a) > 0:
+            own = own or not _is_em(a)
             pop = a if _is_em(a) else em.asarray(a, device=device)
             if pop.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
@@ -361,6 +368,15 @@ class Distributions:
             if abs(ph.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
                 raise ValueError("probabilities do not sum to 1")
         if replace:
+            if p is None and pop is not None and pop.ndim == 1 and n and own and \
+                    not _is_auto_array(pop):
+                # one kernel (em_random_choice): the fill's indices used as drawn
+                from .random import _shape_of
+                bg = self.bit_generator
+                with bg._lock:
+                    out, bg.counter = _ember.random_choice(pop, _shape_of(shape), bg.key,
+                                                           bg.counter)
+                return out
             if p is None:  # the integer fill itself (integers() validates dtype and bounds)
                 from .random import _shape_of
                 idx = self.bit_generator._fill("integers", _shape_of(shape), _I64, device, 0,
