@@ -25,6 +25,7 @@ import numpy as _np
 
 import ember as em
 
+from . import _device as _devmod
 from . import _ember
 from . import _host as _hostmod
 
@@ -339,13 +340,27 @@ class Distributions:
                device=None):
         """Samples from a (an int n means arange(n)), with or without replacement,
         uniform or with probabilities p."""
+        if (replace and p is None and device is None and type(axis) is int and axis == 0
+                and _is_em(a) and a.ndim == 1 and a.shape[0] and not _devmod._auto_used):
+            # the common call, kept short (its Python was most of a 2^16 draw
+            # on a GPU): em_random_choice's one kernel, no Device objects made
+            from .random import _shape_of
+            bg = self.bit_generator
+            shape = _shape_of(size)
+            with bg._lock:
+                out, bg.counter = _ember.random_choice(a, shape, bg.key, bg.counter)
+            return out
         own = device is None  # the draw on pop's device (else the fill then a take)
         if _is_em(a) or _np.ndim(a) > 0:
             own = own or not _is_em(a)
             pop = a if _is_em(a) else em.asarray(a, device=device)
             if pop.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
-            axis = _operator.index(axis) % pop.ndim
+            axis = _operator.index(axis)
+            if not -pop.ndim <= axis < pop.ndim:  # NumPy's IndexError (its shape[axis])
+                raise IndexError(f"axis {axis} is out of bounds for array of dimension "
+                                 f"{pop.ndim}")
+            axis %= pop.ndim
             n = pop.shape[axis]
             device = device or pop.device
         else:

@@ -123,9 +123,10 @@ def test_choice(device):
     s = g.choice(em.arange(10) * 3, size=10, replace=False).get()
     assert sorted(s.tolist()) == list(range(0, 30, 3))
     # without replacement, with p: the first pick follows p, no repeats
-    picks = np.array([g.choice(3, size=2, replace=False, p=[0.6, 0.3, 0.1]).get() for _ in range(3000)])
+    # (1000 draws, about 3.2 standard errors of the 0.6: 3000 took 47 s on PoCL)
+    picks = np.array([g.choice(3, size=2, replace=False, p=[0.6, 0.3, 0.1]).get() for _ in range(1000)])
     assert (picks[:, 0] != picks[:, 1]).all()
-    np.testing.assert_allclose(np.bincount(picks[:, 0], minlength=3) / 3000, [0.6, 0.3, 0.1], atol=0.03)
+    np.testing.assert_allclose(np.bincount(picks[:, 0], minlength=3) / 1000, [0.6, 0.3, 0.1], atol=0.05)
     r = g.choice(em.arange(12).reshape(3, 4), 2, axis=1)
     assert r.shape == (3, 2)
     assert g.choice(5).shape == ()
@@ -571,6 +572,15 @@ def test_choice_one_kernel_sizes_views_cpu(device):
     assert s.shape == () and g.bit_generator.counter == 4
     with pytest.raises(ValueError, match="a cannot be empty"):
         g.choice(em.asarray(np.zeros(0)), 3)
+    for axis in (1, -2):  # NumPy: IndexError (shape[axis]); Ember took axis % ndim
+        with pytest.raises(IndexError):
+            g.choice(pop, 3, axis=axis)
+    assert g.choice(pop, 3, axis=-1).shape == (3,)
+    with pytest.raises(TypeError):
+        em._ember.random_choice(pops[1], (2,), 0, 0)  # a NumPy population
+    for bad in (em.zeros((2, 2)), em.zeros(0)):
+        with pytest.raises(ValueError, match="non-empty 1-d population"):
+            em._ember.random_choice(bad, (2,), 0, 0)
 
 
 def test_binomial_stepped_kernel_matches_cpu(device):
