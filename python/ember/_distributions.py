@@ -684,6 +684,14 @@ class Distributions:
     def binomial(self, n, p, size=None, *, device=None):
         """Binomial variates (int64) in one kernel (codegen/rand_dist.h): NumPy's
         inversion while n * min(p, 1 - p) <= 30, its BTPE above."""
+        nf, pf = _real(n), _real(p)
+        if nf is not None and pf is not None:  # the common call: no NumPy on the way
+            if not nf >= 0:
+                raise ValueError("n < 0")
+            if not 0 <= pf <= 1:
+                raise ValueError("p < 0, p > 1 or p is NaN")
+            from .random import _shape_of
+            return self._dist("binomial", _shape_of(size), device, nf, pf)
         nh, ph = _hv(n), _hv(p)
         _check(nh >= 0, "n < 0")
         _check((ph >= 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")
