@@ -39,7 +39,7 @@ static int em__sla_class(const em_backend *be, int n, int maxn) {
 /* Get the kernel for spec and launch it over batch matrices. */
 static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, em__slaargs *g) {
     char key[48], name[48];
-    snprintf(key, sizeof key, "SLA%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap);
+    snprintf(key, sizeof key, "SLA%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.alg);
     static const char *const names[] = {"small_lu", "small_solve", "small_inv", "small_det",
                                         "small_eigh"};
     snprintf(name, sizeof name, "%s%d_%s", names[spec.mode + 1], spec.cap,
@@ -50,9 +50,8 @@ static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, 
     unsigned char blob[sizeof *g];
     memcpy(blob, g, sizeof *g);
     int slots[4];
-    const bool eighw = spec.mode == EM_SLA_EIGH && spec.cap <= EM_SLA_EIGHW_MAXN;
-    const int nt = em_sla_kernel_threads(spec.mode, spec.cap);
-    const int per = eighw ? EM_SLA_EIGHW_WARPS : 1; /* matrices a block */
+    int nt = em_sla_threads(spec.cap), per = 1; /* per: matrices a block */
+    if (spec.mode == EM_SLA_EIGH) em_sla_eigh_geometry(&spec, &nt, &per);
     int64_t grid = (g->batch + per - 1) / per;
     if (grid > 65535 * 16) grid = 65535 * 16;
     return em_run_launch(be, id, f, (unsigned)grid, (unsigned)nt, 0, blob, sizeof blob, slots,
@@ -85,7 +84,8 @@ em_status em_run_smallla_eigh(const em_backend *be, const em_array *a, bool vect
                             .dtype = a->dtype,
                             .cap = n <= EM_SLA_EIGHW_MAXN
                                        ? em__sla_class(be, (int)n, EM_SLA_EIGHW_MAXN)
-                                       : em__sla_class(be, (int)n, maxn)};
+                                       : em__sla_class(be, (int)n, maxn),
+                            .alg = em_sla_eigh_alg()};
         em__slaargs g = {.p = {a->data, w->data, vectors ? v->data : NULL, info->data},
                          .n = n,
                          .k = (vectors ? 1 : 0) | (upper ? 2 : 0),
