@@ -582,6 +582,15 @@ EM_API em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, u
 EM_API em_status em_random_dist(em_array *a, em_random_kind kind, const em_array *p0,
                                 const em_array *p1, uint64_t key, uint64_t counter, uint64_t *next);
 
+/* out[i] = pop[j_i] for each element i of out (C-contiguous, pop's dtype,
+ * any shape, on pop's device), j the int64 stream em_random_integers gives
+ * with low 0 and range len(pop) (pop 1-d, any strides, not empty): the
+ * values of that fill and a take, in one kernel on a device that compiles
+ * them (the indices are in range by construction: no check, no read-back).
+ * *next as that fill's: counter + ceil(size / 2). */
+EM_API em_status em_random_choice(em_array *out, const em_array *pop, uint64_t key,
+                                  uint64_t counter, uint64_t *next);
+
 /* ---- runtime ----------------------------------------------------------- */
 
 EM_API void em_set_num_threads(int n);

@@ -144,6 +144,37 @@ static PyObject *f_random_dist(PyObject *self, PyObject *args) {
     return arr ? Py_BuildValue("(NK)", arr, (unsigned long long)next) : NULL;
 }
 
+/* random_choice(pop, shape, key, counter) -> (array, next): em_random_choice,
+ * pop a 1-d non-empty ember array, the result of its dtype on its device. */
+static PyObject *f_random_choice(PyObject *self, PyObject *args) {
+    PyObject *popo, *shp, *keyo, *ctro;
+    if (!PyArg_ParseTuple(args, "OOOO", &popo, &shp, &keyo, &ctro)) return NULL;
+    if (!EmArray_Check(popo))
+        return PyErr_Format(PyExc_TypeError, "random_choice draws from an ember array");
+    if (pyem_force(popo, "random population") < 0) return NULL;
+    int nd;
+    int64_t shape[EM_MAXDIMS];
+    if (pyem__rand_shape(shp, &nd, shape) < 0) return NULL;
+    const em_array *pop = EMARR(popo);
+    unsigned long long key = PyLong_AsUnsignedLongLongMask(keyo);
+    unsigned long long ctr = PyLong_AsUnsignedLongLongMask(ctro);
+    if (PyErr_Occurred()) return NULL;
+    em_array a = {0};
+    uint64_t next = ctr;
+    em_status s = em_array_empty(&a, pop->dtype, nd, shape, em_array_device(pop));
+    if (s == EM_OK) {
+        PyThreadState *ts = em_array_size(&a) > PYEM_NOGIL_ELEMS ? PyEval_SaveThread() : NULL;
+        s = em_random_choice(&a, pop, key, ctr, &next);
+        if (ts) PyEval_RestoreThread(ts);
+    }
+    if (s != EM_OK) {
+        em_array_release(&a);
+        return pyem_raise(s);
+    }
+    PyObject *arr = pyem_wrap(&a);
+    return arr ? Py_BuildValue("(NK)", arr, (unsigned long long)next) : NULL;
+}
+
 /* philox4x32_10(counter4, key2) -> 4 words: the raw block function. */
 static PyObject *f_philox(PyObject *self, PyObject *args) {
     unsigned int c[4], k[2];
@@ -175,6 +206,8 @@ PyMethodDef pyem_random_functions[] = {
      "pa=0.0, pb=0.0) -> (array, next)"},
     {"random_dist", f_random_dist, METH_VARARGS,
      "random_dist(kind, shape, key, counter, p0, p1=None) -> (array, next)"},
+    {"random_choice", f_random_choice, METH_VARARGS,
+     "random_choice(pop, shape, key, counter) -> (array, next)"},
     {"philox4x32_10", f_philox, METH_VARARGS,
      "philox4x32_10((c0, c1, 0, 0), (k0, k1)) -> the four words of one Philox block"},
     {NULL, NULL, 0, NULL}};

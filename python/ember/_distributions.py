@@ -25,12 +25,18 @@ import numpy as _np
 
 import ember as em
 
+from . import _device as _devmod
 from . import _ember
 from . import _host as _hostmod
 
 
 def _is_em(x):
     return isinstance(x, _ember.ndarray)
+
+
+def _is_auto_array(x):
+    from ._creation import _is_auto
+    return _is_auto(x.device)
 
 
 def _hv(x):
@@ -334,11 +340,27 @@ class Distributions:
                device=None):
         """Samples from a (an int n means arange(n)), with or without replacement,
         uniform or with probabilities p."""
+        if (replace and p is None and device is None and type(axis) is int and axis == 0
+                and _is_em(a) and a.ndim == 1 and a.shape[0] and not _devmod._auto_used):
+            # the common call, kept short (its Python was most of a 2^16 draw
+            # on a GPU): em_random_choice's one kernel, no Device objects made
+            from .random import _shape_of
+            bg = self.bit_generator
+            shape = _shape_of(size)
+            with bg._lock:
+                out, bg.counter = _ember.random_choice(a, shape, bg.key, bg.counter)
+            return out
+        own = device is None  # the draw on pop's device (else the fill then a take)
         if _is_em(a) or _np.ndim(a) > 0:
+            own = own or not _is_em(a)
             pop = a if _is_em(a) else em.asarray(a, device=device)
             if pop.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
-            axis = _operator.index(axis) % pop.ndim
+            axis = _operator.index(axis)
+            if not -pop.ndim <= axis < pop.ndim:  # NumPy's IndexError (its shape[axis])
+                raise IndexError(f"axis {axis} is out of bounds for array of dimension "
+                                 f"{pop.ndim}")
+            axis %= pop.ndim
             n = pop.shape[axis]
             device = device or pop.device
         else:
@@ -361,6 +383,15 @@ class Distributions:
             if abs(ph.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
                 raise ValueError("probabilities do not sum to 1")
         if replace:
+            if p is None and pop is not None and pop.ndim == 1 and n and own and \
+                    not _is_auto_array(pop):
+                # one kernel (em_random_choice): the fill's indices used as drawn
+                from .random import _shape_of
+                bg = self.bit_generator
+                with bg._lock:
+                    out, bg.counter = _ember.random_choice(pop, _shape_of(shape), bg.key,
+                                                           bg.counter)
+                return out
             if p is None:  # the integer fill itself (integers() validates dtype and bounds)
                 from .random import _shape_of
                 idx = self.bit_generator._fill("integers", _shape_of(shape), _I64, device, 0,
@@ -653,6 +684,14 @@ class Distributions:
     def binomial(self, n, p, size=None, *, device=None):
         """Binomial variates (int64) in one kernel (codegen/rand_dist.h): NumPy's
         inversion while n * min(p, 1 - p) <= 30, its BTPE above."""
+        nf, pf = _real(n), _real(p)
+        if nf is not None and pf is not None:  # the common call: no NumPy on the way
+            if not nf >= 0:
+                raise ValueError("n < 0")
+            if not 0 <= pf <= 1:
+                raise ValueError("p < 0, p > 1 or p is NaN")
+            from .random import _shape_of
+            return self._dist("binomial", _shape_of(size), device, nf, pf)
         nh, ph = _hv(n), _hv(p)
         _check(nh >= 0, "n < 0")
         _check((ph >= 0) & (ph <= 1), "p < 0, p > 1 or p is NaN")

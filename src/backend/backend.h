@@ -31,6 +31,9 @@ typedef struct em_random_req {
     uint64_t s0, s1;
     em_random_post post; /* the CPU gets EM_RPOST_NONE or GEOMETRIC */
     double pa, pb;
+    /* INTEGERS only, devices that compile only (em_random_choice): store
+     * src[j] (1-d, range its length) in place of each index j */
+    const em_array *src;
 } em_random_req;
 
 /* A loaded kernel and the name messages give it (kept for the process). */

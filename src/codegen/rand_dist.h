@@ -195,55 +195,65 @@
         b->m = m, b->q = q, b->nrq = nrq, b->p1 = p1, b->xm = xm, b->xl = xl, b->xr = xr;       \
         b->c = c, b->laml = laml, b->lamr = lamr, b->p2 = p2, b->p3 = p3, b->p4 = p4;           \
     }                                                                                           \
-    /* its gotos as a loop (continue: reject, return: accept) */                                \
-    FN I64 em_rs_btpe_run(em_rs *s, const em_btpe *b, I64 n, double r) {                        \
+    /* One proposal of its gotos' loop (continue: reject, return: accept): \
+     * y >= 0 where accepted, -1 where not.  A step, so that a GPU lane \
+     * that accepts goes on to its next element while its warp's others \
+     * draw again (render_random.c's em__binom_kernel). */                    \
+    FN I64 em_rs_btpe_step(em_rs *s, const em_btpe *b, I64 n, double r) {                       \
         const I64 m = b->m;                                                                     \
         const double q = b->q, nrq = b->nrq, p1 = b->p1, xm = b->xm, xl = b->xl, xr = b->xr;    \
         const double c = b->c, laml = b->laml, lamr = b->lamr, p2 = b->p2, p3 = b->p3;          \
         const double p4 = b->p4;                                                                \
-        for (;;) {                                                                              \
-            const double u = em_rs_u(s) * p4;                                                   \
-            double v = em_rs_u(s);                                                              \
-            I64 y;                                                                              \
-            if (u <= p1) return (I64)floor(xm - p1 * v + u);                                    \
-            if (u <= p2) {                                                                      \
-                const double x = xl + (u - p1) / c;                                             \
-                v = v * c + 1.0 - fabs((double)m - x + 0.5) / p1;                               \
-                if (v > 1.0) continue;                                                          \
-                y = (I64)floor(x);                                                              \
-            } else if (u <= p3) {                                                               \
-                if (v == 0.0) continue;                                                         \
-                y = (I64)floor(xl + log(v) / laml);                                             \
-                if (y < 0) continue;                                                            \
-                v = v * (u - p2) * laml;                                                        \
-            } else {                                                                            \
-                if (v == 0.0) continue;                                                         \
-                y = (I64)floor(xr - log(v) / lamr);                                             \
-                if (y > n) continue;                                                            \
-                v = v * (u - p3) * lamr;                                                        \
-            }                                                                                   \
-            const double k = (double)(y > m ? y - m : m - y);                                   \
-            if (!(k > 20.0 && k < nrq / 2.0 - 1.0)) { /* the ratio f(y) / f(m) exactly */       \
-                const double sr = r / q, as = sr * (double)(n + 1);                             \
-                double F = 1.0;                                                                 \
-                for (I64 i = m + 1; i <= y; i++) F *= as / (double)i - sr;                      \
-                for (I64 i = y + 1; i <= m; i++) F /= as / (double)i - sr;                      \
-                if (v > F) continue;                                                            \
-                return y;                                                                       \
-            }                                                                                   \
-            const double rho =                                                                  \
-                (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);        \
-            const double t = -k * k / (2.0 * nrq), A = log(v);                                  \
-            if (A < t - rho) return y;                                                          \
-            if (A > t + rho) continue;                                                          \
-            const double x1 = (double)y + 1.0, f1 = (double)m + 1.0, z = (double)(n + 1 - m);   \
-            const double w = (double)(n - y + 1);                                               \
-            const double bound = xm * log(f1 / x1) + ((double)(n - m) + 0.5) * log(z / w) +     \
-                                 (double)(y - m) * log(w * r / (x1 * q)) + em_stirling(f1) +    \
-                                 em_stirling(z) + em_stirling(x1) + em_stirling(w);             \
-            if (A > bound) continue;                                                            \
+        const double u = em_rs_u(s) * p4;                                                       \
+        double v = em_rs_u(s);                                                                  \
+        I64 y;                                                                                  \
+        if (u <= p1) {                                                                          \
+            return (I64)floor(xm - p1 * v + u);                                                 \
+        }                                                                                       \
+        if (u <= p2) {                                                                          \
+            const double x = xl + (u - p1) / c;                                                 \
+            v = v * c + 1.0 - fabs((double)m - x + 0.5) / p1;                                   \
+            if (v > 1.0) return -1;                                                             \
+            y = (I64)floor(x);                                                                  \
+        } else if (u <= p3) {                                                                   \
+            if (v == 0.0) return -1;                                                            \
+            y = (I64)floor(xl + log(v) / laml);                                                 \
+            if (y < 0) return -1;                                                               \
+            v = v * (u - p2) * laml;                                                            \
+        } else {                                                                                \
+            if (v == 0.0) return -1;                                                            \
+            y = (I64)floor(xr - log(v) / lamr);                                                 \
+            if (y > n) return -1;                                                               \
+            v = v * (u - p3) * lamr;                                                            \
+        }                                                                                       \
+        const double k = (double)(y > m ? y - m : m - y);                                       \
+        if (!(k > 20.0 && k < nrq / 2.0 - 1.0)) { /* the ratio f(y) / f(m) exactly */           \
+            const double sr = r / q, as = sr * (double)(n + 1);                                 \
+            double F = 1.0;                                                                     \
+            for (I64 i = m + 1; i <= y; i++) F *= as / (double)i - sr;                          \
+            for (I64 i = y + 1; i <= m; i++) F /= as / (double)i - sr;                          \
+            if (v > F) return -1;                                                               \
             return y;                                                                           \
         }                                                                                       \
+        const double rho =                                                                      \
+            (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);            \
+        const double t = -k * k / (2.0 * nrq), A = log(v);                                      \
+        if (A < t - rho) {                                                                      \
+            return y;                                                                           \
+        }                                                                                       \
+        if (A > t + rho) return -1;                                                             \
+        const double x1 = (double)y + 1.0, f1 = (double)m + 1.0, z = (double)(n + 1 - m);       \
+        const double w = (double)(n - y + 1);                                                   \
+        const double bound = xm * log(f1 / x1) + ((double)(n - m) + 0.5) * log(z / w) +         \
+                             (double)(y - m) * log(w * r / (x1 * q)) + em_stirling(f1) +        \
+                             em_stirling(z) + em_stirling(x1) + em_stirling(w);                 \
+        if (A > bound) return -1;                                                               \
+        return y;                                                                               \
+    }                                                                                           \
+    FN I64 em_rs_btpe_run(em_rs *s, const em_btpe *b, I64 n, double r) {                        \
+        I64 y;                                                                                  \
+        while ((y = em_rs_btpe_step(s, b, n, r)) < 0) {}                                        \
+        return y;                                                                               \
     }                                                                                           \
     FN I64 em_rs_btpe(em_rs *s, I64 n, double r) {                                              \
         em_btpe b;                                                                              \

@@ -44,6 +44,49 @@ static const char em__dist_kernel[] =
     "    }\n"
     "}\n";
 
+/* em_random_dist's BINOMIAL kernel: em_rs_binomial element for element,
+ * the lane's loop flattened to one BTPE proposal a turn.  In the per-element
+ * loop a warp's turn over its 32 elements lasted as long as its unluckiest
+ * lane's rejections (the others idle); here a lane that accepts stores and
+ * starts its next element while the others draw again, so a warp's time is
+ * its lanes' most proposals in all, not the sum of each round's most.  The
+ * setup (em_btpe_setup: a root, a floor, five divisions) is made once a
+ * thread where n and p are one for all (s0 = s1 = 0), as the CPU does.
+ * Each element's sub-stream and arithmetic are the text's: the same bits. */
+static const char em__binom_kernel[] =
+    " " EM_KNAME "(${params}) {\n${prologue}"
+    "    const ${ull} step = (${ull})${bdim} * ${gdim};\n"
+    "    ${ull} i = ${bid} * (${ull})${bdim} + ${tid};\n"
+    "    if (i >= p.n) return;\n"
+    "    em_rs s;\n"
+    "    em_btpe b;\n"
+    "    em_i64 nn = 0;\n"
+    "    double pp = 0.0, r = 0.0;\n"
+    "    int mode = 0, first = 1, fresh = 1;\n" /* 0: the value 0, 1: inversion, 2: BTPE */
+    "    for (;;) {\n"
+    "        if (fresh) {\n"
+    "            if (first || p.s0 || p.s1) {\n"
+    "                nn = (em_i64)((const ${global}double *)p.p0)[i * p.s0];\n"
+    "                pp = ((const ${global}double *)p.p1)[i * p.s1];\n"
+    "                r = pp > 0.5 ? 1.0 - pp : pp;\n"
+    "                mode = nn <= 0 || !(pp > 0.0) ? 0 : (double)nn * r <= 30.0 ? 1 : 2;\n"
+    "                if (mode == 2) em_btpe_setup(&b, nn, r);\n"
+    "                first = 0;\n"
+    "            }\n"
+    "            em_rs_init(&s, p.key, p.counter + i);\n"
+    "            fresh = 0;\n"
+    "        }\n"
+    "        const em_i64 y = mode == 2 ? em_rs_btpe_step(&s, &b, nn, r)\n"
+    "                         : mode ? em_rs_binv(&s, nn, r) : 0;\n"
+    "        if (y >= 0) {\n"
+    "            ((${global}em_i64 *)p.out)[i] = mode && pp > 0.5 ? nn - y : y;\n"
+    "            i += step;\n"
+    "            if (i >= p.n) return;\n"
+    "            fresh = 1;\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
 /* em__geom_note: why em_geom's float32 answer is the float64 one.  The
  * H100 runs float64 at half float32's rate and log1p is dozens of
  * operations, so the float64 quotient t = log1p(-v) / pa cost more than the
@@ -270,7 +313,18 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
                            "counter, s0, s1; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    em_sbuf_printf(&t, "%s", em__dist_kernel);
+    /* EMBER_BINOM_STEP=0: the per-element loop, for A/B on a device */
+    const char *st = getenv("EMBER_BINOM_STEP");
+    bool stepped = !strcmp(value, "em_rs_binomial(&s, (em_i64)a, q)") && !(st && !strcmp(st, "0"));
+    /* EMBER_BINOM_MINB=k: CUDA's launch bounds ask for k blocks of 256 an SM
+     * (80 registers a thread leave room for 3), for A/B on a device */
+    const char *mb = getenv("EMBER_BINOM_MINB");
+    int minb = mb ? atoi(mb) : 0;
+    if (stepped && minb > 0 && d->id == EM_DIALECT_CUDA)
+        em_sbuf_printf(&t, "extern \"C\" __global__ void __launch_bounds__(256, %d)", minb);
+    else if (stepped)
+        em_sbuf_printf(&t, "${kernel(256)}");
+    em_sbuf_printf(&t, "%s", stepped ? em__binom_kernel : em__dist_kernel);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }
 
@@ -354,5 +408,60 @@ em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dty
         em_sbuf_printf(
             &t, "#define EM_FILL(w, v) for (int j = 0; j < EM_PER; j++) (v)[j] = EM_VALUE\n");
     em_sbuf_printf(&t, "%s", em__rand_kernel);
+    return em_tmpl_finish(d, f, nf, &t, NULL, out);
+}
+
+/* em_random_choice's kernel (render_random.h): the integer fill's Philox
+ * block per thread, its two indices (em_rint with low 0) used at once to
+ * read the population, no index array and no bounds check (every j is in
+ * [0, range)).  Where the fill and a take were two launches, an int64
+ * array written and read, and the take's error word zeroed, read back and
+ * waited for (a host round trip per call). */
+static const char em__choice_kernel[] =
+    "${kernel(256)} " EM_KNAME "(${params}) {\n${prologue}"
+    "    const ${ull} nb = (p.n + 1) / 2;\n"
+    "    for (${ull} b = ${bid} * (${ull})${bdim} + ${tid}; b < nb;"
+    " b += (${ull})${bdim} * ${gdim}) {\n"
+    "        const ${ull} ctr = p.counter + b;\n"
+    "        unsigned w[4] = {(unsigned)ctr, (unsigned)(ctr >> 32), 0u, 0u};\n"
+    "        em_philox(w, (unsigned)p.key, (unsigned)(p.key >> 32));\n"
+    "        for (int j = 0; j < 2 && 2 * b + j < p.n; j++) {\n"
+    "            const ${ull} bits = ((${ull})w[2 * j + 1] << 32) | w[2 * j];\n"
+    "            const ${ll} k = (${ll})em_umulhi64(bits, p.range);\n"
+    "            ((${global}em_t *)p.out)[2 * b + j] ="
+    " *(const ${global}em_t *)(p.src + k * p.stride);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+em_status em_render_random_choice(const em_dialect *d, int size, em_sbuf *out) {
+    if (!d->kernel || !d->umulhi32 || !d->umulhi64 || d->id == EM_DIALECT_C)
+        return em_error(EM_EUNSUPPORTED, "the random kernel is not rendered for %s", d->name);
+    if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
+        return em_error(EM_ETYPE, "random choice of %d-byte elements", size);
+    static const em_tfield f[] = {{'p', "out", 0, 0, NULL},     {'p', "src", 0, 0, NULL},
+                                  {'u', "n", 0, 0, NULL},       {'u', "key", 0, 0, NULL},
+                                  {'u', "counter", 0, 0, NULL}, {'u', "range", 0, 0, NULL},
+                                  {'i', "stride", 0, 0, NULL}};
+    const int nf = (int)(sizeof f / sizeof *f);
+    const bool cxx = d->id == EM_DIALECT_CUDA;
+    static const char *const ty[] = {"unsigned char", "unsigned short", "unsigned int"};
+    em_sbuf t = {0};
+    em_sbuf_printf(&t, "%s\n", d->prelude);
+    if (size == 16)
+        em_sbuf_printf(&t, "%s",
+                       cxx ? "typedef struct __align__(8) { unsigned long long lo, hi; } em_t;\n"
+                           : "typedef struct { ulong lo, hi; } em_t;\n");
+    else
+        em_sbuf_printf(&t, "typedef %s em_t;\n", size == 8 ? d->u64 : ty[size == 4 ? 2 : size - 1]);
+    em_sbuf_printf(&t, "#define EM_PHILOX_FN %s\n#define em_mulhi32(a, b) %s(a, b)\n", d->device_fn,
+                   d->umulhi32);
+    em_sbuf_printf(&t, "#define em_umulhi64(a, b) %s(a, b)\n%s\n", d->umulhi64, em__philox_src);
+    if (d->args_struct)
+        em_sbuf_printf(&t, "struct em_args { char *out, *src; unsigned long long n, key, counter, "
+                           "range; long long stride; };\n");
+    else
+        em_tmpl_args_types(d, f, nf, &t);
+    em_sbuf_printf(&t, "%s", em__choice_kernel);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
 }

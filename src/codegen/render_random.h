@@ -21,4 +21,11 @@ EM_API em_status em_render_random(const em_dialect *d, em_random_kind kind, em_d
 EM_API em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dtype dt,
                                        em_random_post post, em_sbuf *src);
 
+/* em_random_choice's kernel: the INTEGERS int64 stream's index j of each
+ * element (range p.range, the population's length) and the store of the
+ * size-byte element at p.src + j * p.stride in its place.  Argument
+ * (packed, 8-byte fields): char *out, *src; unsigned long long n, key,
+ * counter, range; long long stride (bytes). */
+EM_API em_status em_render_random_choice(const em_dialect *d, int size, em_sbuf *src);
+
 #endif

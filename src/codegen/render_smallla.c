@@ -21,11 +21,6 @@ int em_sla_cap(int n) { return n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64; }
 
 int em_sla_threads(int cap) { return cap <= 16 ? 64 : cap == 32 ? 128 : 256; }
 
-int em_sla_kernel_threads(int mode, int cap) {
-    return mode == EM_SLA_EIGH && cap <= EM_SLA_EIGHW_MAXN ? 32 * EM_SLA_EIGHW_WARPS
-                                                           : em_sla_threads(cap);
-}
-
 static int em__fields(em_tfield *f) {
     static const char *const ptrs[] = {"a", "b", "x", "info"};
     int n = 0;
@@ -316,7 +311,6 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     bool eigh = k->mode == EM_SLA_EIGH;
     bool cplx = k->dtype == EM_COMPLEX64 || k->dtype == EM_COMPLEX128;
     bool f64 = k->dtype == EM_FLOAT64 || k->dtype == EM_COMPLEX128;
-    bool eighw = eigh && k->cap <= EM_SLA_EIGHW_MAXN;
     int maxn = !eigh  ? em_sla_maxn(k->dtype)
                : cplx ? (em_sla_maxn(k->dtype) ? EM_SLA_EIGHW_MAXN : 0)
                       : (em_sla_maxn(k->dtype) ? EM_SLA_EIGH_MAXN : 0);
@@ -325,8 +319,12 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
         return em_error(EM_EUNSUPPORTED, "no small linalg kernel for %s at n <= %d",
                         em_dtype_get(k->dtype)->name, k->cap);
     int isz = (int)em_dtype_get(k->dtype)->size, cap = k->cap, ld = cap + 1;
-    const int nt = k->nt && !eigh ? k->nt : em_sla_kernel_threads(k->mode, cap);
-    if (nt < 64 || nt > 1024 || (nt & (nt - 1)) || nt < cap)
+    int nt = em_sla_threads(cap), per = 1; /* per: EM_W, eigh's matrices a block */
+    if (eigh)
+        em_sla_eigh_geometry(k, &nt, &per);
+    else if (k->nt)
+        nt = k->nt;
+    if (!eigh && (nt < 64 || nt > 1024 || (nt & (nt - 1)) || nt < cap))
         return em_error(EM_EUNSUPPORTED, "small linalg: %d threads a block", nt);
     int ks = (EM__SLA_SHARED - cap * ld * isz) / (cap * isz);
     if (ks > cap) ks = cap;
@@ -343,18 +341,18 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
                    "#define EM_KS %d\n#define EM_NT %d\n#define EM_NS %d\n#define EM_W %d\n"
                    "#define EM_SLA_CPLX %d\n#define EM_NR (EM_NT / EM_CAP)\n",
                    em_tmpl_stype(d, k->dtype), f64 ? "double" : "float", cap, ld, ks, nt,
-                   warp ? 32 : 1, EM_SLA_EIGHW_WARPS, cplx ? 1 : 0);
+                   warp ? 32 : 1, per, cplx ? 1 : 0);
     if (d->args_struct)
         em_sbuf_printf(&t, "struct em_args {\n    char *a, *b, *x, *info;\n"
                            "    long long n, k, batch, mode;\n};\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
     if (eigh) {
-        em_sbuf_printf(&t, "%s#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n%s",
+        em_sbuf_printf(&t, "%s#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n",
                        cplx ? em_sla_complex_ops : em_sla_real_ops,
                        f64 ? "2.220446049250313e-16" : "1.1920929e-07f",
-                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f",
-                       eighw ? em_sla_eigh_warp : em_sla_eigh_block);
+                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f");
+        em_sla_eigh_text(k, &t);
         return em_tmpl_finish(d, f, nf, &t, NULL, out);
     }
     em_sbuf_printf(&t, "%s", cplx ? em_sla_complex_ops : em_sla_real_ops);

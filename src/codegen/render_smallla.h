@@ -59,7 +59,8 @@ typedef struct em_sla_spec {
     int mode;       /* em_sla_mode */
     em_dtype dtype; /* float32, float64, complex64, complex128 */
     int cap;        /* the largest n this kernel takes: 8, 16, 32 or 64 */
-    int nt;         /* the block's threads (solve / inv / det): 0 is em_sla_kernel_threads's */
+    int alg;        /* eigh: 0 session 18's warp / block kernels, 1-3 a 2 x 2 block a thread */
+    int nt;         /* the block's threads (solve / inv / det): 0 is em_sla_threads's */
 } em_sla_spec;
 
 /* The largest n the kernel for dtype takes (its shared memory: complex128
@@ -68,14 +69,18 @@ EM_API int em_sla_maxn(em_dtype dtype);
 /* The cap class for n (8, 16, 32, 64) and the threads a block of it runs. */
 EM_API int em_sla_cap(int n);
 EM_API int em_sla_threads(int cap);
-/* The threads a block of mode's kernel at cap runs (eigh's warp kernel:
- * 32 x EM_SLA_EIGHW_WARPS), and the matrices a block takes. */
-EM_API int em_sla_kernel_threads(int mode, int cap);
 
 /* The kernel texts shared by render_smallla.c and render_smalleig.c: la_*
  * arithmetic on em_t (real or complex), the two eigh kernels. */
 extern const char em_sla_real_ops[], em_sla_complex_ops[];
 extern const char em_sla_eigh_block[], em_sla_eigh_warp[];
+/* eigh's kernel for k (render_smalleig.c): its text after the la_* ops,
+ * and the threads a block and matrices a block it runs. */
+void em_sla_eigh_text(const em_sla_spec *k, em_sbuf *t);
+EM_API void em_sla_eigh_geometry(const em_sla_spec *k, int *threads, int *per);
+/* The eigh kernel a call takes (em_sla_spec.alg): EMBER_SMALLEIG=pair 1,
+ * pair64 2, pair256 3, else 0. */
+EM_API int em_sla_eigh_alg(void);
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect or a dtype / size it does not take. */

@@ -41,7 +41,7 @@ static int em__sla_class(const em_backend *be, int n, int maxn) {
 /* EMBER_SMALLLA_NT: the threads a block of solve / inv / det for every cap
  * it can serve (a power of two from 64 to 1024, at least the cap), read at
  * each call so that bench/probe_smallla.py can time several in one process;
- * an A/B knob, not a setting (0: the default, em_sla_kernel_threads). */
+ * an A/B knob, not a setting (0: the default, em_sla_threads). */
 static int em__sla_nt(int cap) {
     const char *e = getenv("EMBER_SMALLLA_NT");
     const int nt = e ? atoi(e) : 0;
@@ -51,7 +51,8 @@ static int em__sla_nt(int cap) {
 /* Get the kernel for spec and launch it over batch matrices. */
 static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, em__slaargs *g) {
     char key[64], name[48];
-    snprintf(key, sizeof key, "SLA%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.nt);
+    snprintf(key, sizeof key, "SLA%d|%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.alg,
+             spec.nt);
     static const char *const names[] = {"small_lu", "small_solve", "small_inv", "small_det",
                                         "small_eigh"};
     snprintf(name, sizeof name, "%s%d_%s", names[spec.mode + 1], spec.cap,
@@ -62,9 +63,11 @@ static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, 
     unsigned char blob[sizeof *g];
     memcpy(blob, g, sizeof *g);
     int slots[4];
-    const bool eighw = spec.mode == EM_SLA_EIGH && spec.cap <= EM_SLA_EIGHW_MAXN;
-    const int nt = spec.nt ? spec.nt : em_sla_kernel_threads(spec.mode, spec.cap);
-    const int per = eighw ? EM_SLA_EIGHW_WARPS : 1; /* matrices a block */
+    int nt = em_sla_threads(spec.cap), per = 1; /* per: matrices a block */
+    if (spec.mode == EM_SLA_EIGH)
+        em_sla_eigh_geometry(&spec, &nt, &per);
+    else if (spec.nt)
+        nt = spec.nt;
     int64_t grid = (g->batch + per - 1) / per;
     if (grid > 65535 * 16) grid = 65535 * 16;
     return em_run_launch(be, id, f, (unsigned)grid, (unsigned)nt, 0, blob, sizeof blob, slots,
@@ -97,7 +100,8 @@ em_status em_run_smallla_eigh(const em_backend *be, const em_array *a, bool vect
                             .dtype = a->dtype,
                             .cap = n <= EM_SLA_EIGHW_MAXN
                                        ? em__sla_class(be, (int)n, EM_SLA_EIGHW_MAXN)
-                                       : em__sla_class(be, (int)n, maxn)};
+                                       : em__sla_class(be, (int)n, maxn),
+                            .alg = em_sla_eigh_alg()};
         em__slaargs g = {.p = {a->data, w->data, vectors ? v->data : NULL, info->data},
                          .n = n,
                          .k = (vectors ? 1 : 0) | (upper ? 2 : 0),

@@ -181,3 +181,40 @@ em_status em_random_integers(em_array *a, uint64_t low, uint64_t range, uint64_t
     em_random_req req = {EM_RAND_INTEGERS, key, counter, low, range};
     return em__random_run(a, &req, next);
 }
+
+/* The CPU (a backend with ops) has no gather in its random code: the index
+ * fill into a temporary, then its take; the same values as the kernel. */
+em_status em_random_choice(em_array *out, const em_array *pop, uint64_t key, uint64_t counter,
+                           uint64_t *next) {
+    if (!out || !out->buf || !pop || !pop->buf)
+        return em_error(EM_EVALUE, "random choice needs allocated arrays");
+    if (!(out->flags & EM_WRITEABLE))
+        return em_error(EM_EVALUE, "assignment destination is read-only");
+    if (pop->ndim != 1 || pop->shape[0] == 0)
+        return em_error(EM_EVALUE, "random choice draws from a non-empty 1-d population");
+    if (out->dtype != pop->dtype || !em_array_is_c_contiguous(out))
+        return em_error(EM_EVALUE, "random choice fills a C-contiguous array of pop's dtype");
+    em_device dv = em_array_device(out), dp = em_array_device(pop);
+    if (dv.kind != dp.kind || dv.id != dp.id)
+        return em_error(EM_EDEVICE, "random choice: the population is on another device");
+    EM_CHECK(em_array_live(pop));
+    const em_backend *be = em__backend(dv.kind);
+    int64_t n = em_array_size(out);
+    em_random_req req = {EM_RAND_INTEGERS, key, counter, 0, (uint64_t)pop->shape[0]};
+    if (!be || (be->ops ? !be->ops->random || !be->ops->take : !be->launch))
+        return em_error(EM_EUNSUPPORTED, "random numbers are not supported on %s",
+                        em_device_kind_name(dv.kind));
+    em_status s = EM_OK;
+    if (!be->ops) {
+        req.src = pop;
+        if (n) s = em_run_random(be, out, &req);
+    } else if (n) {
+        em_array idx = {0};
+        s = em_array_empty(&idx, EM_INT64, 1, &n, dv);
+        if (s == EM_OK) s = em_algo_random(be, &idx, &req);
+        if (s == EM_OK) s = em_algo_take(be, pop, 1, 1, &idx, out);
+        em_array_release(&idx);
+    }
+    if (s == EM_OK) *next = counter + (uint64_t)((n + 1) / 2);
+    return s;
+}

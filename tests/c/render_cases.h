@@ -356,6 +356,14 @@ static void rc_randoms(const em_dialect *d, rc_fn fn, void *ctx) {
                  em_dtype_get(posts[i].dt)->name);
         rc_emit(fn, ctx, name, st, &s);
     }
+    /* em_random_choice's gather, each element size */
+    for (int size = 1; size <= 16; size *= 2) {
+        em_sbuf s = {0};
+        em_status st = em_render_random_choice(d, size, &s);
+        char name[96];
+        snprintf(name, sizeof name, "random_choice_%dB", size);
+        rc_emit(fn, ctx, name, st, &s);
+    }
 }
 
 /* The tiled matmul: every dtype it multiplies (full) or one of each

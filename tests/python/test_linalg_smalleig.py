@@ -1,0 +1,124 @@
+"""eigh / eigvalsh's Jacobi kernel a 2 x 2 block a thread
+(src/codegen/render_smalleig.c, EMBER_SMALLEIG=pair; session 18's kernels
+stay the default until it is timed on a GPU) on the cases its one-barrier
+round could get wrong, against
+NumPy: stacks whose last block is part empty, odd n (a pair with the
+padding index), repeated eigenvalues beside distinct ones in one block,
+rotations whose tau overflows 1 + tau^2, huge and tiny entries, and
+non-contiguous 16 x 16 stacks.  test_linalg_smallla.py has the dtype and
+size grid; these reuse its kernels (float64 and complex128 at the 16 and 32
+classes) so that PoCL builds nothing new."""
+import numpy as np
+import pytest
+
+import ember as em
+from helpers import device_names, linalg_path
+
+DEVICES = [d for d in device_names() if d.split(":")[0] in ("cuda", "opencl")]
+
+pytestmark = pytest.mark.skipif(not DEVICES, reason="no CUDA or OpenCL device")
+
+
+@pytest.fixture(params=DEVICES or ["none"])
+def dev(request, monkeypatch):
+    linalg_path(monkeypatch, "kernel")
+    monkeypatch.setenv("EMBER_SMALLEIG", "pair")  # read by the C side at each call
+    return request.param
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    seen = []
+    real = em._ember.small_eigh
+
+    def spy(*args):
+        r = real(*args)
+        seen.append(r is not None)
+        return r
+    monkeypatch.setattr(em._ember, "small_eigh", spy)
+    return seen
+
+
+def _np(x):
+    return np.asarray(x.to_device("cpu"))
+
+
+def _check(a, dev, tol=1e-12):
+    ea = em.asarray(a, device=dev)
+    w, v = (_np(x) for x in em.linalg.eigh(ea))
+    want = np.linalg.eigvalsh(a)
+    scale = np.abs(want).max(axis=-1, keepdims=True)
+    scale = np.where(scale > 0, scale, 1)
+    assert w.dtype == want.dtype and v.shape == a.shape
+    assert (np.abs(w - want) <= tol * scale).all()
+    res = np.abs(a @ v - v * w[..., None, :]).max(axis=(-1, -2))
+    assert (res <= 10 * tol * scale[..., 0]).all()
+    n = a.shape[-1]
+    h = np.conj(np.swapaxes(v, -1, -2))
+    np.testing.assert_allclose(h @ v, np.broadcast_to(np.eye(n), v.shape), atol=10 * tol)
+    np.testing.assert_array_equal(_np(em.linalg.eigvalsh(ea)), w)
+
+
+def _spectrum(rng, w, dt=np.float64):
+    """Q diag(w) Q^H for a random unitary Q (w's repeats stay repeated)."""
+    n = len(w)
+    z = rng.standard_normal((n, n))
+    if np.dtype(dt).kind == "c":
+        z = z + 1j * rng.standard_normal((n, n))
+    q = np.linalg.qr(z)[0]
+    a = (q * np.asarray(w)) @ np.conj(q.T)
+    return ((a + np.conj(a.T)) / 2).astype(dt)
+
+
+@pytest.mark.parametrize("n", [11, 16, 25, 32])
+def test_blocks_part_empty_and_mixed(dev, ran, rng, n):
+    """A stack of 5 (CUDA's last block of 8 x 8s or 16 x 16s part empty;
+    one matrix a block above) mixing the identity, a double and a triple
+    eigenvalue, a diagonal and a random matrix: each converges on its own
+    sweep while the block goes on."""
+    w = rng.standard_normal(n)
+    w[1] = w[0]
+    w[4] = w[3] = w[2]
+    a = np.stack([np.eye(n), _spectrum(rng, w), np.diag(rng.standard_normal(n)),
+                  _spectrum(rng, np.sort(rng.standard_normal(n))), np.zeros((n, n))])
+    _check(a, dev)
+    assert ran == [True, True]
+
+
+def test_complex_odd_and_repeated(dev, ran, rng):
+    w = rng.standard_normal(13)
+    w[5:9] = 0.5
+    a = np.stack([_spectrum(rng, w, np.complex128), _spectrum(rng, rng.standard_normal(13),
+                                                              np.complex128)])
+    _check(a, dev)
+    assert ran == [True, True]
+
+
+def test_overflowing_tau_and_wide_range(dev, ran):
+    """tau = (a_qq - a_pp) / 2|a_pq| past 1e154 (1 + tau^2 is inf: the
+    rotation must be t = 1 / 2 tau, not nothing, or the sweeps never end),
+    entries near the overflow and underflow thresholds, a graded diagonal."""
+    a = np.zeros((4, 16, 16))
+    a[0] = np.diag(np.arange(16.0))
+    a[0, 0, 1] = a[0, 1, 0] = 1e-300
+    a[0, 5, 9] = a[0, 9, 5] = 1e-170
+    a[1] = np.diag(np.arange(1, 17.0)) * 1e300
+    a[1, 2, 3] = a[1, 3, 2] = 3e299
+    a[2] = np.diag(np.arange(1, 17.0)) * 1e-300
+    a[2, 2, 3] = a[2, 3, 2] = 3e-301
+    a[3] = np.diag(10.0 ** np.arange(-120, 120, 15))
+    a[3] += np.diag(np.full(15, 1e-3), 1) + np.diag(np.full(15, 1e-3), -1)
+    for m in a:
+        _check(m[None], dev)
+    assert ran == [True, True] * 4
+
+
+def test_noncontiguous_16(dev, ran, rng):
+    a = rng.standard_normal((6, 16, 16))
+    a = a + np.swapaxes(a, -1, -2)
+    ea = em.asarray(a, device=dev)
+    sub = a[::-2].swapaxes(-1, -2)
+    w, v = (_np(x) for x in em.linalg.eigh(ea[::-2].swapaxes(-1, -2)))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(sub), atol=1e-12 * np.abs(w).max())
+    np.testing.assert_allclose(sub @ v, v * w[..., None, :], atol=1e-11 * np.abs(w).max())
+    assert ran == [True]
