@@ -134,10 +134,10 @@ OUT_X = np.array([[0.5, 0.5, -2.25, 3.0], [0.0, 7.75, -0.5, 20.0], [1.0, 1.0, 1.
 @pytest.mark.parametrize("od", DTYPES)
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_reduce_and_scan_cast_into_out_unsafely(f, xd, od, axis):
-    """NumPy's sum, prod, cumsum and cumprod compute in their own dtype and cast the result
-    into out= unsafely (cumsum(float32, out=uint32) truncates and wraps, out=bool tests != 0);
-    Ember raised TypeError (same_kind).  Out-of-range float to integer casts are undefined
-    (left out)."""
+    """NumPy's sum, prod, cumsum and cumprod cast the result into out= unsafely
+    (cumsum(float32, out=uint32) truncates and wraps, out=bool tests != 0), computed in the
+    loop out resolves (an inexact promotion of the two dtypes, else their own); Ember raised
+    TypeError (same_kind).  Out-of-range float to integer casts are undefined (left out)."""
     x = OUT_X.astype(xd)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -166,6 +166,73 @@ def test_reduce_and_scan_cast_into_out_on_device(device, f, od):
             want = getattr(np, f)(x, axis=axis, out=np.zeros(ref.shape, od))
             got = getattr(em, f)(em.asarray(x), axis=axis, out=em.zeros(ref.shape, od))
         _same(want, got)
+
+
+# -- open in session 18, fixed in session 19: max, min, mean, var, std (and the nan forms)
+# with out= of another dtype.  NumPy resolves the loop against out's dtype (the promotion of
+# the input's and out's, e.g. float64 for int64 into uint64) and casts into out unsafely;
+# mean and var divide in out itself (NumPy's true_divide(out, n, out=out)); std's sqrt in
+# out's loop refuses an integer or bool out; the nan forms of inexact input refuse one too.
+# Ember raised TypeError (same_kind) for most of these. -----------------------------------
+OUT_Y = np.random.RandomState(0).randint(0, 9, (3, 4)) * 0.75  # casts into any dtype defined
+
+
+@pytest.mark.parametrize("xd", ["bool", "int16", "uint64", "float16", "float32", "complex64"])
+@pytest.mark.parametrize("od", DTYPES)
+def test_reductions_resolve_their_loop_against_out(xd, od):
+    x = OUT_Y.astype(xd) if xd != "complex64" else (OUT_Y + 0.5j * OUT_Y[::-1]).astype(xd)
+    for f in ["max", "min", "mean", "var", "std", "nanmax", "nanmean", "nanvar", "nanstd"]:
+        for axis in (None, 1):
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                shape = np.shape(getattr(np, f)(x, axis=axis))
+                o_np, o_em = np.zeros(shape, od), em.zeros(shape, od)
+                want = _outcome(getattr(np, f), x, axis=axis, out=o_np)
+                got = _outcome(getattr(em, f), em.asarray(x), axis=axis, out=o_em)
+            if isinstance(want, type):  # NumPy's UFuncTypeError is a TypeError
+                assert isinstance(got, type) and issubclass(got, TypeError), (f, axis, got)
+                assert issubclass(want, TypeError)
+                continue
+            assert got is o_em, (f, axis, got)
+            inexact = "float16" in (xd, od) or "complex64" in (xd, od) or "float32" in (xd, od)
+            _same(o_np, got, 2e-3 if inexact else 1e-12)
+
+
+def test_reductions_into_out_as_numpy_resolves_them():
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for f, x, od in [
+                ("cumsum", np.array([2**64 - 1, 1, 5], np.uint64), "float64"),  # float64 loop
+                ("nancumsum", np.array([2**64 - 1, 1, 5], np.uint64), "float64"),  # (seed 63004856)
+                ("sum", np.array([2**64 - 1, 3], np.uint64), "float64"),
+                ("max", np.array([2**62 + 1, 3], np.int64), "uint64"),  # float64: 2**62
+                ("mean", np.array([60000, 60000], np.uint16), "float16"),  # the sum: inf
+                ("mean", np.array([60000, 60000], np.float16), "float16"),
+                ("mean", np.array([100, 100, 100], np.int8), "int8"),  # 300 wraps to 44
+                ("var", np.array([1, 2, 4], np.int64), "int8"),
+                ("std", np.array([1, 2, 4], np.int64), "int8"),  # sqrt's cast: TypeError
+                ("std", np.array([1, 2, 4], np.float16), "bool"),
+                ("nanmean", np.array([1.5, np.nan], np.float32), "int32")]:  # TypeError
+            o_np, o_em = np.zeros((x.size,) if "cum" in f else (), od), None
+            o_em = em.zeros(o_np.shape, od)
+            want = _outcome(getattr(np, f), x, out=o_np)
+            got = _outcome(getattr(em, f), em.asarray(x), out=o_em)
+            if isinstance(want, type):
+                assert isinstance(got, type) and issubclass(got, TypeError), (f, x, od)
+            else:
+                _same(o_np, o_em)
+
+
+@pytest.mark.parametrize("f,xd,od", [("mean", "float32", "int32"), ("var", "float32", "float16"),
+                                     ("std", "float32", "float64"), ("max", "int16", "float32"),
+                                     ("cumsum", "uint32", "float32")])
+def test_reductions_into_out_on_device(device, f, xd, od):
+    x = OUT_Y.astype(xd)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = getattr(np, f)(x, axis=1, out=np.zeros((3, 4) if f == "cumsum" else 3, od))
+        got = getattr(em, f)(em.asarray(x), axis=1, out=em.zeros(want.shape, od))
+    _same(want, got, 1e-3)
 
 
 # -- finding: histogram's edges are the bins array itself in NumPy (seed 60000188; fixed in
