@@ -315,7 +315,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     e = _edges(a, bins, range, weights, "histogram_bin_edges")
     if e is None:
         return _fallback("histogram_bin_edges", _np.histogram_bin_edges, a, bins, range, weights)
-    return em.asarray(e, device=a.device)
+    return _own_edges(bins, None if isinstance(bins, _ember.ndarray) else
+                      em.asarray(e, device=a.device))
 
 
 # Plans of histogram(a, bins=int, range) by (bins, range's ends, a's dtype,
@@ -404,6 +405,17 @@ def _planned(a, p):
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """(counts, bin_edges) as numpy.histogram."""
+    counts, edges = _histogram(a, bins, range, density, weights)
+    return counts, _own_edges(bins, edges)
+
+
+def _own_edges(bins, edges):
+    """NumPy's edges are np.asarray(bins): an array bins= is handed back itself
+    (a later write into either shows in both), anything else as computed."""
+    return bins if isinstance(bins, _ember.ndarray) and bins.ndim == 1 else edges
+
+
+def _histogram(a, bins, range, density, weights):
     a = _arr(a)
     if a.dtype.kind == "c":
         # NumPy bins complex values in its complex order (real part, then

@@ -377,6 +377,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     where = _no_mask(where)
     if not _is_inexact(a):
         return mean(a, axis, dtype, out, keepdims, where=where)
+    if out is not None and out.dtype.kind not in "fc":
+        raise TypeError("If a is inexact, then out must be inexact")  # NumPy's
     keep = logical_not(isnan(a))
     if where is not None:
         keep = logical_and(keep, where)

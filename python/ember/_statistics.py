@@ -535,6 +535,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if a.dtype.kind not in "fc":
         return em.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                       **({} if where is None else {"where": where}))
+    _inexact_out(out)
     ok = ~em.isnan(a)
     if where is not None:
         ok = ok & where
@@ -557,6 +558,13 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     return _into(v, out)
 
 
+def _inexact_out(out):
+    """NumPy's nanmean/nanvar of inexact input refuse an integer or bool out= (their sum
+    would truncate before the division)."""
+    if out is not None and _np.dtype(out.dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
 def _axes_of(axis, ndim):
     return _norm_axis(axis, ndim)
 
@@ -564,8 +572,9 @@ def _axes_of(axis, ndim):
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Standard deviation ignoring NaNs."""
-    return _into(em.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where,
-                                correction=correction)), out)
+    v = nanvar(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+    # NumPy's sqrt(var, out=var): same_kind, so an integer or bool out= raises
+    return em.sqrt(v) if out is None else em.sqrt(out, out=out)
 
 
 def _nanarg(a, axis, out, keepdims, fill, fn, name):

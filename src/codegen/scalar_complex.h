@@ -454,7 +454,10 @@ EM__CPLXS(EM__CMATH)
 /* NumPy's complex exp2/log2/log10/expm1/log1p, and powers: exact repeated
  * multiplication for small integer exponents (as NumPy does), the general
  * power otherwise.  The first product is a itself, not 1 * a: 1 * inf
- * would give NaN parts. */
+ * would give NaN parts.  log2 and log10 multiply by log2(e) and log10(e), as
+ * NumPy's nc_log2/nc_log10 do: dividing by ln 2 differs in the last bit for
+ * half the inputs, and exp2(log2(-inf)) then flips the sign of an infinite
+ * part (sin of pi one ulp above or below it). */
 #define EM__CMORE(S, T, R, M)                                                                      \
     EM_FN T em_exp2_##S(T a) {                                                                     \
         const R ln2 = (R)0.693147180559945309417232121458176568;                                   \
@@ -462,13 +465,13 @@ EM__CPLXS(EM__CMATH)
     }                                                                                              \
     EM_FN T em_log2_##S(T a) {                                                                     \
         T l = em_log_##S(a);                                                                       \
-        const R ln2 = (R)0.693147180559945309417232121458176568;                                   \
-        return em_mk_##S(l.re / ln2, l.im / ln2);                                                  \
+        const R log2e = (R)1.442695040888963407359924681001892137;                                 \
+        return em_mk_##S(l.re * log2e, l.im * log2e);                                              \
     }                                                                                              \
     EM_FN T em_log10_##S(T a) {                                                                    \
         T l = em_log_##S(a);                                                                       \
-        const R ln10 = (R)2.302585092994045684017991454684364208;                                  \
-        return em_mk_##S(l.re / ln10, l.im / ln10);                                                \
+        const R log10e = (R)0.434294481903251827651128918916605082;                                \
+        return em_mk_##S(l.re * log10e, l.im * log10e);                                            \
     }                                                                                              \
     EM_FN T em_expm1_##S(T a) {                                                                    \
         R s = sin##M(a.im / 2);                                                                    \

@@ -127,9 +127,9 @@ static void em__fmt_shape(char *buf, size_t len, int nd, const int64_t *shape) {
     if (o < len) snprintf(buf + o, len - o, ")");
 }
 
-/* unsafe: NumPy's sum, prod, cumsum and cumprod compute in their own dtype and cast the result
- * into out= unsafely (sum([0.5, 0.5, -2.25], out=uint8) is 255, into bool True); its other
- * reductions resolve their loop against out's dtype, so those keep the same_kind check. */
+/* unsafe: NumPy casts the result of sum, prod, min, max, mean, var, std and the scans into
+ * out= unsafely (sum([0.5, 0.5, -2.25], out=uint8) is 255, into bool True; the loop out=
+ * resolves: em__out_loop); the other reductions keep the same_kind check. */
 static em_status em__check_out(const char *name, const em_array *out, int nd, const int64_t *shape,
                                em_dtype res, bool unsafe) {
     if (nd != out->ndim || memcmp(shape, out->shape, sizeof(int64_t) * (size_t)nd)) {
@@ -275,12 +275,11 @@ static em_status em__abs2(em_array *x) {
     return EM_OK;
 }
 
-/* var: mean (keepdims), deviations, |.|^2, sum, / max(n - ddof, 0). */
-static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_sqrt,
-                         em_array *res) {
+/* x = |a - mean(a)|^2 (the mean kept as dims of 1), NumPy's _var up to its last sum. */
+static em_status em__sq_dev(const em__red *r, em_dtype dt, em_array *x) {
     em_dtype in = r->a->dtype;
     em_dtype mdt = dt != EM_NDTYPES ? dt : em__is_int(in) ? EM_FLOAT64 : in;
-    em_array m = {0}, mk = {0}, x = {0}, v = {0};
+    em_array m = {0}, mk = {0};
     int64_t shape[EM_MAXDIMS];
     int nd = em__result_shape(r, true, shape);
     em_status s = em__sum_as(r, mdt, &m);
@@ -288,8 +287,17 @@ static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_s
         s = em__divide(&m, (double)r->count, em__is_int(mdt) ? EM_FLOAT64 : em_real_for(mdt));
     if (s == EM_OK) s = em_view_reshape(&m, nd, shape, &mk);
     const em_array *in2[2] = {r->a, &mk};
-    if (s == EM_OK) s = em_ufunc(EM_OP_SUBTRACT, 2, in2, EM_NDTYPES, &x);
-    if (s == EM_OK) s = em__abs2(&x);
+    if (s == EM_OK) s = em_ufunc(EM_OP_SUBTRACT, 2, in2, EM_NDTYPES, x);
+    if (s == EM_OK) s = em__abs2(x);
+    em_array_release(&m), em_array_release(&mk);
+    return s;
+}
+
+/* var: mean (keepdims), deviations, |.|^2, sum, / max(n - ddof, 0). */
+static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_sqrt,
+                         em_array *res) {
+    em_array x = {0}, v = {0};
+    em_status s = em__sq_dev(r, dt, &x);
     em__red r2 = *r;
     r2.a = &x, r2.fused = NULL; /* x holds its values */
     if (s == EM_OK)
@@ -302,7 +310,7 @@ static em_status em__var(const em__red *r, em_dtype dt, double ddof, bool take_s
     em_array sq = {0};
     if (s == EM_OK && take_sqrt) s = em_ufunc(EM_OP_SQRT, 1, vv, EM_NDTYPES, &sq);
     if (s == EM_OK && take_sqrt) em_array_release(&v), v = sq;
-    em_array_release(&m), em_array_release(&mk), em_array_release(&x);
+    em_array_release(&x);
     if (s != EM_OK) {
         em_array_release(&v);
         return s;
@@ -332,8 +340,9 @@ static em_status em__simple_types(em__red *r, em_dtype dt, em_reduce_op *bop, em
         break;
     case EM_RED_MIN:
     case EM_RED_MAX:
+        /* dtype= (or the loop out= resolves) casts the input first, as NumPy's */
         *res = dt != EM_NDTYPES ? dt : in;
-        *loop = em__loop(in);
+        *loop = em__loop(*res);
         break;
     case EM_RED_ARGMIN:
     case EM_RED_ARGMAX:
@@ -486,6 +495,85 @@ static em_status em__compute(em__red *r, em_dtype dt, double ddof, em_array *res
     return flat ? em__arg_flat(r, loop, res) : em__raw(r, bop, loop, res);
 }
 
+/* ---- out= of another dtype ------------------------------------------------------ */
+
+/* NumPy resolves a reduction's loop against out= (out's dtype is the loop's first operand):
+ * without dtype= the promotion of the input's and out's dtypes runs it and the result is cast
+ * into out unsafely, so sum(uint64, out=float64) and max(int64, out=uint64) run in float64.
+ * An integer promotion gives the values of the input's own loop (wrapping commutes with the
+ * cast), so only an inexact one, other than own, changes the loop: returned, else EM_NDTYPES. */
+static em_dtype em__out_loop(em_dtype own, em_dtype in, const em_array *out) {
+    em_dtype p = em_promote(in, out->dtype);
+    char k = em_dtype_get(p)->kind;
+    return (k == 'f' || k == 'c') && p != own ? p : EM_NDTYPES;
+}
+
+/* out = out / d in float64 (complex128) and cast back: NumPy's true_divide of out by its
+ * intp count with casting='unsafe'. */
+static em_status em__divide_into(em_array *out, double d) {
+    em_array c = {0}, q = {0};
+    EM_CHECK(em_array_empty(&c, EM_FLOAT64, 0, NULL, em_array_device(out)));
+    em_status s = em_fill(&c, EM_FLOAT64, &d);
+    const em_array *in[2] = {out, &c};
+    if (s == EM_OK) s = em_ufunc(EM_OP_DIVIDE, 2, in, EM_NDTYPES, &q);
+    if (s == EM_OK) s = em_copy_into(out, &q);
+    em_array_release(&c), em_array_release(&q);
+    return s;
+}
+
+/* mean into out= as NumPy's _mean: the sum in dtype= (float64 for integers and bool, float32
+ * for float16, else the loop out resolves) cast into out, then divided there.  Where out
+ * cannot hold the sum the mean is lost as in NumPy (mean([60000, 60000], out=float16) is
+ * inf; into an int8 the sum wraps before the division). */
+static em_status em__mean_into(const em__red *r, em_dtype dt, bool keepdims, em_array *out) {
+    em_dtype in = r->a->dtype;
+    em_dtype loop = dt != EM_NDTYPES   ? dt
+                    : em__is_int(in)   ? EM_FLOAT64
+                    : in == EM_FLOAT16 ? EM_FLOAT32
+                                       : em_promote(in, out->dtype);
+    em_array sum;
+    EM_CHECK(em__sum_as(r, loop, &sum));
+    EM_CHECK(em__finish(r, &sum, loop, keepdims, out));
+    return em__divide_into(out, (double)r->count);
+}
+
+/* var/std into out= as NumPy's _var: the mean and squared deviations as without out, their
+ * sum in the loop out resolves (float64 for integer input) cast into out, divided there by
+ * max(n - ddof, 0); std then takes sqrt in out's own loop, whose result an integer or bool
+ * out refuses (same_kind, NumPy's UFuncTypeError: raised here before any work). */
+static em_status em__var_into(const em__red *r, em_dtype dt, double ddof, bool take_sqrt,
+                              bool keepdims, em_array *out) {
+    em_dtype o = out->dtype;
+    if (take_sqrt && em__is_int(o)) {
+        size_t sz = EM_DTYPE_SIZE(o);
+        em_dtype f = sz == 1 ? EM_FLOAT16 : sz == 2 ? EM_FLOAT32 : EM_FLOAT64;
+        return em_error(EM_ETYPE,
+                        "Cannot cast ufunc 'sqrt' output from dtype('%s') to dtype('%s') with "
+                        "casting rule 'same_kind'",
+                        em_dtype_get(f)->name, em_dtype_get(o)->name);
+    }
+    em_array x = {0}, v = {0};
+    em_status s = em__sq_dev(r, dt, &x);
+    em_dtype loop = dt != EM_NDTYPES          ? dt
+                    : em__is_int(r->a->dtype) ? EM_FLOAT64
+                                              : em_promote(x.dtype, o);
+    em__red r2 = *r;
+    r2.a = &x, r2.fused = NULL; /* x holds its values */
+    if (s == EM_OK) s = em__sum_as(&r2, loop, &v);
+    em_array_release(&x);
+    if (s != EM_OK) return s;
+    EM_CHECK(em__finish(r, &v, loop, keepdims, out));
+    double n = (double)r->count - ddof;
+    EM_CHECK(em__divide_into(out, n > 0 ? n : 0.0));
+    if (!take_sqrt) return EM_OK;
+    const em_array *oo[1] = {out};
+    em_array q = {0};
+    s = em_ufunc(EM_OP_SQRT, 1, oo, EM_NDTYPES, &q);
+    if (s == EM_OK) s = em_copy_into(out, &q);
+    em_array_release(&q);
+    return s;
+}
+
 em_status em_reduce(em_reduce_op op, const em_array *a, int naxes, const int *axes, bool keepdims,
                     em_dtype dt, double ddof, em_array *out) {
     return em__reduce_fused(op, a, naxes, axes, keepdims, dt, ddof, NULL, out);
@@ -500,11 +588,25 @@ em_status em__reduce_fused(em_reduce_op op, const em_array *a, int naxes, const 
     if (dt != EM_NDTYPES && (unsigned)dt >= EM_NDTYPES) return em_error(EM_ETYPE, "invalid dtype");
     if (!out) return em_error(EM_EVALUE, "em_reduce: out must not be NULL");
     em_dtype rdt = em__result_dtype(op, a->dtype, dt);
+    /* the reductions whose out= NumPy resolves as a loop operand (the rest: same_kind) */
+    bool numpys = op == EM_RED_SUM || op == EM_RED_PROD || op == EM_RED_MIN || op == EM_RED_MAX ||
+                  op == EM_RED_MEAN || op == EM_RED_VAR || op == EM_RED_STD;
     if (out->buf) {
         int64_t shape[EM_MAXDIMS];
         int nd = em__result_shape(&r, keepdims, shape);
-        EM_CHECK(em__check_out(em__red_names[op], out, nd, shape, rdt,
-                               op == EM_RED_SUM || op == EM_RED_PROD));
+        EM_CHECK(em__check_out(em__red_names[op], out, nd, shape, rdt, numpys));
+    }
+    if (out->buf && numpys) {
+        bool mean_f16 = op == EM_RED_MEAN && a->dtype == EM_FLOAT16 && dt == EM_NDTYPES;
+        if (op == EM_RED_MEAN && (out->dtype != rdt || mean_f16))
+            return em__mean_into(&r, dt, keepdims, out);
+        if ((op == EM_RED_VAR || op == EM_RED_STD) && out->dtype != rdt)
+            return em__var_into(&r, dt, ddof, op == EM_RED_STD, keepdims, out);
+        em_dtype loop =
+            op == EM_RED_MEAN || op == EM_RED_VAR || op == EM_RED_STD || dt != EM_NDTYPES
+                ? EM_NDTYPES
+                : em__out_loop(rdt, a->dtype, out);
+        if (loop != EM_NDTYPES) dt = rdt = loop;
     }
     em_array res = {0};
     EM_CHECK(em__compute(&r, dt, ddof, &res));
@@ -533,6 +635,9 @@ em_status em_scan(em_reduce_op op, const em_array *a, int axis, em_dtype dt, em_
     if (s == EM_OK && out->buf) {
         const char *nm = em__red_names[op];
         s = em__check_out(nm, out, src.ndim, src.shape, rdt, true);
+        /* cumsum(uint64, out=float64) adds in float64, as NumPy's accumulate */
+        em_dtype loop = dt != EM_NDTYPES ? EM_NDTYPES : em__out_loop(rdt, a->dtype, out);
+        if (loop != EM_NDTYPES) rdt = loop;
     }
     /* The backend writes float16 itself: NumPy rounds each partial sum. */
     if (s == EM_OK) s = em_array_empty(&res, rdt, src.ndim, src.shape, em_array_device(a));

@@ -188,6 +188,22 @@ def _finite(x):
         return True
 
 
+def _int_sum_overflows(w):
+    """Whether sums of the integer weights w may leave w's dtype: NumPy's histogram sums
+    weights in float64 and casts the sums into their dtype, an undefined conversion past its
+    range (NumPy's own SIMD and scalar cast loops differ there: 4.3e10 -> uint32 is 0 in an
+    array of 20 and 4294967286 alone; seed 63003449).  Not for the dtypes whose out-of-range
+    conversion Ember gives as NumPy's x86 loops do (int8 to int32, uint8, uint16: through int32,
+    docs/architecture.md)."""
+    a = np.asarray(w)
+    if a.dtype.name not in ("uint32", "int64", "uint64") or not a.size:
+        return False
+    info, f = np.iinfo(a.dtype), a.astype(np.float64)
+    # (at the ends too: int64's are float64 sums that may have rounded onto them)
+    hi, lo = f[f > 0].sum(), f[f < 0].sum()
+    return bool(hi >= info.max or (lo < 0 and lo <= info.min))
+
+
 def _has_zero(x):
     a = np.asarray(x)
     return a.size > 0 and bool(np.any(a == 0))
@@ -1031,7 +1047,7 @@ def st_algo(g):
         v = g.emit("M.histogram(%s, %s)" % (a, kw), "histogram" + (
             ".complex" if x.dtype.kind == "c" else ""), ins, fn="histogram",
                    reduce_n=x.size if len(ins) > 1 else 0)
-        if v and len(ins) > 1 and not _finite(g.ns[ins[1]]):
+        if v and len(ins) > 1 and (not _finite(g.ns[ins[1]]) or _int_sum_overflows(g.ns[ins[1]])):
             # NumPy sums weights as differences of a cumulative sum: one infinite weight
             # makes the later bins inf - inf = nan (Ember's per-bin sums keep them)
             g.prog.vars[v].fragile = True

@@ -120,8 +120,10 @@ def _histogram(g):
         weighted = any("weights" in p for p in kw.split(","))
         v = g.emit("M.histogram(%s, %s)" % (src, kw), "histogram.s17", ins, fn="histogram",
                    reduce_n=x.size if weighted or "density" in kw else 0)
-        if v and weighted and not G._finite(g.ns[ins[-1]]):
-            g.prog.vars[v].fragile = True  # NumPy's cumulative sum of weights (gen.py)
+        if v and weighted and (not G._finite(g.ns[ins[-1]]) or
+                               G._int_sum_overflows(g.ns[ins[-1]])):
+            # NumPy's cumulative sum of weights; integer sums cast past their dtype (gen.py)
+            g.prog.vars[v].fragile = True
         if v and (weighted or "density" in kw):
             # a float sum per bin and over all (n ULPs), over the width: integer weights
             # too, which emit's reduce_n misses for a tuple result (seed 63003449)

@@ -92,6 +92,19 @@ def test_reduction_tolerances():
     assert gen_program(17009438, {"device": "opencl:0", "algos": False}).vars["v4"].fragile
 
 
+def test_integer_weight_sums_past_their_dtype_are_not_compared():
+    import numpy as np
+    from gen import _int_sum_overflows
+    # NumPy casts a histogram's float64 weight sums into the weights' dtype: undefined past
+    # its range for the dtypes Ember does not convert as NumPy's x86 loops (seed 63003449)
+    assert _int_sum_overflows(np.array([2**32 - 1, 1], np.uint32))
+    assert _int_sum_overflows(np.array([-2**63, -1], np.int64))
+    assert not _int_sum_overflows(np.array([2**31, 2**31 - 2], np.uint32))
+    assert not _int_sum_overflows(np.array([127, 127], np.int8))  # NumPy's, through int32
+    assert not _int_sum_overflows(np.array([1e300, 1e300]))
+    assert gen_program(63003449).vars["v14"].fragile
+
+
 def test_nan_sign_unspecified_on_devices():
     # copysign(7, fmod(0.5, 0.0)): x86's NaN is negative, CUDA's positive (H200 seed 2022764);
     # on the CPU too, as NumPy's own loops differ by CPU (test_fuzzer_nan_sign_rule)
