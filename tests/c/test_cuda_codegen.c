@@ -303,7 +303,7 @@ static void test_golden_seed_reduction(void) {
 /* Every reduction compiles (all ops for two dtypes, a few for the rest; the
  * integer-only ops for int64). */
 static void test_nvrtc_reductions(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     static const em_dtype all[] = {EM_FLOAT32, EM_INT64};
     static const em_dtype some[] = {EM_BOOL, EM_UINT8, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX128};
     static const em_reduce_op some_ops[] = {EM_RED_SUM, EM_RED_MAX, EM_RED_ARGMIN, EM_RED_MEAN};
@@ -338,7 +338,7 @@ static void test_nvrtc_reductions(void) {
 }
 
 static void test_nvrtc_take_put(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     int64_t sh[2] = {4, 5}, ish[1] = {3};
     static const em_dtype dts[] = {EM_BOOL, EM_INT16, EM_FLOAT16, EM_FLOAT64, EM_COMPLEX128};
     for (size_t i = 0; i < sizeof dts / sizeof *dts; i++)
@@ -361,7 +361,7 @@ static void test_nvrtc_take_put(void) {
 /* Every dtype-to-dtype conversion compiles: copy(a) of each dtype into an
  * output of each dtype, all in one program. */
 static void test_nvrtc_all_casts(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     int64_t sh[1] = {8};
     em_sbuf all = {0};
     em_sbuf_printf(&all, "%s", em_render_prelude());
@@ -407,7 +407,7 @@ static void test_philox_known_answers(void) {
 }
 
 static void test_nvrtc_random(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     static const struct {
         em_random_kind k;
         em_dtype dt;
@@ -432,7 +432,7 @@ static void test_nvrtc_random(void) {
 }
 
 static void test_nvrtc_scans(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     static const em_dtype in[] = {EM_BOOL, EM_INT32, EM_FLOAT16, EM_FLOAT64};
     static const em_dtype out[] = {EM_INT64, EM_INT64, EM_FLOAT16, EM_FLOAT64};
     for (size_t i = 0; i < sizeof in / sizeof *in; i++)
@@ -453,7 +453,7 @@ static void test_nvrtc_scans(void) {
 static char tmpdir[256];
 
 static void test_nvrtc_every_op(void) {
-    if (em_nvrtc_init() != EM_OK) {
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) {
         printf("skip: %s\n", em_last_error());
         return;
     }
@@ -465,7 +465,7 @@ static void test_nvrtc_every_op(void) {
 }
 
 static void test_compile_error_message(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     void *cubin = NULL;
     size_t n = 0;
     em_sbuf src = {0};
@@ -480,7 +480,7 @@ static void test_compile_error_message(void) {
 }
 
 static void test_disk_cache(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     char dir[300];
     snprintf(dir, sizeof dir, "%s/sub/kernels", tmpdir);
     setenv("EMBER_CACHE_DIR", dir, 1);

@@ -339,7 +339,7 @@ static void test_idx32_decision(void) {
     }
 }
 
-static bool have_cxx(void) { return system("c++ --version > /dev/null 2>&1") == 0; }
+static bool have_cxx(void) { return ctest_have_cxx(); }
 
 /* Replace every `extern "C" ` of a kernel body (namespaced in the library). */
 static void put_body(em_sbuf *s, const char *body) {

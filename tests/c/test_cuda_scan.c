@@ -101,7 +101,7 @@ static bool compiles(const em_scan_spec *c) {
  * kernels, a few in the line kernel, both ops; casts to other outputs; both
  * addressing forms. */
 static void test_nvrtc_every_dtype(void) {
-    if (em_nvrtc_init() != EM_OK) return;
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) return;
     static const em_dtype dflt[] = {
         [EM_BOOL] = EM_INT64,          [EM_INT8] = EM_INT64,           [EM_INT16] = EM_INT64,
         [EM_INT32] = EM_INT64,         [EM_INT64] = EM_INT64,          [EM_UINT8] = EM_UINT64,
@@ -187,7 +187,7 @@ static bool emulate(const char *dir, const em_scan_spec *c, int nshapes, const c
     return emulate_bk(dir, c, nshapes, shapes, grid, 0, 0);
 }
 
-static bool have_cxx(void) { return system("c++ --version > /dev/null 2>&1") == 0; }
+static bool have_cxx(void) { return ctest_have_cxx(); }
 
 /* The tile kernels: lengths 1, tile - 1, tile, tile + 1, several tiles + 1,
  * more tiles than phase 2 scans at once (with a shrunken tile: tile * tile + 1

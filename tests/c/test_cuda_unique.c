@@ -99,7 +99,7 @@ static const char UQ_POST[] =
     "    return bad ? 1 : 0;\n"
     "}\n";
 
-static bool have_cxx(void) { return system("c++ --version > /dev/null 2>&1") == 0; }
+static bool have_cxx(void) { return ctest_have_cxx(); }
 
 /* Build k's kernel with the harness and run it on each "n grid step seed". */
 static bool emulate(const char *dir, const em_uq_spec *k, int nruns, const char *const *runs) {

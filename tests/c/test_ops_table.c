@@ -107,7 +107,7 @@ static bool nvrtc_ok(const char *src, const char *what) {
 }
 
 static void test_cuda_compiles(void) {
-    if (em_nvrtc_init() != EM_OK) {
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) {
         printf("skip test_cuda_compiles: %s\n", em_last_error());
         return;
     }
@@ -128,7 +128,7 @@ static void test_cuda_compiles(void) {
 }
 
 static void test_opencl_compiles(void) {
-    if (em_opencl_init() != EM_OK) {
+    if ((ctest_compilers_off() || em_opencl_init() != EM_OK)) {
         printf("skip test_opencl_compiles: %s\n", em_last_error());
         return;
     }

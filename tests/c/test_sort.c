@@ -85,7 +85,7 @@ static void test_render(void) {
 }
 
 static void test_nvrtc(void) {
-    if (em_nvrtc_init() != EM_OK) {
+    if ((ctest_compilers_off() || em_nvrtc_init() != EM_OK)) {
         printf("skip test_nvrtc: %s\n", em_last_error());
         return;
     }
@@ -133,7 +133,7 @@ static void test_nvrtc(void) {
 }
 
 static void test_opencl(void) {
-    if (em_opencl_init() != EM_OK) {
+    if ((ctest_compilers_off() || em_opencl_init() != EM_OK)) {
         printf("skip test_opencl: %s\n", em_last_error());
         return;
     }
