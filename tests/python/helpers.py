@@ -163,6 +163,23 @@ def assert_same(got, want, rtol=None, atol=0, check_dtype=True):
 _NVRTC = None
 
 
+def spy_calls(monkeypatch, name, record):
+    """Wrap ember._ember.<name> (a small-matrix kernel's binding: None where it
+    did not run) for one test; the list returned gains record(args, result)
+    after each call, unless that is None."""
+    seen = []
+    real = getattr(em._ember, name)
+
+    def spy(*args):
+        r = real(*args)
+        v = record(args, r)
+        if v is not None:
+            seen.append(v)
+        return r
+    monkeypatch.setattr(em._ember, name, spy)
+    return seen
+
+
 def linalg_path(monkeypatch, path):
     """Pin ember._cusolver's path for small matrices: "fast" / "old" the
     cuSOLVER ones (one C call, or the pieces assembled in Python), "kernel"

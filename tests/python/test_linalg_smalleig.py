@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from helpers import device_names, linalg_path
+from helpers import device_names, linalg_path, spy_calls
 
 DEVICES = [d for d in device_names() if d.split(":")[0] in ("cuda", "opencl")]
 
@@ -28,15 +28,8 @@ def dev(request, monkeypatch):
 
 @pytest.fixture
 def ran(monkeypatch):
-    seen = []
-    real = em._ember.small_eigh
-
-    def spy(*args):
-        r = real(*args)
-        seen.append(r is not None)
-        return r
-    monkeypatch.setattr(em._ember, "small_eigh", spy)
-    return seen
+    """Whether the kernel ran, for each call."""
+    return spy_calls(monkeypatch, "small_eigh", lambda a, r: r is not None)
 
 
 def _np(x):

@@ -10,7 +10,7 @@ import pytest
 
 import ember as em
 import ember._cusolver as _cs
-from helpers import device_names, linalg_path
+from helpers import device_names, linalg_path, spy_calls
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 DEVICES = [d for d in device_names() if d.split(":")[0] in ("cuda", "opencl")]
@@ -27,16 +27,7 @@ def dev(request, monkeypatch):
 @pytest.fixture
 def calls(monkeypatch):
     """The modes the kernel ran for (a result, not None)."""
-    seen = []
-    real = em._ember.small_linalg
-
-    def spy(mode, *args):
-        r = real(mode, *args)
-        if r is not None:
-            seen.append(mode)
-        return r
-    monkeypatch.setattr(em._ember, "small_linalg", spy)
-    return seen
+    return spy_calls(monkeypatch, "small_linalg", lambda a, r: a[0] if r is not None else None)
 
 
 def _plain(rng, shape, dt):
@@ -252,16 +243,7 @@ def test_bad_input(dev):
 
 @pytest.fixture
 def ecalls(monkeypatch):
-    seen = []
-    real = em._ember.small_eigh
-
-    def spy(*args):
-        r = real(*args)
-        if r is not None:
-            seen.append(args[1])
-        return r
-    monkeypatch.setattr(em._ember, "small_eigh", spy)
-    return seen
+    return spy_calls(monkeypatch, "small_eigh", lambda a, r: a[1] if r is not None else None)
 
 
 def _check_eigh(a, w, v, dt, uplo="L"):
