@@ -52,7 +52,9 @@ _FAST = _os.environ.get("EMBER_LINALG_PATH", "") != "old"
 # (64^2 0.139 / 0.169, 32^2 0.079 / 0.112) and of stacks of n > 16 (stacks of
 # 8 x 8 stay on cuBLAS's batched LU: 0.121 / 0.072), inv up to 32 x 32, one
 # matrix or a stack (32^2 0.074 / 0.108, 10^4 x 8^2 0.080 / 0.092, 1000 x
-# 32^2 0.117 / 0.143; 64^2 0.189 / 0.177 keeps the library), det always
+# 32^2 0.117 / 0.143) and inv of one matrix up to 64 x 64 (session 20, with
+# more threads a block for one matrix, run_smallla.c: 64^2 0.117 / 0.177,
+# CuPy 0.154; stacks of 33-64 keep the library), det always
 # (64^2 0.076 / 0.156, 10^4 x 8^2 0.049 / 0.082).  OpenCL has no other
 # device path: every shape on a GPU, none on a CPU device (_opencl_gpu).
 # Test hooks (helpers.linalg_path), not switches: _SMALL False keeps the
@@ -151,7 +153,7 @@ def _small(a, op, k=0):
         return True
     if op == "solve":
         return n > 16 or not _stack(a)
-    return n <= 32  # inv
+    return n <= 32 or not _stack(a)  # inv
 
 
 def _small_eigh(a):

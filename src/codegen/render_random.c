@@ -316,10 +316,12 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
     /* EMBER_BINOM_STEP=0: the per-element loop, for A/B on a device */
     const char *st = getenv("EMBER_BINOM_STEP");
     bool stepped = !strcmp(value, "em_rs_binomial(&s, (em_i64)a, q)") && !(st && !strcmp(st, "0"));
-    /* EMBER_BINOM_MINB=k: CUDA's launch bounds ask for k blocks of 256 an SM
-     * (80 registers a thread leave room for 3), for A/B on a device */
+    /* CUDA's launch bounds ask for 4 blocks of 256 an SM (64 registers a
+     * thread, against 80 unbounded): binomial(1000, 0.3) of 2^24 2.93 ms
+     * against 3.13 on the H100 (session 20, tools/probe_rand3.py).
+     * EMBER_BINOM_MINB=k asks for k instead, 0 for none: A/B on a device. */
     const char *mb = getenv("EMBER_BINOM_MINB");
-    int minb = mb ? atoi(mb) : 0;
+    int minb = mb ? atoi(mb) : 4;
     if (stepped && minb > 0 && d->id == EM_DIALECT_CUDA)
         em_sbuf_printf(&t, "extern \"C\" __global__ void __launch_bounds__(256, %d)", minb);
     else if (stepped)

@@ -73,7 +73,7 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     const char *st = kind == EM_RAND_BINOMIAL ? getenv("EMBER_BINOM_STEP") : NULL;
     const char *mb = kind == EM_RAND_BINOMIAL ? getenv("EMBER_BINOM_MINB") : NULL;
     snprintf(key_s, sizeof key_s, "RND%d|%d|%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post,
-             !(st && !strcmp(st, "0")), mb ? atoi(mb) : 0); /* render_random.c's A/B switches */
+             !(st && !strcmp(st, "0")), mb ? atoi(mb) : 4); /* render_random.c's A/B switches */
     snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));

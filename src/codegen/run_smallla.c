@@ -48,6 +48,17 @@ static int em__sla_nt(int cap) {
     return nt >= 64 && nt <= 1024 && !(nt & (nt - 1)) && nt >= cap ? nt : 0;
 }
 
+/* inv of one matrix (or a few) on CUDA: the block is the whole device's
+ * work, so more threads a column pay (H100, session 20, bench/probe_smallla.py,
+ * ms at 256 / 512 / 1024 threads: 64^2 float64 0.150 / 0.126 / 0.117, float32
+ * 0.146 / 0.108 / 0.108, complex64 0.162 / 0.127 / 0.135; 32^2 float64 at
+ * 128 0.066, 256 0.053).  Stacks keep em_sla_threads (10^4 x 8^2 at 256:
+ * 0.137 against 0.080; 1000 x 32^2: 0.110 against 0.092). */
+static int em__sla_inv_nt(int cap, const em_array *a) {
+    const bool cplx = a->dtype == EM_COMPLEX64 || a->dtype == EM_COMPLEX128;
+    return cap >= 64 ? (cplx ? 512 : 1024) : cap == 32 ? 256 : 0;
+}
+
 /* Get the kernel for spec and launch it over batch matrices. */
 static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, em__slaargs *g) {
     char key[64], name[48];
@@ -150,6 +161,7 @@ em_status em_run_smallla(const em_backend *be, int mode, const em_array *a, cons
                             .dtype = a->dtype,
                             .cap = cap,
                             .nt = em__sla_nt(cap)};
+        if (!spec.nt && spec.mode == EM_SLA_INV && batch <= 16) spec.nt = em__sla_inv_nt(cap, a);
         em__slaargs g = {.p = {a->data, mode == EM_SLA_SOLVE ? b->data : NULL, x->data, info->data},
                          .n = n,
                          .k = k,
