@@ -211,10 +211,8 @@ def _mT(a):
 def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
     one flag read back (in C on CUDA: a kernel for a stack, a queued copy
-    into pinned memory and one wait for the stream).  None: the C side
-    knew the answer without a read (syevjBatched of a bounded finite stack:
-    solver.c, em__syevj_look)."""
-    if info is None or info.size == 0:
+    into pinned memory and one wait for the stream)."""
+    if info.size == 0:
         return False
     if _FAST and info._dev[0] == "cuda":
         return _ember.cuda_info_failed(info)

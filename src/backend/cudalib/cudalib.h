@@ -68,20 +68,6 @@ em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper
 em_status em_cudalib_tri_clear(int id, int upper, int64_t n, int64_t batch, int64_t isz, char *A);
 em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A);
 
-/* A stack's magnitude, looked at without waiting for what follows it: start
- * queues min and max of A's real parts (A C-contiguous, float or complex,
- * on CUDA) and an event on the current stream; end waits for that event
- * alone and says whether every real part lay strictly inside (-bound,
- * bound) (false for a NaN).  end also undoes a start that failed. */
-typedef struct em_cudalib_bound {
-    int id, slot[2];
-    void *ev;
-    em_dtype rt;
-    double bound;
-} em_cudalib_bound;
-em_status em_cudalib_bounded_start(const em_array *A, double bound, em_cudalib_bound *b);
-em_status em_cudalib_bounded_end(em_cudalib_bound *b, bool *inside);
-
 /* cudaDataType of an Ember dtype (float32/64, complex64/128), -1 otherwise. */
 int em_cudalib_dtype(em_dtype t);
 

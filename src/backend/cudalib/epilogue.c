@@ -19,7 +19,6 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <string.h>
 
 /* Per device: a pinned block of flag slots, dropped with the context on a
  * reset (em_cu_resets). */
@@ -83,85 +82,6 @@ em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A) {
     return em__fill(id, n, batch, t, A, EM_IFILL_EYE);
 }
 
-/* A free slot (one per concurrent caller on this device), and back. */
-static int em__slot_take(em__epi *e) {
-    for (;;)
-        for (int i = 0; i < EM__SLOTS; i++) {
-            bool no = false;
-            if (atomic_compare_exchange_strong(&e->busy[i], &no, true)) return i;
-        }
-}
-
-static void em__slot_give(em__epi *e, int i) {
-    if (i >= 0) atomic_store(&e->busy[i], false);
-}
-
-/* The stack's smallest and largest real parts (a complex stack read as
- * twice as many reals; NaN propagates, as NumPy's min / max) queued into
- * two pinned slots, then an event: em_cudalib_bounded_end waits for that
- * event alone, not for the solver queued after it. */
-em_status em_cudalib_bounded_start(const em_array *A, double bound, em_cudalib_bound *b) {
-    memset(b, 0, sizeof *b);
-    b->slot[0] = b->slot[1] = -1;
-    const em_device d = em_array_device(A);
-    const em_dtype t = A->dtype;
-    const em_dtype rt = t == EM_COMPLEX64 ? EM_FLOAT32 : t == EM_COMPLEX128 ? EM_FLOAT64 : t;
-    if (d.kind != EM_CUDA || (rt != EM_FLOAT32 && rt != EM_FLOAT64) || !em_array_is_c_contiguous(A))
-        return em_error(EM_EVALUE, "bounded_start: a C-contiguous float or complex CUDA array");
-    b->id = d.id, b->rt = rt, b->bound = bound;
-    em__epi *e = NULL;
-    EM_CHECK(em__epi_get(d.id, &e));
-    EM_CHECK(em_cu_ctx(d.id));
-    int64_t nr = em_array_size(A) * (rt == t ? 1 : 2);
-    em_array R = {0}, r[2] = {{0}, {0}};
-    em_status s = em_array_wrap(&R, A->data, rt, 1, &nr, NULL, d, NULL, NULL);
-    CUstream st = em_cu_stream();
-    for (int k = 0; k < 2 && s == EM_OK; k++) {
-        b->slot[k] = em__slot_take(e);
-        s = em_reduce(k ? EM_RED_MAX : EM_RED_MIN, &R, -1, NULL, false, EM_NDTYPES, 0, &r[k]);
-        if (s == EM_OK)
-            s = em_cu_to_host_async(d.id, &e->slots[b->slot[k]], r[k].data,
-                                    (size_t)em_dtype_get(rt)->size, st);
-    }
-    if (s == EM_OK) s = em_cu_event_create(d.id, false, &b->ev);
-    if (s == EM_OK) s = em_cu_event_record(d.id, b->ev, st);
-    /* the pool's again once the stream is past them */
-    em_array_release(&r[0]), em_array_release(&r[1]), em_array_release(&R);
-    if (s != EM_OK) {
-        bool unused;
-        em_cudalib_bounded_end(b, &unused);
-    }
-    return s;
-}
-
-em_status em_cudalib_bounded_end(em_cudalib_bound *b, bool *inside) {
-    *inside = false;
-    em__epi *e = &em__ep[b->id];
-    em_status s = EM_OK;
-    if (b->ev) {
-        s = em_cu_event_sync(b->id, b->ev);
-        if (s == EM_OK && b->slot[0] >= 0 && b->slot[1] >= 0) {
-            double lo, hi;
-            if (b->rt == EM_FLOAT32) {
-                float f[2];
-                memcpy(&f[0], &e->slots[b->slot[0]], sizeof(float));
-                memcpy(&f[1], &e->slots[b->slot[1]], sizeof(float));
-                lo = f[0], hi = f[1];
-            } else {
-                memcpy(&lo, &e->slots[b->slot[0]], sizeof lo);
-                memcpy(&hi, &e->slots[b->slot[1]], sizeof hi);
-            }
-            *inside = lo > -b->bound && hi < b->bound; /* false for a NaN */
-        }
-        em_cu_event_destroy(b->id, b->ev);
-        b->ev = NULL;
-    }
-    /* Only once the event has passed: the queued copies wrote the slots. */
-    em__slot_give(e, b->slot[0]), em__slot_give(e, b->slot[1]);
-    b->slot[0] = b->slot[1] = -1;
-    return s;
-}
-
 em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     *failed = false;
     em_device d = em_array_device(info);
@@ -172,7 +92,14 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     em__epi *e = NULL;
     EM_CHECK(em__epi_get(d.id, &e));
     EM_CHECK(em_cu_ctx(d.id));
-    int slot = em__slot_take(e);
+    /* A free slot (one per concurrent caller on this device). */
+    int slot = -1;
+    while (slot < 0) {
+        for (int i = 0; i < EM__SLOTS && slot < 0; i++) {
+            bool no = false;
+            if (atomic_compare_exchange_strong(&e->busy[i], &no, true)) slot = i;
+        }
+    }
     em_status s = EM_OK;
     const void *src = info->data;
     size_t nb = sizeof(int32_t);
@@ -189,6 +116,6 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     if (s == EM_OK) s = em_cu_stream_sync(d.id, st);
     if (s == EM_OK) *failed = e->slots[slot] != 0;
     em_array_release(&cnt); /* the pool's again once the stream is past it (it is) */
-    em__slot_give(e, slot);
+    atomic_store(&e->busy[slot], false);
     return s;
 }

@@ -770,32 +770,6 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
     return s;
 }
 
-/* syevjBatched, with its info read only where it can be nonzero.  Cyclic
- * Jacobi converges on every finite Hermitian matrix; what stops it is a
- * value that is not finite or whose square overflows in the off-diagonal
- * norm.  So the stack's min and max are queued before the solver and waited
- * for alone: inside (-2^500, 2^500) (float32: 2^58), the solver's info is
- * released unread (*I left empty: nothing for the caller to check) and the
- * call returns while the solver runs.  Otherwise *I stays for the caller's
- * one read, as before.  Why: the read's wait put the host's part of each
- * call after the GPU's (H100, 1000 x 16 x 16 float64: 0.172 ms a call with
- * it, 0.128 without; CuPy reads no info by default, 0.129).
- * EMBER_EIGH_INFO=always reads it every time (A/B on a device). */
-static em_status em__syevj_look(const em__mats *m, cusolverDnHandle h, int jobz, int uplo,
-                                em_array *A, em_array *W, em_array *I) {
-    const char *e = getenv("EMBER_EIGH_INFO");
-    if (e && !strcmp(e, "always")) return em__syevj_batched(m, h, jobz, uplo, A, W, I);
-    em_cudalib_bound bd;
-    const double bound = m->real == EM_FLOAT32 ? 0x1p58 : 0x1p500;
-    em_status s = em_cudalib_bounded_start(A, bound, &bd);
-    if (s == EM_OK) s = em__syevj_batched(m, h, jobz, uplo, A, W, I);
-    bool inside = false;
-    em_status s2 = em_cudalib_bounded_end(&bd, &inside);
-    if (s == EM_OK) s = s2;
-    if (s == EM_OK && inside) em_array_release(I), memset(I, 0, sizeof *I);
-    return s;
-}
-
 em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *wout, em_array *v,
                         em_array *info) {
     em__mats m = {0};
@@ -812,7 +786,7 @@ em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w
     if (s == EM_OK && m.batch && n) {
         if ((s = em__handle(m.id, &h, &p)) != EM_OK) goto done;
         if (n <= 32 && m.batch > 1 && m.batch <= INT_MAX) {
-            s = em__syevj_look(&m, h, jobz, uplo, &A, &W, &I);
+            s = em__syevj_batched(&m, h, jobz, uplo, &A, &W, &I);
             goto done;
         }
         size_t nd = 0, nh = 0;
