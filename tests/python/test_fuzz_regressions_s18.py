@@ -268,7 +268,8 @@ def test_complex_log2_log10_bit_for_bit(f, dt):
         z = z.astype(dt)
     with np.errstate(all="ignore"):
         want = getattr(np, f)(z)
-    got = getattr(em, f)(em.asarray(z)).get()
+    # the CPU's scalar library, bit for bit (a GPU's complex log is its own, within ulps)
+    got = getattr(em, f)(em.asarray(z, device="cpu")).get()
     assert got.dtype == want.dtype
     # (NaN parts compared as NaN: their sign is unspecified)
     np.testing.assert_array_equal(got, want)
