@@ -63,6 +63,8 @@ def _cases(quick):
     b = rng.standard_normal((sq, 1))
     bs = rng.standard_normal((nb, 8, 1))
     sym, symb = a + a.T, small + np.swapaxes(small, -1, -2)
+    m16, m32 = rng.standard_normal((1000, 16, 16)), rng.standard_normal((1000, 32, 32))
+    sym16 = m16 + np.swapaxes(m16, -1, -2)
     cases = [
         (f"fft {n1} complex64", "fft", (c1,)),
         (f"rfft {n1} float32", "rfft", (r1,)),
@@ -79,6 +81,7 @@ def _cases(quick):
         ("solve 64^2 (4096x64 Gram) float64", "solve", (g, tall[:64, :1])),
         ("cholesky 64^2 (4096x64 Gram) float64", "cholesky", (g,)),
         ("eigh 64^2 (4096x64 Gram) float64", "eigh", (g,)),
+        ("inv 64^2 (4096x64 Gram) float64", "inv", (g,)),
         (f"solve {nb}x8x8 float64", "solve", (small, bs)),
         (f"inv {nb}x8x8 float64", "inv", (small,)),
         (f"det {nb}x8x8 float64", "det", (small,)),
@@ -86,6 +89,8 @@ def _cases(quick):
         (f"qr {nb}x8x8 float64", "qr", (small,)),
         (f"eigh {nb}x8x8 float64", "eigh", (symb,)),
         (f"svd {nb}x8x8 float64", "svd", (small,)),
+        ("eigh 1000x16x16 float64", "eigh", (sym16,)),
+        ("qr 1000x32x32 float64", "qr", (m32,)),
     ]
     return cases
 
