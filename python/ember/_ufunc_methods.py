@@ -194,6 +194,23 @@ def _norm_axis(axis, ndim):
     return ax % ndim
 
 
+def _accumulate_axis(axis, ndim):
+    """NumPy's accumulate axis: one axis (a 1-tuple counts), None only for 1-d
+    arrays (the fuzzer found None flattening 2-d arrays through cumsum and
+    failing in the device path)."""
+    if ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = axis[0]
+    if axis is None:
+        if ndim != 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = 0
+    return _norm_axis(axis, ndim)
+
+
 def _into(r, out):
     if out is None:
         return r
@@ -210,19 +227,17 @@ def _make_accumulate(f, name, nin):
         if nin != 2:
             raise ValueError("accumulate only supported for binary functions")
         a = _arr(array)
-        if scan is not None:
-            if a.ndim == 0:
-                raise TypeError("cannot accumulate on a scalar")
-            # (NumPy's add/multiply.accumulate widen small ints as cumsum does)
-            r = getattr(em, scan)(a, axis=axis, dtype=dtype)
-            return _into(r, out)
-        if npu is None:
+        if npu is None and scan is None:
             raise NotImplementedError(f"{name}.accumulate")
-        if name in _ASSOC and _on_device(a) and a.ndim > 0:
-            ax = _norm_axis(axis, a.ndim)
+        ax = _accumulate_axis(axis, a.ndim)
+        if scan is not None:
+            # (NumPy's add/multiply.accumulate widen small ints as cumsum does)
+            r = getattr(em, scan)(a, axis=ax, dtype=dtype)
+            return _into(r, out)
+        if name in _ASSOC and _on_device(a):
             rdt = _np_dtype(npu, "accumulate", a, dtype)
             return _into(_accumulate_doubling(f, a, ax, rdt), out)
-        return _into(_fallback("ufunc.accumulate", npu.accumulate, a, axis=axis, dtype=dtype),
+        return _into(_fallback("ufunc.accumulate", npu.accumulate, a, axis=ax, dtype=dtype),
                      out)
     accumulate.__name__ = "accumulate"
     return accumulate

@@ -58,6 +58,24 @@ def test_accumulate_outer(device, rng, dtype):
         em.negative.outer(to_em(a), to_em(a))
 
 
+@pytest.mark.parametrize("op", ["add", "bitwise_or", "bitwise_xor", "maximum", "logical_and"])
+def test_accumulate_axis_none_and_tuples(device, rng, op):
+    """NumPy's accumulate axes: None only for 1-d arrays (a 2-d array raises, where
+    Ember flattened it through cumsum and failed in the device path: GPU fuzz
+    seeds 20000184, 20000219), a 1-tuple as its axis, a 0-d array a TypeError."""
+    a = random_array(rng, (3, 4), "int32", low=0, high=50)
+    u, f = getattr(np, op), getattr(em, op)
+    assert_same(f.accumulate(to_em(a[0]), axis=None), u.accumulate(a[0], axis=None))
+    assert_same(f.accumulate(to_em(a), axis=(1,)), u.accumulate(a, axis=(1,)))
+    for axis in (None, (0, 1), ()):
+        with pytest.raises(ValueError, match="does not allow multiple axes"):
+            u.accumulate(a, axis=axis)
+        with pytest.raises(ValueError, match="does not allow multiple axes"):
+            f.accumulate(to_em(a), axis=axis)
+    with pytest.raises(TypeError, match="cannot accumulate on a scalar"):
+        f.accumulate(to_em(np.array(3, np.int32)))
+
+
 @pytest.mark.parametrize("dtype", ["int32", "float64"])
 def test_at_and_reduceat(device, rng, dtype):
     a = random_array(rng, (10,), dtype)
