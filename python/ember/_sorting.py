@@ -438,6 +438,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """NumPy's unique: the sorted distinct values of ar, with the requested
     first indices, inverse indices and counts (int64)."""
     _check(ar, "unique")
+    if axis is not None and getattr(ar, "ndim", None) == 1:
+        # NumPy: a 1-d array's axis is checked, then it is the flat unique
+        # (equal_nan and -0.0 == 0.0 as without axis; GPU fuzz seed 20000801)
+        _np.lib.array_utils.normalize_axis_index(axis, 1)
+        axis = None
     if _on_device(ar) and axis is None:
         v, i, inv, c = _dev_unique(ar, equal_nan, return_index, return_inverse, return_counts)
         out = [v]
@@ -562,6 +567,9 @@ def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
 
 def _kth(kth, n):
     ks = _np.atleast_1d(_np.asarray(kth))
+    if ks.ndim > 1:  # NumPy's ValueError (the device path took [[0]]: GPU fuzz seed 20000113)
+        raise ValueError("object too deep for desired array: kth must be an integer or a 1-d "
+                         "sequence of integers")
     if ks.dtype.kind not in "iu":
         raise TypeError("Partition index must be integer")
     for k in ks.ravel():

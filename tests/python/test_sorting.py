@@ -153,6 +153,40 @@ def test_unique_family(device, rng, dtype):
         assert_same(em.unique(x), np.unique(a))
 
 
+@pytest.mark.parametrize("axis", [0, -1])
+def test_unique_axis_of_a_1d_array_is_the_flat_unique(device, axis):
+    """NumPy: a 1-d array's axis is checked and then ignored, so NaNs merge and
+    -0.0 == 0.0 as without it (the device's axis path kept every NaN: GPU fuzz
+    seed 20000801)."""
+    a = np.array([np.nan, 1.0, -0.0, np.nan, 0.0, 1.0, 2.5, np.nan], np.float32)
+    for got, want in zip(em.unique(em.asarray(a), return_index=True, return_inverse=True,
+                                   return_counts=True, axis=axis),
+                         np.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                                   axis=axis)):
+        assert_same(got, want)
+    assert_same(em.unique(em.asarray(a), axis=axis, equal_nan=False),
+                np.unique(a, axis=axis, equal_nan=False))
+    with pytest.raises(np.exceptions.AxisError):
+        em.unique(em.asarray(a), axis=1)
+
+
+def test_partition_kth_errors(device):
+    """kth of more than one dimension is NumPy's ValueError on every path (the device
+    took [[0]]: GPU fuzz seed 20000113); a float kth its TypeError."""
+    for a in (np.arange(12.0).reshape(3, 4), np.arange(7.0)):
+        x = em.asarray(a)
+        for f, g in ((em.partition, np.partition), (em.argpartition, np.argpartition)):
+            for k in ([[0]], np.array([[1]]), [[0, 1]]):
+                with pytest.raises(ValueError):
+                    g(a, k, axis=-1)
+                with pytest.raises(ValueError):
+                    f(x, k, axis=-1)
+            with pytest.raises(TypeError, match="Partition index must be integer"):
+                f(x, 1.5)
+        # a 1-element kth list is fine
+        assert_same(em.partition(x, [1], axis=-1)[..., 1], np.partition(a, [1], axis=-1)[..., 1])
+
+
 def test_unique_nans_are_distinct(device):
     x = em.asarray([np.nan, 1.0, np.nan, 1.0])
     assert em.unique_values(x).shape == (3,)
