@@ -313,21 +313,27 @@ static em_status em__render_dist(const em_dialect *d, const char *value, em_dtyp
                            "counter, s0, s1; };\n");
     else
         em_tmpl_args_types(d, f, nf, &t);
-    /* EMBER_BINOM_STEP=0: the per-element loop, for A/B on a device */
-    const char *st = getenv("EMBER_BINOM_STEP");
-    bool stepped = !strcmp(value, "em_rs_binomial(&s, (em_i64)a, q)") && !(st && !strcmp(st, "0"));
-    /* CUDA's launch bounds ask for 4 blocks of 256 an SM (64 registers a
-     * thread, against 80 unbounded): binomial(1000, 0.3) of 2^24 2.93 ms
-     * against 3.13 on the H100 (session 20, tools/probe_rand3.py).
-     * EMBER_BINOM_MINB=k asks for k instead, 0 for none: A/B on a device. */
-    const char *mb = getenv("EMBER_BINOM_MINB");
-    int minb = mb ? atoi(mb) : 4;
+    bool stepped = !strcmp(value, "em_rs_binomial(&s, (em_i64)a, q)") && em_random_binom_stepped();
+    int minb = em_random_binom_minb();
     if (stepped && minb > 0 && d->id == EM_DIALECT_CUDA)
         em_sbuf_printf(&t, "extern \"C\" __global__ void __launch_bounds__(256, %d)", minb);
     else if (stepped)
         em_sbuf_printf(&t, "${kernel(256)}");
     em_sbuf_printf(&t, "%s", stepped ? em__binom_kernel : em__dist_kernel);
     return em_tmpl_finish(d, f, nf, &t, NULL, out);
+}
+
+bool em_random_binom_stepped(void) {
+    const char *st = getenv("EMBER_BINOM_STEP");
+    return !(st && !strcmp(st, "0"));
+}
+
+/* CUDA's launch bounds ask for 4 blocks of 256 an SM (64 registers a thread,
+ * against 80 unbounded): binomial(1000, 0.3) of 2^24 2.93 ms against 3.13 on
+ * the H100 (session 20, tools/probe_rand3.py). */
+int em_random_binom_minb(void) {
+    const char *mb = getenv("EMBER_BINOM_MINB");
+    return mb ? atoi(mb) : 4;
 }
 
 em_status em_render_random(const em_dialect *d, em_random_kind kind, em_dtype dt, em_sbuf *out) {

@@ -21,6 +21,14 @@ EM_API em_status em_render_random(const em_dialect *d, em_random_kind kind, em_d
 EM_API em_status em_render_random_post(const em_dialect *d, em_random_kind kind, em_dtype dt,
                                        em_random_post post, em_sbuf *src);
 
+/* binomial's A/B switches, read from the environment at each render (the
+ * kernel cache's key holds both): whether the kernel takes one BTPE
+ * proposal a turn (EMBER_BINOM_STEP=0: the per-element loop), and the
+ * blocks an SM its CUDA launch bounds ask for (EMBER_BINOM_MINB, default 4;
+ * 0 for none). */
+bool em_random_binom_stepped(void);
+int em_random_binom_minb(void);
+
 /* em_random_choice's kernel: the INTEGERS int64 stream's index j of each
  * element (range p.range, the population's length) and the store of the
  * size-byte element at p.src + j * p.stride in its place.  Argument

@@ -70,10 +70,9 @@ em_status em_run_random(const em_backend *be, em_array *a, const em_random_req *
     uint64_t n = (uint64_t)em_array_size(a);
     if (n == 0) return EM_OK;
     char key_s[32], name[48];
-    const char *st = kind == EM_RAND_BINOMIAL ? getenv("EMBER_BINOM_STEP") : NULL;
-    const char *mb = kind == EM_RAND_BINOMIAL ? getenv("EMBER_BINOM_MINB") : NULL;
+    const bool binom = kind == EM_RAND_BINOMIAL; /* render_random.c's A/B switches */
     snprintf(key_s, sizeof key_s, "RND%d|%d|%d|%d|%d", (int)kind, (int)a->dtype, (int)req->post,
-             !(st && !strcmp(st, "0")), mb ? atoi(mb) : 4); /* render_random.c's A/B switches */
+             binom ? em_random_binom_stepped() : 1, binom ? em_random_binom_minb() : 0);
     snprintf(name, sizeof name, "philox_%s", em_dtype_get(a->dtype)->name);
     const em_kfn *f;
     EM_CHECK(em_run_kernel(be, id, key_s, name, EM_KNAME, em__render, &r, &f));
