@@ -337,6 +337,14 @@ typedef enum em_index_fill_kind {
     EM_IFILL_STEP
 } em_index_fill_kind;
 EM_API em_status em_index_fill(em_array *a, em_index_fill_kind kind, uint64_t b0, uint64_t d);
+/* out = a C-contiguous copy of a (float32/64 or complex64/128, any
+ * layout), queued on the current stream, and flag[0] (an int32 array on
+ * a's device; on CUDA it may wrap pinned host memory) set to 1 where a
+ * real or imaginary part is NaN, infinite or of magnitude at least bound,
+ * left as it was otherwise (codegen/render_copycheck.h).  What a solver
+ * that fails only on such input must know, found by the copy it makes
+ * anyway and readable before the solver has run (cudalib's eigh). */
+EM_API em_status em_copy_checked(const em_array *a, double bound, em_array *out, em_array *flag);
 /* Copy to another device (or the same one), result C-contiguous. */
 EM_API em_status em_to_device(const em_array *a, em_device dev, em_array *out);
 /* Bytes between a host pointer and a contiguous array of any device. */

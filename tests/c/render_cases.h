@@ -19,6 +19,7 @@
 #include "codegen/render_histogram.h"
 #include "codegen/render_scatter.h"
 #include "codegen/render_index.h"
+#include "codegen/render_copycheck.h"
 #include "codegen/render_indexfill.h"
 #include "codegen/render_random.h"
 #include "codegen/render_reduce.h"
@@ -559,6 +560,19 @@ static void rc_index_fills(const em_dialect *d, rc_fn fn, void *ctx) {
         }
 }
 
+/* The checked copy (em_copy_checked): float and double, real and complex. */
+static void rc_copy_checks(const em_dialect *d, rc_fn fn, void *ctx) {
+    for (int wb = 4; wb <= 8; wb += 4)
+        for (int words = 1; words <= 2; words++) {
+            em_copycheck_spec k = {wb, words};
+            char name[64];
+            em_sbuf s = {0};
+            em_status st = em_render_copycheck(d, &k, &s);
+            snprintf(name, sizeof name, "copycheck_%dx%d", wb, words);
+            rc_emit(fn, ctx, name, st, &s);
+        }
+}
+
 static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_elementwise(d, fn, ctx);
     rc_reductions(d, full, fn, ctx);
@@ -572,6 +586,7 @@ static void render_cases(const em_dialect *d, bool full, rc_fn fn, void *ctx) {
     rc_unique_select(d, fn, ctx);
     rc_setops_part(d, fn, ctx);
     rc_index_fills(d, fn, ctx);
+    rc_copy_checks(d, fn, ctx);
 }
 
 #endif

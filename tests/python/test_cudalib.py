@@ -374,6 +374,55 @@ def test_eigh(where, rng, dt, uplo):
         _close(em.linalg.eigvalsh(em.asarray(a, device=where), UPLO=uplo), ww, dt)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+def test_eigh_stack_reads_info_only_where_it_can_fail(rng, dt, monkeypatch):
+    """syevjBatched's info is handed back (to be read, with a wait) only for a
+    stack holding a value that is not finite or too large for Jacobi's
+    squares, found by the solver's input copy (solver.c, em__syevj_look); a
+    bounded stack hands back None, and its call does not wait for the
+    solver.  Layouts: contiguous, a transposed view, and a sliced 4-d one
+    (more axes than the copy kernel walks: copied first)."""
+    if not em.cuda.is_available() or not em._ember.cudalib_available(1):
+        pytest.skip("no CUDA device with cuSOLVER")
+    small = np.dtype(dt) in (np.float32, np.complex64)
+    a = _herm(rng, (50, 16, 16), dt)
+    solve = lambda x: em._ember.cuda_solver("syevd", x.mT, None, None, 1, 0)  # noqa: E731
+    w, v, info = solve(em.asarray(a, device="cuda:0"))
+    assert info is None
+    _close(w, np.linalg.eigvalsh(a), dt)
+    four = _herm(rng, (4, 6, 8, 8), dt)
+    cases = ((em.asarray(a, device="cuda:0"), a),
+             (em.asarray(a, device="cuda:0").mT, a.mT),
+             (em.asarray(four, device="cuda:0")[::2, ::2], four[::2, ::2]))
+    for d, want in cases:
+        _close(em.linalg.eigvalsh(d), np.linalg.eigvalsh(want), dt)
+        w, v = em.linalg.eigh(d)
+        h = np.linalg.eigh(want)
+        rebuilt = (h.eigenvectors * h.eigenvalues[..., None, :]) @ np.swapaxes(
+            h.eigenvectors.conj(), -1, -2)
+        _close((_np(v) * _np(w)[..., None, :]) @ np.swapaxes(_np(v).conj(), -1, -2), rebuilt, dt)
+    big = 2.0 ** (58 if small else 500)
+    for bad, at in ((np.inf, (7, 3, 3)), (np.nan, (0, 15, 0)), (-big, (49, 2, 5)),
+                    (big / 2, None)):
+        b = a.copy()
+        if at is not None:
+            b[at] = bad
+        info = solve(em.asarray(b, device="cuda:0"))[2]
+        if at is None:  # below the bound: not flagged
+            assert info is None
+            continue
+        assert info is not None and info.shape == (50,) and info.dtype == np.int32
+        if np.any(_np(info) != 0):  # the read path raises what the solver said
+            with pytest.raises(em.linalg.LinAlgError, match="did not converge"):
+                em.linalg.eigh(em.asarray(b, device="cuda:0"))
+    if np.dtype(dt).kind == "c":  # an imaginary part is looked at too
+        b = a.copy()
+        b[9, 4, 1] = complex(0, np.inf)
+        assert solve(em.asarray(b, device="cuda:0"))[2] is not None
+    monkeypatch.setenv("EMBER_EIGH_INFO", "always")
+    assert solve(em.asarray(a, device="cuda:0"))[2] is not None
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex128])
 @pytest.mark.parametrize("shape", [(8, 3), (3, 8), (5, 5)])
 def test_lstsq(where, rng, dt, shape):

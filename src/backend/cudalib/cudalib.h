@@ -68,6 +68,19 @@ em_status em_cudalib_potrf_batched(cusolverDnHandle h, int id, int dt, int upper
 em_status em_cudalib_tri_clear(int id, int upper, int64_t n, int64_t batch, int64_t isz, char *A);
 em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A);
 
+/* A look at a solver's input that does not wait for the solver: start
+ * queues out = a's C-contiguous copy (em_copy_checked) with its flag in a
+ * pinned slot, then the slot's event, on the current stream; end, called
+ * once the solver is queued, waits for that event alone and says whether
+ * a real or imaginary part was NaN, infinite or at least bound (true too
+ * when it could not be read).  A start that failed holds nothing; one
+ * that succeeded needs its end (the slot is held until then). */
+typedef struct em_cudalib_look {
+    int id, slot;
+} em_cudalib_look;
+em_status em_cudalib_look_start(const em_array *a, double bound, em_array *out, em_cudalib_look *k);
+em_status em_cudalib_look_end(em_cudalib_look *k, bool *flagged);
+
 /* cudaDataType of an Ember dtype (float32/64, complex64/128), -1 otherwise. */
 int em_cudalib_dtype(em_dtype t);
 

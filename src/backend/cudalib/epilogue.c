@@ -13,8 +13,9 @@
  *
  * The kernels are codegen's (this folder only loads and launches): the
  * triangle and the identities are em_index_fill's, the info check
- * em_reduce's count_nonzero; what is cudalib's own is the pinned slot the
- * check's one number comes back through. */
+ * em_reduce's count_nonzero, the look at a solver's input em_copy_checked's;
+ * what is cudalib's own is the pinned slots those numbers come back
+ * through. */
 #include "backend/cudalib/cudalib.h"
 
 #include <pthread.h>
@@ -24,7 +25,8 @@
  * reset (em_cu_resets). */
 enum { EM__SLOTS = 64 };
 typedef struct em__epi {
-    int64_t *slots; /* pinned, EM__SLOTS of them */
+    int64_t *slots;      /* pinned, EM__SLOTS of them */
+    void *ev[EM__SLOTS]; /* a slot's event (em_cudalib_look_*), made on first use */
     atomic_bool busy[EM__SLOTS];
     unsigned resets;
     bool ready;
@@ -44,7 +46,7 @@ static em_status em__epi_get(int id, em__epi **out) {
         if (s == EM_OK) {
             /* The slots of before a reset went with the old context. */
             e->slots = slots, e->resets = gen, e->ready = true;
-            for (int i = 0; i < EM__SLOTS; i++) atomic_store(&e->busy[i], false);
+            for (int i = 0; i < EM__SLOTS; i++) atomic_store(&e->busy[i], false), e->ev[i] = NULL;
         }
     }
     pthread_mutex_unlock(&em__ep_lock);
@@ -82,6 +84,61 @@ em_status em_cudalib_eye(int id, int dt, int64_t n, int64_t batch, char *A) {
     return em__fill(id, n, batch, t, A, EM_IFILL_EYE);
 }
 
+/* A free slot (one per concurrent caller on this device), and back. */
+static int em__slot_take(em__epi *e) {
+    for (;;)
+        for (int i = 0; i < EM__SLOTS; i++) {
+            bool no = false;
+            if (atomic_compare_exchange_strong(&e->busy[i], &no, true)) return i;
+        }
+}
+
+static void em__slot_give(em__epi *e, int i) {
+    if (i >= 0) atomic_store(&e->busy[i], false);
+}
+
+em_status em_cudalib_look_start(const em_array *a, double bound, em_array *out,
+                                em_cudalib_look *k) {
+    k->slot = -1;
+    const em_device d = em_array_device(a);
+    if (d.kind != EM_CUDA) return em_error(EM_EDEVICE, "look_start: a CUDA array");
+    em__epi *e = NULL;
+    EM_CHECK(em__epi_get(d.id, &e));
+    EM_CHECK(em_cu_ctx(d.id));
+    k->id = d.id, k->slot = em__slot_take(e);
+    e->slots[k->slot] = 0;
+    /* The slot as a device array: pinned memory is the device's to write
+     * at the same address (unified addressing). */
+    em_array flag = {0};
+    int64_t one = 1;
+    CUstream st = em_cu_stream();
+    em_status s = em_array_wrap(&flag, &e->slots[k->slot], EM_INT32, 1, &one, NULL, d, NULL, NULL);
+    if (s == EM_OK) s = em_copy_checked(a, bound, out, &flag);
+    if (s == EM_OK && !e->ev[k->slot]) s = em_cu_event_create(d.id, false, &e->ev[k->slot]);
+    if (s == EM_OK) s = em_cu_event_record(d.id, e->ev[k->slot], st);
+    em_array_release(&flag);
+    if (s != EM_OK) { /* once nothing queued here can still write the slot */
+        em_array_release(out);
+        em_cu_stream_sync(d.id, st);
+        em__slot_give(e, k->slot);
+        k->slot = -1;
+    }
+    return s;
+}
+
+em_status em_cudalib_look_end(em_cudalib_look *k, bool *flagged) {
+    *flagged = true;
+    if (k->slot < 0) return EM_OK;
+    em__epi *e = &em__ep[k->id];
+    em_status s = em_cu_event_sync(k->id, e->ev[k->slot]);
+    if (s == EM_OK) *flagged = e->slots[k->slot] != 0;
+    /* Only once the copy has run (or the wait failed, with the context:
+     * a fault is sticky): it may write the slot. */
+    em__slot_give(e, k->slot);
+    k->slot = -1;
+    return s;
+}
+
 em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     *failed = false;
     em_device d = em_array_device(info);
@@ -92,14 +149,7 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     em__epi *e = NULL;
     EM_CHECK(em__epi_get(d.id, &e));
     EM_CHECK(em_cu_ctx(d.id));
-    /* A free slot (one per concurrent caller on this device). */
-    int slot = -1;
-    while (slot < 0) {
-        for (int i = 0; i < EM__SLOTS && slot < 0; i++) {
-            bool no = false;
-            if (atomic_compare_exchange_strong(&e->busy[i], &no, true)) slot = i;
-        }
-    }
+    int slot = em__slot_take(e);
     em_status s = EM_OK;
     const void *src = info->data;
     size_t nb = sizeof(int32_t);
@@ -116,6 +166,6 @@ em_status em_cuda_info_failed(const em_array *info, bool *failed) {
     if (s == EM_OK) s = em_cu_stream_sync(d.id, st);
     if (s == EM_OK) *failed = e->slots[slot] != 0;
     em_array_release(&cnt); /* the pool's again once the stream is past it (it is) */
-    atomic_store(&e->busy[slot], false);
+    em__slot_give(e, slot);
     return s;
 }
