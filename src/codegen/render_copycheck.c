@@ -19,8 +19,7 @@ em_status em_render_copycheck(const em_dialect *d, const em_copycheck_spec *k, e
     if (!d->kernel || d->id == EM_DIALECT_C)
         return em_error(EM_EUNSUPPORTED, "the checked copy is not rendered for %s", d->name);
     if ((k->wbytes != 4 && k->wbytes != 8) || k->words < 1 || k->words > 2)
-        return em_error(EM_EVALUE, "no checked copy of %d words of %d bytes", k->words,
-                        k->wbytes);
+        return em_error(EM_EVALUE, "no checked copy of %d words of %d bytes", k->words, k->wbytes);
     em_sbuf t = {0}; /* the template, expanded into out */
     em_tfield f[10];
     int nf = em__ccfields(f);

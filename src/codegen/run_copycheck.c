@@ -113,9 +113,15 @@ em_status em_copy_checked(const em_array *a, double bound, em_array *out, em_arr
     }
     EM_CHECK(em_array_empty(out, a->dtype, a->ndim, a->shape, dev));
     em__ccx x = {.k = {wbytes, words}};
-    em__ccargs g = {.a = a->data, .out = out->data, .flag = flag->data,
-                    .d1 = d[1], .d2 = d[2], .total = em_array_size(a),
-                    .s0 = st[0], .s1 = st[1], .s2 = st[2],
+    em__ccargs g = {.a = a->data,
+                    .out = out->data,
+                    .flag = flag->data,
+                    .d1 = d[1],
+                    .d2 = d[2],
+                    .total = em_array_size(a),
+                    .s0 = st[0],
+                    .s1 = st[1],
+                    .s2 = st[2],
                     .bound = em__cc_bits(bound, wbytes)};
     if (!g.total) return EM_OK;
     em_status s = EM_OK;
@@ -136,13 +142,12 @@ em_status em_copy_checked(const em_array *a, double bound, em_array *out, em_arr
         s = em_run_kernel(be, dev.id, key, name, EM_KNAME, em__cc_render, &x, &f);
         if (s == EM_OK) s = be->props_ref(dev.id, &pr);
         if (s == EM_OK) {
-            int64_t blocks = (g.total + 255) / 256,
-                    cap = (int64_t)pr->multiprocessor_count * 32;
+            int64_t blocks = (g.total + 255) / 256, cap = (int64_t)pr->multiprocessor_count * 32;
             unsigned char blob[sizeof g];
             memcpy(blob, &g, sizeof g);
             int slots[3];
-            s = em_run_launch(be, dev.id, f, (unsigned)(blocks < cap ? blocks : cap), 256, 0,
-                              blob, sizeof blob, slots, em_run_slots(slots, 0, 3));
+            s = em_run_launch(be, dev.id, f, (unsigned)(blocks < cap ? blocks : cap), 256, 0, blob,
+                              sizeof blob, slots, em_run_slots(slots, 0, 3));
         }
     }
     if (s != EM_OK) em_array_release(out);

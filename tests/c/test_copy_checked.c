@@ -81,14 +81,14 @@ static void run_device(em_device dev) {
         em_dtype dt = dts[i];
         const bool cplx = dt == EM_COMPLEX64 || dt == EM_COMPLEX128;
         for (int layout = 0; layout < 4; layout++) {
-            check_case(dev, dt, layout, 0, 0, 0, 1e6, 0);   /* every value below the bound */
+            check_case(dev, dt, layout, 0, 0, 0, 1e6, 0); /* every value below the bound */
             /* element 119 (value 119) is in every layout but the sliced one */
             check_case(dev, dt, layout, 0, 0, 0, 119, layout != 2);
             check_case(dev, dt, layout, NAN, 0, 0, 1e6, 1); /* element 0: in every layout */
         }
         check_case(dev, dt, 0, INFINITY, 77, 0, 1e6, 1);
         check_case(dev, dt, 1, -INFINITY, 119, 0, 1e6, 1);
-        check_case(dev, dt, 0, -1e6, 5, 0, 1e6, 1);   /* at the bound: flagged */
+        check_case(dev, dt, 0, -1e6, 5, 0, 1e6, 1);    /* at the bound: flagged */
         check_case(dev, dt, 0, -999999, 5, 0, 1e6, 0); /* below it: not */
         check_case(dev, dt, 0, 0, 0, 0, INFINITY, 0);
         check_case(dev, dt, 0, INFINITY, 3, 0, INFINITY, 1);

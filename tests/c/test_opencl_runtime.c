@@ -3,12 +3,15 @@
  * Ember's launched with an em_kargs, and a raw program.  Skips (passes)
  * when no OpenCL platform loads. */
 #include "backend/backend.h"
+#include "backend/opencl/cl_internal.h"
 #include "codegen/run.h"
 #include "codegen/sbuf.h"
 #include "ctest.h"
 #include "ember/opencl.h"
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 static const em_backend *be;
 
@@ -76,6 +79,29 @@ static em_status render_bad(const void *ctx, void *src) {
     (void)ctx;
     em_sbuf_printf(src, "%s__kernel void k(void) { undeclared_x = 1; }\n", EM_PRELUDE_END);
     return EM_OK;
+}
+
+/* A kernel no cache holds: a comment with the process id and the time. */
+static em_status render_fresh(const void *ctx, void *src) {
+    em_sbuf_printf(src, "// %s %ld %ld\n__kernel void k(__global int *a) { a[0] = 1; }\n",
+                   (const char *)ctx, (long)getpid(), (long)time(NULL));
+    return EM_OK;
+}
+
+/* PoCL's kernel-cache race (build.c): a build failing with no error in its
+ * log is tried twice more; one that keeps failing is EM_ECOMPILE. */
+static void test_build_retry(void) {
+    const em_kfn *k = NULL;
+    const char k1[] = "test_opencl_runtime retry 1", k2[] = "test_opencl_runtime retry 2";
+    em_cl_build_flake(2);
+    CHECK(em_run_get(be, 0, k1, sizeof k1 - 1, 11, "fresh", "k", render_fresh, "one", &k) == EM_OK);
+    CHECK(k && !strcmp(k->name, "fresh"));
+    em_cl_build_flake(3);
+    CHECK(em_run_get(be, 0, k2, sizeof k2 - 1, 12, "fresh", "k", render_fresh, "two", &k) ==
+          EM_ECOMPILE);
+    CHECK(strstr(em_last_error(), "could not build kernel 'fresh'"));
+    em_cl_build_flake(0);
+    CHECK(em_run_get(be, 0, k2, sizeof k2 - 1, 12, "fresh", "k", render_fresh, "two", &k) == EM_OK);
 }
 
 /* An em_kargs launch: buffers with their offsets, then the struct; the
@@ -179,6 +205,7 @@ int main(void) {
     RUN(test_copies_and_fill);
     RUN(test_kargs_launch);
     RUN(test_raw_program);
+    RUN(test_build_retry);
     RUN(test_streams_and_events);
     return ctest_summary();
 }

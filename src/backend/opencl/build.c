@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static char *em__log(em_cl_dev *d, cl_program p) {
     size_t n = 0;
@@ -46,23 +47,49 @@ static void *em__binary(cl_program p, size_t *n) {
     return b;
 }
 
+/* Builds made to fail as PoCL's kernel-cache race does, for the tests
+ * (em_cl_build_flake). */
+static _Atomic int em__flakes;
+
+void em_cl_build_flake(int n) { em__flakes = n; }
+
+/* Whether a failed build's log names no error: PoCL's kernel cache races
+ * between processes building the same program (pocl/pocl#1480, #586), and
+ * clBuildProgram then fails with only "Device ... failed to build the
+ * program" while the same build passes a moment later.  A compile error's
+ * log always says "error". */
+static bool em__transient(const char *log) { return !log || !strstr(log, "error"); }
+
 static em_status em__from_source(em_cl_dev *d, const char *src, const char *opts, const char *name,
                                  cl_program *out) {
-    cl_int err = 0;
-    cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
-    if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
-    err = em__cl.clBuildProgram(p, 1, &d->dev, opts, NULL, NULL);
-    if (err != EM_CL_SUCCESS) {
+    for (int attempt = 0;; attempt++) {
+        cl_int err = 0;
+        cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
+        if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
+        err = em__cl.clBuildProgram(p, 1, &d->dev, opts, NULL, NULL);
+        if (err == EM_CL_SUCCESS && em__flakes > 0) {
+            em__flakes--;
+            err = EM_CL_BUILD_PROGRAM_FAILURE;
+        }
+        if (err == EM_CL_SUCCESS) {
+            *out = p;
+            return EM_OK;
+        }
         char *log = em__log(d, p);
         em__cl.clReleaseProgram(p);
+        /* Two more tries, 20 and 200 ms later, for a failure naming no error. */
+        if (err == EM_CL_BUILD_PROGRAM_FAILURE && attempt < 2 && em__transient(log)) {
+            free(log);
+            struct timespec t = {0, attempt ? 200000000L : 20000000L};
+            nanosleep(&t, NULL);
+            continue;
+        }
         em_status s = err == EM_CL_BUILD_PROGRAM_FAILURE || log
                           ? em__compile_error(d, name, src, log)
                           : em_cl_fail(err, "clBuildProgram");
         free(log);
         return s;
     }
-    *out = p;
-    return EM_OK;
 }
 
 /* A cached binary; false (and nothing made) when the driver refuses it. */

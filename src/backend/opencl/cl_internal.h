@@ -140,6 +140,9 @@ cl_mem em_cl_guard_buffer(cl_context ctx, size_t size, cl_int *err);
 
 /* Compile src for device d through the disk cache (build.c); *prog is
  * built.  name names it in messages. */
+/* The next n builds from source fail as PoCL's kernel-cache race makes them
+ * fail (no error in the log), for the tests of the retry (build.c). */
+void em_cl_build_flake(int n);
 em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
                         cl_program *prog);
 
