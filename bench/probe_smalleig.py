@@ -1,16 +1,16 @@
 """eigh / eigvalsh of stacks of small matrices on CUDA, one process, ms per
 call (bench_fftsolve.timeit: calls queued back to back, median of --runs):
-Ember's Jacobi kernel a 2 x 2 block a thread ("pair": about 128 threads a
-block; EMBER_SMALLEIG=pair, pair64, pair256: 128, 64 or 256), session 18's
-kernels ("s18", the default: a warp a matrix up to 16, a block above), cuSOLVER's
-syevjBatched / syevd ("library"), the default, CuPy and PyTorch.  Each row
-first checks the new kernel against NumPy (w's relative error and the
-residual |A v - v w| / max|w|), so a fast wrong kernel shows.
+Ember's Jacobi kernels ("kernel": a warp a matrix up to 16, a block above,
+taken for every shape they accept), cuSOLVER's syevjBatched / syevd
+("library"), the default (_cusolver._small_eigh's choice), CuPy and
+PyTorch.  Each row first checks the kernels against NumPy (w's relative
+error and the residual |A v - v w| / max|w|), so a fast wrong kernel shows.
 
 --syevj: where Ember's syevjBatched call spends its time against CuPy's
-(the same cuSOLVER call): Ember's whole eigh, its solver call alone (no
-info read, no wait), CuPy as it runs by default (linalg errors ignored:
-no info read) and with cupyx.errstate(linalg="raise").
+(the same cuSOLVER call): Ember's whole eigh, its solver call alone (since
+session 21 the eigh itself reads info only for a stack its input copy
+flags: bench/probe_eigh_info.py times the A/B), CuPy as it runs by default
+(no info read) and with cupyx.errstate(linalg="raise").
 
     python bench/probe_smalleig.py [--min-time 0.1] [--runs 7] [--filter S[,S]] [--syevj]
 """
@@ -35,9 +35,8 @@ def _sym(rng, shape, dt):
 
 
 def _mode(m):
-    os.environ["EMBER_SMALLEIG"] = m if m.startswith("pair") else ""
     cs._SMALL_EIGH = m != "library"
-    cs._SMALL_ALL = m in ("pair", "s18", "pair64", "pair256")
+    cs._SMALL_ALL = m == "kernel"
 
 
 def rows(rng, filt):
@@ -90,17 +89,15 @@ def check(fn, x, e):
 def table(args, dev):
     rng = np.random.default_rng(0)
     oth = others()
-    modes = ["pair", "pair64", "pair256", "s18", "library", "default"]
-    print("| row | " + " | ".join(modes + list(oth)) + " | pair err | s18 err |")
-    print("|---|" + "---|" * (len(modes) + len(oth)) + "---|---|")
+    modes = ["kernel", "library", "default"]
+    print("| row | " + " | ".join(modes + list(oth)) + " | kernel err |")
+    print("|---|" + "---|" * (len(modes) + len(oth)) + "---|")
     for name, fn, x in rows(rng, args.filter):
         e = em.asarray(x, device=dev)
         ef = getattr(em.linalg, fn)
         big = x.shape[-1] > 32
-        errs = []
-        for m in ("pair", "s18"):
-            _mode(m)
-            errs.append(float("nan") if big else check(fn, x, e))
+        _mode("kernel")
+        err = float("nan") if big else check(fn, x, e)
         cells = []
         for m in modes:
             if big and m not in ("library", "default"):
@@ -120,7 +117,7 @@ def table(args, dev):
                 print(f"{label} {name}: {ex}")
                 cells.append(float("nan"))
         print(f"| {name} | " + " | ".join(f"{c:.4f}" for c in cells)
-              + f" | {errs[0]:.1e} | {errs[1]:.1e} |", flush=True)
+              + f" | {err:.1e} |", flush=True)
 
 
 def syevj(args, dev):
@@ -135,8 +132,8 @@ def syevj(args, dev):
         sync = dev.synchronize
         _mode("library")
         try:
-            r = {"ember eigh (syevjBatched, info read)": lambda: em.linalg.eigh(e),
-                 "ember solver call alone (no info read)":
+            r = {"ember eigh (syevjBatched)": lambda: em.linalg.eigh(e),
+                 "ember solver call alone":
                      lambda: cs._solver("syevd", e.mT, None, None, 1, 0),
                  "ember transpose copy alone": lambda: e.mT.copy()}
             for k, f in r.items():

@@ -1,11 +1,10 @@
-/* The eigh kernels' text (render_smallla.h), cyclic Jacobi: session 18's
- * block a matrix (real, n <= 32) and warp a matrix (real and complex,
- * n <= 16), the default; a 2 x 2 block a thread (EMBER_SMALLEIG=pair,
- * real n <= 32, complex n <= 16), not yet timed on a GPU. */
+/* The eigh kernels' text (render_smallla.h), cyclic Jacobi: a block a
+ * matrix (real, n <= 32) and a warp a matrix (real and complex, n <= 16).
+ * (A third, a 2 x 2 block a thread with one barrier a round, lost on the
+ * H100 to what the default takes at every shape and was removed in
+ * session 21: 1000 x 16 x 16 float64 0.333 ms, the warp kernel 0.343,
+ * syevjBatched 0.179.) */
 #include "codegen/render_smallla.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 /* The eigenvalues' rank and the stores, one text for every eigh kernel:
  * the threads i0, i0 + step, ... each place the diagonal's A[i][i] at its
@@ -14,6 +13,21 @@
  * of x.  w is of the real dtype (em_r); mat, n, vec and p are the
  * caller's. */
 static const char em__eig_store[] =
+    /* sqrt(|a_pp a_qq|) as a product of roots: the product itself overflows
+     * past 1e154 (float32 1e19), which stopped every rotation of a matrix of
+     * large entries and returned it unconverged as converged. */
+    "#define EM_EIG_GM(x, y) (sqrt((x) < 0 ? -(x) : (x)) * sqrt((y) < 0 ? -(y) : (y)))\n"
+    /* The rotation's tangent t = sign(tau) / (|tau| + sqrt(1 + tau^2)), as
+     * 1 / (2 tau) once |tau| passes 1 / sqrt(eps) (where the two agree to
+     * the last bit and tau^2 may overflow: t was 0, the sweeps never ended);
+     * c and s from it.  A rotation whose s rounds to 0 changes nothing and
+     * is not counted as one (a_pq is then below rounding of a_qq - a_pp). */
+    "#define EM_EIG_ROT(tau, c, s) { \\\n"
+    "        const em_r at_ = (tau) < 0 ? -(tau) : (tau); \\\n"
+    "        const em_r tt_ = ((tau) < 0 ? -1 : 1) / \\\n"
+    "            (at_ > EM_SLA_RSQEPS ? 2 * at_ : at_ + sqrt(1 + (tau) * (tau))); \\\n"
+    "        c = 1 / sqrt(1 + tt_ * tt_); \\\n"
+    "        s = tt_ * c; }\n"
     "EM_D int eig_rank(${local}const em_t *A, int n, int i) {\n"
     "    const em_r wi = la_real(A[i * EM_LD + i]);\n"
     "    const int ni = wi != wi;\n"
@@ -73,15 +87,11 @@ const char em_sla_eigh_block[] =
     "                    if (Q < n) {\n"
     "                        const em_t apq = A[P * EM_LD + Q], app = A[P * EM_LD + P],\n"
     "                                   aqq = A[Q * EM_LD + Q];\n"
-    "                        const em_t g = app * aqq < 0 ? -app * aqq : app * aqq;\n"
     "                        const em_t ab = apq < 0 ? -apq : apq;\n"
-    "                        if (ab > eps * sqrt(g) && ab > EM_SLA_TINY) {\n"
+    "                        if (ab > eps * EM_EIG_GM(app, aqq) && ab > EM_SLA_TINY) {\n"
     "                            const em_t tau = (aqq - app) / (2 * apq);\n"
-    "                            const em_t at = tau < 0 ? -tau : tau;\n"
-    "                            const em_t tt = (tau < 0 ? -1 : 1) / (at + sqrt(1 + tau * tau));\n"
-    "                            c = 1 / sqrt(1 + tt * tt);\n"
-    "                            sv = tt * c;\n"
-    "                            s_rot = 1;\n"
+    "                            EM_EIG_ROT(tau, c, sv)\n"
+    "                            if (sv != 0) s_rot = 1;\n"
     "                        }\n"
     "                    }\n"
     "                    cs[t] = c, sn[t] = sv, pp[t] = P, qq[t] = Q < n ? Q : -1;\n"
@@ -176,16 +186,12 @@ const char em_sla_eigh_warp[] =
     "                    if (live && Q < n) {\n"
     "                        const em_t apq = Aw[P * EM_LD + Q];\n"
     "                        const em_r app = la_real(Aw[P * EM_LD + P]), aqq = la_real(Aw[Q * EM_LD + Q]);\n"
-    "                        const em_r g = app * aqq < 0 ? -app * aqq : app * aqq;\n"
     "                        const em_r ab = la_abs(apq);\n"
-    "                        if (ab > eps * sqrt(g) && ab > EM_SLA_TINY) {\n"
+    "                        if (ab > eps * EM_EIG_GM(app, aqq) && ab > EM_SLA_TINY) {\n"
     "                            const em_r tau = (aqq - app) / (2 * ab);\n"
-    "                            const em_r at = tau < 0 ? -tau : tau;\n"
-    "                            const em_r tt = (tau < 0 ? -1 : 1) / (at + sqrt(1 + tau * tau));\n"
-    "                            c = 1 / sqrt(1 + tt * tt);\n"
-    "                            s = tt * c;\n"
+    "                            EM_EIG_ROT(tau, c, s)\n"
     "                            e = la_scale(1 / ab, apq);\n"
-    "                            s_rot = 1, s_mrot[w] = 1;\n"
+    "                            if (s != 0) s_rot = 1, s_mrot[w] = 1;\n"
     "                        }\n"
     "                    }\n"
     "                    cs[w * EM_H + t] = c, sn[w * EM_H + t] = s, ph[w * EM_H + t] = e;\n"
@@ -231,194 +237,8 @@ const char em_sla_eigh_warp[] =
     "        ${sync};\n"
     "    }\n}\n";
 
-/* eigh of stacks of Hermitian matrices (real n <= 32, complex n <= 16) by
- * the same cyclic Jacobi, a 2 x 2 block a thread: for a round's pairs a
- * (rows P_a, Q_a) and b (columns P_b, Q_b), thread (a, b) applies both
- * rotations to its block of A at once (J_a^H X J_b) and the column rotation
- * to V's rows P_a, Q_a at columns P_b, Q_b, in place, since no other thread
- * touches those elements in the round.  Each thread works out the two
- * rotations it needs itself (from the pivots' 3 values), so a round is one
- * barrier: the session-18 kernels spent a barrier on the rotations, one on
- * the rows and one on the columns (1000 x 16^2 float64: 0.325 ms a warp a
- * matrix against syevjBatched's 0.182).  The pivots a round reads (a_pp,
- * a_qq, a_pq) are overwritten in that round by their block's owner, so
- * they are read from a copy each round's owners write for the next round
- * (pd: the diagonal, po: a_pq at P), two copies taking turns.  A rotated
- * pivot block is set to its exact Schur form (a_pq = 0, a_pp - t |a_pq|,
- * a_qq + t |a_pq|).  EM_W matrices a block of EM_W * EM_H^2 threads; the
- * sweeps go on while any of them rotated, the flag of sweep s cleared
- * during sweep s - 2 (three flags, no barrier of its own). */
-static const char em__eigh_pair[] =
-    "#define EM_SLA_SWEEPS 30\n"
-    "#define EM_H (EM_CAP / 2)\n"
-    "#define EM_PM (EM_H * EM_H)\n"
-    "EM_D int eig_partner(int i, int r, int m) {\n"
-    "    const int k = m - 1;\n"
-    "    if (i == 0) return (r + k - 1) % k + 1;\n"
-    "    const int u = (2 * r - 2 - (i - 1) + 2 * k) % k;\n"
-    "    return u == i - 1 ? 0 : u + 1;\n"
-    "}\n"
-    /* the rotation of (P, Q): c, s, the phase e = a_pq / |a_pq| and t */
-    "EM_D int eig_rot(em_r app, em_r aqq, em_t apq, em_r *c, em_r *s, em_t *e, em_r *t) {\n"
-    "    const em_r ab = la_abs(apq);\n"
-    "    const em_r g = sqrt(app < 0 ? -app : app) * sqrt(aqq < 0 ? -aqq : aqq);\n"
-    "    *c = 1, *s = 0, *e = la_re(1), *t = 0;\n"
-    "    if (!(ab > EM_SLA_EPS * g && ab > EM_SLA_TINY)) return 0;\n"
-    "    const em_r tau = (aqq - app) / (2 * ab);\n"
-    "    const em_r at = tau < 0 ? -tau : tau;\n"
-    /* 1 + tau^2 overflows past 1e154: t = 1 / (2 |tau|) there, not 0 */
-    "    const em_r ia = 1 / at;\n"
-    "    em_r tt = at > 1 ? ia / (1 + sqrt(1 + ia * ia)) : 1 / (at + sqrt(1 + at * at));\n"
-    "    if (tau < 0) tt = -tt;\n"
-    "    *c = 1 / sqrt(1 + tt * tt), *s = tt * *c, *e = la_scale(1 / ab, apq), *t = tt;\n"
-    "    return 1;\n"
-    "}\n"
-    "${kernel(EM_NT)} " EM_KNAME "(${params}) {\n${prologue}"
-    "    ${shared} em_t A[EM_W * EM_CAP * EM_LD];\n"
-    "    ${shared} em_t V[EM_W * EM_CAP * EM_LD];\n"
-    "    ${shared} em_r pd[2 * EM_W * EM_CAP];\n"
-    "    ${shared} em_t po[2 * EM_W * EM_CAP];\n"
-    "    ${shared} int s_rot[3], s_mrot[3 * EM_W], s_bad[EM_W];\n"
-    "    const int n = (int)p.n, tid = (int)${tid}, w = tid / EM_PM, l = tid % EM_PM;\n"
-    "    const int ta = l / EM_H, tb = l % EM_H;\n"
-    "    const int m = n + (n & 1), h = m / 2;\n"
-    "    const int vec = (int)(p.k & 1), up = (int)((p.k >> 1) & 1);\n"
-    "    ${local}em_t *Aw = A + w * EM_CAP * EM_LD;\n"
-    "    ${local}em_t *Vw = V + w * EM_CAP * EM_LD;\n"
-    "    ${local}em_r *pd0 = pd + w * EM_CAP;\n"
-    "    ${local}em_t *po0 = po + w * EM_CAP;\n"
-    "    for (${ll} base = (${ll})${bid} * EM_W; base < p.batch; base += (${ll})${gdim} * EM_W) {\n"
-    "        const ${ll} mat = base + w;\n"
-    "        const int live = mat < p.batch, act = ta < h && tb < h;\n"
-    "        if (tid < 3) s_rot[tid] = 0;\n"
-    "        if (tid < 3 * EM_W) s_mrot[tid] = 0;\n"
-    "        if (l == 0) s_bad[w] = 0;\n"
-    "        ${sync};\n"
-    "        { /* a block's matrices past the stack rerun its last (no barrier under a branch) */\n"
-    "            ${global}const em_t *a = (${global}const em_t *)p.a + (live ? mat : p.batch - 1) * n * n;\n"
-    "            int bad = 0; /* NaN read: LAPACK's heevd does not converge, nor does this */\n"
-    "            for (int e = l; e < n * n; e += EM_PM) {\n"
-    "                const int i = e / n, j = e % n;\n"
-    "                const int lo = up ? i <= j : i >= j; /* the triangle NumPy reads */\n"
-    "                em_t x = lo ? a[e] : la_conj(a[j * n + i]);\n"
-    "                if (i == j) x = la_re(la_real(x)), pd0[i] = la_real(x);\n"
-    "                else if (i < j && eig_partner(i, 0, m) == j) po0[i] = x;\n"
-    "                bad |= la_abs1(x) != la_abs1(x);\n"
-    "                Aw[i * EM_LD + j] = x;\n"
-    "                Vw[i * EM_LD + j] = la_re(i == j ? 1 : 0);\n"
-    "            }\n"
-    "            if (bad) s_bad[w] = 1;\n"
-    "        }\n"
-    "        ${sync};\n"
-    "        int sweep = 0, it = 0;\n"
-    "        for (; sweep < EM_SLA_SWEEPS; sweep++) {\n"
-    "            if (tid == 0) s_rot[(sweep + 1) % 3] = 0;\n"
-    "            if (tid < EM_W) s_mrot[((sweep + 1) % 3) * EM_W + tid] = 0;\n"
-    "            for (int r = 0; r < m - 1; r++, it++) {\n"
-    "                if (act) {\n"
-    "                    const int cur = (it & 1) * EM_W * EM_CAP, nxt = EM_W * EM_CAP - cur;\n"
-    "                    const int rn = r + 2 == m ? 0 : r + 1;\n"
-    "                    int i0 = ta == 0 ? 0 : (ta - 1 + r) % (m - 1) + 1;\n"
-    "                    int i1 = (m - 2 - ta + r) % (m - 1) + 1;\n"
-    "                    const int P = i0 < i1 ? i0 : i1, Q = i0 < i1 ? i1 : i0;\n"
-    "                    i0 = tb == 0 ? 0 : (tb - 1 + r) % (m - 1) + 1;\n"
-    "                    i1 = (m - 2 - tb + r) % (m - 1) + 1;\n"
-    "                    const int R = i0 < i1 ? i0 : i1, S = i0 < i1 ? i1 : i0;\n"
-    "                    const int qa = Q < n, qb = S < n;\n"
-    "                    em_r ca = 1, sa = 0, ta_ = 0, cb, sb, tb_;\n"
-    "                    em_t ea = la_re(1), eb;\n"
-    "                    int ra = qa && eig_rot(pd[cur + w * EM_CAP + P], pd[cur + w * EM_CAP + Q],\n"
-    "                                                 po[cur + w * EM_CAP + P], &ca, &sa, &ea, &ta_);\n"
-    "                    int rb = ra;\n"
-    "                    cb = ca, sb = sa, eb = ea, tb_ = ta_;\n"
-    "                    if (ta != tb)\n"
-    "                        rb = qb && eig_rot(pd[cur + w * EM_CAP + R], pd[cur + w * EM_CAP + S],\n"
-    "                                           po[cur + w * EM_CAP + R], &cb, &sb, &eb, &tb_);\n"
-    "                    if (!qb) rb = 0, cb = 1, sb = 0, eb = la_re(1);\n"
-    "                    em_t x00 = Aw[P * EM_LD + R], x01 = qb ? Aw[P * EM_LD + S] : la_re(0);\n"
-    "                    em_t x10 = qa ? Aw[Q * EM_LD + R] : la_re(0);\n"
-    "                    em_t x11 = qa && qb ? Aw[Q * EM_LD + S] : la_re(0);\n"
-    "                    if (ra) { /* rows: J_a^H X */\n"
-    "                        const em_t y0 = la_mul(ea, x10), y1 = la_mul(ea, x11);\n"
-    "                        const em_t z0 = la_sub(la_scale(ca, x00), la_scale(sa, y0));\n"
-    "                        const em_t z1 = la_sub(la_scale(ca, x01), la_scale(sa, y1));\n"
-    "                        x10 = la_add(la_scale(sa, x00), la_scale(ca, y0));\n"
-    "                        x11 = la_add(la_scale(sa, x01), la_scale(ca, y1));\n"
-    "                        x00 = z0, x01 = z1;\n"
-    "                    }\n"
-    "                    if (rb) { /* columns: X J_b */\n"
-    "                        const em_t f = la_conj(eb);\n"
-    "                        const em_t y0 = la_mul(f, x01), y1 = la_mul(f, x11);\n"
-    "                        const em_t z0 = la_sub(la_scale(cb, x00), la_scale(sb, y0));\n"
-    "                        const em_t z1 = la_sub(la_scale(cb, x10), la_scale(sb, y1));\n"
-    "                        x01 = la_add(la_scale(sb, x00), la_scale(cb, y0));\n"
-    "                        x11 = la_add(la_scale(sb, x10), la_scale(cb, y1));\n"
-    "                        x00 = z0, x10 = z1;\n"
-    "                        for (int k = 0; k < 2; k++) { /* V J_b, V's rows P, Q */\n"
-    "                            const int row = k ? Q : P;\n"
-    "                            if (k && !qa) break;\n"
-    "                            const em_t u = Vw[row * EM_LD + R];\n"
-    "                            const em_t v = la_mul(f, Vw[row * EM_LD + S]);\n"
-    "                            Vw[row * EM_LD + R] = la_sub(la_scale(cb, u), la_scale(sb, v));\n"
-    "                            Vw[row * EM_LD + S] = la_add(la_scale(sb, u), la_scale(cb, v));\n"
-    "                        }\n"
-    "                    }\n"
-    "                    if (ta == tb && ra) { /* the pivot block's exact Schur form */\n"
-    "                        const em_r ab = la_abs(po[cur + w * EM_CAP + P]);\n"
-    "                        x00 = la_re(pd[cur + w * EM_CAP + P] - ta_ * ab);\n"
-    "                        x11 = la_re(pd[cur + w * EM_CAP + Q] + ta_ * ab);\n"
-    "                        x01 = x10 = la_re(0);\n"
-    "                        s_rot[sweep % 3] = 1, s_mrot[(sweep % 3) * EM_W + w] = 1;\n"
-    "                    }\n"
-    "                    if (ra || rb) {\n"
-    "                        Aw[P * EM_LD + R] = x00;\n"
-    "                        if (qb) Aw[P * EM_LD + S] = x01;\n"
-    "                        if (qa) Aw[Q * EM_LD + R] = x10;\n"
-    "                        if (qa && qb) Aw[Q * EM_LD + S] = x11;\n"
-    "                    }\n"
-    /* the next round's pivots among this block's elements */
-    "                    if (ta == tb) {\n"
-    "                        pd[nxt + w * EM_CAP + P] = la_real(x00);\n"
-    "                        if (qa) pd[nxt + w * EM_CAP + Q] = la_real(x11);\n"
-    "                    }\n"
-    "                    const int pP = eig_partner(P, rn, m), pQ = eig_partner(Q, rn, m);\n"
-    "                    if (P < R && pP == R) po[nxt + w * EM_CAP + P] = x00;\n"
-    "                    if (qb && P < S && pP == S) po[nxt + w * EM_CAP + P] = x01;\n"
-    "                    if (qa && Q < R && pQ == R) po[nxt + w * EM_CAP + Q] = x10;\n"
-    "                    if (qa && qb && Q < S && pQ == S) po[nxt + w * EM_CAP + Q] = x11;\n"
-    "                }\n"
-    "                ${sync};\n"
-    "            }\n"
-    "            if (!s_rot[sweep % 3]) break;\n"
-    "        }\n"
-    "        if (live && l == 0)\n"
-    "            ((${global}int *)p.info)[mat] =\n"
-    "                s_bad[w] | (sweep == EM_SLA_SWEEPS && s_mrot[((EM_SLA_SWEEPS - 1) % 3) * EM_W + w]);\n"
-    "        if (live) { EM_EIG_STORE(Aw, Vw, l, EM_PM) }\n"
-    "        ${sync};\n"
-    "    }\n}\n";
-
-/* EMBER_SMALLEIG=pair runs the 2 x 2 block kernel (pair64 / pair256: 64 or
- * 256 threads a block), read at each call so that bench/probe_smalleig.py
- * times it beside session 18's in one process.  Not the default until it
- * is timed on a GPU (written in session 19 without a device call; checked
- * against NumPy on PoCL only, where a block's work-items run one after
- * another, so a missing barrier would not show there). */
-int em_sla_eigh_alg(void) {
-    const char *v = getenv("EMBER_SMALLEIG");
-    if (!v) return 0;
-    return !strcmp(v, "pair") ? 1 : !strcmp(v, "pair64") ? 2 : !strcmp(v, "pair256") ? 3 : 0;
-}
-
-static int em_sla_eigh_pair(const em_sla_spec *k) { return k->alg != 0; }
-
 void em_sla_eigh_geometry(const em_sla_spec *k, int *threads, int *per) {
-    if (em_sla_eigh_pair(k)) {
-        /* about 128 threads a block (pair64 / pair256: 64 or 256) */
-        int nt = k->alg == 2 ? 64 : k->alg == 3 ? 256 : 128;
-        int pm = (k->cap / 2) * (k->cap / 2), w = pm >= nt ? 1 : nt / pm;
-        *threads = pm * w, *per = w;
-    } else if (k->cap <= EM_SLA_EIGHW_MAXN) {
+    if (k->cap <= EM_SLA_EIGHW_MAXN) {
         *threads = 32 * EM_SLA_EIGHW_WARPS, *per = EM_SLA_EIGHW_WARPS;
     } else {
         *threads = em_sla_threads(k->cap), *per = 1;
@@ -427,7 +247,5 @@ void em_sla_eigh_geometry(const em_sla_spec *k, int *threads, int *per) {
 
 void em_sla_eigh_text(const em_sla_spec *k, em_sbuf *t) {
     em_sbuf_printf(t, "%s%s", em__eig_store,
-                   em_sla_eigh_pair(k)           ? em__eigh_pair
-                   : k->cap <= EM_SLA_EIGHW_MAXN ? em_sla_eigh_warp
-                                                 : em_sla_eigh_block);
+                   k->cap <= EM_SLA_EIGHW_MAXN ? em_sla_eigh_warp : em_sla_eigh_block);
 }

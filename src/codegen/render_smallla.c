@@ -348,10 +348,13 @@ em_status em_render_smallla(const em_dialect *d, const em_sla_spec *k, em_sbuf *
     else
         em_tmpl_args_types(d, f, nf, &t);
     if (eigh) {
-        em_sbuf_printf(&t, "%s#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n",
+        em_sbuf_printf(&t,
+                       "%s#define EM_SLA_EPS %s\n#define EM_SLA_TINY %s\n"
+                       "#define EM_SLA_RSQEPS %s\n",
                        cplx ? em_sla_complex_ops : em_sla_real_ops,
                        f64 ? "2.220446049250313e-16" : "1.1920929e-07f",
-                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f");
+                       f64 ? "2.2250738585072014e-308" : "1.17549435e-38f",
+                       f64 ? "67108864.0" : "4096.0f");
         em_sla_eigh_text(k, &t);
         return em_tmpl_finish(d, f, nf, &t, NULL, out);
     }

@@ -59,7 +59,6 @@ typedef struct em_sla_spec {
     int mode;       /* em_sla_mode */
     em_dtype dtype; /* float32, float64, complex64, complex128 */
     int cap;        /* the largest n this kernel takes: 8, 16, 32 or 64 */
-    int alg;        /* eigh: 0 session 18's warp / block kernels, 1-3 a 2 x 2 block a thread */
     int nt;         /* the block's threads (solve / inv / det): 0 is em_sla_threads's */
 } em_sla_spec;
 
@@ -78,9 +77,6 @@ extern const char em_sla_eigh_block[], em_sla_eigh_warp[];
  * and the threads a block and matrices a block it runs. */
 void em_sla_eigh_text(const em_sla_spec *k, em_sbuf *t);
 EM_API void em_sla_eigh_geometry(const em_sla_spec *k, int *threads, int *per);
-/* The eigh kernel a call takes (em_sla_spec.alg): EMBER_SMALLEIG=pair 1,
- * pair64 2, pair256 3, else 0. */
-EM_API int em_sla_eigh_alg(void);
 
 /* The kernel (named EM_KNAME) for k, prelude included; EM_EUNSUPPORTED for
  * the C dialect or a dtype / size it does not take. */

@@ -62,8 +62,7 @@ static int em__sla_inv_nt(int cap, const em_array *a) {
 /* Get the kernel for spec and launch it over batch matrices. */
 static em_status em__sla_launch(const em_backend *be, int id, em_sla_spec spec, em__slaargs *g) {
     char key[64], name[48];
-    snprintf(key, sizeof key, "SLA%d|%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.alg,
-             spec.nt);
+    snprintf(key, sizeof key, "SLA%d|%d|%d|%d", spec.mode, (int)spec.dtype, spec.cap, spec.nt);
     static const char *const names[] = {"small_lu", "small_solve", "small_inv", "small_det",
                                         "small_eigh"};
     snprintf(name, sizeof name, "%s%d_%s", names[spec.mode + 1], spec.cap,
@@ -111,8 +110,7 @@ em_status em_run_smallla_eigh(const em_backend *be, const em_array *a, bool vect
                             .dtype = a->dtype,
                             .cap = n <= EM_SLA_EIGHW_MAXN
                                        ? em__sla_class(be, (int)n, EM_SLA_EIGHW_MAXN)
-                                       : em__sla_class(be, (int)n, maxn),
-                            .alg = em_sla_eigh_alg()};
+                                       : em__sla_class(be, (int)n, maxn)};
         em__slaargs g = {.p = {a->data, w->data, vectors ? v->data : NULL, info->data},
                          .n = n,
                          .k = (vectors ? 1 : 0) | (upper ? 2 : 0),

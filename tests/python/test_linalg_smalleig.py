@@ -1,13 +1,12 @@
-"""eigh / eigvalsh's Jacobi kernel a 2 x 2 block a thread
-(src/codegen/render_smalleig.c, EMBER_SMALLEIG=pair; session 18's kernels
-stay the default until it is timed on a GPU) on the cases its one-barrier
-round could get wrong, against
-NumPy: stacks whose last block is part empty, odd n (a pair with the
-padding index), repeated eigenvalues beside distinct ones in one block,
-rotations whose tau overflows 1 + tau^2, huge and tiny entries, and
-non-contiguous 16 x 16 stacks.  test_linalg_smallla.py has the dtype and
-size grid; these reuse its kernels (float64 and complex128 at the 16 and 32
-classes) so that PoCL builds nothing new."""
+"""eigh / eigvalsh's Jacobi kernels (src/codegen/render_smalleig.c: a warp a
+matrix up to 16 x 16, a block a matrix up to 32 x 32), taken for every
+shape they accept (helpers.linalg_path "kernel"), on the cases a Jacobi
+kernel gets wrong, against NumPy: stacks whose last block is part empty,
+odd n, repeated eigenvalues beside distinct ones in one block, rotations
+whose tau overflows 1 + tau^2, huge and tiny entries, and non-contiguous
+16 x 16 stacks.  test_linalg_smallla.py has the dtype and size grid; these
+reuse its kernels (float64 and complex128 at the 16 and 32 classes) so that
+PoCL builds nothing new."""
 import numpy as np
 import pytest
 
@@ -22,7 +21,6 @@ pytestmark = pytest.mark.skipif(not DEVICES, reason="no CUDA or OpenCL device")
 @pytest.fixture(params=DEVICES or ["none"])
 def dev(request, monkeypatch):
     linalg_path(monkeypatch, "kernel")
-    monkeypatch.setenv("EMBER_SMALLEIG", "pair")  # read by the C side at each call
     return request.param
 
 
@@ -87,20 +85,27 @@ def test_complex_odd_and_repeated(dev, ran, rng):
     assert ran == [True, True]
 
 
-def test_overflowing_tau_and_wide_range(dev, ran):
+@pytest.mark.parametrize("n,dt", [(16, np.float64), (32, np.float64), (16, np.complex128)])
+def test_overflowing_tau_and_wide_range(dev, ran, n, dt):
     """tau = (a_qq - a_pp) / 2|a_pq| past 1e154 (1 + tau^2 is inf: the
     rotation must be t = 1 / 2 tau, not nothing, or the sweeps never end),
-    entries near the overflow and underflow thresholds, a graded diagonal."""
-    a = np.zeros((4, 16, 16))
-    a[0] = np.diag(np.arange(16.0))
+    entries near the overflow and underflow thresholds (a_pp a_qq overflows:
+    the convergence test must not, or a matrix of large entries is returned
+    unrotated), a graded diagonal; the warp kernel (16) and the block one
+    (32, real).  Each failed before session 21: info 1 or a 0.5 % error."""
+    a = np.zeros((4, n, n), dt)
+    a[0] = np.diag(np.arange(float(n)))
     a[0, 0, 1] = a[0, 1, 0] = 1e-300
     a[0, 5, 9] = a[0, 9, 5] = 1e-170
-    a[1] = np.diag(np.arange(1, 17.0)) * 1e300
+    a[1] = np.diag(np.arange(1, n + 1.0)) * 1e300
     a[1, 2, 3] = a[1, 3, 2] = 3e299
-    a[2] = np.diag(np.arange(1, 17.0)) * 1e-300
+    a[2] = np.diag(np.arange(1, n + 1.0)) * 1e-300
     a[2, 2, 3] = a[2, 3, 2] = 3e-301
-    a[3] = np.diag(10.0 ** np.arange(-120, 120, 15))
-    a[3] += np.diag(np.full(15, 1e-3), 1) + np.diag(np.full(15, 1e-3), -1)
+    a[3] = np.diag(10.0 ** np.linspace(-120, 105, n))
+    a[3] += np.diag(np.full(n - 1, 1e-3), 1) + np.diag(np.full(n - 1, 1e-3), -1)
+    if np.dtype(dt).kind == "c":  # a complex pair of each kind
+        a[0, 5, 9], a[0, 9, 5] = 1e-170j, -1e-170j
+        a[1, 2, 3], a[1, 3, 2] = 3e299j, -3e299j
     for m in a:
         _check(m[None], dev)
     assert ran == [True, True] * 4

@@ -339,7 +339,6 @@ def test_eigh_triangles_layouts_and_degenerate(dev, ecalls, rng):
 # ---- the CUDA kernels under the fake driver (NVRTC compiles them for real) ---
 
 FAKE_SMALL = """
-import os
 import struct
 out = []
 def launch(mode, n, dt, batch=(), k=2):
@@ -358,13 +357,11 @@ for dt in (np.float32, np.float64, np.complex64, np.complex128):
         launch(mode, 32 if dt == np.complex128 else 64, dt)
 for n in (3, 12, 20):
     launch(0, n, np.float64, (5,), 3)
-for alg in ("", "pair"):  # session 18's eigh kernels, then the 2 x 2 block one
-    os.environ["EMBER_SMALLEIG"] = alg
-    for dt in (np.float32, np.float64):
-        launch(3, 32, dt, (7,))
-    launch(3, 5, np.float64, (2, 3))
-    launch(3, 12, np.complex128, (9,))
-    launch(3, 16, np.float32, (4,))
+for dt in (np.float32, np.float64):  # eigh: a block a matrix, then a warp a matrix
+    launch(3, 32, dt, (7,))
+launch(3, 5, np.float64, (2, 3))
+launch(3, 12, np.complex128, (9,))
+launch(3, 16, np.float32, (4,))
 for row in out:
     print(*row)
 """
@@ -391,11 +388,7 @@ def test_cuda_kernels_compile_and_launch_under_the_fake_driver(fake_lib, tmp_pat
     for i, (mode, n, dt, grid, block, fn, fk, fbatch, fmode) in enumerate(rows):
         mode, n, grid, block = int(mode), int(n), int(grid), int(block)
         cap = 8 if n <= 8 else 16 if n <= 16 else 32 if n <= 32 else 64
-        if mode == 3 and i >= 20:  # EMBER_SMALLEIG=pair: 128 threads a block or one matrix
-            pm = (cap // 2) ** 2
-            per = max(1, 128 // pm)
-            assert block == pm * per and grid == -(-int(fbatch) // per) and int(fn) == n, (n, dt)
-        elif mode == 3 and n <= 16:  # eigh's warp a matrix, four a block
+        if mode == 3 and n <= 16:  # eigh's warp a matrix, four a block
             assert block == 128 and grid == -(-int(fbatch) // 4) and int(fn) == n, (n, dt)
         elif mode == 1 and fbatch == "1":  # inv of one matrix: more threads a column
             want = (512 if "complex" in dt else 1024) if cap == 64 else 256
@@ -407,8 +400,8 @@ def test_cuda_kernels_compile_and_launch_under_the_fake_driver(fake_lib, tmp_pat
             assert int(fk) == {0: 2 if fbatch == "1" else 3, 1: n, 2: 1}[mode]
         else:
             assert int(fk) == 1  # vectors, the lower triangle
-    assert len(rows) == 12 + 3 + 5 + 5
-    assert [int(r_[7]) for r_ in rows[12:]] == [5, 5, 5] + [7, 7, 6, 9, 4] * 2
+    assert len(rows) == 12 + 3 + 5
+    assert [int(r_[7]) for r_ in rows[12:]] == [5, 5, 5] + [7, 7, 6, 9, 4]
 
 
 def test_cuda_shape_policy(monkeypatch):
