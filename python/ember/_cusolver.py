@@ -17,9 +17,9 @@ the batch size, which waits for the result as any read of it would (the
 device never idles waiting for the host in the middle of a function); det
 and slogdet never read it (a singular matrix is a valid input there).
 NumPy's semantics (raise at the call) leave no way to skip that one wait,
-but for eigh of stacks up to 32 x 32: Jacobi fails only on a value that
-is not finite or is huge, which the solver's input copy looks for, so a
-bounded stack's info is not read at all (solver.c, em__syevj_look).
+but for eigh: its solvers fail only on a value that is not finite or is
+huge, which the solver's input copy looks for, so a bounded stack's info
+is not read at all (solver.c, em__eigh_look).
 
 Dtypes are NumPy's: float32/64 and complex64/128 kept, bool and integers
 taken as float64; other dtypes (float16, ...) go to NumPy, which raises.
@@ -162,12 +162,13 @@ def _small(a, op, k=0):
 def _small_eigh(a):
     """Whether eigh / eigvalsh of a (of its working dtype) takes the Jacobi
     kernel: real n <= 32 or complex n <= 16 (a warp a matrix up to 16, a
-    block above).  On CUDA (H100, session 18, ms, kernel / syevjBatched /
-    CuPy): stacks up to 8 x 8 (10^4 x 8^2 float64 0.278 / 0.418 / 0.390,
-    float32 0.206 / 0.285 / 0.257, complex128 0.337 / 1.186 / 1.158) and one
-    real matrix up to 32 x 32 or complex up to 8 x 8 (8^2 0.073 against
-    syevd's 0.114); stacks of 9-32 keep syevjBatched (1000 x 16^2 float64
-    0.325 / 0.182, 1000 x 32^2 1.044 / 0.659)."""
+    block above).  On CUDA only up to 8 x 8, stacks or one matrix, where it
+    beat the library on the H100 (session 18, ms, kernel / syevjBatched /
+    CuPy: 10^4 x 8^2 float64 0.278 / 0.418 / 0.390, float32 0.206 / 0.285 /
+    0.257, complex128 0.337 / 1.186 / 1.158; one 8^2 0.073 against syevd's
+    0.114); it lost above (session 21: one 16^2 0.297 against syevd's
+    0.195, one 32^2 0.673 against 0.274; 1000 x 16^2 0.325 against
+    syevjBatched's 0.182)."""
     if not _SMALL_EIGH or not _SMALL or a._dev[0] not in _SMALL_KINDS or a.size == 0:
         return False
     n = a.shape[-1]
@@ -177,7 +178,7 @@ def _small_eigh(a):
         return True
     if a._dev[0] == "opencl":
         return _opencl_gpu(a._dev[1])
-    return n <= 8 or (not _stack(a) and a.dtype.kind == "f")
+    return n <= 8
 
 
 def _real(dt):
@@ -215,8 +216,8 @@ def _failed(info):
     """Whether any matrix's info is nonzero: one reduction on the device and
     one flag read back (in C on CUDA: a kernel for a stack, a queued copy
     into pinned memory and one wait for the stream).  None: the C side
-    knew the answer without a read (syevjBatched of a bounded finite stack:
-    solver.c, em__syevj_look)."""
+    knew the answer without a read (eigh of a bounded finite stack:
+    solver.c, em__eigh_look)."""
     if info is None or info.size == 0:
         return False
     if _FAST and info._dev[0] == "cuda":

@@ -376,9 +376,10 @@ def test_eigh(where, rng, dt, uplo):
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
 def test_eigh_stack_reads_info_only_where_it_can_fail(rng, dt, monkeypatch):
-    """syevjBatched's info is handed back (to be read, with a wait) only for a
-    stack holding a value that is not finite or too large for Jacobi's
-    squares, found by the solver's input copy (solver.c, em__syevj_look); a
+    """eigh's info (syevjBatched's, syevd's) is handed back (to be read, with
+    a wait) only for a stack holding a value that is not finite or too large
+    for the solvers' squares, found by their input copy (solver.c,
+    em__eigh_look); a
     bounded stack hands back None, and its call does not wait for the
     solver.  Layouts: contiguous, a transposed view, and a sliced 4-d one
     (more axes than the copy kernel walks: copied first)."""
@@ -390,6 +391,13 @@ def test_eigh_stack_reads_info_only_where_it_can_fail(rng, dt, monkeypatch):
     w, v, info = solve(em.asarray(a, device="cuda:0"))
     assert info is None
     _close(w, np.linalg.eigvalsh(a), dt)
+    for one in (a[3], _herm(rng, (2, 40, 40), dt)):  # syevd: one matrix, a stack of large ones
+        w, v, info = solve(em.asarray(one, device="cuda:0"))
+        assert info is None
+        _close(w, np.linalg.eigvalsh(one), dt)
+    b = _herm(rng, (2, 40, 40), dt)
+    b[1, 7, 7] = np.nan
+    assert solve(em.asarray(b, device="cuda:0"))[2] is not None
     four = _herm(rng, (4, 6, 8, 8), dt)
     cases = ((em.asarray(a, device="cuda:0"), a),
              (em.asarray(a, device="cuda:0").mT, a.mT),

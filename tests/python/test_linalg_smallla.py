@@ -436,9 +436,9 @@ def test_cuda_shape_policy(monkeypatch):
 
 
 def test_cuda_eigh_policy(monkeypatch):
-    """eigh's kernel on CUDA: stacks up to 8 x 8 (a warp a matrix; 16 x 16
-    stacks lost to syevjBatched on the H100), one real matrix up to 32 x 32,
-    one complex up to 8 x 8; never past its n."""
+    """eigh's kernel on CUDA: stacks and single matrices up to 8 x 8 (a warp
+    a matrix; 16 x 16 stacks lost to syevjBatched on the H100, one 16 x 16
+    or 32 x 32 to syevd); never past its n."""
     class Fake:
         def __init__(self, shape, dt=np.float64):
             self.shape, self.ndim, self.dtype = shape, len(shape), np.dtype(dt)
@@ -450,7 +450,8 @@ def test_cuda_eigh_policy(monkeypatch):
     for dt in (np.float32, np.float64, np.complex64, np.complex128):
         assert s(Fake((10_000, 8, 8), dt)) and s(Fake((2, 3, 5, 5), dt)) and s(Fake((8, 8), dt))
         assert not s(Fake((1000, 16, 16), dt)) and not s(Fake((0, 8, 8), dt))
-    assert s(Fake((32, 32))) and not s(Fake((33, 33))) and not s(Fake((1000, 32, 32)))
+    assert not s(Fake((32, 32))) and not s(Fake((16, 16))) and not s(Fake((9, 9), np.float32))
+    assert not s(Fake((33, 33))) and not s(Fake((1000, 32, 32)))
     assert not s(Fake((16, 16), np.complex128))
     monkeypatch.setattr(_cs, "_SMALL_ALL", True)
     assert s(Fake((1000, 16, 16), np.complex64)) and s(Fake((4, 32, 32)))

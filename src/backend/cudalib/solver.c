@@ -770,20 +770,21 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
     return s;
 }
 
-/* Whether syevjBatched's info is read only where it can be nonzero (the
- * default; EMBER_EIGH_INFO=always reads it every time, for A/B on a
- * device).  Cyclic Jacobi converges on every finite Hermitian matrix; what
- * stops it is a value that is not finite or whose square overflows in the
- * off-diagonal norm.  So the stack's copy (made anyway: the solver
- * overwrites it) also raises a flag for such a value, |x| >= 2^500
- * (float32 2^58: 32^2 squares stay finite), read through a pinned slot and
- * an event after the solver is queued: an unflagged stack's info is
- * released unread (*info left empty: nothing for the caller to check) and
- * the call returns while the solver runs.  Why: reading info put the
- * host's part of every call after the GPU's (H100, 1000 x 16 x 16 float64:
- * 0.160 ms a call, the solver alone 0.128; CuPy reads no info by default:
- * 0.129). */
-static bool em__syevj_look(void) {
+/* Whether eigh's info is read only where it can be nonzero (the default;
+ * EMBER_EIGH_INFO=always reads it every time, for A/B on a device).
+ * Cyclic Jacobi (syevjBatched) converges on every finite Hermitian matrix,
+ * and syevd's tridiagonal QL / divide and conquer does in practice; what
+ * stops them is a value that is not finite or whose square overflows (the
+ * off-diagonal norm, the Householder norms).  So the stack's copy (made
+ * anyway: the solver overwrites it) also raises a flag for such a value,
+ * |x| >= 2^500 (float32 2^58: 32^2 squares stay finite), read through a
+ * pinned slot and an event after the solver is queued: an unflagged
+ * stack's info is released unread (*info left empty: nothing for the
+ * caller to check) and the call returns while the solver runs.  Why:
+ * reading info put the host's part of every call after the GPU's (H100,
+ * 1000 x 16 x 16 float64: 0.158 ms a call back to back, 0.128 without;
+ * CuPy reads no info by default: 0.130). */
+static bool em__eigh_look(void) {
     const char *e = getenv("EMBER_EIGH_INFO");
     return !(e && !strcmp(e, "always"));
 }
@@ -800,7 +801,7 @@ em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w
     int jobz = vectors ? 1 : 0, uplo = upper ? 1 : 0, dw = em_cudalib_dtype(m.real);
     const bool jacobi = n && n <= 32 && m.batch > 1 && m.batch <= INT_MAX;
     em_cudalib_look look = {0, -1};
-    em_status s = jacobi && em__syevj_look()
+    em_status s = m.batch && n && em__eigh_look()
                       ? em_cudalib_look_start(a, m.real == EM_FLOAT32 ? 0x1p58 : 0x1p500, &A, &look)
                       : em_astype(a, EM_NDTYPES, &A);
     if (s == EM_OK) s = em__new(&m, m.real, 1, n, 0, &W);
