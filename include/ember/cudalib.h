@@ -88,9 +88,10 @@ EM_API em_status em_cuda_gesvdj(const em_array *a, int job, em_array *s, em_arra
  * (upper=true) or lower triangle, and the eigenvectors as columns when
  * vectors is true.  Batches of matrices up to 32 x 32 go in one Jacobi
  * call (syevjBatched), larger ones one syevd each.  A batch whose values
- * are finite and bounded (|x| < 2^500, float32 2^58: where the solvers
- * converge) gets info left empty (buf NULL): there is nothing to read,
- * and the call has not waited for the solver. */
+ * are finite and bounded (|x| < 2^((E - 2 ceil(log2 n) - 8) / 2), E 1024
+ * for float64, 128 for float32: where the solvers converge) gets info left
+ * empty (buf NULL): there is nothing to read, and the call has not waited
+ * for the solver. */
 EM_API em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w,
                                em_array *v, em_array *info);
 

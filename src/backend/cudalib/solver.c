@@ -17,6 +17,7 @@
 #include "backend/cudalib/cudalib.h"
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -776,9 +777,9 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
  * and syevd's tridiagonal QL / divide and conquer does in practice; what
  * stops them is a value that is not finite or whose square overflows (the
  * off-diagonal norm, the Householder norms).  So the stack's copy (made
- * anyway: the solver overwrites it) also raises a flag for such a value,
- * |x| >= 2^500 (float32 2^58: 32^2 squares stay finite), read through a
- * pinned slot and an event after the solver is queued: an unflagged
+ * anyway: the solver overwrites it) also raises a flag for such a value
+ * (em__eigh_bound), read through a pinned slot and an event after the
+ * solver is queued: an unflagged
  * stack's info is released unread (*info left empty: nothing for the
  * caller to check) and the call returns while the solver runs.  Why:
  * reading info put the host's part of every call after the GPU's (H100,
@@ -787,6 +788,16 @@ static em_status em__syevj_batched(const em__mats *m, cusolverDnHandle h, int jo
 static bool em__eigh_look(void) {
     const char *e = getenv("EMBER_EIGH_INFO");
     return !(e && !strcmp(e, "always"));
+}
+
+/* The bound: 2^((E - 2 ceil(log2 n) - 8) / 2), E the real dtype's largest
+ * exponent (128, 1024), so that n^2 squares of values below it sum to
+ * 2^-8 of the range at most (float64 n = 16: 2^504, float32 n = 32: 2^55,
+ * n = 4096: 2^48). */
+static double em__eigh_bound(em_dtype real, int64_t n) {
+    int lg = 0;
+    while (lg < 62 && ((int64_t)1 << lg) < n) lg++;
+    return ldexp(1.0, ((real == EM_FLOAT32 ? 128 : 1024) - 2 * lg - 8) / 2);
 }
 
 em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *wout, em_array *v,
@@ -802,7 +813,7 @@ em_status em_cuda_syevd(const em_array *a, bool vectors, bool upper, em_array *w
     const bool jacobi = n && n <= 32 && m.batch > 1 && m.batch <= INT_MAX;
     em_cudalib_look look = {0, -1};
     em_status s = m.batch && n && em__eigh_look()
-                      ? em_cudalib_look_start(a, m.real == EM_FLOAT32 ? 0x1p58 : 0x1p500, &A, &look)
+                      ? em_cudalib_look_start(a, em__eigh_bound(m.real, n), &A, &look)
                       : em_astype(a, EM_NDTYPES, &A);
     if (s == EM_OK) s = em__new(&m, m.real, 1, n, 0, &W);
     if (s == EM_OK) s = em__info(&m, &I);
