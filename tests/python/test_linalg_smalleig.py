@@ -111,6 +111,20 @@ def test_overflowing_tau_and_wide_range(dev, ran, n, dt):
     assert ran == [True, True] * 4
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.complex64])
+@pytest.mark.parametrize("scale", [1e35, 1e-35])
+def test_single_precision_extremes(dev, ran, rng, dt, scale):
+    """float32 entries whose squares overflow (1e35) or underflow (1e-35):
+    the convergence test and the rotations stay finite, as LAPACK's
+    scaled sheevd does."""
+    a = rng.standard_normal((3, 16, 16))
+    if np.dtype(dt).kind == "c":
+        a = a + 1j * rng.standard_normal((3, 16, 16))
+    a = ((a + np.conj(np.swapaxes(a, -1, -2))) * scale).astype(dt)
+    _check(a, dev, tol=2e-5)
+    assert ran == [True, True]
+
+
 def test_noncontiguous_16(dev, ran, rng):
     a = rng.standard_normal((6, 16, 16))
     a = a + np.swapaxes(a, -1, -2)
