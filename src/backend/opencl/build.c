@@ -60,36 +60,43 @@ void em_cl_build_flake(int n) { em__flakes = n; }
  * log always says "error". */
 static bool em__transient(const char *log) { return !log || !strstr(log, "error"); }
 
-static em_status em__from_source(em_cl_dev *d, const char *src, const char *opts, const char *name,
-                                 cl_program *out) {
+em_status em_cl_build_source(em_cl_dev *d, const char *src, const char *opts, cl_program *out,
+                             cl_int *err, char **log) {
+    *out = NULL, *log = NULL;
     for (int attempt = 0;; attempt++) {
-        cl_int err = 0;
-        cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
-        if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
-        err = em__cl.clBuildProgram(p, 1, &d->dev, opts, NULL, NULL);
-        if (err == EM_CL_SUCCESS && em__flakes > 0) {
+        cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, err);
+        if (!p || *err != EM_CL_SUCCESS) return em_cl_fail(*err, "clCreateProgramWithSource");
+        *err = em__cl.clBuildProgram(p, 1, &d->dev, opts, NULL, NULL);
+        if (*err == EM_CL_SUCCESS && em__flakes > 0) {
             em__flakes--;
-            err = EM_CL_BUILD_PROGRAM_FAILURE;
+            *err = EM_CL_BUILD_PROGRAM_FAILURE;
         }
-        if (err == EM_CL_SUCCESS) {
+        if (*err == EM_CL_SUCCESS) {
             *out = p;
             return EM_OK;
         }
-        char *log = em__log(d, p);
+        *log = em__log(d, p);
         em__cl.clReleaseProgram(p);
+        if (*err != EM_CL_BUILD_PROGRAM_FAILURE || attempt == 2 || !em__transient(*log))
+            return EM_OK;
         /* Two more tries, 20 and 200 ms later, for a failure naming no error. */
-        if (err == EM_CL_BUILD_PROGRAM_FAILURE && attempt < 2 && em__transient(log)) {
-            free(log);
-            struct timespec t = {0, attempt ? 200000000L : 20000000L};
-            nanosleep(&t, NULL);
-            continue;
-        }
-        em_status s = err == EM_CL_BUILD_PROGRAM_FAILURE || log
-                          ? em__compile_error(d, name, src, log)
-                          : em_cl_fail(err, "clBuildProgram");
-        free(log);
-        return s;
+        free(*log);
+        *log = NULL;
+        struct timespec t = {0, attempt ? 200000000L : 20000000L};
+        nanosleep(&t, NULL);
     }
+}
+
+static em_status em__from_source(em_cl_dev *d, const char *src, const char *opts, const char *name,
+                                 cl_program *out) {
+    cl_int err = 0;
+    char *log = NULL;
+    EM_CHECK(em_cl_build_source(d, src, opts, out, &err, &log));
+    if (err == EM_CL_SUCCESS) return EM_OK;
+    em_status s = err == EM_CL_BUILD_PROGRAM_FAILURE || log ? em__compile_error(d, name, src, log)
+                                                            : em_cl_fail(err, "clBuildProgram");
+    free(log);
+    return s;
 }
 
 /* A cached binary; false (and nothing made) when the driver refuses it. */

@@ -140,6 +140,13 @@ cl_mem em_cl_guard_buffer(cl_context ctx, size_t size, cl_int *err);
 
 /* Compile src for device d through the disk cache (build.c); *prog is
  * built.  name names it in messages. */
+/* Build src for d from source (build.c), every build from source in the
+ * backend: a failure whose log names no error (PoCL's kernel cache racing
+ * between processes) is tried twice more.  An error status only when no
+ * program could be made; else *err is the build's result: *out the built
+ * program on success, otherwise *log its log (malloc'ed, may be NULL). */
+em_status em_cl_build_source(em_cl_dev *d, const char *src, const char *opts, cl_program *out,
+                             cl_int *err, char **log);
 /* The next n builds from source fail as PoCL's kernel-cache race makes them
  * fail (no error in the log), for the tests of the retry (build.c). */
 void em_cl_build_flake(int n);

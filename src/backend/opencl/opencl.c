@@ -140,27 +140,19 @@ em_status em_opencl_build(const char *src, const char *options, char **log) {
     EM_CHECK(em_opencl_init());
     if (!src) return em_error(EM_EVALUE, "em_opencl_build: no source");
     em_cl_dev *d = &em_cl_devs[0];
+    cl_program p = NULL;
     cl_int err = 0;
-    cl_program p = em__cl.clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
-    if (!p || err != EM_CL_SUCCESS) return em_cl_fail(err, "clCreateProgramWithSource");
-    err = em__cl.clBuildProgram(p, 1, &d->dev, options ? options : "", NULL, NULL);
-    em_status st = EM_OK;
-    if (err != EM_CL_SUCCESS) {
-        size_t n = 0;
-        em__cl.clGetProgramBuildInfo(p, d->dev, EM_CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-        char *text = malloc(n + 1);
-        if (text) {
-            text[0] = 0;
-            em__cl.clGetProgramBuildInfo(p, d->dev, EM_CL_PROGRAM_BUILD_LOG, n, text, NULL);
-            text[n] = 0;
-        }
-        st = em_error(EM_ECOMPILE, "OpenCL build failed (%d) on %s: %.400s", (int)err,
-                      d->props.name, text ? text : "");
-        if (log)
-            *log = text;
-        else
-            free(text);
+    char *text = NULL;
+    EM_CHECK(em_cl_build_source(d, src, options ? options : "", &p, &err, &text));
+    if (err == EM_CL_SUCCESS) {
+        em__cl.clReleaseProgram(p);
+        return EM_OK;
     }
-    em__cl.clReleaseProgram(p);
+    em_status st = em_error(EM_ECOMPILE, "OpenCL build failed (%d) on %s: %.400s", (int)err,
+                            d->props.name, text ? text : "");
+    if (log)
+        *log = text;
+    else
+        free(text);
     return st;
 }
