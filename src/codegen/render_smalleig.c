@@ -6,13 +6,14 @@
  * syevjBatched 0.179.) */
 #include "codegen/render_smallla.h"
 
-/* The eigenvalues' rank and the stores, one text for every eigh kernel:
+/* The text every eigh kernel shares: the rotation's helpers (EM_EIG_GM,
+ * EM_EIG_ROT), then the eigenvalues' rank and the stores:
  * the threads i0, i0 + step, ... each place the diagonal's A[i][i] at its
  * rank (ascending, NaNs last, ties by index, so equal values keep their
  * order as LAPACK's sort does) in w, and V's column i at the same column
  * of x.  w is of the real dtype (em_r); mat, n, vec and p are the
  * caller's. */
-static const char em__eig_store[] =
+static const char em__eig_common[] =
     /* sqrt(|a_pp a_qq|) as a product of roots: the product itself overflows
      * past 1e154 (float32 1e19), which stopped every rotation of a matrix of
      * large entries and returned it unconverged as converged. */
@@ -246,6 +247,6 @@ void em_sla_eigh_geometry(const em_sla_spec *k, int *threads, int *per) {
 }
 
 void em_sla_eigh_text(const em_sla_spec *k, em_sbuf *t) {
-    em_sbuf_printf(t, "%s%s", em__eig_store,
+    em_sbuf_printf(t, "%s%s", em__eig_common,
                    k->cap <= EM_SLA_EIGHW_MAXN ? em_sla_eigh_warp : em_sla_eigh_block);
 }
