@@ -104,21 +104,24 @@ class Philox:
     def _fill(self, kind, shape, dtype, device, low=0, range_=0, post=None, pa=0.0, pb=0.0):
         # The lock makes concurrent draws from threads take disjoint blocks.
         # post: a transform applied as the values are stored (em_random_fill_post).
+        auto = False
         if device is not None or _device._auto_used:
             from ._creation import _is_auto
-            if _is_auto(device):  # larger than every GPU: made on the devices when used
-                from .auto import _generated
+            auto = _is_auto(device)  # draws for device="auto" are auto arrays
+            if auto:  # larger than every GPU: made on the devices when used
+                from .auto import _generated, _place
                 with self._lock:
                     g = _generated.random(self, kind, shape, dtype, low, range_, post, pa, pb)
                 if g is not None:
                     return g
+                # else where the draw is cheapest (a GPU's Philox beats the host's)
+                device = _place.creation(kind, shape, dtype, post) or device
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
                                                    device, low, range_, post, pa, pb)
-        if device is not None or _device._auto_used:  # draws for device="auto" are auto
-            from ._creation import _auto, _is_auto
-            if _is_auto(device):
-                _auto(arr)
+        if auto:
+            from ._creation import _auto
+            _auto(arr)
         return arr
 
     def __repr__(self):

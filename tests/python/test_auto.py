@@ -1063,6 +1063,91 @@ def test_creations_the_host_can_hold_stay_arrays(no_gpu_fits, monkeypatch):
     assert int(g[-1]) == 1 << 17 and g[3:5].tolist() == [3, 4]  # indexing: materialised
 
 
+# ---- draws are made where they are cheapest (_place.creation) ---------------
+
+def _draw_crossover(itemsize, tr=0):
+    """Elements where CPU_OPS and GPU predict the same draw time: the pass
+    over its bytes plus 20 ops a 32-bit word (and tr transcendental ops)."""
+    arith = _place._DRAW_OPS * max(itemsize // 4, 1)
+    cpu = itemsize / CPU["elementwise"] + arith * CPU_OPS["op"] + tr * CPU_OPS["transcendental"]
+    return (GPU["launch"] - CPU["launch"]) / (cpu - itemsize / GPU["elementwise"])
+
+
+@pytest.mark.parametrize("kind,dtype,tr", [("uniform", "float64", 0), ("uniform", "float32", 0),
+                                           ("normal", "float32", 2), ("integers", "int64", 0),
+                                           ("bits", "uint32", 0)])
+def test_draw_placement_both_ends(monkeypatch, kind, dtype, tr):
+    em.auto.set_model({"cpu": CPU_OPS, "cuda:0": GPU})
+    try:
+        n0 = _draw_crossover(np.dtype(dtype).itemsize, tr)
+        assert 100 < n0 < 1e4, n0
+        for n, want in ((int(n0 * 0.9), None), (int(n0 * 1.1) + 1, "cuda:0")):
+            ps = []
+            _place._local.recorders = [ps]
+            try:
+                got = _place.creation(kind, (n,), dtype)
+            finally:
+                _place._local.recorders = None
+            assert got == want, (n, ps)
+            assert ps[0].kind == "creation" and ps[0].nbytes == n * np.dtype(dtype).itemsize
+        # an exponential's log (post=) is one more transcendental op on the CPU
+        n = int(_draw_crossover(np.dtype(dtype).itemsize, tr + 1) * 1.1) + 1
+        assert _place.creation(kind, (n,), dtype, post="exponential") == "cuda:0"
+        assert _place.creation(kind, (10 ** 9,), dtype) == "cuda:0"
+        assert _place.creation(kind, (0,), dtype) is None
+        assert _place.creation("gamma", (10 ** 9,), dtype) is None  # not a Philox fill kind
+        monkeypatch.setattr(_place, "_avail", lambda dev: 4096)  # no GPU holds it: the host
+        assert _place.creation(kind, (10 ** 6,), dtype) is None
+    finally:
+        em.auto.set_model(None)
+
+
+def test_draws_stay_on_the_host_where_it_is_all_there_is(cpu_only):
+    assert _place.creation("uniform", (10 ** 9,), "float64") is None
+    x = em.random.default_rng(5).random(1 << 16, device="auto")
+    assert str(x.device.current) == "cpu" and em._ember._auto_is(x)
+
+
+def test_draws_on_a_gpu_match_the_host_bit_for_bit():
+    if not any(d.kind == "cuda" for d in em.devices()):
+        pytest.skip("no CUDA device")
+    em.auto.set_model({"cpu": CPU_OPS, "cuda:0": GPU})
+    try:
+        draws = [(True, lambda g, d: g.random(50001, device=d)),
+                 (True, lambda g, d: g.random(50001, dtype="float32", device=d)),
+                 (True, lambda g, d: g.integers(-7, 1000, 50001, device=d)),
+                 # log and sine: each device's own, to the last bits
+                 (False, lambda g, d: g.standard_normal(50001, dtype="float32", device=d))]
+        for exact, draw in draws:
+            x = draw(em.random.default_rng(11), "auto")
+            want = draw(em.random.default_rng(11), "cpu").get()
+            assert str(x.device.current) == "cuda:0" and em._ember._auto_is(x)
+            got = x.get()
+            if exact:
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+            assert float(x.sum()) == pytest.approx(float(want.sum(dtype=np.float64)), rel=1e-5)
+    finally:
+        em.auto.set_model(None)
+
+
+FAKE_DRAW = """
+import ember as em
+em.auto.set_model({'cpu': %r, 'cuda:0': %r})
+rng = em.random.default_rng(3)
+x, ps = em.auto.explain(lambda: rng.random(1 << 14, device='auto'))
+print(str(x.device), str(x.device.current), ps[-1].kind, ps[-1].chosen)
+print(str(rng.random(8, device='auto').device.current))
+"""
+
+
+def test_draws_placed_under_the_fake_driver(fake_lib, tmp_path):
+    out, err = _run(FAKE_DRAW % (CPU_OPS, GPU), EMBER_LIBCUDA=fake_lib,
+                    EMBER_CACHE_DIR=str(tmp_path))
+    assert out == ["auto cuda:0 creation cuda:0", "cpu"], err
+
+
 FAKE_GEN = """
 import numpy as np, ember as em
 from ember.auto import _generated

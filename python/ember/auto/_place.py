@@ -350,6 +350,51 @@ def _decide_chain(here, in_bytes, out_bytes, elems=0, ops=1, transcendental=0):
                      f"least predicted time, {ops} ops ({transcendental} transcendental)", moved)
 
 
+# A Philox draw's compute per element in the model's op units (Model.compute):
+# ten rounds of two 32 x 32 multiplies and their xors per four 32-bit words,
+# about 20 ops a word (the H200 host's CPU drew 100 GiB of float64 in 3.7 s;
+# this prices it at 3.3); a normal draw adds Box-Muller's log and sine.
+_DRAW_OPS = 20
+_DRAW_KINDS = ("uniform", "normal", "integers", "bits")
+
+
+def creation(kind, shape, dtype, post=None):
+    """The device an auto draw (em.random, kind as Philox._fill's) is made
+    on: a draw has no inputs to move, so it is made where its predicted
+    time is least, among the devices that can hold it, and its data stays
+    there until a move pays (the CPU's Philox is 50-100x slower than a
+    GPU's: a 100 GiB draw summed took 4.6 s on the host and 50 ms on an
+    H200; a `post` transform, such as the exponential's log, is priced as one
+    more transcendental op).  None: on the host, as every other new auto
+    array."""
+    if kind not in _DRAW_KINDS:
+        return None
+    cands = candidates()
+    if len(cands) == 1 and not _explaining():
+        return None
+    import math
+    import numpy as np
+    dt = np.dtype(dtype)
+    elems = math.prod(shape)
+    nbytes = elems * dt.itemsize
+    if nbytes == 0:
+        return None
+    tr = (2 if kind == "normal" else 0) + (1 if post else 0)
+    ops = 1 + _DRAW_OPS * max(dt.itemsize // 4, 1) + tr
+    m = model()
+    predicted = {}
+    for dev in cands:
+        if dev not in m.costs:
+            continue
+        fits = dev == "cpu" or nbytes <= _avail(dev)
+        t = m.predict_chain(dev, nbytes, elems, ops, tr)
+        predicted[dev] = t if fits else float("inf")
+    chosen = min(predicted, key=predicted.get) if predicted else "cpu"
+    _note(Placement("creation", nbytes, 0.0, chosen, predicted, {},
+                    f"least predicted time of the {kind} draw"))
+    return None if chosen == "cpu" else chosen
+
+
 def _note(p):
     for r in getattr(_local, "recorders", None) or ():
         r.append(p)
