@@ -11,7 +11,7 @@ import argparse
 import statistics
 import time
 
-import numpy as np
+from bench_auto import workloads  # bench/ is sys.path[0] when run as a script
 
 import ember as em
 from ember.auto import _place
@@ -22,8 +22,7 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
-    small = np.random.default_rng(0).random(1000).astype(np.float32)
-    keys = np.random.default_rng(1).random(1 << 24, dtype=np.float32)
+    rows = workloads(1.0)  # bench_auto's own rows, at the sizes
     calls = [0]
     policy = _place.place
 
@@ -32,17 +31,11 @@ def main():
         return policy(*args, **kw)
     _place.place = counted
 
-    def sync(r):
+    def w_sort(dev):
+        r = rows["sort"](dev)
         em.Device(str(r.device.current) if r.device.kind == "auto" else str(r.device)).synchronize()
 
-    def w_small(dev):
-        x = em.asarray(small, device=dev)
-        for _ in range(1000):
-            x = x * 0.999 + 0.001
-        return float(x.sum())
-
-    def w_sort(dev):
-        sync(em.sort(em.asarray(keys, device=dev)))
+    w_small = rows["small"]  # ends in float(x.sum()): synchronised
 
     modes = ["cpu"] + (["cuda:0"] if any(d.kind == "cuda" for d in em.devices()) else []) + ["auto"]
     for name, fn, reps in (("small", w_small, a.reps), ("sort", w_sort, max(a.reps // 4, 2))):
