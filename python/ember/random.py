@@ -74,6 +74,11 @@ def _is_array(x):
     return isinstance(x, (_ember.ndarray, _np.ndarray)) or hasattr(x, "__len__")
 
 
+def _auto_array(arr):
+    from ._creation import _auto
+    return _auto(arr)
+
+
 class Philox:
     """The bit generator: a 64-bit ``key`` and the 64-bit ``counter`` of the
     next unused Philox block.  ``state`` is a dict like NumPy's."""
@@ -115,14 +120,20 @@ class Philox:
                 if g is not None:
                     return g
                 # else where the draw is cheapest (a GPU's Philox beats the host's)
-                device = _place.creation(kind, shape, dtype, post) or device
+                placed = _place.creation(kind, shape, dtype, post)
+                if placed is not None:
+                    try:
+                        with self._lock:  # the counter moves only when the fill succeeds
+                            arr, self.counter = _ember.random_fill(
+                                kind, shape, dtype, self.key, self.counter, placed, low, range_,
+                                post, pa, pb)
+                        return _auto_array(arr)
+                    except _ember.OutOfMemoryError:
+                        pass  # the GPU filled up since it was priced: the host, as before
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
                                                    device, low, range_, post, pa, pb)
-        if auto:
-            from ._creation import _auto
-            _auto(arr)
-        return arr
+        return _auto_array(arr) if auto else arr
 
     def __repr__(self):
         return f"Philox(key={self.key}, counter={self.counter})"

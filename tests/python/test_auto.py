@@ -1102,6 +1102,26 @@ def test_draw_placement_both_ends(monkeypatch, kind, dtype, tr):
         em.auto.set_model(None)
 
 
+def test_a_draw_the_gpu_cannot_hold_after_all_is_made_on_the_host(monkeypatch):
+    # priced on cuda:0, which then runs out of memory: the host makes it, the
+    # stream's counter moved once (the values are the plain draw's)
+    from ember import _ember as ext, random as erandom
+    fill = ext.random_fill
+
+    def oom_on_gpu(kind, shape, dtype, key, counter, device, *rest):
+        if device == "cuda:0":
+            raise em.OutOfMemoryError("out of memory allocating on cuda:0 (the test's)")
+        return fill(kind, shape, dtype, key, counter, device, *rest)
+    monkeypatch.setattr(_place, "creation", lambda *a, **k: "cuda:0")
+    monkeypatch.setattr(erandom._ember, "random_fill", oom_on_gpu)
+    g = em.random.default_rng(9)
+    x, y = g.random(1000, device="auto"), g.random(7, device="auto")
+    want = em.random.default_rng(9)
+    assert str(x.device.current) == "cpu" and em._ember._auto_is(x)
+    assert x.get().tobytes() == want.random(1000, device="cpu").get().tobytes()
+    assert y.get().tobytes() == want.random(7, device="cpu").get().tobytes()
+
+
 def test_draws_stay_on_the_host_where_it_is_all_there_is(cpu_only):
     assert _place.creation("uniform", (10 ** 9,), "float64") is None
     x = em.random.default_rng(5).random(1 << 16, device="auto")

@@ -353,7 +353,7 @@ def _decide_chain(here, in_bytes, out_bytes, elems=0, ops=1, transcendental=0):
 # A Philox draw's compute per element in the model's op units (Model.compute):
 # ten rounds of two 32 x 32 multiplies and their xors per four 32-bit words,
 # about 20 ops a word (the H200 host's CPU drew 100 GiB of float64 in 3.7 s;
-# this prices it at 3.3); a normal draw adds Box-Muller's log and sine.
+# the model with this priced it at 3.9); a normal draw adds Box-Muller's log and sine.
 _DRAW_OPS = 20
 _DRAW_KINDS = ("uniform", "normal", "integers", "bits")
 
