@@ -140,6 +140,8 @@ cl_mem em_cl_guard_buffer(cl_context ctx, size_t size, cl_int *err);
 
 /* Compile src for device d through the disk cache (build.c); *prog is
  * built.  name names it in messages. */
+em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
+                        cl_program *prog);
 /* Build src for d from source (build.c), every build from source in the
  * backend: a failure whose log names no error (PoCL's kernel cache racing
  * between processes) is tried twice more.  An error status only when no
@@ -150,8 +152,6 @@ em_status em_cl_build_source(em_cl_dev *d, const char *src, const char *opts, cl
 /* The next n builds from source fail as PoCL's kernel-cache race makes them
  * fail (no error in the log), for the tests of the retry (build.c). */
 void em_cl_build_flake(int n);
-em_status em_cl_program(em_cl_dev *d, const char *src, const char *options, const char *name,
-                        cl_program *prog);
 
 /* The table's modules and launch (kernels.c). */
 em_status em_cl_module_build(int id, const char *src, const char *name, const em_build_opts *o,
