@@ -74,11 +74,6 @@ def _is_array(x):
     return isinstance(x, (_ember.ndarray, _np.ndarray)) or hasattr(x, "__len__")
 
 
-def _auto_array(arr):
-    from ._creation import _auto
-    return _auto(arr)
-
-
 class Philox:
     """The bit generator: a 64-bit ``key`` and the 64-bit ``counter`` of the
     next unused Philox block.  ``state`` is a dict like NumPy's."""
@@ -107,11 +102,10 @@ class Philox:
         return self
 
     def _fill(self, kind, shape, dtype, device, low=0, range_=0, post=None, pa=0.0, pb=0.0):
-        # The lock makes concurrent draws from threads take disjoint blocks.
         # post: a transform applied as the values are stored (em_random_fill_post).
         auto = False
         if device is not None or _device._auto_used:
-            from ._creation import _is_auto
+            from ._creation import _auto, _is_auto
             auto = _is_auto(device)  # draws for device="auto" are auto arrays
             if auto:  # larger than every GPU: made on the devices when used
                 from .auto import _generated, _place
@@ -123,17 +117,20 @@ class Philox:
                 placed = _place.creation(kind, shape, dtype, post)
                 if placed is not None:
                     try:
-                        with self._lock:  # the counter moves only when the fill succeeds
-                            arr, self.counter = _ember.random_fill(
-                                kind, shape, dtype, self.key, self.counter, placed, low, range_,
-                                post, pa, pb)
-                        return _auto_array(arr)
+                        return _auto(self._draw(kind, shape, dtype, placed, low, range_, post,
+                                                pa, pb))
                     except _ember.OutOfMemoryError:
                         pass  # the GPU filled up since it was priced: the host, as before
+        arr = self._draw(kind, shape, dtype, device, low, range_, post, pa, pb)
+        return _auto(arr) if auto else arr
+
+    def _draw(self, kind, shape, dtype, device, low, range_, post, pa, pb):
+        # The lock makes concurrent draws from threads take disjoint blocks;
+        # the counter moves only when the fill succeeds.
         with self._lock:
             arr, self.counter = _ember.random_fill(kind, shape, dtype, self.key, self.counter,
                                                    device, low, range_, post, pa, pb)
-        return _auto_array(arr) if auto else arr
+        return arr
 
     def __repr__(self):
         return f"Philox(key={self.key}, counter={self.counter})"

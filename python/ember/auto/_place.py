@@ -13,10 +13,13 @@ else sees their memory (so the data stays where it was last used), else as a
 copy for this operation.  With only the CPU there is nothing to decide: the
 hook returns at once and auto is the CPU, bit for bit.
 """
+import math
 import os
 import sys
 import threading
 import time
+
+import numpy as np
 
 from .. import _ember
 from .. import _device
@@ -360,8 +363,9 @@ _DRAW_KINDS = ("uniform", "normal", "integers", "bits")
 
 def creation(kind, shape, dtype, post=None):
     """The device an auto draw (em.random, kind as Philox._fill's) is made
-    on: a draw has no inputs to move, so it is made where its predicted
-    time is least, among the devices that can hold it, and its data stays
+    on: a draw has no inputs to move, so it is priced as a chain that reads
+    nothing and writes the draw (_decide_chain), made where its predicted
+    time is least among the devices that can hold it, and its data stays
     there until a move pays (the CPU's Philox is 50-100x slower than a
     GPU's: a 100 GiB draw summed took 4.6 s on the host and 50 ms on an
     H200; a `post` transform, such as the exponential's log, is priced as one
@@ -369,30 +373,18 @@ def creation(kind, shape, dtype, post=None):
     array."""
     if kind not in _DRAW_KINDS:
         return None
-    cands = candidates()
-    if len(cands) == 1 and not _explaining():
+    if len(candidates()) == 1 and not _explaining():
         return None
-    import math
-    import numpy as np
-    dt = np.dtype(dtype)
+    itemsize = np.dtype(dtype).itemsize
     elems = math.prod(shape)
-    nbytes = elems * dt.itemsize
-    if nbytes == 0:
+    if elems * itemsize == 0:
         return None
     tr = (2 if kind == "normal" else 0) + (1 if post else 0)
-    ops = 1 + _DRAW_OPS * max(dt.itemsize // 4, 1) + tr
-    m = model()
-    predicted = {}
-    for dev in cands:
-        if dev not in m.costs:
-            continue
-        fits = dev == "cpu" or nbytes <= _avail(dev)
-        t = m.predict_chain(dev, nbytes, elems, ops, tr)
-        predicted[dev] = t if fits else float("inf")
-    chosen = min(predicted, key=predicted.get) if predicted else "cpu"
-    _note(Placement("creation", nbytes, 0.0, chosen, predicted, {},
-                    f"least predicted time of the {kind} draw"))
-    return None if chosen == "cpu" else chosen
+    ops = 1 + _DRAW_OPS * max(itemsize // 4, 1) + tr
+    p = _decide_chain("cpu", 0, elems * itemsize, elems, ops, tr)
+    p.kind, p.reason = "creation", f"least predicted time of the {kind} draw"
+    _note(p)
+    return None if p.chosen == "cpu" else p.chosen
 
 
 def _note(p):
